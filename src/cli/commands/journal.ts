@@ -1,0 +1,35 @@
+// `crux journal check | compact`: verify and rewrite the journals themselves.
+import type { Command } from 'commander';
+import { buildContext } from '../context';
+import { emit } from '../../output/emit';
+import { renderCheck, renderCompact } from '../../output/journal';
+import { ALL_STORES } from '../../domain/stores';
+import { CruxError } from '../../shared/errors';
+
+export function register(program: Command): void {
+  const journal = program.command('journal').description('verify, repair and compact the journals');
+
+  journal
+    .command('check')
+    .description('verify every record, the hash chain and the sequence; exit 9 when a journal is damaged')
+    .option('--repair', 'move bad lines and torn tails into quarantine/ and re-chain the rest')
+    .addHelpText('after', '\nExamples:\n  crux journal check --json\n  crux journal check --repair')
+    .action(async (opts, command: Command) => {
+      const ctx = buildContext(command);
+      const journals = await ctx.dataDir.check(ALL_STORES, { repair: opts.repair === true, ts: ctx.nowIso });
+      const damaged = journals.some((j) => j.problems.length > 0 && j.repaired === undefined);
+      const result = { healthy: !damaged, data_dir: ctx.dataDir.root, journals };
+      await emit({ ...ctx, quiet: ctx.quiet && !damaged }, result, renderCheck);
+      if (damaged) throw new CruxError('journal_damaged', 'a journal is damaged', 'see the problems above; `crux journal check --repair` quarantines them');
+    });
+
+  journal
+    .command('compact')
+    .description('rewrite each journal to its live records (atomic; the old chain head is kept in a snapshot record)')
+    .addHelpText('after', '\nExample:\n  crux journal compact --json')
+    .action(async (_opts, command: Command) => {
+      const ctx = buildContext(command);
+      const journals = await ctx.dataDir.compact(ALL_STORES, ctx.nowIso);
+      await emit(ctx, { journals }, renderCompact);
+    });
+}

@@ -1,0 +1,124 @@
+// Everything a command needs from its invocation, resolved once: data dir, identities, clock, output mode.
+import * as fs from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { DataDir } from '../journal/data-dir';
+import { DEFAULT_LOCK_TIMEOUT_MS } from '../journal/lock';
+import { invalid } from '../shared/errors';
+import { parseActorName, parseAgentName, type ActorName, type AgentName } from '../shared/ids';
+import { formatTime, parseDuration, parseTime, type Instant } from '../shared/time';
+
+export type DataDirSource = 'flag' | 'env' | 'xdg' | 'default';
+
+export interface GlobalOptions {
+  dataDir?: string;
+  agent?: string;
+  actor?: string;
+  json?: boolean;
+  now?: string;
+  quiet?: boolean;
+  color?: boolean;
+}
+
+export interface Context {
+  readonly dataDir: DataDir;
+  readonly dataDirSource: DataDirSource;
+  readonly agent: AgentName | undefined;
+  readonly actor: ActorName | undefined;
+  readonly json: boolean;
+  readonly quiet: boolean;
+  readonly color: boolean;
+  /** The current time: --now / CRUX_NOW, else the clock, read once per invocation. */
+  readonly now: Instant;
+  readonly nowIso: string;
+  readonly env: NodeJS.ProcessEnv;
+  warn(message: string): void;
+}
+
+export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv): { path: string; source: DataDirSource } {
+  if (flag !== undefined) {
+    if (flag === '') throw invalid('--data-dir must not be empty');
+    return { path: resolve(flag), source: 'flag' };
+  }
+  if (env.CRUX_DATA_DIR) return { path: resolve(env.CRUX_DATA_DIR), source: 'env' };
+  // XDG: a relative XDG_DATA_HOME is invalid and must be ignored.
+  const xdg = env.XDG_DATA_HOME;
+  if (xdg && isAbsolute(xdg)) return { path: join(xdg, 'crux'), source: 'xdg' };
+  return { path: join(env.HOME || homedir(), '.local', 'share', 'crux'), source: 'default' };
+}
+
+export function buildContext(command: Command, env: NodeJS.ProcessEnv = process.env): Context {
+  const opts = command.optsWithGlobals<GlobalOptions>();
+  const { path, source } = resolveDataDir(opts.dataDir, env);
+  const agentRaw = opts.agent ?? (env.CRUX_AGENT || undefined);
+  const actorRaw = opts.actor ?? (env.CRUX_ACTOR || undefined);
+  const nowRaw = opts.now ?? (env.CRUX_NOW || undefined);
+  const now = nowRaw === undefined ? Date.now() : parseTime(nowRaw, opts.now !== undefined ? '--now' : 'CRUX_NOW');
+  const lockTimeoutMs = env.CRUX_LOCK_TIMEOUT ? parseDuration(env.CRUX_LOCK_TIMEOUT, 'CRUX_LOCK_TIMEOUT') : DEFAULT_LOCK_TIMEOUT_MS;
+  const json = opts.json === true;
+  const warn = (message: string) => {
+    process.stderr.write(`crux: ${message}\n`);
+  };
+  return {
+    dataDir: new DataDir(path, { warn }, lockTimeoutMs),
+    dataDirSource: source,
+    agent: agentRaw === undefined ? undefined : parseAgentName(agentRaw),
+    actor: actorRaw === undefined ? undefined : parseActorName(actorRaw),
+    json,
+    quiet: opts.quiet === true,
+    color: opts.color !== false && !('NO_COLOR' in env && env.NO_COLOR !== '') && process.stdout.isTTY === true && !json,
+    now,
+    nowIso: formatTime(now),
+    env,
+    warn,
+  };
+}
+
+/** Reads all of standard input, refusing more than `maxBytes` without reading it all into memory. */
+export function readStdin(maxBytes: number, what = 'standard input'): Buffer {
+  if (process.stdin.isTTY) throw invalid(`nothing on ${what}`, 'pipe the input in, or give it as an argument or file');
+  return readLimited(0, maxBytes, what);
+}
+
+/** Reads a file or `-` (standard input), refusing more than `maxBytes`. */
+export function readInputFile(path: string, maxBytes: number): Buffer {
+  if (path === '-') return readStdin(maxBytes);
+  let fd: number;
+  try {
+    fd = fs.openSync(path, 'r');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw invalid(`no such file: ${path}`);
+    if (code === 'EISDIR') throw invalid(`${path} is a directory, not a file`);
+    throw invalid(`cannot read ${path} (${code})`);
+  }
+  try {
+    return readLimited(fd, maxBytes, path);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function readLimited(fd: number, maxBytes: number, what: string): Buffer {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const chunk = Buffer.allocUnsafe(1 << 16);
+  for (;;) {
+    let n: number;
+    try {
+      n = fs.readSync(fd, chunk, 0, chunk.length, null);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EAGAIN') continue;
+      if (code === 'EOF') break;
+      if (code === 'EISDIR') throw invalid(`${what} is a directory, not a file`);
+      throw error;
+    }
+    if (n === 0) break;
+    total += n;
+    if (total > maxBytes) throw invalid(`${what} is over the limit of ${maxBytes} bytes`);
+    chunks.push(Buffer.from(chunk.subarray(0, n)));
+  }
+  return Buffer.concat(chunks, total);
+}

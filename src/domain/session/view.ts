@@ -1,0 +1,48 @@
+// A session as commands show it (the S of SPEC §8): logical id, agent, status, times, freshness.
+import { unscopeSessionId } from '../../shared/ids';
+import type { Instant } from '../../shared/time';
+import { judgeFreshness, type Freshness, type FreshnessThresholds } from './freshness';
+import type { SessionRecord } from './state';
+
+export interface SessionView {
+  readonly session_id: string;
+  readonly agent: string | null;
+  readonly status: string;
+  readonly created_at: string | null;
+  readonly updated_at: string | null;
+  readonly total_tokens: number;
+  readonly expires_at: string | null;
+  readonly archived: boolean;
+  readonly archived_at: string | null;
+  readonly archive_reason: string | null;
+  readonly actor: string | null;
+  readonly freshness: Freshness;
+  readonly closed_at: string | null;
+  readonly outcome: string | null;
+  readonly summary: string | null;
+  readonly handoff_id: string | null;
+  readonly state_bytes: number;
+}
+
+export function viewSession(r: SessionRecord, now: Instant, thresholds?: FreshnessThresholds): SessionView {
+  const { agent, id } = unscopeSessionId(r.key);
+  return {
+    session_id: id,
+    agent: agent ?? null,
+    status: r.status,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    total_tokens: r.total_tokens,
+    expires_at: r.expires_at,
+    archived: r.status === 'archived',
+    archived_at: r.archived_at,
+    archive_reason: r.archive_reason,
+    actor: r.actor,
+    freshness: judgeFreshness(r.updated_at, now, thresholds),
+    closed_at: r.closed_at,
+    outcome: r.outcome,
+    summary: r.summary,
+    handoff_id: r.handoff_id,
+    state_bytes: Buffer.byteLength(r.state),
+  };
+}

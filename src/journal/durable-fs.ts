@@ -1,0 +1,77 @@
+// The few filesystem moves the journal layer makes durable: private directories, fsynced files, atomic replaces.
+import * as fs from 'node:fs';
+import { dirname } from 'node:path';
+import { CruxError } from '../shared/errors';
+
+export const DIR_MODE = 0o700;
+export const FILE_MODE = 0o600;
+
+/** fsync a directory so that a create or rename in it survives power loss. */
+export function fsyncDir(dir: string): void {
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } catch (error) {
+    // Some platforms cannot fsync a directory; the data itself is already synced.
+    if (!['EINVAL', 'EPERM', 'EISDIR'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Creates `dir` (and missing parents) with mode 0700; fsyncs each parent that gained an entry. */
+export function ensurePrivateDir(dir: string): boolean {
+  if (fs.existsSync(dir)) return false;
+  ensurePrivateDir(dirname(dir));
+  try {
+    fs.mkdirSync(dir, { mode: DIR_MODE });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw asStorageError(error, dir);
+  }
+  fs.chmodSync(dir, DIR_MODE);
+  fsyncDir(dirname(dir));
+  return true;
+}
+
+/** Writes `bytes` to a new file at `path` (0600) and fsyncs it; fails if the file exists. */
+export function writeNewFileDurable(path: string, bytes: Uint8Array | string): void {
+  const fd = fs.openSync(path, 'wx', FILE_MODE);
+  try {
+    writeAll(fd, typeof bytes === 'string' ? Buffer.from(bytes) : bytes, 0);
+    fs.fsyncSync(fd);
+  } catch (error) {
+    fs.closeSync(fd);
+    fs.rmSync(path, { force: true });
+    throw asStorageError(error, path);
+  }
+  fs.closeSync(fd);
+}
+
+/** Writes the whole buffer at `position`; a short write is an error, never a silent partial line. */
+export function writeAll(fd: number, buf: Uint8Array, position: number): void {
+  const written = fs.writeSync(fd, buf, 0, buf.length, position);
+  if (written !== buf.length) {
+    const error = new Error(`short write: ${written} of ${buf.length} bytes`) as NodeJS.ErrnoException;
+    error.code = 'ENOSPC';
+    throw error;
+  }
+}
+
+const DISK_FULL = new Set(['ENOSPC', 'EFBIG', 'EDQUOT']);
+
+/** Turns a filesystem error into a CruxError with a clear message (full disk → exit 75, not 1). */
+export function asStorageError(error: unknown, path: string): unknown {
+  if (error instanceof CruxError) return error;
+  const code = (error as NodeJS.ErrnoException)?.code;
+  if (code && DISK_FULL.has(code)) {
+    return new CruxError('disk_full', `the disk is full: cannot write ${path} (${code})`, 'free some space and retry; nothing was written');
+  }
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+    return new CruxError('invalid_input', `permission denied: ${path} (${code})`, 'check the data directory and its permissions');
+  }
+  if (code === 'ENOTDIR' || code === 'EISDIR') {
+    return new CruxError('invalid_input', `not usable as a data directory: ${path} (${code})`);
+  }
+  return error;
+}

@@ -1,0 +1,65 @@
+// The writers' lock: one per data directory, held by the kernel so that a killed holder frees it at once.
+//
+// A process holds the lock by listening on an abstract Unix socket named after the data directory's device
+// and inode. Binding a taken name fails with EADDRINUSE; the kernel releases the name when the holder's
+// socket closes, which includes exit, a crash and SIGKILL. No stale lock is left behind and no waiter has
+// to guess whether a holder is alive. (Abstract sockets are Linux-only; see lockPlatformSupported.)
+import * as fs from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { CruxError } from '../shared/errors';
+
+export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
+
+export interface HeldLock {
+  release(): Promise<void>;
+}
+
+export const lockPlatformSupported = (): boolean => process.platform === 'linux';
+
+/** The socket name of a data directory's lock (also shown by `crux doctor`). */
+export function lockName(dataDir: string): string {
+  const st = fs.statSync(dataDir, { bigint: true });
+  return `\0crux-lock:${st.dev}:${st.ino}`;
+}
+
+function tryListen(name: string): Promise<Server | undefined> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') resolve(undefined);
+      else reject(error);
+    });
+    server.listen({ path: name, exclusive: true }, () => {
+      server.unref();
+      resolve(server);
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Takes the lock of `dataDir`, waiting at most `timeoutMs`; then fails with exit 75 (safe to retry). */
+export async function acquireLock(dataDir: string, timeoutMs = DEFAULT_LOCK_TIMEOUT_MS): Promise<HeldLock> {
+  if (!lockPlatformSupported()) {
+    throw new CruxError('internal', `the writers' lock needs Linux abstract sockets; ${process.platform} is not supported yet`);
+  }
+  const name = lockName(dataDir);
+  const deadline = Date.now() + timeoutMs;
+  let delay = 1;
+  for (;;) {
+    const server = await tryListen(name);
+    if (server !== undefined) {
+      return { release: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+    }
+    if (Date.now() >= deadline) {
+      throw new CruxError(
+        'lock_timeout',
+        `the data directory is locked by another crux process (waited ${Math.round(timeoutMs / 1000)} s): ${dataDir}`,
+        'safe to retry; raise CRUX_LOCK_TIMEOUT to wait longer',
+      );
+    }
+    // Jittered exponential back-off, capped, so that many waiters do not retry in lock-step.
+    await sleep(Math.min(delay * (0.5 + Math.random()), Math.max(1, deadline - Date.now())));
+    delay = Math.min(delay * 2, 25);
+  }
+}

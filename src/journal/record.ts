@@ -1,0 +1,86 @@
+// The record codec: one JSON object per line, self-hashed and chained to the record before it.
+//
+//   {"v":1,"seq":7,"ts":"2026-11-29T21:00:00.000Z","ev":"session.put","actor":"ops","data":{…},"p":"<prev h>","h":"<h>"}
+//
+// h = first 32 hex digits of SHA-256 over the line with the `,"h":"…"` member removed. `p` repeats the
+// previous record's h (GENESIS for the first record of a chain). A damaged line fails its own hash; a
+// deleted or reordered line breaks the `p` chain and the contiguous `seq`.
+import { hash } from 'node:crypto';
+
+export const FORMAT_VERSION = 1;
+export const GENESIS = '0'.repeat(32);
+const HASH_HEX = 32;
+// `,"h":"` + 32 hex + `"}`
+const HASH_SUFFIX_LENGTH = 6 + HASH_HEX + 2;
+const HEX = /^[0-9a-f]{32}$/;
+
+/** An event as a store hands it to the journal. */
+export interface EventDraft {
+  readonly ev: string;
+  readonly data: unknown;
+  readonly actor?: string | undefined;
+  /** Only when rewriting history (repair): the record's original time. */
+  readonly ts?: string | undefined;
+}
+
+/** A verified record as replay hands it to a store. */
+export interface JournalRecord {
+  readonly seq: number;
+  readonly ts: string;
+  readonly ev: string;
+  readonly actor?: string;
+  readonly data: any;
+  readonly p: string;
+  readonly h: string;
+}
+
+export interface ChainHead {
+  readonly seq: number;
+  readonly h: string;
+}
+
+export const EMPTY_HEAD: ChainHead = { seq: 0, h: GENESIS };
+
+const lineHash = (body: string): string => hash('sha256', body, 'hex').slice(0, HASH_HEX);
+
+/** Encodes drafts as the lines that follow `head`; returns the text (each line ends in \n) and the new head. */
+export function encodeRecords(head: ChainHead, drafts: readonly EventDraft[], ts: string): { text: string; head: ChainHead } {
+  let { seq, h } = head;
+  let text = '';
+  for (const draft of drafts) {
+    seq += 1;
+    const actor = draft.actor === undefined ? '' : `,"actor":${JSON.stringify(draft.actor)}`;
+    const body = `{"v":${FORMAT_VERSION},"seq":${seq},"ts":${JSON.stringify(draft.ts ?? ts)},"ev":${JSON.stringify(draft.ev)}${actor},"data":${JSON.stringify(draft.data ?? null)},"p":"${h}"}`;
+    h = lineHash(body);
+    text += `${body.slice(0, -1)},"h":"${h}"}\n`;
+  }
+  return { text, head: { seq, h } };
+}
+
+export type DecodeResult =
+  | { readonly ok: true; readonly record: JournalRecord }
+  | { readonly ok: false; readonly reason: string; readonly h?: string; readonly seq?: number };
+
+/** Decodes and self-verifies one line (without its \n). Never throws. */
+export function decodeLine(line: string): DecodeResult {
+  let value: any;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { ok: false, reason: line.includes('\u0000') ? 'bad JSON (NUL bytes)' : 'bad JSON' };
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ok: false, reason: 'not a record' };
+  const { v, seq, ts, ev, p, h } = value;
+  const seqOk = Number.isSafeInteger(seq) && seq > 0;
+  if (typeof h !== 'string' || !HEX.test(h) || !line.endsWith(`,"h":"${h}"}`)) {
+    return { ok: false, reason: 'not a record (no hash)' };
+  }
+  if (v !== FORMAT_VERSION) return { ok: false, reason: `unsupported format version ${JSON.stringify(v)}`, h };
+  if (!seqOk || typeof ts !== 'string' || typeof ev !== 'string' || typeof p !== 'string' || !('data' in value)) {
+    return { ok: false, reason: 'not a record (missing fields)', h };
+  }
+  if (value.actor !== undefined && typeof value.actor !== 'string') return { ok: false, reason: 'not a record (actor)', h };
+  const body = `${line.slice(0, -HASH_SUFFIX_LENGTH)}}`;
+  if (lineHash(body) !== h) return { ok: false, reason: 'hash mismatch', h, seq };
+  return { ok: true, record: value as JournalRecord };
+}

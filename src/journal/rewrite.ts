@@ -1,0 +1,38 @@
+// Replacing a journal whole (compaction, repair): temp file, fsync, atomic rename, fsync the directory.
+// A crash at any step leaves either the old journal or the new one, never a mixture.
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { asStorageError, fsyncDir, writeNewFileDurable } from './durable-fs';
+import { crashPoint } from './crash-point';
+import { quarantineBytes } from './quarantine';
+
+const tempPrefix = (file: string) => `.${file}.rewrite-`;
+
+export function replaceJournal(root: string, file: string, text: string): number {
+  const temp = join(root, `${tempPrefix(file)}${process.pid}.tmp`);
+  fs.rmSync(temp, { force: true });
+  try {
+    writeNewFileDurable(temp, text);
+    crashPoint('rewrite:before-rename');
+    fs.renameSync(temp, join(root, file));
+    crashPoint('rewrite:after-rename');
+    fsyncDir(root);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw asStorageError(error, join(root, file));
+  }
+  return Buffer.byteLength(text);
+}
+
+/** Moves temp files left by a rewrite that crashed before its rename into quarantine. Call under the lock. */
+export function sweepStrayTemps(root: string, file: string, ts: string): string[] {
+  const moved: string[] = [];
+  for (const name of fs.readdirSync(root)) {
+    if (!name.startsWith(tempPrefix(file))) continue;
+    const path = join(root, name);
+    moved.push(quarantineBytes(root, file, 'stray-rewrite', fs.readFileSync(path), ts));
+    fs.rmSync(path);
+  }
+  if (moved.length > 0) fsyncDir(root);
+  return moved;
+}

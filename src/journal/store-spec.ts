@@ -1,0 +1,24 @@
+// What a store declares to the journal layer: its file, its vocabulary, and how its records fold into state.
+import type { EventDraft, JournalRecord } from './record';
+import type { LinePosition } from './scan';
+
+export interface StoreSpec<S> {
+  /** The journal's file name in the data directory, e.g. `sessions.jsonl`. */
+  readonly file: string;
+  /** Every event name this journal may contain (SPEC §3: one declared vocabulary). */
+  readonly vocabulary: ReadonlySet<string>;
+  initial(): S;
+  /** Applies one verified record. Must not throw on any payload: replay never throws on bad data. */
+  evolve(state: S, record: JournalRecord, at: LinePosition): void;
+  /** The events that rebuild the live state, for compaction. */
+  live(state: S): EventDraft[];
+  /** Bytes of journal the live state needs (an estimate), to decide when compaction pays. */
+  liveBytes(state: S): number;
+}
+
+/** Builds a vocabulary set from a list of names, refusing duplicates. */
+export function declareVocabulary(names: readonly string[]): ReadonlySet<string> {
+  const set = new Set(names);
+  if (set.size !== names.length) throw new Error('duplicate event name in a vocabulary');
+  return set;
+}

@@ -1,0 +1,53 @@
+// Branded identities: raw strings are parsed once at the edge and cannot be confused afterwards.
+import { randomBytes } from 'node:crypto';
+import { invalid } from './errors';
+
+declare const brand: unique symbol;
+type Brand<T, B extends string> = T & { readonly [brand]: B };
+
+/** The id an agent uses for its session (what it typed). */
+export type LogicalSessionId = Brand<string, 'LogicalSessionId'>;
+/** The id a session is stored under: the logical id, or `__agent_session::<agent>::<logical>`. */
+export type ScopedSessionId = Brand<string, 'ScopedSessionId'>;
+export type AgentName = Brand<string, 'AgentName'>;
+export type ActorName = Brand<string, 'ActorName'>;
+export type CaseId = Brand<string, 'CaseId'>;
+export type HandoffId = Brand<string, 'HandoffId'>;
+
+export const MAX_NAME_CHARS = 256;
+const SCOPE_PREFIX = '__agent_session::';
+
+// C0, DEL and C1 control characters.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+function checkName(what: string, raw: string): string {
+  if (typeof raw !== 'string' || raw.length === 0) throw invalid(`${what} must not be empty`);
+  if ([...raw].length > MAX_NAME_CHARS) throw invalid(`${what} is longer than ${MAX_NAME_CHARS} characters`);
+  if (raw.includes('::')) throw invalid(`${what} must not contain "::": ${JSON.stringify(raw)}`);
+  if (CONTROL.test(raw)) throw invalid(`${what} must not contain control characters: ${JSON.stringify(raw)}`);
+  if (!raw.isWellFormed()) throw invalid(`${what} is not well-formed Unicode`);
+  return raw;
+}
+
+export const parseLogicalSessionId = (raw: string) => checkName('session id', raw) as LogicalSessionId;
+export const parseAgentName = (raw: string) => checkName('agent name', raw) as AgentName;
+export const parseActorName = (raw: string) => checkName('actor name', raw) as ActorName;
+export const parseCaseId = (raw: string) => checkName('case id', raw) as CaseId;
+export const parseHandoffId = (raw: string) => checkName('handoff id', raw) as HandoffId;
+
+export function scopeSessionId(agent: AgentName | undefined, id: LogicalSessionId): ScopedSessionId {
+  return (agent === undefined ? id : `${SCOPE_PREFIX}${agent}::${id}`) as ScopedSessionId;
+}
+
+/** Splits a stored id back into its agent and logical id; unscoped ids have no agent. */
+export function unscopeSessionId(scoped: ScopedSessionId): { agent?: AgentName; id: LogicalSessionId } {
+  if (!scoped.startsWith(SCOPE_PREFIX)) return { id: scoped as unknown as LogicalSessionId };
+  const rest = scoped.slice(SCOPE_PREFIX.length);
+  const cut = rest.indexOf('::');
+  return { agent: rest.slice(0, cut) as AgentName, id: rest.slice(cut + 2) as LogicalSessionId };
+}
+
+/** A new random id with a readable prefix: `c_` for cases, `h_` for handoffs. */
+export function newId<T extends CaseId | HandoffId>(prefix: 'c' | 'h', bytes: Buffer = randomBytes(12)): T {
+  return `${prefix}_${bytes.toString('hex')}` as T;
+}

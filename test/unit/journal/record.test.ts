@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { decodeLine, EMPTY_HEAD, encodeRecords, GENESIS } from '../../../src/journal/record';
+
+const TS = '2026-11-29T21:00:00.000Z';
+
+describe('record codec', () => {
+  it('encodes contiguous, chained records that decode and verify', () => {
+    const { text, head } = encodeRecords(EMPTY_HEAD, [{ ev: 'a.b', data: { x: 1 } }, { ev: 'a.c', data: null, actor: 'ops' }], TS);
+    const [l1, l2] = text.split('\n');
+    const r1 = decodeLine(l1!);
+    const r2 = decodeLine(l2!);
+    expect(r1.ok && r1.record).toMatchObject({ v: 1, seq: 1, ts: TS, ev: 'a.b', data: { x: 1 }, p: GENESIS });
+    expect(r2.ok && r2.record).toMatchObject({ seq: 2, ev: 'a.c', actor: 'ops' });
+    expect(r2.ok && r1.ok && r2.record.p).toBe(r1.ok ? r1.record.h : '');
+    expect(head).toEqual({ seq: 2, h: r2.ok ? r2.record.h : '' });
+    expect(text.endsWith('\n')).toBe(true);
+  });
+
+  it('keeps the members in a fixed order with the hash last', () => {
+    const { text } = encodeRecords(EMPTY_HEAD, [{ ev: 'a.b', data: 1 }], TS);
+    expect(text).toMatch(/^\{"v":1,"seq":1,"ts":"[^"]+","ev":"a.b","data":1,"p":"0{32}","h":"[0-9a-f]{32}"\}\n$/);
+  });
+
+  it('detects a flipped character anywhere in the record', () => {
+    const line = encodeRecords(EMPTY_HEAD, [{ ev: 'a.b', data: { name: 'hello', n: 12 } }], TS).text.trimEnd();
+    for (const [from, to] of [['hello', 'hellp'], ['"n":12', '"n":13'], ['"seq":1', '"seq":2'], ['a.b', 'a.c']] as const) {
+      const result = decodeLine(line.replace(from, to));
+      expect(result.ok, from).toBe(false);
+      expect(!result.ok && result.reason).toBe('hash mismatch');
+    }
+  });
+
+  it('names what is wrong with lines that are not records', () => {
+    expect(decodeLine('not json')).toMatchObject({ ok: false, reason: 'bad JSON' });
+    expect(decodeLine('\u0000\u0000')).toMatchObject({ ok: false, reason: 'bad JSON (NUL bytes)' });
+    expect(decodeLine('[1,2]')).toMatchObject({ ok: false, reason: 'not a record' });
+    expect(decodeLine('{"v":1}')).toMatchObject({ ok: false, reason: 'not a record (no hash)' });
+  });
+
+  it('round-trips raw U+2028 and astral characters inside payloads', () => {
+    const data = { s: 'a\u2028b\u2029c 😀 \u0000' };
+    const { text } = encodeRecords(EMPTY_HEAD, [{ ev: 'a.b', data }], TS);
+    const result = decodeLine(text.trimEnd());
+    expect(result.ok && result.record.data).toEqual(data);
+  });
+});
