@@ -7,6 +7,7 @@ export const VERSION = '0.1.0';
 /** Command groups, each loaded only when invoked (or when help lists them). */
 const GROUPS: Record<string, () => Promise<{ register(program: Command): void }>> = {
   session: () => import('./commands/session'),
+  case: () => import('./commands/case'),
   journal: () => import('./commands/journal'),
 };
 

@@ -1,0 +1,115 @@
+// Retrieval over the bank, exactly as SPEC §5 defines it: Jaccard over term sets, zero overlap excluded,
+// ordered by similarity, reward, created_at (newest first), then case id.
+import { invalid } from '../../shared/errors';
+import type { CaseBank } from './bank';
+import { tokenize } from './tokenize';
+
+export const DEFAULT_TOP_K = 5;
+export const MAX_TOP_K = 100;
+
+export interface RetrieveQuery {
+  readonly text: string;
+  readonly topK: number;
+  readonly onlySuccess: boolean;
+  /** Keep only matches whose similarity is at least this (0 keeps every overlapping case). */
+  readonly minSimilarity: number;
+}
+
+export interface Hit {
+  readonly slot: number;
+  readonly similarity: number;
+}
+
+/** |a ∩ b| / |a ∪ b|; two empty sets have similarity 0. */
+export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  let shared = 0;
+  for (const term of a) if (b.has(term)) shared += 1;
+  const union = a.size + b.size - shared;
+  return union === 0 ? 0 : shared / union;
+}
+
+/** Orders strings by code point (not UTF-16 unit), as Rust and Python do. */
+export function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    const xAstral = x >= 0xd800 && x <= 0xdfff;
+    const yAstral = y >= 0xd800 && y <= 0xdfff;
+    // A surrogate starts a code point above U+FFFF: greater than any BMP unit, even U+E000…U+FFFF.
+    if (xAstral !== yAstral) return xAstral ? 1 : -1;
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+/** Negative when slot `a` (with similarity sa) ranks before slot `b`. */
+function compareHits(bank: CaseBank, a: Hit, b: Hit): number {
+  if (a.similarity !== b.similarity) return b.similarity - a.similarity;
+  const ra = bank.reward.get(a.slot), rb = bank.reward.get(b.slot);
+  if (ra !== rb) return rb - ra;
+  const ca = bank.created.get(a.slot), cb = bank.created.get(b.slot);
+  if (ca !== cb) return cb - ca;
+  return compareCodePoints(bank.ids[a.slot]!, bank.ids[b.slot]!);
+}
+
+/** The best `topK` live cases for the query, best first. */
+export function rankCases(bank: CaseBank, query: RetrieveQuery): Hit[] {
+  const queryTerms = tokenize(query.text);
+  if (queryTerms.size === 0 || query.topK <= 0) return [];
+  // Terms no case has still count in the union; only known ones can overlap.
+  const marker = new Uint8Array(bank.vocab.length);
+  let known = 0;
+  for (const term of queryTerms) {
+    const id = bank.termIdOf(term);
+    if (id !== undefined) {
+      marker[id] = 1;
+      known += 1;
+    }
+  }
+  if (known === 0) return [];
+  const alive = bank.alive.view(), success = bank.success.view();
+  const starts = bank.termStart.view(), counts = bank.termCount.view(), ids = bank.termIds.view();
+  const best: Hit[] = [];
+  const q = queryTerms.size;
+  for (let slot = 0; slot < alive.length; slot++) {
+    if (alive[slot] === 0 || (query.onlySuccess && success[slot] === 0)) continue;
+    const start = starts[slot]!, n = counts[slot]!;
+    let shared = 0;
+    for (let j = start; j < start + n; j++) shared += marker[ids[j]!]!;
+    if (shared === 0) continue;
+    const similarity = shared / (q + n - shared);
+    if (similarity < query.minSimilarity) continue;
+    offer(bank, best, { slot, similarity }, query.topK);
+  }
+  return best;
+}
+
+// Keeps `best` sorted and at most k long: most candidates lose to the worst kept one and cost one compare.
+function offer(bank: CaseBank, best: Hit[], hit: Hit, k: number): void {
+  if (best.length === k && compareHits(bank, hit, best[k - 1]!) >= 0) return;
+  let i = best.length;
+  if (i === k) i -= 1;
+  else best.push(hit);
+  while (i > 0 && compareHits(bank, hit, best[i - 1]!) < 0) {
+    best[i] = best[i - 1]!;
+    i -= 1;
+  }
+  best[i] = hit;
+}
+
+/** `--top-k`: a whole number ≥ 0; larger than MAX_TOP_K is capped, not refused. */
+export function parseTopK(raw: string): number {
+  const text = raw.trim();
+  if (!/^\+?\d+$/.test(text)) throw invalid(`--top-k must be a whole number ≥ 0, not ${JSON.stringify(raw)}`, `at most ${MAX_TOP_K} results are returned`);
+  return Math.min(Number(text), MAX_TOP_K);
+}
+
+/** `--min-similarity`: a number in [0, 1]. */
+export function parseMinSimilarity(raw: string): number {
+  const text = raw.trim();
+  const n = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/.test(text) ? Number(text) : Number.NaN;
+  if (!(n >= 0 && n <= 1)) throw invalid(`--min-similarity must be a number from 0 to 1, not ${JSON.stringify(raw)}`);
+  return n;
+}

@@ -1,0 +1,104 @@
+// The case store: commands in, plain results out; replay and appends go through the journal layer.
+import type { DataDir, Transaction } from '../../journal/data-dir';
+import type { EventDraft } from '../../journal/record';
+import type { StoreSpec } from '../../journal/store-spec';
+import { CruxError, notFound } from '../../shared/errors';
+import type { CaseId } from '../../shared/ids';
+import { formatTime, type Instant } from '../../shared/time';
+import { CaseBank, evolveBank, toCase, type CaseBody } from './bank';
+import { newCase, type Case, type CaseDraft } from './case';
+import { CASE_EVENTS, CASE_VOCABULARY } from './events';
+import { rankCases, type RetrieveQuery } from './rank';
+
+export const CASE_STORE: StoreSpec<CaseBank> = {
+  file: 'cases.jsonl',
+  vocabulary: CASE_VOCABULARY,
+  initial: () => new CaseBank(),
+  evolve: evolveBank,
+  // Compaction writes each live case once, as imported, with its current reuse count.
+  live: (bank) => bank.liveSlots().map((slot) => ({ ev: CASE_EVENTS.imported, data: caseAt(bank, slot) })),
+  liveBytes: (bank) => bank.liveRecordBytes,
+};
+
+export interface CaseScope {
+  readonly dir: DataDir;
+  readonly now: Instant;
+  readonly actor?: string | undefined;
+}
+
+export interface ScoredCase {
+  readonly similarity: number;
+  readonly case: Case;
+}
+
+export interface ImportSummary {
+  readonly imported: number;
+  readonly created: number;
+  readonly replaced: number;
+}
+
+function caseAt(bank: CaseBank, slot: number): Case {
+  const body: CaseBody | undefined = bank.bodies.get(slot);
+  if (body === undefined) throw new CruxError('internal', `case ${bank.ids[slot]} has no body in memory`);
+  return toCase(body, bank.reused.get(slot));
+}
+
+const draftOf = (ev: string, data: unknown, actor: string | undefined): EventDraft => (actor === undefined ? { ev, data } : { ev, data, actor });
+
+const missing = (id: string) => notFound(`no case ${JSON.stringify(id)}`, 'see `crux case list`');
+
+export async function recordCase(scope: CaseScope, draft: CaseDraft, caseId: CaseId): Promise<Case> {
+  const created = newCase(draft, caseId, scope.now);
+  return scope.dir.write((tx) => {
+    tx.load(CASE_STORE);
+    tx.append(CASE_STORE, [draftOf(CASE_EVENTS.recorded, created, scope.actor)]);
+    return created;
+  }, formatTime(scope.now));
+}
+
+/** Imports validated cases in one locked, fsynced append; an existing case_id is replaced. */
+export async function importCases(scope: CaseScope, cases: readonly Case[]): Promise<ImportSummary> {
+  return scope.dir.write((tx) => {
+    const bank = tx.load(CASE_STORE);
+    const replaced = cases.filter((c) => bank.slotOf(c.case_id) !== undefined).length;
+    tx.append(CASE_STORE, cases.map((c) => draftOf(CASE_EVENTS.imported, c, scope.actor)));
+    return { imported: cases.length, created: cases.length - replaced, replaced };
+  }, formatTime(scope.now));
+}
+
+/** Ranked matches; with `markReused`, each returned case's reuse count goes up by one, journaled. */
+export async function retrieveCases(scope: CaseScope, query: RetrieveQuery, markReused: boolean): Promise<ScoredCase[]> {
+  if (!markReused) {
+    const bank = scope.dir.read(CASE_STORE);
+    return rankCases(bank, query).map((hit) => ({ similarity: hit.similarity, case: caseAt(bank, hit.slot) }));
+  }
+  return scope.dir.write((tx) => {
+    const bank = tx.load(CASE_STORE);
+    const hits = rankCases(bank, query);
+    const drafts = hits.map((hit) => draftOf(CASE_EVENTS.reused, { case_id: bank.ids[hit.slot], times_reused: bank.reused.get(hit.slot) + 1 }, scope.actor));
+    tx.append(CASE_STORE, drafts);
+    return hits.map((hit) => ({ similarity: hit.similarity, case: caseAt(bank, hit.slot) }));
+  }, formatTime(scope.now));
+}
+
+export function showCase(scope: CaseScope, id: CaseId): Case {
+  const bank = scope.dir.read(CASE_STORE);
+  const slot = bank.slotOf(id);
+  if (slot === undefined) throw missing(id);
+  return caseAt(bank, slot);
+}
+
+/** Every live case, in the order they were (last) written: the order export prints and import restores. */
+export function listCases(scope: CaseScope): Case[] {
+  const bank = scope.dir.read(CASE_STORE);
+  return bank.liveSlots().map((slot) => caseAt(bank, slot));
+}
+
+export async function deleteCase(scope: CaseScope, id: CaseId): Promise<{ deleted: CaseId }> {
+  return scope.dir.write((tx: Transaction) => {
+    const bank = tx.load(CASE_STORE);
+    if (bank.slotOf(id) === undefined) throw missing(id);
+    tx.append(CASE_STORE, [draftOf(CASE_EVENTS.deleted, { case_id: id }, scope.actor)]);
+    return { deleted: id };
+  }, formatTime(scope.now));
+}
