@@ -19,6 +19,9 @@ export interface Reporter {
   warn(message: string): void;
 }
 
+/** Told after each record of a long check or compact: the journal file, bytes done and its size (for a progress line). */
+export type ProgressSink = (file: string, doneBytes: number, totalBytes: number) => void;
+
 export interface Transaction {
   /** The time every record of this transaction carries. */
   readonly ts: string;
@@ -113,15 +116,15 @@ export class DataDir {
   }
 
   /** Verifies every journal; with `repair`, quarantines bad lines and torn tails and re-chains the rest. */
-  async check(specs: readonly StoreSpec<unknown>[], opts: { repair: boolean; ts: string }): Promise<JournalReport[]> {
+  async check(specs: readonly StoreSpec<unknown>[], opts: { repair: boolean; ts: string; progress?: ProgressSink }): Promise<JournalReport[]> {
     const run = () => specs.map((spec) => this.checkOne(spec, opts));
     return this.withLock(run, run);
   }
 
   /** Rewrites every journal to its live records, after a snapshot record naming the old head. */
-  async compact(specs: readonly StoreSpec<unknown>[], ts: string): Promise<CompactReport[]> {
+  async compact(specs: readonly StoreSpec<unknown>[], ts: string, progress?: ProgressSink): Promise<CompactReport[]> {
     return this.withLock(
-      () => specs.map((spec) => this.compactOne(spec, this.replay(spec, { quiet: true }), ts)),
+      () => specs.map((spec) => this.compactOne(spec, this.replay(spec, { quiet: true, progress }), ts)),
       () => specs.map((spec) => ({ name: journalName(spec.file), file: spec.file, before: { records: 0, bytes: 0 }, after: { records: 0, bytes: 0 } })),
     );
   }
@@ -135,10 +138,16 @@ export class DataDir {
     }
   }
 
-  replay<S>(spec: StoreSpec<S>, opts: { quiet?: boolean } = {}): Loaded<S> {
+  replay<S>(spec: StoreSpec<S>, opts: { quiet?: boolean; progress?: ProgressSink | undefined } = {}): Loaded<S> {
     const state = spec.initial();
     const path = this.path(spec.file);
-    const scan = scanJournal(path, spec.vocabulary, (record, at) => spec.evolve(state, record, at));
+    const progress = opts.progress === undefined ? undefined : withTotal(opts.progress, spec.file, path);
+    const scan = scanJournal(path, spec.vocabulary, progress === undefined
+      ? (record, at) => spec.evolve(state, record, at)
+      : (record, at) => {
+          spec.evolve(state, record, at);
+          progress(at);
+        });
     if (!opts.quiet) {
       for (const problem of scan.problems) {
         // A torn tail is the last write of a killed process: the next write quarantines it.
@@ -168,9 +177,11 @@ export class DataDir {
     return { name, file: spec.file, before, after: { records: live.length + 1, bytes } };
   }
 
-  private checkOne(spec: StoreSpec<unknown>, opts: { repair: boolean; ts: string }): JournalReport {
+  private checkOne(spec: StoreSpec<unknown>, opts: { repair: boolean; ts: string; progress?: ProgressSink }): JournalReport {
     const kept: { record: JournalRecord; at: LinePosition }[] = [];
+    const progress = opts.progress === undefined ? undefined : withTotal(opts.progress, spec.file, this.path(spec.file));
     const scan = scanJournal(this.path(spec.file), spec.vocabulary, (record, at) => {
+      progress?.(at);
       if (opts.repair) kept.push({ record, at });
     });
     const base = {
@@ -212,6 +223,16 @@ export class DataDir {
     replaceJournal(this.root, file, encodeRecords(start, drafts, ts).text);
     return quarantine;
   }
+}
+
+function withTotal(sink: ProgressSink, file: string, path: string): (at: LinePosition) => void {
+  let total = 0;
+  try {
+    total = fs.statSync(path).size;
+  } catch {
+    // A missing journal has no records, so the sink is never called.
+  }
+  return (at) => sink(file, at.offset + at.length + 1, total);
 }
 
 function readRange(path: string, offset: number, length: number): Buffer {
