@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { buildContext } from '../context';
 import { emit } from '../../output/emit';
 import { renderCheck, renderCompact } from '../../output/journal';
+import { startProgress } from '../../output/progress';
 import { ALL_STORES } from '../../domain/stores';
 import { CruxError } from '../../shared/errors';
 
@@ -16,7 +17,8 @@ export function register(program: Command): void {
     .addHelpText('after', '\nExamples:\n  crux journal check --json\n  crux journal check --repair')
     .action(async (opts, command: Command) => {
       const ctx = buildContext(command);
-      const journals = await ctx.dataDir.check(ALL_STORES, { repair: opts.repair === true, ts: ctx.nowIso });
+      const progress = startProgress(opts.repair ? 'repairing' : 'checking', { enabled: !ctx.quiet });
+      const journals = await ctx.dataDir.check(ALL_STORES, { repair: opts.repair === true, ts: ctx.nowIso, progress: progress.sink }).finally(progress.done);
       const damaged = journals.some((j) => j.problems.length > 0 && j.repaired === undefined);
       const result = { healthy: !damaged, data_dir: ctx.dataDir.root, journals };
       await emit({ ...ctx, quiet: ctx.quiet && !damaged }, result, renderCheck);
@@ -29,7 +31,8 @@ export function register(program: Command): void {
     .addHelpText('after', '\nExample:\n  crux journal compact --json')
     .action(async (_opts, command: Command) => {
       const ctx = buildContext(command);
-      const journals = await ctx.dataDir.compact(ALL_STORES, ctx.nowIso);
+      const progress = startProgress('compacting', { enabled: !ctx.quiet });
+      const journals = await ctx.dataDir.compact(ALL_STORES, ctx.nowIso, progress.sink).finally(progress.done);
       await emit(ctx, { journals }, renderCompact);
     });
 }
