@@ -5,8 +5,9 @@
 // socket closes, which includes exit, a crash and SIGKILL. No stale lock is left behind and no waiter has
 // to guess whether a holder is alive. (Abstract sockets are Linux-only; see lockPlatformSupported.)
 import * as fs from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import type { Server } from 'node:net';
 import { CruxError } from '../shared/errors';
+import { holdLockForTest, traceLock } from './crash-point';
 
 export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 
@@ -22,7 +23,9 @@ export function lockName(dataDir: string): string {
   return `\0crux-lock:${st.dev}:${st.ino}`;
 }
 
-function tryListen(name: string): Promise<Server | undefined> {
+async function tryListen(name: string): Promise<Server | undefined> {
+  // node:net is loaded only by writers: readers never pay for it.
+  const { createServer } = await import('node:net');
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', (error: NodeJS.ErrnoException) => {
@@ -49,7 +52,14 @@ export async function acquireLock(dataDir: string, timeoutMs = DEFAULT_LOCK_TIME
   for (;;) {
     const server = await tryListen(name);
     if (server !== undefined) {
-      return { release: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+      traceLock('enter');
+      await holdLockForTest();
+      return {
+        release: () => {
+          traceLock('exit');
+          return new Promise<void>((resolve) => server.close(() => resolve()));
+        },
+      };
     }
     if (Date.now() >= deadline) {
       throw new CruxError(
