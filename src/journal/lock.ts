@@ -24,8 +24,8 @@ export function lockName(dataDir: string): string {
 }
 
 async function tryListen(name: string): Promise<Server | undefined> {
-  // node:net is loaded only by writers: readers never pay for it.
-  const { createServer } = await import('node:net');
+  // node:net is loaded only by writers, so readers never pay for it (a bundled require, not import()).
+  const { createServer } = require('node:net') as typeof import('node:net');
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', (error: NodeJS.ErrnoException) => {
