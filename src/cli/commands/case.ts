@@ -1,4 +1,5 @@
 // `crux case …`: thin actions over the case store (procedural memory).
+import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { buildContext, readInputFile, readStdin, type Context } from '../context';
 import { emit } from '../../output/emit';
@@ -16,6 +17,18 @@ const FIELD_FLAGS = ['task', 'action', 'outcome', 'context', 'failure', 'reward'
 
 const scopeOf = (ctx: Context): CaseScope => ({ dir: ctx.dataDir, now: ctx.now, actor: ctx.actor });
 const newCaseId = () => newId<CaseId>('c');
+
+// One read of the random source for a whole import instead of one per case.
+function caseIdsFor(count: number): () => CaseId {
+  const pool = randomBytes(12 * Math.max(count, 1));
+  let next = 0;
+  return () => (next < count ? newId<CaseId>('c', pool.subarray(12 * next, 12 * ++next)) : newCaseId());
+}
+const countLines = (input: Buffer) => {
+  let n = 1;
+  for (let i = input.indexOf(10); i !== -1; i = input.indexOf(10, i + 1)) n += 1;
+  return n;
+};
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 function readDraft(opts: Record<string, any>): CaseDraft {
@@ -128,7 +141,7 @@ export function register(program: Command): void {
     .action(async (file: string | undefined, _opts, command: Command) => {
       const ctx = buildContext(command);
       const input = readInputFile(file ?? '-', MAX_IMPORT_BYTES);
-      const cases = parseImportLines(input, newCaseId, ctx.now);
+      const cases = parseImportLines(input, caseIdsFor(countLines(input)), ctx.now);
       await emit(ctx, await importCases(scopeOf(ctx), cases), renderImported);
     });
 }

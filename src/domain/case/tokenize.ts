@@ -19,10 +19,9 @@ export function tokenize(text: string): Set<string> {
 
 /** Adds the tokens of `text` to `into` (case terms are the union over task and tags). */
 export function addTokens(into: Set<string>, text: string): void {
-  for (const match of text.toLowerCase().matchAll(RUN)) {
-    const run = match[0];
-    if (countCodePointsAtLeast2(run)) into.add(run);
-  }
+  const runs = text.toLowerCase().match(RUN);
+  if (runs === null) return;
+  for (const run of runs) if (countCodePointsAtLeast2(run)) into.add(run);
 }
 
 /** A case's retrieval terms: tokens(task) ∪ tokens(each tag). */

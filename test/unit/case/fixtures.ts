@@ -1,0 +1,43 @@
+// Banks built from hand-written events, as replay would build them.
+import { CaseBank, evolveBank } from '../../../src/domain/case/bank';
+import type { JournalRecord } from '../../../src/journal/record';
+
+export interface CaseSpec {
+  id: string;
+  task: string;
+  tags?: string[];
+  reward?: number;
+  success?: boolean;
+  created?: string;
+  reused?: number;
+}
+
+export const body = (c: CaseSpec) => ({
+  case_id: c.id,
+  task: c.task,
+  context: null,
+  action: `act on ${c.id}`,
+  outcome: `outcome of ${c.id}`,
+  success: c.success ?? true,
+  reward: c.reward ?? 1,
+  tags: c.tags ?? [],
+  source_receipt: null,
+  created_at: c.created ?? '2026-01-01T00:00:00.000Z',
+  times_reused: c.reused ?? 0,
+});
+
+export type Given = { ev: string; data: unknown };
+
+export const recorded = (c: CaseSpec): Given => ({ ev: 'case.recorded', data: body(c) });
+
+/** Folds events into a fresh bank; each gets a line position as if it were line i+1 of the journal. */
+export function bankOf(events: readonly Given[], bank = new CaseBank()): CaseBank {
+  let offset = 0;
+  events.forEach((e, i) => {
+    const record = { v: 1, seq: i + 1, ts: '2026-01-01T00:00:00.000Z', ev: e.ev, data: e.data, p: '', h: '' } as unknown as JournalRecord;
+    const length = JSON.stringify(e.data).length + 100;
+    evolveBank(bank, record, { line: i + 1, offset, length });
+    offset += length + 1;
+  });
+  return bank;
+}

@@ -1,0 +1,84 @@
+// The optimized ranking (columns, term ids, bounded top-k) against a naive reading of SPEC §5.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { rankCases } from '../../../src/domain/case/rank';
+import { bankOf, recorded, type CaseSpec, type Given } from './fixtures';
+
+// Deliberately written differently from src: char by char, code points via Array.from.
+function naiveTokens(text: string): Set<string> {
+  const out = new Set<string>();
+  let run: string[] = [];
+  const flush = () => {
+    if (run.length >= 2) out.add(run.join(''));
+    run = [];
+  };
+  for (const ch of Array.from(text.toLowerCase())) {
+    if (/^[\p{L}\p{N}]$/u.test(ch)) run.push(ch);
+    else flush();
+  }
+  flush();
+  return out;
+}
+
+function naiveRank(cases: Map<string, CaseSpec>, q: string, topK: number, onlySuccess: boolean, min: number) {
+  const qt = naiveTokens(q);
+  const scored = [];
+  for (const c of cases.values()) {
+    if (onlySuccess && c.success === false) continue;
+    const terms = naiveTokens(c.task);
+    for (const tag of c.tags ?? []) for (const t of naiveTokens(tag)) terms.add(t);
+    const inter = [...qt].filter((t) => terms.has(t)).length;
+    if (inter === 0) continue;
+    const sim = inter / new Set([...qt, ...terms]).size;
+    if (sim < min) continue;
+    scored.push({ id: c.id, sim, reward: c.reward ?? 1, created: Date.parse(c.created!) });
+  }
+  const cp = (s: string) => Array.from(s).map((ch) => ch.codePointAt(0)!);
+  const byCodePoints = (a: string, b: string) => {
+    const x = cp(a), y = cp(b);
+    for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+    return x.length - y.length;
+  };
+  scored.sort((a, b) => b.sim - a.sim || b.reward - a.reward || b.created - a.created || byCodePoints(a.id, b.id));
+  return scored.slice(0, topK).map((s) => [s.id, s.sim]);
+}
+
+const WORDS = ['deploy', 'Deploy', 'db', 'x', '9', '42', 'café', 'cafe\u0301', 'İstanbul', '東京', '日', '𐐀𐐀', '𐐀', 'ΟΔΟΣ', 'snake_case', 'a-b', 'ok!', '🚀go'];
+const text = fc.array(fc.constantFrom(...WORDS), { maxLength: 6 }).map((w) => w.join(' '));
+const caseSpec = fc.record({
+  id: fc.constantFrom('c_a', 'c_b', 'c_c', 'c_d', 'c_e', 'c_\uFF21', 'c_\u{1F600}', 'c_B'),
+  task: text,
+  tags: fc.array(text, { maxLength: 2 }),
+  reward: fc.constantFrom(0, 0.5, 1),
+  success: fc.boolean(),
+  created: fc.constantFrom('2026-01-01T00:00:00.000Z', '2026-01-02T00:00:00.000Z'),
+});
+const op = fc.oneof(
+  caseSpec.map((c) => ({ kind: 'put' as const, c })),
+  fc.constantFrom('c_a', 'c_b', 'c_\uFF21').map((id) => ({ kind: 'delete' as const, id })),
+);
+
+describe('rankCases against a naive reference', () => {
+  it('returns the same ids and similarities, in the same order', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 25 }), text, fc.integer({ min: 0, max: 8 }), fc.boolean(), fc.constantFrom(0, 0.2, 0.5), (ops, q, topK, onlySuccess, min) => {
+        const model = new Map<string, CaseSpec>();
+        const events: Given[] = [];
+        for (const o of ops) {
+          if (o.kind === 'put') {
+            model.delete(o.c.id);
+            model.set(o.c.id, o.c);
+            events.push(recorded(o.c));
+          } else {
+            model.delete(o.id);
+            events.push({ ev: 'case.deleted', data: { case_id: o.id } });
+          }
+        }
+        const bank = bankOf(events);
+        const got = rankCases(bank, { text: q, topK, onlySuccess, minSimilarity: min }).map((h) => [bank.ids[h.slot], h.similarity]);
+        expect(got).toEqual(naiveRank(model, q, topK, onlySuccess, min));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
