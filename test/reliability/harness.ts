@@ -1,0 +1,107 @@
+// Shared machinery of the reliability suite: scaled iteration counts, killable crux processes, the store as
+// replay sees it, and the figures the suite measures (appended to CRUX_FIGURES_FILE when set).
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import { expect } from 'vitest';
+import { DataDir } from '../../src/journal/data-dir';
+import { SESSION_STORE, type Sessions } from '../../src/domain/session/state';
+import { crux, CRUX, testEnv } from '../helpers/cli';
+
+/** `npm run test:stress` sets CRUX_STRESS=1: the heavy variants. */
+export const STRESS = (process.env.CRUX_STRESS ?? '') !== '' && process.env.CRUX_STRESS !== '0';
+export const scaled = (normal: number, stress: number): number => (STRESS ? stress : normal);
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A child whose end can be awaited and which can be SIGKILLed at any moment. */
+export interface Child {
+  readonly proc: ChildProcess;
+  readonly done: Promise<Exit>;
+}
+
+function track(proc: ChildProcess): Child {
+  let stdout = '';
+  let stderr = '';
+  proc.stdout?.on('data', (d) => (stdout += d));
+  proc.stderr?.on('data', (d) => (stderr += d));
+  const done = new Promise<Exit>((resolve, reject) => {
+    proc.on('error', reject);
+    proc.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return { proc, done };
+}
+
+/** Starts `crux --data-dir <dir> …args` without waiting for it. */
+export function startCrux(dataDir: string, args: string[], env: Record<string, string | undefined> = {}, input?: string): Child {
+  const proc = spawn(CRUX, ['--data-dir', dataDir, ...args], { env: testEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+  proc.stdin!.on('error', () => {});
+  proc.stdin!.end(input ?? '');
+  return track(proc);
+}
+
+/** Starts a shell script (bash) with $CRUX set to the binary, in its own process group (killable as one). */
+export function startShell(script: string, env: Record<string, string | undefined> = {}): Child {
+  const proc = spawn('bash', ['-c', script], { env: testEnv({ CRUX, ...env }), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  return track(proc);
+}
+
+/** SIGKILL a whole process group started by startShell. */
+export function killGroup(child: Child): void {
+  try {
+    process.kill(-child.proc.pid!, 'SIGKILL');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
+/** The sessions as a fresh replay sees them (no lock, quiet). */
+export function readSessions(dataDir: string): Sessions {
+  const warnings: string[] = [];
+  return new DataDir(dataDir, { warn: (m) => warnings.push(m) }, 10_000).read(SESSION_STORE);
+}
+
+/** `journal check --json` must say healthy: chain valid, seq contiguous, no torn tail, no bad line. */
+export async function expectHealthy(dataDir: string): Promise<any> {
+  const check = await crux(dataDir, ['journal', 'check', '--json']);
+  const report = JSON.parse(check.stdout || '{}');
+  expect(report.journals?.flatMap((j: any) => j.problems.map((p: any) => `${j.name}:${p.line}: ${p.reason}`)), check.stderr).toEqual([]);
+  expect(check.exitCode).toBe(0);
+  expect(report.healthy).toBe(true);
+  return report;
+}
+
+/** Every record of a journal file as parsed JSON (the file must be healthy). */
+export function journalRecords(path: string): any[] {
+  if (!fs.existsSync(path)) return [];
+  return fs.readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+/** Records a measured figure: printed, and appended to $CRUX_FIGURES_FILE for docs/reliability-figures.md. */
+export function figure(name: string, value: unknown): void {
+  const line = JSON.stringify({ name, stress: STRESS, value, at: new Date().toISOString() });
+  console.info(`[figure] ${name}: ${JSON.stringify(value)}`);
+  if (process.env.CRUX_FIGURES_FILE) fs.appendFileSync(process.env.CRUX_FIGURES_FILE, `${line}\n`);
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+/** Runs `fn` over `items` with at most `limit` at a time. */
+export async function pool<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < items.length; i = next++) results[i] = await fn(items[i]!, i);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
