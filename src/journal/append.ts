@@ -54,6 +54,7 @@ export function appendRecords(args: {
       } catch (error) {
         throw asStorageError(error, path);
       }
+      crashPoint('append:after-quarantine');
       fs.ftruncateSync(fd, args.tornTail.offset);
       fs.fsyncSync(fd);
       size = args.tornTail.offset;
