@@ -2,22 +2,50 @@
 import type { Command } from 'commander';
 import { buildContext, readInputFile, readStdin, type Context } from '../context';
 import { envCount, parseCount } from '../parse';
-import { emit } from '../../output/emit';
-import { renderSession } from '../../output/session';
+import { emit, sentence } from '../../output/emit';
+import { renderClose, renderDeleted, renderImported, renderListing, renderMachine, renderReap, renderSession } from '../../output/session';
 import { parseLogicalSessionId } from '../../shared/ids';
 import { parseDuration, parseTime } from '../../shared/time';
-import { usage } from '../../shared/errors';
+import { invalid, usage } from '../../shared/errors';
+import { DEFAULT_THRESHOLDS, type FreshnessThresholds } from '../../domain/session/freshness';
+import { describeMachine } from '../../domain/session/machine';
+import { spliceState } from '../../domain/session/lines';
 import { acceptStateDocument, DEFAULT_MAX_STATE_BYTES } from '../../domain/session/state-document';
-import { getSession, putSession, type SessionScope } from '../../domain/session/store';
+import * as store from '../../domain/session/store';
 
-const scopeOf = (ctx: Context): SessionScope => ({ dir: ctx.dataDir, agent: ctx.agent, now: ctx.now });
+const DEFAULT_MAX_IMPORT_BYTES = 256 * 1024 * 1024;
+const CLOSE_OUTCOMES = ['completed', 'failed', 'abandoned'] as const;
+
+/** Freshness thresholds: options (list) over CRUX_FRESH_FOR / CRUX_STALE_AFTER / CRUX_CLOCK_SKEW over defaults. */
+function thresholdsOf(ctx: Context, opts: { freshFor?: string; staleAfter?: string } = {}): FreshnessThresholds {
+  const pick = (flag: string | undefined, flagName: string, envName: string, fallback: number) =>
+    flag !== undefined ? parseDuration(flag, flagName) : ctx.env[envName] ? parseDuration(ctx.env[envName]!, envName) : fallback;
+  const freshMs = pick(opts.freshFor, '--fresh-for', 'CRUX_FRESH_FOR', DEFAULT_THRESHOLDS.freshMs);
+  const staleMs = pick(opts.staleAfter, '--stale-after', 'CRUX_STALE_AFTER', DEFAULT_THRESHOLDS.staleMs);
+  const skewMs = pick(undefined, '', 'CRUX_CLOCK_SKEW', DEFAULT_THRESHOLDS.skewMs);
+  if (freshMs > staleMs) throw invalid(`the fresh threshold (${freshMs} ms) is longer than the stale one (${staleMs} ms)`, '--fresh-for must not exceed --stale-after');
+  return { freshMs, staleMs, skewMs };
+}
+
+const scopeOf = (ctx: Context, opts?: { freshFor?: string; staleAfter?: string }): store.SessionScope => ({
+  dir: ctx.dataDir,
+  agent: ctx.agent,
+  actor: ctx.actor,
+  now: ctx.now,
+  thresholds: thresholdsOf(ctx, opts),
+});
+
+const maxStateBytes = (ctx: Context) => envCount(ctx.env, 'CRUX_MAX_STATE_BYTES', DEFAULT_MAX_STATE_BYTES)!;
 
 function readState(ctx: Context, json: string | undefined, file: string | undefined): string {
-  const max = envCount(ctx.env, 'CRUX_MAX_STATE_BYTES', DEFAULT_MAX_STATE_BYTES)!;
+  const max = maxStateBytes(ctx);
   if (json !== undefined && file !== undefined) throw usage('give the state as an argument or with --file, not both');
   const bytes = json !== undefined ? Buffer.from(json) : file !== undefined ? readInputFile(file, max) : readStdin(max, 'standard input (the state)');
   return acceptStateDocument(bytes, max);
 }
+
+
+const ctxOf = (command: Command) => buildContext(command);
 
 export function register(program: Command): void {
   const session = program.command('session').description('sessions: what an agent is doing (state kept byte-for-byte)');
@@ -33,19 +61,17 @@ export function register(program: Command): void {
     .option('--max-tokens <n>', 'refuse a total_tokens above this ceiling (env CRUX_SESSION_TOKEN_BUDGET)')
     .addHelpText('after', '\nExample:\n  crux session put build-42 \'{"step":3}\' --ttl 2h --add-tokens 1200')
     .action(async (rawId: string, json: string | undefined, opts, command: Command) => {
-      const ctx = buildContext(command);
+      const ctx = ctxOf(command);
       const id = parseLogicalSessionId(rawId);
       if (opts.ttl !== undefined && opts.expiresAt !== undefined) throw usage('give --ttl or --expires-at, not both');
       const cmd = {
-        state: readState(ctx, json, opts.file),
         tokens: opts.tokens === undefined ? undefined : parseCount(opts.tokens, '--tokens'),
         addTokens: opts.addTokens === undefined ? undefined : parseCount(opts.addTokens, '--add-tokens'),
         maxTokens: opts.maxTokens === undefined ? envCount(ctx.env, 'CRUX_SESSION_TOKEN_BUDGET', undefined) : parseCount(opts.maxTokens, '--max-tokens'),
         ttlMs: opts.ttl === undefined ? undefined : parseDuration(opts.ttl, '--ttl'),
         expiresAt: opts.expiresAt === undefined ? undefined : parseTime(opts.expiresAt, '--expires-at'),
-        actor: ctx.actor,
       };
-      const view = await putSession(scopeOf(ctx), id, cmd);
+      const view = await store.putSession(scopeOf(ctx), id, { ...cmd, state: readState(ctx, json, opts.file) });
       await emit(ctx, { session: view }, renderSession('stored'));
     });
 
@@ -54,14 +80,120 @@ export function register(program: Command): void {
     .description('print the state bytes exactly as stored (--json: the whole record)')
     .addHelpText('after', '\nExample:\n  crux session get build-42 > state.json')
     .action(async (rawId: string, _opts, command: Command) => {
-      const ctx = buildContext(command);
-      const { session: view, state } = getSession(scopeOf(ctx), parseLogicalSessionId(rawId));
-      if (ctx.json) {
-        // Splice the stored bytes in as "state": JSON.stringify would re-encode numbers and key order.
-        const record = JSON.stringify(view);
-        process.stdout.write(`{"session":${record.slice(0, -1)},"state":${state.trim()}}}\n`);
-      } else if (!ctx.quiet) {
-        process.stdout.write(state);
+      const ctx = ctxOf(command);
+      const { session: view, state } = store.getSession(scopeOf(ctx), parseLogicalSessionId(rawId));
+      // Splice the stored bytes in as "state": JSON.stringify would re-encode numbers and key order.
+      if (ctx.json) process.stdout.write(`{"session":${spliceState(JSON.stringify(view), state)}}\n`);
+      else if (!ctx.quiet) process.stdout.write(state);
+    });
+
+  session
+    .command('list')
+    .alias('ls')
+    .description('list sessions: active and handed-off ones, newest first (archived and closed only with --all)')
+    .option('--all', 'every session, archived and closed included')
+    .option('--archived', 'only archived sessions')
+    .option('--stranded', 'only non-closed sessions whose freshness is stale')
+    .option('--all-agents', "every agent's sessions, with an agent column (the operator's view)")
+    .option('--fresh-for <duration>', 'fresh up to this age (env CRUX_FRESH_FOR, default 15m)')
+    .option('--stale-after <duration>', 'stale beyond this age (env CRUX_STALE_AFTER, default 24h)')
+    .addHelpText('after', '\nExamples:\n  crux session list --all-agents\n  crux session list --stranded --stale-after 2h --json')
+    .action(async (opts, command: Command) => {
+      const ctx = ctxOf(command);
+      const filter = { all: opts.all === true, archived: opts.archived === true, stranded: opts.stranded === true, allAgents: opts.allAgents === true };
+      const listing = store.listStoredSessions(scopeOf(ctx, opts), filter);
+      await emit(ctx, { ...listing, all_agents: filter.allAgents }, renderListing);
+    });
+
+  session
+    .command('archive <id>')
+    .description('hide a session from default listings, kept in full (reversible with unarchive)')
+    .option('--reason <text>', 'why (credentials in URLs are removed)')
+    .addHelpText('after', '\nExample:\n  crux session archive build-42 --reason "superseded by build-43"')
+    .action(async (rawId: string, opts, command: Command) => {
+      const ctx = ctxOf(command);
+      const view = await store.archiveSession(scopeOf(ctx), parseLogicalSessionId(rawId), opts.reason);
+      await emit(ctx, { session: view }, renderSession('archived'));
+    });
+
+  session
+    .command('unarchive <id>')
+    .description('make an archived session active again')
+    .addHelpText('after', '\nExample:\n  crux session unarchive build-42')
+    .action(async (rawId: string, _opts, command: Command) => {
+      const ctx = ctxOf(command);
+      const view = await store.unarchiveSession(scopeOf(ctx), parseLogicalSessionId(rawId));
+      await emit(ctx, { session: view }, renderSession('unarchived'));
+    });
+
+  session
+    .command('delete <id>')
+    .description('remove a session irreversibly, whatever its state (needs --yes)')
+    .option('--yes', 'confirm the irreversible removal')
+    .addHelpText('after', '\nExample:\n  crux session delete build-42 --yes')
+    .action(async (rawId: string, opts, command: Command) => {
+      const ctx = ctxOf(command);
+      if (opts.yes !== true) throw usage('delete is irreversible: add --yes to confirm', 'or archive it instead: `crux session archive <id>`');
+      const result = await store.deleteSession(scopeOf(ctx), parseLogicalSessionId(rawId));
+      await emit(ctx, result, sentence(renderDeleted));
+    });
+
+  session
+    .command('close <id>')
+    .description('close a session exactly once; closing a closed session reports the original close (exit 0)')
+    .option('--outcome <outcome>', `how it ended: ${CLOSE_OUTCOMES.join(' | ')}`, 'completed')
+    .option('--summary <text>', 'a closing note (credentials in URLs are removed)')
+    .addHelpText('after', '\nExample:\n  crux session close build-42 --outcome failed --summary "tests red"')
+    .action(async (rawId: string, opts, command: Command) => {
+      const ctx = ctxOf(command);
+      const id = parseLogicalSessionId(rawId);
+      if (!(CLOSE_OUTCOMES as readonly string[]).includes(opts.outcome)) {
+        throw invalid(`--outcome must be one of ${CLOSE_OUTCOMES.join(', ')}: ${JSON.stringify(opts.outcome)}`, 'expired is the reaper\'s');
       }
+      const result = await store.closeSession(scopeOf(ctx), id, { outcome: opts.outcome, summary: opts.summary });
+      await emit(ctx, result, sentence(renderClose));
+    });
+
+  session
+    .command('reap')
+    .description('close every session past its expires_at with the outcome expired (all agents unless --agent)')
+    .option('--dry-run', 'show what would be reaped; write nothing')
+    .addHelpText('after', '\nExamples (cron):\n  */5 * * * * crux session reap --quiet\n  crux session reap --dry-run --json')
+    .action(async (opts, command: Command) => {
+      const ctx = ctxOf(command);
+      const result = await store.reapSessions(scopeOf(ctx), { dryRun: opts.dryRun === true });
+      await emit(ctx, result, sentence(renderReap));
+    });
+
+  session
+    .command('machine')
+    .description('the session state machine as data: states, transitions, the terminal state')
+    .addHelpText('after', '\nExample:\n  crux session machine --json')
+    .action(async (_opts, command: Command) => {
+      await emit(ctxOf(command), describeMachine(), renderMachine);
+    });
+
+  session
+    .command('export')
+    .description('every session record, state included, as JSON Lines (an agent: only its own)')
+    .option('--all-agents', "every agent's sessions even when an agent identity is set")
+    .addHelpText('after', '\nExample:\n  crux session export > sessions.backup.jsonl')
+    .action(async (opts, command: Command) => {
+      const ctx = ctxOf(command);
+      const lines = store.exportSessions(scopeOf(ctx), { allAgents: opts.allAgents === true });
+      if (ctx.json) process.stdout.write(`{"sessions":[${lines.map((l) => l.slice(0, -1)).join(',')}]}\n`);
+      else if (!ctx.quiet) for (const line of lines) process.stdout.write(line);
+    });
+
+  session
+    .command('import [file]')
+    .description('read JSON Lines (a file, or - / nothing for stdin) and write them all in one append, or nothing')
+    .addHelpText('after', '\nExample:\n  crux session import sessions.backup.jsonl')
+    .action(async (file: string | undefined, _opts, command: Command) => {
+      const ctx = ctxOf(command);
+      const max = envCount(ctx.env, 'CRUX_MAX_IMPORT_BYTES', DEFAULT_MAX_IMPORT_BYTES)!;
+      const input = file === undefined || file === '-' ? readStdin(max, 'standard input (the import)') : readInputFile(file, max);
+      const summary = await store.importSessions(scopeOf(ctx), input, maxStateBytes(ctx));
+      await emit(ctx, summary, sentence(renderImported));
     });
 }

@@ -1,11 +1,23 @@
 // Pure decisions: given the sessions and a command, the events to append, or the error that refuses it.
+// Time and ids come in as arguments; nothing here reads the clock or the disk.
 import { conflict, invalid, notFound } from '../../shared/errors';
-import type { ScopedSessionId } from '../../shared/ids';
-import { formatTime, type Instant } from '../../shared/time';
+import { unscopeSessionId, type ScopedSessionId } from '../../shared/ids';
+import { scrubText } from '../../shared/scrub';
+import { formatTime, tryParseTime, type Instant } from '../../shared/time';
 import type { EventDraft } from '../../journal/record';
-import { allowedOps, nextStatus, type SessionOp } from './machine';
-import { SESSION_EVENTS as E, type PutData } from './events';
-import type { SessionRecord, Sessions } from './state';
+import { allowedOps, isIdempotent, nextStatus, type SessionOp } from './machine';
+import {
+  SESSION_EVENTS as E,
+  type ArchivedData,
+  type CloseOutcome,
+  type ClosedData,
+  type HandedOffData,
+  type IdData,
+  type ImportedData,
+  type PutData,
+  type ReceivedData,
+} from './events';
+import { toImported, type SessionRecord, type Sessions } from './state';
 
 export interface PutCommand {
   readonly key: ScopedSessionId;
@@ -20,29 +32,182 @@ export interface PutCommand {
   readonly actor?: string | undefined;
 }
 
-/** Refuses `op` on `record` unless the machine allows it; returns the status it leads to. */
-export function requireMove(record: SessionRecord | undefined, op: SessionOp, shownId: string): void {
-  if (record === undefined) throw notFound(`no session ${JSON.stringify(shownId)}`, 'see `crux session list`');
+/** How a stored id reads in a message: `"x"`, or `"x" of agent "a"`. */
+export function describeKey(key: ScopedSessionId): string {
+  const { agent, id } = unscopeSessionId(key);
+  return agent === undefined ? `session ${JSON.stringify(id)}` : `session ${JSON.stringify(id)} of agent ${JSON.stringify(agent)}`;
+}
+
+/** The record of `key`, or "not found" (exit 3). */
+export function requireSession(sessions: Sessions, key: ScopedSessionId): SessionRecord {
+  const record = sessions.get(key);
+  if (record === undefined) throw notFound(`no ${describeKey(key)}`, 'see `crux session list`');
+  return record;
+}
+
+/** Refuses `op` on `record` unless the machine allows it (exit 4 naming the state and the allowed ops). */
+export function requireMove(record: SessionRecord, op: SessionOp): void {
   if (nextStatus(record.status, op) !== undefined) return;
   const allowed = allowedOps(record.status);
   throw conflict(
-    `cannot ${op} session ${JSON.stringify(shownId)}: it is ${record.status}`,
-    allowed.length > 0 ? `a ${record.status} session allows: ${allowed.join(', ')}` : `${record.status} is final`,
+    `cannot ${op} ${describeKey(record.key)}: it is ${record.status}`,
+    allowed.length > 0 ? `the state ${record.status} allows: ${allowed.join(', ')}` : `${record.status} is final: nothing moves it, only delete removes it`,
   );
 }
 
-export function decidePut(sessions: Sessions, cmd: PutCommand, now: Instant, shownId: string): EventDraft[] {
+function checkTokens(total: number, maxTokens: number | undefined): void {
+  if (!Number.isSafeInteger(total)) throw invalid(`total_tokens would overflow: ${total}`);
+  if (maxTokens !== undefined && total > maxTokens) {
+    throw invalid(`total_tokens would be ${total}, over the budget of ${maxTokens}`, 'raise --max-tokens / CRUX_SESSION_TOKEN_BUDGET, or close the session');
+  }
+}
+
+export function decidePut(sessions: Sessions, cmd: PutCommand, now: Instant): EventDraft[] {
   const current = sessions.get(cmd.key);
-  if (current !== undefined) requireMove(current, 'put', shownId);
+  if (current !== undefined) requireMove(current, 'put');
   let total = cmd.tokens ?? current?.total_tokens ?? 0;
   if (cmd.addTokens !== undefined) total += cmd.addTokens;
-  if (!Number.isSafeInteger(total)) throw invalid(`total_tokens would overflow: ${total}`);
-  if (cmd.maxTokens !== undefined && total > cmd.maxTokens) {
-    throw invalid(`total_tokens would be ${total}, over the budget of ${cmd.maxTokens}`, 'raise --max-tokens / CRUX_SESSION_TOKEN_BUDGET, or close the session');
-  }
+  checkTokens(total, cmd.maxTokens);
   let expiresAt = current?.expires_at ?? null;
   if (cmd.ttlMs !== undefined) expiresAt = formatTime(now + cmd.ttlMs);
   if (cmd.expiresAt !== undefined) expiresAt = formatTime(cmd.expiresAt);
   const data: PutData = { id: cmd.key, state: cmd.state, total_tokens: total, expires_at: expiresAt };
   return [{ ev: E.put, data, actor: cmd.actor }];
+}
+
+export function decideArchive(sessions: Sessions, key: ScopedSessionId, reason: string | undefined, actor?: string): EventDraft[] {
+  requireMove(requireSession(sessions, key), 'archive');
+  const data: ArchivedData = { id: key, reason: reason === undefined || reason === '' ? null : scrubText(reason) };
+  return [{ ev: E.archived, data, actor }];
+}
+
+export function decideUnarchive(sessions: Sessions, key: ScopedSessionId, actor?: string): EventDraft[] {
+  requireMove(requireSession(sessions, key), 'unarchive');
+  const data: IdData = { id: key };
+  return [{ ev: E.unarchived, data, actor }];
+}
+
+export interface CloseCommand {
+  readonly outcome: Exclude<CloseOutcome, 'expired'>;
+  readonly summary?: string | undefined;
+  readonly actor?: string | undefined;
+}
+
+export interface CloseDecision {
+  /** `already_closed` when the session was closed before: no events, the original record stands. */
+  readonly outcome: 'closed' | 'already_closed';
+  readonly drafts: EventDraft[];
+}
+
+/** Close exactly once: decided under the lock after replay, so of N racing closes one writes. */
+export function decideClose(sessions: Sessions, key: ScopedSessionId, cmd: CloseCommand): CloseDecision {
+  const record = requireSession(sessions, key);
+  if (isIdempotent(record.status, 'close')) return { outcome: 'already_closed', drafts: [] };
+  requireMove(record, 'close');
+  const summary = cmd.summary === undefined || cmd.summary === '' ? null : scrubText(cmd.summary);
+  const data: ClosedData = { id: key, outcome: cmd.outcome, summary };
+  return { outcome: 'closed', drafts: [{ ev: E.closed, data, actor: cmd.actor }] };
+}
+
+/** Is `record` past its expiry at `now` (and so reapable, unless already closed)? */
+export function isExpired(record: SessionRecord, now: Instant): boolean {
+  const at = tryParseTime(record.expires_at);
+  return at !== undefined && at <= now && record.status !== 'closed';
+}
+
+export interface ReapDecision {
+  /** The stored ids reaped, sorted. */
+  readonly keys: ScopedSessionId[];
+  readonly drafts: EventDraft[];
+}
+
+/** Every non-closed session past its expiry (among those `include` accepts) closed as `expired`. */
+export function decideReap(sessions: Sessions, now: Instant, include: (key: ScopedSessionId) => boolean, actor?: string): ReapDecision {
+  const keys = [...sessions.values()]
+    .filter((r) => include(r.key) && isExpired(r, now) && nextStatus(r.status, 'close') !== undefined)
+    .map((r) => r.key)
+    .sort();
+  const drafts = keys.map((key): EventDraft => {
+    const data: ClosedData = { id: key, outcome: 'expired', summary: null };
+    return { ev: E.closed, data, actor };
+  });
+  return { keys, drafts };
+}
+
+/** Hard removal, from any state (the machine's REMOVING_OPS). */
+export function decideDelete(sessions: Sessions, key: ScopedSessionId, actor?: string): EventDraft[] {
+  requireSession(sessions, key);
+  const data: IdData = { id: key };
+  return [{ ev: E.deleted, data, actor }];
+}
+
+/** The source side of a handoff: the session (in its owner's scope) moves to handed_off. */
+export function decideHandOff(sessions: Sessions, key: ScopedSessionId, handoffId: string, actor?: string): EventDraft[] {
+  requireMove(requireSession(sessions, key), 'handoff');
+  const data: HandedOffData = { id: key, handoff_id: handoffId };
+  return [{ ev: E.handedOff, data, actor }];
+}
+
+export interface ReceiveCommand {
+  /** The package's session state, raw JSON text (already validated). */
+  readonly state: string;
+  readonly handoffId?: string | null | undefined;
+  /** total_tokens for the landed session (default: the receiver's current count, or 0). */
+  readonly tokens?: number | undefined;
+  readonly expiresAt?: Instant | null | undefined;
+  readonly actor?: string | undefined;
+}
+
+/**
+ * The receiving side of a handoff: the state lands under the receiver's scoped id. A missing session is
+ * created; an active or handed-off one is replaced (its state, the handoff id; created_at is kept); an
+ * archived or closed one is refused (exit 4) by the machine's `receive` op.
+ */
+export function decideReceive(sessions: Sessions, key: ScopedSessionId, cmd: ReceiveCommand): EventDraft[] {
+  const current = sessions.get(key);
+  if (current !== undefined) requireMove(current, 'receive');
+  const total = cmd.tokens ?? current?.total_tokens ?? 0;
+  checkTokens(total, undefined);
+  const expires = cmd.expiresAt === undefined ? (current?.expires_at ?? null) : cmd.expiresAt === null ? null : formatTime(cmd.expiresAt);
+  const data: ReceivedData = { id: key, state: cmd.state, total_tokens: total, expires_at: expires, handoff_id: cmd.handoffId ?? null };
+  return [{ ev: E.received, data, actor: cmd.actor }];
+}
+
+export interface ImportEntry {
+  /** 1-based line of the import file, for messages. */
+  readonly line: number;
+  readonly data: ImportedData;
+}
+
+export interface ImportSummary {
+  readonly imported: number;
+  readonly created: number;
+  readonly replaced: number;
+  readonly unchanged: number;
+}
+
+/**
+ * An import (a restore): each line replaces or creates its session whole. A line identical to the stored
+ * record changes nothing, so importing the same backup twice writes nothing. A closed session is final:
+ * a different record for it is refused (exit 4, with the line), as a put would be.
+ */
+export function decideImport(sessions: Sessions, entries: readonly ImportEntry[], actor?: string): { drafts: EventDraft[]; summary: ImportSummary } {
+  const drafts: EventDraft[] = [];
+  let created = 0;
+  let replaced = 0;
+  let unchanged = 0;
+  for (const { line, data } of entries) {
+    const current = sessions.get(data.id as ScopedSessionId);
+    if (current !== undefined && JSON.stringify(toImported(current)) === JSON.stringify(data)) {
+      unchanged += 1;
+      continue;
+    }
+    if (current?.status === 'closed') {
+      throw conflict(`line ${line}: ${describeKey(current.key)} is closed and differs from this line`, 'closed is final; delete it first to restore another record');
+    }
+    if (current === undefined) created += 1;
+    else replaced += 1;
+    drafts.push({ ev: E.imported, data, actor: data.actor ?? actor });
+  }
+  return { drafts, summary: { imported: created + replaced, created, replaced, unchanged } };
 }

@@ -10,6 +10,7 @@ export const SESSION_EVENTS = {
   closed: 'session.closed',
   deleted: 'session.deleted',
   imported: 'session.imported',
+  received: 'session.received',
 } as const;
 
 export const SESSION_VOCABULARY = declareVocabulary(Object.values(SESSION_EVENTS));
@@ -35,6 +36,14 @@ export interface IdData {
 export interface HandedOffData {
   readonly id: string;
   readonly handoff_id: string;
+}
+/** An accepted handoff's session, landed under the receiver's scope (created, or replacing the state). */
+export interface ReceivedData {
+  readonly id: string;
+  readonly state: string;
+  readonly total_tokens: number;
+  readonly expires_at: string | null;
+  readonly handoff_id: string | null;
 }
 export interface ClosedData {
   readonly id: string;

@@ -53,6 +53,23 @@ function evolve(sessions: Sessions, record: JournalRecord, at: LinePosition): vo
       });
       return;
     }
+    case E.received: {
+      if (typeof d.state !== 'string' || current?.status === 'closed') return;
+      sessions.set(key, {
+        ...(current ?? emptyRecord(key, record.ts)),
+        state: d.state,
+        status: 'active',
+        updated_at: record.ts,
+        total_tokens: count(d.total_tokens),
+        expires_at: str(d.expires_at),
+        archived_at: null,
+        archive_reason: null,
+        handoff_id: str(d.handoff_id),
+        actor,
+        bytes: at.length,
+      });
+      return;
+    }
     case E.imported: {
       if (typeof d.state !== 'string') return;
       sessions.set(key, fromImported(key, d as ImportedData, at.length));

@@ -1,39 +1,150 @@
 // The session store: commands in, results out; replay and decisions over the journal layer.
 import type { DataDir } from '../../journal/data-dir';
-import { notFound } from '../../shared/errors';
-import { scopeSessionId, type AgentName, type LogicalSessionId, type ScopedSessionId } from '../../shared/ids';
+import { scopeSessionId, unscopeSessionId, type AgentName, type LogicalSessionId, type ScopedSessionId } from '../../shared/ids';
 import { formatTime, type Instant } from '../../shared/time';
-import { decidePut, type PutCommand } from './decide';
+import {
+  decideArchive,
+  decideClose,
+  decideDelete,
+  decideImport,
+  decidePut,
+  decideReap,
+  decideUnarchive,
+  requireSession,
+  type CloseCommand,
+  type ImportSummary,
+  type PutCommand,
+} from './decide';
 import type { FreshnessThresholds } from './freshness';
-import { SESSION_STORE, type SessionRecord } from './state';
+import { formatExportLine, parseImportLines } from './lines';
+import { isVisible, listSessions, visibleRecords, type ListFilter, type Listing } from './query';
+import { SESSION_STORE, type SessionRecord, type Sessions } from './state';
 import { viewSession, type SessionView } from './view';
 
 export interface SessionScope {
   readonly dir: DataDir;
   readonly agent: AgentName | undefined;
+  readonly actor?: string | undefined;
   readonly now: Instant;
-  readonly thresholds?: FreshnessThresholds;
+  readonly thresholds?: FreshnessThresholds | undefined;
 }
 
 export const keyFor = (scope: SessionScope, id: LogicalSessionId): ScopedSessionId => scopeSessionId(scope.agent, id);
 
-export async function putSession(scope: SessionScope, id: LogicalSessionId, cmd: Omit<PutCommand, 'key'>): Promise<SessionView> {
-  const key = keyFor(scope, id);
+const view = (scope: SessionScope, r: SessionRecord) => viewSession(r, scope.now, scope.thresholds);
+
+/** One locked transaction on the session journal: decide over the replayed sessions, append, answer. */
+function writeSessions<T>(scope: SessionScope, step: (sessions: Sessions, append: (drafts: ReturnType<typeof decidePut>) => void) => T): Promise<T> {
   return scope.dir.write((tx) => {
     const sessions = tx.load(SESSION_STORE);
-    tx.append(SESSION_STORE, decidePut(sessions, { ...cmd, key }, scope.now, id));
-    return viewSession(sessions.get(key)!, scope.now, scope.thresholds);
+    return step(sessions, (drafts) => tx.append(SESSION_STORE, drafts));
   }, formatTime(scope.now));
+}
+
+export function putSession(scope: SessionScope, id: LogicalSessionId, cmd: Omit<PutCommand, 'key' | 'actor'>): Promise<SessionView> {
+  const key = keyFor(scope, id);
+  return writeSessions(scope, (sessions, append) => {
+    append(decidePut(sessions, { ...cmd, key, actor: scope.actor }, scope.now));
+    return view(scope, sessions.get(key)!);
+  });
 }
 
 /** The stored record of `id` in the caller's scope (exit 3 when there is none). */
 export function findSession(scope: SessionScope, id: LogicalSessionId): SessionRecord {
-  const record = scope.dir.read(SESSION_STORE).get(keyFor(scope, id));
-  if (record === undefined) throw notFound(`no session ${JSON.stringify(id)}${scope.agent ? ` for agent ${JSON.stringify(scope.agent)}` : ''}`, 'see `crux session list`');
-  return record;
+  return requireSession(scope.dir.read(SESSION_STORE), keyFor(scope, id));
 }
 
 export function getSession(scope: SessionScope, id: LogicalSessionId): { session: SessionView; state: string } {
   const record = findSession(scope, id);
-  return { session: viewSession(record, scope.now, scope.thresholds), state: record.state };
+  return { session: view(scope, record), state: record.state };
+}
+
+export function listStoredSessions(scope: SessionScope, filter: Omit<ListFilter, 'agent'>): Listing {
+  return listSessions(scope.dir.read(SESSION_STORE), { ...filter, agent: scope.agent }, scope.now, scope.thresholds);
+}
+
+export function archiveSession(scope: SessionScope, id: LogicalSessionId, reason: string | undefined): Promise<SessionView> {
+  const key = keyFor(scope, id);
+  return writeSessions(scope, (sessions, append) => {
+    append(decideArchive(sessions, key, reason, scope.actor));
+    return view(scope, sessions.get(key)!);
+  });
+}
+
+export function unarchiveSession(scope: SessionScope, id: LogicalSessionId): Promise<SessionView> {
+  const key = keyFor(scope, id);
+  return writeSessions(scope, (sessions, append) => {
+    append(decideUnarchive(sessions, key, scope.actor));
+    return view(scope, sessions.get(key)!);
+  });
+}
+
+export interface CloseResult {
+  readonly outcome: 'closed' | 'already_closed';
+  readonly session: SessionView;
+}
+
+export function closeSession(scope: SessionScope, id: LogicalSessionId, cmd: Omit<CloseCommand, 'actor'>): Promise<CloseResult> {
+  const key = keyFor(scope, id);
+  return writeSessions(scope, (sessions, append) => {
+    const decision = decideClose(sessions, key, { ...cmd, actor: scope.actor });
+    append(decision.drafts);
+    return { outcome: decision.outcome, session: view(scope, sessions.get(key)!) };
+  });
+}
+
+export interface ReapResult {
+  /** Logical ids, as SPEC §8 fixes; `sessions` says whose each one is. */
+  readonly reaped: string[];
+  readonly count: number;
+  readonly dry_run: boolean;
+  readonly sessions: SessionView[];
+}
+
+/**
+ * Closes every expired session as `expired`, all in one append. With an agent: that agent's sessions;
+ * without one (a cron reaper): every session in the data directory, whatever its scope.
+ */
+export function reapSessions(scope: SessionScope, opts: { dryRun: boolean }): Promise<ReapResult> {
+  const visibility = { agent: scope.agent, allAgents: scope.agent === undefined };
+  const decide = (sessions: Sessions) => decideReap(sessions, scope.now, (key) => isVisible(key, visibility), scope.actor);
+  const result = (sessions: Sessions, keys: ScopedSessionId[]): ReapResult => ({
+    reaped: keys.map((k) => unscopeSessionId(k).id),
+    count: keys.length,
+    dry_run: opts.dryRun,
+    sessions: keys.map((k) => view(scope, sessions.get(k)!)),
+  });
+  if (opts.dryRun) {
+    const sessions = scope.dir.read(SESSION_STORE);
+    return Promise.resolve(result(sessions, decide(sessions).keys));
+  }
+  return writeSessions(scope, (sessions, append) => {
+    const { keys, drafts } = decide(sessions);
+    append(drafts);
+    return result(sessions, keys);
+  });
+}
+
+export function deleteSession(scope: SessionScope, id: LogicalSessionId): Promise<{ deleted: string; agent: string | null }> {
+  const key = keyFor(scope, id);
+  return writeSessions(scope, (sessions, append) => {
+    append(decideDelete(sessions, key, scope.actor));
+    return { deleted: id, agent: scope.agent ?? null };
+  });
+}
+
+/** Export lines: with an agent, its sessions; without one (or with allAgents), every session. */
+export function exportSessions(scope: SessionScope, opts: { allAgents: boolean }): string[] {
+  const visibility = { agent: scope.agent, allAgents: opts.allAgents || scope.agent === undefined };
+  return visibleRecords(scope.dir.read(SESSION_STORE), visibility).map((r) => formatExportLine(view(scope, r), r.state));
+}
+
+/** Validates every line, then writes them all in one locked, fsynced append (or nothing at all). */
+export function importSessions(scope: SessionScope, input: Buffer, maxStateBytes: number): Promise<ImportSummary & { lines: number }> {
+  const entries = parseImportLines(input, { agent: scope.agent, maxStateBytes, now: scope.now });
+  return writeSessions(scope, (sessions, append) => {
+    const { drafts, summary } = decideImport(sessions, entries, scope.actor);
+    append(drafts);
+    return { ...summary, lines: entries.length };
+  });
 }

@@ -1,0 +1,65 @@
+// Which sessions a caller sees, and which a listing shows: scoping, status filters, freshness.
+import { unscopeSessionId, type AgentName, type ScopedSessionId } from '../../shared/ids';
+import type { Instant } from '../../shared/time';
+import { judgeFreshness, type FreshnessThresholds } from './freshness';
+import type { SessionRecord, Sessions } from './state';
+import { viewSession, type SessionView } from './view';
+
+/**
+ * Whose sessions a caller sees: an agent only its own; a caller without an agent only the unscoped ones
+ * (the seed's rule, kept); `allAgents` (the operator's view) everything.
+ */
+export interface Visibility {
+  readonly agent: AgentName | undefined;
+  readonly allAgents: boolean;
+}
+
+export function isVisible(key: ScopedSessionId, v: Visibility): boolean {
+  if (v.allAgents) return true;
+  return unscopeSessionId(key).agent === v.agent;
+}
+
+export interface ListFilter extends Visibility {
+  /** Every status, closed and archived included. */
+  readonly all: boolean;
+  /** Only archived sessions. */
+  readonly archived: boolean;
+  /** Only non-closed sessions whose freshness is stale. */
+  readonly stranded: boolean;
+}
+
+export interface Listing {
+  readonly sessions: SessionView[];
+  /** Scoped sessions the filter would have shown but the caller's scope hides (no agent, no --all-agents). */
+  readonly hidden_scoped: number;
+}
+
+export const isStranded = (r: SessionRecord, now: Instant, t?: FreshnessThresholds): boolean =>
+  r.status !== 'closed' && judgeFreshness(r.updated_at, now, t) === 'stale';
+
+function matchesStatus(r: SessionRecord, f: ListFilter, now: Instant, t?: FreshnessThresholds): boolean {
+  if (f.archived && r.status !== 'archived') return false;
+  if (f.stranded) return isStranded(r, now, t);
+  if (f.all || f.archived) return true;
+  return r.status === 'active' || r.status === 'handed_off';
+}
+
+/** Newest first; ties by stored id, so the order is deterministic. */
+const byRecency = (a: SessionRecord, b: SessionRecord) =>
+  (b.updated_at ?? '').localeCompare(a.updated_at ?? '') || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
+export function listSessions(sessions: Sessions, f: ListFilter, now: Instant, t?: FreshnessThresholds): Listing {
+  const shown: SessionRecord[] = [];
+  let hidden = 0;
+  for (const r of sessions.values()) {
+    if (!matchesStatus(r, f, now, t)) continue;
+    if (isVisible(r.key, f)) shown.push(r);
+    else if (f.agent === undefined && unscopeSessionId(r.key).agent !== undefined) hidden += 1;
+  }
+  return { sessions: shown.sort(byRecency).map((r) => viewSession(r, now, t)), hidden_scoped: hidden };
+}
+
+/** Every visible record, in stored-id order (export). */
+export function visibleRecords(sessions: Sessions, v: Visibility): SessionRecord[] {
+  return [...sessions.values()].filter((r) => isVisible(r.key, v)).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
