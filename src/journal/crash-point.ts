@@ -1,10 +1,17 @@
-// Test hooks: CRUX_TEST_CRASH_AT=<point> kills the process with SIGKILL at that point, to prove crash safety;
+// Test hooks: CRUX_TEST_CRASH_AT=<point>[#n] kills the process with SIGKILL at that point, to prove crash safety;
 // CRUX_TEST_LOCK_LOG=<file> records each entry to and exit from the lock (O_APPEND), to prove no two holders
 // overlap; CRUX_TEST_LOCK_HOLD_MS=<n> stays that long inside the lock, so a test can kill a holder there.
 import * as fs from 'node:fs';
 
+const passes = new Map<string, number>();
+
+/** `<point>` kills at the first pass through the point; `<point>#<n>` at the n-th (e.g. the second journal). */
 export function crashPoint(point: string): void {
-  if (process.env.CRUX_TEST_CRASH_AT === point) process.kill(process.pid, 'SIGKILL');
+  const at = process.env.CRUX_TEST_CRASH_AT;
+  if (at === undefined || !at.startsWith(point)) return;
+  const pass = (passes.get(point) ?? 0) + 1;
+  passes.set(point, pass);
+  if (at === point || at === `${point}#${pass}`) process.kill(process.pid, 'SIGKILL');
 }
 
 export function traceLock(event: 'enter' | 'exit'): void {
