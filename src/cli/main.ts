@@ -9,6 +9,8 @@ const GROUPS: Record<string, () => Promise<{ register(program: Command): void }>
   session: () => import('./commands/session'),
   case: () => import('./commands/case'),
   journal: () => import('./commands/journal'),
+  doctor: () => import('./commands/doctor'),
+  completion: () => import('./commands/completion'),
 };
 
 export function buildProgram(): Command {
@@ -31,7 +33,8 @@ export function buildProgram(): Command {
 async function registerGroups(program: Command, argv: string[]): Promise<void> {
   // Load only the group named on the command line; load all for help and unknown words.
   const word = argv.slice(2).find((a) => !a.startsWith('-') && !isOptionValue(argv, a));
-  const names = word !== undefined && word in GROUPS ? [word] : Object.keys(GROUPS);
+  // `completion` walks the whole program, so it needs every group.
+  const names = word !== undefined && word in GROUPS && word !== 'completion' ? [word] : Object.keys(GROUPS);
   for (const name of names) (await GROUPS[name]!()).register(program);
   for (const sub of program.commands) inheritSettings(sub);
 }

@@ -1,0 +1,56 @@
+// `crux completion bash|zsh`: walks the live commander program, so the script lists exactly what --help does.
+import { Argument, type Command, type Option } from 'commander';
+import { renderBashCompletion, renderZshCompletion, type CommandNode, type OptionNode, type ValueKind } from '../../output/completion';
+
+function valueOf(placeholder: string, choices: readonly string[] | undefined): ValueKind {
+  if (choices !== undefined && choices.length > 0) return { kind: 'choices', choices: [...choices] };
+  if (/\bdir\b/i.test(placeholder)) return { kind: 'dir' };
+  if (/\b(file|path)\b/i.test(placeholder)) return { kind: 'file' };
+  return { kind: 'none' };
+}
+
+function optionNode(option: Option): OptionNode {
+  const placeholder = option.flags.match(/[<[]([^>\]]+)[>\]]/)?.[1] ?? '';
+  return {
+    names: [option.long, option.short].filter((n): n is string => typeof n === 'string'),
+    description: option.description,
+    takesValue: option.required || option.optional,
+    value: valueOf(placeholder, option.argChoices),
+  };
+}
+
+/** The command tree as --help shows it: visible commands (with the implicit `help`), visible options. */
+export function describeTree(command: Command, path: string[] = [], inherited: OptionNode[] = []): CommandNode {
+  const help = command.createHelp();
+  const options = [...inherited, ...help.visibleOptions(command).map(optionNode)];
+  const children = help.visibleCommands(command).map((child) => {
+    const childPath = [...path, child.name()];
+    if (child.name() === 'help' && !command.commands.includes(child)) {
+      // commander's implicit `help [command]`
+      const names = command.commands.map((c) => c.name());
+      return { path: childPath, aliases: [], description: child.description(), options: inherited, argument: { kind: 'choices', choices: names } as ValueKind, children: [] };
+    }
+    return describeTree(child, childPath, options.filter((o) => !o.names.includes('--help') && !o.names.includes('--version')));
+  });
+  const first = command.registeredArguments[0];
+  return {
+    path,
+    aliases: command.aliases(),
+    description: command.description(),
+    options,
+    argument: first === undefined ? { kind: 'none' } : valueOf(first.name(), first.argChoices),
+    children,
+  };
+}
+
+export function register(program: Command): void {
+  program
+    .command('completion')
+    .description('print a completion script for every command and option (bash or zsh)')
+    .addArgument(new Argument('<shell>', 'the shell').choices(['bash', 'zsh']))
+    .addHelpText('after', '\nExamples:\n  source <(crux completion bash)\n  crux completion bash > ~/.local/share/bash-completion/completions/crux\n  crux completion zsh > "${fpath[1]}/_crux"')
+    .action((shell: 'bash' | 'zsh') => {
+      const tree = describeTree(program);
+      process.stdout.write(shell === 'bash' ? renderBashCompletion(tree) : renderZshCompletion(tree));
+    });
+}

@@ -1,0 +1,37 @@
+// `crux doctor`: one screen for an operator — where the data is, who is asking, and whether it is healthy.
+import type { Command } from 'commander';
+import { buildContext, type GlobalOptions } from '../context';
+import { emit } from '../../output/emit';
+import { renderDoctor } from '../../output/doctor';
+import { ALL_STORES } from '../../domain/stores';
+import { gatherDoctor, type OptionSource } from '../../domain/doctor';
+import { CruxError } from '../../shared/errors';
+
+const sourceOf = (flag: string | undefined, envValue: string | undefined): OptionSource =>
+  flag !== undefined ? 'flag' : envValue ? 'env' : 'none';
+
+export function register(program: Command): void {
+  program
+    .command('doctor')
+    .description('report the data directory, identities, handoff key, journal health, stranded sessions and the lock; exit 9 when a journal is damaged')
+    .addHelpText('after', '\nExamples:\n  crux doctor\n  crux doctor --json | jq .findings\n  CRUX_AGENT=build-bot crux doctor')
+    .action(async (_opts, command: Command) => {
+      const ctx = buildContext(command);
+      const globals = command.optsWithGlobals<GlobalOptions>();
+      const report = await gatherDoctor({
+        dir: ctx.dataDir,
+        dataDirSource: ctx.dataDirSource,
+        agent: ctx.agent,
+        agentSource: sourceOf(globals.agent, ctx.env.CRUX_AGENT),
+        actor: ctx.actor,
+        actorSource: sourceOf(globals.actor, ctx.env.CRUX_ACTOR),
+        env: ctx.env,
+        now: ctx.now,
+        stores: ALL_STORES,
+      });
+      await emit({ ...ctx, quiet: ctx.quiet && report.healthy }, report, renderDoctor);
+      if (!report.healthy) {
+        throw new CruxError('journal_damaged', 'the data directory is damaged', 'see the findings above; `crux journal check --repair` quarantines bad lines');
+      }
+    });
+}

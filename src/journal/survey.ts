@@ -1,0 +1,176 @@
+// File facts for `crux doctor`: what is on disk, read without changing anything and without waiting.
+import * as fs from 'node:fs';
+import { acquireLock, lockName, lockPlatformSupported, type HeldLock } from './lock';
+import { listQuarantine } from './quarantine';
+import type { DataDir } from './data-dir';
+import type { JournalRecord } from './record';
+import type { StoreSpec } from './store-spec';
+import { CruxError } from '../shared/errors';
+
+export interface FileFacts {
+  readonly exists: boolean;
+  readonly kind: 'file' | 'directory' | 'other' | null;
+  readonly bytes: number;
+  /** Permission bits, e.g. 0o600. */
+  readonly mode: number | null;
+}
+
+export function fileFacts(path: string): FileFacts {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(path);
+  } catch {
+    return { exists: false, kind: null, bytes: 0, mode: null };
+  }
+  const kind = st.isFile() ? 'file' : st.isDirectory() ? 'directory' : 'other';
+  return { exists: true, kind, bytes: st.size, mode: st.mode & 0o777 };
+}
+
+/** The bytes of a small private file (a key), or undefined when it cannot be read. */
+export function readSmallFile(path: string, maxBytes = 4096): Buffer | undefined {
+  try {
+    if (fs.statSync(path).size > maxBytes) return undefined;
+    return fs.readFileSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+export interface LockProbe {
+  /** Whether another process holds the writers' lock right now. */
+  readonly held: boolean;
+  /** The abstract socket name, as `ss -xl` prints it (with a leading @). */
+  readonly name: string | null;
+  /** The holding process, when /proc lets us see it (same user). */
+  readonly holder: { pid: number; command: string } | null;
+  /** Ours while the survey runs when the lock was free: release it when done. */
+  readonly ours?: HeldLock;
+}
+
+/** Tries to take the lock without waiting. Free: we now hold it (release `ours`). Held: who holds it. */
+export async function probeLock(root: string): Promise<LockProbe> {
+  if (!lockPlatformSupported()) return { held: false, name: null, holder: null };
+  const name = lockName(root);
+  const shown = `@${name.slice(1)}`;
+  try {
+    const ours = await acquireLock(root, 0);
+    return { held: false, name: shown, holder: null, ours };
+  } catch (error) {
+    if (!(error instanceof CruxError) || error.kind !== 'lock_timeout') throw error;
+    return { held: true, name: shown, holder: findSocketHolder(shown) };
+  }
+}
+
+/** Best effort: the process listening on an abstract socket, via /proc/net/unix and /proc/<pid>/fd. */
+function findSocketHolder(shownName: string): { pid: number; command: string } | null {
+  try {
+    const line = fs
+      .readFileSync('/proc/net/unix', 'utf8')
+      .split('\n')
+      .find((l) => l.endsWith(` ${shownName}`));
+    const inode = line?.trim().split(/\s+/)[6];
+    if (inode === undefined) return null;
+    const target = `socket:[${inode}]`;
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+      let fds: string[];
+      try {
+        fds = fs.readdirSync(`/proc/${entry}/fd`);
+      } catch {
+        continue;
+      }
+      for (const fd of fds) {
+        let link: string;
+        try {
+          link = fs.readlinkSync(`/proc/${entry}/fd/${fd}`);
+        } catch {
+          continue;
+        }
+        if (link !== target) continue;
+        const command = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
+        return { pid: Number(entry), command };
+      }
+    }
+  } catch {
+    // /proc unreadable: the holder stays unnamed.
+  }
+  return null;
+}
+
+export interface JournalFacts<S> {
+  readonly name: string;
+  readonly file: string;
+  readonly exists: boolean;
+  readonly bytes: number;
+  readonly records: number;
+  readonly problems: { line: number; reason: string }[];
+  readonly torn_tail: boolean;
+  readonly quarantined: number;
+  readonly replay_ms: number;
+  /** The time of the newest record, and of the last record in the file (they differ when time went backwards). */
+  readonly newest_ts: string | null;
+  readonly last_ts: string | null;
+  /** Records whose time is earlier than the record before them: the writers' clocks (or CRUX_NOW) disagree. */
+  readonly backwards: { count: number; first_line: number | null };
+  /** The folded state, for the store's own health questions. */
+  readonly state: S;
+  /** The store's estimate of the bytes its live state needs, when it makes one. */
+  readonly live_bytes: number | null;
+}
+
+/**
+ * Replays one journal (quietly: problems are returned, not printed) and notes what the fold alone does not
+ * tell: the time of the newest record and whether record times advance.
+ */
+export function surveyJournal<S>(dir: DataDir, spec: StoreSpec<S>): JournalFacts<S> {
+  let newest: string | null = null;
+  let last: string | null = null;
+  let lastMs = -Infinity;
+  const backwards = { count: 0, first_line: null as number | null };
+  const watched: StoreSpec<S> = {
+    ...spec,
+    evolve(state, record: JournalRecord, at) {
+      const ms = Date.parse(record.ts);
+      if (Number.isFinite(ms)) {
+        if (ms < lastMs) {
+          backwards.count += 1;
+          backwards.first_line ??= at.line;
+        }
+        lastMs = Math.max(lastMs, ms);
+        if (newest === null || ms > Date.parse(newest)) newest = record.ts;
+      }
+      last = record.ts;
+      spec.evolve(state, record, at);
+    },
+  };
+  const loaded = dir.replay(watched, { quiet: true });
+  const { scan } = loaded;
+  return {
+    name: spec.file.replace(/\.jsonl$/, ''),
+    file: spec.file,
+    exists: scan.exists,
+    bytes: scan.bytes,
+    records: scan.records,
+    problems: scan.problems.map(({ line, reason }) => ({ line, reason })),
+    torn_tail: scan.tornTail !== undefined,
+    quarantined: listQuarantine(dir.root, spec.file).length,
+    replay_ms: Math.round(scan.ms * 10) / 10,
+    newest_ts: newest,
+    last_ts: last,
+    backwards,
+    state: loaded.state,
+    live_bytes: spec.liveBytes?.(loaded.state) ?? null,
+  };
+}
+
+/** Files in the data directory that no store declares (besides the lock, keys and quarantine). */
+export function strayFiles(root: string, known: readonly string[]): string[] {
+  try {
+    return fs
+      .readdirSync(root)
+      .filter((n) => !known.includes(n) && !['.lock', 'keys', 'quarantine'].includes(n))
+      .sort();
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,65 @@
+// The human rendering of `crux doctor`: one screen, most important first.
+import type { DoctorReport } from '../domain/doctor';
+import type { Style } from './style';
+
+const SOURCE_TEXT: Record<string, string> = {
+  flag: 'from --data-dir',
+  env: 'from CRUX_DATA_DIR',
+  xdg: 'from $XDG_DATA_HOME',
+  default: 'the default, ~/.local/share/crux',
+};
+
+const from = (source: string, flag: string, env: string) => (source === 'flag' ? `from ${flag}` : source === 'env' ? `from ${env}` : 'not set');
+
+export function renderDoctor(r: DoctorReport, style: Style): string {
+  const out: string[] = [];
+  const row = (label: string, text: string) => out.push(`${style.bold(label.padEnd(12))}${text}`);
+
+  const dd = r.data_dir;
+  row('data dir', `${dd.path}  (${SOURCE_TEXT[dd.source]})  ${dd.exists ? `mode ${dd.mode}` : style.dim('not created yet')}`);
+  const id = r.identity;
+  row('agent', id.agent === null ? `none (${from(id.agent_source, '--agent', 'CRUX_AGENT')}): session ids are stored as given, unscoped` : `${id.agent} (${from(id.agent_source, '--agent', 'CRUX_AGENT')}): session ids are stored as ${id.session_key}`);
+  row('actor', id.actor === null ? 'none: writes are recorded without an actor' : `${id.actor} (${from(id.actor_source, '--actor', 'CRUX_ACTOR')})`);
+
+  const k = r.handoff_key;
+  const keyFile = k.file.exists ? `${k.file.path} mode ${k.file.mode}${k.file.private ? '' : style.bad(' (readable by others)')}` : `${k.file.path} not created yet (the first mint creates it)`;
+  if (k.source === 'none') row('handoff key', `none yet: ${keyFile}`);
+  else row('handoff key', `${k.source === 'file' ? keyFile : k.source}, fingerprint ${k.fingerprint ?? style.bad('unusable')}${k.shadowed.length ? style.dim(` (overrides ${k.shadowed.join(', ')})`) : ''}`);
+
+  const lock = r.lock;
+  row('lock', lock.name === null ? style.dim('no data directory yet') : lock.held ? style.warn(`held now by ${lock.holder ? `pid ${lock.holder.pid} (${lock.holder.command})` : 'another process'}`) : `free ${style.dim('(kernel-held: a dead holder frees it at once, so it is never stale)')}`);
+
+  if (dd.exists) {
+    out.push(style.table(
+      ['journal', 'bytes', 'records', 'last write', 'health', 'quarantined'],
+      r.journals.map((j) => [
+        j.file,
+        j.exists ? String(j.bytes) : '-',
+        j.exists ? String(j.records) : '-',
+        j.last_write ?? '-',
+        !j.exists ? style.dim('absent') : j.healthy ? style.good('ok') : style.bad(`${j.problems.length} problem(s)`),
+        String(j.quarantined),
+      ]),
+    ));
+    const s = r.sessions;
+    const statuses = Object.entries(s.by_status).map(([status, n]) => `${n} ${status}`).join(', ');
+    row('sessions', `${s.total}${statuses ? ` (${statuses})` : ''}; ${s.unscoped} unscoped, ${s.in_scope} in this agent's scope, ${s.other_agents} in other agents' scopes`);
+    if (s.stranded_count > 0) {
+      row('stranded', `${s.stranded_count}`);
+      for (const b of s.stranded.slice(0, 10)) out.push(`  ${b.agent ? `${b.agent}/` : ''}${b.session_id}  ${b.status}, last written ${b.updated_at ?? 'never'}`);
+      if (s.stranded_count > 10) out.push(style.dim(`  … and ${s.stranded_count - 10} more (--json lists up to ${s.stranded.length})`));
+    }
+  }
+
+  if (r.findings.length > 0) {
+    out.push('');
+    for (const f of r.findings) {
+      const mark = f.level === 'fault' ? style.bad('✗') : f.level === 'warning' ? style.warn('!') : style.dim('·');
+      out.push(`${mark} ${f.message}`);
+    }
+  }
+  out.push('');
+  const warnings = r.findings.filter((f) => f.level === 'warning').length;
+  out.push(!r.healthy ? style.bad('damaged') : warnings > 0 ? style.warn(`healthy, ${warnings} warning(s)`) : style.good(dd.exists ? 'healthy' : 'healthy (nothing written yet)'));
+  return out.join('\n');
+}
