@@ -11,6 +11,7 @@ const GROUPS: Record<string, () => Promise<{ register(program: Command): void }>
   journal: () => import('./commands/journal'),
   doctor: () => import('./commands/doctor'),
   completion: () => import('./commands/completion'),
+  handoff: () => import('./commands/handoff'),
 };
 
 export function buildProgram(): Command {

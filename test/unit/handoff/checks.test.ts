@@ -88,7 +88,7 @@ describe('each check fails with its code, in SPEC order', () => {
     const forged = { ...e, payload_b64: payload.toString('base64'), content_hash: b3hash(payload) };
     expect(failureOf(forged)).toMatchObject({ code: 6, first: 'signature' });
     const mac = Buffer.from(e.signature_b64, 'base64');
-    mac[0] ^= 1;
+    mac[0] = mac[0]! ^ 1;
     expect(failureOf({ ...e, signature_b64: mac.toString('base64') })).toMatchObject({ code: 6, first: 'signature' });
     expect(failureOf(e, { macKey: { key: new Uint8Array(32), source: 'other key' } })).toMatchObject({ code: 6, first: 'signature' });
     expect(failureOf({ ...e, signature_b64: 'not base64!' })).toMatchObject({ code: 6, first: 'signature' });

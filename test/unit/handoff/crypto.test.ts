@@ -99,7 +99,7 @@ describe('constant-time comparison', () => {
     const a = macOf(new Uint8Array(32), enc('a'));
     expect(constantTimeEqual(a, new Uint8Array(a))).toBe(true);
     const b = new Uint8Array(a);
-    b[31] ^= 1;
+    b[31] = b[31]! ^ 1;
     expect(constantTimeEqual(a, b)).toBe(false);
     expect(vi.mocked(timingSafeEqual)).toHaveBeenCalledTimes(2);
   });
@@ -121,7 +121,7 @@ describe('Ed25519', () => {
     expect(verifyEd25519(b.publicKey, payload, sig)).toBe(false);
     expect(verifyEd25519(a.publicKey, enc('{"session_id":"t"}'), sig)).toBe(false);
     const bad = new Uint8Array(sig);
-    bad[0] ^= 1;
+    bad[0] = bad[0]! ^ 1;
     expect(verifyEd25519(a.publicKey, payload, bad)).toBe(false);
     expect(verifyEd25519(a.publicKey, payload, sig.slice(0, 63))).toBe(false);
   });

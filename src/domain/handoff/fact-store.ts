@@ -1,0 +1,85 @@
+// facts.jsonl: facts that arrived inside accepted packages, each kept as its exact JSON (tenant, horizon, actor intact).
+import { declareVocabulary, type StoreSpec } from '../../journal/store-spec';
+import type { EventDraft, JournalRecord } from '../../journal/record';
+import type { LinePosition } from '../../journal/scan';
+import type { BundlableFact } from './bundle';
+
+export const FACT_EVENTS = { stored: 'fact.stored' } as const;
+export const FACT_VOCABULARY = declareVocabulary(Object.values(FACT_EVENTS));
+
+export interface FactStoredData {
+  /** The agent that accepted the package: the fact is visible to it (and bundled only by it). */
+  readonly agent: string;
+  readonly fact_id: string;
+  /** content_hash of the package it came in. */
+  readonly package: string;
+  /** The fact's JSON exactly as the package carried it (a string, so numbers and key order survive). */
+  readonly json: string;
+}
+
+export interface StoredFact extends BundlableFact {
+  readonly agent: string;
+  readonly package: string;
+  readonly bytes: number;
+}
+
+/** agent → fact_id → the latest version of the fact. */
+export type Facts = Map<string, Map<string, StoredFact>>;
+
+/** Reads the fields the bundling rules need; a fact that does not parse as an object is not kept. */
+export function describeFact(json: string): Omit<BundlableFact, 'fact_id' | 'raw'> | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return undefined;
+  const f = v as Record<string, unknown>;
+  return {
+    entity: typeof f.entity === 'string' ? f.entity : null,
+    private: f.private === true,
+    deleted: f.deleted === true,
+    stored_at: typeof f.stored_at === 'string' ? f.stored_at : null,
+  };
+}
+
+function evolve(facts: Facts, record: JournalRecord, at: LinePosition): void {
+  const d = record.data;
+  if (record.ev !== FACT_EVENTS.stored || d === null || typeof d !== 'object') return;
+  if (typeof d.agent !== 'string' || typeof d.fact_id !== 'string' || typeof d.json !== 'string') return;
+  const described = describeFact(d.json);
+  if (described === undefined) return;
+  const mine = facts.get(d.agent) ?? new Map<string, StoredFact>();
+  mine.set(d.fact_id, {
+    ...described,
+    fact_id: d.fact_id,
+    raw: d.json,
+    agent: d.agent,
+    package: typeof d.package === 'string' ? d.package : '',
+    bytes: at.length,
+  });
+  facts.set(d.agent, mine);
+}
+
+export const FACT_STORE: StoreSpec<Facts> = {
+  file: 'facts.jsonl',
+  vocabulary: FACT_VOCABULARY,
+  initial: () => new Map(),
+  evolve,
+  live: (facts): EventDraft[] =>
+    [...facts.values()].flatMap((mine) =>
+      [...mine.values()].map((f) => {
+        const data: FactStoredData = { agent: f.agent, fact_id: f.fact_id, package: f.package, json: f.raw };
+        return { ev: FACT_EVENTS.stored, data };
+      }),
+    ),
+  liveBytes: (facts) => {
+    let total = 0;
+    for (const mine of facts.values()) for (const f of mine.values()) total += f.bytes;
+    return total;
+  },
+};
+
+/** The facts an agent can see (and so bundle): the ones accepted as that agent. */
+export const factsVisibleTo = (facts: Facts, agent: string): StoredFact[] => [...(facts.get(agent)?.values() ?? [])];

@@ -1,0 +1,127 @@
+// handoffs.jsonl: every minted package (with its envelope, for export), the consumed set, and the Ed25519 keyring.
+import { declareVocabulary, type StoreSpec } from '../../journal/store-spec';
+import type { EventDraft, JournalRecord } from '../../journal/record';
+import type { LinePosition } from '../../journal/scan';
+import type { Envelope } from './envelope';
+import type { TrustedKey } from './checks';
+
+export const HANDOFF_EVENTS = {
+  minted: 'handoff.minted',
+  accepted: 'handoff.accepted',
+  keyTrusted: 'handoff.key_trusted',
+} as const;
+
+export const HANDOFF_VOCABULARY = declareVocabulary(Object.values(HANDOFF_EVENTS));
+
+/** A package this data directory minted. */
+export interface MintedData {
+  readonly handoff_id: string;
+  readonly session_id: string;
+  readonly source_agent: string;
+  readonly target_agent: string | null;
+  readonly created_at: string;
+  readonly expires_at: string;
+  readonly content_hash: string;
+  readonly signature_alg: string;
+  readonly facts: number;
+  readonly work_ids: number;
+  /** Scrubbed, as in the package. */
+  readonly message: string | null;
+  readonly envelope: Envelope;
+}
+
+/** A package accepted here: its content_hash is in the consumed set from this record on. */
+export interface AcceptedData {
+  readonly content_hash: string;
+  readonly handoff_id: string | null;
+  readonly session_id: string;
+  readonly source_agent: string;
+  /** The receiving agent (--as). */
+  readonly agent: string;
+  readonly target_agent: string | null;
+  readonly created_at: string;
+  /** When the package stopped being acceptable (expires_at, or created_at + max-age). */
+  readonly expires_at: string;
+  readonly signature_alg: string;
+  readonly facts: number;
+  readonly message: string | null;
+}
+
+export interface KeyTrustedData {
+  readonly agent: string;
+  readonly public_key: string;
+  readonly key_id: string;
+}
+
+export interface MintedEntry extends MintedData {
+  readonly bytes: number;
+}
+export interface AcceptedEntry extends AcceptedData {
+  readonly accepted_at: string;
+  readonly actor: string | null;
+  readonly bytes: number;
+}
+
+export interface Ledger {
+  readonly minted: Map<string, MintedEntry>;
+  /** content_hash → handoff_id of the minted package. */
+  readonly mintedByHash: Map<string, string>;
+  /** The consumed set, keyed by content_hash. */
+  readonly accepted: Map<string, AcceptedEntry>;
+  readonly trusted: Map<string, (TrustedKey & { bytes: number })[]>;
+}
+
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isEnvelope = (v: any): v is Envelope =>
+  v !== null && typeof v === 'object' && ['payload_b64', 'content_hash', 'signature_b64', 'signature_alg'].every((k) => isString(v[k]));
+
+function evolve(ledger: Ledger, record: JournalRecord, at: LinePosition): void {
+  const d = record.data;
+  if (d === null || typeof d !== 'object') return;
+  switch (record.ev) {
+    case HANDOFF_EVENTS.minted:
+      if (!isString(d.handoff_id) || !isString(d.content_hash) || !isEnvelope(d.envelope)) return;
+      ledger.minted.set(d.handoff_id, { ...(d as MintedData), bytes: at.length });
+      ledger.mintedByHash.set(d.content_hash, d.handoff_id);
+      return;
+    case HANDOFF_EVENTS.accepted:
+      // The first acceptance stands; a duplicate line changes nothing.
+      if (!isString(d.content_hash) || ledger.accepted.has(d.content_hash)) return;
+      ledger.accepted.set(d.content_hash, { ...(d as AcceptedData), accepted_at: record.ts, actor: record.actor ?? null, bytes: at.length });
+      return;
+    case HANDOFF_EVENTS.keyTrusted: {
+      if (!isString(d.agent) || !isString(d.public_key) || !isString(d.key_id)) return;
+      const keys = ledger.trusted.get(d.agent) ?? [];
+      if (!keys.some((k) => k.key_id === d.key_id)) keys.push({ public_key: d.public_key, key_id: d.key_id, bytes: at.length });
+      ledger.trusted.set(d.agent, keys);
+      return;
+    }
+  }
+}
+
+export const HANDOFF_STORE: StoreSpec<Ledger> = {
+  file: 'handoffs.jsonl',
+  vocabulary: HANDOFF_VOCABULARY,
+  initial: () => ({ minted: new Map(), mintedByHash: new Map(), accepted: new Map(), trusted: new Map() }),
+  evolve,
+  // Nothing in the ledger dies: the consumed set must outlive every package it guards.
+  live: (ledger): EventDraft[] => [
+    ...[...ledger.minted.values()].map(({ bytes: _b, ...data }) => ({ ev: HANDOFF_EVENTS.minted, data })),
+    ...[...ledger.accepted.values()].map(({ bytes: _b, accepted_at, actor, ...data }) => ({
+      ev: HANDOFF_EVENTS.accepted,
+      data,
+      actor: actor ?? undefined,
+      ts: accepted_at,
+    })),
+    ...[...ledger.trusted].flatMap(([agent, keys]) =>
+      keys.map((k) => ({ ev: HANDOFF_EVENTS.keyTrusted, data: { agent, public_key: k.public_key, key_id: k.key_id } })),
+    ),
+  ],
+  liveBytes: (ledger) => {
+    let total = 0;
+    for (const m of ledger.minted.values()) total += m.bytes;
+    for (const a of ledger.accepted.values()) total += a.bytes;
+    for (const keys of ledger.trusted.values()) for (const k of keys) total += k.bytes;
+    return total;
+  },
+};

@@ -1,0 +1,361 @@
+// The handoff store: mint, accept, inspect, list, export, keygen, trust — replay and decisions over the journal layer.
+import type { DataDir } from '../../journal/data-dir';
+import type { EventDraft } from '../../journal/record';
+import { CruxError, invalid, notFound } from '../../shared/errors';
+import { parseLogicalSessionId, scopeSessionId, type AgentName, type HandoffId, type LogicalSessionId } from '../../shared/ids';
+import { scrubText } from '../../shared/scrub';
+import { formatTime, type Instant } from '../../shared/time';
+import { decideHandOff, decideReceive, requireSession } from '../session/decide';
+import { acceptStateDocument } from '../session/state-document';
+import { SESSION_STORE } from '../session/state';
+import { verifyPackage, CHECK_NAMES, type CheckName, type CheckStatus, type Verification } from './checks';
+import { ED25519_ALG, MAC_ALG, parsePublicKey, type SignatureAlg } from './crypto';
+import { decodeEnvelope, type Envelope, type ReceivedEnvelope } from './envelope';
+import { FACT_EVENTS, FACT_STORE, factsVisibleTo, type FactStoredData } from './fact-store';
+import { readObjectMembers } from './json-text';
+import { ensureAgentKey, loadAgentKey, resolveMacKey, type AgentKey } from './keys';
+import { HANDOFF_EVENTS, HANDOFF_STORE, type AcceptedData, type KeyTrustedData, type Ledger, type MintedData } from './ledger';
+import { mintPackage, type Signer } from './mint';
+import type { TaskRecord } from './task-record';
+
+export const DEFAULT_TTL_MS = 24 * 3_600_000;
+export const DEFAULT_MAX_AGE_MS = 24 * 3_600_000;
+
+export interface HandoffScope {
+  readonly dir: DataDir;
+  readonly now: Instant;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly actor: string | undefined;
+}
+
+const tsOf = (scope: HandoffScope) => formatTime(scope.now);
+
+// ---- mint ----
+
+export interface MintCommand {
+  readonly sessionId: LogicalSessionId;
+  readonly from: AgentName;
+  readonly to: AgentName | null;
+  readonly message: string | null;
+  readonly ttlMs: number;
+  readonly includeFacts: boolean;
+  readonly taskRecord: TaskRecord | undefined;
+  readonly alg: SignatureAlg;
+  readonly handoffId: HandoffId;
+}
+
+export interface MintResult {
+  readonly envelope: Envelope;
+  readonly minted: MintedData;
+}
+
+export function mintHandoff(scope: HandoffScope, cmd: MintCommand): Promise<MintResult> {
+  return scope.dir.write((tx) => {
+    const sessions = tx.load(SESSION_STORE);
+    const key = scopeSessionId(cmd.from, cmd.sessionId);
+    const record = requireSession(sessions, key);
+    // The machine decides first (exit 3/4 before any key is made or anything written).
+    const handOff = decideHandOff(sessions, key, cmd.handoffId, scope.actor);
+    const signer = signerFor(scope, cmd);
+    const facts = cmd.includeFacts ? factsVisibleTo(tx.load(FACT_STORE), cmd.from) : [];
+    const minted = mintPackage({
+      sessionId: cmd.sessionId,
+      state: record.state,
+      source: cmd.from,
+      target: cmd.to,
+      message: cmd.message,
+      taskRecord: cmd.taskRecord,
+      facts,
+      handoffId: cmd.handoffId,
+      now: scope.now,
+      ttlMs: cmd.ttlMs,
+      signer,
+    });
+    const data: MintedData = {
+      handoff_id: cmd.handoffId,
+      session_id: cmd.sessionId,
+      source_agent: cmd.from,
+      target_agent: cmd.to,
+      created_at: minted.draft.created_at,
+      expires_at: minted.draft.expires_at!,
+      content_hash: minted.content_hash,
+      signature_alg: cmd.alg,
+      facts: minted.facts,
+      work_ids: minted.draft.work_ids.length,
+      message: minted.draft.message,
+      envelope: minted.envelope,
+    };
+    // The record first: a crash before the session moves leaves an exportable package, never a lost one.
+    tx.append(HANDOFF_STORE, [{ ev: HANDOFF_EVENTS.minted, data, actor: scope.actor }]);
+    tx.append(SESSION_STORE, handOff);
+    return { envelope: minted.envelope, minted: data };
+  }, tsOf(scope));
+}
+
+function signerFor(scope: HandoffScope, cmd: MintCommand): Signer {
+  if (cmd.alg === MAC_ALG) return { alg: MAC_ALG, key: resolveMacKey(scope.dir.root, scope.env, { create: true })!.key };
+  const key = loadAgentKey(scope.dir.root, cmd.from);
+  if (key === undefined) {
+    throw notFound(`agent ${JSON.stringify(cmd.from)} has no Ed25519 key here`, `run \`crux handoff keygen --agent ${cmd.from}\` first`);
+  }
+  return { alg: ED25519_ALG, privatePem: key.privatePem, keyId: key.key_id };
+}
+
+// ---- checks, shared by accept and inspect ----
+
+function verify(scope: HandoffScope, received: ReceivedEnvelope, ledger: Ledger, opts: { receiver: string | undefined; maxAgeMs: number; strict: boolean }): Verification {
+  const macKey =
+    received.envelope.signature_alg === MAC_ALG ? resolveMacKey(scope.dir.root, scope.env, { create: false }) : undefined;
+  return verifyPackage(received, {
+    macKey: macKey && { key: macKey.key, source: macKey.label },
+    trustedKeys: (agent) => ledger.trusted.get(agent) ?? [],
+    receiver: opts.receiver,
+    now: scope.now,
+    maxAgeMs: opts.maxAgeMs,
+    consumed: (hash) => ledger.accepted.has(hash),
+    strict: opts.strict,
+  });
+}
+
+// ---- accept ----
+
+export interface AcceptCommand {
+  readonly receiver: AgentName;
+  readonly maxAgeMs: number;
+  readonly maxStateBytes: number;
+}
+
+export interface AcceptResult {
+  readonly accepted: { session_id: string; agent: string; content_hash: string; facts: number };
+  readonly handoff_id: string | null;
+  readonly source_agent: string;
+  readonly expires_at: string;
+}
+
+const replayed = () => new CruxError('replayed', 'the package was already accepted here', 'each package is accepted once; `crux handoff list` shows it');
+
+/**
+ * Every check (SPEC order), then one locked transaction: the consumed set is checked again under the lock,
+ * the session and facts are written, and the consumed mark is appended last — so of N racing accepts one
+ * wins, and a crash before the mark leaves a package that can be accepted again.
+ */
+export async function acceptHandoff(scope: HandoffScope, input: Uint8Array, cmd: AcceptCommand): Promise<AcceptResult> {
+  const received = decodeEnvelope(input);
+  const v = verify(scope, received, scope.dir.read(HANDOFF_STORE), { receiver: cmd.receiver, maxAgeMs: cmd.maxAgeMs, strict: true });
+  if (v.failure !== undefined) throw v.failure;
+  const pkg = v.pkg!;
+  const hash = received.envelope.content_hash;
+  let sessionId: LogicalSessionId;
+  try {
+    sessionId = parseLogicalSessionId(pkg.session_id);
+  } catch (error) {
+    throw invalid(`the package's session_id cannot be stored: ${(error as Error).message}`);
+  }
+  const state = acceptStateDocument(Buffer.from(pkg.session_state ?? 'null', 'utf8'), cmd.maxStateBytes);
+  const factDrafts: EventDraft[] = pkg.facts.map((f, i) => {
+    const data: FactStoredData = { agent: cmd.receiver, fact_id: f.fact_id ?? `${hash.slice(0, 16)}#${i}`, package: hash, json: f.raw };
+    return { ev: FACT_EVENTS.stored, data, actor: scope.actor };
+  });
+  const accepted: AcceptedData = {
+    content_hash: hash,
+    handoff_id: pkg.handoff_id,
+    session_id: pkg.session_id,
+    source_agent: pkg.source_agent,
+    agent: cmd.receiver,
+    target_agent: pkg.target_agent,
+    created_at: pkg.created_at,
+    expires_at: formatTime(v.expiresAt!),
+    signature_alg: received.envelope.signature_alg,
+    facts: factDrafts.length,
+    message: pkg.message === null ? null : scrubText(pkg.message),
+  };
+  return scope.dir.write((tx) => {
+    if (tx.load(HANDOFF_STORE).accepted.has(hash)) throw replayed();
+    const sessions = tx.load(SESSION_STORE);
+    const receive = decideReceive(sessions, scopeSessionId(cmd.receiver, sessionId), { state, handoffId: pkg.handoff_id, actor: scope.actor });
+    // Effects first, the consumed mark last.
+    tx.append(SESSION_STORE, receive);
+    tx.append(FACT_STORE, factDrafts);
+    tx.append(HANDOFF_STORE, [{ ev: HANDOFF_EVENTS.accepted, data: accepted, actor: scope.actor }]);
+    return {
+      accepted: { session_id: pkg.session_id, agent: cmd.receiver, content_hash: hash, facts: factDrafts.length },
+      handoff_id: pkg.handoff_id,
+      source_agent: pkg.source_agent,
+      expires_at: accepted.expires_at,
+    };
+  }, tsOf(scope));
+}
+
+// ---- inspect ----
+
+export interface InspectResult {
+  /** The payload's members as received (raw JSON text each), message and task record scrubbed; null when it does not decode. */
+  readonly package: { key: string; raw: string }[] | null;
+  readonly envelope: { content_hash: string; signature_alg: string; payload_bytes: number };
+  readonly checks: Record<CheckName, CheckStatus>;
+  readonly details: Record<CheckName, string>;
+  readonly expires_at: string | null;
+  readonly failure: CruxError | undefined;
+}
+
+const SCRUBBED_MEMBERS = new Set(['message', 'task_record']);
+
+function scrubJson(value: unknown): unknown {
+  if (typeof value === 'string') return scrubText(value);
+  if (Array.isArray(value)) return value.map(scrubJson);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubJson(v)]));
+  return value;
+}
+
+/** Decodes without trusting and runs every check; writes nothing. The failure (if any) is returned, not thrown. */
+export function inspectHandoff(scope: HandoffScope, input: Uint8Array, opts: { receiver: string | undefined; maxAgeMs: number }): InspectResult {
+  const received = decodeEnvelope(input);
+  const v = verify(scope, received, scope.dir.read(HANDOFF_STORE), { ...opts, strict: false });
+  let members: { key: string; raw: string }[] | null = null;
+  try {
+    members = readObjectMembers(Buffer.from(received.payload).toString('utf8')).map(({ key, raw }) =>
+      SCRUBBED_MEMBERS.has(key) ? { key, raw: JSON.stringify(scrubJson(JSON.parse(raw))) } : { key, raw },
+    );
+  } catch {
+    members = null;
+  }
+  const checks = {} as Record<CheckName, CheckStatus>;
+  const details = {} as Record<CheckName, string>;
+  for (const name of CHECK_NAMES) {
+    checks[name] = v.checks[name].status;
+    details[name] = scrubText(v.checks[name].detail);
+  }
+  return {
+    package: members,
+    envelope: { content_hash: received.envelope.content_hash, signature_alg: received.envelope.signature_alg, payload_bytes: received.payload.length },
+    checks,
+    details,
+    expires_at: v.expiresAt === undefined ? null : formatTime(v.expiresAt),
+    failure: v.failure,
+  };
+}
+
+// ---- list, export ----
+
+export type HandoffStatus = 'outstanding' | 'accepted' | 'expired';
+
+export interface HandoffRow {
+  readonly direction: 'minted' | 'accepted';
+  readonly handoff_id: string | null;
+  readonly session_id: string;
+  readonly source_agent: string;
+  readonly target_agent: string | null;
+  /** The agent that accepted it here, if any. */
+  readonly accepted_by: string | null;
+  readonly status: HandoffStatus;
+  readonly created_at: string;
+  readonly expires_at: string;
+  readonly accepted_at: string | null;
+  readonly content_hash: string;
+  readonly signature_alg: string;
+  readonly facts: number;
+  readonly message: string | null;
+}
+
+/** Minted and accepted packages, oldest first; a package minted and accepted here is one row. */
+export function listHandoffs(scope: HandoffScope): HandoffRow[] {
+  const ledger = scope.dir.read(HANDOFF_STORE);
+  const rows: HandoffRow[] = [];
+  for (const m of ledger.minted.values()) {
+    const a = ledger.accepted.get(m.content_hash);
+    const expired = Date.parse(m.expires_at) < scope.now;
+    rows.push({
+      direction: 'minted',
+      handoff_id: m.handoff_id,
+      session_id: m.session_id,
+      source_agent: m.source_agent,
+      target_agent: m.target_agent,
+      accepted_by: a?.agent ?? null,
+      status: a !== undefined ? 'accepted' : expired ? 'expired' : 'outstanding',
+      created_at: m.created_at,
+      expires_at: m.expires_at,
+      accepted_at: a?.accepted_at ?? null,
+      content_hash: m.content_hash,
+      signature_alg: m.signature_alg,
+      facts: m.facts,
+      message: m.message,
+    });
+  }
+  for (const a of ledger.accepted.values()) {
+    if (ledger.mintedByHash.has(a.content_hash)) continue;
+    rows.push({
+      direction: 'accepted',
+      handoff_id: a.handoff_id,
+      session_id: a.session_id,
+      source_agent: a.source_agent,
+      target_agent: a.target_agent,
+      accepted_by: a.agent,
+      status: 'accepted',
+      created_at: a.created_at,
+      expires_at: a.expires_at,
+      accepted_at: a.accepted_at,
+      content_hash: a.content_hash,
+      signature_alg: a.signature_alg,
+      facts: a.facts,
+      message: a.message,
+    });
+  }
+  return rows.sort((x, y) => (Date.parse(x.created_at) || 0) - (Date.parse(y.created_at) || 0));
+}
+
+/** The envelope of a package minted here, by handoff id or content hash (or an unambiguous prefix of 8+ hex digits). */
+export function exportHandoff(scope: HandoffScope, id: string): { envelope: Envelope; minted: MintedData } {
+  const ledger = scope.dir.read(HANDOFF_STORE);
+  let found = ledger.minted.get(id);
+  if (found === undefined && /^[0-9a-f]{8,64}$/.test(id)) {
+    const matches = [...ledger.mintedByHash.keys()].filter((h) => h.startsWith(id));
+    if (matches.length > 1) throw invalid(`${id} matches ${matches.length} packages`, 'give more digits of the content hash, or the handoff id');
+    if (matches.length === 1) found = ledger.minted.get(ledger.mintedByHash.get(matches[0]!)!);
+  }
+  if (found === undefined) throw notFound(`no handoff ${JSON.stringify(id)} was minted here`, 'see `crux handoff list`');
+  const { bytes: _bytes, ...minted } = found;
+  return { envelope: found.envelope, minted };
+}
+
+// ---- Ed25519 keys ----
+
+export interface KeygenResult {
+  readonly key: AgentKey & { created: boolean };
+  /** Whether this data directory's keyring now trusts the key (it holds the private half, so it does). */
+  readonly trusted: boolean;
+}
+
+/** Creates the agent's Ed25519 key pair (once; a second keygen shows the existing key) and trusts it here. */
+export function keygen(scope: HandoffScope, agent: AgentName): Promise<KeygenResult> {
+  return scope.dir.write((tx) => {
+    const ledger = tx.load(HANDOFF_STORE);
+    const key = ensureAgentKey(scope.dir.root, agent);
+    if (!(ledger.trusted.get(agent) ?? []).some((k) => k.key_id === key.key_id)) {
+      const data: KeyTrustedData = { agent, public_key: key.public_key, key_id: key.key_id };
+      tx.append(HANDOFF_STORE, [{ ev: HANDOFF_EVENTS.keyTrusted, data, actor: scope.actor }]);
+    }
+    return { key, trusted: true };
+  }, tsOf(scope));
+}
+
+export interface TrustResult {
+  readonly agent: string;
+  readonly public_key: string;
+  readonly key_id: string;
+  /** False when the keyring already held this key (nothing written). */
+  readonly added: boolean;
+}
+
+/** Adds an agent's public key to the keyring: packages it signs with `--alg ed25519` verify here. */
+export function trustKey(scope: HandoffScope, agent: AgentName, publicKeyText: string): Promise<TrustResult> {
+  const { publicKey, keyId } = parsePublicKey(publicKeyText);
+  return scope.dir.write((tx) => {
+    const ledger = tx.load(HANDOFF_STORE);
+    const known = (ledger.trusted.get(agent) ?? []).some((k) => k.key_id === keyId);
+    if (!known) {
+      const data: KeyTrustedData = { agent, public_key: publicKey, key_id: keyId };
+      tx.append(HANDOFF_STORE, [{ ev: HANDOFF_EVENTS.keyTrusted, data, actor: scope.actor }]);
+    }
+    return { agent, public_key: publicKey, key_id: keyId, added: !known };
+  }, tsOf(scope));
+}

@@ -1,0 +1,86 @@
+// Key files under `keys/`: created exclusively (0600, fsynced, never half-written), refused when others can read them.
+import * as fs from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { invalid } from '../shared/errors';
+import { asStorageError, DIR_MODE, ensurePrivateDir, fsyncDir, writeNewFileDurable } from './durable-fs';
+
+export const KEYS_DIR = 'keys';
+
+/** What a key file looks like from outside: for `doctor` and messages. */
+export interface KeyFileInfo {
+  readonly path: string;
+  readonly mode: number;
+  readonly bytes: number;
+}
+
+/**
+ * Reads a private key file, or undefined when there is none. Like ssh, refuses a file that group or others
+ * may read or write (exit 5, with the chmod that fixes it), and anything that is not a regular file.
+ */
+export function readPrivateFile(path: string): Buffer | undefined {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw asStorageError(error, path);
+  }
+  if (!st.isFile()) throw invalid(`the key file ${path} is not a regular file`, 'remove it; crux creates its keys itself');
+  if ((st.mode & 0o077) !== 0) {
+    throw invalid(
+      `the key file ${path} is accessible by others (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}); it is ignored`,
+      `chmod 600 ${path}`,
+    );
+  }
+  try {
+    return fs.readFileSync(path);
+  } catch (error) {
+    throw asStorageError(error, path);
+  }
+}
+
+/**
+ * Creates `path` with `bytes` (mode 0600) unless it exists, atomically: the bytes go to a private temp file
+ * that is fsynced and then hard-linked into place, so a reader never sees a partial key and of two racing
+ * creators exactly one wins. Returns false when the file already existed (the caller reads the winner's).
+ */
+export function createPrivateFileExclusive(path: string, bytes: Uint8Array | string): boolean {
+  const dir = dirname(path);
+  ensurePrivateDir(dir);
+  fs.chmodSync(dir, DIR_MODE);
+  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  writeNewFileDurable(temp, bytes);
+  try {
+    fs.linkSync(temp, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw asStorageError(error, path);
+  } finally {
+    fs.rmSync(temp, { force: true });
+  }
+  fsyncDir(dir);
+  return true;
+}
+
+/** Mode and size of a key file, or undefined when it does not exist. */
+export function statKeyFile(path: string): KeyFileInfo | undefined {
+  try {
+    const st = fs.statSync(path);
+    return { path, mode: st.mode & 0o777, bytes: st.size };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes a file that is not key material but must stay private (an exported envelope): 0600, replaced atomically. */
+export function writePrivateFile(path: string, bytes: Uint8Array | string): void {
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    writeNewFileDurable(temp, bytes);
+    fs.renameSync(temp, path);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw asStorageError(error, path);
+  }
+}

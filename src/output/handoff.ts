@@ -1,0 +1,67 @@
+// Human renderings of handoff results, and the inspect JSON (which splices the payload's raw members in).
+import type { CheckName } from '../domain/handoff/checks';
+import type { AcceptResult, HandoffRow, InspectResult, KeygenResult, MintResult, TrustResult } from '../domain/handoff/store';
+import type { Style } from './style';
+
+const route = (from: string, to: string | null) => `${from} → ${to ?? 'any agent'}`;
+
+export const renderMinted =
+  (out: string | undefined) =>
+  ({ minted }: MintResult): string =>
+    `minted ${minted.handoff_id} for session ${minted.session_id} (${route(minted.source_agent, minted.target_agent)}, ${minted.signature_alg}, ${minted.facts} facts), expires ${minted.expires_at}` +
+    (out === undefined ? '' : `; envelope written to ${out}`);
+
+export const renderAccepted = ({ accepted, source_agent, handoff_id }: AcceptResult): string =>
+  `accepted session ${accepted.session_id} from ${source_agent} as ${accepted.agent} (${accepted.facts} facts)${handoff_id ? `, package ${handoff_id}` : ''}`;
+
+export const renderKeygen = ({ key }: KeygenResult): string =>
+  [
+    `${key.created ? 'created' : 'existing'} Ed25519 key of agent ${key.agent} (key id ${key.key_id}), trusted in this data directory`,
+    `public key: ${key.public_key}`,
+    `on the receiving side: crux handoff trust '${key.public_key}' --agent ${key.agent}`,
+  ].join('\n');
+
+export const renderTrusted = (r: TrustResult): string =>
+  `${r.added ? 'now trusting' : 'already trusted:'} key ${r.key_id} of agent ${r.agent}`;
+
+const STATUS_ORDER: CheckName[] = ['algorithm', 'content_hash', 'signature', 'payload', 'target', 'expiry', 'replay'];
+
+export function renderList(rows: HandoffRow[], style: Style): string {
+  if (rows.length === 0) return 'no handoffs';
+  const paint = (status: string) => (status === 'accepted' ? style.good(status) : status === 'expired' ? style.warn(status) : status);
+  return style.table(
+    ['id', 'session', 'from → to', 'status', 'created', 'expires', 'accepted by'],
+    rows.map((r) => [
+      r.handoff_id ?? style.dim(`#${r.content_hash.slice(0, 12)}`),
+      r.session_id,
+      route(r.source_agent, r.target_agent),
+      paint(r.status),
+      r.created_at,
+      r.expires_at,
+      r.accepted_by ?? '',
+    ]),
+  );
+}
+
+export function renderInspect(r: InspectResult, style: Style): string {
+  const lines: string[] = [];
+  lines.push(style.bold('package'));
+  if (r.package === null) lines.push('  (the payload does not decode as a JSON object)');
+  else for (const { key, raw } of r.package) lines.push(`  ${key}: ${raw.length > 400 ? `${raw.slice(0, 400)}… (${raw.length} characters)` : raw}`);
+  lines.push(style.bold('envelope'));
+  lines.push(`  content_hash: ${r.envelope.content_hash}`, `  signature_alg: ${r.envelope.signature_alg}`, `  payload: ${r.envelope.payload_bytes} bytes`);
+  lines.push(style.bold('checks'));
+  for (const name of STATUS_ORDER) {
+    const status = r.checks[name];
+    const mark = status === 'ok' ? style.good('ok     ') : status === 'failed' ? style.bad('FAILED ') : style.warn('skipped');
+    lines.push(`  ${mark} ${name.padEnd(12)} ${r.details[name]}`);
+  }
+  return lines.join('\n');
+}
+
+/** `{"package": P, "checks": {...}, …}` with P's members spliced in as received: numbers and key order intact. */
+export function inspectJson(r: InspectResult): string {
+  const pkg = r.package === null ? 'null' : `{${r.package.map(({ key, raw }) => `${JSON.stringify(key)}:${raw}`).join(',')}}`;
+  const rest = JSON.stringify({ checks: r.checks, details: r.details, envelope: r.envelope, expires_at: r.expires_at });
+  return `{"package":${pkg},${rest.slice(1)}`;
+}
