@@ -2,43 +2,23 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { acquireLock } from './lock';
-import { appendRecords } from './append';
 import { ensurePrivateDir, FILE_MODE, fsyncDir } from './durable-fs';
 import { scanJournal, SNAPSHOT_EVENT, type LinePosition, type ScanResult } from './scan';
 import { EMPTY_HEAD, encodeRecords, type ChainHead, type EventDraft, type JournalRecord } from './record';
 import { replaceJournal, sweepStrayTemps } from './rewrite';
 import { listQuarantine, quarantineBytes } from './quarantine';
+import { dropIndex, statJournal, writeIndex } from './key-index';
+import { loadKeys, replayFull, type Loaded, type Reporter } from './load';
+import { DryTransaction, indexText, LockedTransaction, type Transaction, type TransactionHost } from './transaction';
 import type { StoreSpec } from './store-spec';
 
+export type { Reporter } from './load';
+export type { Transaction } from './transaction';
+export { COMPACT_MAX_LIVE_FRACTION, COMPACT_MIN_BYTES } from './transaction';
+
 export const LOCK_FILE = '.lock';
-/** Auto-compaction: a journal over this size whose live records need less than half of it is rewritten. */
-export const COMPACT_MIN_BYTES = 256 * 1024;
-export const COMPACT_MAX_LIVE_FRACTION = 0.5;
-
-export interface Reporter {
-  warn(message: string): void;
-}
-
 /** Told after each record of a long check or compact: the journal file, bytes done and its size (for a progress line). */
 export type ProgressSink = (file: string, doneBytes: number, totalBytes: number) => void;
-
-export interface Transaction {
-  /** The time every record of this transaction carries. */
-  readonly ts: string;
-  /** The store's state, replayed under the lock. */
-  load<S>(spec: StoreSpec<S>): S;
-  /** Durably appends events to a loaded store and applies them to its state. */
-  append<S>(spec: StoreSpec<S>, drafts: readonly EventDraft[]): void;
-}
-
-interface Loaded<S> {
-  state: S;
-  scan: ScanResult;
-  head: ChainHead;
-  bytes: number;
-  lines: number;
-  tornTail: ScanResult['tornTail'];
-}
 
 export interface JournalReport {
   readonly name: string;
@@ -62,7 +42,7 @@ export interface CompactReport {
 
 const journalName = (file: string) => file.replace(/\.jsonl$/, '');
 
-export class DataDir {
+export class DataDir implements TransactionHost {
   constructor(
     readonly root: string,
     readonly reporter: Reporter,
@@ -82,6 +62,11 @@ export class DataDir {
     return this.replay(spec).state;
   }
 
+  /** A state holding at least the entity `key`: from the key index when valid, else a full replay. */
+  readKey<S>(spec: StoreSpec<S>, key: string): S {
+    return (loadKeys(this.root, this.path(spec.file), spec, [key]) ?? this.replay(spec)).state;
+  }
+
   /**
    * Runs `decide` as one write transaction under the lock. Against a directory that does not exist yet,
    * `decide` first runs against empty stores without creating anything: a refused command leaves no trace.
@@ -97,7 +82,7 @@ export class DataDir {
     try {
       const tx = new LockedTransaction(this, ts);
       const result = decide(tx);
-      tx.compactWhereDead();
+      tx.finish();
       return result;
     } finally {
       await lock.release();
@@ -124,7 +109,7 @@ export class DataDir {
   /** Rewrites every journal to its live records, after a snapshot record naming the old head. */
   async compact(specs: readonly StoreSpec<unknown>[], ts: string, progress?: ProgressSink): Promise<CompactReport[]> {
     return this.withLock(
-      () => specs.map((spec) => this.compactOne(spec, this.replay(spec, { quiet: true, progress }), ts)),
+      () => specs.map((spec) => this.compactLoaded(spec, this.replay(spec, { quiet: true, progress }), ts)),
       () => specs.map((spec) => ({ name: journalName(spec.file), file: spec.file, before: { records: 0, bytes: 0 }, after: { records: 0, bytes: 0 } })),
     );
   }
@@ -138,30 +123,16 @@ export class DataDir {
     }
   }
 
-  replay<S>(spec: StoreSpec<S>, opts: { quiet?: boolean; progress?: ProgressSink | undefined } = {}): Loaded<S> {
-    const state = spec.initial();
+  replay<S>(spec: StoreSpec<S>, opts: { quiet?: boolean; progress?: ProgressSink | undefined } = {}): Loaded<S> & { scan: ScanResult } {
     const path = this.path(spec.file);
-    const progress = opts.progress === undefined ? undefined : withTotal(opts.progress, spec.file, path);
-    const scan = scanJournal(path, spec.vocabulary, progress === undefined
-      ? (record, at) => spec.evolve(state, record, at)
-      : (record, at) => {
-          spec.evolve(state, record, at);
-          progress(at);
-        });
-    if (!opts.quiet) {
-      for (const problem of scan.problems) {
-        // A torn tail is the last write of a killed process: the next write quarantines it.
-        if (problem.offset === scan.tornTail?.offset) continue;
-        this.reporter.warn(`${path}:${problem.line}: ${problem.reason} (run \`crux journal check\`)`);
-      }
-    }
-    return { state, scan, head: scan.head, bytes: scan.bytes, lines: scan.lines, tornTail: scan.tornTail };
+    const onRecord = opts.progress === undefined ? undefined : withTotal(opts.progress, spec.file, path);
+    return replayFull(path, spec, this.reporter, { quiet: opts.quiet, onRecord });
   }
 
-  compactOne<S>(spec: StoreSpec<S>, loaded: Loaded<S>, ts: string): CompactReport {
+  compactLoaded<S>(spec: StoreSpec<S>, loaded: Loaded<S>, ts: string): CompactReport {
     const name = journalName(spec.file);
-    const before = { records: loaded.scan.records, bytes: loaded.bytes };
-    if (!loaded.scan.exists) return { name, file: spec.file, before, after: before };
+    const before = { records: loaded.records, bytes: loaded.bytes };
+    if (loaded.bytes === 0 && loaded.lines === 0) return { name, file: spec.file, before, after: before };
     sweepStrayTemps(this.root, spec.file, ts);
     if (loaded.tornTail !== undefined) {
       const tail = readRange(this.path(spec.file), loaded.tornTail.offset, loaded.tornTail.length);
@@ -172,8 +143,9 @@ export class DataDir {
       ev: SNAPSHOT_EVENT,
       data: { previous_head: loaded.head, records_before: before.records, bytes_before: before.bytes },
     };
-    const { text } = encodeRecords(loaded.head, [snapshot, ...live], ts);
+    const { text, head } = encodeRecords(loaded.head, [snapshot, ...live], ts);
     const bytes = replaceJournal(this.root, spec.file, text);
+    this.reindex(spec, text, head);
     return { name, file: spec.file, before, after: { records: live.length + 1, bytes } };
   }
 
@@ -197,12 +169,13 @@ export class DataDir {
     if (!opts.repair || scan.problems.length === 0) {
       return { ...base, quarantined: listQuarantine(this.root, spec.file).length };
     }
-    const quarantine = this.repair(spec.file, scan, kept, opts.ts);
+    const quarantine = this.repair(spec, scan, kept, opts.ts);
     const removed = scan.problems.filter((p) => p.skipped).length;
     return { ...base, quarantined: listQuarantine(this.root, spec.file).length, repaired: { removed, quarantine } };
   }
 
-  private repair(file: string, scan: ScanResult, kept: { record: JournalRecord }[], ts: string): string[] {
+  private repair(spec: StoreSpec<unknown>, scan: ScanResult, kept: { record: JournalRecord }[], ts: string): string[] {
+    const file = spec.file;
     const path = this.path(file);
     const original = fs.readFileSync(path);
     const removed = scan.problems.filter((p) => p.skipped).map((p) => {
@@ -220,8 +193,18 @@ export class DataDir {
     const firstSnapshot = ordered[0]?.ev === SNAPSHOT_EVENT ? ordered[0] : undefined;
     const start: ChainHead = firstSnapshot?.data?.previous_head ?? EMPTY_HEAD;
     const drafts = ordered.map((r) => ({ ev: r.ev, data: r.data, actor: r.actor, ts: r.ts }));
-    replaceJournal(this.root, file, encodeRecords(start, drafts, ts).text);
+    const { text, head } = encodeRecords(start, drafts, ts);
+    replaceJournal(this.root, file, text);
+    this.reindex(spec, text, head);
     return quarantine;
+  }
+
+  /** Writes the key index of a journal just rewritten as `text`. */
+  private reindex<S>(spec: StoreSpec<S>, text: string, head: ChainHead): void {
+    const stat = statJournal(this.path(spec.file));
+    if (spec.keyOf === undefined || stat === undefined) return dropIndex(this.root, spec.file);
+    const { entries, estimate, lines } = indexText(spec, text);
+    writeIndex(this.root, spec.file, { v: 1, ...stat, seq: head.seq, h: head.h, lines, live: estimate.total }, entries);
   }
 }
 
@@ -243,91 +226,5 @@ function readRange(path: string, offset: number, length: number): Buffer {
     return buf;
   } finally {
     fs.closeSync(fd);
-  }
-}
-
-/** Applies freshly encoded records to a state, as replay would have; returns the position after them. */
-function applyEncoded<S>(spec: StoreSpec<S>, state: S, text: string, line: number, offset: number): { line: number; offset: number } {
-  for (const lineText of text.split('\n').slice(0, -1)) {
-    line += 1;
-    const length = Buffer.byteLength(lineText);
-    spec.evolve(state, JSON.parse(lineText) as JournalRecord, { line, offset, length });
-    offset += length + 1;
-  }
-  return { line, offset };
-}
-
-/** Decides against empty stores without touching the disk: used before a data directory exists. */
-class DryTransaction implements Transaction {
-  wrote = false;
-  private readonly states = new Map<StoreSpec<any>, unknown>();
-  constructor(readonly ts: string) {}
-  load<S>(spec: StoreSpec<S>): S {
-    if (!this.states.has(spec)) this.states.set(spec, spec.initial());
-    return this.states.get(spec) as S;
-  }
-  append<S>(spec: StoreSpec<S>, drafts: readonly EventDraft[]): void {
-    if (drafts.length === 0) return;
-    this.wrote = true;
-    applyEncoded(spec, this.load(spec), encodeRecords(EMPTY_HEAD, drafts, this.ts).text, 0, 0);
-  }
-}
-
-class LockedTransaction implements Transaction {
-  private readonly loaded = new Map<StoreSpec<any>, Loaded<any>>();
-  private readonly touched = new Set<StoreSpec<any>>();
-
-  constructor(
-    private readonly dir: DataDir,
-    readonly ts: string,
-  ) {}
-
-  load<S>(spec: StoreSpec<S>): S {
-    let loaded = this.loaded.get(spec);
-    if (loaded === undefined) {
-      loaded = this.dir.replay(spec);
-      this.loaded.set(spec, loaded);
-    }
-    return loaded.state;
-  }
-
-  append<S>(spec: StoreSpec<S>, drafts: readonly EventDraft[]): void {
-    if (drafts.length === 0) return;
-    this.load(spec);
-    const loaded = this.loaded.get(spec)!;
-    const outcome = appendRecords({
-      root: this.dir.root,
-      file: spec.file,
-      path: this.dir.path(spec.file),
-      head: loaded.head,
-      drafts,
-      ts: this.ts,
-      expectedSize: loaded.bytes,
-      tornTail: loaded.tornTail,
-    });
-    if (outcome.quarantined) {
-      const torn = loaded.tornTail!;
-      this.dir.reporter.warn(
-        `${this.dir.path(spec.file)}: moved an unterminated tail of ${torn.length} bytes at offset ${torn.offset} (a write that never completed) to ${outcome.quarantined}`,
-      );
-    }
-    // Apply what was written, so later steps of this transaction see it.
-    const { text } = encodeRecords(loaded.head, drafts, this.ts);
-    const { line } = applyEncoded(spec, loaded.state, text, loaded.lines - (loaded.tornTail ? 1 : 0), loaded.tornTail?.offset ?? loaded.bytes);
-    loaded.head = outcome.head;
-    loaded.bytes = outcome.bytes;
-    loaded.lines = line;
-    loaded.tornTail = undefined;
-    this.touched.add(spec);
-  }
-
-  /** Auto-compaction: rewrite a journal that is large and mostly dead (thresholds above). */
-  compactWhereDead(): void {
-    for (const spec of this.touched) {
-      const loaded = this.loaded.get(spec)!;
-      if (loaded.bytes < COMPACT_MIN_BYTES) continue;
-      if (spec.liveBytes(loaded.state) > loaded.bytes * COMPACT_MAX_LIVE_FRACTION) continue;
-      this.dir.compactOne(spec, { ...loaded, scan: { ...loaded.scan, records: loaded.lines } }, this.ts);
-    }
   }
 }

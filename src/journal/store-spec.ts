@@ -12,8 +12,14 @@ export interface StoreSpec<S> {
   evolve(state: S, record: JournalRecord, at: LinePosition): void;
   /** The events that rebuild the live state, for compaction. */
   live(state: S): EventDraft[];
-  /** Bytes of journal the live state needs (an estimate), to decide when compaction pays. */
-  liveBytes(state: S): number;
+  /**
+   * The entity a record concerns (a session's stored id, a case id). With it the journal keeps a key index,
+   * so that commands on one entity read only that entity's lines (Transaction.loadKey, DataDir.readKey):
+   * evolve must then give the same entity whether it sees the whole journal or only that entity's records.
+   */
+  keyOf?(record: JournalRecord): string | undefined;
+  /** Bytes of journal the live state needs (an estimate), for stores without keyOf, to decide when compaction pays. */
+  liveBytes?(state: S): number;
 }
 
 /** Builds a vocabulary set from a list of names, refusing duplicates. */

@@ -169,6 +169,7 @@ export const SESSION_STORE: StoreSpec<Sessions> = {
   vocabulary: SESSION_VOCABULARY,
   initial: () => new Map(),
   evolve,
+  keyOf: (record) => (typeof record.data?.id === 'string' ? record.data.id : undefined),
   live: (sessions): EventDraft[] =>
     [...sessions.values()].map((r) => ({ ev: E.imported, data: toImported(r), actor: r.actor ?? undefined })),
   liveBytes: (sessions) => {

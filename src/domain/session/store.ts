@@ -33,10 +33,18 @@ export const keyFor = (scope: SessionScope, id: LogicalSessionId): ScopedSession
 
 const view = (scope: SessionScope, r: SessionRecord) => viewSession(r, scope.now, scope.thresholds);
 
-/** One locked transaction on the session journal: decide over the replayed sessions, append, answer. */
-function writeSessions<T>(scope: SessionScope, step: (sessions: Sessions, append: (drafts: ReturnType<typeof decidePut>) => void) => T): Promise<T> {
+/**
+ * One locked transaction on the session journal: decide over the replayed sessions, append, answer. With a
+ * `key`, only that session's records are read (through the key index), so the cost follows the session,
+ * not the journal.
+ */
+function writeSessions<T>(
+  scope: SessionScope,
+  step: (sessions: Sessions, append: (drafts: ReturnType<typeof decidePut>) => void) => T,
+  key?: ScopedSessionId,
+): Promise<T> {
   return scope.dir.write((tx) => {
-    const sessions = tx.load(SESSION_STORE);
+    const sessions = key === undefined ? tx.load(SESSION_STORE) : tx.loadKey(SESSION_STORE, key);
     return step(sessions, (drafts) => tx.append(SESSION_STORE, drafts));
   }, formatTime(scope.now));
 }
@@ -46,12 +54,13 @@ export function putSession(scope: SessionScope, id: LogicalSessionId, cmd: Omit<
   return writeSessions(scope, (sessions, append) => {
     append(decidePut(sessions, { ...cmd, key, actor: scope.actor }, scope.now));
     return view(scope, sessions.get(key)!);
-  });
+  }, key);
 }
 
 /** The stored record of `id` in the caller's scope (exit 3 when there is none). */
 export function findSession(scope: SessionScope, id: LogicalSessionId): SessionRecord {
-  return requireSession(scope.dir.read(SESSION_STORE), keyFor(scope, id));
+  const key = keyFor(scope, id);
+  return requireSession(scope.dir.readKey(SESSION_STORE, key), key);
 }
 
 export function getSession(scope: SessionScope, id: LogicalSessionId): { session: SessionView; state: string } {
@@ -68,7 +77,7 @@ export function archiveSession(scope: SessionScope, id: LogicalSessionId, reason
   return writeSessions(scope, (sessions, append) => {
     append(decideArchive(sessions, key, reason, scope.actor));
     return view(scope, sessions.get(key)!);
-  });
+  }, key);
 }
 
 export function unarchiveSession(scope: SessionScope, id: LogicalSessionId): Promise<SessionView> {
@@ -76,7 +85,7 @@ export function unarchiveSession(scope: SessionScope, id: LogicalSessionId): Pro
   return writeSessions(scope, (sessions, append) => {
     append(decideUnarchive(sessions, key, scope.actor));
     return view(scope, sessions.get(key)!);
-  });
+  }, key);
 }
 
 export interface CloseResult {
@@ -90,7 +99,7 @@ export function closeSession(scope: SessionScope, id: LogicalSessionId, cmd: Omi
     const decision = decideClose(sessions, key, { ...cmd, actor: scope.actor });
     append(decision.drafts);
     return { outcome: decision.outcome, session: view(scope, sessions.get(key)!) };
-  });
+  }, key);
 }
 
 export interface ReapResult {
@@ -130,7 +139,7 @@ export function deleteSession(scope: SessionScope, id: LogicalSessionId): Promis
   return writeSessions(scope, (sessions, append) => {
     append(decideDelete(sessions, key, scope.actor));
     return { deleted: id, agent: scope.agent ?? null };
-  });
+  }, key);
 }
 
 /** Export lines: with an agent, its sessions; without one (or with allAgents), every session. */
