@@ -64,11 +64,13 @@ export async function probeLock(root: string): Promise<LockProbe> {
 /** Best effort: the process listening on an abstract socket, via /proc/net/unix and /proc/<pid>/fd. */
 function findSocketHolder(shownName: string): { pid: number; command: string } | null {
   try {
-    const line = fs
+    // Columns: Num RefCount Protocol Flags Type St Inode Path. Node pads an abstract name with NULs, shown as @.
+    const fields = fs
       .readFileSync('/proc/net/unix', 'utf8')
       .split('\n')
-      .find((l) => l.endsWith(` ${shownName}`));
-    const inode = line?.trim().split(/\s+/)[6];
+      .map((l) => l.trim().split(/\s+/))
+      .find((f) => f[7] !== undefined && f[7].startsWith(shownName) && /^@*$/.test(f[7].slice(shownName.length)));
+    const inode = fields?.[6];
     if (inode === undefined) return null;
     const target = `socket:[${inode}]`;
     for (const entry of fs.readdirSync('/proc')) {

@@ -5,10 +5,22 @@ import { emit } from '../../output/emit';
 import { renderDoctor } from '../../output/doctor';
 import { ALL_STORES } from '../../domain/stores';
 import { gatherDoctor, type OptionSource } from '../../domain/doctor';
+import { DEFAULT_THRESHOLDS, type FreshnessThresholds } from '../../domain/session/freshness';
 import { CruxError } from '../../shared/errors';
+import { parseDuration } from '../../shared/time';
 
 const sourceOf = (flag: string | undefined, envValue: string | undefined): OptionSource =>
   flag !== undefined ? 'flag' : envValue ? 'env' : 'none';
+
+/** Stranded means stale by the same thresholds `session list` uses (CRUX_FRESH_FOR, CRUX_STALE_AFTER, CRUX_CLOCK_SKEW). */
+function thresholdsFromEnv(env: NodeJS.ProcessEnv): FreshnessThresholds {
+  const pick = (name: string, fallback: number) => (env[name] ? parseDuration(env[name]!, name) : fallback);
+  return {
+    freshMs: pick('CRUX_FRESH_FOR', DEFAULT_THRESHOLDS.freshMs),
+    staleMs: pick('CRUX_STALE_AFTER', DEFAULT_THRESHOLDS.staleMs),
+    skewMs: pick('CRUX_CLOCK_SKEW', DEFAULT_THRESHOLDS.skewMs),
+  };
+}
 
 export function register(program: Command): void {
   program
@@ -28,6 +40,7 @@ export function register(program: Command): void {
         env: ctx.env,
         now: ctx.now,
         stores: ALL_STORES,
+        thresholds: thresholdsFromEnv(ctx.env),
       });
       await emit({ ...ctx, quiet: ctx.quiet && report.healthy }, report, renderDoctor);
       if (!report.healthy) {
