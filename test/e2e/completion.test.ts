@@ -1,0 +1,79 @@
+import { execa } from 'execa';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { crux, freshDataDir, tempDir } from '../helpers/cli';
+import { walkHelp, type HelpEntry } from '../helpers/help';
+
+let tree: HelpEntry[];
+let bashScript: string;
+
+beforeAll(async () => {
+  tree = await walkHelp();
+  const run = await crux(freshDataDir(), ['completion', 'bash']);
+  expect(run.exitCode).toBe(0);
+  bashScript = join(tempDir(), 'crux.bash');
+  fs.writeFileSync(bashScript, run.stdout);
+});
+
+/** What the bash completion offers after `crux <words…>` with the cursor on the last word. */
+async function complete(words: string[]): Promise<string[]> {
+  const line = ['crux', ...words].map((w) => `'${w.replace(/'/g, `'\\''`)}'`).join(' ');
+  const script = `source '${bashScript}'; COMP_WORDS=(${line}); COMP_CWORD=${words.length}; _crux; printf '%s\\n' "\${COMPREPLY[@]}"`;
+  const run = await execa('bash', ['-c', script], { reject: false });
+  expect(run.stderr).toBe('');
+  return String(run.stdout).split('\n').filter(Boolean);
+}
+
+describe('crux completion', () => {
+  it('prints a bash script that bash accepts and that names every command', async () => {
+    expect((await execa('bash', ['-n', bashScript], { reject: false })).exitCode).toBe(0);
+    const text = fs.readFileSync(bashScript, 'utf8');
+    expect(tree.length).toBeGreaterThan(5);
+    for (const entry of tree.slice(1)) {
+      expect(text, entry.path.join(' ')).toContain(`'${entry.path.join(' ')}')`);
+    }
+  });
+
+  it('completes every subcommand of every group, and every option of every command', async () => {
+    for (const entry of tree) {
+      if (entry.hasSubcommands) {
+        const offered = await complete([...entry.path, '']);
+        const children = tree.filter((e) => e.path.length === entry.path.length + 1 && entry.path.every((p, i) => e.path[i] === p));
+        for (const child of children) {
+          expect(offered, entry.path.join(' ')).toContain(child.path.at(-1));
+          for (const alias of child.aliases) expect(offered).toContain(alias);
+        }
+      }
+      const offered = await complete([...entry.path, '-']);
+      for (const option of entry.options) expect(offered, `${entry.path.join(' ')} ${option}`).toContain(option);
+    }
+  });
+
+  it('follows aliases, skips option values, and completes choices and files', async () => {
+    expect(await complete(['--data-dir', '/tmp', 'se'])).toEqual(['session']);
+    expect(await complete(['session', 'ls', '--st'])).toEqual(expect.arrayContaining(['--stranded', '--stale-after']));
+    expect(await complete(['completion', ''])).toEqual(['bash', 'zsh']);
+    const dir = tempDir();
+    fs.writeFileSync(join(dir, 'state.json'), '{}');
+    expect(await complete(['session', 'put', 'x', '--file', join(dir, 'st')])).toEqual([join(dir, 'state.json')]);
+    expect(await complete(['session', 'put', 'x', '--json', '--'])).toContain('--add-tokens');
+  });
+
+  it('prints a zsh script that names every command and option', async () => {
+    const run = await crux(freshDataDir(), ['completion', 'zsh']);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout.startsWith('#compdef crux\n')).toBe(true);
+    for (const entry of tree.slice(1)) expect(run.stdout, entry.path.join(' ')).toContain(`'${entry.path.join(' ')}'`);
+    for (const option of new Set(tree.flatMap((e) => e.options))) expect(run.stdout).toContain(`'${option}:`);
+    // Where zsh is installed, it must parse the script too.
+    const zsh = await execa('zsh', ['-n', '-c', run.stdout], { reject: false });
+    if ((zsh as { code?: string }).code !== 'ENOENT') expect(zsh.exitCode).toBe(0);
+  });
+
+  it('refuses an unknown shell with exit 2', async () => {
+    const run = await crux(freshDataDir(), ['completion', 'fish']);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain('bash, zsh');
+  });
+});
