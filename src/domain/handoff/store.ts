@@ -327,14 +327,18 @@ export interface KeygenResult {
 
 /** Creates the agent's Ed25519 key pair (once; a second keygen shows the existing key) and trusts it here. */
 export function keygen(scope: HandoffScope, agent: AgentName): Promise<KeygenResult> {
+  // In a data directory that does not exist yet, the journal runs `decide` twice (dry, then for real):
+  // the key is created by whichever run comes first.
+  let created = false;
   return scope.dir.write((tx) => {
     const ledger = tx.load(HANDOFF_STORE);
     const key = ensureAgentKey(scope.dir.root, agent);
+    created ||= key.created;
     if (!(ledger.trusted.get(agent) ?? []).some((k) => k.key_id === key.key_id)) {
       const data: KeyTrustedData = { agent, public_key: key.public_key, key_id: key.key_id };
       tx.append(HANDOFF_STORE, [{ ev: HANDOFF_EVENTS.keyTrusted, data, actor: scope.actor }]);
     }
-    return { key, trusted: true };
+    return { key: { ...key, created }, trusted: true };
   }, tsOf(scope));
 }
 
