@@ -13,12 +13,11 @@ import { formatTime, tryParseTime, type Instant } from '../shared/time';
 import type { ActorName, AgentName, ScopedSessionId } from '../shared/ids';
 import { unscopeSessionId } from '../shared/ids';
 import { deriveCompatKey, deriveKeyFromSecret, KEY_BYTES } from './handoff/crypto';
+import { HANDOFF_KEY_FILE, loadAgentKey } from './handoff/keys';
 import { DEFAULT_THRESHOLDS, type FreshnessThresholds } from './session/freshness';
 import { SESSION_STORE, type Sessions } from './session/state';
 import { viewSession } from './session/view';
 
-/** The handoff key file, relative to the data directory (SPEC §6). */
-export const HANDOFF_KEY_FILE = 'keys/handoff.key';
 /** An expired session still open this long after its expiry means nothing is reaping (cron runs every few minutes). */
 export const REAP_GRACE_MS = 15 * 60_000;
 /** How many stranded or overdue sessions the report lists by name (the counts are always complete). */
@@ -69,6 +68,8 @@ export interface DoctorReport {
     actor_source: OptionSource;
     /** How a session id is stored for this agent: `__agent_session::<agent>::<id>`, or `<id>` unscoped. */
     session_key: string;
+    /** The agent's Ed25519 signing key (`crux handoff keygen`), when it has one here. */
+    agent_key: { key_id: string; path: string } | null;
   };
   readonly handoff_key: {
     source: KeySource;
@@ -157,6 +158,9 @@ export async function gatherDoctor(input: DoctorInput): Promise<DoctorReport> {
     });
   }
   const other = usable ? strayFiles(dir.root, input.stores.map((s) => s.file)) : [];
+  if (other.length > 0) {
+    findings.push({ level: 'note', code: 'other_files', message: `not checked (no store declares them): ${other.join(', ')}` });
+  }
   const key = judgeKey(input, usable, findings);
 
   return {
@@ -169,6 +173,7 @@ export async function gatherDoctor(input: DoctorInput): Promise<DoctorReport> {
       actor: input.actor ?? null,
       actor_source: input.actorSource,
       session_key: input.agent === undefined ? '<id>' : `__agent_session::${input.agent}::<id>`,
+      agent_key: usable && input.agent !== undefined ? agentKeyOf(dir.root, input.agent, findings) : null,
     },
     handoff_key: key,
     journals,
@@ -327,7 +332,7 @@ function judgeKey(input: DoctorInput, usable: boolean, findings: Finding[]): Doc
       },
     });
     if (!isPrivate(facts.mode)) {
-      findings.push({ level: 'warning', code: 'key_exposed', message: `${path} is mode ${octal(facts.mode)}: group or others can read the handoff key (chmod 600, and consider minting with a new key)` });
+      findings.push({ level: 'warning', code: 'key_exposed', message: `${path} is mode ${octal(facts.mode)}: group or others can read the handoff key, so handoff commands refuse it (chmod 600; a key others have read is no longer secret)` });
     }
   }
   if (env.CRUX_MCP_HANDOFF_SECRET && !env.CRUX_HANDOFF_SECRET) {
@@ -347,6 +352,16 @@ function judgeKey(input: DoctorInput, usable: boolean, findings: Finding[]): Doc
     },
     shadowed: present.slice(1).map((p) => p.source),
   };
+}
+
+function agentKeyOf(root: string, agent: string, findings: Finding[]): { key_id: string; path: string } | null {
+  try {
+    const key = loadAgentKey(root, agent);
+    return key === undefined ? null : { key_id: key.key_id, path: key.path };
+  } catch (error) {
+    findings.push({ level: 'warning', code: 'agent_key_unusable', message: (error as Error).message });
+    return null;
+  }
 }
 
 const LEVEL_ORDER = { fault: 0, warning: 1, note: 2 } as const;

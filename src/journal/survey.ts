@@ -1,7 +1,10 @@
 // File facts for `crux doctor`: what is on disk, read without changing anything and without waiting.
 import * as fs from 'node:fs';
 import { acquireLock, lockName, lockPlatformSupported, type HeldLock } from './lock';
-import { listQuarantine } from './quarantine';
+import { listQuarantine, QUARANTINE_DIR } from './quarantine';
+import { CACHE_DIR } from './key-index';
+import { KEYS_DIR } from './keys';
+import { LOCK_FILE } from './data-dir';
 import type { DataDir } from './data-dir';
 import type { JournalRecord } from './record';
 import type { StoreSpec } from './store-spec';
@@ -165,12 +168,12 @@ export function surveyJournal<S>(dir: DataDir, spec: StoreSpec<S>): JournalFacts
   };
 }
 
-/** Files in the data directory that no store declares (besides the lock, keys and quarantine). */
+/** Files in the data directory that no store declares (besides the lock, keys, quarantine and the key-index cache). */
 export function strayFiles(root: string, known: readonly string[]): string[] {
   try {
     return fs
       .readdirSync(root)
-      .filter((n) => !known.includes(n) && !['.lock', 'keys', 'quarantine'].includes(n))
+      .filter((n) => !known.includes(n) && ![LOCK_FILE, KEYS_DIR, QUARANTINE_DIR, CACHE_DIR].includes(n))
       .sort();
   } catch {
     return [];

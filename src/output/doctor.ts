@@ -18,7 +18,7 @@ export function renderDoctor(r: DoctorReport, style: Style): string {
   const dd = r.data_dir;
   row('data dir', `${dd.path}  (${SOURCE_TEXT[dd.source]})  ${dd.exists ? `mode ${dd.mode}` : style.dim('not created yet')}`);
   const id = r.identity;
-  row('agent', id.agent === null ? `none (${from(id.agent_source, '--agent', 'CRUX_AGENT')}): session ids are stored as given, unscoped` : `${id.agent} (${from(id.agent_source, '--agent', 'CRUX_AGENT')}): session ids are stored as ${id.session_key}`);
+  row('agent', id.agent === null ? `none (${from(id.agent_source, '--agent', 'CRUX_AGENT')}): session ids are stored as given, unscoped` : `${id.agent} (${from(id.agent_source, '--agent', 'CRUX_AGENT')}): session ids are stored as ${id.session_key}${id.agent_key ? `; Ed25519 key ${id.agent_key.key_id}` : ''}`);
   row('actor', id.actor === null ? 'none: writes are recorded without an actor' : `${id.actor} (${from(id.actor_source, '--actor', 'CRUX_ACTOR')})`);
 
   const k = r.handoff_key;

@@ -44,11 +44,15 @@ describe('crux doctor', () => {
   it('shows the identities and how a scoped session id is spelled for them', async () => {
     const dir = freshDataDir();
     const flag = (await doctor(dir, ['--agent', 'build-bot', '--actor', 'ops'])).report.identity;
-    expect(flag).toEqual({ agent: 'build-bot', agent_source: 'flag', actor: 'ops', actor_source: 'flag', session_key: '__agent_session::build-bot::<id>' });
+    expect(flag).toEqual({ agent: 'build-bot', agent_source: 'flag', actor: 'ops', actor_source: 'flag', session_key: '__agent_session::build-bot::<id>', agent_key: null });
     const env = (await doctor(dir, [], { CRUX_AGENT: 'a1', CRUX_ACTOR: 'cron' })).report.identity;
     expect(env).toMatchObject({ agent: 'a1', agent_source: 'env', actor_source: 'env', session_key: '__agent_session::a1::<id>' });
     const none = (await doctor(dir)).report.identity;
     expect(none).toMatchObject({ agent: null, agent_source: 'none', session_key: '<id>' });
+    expect(none.agent_key).toBeNull();
+    expect((await crux(dir, ['--agent', 'build-bot', 'handoff', 'keygen'])).exitCode).toBe(0);
+    const keyed = (await doctor(dir, ['--agent', 'build-bot'])).report.identity;
+    expect(keyed.agent_key.key_id).toMatch(/^[0-9a-f]{16}$/);
   });
 
   it('reports journals: size, records, last write (newest record), health; exit 0 when healthy', async () => {
