@@ -1,55 +1,112 @@
-// The case bank: the folded state of cases.jsonl, in columns (one slot per case version) so that it is
-// compact, fast to rank over, and serializable for a replay cache. A case's text fields stay where they
-// are written: in memory when this process replayed the record, else at the record's journal position.
+// The case bank: the folded state of cases.jsonl, in columns (one slot per case version) with an inverted
+// index (term → slots), so that it is compact, fast to rank over, and serializable for a replay cache.
+// A case's text fields stay where they were written: in memory when this process replayed the record,
+// else at the record's journal position (see `position`).
 import type { LinePosition } from '../../journal/scan';
 import type { JournalRecord } from '../../journal/record';
 import { scrubText } from '../../shared/scrub';
 import { formatTime } from '../../shared/time';
 import type { CaseId } from '../../shared/ids';
 import type { Case } from './case';
-import { f64, u32, u8 } from './columns';
+import { f64, u32, u8, type Column } from './columns';
 import { CASE_EVENTS } from './events';
 import { caseTerms } from './tokenize';
 
 /** A recorded/imported payload as it sits in the journal (validated when it is folded). */
 export type CaseBody = Record<string, unknown>;
 
+/** A bank as a replay cache stores it: every slot live, strings joined by "\n", postings in CSR form. */
+export interface BankColumns {
+  /** Case ids joined by "\n"; slot s's id starts at idStarts[s]. */
+  readonly idText: string;
+  readonly idStarts: Uint32Array;
+  readonly vocab: string[];
+  readonly reward: Float64Array;
+  readonly created: Float64Array;
+  readonly success: Uint8Array;
+  readonly reused: Float64Array;
+  readonly termCount: Uint32Array;
+  readonly recOffset: Float64Array;
+  readonly recLength: Uint32Array;
+  readonly recLine: Uint32Array;
+  /** Slots of term t: postSlots[postStart[t] .. postStart[t + 1]). */
+  readonly postStart: Uint32Array;
+  readonly postSlots: Uint32Array;
+  readonly liveRecordBytes: number;
+}
+
+const emptyColumns = (): BankColumns => ({
+  idText: '', idStarts: new Uint32Array(0), vocab: [], reward: new Float64Array(0), created: new Float64Array(0),
+  success: new Uint8Array(0), reused: new Float64Array(0), termCount: new Uint32Array(0), recOffset: new Float64Array(0),
+  recLength: new Uint32Array(0), recLine: new Uint32Array(0), postStart: new Uint32Array(1), postSlots: new Uint32Array(0), liveRecordBytes: 0,
+});
+
 export class CaseBank {
-  /** Slot → case id. A replaced or deleted case leaves a dead slot behind. */
-  readonly ids: string[] = [];
-  readonly alive = u8();
-  readonly reward = f64();
+  readonly alive: Column<Uint8Array>;
+  readonly reward: Column<Float64Array>;
   /** created_at as epoch milliseconds, for ranking. */
-  readonly created = f64();
-  readonly success = u8();
-  readonly reused = f64();
-  /** The slot's terms are termIds[termStart[s] .. termStart[s] + termCount[s]). */
-  readonly termStart = u32();
-  readonly termCount = u32();
-  readonly termIds = u32();
+  readonly created: Column<Float64Array>;
+  readonly success: Column<Uint8Array>;
+  readonly reused: Column<Float64Array>;
+  /** How many distinct terms the slot's case has (the union needs it). */
+  readonly termCount: Column<Uint32Array>;
   /** Where the record that carries the slot's fields sits in the journal. */
-  readonly recOffset = f64();
-  readonly recLength = u32();
-  readonly recLine = u32();
+  readonly recOffset: Column<Float64Array>;
+  readonly recLength: Column<Uint32Array>;
+  readonly recLine: Column<Uint32Array>;
   /** Term id → term. */
-  readonly vocab: string[] = [];
-  /** Bodies of records this process read; a slot without one is fetched by its position. */
+  readonly vocab: string[];
+  /** Bodies of records this process read; a slot without one is read at its position. */
   readonly bodies = new Map<number, CaseBody>();
   liveCount = 0;
   liveRecordBytes = 0;
+  private readonly base: BankColumns;
+  private readonly baseSlots: number;
+  private readonly laterIds: string[] = [];
+  /** Postings of slots added after the base, by term id. */
+  private readonly laterPostings = new Map<number, number[]>();
   private slotIndex: Map<string, number> | undefined;
   private vocabIndex: Map<string, number> | undefined;
+
+  /** A bank continuing from decoded columns (a replay cache), which it then owns; they are checked. */
+  constructor(from: BankColumns = emptyColumns()) {
+    checkColumns(from);
+    this.base = from;
+    this.baseSlots = from.idStarts.length;
+    this.vocab = from.vocab;
+    this.alive = u8(new Uint8Array(this.baseSlots).fill(1));
+    this.reward = f64(from.reward);
+    this.created = f64(from.created);
+    this.success = u8(from.success);
+    this.reused = f64(from.reused);
+    this.termCount = u32(from.termCount);
+    this.recOffset = f64(from.recOffset);
+    this.recLength = u32(from.recLength);
+    this.recLine = u32(from.recLine);
+    this.liveCount = this.baseSlots;
+    this.liveRecordBytes = from.liveRecordBytes;
+  }
+
+  get slots(): number {
+    return this.alive.length;
+  }
+
+  idOf(slot: number): string {
+    if (slot >= this.baseSlots) return this.laterIds[slot - this.baseSlots]!;
+    const end = slot + 1 < this.baseSlots ? this.base.idStarts[slot + 1]! - 1 : this.base.idText.length;
+    return this.base.idText.slice(this.base.idStarts[slot]!, end);
+  }
 
   /** The live slot of a case id. */
   slotOf(id: string): number | undefined {
     return this.index().get(id);
   }
 
-  // Built on first use: a bank loaded from a cache to answer one query may never need it.
+  // Built on first use: a bank loaded from a cache to answer one query never needs it.
   private index(): Map<string, number> {
     if (this.slotIndex === undefined) {
       this.slotIndex = new Map();
-      for (let s = 0; s < this.ids.length; s++) if (this.alive.get(s)) this.slotIndex.set(this.ids[s]!, s);
+      for (let s = 0; s < this.slots; s++) if (this.alive.get(s)) this.slotIndex.set(this.idOf(s), s);
     }
     return this.slotIndex;
   }
@@ -62,6 +119,13 @@ export class CaseBank {
       return i === -1 ? undefined : i;
     }
     return this.vocabIndex.get(term);
+  }
+
+  /** Every slot (live or dead) whose case has term `id`: those from the cache, then those folded since. */
+  postingsOf(id: number): { readonly cached: Uint32Array; readonly later: readonly number[] } {
+    const { postStart, postSlots } = this.base;
+    const cached = id + 1 < postStart.length ? postSlots.subarray(postStart[id]!, postStart[id + 1]!) : NO_SLOTS;
+    return { cached, later: this.laterPostings.get(id) ?? [] };
   }
 
   private internTerm(term: string): number {
@@ -80,17 +144,21 @@ export class CaseBank {
     const fields = foldable(body);
     if (fields === undefined) return;
     this.remove(fields.id);
-    const slot = this.ids.length;
-    this.ids.push(fields.id);
+    const slot = this.slots;
+    this.laterIds.push(fields.id);
     this.alive.push(1);
     this.reward.push(fields.reward);
     this.created.push(fields.created);
     this.success.push(fields.success ? 1 : 0);
     this.reused.push(fields.reused);
-    this.termStart.push(this.termIds.length);
     const terms = caseTerms(fields.task, fields.tags);
     this.termCount.push(terms.size);
-    for (const term of terms) this.termIds.push(this.internTerm(term));
+    for (const term of terms) {
+      const id = this.internTerm(term);
+      const list = this.laterPostings.get(id);
+      if (list === undefined) this.laterPostings.set(id, [slot]);
+      else list.push(slot);
+    }
     this.recOffset.push(at.offset);
     this.recLength.push(at.length);
     this.recLine.push(at.line);
@@ -118,7 +186,7 @@ export class CaseBank {
   /** Live slots in the order their cases were (last) written. */
   liveSlots(): number[] {
     const slots: number[] = [];
-    for (let s = 0; s < this.ids.length; s++) if (this.alive.get(s)) slots.push(s);
+    for (let s = 0; s < this.slots; s++) if (this.alive.get(s)) slots.push(s);
     return slots;
   }
 
@@ -126,10 +194,63 @@ export class CaseBank {
     return { line: this.recLine.get(slot), offset: this.recOffset.get(slot), length: this.recLength.get(slot) };
   }
 
-  /** The whole case of a live slot, given its body (the payload of its record). */
-  caseOf(slot: number, body: CaseBody): Case {
-    return toCase(body, this.reused.get(slot));
+  /** The live state as columns, dead slots dropped and the rest renumbered in order. */
+  toColumns(): BankColumns {
+    const live = this.liveSlots();
+    const renumber = new Int32Array(this.slots).fill(-1);
+    live.forEach((s, i) => (renumber[s] = i));
+    const pick = <T extends Float64Array | Uint32Array | Uint8Array>(column: Column<T>, make: (n: number) => T): T => {
+      const out = make(live.length);
+      live.forEach((s, i) => (out[i] = column.get(s)));
+      return out;
+    };
+    const idStarts = new Uint32Array(live.length);
+    const ids: string[] = [];
+    let at = 0;
+    live.forEach((s, i) => {
+      const id = this.idOf(s);
+      idStarts[i] = at;
+      ids.push(id);
+      at += id.length + 1;
+    });
+    const postStart = new Uint32Array(this.vocab.length + 1);
+    const postSlots: number[] = [];
+    for (let t = 0; t < this.vocab.length; t++) {
+      postStart[t] = postSlots.length;
+      const { cached, later } = this.postingsOf(t);
+      for (const slot of cached) if (renumber[slot]! >= 0) postSlots.push(renumber[slot]!);
+      for (const slot of later) if (renumber[slot]! >= 0) postSlots.push(renumber[slot]!);
+    }
+    postStart[this.vocab.length] = postSlots.length;
+    return {
+      idText: ids.join('\n'), idStarts, vocab: [...this.vocab],
+      reward: pick(this.reward, (n) => new Float64Array(n)),
+      created: pick(this.created, (n) => new Float64Array(n)),
+      success: pick(this.success, (n) => new Uint8Array(n)),
+      reused: pick(this.reused, (n) => new Float64Array(n)),
+      termCount: pick(this.termCount, (n) => new Uint32Array(n)),
+      recOffset: pick(this.recOffset, (n) => new Float64Array(n)),
+      recLength: pick(this.recLength, (n) => new Uint32Array(n)),
+      recLine: pick(this.recLine, (n) => new Uint32Array(n)),
+      postStart, postSlots: Uint32Array.from(postSlots), liveRecordBytes: this.liveRecordBytes,
+    };
   }
+}
+
+const NO_SLOTS = new Uint32Array(0);
+
+/**
+ * Refuses columns whose shapes disagree (a damaged or foreign cache). Postings are not visited one by one
+ * (that would cost a replay's worth of time): a slot number out of range reads as undefined and is skipped.
+ */
+function checkColumns(c: BankColumns): void {
+  const n = c.idStarts.length;
+  const perSlot = [c.reward, c.created, c.success, c.reused, c.termCount, c.recOffset, c.recLength, c.recLine];
+  if (perSlot.some((column) => column.length !== n)) throw new RangeError('inconsistent columns');
+  if (c.postStart.length !== c.vocab.length + 1 || c.postStart[c.vocab.length] !== c.postSlots.length) throw new RangeError('inconsistent postings');
+  for (let t = 0; t < c.vocab.length; t++) if (c.postStart[t]! > c.postStart[t + 1]!) throw new RangeError('inconsistent postings');
+  for (let s = 1; s < n; s++) if (c.idStarts[s]! <= c.idStarts[s - 1]!) throw new RangeError('inconsistent ids');
+  if (n > 0 && c.idStarts[n - 1]! >= c.idText.length) throw new RangeError('inconsistent ids');
 }
 
 interface Foldable {

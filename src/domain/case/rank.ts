@@ -44,42 +44,44 @@ export function compareCodePoints(a: string, b: string): number {
   return a.length - b.length;
 }
 
-/** Negative when slot `a` (with similarity sa) ranks before slot `b`. */
+/** Negative when hit `a` ranks before hit `b`. */
 function compareHits(bank: CaseBank, a: Hit, b: Hit): number {
   if (a.similarity !== b.similarity) return b.similarity - a.similarity;
   const ra = bank.reward.get(a.slot), rb = bank.reward.get(b.slot);
   if (ra !== rb) return rb - ra;
   const ca = bank.created.get(a.slot), cb = bank.created.get(b.slot);
   if (ca !== cb) return cb - ca;
-  return compareCodePoints(bank.ids[a.slot]!, bank.ids[b.slot]!);
+  return compareCodePoints(bank.idOf(a.slot), bank.idOf(b.slot));
 }
 
 /** The best `topK` live cases for the query, best first. */
 export function rankCases(bank: CaseBank, query: RetrieveQuery): Hit[] {
   const queryTerms = tokenize(query.text);
   if (queryTerms.size === 0 || query.topK <= 0) return [];
-  // Terms no case has still count in the union; only known ones can overlap.
-  const marker = new Uint8Array(bank.vocab.length);
-  let known = 0;
+  // Only cases in the postings of a query term can overlap: count shared terms per slot from those.
+  const shared = new Uint32Array(bank.slots);
+  const touched: number[] = [];
+  const count = (slot: number) => {
+    const before = shared[slot];
+    if (before === undefined) return; // a slot out of range: a damaged cache
+    if (before === 0) touched.push(slot);
+    shared[slot] = before + 1;
+  };
   for (const term of queryTerms) {
     const id = bank.termIdOf(term);
-    if (id !== undefined) {
-      marker[id] = 1;
-      known += 1;
-    }
+    if (id === undefined) continue;
+    const { cached, later } = bank.postingsOf(id);
+    for (let i = 0; i < cached.length; i++) count(cached[i]!);
+    for (const slot of later) count(slot);
   }
-  if (known === 0) return [];
-  const alive = bank.alive.view(), success = bank.success.view();
-  const starts = bank.termStart.view(), counts = bank.termCount.view(), ids = bank.termIds.view();
-  const best: Hit[] = [];
+  const alive = bank.alive.view(), success = bank.success.view(), counts = bank.termCount.view();
+  // Terms no case has still count in the union.
   const q = queryTerms.size;
-  for (let slot = 0; slot < alive.length; slot++) {
+  const best: Hit[] = [];
+  for (const slot of touched) {
     if (alive[slot] === 0 || (query.onlySuccess && success[slot] === 0)) continue;
-    const start = starts[slot]!, n = counts[slot]!;
-    let shared = 0;
-    for (let j = start; j < start + n; j++) shared += marker[ids[j]!]!;
-    if (shared === 0) continue;
-    const similarity = shared / (q + n - shared);
+    const n = shared[slot]!;
+    const similarity = n / (q + counts[slot]! - n);
     if (similarity < query.minSimilarity) continue;
     offer(bank, best, { slot, similarity }, query.topK);
   }

@@ -39,7 +39,7 @@ export interface ImportSummary {
 
 function caseAt(bank: CaseBank, slot: number): Case {
   const body: CaseBody | undefined = bank.bodies.get(slot);
-  if (body === undefined) throw new CruxError('internal', `case ${bank.ids[slot]} has no body in memory`);
+  if (body === undefined) throw new CruxError('internal', `case ${bank.idOf(slot)} has no body in memory`);
   return toCase(body, bank.reused.get(slot));
 }
 
@@ -75,7 +75,7 @@ export async function retrieveCases(scope: CaseScope, query: RetrieveQuery, mark
   return scope.dir.write((tx) => {
     const bank = tx.load(CASE_STORE);
     const hits = rankCases(bank, query);
-    const drafts = hits.map((hit) => draftOf(CASE_EVENTS.reused, { case_id: bank.ids[hit.slot], times_reused: bank.reused.get(hit.slot) + 1 }, scope.actor));
+    const drafts = hits.map((hit) => draftOf(CASE_EVENTS.reused, { case_id: bank.idOf(hit.slot), times_reused: bank.reused.get(hit.slot) + 1 }, scope.actor));
     tx.append(CASE_STORE, drafts);
     return hits.map((hit) => ({ similarity: hit.similarity, case: caseAt(bank, hit.slot) }));
   }, formatTime(scope.now));

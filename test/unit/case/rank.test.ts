@@ -5,7 +5,7 @@ import { CruxError } from '../../../src/shared/errors';
 import { bankOf, recorded } from './fixtures';
 
 const query = (text: string, more: Partial<RetrieveQuery> = {}): RetrieveQuery => ({ text, topK: 100, onlySuccess: false, minSimilarity: 0, ...more });
-const ranked = (bank: CaseBank, q: RetrieveQuery) => rankCases(bank, q).map((h) => [bank.ids[h.slot], h.similarity]);
+const ranked = (bank: CaseBank, q: RetrieveQuery) => rankCases(bank, q).map((h) => [bank.idOf(h.slot), h.similarity]);
 
 describe('jaccard', () => {
   it('is |a ∩ b| / |a ∪ b|', () => {
