@@ -48,13 +48,21 @@ export function writeNewFileDurable(path: string, bytes: Uint8Array | string): v
   fs.closeSync(fd);
 }
 
-/** Writes the whole buffer at `position`; a short write is an error, never a silent partial line. */
+/**
+ * Writes the whole buffer at `position`. After a short write it writes the rest, so that a full disk or a
+ * file size limit surfaces as its own error (ENOSPC, EFBIG) for the caller to roll back; a write that makes
+ * no progress is an error too, never a silent partial line.
+ */
 export function writeAll(fd: number, buf: Uint8Array, position: number): void {
-  const written = fs.writeSync(fd, buf, 0, buf.length, position);
-  if (written !== buf.length) {
-    const error = new Error(`short write: ${written} of ${buf.length} bytes`) as NodeJS.ErrnoException;
-    error.code = 'ENOSPC';
-    throw error;
+  let done = 0;
+  while (done < buf.length) {
+    const written = fs.writeSync(fd, buf, done, buf.length - done, position + done);
+    if (written <= 0) {
+      const error = new Error(`short write: ${done} of ${buf.length} bytes`) as NodeJS.ErrnoException;
+      error.code = 'ENOSPC';
+      throw error;
+    }
+    done += written;
   }
 }
 
