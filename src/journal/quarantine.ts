@@ -10,7 +10,7 @@ const stamp = (ts: string) => ts.replace(/[:]/g, '-');
 /** Stores `bytes` under quarantine/ as `<journal>.<time>.<label>`, durably; returns the relative path. */
 export function quarantineBytes(root: string, journalFile: string, label: string, bytes: Uint8Array | string, ts: string): string {
   const dir = join(root, QUARANTINE_DIR);
-  ensurePrivateDir(dir);
+  const created = ensurePrivateDir(dir);
   for (let attempt = 0; ; attempt++) {
     const name = `${journalFile}.${stamp(ts)}.${process.pid}${attempt ? `-${attempt}` : ''}.${label}`;
     try {
@@ -18,7 +18,11 @@ export function quarantineBytes(root: string, journalFile: string, label: string
       fsyncDir(dir);
       return join(QUARANTINE_DIR, name);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        // A failed command leaves the data directory as it was (e.g. a full disk): no empty quarantine/.
+        if (created) fs.rmdirSync(dir);
+        throw error;
+      }
     }
   }
 }
