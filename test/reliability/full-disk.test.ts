@@ -1,0 +1,154 @@
+// A full disk (ENOSPC on a tiny tmpfs) and a file size limit (EFBIG from `ulimit -f`, a real short write):
+// the failing command says the disk is full (exit 75, not 1), leaves no partial line, loses nothing.
+//
+// The tmpfs needs root (or a user namespace). This test does not skip: where it cannot mount, it fails and says so.
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { crux, freshDataDir, snapshotDir, tempDir } from '../helpers/cli';
+import { expectHealthy, figure, readSessions, scaled, startShell } from './harness';
+
+const mounted: string[] = [];
+
+function mountTmpfs(size: string): string {
+  const dir = tempDir('crux-tmpfs-');
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0755`, 'tmpfs', dir], { stdio: 'pipe' });
+  } catch (error) {
+    throw new Error(
+      `the full-disk test needs a tiny tmpfs and could not mount one (${String((error as { stderr?: Buffer }).stderr ?? error).trim()}); ` +
+        'run the suite as root, or in a container/VM that allows `mount -t tmpfs`',
+    );
+  }
+  mounted.push(dir);
+  return dir;
+}
+
+function resize(dir: string, size: string): void {
+  execFileSync('mount', ['-o', `remount,size=${size}`, dir]);
+}
+
+afterEach(() => {
+  for (const dir of mounted.splice(0)) execFileSync('umount', ['-l', dir]);
+});
+
+const state = (i: number, bytes: number) => JSON.stringify({ i, pad: 'y'.repeat(bytes) });
+
+function expectDiskFull(run: { exitCode: number; stderr: string }): void {
+  expect(run.exitCode, run.stderr).toBe(75);
+  expect(run.stderr).toMatch(/^crux: the disk is full: cannot write .* \((ENOSPC|EFBIG)\) \(free some space and retry; nothing was written\)\n$/);
+  expect(run.stderr).not.toMatch(/\n\s+at /);
+}
+
+describe('full disk (ENOSPC on a tiny tmpfs)', () => {
+  it('fills the disk: the failing put exits 75, the data directory is byte-identical, nothing before is lost; after freeing space the retry succeeds', async () => {
+    const rounds = scaled(3, 12);
+    const failures: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      const mount = mountTmpfs('64k');
+      const dir = join(mount, 'data');
+      const acked: { id: string; state: string }[] = [];
+      const size = 3000 + Math.floor(Math.random() * 5000);
+      let failed: { exitCode: number; stderr: string } | undefined;
+      for (let i = 0; i < 40 && failed === undefined; i++) {
+        const before = snapshotDir(dir);
+        const run = await crux(dir, ['session', 'put', `s${i}`, state(i, size)]);
+        if (run.exitCode === 0) acked.push({ id: `s${i}`, state: state(i, size) });
+        else {
+          failed = run;
+          expectDiskFull(run);
+          expect(snapshotDir(dir)).toEqual(before);
+          expect(fs.readFileSync(join(dir, 'sessions.jsonl')).at(-1)).toBe(0x0a);
+        }
+      }
+      expect(failed, 'the tmpfs never filled up').toBeDefined();
+      failures.push(acked.length);
+      await expectHealthy(dir);
+      const sessions = readSessions(dir);
+      for (const { id, state: s } of acked) expect(sessions.get(id as never)?.state).toBe(s);
+      // Safe to retry: with space again, the same command succeeds.
+      resize(mount, '1m');
+      const retry = await crux(dir, ['session', 'put', `s${acked.length}`, state(acked.length, size)]);
+      expect(retry.exitCode, retry.stderr).toBe(0);
+      await expectHealthy(dir);
+    }
+    figure('full-disk-enospc', { rounds, puts_before_full: failures, partial_lines_left: 0, lost: 0, exit_code: 75 });
+  });
+
+  it('a compaction, an import and a case record on a full disk exit 75 and change nothing', async () => {
+    const mount = mountTmpfs('1m');
+    const dir = join(mount, 'data');
+    const seed = await startShell(`for i in $(seq 1 12); do "$CRUX" --data-dir '${dir}' session put s$((i % 3)) '${state(0, 2000)}' || exit 1; done`).done;
+    expect(seed.code, seed.stderr).toBe(0);
+    expect((await crux(dir, ['case', 'record', '--task', 't', '--action', 'a', '--outcome', 'o'])).exitCode).toBe(0);
+    // Fill what is left of the disk.
+    try {
+      fs.writeFileSync(join(mount, 'filler'), Buffer.alloc(1 << 20));
+    } catch (error) {
+      expect((error as NodeJS.ErrnoException).code).toBe('ENOSPC');
+    }
+    const before = snapshotDir(dir);
+    const lines = Array.from({ length: 50 }, (_, i) => JSON.stringify({ session_id: `imp${i}`, state: { pad: 'z'.repeat(500) } }));
+    const runs = [
+      await crux(dir, ['journal', 'compact']),
+      await crux(dir, ['session', 'import'], { input: `${lines.join('\n')}\n` }),
+      // Bigger than a tmpfs page, so it cannot fit in the slack of the journal's last page.
+      await crux(dir, ['case', 'record', '--task', 'deploy', '--action', 'x'.repeat(9000), '--outcome', 'o']),
+    ];
+    for (const run of runs) {
+      expectDiskFull(run);
+      expect(snapshotDir(dir)).toEqual(before);
+    }
+    fs.rmSync(join(mount, 'filler'));
+    await expectHealthy(dir);
+  });
+
+  it('a torn tail that cannot be quarantined for lack of space stays in place until there is room', async () => {
+    const mount = mountTmpfs('1m');
+    const dir = join(mount, 'data');
+    expect((await crux(dir, ['session', 'put', 'a', '{"n":1}'])).exitCode).toBe(0);
+    fs.appendFileSync(join(dir, 'sessions.jsonl'), '{"v":1,"seq":2,"ts":"2026-');
+    try {
+      fs.writeFileSync(join(mount, 'filler'), Buffer.alloc(1 << 20));
+    } catch {
+      // ENOSPC: the disk is now full.
+    }
+    const before = snapshotDir(dir);
+    expectDiskFull(await crux(dir, ['session', 'put', 'b', '{"n":2}']));
+    expect(snapshotDir(dir)).toEqual(before);
+    fs.rmSync(join(mount, 'filler'));
+    const put = await crux(dir, ['session', 'put', 'b', '{"n":2}']);
+    expect(put.exitCode, put.stderr).toBe(0);
+    expect(put.stderr).toContain('unterminated tail');
+    await expectHealthy(dir);
+    expect(readSessions(dir).get('a' as never)?.state).toBe('{"n":1}');
+  });
+});
+
+describe('file size limit (EFBIG from ulimit -f: a real short write)', () => {
+  it('the put that would cross the limit exits 75 and leaves the journal byte-identical', async () => {
+    const rounds = scaled(6, 40);
+    let shortWrites = 0;
+    for (let r = 0; r < rounds; r++) {
+      const dir = freshDataDir();
+      const seed = await startShell(`for i in $(seq 1 ${2 + r}); do "$CRUX" --data-dir '${dir}' session put s$i '${state(r, 700)}' || exit 1; done`).done;
+      expect(seed.code, seed.stderr).toBe(0);
+      const journal = join(dir, 'sessions.jsonl');
+      const size = fs.statSync(journal).size;
+      // bash counts ulimit -f in 1024-byte blocks: allow the file to grow, but not by a whole 4 KiB record.
+      const limitKiB = Math.floor(size / 1024) + 1;
+      const before = snapshotDir(dir);
+      const run = await startShell(`ulimit -f ${limitKiB}; exec "$CRUX" --data-dir '${dir}' session put big '${state(r, 4096)}'`).done;
+      expectDiskFull({ exitCode: run.code ?? -1, stderr: run.stderr });
+      expect(run.stderr).toContain('EFBIG');
+      if (limitKiB * 1024 > size) shortWrites += 1;
+      expect(snapshotDir(dir)).toEqual(before);
+      await expectHealthy(dir);
+      expect((await crux(dir, ['session', 'put', 'big', state(r, 4096)])).exitCode).toBe(0);
+      expect(readSessions(dir).get('s1' as never)?.state).toBe(state(r, 700));
+    }
+    expect(shortWrites).toBeGreaterThan(0);
+    figure('full-disk-efbig', { rounds, short_writes: shortWrites, partial_lines_left: 0, exit_code: 75 });
+  });
+});
