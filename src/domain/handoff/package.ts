@@ -49,12 +49,21 @@ export interface PackageDraft {
 
 const str = (v: string | null): string => (v === null ? 'null' : JSON.stringify(v));
 
+function minified(text: string, what: string): string {
+  try {
+    return minifyJson(text);
+  } catch (error) {
+    if (error instanceof JsonTextError) throw invalid(`${what} cannot be packaged: ${error.message}`);
+    throw error;
+  }
+}
+
 /** The payload text. The state is minified (insignificant whitespace only); its tokens are copied verbatim. */
 export function encodePackage(p: PackageDraft): string {
   const parts = [
     `"session_id":${JSON.stringify(p.session_id)}`,
-    `"session_state":${p.session_state === null ? 'null' : minifyJson(p.session_state)}`,
-    `"facts":[${p.facts.map(minifyJson).join(',')}]`,
+    `"session_state":${p.session_state === null ? 'null' : minified(p.session_state, 'the session state')}`,
+    `"facts":[${p.facts.map((f) => minified(f, 'a fact')).join(',')}]`,
     `"created_at":${JSON.stringify(p.created_at)}`,
     `"source_agent":${JSON.stringify(p.source_agent)}`,
     `"target_agent":${str(p.target_agent)}`,

@@ -168,3 +168,16 @@ describe('task record', () => {
     });
   });
 });
+
+describe('limits', () => {
+  it('a state nested deeper than 512 levels is refused with exit 5, not a crash', () => {
+    const deep = `${'['.repeat(600)}${']'.repeat(600)}`;
+    try {
+      encodePackage({ ...base, session_state: deep });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as { exitCode: number }).exitCode).toBe(5);
+      expect((error as Error).message).toMatch(/session state cannot be packaged: nested too deeply/);
+    }
+  });
+});
