@@ -91,6 +91,7 @@ export interface DoctorReport {
     quarantined: number;
     replay_ms: number;
     live_bytes: number | null;
+    index: 'valid' | 'stale' | 'wrong' | 'absent' | null;
   }[];
   readonly quarantine: { count: number; items: string[] };
   readonly sessions: {
@@ -194,7 +195,7 @@ function judgeJournal(
 ): DoctorReport['journals'][number] {
   const name = spec.file.replace(/\.jsonl$/, '');
   if (facts === undefined || !facts.exists) {
-    return { name, file: spec.file, exists: false, bytes: 0, records: 0, last_write: null, healthy: true, problems: [], torn_tail: false, quarantined: facts?.quarantined ?? 0, replay_ms: 0, live_bytes: null };
+    return { name, file: spec.file, exists: false, bytes: 0, records: 0, last_write: null, healthy: true, problems: [], torn_tail: false, quarantined: facts?.quarantined ?? 0, replay_ms: 0, live_bytes: null, index: null };
   }
   const { problems } = facts;
   if (problems.length > 0) {
@@ -227,6 +228,19 @@ function judgeJournal(
       message: `${spec.file}: ${facts.bytes} bytes of which about ${facts.live_bytes} are live: automatic compaction has not kept up (run \`crux journal compact\`)`,
     });
   }
+  if (facts.index === 'wrong') {
+    findings.push({
+      level: 'warning',
+      code: 'index_wrong',
+      message: `cache/${spec.file}.idx matches the journal's file but names another chain head: delete it (it is a cache; the next write rebuilds it) and report this bug`,
+    });
+  } else if (facts.index === 'stale' || facts.index === 'absent') {
+    findings.push({
+      level: 'note',
+      code: 'index_stale',
+      message: `the key index of ${spec.file} is ${facts.index}: commands on one session replay the whole journal until the next write rebuilds it`,
+    });
+  }
   return {
     name: facts.name,
     file: facts.file,
@@ -240,6 +254,7 @@ function judgeJournal(
     quarantined: facts.quarantined,
     replay_ms: facts.replay_ms,
     live_bytes: facts.live_bytes,
+    index: facts.index,
   };
 }
 

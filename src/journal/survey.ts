@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import { acquireLock, lockName, lockPlatformSupported, type HeldLock } from './lock';
 import { listQuarantine, QUARANTINE_DIR } from './quarantine';
-import { CACHE_DIR } from './key-index';
+import { CACHE_DIR, indexPath, openIndex, statJournal } from './key-index';
 import { KEYS_DIR } from './keys';
 import { LOCK_FILE } from './data-dir';
 import type { DataDir } from './data-dir';
@@ -119,8 +119,14 @@ export interface JournalFacts<S> {
   readonly backwards: { count: number; first_line: number | null };
   /** The folded state, for the store's own health questions. */
   readonly state: S;
-  /** The store's estimate of the bytes its live state needs, when it makes one. */
+  /** The store's estimate of the bytes its live state needs (or the key index's), when there is one. */
   readonly live_bytes: number | null;
+  /**
+   * The key index (cache/<file>.idx), a derived cache that must advance with the journal: valid (describes the
+   * journal as it is), stale (the next write rebuilds it; until then reads replay the whole journal), wrong
+   * (describes this very file but another chain head: a bug), absent, or null for a store without one.
+   */
+  readonly index: 'valid' | 'stale' | 'wrong' | 'absent' | null;
 }
 
 /**
@@ -150,6 +156,13 @@ export function surveyJournal<S>(dir: DataDir, spec: StoreSpec<S>): JournalFacts
   };
   const loaded = dir.replay(watched, { quiet: true });
   const { scan } = loaded;
+  const stat = statJournal(dir.path(spec.file));
+  const opened = spec.keyOf !== undefined && stat !== undefined ? openIndex(dir.root, spec.file, stat) : undefined;
+  let index: JournalFacts<S>['index'] = null;
+  if (spec.keyOf !== undefined && scan.exists) {
+    if (opened === undefined) index = fs.existsSync(indexPath(dir.root, spec.file)) ? 'stale' : 'absent';
+    else index = opened.header.h === scan.head.h && opened.header.seq === scan.head.seq ? 'valid' : 'wrong';
+  }
   return {
     name: spec.file.replace(/\.jsonl$/, ''),
     file: spec.file,
@@ -164,7 +177,8 @@ export function surveyJournal<S>(dir: DataDir, spec: StoreSpec<S>): JournalFacts
     last_ts: last,
     backwards,
     state: loaded.state,
-    live_bytes: spec.liveBytes?.(loaded.state) ?? null,
+    live_bytes: spec.liveBytes?.(loaded.state) ?? opened?.header.live ?? null,
+    index,
   };
 }
 

@@ -72,6 +72,23 @@ describe('crux doctor', () => {
     expect(snapshotDir(dir)).toEqual(before);
   });
 
+  it('checks that the key index (a derived cache) advances with its journal', async () => {
+    const dir = freshDataDir();
+    await crux(dir, ['session', 'put', 'a', '{}']);
+    await crux(dir, ['session', 'put', 'b', '{}']);
+    const valid = (await doctor(dir)).report;
+    expect(valid.journals[0].index).toBe('valid');
+    expect(codes(valid)).not.toContain('index_stale');
+    // Anything that changes the journal's stat behind crux's back leaves the index describing an older file.
+    const later = new Date(Date.now() + 60_000);
+    fs.utimesSync(join(dir, 'sessions.jsonl'), later, later);
+    const stale = (await doctor(dir)).report;
+    expect(stale.journals[0].index).toBe('stale');
+    expect(codes(stale)).toContain('index_stale');
+    await crux(dir, ['session', 'put', 'c', '{}']);
+    expect((await doctor(dir)).report.journals[0].index).toBe('valid');
+  });
+
   it('exits 9 on a damaged journal, naming the line', async () => {
     const dir = freshDataDir();
     for (const id of ['a', 'b', 'c']) await crux(dir, ['session', 'put', id, '{}']);
