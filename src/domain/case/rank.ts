@@ -83,6 +83,8 @@ export function rankCases(bank: CaseBank, query: RetrieveQuery): Hit[] {
     const n = shared[slot]!;
     const similarity = n / (q + counts[slot]! - n);
     if (similarity < query.minSimilarity) continue;
+    // Most candidates lose to the worst kept hit on similarity alone: no object, no full compare.
+    if (best.length === query.topK && similarity < best[best.length - 1]!.similarity) continue;
     offer(bank, best, { slot, similarity }, query.topK);
   }
   return best;

@@ -17,6 +17,8 @@ export const CASE_STORE: StoreSpec<CaseBank> = {
   evolve: evolveBank,
   // Compaction writes each live case once, as imported, with its current reuse count.
   live: (bank) => bank.liveSlots().map((slot) => ({ ev: CASE_EVENTS.imported, data: caseAt(bank, slot) })),
+  // Each record concerns one case: show, delete and record read only that case's lines (the key index).
+  keyOf: (record) => (typeof record.data?.case_id === 'string' ? record.data.case_id : undefined),
   liveBytes: (bank) => bank.liveRecordBytes,
 };
 
@@ -50,7 +52,7 @@ const missing = (id: string) => notFound(`no case ${JSON.stringify(id)}`, 'see `
 export async function recordCase(scope: CaseScope, draft: CaseDraft, caseId: CaseId): Promise<Case> {
   const created = newCase(draft, caseId, scope.now);
   return scope.dir.write((tx) => {
-    tx.load(CASE_STORE);
+    tx.loadKey(CASE_STORE, caseId);
     tx.append(CASE_STORE, [draftOf(CASE_EVENTS.recorded, created, scope.actor)]);
     return created;
   }, formatTime(scope.now));
@@ -82,7 +84,7 @@ export async function retrieveCases(scope: CaseScope, query: RetrieveQuery, mark
 }
 
 export function showCase(scope: CaseScope, id: CaseId): Case {
-  const bank = scope.dir.read(CASE_STORE);
+  const bank = scope.dir.readKey(CASE_STORE, id);
   const slot = bank.slotOf(id);
   if (slot === undefined) throw missing(id);
   return caseAt(bank, slot);
@@ -96,7 +98,7 @@ export function listCases(scope: CaseScope): Case[] {
 
 export async function deleteCase(scope: CaseScope, id: CaseId): Promise<{ deleted: CaseId }> {
   return scope.dir.write((tx: Transaction) => {
-    const bank = tx.load(CASE_STORE);
+    const bank = tx.loadKey(CASE_STORE, id);
     if (bank.slotOf(id) === undefined) throw missing(id);
     tx.append(CASE_STORE, [draftOf(CASE_EVENTS.deleted, { case_id: id }, scope.actor)]);
     return { deleted: id };
