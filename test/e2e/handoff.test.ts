@@ -111,6 +111,23 @@ describe('mint and accept', () => {
     expect((await crux(dir, ['handoff', 'accept', '-'], { env: env(), input: '{}' })).exitCode).toBe(2);
   });
 
+  it('carries a task record from --task-file and flags, in struct order, empty fields left out, credentials scrubbed', async () => {
+    const dir = freshDataDir();
+    await ok(crux(dir, ['--agent', 'alice', 'session', 'put', 's', '{}'], { env: env() }));
+    const task = writeTemp('task.json', JSON.stringify({ blocker_rule: 'ask carol', sources: ['https://bot:pat@git.example/r'], requester: 'carol', acceptance_criteria: [] }));
+    const mint = await ok(crux(dir, ['--agent', 'alice', 'handoff', 'mint', 's', '--task-file', task, '--boundary', 'no prod', '--desired-outcome', 'green CI'], { env: env() }));
+    expect(payloadOf(JSON.parse(mint.stdout)).toString()).toContain(
+      '"work_ids":[],"task_record":{"requester":"carol","desired_outcome":"green CI","sources":["https://git.example/r"],"boundaries":["no prod"],"blocker_rule":"ask carol"},"handoff_id":',
+    );
+    await ok(crux(dir, ['--agent', 'alice', 'session', 'put', 't', '{}'], { env: env() }));
+    const before = snapshotDir(dir);
+    const bad = writeTemp('bad.json', '{"owner":"x"}');
+    const run = await crux(dir, ['--agent', 'alice', 'handoff', 'mint', 't', '--task-file', bad], { env: env() });
+    expect(run.exitCode).toBe(5);
+    expect(run.stderr).toMatch(/unknown field "owner"/);
+    expect(snapshotDir(dir)).toEqual(before);
+  });
+
   it('--from names the source scope; the global --agent is only the default', async () => {
     const dir = freshDataDir();
     await ok(crux(dir, ['--agent', 'alice', 'session', 'put', 's', '{"a":1}'], { env: env() }));
