@@ -1,0 +1,124 @@
+// The help and the man pages cannot drift: every command and option that --help shows is documented in its page.
+import { execa } from 'execa';
+import * as fs from 'node:fs';
+import { join, resolve } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { EXIT_CODES } from '../../src/shared/errors';
+import { walkHelp, type HelpEntry } from '../helpers/help';
+
+const ROOT = resolve(__dirname, '../..');
+const MAN = join(ROOT, 'man');
+
+/** The text of a man page source without macros, font escapes and special characters, whitespace collapsed. */
+export function manText(source: string): string {
+  return source
+    .split('\n')
+    .filter((line) => !line.startsWith('.\\"'))
+    .map((line) => line.replace(/^\.[A-Za-z]+\s?/, ''))
+    .join(' ')
+    .replace(/\\f(\[[^\]]*\]|\(..|.)/g, '')
+    .replace(/\\-/g, '-')
+    .replace(/\\\(aq/g, "'")
+    .replace(/\\\(dq/g, '"')
+    .replace(/\\\(em/g, ' ')
+    .replace(/\\e/g, '\\')
+    .replace(/\\[&|]/g, '')
+    .replace(/\s+/g, ' ');
+}
+
+const mentions = (text: string, phrase: string) =>
+  new RegExp(`(?<![\\w-])${phrase.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+')}(?![\\w-])`).test(text);
+
+/** The page that documents a command: a group and its commands have their own; the rest are in crux(1). */
+const pageOf = (entry: HelpEntry, groups: Set<string>) =>
+  entry.path.length > 0 && groups.has(entry.path[0]!) ? `crux-${entry.path[0]}.1` : 'crux.1';
+
+let tree: HelpEntry[];
+let groups: Set<string>;
+
+beforeAll(async () => {
+  tree = await walkHelp();
+  groups = new Set(tree.filter((e) => e.path.length === 1 && e.hasSubcommands).map((e) => e.path[0]!));
+});
+
+describe('help', () => {
+  it('renders for every command and subcommand, with exit 0', () => {
+    expect(tree.length).toBeGreaterThan(10);
+    for (const entry of tree) {
+      expect(entry.exitCode, `crux ${entry.path.join(' ')} --help`).toBe(0);
+      expect(entry.text, `crux ${entry.path.join(' ')} --help`).toMatch(/^Usage: crux/);
+    }
+  });
+
+  it('shows an example for every command that does something', () => {
+    const missing = tree.filter((e) => e.path.length > 0 && !e.hasSubcommands && !/\nExamples?:\n/.test(e.text)).map((e) => `crux ${e.path.join(' ')}`);
+    expect(missing, 'commands without an example in --help (addHelpText)').toEqual([]);
+  });
+});
+
+describe('man pages', () => {
+  it('document every command and option that --help shows', () => {
+    const gaps = new Map<string, string[]>();
+    const note = (page: string, what: string) => gaps.set(page, [...(gaps.get(page) ?? []), what]);
+    for (const entry of tree) {
+      const page = pageOf(entry, groups);
+      const path = join(MAN, page);
+      if (!fs.existsSync(path)) {
+        note(page, 'the page does not exist');
+        continue;
+      }
+      const text = manText(fs.readFileSync(path, 'utf8'));
+      const command = entry.path.join(' ');
+      if (entry.path.length > 0 && !mentions(text, command)) note(page, `command "${command}"`);
+      for (const alias of entry.aliases) if (!mentions(text, alias)) note(page, `alias "${alias}" of "${command}"`);
+      // -h/--help and -V/--version belong to every command; crux(1) documents them once.
+      const options = page === 'crux.1' ? entry.options : entry.options.filter((o) => !['-h', '--help', '-V', '--version'].includes(o));
+      for (const option of options) if (!mentions(text, option)) note(page, `option ${option} of "crux ${command}"`.replace('"crux "', '"crux"'));
+      // crux(1) lists every top-level command, groups included.
+      if (entry.path.length === 1 && page !== 'crux.1' && !mentions(manText(fs.readFileSync(join(MAN, 'crux.1'), 'utf8')), `crux ${command}`)) {
+        note('crux.1', `command "crux ${command}"`);
+      }
+    }
+    const report = [...gaps].map(([page, what]) => `man/${page}:\n  ${[...new Set(what)].join('\n  ')}`).join('\n');
+    expect(report, 'help/man drift').toBe('');
+  });
+
+  it('render without a single warning under groff -man -ww -z', async () => {
+    const pages = fs.readdirSync(MAN).filter((n) => /\.[1-8]$/.test(n));
+    expect(pages).toEqual(expect.arrayContaining(['crux.1', 'crux-journal.1', 'crux-journal.5']));
+    for (const page of pages) {
+      const run = await execa('groff', ['-man', '-ww', '-z', join(MAN, page)], { reject: false });
+      expect(run.stderr, page).toBe('');
+      expect(run.exitCode, page).toBe(0);
+    }
+  });
+
+  it('are exactly the pages package.json installs', () => {
+    const listed: string[] = JSON.parse(fs.readFileSync(join(ROOT, 'package.json'), 'utf8')).man;
+    const present = fs.readdirSync(MAN).filter((n) => /\.[1-8]$/.test(n)).map((n) => `man/${n}`);
+    for (const page of present) expect(listed, `${page} is not in package.json "man"`).toContain(page);
+    const missing = listed.filter((p) => !fs.existsSync(join(ROOT, p)));
+    expect(missing, 'pages package.json lists that do not exist').toEqual([]);
+  });
+
+  it('crux(1) has the whole exit-code table and every environment variable the code reads', () => {
+    const text = fs.readFileSync(join(MAN, 'crux.1'), 'utf8');
+    const exitStatus = text.slice(text.indexOf('.SH EXIT STATUS'), text.indexOf('.SH', text.indexOf('.SH EXIT STATUS') + 1));
+    for (const code of new Set(Object.values(EXIT_CODES))) expect(exitStatus, `exit ${code}`).toContain(`.TP\n.B ${code}\n`);
+    const environment = manText(text.slice(text.indexOf('.SH ENVIRONMENT'), text.indexOf('.SH FILES')));
+    const read = new Set<string>();
+    const walk = (dir: string) => {
+      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+        const p = join(dir, entry.name);
+        if (entry.isDirectory()) walk(p);
+        else if (p.endsWith('.ts')) {
+          for (const m of fs.readFileSync(p, 'utf8').matchAll(/env\.(CRUX_\w+|NO_COLOR|XDG_DATA_HOME)|'(CRUX_\w+)'/g)) read.add((m[1] ?? m[2])!);
+        }
+      }
+    };
+    walk(join(ROOT, 'src'));
+    expect(read.size).toBeGreaterThan(8);
+    const undocumented = [...read].filter((name) => !mentions(environment, name));
+    expect(undocumented, 'environment variables read by src/ but not in crux(1) ENVIRONMENT').toEqual([]);
+  });
+});
