@@ -45,6 +45,19 @@ function caseAt(bank: CaseBank, slot: number): Case {
   return toCase(body, bank.reused.get(slot));
 }
 
+/**
+ * A result's whole case. A bank restored from a replay cache holds no text: the case's own lines are then
+ * read through the key index (a few lines, not a replay); the reuse count is the bank's.
+ */
+function resultCase(dir: DataDir, bank: CaseBank, slot: number): Case {
+  if (bank.bodies.has(slot)) return caseAt(bank, slot);
+  const id = bank.idOf(slot);
+  const own = dir.readKey(CASE_STORE, id);
+  const ownSlot = own.slotOf(id);
+  if (ownSlot === undefined) throw new CruxError('internal', `case ${id} is in the cached bank but not in the journal`);
+  return { ...caseAt(own, ownSlot), times_reused: bank.reused.get(slot) };
+}
+
 const draftOf = (ev: string, data: unknown, actor: string | undefined): EventDraft => (actor === undefined ? { ev, data } : { ev, data, actor });
 
 const missing = (id: string) => notFound(`no case ${JSON.stringify(id)}`, 'see `crux case list`');
@@ -72,14 +85,14 @@ export async function importCases(scope: CaseScope, cases: readonly Case[]): Pro
 export async function retrieveCases(scope: CaseScope, query: RetrieveQuery, markReused: boolean): Promise<ScoredCase[]> {
   if (!markReused) {
     const bank = scope.dir.read(CASE_STORE);
-    return rankCases(bank, query).map((hit) => ({ similarity: hit.similarity, case: caseAt(bank, hit.slot) }));
+    return rankCases(bank, query).map((hit) => ({ similarity: hit.similarity, case: resultCase(scope.dir, bank, hit.slot) }));
   }
   return scope.dir.write((tx) => {
     const bank = tx.load(CASE_STORE);
     const hits = rankCases(bank, query);
     const drafts = hits.map((hit) => draftOf(CASE_EVENTS.reused, { case_id: bank.idOf(hit.slot), times_reused: bank.reused.get(hit.slot) + 1 }, scope.actor));
     tx.append(CASE_STORE, drafts);
-    return hits.map((hit) => ({ similarity: hit.similarity, case: caseAt(bank, hit.slot) }));
+    return hits.map((hit) => ({ similarity: hit.similarity, case: resultCase(scope.dir, bank, hit.slot) }));
   }, formatTime(scope.now));
 }
 
@@ -93,7 +106,7 @@ export function showCase(scope: CaseScope, id: CaseId): Case {
 /** Every live case, in the order they were (last) written: the order export prints and import restores. */
 export function listCases(scope: CaseScope): Case[] {
   const bank = scope.dir.read(CASE_STORE);
-  return bank.liveSlots().map((slot) => caseAt(bank, slot));
+  return bank.liveSlots().map((slot) => resultCase(scope.dir, bank, slot));
 }
 
 export async function deleteCase(scope: CaseScope, id: CaseId): Promise<{ deleted: CaseId }> {
