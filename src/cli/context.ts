@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DataDir } from '../journal/data-dir';
+import { writeStderr } from '../output/stdout';
 import { DEFAULT_LOCK_TIMEOUT_MS } from '../journal/lock';
 import { invalid } from '../shared/errors';
 import { parseActorName, parseAgentName, type ActorName, type AgentName } from '../shared/ids';
@@ -58,8 +59,9 @@ export function buildContext(command: Command, env: NodeJS.ProcessEnv = process.
   const lockTimeoutMs = env.CRUX_LOCK_TIMEOUT ? parseDuration(env.CRUX_LOCK_TIMEOUT, 'CRUX_LOCK_TIMEOUT') : DEFAULT_LOCK_TIMEOUT_MS;
   const json = opts.json === true;
   const warn = (message: string) => {
-    process.stderr.write(`crux: ${message}\n`);
+    writeStderr(`crux: ${message}\n`);
   };
+  const noColor = opts.color === false || ('NO_COLOR' in env && env.NO_COLOR !== '') || json;
   return {
     dataDir: new DataDir(path, { warn }, lockTimeoutMs),
     dataDirSource: source,
@@ -67,7 +69,10 @@ export function buildContext(command: Command, env: NodeJS.ProcessEnv = process.
     actor: actorRaw === undefined ? undefined : parseActorName(actorRaw),
     json,
     quiet: opts.quiet === true,
-    color: opts.color !== false && !('NO_COLOR' in env && env.NO_COLOR !== '') && process.stdout.isTTY === true && !json,
+    // Asked only when human output is rendered: finding out whether stdout is a TTY loads node:tty.
+    get color() {
+      return !noColor && (require('node:tty') as typeof import('node:tty')).isatty(1);
+    },
     now,
     nowIso: formatTime(now),
     env,

@@ -1,6 +1,7 @@
 // The entry point: build the program, parse, and turn every outcome into one exit code (SPEC §2).
 import { Command, CommanderError, Option } from 'commander';
 import { CruxError, EXIT_CODES } from '../shared/errors';
+import { writeStderr } from '../output/stdout';
 
 export const VERSION = '0.1.0';
 
@@ -53,9 +54,9 @@ function inheritSettings(command: Command): void {
 
 function reportError(error: CruxError, json: boolean): void {
   if (json) {
-    process.stderr.write(`${JSON.stringify({ error: { code: error.exitCode, kind: error.kind, message: error.message, ...(error.hint ? { hint: error.hint } : {}) } })}\n`);
+    writeStderr(`${JSON.stringify({ error: { code: error.exitCode, kind: error.kind, message: error.message, ...(error.hint ? { hint: error.hint } : {}) } })}\n`);
   } else {
-    process.stderr.write(`crux: ${error.message}${error.hint ? ` (${error.hint})` : ''}\n`);
+    writeStderr(`crux: ${error.message}${error.hint ? ` (${error.hint})` : ''}\n`);
   }
 }
 
@@ -94,7 +95,7 @@ main(process.argv).then(
     process.exitCode = code;
   },
   (error) => {
-    process.stderr.write(`crux: internal error: ${String(error)}\n`);
+    writeStderr(`crux: internal error: ${String(error)}\n`);
     process.exitCode = 1;
   },
 );

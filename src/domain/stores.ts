@@ -1,5 +1,8 @@
 // Every journal in a data directory, in the order `journal check` and `compact` visit them.
 import type { StoreSpec } from '../journal/store-spec';
+import { CASE_STORE } from './case/store';
+import { FACT_STORE } from './handoff/fact-store';
+import { HANDOFF_STORE } from './handoff/ledger';
 import { SESSION_STORE } from './session/state';
 
-export const ALL_STORES: readonly StoreSpec<any>[] = [SESSION_STORE];
+export const ALL_STORES: readonly StoreSpec<any>[] = [SESSION_STORE, CASE_STORE, HANDOFF_STORE, FACT_STORE];

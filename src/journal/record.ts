@@ -5,7 +5,6 @@
 // h = first 32 hex digits of SHA-256 over the line with the `,"h":"…"` member removed. `p` repeats the
 // previous record's h (GENESIS for the first record of a chain). A damaged line fails its own hash; a
 // deleted or reordered line breaks the `p` chain and the contiguous `seq`.
-import { hash } from 'node:crypto';
 
 export const FORMAT_VERSION = 1;
 export const GENESIS = '0'.repeat(32);
@@ -41,7 +40,15 @@ export interface ChainHead {
 
 export const EMPTY_HEAD: ChainHead = { seq: 0, h: GENESIS };
 
-const lineHash = (body: string): string => hash('sha256', body, 'hex').slice(0, HASH_HEX);
+// node:crypto costs ~7 ms to load; a reader served by the key index never hashes, so load it on first use.
+let sha256hex: ((body: string) => string) | undefined;
+function lineHash(body: string): string {
+  if (sha256hex === undefined) {
+    const { hash } = require('node:crypto') as typeof import('node:crypto');
+    sha256hex = (text) => hash('sha256', text, 'hex');
+  }
+  return sha256hex(body).slice(0, HASH_HEX);
+}
 
 /** Encodes drafts as the lines that follow `head`; returns the text (each line ends in \n) and the new head. */
 export function encodeRecords(head: ChainHead, drafts: readonly EventDraft[], ts: string): { text: string; head: ChainHead } {

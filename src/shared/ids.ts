@@ -1,5 +1,4 @@
 // Branded identities: raw strings are parsed once at the edge and cannot be confused afterwards.
-import { randomBytes } from 'node:crypto';
 import { invalid } from './errors';
 
 declare const brand: unique symbol;
@@ -48,6 +47,7 @@ export function unscopeSessionId(scoped: ScopedSessionId): { agent?: AgentName; 
 }
 
 /** A new random id with a readable prefix: `c_` for cases, `h_` for handoffs. */
-export function newId<T extends CaseId | HandoffId>(prefix: 'c' | 'h', bytes: Buffer = randomBytes(12)): T {
+export function newId<T extends CaseId | HandoffId>(prefix: 'c' | 'h', bytes?: Buffer): T {
+  bytes ??= (require('node:crypto') as typeof import('node:crypto')).randomBytes(12);
   return `${prefix}_${bytes.toString('hex')}` as T;
 }

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { buildContext, readInputFile, readStdin, type Context } from '../context';
 import { envCount, parseCount } from '../parse';
+import { writeStdout } from '../../output/stdout';
 import { emit, sentence } from '../../output/emit';
 import { renderClose, renderDeleted, renderImported, renderListing, renderMachine, renderReap, renderSession } from '../../output/session';
 import { parseLogicalSessionId } from '../../shared/ids';
@@ -83,8 +84,8 @@ export function register(program: Command): void {
       const ctx = ctxOf(command);
       const { session: view, state } = store.getSession(scopeOf(ctx), parseLogicalSessionId(rawId));
       // Splice the stored bytes in as "state": JSON.stringify would re-encode numbers and key order.
-      if (ctx.json) process.stdout.write(`{"session":${spliceState(JSON.stringify(view), state)}}\n`);
-      else if (!ctx.quiet) process.stdout.write(state);
+      if (ctx.json) writeStdout(`{"session":${spliceState(JSON.stringify(view), state)}}\n`);
+      else if (!ctx.quiet) writeStdout(state);
     });
 
   session
@@ -181,8 +182,8 @@ export function register(program: Command): void {
     .action(async (opts, command: Command) => {
       const ctx = ctxOf(command);
       const lines = store.exportSessions(scopeOf(ctx), { allAgents: opts.allAgents === true });
-      if (ctx.json) process.stdout.write(`{"sessions":[${lines.map((l) => l.slice(0, -1)).join(',')}]}\n`);
-      else if (!ctx.quiet) for (const line of lines) process.stdout.write(line);
+      if (ctx.json) writeStdout(`{"sessions":[${lines.map((l) => l.slice(0, -1)).join(',')}]}\n`);
+      else if (!ctx.quiet) writeStdout(lines.join(''));
     });
 
   session
