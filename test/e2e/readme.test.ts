@@ -1,0 +1,113 @@
+// The README's tour and recipes work when pasted into a shell: each block marked `<!-- test: name -->` runs here.
+import { execa } from 'execa';
+import * as fs from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EXIT_CODES } from '../../src/shared/errors';
+import { CRUX, crux, tempDir, testEnv } from '../helpers/cli';
+
+const README = fs.readFileSync(resolve(__dirname, '../../README.md'), 'utf8');
+
+/** The fenced blocks that follow a `<!-- test: name -->` marker, by name. */
+export function runnableBlocks(markdown: string): Map<string, { lang: string; code: string }> {
+  const blocks = new Map<string, { lang: string; code: string }>();
+  for (const m of markdown.matchAll(/<!-- test: ([\w-]+) -->\n```(\w+)\n([\s\S]*?)```/g)) {
+    if (blocks.has(m[1]!)) throw new Error(`two README blocks are named ${m[1]}`);
+    blocks.set(m[1]!, { lang: m[2]!, code: m[3]! });
+  }
+  return blocks;
+}
+
+const blocks = runnableBlocks(README);
+const block = (name: string) => {
+  const found = blocks.get(name);
+  if (found === undefined) throw new Error(`README has no block marked <!-- test: ${name} -->`);
+  return found;
+};
+
+/** A shell as a reader's would be: `crux` on PATH, a private HOME and TMPDIR, a fresh CRUX_DATA_DIR. */
+function shellEnv(): { env: NodeJS.ProcessEnv; dataDir: string; cwd: string } {
+  const home = tempDir('crux-readme-');
+  const tmp = join(home, 'tmp');
+  fs.mkdirSync(tmp);
+  const dataDir = join(home, 'data');
+  const env = testEnv({ PATH: `${dirname(CRUX)}:${process.env.PATH}`, HOME: home, TMPDIR: tmp, CRUX_DATA_DIR: dataDir, XDG_DATA_HOME: undefined });
+  return { env, dataDir, cwd: home };
+}
+
+const bash = (script: string, env: NodeJS.ProcessEnv, cwd: string) =>
+  execa('bash', ['-c', script], { env, extendEnv: false, cwd, reject: false, stripFinalNewline: false });
+
+const sessions = async (dataDir: string) => JSON.parse((await crux(dataDir, ['session', 'list', '--all', '--all-agents', '--json'])).stdout).sessions;
+
+describe('README', () => {
+  it('marks the tour and every recipe as runnable', () => {
+    expect([...blocks.keys()].sort()).toEqual(['ci', 'crontab', 'hook', 'tour']);
+    expect(README).toContain('```sh\nnpm ci\nnpm test\n```');
+  });
+
+  it('tour: runs start to end with `set -e`, every command succeeding and nothing on stderr', async () => {
+    const { env, cwd } = shellEnv();
+    const run = await bash(`set -euo pipefail\n${block('tour').code}`, env, cwd);
+    expect(run.stderr).toBe('');
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toContain('closed session build-42');
+    expect(run.stdout).toMatch(/similarity[\s\S]*rotate the TLS certificate/);
+    expect(run.stdout).toContain('{"goal":"ship 1.2"}');
+    expect(run.stdout).toMatch(/healthy/);
+    // The tour keeps to its throwaway directory.
+    expect(fs.readdirSync(cwd).sort()).toEqual(['tmp']);
+  });
+
+  it('crontab: a valid schedule every five minutes whose command reaps expired sessions and prints nothing', async () => {
+    const lines = block('crontab').code.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
+    expect(lines).toHaveLength(1);
+    const fields = lines[0]!.trim().split(/\s+/);
+    expect(fields.slice(0, 5)).toEqual(['*/5', '*', '*', '*', '*']);
+    const command = fields.slice(5).join(' ');
+    const { env, dataDir, cwd } = shellEnv();
+    await crux(dataDir, ['session', 'put', 'lease', '{}', '--ttl', '1m', '--now', '2026-01-01T00:00:00Z']);
+    await crux(dataDir, ['session', 'put', 'live', '{}', '--ttl', '100w']);
+    const run = await bash(command, env, cwd);
+    expect({ exitCode: run.exitCode, stdout: run.stdout, stderr: run.stderr }).toEqual({ exitCode: 0, stdout: '', stderr: '' });
+    const byId = Object.fromEntries((await sessions(dataDir)).map((s: { session_id: string; status: string }) => [s.session_id, s.status]));
+    expect(byId).toEqual({ lease: 'closed', live: 'active' });
+    // Nothing to reap is success too.
+    expect(await bash(command, env, cwd)).toMatchObject({ exitCode: 0, stdout: '', stderr: '' });
+  });
+
+  it('hook: records a session at start and closes it at exit, completed or failed', async () => {
+    for (const [ending, outcome] of [['true', 'completed'], ['false', 'failed'], ['exit 3', 'failed']] as const) {
+      const { env, dataDir, cwd } = shellEnv();
+      const run = await bash(`${block('hook').code}\necho "working as $session_id"\n${ending}\n`, env, cwd);
+      expect(run.stderr, ending).toBe('');
+      const id = /working as (job-\d+)/.exec(run.stdout)?.[1];
+      expect(id, ending).toBeDefined();
+      const all = await sessions(dataDir);
+      expect(all, ending).toHaveLength(1);
+      expect(all[0], ending).toMatchObject({ session_id: id, status: 'closed', outcome });
+    }
+  });
+
+  it('ci: passes on healthy journals and fails the build on a damaged one', async () => {
+    const { env, dataDir, cwd } = shellEnv();
+    await crux(dataDir, ['session', 'put', 'a', '{}']);
+    await crux(dataDir, ['session', 'put', 'b', '{}']);
+    const ok = await bash(block('ci').code, env, cwd);
+    expect(ok.exitCode).toBe(0);
+    expect(JSON.parse(fs.readFileSync(join(cwd, 'crux-journal-check.json'), 'utf8')).healthy).toBe(true);
+
+    const journal = join(dataDir, 'sessions.jsonl');
+    fs.writeFileSync(journal, fs.readFileSync(journal, 'utf8').replace('"a"', '"A"'));
+    const damaged = await bash(block('ci').code, env, cwd);
+    expect(damaged.exitCode).toBe(1);
+    expect(damaged.stderr).toContain('a journal is damaged');
+    expect(JSON.parse(fs.readFileSync(join(cwd, 'crux-journal-check.json'), 'utf8')).healthy).toBe(false);
+  });
+
+  it('has the whole exit-code table, and placeholders for the reliability and performance figures', () => {
+    for (const code of new Set(Object.values(EXIT_CODES))) expect(README, `exit ${code}`).toMatch(new RegExp(`^\\| ${code} \\| \\S`, 'm'));
+    expect(README).toMatch(/^## Reliability$/m);
+    expect(README).toMatch(/^## Performance$/m);
+  });
+});
