@@ -64,7 +64,11 @@ export function decodeBank(bytes: Buffer): CaseBank | undefined {
     return undefined;
   }
   // Typed views need 8-byte alignment in their ArrayBuffer; a pooled Buffer may not give it.
-  const aligned = bytes.byteOffset % 8 === 0 ? bytes : Buffer.from(new Uint8Array(bytes));
+  let aligned = bytes;
+  if (bytes.byteOffset % 8 !== 0) {
+    aligned = Buffer.allocUnsafeSlow(bytes.length); // its own ArrayBuffer, at offset 0
+    bytes.copy(aligned);
+  }
   let at = pad8(nl + 1);
   const take = (length: number) => {
     if (!Number.isSafeInteger(length) || length < 0 || at + length > aligned.length) throw new RangeError('truncated');
