@@ -19,7 +19,7 @@ interface Header {
   magic: string;
   v: number;
   liveRecordBytes: number;
-  /** Byte lengths: idText, vocab, then each numeric column in NUMERIC order. */
+  /** Byte lengths: ids, vocab, then each numeric column in NUMERIC order. */
   sections: number[];
 }
 
@@ -28,7 +28,7 @@ const pad8 = (n: number) => (n + 7) & ~7;
 export function encodeBank(bank: CaseBank): Buffer {
   const columns = bank.toColumns();
   const sections: Uint8Array[] = [
-    Buffer.from(columns.idText),
+    columns.idBytes,
     Buffer.from(columns.vocab.join('\n')),
     ...NUMERIC.map(([name]) => {
       const column = columns[name] as Numeric;
@@ -79,10 +79,10 @@ export function decodeBank(bytes: Buffer): CaseBank | undefined {
   try {
     const [idLength, vocabLength, ...numeric] = header.sections as number[];
     const idStart = take(idLength!);
-    const idText = aligned.toString('utf8', idStart, idStart + idLength!);
+    const idBytes = aligned.subarray(idStart, idStart + idLength!);
     const vocabStart = take(vocabLength!);
     const vocabText = aligned.toString('utf8', vocabStart, vocabStart + vocabLength!);
-    const columns: Record<string, unknown> = { idText, vocab: vocabLength === 0 ? [] : vocabText.split('\n'), liveRecordBytes: header.liveRecordBytes };
+    const columns: Record<string, unknown> = { idBytes, vocab: vocabLength === 0 ? [] : vocabText.split('\n'), liveRecordBytes: header.liveRecordBytes };
     NUMERIC.forEach(([name, ctor], i) => {
       const length = numeric[i]!;
       if (length % ctor.BYTES_PER_ELEMENT !== 0) throw new RangeError('misaligned');

@@ -17,8 +17,8 @@ export type CaseBody = Record<string, unknown>;
 
 /** A bank as a replay cache stores it: every slot live, strings joined by "\n", postings in CSR form. */
 export interface BankColumns {
-  /** Case ids joined by "\n"; slot s's id starts at idStarts[s]. */
-  readonly idText: string;
+  /** Case ids, UTF-8, joined by "\n"; slot s's id starts at byte idStarts[s]. Decoded one at a time, on demand. */
+  readonly idBytes: Uint8Array;
   readonly idStarts: Uint32Array;
   readonly vocab: string[];
   readonly reward: Float64Array;
@@ -36,7 +36,7 @@ export interface BankColumns {
 }
 
 const emptyColumns = (): BankColumns => ({
-  idText: '', idStarts: new Uint32Array(0), vocab: [], reward: new Float64Array(0), created: new Float64Array(0),
+  idBytes: new Uint8Array(0), idStarts: new Uint32Array(0), vocab: [], reward: new Float64Array(0), created: new Float64Array(0),
   success: new Uint8Array(0), reused: new Float64Array(0), termCount: new Uint32Array(0), recOffset: new Float64Array(0),
   recLength: new Uint32Array(0), recLine: new Uint32Array(0), postStart: new Uint32Array(1), postSlots: new Uint32Array(0), liveRecordBytes: 0,
 });
@@ -93,8 +93,8 @@ export class CaseBank {
 
   idOf(slot: number): string {
     if (slot >= this.baseSlots) return this.laterIds[slot - this.baseSlots]!;
-    const end = slot + 1 < this.baseSlots ? this.base.idStarts[slot + 1]! - 1 : this.base.idText.length;
-    return this.base.idText.slice(this.base.idStarts[slot]!, end);
+    const end = slot + 1 < this.baseSlots ? this.base.idStarts[slot + 1]! - 1 : this.base.idBytes.length;
+    return UTF8.decode(this.base.idBytes.subarray(this.base.idStarts[slot]!, end));
   }
 
   /** The live slot of a case id. */
@@ -211,7 +211,7 @@ export class CaseBank {
       const id = this.idOf(s);
       idStarts[i] = at;
       ids.push(id);
-      at += id.length + 1;
+      at += UTF8_ENCODER.encode(id).length + 1;
     });
     const postStart = new Uint32Array(this.vocab.length + 1);
     const postSlots: number[] = [];
@@ -223,7 +223,7 @@ export class CaseBank {
     }
     postStart[this.vocab.length] = postSlots.length;
     return {
-      idText: ids.join('\n'), idStarts, vocab: [...this.vocab],
+      idBytes: UTF8_ENCODER.encode(ids.join('\n')), idStarts, vocab: [...this.vocab],
       reward: pick(this.reward, (n) => new Float64Array(n)),
       created: pick(this.created, (n) => new Float64Array(n)),
       success: pick(this.success, (n) => new Uint8Array(n)),
@@ -238,6 +238,8 @@ export class CaseBank {
 }
 
 const NO_SLOTS = new Uint32Array(0);
+const UTF8 = new TextDecoder();
+const UTF8_ENCODER = new TextEncoder();
 
 /**
  * Refuses columns whose shapes disagree (a damaged or foreign cache). Postings are not visited one by one
@@ -250,7 +252,7 @@ function checkColumns(c: BankColumns): void {
   if (c.postStart.length !== c.vocab.length + 1 || c.postStart[c.vocab.length] !== c.postSlots.length) throw new RangeError('inconsistent postings');
   for (let t = 0; t < c.vocab.length; t++) if (c.postStart[t]! > c.postStart[t + 1]!) throw new RangeError('inconsistent postings');
   for (let s = 1; s < n; s++) if (c.idStarts[s]! <= c.idStarts[s - 1]!) throw new RangeError('inconsistent ids');
-  if (n > 0 && c.idStarts[n - 1]! >= c.idText.length) throw new RangeError('inconsistent ids');
+  if (n > 0 && c.idStarts[n - 1]! >= c.idBytes.length) throw new RangeError('inconsistent ids');
 }
 
 interface Foldable {
