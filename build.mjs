@@ -28,7 +28,7 @@ await build({
   platform: 'node',
   format: 'cjs',
   target: 'node20',
-  minify: true,
+  minify: process.env.CRUX_BUILD_READABLE !== '1',
   legalComments: 'none',
   logLevel: 'warning',
   plugins: [lazyChildProcess],
@@ -37,9 +37,21 @@ await build({
 rmSync('dist/crux.cjs.v8cache', { force: true });
 const scratch = mkdtempSync(join(tmpdir(), 'crux-build-'));
 try {
-  const env = { ...process.env, CRUX_WRITE_CODE_CACHE: '1' };
-  for (const key of Object.keys(env)) if (key.startsWith('CRUX_') && key !== 'CRUX_WRITE_CODE_CACHE') delete env[key];
-  execFileSync(process.execPath, ['bin/crux', '--data-dir', join(scratch, 'data'), 'session', 'put', 'warm-up', '{"step":1}'], { env, stdio: 'ignore' });
+  // The hot paths: one session written and read, listed, a case recorded and retrieved, a journal checked.
+  const d = ['--data-dir', join(scratch, 'data')];
+  const commands = [
+    [...d, 'session', 'put', 'warm-up', '{"step":1}'],
+    [...d, 'session', 'put', 'warm-up', '{"step":2}', '--add-tokens', '5'],
+    [...d, 'session', 'get', 'warm-up'],
+    [...d, 'session', 'get', 'warm-up', '--json'],
+    [...d, 'session', 'list', '--json'],
+    [...d, 'case', 'record', '--task', 'warm up the cache', '--action', 'run', '--outcome', 'ok'],
+    [...d, 'case', 'retrieve', 'warm', 'cache', '--json'],
+    [...d, 'journal', 'check', '--json'],
+  ];
+  const env = { ...process.env, CRUX_WRITE_CODE_CACHE: '1', CRUX_WARM_UP: JSON.stringify(commands) };
+  for (const key of Object.keys(env)) if (key.startsWith('CRUX_') && !['CRUX_WRITE_CODE_CACHE', 'CRUX_WARM_UP'].includes(key)) delete env[key];
+  execFileSync(process.execPath, ['bin/crux'], { env, stdio: 'ignore' });
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }

@@ -90,7 +90,14 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv).then(
+/** Build step (see build.mjs): run several commands in one process so V8's code cache covers them all. */
+async function warmUp(commands: string[][]): Promise<number> {
+  for (const args of commands) await main(['node', 'crux', ...args]);
+  return 0;
+}
+
+const warmUpCommands = process.env.CRUX_WARM_UP;
+(warmUpCommands ? warmUp(JSON.parse(warmUpCommands)) : main(process.argv)).then(
   (code) => {
     process.exitCode = code;
   },
