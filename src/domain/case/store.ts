@@ -8,6 +8,7 @@ import { formatTime, type Instant } from '../../shared/time';
 import { CaseBank, evolveBank, toCase, type CaseBody } from './bank';
 import { newCase, type Case, type CaseDraft } from './case';
 import { CASE_EVENTS, CASE_VOCABULARY } from './events';
+import { decodeBank, encodeBank } from './bank-codec';
 import { rankCases, type RetrieveQuery } from './rank';
 
 export const CASE_STORE: StoreSpec<CaseBank> = {
@@ -21,6 +22,14 @@ export const CASE_STORE: StoreSpec<CaseBank> = {
   keyOf: (record) => (typeof record.data?.case_id === 'string' ? record.data.case_id : undefined),
   liveBytes: (bank) => bank.liveRecordBytes,
 };
+
+/**
+ * How a replay cache may keep the bank between invocations (the journal layer decides where and when):
+ * `decode` answers undefined for bytes it does not accept, and is fastest when they are 8-byte aligned.
+ * A decoded bank holds no case text; results read theirs from the journal (see resultCase), and `live`
+ * (compaction) needs a bank from a real replay.
+ */
+export const CASE_BANK_CACHE = { version: 1, encode: encodeBank, decode: decodeBank } as const;
 
 export interface CaseScope {
   readonly dir: DataDir;
