@@ -212,6 +212,7 @@ describe('crux case export / import', () => {
     const lines = exported.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatchObject({ case_id: id, times_reused: 1, success: false, reward: 0.3, action: 'line one\nline two' });
+    expect(await json(a, ['case', 'export'])).toEqual({ cases: lines });
 
     const b = freshDataDir();
     const imported = await crux(b, ['--json', 'case', 'import', '-'], { input: exported.stdout });

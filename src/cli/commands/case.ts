@@ -2,47 +2,38 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { buildContext, readInputFile, readStdin, type Context } from '../context';
+import { envCount } from '../parse';
 import { emit } from '../../output/emit';
+import { writeStdout } from '../../output/stdout';
 import { renderCase, renderCaseList, renderDeleted, renderImported, renderRecorded, renderRetrieved } from '../../output/case';
-import { usage, invalid } from '../../shared/errors';
+import { usage } from '../../shared/errors';
 import { newId, parseCaseId, type CaseId } from '../../shared/ids';
-import { parseCaseDraft, parseRecordObject, type CaseDraft } from '../../domain/case/case';
+import { parseCaseDraft, parseRecordJson, type CaseDraft } from '../../domain/case/case';
 import { parseImportLines } from '../../domain/case/import-lines';
 import { DEFAULT_TOP_K, parseMinSimilarity, parseTopK } from '../../domain/case/rank';
 import { deleteCase, importCases, listCases, recordCase, retrieveCases, showCase, type CaseScope } from '../../domain/case/store';
 
 const MAX_STDIN_BYTES = 1024 * 1024;
-const MAX_IMPORT_BYTES = 1024 * 1024 * 1024;
+const DEFAULT_MAX_IMPORT_BYTES = 1024 * 1024 * 1024;
 const FIELD_FLAGS = ['task', 'action', 'outcome', 'context', 'failure', 'reward', 'receipt'] as const;
 
 const scopeOf = (ctx: Context): CaseScope => ({ dir: ctx.dataDir, now: ctx.now, actor: ctx.actor });
-const newCaseId = () => newId<CaseId>('c');
-
-// One read of the random source for a whole import instead of one per case.
-function caseIdsFor(count: number): () => CaseId {
-  const pool = randomBytes(12 * Math.max(count, 1));
+// Ids drawn from the random source a thousand at a time: importing 100k cases makes 100 reads, not 100k.
+function caseIdSource(): () => CaseId {
+  let pool = Buffer.alloc(0);
   let next = 0;
-  return () => (next < count ? newId<CaseId>('c', pool.subarray(12 * next, 12 * ++next)) : newCaseId());
+  return () => {
+    if (next === pool.length) [pool, next] = [randomBytes(12 * 1000), 0];
+    return newId<CaseId>('c', pool.subarray(next, (next += 12)));
+  };
 }
-const countLines = (input: Buffer) => {
-  let n = 1;
-  for (let i = input.indexOf(10); i !== -1; i = input.indexOf(10, i + 1)) n += 1;
-  return n;
-};
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 function readDraft(opts: Record<string, any>): CaseDraft {
   if (opts.stdin) {
     const given = [...FIELD_FLAGS.filter((f) => opts[f] !== undefined), ...(opts.tag.length > 0 ? ['tag'] : [])];
     if (given.length > 0) throw usage(`give the case with --stdin or with flags, not both (--${given.join(', --')})`);
-    const text = readStdin(MAX_STDIN_BYTES, 'standard input (the case)').toString('utf8');
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      throw invalid(`standard input is not valid JSON (${(error as Error).message})`, 'one case object');
-    }
-    return parseRecordObject(value);
+    return parseRecordJson(readStdin(MAX_STDIN_BYTES, 'standard input (the case)').toString('utf8'));
   }
   for (const flag of ['task', 'action', 'outcome'] as const) {
     if (opts[flag] === undefined) throw usage(`--${flag} is required`, 'or give the whole case as a JSON object with --stdin');
@@ -72,7 +63,7 @@ export function register(program: Command): void {
     .action(async (opts, command: Command) => {
       const ctx = buildContext(command);
       const draft = readDraft(opts);
-      const created = await recordCase(scopeOf(ctx), draft, newCaseId());
+      const created = await recordCase(scopeOf(ctx), draft, newId<CaseId>('c'));
       await emit(ctx, { case: created }, renderRecorded);
     });
 
@@ -125,14 +116,13 @@ export function register(program: Command): void {
 
   group
     .command('export')
-    .description('every case as JSON Lines on stdout (with or without --json), for backups and import')
+    .description('every case as JSON Lines, for backups and import (--json: one {"cases": [...]} document)')
+    .addHelpText('after', '\nExample:\n  crux case export > cases.backup.jsonl')
     .action(async (_opts, command: Command) => {
       const ctx = buildContext(command);
-      const cases = listCases(scopeOf(ctx));
-      // Written in chunks: one string for 100k cases would be needlessly large.
-      for (let i = 0; i < cases.length; i += 1000) {
-        process.stdout.write(cases.slice(i, i + 1000).map((c) => `${JSON.stringify(c)}\n`).join(''));
-      }
+      const lines = listCases(scopeOf(ctx)).map((c) => JSON.stringify(c));
+      if (ctx.json) writeStdout(`{"cases":[${lines.join(',')}]}\n`);
+      else if (!ctx.quiet) writeStdout(lines.map((line) => `${line}\n`).join(''));
     });
 
   group
@@ -140,8 +130,9 @@ export function register(program: Command): void {
     .description('add cases from JSON Lines (a file, or - / nothing for stdin); one bad line refuses them all')
     .action(async (file: string | undefined, _opts, command: Command) => {
       const ctx = buildContext(command);
-      const input = readInputFile(file ?? '-', MAX_IMPORT_BYTES);
-      const cases = parseImportLines(input, caseIdsFor(countLines(input)), ctx.now);
+      const max = envCount(ctx.env, 'CRUX_MAX_IMPORT_BYTES', DEFAULT_MAX_IMPORT_BYTES)!;
+      const input = readInputFile(file ?? '-', max);
+      const cases = parseImportLines(input, caseIdSource(), ctx.now);
       await emit(ctx, await importCases(scopeOf(ctx), cases), renderImported);
     });
 }

@@ -121,6 +121,17 @@ export function parseRecordObject(value: unknown): CaseDraft {
   return parseCaseDraft(checkKeys(value, RECORD_FIELDS, 'the case'));
 }
 
+/** `case record --stdin`: the text of one JSON object. */
+export function parseRecordJson(text: string): CaseDraft {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw invalid(`standard input is not valid JSON (${(error as Error).message})`, 'give one case object');
+  }
+  return parseRecordObject(value);
+}
+
 /** One import line: a case object; only task, action and outcome are required. */
 export function parseImportObject(value: unknown, newCaseId: () => CaseId, now: Instant): Case {
   const obj = checkKeys(value, IMPORT_FIELDS, 'the case');
