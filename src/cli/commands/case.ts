@@ -90,6 +90,7 @@ export function register(program: Command): void {
   group
     .command('show <id>')
     .description('one case, every field')
+    .addHelpText('after', '\nExample:\n  crux case show c_5f0c2a9e1b7d4c3a2f1e0d9c')
     .action(async (rawId: string, _opts, command: Command) => {
       const ctx = buildContext(command);
       await emit(ctx, { case: showCase(scopeOf(ctx), parseCaseId(rawId)) }, renderCase);
@@ -99,6 +100,7 @@ export function register(program: Command): void {
     .command('list')
     .alias('ls')
     .description('every case, in the order they were written')
+    .addHelpText('after', '\nExample:\n  crux --json case list')
     .action(async (_opts, command: Command) => {
       const ctx = buildContext(command);
       await emit(ctx, { cases: listCases(scopeOf(ctx)) }, renderCaseList);
@@ -108,6 +110,7 @@ export function register(program: Command): void {
     .command('delete <id>')
     .description('remove a case outright (irreversible; needs --yes)')
     .option('--yes', 'really delete')
+    .addHelpText('after', '\nExample:\n  crux case delete c_5f0c2a9e1b7d4c3a2f1e0d9c --yes')
     .action(async (rawId: string, opts, command: Command) => {
       const ctx = buildContext(command);
       if (opts.yes !== true) throw usage(`deleting case ${rawId} is irreversible: add --yes`);
@@ -128,6 +131,7 @@ export function register(program: Command): void {
   group
     .command('import [file]')
     .description('add cases from JSON Lines (a file, or - / nothing for stdin); one bad line refuses them all')
+    .addHelpText('after', '\nExample:\n  crux case import cases.backup.jsonl')
     .action(async (file: string | undefined, _opts, command: Command) => {
       const ctx = buildContext(command);
       const max = envCount(ctx.env, 'CRUX_MAX_IMPORT_BYTES', DEFAULT_MAX_IMPORT_BYTES)!;
