@@ -263,3 +263,32 @@ describe('crux case export / import', () => {
     ]);
   });
 });
+
+describe('crux case and the journal', () => {
+  it('keeps every case, reuse count and the order through compaction', async () => {
+    const dir = freshDataDir();
+    for (const task of ['deploy one', 'deploy two', 'deploy three']) await record(dir, '--task', task, '--action', 'a', '--outcome', 'o');
+    const gone = await record(dir, '--task', 'deploy gone', '--action', 'a', '--outcome', 'o');
+    await json(dir, ['case', 'retrieve', 'deploy', 'two', '--mark-reused', '--top-k', '1']);
+    await json(dir, ['case', 'delete', gone, '--yes']);
+    const before = (await crux(dir, ['case', 'export'])).stdout;
+    expect((await crux(dir, ['journal', 'compact'])).exitCode).toBe(0);
+    expect((await crux(dir, ['case', 'export'])).stdout).toBe(before);
+    expect(fs.readFileSync(join(dir, 'cases.jsonl'), 'utf8').trim().split('\n')).toHaveLength(4); // snapshot + 3 cases
+    expect((await crux(dir, ['journal', 'check'])).exitCode).toBe(0);
+  });
+
+  it('reports a damaged line on stderr and still answers from the rest', async () => {
+    const dir = freshDataDir();
+    const first = await record(dir, '--task', 'alpha task', '--action', 'a', '--outcome', 'o');
+    await record(dir, '--task', 'beta task', '--action', 'a', '--outcome', 'o');
+    const path = join(dir, 'cases.jsonl');
+    fs.writeFileSync(path, fs.readFileSync(path, 'utf8').replace('alpha task', 'alpha tusk'));
+    const run = await crux(dir, ['--json', 'case', 'retrieve', 'task']);
+    expect(run.exitCode).toBe(0);
+    expect(JSON.parse(run.stdout).results.map((r: any) => r.case.task)).toEqual(['beta task']);
+    expect(run.stderr).toMatch(/cases\.jsonl:1: hash mismatch/);
+    expect((await crux(dir, ['case', 'show', first])).exitCode).toBe(3);
+    expect((await crux(dir, ['journal', 'check'])).exitCode).toBe(9);
+  });
+});
