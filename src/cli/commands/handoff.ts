@@ -131,6 +131,7 @@ export function register(program: Command): void {
     .description('decode a package without trusting it; show every field and each check; change nothing (exit 6/7/8 when a check fails)')
     .option('--as <agent>', 'check the target against this receiver (default: --agent)')
     .option('--max-age <duration>', 'as for accept (default 24h)')
+    .addHelpText('after', '\nExample:\n  crux handoff inspect pkg.json --as builder')
     .action(async (file: string | undefined, opts, command: Command) => {
       const ctx = buildContext(command);
       const receiver = opts.as !== undefined ? parseAgentName(opts.as) : ctx.agent;
@@ -145,6 +146,7 @@ export function register(program: Command): void {
     .command('list')
     .alias('ls')
     .description('minted and accepted handoffs with their status (outstanding, accepted, expired)')
+    .addHelpText('after', '\nExample:\n  crux --json handoff list')
     .action(async (_opts, command: Command) => {
       const ctx = buildContext(command);
       const rows = listHandoffs(scopeOf(ctx));
@@ -155,6 +157,7 @@ export function register(program: Command): void {
     .command('export <id>')
     .description('print again the envelope of a package minted here (by handoff id or content hash)')
     .option('--out <file>', 'write it to this file (mode 0600)')
+    .addHelpText('after', '\nExample:\n  crux handoff export h_c427cb14420812e723ce3c77 --out pkg.json')
     .action(async (id: string, opts, command: Command) => {
       const ctx = buildContext(command);
       const out = checkOutPath(opts.out);
@@ -164,6 +167,7 @@ export function register(program: Command): void {
   group
     .command('keygen')
     .description("create the agent's Ed25519 key (keys/, 0600) for --alg ed25519, trust it here, print the public key")
+    .addHelpText('after', '\nExample:\n  crux handoff keygen --agent planner')
     .action(async (_opts, command: Command) => {
       const ctx = buildContext(command);
       const result = await keygen(scopeOf(ctx), agentOf(undefined, ctx, '--agent'));
@@ -173,6 +177,7 @@ export function register(program: Command): void {
   group
     .command('trust <public-key>')
     .description("trust an agent's Ed25519 public key (as `keygen` printed it) for packages it signs")
+    .addHelpText('after', "\nExample:\n  crux handoff trust 'ed25519:oFPD19R33y/DQ5n88Pyn/fPGSxbpPmvSov7H57/UNZo=' --agent planner")
     .action(async (publicKey: string, _opts, command: Command) => {
       const ctx = buildContext(command);
       const result = await trustKey(scopeOf(ctx), agentOf(undefined, ctx, '--agent'), publicKey);
