@@ -23,7 +23,7 @@ async function seed(): Promise<string> {
 }
 
 const stateOf = (dir: string) => new Map([...readSessions(dir)].map(([k, v]) => [k, `${v.status} ${v.state}`]));
-const casesOf = (dir: string) => journalRecords(join(dir, 'cases.jsonl')).filter((r) => r.ev === 'case.recorded' || r.ev === 'journal.snapshot').flatMap((r) => (r.ev === 'case.recorded' ? [r.data.case_id] : [])).sort();
+const casesOf = async (dir: string) => (JSON.parse((await crux(dir, ['--json', 'case', 'list'])).stdout).cases as { case_id: string }[]).map((c) => c.case_id).sort();
 
 describe('crash during compaction', () => {
   it('journal check and compact cover the cases journal too (not only sessions)', async () => {
@@ -39,7 +39,7 @@ describe('crash during compaction', () => {
   it.each(cases)('SIGKILL at %s (%s journal): each journal is whole, old or new; the next compaction quarantines the temp', async (point, victim) => {
     const dir = await seed();
     const reference = stateOf(dir);
-    const referenceCases = casesOf(dir);
+    const referenceCases = await casesOf(dir);
     const before = { sessions: fs.readFileSync(join(dir, 'sessions.jsonl')), cases: fs.readFileSync(join(dir, 'cases.jsonl')) };
     const exit = await startCrux(dir, ['journal', 'compact'], { CRUX_TEST_CRASH_AT: point }).done;
     expect(exit.signal, exit.stderr).toBe('SIGKILL');
@@ -58,7 +58,9 @@ describe('crash during compaction', () => {
 
     await expectHealthy(dir);
     expect(stateOf(dir)).toEqual(reference);
-    expect(casesOf(dir)).toEqual(referenceCases);
+    expect(await casesOf(dir)).toEqual(referenceCases);
+    // `session get` (served from the replay cache's key index when valid) agrees with a full replay.
+    for (const id of ['s0', 's5', 's11']) expect((await crux(dir, ['session', 'get', id])).stdout).toBe(reference.get(id as never)!.slice('active '.length));
 
     // Writes go on; the next compaction moves the stray temp into quarantine.
     expect((await crux(dir, ['session', 'put', 'after', '{"ok":true}'])).exitCode).toBe(0);
@@ -68,7 +70,7 @@ describe('crash during compaction', () => {
     expect(quarantine(dir).filter((n) => n.includes('stray-rewrite'))).toHaveLength(renamed ? 0 : 1);
     await expectHealthy(dir);
     expect(stateOf(dir)).toEqual(new Map([...reference, ['after', 'active {"ok":true}']]));
-    expect(casesOf(dir)).toEqual(referenceCases);
+    expect(await casesOf(dir)).toEqual(referenceCases);
   });
 
   it('a half-written temp file (a crash inside the temp write) never becomes the journal and is quarantined', async () => {

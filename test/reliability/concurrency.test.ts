@@ -94,6 +94,35 @@ describe('concurrent writers', () => {
     });
   });
 
+  it('handoff accepts racing with puts and case records: each package accepted exactly once, nothing lost', async () => {
+    const dir = freshDataDir();
+    const packages = 4;
+    const envelopes: string[] = [];
+    for (let p = 0; p < packages; p++) {
+      expect((await crux(dir, ['--agent', 'alice', 'session', 'put', `h${p}`, `{"p":${p}}`])).exitCode).toBe(0);
+      const mint = await crux(dir, ['--json', 'handoff', 'mint', `h${p}`, '--from', 'alice', '--to', 'bob']);
+      expect(mint.exitCode, mint.stderr).toBe(0);
+      envelopes.push(mint.stdout);
+    }
+    // 16 processes at once: 3 accepts of each package (12) and 4 other writers.
+    const accepts = envelopes.flatMap((env, p) => Array.from({ length: 3 }, () => ({ p, child: startCrux(dir, ['handoff', 'accept', '-', '--as', 'bob'], {}, env) })));
+    const others = Array.from({ length: 4 }, (_, w) =>
+      w % 2 ? startCrux(dir, ['session', 'put', `o${w}`, `{"w":${w}}`]) : startCrux(dir, ['case', 'record', '--task', `race ${w}`, '--action', 'a', '--outcome', 'o']),
+    );
+    const results = await Promise.all(accepts.map(async ({ p, child }) => ({ p, exit: await child.done })));
+    for (const o of others) expect((await o.done).code).toBe(0);
+    for (let p = 0; p < packages; p++) {
+      const codes = results.filter((r) => r.p === p).map((r) => r.exit.code).sort();
+      expect(codes, results.map((r) => r.exit.stderr).join('')).toEqual([0, 8, 8]);
+    }
+    const consumed = journalRecords(join(dir, 'handoffs.jsonl')).filter((r) => /accept/.test(r.ev));
+    expect(consumed).toHaveLength(packages);
+    for (let p = 0; p < packages; p++) {
+      expect(await crux(dir, ['--agent', 'bob', 'session', 'get', `h${p}`])).toMatchObject({ exitCode: 0, stdout: `{"p":${p}}` });
+    }
+    await expectHealthy(dir);
+  });
+
   it('a writer that cannot take the lock within CRUX_LOCK_TIMEOUT exits 75 with a clear message and changes nothing', async () => {
     const dir = freshDataDir();
     expect((await crux(dir, ['session', 'put', 'a', '{"n":1}'])).exitCode).toBe(0);

@@ -66,6 +66,9 @@ describe('kill -9', () => {
     expect(lost).toEqual([]);
     expect(acked.size).toBeGreaterThan(rounds);
     expect(sessions.has('torn' as never)).toBe(false);
+    // `session get` answers from the replay cache's key index when it is valid: it must agree after the kills.
+    const sample = [...acked].sort(() => Math.random() - 0.5).slice(0, 12);
+    for (const id of sample) expect((await crux(dir, ['session', 'get', id])).stdout, id).toBe(sessions.get(id as never)!.state);
     // Each injected torn tail is in quarantine, byte for byte.
     const quarantined = fs.readdirSync(join(dir, 'quarantine')).filter((n) => n.includes('.tail-at-')).map((n) => fs.readFileSync(join(dir, 'quarantine', n), 'utf8'));
     for (const fragment of injected) expect(quarantined).toContain(fragment);
