@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { buildContext, readInputFile, readStdin, type Context } from '../context';
+import { withImportProgress } from '../import-progress';
 import { envCount } from '../parse';
 import { emit } from '../../output/emit';
 import { writeStdout } from '../../output/stdout';
@@ -136,7 +137,7 @@ export function register(program: Command): void {
       const ctx = buildContext(command);
       const max = envCount(ctx.env, 'CRUX_MAX_IMPORT_BYTES', DEFAULT_MAX_IMPORT_BYTES)!;
       const input = readInputFile(file ?? '-', max);
-      const cases = parseImportLines(input, caseIdSource(), ctx.now);
-      await emit(ctx, await importCases(scopeOf(ctx), cases), renderImported);
+      const summary = await withImportProgress(ctx, file, (onLine) => importCases(scopeOf(ctx), parseImportLines(input, caseIdSource(), ctx.now, onLine)));
+      await emit(ctx, summary, renderImported);
     });
 }

@@ -1,6 +1,8 @@
 // `crux session …`: thin actions over the session store.
 import type { Command } from 'commander';
 import { buildContext, readInputFile, readStdin, type Context } from '../context';
+import { withImportProgress } from '../import-progress';
+import { thresholdsOf, type ThresholdFlags } from '../thresholds';
 import { envCount, parseCount } from '../parse';
 import { writeStdout } from '../../output/stdout';
 import { emit, sentence } from '../../output/emit';
@@ -8,7 +10,6 @@ import { renderClose, renderDeleted, renderImported, renderListing, renderMachin
 import { parseLogicalSessionId } from '../../shared/ids';
 import { parseDuration, parseTime } from '../../shared/time';
 import { invalid, usage } from '../../shared/errors';
-import { DEFAULT_THRESHOLDS, type FreshnessThresholds } from '../../domain/session/freshness';
 import { describeMachine } from '../../domain/session/machine';
 import { spliceState } from '../../domain/session/lines';
 import { acceptStateDocument, DEFAULT_MAX_STATE_BYTES } from '../../domain/session/state-document';
@@ -17,23 +18,12 @@ import * as store from '../../domain/session/store';
 const DEFAULT_MAX_IMPORT_BYTES = 256 * 1024 * 1024;
 const CLOSE_OUTCOMES = ['completed', 'failed', 'abandoned'] as const;
 
-/** Freshness thresholds: options (list) over CRUX_FRESH_FOR / CRUX_STALE_AFTER / CRUX_CLOCK_SKEW over defaults. */
-function thresholdsOf(ctx: Context, opts: { freshFor?: string; staleAfter?: string } = {}): FreshnessThresholds {
-  const pick = (flag: string | undefined, flagName: string, envName: string, fallback: number) =>
-    flag !== undefined ? parseDuration(flag, flagName) : ctx.env[envName] ? parseDuration(ctx.env[envName]!, envName) : fallback;
-  const freshMs = pick(opts.freshFor, '--fresh-for', 'CRUX_FRESH_FOR', DEFAULT_THRESHOLDS.freshMs);
-  const staleMs = pick(opts.staleAfter, '--stale-after', 'CRUX_STALE_AFTER', DEFAULT_THRESHOLDS.staleMs);
-  const skewMs = pick(undefined, '', 'CRUX_CLOCK_SKEW', DEFAULT_THRESHOLDS.skewMs);
-  if (freshMs > staleMs) throw invalid(`the fresh threshold (${freshMs} ms) is longer than the stale one (${staleMs} ms)`, '--fresh-for must not exceed --stale-after');
-  return { freshMs, staleMs, skewMs };
-}
-
-const scopeOf = (ctx: Context, opts?: { freshFor?: string; staleAfter?: string }): store.SessionScope => ({
+const scopeOf = (ctx: Context, flags?: ThresholdFlags): store.SessionScope => ({
   dir: ctx.dataDir,
   agent: ctx.agent,
   actor: ctx.actor,
   now: ctx.now,
-  thresholds: thresholdsOf(ctx, opts),
+  thresholds: thresholdsOf(ctx.env, flags),
 });
 
 const maxStateBytes = (ctx: Context) => envCount(ctx.env, 'CRUX_MAX_STATE_BYTES', DEFAULT_MAX_STATE_BYTES)!;
@@ -194,7 +184,7 @@ export function register(program: Command): void {
       const ctx = ctxOf(command);
       const max = envCount(ctx.env, 'CRUX_MAX_IMPORT_BYTES', DEFAULT_MAX_IMPORT_BYTES)!;
       const input = file === undefined || file === '-' ? readStdin(max, 'standard input (the import)') : readInputFile(file, max);
-      const summary = await store.importSessions(scopeOf(ctx), input, maxStateBytes(ctx));
+      const summary = await withImportProgress(ctx, file, (onLine) => store.importSessions(scopeOf(ctx), input, { maxStateBytes: maxStateBytes(ctx), onLine }));
       await emit(ctx, summary, sentence(renderImported));
     });
 }

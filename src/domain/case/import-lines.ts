@@ -8,8 +8,14 @@ import { parseImportObject, type Case } from './case';
 /**
  * Parses every line (blank lines are allowed and skipped; a trailing \r is ignored). The first bad line
  * refuses the whole import, naming its 1-based line number; so does a case_id given twice.
+ * `onLine` hears the bytes read so far and the total after each case (a progress display).
  */
-export function parseImportLines(input: Buffer, newCaseId: () => CaseId, now: Instant): Case[] {
+export function parseImportLines(
+  input: Buffer,
+  newCaseId: () => CaseId,
+  now: Instant,
+  onLine?: (doneBytes: number, totalBytes: number) => void,
+): Case[] {
   const cases: Case[] = [];
   const firstLineOf = new Map<string, number>();
   let line = 0;
@@ -39,6 +45,7 @@ export function parseImportLines(input: Buffer, newCaseId: () => CaseId, now: In
     if (earlier !== undefined) throw invalid(`line ${line}: case_id ${JSON.stringify(parsed.case_id)} already appears on line ${earlier}`);
     firstLineOf.set(parsed.case_id, line);
     cases.push(parsed);
+    onLine?.(Math.min(start, input.length), input.length);
   }
   return cases;
 }

@@ -33,6 +33,8 @@ export interface ImportOptions {
   readonly agent: AgentName | undefined;
   readonly maxStateBytes: number;
   readonly now: Instant;
+  /** Called after each line with the bytes read so far and the total (a progress display). */
+  readonly onLine?: ((doneBytes: number, totalBytes: number) => void) | undefined;
 }
 
 /** Every line validated before anything is written; the first bad one refuses the import, by its line number. */
@@ -60,6 +62,7 @@ export function parseImportLines(input: Buffer, opts: ImportOptions): ImportEntr
     if (earlier !== undefined) throw invalid(`line ${line}: the session ${JSON.stringify(data.id)} already appears on line ${earlier}`);
     firstLineOf.set(data.id, line);
     entries.push({ line, data });
+    opts.onLine?.(Math.min(start, input.length), input.length);
   }
   return entries;
 }

@@ -16,7 +16,7 @@ import {
   type PutCommand,
 } from './decide';
 import type { FreshnessThresholds } from './freshness';
-import { formatExportLine, parseImportLines } from './lines';
+import { formatExportLine, parseImportLines, type ImportOptions } from './lines';
 import { isVisible, listSessions, visibleRecords, type ListFilter, type Listing } from './query';
 import { SESSION_STORE, type SessionRecord, type Sessions } from './state';
 import { viewSession, type SessionView } from './view';
@@ -149,8 +149,12 @@ export function exportSessions(scope: SessionScope, opts: { allAgents: boolean }
 }
 
 /** Validates every line, then writes them all in one locked, fsynced append (or nothing at all). */
-export function importSessions(scope: SessionScope, input: Buffer, maxStateBytes: number): Promise<ImportSummary & { lines: number }> {
-  const entries = parseImportLines(input, { agent: scope.agent, maxStateBytes, now: scope.now });
+export function importSessions(
+  scope: SessionScope,
+  input: Buffer,
+  opts: { maxStateBytes: number; onLine?: ImportOptions['onLine'] },
+): Promise<ImportSummary & { lines: number }> {
+  const entries = parseImportLines(input, { agent: scope.agent, maxStateBytes: opts.maxStateBytes, now: scope.now, onLine: opts.onLine });
   return writeSessions(scope, (sessions, append) => {
     const { drafts, summary } = decideImport(sessions, entries, scope.actor);
     append(drafts);

@@ -111,4 +111,11 @@ describe('parseImportLines', () => {
     const withId = '{"case_id":"c_1","task":"t","action":"a","outcome":"o"}';
     expect(refusal(() => parseImportLines(lines(withId, ok, withId), nextId, NOW))).toBe('5: line 3: case_id "c_1" already appears on line 1');
   });
+
+  it('reports the bytes read after each case, up to the whole input (progress)', () => {
+    const input = lines(ok, '', ok, ok);
+    const heard: [number, number][] = [];
+    parseImportLines(input, nextId, NOW, (done, total) => heard.push([done, total]));
+    expect(heard).toEqual([[ok.length + 1, input.length], [2 * ok.length + 3, input.length], [input.length, input.length]]);
+  });
 });

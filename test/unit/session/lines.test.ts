@@ -81,6 +81,13 @@ describe('import lines', () => {
     expect(codeOf(() => parseImportLines(Buffer.from([0x7b, 0xff, 0x0a]), opts))).toBe('5 line 1: not valid UTF-8');
   });
 
+  it('reports the bytes read after each session, up to the whole input (progress)', () => {
+    const text = '{"session_id":"a","state":1}\n\n{"session_id":"b","state":2}\n';
+    const heard: [number, number][] = [];
+    parseImportLines(Buffer.from(text), { ...opts, onLine: (done, total) => heard.push([done, total]) });
+    expect(heard).toEqual([[29, text.length], [text.length, text.length]]);
+  });
+
   it('normalises times and keeps status-consistent fields only', () => {
     const [e] = parse('{"session_id":"a","state":1,"status":"closed","updated_at":"2026-01-01T01:00:00+01:00","archive_reason":"x"}');
     expect(e!.data).toMatchObject({ status: 'closed', updated_at: '2026-01-01T00:00:00.000Z', closed_at: '2026-01-01T00:00:00.000Z', outcome: 'completed', archive_reason: null });

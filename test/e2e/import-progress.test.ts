@@ -1,0 +1,45 @@
+// `session import` and `case import` draw a progress line on a TTY's stderr for large imports, and erase it.
+import { execa } from 'execa';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CRUX, tempDir, testEnv } from '../helpers/cli';
+import { PROGRESS_AFTER_RECORDS } from '../../src/output/progress';
+
+const LINES = PROGRESS_AFTER_RECORDS + 1024;
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** Runs crux under a pseudo-terminal (util-linux `script`): stdout and stderr arrive together, as on a screen. */
+async function onTty(args: string[]): Promise<{ exitCode: number; screen: string }> {
+  const command = [CRUX, ...args].map(quote).join(' ');
+  const run = await execa('script', ['-qec', command, '/dev/null'], { reject: false, stripFinalNewline: false, env: testEnv(), extendEnv: false, stdin: 'ignore' });
+  return { exitCode: run.exitCode ?? -1, screen: String(run.stdout) };
+}
+
+function writeLines(dir: string, name: string, line: (i: number) => string): string {
+  const path = join(dir, name);
+  fs.writeFileSync(path, Array.from({ length: LINES }, (_, i) => `${line(i)}\n`).join(''));
+  return path;
+}
+
+describe('import progress', () => {
+  it('case import: a \\r-redrawn line on a TTY, erased before the summary', async () => {
+    const dir = tempDir();
+    const file = writeLines(dir, 'cases.jsonl', (i) => `{"task":"task ${i}","action":"a","outcome":"o"}`);
+    const { exitCode, screen } = await onTty(['--data-dir', join(dir, 'data'), 'case', 'import', file]);
+    expect(exitCode, screen).toBe(0);
+    expect(screen).toMatch(new RegExp(`\\r\\x1b\\[Kcrux: importing ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: \\d+% `));
+    expect(screen).toMatch(/\r\x1b\[Kimported \d+ cases \(\d+ new, 0 replaced\)\r?\n$/);
+  });
+
+  it('session import: the same, and nothing at all with --quiet', async () => {
+    const dir = tempDir();
+    const file = writeLines(dir, 'sessions.jsonl', (i) => `{"session_id":"s${i}","state":{"n":${i}}}`);
+    const shown = await onTty(['--data-dir', join(dir, 'a'), 'session', 'import', file]);
+    expect(shown.exitCode, shown.screen).toBe(0);
+    expect(shown.screen).toContain('crux: importing ');
+    const quiet = await onTty(['--data-dir', join(dir, 'b'), '--quiet', 'session', 'import', file]);
+    expect(quiet.exitCode, quiet.screen).toBe(0);
+    expect(quiet.screen).toBe('');
+  });
+});
