@@ -1,6 +1,6 @@
 // Appending under the lock: quarantine a torn tail, write the new lines in one write, fsync, then acknowledge.
 import * as fs from 'node:fs';
-import { asStorageError, FILE_MODE, fsyncDir, writeAll } from './durable-fs';
+import { asStorageError, FILE_MODE, fsyncDir, stampMtime, writeAll } from './durable-fs';
 import { encodeRecords, type ChainHead, type EventDraft } from './record';
 import { quarantineBytes } from './quarantine';
 import { crashPoint } from './crash-point';
@@ -65,6 +65,7 @@ export function appendRecords(args: {
       crashPoint('append:before-write');
       writeAll(fd, buf, size);
       crashPoint('append:before-fsync');
+      stampMtime(fd);
       fs.fdatasyncSync(fd);
     } catch (error) {
       // Roll back to the last whole line: a failed append leaves the file as it was.

@@ -8,9 +8,11 @@ import { EMPTY_HEAD, encodeRecords, type ChainHead, type EventDraft, type Journa
 import { replaceJournal, sweepStrayTemps } from './rewrite';
 import { listQuarantine, quarantineBytes } from './quarantine';
 import { dropIndex, statJournal, writeIndex } from './key-index';
-import { loadKeys, replayFull, type Loaded, type Reporter } from './load';
-import { DryTransaction, indexText, LockedTransaction, type Transaction, type TransactionHost } from './transaction';
+import { loadKeys, loadSnapshot, readRecordAt, replayFull, type Loaded, type Reporter } from './load';
+import { dropSnapshot } from './snapshot';
+import { DryTransaction, indexText, LockedTransaction, writeStateSnapshot, type Transaction, type TransactionHost } from './transaction';
 import type { StoreSpec } from './store-spec';
+import { CruxError } from '../shared/errors';
 
 export type { Reporter } from './load';
 export type { Transaction } from './transaction';
@@ -59,7 +61,22 @@ export class DataDir implements TransactionHost {
 
   /** Replays a store without the lock, for queries. A missing directory or file is an empty store. */
   read<S>(spec: StoreSpec<S>): S {
-    return this.replay(spec).state;
+    return (loadSnapshot(this.root, this.path(spec.file), spec, this.reporter) ?? this.replay(spec)).state;
+  }
+
+  /** The records at these positions of a store's journal (undefined where the line is not a record). */
+  readAt<S>(spec: StoreSpec<S>, positions: readonly LinePosition[]): (JournalRecord | undefined)[] {
+    let fd: number;
+    try {
+      fd = fs.openSync(this.path(spec.file), 'r');
+    } catch {
+      return positions.map(() => undefined);
+    }
+    try {
+      return positions.map((at) => readRecordAt(fd, at));
+    } finally {
+      fs.closeSync(fd);
+    }
   }
 
   /** A state holding at least the entity `key`: from the key index when valid, else a full replay. */
@@ -133,6 +150,9 @@ export class DataDir implements TransactionHost {
     const name = journalName(spec.file);
     const before = { records: loaded.records, bytes: loaded.bytes };
     if (loaded.bytes === 0 && loaded.lines === 0) return { name, file: spec.file, before, after: before };
+    if (loaded.damaged) {
+      throw new CruxError('journal_damaged', `${spec.file} has damaged lines; compaction would drop them`, 'run `crux journal check --repair` first: it keeps them in quarantine/');
+    }
     sweepStrayTemps(this.root, spec.file, ts);
     if (loaded.tornTail !== undefined) {
       const tail = readRange(this.path(spec.file), loaded.tornTail.offset, loaded.tornTail.length);
@@ -146,6 +166,8 @@ export class DataDir implements TransactionHost {
     const { text, head } = encodeRecords(loaded.head, [snapshot, ...live], ts);
     const bytes = replaceJournal(this.root, spec.file, text);
     this.reindex(spec, text, head);
+    // The old state's line positions name the old file: the snapshot is taken from the new one.
+    if (spec.snapshot !== undefined) writeStateSnapshot(this.root, spec, replayFull(this.path(spec.file), spec, this.reporter, { quiet: true }));
     return { name, file: spec.file, before, after: { records: live.length + 1, bytes } };
   }
 
@@ -196,15 +218,17 @@ export class DataDir implements TransactionHost {
     const { text, head } = encodeRecords(start, drafts, ts);
     replaceJournal(this.root, file, text);
     this.reindex(spec, text, head);
+    dropSnapshot(this.root, file);
     return quarantine;
   }
 
-  /** Writes the key index of a journal just rewritten as `text`. */
-  private reindex<S>(spec: StoreSpec<S>, text: string, head: ChainHead): void {
+  /** Writes the key index of a journal just rewritten as `text`; returns its line count. */
+  private reindex<S>(spec: StoreSpec<S>, text: string, head: ChainHead): number {
     const stat = statJournal(this.path(spec.file));
-    if (spec.keyOf === undefined || stat === undefined) return dropIndex(this.root, spec.file);
     const { entries, estimate, lines } = indexText(spec, text);
-    writeIndex(this.root, spec.file, { v: 1, ...stat, seq: head.seq, h: head.h, lines, live: estimate.total }, entries);
+    if (spec.keyOf === undefined || stat === undefined) dropIndex(this.root, spec.file);
+    else writeIndex(this.root, spec.file, { v: 1, ...stat, seq: head.seq, h: head.h, lines, live: estimate.total }, entries);
+    return lines;
   }
 }
 

@@ -34,11 +34,23 @@ export function ensurePrivateDir(dir: string): boolean {
   return true;
 }
 
+/**
+ * Gives a file just written by crux an mtime no other write can produce: the current time with random
+ * nanoseconds. The kernel stamps writes with a coarse clock (a few ms per tick), so without this an edit by
+ * another program in the same tick as crux's last write would leave the stat unchanged, and the caches that
+ * trust an unchanged stat (key index, snapshot) would miss it.
+ */
+export function stampMtime(fd: number): void {
+  const seconds = Math.floor(Date.now() / 1000);
+  fs.futimesSync(fd, seconds, seconds + (1 + Math.floor(Math.random() * 999_998)) / 1_000_000);
+}
+
 /** Writes `bytes` to a new file at `path` (0600) and fsyncs it; fails if the file exists. */
-export function writeNewFileDurable(path: string, bytes: Uint8Array | string): void {
+export function writeNewFileDurable(path: string, bytes: Uint8Array | string, opts: { stamp?: boolean } = {}): void {
   const fd = fs.openSync(path, 'wx', FILE_MODE);
   try {
     writeAll(fd, typeof bytes === 'string' ? Buffer.from(bytes) : bytes, 0);
+    if (opts.stamp) stampMtime(fd);
     fs.fsyncSync(fd);
   } catch (error) {
     fs.closeSync(fd);

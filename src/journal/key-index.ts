@@ -51,8 +51,28 @@ export function statJournal(path: string | number): JournalStat | undefined {
   return { dev: String(st.dev), ino: String(st.ino), size: Number(st.size), mtime_ns: String(st.mtimeNs), ctime_ns: String(st.ctimeNs) };
 }
 
-const sameStat = (a: JournalStat, b: JournalStat) =>
+export const sameStat = (a: JournalStat, b: JournalStat) =>
   a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtime_ns === b.mtime_ns && a.ctime_ns === b.ctime_ns;
+
+/** Whether the index describes the journal exactly as it is: proof that crux wrote its last bytes. */
+export function indexMatches(root: string, file: string, journal: JournalStat): boolean {
+  let fd: number;
+  try {
+    fd = fs.openSync(indexPath(root, file), 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const buf = Buffer.alloc(HEADER_BYTES);
+    if (fs.readSync(fd, buf, 0, HEADER_BYTES, 0) !== HEADER_BYTES || buf[HEADER_BYTES - 1] !== 10) return false;
+    const header = JSON.parse(buf.toString('utf8', 0, HEADER_BYTES - 1)) as IndexHeader;
+    return header.v === INDEX_VERSION && sameStat(header, journal);
+  } catch {
+    return false;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
 
 export interface OpenIndex {
   readonly header: IndexHeader;

@@ -2,7 +2,8 @@
 import * as fs from 'node:fs';
 import { scanJournal, type LinePosition, type ScanResult } from './scan';
 import { EMPTY_HEAD, type ChainHead, type JournalRecord } from './record';
-import { LiveEstimate, openIndex, statJournal, type IndexEntry, type IndexHeader } from './key-index';
+import { indexMatches, LiveEstimate, openIndex, statJournal, type IndexEntry, type IndexHeader } from './key-index';
+import { openSnapshot } from './snapshot';
 import type { StoreSpec } from './store-spec';
 
 export interface Reporter {
@@ -12,13 +13,19 @@ export interface Reporter {
 /** A store's state as a transaction holds it, with what appending and re-indexing need. */
 export interface Loaded<S> {
   state: S;
-  /** True when the state holds every entity (a full replay); false when only the keys asked for. */
+  /** True when the state holds every entity; false when only the keys asked for. */
   full: boolean;
+  /** How it was loaded: a verifying replay, an entity's lines, or a snapshot and the records after it. */
+  source: 'replay' | 'keys' | 'snapshot';
   head: ChainHead;
+  /** Where the head record's line is, when known (for snapshots). */
+  headAt?: LinePosition | undefined;
   bytes: number;
   lines: number;
   records: number;
   tornTail: ScanResult['tornTail'];
+  /** Lines that failed verification (a torn tail aside): caches are not written over a damaged journal. */
+  damaged: boolean;
   scan?: ScanResult;
   /** How the key index is kept after writes: extended in place, or rebuilt from every entry. */
   index?:
@@ -27,6 +34,8 @@ export interface Loaded<S> {
 }
 
 export type OnRecord = (at: LinePosition) => void;
+
+const isDamaged = (scan: ScanResult) => scan.problems.some((p) => p.offset !== scan.tornTail?.offset);
 
 /** Replays the whole journal, verifying every line; reports each problem once unless quiet. */
 export function replayFull<S>(
@@ -60,7 +69,10 @@ export function replayFull<S>(
   return {
     state,
     full: true,
+    source: 'replay',
+    damaged: isDamaged(scan),
     head: scan.head,
+    headAt: scan.headAt,
     bytes: scan.bytes,
     lines: scan.lines,
     records: scan.records,
@@ -83,7 +95,7 @@ export function loadKeys<S>(root: string, path: string, spec: StoreSpec<S>, keys
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
     const estimate = new LiveEstimate();
-    return { state: spec.initial(), full: true, head: EMPTY_HEAD, bytes: 0, lines: 0, records: 0, tornTail: undefined, index: { mode: 'rebuild', estimate, entries: [] } };
+    return { state: spec.initial(), full: true, source: 'replay', damaged: false, head: EMPTY_HEAD, bytes: 0, lines: 0, records: 0, tornTail: undefined, index: { mode: 'rebuild', estimate, entries: [] } };
   }
   try {
     const stat = statJournal(fd);
@@ -105,6 +117,8 @@ export function loadKeys<S>(root: string, path: string, spec: StoreSpec<S>, keys
     return {
       state,
       full: false,
+      source: 'keys',
+      damaged: false,
       head: { seq: header.seq, h: header.h },
       bytes: header.size,
       lines: header.lines,
@@ -117,7 +131,7 @@ export function loadKeys<S>(root: string, path: string, spec: StoreSpec<S>, keys
   }
 }
 
-function readRecordAt(fd: number, at: LinePosition): JournalRecord | undefined {
+export function readRecordAt(fd: number, at: LinePosition): JournalRecord | undefined {
   const buf = Buffer.allocUnsafe(at.length + 1);
   if (fs.readSync(fd, buf, 0, buf.length, at.offset) !== buf.length || buf[at.length] !== 10) return undefined;
   try {
@@ -125,5 +139,58 @@ function readRecordAt(fd: number, at: LinePosition): JournalRecord | undefined {
     return record !== null && typeof record === 'object' && typeof record.ev === 'string' ? (record as JournalRecord) : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Loads the whole state from the store's snapshot and the records written after it (verified as a replay
+ * verifies them); undefined when there is no usable snapshot (then the caller replays in full).
+ */
+export function loadSnapshot<S>(root: string, path: string, spec: StoreSpec<S>, reporter: Reporter, opts: { quiet?: boolean } = {}): Loaded<S> | undefined {
+  const codec = spec.snapshot;
+  if (codec === undefined) return undefined;
+  let fd: number;
+  try {
+    fd = fs.openSync(path, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const stat = statJournal(fd);
+    if (stat === undefined) return undefined;
+    const snap = openSnapshot(root, spec.file, codec.version, stat);
+    if (snap === undefined) return undefined;
+    const { header } = snap;
+    const exact = stat.size === header.size && stat.mtime_ns === header.mtime_ns && stat.ctime_ns === header.ctime_ns;
+    // Records after the snapshot are trusted to continue it only when crux wrote them: the key index, which
+    // every crux write keeps in step, must describe the journal exactly. Another program's edit fails that.
+    if (!exact && (stat.size === header.size || !indexMatches(root, spec.file, stat))) return undefined;
+    if (!exact && header.seq > 0) {
+      const headRecord = readRecordAt(fd, { line: header.lines, offset: header.head_offset, length: header.head_length });
+      if (headRecord?.h !== header.h || headRecord.seq !== header.seq || header.head_offset + header.head_length + 1 !== header.size) return undefined;
+    }
+    const state = codec.decode(snap.payload);
+    if (state === undefined) return undefined;
+    const index = openIndex(root, spec.file, stat);
+    const indexPart = index === undefined ? {} : { index: { mode: 'extend' as const, header: index.header, estimate: new LiveEstimate(index.header.live), added: [] } };
+    if (exact) {
+      const headAt = { line: header.lines, offset: header.head_offset, length: header.head_length };
+      return { state, full: true, source: 'snapshot', damaged: false, head: { seq: header.seq, h: header.h }, headAt, bytes: header.size, lines: header.lines, records: header.lines, tornTail: undefined, ...indexPart };
+    }
+    const scan = scanJournal(fd, spec.vocabulary, (record, at) => spec.evolve(state, record, at), {
+      offset: header.size,
+      line: header.lines,
+      head: { seq: header.seq, h: header.h },
+    });
+    if (!opts.quiet) {
+      for (const problem of scan.problems) {
+        if (problem.offset === scan.tornTail?.offset) continue;
+        reporter.warn(`${path}:${problem.line}: ${problem.reason} (run \`crux journal check\`)`);
+      }
+    }
+    const headAt = scan.headAt ?? { line: header.lines, offset: header.head_offset, length: header.head_length };
+    return { state, full: true, source: 'snapshot', damaged: isDamaged(scan), head: scan.head, headAt, bytes: scan.bytes, lines: scan.lines, records: header.lines + scan.records, tornTail: scan.tornTail, ...indexPart };
+  } finally {
+    fs.closeSync(fd);
   }
 }

@@ -12,7 +12,7 @@ export function replaceJournal(root: string, file: string, text: string): number
   const temp = join(root, `${tempPrefix(file)}${process.pid}.tmp`);
   fs.rmSync(temp, { force: true });
   try {
-    writeNewFileDurable(temp, text);
+    writeNewFileDurable(temp, text, { stamp: true });
     crashPoint('rewrite:before-rename');
     fs.renameSync(temp, join(root, file));
     crashPoint('rewrite:after-rename');

@@ -27,22 +27,30 @@ export interface ScanResult {
   readonly problems: LineProblem[];
   /** The unterminated fragment at the end of the file, if any. */
   readonly tornTail?: { readonly offset: number; readonly length: number };
-  /** The last record that verified, for chaining the next append. */
+  /** The last record that verified, for chaining the next append, and where its line is. */
   readonly head: ChainHead;
+  readonly headAt?: LinePosition;
   readonly ms: number;
 }
 
 export type RecordSink = (record: JournalRecord, at: LinePosition) => void;
 
+/** Where a scan starts when the lines before it are already known (a snapshot's tail). */
+export interface ScanStart {
+  readonly offset: number;
+  readonly line: number;
+  readonly head: ChainHead;
+}
+
 /**
  * Reads `path` line by line. Each record that verifies (own hash, known event) goes to `sink`; every
  * other line becomes a problem with its line number. A missing file is an empty journal.
  */
-export function scanJournal(path: string, vocabulary: ReadonlySet<string>, sink: RecordSink): ScanResult {
+export function scanJournal(path: string | number, vocabulary: ReadonlySet<string>, sink: RecordSink, from?: ScanStart): ScanResult {
   const started = performance.now();
   let fd: number;
   try {
-    fd = fs.openSync(path, 'r');
+    fd = typeof path === 'number' ? path : fs.openSync(path, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
       return { exists: false, bytes: 0, lines: 0, records: 0, problems: [], head: EMPTY_HEAD, ms: 0 };
@@ -51,11 +59,12 @@ export function scanJournal(path: string, vocabulary: ReadonlySet<string>, sink:
   }
   const problems: LineProblem[] = [];
   let records = 0;
-  let lineNo = 0;
-  let head: ChainHead = EMPTY_HEAD;
+  let lineNo = from?.line ?? 0;
+  let head: ChainHead = from?.head ?? EMPTY_HEAD;
+  let headAt: LinePosition | undefined;
   // The chain as last seen: undefined after an unreadable line, so that one bad line is reported once.
-  let chain: ChainHead | undefined = EMPTY_HEAD;
-  let first = true;
+  let chain: ChainHead | undefined = head;
+  let first = from === undefined;
 
   const visit = (buf: Buffer, start: number, end: number, offset: number) => {
     lineNo += 1;
@@ -83,6 +92,7 @@ export function scanJournal(path: string, vocabulary: ReadonlySet<string>, sink:
     first = false;
     chain = { seq: record.seq, h: record.h };
     head = chain;
+    headAt = at;
     if (findings.length > 0) problems.push({ ...at, reason: findings.join('; '), skipped: false });
     if (record.ev !== SNAPSHOT_EVENT && !vocabulary.has(record.ev)) {
       problems.push({ ...at, reason: `unknown event ${JSON.stringify(record.ev)}`, skipped: true });
@@ -94,7 +104,7 @@ export function scanJournal(path: string, vocabulary: ReadonlySet<string>, sink:
 
   let carry: Buffer | undefined;
   let carryOffset = 0;
-  let position = 0;
+  let position = from?.offset ?? 0;
   const chunk = Buffer.allocUnsafe(CHUNK);
   try {
     for (;;) {
@@ -119,7 +129,7 @@ export function scanJournal(path: string, vocabulary: ReadonlySet<string>, sink:
       }
     }
   } finally {
-    fs.closeSync(fd);
+    if (typeof path !== 'number') fs.closeSync(fd);
   }
   let tornTail: ScanResult['tornTail'];
   if (carry !== undefined) {
@@ -134,6 +144,7 @@ export function scanJournal(path: string, vocabulary: ReadonlySet<string>, sink:
     problems,
     ...(tornTail ? { tornTail } : {}),
     head,
+    ...(headAt ? { headAt } : {}),
     ms: performance.now() - started,
   };
 }

@@ -20,6 +20,20 @@ export interface StoreSpec<S> {
   keyOf?(record: JournalRecord): string | undefined;
   /** Bytes of journal the live state needs (an estimate), for stores without keyOf, to decide when compaction pays. */
   liveBytes?(state: S): number;
+  /**
+   * A compact encoding of the whole state, cached in cache/<file>.state so that whole-store queries (case
+   * retrieve over 100k cases) decode it and replay only the records after it. A decoded state must accept
+   * further records through evolve; it need not carry everything compaction needs (compaction replays).
+   */
+  snapshot?: SnapshotCodec<S>;
+}
+
+export interface SnapshotCodec<S> {
+  /** Bumped whenever the encoding changes: a snapshot of another version is ignored. */
+  readonly version: number;
+  encode(state: S): Uint8Array;
+  /** undefined when the bytes are not a snapshot this codec can read. */
+  decode(bytes: Uint8Array): S | undefined;
 }
 
 /** Builds a vocabulary set from a list of names, refusing duplicates. */

@@ -2,10 +2,14 @@
 // compact a journal that has become mostly dead.
 import { appendRecords } from './append';
 import { EMPTY_HEAD, encodeRecords, type EventDraft, type JournalRecord } from './record';
-import { LiveEstimate, statJournal, extendIndex, writeIndex, type IndexEntry } from './key-index';
-import { loadKeys, replayFull, type Loaded, type Reporter } from './load';
+import { dropIndex, extendIndex, LiveEstimate, statJournal, writeIndex, type IndexEntry } from './key-index';
+import { loadKeys, loadSnapshot, replayFull, type Loaded, type Reporter } from './load';
+import { dropSnapshot, readSnapshotHeader, writeSnapshot } from './snapshot';
 import type { LinePosition } from './scan';
 import type { StoreSpec } from './store-spec';
+
+/** A snapshot is refreshed by a single-entity write once this many bytes of records follow it. */
+export const SNAPSHOT_TAIL_BYTES = 1024 * 1024;
 
 /** Auto-compaction: a journal over this size whose live records need less than half of it is rewritten. */
 export const COMPACT_MIN_BYTES = 256 * 1024;
@@ -80,9 +84,10 @@ export class LockedTransaction implements Transaction {
     const loaded = this.loaded.get(spec);
     if (loaded?.full) return loaded.state;
     if (loaded !== undefined) throw new Error(`${spec.file}: a whole load after a load by key in one transaction`);
-    const replayed = replayFull(this.host.path(spec.file), spec, this.host.reporter);
-    this.loaded.set(spec, replayed);
-    return replayed.state;
+    const path = this.host.path(spec.file);
+    const whole = loadSnapshot(this.host.root, path, spec, this.host.reporter) ?? replayFull(path, spec, this.host.reporter);
+    this.loaded.set(spec, whole);
+    return whole.state;
   }
 
   loadKey<S>(spec: StoreSpec<S>, ...keys: string[]): S {
@@ -130,6 +135,7 @@ export class LockedTransaction implements Transaction {
       }
     }
     loaded.head = outcome.head;
+    loaded.headAt = applied.at(-1)!.at;
     loaded.bytes = outcome.bytes;
     loaded.lines = applied.at(-1)!.at.line;
     loaded.records += applied.length;
@@ -137,18 +143,45 @@ export class LockedTransaction implements Transaction {
     this.touched.add(spec);
   }
 
-  /** After the decision: write the key index of every appended store, and compact where mostly dead. */
+  /** After the decision: keep the caches of every appended store, and compact where mostly dead. */
   finish(): void {
     for (const spec of this.touched) {
       const loaded = this.loaded.get(spec)!;
+      if (loaded.damaged) {
+        // No cache and no compaction over damage: every later command replays (and reports) it until
+        // `journal check --repair` quarantines it.
+        dropIndex(this.host.root, spec.file);
+        dropSnapshot(this.host.root, spec.file);
+        continue;
+      }
       const live = loaded.index?.estimate.total ?? spec.liveBytes?.(loaded.state);
       if (loaded.bytes >= COMPACT_MIN_BYTES && live !== undefined && live <= loaded.bytes * COMPACT_MAX_LIVE_FRACTION) {
-        const whole = loaded.full ? loaded : replayFull(this.host.path(spec.file), spec, this.host.reporter, { quiet: true });
-        this.host.compactLoaded(spec, whole, this.ts);
+        // Compaction needs every record's payload: only a verifying replay gives it.
+        const whole = loaded.source === 'replay' ? loaded : replayFull(this.host.path(spec.file), spec, this.host.reporter, { quiet: true });
+        if (!whole.damaged) this.host.compactLoaded(spec, whole, this.ts);
         continue;
       }
       this.writeIndex(spec, loaded);
+      this.keepSnapshot(spec, loaded);
     }
+  }
+
+  /**
+   * A transaction that held the whole state writes a fresh snapshot; one that read a few entities refreshes
+   * it only when the records after it have grown past SNAPSHOT_TAIL_BYTES, so readers replay a short tail.
+   */
+  private keepSnapshot<S>(spec: StoreSpec<S>, loaded: Loaded<S>): void {
+    const codec = spec.snapshot;
+    if (codec === undefined) return;
+    let whole: Loaded<S> | undefined = loaded;
+    if (!loaded.full) {
+      const header = readSnapshotHeader(this.host.root, spec.file);
+      if (header !== undefined && loaded.bytes - header.size < SNAPSHOT_TAIL_BYTES) return;
+      const path = this.host.path(spec.file);
+      whole = loadSnapshot(this.host.root, path, spec, this.host.reporter, { quiet: true }) ?? replayFull(path, spec, this.host.reporter, { quiet: true });
+      if (whole.damaged) return;
+    }
+    writeStateSnapshot(this.host.root, spec, whole);
   }
 
   private writeIndex<S>(spec: StoreSpec<S>, loaded: Loaded<S>): void {
@@ -178,4 +211,22 @@ export function indexText<S>(spec: StoreSpec<S>, text: string): { entries: Index
     offset += length + 1;
   }
   return { entries, estimate, lines: line };
+}
+
+/** Writes the snapshot of a whole state that matches the journal as it is now on disk. */
+export function writeStateSnapshot<S>(root: string, spec: StoreSpec<S>, loaded: Loaded<S>): void {
+  const codec = spec.snapshot;
+  const stat = statJournal(`${root}/${spec.file}`);
+  if (codec === undefined || stat === undefined || stat.size !== loaded.bytes || loaded.tornTail !== undefined) return;
+  const headAt = loaded.headAt;
+  if (headAt === undefined && loaded.head.seq > 0) return;
+  writeSnapshot(root, spec.file, {
+    codec: codec.version,
+    ...stat,
+    seq: loaded.head.seq,
+    h: loaded.head.h,
+    lines: loaded.lines,
+    head_offset: headAt?.offset ?? 0,
+    head_length: headAt?.length ?? 0,
+  }, codec.encode(loaded.state));
 }

@@ -21,15 +21,17 @@ export const CASE_STORE: StoreSpec<CaseBank> = {
   // Each record concerns one case: show, delete and record read only that case's lines (the key index).
   keyOf: (record) => (typeof record.data?.case_id === 'string' ? record.data.case_id : undefined),
   liveBytes: (bank) => bank.liveRecordBytes,
+  /**
+   * The bank between invocations (the journal layer keeps it in cache/cases.jsonl.state): retrieve over
+   * 100k cases decodes columns instead of replaying. A decoded bank holds no case text; results read theirs
+   * from the journal (see resultCase), and compaction replays for a bank with bodies.
+   */
+  snapshot: {
+    version: 1,
+    encode: encodeBank,
+    decode: (bytes) => decodeBank(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)),
+  },
 };
-
-/**
- * How a replay cache may keep the bank between invocations (the journal layer decides where and when):
- * `decode` answers undefined for bytes it does not accept, and is fastest when they are 8-byte aligned.
- * A decoded bank holds no case text; results read theirs from the journal (see resultCase), and `live`
- * (compaction) needs a bank from a real replay.
- */
-export const CASE_BANK_CACHE = { version: 1, encode: encodeBank, decode: decodeBank } as const;
 
 export interface CaseScope {
   readonly dir: DataDir;
@@ -61,6 +63,8 @@ function caseAt(bank: CaseBank, slot: number): Case {
 function resultCase(dir: DataDir, bank: CaseBank, slot: number): Case {
   if (bank.bodies.has(slot)) return caseAt(bank, slot);
   const id = bank.idOf(slot);
+  const [record] = dir.readAt(CASE_STORE, [bank.position(slot)]);
+  if (record?.data?.case_id === id) return toCase(record.data, bank.reused.get(slot));
   const own = dir.readKey(CASE_STORE, id);
   const ownSlot = own.slotOf(id);
   if (ownSlot === undefined) throw new CruxError('internal', `case ${id} is in the cached bank but not in the journal`);
