@@ -2,7 +2,7 @@
 // then record V8's code cache for it by running one representative command (see bin/crux).
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -21,9 +21,12 @@ const lazyChildProcess = {
   },
 };
 
+// Written aside and renamed into place: a crux started during a rebuild (another shell, a running test suite)
+// must never load a half-written or empty bundle, which would run nothing and exit 0.
+const staged = `dist/crux.cjs.${process.pid}.tmp`;
 await build({
   entryPoints: ['src/cli/main.ts'],
-  outfile: 'dist/crux.cjs',
+  outfile: staged,
   bundle: true,
   platform: 'node',
   format: 'cjs',
@@ -34,7 +37,9 @@ await build({
   plugins: [lazyChildProcess],
 });
 
+// The old code cache goes first: V8 must never pair it with the new bundle.
 rmSync('dist/crux.cjs.v8cache', { force: true });
+renameSync(staged, 'dist/crux.cjs');
 const scratch = mkdtempSync(join(tmpdir(), 'crux-build-'));
 try {
   // The hot paths: one session written and read, listed, a case recorded and retrieved, a journal checked.
