@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { crux, freshDataDir, snapshotDir, tempDir } from '../helpers/cli';
 import { walkHelp } from '../helpers/help';
-import { pool } from './harness';
+import { pool, TIMEOUT } from './harness';
 
 interface Row {
   args: string[];
@@ -17,9 +17,11 @@ interface Row {
 }
 
 const junk = (n: number, seed: number) => {
-  // Random bytes that are not valid JSON (and never empty).
+  // Random bytes that are not valid JSON, with a newline and a terminal escape early on: an error message
+  // that echoes its input must not break the one-line rule or reach the terminal raw.
   const bytes = randomBytes(n);
   bytes[0] = 0xff - (seed % 8);
+  Buffer.from('\n\u001b[31m').copy(bytes, 3);
   return bytes;
 };
 
@@ -143,7 +145,7 @@ function rows(): Row[] {
   ];
 }
 
-describe('bad input', () => {
+describe('bad input', { timeout: TIMEOUT }, () => {
   beforeAll(async () => {
     dir = freshDataDir();
     const aside = tempDir('crux-bad-input-');
@@ -179,7 +181,7 @@ describe('bad input', () => {
     const before = snapshotDir(dir);
     const results = await pool(table, 4, async (row) => ({ row, run: await crux(dir, row.args, { input: row.input ?? '', env: row.env ?? {} }) }));
     const wrong = results
-      .filter(({ row, run }) => run.exitCode !== row.code || run.stderr.split('\n').filter(Boolean).length !== 1 || /\n\s+at |internal error/.test(run.stderr) || !run.stderr.startsWith('crux: '))
+      .filter(({ row, run }) => run.exitCode !== row.code || run.stderr.split('\n').filter(Boolean).length !== 1 || /\n\s+at |internal error|\u001b/.test(run.stderr) || !run.stderr.startsWith('crux: '))
       .map(({ row, run }) => `${row.why} [${row.args.join(' ').slice(0, 80)}]: expected ${row.code}, got ${run.exitCode}: ${run.stderr.trim().slice(0, 300)}`);
     expect(wrong).toEqual([]);
     for (const { run } of results) expect([0, 1]).not.toContain(run.exitCode);

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { crux, freshDataDir } from '../helpers/cli';
-import { expectHealthy, figure, journalRecords, readSessions, scaled, startCrux, startShell } from './harness';
+import { expectCachedReadsAgree, expectHealthy, figure, journalRecords, readSessions, scaled, startCrux, startShell, TIMEOUT } from './harness';
 
 const REWRITE_POINTS = ['rewrite:before-rename', 'rewrite:after-rename'] as const;
 const strayTemps = (dir: string) => fs.readdirSync(dir).filter((n) => n.endsWith('.tmp'));
@@ -25,7 +25,7 @@ async function seed(): Promise<string> {
 const stateOf = (dir: string) => new Map([...readSessions(dir)].map(([k, v]) => [k, `${v.status} ${v.state}`]));
 const casesOf = async (dir: string) => (JSON.parse((await crux(dir, ['--json', 'case', 'list'])).stdout).cases as { case_id: string }[]).map((c) => c.case_id).sort();
 
-describe('crash during compaction', () => {
+describe('crash during compaction', { timeout: TIMEOUT }, () => {
   it('journal check and compact cover the cases journal too (not only sessions)', async () => {
     const dir = await seed();
     const path = join(dir, 'cases.jsonl');
@@ -58,6 +58,7 @@ describe('crash during compaction', () => {
 
     await expectHealthy(dir);
     expect(stateOf(dir)).toEqual(reference);
+    expectCachedReadsAgree(dir);
     expect(await casesOf(dir)).toEqual(referenceCases);
     // `session get` (served from the replay cache's key index when valid) agrees with a full replay.
     for (const id of ['s0', 's5', 's11']) expect((await crux(dir, ['session', 'get', id])).stdout).toBe(reference.get(id as never)!.slice('active '.length));

@@ -7,8 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { lockName } from '../../src/journal/lock';
 import { crux, freshDataDir, snapshotDir, tempDir } from '../helpers/cli';
 import {
-  expectHealthy, figure, journalRecords, percentile, pool, readSessions, scaled, sleep, startCrux, startShell, type Child,
-} from './harness';
+  expectHealthy, figure, journalRecords, percentile, pool, readSessions, scaled, sleep, startCrux, startShell, type Child, TIMEOUT } from './harness';
 import { findOverlaps, parseLockLog } from './lock-log';
 
 const WRITERS = 16;
@@ -36,7 +35,7 @@ function holdLock(dataDir: string): Promise<Server> {
   });
 }
 
-describe('concurrent writers', () => {
+describe('concurrent writers', { timeout: TIMEOUT }, () => {
   it(`${WRITERS} processes writing at once lose nothing, duplicate nothing, and keep the chain valid`, async () => {
     const dir = freshDataDir();
     const lockLog = join(tempDir(), 'lock.log');
@@ -178,7 +177,7 @@ describe('concurrent writers', () => {
   });
 });
 
-describe('killing the lock holder', () => {
+describe('killing the lock holder', { timeout: TIMEOUT }, () => {
   it('the overlap check itself catches an overlap (it can fail)', () => {
     const log = (lines: string[]) => findOverlaps(parseLockLog(lines.map((l, i) => `${l} ${i}`).join('\n'))).overlaps;
     expect(log(['enter 1', 'exit 1', 'enter 2', 'exit 2'])).toEqual([]);

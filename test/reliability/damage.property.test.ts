@@ -10,7 +10,7 @@ import { EMPTY_HEAD, encodeRecords, type EventDraft } from '../../src/journal/re
 import { scanJournal } from '../../src/journal/scan';
 import { ITEM_STORE, VOCAB } from '../unit/journal/fixtures';
 import { tempDir } from '../helpers/cli';
-import { figure, scaled } from './harness';
+import { figure, scaled, TIMEOUT } from './harness';
 
 const RUNS = scaled(120, 2000);
 const TS = '2026-11-29T21:00:00.000Z';
@@ -151,7 +151,7 @@ function write(bytes: Buffer): { dir: string; path: string } {
   return { dir, path };
 }
 
-describe('damaged journals (property tests)', () => {
+describe('damaged journals (property tests)', { timeout: TIMEOUT }, () => {
   it('a healthy journal with raw U+2028, U+2029, U+0085, NUL and astral characters in its records replays clean', () => {
     fc.assert(
       fc.property(journal, (j) => {

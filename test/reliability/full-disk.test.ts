@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { crux, freshDataDir, snapshotDir, tempDir } from '../helpers/cli';
-import { expectHealthy, figure, readSessions, scaled, startShell } from './harness';
+import { expectCachedReadsAgree, expectHealthy, figure, readSessions, scaled, startShell, TIMEOUT } from './harness';
 
 const mounted: string[] = [];
 
@@ -41,7 +41,7 @@ function expectDiskFull(run: { exitCode: number; stderr: string }): void {
   expect(run.stderr).not.toMatch(/\n\s+at /);
 }
 
-describe('full disk (ENOSPC on a tiny tmpfs)', () => {
+describe('full disk (ENOSPC on a tiny tmpfs)', { timeout: TIMEOUT }, () => {
   it('fills the disk: the failing put exits 75, the data directory is byte-identical, nothing before is lost; after freeing space the retry succeeds', async () => {
     const rounds = scaled(3, 12);
     const failures: number[] = [];
@@ -65,6 +65,7 @@ describe('full disk (ENOSPC on a tiny tmpfs)', () => {
       expect(failed, 'the tmpfs never filled up').toBeDefined();
       failures.push(acked.length);
       await expectHealthy(dir);
+      expectCachedReadsAgree(dir);
       const sessions = readSessions(dir);
       for (const { id, state: s } of acked) expect(sessions.get(id as never)?.state).toBe(s);
       // Safe to retry: with space again, the same command succeeds.
@@ -126,7 +127,7 @@ describe('full disk (ENOSPC on a tiny tmpfs)', () => {
   });
 });
 
-describe('file size limit (EFBIG from ulimit -f: a real short write)', () => {
+describe('file size limit (EFBIG from ulimit -f: a real short write)', { timeout: TIMEOUT }, () => {
   it('the put that would cross the limit exits 75 and leaves the journal byte-identical', async () => {
     const rounds = scaled(6, 40);
     let shortWrites = 0;

@@ -3,13 +3,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import { expect } from 'vitest';
+import { join } from 'node:path';
 import { DataDir } from '../../src/journal/data-dir';
+import { scanJournal } from '../../src/journal/scan';
 import { SESSION_STORE, type Sessions } from '../../src/domain/session/state';
 import { crux, CRUX, testEnv } from '../helpers/cli';
 
 /** `npm run test:stress` sets CRUX_STRESS=1: the heavy variants. */
 export const STRESS = (process.env.CRUX_STRESS ?? '') !== '' && process.env.CRUX_STRESS !== '0';
 export const scaled = (normal: number, stress: number): number => (STRESS ? stress : normal);
+/** Per-test time limit: the stress variants run for minutes. */
+export const TIMEOUT = STRESS ? 1_200_000 : 120_000;
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -61,10 +65,18 @@ export function killGroup(child: Child): void {
   }
 }
 
-/** The sessions as a fresh replay sees them (no lock, quiet). */
+/** The sessions as a full replay of the journal sees them: ground truth, no cache involved. */
 export function readSessions(dataDir: string): Sessions {
-  const warnings: string[] = [];
-  return new DataDir(dataDir, { warn: (m) => warnings.push(m) }, 10_000).read(SESSION_STORE);
+  const state = SESSION_STORE.initial();
+  scanJournal(join(dataDir, SESSION_STORE.file), SESSION_STORE.vocabulary, (record, at) => SESSION_STORE.evolve(state, record, at));
+  return state;
+}
+
+/** What crux's own reads (through the replay caches, when valid) see must equal the ground truth. */
+export function expectCachedReadsAgree(dataDir: string): void {
+  const summary = (s: Sessions) => new Map([...s].map(([k, v]) => [k, `${v.status} ${v.state}`]));
+  const cached = new DataDir(dataDir, { warn: () => {} }, 10_000).read(SESSION_STORE);
+  expect(summary(cached)).toEqual(summary(readSessions(dataDir)));
 }
 
 /** `journal check --json` must say healthy: chain valid, seq contiguous, no torn tail, no bad line. */

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeRecords } from '../../src/journal/record';
 import { crux, freshDataDir, tempDir } from '../helpers/cli';
 import { parseLockLog } from './lock-log';
-import { expectHealthy, figure, killGroup, readSessions, scaled, sleep, startCrux, startShell } from './harness';
+import { expectCachedReadsAgree, expectHealthy, figure, killGroup, readSessions, scaled, sleep, startCrux, startShell, TIMEOUT } from './harness';
 
 const WRITERS_PER_ROUND = 3;
 
@@ -27,7 +27,7 @@ function tornFragment(path: string): string {
   return next.slice(0, 1 + Math.floor(Math.random() * (next.length - 2)));
 }
 
-describe('kill -9', () => {
+describe('kill -9', { timeout: TIMEOUT }, () => {
   it('SIGKILL at random moments: every acknowledged write survives and the journal heals', async () => {
     const dir = freshDataDir();
     const journal = join(dir, 'sessions.jsonl');
@@ -61,6 +61,7 @@ describe('kill -9', () => {
     const last = await crux(dir, ['session', 'put', 'final', '{}']);
     expect(last.exitCode, last.stderr).toBe(0);
     await expectHealthy(dir);
+    expectCachedReadsAgree(dir);
     const sessions = readSessions(dir);
     const lost = [...acked].filter((id) => !sessions.get(id as never)?.state.startsWith(`{"id":"${id}","pad":"`));
     expect(lost).toEqual([]);

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { crux, freshDataDir } from '../helpers/cli';
-import { startShell } from './harness';
+import { startShell, TIMEOUT } from './harness';
 
 const SECRET = 'tok3n-s3cret';
 const URL = `https://deploy:${SECRET}@git.example.com/repo.git`;
@@ -19,7 +19,7 @@ function walk(dir: string, out: { path: string; mode: number; dir: boolean }[] =
   return out;
 }
 
-describe('security', () => {
+describe('security', { timeout: TIMEOUT }, () => {
   it('under umask 000, every directory crux creates is 0700 and every file 0600 (journals, quarantine, keys, caches)', async () => {
     const dir = freshDataDir();
     const pkg = `${dir}.pkg`;
