@@ -1,6 +1,5 @@
 // Everything a command needs from its invocation, resolved once: data dir, identities, clock, output mode.
 import * as fs from 'node:fs';
-import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DataDir } from '../journal/data-dir';
@@ -46,7 +45,7 @@ export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv)
   // XDG: a relative XDG_DATA_HOME is invalid and must be ignored.
   const xdg = env.XDG_DATA_HOME;
   if (xdg && isAbsolute(xdg)) return { path: join(xdg, 'crux'), source: 'xdg' };
-  return { path: join(env.HOME || homedir(), '.local', 'share', 'crux'), source: 'default' };
+  return { path: join(env.HOME || (require('node:os') as typeof import('node:os')).homedir(), '.local', 'share', 'crux'), source: 'default' };
 }
 
 export function buildContext(command: Command, env: NodeJS.ProcessEnv = process.env): Context {

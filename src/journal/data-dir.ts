@@ -61,7 +61,7 @@ export class DataDir implements TransactionHost {
 
   /** Replays a store without the lock, for queries. A missing directory or file is an empty store. */
   read<S>(spec: StoreSpec<S>): S {
-    return (loadSnapshot(this.root, this.path(spec.file), spec, this.reporter) ?? this.replay(spec)).state;
+    return (loadSnapshot(this.root, this.path(spec.file), spec) ?? this.replay(spec)).state;
   }
 
   /** The records at these positions of a store's journal (undefined where the line is not a record). */

@@ -146,7 +146,7 @@ export function readRecordAt(fd: number, at: LinePosition): JournalRecord | unde
  * Loads the whole state from the store's snapshot and the records written after it (verified as a replay
  * verifies them); undefined when there is no usable snapshot (then the caller replays in full).
  */
-export function loadSnapshot<S>(root: string, path: string, spec: StoreSpec<S>, reporter: Reporter, opts: { quiet?: boolean } = {}): Loaded<S> | undefined {
+export function loadSnapshot<S>(root: string, path: string, spec: StoreSpec<S>, opts: { forWrite?: boolean } = {}): Loaded<S> | undefined {
   const codec = spec.snapshot;
   if (codec === undefined) return undefined;
   let fd: number;
@@ -171,25 +171,40 @@ export function loadSnapshot<S>(root: string, path: string, spec: StoreSpec<S>, 
     }
     const state = codec.decode(snap.payload);
     if (state === undefined) return undefined;
-    const index = openIndex(root, spec.file, stat);
+    // Only a writer extends the key index; a reader need not read it.
+    const index = opts.forWrite ? openIndex(root, spec.file, stat) : undefined;
     const indexPart = index === undefined ? {} : { index: { mode: 'extend' as const, header: index.header, estimate: new LiveEstimate(index.header.live), added: [] } };
     if (exact) {
       const headAt = { line: header.lines, offset: header.head_offset, length: header.head_length };
       return { state, full: true, source: 'snapshot', damaged: false, head: { seq: header.seq, h: header.h }, headAt, bytes: header.size, lines: header.lines, records: header.lines, tornTail: undefined, ...indexPart };
     }
-    const scan = scanJournal(fd, spec.vocabulary, (record, at) => spec.evolve(state, record, at), {
-      offset: header.size,
-      line: header.lines,
-      head: { seq: header.seq, h: header.h },
-    });
-    if (!opts.quiet) {
-      for (const problem of scan.problems) {
-        if (problem.offset === scan.tornTail?.offset) continue;
-        reporter.warn(`${path}:${problem.line}: ${problem.reason} (run \`crux journal check\`)`);
+    // The key index matched, so crux wrote every record after the snapshot and verified all before it: they
+    // are read like the key index's lines, without re-hashing.
+    const tail = Buffer.allocUnsafe(stat.size - header.size);
+    if (fs.readSync(fd, tail, 0, tail.length, header.size) !== tail.length || tail[tail.length - 1] !== 10) return undefined;
+    let line = header.lines;
+    let offset = header.size;
+    let last: JournalRecord | undefined;
+    let lastAt: LinePosition | undefined;
+    for (let start = 0; start < tail.length; ) {
+      const end = tail.indexOf(10, start);
+      const at = { line: ++line, offset, length: end - start };
+      let record: JournalRecord;
+      try {
+        record = JSON.parse(tail.toString('utf8', start, end));
+      } catch {
+        return undefined;
       }
+      if (typeof record?.ev !== 'string' || typeof record.h !== 'string' || typeof record.seq !== 'number') return undefined;
+      if (spec.vocabulary.has(record.ev)) spec.evolve(state, record, at);
+      last = record;
+      lastAt = at;
+      offset += at.length + 1;
+      start = end + 1;
     }
-    const headAt = scan.headAt ?? { line: header.lines, offset: header.head_offset, length: header.head_length };
-    return { state, full: true, source: 'snapshot', damaged: isDamaged(scan), head: scan.head, headAt, bytes: scan.bytes, lines: scan.lines, records: header.lines + scan.records, tornTail: scan.tornTail, ...indexPart };
+    const head = last === undefined ? { seq: header.seq, h: header.h } : { seq: last.seq, h: last.h };
+    const headAt = lastAt ?? { line: header.lines, offset: header.head_offset, length: header.head_length };
+    return { state, full: true, source: 'snapshot', damaged: false, head, headAt, bytes: stat.size, lines: line, records: line, tornTail: undefined, ...indexPart };
   } finally {
     fs.closeSync(fd);
   }

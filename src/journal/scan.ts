@@ -47,7 +47,7 @@ export interface ScanStart {
  * other line becomes a problem with its line number. A missing file is an empty journal.
  */
 export function scanJournal(path: string | number, vocabulary: ReadonlySet<string>, sink: RecordSink, from?: ScanStart): ScanResult {
-  const started = performance.now();
+  const started = process.hrtime.bigint();
   let fd: number;
   try {
     fd = typeof path === 'number' ? path : fs.openSync(path, 'r');
@@ -145,6 +145,6 @@ export function scanJournal(path: string | number, vocabulary: ReadonlySet<strin
     ...(tornTail ? { tornTail } : {}),
     head,
     ...(headAt ? { headAt } : {}),
-    ms: performance.now() - started,
+    ms: Number(process.hrtime.bigint() - started) / 1e6,
   };
 }

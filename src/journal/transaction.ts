@@ -85,7 +85,7 @@ export class LockedTransaction implements Transaction {
     if (loaded?.full) return loaded.state;
     if (loaded !== undefined) throw new Error(`${spec.file}: a whole load after a load by key in one transaction`);
     const path = this.host.path(spec.file);
-    const whole = loadSnapshot(this.host.root, path, spec, this.host.reporter) ?? replayFull(path, spec, this.host.reporter);
+    const whole = loadSnapshot(this.host.root, path, spec, { forWrite: true }) ?? replayFull(path, spec, this.host.reporter);
     this.loaded.set(spec, whole);
     return whole.state;
   }
@@ -178,7 +178,7 @@ export class LockedTransaction implements Transaction {
       const header = readSnapshotHeader(this.host.root, spec.file);
       if (header !== undefined && loaded.bytes - header.size < SNAPSHOT_TAIL_BYTES) return;
       const path = this.host.path(spec.file);
-      whole = loadSnapshot(this.host.root, path, spec, this.host.reporter, { quiet: true }) ?? replayFull(path, spec, this.host.reporter, { quiet: true });
+      whole = loadSnapshot(this.host.root, path, spec) ?? replayFull(path, spec, this.host.reporter, { quiet: true });
       if (whole.damaged) return;
     }
     writeStateSnapshot(this.host.root, spec, whole);

@@ -1,5 +1,4 @@
 // `crux case …`: thin actions over the case store (procedural memory).
-import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { buildContext, readInputFile, readStdin, type Context } from '../context';
 import { withImportProgress } from '../import-progress';
@@ -24,7 +23,8 @@ function caseIdSource(): () => CaseId {
   let pool = Buffer.alloc(0);
   let next = 0;
   return () => {
-    if (next === pool.length) [pool, next] = [randomBytes(12 * 1000), 0];
+    // node:crypto is loaded only when an id is needed: retrieve never pays for it.
+    if (next === pool.length) [pool, next] = [(require('node:crypto') as typeof import('node:crypto')).randomBytes(12 * 1000), 0];
     return newId<CaseId>('c', pool.subarray(next, (next += 12)));
   };
 }

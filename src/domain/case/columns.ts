@@ -1,40 +1,47 @@
-// Growable typed-array columns: the case bank's per-slot numbers, cheap to encode and to load back.
+// The case bank's per-slot numbers: a typed-array base (decoded from a snapshot, never copied) and a tail of
+// slots added since. Appending to a 100k-slot column must not copy it: a bank decoded to answer one query
+// often folds a record or two written after its snapshot.
 
 type Typed = Float64Array | Uint32Array | Uint8Array;
 type TypedCtor<T extends Typed> = { new (length: number): T; BYTES_PER_ELEMENT: number };
 
 export class Column<T extends Typed> {
-  private data: T;
-  length = 0;
+  private readonly base: T;
+  private readonly tail: number[] = [];
 
   constructor(
     private readonly ctor: TypedCtor<T>,
     initial?: T,
   ) {
-    this.data = initial ?? new ctor(16);
-    this.length = initial?.length ?? 0;
+    this.base = initial ?? new ctor(0);
+  }
+
+  get length(): number {
+    return this.base.length + this.tail.length;
   }
 
   get(i: number): number {
-    return this.data[i]!;
+    const n = this.base.length;
+    return i < n ? this.base[i]! : this.tail[i - n]!;
   }
 
   set(i: number, value: number): void {
-    this.data[i] = value;
+    const n = this.base.length;
+    if (i < n) this.base[i] = value;
+    else this.tail[i - n] = value;
   }
 
   push(value: number): void {
-    if (this.length === this.data.length) {
-      const grown = new this.ctor(Math.max(16, this.data.length * 2));
-      grown.set(this.data as never);
-      this.data = grown;
-    }
-    this.data[this.length++] = value;
+    this.tail.push(value);
   }
 
-  /** The used part, as a view (no copy). */
+  /** Every slot as one typed array: the base itself when nothing was added, else a copy. */
   view(): T {
-    return this.data.subarray(0, this.length) as T;
+    if (this.tail.length === 0) return this.base;
+    const out = new this.ctor(this.length);
+    out.set(this.base as never);
+    out.set(this.tail as never, this.base.length);
+    return out;
   }
 }
 
