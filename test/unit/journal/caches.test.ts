@@ -1,0 +1,137 @@
+// The key index and the state snapshot: caches that must never change an answer, only its cost.
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DataDir } from '../../../src/journal/data-dir';
+import { indexPath } from '../../../src/journal/key-index';
+import { snapshotPath } from '../../../src/journal/snapshot';
+import type { StoreSpec } from '../../../src/journal/store-spec';
+import { tempDir } from '../../helpers/cli';
+import { ITEM_STORE, puts } from './fixtures';
+
+const TS = '2026-11-29T21:00:00.000Z';
+
+type Items = Map<string, unknown>;
+/** The toy store with a key index and a JSON snapshot, counting how often evolve runs. */
+function cachedStore(): StoreSpec<Items> & { evolved: number } {
+  const spec = {
+    ...ITEM_STORE,
+    evolved: 0,
+    keyOf: (record: any) => record.data?.id,
+    evolve(state: Items, record: any, at: any) {
+      spec.evolved += 1;
+      ITEM_STORE.evolve(state, record, at);
+    },
+    snapshot: {
+      version: 1,
+      encode: (state: Items) => Buffer.from(JSON.stringify([...state])),
+      decode: (bytes: Uint8Array) => new Map(JSON.parse(Buffer.from(bytes).toString('utf8'))) as Items,
+    },
+  };
+  return spec;
+}
+
+function dataDir(): { dir: DataDir; warnings: string[] } {
+  const warnings: string[] = [];
+  return { dir: new DataDir(join(tempDir(), 'data'), { warn: (m) => warnings.push(m) }, 5_000), warnings };
+}
+
+const replayed = (dir: DataDir, spec: StoreSpec<Items>) => dir.replay(spec, { quiet: true }).state;
+
+describe('key index', () => {
+  it('answers one key from its own lines, and agrees with a full replay', async () => {
+    const spec = cachedStore();
+    const { dir } = dataDir();
+    await dir.write((tx) => tx.append(spec, puts(200)), TS);
+    await dir.write((tx) => {
+      tx.loadKey(spec, 'k7');
+      tx.append(spec, [{ ev: 'item.put', data: { id: 'k7', value: 'seven' } }]);
+    }, TS);
+    expect(fs.existsSync(indexPath(dir.root, spec.file))).toBe(true);
+    spec.evolved = 0;
+    const one = dir.readKey(spec, 'k7');
+    expect(one.get('k7')).toBe('seven');
+    expect(spec.evolved).toBe(2);
+    expect(replayed(dir, spec).get('k7')).toBe('seven');
+  });
+
+  it('is ignored after another program edits the journal, even within the same clock tick', async () => {
+    const spec = cachedStore();
+    const { dir, warnings } = dataDir();
+    await dir.write((tx) => tx.append(spec, puts(3)), TS);
+    const path = dir.path(spec.file);
+    // Same size, written at once: only the stamped mtime tells the edit apart.
+    fs.writeFileSync(path, fs.readFileSync(path, 'utf8').replace('"value":2', '"value":9'));
+    const state = dir.readKey(spec, 'k2');
+    expect(state.has('k2')).toBe(false);
+    expect(warnings.join('\n')).toContain(':2: hash mismatch');
+  });
+
+  it('is not written over a damaged journal, so every later command keeps reporting the damage', async () => {
+    const spec = cachedStore();
+    const { dir, warnings } = dataDir();
+    await dir.write((tx) => tx.append(spec, puts(3)), TS);
+    const path = dir.path(spec.file);
+    fs.writeFileSync(path, fs.readFileSync(path, 'utf8').replace('"value":2', '"value":9'));
+    await dir.write((tx) => {
+      tx.loadKey(spec, 'k9');
+      tx.append(spec, puts(1, 9));
+    }, TS);
+    expect(fs.existsSync(indexPath(dir.root, spec.file))).toBe(false);
+    warnings.length = 0;
+    dir.readKey(spec, 'k1');
+    expect(warnings.join('\n')).toContain(':2: hash mismatch');
+  });
+});
+
+describe('state snapshot', () => {
+  it('serves whole-store reads, continued by the records written after it', async () => {
+    const spec = cachedStore();
+    const { dir } = dataDir();
+    await dir.write((tx) => tx.append(spec, puts(100)), TS);
+    expect(fs.existsSync(snapshotPath(dir.root, spec.file))).toBe(true);
+    // Writes that read one key do not rewrite the snapshot; readers replay the records after it.
+    for (const id of ['k1', 'k2']) {
+      await dir.write((tx) => {
+        tx.loadKey(spec, id);
+        tx.append(spec, [{ ev: 'item.deleted', data: { id } }]);
+      }, TS);
+    }
+    spec.evolved = 0;
+    const state = dir.read(spec);
+    expect(spec.evolved).toBe(2);
+    expect(state).toEqual(replayed(dir, spec));
+    expect(state.has('k1')).toBe(false);
+    expect(state.size).toBe(98);
+  });
+
+  it('is not trusted once another program has edited the journal', async () => {
+    const spec = cachedStore();
+    const { dir, warnings } = dataDir();
+    await dir.write((tx) => tx.append(spec, puts(5)), TS);
+    await dir.write((tx) => {
+      tx.loadKey(spec, 'k6');
+      tx.append(spec, puts(1, 6));
+    }, TS);
+    const path = dir.path(spec.file);
+    // An edit before the snapshot's head, and a line appended: the file grew, but not through crux.
+    const text = fs.readFileSync(path, 'utf8').replace('"value":1', '"value":7');
+    fs.writeFileSync(path, `${text}${text.split('\n')[0]}\n`);
+    const state = dir.read(spec);
+    expect(state.has('k1')).toBe(false);
+    expect(warnings.join('\n')).toContain(':1: hash mismatch');
+  });
+
+  it('is rebuilt from the new file after compaction', async () => {
+    const spec = cachedStore();
+    const { dir } = dataDir();
+    await dir.write((tx) => tx.append(spec, puts(50)), TS);
+    await dir.write((tx) => tx.append(spec, puts(50)), TS);
+    await dir.compact([spec], TS);
+    spec.evolved = 0;
+    const state = dir.read(spec);
+    expect(spec.evolved).toBe(0);
+    expect(state).toEqual(replayed(dir, spec));
+    expect(state.size).toBe(50);
+  });
+});
