@@ -30,12 +30,14 @@ function trace(dataDir: string, args: string[]): Call[] {
     throw error;
   }
   const lines = fs.readFileSync(out, 'utf8').split('\n').filter(Boolean);
-  const main = lines[0]!.split(' ')[0];
+  // strace pads the pid column: "6517  openat(…)" as well as "18749 openat(…)".
+  const split = (line: string) => /^(\d+)\s+(.*)$/.exec(line) ?? [line, '', line];
+  const main = split(lines[0]!)[1];
   const fds = new Map<number, string>();
   const calls: Call[] = [];
   for (const line of lines) {
-    if (!line.startsWith(`${main} `)) continue;
-    const text = line.slice(main!.length + 1);
+    const [, pid, text] = split(line);
+    if (pid !== main || text === undefined) continue;
     const m = /^(\w+)\((.*)\)\s+=\s+(-?\d+)/.exec(text);
     if (!m) continue;
     const [, name, argText, result] = m;
