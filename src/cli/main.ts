@@ -52,11 +52,16 @@ function inheritSettings(command: Command): void {
   for (const sub of command.commands) inheritSettings(sub);
 }
 
+// C0, DEL, C1 and the Unicode line separators: a message may quote its input (a JSON parser's excerpt of
+// random bytes), and the error must stay one line that a terminal prints and does not act on.
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+const printable = (text: string) => text.replace(UNPRINTABLE, (c) => (c === '\n' ? '\\n' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+
 function reportError(error: CruxError, json: boolean): void {
   if (json) {
     writeStderr(`${JSON.stringify({ error: { code: error.exitCode, kind: error.kind, message: error.message, ...(error.hint ? { hint: error.hint } : {}) } })}\n`);
   } else {
-    writeStderr(`crux: ${error.message}${error.hint ? ` (${error.hint})` : ''}\n`);
+    writeStderr(`crux: ${printable(error.message)}${error.hint ? ` (${printable(error.hint)})` : ''}\n`);
   }
 }
 
