@@ -155,9 +155,10 @@ describe('damaged journals (property tests)', { timeout: TIMEOUT }, () => {
   it('a healthy journal with raw U+2028, U+2029, U+0085, NUL and astral characters in its records replays clean', () => {
     fc.assert(
       fc.property(journal, (j) => {
-        const { path } = write(j.text);
+        const { dir, path } = write(j.text);
         const state = ITEM_STORE.initial();
         const scan = scanJournal(path, VOCAB, (r, at) => ITEM_STORE.evolve(state, r, at));
+        fs.rmSync(dir, { recursive: true, force: true });
         expect(scan.problems).toEqual([]);
         expect(state).toEqual(expectedState(j, all(j)));
       }),
@@ -170,9 +171,10 @@ describe('damaged journals (property tests)', { timeout: TIMEOUT }, () => {
     fc.assert(
       fc.property(damaged, ({ j, d }) => {
         kinds.set(d.kind, (kinds.get(d.kind) ?? 0) + 1);
-        const { path } = write(d.bytes);
+        const { dir, path } = write(d.bytes);
         const state = ITEM_STORE.initial();
         const scan = scanJournal(path, VOCAB, (r, at) => ITEM_STORE.evolve(state, r, at));
+        fs.rmSync(dir, { recursive: true, force: true });
         const reported = [...new Set(scan.problems.map((p) => p.line))];
         const extra = reported.filter((l) => !d.lines.includes(l));
         expect(d.lines.filter((l) => !reported.includes(l)), `${d.kind}: not reported`).toEqual([]);
