@@ -1,13 +1,13 @@
 // The journal layer's front door: reads replay a store's journal; writes run inside the lock as one transaction.
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { acquireLock } from './lock';
-import { ensurePrivateDir, FILE_MODE, fsyncDir } from './durable-fs';
+import { asStorageError, ensurePrivateDir, FILE_MODE, fsyncDir } from './durable-fs';
 import { scanJournal, SNAPSHOT_EVENT, type LinePosition, type ScanResult } from './scan';
 import { EMPTY_HEAD, encodeRecords, type ChainHead, type EventDraft, type JournalRecord } from './record';
 import { replaceJournal, sweepStrayTemps } from './rewrite';
-import { listQuarantine, quarantineBytes } from './quarantine';
-import { dropIndex, statJournal, writeIndex } from './key-index';
+import { listQuarantine, QUARANTINE_DIR, quarantineBytes } from './quarantine';
+import { CACHE_DIR, dropIndex, statJournal, writeIndex } from './key-index';
 import { loadKeys, loadSnapshot, readRecordAt, replayFull, type Loaded, type Reporter } from './load';
 import { dropSnapshot } from './snapshot';
 import { DryTransaction, indexText, LockedTransaction, writeStateSnapshot, type Transaction, type TransactionHost } from './transaction';
@@ -93,8 +93,19 @@ export class DataDir implements TransactionHost {
       const dry = new DryTransaction(ts);
       const result = decide(dry);
       if (!dry.wrote) return result;
-      this.create();
+      const created = this.create();
+      try {
+        return await this.writeLocked(decide, ts);
+      } catch (error) {
+        // The first write failed (a full disk, say): leave no directory behind where there was none.
+        removeIfEmpty(created);
+        throw error;
+      }
     }
+    return this.writeLocked(decide, ts);
+  }
+
+  private async writeLocked<T>(decide: (tx: Transaction) => T, ts: string): Promise<T> {
     const lock = await acquireLock(this.root, this.lockTimeoutMs);
     try {
       const tx = new LockedTransaction(this, ts);
@@ -131,13 +142,23 @@ export class DataDir implements TransactionHost {
     );
   }
 
-  private create(): void {
-    ensurePrivateDir(this.root);
-    const lockPath = this.path(LOCK_FILE);
-    if (!fs.existsSync(lockPath)) {
-      fs.closeSync(fs.openSync(lockPath, 'a', FILE_MODE));
-      fsyncDir(this.root);
+  /** Creates the data directory (and missing parents) and its lock file; returns what it created, outermost first. */
+  private create(): string[] {
+    const created: string[] = [];
+    for (let dir = this.root; !fs.existsSync(dir); dir = dirname(dir)) created.unshift(dir);
+    try {
+      ensurePrivateDir(this.root);
+      const lockPath = this.path(LOCK_FILE);
+      if (!fs.existsSync(lockPath)) {
+        fs.closeSync(fs.openSync(lockPath, 'a', FILE_MODE));
+        created.push(lockPath);
+        fsyncDir(this.root);
+      }
+    } catch (error) {
+      removeIfEmpty(created);
+      throw asStorageError(error, this.root);
     }
+    return created;
   }
 
   replay<S>(spec: StoreSpec<S>, opts: { quiet?: boolean; progress?: ProgressSink | undefined } = {}): Loaded<S> & { scan: ScanResult } {
@@ -229,6 +250,26 @@ export class DataDir implements TransactionHost {
     if (spec.keyOf === undefined || stat === undefined) dropIndex(this.root, spec.file);
     else writeIndex(this.root, spec.file, { v: 1, ...stat, seq: head.seq, h: head.h, lines, live: estimate.total }, entries);
     return lines;
+  }
+}
+
+/** Removes files and directories crux just created, innermost first, as long as nothing else is in them. */
+function removeIfEmpty(created: readonly string[]): void {
+  for (const path of [...created].reverse()) {
+    try {
+      if (fs.statSync(path).isDirectory()) {
+        for (const sub of [CACHE_DIR, QUARANTINE_DIR]) {
+          try {
+            fs.rmdirSync(join(path, sub));
+          } catch {
+            // Absent, or not empty.
+          }
+        }
+        fs.rmdirSync(path);
+      } else if (fs.statSync(path).size === 0) fs.rmSync(path);
+    } catch {
+      // Not empty (another writer got there), or already gone: leave it.
+    }
   }
 }
 
