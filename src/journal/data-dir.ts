@@ -248,7 +248,7 @@ export class DataDir implements TransactionHost {
     const stat = statJournal(this.path(spec.file));
     const { entries, estimate, lines } = indexText(spec, text);
     if (spec.keyOf === undefined || stat === undefined) dropIndex(this.root, spec.file);
-    else writeIndex(this.root, spec.file, { v: 1, ...stat, seq: head.seq, h: head.h, lines, live: estimate.total }, entries);
+    else writeIndex(this.root, spec.file, { ...stat, seq: head.seq, h: head.h, lines, live: estimate.total }, entries);
     return lines;
   }
 }

@@ -3,19 +3,21 @@
 //
 // Layout: a 512-byte header line (JSON, space-padded) naming the journal state it describes — device, inode,
 // size, mtime and ctime in nanoseconds, the chain head, the line count and a live-bytes estimate — then one
-// line per journal record: `<JSON key>\t<line>\t<offset>\t<length>`. The index is valid only while the
+// line per journal record: `<JSON key>\t<line>\t<offset>\t<length>[\tR]`, R marking a record that alone
+// determines its entity (reads of that key start there). The index is valid only while the
 // journal's stat matches the header exactly; anything else (another program's edit, a repair, a crash
 // between the journal append and the index update) sends readers back to a full, verifying replay.
 // Only writers, under the lock, write it: the body lines first, the header last.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDir, FILE_MODE } from './durable-fs';
-import type { ChainHead } from './record';
+import type { ChainHead, JournalRecord } from './record';
+import type { StoreSpec } from './store-spec';
 import type { LinePosition } from './scan';
 
 export const CACHE_DIR = 'cache';
 const HEADER_BYTES = 512;
-const INDEX_VERSION = 1;
+const INDEX_VERSION = 2;
 
 export interface JournalStat {
   readonly dev: string;
@@ -36,6 +38,15 @@ export interface IndexHeader extends JournalStat {
 
 export interface IndexEntry extends LinePosition {
   readonly key: string;
+  /** The record alone determines its entity: the key's earlier lines need not be read (StoreSpec.resets). */
+  readonly reset?: boolean;
+}
+
+/** The index entry of a record, if its store keys it. */
+export function entryFor(spec: StoreSpec<any>, record: JournalRecord, at: LinePosition): IndexEntry | undefined {
+  const key = spec.keyOf?.(record);
+  if (key === undefined) return undefined;
+  return spec.resets?.(record) ? { key, ...at, reset: true } : { key, ...at };
 }
 
 export const indexPath = (root: string, file: string) => join(root, CACHE_DIR, `${file}.idx`);
@@ -104,9 +115,11 @@ export function openIndex(root: string, file: string, journal: JournalStat): Ope
       for (let at = text.indexOf(needle, HEADER_BYTES - 1); at !== -1; at = text.indexOf(needle, at + 1)) {
         const end = text.indexOf('\n', at + needle.length);
         if (end === -1) break;
-        const [line, offset, length] = text.slice(at + needle.length, end).split('\t').map(Number);
+        const [line, offset, length, reset] = text.slice(at + needle.length, end).split('\t');
         // Lines past the header's size belong to a write whose header is not written yet.
-        if (offset! + length! < header.size) found.push({ line: line!, offset: offset!, length: length! });
+        if (Number(offset) + Number(length) >= header.size) continue;
+        if (reset === 'R') found.length = 0;
+        found.push({ line: Number(line), offset: Number(offset), length: Number(length) });
       }
       return found;
     },
@@ -115,10 +128,11 @@ export function openIndex(root: string, file: string, journal: JournalStat): Ope
 
 const headerText = (header: IndexHeader) => `${JSON.stringify(header).padEnd(HEADER_BYTES - 1)}\n`;
 const bodyText = (entries: readonly IndexEntry[]) =>
-  entries.map((e) => `${JSON.stringify(e.key)}\t${e.line}\t${e.offset}\t${e.length}\n`).join('');
+  entries.map((e) => `${JSON.stringify(e.key)}\t${e.line}\t${e.offset}\t${e.length}${e.reset ? '\tR' : ''}\n`).join('');
 
 /** Writes a whole new index (after a full replay, a compaction or a repair). */
-export function writeIndex(root: string, file: string, header: IndexHeader, entries: readonly IndexEntry[]): void {
+export function writeIndex(root: string, file: string, fields: Omit<IndexHeader, 'v'>, entries: readonly IndexEntry[]): void {
+  const header: IndexHeader = { v: INDEX_VERSION, ...fields };
   ensurePrivateDir(join(root, CACHE_DIR));
   const path = indexPath(root, file);
   const temp = `${path}.${process.pid}.tmp`;
@@ -133,7 +147,8 @@ export function writeIndex(root: string, file: string, header: IndexHeader, entr
 }
 
 /** Adds lines to a valid index in place: body first, header last, so a crash leaves it invalid, never wrong. */
-export function extendIndex(root: string, file: string, header: IndexHeader, entries: readonly IndexEntry[]): void {
+export function extendIndex(root: string, file: string, fields: Omit<IndexHeader, 'v'>, entries: readonly IndexEntry[]): void {
+  const header: IndexHeader = { v: INDEX_VERSION, ...fields };
   const path = indexPath(root, file);
   let fd: number | undefined;
   try {

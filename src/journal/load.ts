@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import { scanJournal, type LinePosition, type ScanResult } from './scan';
 import { EMPTY_HEAD, type ChainHead, type JournalRecord } from './record';
-import { indexMatches, LiveEstimate, openIndex, statJournal, type IndexEntry, type IndexHeader } from './key-index';
+import { entryFor, indexMatches, LiveEstimate, openIndex, statJournal, type IndexEntry, type IndexHeader } from './key-index';
 import { openSnapshot } from './snapshot';
 import type { StoreSpec } from './store-spec';
 
@@ -45,17 +45,15 @@ export function replayFull<S>(
   opts: { quiet?: boolean; onRecord?: OnRecord | undefined } = {},
 ): Loaded<S> & { scan: ScanResult } {
   const state = spec.initial();
-  const keyOf = spec.keyOf;
+  const keyed = spec.keyOf !== undefined;
   const entries: IndexEntry[] = [];
   const estimate = new LiveEstimate();
   const scan = scanJournal(path, spec.vocabulary, (record, at) => {
     spec.evolve(state, record, at);
-    if (keyOf !== undefined) {
-      const key = keyOf(record);
-      if (key !== undefined) {
-        entries.push({ key, ...at });
-        estimate.add(key, at.length);
-      }
+    const entry = keyed ? entryFor(spec, record, at) : undefined;
+    if (entry !== undefined) {
+      entries.push(entry);
+      estimate.add(entry.key, at.length);
     }
     opts.onRecord?.(at);
   });
@@ -78,7 +76,7 @@ export function replayFull<S>(
     records: scan.records,
     tornTail: scan.tornTail,
     scan,
-    ...(keyOf !== undefined ? { index: { mode: 'rebuild' as const, estimate, entries } } : {}),
+    ...(keyed ? { index: { mode: 'rebuild' as const, estimate, entries } } : {}),
   };
 }
 

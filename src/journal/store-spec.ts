@@ -18,6 +18,11 @@ export interface StoreSpec<S> {
    * evolve must then give the same entity whether it sees the whole journal or only that entity's records.
    */
   keyOf?(record: JournalRecord): string | undefined;
+  /**
+   * The record alone determines its entity (a whole new state, a deletion): evolve gives the same entity
+   * from it on as from the key's first record, so reads through the key index start at the last such line.
+   */
+  resets?(record: JournalRecord): boolean;
   /** Bytes of journal the live state needs (an estimate), for stores without keyOf, to decide when compaction pays. */
   liveBytes?(state: S): number;
   /**

@@ -2,7 +2,7 @@
 // compact a journal that has become mostly dead.
 import { appendRecords } from './append';
 import { EMPTY_HEAD, encodeRecords, type EventDraft, type JournalRecord } from './record';
-import { dropIndex, extendIndex, LiveEstimate, statJournal, writeIndex, type IndexEntry } from './key-index';
+import { dropIndex, entryFor, extendIndex, LiveEstimate, statJournal, writeIndex, type IndexEntry } from './key-index';
 import { loadKeys, loadSnapshot, replayFull, type Loaded, type Reporter } from './load';
 import { dropSnapshot, readSnapshotHeader, writeSnapshot } from './snapshot';
 import type { LinePosition } from './scan';
@@ -128,10 +128,10 @@ export class LockedTransaction implements Transaction {
     if (loaded.index !== undefined && spec.keyOf !== undefined) {
       const list = loaded.index.mode === 'extend' ? loaded.index.added : loaded.index.entries;
       for (const { at, record } of applied) {
-        const key = spec.keyOf(record);
-        if (key === undefined) continue;
-        list.push({ key, ...at });
-        loaded.index.estimate.add(key, at.length);
+        const entry = entryFor(spec, record, at);
+        if (entry === undefined) continue;
+        list.push(entry);
+        loaded.index.estimate.add(entry.key, at.length);
       }
     }
     loaded.head = outcome.head;
@@ -188,7 +188,7 @@ export class LockedTransaction implements Transaction {
     const index = loaded.index;
     const stat = statJournal(this.host.path(spec.file));
     if (index === undefined || stat === undefined) return;
-    const header = { v: 1, ...stat, seq: loaded.head.seq, h: loaded.head.h, lines: loaded.lines, live: index.estimate.total };
+    const header = { ...stat, seq: loaded.head.seq, h: loaded.head.h, lines: loaded.lines, live: index.estimate.total };
     if (index.mode === 'extend') extendIndex(this.host.root, spec.file, header, index.added);
     else writeIndex(this.host.root, spec.file, header, index.entries);
   }
@@ -203,10 +203,10 @@ export function indexText<S>(spec: StoreSpec<S>, text: string): { entries: Index
   for (const lineText of text.split('\n').slice(0, -1)) {
     line += 1;
     const length = Buffer.byteLength(lineText);
-    const key = spec.keyOf?.(JSON.parse(lineText) as JournalRecord);
-    if (key !== undefined) {
-      entries.push({ key, line, offset, length });
-      estimate.add(key, length);
+    const entry = entryFor(spec, JSON.parse(lineText) as JournalRecord, { line, offset, length });
+    if (entry !== undefined) {
+      entries.push(entry);
+      estimate.add(entry.key, length);
     }
     offset += length + 1;
   }

@@ -71,7 +71,14 @@ export function decidePut(sessions: Sessions, cmd: PutCommand, now: Instant): Ev
   let expiresAt = current?.expires_at ?? null;
   if (cmd.ttlMs !== undefined) expiresAt = formatTime(now + cmd.ttlMs);
   if (cmd.expiresAt !== undefined) expiresAt = formatTime(cmd.expiresAt);
-  const data: PutData = { id: cmd.key, state: cmd.state, total_tokens: total, expires_at: expiresAt };
+  const data: PutData = {
+    id: cmd.key,
+    state: cmd.state,
+    total_tokens: total,
+    expires_at: expiresAt,
+    created_at: current?.created_at ?? formatTime(now),
+    handoff_id: current?.handoff_id ?? null,
+  };
   return [{ ev: E.put, data, actor: cmd.actor }];
 }
 

@@ -25,6 +25,12 @@ export interface PutData {
   readonly state: string;
   readonly total_tokens: number;
   readonly expires_at: string | null;
+  /**
+   * What a put keeps of the session it replaces, so that the put alone determines the session (the key
+   * index then reads a session from its last put). Absent in records written before they were carried.
+   */
+  readonly created_at?: string | null;
+  readonly handoff_id?: string | null;
 }
 export interface ArchivedData {
   readonly id: string;

@@ -41,6 +41,9 @@ function evolve(sessions: Sessions, record: JournalRecord, at: LinePosition): vo
       if (typeof d.state !== 'string' || current?.status === 'closed') return;
       sessions.set(key, {
         ...(current ?? emptyRecord(key, record.ts)),
+        // A put carries what it keeps of the session it replaces (older records do not: keep the current).
+        ...('created_at' in d ? { created_at: str(d.created_at) } : {}),
+        ...('handoff_id' in d ? { handoff_id: str(d.handoff_id) } : {}),
         state: d.state,
         status: 'active',
         updated_at: record.ts,
@@ -170,6 +173,12 @@ export const SESSION_STORE: StoreSpec<Sessions> = {
   initial: () => new Map(),
   evolve,
   keyOf: (record) => (typeof record.data?.id === 'string' ? record.data.id : undefined),
+  // A put that carries created_at, an import and a delete each determine the session on their own (a put
+  // on a closed session is never written: the machine refuses it).
+  resets: (record) =>
+    (record.ev === E.put && typeof record.data === 'object' && record.data !== null && 'created_at' in record.data) ||
+    record.ev === E.imported ||
+    record.ev === E.deleted,
   live: (sessions): EventDraft[] =>
     [...sessions.values()].map((r) => ({ ev: E.imported, data: toImported(r), actor: r.actor ?? undefined })),
   liveBytes: (sessions) => {

@@ -55,6 +55,25 @@ describe('key index', () => {
     expect(replayed(dir, spec).get('k7')).toBe('seven');
   });
 
+  it('reads a key from its last resetting record on', async () => {
+    const spec = { ...cachedStore(), resets: (record: any) => record.ev === 'item.put' };
+    const { dir } = dataDir();
+    for (let i = 0; i < 30; i++) {
+      await dir.write((tx) => {
+        tx.loadKey(spec, 'k1');
+        tx.append(spec, [{ ev: 'item.put', data: { id: 'k1', value: i } }]);
+      }, TS);
+    }
+    await dir.write((tx) => {
+      tx.loadKey(spec, 'k1');
+      tx.append(spec, [{ ev: 'item.deleted', data: { id: 'k1' } }]);
+    }, TS);
+    spec.evolved = 0;
+    expect(dir.readKey(spec, 'k1').has('k1')).toBe(false);
+    // The last put and the delete after it: 2 lines read, not 31.
+    expect(spec.evolved).toBe(2);
+  });
+
   it('is ignored after another program edits the journal, even within the same clock tick', async () => {
     const spec = cachedStore();
     const { dir, warnings } = dataDir();

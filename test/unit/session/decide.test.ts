@@ -33,10 +33,14 @@ describe('put', () => {
   it('creates, then replaces, carrying resulting values (not deltas)', () => {
     const s = given();
     const first = decidePut(s, { key: A, state: '{"n":1}', tokens: 5, ttlMs: 60_000 }, T0);
-    expect(first).toEqual([{ ev: 'session.put', data: { id: 'a', state: '{"n":1}', total_tokens: 5, expires_at: '2026-01-01T00:01:00.000Z' }, actor: undefined }]);
+    const created = '2026-01-01T00:00:00.000Z';
+    expect(first).toEqual([
+      { ev: 'session.put', data: { id: 'a', state: '{"n":1}', total_tokens: 5, expires_at: '2026-01-01T00:01:00.000Z', created_at: created, handoff_id: null }, actor: undefined },
+    ]);
     apply(s, first);
     const second = decidePut(s, { key: A, state: '{"n":2}', addTokens: 7 }, T0 + 1000);
-    expect(second[0]!.data).toEqual({ id: 'a', state: '{"n":2}', total_tokens: 12, expires_at: '2026-01-01T00:01:00.000Z' });
+    // The put carries what it keeps of the session (created_at), so it alone determines the session.
+    expect(second[0]!.data).toEqual({ id: 'a', state: '{"n":2}', total_tokens: 12, expires_at: '2026-01-01T00:01:00.000Z', created_at: created, handoff_id: null });
     // Replaying the same record twice changes nothing.
     apply(s, second);
     apply(s, second);
