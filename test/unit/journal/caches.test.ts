@@ -13,7 +13,7 @@ const TS = '2026-11-29T21:00:00.000Z';
 
 type Items = Map<string, unknown>;
 /** The toy store with a key index and a JSON snapshot, counting how often evolve runs. */
-function cachedStore(): StoreSpec<Items> & { evolved: number } {
+function cachedStore(extra: Partial<StoreSpec<Items>> = {}): StoreSpec<Items> & { evolved: number } {
   const spec = {
     ...ITEM_STORE,
     evolved: 0,
@@ -28,7 +28,7 @@ function cachedStore(): StoreSpec<Items> & { evolved: number } {
       decode: (bytes: Uint8Array) => new Map(JSON.parse(Buffer.from(bytes).toString('utf8'))) as Items,
     },
   };
-  return spec;
+  return Object.assign(spec, extra);
 }
 
 function dataDir(): { dir: DataDir; warnings: string[] } {
@@ -56,7 +56,7 @@ describe('key index', () => {
   });
 
   it('reads a key from its last resetting record on', async () => {
-    const spec = { ...cachedStore(), resets: (record: any) => record.ev === 'item.put' };
+    const spec = cachedStore({ resets: (record) => record.ev === 'item.put' });
     const { dir } = dataDir();
     for (let i = 0; i < 30; i++) {
       await dir.write((tx) => {
