@@ -1,7 +1,7 @@
 // The entry point: build the program, parse, and turn every outcome into one exit code (SPEC §2).
 import { Command, CommanderError, Option } from 'commander';
-import { CruxError, EXIT_CODES } from '../shared/errors';
-import { writeStderr } from '../output/stdout';
+import { CruxError, EXIT_CODES, hintOf } from '../shared/errors';
+import { writeStderr, writeStdout } from '../output/stdout';
 
 export const VERSION = '0.1.0';
 
@@ -14,6 +14,9 @@ const GROUPS: Record<string, () => Promise<{ register(program: Command): void }>
   completion: () => import('./commands/completion'),
   handoff: () => import('./commands/handoff'),
 };
+
+// Help and usage text by write(2) too: a closed pipe (`crux --help | head -1`) ends it quietly, not with EPIPE.
+const OUTPUT = { writeOut: writeStdout, writeErr: writeStderr, outputError: () => {} };
 
 export function buildProgram(): Command {
   const program = new Command('crux')
@@ -28,7 +31,7 @@ export function buildProgram(): Command {
     .addOption(new Option('--no-color', 'plain output (also NO_COLOR); never colour when stdout is not a TTY'))
     .showSuggestionAfterError(true)
     .exitOverride()
-    .configureOutput({ outputError: () => {} });
+    .configureOutput(OUTPUT);
   return program;
 }
 
@@ -48,7 +51,7 @@ function isOptionValue(argv: string[], word: string): boolean {
 }
 
 function inheritSettings(command: Command): void {
-  command.exitOverride().configureOutput({ outputError: () => {} }).showSuggestionAfterError(true);
+  command.exitOverride().configureOutput(OUTPUT).showSuggestionAfterError(true);
   for (const sub of command.commands) inheritSettings(sub);
 }
 
@@ -58,10 +61,11 @@ const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 const printable = (text: string) => text.replace(UNPRINTABLE, (c) => (c === '\n' ? '\\n' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
 
 function reportError(error: CruxError, json: boolean): void {
+  const hint = hintOf(error);
   if (json) {
-    writeStderr(`${JSON.stringify({ error: { code: error.exitCode, kind: error.kind, message: error.message, ...(error.hint ? { hint: error.hint } : {}) } })}\n`);
+    writeStderr(`${JSON.stringify({ error: { code: error.exitCode, kind: error.kind, message: error.message, hint } })}\n`);
   } else {
-    writeStderr(`crux: ${printable(error.message)}${error.hint ? ` (${printable(error.hint)})` : ''}\n`);
+    writeStderr(`crux: ${printable(error.message)} (${printable(hint)})\n`);
   }
 }
 

@@ -17,6 +17,27 @@ export const EXIT_CODES = {
 
 export type ErrorKind = keyof typeof EXIT_CODES;
 
+/**
+ * The hint each kind gets when the error names none, so every error line reads `crux: <what> (<hint>)` (SPEC §2).
+ * A failed command changes nothing, and the hints say so where an operator might wonder.
+ */
+export const DEFAULT_HINTS: Record<ErrorKind, string> = {
+  internal: 'this is a bug: please report it with the command you ran',
+  usage: 'see `crux --help`',
+  not_found: 'nothing was changed; check the id (and the agent, for sessions)',
+  conflict: 'nothing was changed: the current state does not allow it',
+  invalid_input: "nothing was changed; the command's --help shows what it accepts",
+  verification_failed: 'nothing was accepted; check the package and the key',
+  expired: 'nothing was accepted; ask the sender for a fresh package',
+  replayed: 'it was accepted before; nothing to do',
+  journal_damaged: 'run `crux journal check` for the details',
+  lock_timeout: 'another crux process holds the lock; safe to retry',
+  disk_full: 'nothing was written; free some space and retry',
+};
+
+/** The hint an error is reported with: its own, else its kind's. */
+export const hintOf = (error: CruxError): string => error.hint ?? DEFAULT_HINTS[error.kind];
+
 export class CruxError extends Error {
   constructor(
     readonly kind: ErrorKind,

@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, freshDataDir, snapshotDir } from '../helpers/cli';
+import { execa } from 'execa';
+import { CRUX, crux, freshDataDir, snapshotDir } from '../helpers/cli';
 
 describe('crux foundation', () => {
   it('prints help and exits 0', async () => {
@@ -18,6 +19,14 @@ describe('crux foundation', () => {
       expect(run.exitCode, args.join(' ')).toBe(2);
       expect(run.stderr).toMatch(/^crux: /);
       expect(run.stderr).not.toMatch(/\n {4}at /);
+    }
+  });
+
+  it('ends help quietly when the reader has gone (`crux --help | head -1`)', async () => {
+    // `true` exits at once, so crux writes its help into a pipe nobody reads (EPIPE): no stack trace.
+    for (const args of ['--help', 'session --help', 'session help put']) {
+      const run = await execa('sh', ['-c', `(sleep 0.3; exec "$0" ${args}) | true`, CRUX], { reject: false });
+      expect(run.stderr, args).toBe('');
     }
   });
 

@@ -84,7 +84,10 @@ describe('session put / get', () => {
     for (const [args, code, env] of cases) {
       const run = await crux(dir, args, env ? { env } : {});
       expect(run.exitCode, `${args.join(' ')} ${JSON.stringify(env ?? {})}: ${run.stderr}`).toBe(code);
-      expect(run.stderr).toMatch(/^crux: .+\n$/);
+      // SPEC §2: one line `crux: <what went wrong> (<hint>)`, and the same hint in the JSON error object.
+      expect(run.stderr).toMatch(/^crux: .+ \(.+\)\n$/);
+      const asJson = await crux(dir, ['--json', ...args], env ? { env } : {});
+      expect(JSON.parse(asJson.stderr).error).toMatchObject({ code, hint: expect.stringMatching(/.+/) });
     }
     // Binary, empty and whitespace-only stdin.
     for (const input of [Buffer.from([0x00, 0xff, 0x13, 0x37]), '', '   \n']) {
