@@ -1,5 +1,6 @@
 // Parsing option values at the edge: each refusal is an invalid-input error (exit 5) naming the option.
 import { invalid } from '../shared/errors';
+import { parseDuration } from '../shared/time';
 
 /** A non-negative integer (token counts, limits). */
 export function parseCount(raw: string, what: string): number {
@@ -7,6 +8,13 @@ export function parseCount(raw: string, what: string): number {
   const n = Number(raw.trim());
   if (!Number.isSafeInteger(n)) throw invalid(`${what} is too large: ${raw}`);
   return n;
+}
+
+/** A lifetime such as --ttl: a duration longer than zero (a zero lifetime is a typo, not a request). */
+export function parsePositiveDuration(raw: string, what: string): number {
+  const ms = parseDuration(raw, what);
+  if (ms <= 0) throw invalid(`${what} must be longer than zero: ${JSON.stringify(raw)}`, 'write it as 90s, 15m, 2h or 7d; --expires-at takes an exact time');
+  return ms;
 }
 
 /** A finite decimal number. */

@@ -51,6 +51,8 @@ describe('session put / get', () => {
     const cases: [string[], number, Record<string, string>?][] = [
       [['session', 'put', 'a', '{}', '--ttl', '10 minutes'], 5],
       [['session', 'put', 'a', '{}', '--ttl', '-5m'], 5],
+      [['session', 'put', 'a', '{}', '--ttl', '0s'], 5],
+      [['session', 'put', 'a', '{}', '--ttl', '0h0m'], 5],
       [['session', 'put', 'a', '{}', '--expires-at', 'tomorrow'], 5],
       [['session', 'put', 'a', '{}', '--expires-at', '2026-02-30T00:00:00Z'], 5],
       [['session', 'put', 'a', '{}', '--tokens', '-1'], 5],

@@ -3,12 +3,12 @@ import type { Command } from 'commander';
 import { buildContext, readInputFile, readStdin, type Context } from '../context';
 import { withImportProgress } from '../import-progress';
 import { thresholdsOf, type ThresholdFlags } from '../thresholds';
-import { envCount, parseCount } from '../parse';
+import { envCount, parseCount, parsePositiveDuration } from '../parse';
 import { writeStdout } from '../../output/stdout';
 import { emit, sentence } from '../../output/emit';
 import { renderClose, renderDeleted, renderImported, renderListing, renderMachine, renderReap, renderSession } from '../../output/session';
 import { parseLogicalSessionId } from '../../shared/ids';
-import { parseDuration, parseTime } from '../../shared/time';
+import { parseTime } from '../../shared/time';
 import { invalid, usage } from '../../shared/errors';
 import { describeMachine } from '../../domain/session/machine';
 import { spliceState } from '../../domain/session/lines';
@@ -59,7 +59,7 @@ export function register(program: Command): void {
         tokens: opts.tokens === undefined ? undefined : parseCount(opts.tokens, '--tokens'),
         addTokens: opts.addTokens === undefined ? undefined : parseCount(opts.addTokens, '--add-tokens'),
         maxTokens: opts.maxTokens === undefined ? envCount(ctx.env, 'CRUX_SESSION_TOKEN_BUDGET', undefined) : parseCount(opts.maxTokens, '--max-tokens'),
-        ttlMs: opts.ttl === undefined ? undefined : parseDuration(opts.ttl, '--ttl'),
+        ttlMs: opts.ttl === undefined ? undefined : parsePositiveDuration(opts.ttl, '--ttl'),
         expiresAt: opts.expiresAt === undefined ? undefined : parseTime(opts.expiresAt, '--expires-at'),
       };
       const view = await store.putSession(scopeOf(ctx), id, { ...cmd, state: readState(ctx, json, opts.file) });
