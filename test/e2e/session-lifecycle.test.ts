@@ -30,6 +30,16 @@ describe('session put / get', () => {
     expect((await crux(dir, ['--quiet', 'session', 'put', 'a', '1'])).stdout).toBe('');
   });
 
+  it('reads the state from standard input without an argument or with -, byte-for-byte', async () => {
+    const dir = freshDataDir();
+    const state = '{"via": "stdin", "n": 1.0}\n';
+    for (const args of [['session', 'put', 'a'], ['session', 'put', 'a', '-'], ['session', 'put', 'a', '--file', '-']]) {
+      expect((await crux(dir, args, { input: state })).exitCode, args.join(' ')).toBe(0);
+      expect((await crux(dir, ['session', 'get', 'a'])).stdout).toBe(state);
+    }
+    expect((await crux(dir, ['session', 'put', 'a', '-', '--file', '-'], { input: state })).exitCode).toBe(2);
+  });
+
   it('enforces the token ceiling (flag and CRUX_SESSION_TOKEN_BUDGET) and the state size (CRUX_MAX_STATE_BYTES)', async () => {
     const dir = freshDataDir();
     await crux(dir, ['session', 'put', 'a', '{}', '--tokens', '90']);

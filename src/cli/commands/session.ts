@@ -31,7 +31,9 @@ const maxStateBytes = (ctx: Context) => envCount(ctx.env, 'CRUX_MAX_STATE_BYTES'
 function readState(ctx: Context, json: string | undefined, file: string | undefined): string {
   const max = maxStateBytes(ctx);
   if (json !== undefined && file !== undefined) throw usage('give the state as an argument or with --file, not both');
-  const bytes = json !== undefined ? Buffer.from(json) : file !== undefined ? readInputFile(file, max) : readStdin(max, 'standard input (the state)');
+  // `-` is never a JSON document: as the argument it means standard input, as everywhere else.
+  const arg = json === '-' ? undefined : json;
+  const bytes = arg !== undefined ? Buffer.from(arg) : file !== undefined ? readInputFile(file, max) : readStdin(max, 'standard input (the state)');
   return acceptStateDocument(bytes, max);
 }
 
@@ -43,7 +45,7 @@ export function register(program: Command): void {
 
   session
     .command('put <id> [json]')
-    .description('create or replace a session state (from the argument, --file, or stdin)')
+    .description('create or replace a session state (from the argument, --file, or stdin: no argument or -)')
     .option('--file <path>', 'read the state from a file (- for stdin)')
     .option('--ttl <duration>', 'expire the session after this long (90s, 15m, 2h, 7d)')
     .option('--expires-at <time>', 'expire the session at this RFC 3339 time')
