@@ -14,15 +14,32 @@ export function parseTime(raw: string, what = 'time'): Instant {
   const [, y, mo, d, h, mi, s, frac, , sign, oh, om] = m;
   const year = Number(y), month = Number(mo), day = Number(d);
   const hour = Number(h), minute = Number(mi), second = Number(s);
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const daysInMonth = new Date(utc(year, month, 0)).getUTCDate();
   const offsetOk = sign === undefined || (Number(oh) <= 23 && Number(om) <= 59);
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 60 || !offsetOk) {
     throw invalid(`${what} is out of range: ${JSON.stringify(raw)}`);
   }
   const ms = frac === undefined ? 0 : Math.floor(Number(frac.padEnd(3, '0').slice(0, 3)));
-  let t = Date.UTC(year, month - 1, day, hour, minute, Math.min(second, 59), ms);
+  let t = utc(year, month - 1, day, hour, minute, Math.min(second, 59), ms);
   if (sign !== undefined) t -= (sign === '+' ? 1 : -1) * (Number(oh) * 60 + Number(om)) * 60_000;
   return t;
+}
+
+/** Date.UTC without its two-digit-year rule (which reads the years 0000–0099 as 1900–1999). */
+function utc(year: number, monthIndex: number, day: number, hour = 0, minute = 0, second = 0, ms = 0): Instant {
+  const d = new Date(0);
+  d.setUTCFullYear(year, monthIndex, day);
+  d.setUTCHours(hour, minute, second, ms);
+  return d.getTime();
+}
+
+/** The last instant an RFC 3339 time can spell (a four-digit year). */
+export const MAX_INSTANT: Instant = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** `now + ms` as an output time; refused (exit 5) past the year 9999, which RFC 3339 cannot write. */
+export function formatLaterTime(now: Instant, ms: number, what: string): string {
+  if (now + ms > MAX_INSTANT) throw invalid(`${what} reaches past the year 9999`, 'choose a shorter duration, or an earlier --now');
+  return formatTime(now + ms);
 }
 
 /** Like parseTime, but for values read back from journals and packages: undefined instead of an error. */

@@ -63,6 +63,7 @@ describe('session put / get', () => {
       [['session', 'put', 'a', '{}', '--ttl', '-5m'], 5],
       [['session', 'put', 'a', '{}', '--ttl', '0s'], 5],
       [['session', 'put', 'a', '{}', '--ttl', '0h0m'], 5],
+      [['--now', '9999-12-31T23:00:00Z', 'session', 'put', 'a', '{}', '--ttl', '2h'], 5],
       [['session', 'put', 'a', '{}', '--expires-at', 'tomorrow'], 5],
       [['session', 'put', 'a', '{}', '--expires-at', '2026-02-30T00:00:00Z'], 5],
       [['session', 'put', 'a', '{}', '--tokens', '-1'], 5],

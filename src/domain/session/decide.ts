@@ -3,7 +3,7 @@
 import { conflict, invalid, notFound } from '../../shared/errors';
 import { unscopeSessionId, type ScopedSessionId } from '../../shared/ids';
 import { scrubText } from '../../shared/scrub';
-import { formatTime, tryParseTime, type Instant } from '../../shared/time';
+import { formatLaterTime, formatTime, tryParseTime, type Instant } from '../../shared/time';
 import type { EventDraft } from '../../journal/record';
 import { allowedOps, isIdempotent, nextStatus, type SessionOp } from './machine';
 import {
@@ -69,7 +69,7 @@ export function decidePut(sessions: Sessions, cmd: PutCommand, now: Instant): Ev
   if (cmd.addTokens !== undefined) total += cmd.addTokens;
   checkTokens(total, cmd.maxTokens);
   let expiresAt = current?.expires_at ?? null;
-  if (cmd.ttlMs !== undefined) expiresAt = formatTime(now + cmd.ttlMs);
+  if (cmd.ttlMs !== undefined) expiresAt = formatLaterTime(now, cmd.ttlMs, '--ttl');
   if (cmd.expiresAt !== undefined) expiresAt = formatTime(cmd.expiresAt);
   const data: PutData = {
     id: cmd.key,
