@@ -29,7 +29,7 @@ export function readPrivateFile(path: string): Buffer | undefined {
   if (!st.isFile()) throw invalid(`the key file ${path} is not a regular file`, 'remove it; crux creates its keys itself');
   if ((st.mode & 0o077) !== 0) {
     throw invalid(
-      `the key file ${path} is accessible by others (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}); it is ignored`,
+      `the key file ${path} is accessible by others (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}); crux refuses to use it`,
       `chmod 600 ${path}`,
     );
   }

@@ -109,6 +109,10 @@ describe('mint and accept', () => {
     const dir = freshDataDir();
     expect((await crux(dir, ['handoff', 'mint', 's'], { env: env() })).exitCode).toBe(2);
     expect((await crux(dir, ['handoff', 'accept', '-'], { env: env(), input: '{}' })).exitCode).toBe(2);
+    // keygen and trust name the agent only with --agent: the hint says so once
+    const keygen = await crux(dir, ['handoff', 'keygen'], { env: env() });
+    expect(keygen.exitCode).toBe(2);
+    expect(keygen.stderr).toMatch(/--agent is required \(name the agent with --agent or CRUX_AGENT\)/);
   });
 
   it('carries a task record from --task-file and flags, in struct order, empty fields left out, credentials scrubbed', async () => {
@@ -177,6 +181,7 @@ describe('keys and b3sum', () => {
     const run = await crux(dir, ['handoff', 'accept', '-', '--as', 'bob'], { env: env(), input: text });
     expect(run.exitCode).toBe(5);
     expect(run.stderr).toMatch(/chmod 600/);
+    expect(run.stderr).toMatch(/refuses to use it/); // refused, not "ignored": the command stops here
     expect(snapshotDir(dir)).toEqual(before);
   });
 

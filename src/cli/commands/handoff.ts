@@ -25,7 +25,8 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 function agentOf(raw: string | undefined, ctx: Context, flag: string): AgentName {
   if (raw !== undefined) return parseAgentName(raw);
   if (ctx.agent !== undefined) return ctx.agent;
-  throw usage(`${flag} is required`, `name the agent with ${flag}, --agent or CRUX_AGENT`);
+  const ways = flag === '--agent' ? '--agent or CRUX_AGENT' : `${flag}, --agent or CRUX_AGENT`;
+  throw usage(`${flag} is required`, `name the agent with ${ways}`);
 }
 
 function positiveDuration(raw: string | undefined, fallback: number, flag: string): number {
