@@ -28,8 +28,18 @@ function checkName(what: string, raw: string): string {
   return raw;
 }
 
-export const parseLogicalSessionId = (raw: string) => checkName('session id', raw) as LogicalSessionId;
-export const parseAgentName = (raw: string) => checkName('agent name', raw) as AgentName;
+/**
+ * A part of a scoped session id (`__agent_session::<agent>::<id>`): besides checkName, no `:` at either end,
+ * or agent `a:` with id `x` and agent `a` with id `:x` would both be stored under `__agent_session::a:::x`.
+ */
+function checkScopePart(what: string, raw: string): string {
+  checkName(what, raw);
+  if (raw.startsWith(':') || raw.endsWith(':')) throw invalid(`${what} must not begin or end with ":": ${JSON.stringify(raw)}`, 'a scoped id joins agent and id with "::"');
+  return raw;
+}
+
+export const parseLogicalSessionId = (raw: string) => checkScopePart('session id', raw) as LogicalSessionId;
+export const parseAgentName = (raw: string) => checkScopePart('agent name', raw) as AgentName;
 export const parseActorName = (raw: string) => checkName('actor name', raw) as ActorName;
 export const parseCaseId = (raw: string) => checkName('case id', raw) as CaseId;
 export const parseHandoffId = (raw: string) => checkName('handoff id', raw) as HandoffId;

@@ -80,6 +80,10 @@ describe('session put / get', () => {
       [['session', 'put', 'x'.repeat(257), '{}'], 5],
       [['--agent', 'bad::agent', 'session', 'put', 'a', '{}'], 5],
       [['--agent', '', 'session', 'put', 'a', '{}'], 5],
+      // Agent `a:` + id `x` and agent `a` + id `:x` would share __agent_session::a:::x.
+      [['--agent', 'a:', 'session', 'put', 'x', '{}'], 5],
+      [['--agent', 'a', 'session', 'put', ':x', '{}'], 5],
+      [['session', 'put', 'x:', '{}'], 5],
       [['session', 'put', 'a', '{}'], 5, { CRUX_AGENT: 'x\u0001' }],
       [['--now', 'yesterday', 'session', 'put', 'a', '{}'], 5],
       [['session', 'put', 'a', '{}'], 5, { CRUX_NOW: '2026-13-01T00:00:00Z' }],
