@@ -459,6 +459,32 @@ describe('bad input: a clear message, its exit code, an unchanged data directory
     expect(snapshotDir(dir)).toEqual(before);
   });
 
+  it('a large package under 8 MiB is accepted and inspected (no stack overflow, no exit 1)', async () => {
+    const secret = 's';
+    // 5.4 MB of state with 1.8 M escapes: 7.2 MB of envelope, accepted when the receiver allows such a state
+    const state = `{"log":"${'a\\n'.repeat(1_800_000)}"}`;
+    const payload = `{"session_id":"big","session_state":${state},"facts":[],"created_at":"2026-11-29T20:00:00Z","source_agent":"a","target_agent":null,"message":null,"work_ids":[]}`;
+    const file = writeTemp('big-pkg.json', daemonPackage(payload, secret));
+    const dir = freshDataDir();
+    const big = env({ CRUX_MCP_HANDOFF_SECRET: secret, CRUX_MAX_STATE_BYTES: String(8 * 1024 * 1024) });
+    await ok(crux(dir, ['--json', 'handoff', 'inspect', file, '--as', 'b'], { env: big }));
+    await ok(crux(dir, ['handoff', 'accept', file, '--as', 'b'], { env: big }));
+    expect((await ok(crux(dir, ['--agent', 'b', 'session', 'get', 'big'], { env: big }))).stdout).toBe(state);
+  });
+
+  it('mint refuses (5) a package over the 8 MiB that accept reads, before writing anything or making a key', async () => {
+    const dir = freshDataDir();
+    const big = env({ CRUX_MAX_STATE_BYTES: String(16 * 1024 * 1024) });
+    await ok(crux(dir, ['--agent', 'a', 'session', 'put', 's', '--file', writeTemp('state.json', `{"blob":"${'x'.repeat(7_000_000)}"}`)], { env: big }));
+    const before = snapshotDir(dir);
+    const run = await crux(dir, ['--agent', 'a', 'handoff', 'mint', 's'], { env: big });
+    expect(run.exitCode).toBe(5);
+    expect(run.stderr).toMatch(/over the limit of 8388608 \(8 MiB\)/);
+    expect(run.stdout).toBe('');
+    expect(snapshotDir(dir)).toEqual(before);
+    expect(fs.existsSync(join(dir, 'keys', 'handoff.key'))).toBe(false);
+  });
+
   it('a missing file → 5', async () => {
     const { dir } = await mintedSetup();
     const before = snapshotDir(dir);

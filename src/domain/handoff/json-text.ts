@@ -21,8 +21,34 @@ export interface RawMember {
 
 const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-// A JSON string token: no raw control characters, escapes as RFC 8259 allows.
-const STRING = /"(?:[^"\\\u0000-\u001f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"/y;
+
+const isHex = (c: number) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
+const SHORT_ESCAPES = new Set([...'"\\/bfnrt'].map((c) => c.charCodeAt(0)));
+
+/**
+ * The end (exclusive) of the JSON string token that starts with the `"` at `start`, or -1 when it is not
+ * one: no raw control characters, escapes as RFC 8259 allows. A loop, not a regex: a regex repeating a
+ * group keeps a backtrack entry per character or escape and overflows the stack on a few MB of string.
+ */
+function stringEnd(text: string, start: number): number {
+  let i = start + 1;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) return i + 1;
+    if (c < 0x20) return -1;
+    if (c !== 0x5c) {
+      i += 1;
+      continue;
+    }
+    const e = text.charCodeAt(i + 1);
+    if (e === 0x75) {
+      for (let k = 2; k < 6; k += 1) if (!isHex(text.charCodeAt(i + k))) return -1;
+      i += 6;
+    } else if (SHORT_ESCAPES.has(e)) i += 2;
+    else return -1;
+  }
+  return -1;
+}
 
 class Reader {
   pos = 0;
@@ -51,11 +77,11 @@ class Reader {
   }
 
   string(): string {
-    STRING.lastIndex = this.pos;
-    const m = STRING.exec(this.text);
-    if (m === null) this.fail('bad string');
-    this.pos += m[0].length;
-    return JSON.parse(m[0]) as string;
+    const end = stringEnd(this.text, this.pos);
+    if (end === -1) this.fail('bad string');
+    const token = this.text.slice(this.pos, end);
+    this.pos = end;
+    return JSON.parse(token) as string;
   }
 
   number(): void {
@@ -178,8 +204,7 @@ export function minifyJson(text: string): string {
   while (i < text.length) {
     const code = text.charCodeAt(i);
     if (code === 0x22) {
-      STRING.lastIndex = i;
-      i += STRING.exec(text)![0].length;
+      i = stringEnd(text, i); // validated above: never -1
     } else if (WS.has(code)) {
       out += text.slice(runStart, i);
       while (i < text.length && WS.has(text.charCodeAt(i))) i += 1;

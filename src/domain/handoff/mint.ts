@@ -1,14 +1,16 @@
 // Minting, pure: a session's state, the facts at hand, a key and a clock in; the signed envelope out.
+import { invalid } from '../../shared/errors';
 import { scrubText } from '../../shared/scrub';
 import { formatTime, type Instant } from '../../shared/time';
 import { collectWorkIds, selectFacts, type BundlableFact } from './bundle';
 import { contentHashOf, ED25519_ALG, MAC_ALG, macOf, signEd25519 } from './crypto';
-import { toBase64, type Envelope } from './envelope';
+import { encodeEnvelope, MAX_ENVELOPE_BYTES, toBase64, type Envelope } from './envelope';
 import { encodePackage, type PackageDraft } from './package';
 import type { TaskRecord } from './task-record';
 
 export type Signer =
-  | { readonly alg: typeof MAC_ALG; readonly key: Uint8Array }
+  // The MAC key may be given lazily: it is fetched (and, the first time, created) only once the package fits.
+  | { readonly alg: typeof MAC_ALG; readonly key: Uint8Array | (() => Uint8Array) }
   | { readonly alg: typeof ED25519_ALG; readonly privatePem: string; readonly keyId: string };
 
 export interface MintInput {
@@ -54,8 +56,11 @@ export function mintPackage(input: MintInput): Minted {
     key_id: input.signer.alg === ED25519_ALG ? input.signer.keyId : undefined,
   };
   const payload = new Uint8Array(Buffer.from(encodePackage(draft), 'utf8'));
-  const signature = input.signer.alg === MAC_ALG ? macOf(input.signer.key, payload) : signEd25519(input.signer.privatePem, payload);
   const content_hash = contentHashOf(payload);
+  checkEnvelopeSize(payload, content_hash, input.signer.alg);
+  const { signer } = input;
+  const signature =
+    signer.alg === MAC_ALG ? macOf(typeof signer.key === 'function' ? signer.key() : signer.key, payload) : signEd25519(signer.privatePem, payload);
   const envelope: Envelope = {
     payload_b64: toBase64(payload),
     content_hash,
@@ -63,4 +68,21 @@ export function mintPackage(input: MintInput): Minted {
     signature_alg: input.signer.alg,
   };
   return { envelope, draft, payload, content_hash, facts: bundled.length };
+}
+
+const SIGNATURE_BYTES = { [MAC_ALG]: 32, [ED25519_ALG]: 64 } as const;
+
+/**
+ * A package no receiver would take is refused at mint (exit 5), before anything is signed or written: the
+ * envelope as printed (with its newline) must stay within the 8 MiB that accept and inspect read.
+ */
+function checkEnvelopeSize(payload: Uint8Array, contentHash: string, alg: Signer['alg']): void {
+  const signatureB64 = 'A'.repeat(4 * Math.ceil(SIGNATURE_BYTES[alg] / 3));
+  const bytes = Buffer.byteLength(encodeEnvelope({ payload_b64: toBase64(payload), content_hash: contentHash, signature_b64: signatureB64, signature_alg: alg })) + 1;
+  if (bytes > MAX_ENVELOPE_BYTES) {
+    throw invalid(
+      `the package would be ${bytes} bytes, over the limit of ${MAX_ENVELOPE_BYTES} (8 MiB) that \`crux handoff accept\` reads`,
+      'hand off a smaller session state (or without --include-facts)',
+    );
+  }
 }

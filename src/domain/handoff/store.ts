@@ -93,7 +93,7 @@ export function mintHandoff(scope: HandoffScope, cmd: MintCommand): Promise<Mint
 }
 
 function signerFor(scope: HandoffScope, cmd: MintCommand): Signer {
-  if (cmd.alg === MAC_ALG) return { alg: MAC_ALG, key: resolveMacKey(scope.dir.root, scope.env, { create: true })!.key };
+  if (cmd.alg === MAC_ALG) return { alg: MAC_ALG, key: () => resolveMacKey(scope.dir.root, scope.env, { create: true })!.key };
   const key = loadAgentKey(scope.dir.root, cmd.from);
   if (key === undefined) {
     throw notFound(`agent ${JSON.stringify(cmd.from)} has no Ed25519 key here`, `run \`crux handoff keygen --agent ${cmd.from}\` first`);

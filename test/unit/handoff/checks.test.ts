@@ -183,6 +183,24 @@ describe('Ed25519 packages', () => {
   });
 });
 
+describe('mint refuses a package no receiver would read', () => {
+  it('the printed envelope (with its newline) fits in 8 MiB, or mint is refused with 5 before the key is fetched', () => {
+    const sized = (n: number, key: () => Uint8Array) => mintInput({ state: JSON.stringify({ pad: 'x'.repeat(n) }), signer: { alg: 'blake3-mac-v1', key } });
+    const small = mintPackage(sized(0, () => KEY));
+    const overhead = encodeEnvelope(small.envelope).length - small.envelope.payload_b64.length + 1;
+    // The longest payload whose envelope line fits: base64 grows 4 characters per 3 bytes.
+    const n = 3 * Math.floor((MAX_ENVELOPE_BYTES - overhead) / 4) - small.payload.length;
+    const fits = mintPackage(sized(n, () => KEY));
+    const line = `${encodeEnvelope(fits.envelope)}\n`;
+    expect(line.length).toBeLessThanOrEqual(MAX_ENVELOPE_BYTES);
+    expect(decodeEnvelope(enc(line)).payload).toEqual(fits.payload);
+    let fetched = false;
+    const tooBig = () => mintPackage(sized(n + 1, () => ((fetched = true), KEY)));
+    expect(tooBig).toThrow(expect.objectContaining({ kind: 'invalid_input', message: expect.stringMatching(/over the limit of 8388608 \(8 MiB\)/) }));
+    expect(fetched).toBe(false);
+  });
+});
+
 describe('decodeEnvelope: bad input is exit 5', () => {
   const e = mintPackage(mintInput()).envelope;
   const code = (input: Uint8Array) => {
@@ -202,6 +220,10 @@ describe('decodeEnvelope: bad input is exit 5', () => {
     ['a number field', enc(JSON.stringify({ ...e, content_hash: 5 }))],
     ['payload not base64', enc(JSON.stringify({ ...e, payload_b64: 'a$b=' }))],
     ['payload without padding', enc(JSON.stringify({ ...e, payload_b64: 'QQ' }))],
+    ['payload with padding inside', enc(JSON.stringify({ ...e, payload_b64: 'QQ==QUFB' }))],
+    ['payload with three =', enc(JSON.stringify({ ...e, payload_b64: 'Q===' }))],
+    ['payload with non-canonical trailing bits', enc(JSON.stringify({ ...e, payload_b64: 'QR==' }))],
+    ['payload in URL-safe base64', enc(JSON.stringify({ ...e, payload_b64: '-_-_' }))],
     ['not UTF-8', new Uint8Array([0xff, 0xfe])],
   ])('%s', (_name, input) => {
     expect(code(input)).toBe(5);
@@ -210,6 +232,12 @@ describe('decodeEnvelope: bad input is exit 5', () => {
   it('refuses more than 8 MiB before decoding', () => {
     const big = new Uint8Array(MAX_ENVELOPE_BYTES + 1).fill(0x20);
     expect(() => decodeEnvelope(big)).toThrow(/over the limit/);
+  });
+
+  it('decodes a payload of several MB (the strict base64 check must not overflow the stack)', () => {
+    const payload = Buffer.alloc(5_500_000, 'x'); // 7.3 MB of base64, under the 8 MiB limit
+    const big = { ...e, payload_b64: payload.toString('base64') };
+    expect(Buffer.from(decodeEnvelope(enc(encodeEnvelope(big))).payload).equals(payload)).toBe(true);
   });
 
   it('takes surrounding whitespace (a file with a newline)', () => {

@@ -147,6 +147,22 @@ describe('json-text', () => {
   });
 });
 
+describe('json-text on large input', () => {
+  it('reads and minifies strings of millions of escapes without overflowing the stack', () => {
+    const long = `"${'\\n'.repeat(2_500_000)}"`; // 5 MB of escapes: a repeated-group regex overflowed here
+    const escaped = `"${'a\\u00e9'.repeat(1_000_000)}"`;
+    const text = `{"s" : ${long}, "u": ${escaped}}`;
+    expect(readObjectMembers(text).map((m) => m.key)).toEqual(['s', 'u']);
+    expect(minifyJson(text)).toBe(`{"s":${long},"u":${escaped}}`);
+  });
+
+  it('still refuses bad strings: raw control characters, unknown escapes, short \\u escapes, no closing quote', () => {
+    for (const bad of ['{"s":"a\u0001"}', '{"s":"\\x"}', '{"s":"\\u12"}', '{"s":"\\u12g4"}', '{"s":"abc}', '{"s":"\\']) {
+      expect(() => validateJson(bad), bad).toThrow(/bad string|unexpected end/);
+    }
+  });
+});
+
 describe('task record', () => {
   it('validates types, refuses unknown fields, scrubs credentials', () => {
     expect(parseTaskRecord({ requester: 'r', sources: ['https://u:tok@example.com/x'] })).toEqual({
