@@ -29,4 +29,9 @@ describe('scrubText (SPEC §7)', () => {
       expect(performance.now() - start).toBeLessThan(200);
     }
   });
+
+  it('does not overflow the stack on megabytes of "@" (a handoff message may be that long)', () => {
+    expect(scrubText(`https://${'@'.repeat(6_000_000)}h/x`)).toBe('https://h/x');
+    expect(scrubText(`https://${'a@'.repeat(3_000_000)}`)).toBe('https://');
+  });
 });
