@@ -9,10 +9,10 @@ export const VERSION = '0.1.0';
 const GROUPS: Record<string, () => Promise<{ register(program: Command): void }>> = {
   session: () => import('./commands/session'),
   case: () => import('./commands/case'),
+  handoff: () => import('./commands/handoff'),
   journal: () => import('./commands/journal'),
   doctor: () => import('./commands/doctor'),
   completion: () => import('./commands/completion'),
-  handoff: () => import('./commands/handoff'),
 };
 
 // Help and usage text by write(2) too: a closed pipe (`crux --help | head -1`) ends it quietly, not with EPIPE.
