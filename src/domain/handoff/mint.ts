@@ -1,7 +1,7 @@
 // Minting, pure: a session's state, the facts at hand, a key and a clock in; the signed envelope out.
 import { invalid } from '../../shared/errors';
 import { scrubText } from '../../shared/scrub';
-import { formatTime, type Instant } from '../../shared/time';
+import { formatLaterTime, formatTime, type Instant } from '../../shared/time';
 import { collectWorkIds, selectFacts, type BundlableFact } from './bundle';
 import { contentHashOf, ED25519_ALG, MAC_ALG, macOf, signEd25519 } from './crypto';
 import { encodeEnvelope, MAX_ENVELOPE_BYTES, toBase64, type Envelope } from './envelope';
@@ -52,7 +52,7 @@ export function mintPackage(input: MintInput): Minted {
     work_ids: collectWorkIds(parsedState, bundled),
     task_record: input.taskRecord,
     handoff_id: input.handoffId,
-    expires_at: formatTime(input.now + input.ttlMs),
+    expires_at: formatLaterTime(input.now, input.ttlMs, '--ttl'),
     key_id: input.signer.alg === ED25519_ALG ? input.signer.keyId : undefined,
   };
   const payload = new Uint8Array(Buffer.from(encodePackage(draft), 'utf8'));
