@@ -1,5 +1,6 @@
 // Everything a command needs from its invocation, resolved once: data dir, identities, clock, output mode.
-import * as fs from 'node:fs';
+// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
+const fs = require('node:fs') as typeof import('node:fs');
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DataDir } from '../journal/data-dir';

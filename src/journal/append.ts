@@ -1,5 +1,6 @@
 // Appending under the lock: quarantine a torn tail, write the new lines in one write, fsync, then acknowledge.
-import * as fs from 'node:fs';
+// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
+const fs = require('node:fs') as typeof import('node:fs');
 import { asStorageError, FILE_MODE, fsyncDir, stampMtime, writeAll } from './durable-fs';
 import { encodeRecords, type ChainHead, type EventDraft } from './record';
 import { quarantineBytes } from './quarantine';

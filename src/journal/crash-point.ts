@@ -1,7 +1,8 @@
 // Test hooks: CRUX_TEST_CRASH_AT=<point>[#n] kills the process with SIGKILL at that point, to prove crash safety;
 // CRUX_TEST_LOCK_LOG=<file> records each entry to and exit from the lock (O_APPEND), to prove no two holders
 // overlap; CRUX_TEST_LOCK_HOLD_MS=<n> stays that long inside the lock, so a test can kill a holder there.
-import * as fs from 'node:fs';
+// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
+const fs = require('node:fs') as typeof import('node:fs');
 
 const passes = new Map<string, number>();
 

@@ -1,5 +1,6 @@
 // The journal layer's front door: reads replay a store's journal; writes run inside the lock as one transaction.
-import * as fs from 'node:fs';
+// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
+const fs = require('node:fs') as typeof import('node:fs');
 import { dirname, join } from 'node:path';
 import { acquireLock } from './lock';
 import { asStorageError, ensurePrivateDir, FILE_MODE, fsyncDir } from './durable-fs';

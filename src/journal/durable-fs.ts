@@ -1,5 +1,6 @@
 // The few filesystem moves the journal layer makes durable: private directories, fsynced files, atomic replaces.
-import * as fs from 'node:fs';
+// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
+const fs = require('node:fs') as typeof import('node:fs');
 import { dirname } from 'node:path';
 import { CruxError } from '../shared/errors';
 

@@ -8,7 +8,8 @@
 // journal's stat matches the header exactly; anything else (another program's edit, a repair, a crash
 // between the journal append and the index update) sends readers back to a full, verifying replay.
 // Only writers, under the lock, write it: the body lines first, the header last.
-import * as fs from 'node:fs';
+// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
+const fs = require('node:fs') as typeof import('node:fs');
 import { join } from 'node:path';
 import { ensurePrivateDir, FILE_MODE } from './durable-fs';
 import type { ChainHead, JournalRecord } from './record';
@@ -53,7 +54,7 @@ export const indexPath = (root: string, file: string) => join(root, CACHE_DIR, `
 
 /** The journal's identity and version as the index records it; undefined when it does not exist. */
 export function statJournal(path: string | number): JournalStat | undefined {
-  let st: fs.BigIntStats;
+  let st: import('node:fs').BigIntStats;
   try {
     st = typeof path === 'number' ? fs.fstatSync(path, { bigint: true }) : fs.statSync(path, { bigint: true });
   } catch {

@@ -1,5 +1,6 @@
 // Key files under `keys/`: created exclusively (0600, fsynced, never half-written), refused when others can read them.
-import * as fs from 'node:fs';
+// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
+const fs = require('node:fs') as typeof import('node:fs');
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { invalid } from '../shared/errors';
@@ -19,7 +20,7 @@ export interface KeyFileInfo {
  * may read or write (exit 5, with the chmod that fixes it), and anything that is not a regular file.
  */
 export function readPrivateFile(path: string): Buffer | undefined {
-  let st: fs.Stats;
+  let st: import('node:fs').Stats;
   try {
     st = fs.lstatSync(path);
   } catch (error) {

@@ -1,5 +1,6 @@
 // Loading a store's state: a full, verifying replay, or (with a valid key index) only one entity's lines.
-import * as fs from 'node:fs';
+// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
+const fs = require('node:fs') as typeof import('node:fs');
 import { scanJournal, type LinePosition, type ScanResult } from './scan';
 import { EMPTY_HEAD, type ChainHead, type JournalRecord } from './record';
 import { entryFor, indexMatches, LiveEstimate, openIndex, statJournal, type IndexEntry, type IndexHeader } from './key-index';

@@ -7,7 +7,8 @@
 //
 // The socket is bound through Node's pipe binding when it is available: synchronous, and without loading
 // node:net and its streams, which costs ~7 ms per write. Otherwise node:net binds the same name.
-import * as fs from 'node:fs';
+// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
+const fs = require('node:fs') as typeof import('node:fs');
 import { CruxError } from '../shared/errors';
 import { holdLockForTest, traceLock } from './crash-point';
 

@@ -1,6 +1,7 @@
 // Replacing a journal whole (compaction, repair): temp file, fsync, atomic rename, fsync the directory.
 // A crash at any step leaves either the old journal or the new one, never a mixture.
-import * as fs from 'node:fs';
+// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
+const fs = require('node:fs') as typeof import('node:fs');
 import { join } from 'node:path';
 import { asStorageError, fsyncDir, writeNewFileDurable } from './durable-fs';
 import { crashPoint } from './crash-point';

@@ -1,5 +1,6 @@
 // Streaming replay of one journal file: verifies every line and its place in the chain; never throws on bad data.
-import * as fs from 'node:fs';
+// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
+const fs = require('node:fs') as typeof import('node:fs');
 import { isUtf8 } from 'node:buffer';
 import { decodeLine, EMPTY_HEAD, GENESIS, type ChainHead, type JournalRecord } from './record';
 

@@ -7,7 +7,8 @@
 // and at least as long, and the line it names as the head still carries that hash; the records after it are
 // replayed and verified. A rewrite (compaction, repair) makes a new file, so an old snapshot is never used
 // for it. Written only by writers, under the lock, atomically (temp file and rename); losing it costs speed.
-import * as fs from 'node:fs';
+// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
+const fs = require('node:fs') as typeof import('node:fs');
 import { join } from 'node:path';
 import { ensurePrivateDir, FILE_MODE } from './durable-fs';
 import { CACHE_DIR, type JournalStat } from './key-index';

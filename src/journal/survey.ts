@@ -1,5 +1,6 @@
 // File facts for `crux doctor`: what is on disk, read without changing anything and without waiting.
-import * as fs from 'node:fs';
+// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
+const fs = require('node:fs') as typeof import('node:fs');
 import { acquireLock, lockName, lockPlatformSupported, type HeldLock } from './lock';
 import { listQuarantine, QUARANTINE_DIR } from './quarantine';
 import { CACHE_DIR, indexPath, openIndex, statJournal } from './key-index';
@@ -19,7 +20,7 @@ export interface FileFacts {
 }
 
 export function fileFacts(path: string): FileFacts {
-  let st: fs.Stats;
+  let st: import('node:fs').Stats;
   try {
     st = fs.statSync(path);
   } catch {

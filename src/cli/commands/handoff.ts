@@ -1,5 +1,6 @@
 // `crux handoff …`: thin actions over the handoff store (mint, accept, inspect, list, export, keygen, trust).
-import * as fs from 'node:fs';
+// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
+const fs = require('node:fs') as typeof import('node:fs');
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { buildContext, readInputFile, type Context } from '../context';
