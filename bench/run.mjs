@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { benchEnv, interleave } from './interleave.mjs';
 
 const CRUX = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', 'bin', 'crux');
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 25);
 const work = fs.mkdtempSync(join(tmpdir(), 'crux-bench-'));
 const env = benchEnv();
 const log = (line) => process.stderr.write(`${line}\n`);
