@@ -17,7 +17,7 @@ import type { StoreSpec } from './store-spec';
 import type { LinePosition } from './scan';
 
 export const CACHE_DIR = 'cache';
-const HEADER_BYTES = 512;
+export const HEADER_BYTES = 512;
 const INDEX_VERSION = 2;
 
 export interface JournalStat {
@@ -66,24 +66,29 @@ export function statJournal(path: string | number): JournalStat | undefined {
 export const sameStat = (a: JournalStat, b: JournalStat) =>
   a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtime_ns === b.mtime_ns && a.ctime_ns === b.ctime_ns;
 
-/** Whether the index describes the journal exactly as it is: proof that crux wrote its last bytes. */
-export function indexMatches(root: string, file: string, journal: JournalStat): boolean {
+/** The JSON header line of a cache file (a fixed 512 bytes, so the payload after it stays aligned). */
+export function readCacheHeader<H>(path: string): H | undefined {
   let fd: number;
   try {
-    fd = fs.openSync(indexPath(root, file), 'r');
+    fd = fs.openSync(path, 'r');
   } catch {
-    return false;
+    return undefined;
   }
   try {
     const buf = Buffer.alloc(HEADER_BYTES);
-    if (fs.readSync(fd, buf, 0, HEADER_BYTES, 0) !== HEADER_BYTES || buf[HEADER_BYTES - 1] !== 10) return false;
-    const header = JSON.parse(buf.toString('utf8', 0, HEADER_BYTES - 1)) as IndexHeader;
-    return header.v === INDEX_VERSION && sameStat(header, journal);
+    if (fs.readSync(fd, buf, 0, HEADER_BYTES, 0) !== HEADER_BYTES || buf[HEADER_BYTES - 1] !== 10) return undefined;
+    return JSON.parse(buf.toString('utf8', 0, HEADER_BYTES - 1)) as H;
   } catch {
-    return false;
+    return undefined;
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** Whether the index describes the journal exactly as it is: proof that crux wrote its last bytes. */
+export function indexMatches(root: string, file: string, journal: JournalStat): boolean {
+  const header = readCacheHeader<IndexHeader>(indexPath(root, file));
+  return header?.v === INDEX_VERSION && sameStat(header, journal);
 }
 
 export interface OpenIndex {

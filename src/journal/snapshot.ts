@@ -11,9 +11,8 @@
 const fs = require('node:fs') as typeof import('node:fs');
 import { join } from 'node:path';
 import { ensurePrivateDir, FILE_MODE } from './durable-fs';
-import { CACHE_DIR, type JournalStat } from './key-index';
+import { CACHE_DIR, HEADER_BYTES, readCacheHeader, type JournalStat } from './key-index';
 
-const HEADER_BYTES = 512;
 const SNAPSHOT_VERSION = 1;
 
 export interface SnapshotHeader extends JournalStat {
@@ -30,22 +29,8 @@ export interface SnapshotHeader extends JournalStat {
 export const snapshotPath = (root: string, file: string) => join(root, CACHE_DIR, `${file}.state`);
 
 export function readSnapshotHeader(root: string, file: string): SnapshotHeader | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(snapshotPath(root, file), 'r');
-  } catch {
-    return undefined;
-  }
-  try {
-    const buf = Buffer.alloc(HEADER_BYTES);
-    if (fs.readSync(fd, buf, 0, HEADER_BYTES, 0) !== HEADER_BYTES || buf[HEADER_BYTES - 1] !== 10) return undefined;
-    const header = JSON.parse(buf.toString('utf8', 0, HEADER_BYTES - 1)) as SnapshotHeader;
-    return header.v === SNAPSHOT_VERSION ? header : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    fs.closeSync(fd);
-  }
+  const header = readCacheHeader<SnapshotHeader>(snapshotPath(root, file));
+  return header?.v === SNAPSHOT_VERSION ? header : undefined;
 }
 
 /** The snapshot's payload, if its header matches `codec` and the journal `stat` may continue it. */
