@@ -12,7 +12,7 @@
 const fs = require('node:fs') as typeof import('node:fs');
 import { join } from 'node:path';
 import { ensurePrivateDir, FILE_MODE } from './durable-fs';
-import type { ChainHead, JournalRecord } from './record';
+import type { JournalRecord } from './record';
 import type { StoreSpec } from './store-spec';
 import type { LinePosition } from './scan';
 

@@ -142,8 +142,8 @@ export function readRecordAt(fd: number, at: LinePosition): JournalRecord | unde
 }
 
 /**
- * Loads the whole state from the store's snapshot and the records written after it (verified as a replay
- * verifies them); undefined when there is no usable snapshot (then the caller replays in full).
+ * Loads the whole state from the store's snapshot and the records crux wrote after it (see snapshot.ts for
+ * when that is trusted); undefined when there is no usable snapshot (then the caller replays in full).
  */
 export function loadSnapshot<S>(root: string, path: string, spec: StoreSpec<S>, opts: { forWrite?: boolean } = {}): Loaded<S> | undefined {
   const codec = spec.snapshot;

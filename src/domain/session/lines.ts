@@ -4,9 +4,9 @@
 // raw in a JSON Lines file byte-for-byte; such a line also carries `state_text`, the exact text as a JSON
 // string, and `state` holds the same document with its line breaks turned into spaces. Import prefers
 // `state_text`, so export → import → export reproduces every byte.
-import { isUtf8 } from 'node:buffer';
-import { CruxError, invalid } from '../../shared/errors';
+import { invalid } from '../../shared/errors';
 import { parseActorName, parseAgentName, parseLogicalSessionId, scopeSessionId, type AgentName } from '../../shared/ids';
+import { parseJsonLines, parseJsonText, refuseRepeatedIds } from '../../shared/json-lines';
 import { scrubText } from '../../shared/scrub';
 import { formatTime, parseTime, type Instant } from '../../shared/time';
 import type { ImportEntry } from './decide';
@@ -39,41 +39,16 @@ export interface ImportOptions {
 
 /** Every line validated before anything is written; the first bad one refuses the import, by its line number. */
 export function parseImportLines(input: Buffer, opts: ImportOptions): ImportEntry[] {
-  const entries: ImportEntry[] = [];
-  const firstLineOf = new Map<string, number>();
-  let line = 0;
-  for (let start = 0; start < input.length; ) {
-    let end = input.indexOf(10, start);
-    if (end === -1) end = input.length;
-    line += 1;
-    const bytes = input.subarray(start, end);
-    start = end + 1;
-    let data: ImportedData;
-    try {
-      if (!isUtf8(bytes)) throw invalid('not valid UTF-8');
-      const text = bytes.toString('utf8').replace(/\r$/, '');
-      if (text.trim() === '') continue;
-      data = parseImportLine(text, opts);
-    } catch (error) {
-      if (error instanceof CruxError) throw new CruxError(error.kind, `line ${line}: ${error.message}`, error.hint ?? 'one session object per line, with session_id and state');
-      throw error;
-    }
-    const earlier = firstLineOf.get(data.id);
-    if (earlier !== undefined) throw invalid(`line ${line}: the session ${JSON.stringify(data.id)} already appears on line ${earlier}`);
-    firstLineOf.set(data.id, line);
-    entries.push({ line, data });
-    opts.onLine?.(Math.min(start, input.length), input.length);
-  }
-  return entries;
+  const lines = parseJsonLines(input, (text) => parseImportLine(text, opts), {
+    hint: 'one session object per line, with session_id and state',
+    onLine: opts.onLine,
+  });
+  refuseRepeatedIds(lines, (data) => data.id, (id) => `the session ${JSON.stringify(id)}`);
+  return lines.map(({ line, value }) => ({ line, data: value }));
 }
 
 function parseImportLine(text: string, opts: ImportOptions): ImportedData {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw invalid(`not valid JSON (${(error as Error).message})`);
-  }
+  const value = parseJsonText(text);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalid('not a JSON object');
   const o = value as Record<string, unknown>;
   if (typeof o.session_id !== 'string') throw invalid('session_id is required (a string)');
