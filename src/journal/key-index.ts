@@ -116,18 +116,20 @@ export function openIndex(root: string, file: string, journal: JournalStat): Ope
   return {
     header,
     linesOf(key) {
+      // From the end backwards, stopping at the key's last resetting line: a session put a thousand times
+      // costs the same to read as one put once.
       const needle = `\n${JSON.stringify(key)}\t`;
       const found: LinePosition[] = [];
-      for (let at = text.indexOf(needle, HEADER_BYTES - 1); at !== -1; at = text.indexOf(needle, at + 1)) {
+      for (let at = text.lastIndexOf(needle); at >= HEADER_BYTES - 1; at = at === 0 ? -1 : text.lastIndexOf(needle, at - 1)) {
         const end = text.indexOf('\n', at + needle.length);
-        if (end === -1) break;
+        if (end === -1) continue;
         const [line, offset, length, reset] = text.slice(at + needle.length, end).split('\t');
         // Lines past the header's size belong to a write whose header is not written yet.
         if (Number(offset) + Number(length) >= header.size) continue;
-        if (reset === 'R') found.length = 0;
         found.push({ line: Number(line), offset: Number(offset), length: Number(length) });
+        if (reset === 'R') break;
       }
-      return found;
+      return found.reverse();
     },
   };
 }
