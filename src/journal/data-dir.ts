@@ -45,6 +45,21 @@ export interface CompactReport {
 
 const journalName = (file: string) => file.replace(/\.jsonl$/, '');
 
+/** What `journal check` (and `crux doctor`) report of one journal's scan. */
+export function reportScan(root: string, file: string, scan: ScanResult): Omit<JournalReport, 'repaired'> {
+  return {
+    name: journalName(file),
+    file,
+    exists: scan.exists,
+    records: scan.records,
+    bytes: scan.bytes,
+    problems: scan.problems.map(({ line, reason }) => ({ line, reason })),
+    torn_tail: scan.tornTail !== undefined,
+    quarantined: listQuarantine(root, file).length,
+    replay_ms: Math.round(scan.ms * 10) / 10,
+  };
+}
+
 export class DataDir implements TransactionHost {
   constructor(
     readonly root: string,
@@ -200,22 +215,10 @@ export class DataDir implements TransactionHost {
       progress?.(at);
       if (opts.repair) kept.push({ record, at });
     });
-    const base = {
-      name: journalName(spec.file),
-      file: spec.file,
-      exists: scan.exists,
-      records: scan.records,
-      bytes: scan.bytes,
-      problems: scan.problems.map(({ line, reason }) => ({ line, reason })),
-      torn_tail: scan.tornTail !== undefined,
-      replay_ms: Math.round(scan.ms * 10) / 10,
-    };
-    if (!opts.repair || scan.problems.length === 0) {
-      return { ...base, quarantined: listQuarantine(this.root, spec.file).length };
-    }
+    if (!opts.repair || scan.problems.length === 0) return reportScan(this.root, spec.file, scan);
     const quarantine = this.repair(spec, scan, kept, opts.ts);
     const removed = scan.problems.filter((p) => p.skipped).length;
-    return { ...base, quarantined: listQuarantine(this.root, spec.file).length, repaired: { removed, quarantine } };
+    return { ...reportScan(this.root, spec.file, scan), repaired: { removed, quarantine } };
   }
 
   private repair(spec: StoreSpec<unknown>, scan: ScanResult, kept: { record: JournalRecord }[], ts: string): string[] {

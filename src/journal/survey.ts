@@ -2,10 +2,10 @@
 // A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
 const fs = require('node:fs') as typeof import('node:fs');
 import { acquireLock, lockName, lockPlatformSupported, type HeldLock } from './lock';
-import { listQuarantine, QUARANTINE_DIR } from './quarantine';
+import { QUARANTINE_DIR } from './quarantine';
 import { CACHE_DIR, indexPath, openIndex, statJournal } from './key-index';
 import { KEYS_DIR } from './keys';
-import { LOCK_FILE } from './data-dir';
+import { LOCK_FILE, reportScan } from './data-dir';
 import type { DataDir } from './data-dir';
 import type { JournalRecord } from './record';
 import type { StoreSpec } from './store-spec';
@@ -165,15 +165,7 @@ export function surveyJournal<S>(dir: DataDir, spec: StoreSpec<S>): JournalFacts
     else index = opened.header.h === scan.head.h && opened.header.seq === scan.head.seq ? 'valid' : 'wrong';
   }
   return {
-    name: spec.file.replace(/\.jsonl$/, ''),
-    file: spec.file,
-    exists: scan.exists,
-    bytes: scan.bytes,
-    records: scan.records,
-    problems: scan.problems.map(({ line, reason }) => ({ line, reason })),
-    torn_tail: scan.tornTail !== undefined,
-    quarantined: listQuarantine(dir.root, spec.file).length,
-    replay_ms: Math.round(scan.ms * 10) / 10,
+    ...reportScan(dir.root, spec.file, scan),
     newest_ts: newest,
     last_ts: last,
     backwards,

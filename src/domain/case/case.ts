@@ -4,21 +4,6 @@ import { parseCaseId, type CaseId } from '../../shared/ids';
 import { scrubText } from '../../shared/scrub';
 import { formatTime, parseTime, type Instant } from '../../shared/time';
 
-/** A case as every command shows it (SPEC §5, §8: `C`). */
-export interface Case {
-  readonly case_id: CaseId;
-  readonly task: string;
-  readonly context: string | null;
-  readonly action: string;
-  readonly outcome: string;
-  readonly success: boolean;
-  readonly reward: number;
-  readonly tags: readonly string[];
-  readonly source_receipt: string | null;
-  readonly created_at: string;
-  readonly times_reused: number;
-}
-
 /** Limits on what one case may hold; over a limit is a clear refusal (exit 5), never a truncation. */
 export const MAX_TEXT_BYTES = 64 * 1024;
 export const MAX_TAGS = 64;
@@ -38,6 +23,13 @@ export interface CaseDraft {
   readonly reward: number;
   readonly tags: readonly string[];
   readonly source_receipt: string | null;
+}
+
+/** A case as every command shows it (SPEC §5, §8: `C`): what was recorded, and what crux decided. */
+export interface Case extends CaseDraft {
+  readonly case_id: CaseId;
+  readonly created_at: string;
+  readonly times_reused: number;
 }
 
 /** Raw values from flags (strings) or JSON (any type): validated in one place. */

@@ -37,12 +37,14 @@ function evolve(sessions: Sessions, record: JournalRecord, at: LinePosition): vo
   const current = sessions.get(key);
   const actor = record.actor ?? null;
   switch (record.ev) {
-    case E.put: {
+    case E.put:
+    case E.received: {
       if (typeof d.state !== 'string' || current?.status === 'closed') return;
       sessions.set(key, {
         ...(current ?? emptyRecord(key, record.ts)),
-        // A put carries what it keeps of the session it replaces (older records do not: keep the current).
-        ...('created_at' in d ? { created_at: str(d.created_at) } : {}),
+        // A put carries what it keeps of the session it replaces (older records do not: keep the current);
+        // a received session carries the handoff it came with.
+        ...('created_at' in d && record.ev === E.put ? { created_at: str(d.created_at) } : {}),
         ...('handoff_id' in d ? { handoff_id: str(d.handoff_id) } : {}),
         state: d.state,
         status: 'active',
@@ -51,23 +53,6 @@ function evolve(sessions: Sessions, record: JournalRecord, at: LinePosition): vo
         expires_at: str(d.expires_at),
         archived_at: null,
         archive_reason: null,
-        actor,
-        bytes: at.length,
-      });
-      return;
-    }
-    case E.received: {
-      if (typeof d.state !== 'string' || current?.status === 'closed') return;
-      sessions.set(key, {
-        ...(current ?? emptyRecord(key, record.ts)),
-        state: d.state,
-        status: 'active',
-        updated_at: record.ts,
-        total_tokens: count(d.total_tokens),
-        expires_at: str(d.expires_at),
-        archived_at: null,
-        archive_reason: null,
-        handoff_id: str(d.handoff_id),
         actor,
         bytes: at.length,
       });
