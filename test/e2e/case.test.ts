@@ -122,6 +122,19 @@ describe('crux case retrieve', () => {
     expect(Object.keys(results[0].case)).toEqual(CASE_KEYS);
   });
 
+  it('retrieves a case recorded in Hindi by its word (Alphabetic runs keep the vowel signs)', async () => {
+    const dir = freshDataDir();
+    const id = await record(dir, ...NOW, '--task', 'मेरी किताब खोजो', '--action', 'shelf 3', '--outcome', 'found');
+    await record(dir, ...NOW, '--task', 'find my book', '--action', 'shelf 4', '--outcome', 'found');
+    for (let round = 0; round < 2; round++) { // the second round answers from the cached bank
+      const { results } = await json(dir, ['case', 'retrieve', 'किताब']);
+      expect(results.map((r: any) => [r.case.case_id, r.similarity])).toEqual([[id, 1 / 3]]);
+    }
+    const table = await crux(dir, ['case', 'retrieve', 'किताब', 'खोजो']);
+    expect(table.exitCode).toBe(0);
+    expect(table.stdout).toContain('मेरी किताब खोजो');
+  });
+
   it('applies --top-k (default 5, capped at 100), --only-success and --min-similarity', async () => {
     const { dir, ids } = await bank();
     const names = async (...args: string[]) => (await json(dir, ['case', 'retrieve', 'restart', 'nginx', ...args])).results.map((r: any) => r.case.case_id);

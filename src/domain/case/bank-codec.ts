@@ -5,7 +5,8 @@
 import { CaseBank, type BankColumns } from './bank';
 
 const MAGIC = 'crux-case-bank';
-const VERSION = 1;
+// The vocabulary holds tokenize()'s terms: v2 since words are Alphabetic runs (SPEC §5), not \p{L} runs.
+const VERSION = 2;
 
 type Numeric = Float64Array | Uint32Array | Uint8Array;
 type Ctor = { new (buffer: ArrayBuffer, byteOffset: number, length: number): Numeric; BYTES_PER_ELEMENT: number };

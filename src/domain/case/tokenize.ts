@@ -1,14 +1,18 @@
-// Retrieval terms exactly as SPEC §5 defines them: lowercased runs of Unicode letters and digits, ≥ 2 characters.
+// Retrieval terms exactly as SPEC §5 defines them: lowercased runs of alphanumeric characters, ≥ 2 code points.
 //
-// Decisions the definition leaves open, fixed here:
+// "Alphanumeric" is Rust's char::is_alphanumeric, the daemon's word splitter: the Unicode property Alphabetic
+// (letters, letter numbers, and the combining vowel signs of Indic and other scripts, so "किताब" is one word)
+// or Numeric (\p{N}). Decisions the definition leaves open, fixed here:
 // - "lowercased" is String.prototype.toLowerCase: Unicode default full case mapping, locale-independent
 //   (the same as Rust's str::to_lowercase and Python's str.lower). So "İ" becomes "i" + U+0307 COMBINING
-//   DOT ABOVE; the mark is not \p{L} or \p{N} and therefore splits the run ("İstanbul" → "stanbul").
+//   DOT ABOVE; that mark is not Alphabetic and therefore splits the run ("İstanbul" → "stanbul").
 // - No Unicode normalization: a decomposed "e" + U+0301 splits a word where the composed "é" does not.
 // - "characters" are code points, not UTF-16 units: an astral letter such as "𝐀" counts as one.
-// - Everything that is neither \p{L} nor \p{N} separates: spaces, punctuation, "_", "-", marks, emoji.
+// - Everything that is neither Alphabetic nor \p{N} separates: spaces, punctuation, "_", "-", most
+//   combining accents, emoji.
+// Changing this definition changes every stored term: bump the case-bank codec version (bank-codec.ts).
 
-const RUN = /[\p{L}\p{N}]+/gu;
+const RUN = /[\p{Alphabetic}\p{N}]+/gu;
 
 /** The token set of one text. */
 export function tokenize(text: string): Set<string> {

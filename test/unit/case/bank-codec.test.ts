@@ -65,6 +65,9 @@ describe('bank codec', () => {
       return copy;
     };
     expect(decodeBank(withHeader({ ...header, v: 99 }))).toBeUndefined();
+    // v1 banks hold \p{L}-run terms (before SPEC §5 read Alphabetic): their vocabulary is stale, never trusted.
+    expect(header.v).toBe(2);
+    expect(decodeBank(withHeader({ ...header, v: 1 }))).toBeUndefined();
     // Shapes that disagree are refused.
     const columns = bank.toColumns();
     expect(() => new CaseBank({ ...columns, reward: new Float64Array(1) })).toThrow(RangeError);

@@ -5,7 +5,9 @@ import { rankCases } from '../../../src/domain/case/rank';
 import { decodeBank, encodeBank } from '../../../src/domain/case/bank-codec';
 import { bankOf, recorded, type CaseSpec, type Given } from './fixtures';
 
-// Deliberately written differently from src: char by char, code points via Array.from.
+// Deliberately written differently from src: char by char, code points via Array.from, Rust's
+// char::is_alphanumeric spelled as its two halves (is_alphabetic: Alphabetic; is_numeric: Nd, Nl, No).
+const isAlphanumeric = (ch: string) => /^\p{Alphabetic}$/u.test(ch) || /^[\p{Nd}\p{Nl}\p{No}]$/u.test(ch);
 function naiveTokens(text: string): Set<string> {
   const out = new Set<string>();
   let run: string[] = [];
@@ -14,7 +16,7 @@ function naiveTokens(text: string): Set<string> {
     run = [];
   };
   for (const ch of Array.from(text.toLowerCase())) {
-    if (/^[\p{L}\p{N}]$/u.test(ch)) run.push(ch);
+    if (isAlphanumeric(ch)) run.push(ch);
     else flush();
   }
   flush();
@@ -44,7 +46,7 @@ function naiveRank(cases: Map<string, CaseSpec>, q: string, topK: number, onlySu
   return scored.slice(0, topK).map((s) => [s.id, s.sim]);
 }
 
-const WORDS = ['deploy', 'Deploy', 'db', 'x', '9', '42', 'café', 'cafe\u0301', 'İstanbul', '東京', '日', '𐐀𐐀', '𐐀', 'ΟΔΟΣ', 'snake_case', 'a-b', 'ok!', '🚀go'];
+const WORDS = ['deploy', 'Deploy', 'db', 'x', '9', '42', 'café', 'cafe\u0301', 'İstanbul', '東京', '日', '𐐀𐐀', '𐐀', 'ΟΔΟΣ', 'snake_case', 'a-b', 'ok!', '🚀go', 'किताब', 'हिन्दी', 'कि', 'தமிழ்', 'ক্ষ'];
 const text = fc.array(fc.constantFrom(...WORDS), { maxLength: 6 }).map((w) => w.join(' '));
 const caseSpec = fc.record({
   id: fc.constantFrom('c_a', 'c_b', 'c_c', 'c_d', 'c_e', 'c_\uFF21', 'c_\u{1F600}', 'c_B'),

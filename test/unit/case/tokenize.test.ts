@@ -57,6 +57,31 @@ describe('tokenize', () => {
   });
 });
 
+describe('tokenize: Alphabetic runs (Rust char::is_alphanumeric), not \\p{L} runs', () => {
+  const oldTokens = (text: string) => (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((r) => Array.from(r).length >= 2).sort();
+
+  it('keeps an Indic word whole across its vowel signs: किताब is one word (it had no token at all)', () => {
+    // क ि त ा ब: the vowel signs U+093F and U+093E are Mc (not \p{L}) but Alphabetic.
+    expect(tokens('किताब')).toEqual(['किताब']);
+    expect(oldTokens('किताब')).toEqual([]);
+    expect(tokens('मेरी किताब कहाँ है')).toEqual(['कहाँ', 'किताब', 'मेरी', 'है'].sort());
+    expect(tokens('தமிழ் ভাষা')).toEqual(['தமிழ', 'ভাষা'].sort());
+  });
+
+  it('still splits at a mark that is not Alphabetic (the virama, combining accents)', () => {
+    // U+094D DEVANAGARI SIGN VIRAMA is not Alphabetic, as in Rust: हिन्दी is two runs.
+    expect(tokens('हिन्दी')).toEqual(['दी', 'हिन']);
+    expect(oldTokens('हिन्दी')).toEqual([]);
+    expect(tokens('re\u0301sume\u0301')).toEqual(['re', 'sume']);
+  });
+
+  it('changes nothing for text in letters, digits and punctuation only', () => {
+    for (const text of ['Deploy the Web-App, NOW!', '東京タワー 北京', 'x² ½ ٣٤', 'ΟΔΟΣ Straße', 'ไทย ภาษา']) {
+      expect(tokens(text)).toEqual(oldTokens(text));
+    }
+  });
+});
+
 describe('caseTerms', () => {
   it('is tokens(task) ∪ tokens(each tag)', () => {
     expect([...caseTerms('Deploy the web app', ['web', 'Production', 'blue-green', 'x'])].sort()).toEqual(
