@@ -116,6 +116,22 @@ export function decideClose(sessions: Sessions, key: ScopedSessionId, cmd: Close
   return { outcome: 'closed', drafts: [{ ev: E.closed, data, actor: cmd.actor }] };
 }
 
+export interface TouchDecision {
+  /** `created` from `create`, `touched` (updated_at moved), or `closed`: nothing written, the record stands. */
+  readonly outcome: 'created' | 'touched' | 'closed';
+  readonly drafts: EventDraft[];
+}
+
+/** A sign of life: the session's updated_at moves, state kept; a missing one is created from `create` (else 3). */
+export function decideTouch(sessions: Sessions, key: ScopedSessionId, create: PutCommand | undefined, now: Instant, actor?: string): TouchDecision {
+  const record = sessions.get(key);
+  if (record === undefined && create !== undefined) return { outcome: 'created', drafts: decidePut(sessions, create, now) };
+  if (isIdempotent(requireSession(sessions, key).status, 'touch')) return { outcome: 'closed', drafts: [] };
+  requireMove(record!, 'touch');
+  const data: IdData = { id: key };
+  return { outcome: 'touched', drafts: [{ ev: E.touched, data, actor }] };
+}
+
 /** Is `record` past its expiry at `now` (and so reapable, unless already closed)? */
 export function isExpired(record: SessionRecord, now: Instant): boolean {
   const at = tryParseTime(record.expires_at);

@@ -11,6 +11,8 @@ export const SESSION_EVENTS = {
   deleted: 'session.deleted',
   imported: 'session.imported',
   received: 'session.received',
+  /** A sign of life (a lifecycle hook): updated_at moves, nothing else does. */
+  touched: 'session.touched',
 } as const;
 
 export const SESSION_VOCABULARY = declareVocabulary(Object.values(SESSION_EVENTS));

@@ -11,11 +11,14 @@
 //   `already_closed` with the original record): the terminal state has no way out.
 // - `delete` is not a lifecycle move: it removes the record from any state (`REMOVING_OPS`), irreversibly.
 // - `reap` is `close` with the outcome `expired`, chosen by the clock rather than by a caller.
+// - `touch` (a lifecycle hook's sign of life: Claude Code's Stop, UserPromptSubmit, …) moves updated_at only,
+//   keeping the status; on a closed session it is a declared no-op, as a second close is: a hook firing
+//   after the reaper must not fail the agent.
 
 export const SESSION_STATES = ['active', 'archived', 'handed_off', 'closed'] as const;
 export type SessionStatus = (typeof SESSION_STATES)[number];
 
-export const SESSION_OPS = ['put', 'archive', 'unarchive', 'handoff', 'receive', 'close'] as const;
+export const SESSION_OPS = ['put', 'archive', 'unarchive', 'handoff', 'receive', 'close', 'touch'] as const;
 export type SessionOp = (typeof SESSION_OPS)[number];
 
 export const TERMINAL_STATE: SessionStatus = 'closed';
@@ -26,7 +29,10 @@ export const CREATING_OPS = ['put', 'import', 'receive'] as const;
 /** The operations that remove a session whatever its state. */
 export const REMOVING_OPS = ['delete'] as const;
 /** (state, op) pairs that are accepted and change nothing. */
-export const IDEMPOTENT: readonly { readonly state: SessionStatus; readonly op: SessionOp }[] = [{ state: 'closed', op: 'close' }];
+export const IDEMPOTENT: readonly { readonly state: SessionStatus; readonly op: SessionOp }[] = [
+  { state: 'closed', op: 'close' },
+  { state: 'closed', op: 'touch' },
+];
 
 export interface Transition {
   readonly from: SessionStatus;
@@ -47,6 +53,9 @@ export const TRANSITIONS: readonly Transition[] = [
   { from: 'handed_off', op: 'handoff', to: 'handed_off' },
   { from: 'handed_off', op: 'receive', to: 'active' },
   { from: 'handed_off', op: 'close', to: 'closed' },
+  { from: 'active', op: 'touch', to: 'active' },
+  { from: 'archived', op: 'touch', to: 'archived' },
+  { from: 'handed_off', op: 'touch', to: 'handed_off' },
 ];
 
 /** Where `op` takes a session in `from`, or undefined when the move is illegal. */

@@ -86,6 +86,10 @@ function evolve(sessions: Sessions, record: JournalRecord, at: LinePosition): vo
         actor,
       });
       return;
+    case E.touched:
+      if (current === undefined || current.status === 'closed') return;
+      current.updated_at = record.ts;
+      return;
     case E.deleted:
       sessions.delete(key);
       return;

@@ -9,6 +9,7 @@ import {
   decideImport,
   decidePut,
   decideReap,
+  decideTouch,
   decideUnarchive,
   requireSession,
   type CloseCommand,
@@ -97,6 +98,21 @@ export function closeSession(scope: SessionScope, id: LogicalSessionId, cmd: Omi
   const key = keyFor(scope, id);
   return writeSessions(scope, (sessions, append) => {
     const decision = decideClose(sessions, key, { ...cmd, actor: scope.actor });
+    append(decision.drafts);
+    return { outcome: decision.outcome, session: view(scope, sessions.get(key)!) };
+  }, key);
+}
+
+export interface TouchResult {
+  readonly outcome: 'created' | 'touched' | 'closed';
+  readonly session: SessionView;
+}
+
+/** Moves updated_at (state kept), or creates the session from `create` when there is none (SPEC §10.2). */
+export function touchSession(scope: SessionScope, id: LogicalSessionId, create?: Omit<PutCommand, 'key' | 'actor'>): Promise<TouchResult> {
+  const key = keyFor(scope, id);
+  return writeSessions(scope, (sessions, append) => {
+    const decision = decideTouch(sessions, key, create === undefined ? undefined : { ...create, key, actor: scope.actor }, scope.now, scope.actor);
     append(decision.drafts);
     return { outcome: decision.outcome, session: view(scope, sessions.get(key)!) };
   }, key);

@@ -10,6 +10,7 @@ import {
   decidePut,
   decideReap,
   decideReceive,
+  decideTouch,
   decideUnarchive,
 } from '../../../src/domain/session/decide';
 import { toImported } from '../../../src/domain/session/state';
@@ -53,7 +54,7 @@ describe('put', () => {
     expect(refusal(() => decidePut(archived, { key: A, state: '{}' }, T0))).toEqual({
       code: 4,
       message: 'cannot put session "a": it is archived',
-      hint: 'the state archived allows: unarchive, close',
+      hint: 'the state archived allows: unarchive, close, touch',
     });
     const closed = given(put('a'), ev('closed', { id: 'a', outcome: 'completed', summary: null }));
     expect(refusal(() => decidePut(closed, { key: A, state: '{}' }, T0))).toMatchObject({ code: 4, message: 'cannot put session "a": it is closed' });
@@ -76,7 +77,7 @@ describe('archive / unarchive', () => {
     expect(refusal(() => decideArchive(s, A, undefined)).code).toBe(4);
     apply(s, decideUnarchive(s, A));
     expect(s.get(A)).toMatchObject({ status: 'active', archived_at: null, archive_reason: null });
-    expect(refusal(() => decideUnarchive(s, A))).toMatchObject({ code: 4, hint: 'the state active allows: put, archive, handoff, receive, close' });
+    expect(refusal(() => decideUnarchive(s, A))).toMatchObject({ code: 4, hint: 'the state active allows: put, archive, handoff, receive, close, touch' });
   });
 
   it('answers a missing session with 3', () => {
@@ -104,6 +105,27 @@ describe('close', () => {
       expect(decideClose(given(put('a'), before), A, { outcome: 'completed' }).outcome).toBe('closed');
     }
     expect(refusal(() => decideClose(given(), A, { outcome: 'completed' })).code).toBe(3);
+  });
+});
+
+describe('touch', () => {
+  it('moves updated_at only, keeping state and status; creates a missing session only when told how', () => {
+    const s = given(put('a', '{"k":1}'), ev('archived', { id: 'a', reason: null }));
+    const touched = decideTouch(s, A, undefined, T0, 'hook');
+    expect(touched).toEqual({ outcome: 'touched', drafts: [{ ev: 'session.touched', data: { id: 'a' }, actor: 'hook' }] });
+    apply(s, touched.drafts, '2026-01-01T03:00:00.000Z');
+    expect(s.get(A)).toMatchObject({ state: '{"k":1}', status: 'archived', updated_at: '2026-01-01T03:00:00.000Z' });
+    expect(refusal(() => decideTouch(given(), A, undefined, T0)).code).toBe(3);
+    const created = decideTouch(given(), A, { key: A, state: '{"cwd":"/x"}', ttlMs: 60_000 }, T0);
+    expect(created.outcome).toBe('created');
+    expect(created.drafts[0]).toMatchObject({ ev: 'session.put', data: { id: 'a', state: '{"cwd":"/x"}', expires_at: '2026-01-01T00:01:00.000Z' } });
+  });
+
+  it('changes nothing on a closed session (the declared no-op), and a replayed touch does not reopen one', () => {
+    const s = given(put('a'), ev('closed', { id: 'a', outcome: 'expired', summary: null }));
+    expect(decideTouch(s, A, { key: A, state: '{}' }, T0)).toEqual({ outcome: 'closed', drafts: [] });
+    apply(s, [ev('touched', { id: 'a' })], '2026-01-02T00:00:00.000Z');
+    expect(s.get(A)).toMatchObject({ status: 'closed', updated_at: '2026-01-01T00:00:00.000Z' });
   });
 });
 

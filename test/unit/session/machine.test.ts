@@ -18,6 +18,7 @@ describe('the session machine', () => {
     expect(TRANSITIONS.filter((t) => t.from === 'closed')).toEqual([]);
     expect(allowedOps('closed')).toEqual([]);
     expect(isIdempotent('closed', 'close')).toBe(true);
+    expect(isIdempotent('closed', 'touch')).toBe(true);
   });
 
   it('declares each (state, op) at most once, over known states and ops only', () => {
@@ -42,13 +43,13 @@ describe('the session machine', () => {
     for (const s of SESSION_STATES) if (s !== 'closed') expect(nextStatus(s, 'close')).toBe('closed');
   });
 
-  it('is the table of SPEC §4, refined by receive', () => {
+  it('is the table of SPEC §4, refined by receive and touch', () => {
     const table = Object.fromEntries(SESSION_STATES.map((s) => [s, Object.fromEntries(SESSION_OPS.map((op) => [op, nextStatus(s, op) ?? '-']))]));
     expect(table).toEqual({
-      active: { put: 'active', archive: 'archived', unarchive: '-', handoff: 'handed_off', receive: 'active', close: 'closed' },
-      archived: { put: '-', archive: '-', unarchive: 'active', handoff: '-', receive: '-', close: 'closed' },
-      handed_off: { put: 'active', archive: 'archived', unarchive: '-', handoff: 'handed_off', receive: 'active', close: 'closed' },
-      closed: { put: '-', archive: '-', unarchive: '-', handoff: '-', receive: '-', close: '-' },
+      active: { put: 'active', archive: 'archived', unarchive: '-', handoff: 'handed_off', receive: 'active', touch: 'active', close: 'closed' },
+      archived: { put: '-', archive: '-', unarchive: 'active', handoff: '-', receive: '-', touch: 'archived', close: 'closed' },
+      handed_off: { put: 'active', archive: 'archived', unarchive: '-', handoff: 'handed_off', receive: 'active', touch: 'handed_off', close: 'closed' },
+      closed: { put: '-', archive: '-', unarchive: '-', handoff: '-', receive: '-', touch: '-', close: '-' },
     });
   });
 
