@@ -1,5 +1,4 @@
 // Human renderings of handoff results, and the inspect JSON (which splices the payload's raw members in).
-import type { CheckName } from '../domain/handoff/checks';
 import type { AcceptResult, HandoffRow, InspectResult, KeygenResult, MintResult, TrustResult } from '../domain/handoff/store';
 import type { Style } from './style';
 
@@ -23,8 +22,6 @@ export const renderKeygen = ({ key }: KeygenResult): string =>
 
 export const renderTrusted = (r: TrustResult): string =>
   `${r.added ? 'now trusting' : 'already trusted:'} key ${r.key_id} of agent ${r.agent}`;
-
-const STATUS_ORDER: CheckName[] = ['algorithm', 'content_hash', 'signature', 'payload', 'target', 'expiry', 'replay'];
 
 export function renderList(rows: HandoffRow[], style: Style): string {
   if (rows.length === 0) return 'no handoffs';
@@ -51,10 +48,10 @@ export function renderInspect(r: InspectResult, style: Style): string {
   lines.push(style.bold('envelope'));
   lines.push(`  content_hash: ${r.envelope.content_hash}`, `  signature_alg: ${r.envelope.signature_alg}`, `  payload: ${r.envelope.payload_bytes} bytes`);
   lines.push(style.bold('checks'));
-  for (const name of STATUS_ORDER) {
-    const status = r.checks[name];
+  // The domain lists the checks in SPEC order (CHECK_NAMES).
+  for (const [name, status] of Object.entries(r.checks) as [keyof InspectResult['checks'], string][]) {
     const mark = status === 'ok' ? style.good('ok     ') : status === 'failed' ? style.bad('FAILED ') : style.warn('skipped');
-    lines.push(`  ${mark} ${name.padEnd(12)} ${r.details[name]}`);
+    lines.push(`  ${mark} ${name.padEnd(17)} ${r.details[name]}`);
   }
   return lines.join('\n');
 }

@@ -318,7 +318,7 @@ describe('every tamper is refused with its code, and nothing changes', () => {
     const run = await crux(dir, ['handoff', 'inspect', '-', '--json'], { env: env(), input: JSON.stringify({ ...envelope, content_hash: '0'.repeat(64) }) });
     expect(run.exitCode).toBe(6);
     const out = JSON.parse(run.stdout);
-    expect(out.checks).toEqual({ algorithm: 'ok', content_hash: 'failed', signature: 'ok', payload: 'ok', target: 'skipped', expiry: 'ok', replay: 'ok' });
+    expect(out.checks).toEqual({ algorithm: 'ok', content_hash: 'failed', signature: 'ok', payload: 'ok', target: 'skipped', expiry: 'ok', replay: 'ok', daemon_compatible: 'ok' });
     expect(out.package.session_id).toBe('s1');
     expect(snapshotDir(dir)).toEqual(before);
   });

@@ -110,6 +110,7 @@ export function register(program: Command): void {
         handoffId: newId<HandoffId>('h'),
       });
       writeEnvelope(ctx, result.envelope, out);
+      if (result.daemonIncompatible !== undefined) ctx.warn(result.daemonIncompatible);
       if (out !== undefined && !ctx.json) await emit(ctx, result, renderMinted(opts.out));
     });
 

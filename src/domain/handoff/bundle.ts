@@ -1,6 +1,5 @@
 // What travels with a session: the facts it refers to and the work ids it names (the seed's bundling rules).
 import { tryParseTime } from '../../shared/time';
-import { collectStringValues, compareUtf8 } from './json-text';
 
 /** A fact as crux holds it: its raw JSON (verbatim, never flattened) and the fields the rules read. */
 export interface BundlableFact {
@@ -69,4 +68,25 @@ export function collectWorkIds(state: unknown, bundled: readonly BundlableFact[]
     if (tail !== '') ids.add(tail);
   }
   return [...ids].sort(compareUtf8);
+}
+
+/** Every string value in a parsed JSON document (object keys excluded), in document order; iterative, so depth cannot overflow the stack. */
+function collectStringValues(root: unknown): string[] {
+  const out: string[] = [];
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === 'string') out.push(value);
+    else if (Array.isArray(value)) for (let i = value.length - 1; i >= 0; i -= 1) stack.push(value[i]);
+    else if (value !== null && typeof value === 'object') {
+      const values = Object.values(value);
+      for (let i = values.length - 1; i >= 0; i -= 1) stack.push(values[i]);
+    }
+  }
+  return out;
+}
+
+/** Compares two strings by their UTF-8 bytes, the order of Rust's String and BTreeSet. */
+function compareUtf8(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }

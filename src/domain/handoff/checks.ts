@@ -8,6 +8,8 @@
 //   5. target        target_agent, when named, equals the receiver (--as)             exit 6
 //   6. expiry        now ≤ expires_at, or ≤ created_at + max-age without expires_at   exit 7
 //   7. replay        content_hash is not in the consumed set                          exit 8
+//   +  daemon_compatible  the Crux daemon's serde_json could read the payload       never refuses
+//                    (numbers in f64 range, no lone surrogate escape, nesting ≤ 127)
 //
 // The payload is parsed only after the bytes are authenticated (for Ed25519 the signer's name is read from
 // the payload first, then the signature decides), so a tampered payload is a verification failure (6), not
@@ -17,9 +19,14 @@ import { formatTime, type Instant } from '../../shared/time';
 import { constantTimeEqual, contentHashOf, ED25519_ALG, MAC_ALG, macOf, SUPPORTED_ALGS, verifyEd25519 } from './crypto';
 import { fromBase64, type ReceivedEnvelope } from './envelope';
 import { decodePackage, type DecodedPackage } from './package';
+import { serdeIncompatibility } from '../../shared/json-text';
 
-export const CHECK_NAMES = ['algorithm', 'content_hash', 'signature', 'payload', 'target', 'expiry', 'replay'] as const;
+/** The checks that refuse a package, in SPEC order. */
+const REFUSING_CHECKS = ['algorithm', 'content_hash', 'signature', 'payload', 'target', 'expiry', 'replay'] as const;
+/** Every check inspect reports: the refusing ones, then whether a Crux daemon could read the package (advice only). */
+export const CHECK_NAMES = [...REFUSING_CHECKS, 'daemon_compatible'] as const;
 export type CheckName = (typeof CHECK_NAMES)[number];
+type RefusingCheck = (typeof REFUSING_CHECKS)[number];
 export type CheckStatus = 'ok' | 'failed' | 'skipped';
 
 export interface CheckResult {
@@ -57,7 +64,7 @@ export interface Verification {
   readonly failure: CruxError | undefined;
 }
 
-const KIND: Record<CheckName, CruxError['kind']> = {
+const KIND: Record<RefusingCheck, CruxError['kind']> = {
   algorithm: 'verification_failed',
   content_hash: 'verification_failed',
   signature: 'verification_failed',
@@ -117,13 +124,22 @@ export function verifyPackage(received: ReceivedEnvelope, ctx: CheckContext): Ve
     ? failed('the package was already accepted here')
     : ok('not accepted before');
 
-  const first = CHECK_NAMES.find((name) => checks[name].status === 'failed');
+  if (pkg === undefined) checks.daemon_compatible = skipped('the payload does not decode');
+  else {
+    const reason = serdeIncompatibility(Buffer.from(payload).toString('utf8'));
+    checks.daemon_compatible = reason === undefined ? ok("a Crux daemon's serde_json reads it") : failed(daemonIncompatible(reason));
+  }
+
+  const first = REFUSING_CHECKS.find((name) => checks[name].status === 'failed');
   const failure = first === undefined ? undefined : errorFor(first, checks[first].detail);
   return { checks, pkg, expiresAt, failure };
 }
 
-function errorFor(check: CheckName, detail: string): CruxError {
-  const hints: Record<CheckName, string> = {
+/** What mint warns and inspect reports when a Crux daemon could not deserialize a package crux accepts. */
+export const daemonIncompatible = (reason: string) => `a Crux daemon could not read this package: ${reason}; crux accepts it`;
+
+function errorFor(check: RefusingCheck, detail: string): CruxError {
+  const hints: Record<RefusingCheck, string> = {
     algorithm: 'crux accepts blake3-mac-v1 and ed25519 packages',
     content_hash: 'the package was altered in transit; ask for it again (`crux handoff export <id>` on the minting side)',
     signature: 'the package was not minted with a key this side holds or trusts',

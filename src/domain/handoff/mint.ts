@@ -2,6 +2,8 @@
 import { invalid } from '../../shared/errors';
 import { scrubText } from '../../shared/scrub';
 import { formatLaterTime, formatTime, type Instant } from '../../shared/time';
+import { serdeIncompatibility } from '../../shared/json-text';
+import { daemonIncompatible } from './checks';
 import { collectWorkIds, selectFacts, type BundlableFact } from './bundle';
 import { contentHashOf, ED25519_ALG, MAC_ALG, macOf, signEd25519 } from './crypto';
 import { encodeEnvelope, MAX_ENVELOPE_BYTES, toBase64, type Envelope } from './envelope';
@@ -35,6 +37,8 @@ export interface Minted {
   readonly payload: Uint8Array;
   readonly content_hash: string;
   readonly facts: number;
+  /** Why a Crux daemon could not deserialize this package (crux mints and accepts it all the same). */
+  readonly daemonIncompatible: string | undefined;
 }
 
 export function mintPackage(input: MintInput): Minted {
@@ -55,7 +59,8 @@ export function mintPackage(input: MintInput): Minted {
     expires_at: formatLaterTime(input.now, input.ttlMs, '--ttl'),
     key_id: input.signer.alg === ED25519_ALG ? input.signer.keyId : undefined,
   };
-  const payload = new Uint8Array(Buffer.from(encodePackage(draft), 'utf8'));
+  const text = encodePackage(draft);
+  const payload = new Uint8Array(Buffer.from(text, 'utf8'));
   const content_hash = contentHashOf(payload);
   checkEnvelopeSize(payload, content_hash, input.signer.alg);
   const { signer } = input;
@@ -67,7 +72,8 @@ export function mintPackage(input: MintInput): Minted {
     signature_b64: toBase64(signature),
     signature_alg: input.signer.alg,
   };
-  return { envelope, draft, payload, content_hash, facts: bundled.length };
+  const reason = serdeIncompatibility(text);
+  return { envelope, draft, payload, content_hash, facts: bundled.length, daemonIncompatible: reason && daemonIncompatible(reason) };
 }
 
 const SIGNATURE_BYTES = { [MAC_ALG]: 32, [ED25519_ALG]: 64 } as const;

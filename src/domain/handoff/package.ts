@@ -13,7 +13,7 @@
 // unknown fields, so a daemon accepts crux's packages and crux accepts the daemon's.
 import { invalid } from '../../shared/errors';
 import { tryParseTime, type Instant } from '../../shared/time';
-import { JsonTextError, minifyJson, readArrayElements, readObjectMembers } from './json-text';
+import { arrayElements, JsonTextError, minifyJson, objectMembers } from '../../shared/json-text';
 import { encodeTaskRecord, type TaskRecord } from './task-record';
 
 export const PACKAGE_FIELDS = [
@@ -144,10 +144,16 @@ export function decodePackage(payload: Uint8Array): DecodedPackage {
   }
   let list;
   try {
-    list = readObjectMembers(text);
+    list = objectMembers(text);
   } catch (error) {
     if (error instanceof JsonTextError) throw bad(`is not a JSON object: ${error.message}`);
     throw error;
+  }
+  // serde refuses a repeated field of the package struct; inside session_state (a Value) repeats are data.
+  const seen = new Set<string>();
+  for (const { key } of list) {
+    if (seen.has(key)) throw bad(`has the field ${JSON.stringify(key)} twice`);
+    seen.add(key);
   }
   const raws = new Map(list.map((m) => [m.key, m.raw]));
   const members = new Map(list.map((m) => [m.key, JSON.parse(m.raw) as unknown]));
@@ -155,7 +161,7 @@ export function decodePackage(payload: Uint8Array): DecodedPackage {
   const factsRaw = raws.get('facts');
   if (factsRaw === undefined) throw bad('has no facts');
   if (!Array.isArray(members.get('facts'))) throw bad('has facts that are not a list');
-  const facts = readArrayElements(factsRaw).map(decodeFact);
+  const facts = arrayElements(factsRaw).map(decodeFact);
   const created = timeField(members, 'created_at', true);
   const workIds = members.get('work_ids') ?? [];
   if (!Array.isArray(workIds) || !workIds.every((w) => typeof w === 'string')) throw bad('has work_ids that are not a list of strings');

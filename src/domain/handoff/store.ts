@@ -3,6 +3,7 @@ import type { DataDir } from '../../journal/data-dir';
 import type { EventDraft } from '../../journal/record';
 import { CruxError, invalid, notFound } from '../../shared/errors';
 import { parseLogicalSessionId, scopeSessionId, type AgentName, type HandoffId, type LogicalSessionId } from '../../shared/ids';
+import { objectMembers } from '../../shared/json-text';
 import { scrubText } from '../../shared/scrub';
 import { formatTime, type Instant } from '../../shared/time';
 import { decideHandOff, decideReceive, requireSession } from '../session/decide';
@@ -12,7 +13,6 @@ import { verifyPackage, CHECK_NAMES, type CheckName, type CheckStatus, type Veri
 import { ED25519_ALG, MAC_ALG, parsePublicKey, type SignatureAlg } from './crypto';
 import { decodeEnvelope, type Envelope, type ReceivedEnvelope } from './envelope';
 import { FACT_EVENTS, FACT_STORE, factsVisibleTo, type FactStoredData } from './fact-store';
-import { readObjectMembers } from './json-text';
 import { ensureAgentKey, loadAgentKey, resolveMacKey, type AgentKey } from './keys';
 import { HANDOFF_EVENTS, HANDOFF_STORE, type AcceptedData, type KeyTrustedData, type Ledger, type MintedData } from './ledger';
 import { mintPackage, type Signer } from './mint';
@@ -47,6 +47,8 @@ export interface MintCommand {
 export interface MintResult {
   readonly envelope: Envelope;
   readonly minted: MintedData;
+  /** Set when a Crux daemon could not deserialize the package (a warning: crux mints it all the same). */
+  readonly daemonIncompatible: string | undefined;
 }
 
 export function mintHandoff(scope: HandoffScope, cmd: MintCommand): Promise<MintResult> {
@@ -88,7 +90,7 @@ export function mintHandoff(scope: HandoffScope, cmd: MintCommand): Promise<Mint
     // The record first: a crash before the session moves leaves an exportable package, never a lost one.
     tx.append(HANDOFF_STORE, [{ ev: HANDOFF_EVENTS.minted, data, actor: scope.actor }]);
     tx.append(SESSION_STORE, handOff);
-    return { envelope: minted.envelope, minted: data };
+    return { envelope: minted.envelope, minted: data, daemonIncompatible: minted.daemonIncompatible };
   }, tsOf(scope));
 }
 
@@ -213,7 +215,7 @@ export function inspectHandoff(scope: HandoffScope, input: Uint8Array, opts: { r
   const v = verify(scope, received, scope.dir.read(HANDOFF_STORE), { ...opts, strict: false });
   let members: { key: string; raw: string }[] | null = null;
   try {
-    members = readObjectMembers(Buffer.from(received.payload).toString('utf8')).map(({ key, raw }) =>
+    members = objectMembers(Buffer.from(received.payload).toString('utf8')).map(({ key, raw }) =>
       SCRUBBED_MEMBERS.has(key) ? { key, raw: JSON.stringify(scrubJson(JSON.parse(raw))) } : { key, raw },
     );
   } catch {

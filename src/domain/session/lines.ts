@@ -8,10 +8,10 @@ import { invalid } from '../../shared/errors';
 import { parseActorName, parseAgentName, parseLogicalSessionId, scopeSessionId, type AgentName } from '../../shared/ids';
 import { parseJsonLines, parseJsonText, refuseRepeatedIds } from '../../shared/json-lines';
 import { scrubText } from '../../shared/scrub';
+import { objectMembers } from '../../shared/json-text';
 import { formatTime, parseTime, type Instant } from '../../shared/time';
 import type { ImportEntry } from './decide';
 import { CLOSE_OUTCOMES, type CloseOutcome, type ImportedData } from './events';
-import { rawMembers } from './json-members';
 import { SESSION_STATES, type SessionStatus } from './machine';
 import { acceptStateDocument } from './state-document';
 import type { SessionView } from './view';
@@ -95,7 +95,9 @@ function importedState(text: string, o: Record<string, unknown>, maxBytes: numbe
     return acceptStateDocument(Buffer.from(o.state_text), maxBytes);
   }
   if (!('state' in o)) fail('state is required');
-  return acceptStateDocument(Buffer.from(rawMembers(text).get('state')!), maxBytes);
+  // JSON.parse keeps the last of repeated keys; so does the state taken from the line.
+  const state = objectMembers(text).findLast((m) => m.key === 'state')!;
+  return acceptStateDocument(Buffer.from(state.raw), maxBytes);
 }
 
 function time(o: Record<string, unknown>, field: string): string | null {

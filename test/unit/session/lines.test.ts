@@ -1,7 +1,5 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CruxError } from '../../../src/shared/errors';
-import { rawMembers } from '../../../src/domain/session/json-members';
 import { parseImportLines, spliceState } from '../../../src/domain/session/lines';
 import { judgeFreshness } from '../../../src/domain/session/freshness';
 import { listSessions } from '../../../src/domain/session/query';
@@ -18,29 +16,6 @@ function codeOf(fn: () => unknown): string {
   }
   return 'ok';
 }
-
-describe('raw JSON members', () => {
-  it('finds each member value as written', () => {
-    const text = ' { "a" : 12345678901234567890 , "s":"x\\"}]" ,"o":{"k":[1.0,{"z":-0}]},"e":1e400,"n":null}\n';
-    expect(Object.fromEntries(rawMembers(text))).toEqual({ a: '12345678901234567890', s: '"x\\"}]"', o: '{"k":[1.0,{"z":-0}]}', e: '1e400', n: 'null' });
-  });
-
-  it('round-trips any JSON value spliced into an object', () => {
-    fc.assert(
-      fc.property(fc.jsonValue(), fc.string(), (value, other) => {
-        const raw = JSON.stringify(value, null, 1).replace(/\n/g, ' ');
-        const members = rawMembers(`{"before":${JSON.stringify(other)},"state":${raw},"after":1}`);
-        expect(members.get('state')).toBe(raw);
-        expect(members.get('after')).toBe('1');
-      }),
-    );
-  });
-
-  it('is not recursive: a very deep state does not overflow the stack', () => {
-    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
-    expect(rawMembers(`{"state":${deep}}`).get('state')).toHaveLength(200_000);
-  });
-});
 
 describe('export lines', () => {
   it('keeps a one-line state raw and adds state_text only when needed', () => {
