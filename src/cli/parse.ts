@@ -11,9 +11,9 @@ export function parseCount(raw: string, what: string): number {
 }
 
 /** A lifetime such as --ttl: a duration longer than zero (a zero lifetime is a typo, not a request). */
-export function parsePositiveDuration(raw: string, what: string): number {
+export function parsePositiveDuration(raw: string, what: string, hint = 'write it as 90s, 15m, 2h or 7d'): number {
   const ms = parseDuration(raw, what);
-  if (ms <= 0) throw invalid(`${what} must be longer than zero: ${JSON.stringify(raw)}`, 'write it as 90s, 15m, 2h or 7d; --expires-at takes an exact time');
+  if (ms <= 0) throw invalid(`${what} must be longer than zero: ${JSON.stringify(raw)}`, hint);
   return ms;
 }
 

@@ -54,3 +54,17 @@ describe('architecture', () => {
     expect(users.map((f) => relative(SRC, f))).toEqual([]);
   });
 });
+
+describe('commands', () => {
+  it('are thin: no command file over 120 lines (logic that grows belongs in domain/ or output/)', () => {
+    const long = sources(join(SRC, 'cli/commands'))
+      .map((f) => [relative(SRC, f), fs.readFileSync(f, 'utf8').split('\n').length - 1] as const)
+      .filter(([, lines]) => lines > 120);
+    expect(long).toEqual([]);
+  });
+
+  it('write to stdout and stderr only through output/stdout.ts', () => {
+    const direct = sources(SRC).filter((f) => /process\.(stdout|stderr)\.write|console\.(log|error|warn|info)/.test(fs.readFileSync(f, 'utf8')));
+    expect(direct.map((f) => relative(SRC, f))).toEqual([]);
+  });
+});

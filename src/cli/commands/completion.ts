@@ -1,5 +1,6 @@
 // `crux completion bash|zsh`: walks the live commander program, so the script lists exactly what --help does.
-import { Argument, type Command, type Option } from 'commander';
+import { Argument, Command, type Option } from 'commander';
+import { writeStdout } from '../../output/stdout';
 import { renderBashCompletion, renderZshCompletion, type CommandNode, type OptionNode, type ValueKind } from '../../output/completion';
 
 function valueOf(placeholder: string, choices: readonly string[] | undefined): ValueKind {
@@ -43,14 +44,14 @@ export function describeTree(command: Command, path: string[] = [], inherited: O
   };
 }
 
-export function register(program: Command): void {
-  program
-    .command('completion')
+/** `crux completion <shell>`: walks the program it is part of, so main builds every group for it. */
+export function makeCompletionCommand(): Command {
+  return new Command('completion')
     .description('print a completion script for every command and option (bash or zsh)')
     .addArgument(new Argument('<shell>', 'the shell').choices(['bash', 'zsh']))
     .addHelpText('after', '\nExamples:\n  source <(crux completion bash)\n  crux completion bash > ~/.local/share/bash-completion/completions/crux\n  crux completion zsh > "${fpath[1]}/_crux"')
-    .action((shell: 'bash' | 'zsh') => {
-      const tree = describeTree(program);
-      process.stdout.write(shell === 'bash' ? renderBashCompletion(tree) : renderZshCompletion(tree));
+    .action((shell: 'bash' | 'zsh', _opts, command: Command) => {
+      const tree = describeTree(command.parent!);
+      writeStdout(shell === 'bash' ? renderBashCompletion(tree) : renderZshCompletion(tree));
     });
 }

@@ -1,5 +1,5 @@
 // `crux doctor`: one screen for an operator — where the data is, who is asking, and whether it is healthy.
-import type { Command } from 'commander';
+import { Command } from 'commander';
 import { buildContext, type GlobalOptions } from '../context';
 import { thresholdsOf } from '../thresholds';
 import { emit } from '../../output/emit';
@@ -11,9 +11,8 @@ import { CruxError } from '../../shared/errors';
 const sourceOf = (flag: string | undefined, envValue: string | undefined): OptionSource =>
   flag !== undefined ? 'flag' : envValue ? 'env' : 'none';
 
-export function register(program: Command): void {
-  program
-    .command('doctor')
+export function makeDoctorCommand(): Command {
+  return new Command('doctor')
     .description('report the data directory, identities, handoff key, journal health, stranded sessions and the lock; exit 9 when a journal is damaged')
     .addHelpText('after', '\nExamples:\n  crux doctor\n  crux doctor --json | jq .findings\n  CRUX_AGENT=build-bot crux doctor')
     .action(async (_opts, command: Command) => {

@@ -1,0 +1,18 @@
+// `crux case export`: every case as JSON Lines (--json: one {"cases": [...]} document).
+import { Command } from 'commander';
+import { buildContext } from '../../context';
+import { writeStdout } from '../../../output/stdout';
+import { listCases } from '../../../domain/case/store';
+import { scopeOf } from './scope';
+
+export function makeExportCommand(): Command {
+  return new Command('export')
+    .description('every case as JSON Lines, for backups and import (--json: one {"cases": [...]} document)')
+    .addHelpText('after', '\nExample:\n  crux case export > cases.backup.jsonl')
+    .action(async (_opts, command: Command) => {
+      const ctx = buildContext(command);
+      const lines = listCases(scopeOf(ctx)).map((c) => JSON.stringify(c));
+      if (ctx.json) writeStdout(`{"cases":[${lines.join(',')}]}\n`);
+      else writeStdout(lines.map((line) => `${line}\n`).join(''));
+    });
+}

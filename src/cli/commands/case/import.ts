@@ -1,0 +1,38 @@
+// `crux case import [file]`: add cases from JSON Lines; one bad line refuses them all.
+import { Command } from 'commander';
+import { buildContext, readInputFile } from '../../context';
+import { withImportProgress } from '../../import-progress';
+import { envCount } from '../../parse';
+import { emit } from '../../../output/emit';
+import { renderImported } from '../../../output/case';
+import { newId, type CaseId } from '../../../shared/ids';
+import { parseImportLines } from '../../../domain/case/import-lines';
+import { importCases } from '../../../domain/case/store';
+import { scopeOf } from './scope';
+
+const DEFAULT_MAX_IMPORT_BYTES = 1024 * 1024 * 1024;
+
+// Ids drawn from the random source a thousand at a time: importing 100k cases makes 100 reads, not 100k.
+function caseIdSource(): () => CaseId {
+  let pool = Buffer.alloc(0);
+  let next = 0;
+  return () => {
+    // node:crypto is loaded only when an id is needed: retrieve never pays for it.
+    if (next === pool.length) [pool, next] = [(require('node:crypto') as typeof import('node:crypto')).randomBytes(12 * 1000), 0];
+    return newId<CaseId>('c', pool.subarray(next, (next += 12)));
+  };
+}
+
+export function makeImportCommand(): Command {
+  return new Command('import')
+    .arguments('[file]')
+    .description('add cases from JSON Lines (a file, or - / nothing for stdin); one bad line refuses them all')
+    .addHelpText('after', '\nExample:\n  crux case import cases.backup.jsonl')
+    .action(async (file: string | undefined, _opts, command: Command) => {
+      const ctx = buildContext(command);
+      const max = envCount(ctx.env, 'CRUX_MAX_IMPORT_BYTES', DEFAULT_MAX_IMPORT_BYTES)!;
+      const input = readInputFile(file ?? '-', max);
+      const summary = await withImportProgress(ctx, file, (onLine) => importCases(scopeOf(ctx), parseImportLines(input, caseIdSource(), ctx.now, onLine)));
+      await emit(ctx, summary, renderImported);
+    });
+}

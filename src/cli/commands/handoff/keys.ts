@@ -1,0 +1,31 @@
+// `crux handoff keygen | trust`: an agent's own Ed25519 key, and the public keys trusted here.
+import { Command } from 'commander';
+import { buildContext } from '../../context';
+import { emit } from '../../../output/emit';
+import { renderKeygen, renderTrusted } from '../../../output/handoff';
+import { keygen, trustKey } from '../../../domain/handoff/store';
+import { agentOf, scopeOf } from './scope';
+
+export function makeKeygenCommand(): Command {
+  return new Command('keygen')
+    .description("create the agent's Ed25519 key (keys/, 0600) for --alg ed25519, trust it here, print the public key")
+    .addHelpText('after', '\nExample:\n  crux handoff keygen --agent planner')
+    .action(async (_opts, command: Command) => {
+      const ctx = buildContext(command);
+      const result = await keygen(scopeOf(ctx), agentOf(undefined, ctx, '--agent'));
+      const { agent, public_key, key_id, created } = result.key;
+      await emit(ctx, { agent, public_key, key_id, created }, () => renderKeygen(result));
+    });
+}
+
+export function makeTrustCommand(): Command {
+  return new Command('trust')
+    .arguments('<public-key>')
+    .description("trust an agent's Ed25519 public key (as `keygen` printed it) for packages it signs")
+    .addHelpText('after', "\nExample:\n  crux handoff trust 'ed25519:oFPD19R33y/DQ5n88Pyn/fPGSxbpPmvSov7H57/UNZo=' --agent planner")
+    .action(async (publicKey: string, _opts, command: Command) => {
+      const ctx = buildContext(command);
+      const result = await trustKey(scopeOf(ctx), agentOf(undefined, ctx, '--agent'), publicKey);
+      await emit(ctx, { trusted: result }, () => renderTrusted(result));
+    });
+}

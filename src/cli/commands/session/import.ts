@@ -1,0 +1,25 @@
+// `crux session import [file]`: JSON Lines of session records, written in one append or not at all.
+import { Command } from 'commander';
+import { buildContext, readInputFile, readStdin } from '../../context';
+import { withImportProgress } from '../../import-progress';
+import { envCount } from '../../parse';
+import { emit, sentence } from '../../../output/emit';
+import { renderImported } from '../../../output/session';
+import { importSessions } from '../../../domain/session/store';
+import { maxStateBytes, scopeOf } from './scope';
+
+const DEFAULT_MAX_IMPORT_BYTES = 256 * 1024 * 1024;
+
+export function makeImportCommand(): Command {
+  return new Command('import')
+    .arguments('[file]')
+    .description('read JSON Lines (a file, or - / nothing for stdin) and write them all in one append, or nothing')
+    .addHelpText('after', '\nExample:\n  crux session import sessions.backup.jsonl')
+    .action(async (file: string | undefined, _opts, command: Command) => {
+      const ctx = buildContext(command);
+      const max = envCount(ctx.env, 'CRUX_MAX_IMPORT_BYTES', DEFAULT_MAX_IMPORT_BYTES)!;
+      const input = file === undefined || file === '-' ? readStdin(max, 'standard input (the import)') : readInputFile(file, max);
+      const summary = await withImportProgress(ctx, file, (onLine) => importSessions(scopeOf(ctx), input, { maxStateBytes: maxStateBytes(ctx), onLine }));
+      await emit(ctx, summary, sentence(renderImported));
+    });
+}
