@@ -21,6 +21,28 @@ const lazyChildProcess = {
   },
 };
 
+// The PostgreSQL client loads only for a postgres:// store: it is a bundle of its own (dist/pg.cjs) that the
+// main bundle requires on first use, so every other command's start-up neither parses nor compiles it.
+const separatePostgres = {
+  name: 'separate-postgres',
+  setup(b) {
+    b.onResolve({ filter: /^postgres$/ }, () => ({ path: './pg.cjs', external: true }));
+  },
+};
+const stagedPg = `dist/pg.cjs.${process.pid}.tmp`;
+await build({
+  entryPoints: ['node_modules/postgres/cjs/src/index.js'],
+  outfile: stagedPg,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  minify: process.env.CRUX_BUILD_READABLE !== '1',
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+renameSync(stagedPg, 'dist/pg.cjs');
+
 // Written aside and renamed into place: a crux started during a rebuild (another shell, a running test suite)
 // must never load a half-written or empty bundle, which would run nothing and exit 0.
 const staged = `dist/crux.cjs.${process.pid}.tmp`;
@@ -34,7 +56,7 @@ await build({
   minify: process.env.CRUX_BUILD_READABLE !== '1',
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [lazyChildProcess],
+  plugins: [lazyChildProcess, separatePostgres],
 });
 
 // The old code cache goes first: V8 must never pair it with the new bundle.

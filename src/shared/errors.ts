@@ -13,6 +13,8 @@ export const EXIT_CODES = {
   lock_timeout: 75,
   // A full disk is a temporary failure: nothing was written, and the same command succeeds once space is freed.
   disk_full: 75,
+  // A shared store's server out of reach (refused, authentication, connection lost): nothing committed.
+  store_unavailable: 75,
 } as const;
 
 export type ErrorKind = keyof typeof EXIT_CODES;
@@ -33,6 +35,7 @@ export const DEFAULT_HINTS: Record<ErrorKind, string> = {
   journal_damaged: 'run `crux journal check` for the details',
   lock_timeout: 'another crux process holds the lock; safe to retry',
   disk_full: 'nothing was written; free some space and retry',
+  store_unavailable: 'nothing was changed; safe to retry once the server is reachable',
 };
 
 /** The hint an error is reported with: its own, else its kind's. */

@@ -1,0 +1,130 @@
+// The tables of a PostgreSQL store and their forward-only migrations.
+//
+// One schema per store (`?schema=`, default `crux`). Each journal is a table `journal_<name>` (the journal's
+// file name without `.jsonl`): one row per record, its line kept byte for byte in `body`, with the columns the
+// database indexes (seq, entity key). `schema_version` has one row per migration applied; `keys` holds key
+// items; `history` the records compaction dropped.
+import { CruxError } from '../../shared/errors';
+import type { Sql, TransactionSql } from './client';
+
+/** The layout this crux reads and writes. A store at a higher version is refused, never downgraded. */
+export const SCHEMA_VERSION = 1;
+
+type Query = Sql | TransactionSql;
+
+/** A journal's table name, from its file name (`sessions.jsonl` → `journal_sessions`). */
+export function journalTable(file: string): string {
+  const base = file.replace(/\.jsonl$/, '');
+  if (!/^[a-z][a-z0-9_]{0,40}$/.test(base)) throw new Error(`journal file name ${file} has no table name`);
+  return `journal_${base}`;
+}
+
+/** The journal file name a table holds (the inverse of journalTable), or undefined for other tables. */
+export const journalFileOf = (table: string): string | undefined => (table.startsWith('journal_') ? `${table.slice(8)}.jsonl` : undefined);
+
+/** Migration i takes the schema from version i to i+1. Released migrations are never edited, only appended. */
+const MIGRATIONS: readonly ((s: string) => string)[] = [
+  (s) => `
+    create table ${s}.schema_version (
+      version integer primary key,
+      applied_at timestamptz not null default now(),
+      crux_version text not null
+    );
+    create table ${s}.keys (
+      name text primary key,
+      bytes bytea not null,
+      created_at timestamptz not null default now()
+    );
+    create table ${s}.history (
+      journal text not null,
+      compacted_at timestamptz not null,
+      line bigint not null,
+      seq bigint not null,
+      body text not null,
+      primary key (journal, compacted_at, line)
+    );
+    create table ${s}.quarantine (
+      journal text not null,
+      at timestamptz not null,
+      name text not null,
+      bytes bytea not null,
+      primary key (journal, at, name)
+    );`,
+];
+
+/** The DDL of one journal's table (created with the first record a journal gets). */
+export const journalDdl = (s: string, table: string): string => `
+  create table ${s}.${table} (
+    line bigint primary key,
+    seq bigint not null unique,
+    h text not null,
+    body text not null,
+    key text,
+    resets boolean not null default false
+  );
+  create index on ${s}.${table} (key, line) where key is not null;`;
+
+export interface Catalog {
+  /** The schema's version, 0 when the schema does not exist (or holds no crux tables yet). */
+  readonly version: number;
+  readonly tables: ReadonlySet<string>;
+}
+
+/** What exists in the store's schema: one catalog query, then the version when there is a version table. */
+export async function readCatalog(q: Query, schema: string): Promise<Catalog> {
+  const rows = await q<{ relname: string }[]>`
+    select c.relname::text as relname from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+    where n.nspname = ${schema} and c.relkind in ('r', 'p')`;
+  const tables = new Set(rows.map((r) => r.relname));
+  if (!tables.has('schema_version')) return { version: 0, tables };
+  const [row] = await q<{ version: number | null }[]>`select max(version) as version from ${q(schema)}.schema_version`;
+  return { version: row?.version ?? 0, tables };
+}
+
+/** Refuses a store whose schema a newer crux wrote. */
+export function refuseNewer(catalog: Catalog, label: string): void {
+  if (catalog.version > SCHEMA_VERSION) {
+    throw new CruxError(
+      'conflict',
+      `the store ${label} has schema version ${catalog.version}, newer than this crux understands (${SCHEMA_VERSION})`,
+      'upgrade crux on this host; nothing was changed',
+    );
+  }
+}
+
+/** Brings the schema to SCHEMA_VERSION, inside the caller's transaction (which holds the writers' lock). */
+export async function migrate(tx: TransactionSql, schema: string, catalog: Catalog, cruxVersion: string): Promise<Catalog> {
+  refuseNewer(catalog, schema);
+  if (catalog.version === SCHEMA_VERSION) return catalog;
+  const s = tx(schema);
+  if (catalog.version === 0) await tx`create schema if not exists ${s}`;
+  for (let v = catalog.version; v < SCHEMA_VERSION; v++) {
+    await tx.unsafe(MIGRATIONS[v]!(quoteIdent(schema)));
+    await tx`insert into ${s}.schema_version (version, crux_version) values (${v + 1}, ${cruxVersion})`;
+  }
+  return readCatalog(tx, schema);
+}
+
+/** Creates a journal's table unless it exists (under the writers' lock). */
+export async function ensureJournalTable(tx: TransactionSql, schema: string, catalog: Catalog, file: string): Promise<void> {
+  const table = journalTable(file);
+  if (catalog.tables.has(table)) return;
+  await tx.unsafe(journalDdl(quoteIdent(schema), table));
+  (catalog.tables as Set<string>).add(table);
+}
+
+/** A schema name is a checked lower-case identifier (url.ts); quoting keeps it so anyway. */
+export const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+/** A PostgreSQL array literal for text or numbers (passed as one text parameter and cast, e.g. `::text[]`). */
+export function arrayLiteral(values: readonly (string | number | boolean | null)[]): string {
+  let out = '{';
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (i > 0) out += ',';
+    if (v === null) out += 'NULL';
+    else if (typeof v !== 'string') out += String(v);
+    else out += `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+  }
+  return `${out}}`;
+}

@@ -1,0 +1,33 @@
+// vitest global setup: a PostgreSQL server for the suites that run over a shared store.
+//
+// CRUX_TEST_PG_URL (and CRUX_TEST_PG_DIR, the cluster's directory, for restarts) name a running server, as
+// .ci/run provides. Otherwise, when PostgreSQL's binaries are installed, a throwaway cluster is started under a
+// temp dir for this run and stopped at the end. Without either, the PostgreSQL suites are skipped with a message,
+// unless CRUX_REQUIRE_PG=1 (CI), where that is an error.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const SCRIPT = resolve(__dirname, '../../.ci/pg-cluster');
+
+export default function setup(): (() => void) | undefined {
+  if (process.env.CRUX_TEST_PG_URL) return undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'crux-pg-'));
+  let url: string;
+  try {
+    url = execFileSync(SCRIPT, ['start', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  } catch (error) {
+    const why = String((error as { stderr?: unknown }).stderr ?? error).trim().split('\n').at(-1);
+    if (process.env.CRUX_REQUIRE_PG === '1') throw new Error(`no PostgreSQL server for the tests: ${why}`);
+    process.env.CRUX_TEST_PG_SKIP = `no PostgreSQL server (${why}): the PostgreSQL suites are skipped; install Debian's postgresql to run them`;
+    console.warn(`crux tests: ${process.env.CRUX_TEST_PG_SKIP}`);
+    execFileSync(SCRIPT, ['stop', dir], { stdio: 'ignore' });
+    return undefined;
+  }
+  process.env.CRUX_TEST_PG_URL = url;
+  process.env.CRUX_TEST_PG_DIR = dir;
+  return () => {
+    execFileSync(SCRIPT, ['stop', dir], { stdio: 'ignore' });
+  };
+}
