@@ -4,6 +4,7 @@ const fs = require('node:fs') as typeof import('node:fs');
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DataDir } from '../journal/data-dir';
+import type { JournalStore } from '../journal/store-boundary';
 import { writeStderr } from '../output/stdout';
 import { DEFAULT_LOCK_TIMEOUT_MS } from '../journal/lock';
 import { invalid } from '../shared/errors';
@@ -23,7 +24,8 @@ export interface GlobalOptions {
 }
 
 export interface Context {
-  readonly dataDir: DataDir;
+  /** The store every command works on (today a data directory; see journal/store-boundary.ts). */
+  readonly dataDir: JournalStore;
   readonly dataDirSource: DataDirSource;
   readonly agent: AgentName | undefined;
   readonly actor: ActorName | undefined;

@@ -4,16 +4,14 @@
 // nothing advances. So besides damage, the doctor asks the questions that catch a stuck pipeline: are expired
 // sessions being reaped, do record times move forward, did auto-compaction keep up, are sessions stranded.
 import { blake3 } from '@noble/hashes/blake3.js';
-import type { DataDir } from '../journal/data-dir';
-import { COMPACT_MAX_LIVE_FRACTION, COMPACT_MIN_BYTES } from '../journal/data-dir';
+import { COMPACT_MAX_LIVE_FRACTION, COMPACT_MIN_BYTES } from '../journal/transaction';
 import type { StoreSpec } from '../journal/store-spec';
-import { fileFacts, probeLock, readSmallFile, strayFiles, surveyJournal, type JournalFacts } from '../journal/survey';
-import { listQuarantine } from '../journal/quarantine';
+import type { JournalFacts, JournalStore } from '../journal/store-boundary';
 import { formatTime, tryParseTime, type Instant } from '../shared/time';
 import type { ActorName, AgentName, ScopedSessionId } from '../shared/ids';
 import { unscopeSessionId } from '../shared/ids';
 import { deriveCompatKey, deriveKeyFromSecret, KEY_BYTES } from './handoff/crypto';
-import { HANDOFF_KEY_FILE, loadAgentKey } from './handoff/keys';
+import { HANDOFF_KEY, HANDOFF_KEY_FILE, loadAgentKey } from './handoff/keys';
 import { DEFAULT_THRESHOLDS, type FreshnessThresholds } from './session/freshness';
 import { SESSION_STORE, type Sessions } from './session/state';
 import { viewSession } from './session/view';
@@ -29,7 +27,7 @@ export type DataDirSource = 'flag' | 'env' | 'xdg' | 'default';
 export type KeySource = 'file' | 'CRUX_HANDOFF_SECRET' | 'CRUX_MCP_HANDOFF_SECRET' | 'none';
 
 export interface DoctorInput {
-  readonly dir: DataDir;
+  readonly dir: JournalStore;
   readonly dataDirSource: DataDirSource;
   readonly agent: AgentName | undefined;
   readonly agentSource: OptionSource;
@@ -123,24 +121,19 @@ const fingerprintOf = (key: Uint8Array) => Buffer.from(blake3(key)).toString('he
 export async function gatherDoctor(input: DoctorInput): Promise<DoctorReport> {
   const { dir, now } = input;
   const findings: Finding[] = [];
-  const root = fileFacts(dir.root);
-  const usable = root.exists && root.kind === 'directory';
+  // The store surveys under the lock when it is free, so that the journals hold still.
+  const facts = await dir.survey(input.stores);
+  const root = facts.location;
+  const { usable } = root;
   if (root.exists && !usable) {
-    findings.push({ level: 'fault', code: 'data_dir_not_directory', message: `${dir.root} exists but is not a directory` });
+    findings.push({ level: 'fault', code: 'data_dir_not_directory', message: `${root.path} exists but is not a directory` });
   } else if (!root.exists) {
-    findings.push({ level: 'note', code: 'data_dir_absent', message: `${dir.root} does not exist yet: nothing has been written (the first write creates it, mode 0700)` });
+    findings.push({ level: 'note', code: 'data_dir_absent', message: `${root.path} does not exist yet: nothing has been written (the first write creates it, mode 0700)` });
   } else if (!isPrivate(root.mode)) {
-    findings.push({ level: 'warning', code: 'data_dir_exposed', message: `${dir.root} is mode ${octal(root.mode)}: group or others can reach it (chmod 700)` });
+    findings.push({ level: 'warning', code: 'data_dir_exposed', message: `${root.path} is mode ${octal(root.mode)}: group or others can reach it (chmod 700)` });
   }
-
-  // Survey under the lock when it is free, so that the journals hold still; without it when a writer holds it.
-  const lockProbe = usable ? await probeLock(dir.root) : { held: false, name: null, holder: null };
-  let surveys: JournalFacts<any>[];
-  try {
-    surveys = usable ? input.stores.map((spec) => surveyJournal(dir, spec)) : [];
-  } finally {
-    await lockProbe.ours?.release();
-  }
+  const surveys: JournalFacts<any>[] = facts.journals;
+  const lockProbe = facts.lock;
   if (lockProbe.held) {
     const who = lockProbe.holder ? `pid ${lockProbe.holder.pid} (${lockProbe.holder.command})` : 'another process';
     findings.push({ level: 'note', code: 'lock_held', message: `the writers' lock is held right now by ${who}; the journals were read without it` });
@@ -150,31 +143,31 @@ export async function gatherDoctor(input: DoctorInput): Promise<DoctorReport> {
   const sessionIndex = input.stores.indexOf(SESSION_STORE);
   const sessions = judgeSessions(sessionIndex >= 0 ? (surveys[sessionIndex]?.state as Sessions | undefined) : undefined, input, findings);
 
-  const quarantineItems = usable ? listQuarantine(dir.root) : [];
+  const quarantineItems = facts.quarantine;
   if (quarantineItems.length > 0) {
     findings.push({
       level: 'note',
       code: 'quarantine',
-      message: `${quarantineItems.length} item(s) in ${dir.path('quarantine')}: bytes taken out of journals, kept for you to inspect (crux never deletes them)`,
+      message: `${quarantineItems.length} item(s) in ${root.path}/quarantine: bytes taken out of journals, kept for you to inspect (crux never deletes them)`,
     });
   }
-  const other = usable ? strayFiles(dir.root, input.stores.map((s) => s.file)) : [];
+  const other = facts.other_files;
   if (other.length > 0) {
     findings.push({ level: 'note', code: 'other_files', message: `not checked (no store declares them): ${other.join(', ')}` });
   }
-  const key = judgeKey(input, usable, findings);
+  const key = await judgeKey(input, usable, findings);
 
   return {
     healthy: !findings.some((f) => f.level === 'fault'),
     checked_at: formatTime(now),
-    data_dir: { path: dir.root, source: input.dataDirSource, exists: root.exists, mode: octal(root.mode), private: isPrivate(root.mode) },
+    data_dir: { path: root.path, source: input.dataDirSource, exists: root.exists, mode: octal(root.mode), private: isPrivate(root.mode) },
     identity: {
       agent: input.agent ?? null,
       agent_source: input.agentSource,
       actor: input.actor ?? null,
       actor_source: input.actorSource,
       session_key: input.agent === undefined ? '<id>' : `__agent_session::${input.agent}::<id>`,
-      agent_key: usable && input.agent !== undefined ? agentKeyOf(dir.root, input.agent, findings) : null,
+      agent_key: usable && input.agent !== undefined ? await agentKeyOf(dir, input.agent, findings) : null,
     },
     handoff_key: key,
     journals,
@@ -323,18 +316,19 @@ function judgeSessions(sessions: Sessions | undefined, input: DoctorInput, findi
 }
 
 /** Which key a mint would use: an environment secret wins over the key file (SPEC §6). */
-function judgeKey(input: DoctorInput, usable: boolean, findings: Finding[]): DoctorReport['handoff_key'] {
+async function judgeKey(input: DoctorInput, usable: boolean, findings: Finding[]): Promise<DoctorReport['handoff_key']> {
   const { env, dir } = input;
-  const path = dir.path(HANDOFF_KEY_FILE);
-  const facts = usable ? fileFacts(path) : { exists: false, kind: null, bytes: 0, mode: null };
-  const present: { source: KeySource; key: () => Uint8Array | undefined }[] = [];
+  const path = dir.keys.describe(HANDOFF_KEY);
+  const stat = usable ? await dir.keys.stat(HANDOFF_KEY) : undefined;
+  const facts = { exists: stat !== undefined, bytes: stat?.bytes ?? 0, mode: stat?.mode ?? null };
+  const present: { source: KeySource; key: () => Promise<Uint8Array | undefined> | Uint8Array | undefined }[] = [];
   if (env.CRUX_HANDOFF_SECRET) present.push({ source: 'CRUX_HANDOFF_SECRET', key: () => deriveKeyFromSecret(env.CRUX_HANDOFF_SECRET!) });
   if (env.CRUX_MCP_HANDOFF_SECRET) present.push({ source: 'CRUX_MCP_HANDOFF_SECRET', key: () => deriveCompatKey(env.CRUX_MCP_HANDOFF_SECRET!) });
   if (facts.exists) {
     present.push({
       source: 'file',
-      key: () => {
-        const bytes = readSmallFile(path);
+      key: async () => {
+        const bytes = await dir.keys.peek(HANDOFF_KEY);
         if (bytes === undefined) {
           findings.push({ level: 'warning', code: 'key_unreadable', message: `${path} cannot be read` });
           return undefined;
@@ -354,7 +348,7 @@ function judgeKey(input: DoctorInput, usable: boolean, findings: Finding[]): Doc
     findings.push({ level: 'note', code: 'compat_key', message: 'the handoff key comes from CRUX_MCP_HANDOFF_SECRET (Crux daemon compatibility: a bare hash of the secret, without domain separation)' });
   }
   const chosen = present[0];
-  const key = chosen?.key();
+  const key = await chosen?.key();
   return {
     source: chosen?.source ?? 'none',
     fingerprint: key === undefined ? null : fingerprintOf(key),
@@ -369,9 +363,9 @@ function judgeKey(input: DoctorInput, usable: boolean, findings: Finding[]): Doc
   };
 }
 
-function agentKeyOf(root: string, agent: string, findings: Finding[]): { key_id: string; path: string } | null {
+async function agentKeyOf(dir: JournalStore, agent: string, findings: Finding[]): Promise<{ key_id: string; path: string } | null> {
   try {
-    const key = loadAgentKey(root, agent);
+    const key = await loadAgentKey(dir.keys, agent);
     return key === undefined ? null : { key_id: key.key_id, path: key.path };
   } catch (error) {
     findings.push({ level: 'warning', code: 'agent_key_unusable', message: (error as Error).message });

@@ -2,18 +2,16 @@
 // A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
 const fs = require('node:fs') as typeof import('node:fs');
 import { asStorageError, FILE_MODE, fsyncDir, stampMtime, writeAll } from './durable-fs';
-import { encodeRecords, type ChainHead, type EventDraft } from './record';
 import { quarantineBytes } from './quarantine';
 import { crashPoint } from './crash-point';
 
 export interface AppendOutcome {
-  readonly head: ChainHead;
   readonly bytes: number;
   readonly quarantined?: string;
 }
 
 /**
- * Appends `drafts` after `head` to the journal at `path`. `expectedSize` is the size the caller replayed;
+ * Appends `text` (encoded records, each line ending in \n: one batch) to the journal at `path`. `expectedSize` is the size the caller replayed;
  * `tornTail` the unterminated fragment it found. On any failure the file is truncated back to its size
  * before the append, so no partial line is ever left behind.
  */
@@ -21,13 +19,12 @@ export function appendRecords(args: {
   root: string;
   file: string;
   path: string;
-  head: ChainHead;
-  drafts: readonly EventDraft[];
+  text: string;
   ts: string;
   expectedSize: number;
   tornTail?: { offset: number; length: number } | undefined;
 }): AppendOutcome {
-  const { root, file, path, head, drafts, ts } = args;
+  const { root, file, path, ts } = args;
   let fd: number;
   let created = false;
   try {
@@ -60,8 +57,7 @@ export function appendRecords(args: {
       fs.fsyncSync(fd);
       size = args.tornTail.offset;
     }
-    const { text, head: newHead } = encodeRecords(head, drafts, ts);
-    const buf = Buffer.from(text);
+    const buf = Buffer.from(args.text);
     try {
       crashPoint('append:before-write');
       writeAll(fd, buf, size);
@@ -82,7 +78,7 @@ export function appendRecords(args: {
       throw asStorageError(error, path);
     }
     if (created) fsyncDir(root);
-    return { head: newHead, bytes: size + buf.length, ...(quarantined ? { quarantined } : {}) };
+    return { bytes: size + buf.length, ...(quarantined ? { quarantined } : {}) };
   } finally {
     fs.closeSync(fd);
   }

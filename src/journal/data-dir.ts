@@ -11,37 +11,17 @@ import { listQuarantine, QUARANTINE_DIR, quarantineBytes } from './quarantine';
 import { CACHE_DIR, dropIndex, statJournal, writeIndex } from './key-index';
 import { loadKeys, loadSnapshot, readRecordAt, replayFull, type Loaded, type Reporter } from './load';
 import { dropSnapshot } from './snapshot';
-import { DryTransaction, indexText, LockedTransaction, writeStateSnapshot, type Transaction, type TransactionHost } from './transaction';
+import { DryTransaction, indexText, LockedTransaction, writeStateSnapshot, type TransactionHost } from './transaction';
 import type { StoreSpec } from './store-spec';
+import type { CompactReport, JournalReport, JournalStore, ProgressSink, StoreFacts, Transaction } from './store-boundary';
+import { DirKeyStore } from './keys';
+import { surveyStore } from './survey';
 import { CruxError } from '../shared/errors';
 
 export type { Reporter } from './load';
-export type { Transaction } from './transaction';
 export { COMPACT_MAX_LIVE_FRACTION, COMPACT_MIN_BYTES } from './transaction';
 
 export const LOCK_FILE = '.lock';
-/** Told after each record of a long check or compact: the journal file, bytes done and its size (for a progress line). */
-export type ProgressSink = (file: string, doneBytes: number, totalBytes: number) => void;
-
-export interface JournalReport {
-  readonly name: string;
-  readonly file: string;
-  readonly exists: boolean;
-  readonly records: number;
-  readonly bytes: number;
-  readonly problems: { line: number; reason: string }[];
-  readonly torn_tail: boolean;
-  readonly quarantined: number;
-  readonly replay_ms: number;
-  readonly repaired?: { removed: number; quarantine: string[] };
-}
-
-export interface CompactReport {
-  readonly name: string;
-  readonly file: string;
-  readonly before: { records: number; bytes: number };
-  readonly after: { records: number; bytes: number };
-}
 
 const journalName = (file: string) => file.replace(/\.jsonl$/, '');
 
@@ -60,12 +40,21 @@ export function reportScan(root: string, file: string, scan: ScanResult): Omit<J
   };
 }
 
-export class DataDir implements TransactionHost {
+/** A data directory: the journals as files, the lock, keys/, quarantine/ and cache/ (SPEC §3). */
+export class DataDir implements JournalStore, TransactionHost {
+  readonly keys: DirKeyStore;
+
   constructor(
     readonly root: string,
     readonly reporter: Reporter,
     private readonly lockTimeoutMs: number,
-  ) {}
+  ) {
+    this.keys = new DirKeyStore(root);
+  }
+
+  get location(): string {
+    return this.root;
+  }
 
   exists(): boolean {
     return fs.existsSync(this.root);
@@ -76,12 +65,12 @@ export class DataDir implements TransactionHost {
   }
 
   /** Replays a store without the lock, for queries. A missing directory or file is an empty store. */
-  read<S>(spec: StoreSpec<S>): S {
+  async read<S>(spec: StoreSpec<S>): Promise<S> {
     return (loadSnapshot(this.root, this.path(spec.file), spec) ?? this.replay(spec)).state;
   }
 
   /** The records at these positions of a store's journal (undefined where the line is not a record). */
-  readAt<S>(spec: StoreSpec<S>, positions: readonly LinePosition[]): (JournalRecord | undefined)[] {
+  async readAt<S>(spec: StoreSpec<S>, positions: readonly LinePosition[]): Promise<(JournalRecord | undefined)[]> {
     let fd: number;
     try {
       fd = fs.openSync(this.path(spec.file), 'r');
@@ -96,7 +85,7 @@ export class DataDir implements TransactionHost {
   }
 
   /** A state holding at least the entity `key`: from the key index when valid, else a full replay. */
-  readKey<S>(spec: StoreSpec<S>, key: string): S {
+  async readKey<S>(spec: StoreSpec<S>, key: string): Promise<S> {
     return (loadKeys(this.root, this.path(spec.file), spec, [key]) ?? this.replay(spec)).state;
   }
 
@@ -104,10 +93,10 @@ export class DataDir implements TransactionHost {
    * Runs `decide` as one write transaction under the lock. Against a directory that does not exist yet,
    * `decide` first runs against empty stores without creating anything: a refused command leaves no trace.
    */
-  async write<T>(decide: (tx: Transaction) => T, ts: string): Promise<T> {
+  async write<T>(decide: (tx: Transaction) => T | Promise<T>, ts: string): Promise<T> {
     if (!this.exists()) {
       const dry = new DryTransaction(ts);
-      const result = decide(dry);
+      const result = await decide(dry);
       if (!dry.wrote) return result;
       const created = this.create();
       try {
@@ -121,15 +110,57 @@ export class DataDir implements TransactionHost {
     return this.writeLocked(decide, ts);
   }
 
-  private async writeLocked<T>(decide: (tx: Transaction) => T, ts: string): Promise<T> {
+  private async writeLocked<T>(decide: (tx: Transaction) => T | Promise<T>, ts: string): Promise<T> {
     const lock = await acquireLock(this.root, this.lockTimeoutMs);
     try {
       const tx = new LockedTransaction(this, ts);
-      const result = decide(tx);
-      tx.finish();
+      const result = await decide(tx);
+      tx.commit();
       return result;
     } finally {
       await lock.release();
+    }
+  }
+
+  /** Doctor's facts, gathered under the lock when it is free. */
+  survey(specs: readonly StoreSpec<unknown>[]): Promise<StoreFacts> {
+    return surveyStore(this, specs);
+  }
+
+  async *rawLines(file: string): AsyncIterable<Uint8Array> {
+    let bytes: Buffer;
+    try {
+      bytes = fs.readFileSync(this.path(file));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw asStorageError(error, this.path(file));
+    }
+    for (let start = 0; start < bytes.length; ) {
+      const nl = bytes.indexOf(10, start);
+      const end = nl === -1 ? bytes.length : nl;
+      yield bytes.subarray(start, end);
+      start = end + 1;
+    }
+  }
+
+  async restore(file: string, lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<void> {
+    const chunks: Uint8Array[] = [];
+    for await (const line of lines) chunks.push(line, NEWLINE);
+    if (chunks.length === 0) return;
+    const created = this.exists() ? [] : this.create();
+    try {
+      const lock = await acquireLock(this.root, this.lockTimeoutMs);
+      try {
+        if ((statJournal(this.path(file))?.size ?? 0) > 0) {
+          throw new CruxError('conflict', `${this.path(file)} already has records`, 'copy into an empty store');
+        }
+        replaceJournal(this.root, file, Buffer.concat(chunks));
+      } finally {
+        await lock.release();
+      }
+    } catch (error) {
+      removeIfEmpty(created);
+      throw error;
     }
   }
 
@@ -256,6 +287,8 @@ export class DataDir implements TransactionHost {
     return lines;
   }
 }
+
+const NEWLINE = Buffer.from('\n');
 
 /** Removes files and directories crux just created, innermost first, as long as nothing else is in them. */
 function removeIfEmpty(created: readonly string[]): void {

@@ -5,6 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { invalid } from '../shared/errors';
 import { asStorageError, DIR_MODE, ensurePrivateDir, fsyncDir, writeNewFileDurable } from './durable-fs';
+import type { KeyFacts, KeyStore } from './store-boundary';
 
 export const KEYS_DIR = 'keys';
 
@@ -83,5 +84,53 @@ export function writePrivateFile(path: string, bytes: Uint8Array | string): void
   } catch (error) {
     fs.rmSync(temp, { force: true });
     throw asStorageError(error, path);
+  }
+}
+
+const KEY_NAME = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** A data directory's key store: one file per item under keys/ (0700), each 0600. */
+export class DirKeyStore implements KeyStore {
+  constructor(private readonly root: string) {}
+
+  describe(name: string): string {
+    return join(this.root, KEYS_DIR, name);
+  }
+
+  async read(name: string): Promise<Uint8Array | undefined> {
+    return readPrivateFile(this.pathOf(name));
+  }
+
+  async create(name: string, bytes: Uint8Array | string): Promise<boolean> {
+    return createPrivateFileExclusive(this.pathOf(name), bytes);
+  }
+
+  async stat(name: string): Promise<KeyFacts | undefined> {
+    const info = statKeyFile(this.pathOf(name));
+    return info === undefined ? undefined : { path: info.path, mode: info.mode, bytes: info.bytes };
+  }
+
+  async peek(name: string): Promise<Uint8Array | undefined> {
+    try {
+      const path = this.pathOf(name);
+      if (fs.statSync(path).size > 64 * 1024) return undefined;
+      return fs.readFileSync(path);
+    } catch {
+      return undefined;
+    }
+  }
+
+  async list(): Promise<string[]> {
+    try {
+      return fs.readdirSync(join(this.root, KEYS_DIR)).filter((n) => KEY_NAME.test(n) && !n.startsWith('.')).sort();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw asStorageError(error, join(this.root, KEYS_DIR));
+    }
+  }
+
+  private pathOf(name: string): string {
+    if (!KEY_NAME.test(name) || name.startsWith('.')) throw new Error(`not a key name: ${JSON.stringify(name)}`);
+    return this.describe(name);
   }
 }

@@ -60,14 +60,19 @@ function lineHash(body: string): string {
 
 const jsSha256Hex = (text: string): string => bytesToHex(sha256(utf8ToBytes(text)));
 
-/** Encodes drafts as the lines that follow `head`; returns the text (each line ends in \n) and the new head. */
-export function encodeRecords(head: ChainHead, drafts: readonly EventDraft[], ts: string): { text: string; head: ChainHead } {
+/**
+ * Encodes drafts as the lines that follow `head`; returns the text (each line ends in \n) and the new head.
+ * With `batch`, two or more drafts are marked as one batch: the first record carries `"batch":N`.
+ */
+export function encodeRecords(head: ChainHead, drafts: readonly EventDraft[], ts: string, opts: { batch?: boolean } = {}): { text: string; head: ChainHead } {
   let { seq, h } = head;
   let text = '';
+  const batch = opts.batch === true && drafts.length > 1 ? `,"batch":${drafts.length}` : '';
   for (const draft of drafts) {
     seq += 1;
     const actor = draft.actor === undefined ? '' : `,"actor":${JSON.stringify(draft.actor)}`;
-    const body = `{"v":${FORMAT_VERSION},"seq":${seq},"ts":${JSON.stringify(draft.ts ?? ts)},"ev":${JSON.stringify(draft.ev)}${actor},"data":${JSON.stringify(draft.data ?? null)},"p":"${h}"}`;
+    const mark = seq === head.seq + 1 ? batch : '';
+    const body = `{"v":${FORMAT_VERSION},"seq":${seq}${mark},"ts":${JSON.stringify(draft.ts ?? ts)},"ev":${JSON.stringify(draft.ev)}${actor},"data":${JSON.stringify(draft.data ?? null)},"p":"${h}"}`;
     h = lineHash(body);
     text += `${body.slice(0, -1)},"h":"${h}"}\n`;
   }

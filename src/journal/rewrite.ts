@@ -9,7 +9,7 @@ import { quarantineBytes } from './quarantine';
 
 const tempPrefix = (file: string) => `.${file}.rewrite-`;
 
-export function replaceJournal(root: string, file: string, text: string): number {
+export function replaceJournal(root: string, file: string, text: string | Uint8Array): number {
   const temp = join(root, `${tempPrefix(file)}${process.pid}.tmp`);
   fs.rmSync(temp, { force: true });
   try {
@@ -22,7 +22,7 @@ export function replaceJournal(root: string, file: string, text: string): number
     fs.rmSync(temp, { force: true });
     throw asStorageError(error, join(root, file));
   }
-  return Buffer.byteLength(text);
+  return typeof text === 'string' ? Buffer.byteLength(text) : text.length;
 }
 
 /** Moves temp files left by a rewrite that crashed before its rename into quarantine. Call under the lock. */

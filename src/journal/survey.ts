@@ -9,6 +9,8 @@ import { LOCK_FILE, reportScan } from './data-dir';
 import type { DataDir } from './data-dir';
 import type { JournalRecord } from './record';
 import type { StoreSpec } from './store-spec';
+import type { JournalFacts, StoreFacts } from './store-boundary';
+import { listQuarantine } from './quarantine';
 import { CruxError } from '../shared/errors';
 
 export interface FileFacts {
@@ -28,16 +30,6 @@ export function fileFacts(path: string): FileFacts {
   }
   const kind = st.isFile() ? 'file' : st.isDirectory() ? 'directory' : 'other';
   return { exists: true, kind, bytes: st.size, mode: st.mode & 0o777 };
-}
-
-/** The bytes of a small private file (a key), or undefined when it cannot be read. */
-export function readSmallFile(path: string, maxBytes = 4096): Buffer | undefined {
-  try {
-    if (fs.statSync(path).size > maxBytes) return undefined;
-    return fs.readFileSync(path);
-  } catch {
-    return undefined;
-  }
 }
 
 export interface LockProbe {
@@ -103,31 +95,27 @@ function findSocketHolder(shownName: string): { pid: number; command: string } |
   return null;
 }
 
-export interface JournalFacts<S> {
-  readonly name: string;
-  readonly file: string;
-  readonly exists: boolean;
-  readonly bytes: number;
-  readonly records: number;
-  readonly problems: { line: number; reason: string }[];
-  readonly torn_tail: boolean;
-  readonly quarantined: number;
-  readonly replay_ms: number;
-  /** The time of the newest record, and of the last record in the file (they differ when time went backwards). */
-  readonly newest_ts: string | null;
-  readonly last_ts: string | null;
-  /** Records whose time is earlier than the record before them: the writers' clocks (or CRUX_NOW) disagree. */
-  readonly backwards: { count: number; first_line: number | null };
-  /** The folded state, for the store's own health questions. */
-  readonly state: S;
-  /** The store's estimate of the bytes its live state needs (or the key index's), when there is one. */
-  readonly live_bytes: number | null;
-  /**
-   * The key index (cache/<file>.idx), a derived cache that must advance with the journal: valid (describes the
-   * journal as it is), stale (the next write rebuilds it; until then reads replay the whole journal), wrong
-   * (describes this very file but another chain head: a bug), absent, or null for a store without one.
-   */
-  readonly index: 'valid' | 'stale' | 'wrong' | 'absent' | null;
+/**
+ * Doctor's facts of a data directory: surveyed under the lock when it is free, so that the journals hold
+ * still; without it when a writer holds it.
+ */
+export async function surveyStore(dir: DataDir, specs: readonly StoreSpec<unknown>[]): Promise<StoreFacts> {
+  const root = fileFacts(dir.root);
+  const usable = root.exists && root.kind === 'directory';
+  const probe = usable ? await probeLock(dir.root) : { held: false, name: null, holder: null };
+  let journals: JournalFacts<any>[];
+  try {
+    journals = usable ? specs.map((spec) => surveyJournal(dir, spec)) : [];
+  } finally {
+    await probe.ours?.release();
+  }
+  return {
+    location: { path: dir.root, exists: root.exists, usable, mode: root.mode },
+    lock: { held: probe.held, name: probe.name, holder: probe.holder },
+    journals,
+    quarantine: usable ? listQuarantine(dir.root) : [],
+    other_files: usable ? strayFiles(dir.root, specs.map((s) => s.file)) : [],
+  };
 }
 
 /**

@@ -1,12 +1,13 @@
 // One write transaction under the lock: load stores (whole, or by key), append, then keep the key index and
 // compact a journal that has become mostly dead.
 import { appendRecords } from './append';
-import { EMPTY_HEAD, encodeRecords, type EventDraft, type JournalRecord } from './record';
+import { EMPTY_HEAD, encodeRecords, type ChainHead, type EventDraft, type JournalRecord } from './record';
 import { dropIndex, entryFor, extendIndex, LiveEstimate, statJournal, writeIndex, type IndexEntry } from './key-index';
 import { loadKeys, loadSnapshot, replayFull, type Loaded, type Reporter } from './load';
 import { dropSnapshot, readSnapshotHeader, writeSnapshot } from './snapshot';
 import type { LinePosition } from './scan';
 import type { StoreSpec } from './store-spec';
+import type { Transaction } from './store-boundary';
 
 /** A snapshot is refreshed by a single-entity write once this many bytes of records follow it. */
 export const SNAPSHOT_TAIL_BYTES = 1024 * 1024;
@@ -14,20 +15,6 @@ export const SNAPSHOT_TAIL_BYTES = 1024 * 1024;
 /** Auto-compaction: a journal over this size whose live records need less than half of it is rewritten. */
 export const COMPACT_MIN_BYTES = 256 * 1024;
 export const COMPACT_MAX_LIVE_FRACTION = 0.5;
-
-export interface Transaction {
-  /** The time every record of this transaction carries. */
-  readonly ts: string;
-  /** The store's whole state, replayed under the lock. */
-  load<S>(spec: StoreSpec<S>): S;
-  /**
-   * The store's state holding at least the entities `keys` (from the key index when it is valid, else a full
-   * replay). Load every key a transaction touches before its first append to that store.
-   */
-  loadKey<S>(spec: StoreSpec<S>, ...keys: string[]): S;
-  /** Durably appends events (one write, one fsync) and applies them to the loaded state. */
-  append<S>(spec: StoreSpec<S>, drafts: readonly EventDraft[]): void;
-}
 
 /** What a transaction needs from its data directory. */
 export interface TransactionHost {
@@ -56,73 +43,82 @@ export function applyEncoded<S>(spec: StoreSpec<S>, state: S, text: string, line
 export class DryTransaction implements Transaction {
   wrote = false;
   private readonly states = new Map<StoreSpec<any>, unknown>();
+  private readonly appended = new Set<StoreSpec<any>>();
   constructor(readonly ts: string) {}
-  load<S>(spec: StoreSpec<S>): S {
-    if (!this.states.has(spec)) this.states.set(spec, spec.initial());
-    return this.states.get(spec) as S;
+  async load<S>(spec: StoreSpec<S>): Promise<S> {
+    return this.stateOf(spec);
   }
-  loadKey<S>(spec: StoreSpec<S>): S {
-    return this.load(spec);
+  async loadKey<S>(spec: StoreSpec<S>): Promise<S> {
+    return this.stateOf(spec);
   }
   append<S>(spec: StoreSpec<S>, drafts: readonly EventDraft[]): void {
     if (drafts.length === 0) return;
+    onceEach(this.appended, spec);
     this.wrote = true;
-    applyEncoded(spec, this.load(spec), encodeRecords(EMPTY_HEAD, drafts, this.ts).text, 0, 0);
+    applyEncoded(spec, this.stateOf(spec), encodeRecords(EMPTY_HEAD, drafts, this.ts, { batch: true }).text, 0, 0);
   }
+  private stateOf<S>(spec: StoreSpec<S>): S {
+    if (!this.states.has(spec)) this.states.set(spec, spec.initial());
+    return this.states.get(spec) as S;
+  }
+}
+
+/** One append per store per transaction: all of a store's drafts are one batch (see Transaction.append). */
+function onceEach(appended: Set<StoreSpec<any>>, spec: StoreSpec<any>): void {
+  if (appended.has(spec)) throw new Error(`${spec.file}: a second append in one transaction (give every draft in one call: one batch)`);
+  appended.add(spec);
+}
+
+/** An append decided but not yet written: the state before it, and the encoded batch. */
+interface Pending {
+  readonly head: ChainHead;
+  readonly bytes: number;
+  readonly tornTail: { offset: number; length: number } | undefined;
+  readonly text: string;
 }
 
 export class LockedTransaction implements Transaction {
   private readonly loaded = new Map<StoreSpec<any>, Loaded<any>>();
-  private readonly touched = new Set<StoreSpec<any>>();
+  /** Appends in the order of each store's first append: the order they are written in. */
+  private readonly pending = new Map<StoreSpec<any>, Pending>();
 
   constructor(
     private readonly host: TransactionHost,
     readonly ts: string,
   ) {}
 
-  load<S>(spec: StoreSpec<S>): S {
-    const loaded = this.loaded.get(spec);
-    if (loaded?.full) return loaded.state;
-    if (loaded !== undefined) throw new Error(`${spec.file}: a whole load after a load by key in one transaction`);
-    const path = this.host.path(spec.file);
-    const whole = loadSnapshot(this.host.root, path, spec, { forWrite: true }) ?? replayFull(path, spec, this.host.reporter);
-    this.loaded.set(spec, whole);
-    return whole.state;
+  async load<S>(spec: StoreSpec<S>): Promise<S> {
+    return this.loadWhole(spec).state;
   }
 
-  loadKey<S>(spec: StoreSpec<S>, ...keys: string[]): S {
+  async loadKey<S>(spec: StoreSpec<S>, ...keys: string[]): Promise<S> {
     const loaded = this.loaded.get(spec);
     if (loaded?.full) return loaded.state;
     if (loaded !== undefined) throw new Error(`${spec.file}: load every key before the first append`);
     const byKey = loadKeys(this.host.root, this.host.path(spec.file), spec, keys);
-    if (byKey === undefined) return this.load(spec);
+    if (byKey === undefined) return this.loadWhole(spec).state;
     this.loaded.set(spec, byKey);
     return byKey.state;
   }
 
+  private loadWhole<S>(spec: StoreSpec<S>): Loaded<S> {
+    const loaded = this.loaded.get(spec);
+    if (loaded?.full) return loaded;
+    if (loaded !== undefined) throw new Error(`${spec.file}: a whole load after a load by key in one transaction`);
+    const path = this.host.path(spec.file);
+    const whole = loadSnapshot(this.host.root, path, spec, { forWrite: true }) ?? replayFull(path, spec, this.host.reporter);
+    this.loaded.set(spec, whole);
+    return whole;
+  }
+
+  /** Encodes the drafts as one batch and applies them to the loaded state; `commit` writes them. */
   append<S>(spec: StoreSpec<S>, drafts: readonly EventDraft[]): void {
     if (drafts.length === 0) return;
-    if (!this.loaded.has(spec)) this.load(spec);
-    const loaded = this.loaded.get(spec)! as Loaded<S>;
-    const path = this.host.path(spec.file);
-    const outcome = appendRecords({
-      root: this.host.root,
-      file: spec.file,
-      path,
-      head: loaded.head,
-      drafts,
-      ts: this.ts,
-      expectedSize: loaded.bytes,
-      tornTail: loaded.tornTail,
-    });
-    if (outcome.quarantined) {
-      const torn = loaded.tornTail!;
-      this.host.reporter.warn(
-        `${path}: moved an unterminated tail of ${torn.length} bytes at offset ${torn.offset} (a write that never completed) to ${outcome.quarantined}`,
-      );
-    }
-    // Apply what was written, so later steps of this transaction see it, and note it for the index.
-    const { text } = encodeRecords(loaded.head, drafts, this.ts);
+    if (this.pending.has(spec)) throw new Error(`${spec.file}: a second append in one transaction (give every draft in one call: one batch)`);
+    const loaded = (this.loaded.get(spec) ?? this.loadWhole(spec)) as Loaded<S>;
+    const { text, head } = encodeRecords(loaded.head, drafts, this.ts, { batch: true });
+    this.pending.set(spec, { head: loaded.head, bytes: loaded.bytes, tornTail: loaded.tornTail, text });
+    // Apply what will be written, so later steps of this transaction see it, and note it for the index.
     const start = loaded.tornTail?.offset ?? loaded.bytes;
     const applied = applyEncoded(spec, loaded.state, text, loaded.lines - (loaded.tornTail ? 1 : 0), start);
     if (loaded.index !== undefined && spec.keyOf !== undefined) {
@@ -134,18 +130,40 @@ export class LockedTransaction implements Transaction {
         loaded.index.estimate.add(entry.key, at.length);
       }
     }
-    loaded.head = outcome.head;
+    loaded.head = head;
     loaded.headAt = applied.at(-1)!.at;
-    loaded.bytes = outcome.bytes;
+    loaded.bytes = start + Buffer.byteLength(text);
     loaded.lines = applied.at(-1)!.at.line;
     loaded.records += applied.length;
     loaded.tornTail = undefined;
-    this.touched.add(spec);
+  }
+
+  /** Writes every pending batch (one write and one fsync each, in order), then keeps the caches. */
+  commit(): void {
+    for (const [spec, batch] of this.pending) {
+      const path = this.host.path(spec.file);
+      const outcome = appendRecords({
+        root: this.host.root,
+        file: spec.file,
+        path,
+        text: batch.text,
+        ts: this.ts,
+        expectedSize: batch.bytes,
+        tornTail: batch.tornTail,
+      });
+      if (outcome.quarantined) {
+        const torn = batch.tornTail!;
+        this.host.reporter.warn(
+          `${path}: moved an unterminated tail of ${torn.length} bytes at offset ${torn.offset} (a write that never completed) to ${outcome.quarantined}`,
+        );
+      }
+    }
+    this.finish();
   }
 
   /** After the decision: keep the caches of every appended store, and compact where mostly dead. */
-  finish(): void {
-    for (const spec of this.touched) {
+  private finish(): void {
+    for (const spec of this.pending.keys()) {
       const loaded = this.loaded.get(spec)!;
       if (loaded.damaged) {
         // No cache and no compaction over damage: every later command replays (and reports) it until

@@ -1,5 +1,5 @@
 // Human renderings of `journal check` and `journal compact`.
-import type { CompactReport, JournalReport } from '../journal/data-dir';
+import type { CompactReport, JournalReport } from '../journal/store-boundary';
 import type { Style } from './style';
 
 export function renderCheck(result: { healthy: boolean; data_dir: string; journals: JournalReport[] }, style: Style): string {

@@ -1,5 +1,5 @@
 // A progress line on stderr for long journal work: only on a TTY, only once the work has proved long.
-import type { ProgressSink } from '../journal/data-dir';
+import type { ProgressSink } from '../journal/store-boundary';
 
 /** The work must run this long, or cover this many records, before a line appears. */
 export const PROGRESS_AFTER_MS = 1000;

@@ -58,7 +58,7 @@ describe('crash during compaction', { timeout: TIMEOUT }, () => {
 
     await expectHealthy(dir);
     expect(stateOf(dir)).toEqual(reference);
-    expectCachedReadsAgree(dir);
+    await expectCachedReadsAgree(dir);
     expect(await casesOf(dir)).toEqual(referenceCases);
     // `session get` (served from the replay cache's key index when valid) agrees with a full replay.
     for (const id of ['s0', 's5', 's11']) expect((await crux(dir, ['session', 'get', id])).stdout).toBe(reference.get(id as never)!.slice('active '.length));

@@ -198,7 +198,7 @@ describe('damaged journals (property tests)', { timeout: TIMEOUT }, () => {
         expect(first!.problems.length > 0).toBe(d.lines.length > 0);
         const [second] = await data.check([ITEM_STORE], { repair: false, ts: TS });
         expect(second!.problems, d.kind).toEqual([]);
-        expect(data.read(ITEM_STORE)).toEqual(expectedState(j, d.survivors));
+        expect(await data.read(ITEM_STORE)).toEqual(expectedState(j, d.survivors));
         if (d.lines.length > 0) {
           // Nothing is deleted: the whole damaged file is in quarantine, byte for byte, private.
           const names = fs.readdirSync(join(dir, 'quarantine'));

@@ -65,7 +65,7 @@ describe('full disk (ENOSPC on a tiny tmpfs)', { timeout: TIMEOUT }, () => {
       expect(failed, 'the tmpfs never filled up').toBeDefined();
       failures.push(acked.length);
       await expectHealthy(dir);
-      expectCachedReadsAgree(dir);
+      await expectCachedReadsAgree(dir);
       const sessions = readSessions(dir);
       for (const { id, state: s } of acked) expect(sessions.get(id as never)?.state).toBe(s);
       // Safe to retry: with space again, the same command succeeds.

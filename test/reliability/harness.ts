@@ -73,9 +73,9 @@ export function readSessions(dataDir: string): Sessions {
 }
 
 /** What crux's own reads (through the replay caches, when valid) see must equal the ground truth. */
-export function expectCachedReadsAgree(dataDir: string): void {
+export async function expectCachedReadsAgree(dataDir: string): Promise<void> {
   const summary = (s: Sessions) => new Map([...s].map(([k, v]) => [k, `${v.status} ${v.state}`]));
-  const cached = new DataDir(dataDir, { warn: () => {} }, 10_000).read(SESSION_STORE);
+  const cached = await new DataDir(dataDir, { warn: () => {} }, 10_000).read(SESSION_STORE);
   expect(summary(cached)).toEqual(summary(readSessions(dataDir)));
 }
 

@@ -61,7 +61,7 @@ describe('kill -9', { timeout: TIMEOUT }, () => {
     const last = await crux(dir, ['session', 'put', 'final', '{}']);
     expect(last.exitCode, last.stderr).toBe(0);
     await expectHealthy(dir);
-    expectCachedReadsAgree(dir);
+    await expectCachedReadsAgree(dir);
     const sessions = readSessions(dir);
     const lost = [...acked].filter((id) => !sessions.get(id as never)?.state.startsWith(`{"id":"${id}","pad":"`));
     expect(lost).toEqual([]);

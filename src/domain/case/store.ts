@@ -1,5 +1,5 @@
 // The case store: commands in, plain results out; replay and appends go through the journal layer.
-import type { DataDir, Transaction } from '../../journal/data-dir';
+import type { JournalStore } from '../../journal/store-boundary';
 import type { EventDraft } from '../../journal/record';
 import type { StoreSpec } from '../../journal/store-spec';
 import { CruxError, notFound } from '../../shared/errors';
@@ -34,7 +34,7 @@ export const CASE_STORE: StoreSpec<CaseBank> = {
 };
 
 export interface CaseScope {
-  readonly dir: DataDir;
+  readonly dir: JournalStore;
   readonly now: Instant;
   readonly actor?: string | undefined;
 }
@@ -60,12 +60,12 @@ function caseAt(bank: CaseBank, slot: number): Case {
  * A result's whole case. A bank restored from a replay cache holds no text: the case's own lines are then
  * read through the key index (a few lines, not a replay); the reuse count is the bank's.
  */
-function resultCase(dir: DataDir, bank: CaseBank, slot: number): Case {
+async function resultCase(dir: JournalStore, bank: CaseBank, slot: number): Promise<Case> {
   if (bank.bodies.has(slot)) return caseAt(bank, slot);
   const id = bank.idOf(slot);
-  const [record] = dir.readAt(CASE_STORE, [bank.position(slot)]);
+  const [record] = await dir.readAt(CASE_STORE, [bank.position(slot)]);
   if (record?.data?.case_id === id) return toCase(record.data, bank.reused.get(slot));
-  const own = dir.readKey(CASE_STORE, id);
+  const own = await dir.readKey(CASE_STORE, id);
   const ownSlot = own.slotOf(id);
   if (ownSlot === undefined) throw new CruxError('internal', `case ${id} is in the cached bank but not in the journal`);
   return { ...caseAt(own, ownSlot), times_reused: bank.reused.get(slot) };
@@ -77,8 +77,8 @@ const missing = (id: string) => notFound(`no case ${JSON.stringify(id)}`, 'see `
 
 export async function recordCase(scope: CaseScope, draft: CaseDraft, caseId: CaseId): Promise<Case> {
   const created = newCase(draft, caseId, scope.now);
-  return scope.dir.write((tx) => {
-    tx.loadKey(CASE_STORE, caseId);
+  return scope.dir.write(async (tx) => {
+    await tx.loadKey(CASE_STORE, caseId);
     tx.append(CASE_STORE, [draftOf(CASE_EVENTS.recorded, created, scope.actor)]);
     return created;
   }, formatTime(scope.now));
@@ -86,8 +86,8 @@ export async function recordCase(scope: CaseScope, draft: CaseDraft, caseId: Cas
 
 /** Imports validated cases in one locked, fsynced append; an existing case_id is replaced. */
 export async function importCases(scope: CaseScope, cases: readonly Case[]): Promise<ImportSummary> {
-  return scope.dir.write((tx) => {
-    const bank = tx.load(CASE_STORE);
+  return scope.dir.write(async (tx) => {
+    const bank = await tx.load(CASE_STORE);
     const replaced = cases.filter((c) => bank.slotOf(c.case_id) !== undefined).length;
     tx.append(CASE_STORE, cases.map((c) => draftOf(CASE_EVENTS.imported, c, scope.actor)));
     return { imported: cases.length, created: cases.length - replaced, replaced };
@@ -97,34 +97,42 @@ export async function importCases(scope: CaseScope, cases: readonly Case[]): Pro
 /** Ranked matches; with `markReused`, each returned case's reuse count goes up by one, journaled. */
 export async function retrieveCases(scope: CaseScope, query: RetrieveQuery, markReused: boolean): Promise<ScoredCase[]> {
   if (!markReused) {
-    const bank = scope.dir.read(CASE_STORE);
-    return rankCases(bank, query).map((hit) => ({ similarity: hit.similarity, case: resultCase(scope.dir, bank, hit.slot) }));
+    const bank = await scope.dir.read(CASE_STORE);
+    return resultsOf(scope.dir, bank, rankCases(bank, query));
   }
-  return scope.dir.write((tx) => {
-    const bank = tx.load(CASE_STORE);
+  return scope.dir.write(async (tx) => {
+    const bank = await tx.load(CASE_STORE);
     const hits = rankCases(bank, query);
     const drafts = hits.map((hit) => draftOf(CASE_EVENTS.reused, { case_id: bank.idOf(hit.slot), times_reused: bank.reused.get(hit.slot) + 1 }, scope.actor));
     tx.append(CASE_STORE, drafts);
-    return hits.map((hit) => ({ similarity: hit.similarity, case: resultCase(scope.dir, bank, hit.slot) }));
+    return resultsOf(scope.dir, bank, hits);
   }, formatTime(scope.now));
 }
 
-export function showCase(scope: CaseScope, id: CaseId): Case {
-  const bank = scope.dir.readKey(CASE_STORE, id);
+async function resultsOf(dir: JournalStore, bank: CaseBank, hits: readonly { slot: number; similarity: number }[]): Promise<ScoredCase[]> {
+  const results: ScoredCase[] = [];
+  for (const hit of hits) results.push({ similarity: hit.similarity, case: await resultCase(dir, bank, hit.slot) });
+  return results;
+}
+
+export async function showCase(scope: CaseScope, id: CaseId): Promise<Case> {
+  const bank = await scope.dir.readKey(CASE_STORE, id);
   const slot = bank.slotOf(id);
   if (slot === undefined) throw missing(id);
   return caseAt(bank, slot);
 }
 
 /** Every live case, in the order they were (last) written: the order export prints and import restores. */
-export function listCases(scope: CaseScope): Case[] {
-  const bank = scope.dir.read(CASE_STORE);
-  return bank.liveSlots().map((slot) => resultCase(scope.dir, bank, slot));
+export async function listCases(scope: CaseScope): Promise<Case[]> {
+  const bank = await scope.dir.read(CASE_STORE);
+  const cases: Case[] = [];
+  for (const slot of bank.liveSlots()) cases.push(await resultCase(scope.dir, bank, slot));
+  return cases;
 }
 
 export async function deleteCase(scope: CaseScope, id: CaseId): Promise<{ deleted: CaseId }> {
-  return scope.dir.write((tx: Transaction) => {
-    const bank = tx.loadKey(CASE_STORE, id);
+  return scope.dir.write(async (tx) => {
+    const bank = await tx.loadKey(CASE_STORE, id);
     if (bank.slotOf(id) === undefined) throw missing(id);
     tx.append(CASE_STORE, [draftOf(CASE_EVENTS.deleted, { case_id: id }, scope.actor)]);
     return { deleted: id };

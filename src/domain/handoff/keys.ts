@@ -1,11 +1,12 @@
 // Which key signs and verifies: the MAC key (secret, compat secret, or the persistent key file) and agents' Ed25519 keys.
 import { hash, randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { invalid } from '../../shared/errors';
-import { createPrivateFileExclusive, KEYS_DIR, readPrivateFile } from '../../journal/keys';
+import type { KeyStore } from '../../journal/store-boundary';
 import { deriveCompatKey, deriveKeyFromSecret, generateAgentKeyPair, KEY_BYTES, publicKeyOfPrivate } from './crypto';
 
-export const HANDOFF_KEY_FILE = `${KEYS_DIR}/handoff.key`;
+/** The MAC key's item in the key store, and how reports name it (relative to the data directory). */
+export const HANDOFF_KEY = 'handoff.key';
+export const HANDOFF_KEY_FILE = `keys/${HANDOFF_KEY}`;
 
 export type MacKeySource = 'CRUX_HANDOFF_SECRET' | 'CRUX_MCP_HANDOFF_SECRET' | 'key-file';
 
@@ -24,7 +25,7 @@ type Env = Readonly<Record<string, string | undefined>>;
  * variable counts as unset. With `create`, a missing key file is made (32 random bytes, exclusively, 0600);
  * otherwise a missing key is undefined.
  */
-export function resolveMacKey(root: string, env: Env, opts: { create: boolean }): MacKey | undefined {
+export async function resolveMacKey(keys: KeyStore, env: Env, opts: { create: boolean }): Promise<MacKey | undefined> {
   if (env.CRUX_HANDOFF_SECRET) {
     return { key: deriveKeyFromSecret(env.CRUX_HANDOFF_SECRET), source: 'CRUX_HANDOFF_SECRET', label: 'key derived from CRUX_HANDOFF_SECRET' };
   }
@@ -35,13 +36,13 @@ export function resolveMacKey(root: string, env: Env, opts: { create: boolean })
       label: 'daemon-compatible key from CRUX_MCP_HANDOFF_SECRET',
     };
   }
-  const path = join(root, HANDOFF_KEY_FILE);
-  let bytes = readPrivateFile(path);
+  const path = keys.describe(HANDOFF_KEY);
+  let bytes = await keys.read(HANDOFF_KEY);
   if (bytes === undefined) {
     if (!opts.create) return undefined;
     // Two first mints race here: one file wins, both then read it.
-    createPrivateFileExclusive(path, randomBytes(KEY_BYTES));
-    bytes = readPrivateFile(path)!;
+    await keys.create(HANDOFF_KEY, randomBytes(KEY_BYTES));
+    bytes = (await keys.read(HANDOFF_KEY))!;
   }
   if (bytes.length !== KEY_BYTES) {
     throw invalid(`the handoff key ${path} is ${bytes.length} bytes, not ${KEY_BYTES}`, 'restore it from a backup; a new key cannot verify old packages');
@@ -49,12 +50,12 @@ export function resolveMacKey(root: string, env: Env, opts: { create: boolean })
   return { key: new Uint8Array(bytes), source: 'key-file', label: `key in ${HANDOFF_KEY_FILE}` };
 }
 
-/** The private-key file of an agent: readable names stay readable, others are hashed into a safe file name. */
-export function agentKeyPath(root: string, agent: string): string {
+/** The private-key item of an agent: readable names stay readable, others are hashed into a safe name. */
+export function agentKeyName(agent: string): string {
   const safe = /^[A-Za-z0-9._-]{1,64}$/.test(agent) && !agent.startsWith('.')
     ? agent
     : `h-${hash('sha256', agent, 'hex').slice(0, 32)}`;
-  return join(root, KEYS_DIR, `agent-${safe}.ed25519.pem`);
+  return `agent-${safe}.ed25519.pem`;
 }
 
 export interface AgentKey {
@@ -65,9 +66,11 @@ export interface AgentKey {
 }
 
 /** An agent's Ed25519 private key (PEM) and its public half, or undefined when it has none here. */
-export function loadAgentKey(root: string, agent: string): (AgentKey & { privatePem: string }) | undefined {
-  const path = agentKeyPath(root, agent);
-  const pem = readPrivateFile(path)?.toString('utf8');
+export async function loadAgentKey(keys: KeyStore, agent: string): Promise<(AgentKey & { privatePem: string }) | undefined> {
+  const name = agentKeyName(agent);
+  const path = keys.describe(name);
+  const bytes = await keys.read(name);
+  const pem = bytes === undefined ? undefined : Buffer.from(bytes).toString('utf8');
   if (pem === undefined) return undefined;
   let pub;
   try {
@@ -79,12 +82,12 @@ export function loadAgentKey(root: string, agent: string): (AgentKey & { private
 }
 
 /** Creates the agent's key pair unless it has one; either way returns the public half. */
-export function ensureAgentKey(root: string, agent: string): AgentKey & { created: boolean } {
-  const existing = loadAgentKey(root, agent);
+export async function ensureAgentKey(keys: KeyStore, agent: string): Promise<AgentKey & { created: boolean }> {
+  const existing = await loadAgentKey(keys, agent);
   if (existing !== undefined) return { ...publicHalf(existing), created: false };
   const pair = generateAgentKeyPair();
-  const created = createPrivateFileExclusive(agentKeyPath(root, agent), pair.privatePem);
-  return { ...publicHalf(loadAgentKey(root, agent)!), created };
+  const created = await keys.create(agentKeyName(agent), pair.privatePem);
+  return { ...publicHalf((await loadAgentKey(keys, agent))!), created };
 }
 
 const publicHalf = (k: AgentKey): AgentKey => ({ agent: k.agent, public_key: k.public_key, key_id: k.key_id, path: k.path });

@@ -1,5 +1,5 @@
 // The handoff store: mint, accept, inspect, list, export, keygen, trust — replay and decisions over the journal layer.
-import type { DataDir } from '../../journal/data-dir';
+import type { JournalStore } from '../../journal/store-boundary';
 import type { EventDraft } from '../../journal/record';
 import { CruxError, invalid, notFound } from '../../shared/errors';
 import { parseLogicalSessionId, scopeSessionId, type AgentName, type HandoffId, type LogicalSessionId } from '../../shared/ids';
@@ -22,7 +22,7 @@ export const DEFAULT_TTL_MS = 24 * 3_600_000;
 export const DEFAULT_MAX_AGE_MS = 24 * 3_600_000;
 
 export interface HandoffScope {
-  readonly dir: DataDir;
+  readonly dir: JournalStore;
   readonly now: Instant;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly actor: string | undefined;
@@ -52,15 +52,14 @@ export interface MintResult {
 }
 
 export function mintHandoff(scope: HandoffScope, cmd: MintCommand): Promise<MintResult> {
-  return scope.dir.write((tx) => {
-    const sessions = tx.load(SESSION_STORE);
+  return scope.dir.write(async (tx) => {
+    const sessions = await tx.load(SESSION_STORE);
     const key = scopeSessionId(cmd.from, cmd.sessionId);
     const record = requireSession(sessions, key);
     // The machine decides first (exit 3/4 before any key is made or anything written).
     const handOff = decideHandOff(sessions, key, cmd.handoffId, scope.actor);
-    const signer = signerFor(scope, cmd);
-    const facts = cmd.includeFacts ? factsVisibleTo(tx.load(FACT_STORE), cmd.from) : [];
-    const minted = mintPackage({
+    const facts = cmd.includeFacts ? factsVisibleTo(await tx.load(FACT_STORE), cmd.from) : [];
+    const minted = await mintSigned(scope, cmd, (signer) => mintPackage({
       sessionId: cmd.sessionId,
       state: record.state,
       source: cmd.from,
@@ -72,7 +71,7 @@ export function mintHandoff(scope: HandoffScope, cmd: MintCommand): Promise<Mint
       now: scope.now,
       ttlMs: cmd.ttlMs,
       signer,
-    });
+    }));
     const data: MintedData = {
       handoff_id: cmd.handoffId,
       session_id: cmd.sessionId,
@@ -94,20 +93,36 @@ export function mintHandoff(scope: HandoffScope, cmd: MintCommand): Promise<Mint
   }, tsOf(scope));
 }
 
-function signerFor(scope: HandoffScope, cmd: MintCommand): Signer {
-  if (cmd.alg === MAC_ALG) return { alg: MAC_ALG, key: () => resolveMacKey(scope.dir.root, scope.env, { create: true })!.key };
-  const key = loadAgentKey(scope.dir.root, cmd.from);
+/** Thrown by the MAC key of a first mint when the package fits: the key is made only then. */
+class KeyNeeded extends Error {}
+
+/**
+ * Mints with the right signer. The first MAC mint of a data directory makes the key file, but only once the
+ * package is known to fit (a refused mint makes no key): the mint runs first against a key that is not there.
+ */
+async function mintSigned<M>(scope: HandoffScope, cmd: MintCommand, mint: (signer: Signer) => M): Promise<M> {
+  if (cmd.alg === MAC_ALG) {
+    const existing = await resolveMacKey(scope.dir.keys, scope.env, { create: false });
+    if (existing !== undefined) return mint({ alg: MAC_ALG, key: existing.key });
+    try {
+      return mint({ alg: MAC_ALG, key: () => { throw new KeyNeeded(); } });
+    } catch (error) {
+      if (!(error instanceof KeyNeeded)) throw error;
+    }
+    return mint({ alg: MAC_ALG, key: (await resolveMacKey(scope.dir.keys, scope.env, { create: true }))!.key });
+  }
+  const key = await loadAgentKey(scope.dir.keys, cmd.from);
   if (key === undefined) {
     throw notFound(`agent ${JSON.stringify(cmd.from)} has no Ed25519 key here`, `run \`crux handoff keygen --agent ${cmd.from}\` first`);
   }
-  return { alg: ED25519_ALG, privatePem: key.privatePem, keyId: key.key_id };
+  return mint({ alg: ED25519_ALG, privatePem: key.privatePem, keyId: key.key_id });
 }
 
 // ---- checks, shared by accept and inspect ----
 
-function verify(scope: HandoffScope, received: ReceivedEnvelope, ledger: Ledger, opts: { receiver: string | undefined; maxAgeMs: number; strict: boolean }): Verification {
+async function verify(scope: HandoffScope, received: ReceivedEnvelope, ledger: Ledger, opts: { receiver: string | undefined; maxAgeMs: number; strict: boolean }): Promise<Verification> {
   const macKey =
-    received.envelope.signature_alg === MAC_ALG ? resolveMacKey(scope.dir.root, scope.env, { create: false }) : undefined;
+    received.envelope.signature_alg === MAC_ALG ? await resolveMacKey(scope.dir.keys, scope.env, { create: false }) : undefined;
   return verifyPackage(received, {
     macKey: macKey && { key: macKey.key, source: macKey.label },
     trustedKeys: (agent) => ledger.trusted.get(agent) ?? [],
@@ -143,7 +158,7 @@ const replayed = () => new CruxError('replayed', 'the package was already accept
  */
 export async function acceptHandoff(scope: HandoffScope, input: Uint8Array, cmd: AcceptCommand): Promise<AcceptResult> {
   const received = decodeEnvelope(input);
-  const v = verify(scope, received, scope.dir.read(HANDOFF_STORE), { receiver: cmd.receiver, maxAgeMs: cmd.maxAgeMs, strict: true });
+  const v = await verify(scope, received, await scope.dir.read(HANDOFF_STORE), { receiver: cmd.receiver, maxAgeMs: cmd.maxAgeMs, strict: true });
   if (v.failure !== undefined) throw v.failure;
   const pkg = v.pkg!;
   const hash = received.envelope.content_hash;
@@ -171,9 +186,9 @@ export async function acceptHandoff(scope: HandoffScope, input: Uint8Array, cmd:
     facts: factDrafts.length,
     message: pkg.message === null ? null : scrubText(pkg.message),
   };
-  return scope.dir.write((tx) => {
-    if (tx.load(HANDOFF_STORE).accepted.has(hash)) throw replayed();
-    const sessions = tx.load(SESSION_STORE);
+  return scope.dir.write(async (tx) => {
+    if ((await tx.load(HANDOFF_STORE)).accepted.has(hash)) throw replayed();
+    const sessions = await tx.load(SESSION_STORE);
     const receive = decideReceive(sessions, scopeSessionId(cmd.receiver, sessionId), { state, handoffId: pkg.handoff_id, actor: scope.actor });
     // Effects first, the consumed mark last.
     tx.append(SESSION_STORE, receive);
@@ -210,9 +225,9 @@ function scrubJson(value: unknown): unknown {
 }
 
 /** Decodes without trusting and runs every check; writes nothing. The failure (if any) is returned, not thrown. */
-export function inspectHandoff(scope: HandoffScope, input: Uint8Array, opts: { receiver: string | undefined; maxAgeMs: number }): InspectResult {
+export async function inspectHandoff(scope: HandoffScope, input: Uint8Array, opts: { receiver: string | undefined; maxAgeMs: number }): Promise<InspectResult> {
   const received = decodeEnvelope(input);
-  const v = verify(scope, received, scope.dir.read(HANDOFF_STORE), { ...opts, strict: false });
+  const v = await verify(scope, received, await scope.dir.read(HANDOFF_STORE), { ...opts, strict: false });
   let members: { key: string; raw: string }[] | null = null;
   try {
     members = objectMembers(Buffer.from(received.payload).toString('utf8')).map(({ key, raw }) =>
@@ -260,8 +275,8 @@ export interface HandoffRow {
 }
 
 /** Minted and accepted packages, oldest first; a package minted and accepted here is one row. */
-export function listHandoffs(scope: HandoffScope): HandoffRow[] {
-  const ledger = scope.dir.read(HANDOFF_STORE);
+export async function listHandoffs(scope: HandoffScope): Promise<HandoffRow[]> {
+  const ledger = await scope.dir.read(HANDOFF_STORE);
   const rows: HandoffRow[] = [];
   for (const m of ledger.minted.values()) {
     const a = ledger.accepted.get(m.content_hash);
@@ -306,8 +321,8 @@ export function listHandoffs(scope: HandoffScope): HandoffRow[] {
 }
 
 /** The envelope of a package minted here, by handoff id or content hash (or an unambiguous prefix of 8+ hex digits). */
-export function exportHandoff(scope: HandoffScope, id: string): { envelope: Envelope; minted: MintedData } {
-  const ledger = scope.dir.read(HANDOFF_STORE);
+export async function exportHandoff(scope: HandoffScope, id: string): Promise<{ envelope: Envelope; minted: MintedData }> {
+  const ledger = await scope.dir.read(HANDOFF_STORE);
   let found = ledger.minted.get(id);
   if (found === undefined && /^[0-9a-f]{8,64}$/.test(id)) {
     const matches = [...ledger.mintedByHash.keys()].filter((h) => h.startsWith(id));
@@ -332,9 +347,9 @@ export function keygen(scope: HandoffScope, agent: AgentName): Promise<KeygenRes
   // In a data directory that does not exist yet, the journal runs `decide` twice (dry, then for real):
   // the key is created by whichever run comes first.
   let created = false;
-  return scope.dir.write((tx) => {
-    const ledger = tx.load(HANDOFF_STORE);
-    const key = ensureAgentKey(scope.dir.root, agent);
+  return scope.dir.write(async (tx) => {
+    const ledger = await tx.load(HANDOFF_STORE);
+    const key = await ensureAgentKey(scope.dir.keys, agent);
     created ||= key.created;
     if (!(ledger.trusted.get(agent) ?? []).some((k) => k.key_id === key.key_id)) {
       const data: KeyTrustedData = { agent, public_key: key.public_key, key_id: key.key_id };
@@ -355,8 +370,8 @@ export interface TrustResult {
 /** Adds an agent's public key to the keyring: packages it signs with `--alg ed25519` verify here. */
 export function trustKey(scope: HandoffScope, agent: AgentName, publicKeyText: string): Promise<TrustResult> {
   const { publicKey, keyId } = parsePublicKey(publicKeyText);
-  return scope.dir.write((tx) => {
-    const ledger = tx.load(HANDOFF_STORE);
+  return scope.dir.write(async (tx) => {
+    const ledger = await tx.load(HANDOFF_STORE);
     const known = (ledger.trusted.get(agent) ?? []).some((k) => k.key_id === keyId);
     if (!known) {
       const data: KeyTrustedData = { agent, public_key: publicKey, key_id: keyId };

@@ -1,5 +1,5 @@
 // The session store: commands in, results out; replay and decisions over the journal layer.
-import type { DataDir } from '../../journal/data-dir';
+import type { JournalStore } from '../../journal/store-boundary';
 import { scopeSessionId, unscopeSessionId, type AgentName, type LogicalSessionId, type ScopedSessionId } from '../../shared/ids';
 import { formatTime, type Instant } from '../../shared/time';
 import {
@@ -23,7 +23,7 @@ import { SESSION_STORE, type SessionRecord, type Sessions } from './state';
 import { viewSession, type SessionView } from './view';
 
 export interface SessionScope {
-  readonly dir: DataDir;
+  readonly dir: JournalStore;
   readonly agent: AgentName | undefined;
   readonly actor?: string | undefined;
   readonly now: Instant;
@@ -44,8 +44,8 @@ function writeSessions<T>(
   step: (sessions: Sessions, append: (drafts: ReturnType<typeof decidePut>) => void) => T,
   key?: ScopedSessionId,
 ): Promise<T> {
-  return scope.dir.write((tx) => {
-    const sessions = key === undefined ? tx.load(SESSION_STORE) : tx.loadKey(SESSION_STORE, key);
+  return scope.dir.write(async (tx) => {
+    const sessions = key === undefined ? await tx.load(SESSION_STORE) : await tx.loadKey(SESSION_STORE, key);
     return step(sessions, (drafts) => tx.append(SESSION_STORE, drafts));
   }, formatTime(scope.now));
 }
@@ -59,18 +59,18 @@ export function putSession(scope: SessionScope, id: LogicalSessionId, cmd: Omit<
 }
 
 /** The stored record of `id` in the caller's scope (exit 3 when there is none). */
-export function findSession(scope: SessionScope, id: LogicalSessionId): SessionRecord {
+export async function findSession(scope: SessionScope, id: LogicalSessionId): Promise<SessionRecord> {
   const key = keyFor(scope, id);
-  return requireSession(scope.dir.readKey(SESSION_STORE, key), key);
+  return requireSession(await scope.dir.readKey(SESSION_STORE, key), key);
 }
 
-export function getSession(scope: SessionScope, id: LogicalSessionId): { session: SessionView; state: string } {
-  const record = findSession(scope, id);
+export async function getSession(scope: SessionScope, id: LogicalSessionId): Promise<{ session: SessionView; state: string }> {
+  const record = await findSession(scope, id);
   return { session: view(scope, record), state: record.state };
 }
 
-export function listStoredSessions(scope: SessionScope, filter: Omit<ListFilter, 'agent'>): Listing {
-  return listSessions(scope.dir.read(SESSION_STORE), { ...filter, agent: scope.agent }, scope.now, scope.thresholds);
+export async function listStoredSessions(scope: SessionScope, filter: Omit<ListFilter, 'agent'>): Promise<Listing> {
+  return listSessions(await scope.dir.read(SESSION_STORE), { ...filter, agent: scope.agent }, scope.now, scope.thresholds);
 }
 
 export function archiveSession(scope: SessionScope, id: LogicalSessionId, reason: string | undefined): Promise<SessionView> {
@@ -130,7 +130,7 @@ export interface ReapResult {
  * Closes every expired session as `expired`, all in one append. With an agent: that agent's sessions;
  * without one (a cron reaper): every session in the data directory, whatever its scope.
  */
-export function reapSessions(scope: SessionScope, opts: { dryRun: boolean }): Promise<ReapResult> {
+export async function reapSessions(scope: SessionScope, opts: { dryRun: boolean }): Promise<ReapResult> {
   const visibility = { agent: scope.agent, allAgents: scope.agent === undefined };
   const decide = (sessions: Sessions) => decideReap(sessions, scope.now, (key) => isVisible(key, visibility), scope.actor);
   const result = (sessions: Sessions, keys: ScopedSessionId[]): ReapResult => ({
@@ -140,8 +140,8 @@ export function reapSessions(scope: SessionScope, opts: { dryRun: boolean }): Pr
     sessions: keys.map((k) => view(scope, sessions.get(k)!)),
   });
   if (opts.dryRun) {
-    const sessions = scope.dir.read(SESSION_STORE);
-    return Promise.resolve(result(sessions, decide(sessions).keys));
+    const sessions = await scope.dir.read(SESSION_STORE);
+    return result(sessions, decide(sessions).keys);
   }
   return writeSessions(scope, (sessions, append) => {
     const { keys, drafts } = decide(sessions);
@@ -159,9 +159,9 @@ export function deleteSession(scope: SessionScope, id: LogicalSessionId): Promis
 }
 
 /** Export lines: with an agent, its sessions; without one (or with allAgents), every session. */
-export function exportSessions(scope: SessionScope, opts: { allAgents: boolean }): string[] {
+export async function exportSessions(scope: SessionScope, opts: { allAgents: boolean }): Promise<string[]> {
   const visibility = { agent: scope.agent, allAgents: opts.allAgents || scope.agent === undefined };
-  return visibleRecords(scope.dir.read(SESSION_STORE), visibility).map((r) => formatExportLine(view(scope, r), r.state));
+  return visibleRecords(await scope.dir.read(SESSION_STORE), visibility).map((r) => formatExportLine(view(scope, r), r.state));
 }
 
 /** Validates every line, then writes them all in one locked, fsynced append (or nothing at all). */

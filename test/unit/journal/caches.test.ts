@@ -43,13 +43,13 @@ describe('key index', () => {
     const spec = cachedStore();
     const { dir } = dataDir();
     await dir.write((tx) => tx.append(spec, puts(200)), TS);
-    await dir.write((tx) => {
-      tx.loadKey(spec, 'k7');
+    await dir.write(async (tx) => {
+      await tx.loadKey(spec, 'k7');
       tx.append(spec, [{ ev: 'item.put', data: { id: 'k7', value: 'seven' } }]);
     }, TS);
     expect(fs.existsSync(indexPath(dir.root, spec.file))).toBe(true);
     spec.evolved = 0;
-    const one = dir.readKey(spec, 'k7');
+    const one = await dir.readKey(spec, 'k7');
     expect(one.get('k7')).toBe('seven');
     expect(spec.evolved).toBe(2);
     expect(replayed(dir, spec).get('k7')).toBe('seven');
@@ -59,17 +59,17 @@ describe('key index', () => {
     const spec = cachedStore({ resets: (record) => record.ev === 'item.put' });
     const { dir } = dataDir();
     for (let i = 0; i < 30; i++) {
-      await dir.write((tx) => {
-        tx.loadKey(spec, 'k1');
+      await dir.write(async (tx) => {
+        await tx.loadKey(spec, 'k1');
         tx.append(spec, [{ ev: 'item.put', data: { id: 'k1', value: i } }]);
       }, TS);
     }
-    await dir.write((tx) => {
-      tx.loadKey(spec, 'k1');
+    await dir.write(async (tx) => {
+      await tx.loadKey(spec, 'k1');
       tx.append(spec, [{ ev: 'item.deleted', data: { id: 'k1' } }]);
     }, TS);
     spec.evolved = 0;
-    expect(dir.readKey(spec, 'k1').has('k1')).toBe(false);
+    expect((await dir.readKey(spec, 'k1')).has('k1')).toBe(false);
     // The last put and the delete after it: 2 lines read, not 31.
     expect(spec.evolved).toBe(2);
   });
@@ -81,7 +81,7 @@ describe('key index', () => {
     const path = dir.path(spec.file);
     // Same size, written at once: only the stamped mtime tells the edit apart.
     fs.writeFileSync(path, fs.readFileSync(path, 'utf8').replace('"value":2', '"value":9'));
-    const state = dir.readKey(spec, 'k2');
+    const state = await dir.readKey(spec, 'k2');
     expect(state.has('k2')).toBe(false);
     expect(warnings.join('\n')).toContain(':2: hash mismatch');
   });
@@ -92,13 +92,13 @@ describe('key index', () => {
     await dir.write((tx) => tx.append(spec, puts(3)), TS);
     const path = dir.path(spec.file);
     fs.writeFileSync(path, fs.readFileSync(path, 'utf8').replace('"value":2', '"value":9'));
-    await dir.write((tx) => {
-      tx.loadKey(spec, 'k9');
+    await dir.write(async (tx) => {
+      await tx.loadKey(spec, 'k9');
       tx.append(spec, puts(1, 9));
     }, TS);
     expect(fs.existsSync(indexPath(dir.root, spec.file))).toBe(false);
     warnings.length = 0;
-    dir.readKey(spec, 'k1');
+    await dir.readKey(spec, 'k1');
     expect(warnings.join('\n')).toContain(':2: hash mismatch');
   });
 });
@@ -111,13 +111,13 @@ describe('state snapshot', () => {
     expect(fs.existsSync(snapshotPath(dir.root, spec.file))).toBe(true);
     // Writes that read one key do not rewrite the snapshot; readers replay the records after it.
     for (const id of ['k1', 'k2']) {
-      await dir.write((tx) => {
-        tx.loadKey(spec, id);
+      await dir.write(async (tx) => {
+        await tx.loadKey(spec, id);
         tx.append(spec, [{ ev: 'item.deleted', data: { id } }]);
       }, TS);
     }
     spec.evolved = 0;
-    const state = dir.read(spec);
+    const state = await dir.read(spec);
     expect(spec.evolved).toBe(2);
     expect(state).toEqual(replayed(dir, spec));
     expect(state.has('k1')).toBe(false);
@@ -128,15 +128,15 @@ describe('state snapshot', () => {
     const spec = cachedStore();
     const { dir, warnings } = dataDir();
     await dir.write((tx) => tx.append(spec, puts(5)), TS);
-    await dir.write((tx) => {
-      tx.loadKey(spec, 'k6');
+    await dir.write(async (tx) => {
+      await tx.loadKey(spec, 'k6');
       tx.append(spec, puts(1, 6));
     }, TS);
     const path = dir.path(spec.file);
     // An edit before the snapshot's head, and a line appended: the file grew, but not through crux.
     const text = fs.readFileSync(path, 'utf8').replace('"value":1', '"value":7');
     fs.writeFileSync(path, `${text}${text.split('\n')[0]}\n`);
-    const state = dir.read(spec);
+    const state = await dir.read(spec);
     expect(state.has('k1')).toBe(false);
     expect(warnings.join('\n')).toContain(':1: hash mismatch');
   });
@@ -148,7 +148,7 @@ describe('state snapshot', () => {
     await dir.write((tx) => tx.append(spec, puts(50)), TS);
     await dir.compact([spec], TS);
     spec.evolved = 0;
-    const state = dir.read(spec);
+    const state = await dir.read(spec);
     expect(spec.evolved).toBe(0);
     expect(state).toEqual(replayed(dir, spec));
     expect(state.size).toBe(50);

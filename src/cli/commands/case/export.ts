@@ -11,7 +11,7 @@ export function makeExportCommand(): Command {
     .addHelpText('after', '\nExample:\n  crux case export > cases.backup.jsonl')
     .action(async (_opts, command: Command) => {
       const ctx = buildContext(command);
-      const lines = listCases(scopeOf(ctx)).map((c) => JSON.stringify(c));
+      const lines = (await listCases(scopeOf(ctx))).map((c) => JSON.stringify(c));
       if (ctx.json) writeStdout(`{"cases":[${lines.join(',')}]}\n`);
       else writeStdout(lines.map((line) => `${line}\n`).join(''));
     });

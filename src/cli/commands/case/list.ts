@@ -13,6 +13,6 @@ export function makeListCommand(): Command {
     .addHelpText('after', '\nExample:\n  crux --json case list')
     .action(async (_opts, command: Command) => {
       const ctx = buildContext(command);
-      await emit(ctx, { cases: listCases(scopeOf(ctx)) }, renderCaseList);
+      await emit(ctx, { cases: await listCases(scopeOf(ctx)) }, renderCaseList);
     });
 }

@@ -14,6 +14,6 @@ export function makeShowCommand(): Command {
     .addHelpText('after', '\nExample:\n  crux case show c_5f0c2a9e1b7d4c3a2f1e0d9c')
     .action(async (rawId: string, _opts, command: Command) => {
       const ctx = buildContext(command);
-      await emit(ctx, { case: showCase(scopeOf(ctx), parseCaseId(rawId)) }, renderCase);
+      await emit(ctx, { case: await showCase(scopeOf(ctx), parseCaseId(rawId)) }, renderCase);
     });
 }

@@ -14,6 +14,6 @@ export function makeExportCommand(): Command {
     .action(async (id: string, opts, command: Command) => {
       const ctx = buildContext(command);
       const out = checkOutPath(opts.out);
-      writeEnvelope(ctx, exportHandoff(scopeOf(ctx), id).envelope, out);
+      writeEnvelope(ctx, (await exportHandoff(scopeOf(ctx), id)).envelope, out);
     });
 }

@@ -20,7 +20,7 @@ export function makeInspectCommand(): Command {
       const ctx = buildContext(command);
       const receiver = opts.as !== undefined ? parseAgentName(opts.as) : ctx.agent;
       const maxAgeMs = durationOr(opts.maxAge, DEFAULT_MAX_AGE_MS, '--max-age');
-      const result = inspectHandoff(scopeOf(ctx), readPackage(file), { receiver, maxAgeMs });
+      const result = await inspectHandoff(scopeOf(ctx), readPackage(file), { receiver, maxAgeMs });
       if (ctx.json) writeStdout(`${inspectJson(result)}\n`);
       else if (!ctx.quiet) writeStdout(`${renderInspect(result, await loadStyle(ctx.color))}\n`);
       if (result.failure !== undefined) throw result.failure;

@@ -13,7 +13,7 @@ export function makeListCommand(): Command {
     .addHelpText('after', '\nExample:\n  crux --json handoff list')
     .action(async (_opts, command: Command) => {
       const ctx = buildContext(command);
-      const rows = listHandoffs(scopeOf(ctx));
+      const rows = await listHandoffs(scopeOf(ctx));
       await emit(ctx, { handoffs: rows }, ({ handoffs }, style) => renderList(handoffs, style));
     });
 }

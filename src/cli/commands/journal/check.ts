@@ -17,7 +17,7 @@ export function makeCheckCommand(): Command {
       const progress = startProgress(opts.repair ? 'repairing' : 'checking', { enabled: !ctx.quiet });
       const journals = await ctx.dataDir.check(ALL_STORES, { repair: opts.repair === true, ts: ctx.nowIso, progress: progress.sink }).finally(progress.done);
       const damaged = journals.some((j) => j.problems.length > 0 && j.repaired === undefined);
-      const result = { healthy: !damaged, data_dir: ctx.dataDir.root, journals };
+      const result = { healthy: !damaged, data_dir: ctx.dataDir.location, journals };
       await emit({ ...ctx, quiet: ctx.quiet && !damaged }, result, renderCheck);
       if (damaged) throw new CruxError('journal_damaged', 'a journal is damaged', 'see the problems above; `crux journal check --repair` quarantines them');
     });

@@ -12,7 +12,7 @@ export function makeExportCommand(): Command {
     .addHelpText('after', '\nExample:\n  crux session export > sessions.backup.jsonl')
     .action(async (opts, command: Command) => {
       const ctx = buildContext(command);
-      const lines = exportSessions(scopeOf(ctx), { allAgents: opts.allAgents === true });
+      const lines = await exportSessions(scopeOf(ctx), { allAgents: opts.allAgents === true });
       if (ctx.json) writeStdout(`{"sessions":[${lines.map((l) => l.slice(0, -1)).join(',')}]}\n`);
       else writeStdout(lines.join('')); // what export exists to print, --quiet or not
     });

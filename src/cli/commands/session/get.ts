@@ -14,7 +14,7 @@ export function makeGetCommand(): Command {
     .addHelpText('after', '\nExample:\n  crux session get build-42 > state.json')
     .action(async (rawId: string, _opts, command: Command) => {
       const ctx = buildContext(command);
-      const { session: view, state } = getSession(scopeOf(ctx), parseLogicalSessionId(rawId));
+      const { session: view, state } = await getSession(scopeOf(ctx), parseLogicalSessionId(rawId));
       // Splice the stored bytes in as "state": JSON.stringify would re-encode numbers and key order.
       if (ctx.json) writeStdout(`{"session":${spliceState(JSON.stringify(view), state)}}\n`);
       else writeStdout(state); // what get exists to print: --quiet does not suppress it (SPEC §8)

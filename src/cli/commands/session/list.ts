@@ -20,7 +20,7 @@ export function makeListCommand(): Command {
     .action(async (opts, command: Command) => {
       const ctx = buildContext(command);
       const filter = { all: opts.all === true, archived: opts.archived === true, stranded: opts.stranded === true, allAgents: opts.allAgents === true };
-      const listing = listStoredSessions(scopeOf(ctx, opts), filter);
+      const listing = await listStoredSessions(scopeOf(ctx, opts), filter);
       await emit(ctx, { ...listing, all_agents: filter.allAgents }, renderListing);
     });
 }

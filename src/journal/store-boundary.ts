@@ -1,0 +1,195 @@
+// The store boundary: what a kind of store implements so that every command runs on it unchanged.
+//
+// A data directory (journal/data-dir.ts) is one kind; a PostgreSQL database (issue 15) is another. The domain
+// sees only these interfaces: it never learns whether its records are lines in a file or rows in a table.
+//
+// The contract every implementation keeps (SPEC §3):
+// - Records are the lines the record codec (record.ts) encodes, kept byte for byte: the same format version,
+//   sequence, hash chain and batch marks, so `journal check` verifies any store the same way and
+//   `journal copy` moves a store to another kind record for record.
+// - Reads never throw on bad data: a record that does not verify is reported (Reporter, `file:line: reason`),
+//   skipped, and counted; every other record still folds. An incomplete batch at the end (a killed writer) is
+//   not folded at all.
+// - A write runs under one exclusive lock per store (a lock file, an advisory lock): `decide` sees the state
+//   as of the lock, and what it appends becomes visible all at once when `write` resolves, or not at all.
+// - Failures of the environment are CruxErrors with their kind, never a bare Error: permission → invalid_input
+//   (exit 5) naming the path or server; no space, quota, I/O error, lost connection, lock wait → 75.
+import type { EventDraft, JournalRecord } from './record';
+import type { LinePosition } from './scan';
+import type { StoreSpec } from './store-spec';
+
+/** Told of every record a read passes over (`file:line: reason`). */
+export interface Reporter {
+  warn(message: string): void;
+}
+
+/** Told after each record of a long check or compact: the journal, bytes (or records) done, and the total. */
+export type ProgressSink = (file: string, done: number, total: number) => void;
+
+/**
+ * One write transaction, handed to `JournalStore.write`'s `decide` under the lock.
+ *
+ * Loads are asynchronous (a database answers over the network); appends are synchronous: they apply the
+ * drafts to the loaded state at once (so the rest of `decide` sees them) and are made durable when `decide`
+ * has returned, in the order of each store's first append. All of one call's drafts are one batch: after a
+ * crash at any moment they are all visible or none is. If `decide` throws, nothing is written.
+ */
+export interface Transaction {
+  /** The time every record of this transaction carries (RFC 3339). */
+  readonly ts: string;
+  /** The store's whole state as of the lock. */
+  load<S>(spec: StoreSpec<S>): Promise<S>;
+  /**
+   * A state holding at least the entities `keys` (and maybe others), as of the lock. Load every key a
+   * transaction touches before its first append to that store; after a load by key, a whole `load` of the
+   * same store is refused (an implementation may answer either from an index or from a whole replay).
+   */
+  loadKey<S>(spec: StoreSpec<S>, ...keys: string[]): Promise<S>;
+  /**
+   * Appends `drafts` to the store as one batch and applies them to its loaded state (loading it whole first
+   * if it was not loaded). At most one append per store per transaction: give all of a store's drafts in one
+   * call, so that they are one batch.
+   */
+  append<S>(spec: StoreSpec<S>, drafts: readonly EventDraft[]): void;
+}
+
+export interface JournalReport {
+  readonly name: string;
+  readonly file: string;
+  readonly exists: boolean;
+  readonly records: number;
+  readonly bytes: number;
+  readonly problems: { line: number; reason: string }[];
+  readonly torn_tail: boolean;
+  readonly quarantined: number;
+  readonly replay_ms: number;
+  readonly repaired?: { removed: number; quarantine: string[] };
+}
+
+export interface CompactReport {
+  readonly name: string;
+  readonly file: string;
+  readonly before: { records: number; bytes: number };
+  readonly after: { records: number; bytes: number };
+}
+
+/** What `crux doctor` learns of one journal: its check report and what the fold alone does not tell. */
+export interface JournalFacts<S> extends Omit<JournalReport, 'repaired'> {
+  /** The time of the newest record, and of the last record in the journal (they differ when time went backwards). */
+  readonly newest_ts: string | null;
+  readonly last_ts: string | null;
+  /** Records whose time is earlier than the record before them: the writers' clocks (or CRUX_NOW) disagree. */
+  readonly backwards: { count: number; first_line: number | null };
+  /** The folded state, for the store's own health questions. */
+  readonly state: S;
+  /** An estimate of the bytes the live state needs, when the store or its index has one. */
+  readonly live_bytes: number | null;
+  /**
+   * The key index, a derived cache that must advance with the journal: valid, stale (rebuilt by the next
+   * write), wrong (describes this journal but another chain head: a bug), absent; null for a store (or a
+   * kind of store) without one.
+   */
+  readonly index: 'valid' | 'stale' | 'wrong' | 'absent' | null;
+}
+
+/** What `crux doctor` reports of the store as a whole, gathered without changing anything. */
+export interface StoreFacts {
+  /** Where the store lives: a data directory's path (its mode) or a server. */
+  readonly location: {
+    readonly path: string;
+    readonly exists: boolean;
+    /** It exists and can hold journals (a directory, a reachable schema). */
+    readonly usable: boolean;
+    /** Permission bits of a directory; null elsewhere. */
+    readonly mode: number | null;
+  };
+  /** The writers' lock: whether another process holds it right now, and who, when that can be seen. */
+  readonly lock: { held: boolean; name: string | null; holder: { pid: number; command: string } | null };
+  /** One entry per spec asked for, in that order; empty when the store is not usable. */
+  readonly journals: JournalFacts<any>[];
+  /** Items kept in quarantine (bytes taken out of journals by repair), never deleted. */
+  readonly quarantine: string[];
+  /** Things in the store no spec declares (not checked). */
+  readonly other_files: string[];
+}
+
+/** How a key item looks from outside, for `doctor` and messages. */
+export interface KeyFacts {
+  /** How messages name it (a path under keys/, or the table it sits in). */
+  readonly path: string;
+  /** Permission bits where they mean something (a file); null in a database. */
+  readonly mode: number | null;
+  readonly bytes: number;
+}
+
+/**
+ * Key material: the handoff MAC key (`handoff.key`) and the agents' Ed25519 private keys
+ * (`agent-<name>.ed25519.pem`). Names are flat (`[A-Za-z0-9._-]+`). Trusted public keys are records in the
+ * handoff ledger, not key items.
+ */
+export interface KeyStore {
+  /** How messages name the item `name` (e.g. `/data/keys/handoff.key`). */
+  describe(name: string): string;
+  /**
+   * The item's bytes, or undefined when there is none. Refuses (exit 5) an item others could read (a file
+   * with group or other bits) and anything that is not a plain item.
+   */
+  read(name: string): Promise<Uint8Array | undefined>;
+  /**
+   * Creates the item unless it exists, atomically and durably (never half-written); returns false when it
+   * already existed (of two racing creators exactly one wins; the loser reads the winner's). On failure nothing
+   * is left behind (no empty keys/ directory).
+   */
+  create(name: string, bytes: Uint8Array | string): Promise<boolean>;
+  /** Whether the item exists, and its facts, without refusing or reading it. */
+  stat(name: string): Promise<KeyFacts | undefined>;
+  /** The bytes as stored without the exposure check (doctor's fingerprint of an exposed key); undefined if unreadable. */
+  peek(name: string): Promise<Uint8Array | undefined>;
+  /** Every item's name, sorted (for `journal copy`). */
+  list(): Promise<string[]>;
+}
+
+/**
+ * A kind of store. Everything a command does to its data goes through here: the domain's stores take a
+ * JournalStore, never a concrete one.
+ */
+export interface JournalStore {
+  /** Where the store is, for messages and `--json` (`data_dir`): a directory's path, a URL without password. */
+  readonly location: string;
+  readonly keys: KeyStore;
+
+  /** The store's whole state, without the lock (a query). A store that does not exist yet is empty. */
+  read<S>(spec: StoreSpec<S>): Promise<S>;
+  /** A state holding at least the entity `key`, without the lock. */
+  readKey<S>(spec: StoreSpec<S>, key: string): Promise<S>;
+  /**
+   * The records at these positions (as the store handed them to `evolve`); undefined where there is no
+   * record any more (the journal was rewritten since).
+   */
+  readAt<S>(spec: StoreSpec<S>, positions: readonly LinePosition[]): Promise<(JournalRecord | undefined)[]>;
+  /**
+   * Runs `decide` as one write transaction under the lock (waiting at most CRUX_LOCK_TIMEOUT, then exit 75).
+   * A store that does not exist yet is created only if `decide` appends: a refused command leaves no trace.
+   * `decide` may run more than once (dry against empty stores first), so its side effects outside the
+   * transaction (key creation) must be idempotent.
+   */
+  write<T>(decide: (tx: Transaction) => T | Promise<T>, ts: string): Promise<T>;
+
+  /** Verifies every journal (format, hashes, chain, sequence, batches); with `repair`, quarantines bad records and re-chains the rest. */
+  check(specs: readonly StoreSpec<unknown>[], opts: { repair: boolean; ts: string; progress?: ProgressSink }): Promise<JournalReport[]>;
+  /** Rewrites every journal to its live records after a snapshot record naming the old head; keeps owner and mode. */
+  compact(specs: readonly StoreSpec<unknown>[], ts: string, progress?: ProgressSink): Promise<CompactReport[]>;
+  /** Doctor's facts: under the lock when it is free (so journals hold still), without it when a writer holds it. */
+  survey(specs: readonly StoreSpec<unknown>[]): Promise<StoreFacts>;
+
+  /**
+   * Every line of journal `file` exactly as stored, in order, without the `\n` (an unterminated tail last, as
+   * it is): what `journal copy --to` moves. A missing journal yields nothing.
+   */
+  rawLines(file: string): AsyncIterable<Uint8Array>;
+  /**
+   * Into a store where journal `file` is empty or absent: stores `lines` as that journal byte for byte, all at
+   * once (nothing visible until the last is stored). Refuses (exit 4) when the journal has records.
+   */
+  restore(file: string, lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<void>;
+}
