@@ -13,7 +13,8 @@ export interface AppendOutcome {
 /**
  * Appends `text` (encoded records, each line ending in \n: one batch) to the journal at `path`. `expectedSize` is the size the caller replayed;
  * `tornTail` the unterminated fragment it found. On any failure the file is truncated back to its size
- * before the append, so no partial line is ever left behind.
+ * before the append, so no partial line is ever left behind, unless the bytes past that size are not this
+ * append's own (see rollBack).
  */
 export function appendRecords(args: {
   root: string;
@@ -66,20 +67,43 @@ export function appendRecords(args: {
       fs.fdatasyncSync(fd);
     } catch (error) {
       // Roll back to the last whole line: a failed append leaves the file as it was.
+      let left: string | undefined;
       try {
-        if (created) fs.rmSync(path, { force: true });
-        else {
-          fs.ftruncateSync(fd, size);
-          fs.fsyncSync(fd);
-        }
+        left = rollBack(fd, path, created, size, buf);
       } catch {
         // The original error is the one to report; the next append quarantines any torn tail.
       }
-      throw asStorageError(error, path);
+      const storage = asStorageError(error, path);
+      if (left !== undefined && storage instanceof Error) storage.message += ` (${left})`;
+      throw storage;
     }
     if (created) fsyncDir(root);
     return { bytes: size + buf.length, ...(quarantined ? { quarantined } : {}) };
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/**
+ * Takes back the bytes a failed append wrote past `size`, and only those: if the file is not `size` bytes
+ * followed by a prefix of `buf` (another writer got in, which the lock should have prevented), nothing is cut
+ * and the reason is returned, so that no other writer's acknowledged line is ever truncated.
+ */
+export function rollBack(fd: number, path: string, created: boolean, size: number, buf: Buffer): string | undefined {
+  const now = fs.fstatSync(fd).size;
+  const extra = now - size;
+  const mine = extra >= 0 && extra <= buf.length && (extra === 0 || readAt(fd, size, extra).equals(buf.subarray(0, extra)));
+  if (!mine) return `left the file as it is: its ${now} bytes are not the ${size} bytes before this write followed by this write's own`;
+  if (created && size === 0) fs.rmSync(path, { force: true });
+  else if (extra > 0) {
+    fs.ftruncateSync(fd, size);
+    fs.fsyncSync(fd);
+  }
+  return undefined;
+}
+
+function readAt(fd: number, offset: number, length: number): Buffer {
+  const out = Buffer.alloc(length);
+  fs.readSync(fd, out, 0, length, offset);
+  return out;
 }
