@@ -12,6 +12,7 @@ import type { ActorName, AgentName, ScopedSessionId } from '../shared/ids';
 import { unscopeSessionId } from '../shared/ids';
 import { deriveCompatKey, deriveKeyFromSecret, KEY_BYTES } from './handoff/crypto';
 import { HANDOFF_KEY, HANDOFF_KEY_FILE, loadAgentKey } from './handoff/keys';
+import { HANDOFF_STORE, keyRows, type KeyRow, type Ledger } from './handoff/ledger';
 import { DEFAULT_THRESHOLDS, type FreshnessThresholds } from './session/freshness';
 import { SESSION_STORE, type Sessions } from './session/state';
 import { viewSession } from './session/view';
@@ -76,6 +77,8 @@ export interface DoctorReport {
     /** Sources that exist but are not used because one before them wins. */
     shadowed: KeySource[];
   };
+  /** The Ed25519 keyring (`handoff trust` / `untrust`): trusted and revoked keys with their fingerprints. */
+  readonly keyring: KeyRow[];
   readonly journals: {
     name: string;
     file: string;
@@ -140,6 +143,8 @@ export async function gatherDoctor(input: DoctorInput): Promise<DoctorReport> {
   }
 
   const journals = input.stores.map((spec, i) => judgeJournal(spec, surveys[i], now, input.thresholds ?? DEFAULT_THRESHOLDS, findings));
+  const handoffIndex = input.stores.indexOf(HANDOFF_STORE);
+  const ledger = handoffIndex >= 0 ? (surveys[handoffIndex]?.state as Ledger | undefined) : undefined;
   const sessionIndex = input.stores.indexOf(SESSION_STORE);
   const sessions = judgeSessions(sessionIndex >= 0 ? (surveys[sessionIndex]?.state as Sessions | undefined) : undefined, input, findings);
 
@@ -170,6 +175,7 @@ export async function gatherDoctor(input: DoctorInput): Promise<DoctorReport> {
       agent_key: usable && input.agent !== undefined ? await agentKeyOf(dir, input.agent, findings) : null,
     },
     handoff_key: key,
+    keyring: ledger === undefined ? [] : keyRows(ledger),
     journals,
     quarantine: { count: quarantineItems.length, items: quarantineItems },
     sessions,

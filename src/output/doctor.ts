@@ -26,6 +26,8 @@ export function renderDoctor(r: DoctorReport, style: Style): string {
   if (k.source === 'none') row('handoff key', `none yet: ${keyFile}`);
   else row('handoff key', `${k.source === 'file' ? keyFile : k.source}, fingerprint ${k.fingerprint ?? style.bad('unusable')}${k.shadowed.length ? style.dim(` (overrides ${k.shadowed.join(', ')})`) : ''}`);
 
+  for (const k of r.keyring) row(k.status === 'trusted' ? 'trusted key' : 'revoked key', `${k.agent}: Ed25519 ${k.fingerprint}${k.status === 'revoked' ? style.dim(` (revoked ${k.revoked_at})`) : ''}`);
+
   const lock = r.lock;
   row('lock', lock.name === null ? style.dim('no data directory yet') : lock.held ? style.warn(`held now by ${lock.holder ? `pid ${lock.holder.pid} (${lock.holder.command})` : 'another process'}`) : `free ${style.dim('(kernel-held: a dead holder frees it at once, so it is never stale)')}`);
 

@@ -1,5 +1,6 @@
 // Human renderings of handoff results, and the inspect JSON (which splices the payload's raw members in).
-import type { AcceptResult, HandoffRow, InspectResult, KeygenResult, MintResult, TrustResult } from '../domain/handoff/store';
+import type { AcceptResult, HandoffRow, InspectResult, KeygenResult, MintResult, TrustResult, UntrustResult } from '../domain/handoff/store';
+import type { KeyRow } from '../domain/handoff/ledger';
 import type { Style } from './style';
 
 const route = (from: string, to: string | null) => `${from} → ${to ?? 'any agent'}`;
@@ -13,9 +14,9 @@ export const renderMinted =
 export const renderAccepted = ({ accepted, source_agent, handoff_id }: AcceptResult): string =>
   `accepted session ${accepted.session_id} from ${source_agent} as ${accepted.agent} (${accepted.facts} facts)${handoff_id ? `, package ${handoff_id}` : ''}`;
 
-export const renderKeygen = ({ key }: KeygenResult): string =>
+export const renderKeygen = ({ key, trusted }: KeygenResult): string =>
   [
-    `${key.created ? 'created' : 'existing'} Ed25519 key of agent ${key.agent} (key id ${key.key_id}), trusted in this data directory`,
+    `${key.created ? 'created' : 'existing'} Ed25519 key of agent ${key.agent} (key id ${key.key_id}), ${trusted ? 'trusted in this data directory' : 'revoked in this data directory (`crux handoff trust` takes it back)'}`,
     `public key: ${key.public_key}`,
     `on the receiving side: crux handoff trust '${key.public_key}' --agent ${key.agent}`,
   ].join('\n');
@@ -23,8 +24,24 @@ export const renderKeygen = ({ key }: KeygenResult): string =>
 export const renderTrusted = (r: TrustResult): string =>
   `${r.added ? 'now trusting' : 'already trusted:'} key ${r.key_id} of agent ${r.agent}`;
 
-export function renderList(rows: HandoffRow[], style: Style): string {
-  if (rows.length === 0) return 'no handoffs';
+export const renderUntrusted = (r: UntrustResult): string =>
+  [
+    r.revoked.length === 0 ? `already revoked: no key of agent ${r.agent} changed` : `revoked ${r.revoked.map((k) => k.key_id).join(', ')} of agent ${r.agent}: packages signed with ${r.revoked.length === 1 ? 'it' : 'them'} are refused`,
+    r.trusted.length === 0 ? `agent ${r.agent} has no trusted Ed25519 key left here` : `still trusted: ${r.trusted.map((k) => k.key_id).join(', ')}`,
+  ].join('\n');
+
+export function renderList({ handoffs, keys }: { handoffs: HandoffRow[]; keys: KeyRow[] }, style: Style): string {
+  const parts = [handoffs.length === 0 ? 'no handoffs' : renderHandoffs(handoffs, style)];
+  if (keys.length > 0) {
+    parts.push(style.table(
+      ['agent', 'Ed25519 key fingerprint', 'status', 'public key'],
+      keys.map((k) => [k.agent, k.fingerprint, k.status === 'revoked' ? style.bad(`revoked ${k.revoked_at}`) : style.good('trusted'), k.public_key]),
+    ));
+  }
+  return parts.join('\n\n');
+}
+
+function renderHandoffs(rows: HandoffRow[], style: Style): string {
   const paint = (status: string) => (status === 'accepted' ? style.good(status) : status === 'expired' ? style.warn(status) : status);
   return style.table(
     ['id', 'session', 'from → to', 'status', 'created', 'expires', 'accepted by'],

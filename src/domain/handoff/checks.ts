@@ -44,6 +44,8 @@ export interface CheckContext {
   readonly macKey: { readonly key: Uint8Array; readonly source: string } | undefined;
   /** The trusted Ed25519 keys of an agent (the keyring). */
   readonly trustedKeys: (agent: string) => readonly TrustedKey[];
+  /** The Ed25519 keys of an agent revoked here (`crux handoff untrust`): what they sign is refused. */
+  readonly revokedKeys: (agent: string) => readonly TrustedKey[];
   /** The receiving agent (--as); undefined for an inspect without one. */
   readonly receiver: string | undefined;
   readonly now: Instant;
@@ -172,6 +174,11 @@ function checkSignature(received: ReceivedEnvelope, pkg: DecodedPackage | undefi
   if (alg !== ED25519_ALG) return skipped('unsupported algorithm');
   if (pkg === undefined) return failed('the payload does not decode, so its signer cannot be identified');
   const keys = ctx.trustedKeys(pkg.source_agent);
+  // A revoked key fails the check even where no key is trusted (inspect does not merely skip it).
+  const revoked = ctx.revokedKeys(pkg.source_agent).find((k) => (pkg.key_id !== null ? k.key_id === pkg.key_id : verifyEd25519(k.public_key, payload, signature)));
+  if (revoked !== undefined) {
+    return failed(`agent ${JSON.stringify(pkg.source_agent)} signed with key ${revoked.key_id}, which was revoked here (\`crux handoff untrust\`)`);
+  }
   if (keys.length === 0) return noKey(`no trusted Ed25519 key for agent ${JSON.stringify(pkg.source_agent)} (see \`crux handoff trust\`)`);
   const candidates = pkg.key_id === null ? keys : keys.filter((k) => k.key_id === pkg.key_id);
   if (candidates.length === 0) {

@@ -9,6 +9,7 @@ export const HANDOFF_EVENTS = {
   minted: 'handoff.minted',
   accepted: 'handoff.accepted',
   keyTrusted: 'handoff.key_trusted',
+  keyRevoked: 'handoff.key_revoked',
 } as const;
 
 export const HANDOFF_VOCABULARY = declareVocabulary(Object.values(HANDOFF_EVENTS));
@@ -53,6 +54,18 @@ export interface KeyTrustedData {
   readonly key_id: string;
 }
 
+/** `crux handoff untrust`: the key no longer verifies anything here, until it is trusted again. */
+export interface KeyRevokedData {
+  readonly agent: string;
+  readonly key_id: string;
+  readonly public_key: string;
+}
+
+export interface RevokedKey extends TrustedKey {
+  readonly revoked_at: string;
+  readonly bytes: number;
+}
+
 export interface MintedEntry extends MintedData {
   readonly bytes: number;
 }
@@ -69,11 +82,18 @@ export interface Ledger {
   /** The consumed set, keyed by content_hash. */
   readonly accepted: Map<string, AcceptedEntry>;
   readonly trusted: Map<string, (TrustedKey & { bytes: number })[]>;
+  /** Keys `handoff untrust` revoked, per agent: a package they signed is refused (6). */
+  readonly revoked: Map<string, RevokedKey[]>;
 }
 
 const isString = (v: unknown): v is string => typeof v === 'string';
 const isEnvelope = (v: any): v is Envelope =>
   v !== null && typeof v === 'object' && ['payload_b64', 'content_hash', 'signature_b64', 'signature_alg'].every((k) => isString(v[k]));
+
+function setOrDelete<T>(map: Map<string, T[]>, key: string, list: T[]): void {
+  if (list.length === 0) map.delete(key);
+  else map.set(key, list);
+}
 
 function evolve(ledger: Ledger, record: JournalRecord, at: LinePosition): void {
   const d = record.data;
@@ -94,6 +114,17 @@ function evolve(ledger: Ledger, record: JournalRecord, at: LinePosition): void {
       const keys = ledger.trusted.get(d.agent) ?? [];
       if (!keys.some((k) => k.key_id === d.key_id)) keys.push({ public_key: d.public_key, key_id: d.key_id, bytes: at.length });
       ledger.trusted.set(d.agent, keys);
+      // Trusting a revoked key again is an operator's explicit decision: it is no longer revoked.
+      const revoked = ledger.revoked.get(d.agent)?.filter((k) => k.key_id !== d.key_id);
+      if (revoked !== undefined) setOrDelete(ledger.revoked, d.agent, revoked);
+      return;
+    }
+    case HANDOFF_EVENTS.keyRevoked: {
+      if (!isString(d.agent) || !isString(d.public_key) || !isString(d.key_id)) return;
+      setOrDelete(ledger.trusted, d.agent, (ledger.trusted.get(d.agent) ?? []).filter((k) => k.key_id !== d.key_id));
+      const revoked = ledger.revoked.get(d.agent) ?? [];
+      if (!revoked.some((k) => k.key_id === d.key_id)) revoked.push({ public_key: d.public_key, key_id: d.key_id, revoked_at: record.ts, bytes: at.length });
+      ledger.revoked.set(d.agent, revoked);
       return;
     }
   }
@@ -102,7 +133,7 @@ function evolve(ledger: Ledger, record: JournalRecord, at: LinePosition): void {
 export const HANDOFF_STORE: StoreSpec<Ledger> = {
   file: 'handoffs.jsonl',
   vocabulary: HANDOFF_VOCABULARY,
-  initial: () => ({ minted: new Map(), mintedByHash: new Map(), accepted: new Map(), trusted: new Map() }),
+  initial: () => ({ minted: new Map(), mintedByHash: new Map(), accepted: new Map(), trusted: new Map(), revoked: new Map() }),
   evolve,
   // Nothing in the ledger dies: the consumed set must outlive every package it guards.
   live: (ledger): EventDraft[] => [
@@ -116,12 +147,33 @@ export const HANDOFF_STORE: StoreSpec<Ledger> = {
     ...[...ledger.trusted].flatMap(([agent, keys]) =>
       keys.map((k) => ({ ev: HANDOFF_EVENTS.keyTrusted, data: { agent, public_key: k.public_key, key_id: k.key_id } })),
     ),
+    ...[...ledger.revoked].flatMap(([agent, keys]) =>
+      keys.map((k) => ({ ev: HANDOFF_EVENTS.keyRevoked, data: { agent, public_key: k.public_key, key_id: k.key_id }, ts: k.revoked_at })),
+    ),
   ],
   liveBytes: (ledger) => {
     let total = 0;
     for (const m of ledger.minted.values()) total += m.bytes;
     for (const a of ledger.accepted.values()) total += a.bytes;
     for (const keys of ledger.trusted.values()) for (const k of keys) total += k.bytes;
+    for (const keys of ledger.revoked.values()) for (const k of keys) total += k.bytes;
     return total;
   },
 };
+
+export interface KeyRow {
+  readonly agent: string;
+  /** The key id: 16 hex digits of BLAKE3 over the raw public key, as `untrust` takes it. */
+  readonly fingerprint: string;
+  readonly public_key: string;
+  readonly status: 'trusted' | 'revoked';
+  readonly revoked_at: string | null;
+}
+
+/** The keyring: every trusted and revoked Ed25519 key, by agent. */
+export function keyRows(ledger: Ledger): KeyRow[] {
+  const rows: KeyRow[] = [];
+  for (const [agent, keys] of ledger.trusted) for (const k of keys) rows.push({ agent, fingerprint: k.key_id, public_key: k.public_key, status: 'trusted', revoked_at: null });
+  for (const [agent, keys] of ledger.revoked) for (const k of keys) rows.push({ agent, fingerprint: k.key_id, public_key: k.public_key, status: 'revoked', revoked_at: k.revoked_at });
+  return rows.sort((a, b) => (a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : a.status === b.status ? 0 : a.status === 'trusted' ? -1 : 1));
+}

@@ -9,12 +9,12 @@ import { formatTime, type Instant } from '../../shared/time';
 import { decideHandOff, decideReceive, requireSession } from '../session/decide';
 import { acceptStateDocument } from '../session/state-document';
 import { SESSION_STORE } from '../session/state';
-import { verifyPackage, CHECK_NAMES, type CheckName, type CheckStatus, type Verification } from './checks';
+import { verifyPackage, CHECK_NAMES, type CheckName, type CheckStatus, type TrustedKey, type Verification } from './checks';
 import { ED25519_ALG, MAC_ALG, parsePublicKey, type SignatureAlg } from './crypto';
 import { decodeEnvelope, type Envelope, type ReceivedEnvelope } from './envelope';
 import { FACT_EVENTS, FACT_STORE, factsVisibleTo, type FactStoredData } from './fact-store';
 import { ensureAgentKey, loadAgentKey, resolveMacKey, type AgentKey } from './keys';
-import { HANDOFF_EVENTS, HANDOFF_STORE, type AcceptedData, type KeyTrustedData, type Ledger, type MintedData } from './ledger';
+import { HANDOFF_EVENTS, HANDOFF_STORE, keyRows, type AcceptedData, type KeyRevokedData, type KeyRow, type KeyTrustedData, type Ledger, type MintedData } from './ledger';
 import { mintPackage, type Signer } from './mint';
 import type { TaskRecord } from './task-record';
 
@@ -126,6 +126,7 @@ async function verify(scope: HandoffScope, received: ReceivedEnvelope, ledger: L
   return verifyPackage(received, {
     macKey: macKey && { key: macKey.key, source: macKey.label },
     trustedKeys: (agent) => ledger.trusted.get(agent) ?? [],
+    revokedKeys: (agent) => ledger.revoked.get(agent) ?? [],
     receiver: opts.receiver,
     now: scope.now,
     maxAgeMs: opts.maxAgeMs,
@@ -274,13 +275,17 @@ export interface HandoffRow {
   readonly message: string | null;
 }
 
-/** Minted and accepted packages, oldest first; a package minted and accepted here is one row. */
-export async function listHandoffs(scope: HandoffScope): Promise<HandoffRow[]> {
+/** Minted and accepted packages, oldest first (a package minted and accepted here is one row); and the keyring. */
+export async function listHandoffs(scope: HandoffScope): Promise<{ handoffs: HandoffRow[]; keys: KeyRow[] }> {
   const ledger = await scope.dir.read(HANDOFF_STORE);
+  return { handoffs: handoffRows(ledger, scope.now), keys: keyRows(ledger) };
+}
+
+function handoffRows(ledger: Ledger, now: Instant): HandoffRow[] {
   const rows: HandoffRow[] = [];
   for (const m of ledger.minted.values()) {
     const a = ledger.accepted.get(m.content_hash);
-    const expired = Date.parse(m.expires_at) < scope.now;
+    const expired = Date.parse(m.expires_at) < now;
     rows.push({
       direction: 'minted',
       handoff_id: m.handoff_id,
@@ -351,6 +356,9 @@ export function keygen(scope: HandoffScope, agent: AgentName): Promise<KeygenRes
     const ledger = await tx.load(HANDOFF_STORE);
     const key = await ensureAgentKey(scope.dir.keys, agent);
     created ||= key.created;
+    const revoked = (ledger.revoked.get(agent) ?? []).some((k) => k.key_id === key.key_id);
+    // A key revoked here stays revoked: only an explicit `handoff trust` takes it back.
+    if (revoked) return { key: { ...key, created }, trusted: false };
     if (!(ledger.trusted.get(agent) ?? []).some((k) => k.key_id === key.key_id)) {
       const data: KeyTrustedData = { agent, public_key: key.public_key, key_id: key.key_id };
       tx.append(HANDOFF_STORE, [{ ev: HANDOFF_EVENTS.keyTrusted, data, actor: scope.actor }]);
@@ -378,5 +386,39 @@ export function trustKey(scope: HandoffScope, agent: AgentName, publicKeyText: s
       tx.append(HANDOFF_STORE, [{ ev: HANDOFF_EVENTS.keyTrusted, data, actor: scope.actor }]);
     }
     return { agent, public_key: publicKey, key_id: keyId, added: !known };
+  }, tsOf(scope));
+}
+
+export interface UntrustResult {
+  readonly agent: string;
+  /** The keys revoked by this call (empty when they were all revoked already: nothing written). */
+  readonly revoked: { key_id: string; public_key: string }[];
+  /** The agent's keys that stay trusted. */
+  readonly trusted: { key_id: string; public_key: string }[];
+}
+
+/**
+ * Revokes one trusted key of an agent (by fingerprint — its key id — or its public key), or all of them:
+ * a package signed by a revoked key is refused (6). Exit 3 when the agent has no such key here.
+ */
+export function untrustKey(scope: HandoffScope, agent: AgentName, key: string | undefined): Promise<UntrustResult> {
+  const wanted = key === undefined ? undefined : /^[0-9a-f]{16}$/i.test(key) ? key.toLowerCase() : parsePublicKey(key).keyId;
+  return scope.dir.write(async (tx) => {
+    const ledger = await tx.load(HANDOFF_STORE);
+    const trusted = ledger.trusted.get(agent) ?? [];
+    const revokedBefore = ledger.revoked.get(agent) ?? [];
+    const matches = (k: { key_id: string }) => wanted === undefined || k.key_id === wanted;
+    const revoke = trusted.filter(matches);
+    if (revoke.length === 0 && !revokedBefore.some(matches)) {
+      const what = wanted === undefined ? 'no trusted Ed25519 key' : `no Ed25519 key ${wanted}`;
+      throw notFound(`agent ${JSON.stringify(agent)} has ${what} here`, 'see the trusted keys with `crux handoff list`');
+    }
+    const drafts = revoke.map((k) => {
+      const data: KeyRevokedData = { agent, key_id: k.key_id, public_key: k.public_key };
+      return { ev: HANDOFF_EVENTS.keyRevoked, data, actor: scope.actor };
+    });
+    if (drafts.length > 0) tx.append(HANDOFF_STORE, drafts);
+    const brief = (k: TrustedKey) => ({ key_id: k.key_id, public_key: k.public_key });
+    return { agent, revoked: revoke.map(brief), trusted: trusted.filter((k) => !matches(k)).map(brief) };
   }, tsOf(scope));
 }

@@ -13,6 +13,7 @@ const KEY = new Uint8Array(32).fill(7);
 const ctx = (over: Partial<CheckContext> = {}): CheckContext => ({
   macKey: { key: KEY, source: 'test key' },
   trustedKeys: () => [],
+  revokedKeys: () => [],
   receiver: 'bob',
   now: T0 + HOUR,
   maxAgeMs: 24 * HOUR,
@@ -189,6 +190,21 @@ describe('Ed25519 packages', () => {
     // the right key id but other key bytes: the signature itself must fail
     const impostor = () => [{ public_key: other.publicKey, key_id: alice.keyId }];
     expect(verifyPackage(received(minted.envelope), ctx({ trustedKeys: impostor })).checks.signature.status).toBe('failed');
+  });
+
+  it('a key revoked here fails with 6, in accept and in inspect, whatever else is trusted', () => {
+    const aliceKey = [{ public_key: alice.publicKey, key_id: alice.keyId }];
+    const other = generateAgentKeyPair();
+    for (const strict of [true, false]) {
+      for (const trustedKeys of [() => [], () => [{ public_key: other.publicKey, key_id: other.keyId }]]) {
+        const v = verifyPackage(received(minted.envelope), ctx({ macKey: undefined, trustedKeys, revokedKeys: (a) => (a === 'alice' ? aliceKey : []), strict }));
+        expect(v.checks.signature).toEqual({ status: 'failed', detail: expect.stringContaining(`key ${alice.keyId}, which was revoked here`) });
+        expect(v.failure?.exitCode).toBe(6);
+      }
+    }
+    // Another agent's revocation of the same key bytes does not touch alice's packages.
+    const v = verifyPackage(received(minted.envelope), ctx({ trustedKeys: () => aliceKey, revokedKeys: (a) => (a === 'mallory' ? aliceKey : []) }));
+    expect(v.failure).toBeUndefined();
   });
 });
 

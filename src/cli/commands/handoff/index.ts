@@ -6,7 +6,7 @@ import { makeAcceptCommand } from './accept';
 import { makeInspectCommand } from './inspect';
 import { makeListCommand } from './list';
 import { makeExportCommand } from './export';
-import { makeKeygenCommand, makeTrustCommand } from './keys';
+import { makeKeygenCommand, makeTrustCommand, makeUntrustCommand } from './keys';
 
 const COMMANDS = {
   mint: makeMintCommand,
@@ -16,6 +16,7 @@ const COMMANDS = {
   export: makeExportCommand,
   keygen: makeKeygenCommand,
   trust: makeTrustCommand,
+  untrust: makeUntrustCommand,
 };
 
 export function makeHandoffCommand(wanted?: string): Command {

@@ -1,9 +1,9 @@
-// `crux handoff keygen | trust`: an agent's own Ed25519 key, and the public keys trusted here.
+// `crux handoff keygen | trust | untrust`: an agent's own Ed25519 key, and the public keys trusted (or revoked) here.
 import { Command } from 'commander';
 import { buildContext } from '../../context';
 import { emit } from '../../../output/emit';
-import { renderKeygen, renderTrusted } from '../../../output/handoff';
-import { keygen, trustKey } from '../../../domain/handoff/store';
+import { renderKeygen, renderTrusted, renderUntrusted } from '../../../output/handoff';
+import { keygen, trustKey, untrustKey } from '../../../domain/handoff/store';
 import { agentOf, scopeOf } from './scope';
 
 export function makeKeygenCommand(): Command {
@@ -14,7 +14,7 @@ export function makeKeygenCommand(): Command {
       const ctx = buildContext(command);
       const result = await keygen(scopeOf(ctx), agentOf(undefined, ctx, '--agent'));
       const { agent, public_key, key_id, created } = result.key;
-      await emit(ctx, { agent, public_key, key_id, created }, () => renderKeygen(result));
+      await emit(ctx, { agent, public_key, key_id, created, trusted: result.trusted }, () => renderKeygen(result));
     });
 }
 
@@ -27,5 +27,17 @@ export function makeTrustCommand(): Command {
       const ctx = buildContext(command);
       const result = await trustKey(scopeOf(ctx), agentOf(undefined, ctx, '--agent'), publicKey);
       await emit(ctx, { trusted: result }, () => renderTrusted(result));
+    });
+}
+
+export function makeUntrustCommand(): Command {
+  return new Command('untrust')
+    .arguments('[fingerprint]')
+    .description("revoke a trusted Ed25519 key of the agent (by fingerprint or public key), or all of its keys; what they sign is refused (6)")
+    .addHelpText('after', '\nExamples:\n  crux handoff untrust 9f2c4e1a0b3d5c7e --agent planner\n  crux handoff untrust --agent planner     # every key of planner')
+    .action(async (fingerprint: string | undefined, _opts, command: Command) => {
+      const ctx = buildContext(command);
+      const result = await untrustKey(scopeOf(ctx), agentOf(undefined, ctx, '--agent'), fingerprint);
+      await emit(ctx, { untrusted: result }, () => renderUntrusted(result));
     });
 }

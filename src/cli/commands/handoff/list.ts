@@ -1,4 +1,4 @@
-// `crux handoff list`: minted and accepted handoffs with their status.
+// `crux handoff list`: minted and accepted handoffs with their status, and the keyring.
 import { Command } from 'commander';
 import { buildContext } from '../../context';
 import { emit } from '../../../output/emit';
@@ -9,11 +9,10 @@ import { scopeOf } from './scope';
 export function makeListCommand(): Command {
   return new Command('list')
     .alias('ls')
-    .description('minted and accepted handoffs with their status (outstanding, accepted, expired)')
+    .description('minted and accepted handoffs with their status (outstanding, accepted, expired); the trusted and revoked Ed25519 keys')
     .addHelpText('after', '\nExample:\n  crux --json handoff list')
     .action(async (_opts, command: Command) => {
       const ctx = buildContext(command);
-      const rows = await listHandoffs(scopeOf(ctx));
-      await emit(ctx, { handoffs: rows }, ({ handoffs }, style) => renderList(handoffs, style));
+      await emit(ctx, await listHandoffs(scopeOf(ctx)), (list, style) => renderList(list, style));
     });
 }
