@@ -43,6 +43,28 @@ await build({
 });
 renameSync(stagedPg, 'dist/pg.cjs');
 
+// The MCP SDK and zod load only for `crux mcp`: src/cli/mcp/sdk.ts re-exports what the server uses, bundled apart
+// as dist/mcp.cjs, which the server's `require('./sdk')` reaches at run time.
+const separateMcpSdk = {
+  name: 'separate-mcp-sdk',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/sdk$/ }, (args) => (args.importer.endsWith('src/cli/mcp/server.ts') ? { path: './mcp.cjs', external: true } : undefined));
+  },
+};
+const stagedMcp = `dist/mcp.cjs.${process.pid}.tmp`;
+await build({
+  entryPoints: ['src/cli/mcp/sdk.ts'],
+  outfile: stagedMcp,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  minify: process.env.CRUX_BUILD_READABLE !== '1',
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+renameSync(stagedMcp, 'dist/mcp.cjs');
+
 // Written aside and renamed into place: a crux started during a rebuild (another shell, a running test suite)
 // must never load a half-written or empty bundle, which would run nothing and exit 0.
 const staged = `dist/crux.cjs.${process.pid}.tmp`;
@@ -56,7 +78,7 @@ await build({
   minify: process.env.CRUX_BUILD_READABLE !== '1',
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [lazyChildProcess, separatePostgres],
+  plugins: [lazyChildProcess, separatePostgres, separateMcpSdk],
 });
 
 // The old code cache goes first: V8 must never pair it with the new bundle.

@@ -52,7 +52,11 @@ export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv)
 }
 
 export function buildContext(command: Command, env: NodeJS.ProcessEnv = process.env): Context {
-  const opts = command.optsWithGlobals<GlobalOptions>();
+  return contextOf(command.optsWithGlobals<GlobalOptions>(), env);
+}
+
+/** A context from parsed global options: `crux mcp` makes one per tool call, so each reads the clock anew. */
+export function contextOf(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Context {
   const { path, source } = resolveDataDir(opts.dataDir, env);
   const agentRaw = opts.agent ?? (env.CRUX_AGENT || undefined);
   const actorRaw = opts.actor ?? (env.CRUX_ACTOR || undefined);

@@ -1,6 +1,6 @@
 // The entry point: build the program, parse, and turn every outcome into one exit code (SPEC §2).
 import { CommanderError } from 'commander';
-import { CruxError, EXIT_CODES, hintOf } from '../shared/errors';
+import { CruxError, errorDocument, EXIT_CODES, hintOf, internalError } from '../shared/errors';
 import { writeStderr } from '../output/stdout';
 import { buildProgram } from './program';
 
@@ -10,12 +10,8 @@ const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 const printable = (text: string) => text.replace(UNPRINTABLE, (c) => (c === '\n' ? '\\n' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
 
 function reportError(error: CruxError, json: boolean): void {
-  const hint = hintOf(error);
-  if (json) {
-    writeStderr(`${JSON.stringify({ error: { code: error.exitCode, kind: error.kind, message: error.message, hint } })}\n`);
-  } else {
-    writeStderr(`crux: ${printable(error.message)} (${printable(hint)})\n`);
-  }
+  if (json) writeStderr(`${JSON.stringify(errorDocument(error))}\n`);
+  else writeStderr(`crux: ${printable(error.message)} (${printable(hintOf(error))})\n`);
 }
 
 function fromCommander(error: CommanderError): CruxError | undefined {
@@ -37,10 +33,7 @@ export async function main(argv: string[]): Promise<number> {
     else if (caught instanceof CommanderError) {
       error = fromCommander(caught);
       if (error === undefined) return 0;
-    } else {
-      const detail = caught instanceof Error ? (process.env.CRUX_DEBUG ? caught.stack : caught.message) : String(caught);
-      error = new CruxError('internal', `internal error: ${detail}`, 'this is a bug: please report it with the command you ran; CRUX_DEBUG=1 shows the stack');
-    }
+    } else error = internalError(caught, Boolean(process.env.CRUX_DEBUG));
     reportError(error, json);
     return EXIT_CODES[error.kind];
   }

@@ -17,6 +17,7 @@ const GROUPS: Record<string, () => Promise<GroupFactory>> = {
   journal: async () => (await import('./commands/journal')).makeJournalCommand,
   doctor: async () => (await import('./commands/doctor')).makeDoctorCommand,
   completion: async () => (await import('./commands/completion')).makeCompletionCommand,
+  mcp: async () => (await import('./commands/mcp')).makeMcpCommand,
 };
 
 // Help and usage text by write(2) too: a closed pipe (`crux --help | head -1`) ends it quietly, not with EPIPE.

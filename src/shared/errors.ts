@@ -62,3 +62,14 @@ export const conflict = (message: string, hint?: string) => new CruxError('confl
 export const invalid = (message: string, hint?: string) => new CruxError('invalid_input', message, hint);
 export const verificationFailed = (message: string, hint?: string) =>
   new CruxError('verification_failed', message, hint);
+
+/** The machine-readable form of an error: `--json`'s stderr document and an MCP tool's refusal (SPEC §2, §10.1). */
+export const errorDocument = (error: CruxError) => ({
+  error: { code: error.exitCode, kind: error.kind, message: error.message, hint: hintOf(error) },
+});
+
+/** Anything thrown that is not a CruxError is a bug (exit 1); CRUX_DEBUG=1 puts its stack in the message. */
+export function internalError(caught: unknown, debug: boolean): CruxError {
+  const detail = caught instanceof Error ? (debug ? caught.stack : caught.message) : String(caught);
+  return new CruxError('internal', `internal error: ${detail}`, 'this is a bug: please report it with the command you ran; CRUX_DEBUG=1 shows the stack');
+}

@@ -29,9 +29,9 @@ export function manText(source: string): string {
 const mentions = (text: string, phrase: string) =>
   new RegExp(`(?<![\\w-])${phrase.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+')}(?![\\w-])`).test(text);
 
-/** The page that documents a command: a group and its commands have their own; the rest are in crux(1). */
+/** The page that documents a command: a group and its commands, or a command with a page of its own (mcp); the rest are in crux(1). */
 const pageOf = (entry: HelpEntry, groups: Set<string>) =>
-  entry.path.length > 0 && groups.has(entry.path[0]!) ? `crux-${entry.path[0]}.1` : 'crux.1';
+  entry.path.length > 0 && (groups.has(entry.path[0]!) || fs.existsSync(join(MAN, `crux-${entry.path[0]}.1`))) ? `crux-${entry.path[0]}.1` : 'crux.1';
 
 let tree: HelpEntry[];
 let groups: Set<string>;

@@ -4,10 +4,8 @@ import { buildContext, readStdin } from '../../context';
 import { emit } from '../../../output/emit';
 import { renderRecorded } from '../../../output/case';
 import { usage } from '../../../shared/errors';
-import { newId, type CaseId } from '../../../shared/ids';
 import { parseCaseDraft, parseRecordJson, type CaseDraft } from '../../../domain/case/case';
-import { recordCase } from '../../../domain/case/store';
-import { scopeOf } from './scope';
+import { recordCase } from '../../operations/case';
 
 const MAX_STDIN_BYTES = 1024 * 1024;
 const FIELD_FLAGS = ['task', 'action', 'outcome', 'context', 'failure', 'reward', 'receipt'] as const;
@@ -43,7 +41,6 @@ export function makeRecordCommand(): Command {
     .addHelpText('after', '\nExample:\n  crux case record --task "rotate the TLS cert" --action "certbot renew" --outcome "renewed" --tag tls')
     .action(async (opts, command: Command) => {
       const ctx = buildContext(command);
-      const created = await recordCase(scopeOf(ctx), readDraft(opts), newId<CaseId>('c'));
-      await emit(ctx, { case: created }, renderRecorded);
+      await emit(ctx, await recordCase(ctx, readDraft(opts)), renderRecorded);
     });
 }

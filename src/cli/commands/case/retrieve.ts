@@ -4,8 +4,7 @@ import { buildContext } from '../../context';
 import { emit } from '../../../output/emit';
 import { renderRetrieved } from '../../../output/case';
 import { DEFAULT_TOP_K, parseMinSimilarity, parseTopK } from '../../../domain/case/rank';
-import { retrieveCases } from '../../../domain/case/store';
-import { scopeOf } from './scope';
+import { retrieve } from '../../operations/case';
 
 export function makeRetrieveCommand(): Command {
   return new Command('retrieve')
@@ -24,7 +23,6 @@ export function makeRetrieveCommand(): Command {
         onlySuccess: opts.onlySuccess === true,
         minSimilarity: opts.minSimilarity === undefined ? 0 : parseMinSimilarity(opts.minSimilarity),
       };
-      const results = await retrieveCases(scopeOf(ctx), query, opts.markReused === true);
-      await emit(ctx, { results }, renderRetrieved);
+      await emit(ctx, await retrieve(ctx, query, opts.markReused === true), renderRetrieved);
     });
 }

@@ -1,13 +1,12 @@
 // `crux handoff accept [file]`: verify a package, then store its session under the receiver, and its facts.
 import { Command } from 'commander';
 import { buildContext } from '../../context';
-import { envCount } from '../../parse';
 import { emit } from '../../../output/emit';
 import { renderAccepted } from '../../../output/handoff';
-import { DEFAULT_MAX_STATE_BYTES } from '../../../domain/session/state-document';
-import { acceptHandoff, DEFAULT_MAX_AGE_MS } from '../../../domain/handoff/store';
+import { DEFAULT_MAX_AGE_MS } from '../../../domain/handoff/store';
+import { accept } from '../../operations/handoff';
 import { readPackage } from './envelope-io';
-import { agentOf, durationOr, scopeOf } from './scope';
+import { agentOf, durationOr } from './scope';
 
 export function makeAcceptCommand(): Command {
   return new Command('accept')
@@ -20,8 +19,7 @@ export function makeAcceptCommand(): Command {
       const ctx = buildContext(command);
       const receiver = agentOf(opts.as, ctx, '--as');
       const maxAgeMs = durationOr(opts.maxAge, DEFAULT_MAX_AGE_MS, '--max-age');
-      const maxStateBytes = envCount(ctx.env, 'CRUX_MAX_STATE_BYTES', DEFAULT_MAX_STATE_BYTES)!;
-      const result = await acceptHandoff(scopeOf(ctx), readPackage(file), { receiver, maxAgeMs, maxStateBytes });
-      await emit(ctx, { accepted: result.accepted }, () => renderAccepted(result));
+      const { document, result } = await accept(ctx, readPackage(file), { receiver, maxAgeMs });
+      await emit(ctx, document, () => renderAccepted(result));
     });
 }

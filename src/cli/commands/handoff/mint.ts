@@ -7,9 +7,10 @@ import { invalid, usage } from '../../../shared/errors';
 import { newId, parseAgentName, parseLogicalSessionId, type HandoffId } from '../../../shared/ids';
 import { ED25519_ALG, MAC_ALG, type SignatureAlg } from '../../../domain/handoff/crypto';
 import { mergeTaskRecord, parseTaskRecord, type TaskRecord } from '../../../domain/handoff/task-record';
-import { DEFAULT_TTL_MS, mintHandoff } from '../../../domain/handoff/store';
+import { DEFAULT_TTL_MS } from '../../../domain/handoff/store';
+import { mint } from '../../operations/handoff';
 import { checkOutPath, writeEnvelope } from './envelope-io';
-import { agentOf, durationOr, scopeOf } from './scope';
+import { agentOf, durationOr } from './scope';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -54,7 +55,7 @@ export function makeMintCommand(): Command {
       const ctx = buildContext(command);
       if (opts.alg !== MAC_ALG && opts.alg !== ED25519_ALG) throw usage(`--alg must be ${MAC_ALG} or ${ED25519_ALG}, not ${JSON.stringify(opts.alg)}`);
       const out = checkOutPath(opts.out);
-      const result = await mintHandoff(scopeOf(ctx), {
+      const result = await mint(ctx, {
         sessionId: parseLogicalSessionId(rawId),
         from: agentOf(opts.from, ctx, '--from'),
         to: opts.to === undefined ? null : parseAgentName(opts.to),
@@ -66,7 +67,6 @@ export function makeMintCommand(): Command {
         handoffId: newId<HandoffId>('h'),
       });
       writeEnvelope(ctx, result.envelope, out);
-      if (result.daemonIncompatible !== undefined) ctx.warn(result.daemonIncompatible);
       if (out !== undefined && !ctx.json) await emit(ctx, result, renderMinted(opts.out));
     });
 }

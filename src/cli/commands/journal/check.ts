@@ -4,8 +4,7 @@ import { buildContext } from '../../context';
 import { emit } from '../../../output/emit';
 import { renderCheck } from '../../../output/journal';
 import { startProgress } from '../../../output/progress';
-import { ALL_STORES } from '../../../domain/stores';
-import { CruxError } from '../../../shared/errors';
+import { checkJournals, journalDamaged } from '../../operations/journal';
 
 export function makeCheckCommand(): Command {
   return new Command('check')
@@ -15,10 +14,8 @@ export function makeCheckCommand(): Command {
     .action(async (opts, command: Command) => {
       const ctx = buildContext(command);
       const progress = startProgress(opts.repair ? 'repairing' : 'checking', { enabled: !ctx.quiet });
-      const journals = await ctx.dataDir.check(ALL_STORES, { repair: opts.repair === true, ts: ctx.nowIso, progress: progress.sink }).finally(progress.done);
-      const damaged = journals.some((j) => j.problems.length > 0 && j.repaired === undefined);
-      const result = { healthy: !damaged, data_dir: ctx.dataDir.location, journals };
-      await emit({ ...ctx, quiet: ctx.quiet && !damaged }, result, renderCheck);
-      if (damaged) throw new CruxError('journal_damaged', 'a journal is damaged', 'see the problems above; `crux journal check --repair` quarantines them');
+      const result = await checkJournals(ctx, { repair: opts.repair === true, progress: progress.sink }).finally(progress.done);
+      await emit({ ...ctx, quiet: ctx.quiet && result.healthy }, result, renderCheck);
+      if (!result.healthy) throw journalDamaged();
     });
 }

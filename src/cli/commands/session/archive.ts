@@ -4,8 +4,7 @@ import { buildContext } from '../../context';
 import { emit } from '../../../output/emit';
 import { renderSession } from '../../../output/session';
 import { parseLogicalSessionId } from '../../../shared/ids';
-import { archiveSession, unarchiveSession } from '../../../domain/session/store';
-import { scopeOf } from './scope';
+import { archiveSession, unarchiveSession } from '../../operations/session';
 
 export function makeArchiveCommand(): Command {
   return new Command('archive')
@@ -15,8 +14,7 @@ export function makeArchiveCommand(): Command {
     .addHelpText('after', '\nExample:\n  crux session archive build-42 --reason "superseded by build-43"')
     .action(async (rawId: string, opts, command: Command) => {
       const ctx = buildContext(command);
-      const view = await archiveSession(scopeOf(ctx), parseLogicalSessionId(rawId), opts.reason);
-      await emit(ctx, { session: view }, renderSession('archived'));
+      await emit(ctx, await archiveSession(ctx, parseLogicalSessionId(rawId), opts.reason), renderSession('archived'));
     });
 }
 
@@ -27,7 +25,6 @@ export function makeUnarchiveCommand(): Command {
     .addHelpText('after', '\nExample:\n  crux session unarchive build-42')
     .action(async (rawId: string, _opts, command: Command) => {
       const ctx = buildContext(command);
-      const view = await unarchiveSession(scopeOf(ctx), parseLogicalSessionId(rawId));
-      await emit(ctx, { session: view }, renderSession('unarchived'));
+      await emit(ctx, await unarchiveSession(ctx, parseLogicalSessionId(rawId)), renderSession('unarchived'));
     });
 }

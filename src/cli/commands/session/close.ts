@@ -4,11 +4,7 @@ import { buildContext } from '../../context';
 import { emit, sentence } from '../../../output/emit';
 import { renderClose } from '../../../output/session';
 import { parseLogicalSessionId } from '../../../shared/ids';
-import { invalid } from '../../../shared/errors';
-import { closeSession } from '../../../domain/session/store';
-import { scopeOf } from './scope';
-
-const CLOSE_OUTCOMES = ['completed', 'failed', 'abandoned'] as const;
+import { closeSession, CLOSE_OUTCOMES, parseCloseOutcome } from '../../operations/session';
 
 export function makeCloseCommand(): Command {
   return new Command('close')
@@ -20,10 +16,7 @@ export function makeCloseCommand(): Command {
     .action(async (rawId: string, opts, command: Command) => {
       const ctx = buildContext(command);
       const id = parseLogicalSessionId(rawId);
-      if (!(CLOSE_OUTCOMES as readonly string[]).includes(opts.outcome)) {
-        throw invalid(`--outcome must be one of ${CLOSE_OUTCOMES.join(', ')}: ${JSON.stringify(opts.outcome)}`, 'expired is the reaper\'s');
-      }
-      const result = await closeSession(scopeOf(ctx), id, { outcome: opts.outcome, summary: opts.summary });
+      const result = await closeSession(ctx, id, { outcome: parseCloseOutcome(opts.outcome), summary: opts.summary });
       await emit(ctx, result, sentence(renderClose));
     });
 }

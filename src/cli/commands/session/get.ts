@@ -3,9 +3,7 @@ import { Command } from 'commander';
 import { buildContext } from '../../context';
 import { writeStdout } from '../../../output/stdout';
 import { parseLogicalSessionId } from '../../../shared/ids';
-import { spliceState } from '../../../domain/session/lines';
-import { getSession } from '../../../domain/session/store';
-import { scopeOf } from './scope';
+import { getSession } from '../../operations/session';
 
 export function makeGetCommand(): Command {
   return new Command('get')
@@ -14,9 +12,8 @@ export function makeGetCommand(): Command {
     .addHelpText('after', '\nExample:\n  crux session get build-42 > state.json')
     .action(async (rawId: string, _opts, command: Command) => {
       const ctx = buildContext(command);
-      const { session: view, state } = await getSession(scopeOf(ctx), parseLogicalSessionId(rawId));
-      // Splice the stored bytes in as "state": JSON.stringify would re-encode numbers and key order.
-      if (ctx.json) writeStdout(`{"session":${spliceState(JSON.stringify(view), state)}}\n`);
+      const { state, documentText } = await getSession(ctx, parseLogicalSessionId(rawId));
+      if (ctx.json) writeStdout(`${documentText}\n`);
       else writeStdout(state); // what get exists to print: --quiet does not suppress it (SPEC §8)
     });
 }

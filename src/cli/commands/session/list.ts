@@ -3,8 +3,7 @@ import { Command } from 'commander';
 import { buildContext } from '../../context';
 import { emit } from '../../../output/emit';
 import { renderListing } from '../../../output/session';
-import { listStoredSessions } from '../../../domain/session/store';
-import { scopeOf } from './scope';
+import { listSessions } from '../../operations/session';
 
 export function makeListCommand(): Command {
   return new Command('list')
@@ -20,7 +19,6 @@ export function makeListCommand(): Command {
     .action(async (opts, command: Command) => {
       const ctx = buildContext(command);
       const filter = { all: opts.all === true, archived: opts.archived === true, stranded: opts.stranded === true, allAgents: opts.allAgents === true };
-      const listing = await listStoredSessions(scopeOf(ctx, opts), filter);
-      await emit(ctx, { ...listing, all_agents: filter.allAgents }, renderListing);
+      await emit(ctx, await listSessions(ctx, filter, opts), renderListing);
     });
 }

@@ -1,15 +1,15 @@
 // `crux session put <id> [json]`: create or replace a session state, from the argument, a file or stdin.
 import { Command } from 'commander';
 import { buildContext, readInputFile, readStdin, type Context } from '../../context';
-import { envCount, parseCount, parsePositiveDuration } from '../../parse';
+import { parseCount, parsePositiveDuration } from '../../parse';
 import { emit } from '../../../output/emit';
 import { renderSession } from '../../../output/session';
 import { parseLogicalSessionId } from '../../../shared/ids';
 import { parseTime } from '../../../shared/time';
 import { usage } from '../../../shared/errors';
 import { acceptStateDocument } from '../../../domain/session/state-document';
-import { putSession } from '../../../domain/session/store';
-import { maxStateBytes, scopeOf } from './scope';
+import { putSession, tokenBudget } from '../../operations/session';
+import { maxStateBytes } from './scope';
 
 function readState(ctx: Context, json: string | undefined, file: string | undefined): string {
   const max = maxStateBytes(ctx);
@@ -38,11 +38,10 @@ export function makePutCommand(): Command {
       const cmd = {
         tokens: opts.tokens === undefined ? undefined : parseCount(opts.tokens, '--tokens'),
         addTokens: opts.addTokens === undefined ? undefined : parseCount(opts.addTokens, '--add-tokens'),
-        maxTokens: opts.maxTokens === undefined ? envCount(ctx.env, 'CRUX_SESSION_TOKEN_BUDGET', undefined) : parseCount(opts.maxTokens, '--max-tokens'),
+        maxTokens: tokenBudget(ctx, opts.maxTokens === undefined ? undefined : parseCount(opts.maxTokens, '--max-tokens')),
         ttlMs: opts.ttl === undefined ? undefined : parsePositiveDuration(opts.ttl, '--ttl', 'write it as 90s, 15m, 2h or 7d; --expires-at takes an exact time'),
         expiresAt: opts.expiresAt === undefined ? undefined : parseTime(opts.expiresAt, '--expires-at'),
       };
-      const view = await putSession(scopeOf(ctx), id, { ...cmd, state: readState(ctx, json, opts.file) });
-      await emit(ctx, { session: view }, renderSession('stored'));
+      await emit(ctx, await putSession(ctx, id, { ...cmd, state: readState(ctx, json, opts.file) }), renderSession('stored'));
     });
 }

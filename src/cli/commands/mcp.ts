@@ -1,0 +1,25 @@
+// `crux mcp`: the MCP server over stdio (SPEC §10.1); the SDK is loaded only here (src/cli/mcp/server.ts).
+import { Command } from 'commander';
+import type { GlobalOptions } from '../context';
+
+export function makeMcpCommand(): Command {
+  return new Command('mcp')
+    .description("serve the agent's sessions, cases and handoffs as MCP tools over stdio (until the client closes stdin)")
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Tools: session_put, session_get, session_list, session_archive, session_unarchive, session_close,',
+        '       case_record, case_retrieve, create_handoff, accept_handoff, journal_check',
+        'The agent identity (--agent or CRUX_AGENT) scopes the sessions; create_handoff and accept_handoff need one.',
+        '',
+        'Examples:',
+        '  claude mcp add crux -- crux mcp --agent planner',
+        '  {"mcpServers": {"crux": {"command": "crux", "args": ["mcp", "--agent", "planner"]}}}',
+      ].join('\n'),
+    )
+    .action(async (_opts, command: Command) => {
+      const { serve } = await import('../mcp/server');
+      await serve(command.optsWithGlobals<GlobalOptions>(), command.parent!.version() ?? '');
+    });
+}

@@ -1,0 +1,14 @@
+// `journal check` as every adapter runs it (CLI, MCP): the `--json` document (SPEC §8) and whether it is damaged.
+import type { Context } from '../context';
+import { ALL_STORES } from '../../domain/stores';
+import { CruxError } from '../../shared/errors';
+
+type CheckOptions = Parameters<Context['dataDir']['check']>[1];
+
+export async function checkJournals(ctx: Context, opts: Omit<CheckOptions, 'ts'>) {
+  const journals = await ctx.dataDir.check(ALL_STORES, { ...opts, ts: ctx.nowIso });
+  const damaged = journals.some((j) => j.problems.length > 0 && j.repaired === undefined);
+  return { healthy: !damaged, data_dir: ctx.dataDir.location, journals };
+}
+
+export const journalDamaged = () => new CruxError('journal_damaged', 'a journal is damaged', 'see the problems above; `crux journal check --repair` quarantines them');

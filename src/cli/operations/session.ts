@@ -1,0 +1,54 @@
+// Session operations as every adapter runs them (CLI, MCP, hooks): a context and a parsed command in, the
+// `--json` document out (SPEC §8), so the CLI's --json and an MCP tool's structuredContent are one value.
+import type { Context } from '../context';
+import { envCount } from '../parse';
+import type { ThresholdFlags } from '../thresholds';
+import { maxStateBytes, scopeOf as sessionScope } from '../commands/session/scope';
+import { invalid } from '../../shared/errors';
+import type { LogicalSessionId } from '../../shared/ids';
+import { spliceState } from '../../domain/session/lines';
+import type { PutCommand } from '../../domain/session/decide';
+import type { ListFilter } from '../../domain/session/query';
+import * as store from '../../domain/session/store';
+
+export const CLOSE_OUTCOMES = ['completed', 'failed', 'abandoned'] as const;
+
+export { maxStateBytes };
+
+/** The token ceiling of a put: the option given, else CRUX_SESSION_TOKEN_BUDGET. */
+export const tokenBudget = (ctx: Context, given: number | undefined) => given ?? envCount(ctx.env, 'CRUX_SESSION_TOKEN_BUDGET', undefined);
+
+export async function putSession(ctx: Context, id: LogicalSessionId, cmd: Omit<PutCommand, 'key' | 'actor'>) {
+  return { session: await store.putSession(sessionScope(ctx), id, cmd) };
+}
+
+/** `session get`: the stored bytes, and the --json document as text, the state spliced in byte-for-byte. */
+export async function getSession(ctx: Context, id: LogicalSessionId): Promise<{ state: string; documentText: string }> {
+  const { session, state } = await store.getSession(sessionScope(ctx), id);
+  // JSON.stringify would re-encode the state's numbers and key order: the stored bytes go in as they are.
+  return { state, documentText: `{"session":${spliceState(JSON.stringify(session), state)}}` };
+}
+
+export async function listSessions(ctx: Context, filter: Omit<ListFilter, 'agent'>, flags?: ThresholdFlags & { limit?: number | undefined }) {
+  const listing = await store.listStoredSessions(sessionScope(ctx, flags), filter);
+  const sessions = flags?.limit === undefined ? listing.sessions : listing.sessions.slice(0, flags.limit);
+  return { ...listing, sessions, all_agents: filter.allAgents };
+}
+
+export async function archiveSession(ctx: Context, id: LogicalSessionId, reason: string | undefined) {
+  return { session: await store.archiveSession(sessionScope(ctx), id, reason) };
+}
+
+export async function unarchiveSession(ctx: Context, id: LogicalSessionId) {
+  return { session: await store.unarchiveSession(sessionScope(ctx), id) };
+}
+
+export function closeSession(ctx: Context, id: LogicalSessionId, cmd: { outcome: (typeof CLOSE_OUTCOMES)[number]; summary?: string | undefined }) {
+  return store.closeSession(sessionScope(ctx), id, cmd);
+}
+
+/** `--outcome` / `outcome`: how a caller may end a session (expired is the reaper's). */
+export function parseCloseOutcome(raw: string, what = '--outcome'): (typeof CLOSE_OUTCOMES)[number] {
+  if ((CLOSE_OUTCOMES as readonly string[]).includes(raw)) return raw as (typeof CLOSE_OUTCOMES)[number];
+  throw invalid(`${what} must be one of ${CLOSE_OUTCOMES.join(', ')}: ${JSON.stringify(raw)}`, "expired is the reaper's");
+}
