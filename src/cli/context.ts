@@ -8,6 +8,7 @@ import type { JournalStore } from '../journal/store-boundary';
 import { writeStderr } from '../output/stdout';
 import { DEFAULT_LOCK_TIMEOUT_MS } from '../journal/lock';
 import { invalid } from '../shared/errors';
+import { scrubText } from '../shared/scrub';
 import { parseActorName, parseAgentName, type ActorName, type AgentName } from '../shared/ids';
 import { formatTime, parseDuration, parseTime, type Instant } from '../shared/time';
 
@@ -65,7 +66,7 @@ export function contextOf(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.
   const lockTimeoutMs = env.CRUX_LOCK_TIMEOUT ? parseDuration(env.CRUX_LOCK_TIMEOUT, 'CRUX_LOCK_TIMEOUT') : DEFAULT_LOCK_TIMEOUT_MS;
   const json = opts.json === true;
   const warn = (message: string) => {
-    writeStderr(`crux: ${message}\n`);
+    writeStderr(`crux: ${scrubText(message)}\n`);
   };
   const noColor = opts.color === false || ('NO_COLOR' in env && env.NO_COLOR !== '') || json;
   return {

@@ -2,16 +2,23 @@
 import { CommanderError } from 'commander';
 import { CruxError, errorDocument, EXIT_CODES, hintOf, internalError } from '../shared/errors';
 import { writeStderr } from '../output/stdout';
+import { scrubText } from '../shared/scrub';
 import { buildProgram } from './program';
 
-// C0, DEL, C1 and the Unicode line separators: a message may quote its input (a JSON parser's excerpt of
-// random bytes), and the error must stay one line that a terminal prints and does not act on.
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
-const printable = (text: string) => text.replace(UNPRINTABLE, (c) => (c === '\n' ? '\\n' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+// C0, DEL, C1, the Unicode line separators and format characters (bidi overrides, zero-width ones): a message
+// may quote its input (a JSON parser's excerpt of random bytes, an unknown option), and the error must stay one
+// line that a terminal prints as written and does not act on.
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
+const escapeOf = (c: string) => {
+  const code = c.codePointAt(0)!;
+  return c === '\n' ? '\\n' : code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
+};
+const printable = (text: string) => text.replace(UNPRINTABLE, escapeOf);
 
 function reportError(error: CruxError, json: boolean): void {
+  // A message may quote a bad value (`--reward 'https://u:token@h'`): never echo its credentials (SPEC §8).
   if (json) writeStderr(`${JSON.stringify(errorDocument(error))}\n`);
-  else writeStderr(`crux: ${printable(error.message)} (${printable(hintOf(error))})\n`);
+  else writeStderr(`crux: ${printable(scrubText(error.message))} (${printable(scrubText(hintOf(error)))})\n`);
 }
 
 function fromCommander(error: CommanderError): CruxError | undefined {

@@ -1,4 +1,5 @@
 // The one error table: every failure crux reports has a kind, and each kind one exit code (SPEC §2).
+import { scrubText } from './scrub';
 
 export const EXIT_CODES = {
   internal: 1,
@@ -65,7 +66,7 @@ export const verificationFailed = (message: string, hint?: string) =>
 
 /** The machine-readable form of an error: `--json`'s stderr document and an MCP tool's refusal (SPEC §2, §10.1). */
 export const errorDocument = (error: CruxError) => ({
-  error: { code: error.exitCode, kind: error.kind, message: error.message, hint: hintOf(error) },
+  error: { code: error.exitCode, kind: error.kind, message: scrubText(error.message), hint: scrubText(hintOf(error)) },
 });
 
 /** Anything thrown that is not a CruxError is a bug (exit 1); CRUX_DEBUG=1 puts its stack in the message. */

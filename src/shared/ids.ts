@@ -18,13 +18,30 @@ const SCOPE_PREFIX = '__agent_session::';
 
 // C0, DEL and C1 control characters.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+// Characters that make two different ids look the same: format characters (Cf: bidi overrides such as U+202E,
+// zero-width U+200B, U+FEFF), the line and paragraph separators, and U+FFFD, which is what invalid UTF-8 on
+// argv decodes to ($'\xff\xfe' and $'\xfe\xff' would both become "\uFFFD\uFFFD" and overwrite each other).
+const INVISIBLE = /[\p{Cf}\p{Zl}\p{Zp}\uFFFD]/u;
+
+/** A name quoted for a message: JSON's escapes, and every invisible character as \uXXXX. */
+const quote = (raw: string) =>
+  JSON.stringify(raw).replace(new RegExp(INVISIBLE.source, 'gu'), (c) => {
+    const code = c.codePointAt(0)!;
+    return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
 
 function checkName(what: string, raw: string): string {
   if (typeof raw !== 'string' || raw.length === 0) throw invalid(`${what} must not be empty`);
   if ([...raw].length > MAX_NAME_CHARS) throw invalid(`${what} is longer than ${MAX_NAME_CHARS} characters`);
-  if (raw.includes('::')) throw invalid(`${what} must not contain "::": ${JSON.stringify(raw)}`);
-  if (CONTROL.test(raw)) throw invalid(`${what} must not contain control characters: ${JSON.stringify(raw)}`);
+  if (raw.includes('::')) throw invalid(`${what} must not contain "::": ${quote(raw)}`);
+  if (CONTROL.test(raw)) throw invalid(`${what} must not contain control characters: ${quote(raw)}`);
   if (!raw.isWellFormed()) throw invalid(`${what} is not well-formed Unicode`);
+  const invisible = INVISIBLE.exec(raw);
+  if (invisible !== null) {
+    const code = `U+${invisible[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+    const why = invisible[0] === '\uFFFD' ? 'the replacement character U+FFFD (invalid UTF-8?)' : `an invisible or format character (${code})`;
+    throw invalid(`${what} must not contain ${why}: ${quote(raw)}`, 'ids that look the same must be the same id: use visible characters only');
+  }
   return raw;
 }
 

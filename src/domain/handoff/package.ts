@@ -11,7 +11,8 @@
 //     `/` and non-ASCII are written raw as UTF-8 — exactly what JSON.stringify does for a well-formed string.
 // crux appends `handoff_id` and `expires_at` (and `key_id` for Ed25519) after `task_record`; serde ignores
 // unknown fields, so a daemon accepts crux's packages and crux accepts the daemon's.
-import { invalid } from '../../shared/errors';
+import { CruxError, invalid } from '../../shared/errors';
+import { parseAgentName } from '../../shared/ids';
 import { tryParseTime, type Instant } from '../../shared/time';
 import { arrayElements, JsonTextError, minifyJson, objectMembers } from '../../shared/json-text';
 import { encodeTaskRecord, type TaskRecord } from './task-record';
@@ -118,6 +119,18 @@ function stringField(members: Map<string, unknown>, key: string, required: boole
   return v;
 }
 
+/** An agent field: what `--agent` would accept (SPEC §6), or the package is malformed (exit 5). */
+function agentField(members: Map<string, unknown>, key: string, required: boolean): string | null {
+  const name = stringField(members, key, required);
+  if (name === null) return null;
+  try {
+    return parseAgentName(name);
+  } catch (error) {
+    if (error instanceof CruxError) throw bad(`has a ${key} that is not an agent name (${error.message})`);
+    throw error;
+  }
+}
+
 function timeField(members: Map<string, unknown>, key: string, required: boolean): { text: string | null; at: Instant | null } {
   const text = stringField(members, key, required);
   if (text === null) return { text, at: null };
@@ -177,8 +190,8 @@ export function decodePackage(payload: Uint8Array): DecodedPackage {
     facts,
     created_at: created.text!,
     created: created.at!,
-    source_agent: stringField(members, 'source_agent', true)!,
-    target_agent: stringField(members, 'target_agent', false),
+    source_agent: agentField(members, 'source_agent', true)!,
+    target_agent: agentField(members, 'target_agent', false),
     message: stringField(members, 'message', false),
     work_ids: workIds as string[],
     task_record: taskRecord,

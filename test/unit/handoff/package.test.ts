@@ -114,6 +114,15 @@ describe('decodePackage', () => {
     ['a fact that is not an object', '{"session_id":"s","facts":[1],"created_at":"2026-01-01T00:00:00Z","source_agent":"a"}', /fact that is not an object/],
     ['duplicate keys', '{"session_id":"s","session_id":"t","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":"a"}', /has the field "session_id" twice/],
     ['work_ids of numbers', '{"session_id":"s","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":"a","work_ids":[1]}', /work_ids/],
+    // source_agent and target_agent are agent names, as --agent takes them.
+    ['an empty source_agent', '{"session_id":"s","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":""}', /source_agent that is not an agent name \(agent name must not be empty\)/],
+    ['a source_agent with terminal escapes', '{"session_id":"s","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":"\\u001b]0;OWNED\\u0007\\u001b[2J"}', /source_agent that is not an agent name \(agent name must not contain control/],
+    ['a source_agent with a bidi override', '{"session_id":"s","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":"a\\u202eb"}', /source_agent that is not an agent name .*U\+202E/],
+    ['a source_agent with "::"', '{"session_id":"s","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":"a::b"}', /source_agent that is not an agent name/],
+    ['a source_agent that is not a string', '{"session_id":"s","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":7}', /source_agent that is not a string/],
+    ['an empty target_agent', '{"session_id":"s","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":"a","target_agent":""}', /target_agent that is not an agent name/],
+    ['a target_agent with a zero-width space', '{"session_id":"s","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":"a","target_agent":"b\\u200b"}', /target_agent that is not an agent name .*U\+200B/],
+    ['a target_agent with U+FFFD', '{"session_id":"s","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":"a","target_agent":"\\ufffd"}', /target_agent that is not an agent name .*U\+FFFD/],
   ])('refuses %s with exit 5', (_name, text, message) => {
     expect(() => decodePackage(bytes(text))).toThrow(message);
     try {

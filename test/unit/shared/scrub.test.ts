@@ -17,13 +17,36 @@ describe('scrubText (SPEC §7)', () => {
   });
 
   it('leaves text without userinfo alone', () => {
-    for (const text of ['https://h/path@x', 'https://h/x?y=a@b', 'mailto:a@b', '://u:p@h', 'no url here', '']) {
+    for (const text of ['https://h/path@x', 'https://h/x?y=a@b', 'mailto:a@b', 'file:///home/u@x', 'a / b@c', 'no url here', '', '100%', '%zz%2F%2Fx', 'https%3A%2F%2Fh%2Fa%40b', 'next=https%3A%2F%2Fh&mail=a%40b']) {
       expect(scrubText(text)).toBe(text);
     }
   });
 
+  it('removes it from protocol-relative URLs (SPEC §7)', () => {
+    expect(scrubText('//u:SECRET@h/x')).toBe('//h/x');
+    expect(scrubText('see //u:SECRET@h/x and (//a:b@c)')).toBe('see //h/x and (//c)');
+    expect(scrubText('src="//u:SECRET@cdn.example/app.js"')).toBe('src="//cdn.example/app.js"');
+    expect(scrubText('://u:p@h')).toBe('://h');
+  });
+
+  it('removes it from percent-encoded URLs inside other text, once or twice encoded (SPEC §7)', () => {
+    expect(scrubText('https%3A%2F%2Fu%3ASECRET%40h')).toBe('https%3A%2F%2Fh');
+    expect(scrubText('/login?next=https%3A%2F%2Fu%3ASECRET%40h%2Fx&y=1')).toBe('/login?next=https%3A%2F%2Fh%2Fx&y=1');
+    expect(scrubText('https%3a%2f%2fu%3asecret%40h')).toBe('https%3a%2f%2fh');
+    expect(scrubText('%2F%2Fu%3ASECRET%40h')).toBe('%2F%2Fh');
+    expect(scrubText('https%253A%252F%252Fu%253ASECRET%2540h')).toBe('https%253A%252F%252Fh');
+    expect(scrubText('https%3A%2F%2Fu%3Ap%40ss%40h%2F')).toBe('https%3A%2F%2Fh%2F'); // up to the last @
+    expect(scrubText('https%3A%2F%2Fu:SECRET@h')).toBe('https%3A%2F%2Fh');
+    expect(scrubText('a https%3A%2F%2Fu%3As%40h b https://c:d@e')).toBe('a https%3A%2F%2Fh b https://e');
+    for (const text of ['//u:SECRET@h/x', 'https%3A%2F%2Fu%3ASECRET%40h', 'x=https%253A%252F%252Fu%253ASECRET%2540h']) {
+      expect(scrubText(text)).not.toContain('SECRET');
+    }
+  });
+
   it('is linear on long runs of scheme characters (a 64 KiB field)', () => {
-    for (const text of ['a.'.repeat(32 * 1024), 'a.'.repeat(32 * 1024) + ' ://', 'a'.repeat(64 * 1024) + ' https://h', '1.'.repeat(32 * 1024) + '://']) {
+    const long = ['a.'.repeat(32 * 1024), 'a.'.repeat(32 * 1024) + ' ://', 'a'.repeat(64 * 1024) + ' https://h', '1.'.repeat(32 * 1024) + '://'];
+    const encoded = ['%2F'.repeat(64 * 1024), '%2F%2F' + '%25'.repeat(64 * 1024), '%2F%2F' + 'a'.repeat(64 * 1024), `%${'25'.repeat(64 * 1024)}`, '%2F%2Fa%40'.repeat(16 * 1024), '/'.repeat(64 * 1024)];
+    for (const text of [...long, ...encoded]) {
       const start = performance.now();
       scrubText(text);
       expect(performance.now() - start).toBeLessThan(200);
@@ -33,5 +56,7 @@ describe('scrubText (SPEC §7)', () => {
   it('does not overflow the stack on megabytes of "@" (a handoff message may be that long)', () => {
     expect(scrubText(`https://${'@'.repeat(6_000_000)}h/x`)).toBe('https://h/x');
     expect(scrubText(`https://${'a@'.repeat(3_000_000)}`)).toBe('https://');
+    expect(scrubText(`%2F%2F${'%40'.repeat(2_000_000)}h`)).toBe('%2F%2Fh');
+    expect(scrubText(`%2F%2F${'%2540'.repeat(1_000_000)}h`)).toBe('%2F%2Fh');
   });
 });
