@@ -3,7 +3,7 @@
 const fs = require('node:fs') as typeof import('node:fs');
 import { asStorageError, FILE_MODE, fsyncDir, stampMtime, writeAll } from './durable-fs';
 import { quarantineBytes } from './quarantine';
-import { crashPoint } from './crash-point';
+import { crashPoint, tornWriteForTest } from './crash-point';
 
 export interface AppendOutcome {
   readonly bytes: number;
@@ -61,6 +61,7 @@ export function appendRecords(args: {
     const buf = Buffer.from(args.text);
     try {
       crashPoint('append:before-write');
+      tornWriteForTest(fd, buf, size);
       writeAll(fd, buf, size);
       crashPoint('append:before-fsync');
       stampMtime(fd);

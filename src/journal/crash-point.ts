@@ -1,4 +1,6 @@
 // Test hooks: CRUX_TEST_CRASH_AT=<point>[#n] kills the process with SIGKILL at that point, to prove crash safety;
+// CRUX_TEST_TORN_WRITE=<bytes> makes an append write only that many bytes of its batch and then SIGKILLs (what a
+// kill -9 or a power cut in the middle of write(2) leaves);
 // CRUX_TEST_LOCK_LOG=<file> records each entry to and exit from the lock (O_APPEND), to prove no two holders
 // overlap; CRUX_TEST_LOCK_HOLD_MS=<n> stays that long inside the lock, so a test can kill a holder there.
 // A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
@@ -24,3 +26,16 @@ export async function holdLockForTest(): Promise<void> {
   const ms = Number(process.env.CRUX_TEST_LOCK_HOLD_MS ?? 0);
   if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/**
+ * With CRUX_TEST_TORN_WRITE=<n>: writes the first n bytes of `buf` at `position` (fewer than all of it) and
+ * kills the process, as a writer dying inside write(2) would. Without it, does nothing.
+ */
+export function tornWriteForTest(fd: number, buf: Uint8Array, position: number): void {
+  const at = process.env.CRUX_TEST_TORN_WRITE;
+  if (at === undefined || at === '') return;
+  const n = Math.min(Math.max(0, Number(at)), buf.length - 1);
+  fs.writeSync(fd, buf, 0, n, position);
+  process.kill(process.pid, 'SIGKILL');
+}
+

@@ -2,7 +2,7 @@
 // A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
 const fs = require('node:fs') as typeof import('node:fs');
 import { scanJournal, type LinePosition, type ScanResult } from './scan';
-import { EMPTY_HEAD, type ChainHead, type JournalRecord } from './record';
+import { decodeRecord, EMPTY_HEAD, TRUST_VOUCHED, type ChainHead, type JournalRecord } from './record';
 import { entryFor, indexMatches, LiveEstimate, openIndex, statJournal, type IndexEntry, type IndexHeader } from './key-index';
 import { openSnapshot } from './snapshot';
 import type { StoreSpec } from './store-spec';
@@ -133,12 +133,9 @@ export function loadKeys<S>(root: string, path: string, spec: StoreSpec<S>, keys
 export function readRecordAt(fd: number, at: LinePosition): JournalRecord | undefined {
   const buf = Buffer.allocUnsafe(at.length + 1);
   if (fs.readSync(fd, buf, 0, buf.length, at.offset) !== buf.length || buf[at.length] !== 10) return undefined;
-  try {
-    const record = JSON.parse(buf.toString('utf8', 0, at.length));
-    return record !== null && typeof record === 'object' && typeof record.ev === 'string' ? (record as JournalRecord) : undefined;
-  } catch {
-    return undefined;
-  }
+  // Read where a verified cache points (the key index, a snapshot's bank): the line is trusted, not re-hashed.
+  const decoded = decodeRecord(buf.toString('utf8', 0, at.length), TRUST_VOUCHED);
+  return decoded.ok ? decoded.record : undefined;
 }
 
 /**
@@ -188,13 +185,9 @@ export function loadSnapshot<S>(root: string, path: string, spec: StoreSpec<S>, 
     for (let start = 0; start < tail.length; ) {
       const end = tail.indexOf(10, start);
       const at = { line: ++line, offset, length: end - start };
-      let record: JournalRecord;
-      try {
-        record = JSON.parse(tail.toString('utf8', start, end));
-      } catch {
-        return undefined;
-      }
-      if (typeof record?.ev !== 'string' || typeof record.h !== 'string' || typeof record.seq !== 'number') return undefined;
+      const decoded = decodeRecord(tail.toString('utf8', start, end), TRUST_VOUCHED);
+      if (!decoded.ok) return undefined;
+      const record = decoded.record;
       if (spec.vocabulary.has(record.ev)) spec.evolve(state, record, at);
       last = record;
       lastAt = at;

@@ -2,6 +2,9 @@
 //
 //   {"v":1,"seq":7,"ts":"2026-11-29T21:00:00.000Z","ev":"session.put","actor":"ops","data":{…},"p":"<prev h>","h":"<h>"}
 //
+// The first record of a multi-record append (one batch) carries `"batch":N` after `seq`; replay applies the N
+// records only once the last of them is there (see scan.ts).
+//
 // h = first 32 hex digits of SHA-256 over the line with the `,"h":"…"` member removed. `p` repeats the
 // previous record's h (GENESIS for the first record of a chain). A damaged line fails its own hash; a
 // deleted or reordered line breaks the `p` chain and the contiguous `seq`.
@@ -31,6 +34,8 @@ export interface JournalRecord {
   readonly ts: string;
   readonly ev: string;
   readonly actor?: string;
+  /** On the first record of a batch of two or more (one command's records): how many records it has. */
+  readonly batch?: number;
   readonly data: any;
   readonly p: string;
   readonly h: string;
@@ -83,8 +88,30 @@ export type DecodeResult =
   | { readonly ok: true; readonly record: JournalRecord }
   | { readonly ok: false; readonly reason: string; readonly h?: string; readonly seq?: number };
 
-/** Decodes and self-verifies one line (without its \n). Never throws. */
-export function decodeLine(line: string): DecodeResult {
+/**
+ * How much a read checks of each record it decodes (after LevelDB's read options: named, never implied).
+ * Every policy checks the format version and the record's fields; what differs is whether the hash is
+ * recomputed.
+ */
+export interface VerifyPolicy {
+  /** Recompute each record's hash over its bytes and compare it with `h` (LevelDB's `verify_checksums`). */
+  readonly verifyChecksums: boolean;
+}
+
+/** Replay, check, repair, anything that reads a line no verified cache vouches for: every byte is checked. */
+export const VERIFY_ALL: VerifyPolicy = { verifyChecksums: true };
+/**
+ * Lines a verified cache vouches for (the key index or snapshot that names the journal exactly as a writer left
+ * it after verifying it) and lines this process just encoded: the hash is not recomputed. `journal check` never
+ * reads this way.
+ */
+export const TRUST_VOUCHED: VerifyPolicy = { verifyChecksums: false };
+
+/**
+ * The one decoder of a record line (without its \n), for every read path: scan, loads by key, snapshot tails,
+ * check, the PostgreSQL rows. Never throws: what is wrong is the reason.
+ */
+export function decodeRecord(line: string, policy: VerifyPolicy): DecodeResult {
   let value: any;
   try {
     value = JSON.parse(line);
@@ -92,7 +119,7 @@ export function decodeLine(line: string): DecodeResult {
     return { ok: false, reason: line.includes('\u0000') ? 'bad JSON (NUL bytes)' : 'bad JSON' };
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ok: false, reason: 'not a record' };
-  const { v, seq, ts, ev, p, h } = value;
+  const { v, seq, ts, ev, p, h, batch } = value;
   const seqOk = Number.isSafeInteger(seq) && seq > 0;
   if (typeof h !== 'string' || !HEX.test(h) || !line.endsWith(`,"h":"${h}"}`)) {
     return { ok: false, reason: 'not a record (no hash)' };
@@ -102,7 +129,17 @@ export function decodeLine(line: string): DecodeResult {
     return { ok: false, reason: 'not a record (missing fields)', h };
   }
   if (value.actor !== undefined && typeof value.actor !== 'string') return { ok: false, reason: 'not a record (actor)', h };
-  const body = `${line.slice(0, -HASH_SUFFIX_LENGTH)}}`;
-  if (lineHash(body) !== h) return { ok: false, reason: 'hash mismatch', h, seq };
+  if (batch !== undefined && !(Number.isSafeInteger(batch) && batch >= 2)) return { ok: false, reason: 'not a record (batch)', h, seq };
+  if (policy.verifyChecksums) {
+    const body = `${line.slice(0, -HASH_SUFFIX_LENGTH)}}`;
+    if (lineHash(body) !== h) return { ok: false, reason: 'hash mismatch', h, seq };
+  }
   return { ok: true, record: value as JournalRecord };
+}
+
+/** Decodes a line this process just encoded (applying a transaction's own records): it cannot fail. */
+export function decodeOwn(line: string): JournalRecord {
+  const decoded = decodeRecord(line, TRUST_VOUCHED);
+  if (!decoded.ok) throw new Error(`a record just encoded does not decode: ${decoded.reason}`);
+  return decoded.record;
 }

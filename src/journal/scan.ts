@@ -2,23 +2,11 @@
 // A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
 const fs = require('node:fs') as typeof import('node:fs');
 import { isUtf8 } from 'node:buffer';
-import { decodeLine, EMPTY_HEAD, GENESIS, type ChainHead, type JournalRecord } from './record';
+import { EMPTY_HEAD, type ChainHead } from './record';
+import { ChainVerifier, type LineProblem, type LinePosition, type RecordSink } from './verify';
 
-export const SNAPSHOT_EVENT = 'journal.snapshot';
+export { SNAPSHOT_EVENT, type LinePosition, type LineProblem, type RecordSink } from './verify';
 const CHUNK = 1 << 20;
-
-/** Where a line sits in its file: 1-based line number, byte offset, byte length without the \n. */
-export interface LinePosition {
-  readonly line: number;
-  readonly offset: number;
-  readonly length: number;
-}
-
-export interface LineProblem extends LinePosition {
-  readonly reason: string;
-  /** True when the line's own bytes are unusable (it is not applied); false for chain/sequence findings. */
-  readonly skipped: boolean;
-}
 
 export interface ScanResult {
   readonly exists: boolean;
@@ -26,15 +14,25 @@ export interface ScanResult {
   readonly lines: number;
   readonly records: number;
   readonly problems: LineProblem[];
-  /** The unterminated fragment at the end of the file, if any. */
-  readonly tornTail?: { readonly offset: number; readonly length: number };
+  /**
+   * What a write that never completed left at the end of the file, if anything: an unterminated fragment,
+   * or a batch whose last record is missing (with any fragment after it). None of it is folded.
+   */
+  readonly tornTail?: TornTail;
   /** The last record that verified, for chaining the next append, and where its line is. */
   readonly head: ChainHead;
   readonly headAt?: LinePosition;
   readonly ms: number;
 }
 
-export type RecordSink = (record: JournalRecord, at: LinePosition) => void;
+/** Bytes at the end of a journal that a write left unfinished: from `line` at `offset`, to the end. */
+export interface TornTail {
+  readonly offset: number;
+  readonly length: number;
+  readonly line: number;
+  /** Set when the tail is a batch without its last record: how many of its records are there. */
+  readonly batch?: { readonly seen: number; readonly want: number };
+}
 
 /** Where a scan starts when the lines before it are already known (a snapshot's tail). */
 export interface ScanStart {
@@ -58,49 +56,11 @@ export function scanJournal(path: string | number, vocabulary: ReadonlySet<strin
     }
     throw error;
   }
-  const problems: LineProblem[] = [];
-  let records = 0;
   let lineNo = from?.line ?? 0;
-  let head: ChainHead = from?.head ?? EMPTY_HEAD;
-  let headAt: LinePosition | undefined;
-  // The chain as last seen: undefined after an unreadable line, so that one bad line is reported once.
-  let chain: ChainHead | undefined = head;
-  let first = from === undefined;
-
+  const verifier = new ChainVerifier(vocabulary, sink, from?.head);
   const visit = (buf: Buffer, start: number, end: number, offset: number) => {
     lineNo += 1;
-    const at: LinePosition = { line: lineNo, offset, length: end - start };
-    const text = buf.toString('utf8', start, end);
-    const decoded = decodeLine(text);
-    if (!decoded.ok) {
-      const reason = decoded.reason === 'hash mismatch' && !isUtf8(buf.subarray(start, end)) ? 'invalid UTF-8' : decoded.reason;
-      problems.push({ ...at, reason, skipped: true });
-      chain = decoded.h !== undefined && decoded.seq !== undefined ? { seq: decoded.seq, h: decoded.h } : undefined;
-      first = false;
-      return;
-    }
-    const record = decoded.record;
-    const findings: string[] = [];
-    if (first) {
-      const startsChain = record.seq === 1 && record.p === GENESIS;
-      const continuesChain = record.ev === SNAPSHOT_EVENT && record.data?.previous_head?.h === record.p &&
-        record.data?.previous_head?.seq === record.seq - 1;
-      if (!startsChain && !continuesChain) findings.push('chain break (the journal does not start at the beginning of its chain)');
-    } else if (chain !== undefined) {
-      if (record.p !== chain.h) findings.push('chain break');
-      if (record.seq !== chain.seq + 1) findings.push(`sequence gap (expected ${chain.seq + 1}, found ${record.seq})`);
-    }
-    first = false;
-    chain = { seq: record.seq, h: record.h };
-    head = chain;
-    headAt = at;
-    if (findings.length > 0) problems.push({ ...at, reason: findings.join('; '), skipped: false });
-    if (record.ev !== SNAPSHOT_EVENT && !vocabulary.has(record.ev)) {
-      problems.push({ ...at, reason: `unknown event ${JSON.stringify(record.ev)}`, skipped: true });
-      return;
-    }
-    records += 1;
-    sink(record, at);
+    verifier.visit(buf.toString('utf8', start, end), { line: lineNo, offset, length: end - start }, () => !isUtf8(buf.subarray(start, end)));
   };
 
   let carry: Buffer | undefined;
@@ -132,20 +92,28 @@ export function scanJournal(path: string | number, vocabulary: ReadonlySet<strin
   } finally {
     if (typeof path !== 'number') fs.closeSync(fd);
   }
+  const verified = verifier.finish();
+  const problems: LineProblem[] = verified.problems;
   let tornTail: ScanResult['tornTail'];
-  if (carry !== undefined) {
-    tornTail = { offset: carryOffset, length: carry.length };
+  if (verified.open !== undefined) {
+    // A batch without its last record: the write stopped there. Its lines, and any fragment after them, are the torn tail.
+    const { at, seen, want } = verified.open;
+    tornTail = { offset: at.offset, length: position - at.offset, line: at.line, batch: { seen, want } };
+    const fragment = carry === undefined ? '' : `, then ${carry.length} bytes without a final newline`;
+    problems.push({ ...at, length: tornTail.length, reason: `torn tail (an incomplete batch: ${seen} of ${want} records${fragment})`, skipped: true });
+  } else if (carry !== undefined) {
+    tornTail = { offset: carryOffset, length: carry.length, line: lineNo + 1 };
     problems.push({ line: lineNo + 1, offset: carryOffset, length: carry.length, reason: `torn tail (${carry.length} bytes without a final newline)`, skipped: true });
   }
   return {
     exists: true,
     bytes: position,
     lines: lineNo + (carry ? 1 : 0),
-    records,
+    records: verified.records,
     problems,
     ...(tornTail ? { tornTail } : {}),
-    head,
-    ...(headAt ? { headAt } : {}),
+    head: verified.head,
+    ...(verified.headAt ? { headAt: verified.headAt } : {}),
     ms: Number(process.hrtime.bigint() - started) / 1e6,
   };
 }

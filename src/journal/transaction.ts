@@ -1,11 +1,11 @@
 // One write transaction under the lock: load stores (whole, or by key), append, then keep the key index and
 // compact a journal that has become mostly dead.
 import { appendRecords } from './append';
-import { EMPTY_HEAD, encodeRecords, type ChainHead, type EventDraft, type JournalRecord } from './record';
+import { decodeOwn, EMPTY_HEAD, encodeRecords, type ChainHead, type EventDraft, type JournalRecord } from './record';
 import { dropIndex, entryFor, extendIndex, LiveEstimate, statJournal, writeIndex, type IndexEntry } from './key-index';
 import { loadKeys, loadSnapshot, replayFull, type Loaded, type Reporter } from './load';
 import { dropSnapshot, readSnapshotHeader, writeSnapshot } from './snapshot';
-import type { LinePosition } from './scan';
+import type { LinePosition, TornTail } from './scan';
 import type { StoreSpec } from './store-spec';
 import type { Transaction } from './store-boundary';
 
@@ -30,7 +30,7 @@ export function applyEncoded<S>(spec: StoreSpec<S>, state: S, text: string, line
   for (const lineText of text.split('\n').slice(0, -1)) {
     line += 1;
     const length = Buffer.byteLength(lineText);
-    const record = JSON.parse(lineText) as JournalRecord;
+    const record = decodeOwn(lineText);
     const at = { line, offset, length };
     spec.evolve(state, record, at);
     applied.push({ at, record });
@@ -73,7 +73,7 @@ function onceEach(appended: Set<StoreSpec<any>>, spec: StoreSpec<any>): void {
 interface Pending {
   readonly head: ChainHead;
   readonly bytes: number;
-  readonly tornTail: { offset: number; length: number } | undefined;
+  readonly tornTail: TornTail | undefined;
   readonly text: string;
 }
 
@@ -120,7 +120,7 @@ export class LockedTransaction implements Transaction {
     this.pending.set(spec, { head: loaded.head, bytes: loaded.bytes, tornTail: loaded.tornTail, text });
     // Apply what will be written, so later steps of this transaction see it, and note it for the index.
     const start = loaded.tornTail?.offset ?? loaded.bytes;
-    const applied = applyEncoded(spec, loaded.state, text, loaded.lines - (loaded.tornTail ? 1 : 0), start);
+    const applied = applyEncoded(spec, loaded.state, text, loaded.tornTail ? loaded.tornTail.line - 1 : loaded.lines, start);
     if (loaded.index !== undefined && spec.keyOf !== undefined) {
       const list = loaded.index.mode === 'extend' ? loaded.index.added : loaded.index.entries;
       for (const { at, record } of applied) {
@@ -153,9 +153,8 @@ export class LockedTransaction implements Transaction {
       });
       if (outcome.quarantined) {
         const torn = batch.tornTail!;
-        this.host.reporter.warn(
-          `${path}: moved an unterminated tail of ${torn.length} bytes at offset ${torn.offset} (a write that never completed) to ${outcome.quarantined}`,
-        );
+        const what = torn.batch === undefined ? 'an unterminated tail' : `an incomplete batch (${torn.batch.seen} of ${torn.batch.want} records)`;
+        this.host.reporter.warn(`${path}: moved ${what} of ${torn.length} bytes at offset ${torn.offset} (a write that never completed) to ${outcome.quarantined}`);
       }
     }
     this.finish();
@@ -221,7 +220,7 @@ export function indexText<S>(spec: StoreSpec<S>, text: string): { entries: Index
   for (const lineText of text.split('\n').slice(0, -1)) {
     line += 1;
     const length = Buffer.byteLength(lineText);
-    const entry = entryFor(spec, JSON.parse(lineText) as JournalRecord, { line, offset, length });
+    const entry = entryFor(spec, decodeOwn(lineText), { line, offset, length });
     if (entry !== undefined) {
       entries.push(entry);
       estimate.add(entry.key, length);

@@ -1,6 +1,6 @@
 // Verifying a journal's rows as replay verifies a file's lines: each row's own hash, its place in the chain and
 // the sequence, the declared vocabulary, and batches (a batch that does not end is not folded). Never throws.
-import { decodeLine, EMPTY_HEAD, GENESIS, type ChainHead, type JournalRecord } from '../record';
+import { decodeRecord, EMPTY_HEAD, VERIFY_ALL, GENESIS, type ChainHead, type JournalRecord } from '../record';
 import { SNAPSHOT_EVENT, type LinePosition } from '../scan';
 
 /** A row as read: its line number in the journal and its bytes (the record's line without `\n`). */
@@ -52,7 +52,7 @@ export class RowVerifier {
     this.lines += 1;
     const at = rowPosition(row.line, row.body);
     this.bytes += at.length + 1;
-    const decoded = decodeLine(row.body);
+    const decoded = decodeRecord(row.body, VERIFY_ALL);
     if (!decoded.ok) {
       this.problems.push({ line: row.line, reason: decoded.reason, skipped: true });
       this.chain = decoded.h !== undefined && decoded.seq !== undefined ? { seq: decoded.seq, h: decoded.h } : undefined;

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { decodeLine, EMPTY_HEAD, encodeRecords, GENESIS } from '../../../src/journal/record';
+import { decodeRecord, EMPTY_HEAD, encodeRecords, GENESIS, TRUST_VOUCHED, VERIFY_ALL } from '../../../src/journal/record';
+
+const decodeLine = (line: string) => decodeRecord(line, VERIFY_ALL);
 
 const TS = '2026-11-29T21:00:00.000Z';
 
@@ -42,6 +44,33 @@ describe('record codec', () => {
     const { text } = encodeRecords(EMPTY_HEAD, [{ ev: 'a.b', data }], TS);
     const result = decodeLine(text.trimEnd());
     expect(result.ok && result.record.data).toEqual(data);
+  });
+});
+
+describe('verification policy', () => {
+  const line = encodeRecords(EMPTY_HEAD, [{ ev: 'a.b', data: { n: 12 } }], TS).text.trimEnd();
+
+  it('recomputes the hash only when the policy says so; the version and fields are always checked', () => {
+    const flipped = line.replace('"n":12', '"n":13');
+    expect(decodeRecord(flipped, VERIFY_ALL)).toMatchObject({ ok: false, reason: 'hash mismatch' });
+    expect(decodeRecord(flipped, TRUST_VOUCHED)).toMatchObject({ ok: true });
+    for (const policy of [VERIFY_ALL, TRUST_VOUCHED]) {
+      expect(decodeRecord(line.replace('"v":1', '"v":2'), policy)).toMatchObject({ ok: false, reason: 'unsupported format version 2' });
+      expect(decodeRecord(line.replace('"ts":', '"tz":'), policy)).toMatchObject({ ok: false, reason: 'not a record (missing fields)' });
+      expect(decodeRecord('{"x":1}', policy)).toMatchObject({ ok: false, reason: 'not a record (no hash)' });
+    }
+  });
+
+  it('marks the first record of a multi-record batch with its size, inside the hash', () => {
+    const { text } = encodeRecords(EMPTY_HEAD, [{ ev: 'a.b', data: 1 }, { ev: 'a.b', data: 2 }, { ev: 'a.b', data: 3 }], TS, { batch: true });
+    const records = text.trimEnd().split('\n').map((l) => decodeRecord(l, VERIFY_ALL));
+    expect(records.map((r) => r.ok && r.record.batch)).toEqual([3, undefined, undefined]);
+    expect(text.split('\n')[0]).toMatch(/^\{"v":1,"seq":1,"batch":3,"ts":/);
+    const unmarked = text.split('\n')[0]!.replace(',"batch":3', '');
+    expect(decodeRecord(unmarked, VERIFY_ALL)).toMatchObject({ ok: false, reason: 'hash mismatch' });
+    // One draft is no batch; a batch size below 2 is not a record.
+    expect(encodeRecords(EMPTY_HEAD, [{ ev: 'a.b', data: 1 }], TS, { batch: true }).text).not.toContain('batch');
+    expect(decodeRecord(text.split('\n')[0]!.replace('"batch":3', '"batch":1'), TRUST_VOUCHED)).toMatchObject({ ok: false, reason: 'not a record (batch)' });
   });
 });
 

@@ -28,7 +28,7 @@ describe('scanJournal', () => {
     const { result, applied, problems } = scan(text + text.split('\n')[0]!.slice(0, 20));
     expect(applied).toEqual([1, 2, 3]);
     expect(problems).toEqual(['4: torn tail (20 bytes without a final newline)']);
-    expect(result.tornTail).toEqual({ offset: Buffer.byteLength(text), length: 20 });
+    expect(result.tornTail).toEqual({ offset: Buffer.byteLength(text), length: 20, line: 4 });
   });
 
   it('reports a garbled line once and still loads the rest', () => {
@@ -85,5 +85,70 @@ describe('scanJournal', () => {
     const { problems } = scan(bad);
     expect(problems[0]).toBe('2: bad JSON');
     expect(problems[1]).toBe('3: bad JSON (NUL bytes)');
+  });
+
+  describe('batches', () => {
+    const TS = '2026-11-29T21:00:00.000Z';
+    /** Three single records, then a batch of four (values 4–7), then one more single record. */
+    function batched() {
+      const one = encodeRecords(EMPTY_HEAD, puts(3), TS);
+      const batch = encodeRecords(one.head, puts(4, 4), TS, { batch: true });
+      const after = encodeRecords(batch.head, puts(1, 8), TS);
+      return { before: one.text, batch: batch.text, after: after.text, heads: [one.head, batch.head, after.head] };
+    }
+
+    it('folds a complete batch like any records', () => {
+      const j = batched();
+      const { applied, problems, result } = scan(j.before + j.batch + j.after);
+      expect(applied).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(problems).toEqual([]);
+      expect(result.head).toEqual(j.heads[2]);
+    });
+
+    it('folds none of a batch cut off at any point: it is the torn tail, and the head is the one before it', () => {
+      const j = batched();
+      const start = Buffer.byteLength(j.before);
+      const batchBytes = Buffer.byteLength(j.batch);
+      for (let cut = 1; cut < batchBytes; cut++) {
+        const text = Buffer.concat([Buffer.from(j.before), Buffer.from(j.batch).subarray(0, cut)]);
+        const { applied, result, problems } = scan(text);
+        expect(applied, `cut ${cut}`).toEqual([1, 2, 3]);
+        expect(result.tornTail, `cut ${cut}`).toMatchObject({ offset: start, length: cut, line: 4 });
+        expect(result.head).toEqual(j.heads[0]);
+        expect(result.records).toBe(3);
+        expect(problems).toHaveLength(1);
+        expect(problems[0]).toMatch(/^4: torn tail/);
+      }
+      const whole = lines(j.batch);
+      const { problems } = scan(j.before + whole.slice(0, 2).join('\n') + '\n' + whole[2]!.slice(0, 9));
+      expect(problems).toEqual(['4: torn tail (an incomplete batch: 2 of 4 records, then 9 bytes without a final newline)']);
+    });
+
+    it('folds the other records of a complete batch with a damaged line, reporting that line', () => {
+      const j = batched();
+      const l = lines(j.batch);
+      l[1] = l[1]!.replace('"value":5', '"value":50');
+      const { applied, problems } = scan(j.before + l.join('\n') + '\n' + j.after);
+      expect(applied).toEqual([1, 2, 3, 4, 6, 7, 8]);
+      expect(problems).toEqual(['5: hash mismatch']);
+    });
+
+    it('folds none of a batch that another write interrupted, and reports it once over its lines', () => {
+      const j = batched();
+      const l = lines(j.batch);
+      // Two of the four records, then a record continuing the chain from the journal before the batch.
+      const other = encodeRecords(j.heads[0]!, puts(1, 9), TS).text;
+      const { applied, result } = scan(j.before + l.slice(0, 2).join('\n') + '\n' + other);
+      expect(applied).toEqual([1, 2, 3, 9]);
+      const incomplete = result.problems.find((p) => p.reason.startsWith('incomplete batch'))!;
+      expect(incomplete).toMatchObject({ line: 4, skipped: true, length: Buffer.byteLength(`${l[0]}\n${l[1]}`) });
+      expect(incomplete.reason).toBe('incomplete batch (2 of 4 records, broken at line 6): a write that never completed');
+    });
+
+    it('reads old journals without batch marks record by record', () => {
+      const { applied, problems } = scan(journalText(6));
+      expect(applied).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(problems).toEqual([]);
+    });
   });
 });

@@ -1,0 +1,168 @@
+// Verifying a journal's records in order, wherever they are stored (a file's lines, a table's rows): each
+// record's own hash (through the one codec), its place in the chain and the sequence, the declared vocabulary,
+// and batches. Never throws: every finding is a problem at its line.
+//
+// Batches (SPEC §3, a batch is atomic): the first record of a multi-record append carries `"batch":N`. Its N
+// lines are folded together once the N-th has been read; damage inside a complete batch is reported line by
+// line and the other records still fold (as anywhere else). A batch that never ends — the journal stops, or
+// another write starts, before its N-th line — was a write that never completed: none of its records is
+// folded, and at the end of the journal it is a torn tail that the next write quarantines.
+import { decodeRecord, EMPTY_HEAD, GENESIS, VERIFY_ALL, type ChainHead, type JournalRecord, type VerifyPolicy } from './record';
+
+export const SNAPSHOT_EVENT = 'journal.snapshot';
+
+/** Where a line sits in its file: 1-based line number, byte offset, byte length without the \n. */
+export interface LinePosition {
+  readonly line: number;
+  readonly offset: number;
+  readonly length: number;
+}
+
+export interface LineProblem extends LinePosition {
+  readonly reason: string;
+  /** True when the line's own bytes are unusable (it is not applied); false for chain/sequence findings. */
+  readonly skipped: boolean;
+}
+
+export type RecordSink = (record: JournalRecord, at: LinePosition) => void;
+
+/** A batch whose last line never came: where it starts and what of it was read. */
+export interface OpenBatch {
+  readonly at: LinePosition;
+  readonly want: number;
+  /** Lines of it read so far (records that verified and lines that did not). */
+  readonly seen: number;
+  /** The chain head before its first record: where the next append continues once it is quarantined. */
+  readonly before: ChainHead;
+  readonly beforeAt: LinePosition | undefined;
+}
+
+export interface Verified {
+  readonly records: number;
+  readonly problems: LineProblem[];
+  /** The last record folded (for chaining the next append), and where its line is. */
+  readonly head: ChainHead;
+  readonly headAt?: LinePosition;
+  /** A batch still open when the journal ended (the caller reports it as a torn tail). */
+  readonly open?: OpenBatch;
+}
+
+export class ChainVerifier {
+  private readonly problems: LineProblem[] = [];
+  private records = 0;
+  private head: ChainHead;
+  private headAt: LinePosition | undefined;
+  // The chain as last seen: undefined after an unreadable line, so that one bad line is reported once.
+  private chain: ChainHead | undefined;
+  private first: boolean;
+  private batch: { at: LinePosition; want: number; seen: number; seq: number; held: { record: JournalRecord; at: LinePosition; fold: boolean }[]; last: LinePosition; before: ChainHead; beforeAt: LinePosition | undefined } | undefined;
+
+  /** `from`: the head before the first line visited, when the lines before it are known (a snapshot's tail). */
+  constructor(
+    private readonly vocabulary: ReadonlySet<string>,
+    private readonly sink: RecordSink,
+    from?: ChainHead,
+    private readonly policy: VerifyPolicy = VERIFY_ALL,
+  ) {
+    this.head = from ?? EMPTY_HEAD;
+    this.chain = this.head;
+    this.first = from === undefined;
+  }
+
+  /** One line, in order. `badUtf8` tells a hash mismatch caused by bytes that are not UTF-8 apart. */
+  visit(text: string, at: LinePosition, badUtf8?: () => boolean): void {
+    const decoded = decodeRecord(text, this.policy);
+    if (!decoded.ok) {
+      const reason = decoded.reason === 'hash mismatch' && badUtf8?.() ? 'invalid UTF-8' : decoded.reason;
+      this.problems.push({ ...at, reason, skipped: true });
+      this.chain = decoded.h !== undefined && decoded.seq !== undefined ? { seq: decoded.seq, h: decoded.h } : undefined;
+      this.first = false;
+      this.countInBatch(at);
+      return;
+    }
+    const record = decoded.record;
+    // A record that does not continue the open batch (a new batch, another sequence number, another chain) means
+    // the batch's write stopped there.
+    const batch = this.batch;
+    if (batch !== undefined && (record.batch !== undefined || record.seq !== batch.seq + batch.seen || (this.chain !== undefined && record.p !== this.chain.h))) {
+      this.breakBatch(`broken at line ${at.line}`);
+    }
+    const findings: string[] = [];
+    if (this.first) {
+      const startsChain = record.seq === 1 && record.p === GENESIS;
+      const continuesChain = record.ev === SNAPSHOT_EVENT && record.data?.previous_head?.h === record.p &&
+        record.data?.previous_head?.seq === record.seq - 1;
+      if (!startsChain && !continuesChain) findings.push('chain break (the journal does not start at the beginning of its chain)');
+    } else if (this.chain !== undefined) {
+      if (record.p !== this.chain.h) findings.push('chain break');
+      if (record.seq !== this.chain.seq + 1) findings.push(`sequence gap (expected ${this.chain.seq + 1}, found ${record.seq})`);
+    }
+    this.first = false;
+    this.chain = { seq: record.seq, h: record.h };
+    if (findings.length > 0) this.problems.push({ ...at, reason: findings.join('; '), skipped: false });
+    if (record.batch !== undefined) {
+      this.batch = { at, want: record.batch, seen: 0, seq: record.seq, held: [], last: at, before: this.head, beforeAt: this.headAt };
+    }
+    if (record.ev !== SNAPSHOT_EVENT && !this.vocabulary.has(record.ev)) {
+      this.problems.push({ ...at, reason: `unknown event ${JSON.stringify(record.ev)}`, skipped: true });
+      this.countInBatch(at, { record, at, fold: false });
+      return;
+    }
+    if (this.batch === undefined) this.fold(record, at);
+    else this.countInBatch(at, { record, at, fold: true });
+  }
+
+  /** The outcome. A batch still open is left unfolded, in `open`, for the caller to report. */
+  finish(): Verified {
+    const open = this.batch;
+    this.batch = undefined;
+    const head = open ? open.before : this.head;
+    const headAt = open ? open.beforeAt : this.headAt;
+    return {
+      records: this.records,
+      problems: this.problems,
+      head,
+      ...(headAt ? { headAt } : {}),
+      ...(open ? { open: { at: open.at, want: open.want, seen: open.seen, before: open.before, beforeAt: open.beforeAt } } : {}),
+    };
+  }
+
+  private fold(record: JournalRecord, at: LinePosition): void {
+    this.head = { seq: record.seq, h: record.h };
+    this.headAt = at;
+    this.records += 1;
+    this.sink(record, at);
+  }
+
+  private countInBatch(at: LinePosition, held?: { record: JournalRecord; at: LinePosition; fold: boolean }): void {
+    const batch = this.batch;
+    if (batch === undefined) {
+      // An unknown event outside a batch still moves the chain head (the next append continues after it).
+      if (held !== undefined && !held.fold) {
+        this.head = { seq: held.record.seq, h: held.record.h };
+        this.headAt = at;
+      }
+      return;
+    }
+    batch.seen += 1;
+    batch.last = at;
+    if (held !== undefined) batch.held.push(held);
+    if (batch.seen < batch.want) return;
+    this.batch = undefined;
+    for (const h of batch.held) {
+      if (h.fold) this.fold(h.record, h.at);
+      else {
+        this.head = { seq: h.record.seq, h: h.record.h };
+        this.headAt = h.at;
+      }
+    }
+  }
+
+  /** A batch that another write interrupted: none of its records is folded; its lines are one problem. */
+  private breakBatch(why: string): void {
+    const batch = this.batch!;
+    this.batch = undefined;
+    const length = batch.last.offset + batch.last.length - batch.at.offset;
+    this.problems.push({ ...batch.at, length, reason: `incomplete batch (${batch.seen} of ${batch.want} records, ${why}): a write that never completed`, skipped: true });
+  }
+}
