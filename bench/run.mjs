@@ -59,6 +59,9 @@ const blob = JSON.stringify({ log: 'x'.repeat(50 * 1024 - 12) });
 for (let i = 0; i < 150; i++) run(runaway, ['session', 'put', 'agent', '--add-tokens', '100'], blob);
 const runawayBytes = fs.statSync(join(runaway, 'sessions.jsonl')).size;
 
+const hookPayload = (event, fields = {}) => JSON.stringify({ session_id: 'cc-1', transcript_path: '/t.jsonl', cwd: '/src', hook_event_name: event, ...fields });
+for (const dir of [one, cases]) run(dir, ['hook', 'claude-code'], hookPayload('SessionStart', { source: 'startup' }));
+
 // ---- timed rows ------------------------------------------------------------------------------------------
 const rows = [
   { name: 'node -e 0', argv: ['node', '-e', '0'] },
@@ -68,6 +71,9 @@ const rows = [
   { name: 'session put (10k sessions)', argv: crux(tenK, 'session', 'put', 's5001', '{"step":2}') },
   { name: 'case retrieve (100k cases)', argv: crux(cases, 'case', 'retrieve', ...query, '--json') },
   { name: 'session get (runaway, after 150×50 KB)', argv: crux(runaway, 'session', 'get', 'agent') },
+  // A Claude Code hook (SPEC §10.2): a touch of its session, and a prompt enriched from the 100k cases.
+  { name: 'hook claude-code Stop (touch)', argv: crux(one, 'hook', 'claude-code'), input: hookPayload('Stop') },
+  { name: 'hook claude-code UserPromptSubmit (100k)', argv: crux(cases, 'hook', 'claude-code'), input: hookPayload('UserPromptSubmit', { prompt: query.join(' ') }) },
 ];
 if (has('sqlite3')) {
   const db = join(work, 'bench.db');

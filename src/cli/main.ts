@@ -3,7 +3,7 @@ import { CommanderError } from 'commander';
 import { CruxError, errorDocument, EXIT_CODES, hintOf, internalError } from '../shared/errors';
 import { writeStderr } from '../output/stdout';
 import { scrubText } from '../shared/scrub';
-import { buildProgram } from './program';
+import { buildProgram, isLifecycleHook } from './program';
 
 // C0, DEL, C1, the Unicode line separators and format characters (bidi overrides, zero-width ones): a message
 // may quote its input (a JSON parser's excerpt of random bytes, an unknown option), and the error must stay one
@@ -41,6 +41,8 @@ export async function main(argv: string[]): Promise<number> {
       error = fromCommander(caught);
       if (error === undefined) return 0;
     } else error = internalError(caught, Boolean(process.env.CRUX_DEBUG));
+    // Claude Code reads exit 2 as "block this action": a hook's usage error is invalid input (5) instead.
+    if (error.kind === 'usage' && isLifecycleHook(argv)) error = new CruxError('invalid_input', error.message, error.hint);
     reportError(error, json);
     return EXIT_CODES[error.kind];
   }

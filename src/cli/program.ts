@@ -18,6 +18,7 @@ const GROUPS: Record<string, () => Promise<GroupFactory>> = {
   doctor: async () => (await import('./commands/doctor')).makeDoctorCommand,
   completion: async () => (await import('./commands/completion')).makeCompletionCommand,
   mcp: async () => (await import('./commands/mcp')).makeMcpCommand,
+  hook: async () => (await import('./commands/hook')).makeHookCommand,
 };
 
 // Help and usage text by write(2) too: a closed pipe (`crux --help | head -1`) ends it quietly, not with EPIPE.
@@ -43,6 +44,12 @@ function makeProgram(): Command {
 function commandWords(program: Command, args: string[]): string[] {
   const takesValue = new Set(program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short]));
   return args.filter((a, i) => !a.startsWith('-') && !(i > 0 && takesValue.has(args[i - 1]!)));
+}
+
+/** `crux … hook <client>` (not `hook install`): a lifecycle hook, which never exits 2 (SPEC §10.2). */
+export function isLifecycleHook(argv: string[]): boolean {
+  const [word, sub] = commandWords(makeProgram(), argv.slice(2));
+  return word === 'hook' && sub !== undefined && sub !== 'install';
 }
 
 /** The program with what `argv` needs: the named group with its named command, or everything. */

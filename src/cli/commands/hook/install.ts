@@ -1,0 +1,85 @@
+// `crux hook install claude-code`: merge crux's hooks into a Claude Code settings file, idempotently and atomically.
+// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
+const fs = require('node:fs') as typeof import('node:fs');
+import { dirname, join, resolve } from 'node:path';
+import { Command } from 'commander';
+import { buildContext, type GlobalOptions } from '../../context';
+import { emit, sentence } from '../../../output/emit';
+import { renderInstalled } from '../../../output/hook';
+import { writeStdout } from '../../../output/stdout';
+import { invalid, usage } from '../../../shared/errors';
+import { fsyncDir, writeNewFileDurable } from '../../../journal/durable-fs';
+import { mergeHooks } from '../../hook/claude-settings';
+
+const CLIENTS = ['claude-code'];
+
+/** A word as a POSIX shell reads it back: as is when it is plain, else single-quoted. */
+const shellWord = (word: string) => (/^[\w./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+
+/** The hook command: the global options given to install (an agent, a data directory) go with it. */
+function hookCommand(globals: GlobalOptions): string {
+  const words = ['crux'];
+  if (globals.dataDir !== undefined) words.push('--data-dir', resolve(globals.dataDir));
+  if (globals.agent !== undefined) words.push('--agent', globals.agent);
+  words.push('hook', 'claude-code');
+  return words.map(shellWord).join(' ');
+}
+
+function settingsPath(opts: { settings?: string; user?: boolean }, env: NodeJS.ProcessEnv): string {
+  if (opts.settings !== undefined && opts.user) throw usage('give --settings or --user, not both');
+  if (opts.settings !== undefined) return resolve(opts.settings);
+  if (opts.user) {
+    if (!env.HOME) throw invalid('--user needs HOME', 'or name the file with --settings');
+    return join(env.HOME, '.claude', 'settings.json');
+  }
+  return resolve('.claude', 'settings.json');
+}
+
+function readSettings(path: string): { text: string; mode: number } {
+  try {
+    return { text: fs.readFileSync(path, 'utf8'), mode: fs.statSync(path).mode & 0o777 };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { text: '', mode: 0o644 };
+    throw invalid(`cannot read ${path} (${code})`);
+  }
+}
+
+/** Replaces the file atomically: a new file beside it (same mode), fsynced, renamed over it. */
+function replaceFile(path: string, text: string, mode: number): void {
+  fs.mkdirSync(dirname(path), { recursive: true });
+  const temp = join(dirname(path), `.${path.split('/').pop()}.${process.pid}.tmp`);
+  try {
+    writeNewFileDurable(temp, text);
+    fs.chmodSync(temp, mode);
+    fs.renameSync(temp, path);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
+  fsyncDir(dirname(path));
+}
+
+export function makeInstallCommand(): Command {
+  return new Command('install')
+    .arguments('<client>')
+    .description('add the hooks of a coding agent (claude-code) to its settings file, keeping every other setting; a second install changes nothing')
+    .option('--settings <file>', 'the settings file (default .claude/settings.json under the current directory)')
+    .option('--user', "the user's settings, ~/.claude/settings.json")
+    .option('--print', 'print the merged settings instead of writing them')
+    .addHelpText('after', '\nExamples:\n  crux hook install claude-code\n  crux --agent reviewer hook install claude-code --user\n  crux hook install claude-code --print --settings .claude/settings.local.json')
+    .action(async (client: string, opts, command: Command) => {
+      const ctx = buildContext(command);
+      if (!CLIENTS.includes(client)) throw usage(`unknown client ${JSON.stringify(client)}`, `the clients are: ${CLIENTS.join(', ')}`);
+      const path = settingsPath(opts, ctx.env);
+      const existing = readSettings(path);
+      const cmd = hookCommand(command.optsWithGlobals<GlobalOptions>());
+      const merged = mergeHooks(existing.text, cmd, path);
+      if (opts.print) {
+        writeStdout(merged.changed ? merged.text : existing.text);
+        return;
+      }
+      if (merged.changed) replaceFile(path, merged.text, existing.mode);
+      await emit(ctx, { settings: path, changed: merged.changed, events: merged.events, command: cmd }, sentence(renderInstalled));
+    });
+}

@@ -1,0 +1,64 @@
+// Merging crux's hook entries into a Claude Code settings document, keeping every other setting and hook.
+// Pure: text in, text out; `crux hook install` reads and writes the file.
+import { invalid } from '../../shared/errors';
+import { CLAUDE_CODE_EVENTS } from './claude-code';
+
+/** A command of ours, whatever flags it was installed with: replaced by the new one, never duplicated. */
+const OURS = /(^|[\s/'"])crux['"]?(\s.*)?\shook\s+claude-code(\s|$)/;
+
+export interface MergeResult {
+  /** The settings to write (two-space JSON and a newline), or the original text when nothing changed. */
+  readonly text: string;
+  readonly changed: boolean;
+  /** The events whose entry was added or updated. */
+  readonly events: string[];
+}
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function parseSettings(text: string, where: string): Json {
+  if (text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw invalid(`${where} is not valid JSON (${(error as Error).message})`, 'fix or move it; nothing was written');
+  }
+  if (!isObject(value)) throw invalid(`${where} is not a JSON object`, 'nothing was written');
+  return value;
+}
+
+/** Adds `command` as a hook of every event crux acts on; an entry of ours already there is updated in place. */
+export function mergeHooks(existing: string, command: string, where: string): MergeResult {
+  const settings = parseSettings(existing, where);
+  const hooks = settings.hooks ?? {};
+  if (!isObject(hooks)) throw invalid(`${where}: "hooks" is not an object`, 'nothing was written');
+  const events: string[] = [];
+  for (const event of CLAUDE_CODE_EVENTS) {
+    const groups = hooks[event] ?? [];
+    if (!Array.isArray(groups)) throw invalid(`${where}: hooks.${event} is not a list`, 'nothing was written');
+    const handlers = groups.flatMap((g) => (isObject(g) && Array.isArray(g.hooks) ? (g.hooks as unknown[]).filter(isObject) : []));
+    const ours = handlers.filter((h) => h.type === 'command' && typeof h.command === 'string' && OURS.test(h.command));
+    if (ours.length === 1 && ours[0]!.command === command) continue;
+    if (ours.length > 0) {
+      // Update the first of ours, drop any others (an older install, a hand-made copy).
+      ours[0]!.command = command;
+      const extra = ours.slice(1);
+      const emptied = new Set<unknown>();
+      for (const group of groups) {
+        if (!isObject(group) || !Array.isArray(group.hooks) || !group.hooks.some((h) => extra.includes(h))) continue;
+        const kept = group.hooks.filter((h) => !extra.includes(h));
+        group.hooks = kept;
+        if (kept.length === 0) emptied.add(group);
+      }
+      hooks[event] = groups.filter((g) => !emptied.has(g));
+    } else {
+      hooks[event] = [...groups, { hooks: [{ type: 'command', command }] }];
+    }
+    events.push(event);
+  }
+  if (events.length === 0) return { text: existing, changed: false, events };
+  settings.hooks = hooks;
+  return { text: `${JSON.stringify(settings, null, 2)}\n`, changed: true, events };
+}
