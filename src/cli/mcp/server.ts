@@ -5,7 +5,7 @@
 import type * as Sdk from './sdk';
 import { contextOf, type GlobalOptions } from '../context';
 import { ArgumentError, TOOLS, type Tool } from './tools';
-import { CruxError, errorDocument, hintOf, internalError } from '../../shared/errors';
+import { CruxError, errorDocument, internalError } from '../../shared/errors';
 
 const INSTRUCTIONS =
   "crux keeps this agent's working memory in a shared data directory: sessions (what you are doing: session_put / session_get / session_close), " +
@@ -38,11 +38,10 @@ function describeTool(sdk: typeof Sdk, tool: Tool, input: Sdk.z.ZodObject) {
   };
 }
 
-const refusal = (error: CruxError) => ({
-  content: [{ type: 'text' as const, text: `crux: ${error.message} (${hintOf(error)})` }],
-  structuredContent: errorDocument(error),
-  isError: true,
-});
+function refusal(error: CruxError) {
+  const document = errorDocument(error);
+  return { content: [{ type: 'text' as const, text: `crux: ${document.error.message} (${document.error.hint})` }], structuredContent: document, isError: true };
+}
 
 /** Serves until the client closes standard input, then lets the calls in flight finish. */
 export async function serve(opts: GlobalOptions, version: string): Promise<void> {
