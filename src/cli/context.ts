@@ -6,6 +6,8 @@ import type { Command } from 'commander';
 import { DataDir } from '../journal/data-dir';
 import type { JournalStore } from '../journal/store-boundary';
 import { writeStderr } from '../output/stdout';
+import type { JournalWarning } from '../output/emit';
+import { stdoutIsTerminal, wantsColor, type ColorWhen } from '../output/terminal';
 import { DEFAULT_LOCK_TIMEOUT_MS } from '../journal/lock';
 import { invalid } from '../shared/errors';
 import { scrubText } from '../shared/scrub';
@@ -21,7 +23,8 @@ export interface GlobalOptions {
   json?: boolean;
   now?: string;
   quiet?: boolean;
-  color?: boolean;
+  /** `--color <when>`, or false for `--no-color`. */
+  color?: ColorWhen | boolean;
 }
 
 export interface Context {
@@ -37,6 +40,8 @@ export interface Context {
   readonly now: Instant;
   readonly nowIso: string;
   readonly env: NodeJS.ProcessEnv;
+  /** Damaged journal lines the replays of this invocation passed over (--json documents carry them). */
+  readonly warnings: JournalWarning[];
   warn(message: string): void;
 }
 
@@ -68,9 +73,13 @@ export function contextOf(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.
   const warn = (message: string) => {
     writeStderr(`crux: ${scrubText(message)}\n`);
   };
-  const noColor = opts.color === false || ('NO_COLOR' in env && env.NO_COLOR !== '') || json;
+  const warnings: JournalWarning[] = [];
+  const damage = (file: string, line: number, reason: string) => {
+    warnings.push({ file, line, reason });
+  };
+  const colorWhen: ColorWhen = opts.color === false ? 'never' : typeof opts.color === 'string' ? opts.color : 'auto';
   return {
-    dataDir: new DataDir(path, { warn }, lockTimeoutMs),
+    dataDir: new DataDir(path, { warn, damage }, lockTimeoutMs),
     dataDirSource: source,
     agent: agentRaw === undefined ? undefined : parseAgentName(agentRaw),
     actor: actorRaw === undefined ? undefined : parseActorName(actorRaw),
@@ -78,11 +87,12 @@ export function contextOf(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.
     quiet: opts.quiet === true,
     // Asked only when human output is rendered: finding out whether stdout is a TTY loads node:tty.
     get color() {
-      return !noColor && (require('node:tty') as typeof import('node:tty')).isatty(1);
+      return !json && wantsColor(colorWhen, env, colorWhen === 'auto' && stdoutIsTerminal());
     },
     now,
     nowIso: formatTime(now),
     env,
+    warnings,
     warn,
   };
 }

@@ -4,16 +4,9 @@ import { CruxError, errorDocument, EXIT_CODES, hintOf, internalError } from '../
 import { writeStderr } from '../output/stdout';
 import { scrubText } from '../shared/scrub';
 import { buildProgram, isLifecycleHook } from './program';
-
-// C0, DEL, C1, the Unicode line separators and format characters (bidi overrides, zero-width ones): a message
-// may quote its input (a JSON parser's excerpt of random bytes, an unknown option), and the error must stay one
-// line that a terminal prints as written and does not act on.
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
-const escapeOf = (c: string) => {
-  const code = c.codePointAt(0)!;
-  return c === '\n' ? '\\n' : code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
-};
-const printable = (text: string) => text.replace(UNPRINTABLE, escapeOf);
+// A message may quote its input (a JSON parser's excerpt of random bytes, an unknown option): the error stays
+// one line that a terminal prints as written and does not act on.
+import { printableMessage as printable } from '../shared/printable';
 
 function reportError(error: CruxError, json: boolean): void {
   // A message may quote a bad value (`--reward 'https://u:token@h'`): never echo its credentials (SPEC §8).

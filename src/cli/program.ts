@@ -34,7 +34,8 @@ function makeProgram(): Command {
     .addOption(new Option('--json', 'machine output: exactly one JSON document on stdout'))
     .addOption(new Option('--now <time>', 'the current time, RFC 3339 (env CRUX_NOW)'))
     .addOption(new Option('-q, --quiet', 'print nothing on success (but the package, state or export a command exists to print)'))
-    .addOption(new Option('--no-color', 'plain output (also NO_COLOR); never colour when stdout is not a TTY'))
+    .addOption(new Option('--color <when>', 'colour: always, never or auto (on a terminal; NO_COLOR, FORCE_COLOR)').choices(['always', 'never', 'auto']))
+    .addOption(new Option('--no-color', 'no colour, as --color=never (also NO_COLOR)'))
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput(OUTPUT);

@@ -9,6 +9,8 @@ import type { StoreSpec } from './store-spec';
 
 export interface Reporter {
   warn(message: string): void;
+  /** A damaged line a replay passed over, as data (--json documents carry it as a warning). */
+  damage?(file: string, line: number, reason: string): void;
 }
 
 /** A store's state as a transaction holds it, with what appending and re-indexing need. */
@@ -63,6 +65,7 @@ export function replayFull<S>(
       // A torn tail is the last write of a killed process: the next write quarantines it.
       if (problem.offset === scan.tornTail?.offset) continue;
       reporter.warn(`${path}:${problem.line}: ${problem.reason} (run \`crux journal check\`)`);
+      reporter.damage?.(spec.file, problem.line, problem.reason);
     }
   }
   return {

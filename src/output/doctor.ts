@@ -1,6 +1,8 @@
 // The human rendering of `crux doctor`: one screen, most important first.
 import type { DoctorReport } from '../domain/doctor';
+import { printable } from '../shared/printable';
 import type { Style } from './style';
+import type { CellValue } from './table';
 
 const SOURCE_TEXT: Record<string, string> = {
   flag: 'from --data-dir',
@@ -14,12 +16,13 @@ const from = (source: string, flag: string, env: string) => (source === 'flag' ?
 export function renderDoctor(r: DoctorReport, style: Style): string {
   const out: string[] = [];
   const row = (label: string, text: string) => out.push(`${style.bold(label.padEnd(12))}${text}`);
+  const p = printable;
 
   const dd = r.data_dir;
-  row('data dir', `${dd.path}  (${SOURCE_TEXT[dd.source]})  ${dd.exists ? `mode ${dd.mode}` : style.dim('not created yet')}`);
+  row('data dir', `${p(dd.path)}  (${SOURCE_TEXT[dd.source]})  ${dd.exists ? `mode ${dd.mode}` : style.dim('not created yet')}`);
   const id = r.identity;
-  row('agent', id.agent === null ? `none (${from(id.agent_source, '--agent', 'CRUX_AGENT')}): session ids are stored as given, unscoped` : `${id.agent} (${from(id.agent_source, '--agent', 'CRUX_AGENT')}): session ids are stored as ${id.session_key}${id.agent_key ? `; Ed25519 key ${id.agent_key.key_id}` : ''}`);
-  row('actor', id.actor === null ? 'none: writes are recorded without an actor' : `${id.actor} (${from(id.actor_source, '--actor', 'CRUX_ACTOR')})`);
+  row('agent', id.agent === null ? `none (${from(id.agent_source, '--agent', 'CRUX_AGENT')}): session ids are stored as given, unscoped` : `${p(id.agent)} (${from(id.agent_source, '--agent', 'CRUX_AGENT')}): session ids are stored as ${p(id.session_key)}${id.agent_key ? `; Ed25519 key ${id.agent_key.key_id}` : ''}`);
+  row('actor', id.actor === null ? 'none: writes are recorded without an actor' : `${p(id.actor)} (${from(id.actor_source, '--actor', 'CRUX_ACTOR')})`);
 
   const k = r.handoff_key;
   const keyFile = k.file.exists ? `${k.file.path} mode ${k.file.mode}${k.file.private ? '' : style.bad(' (readable by others)')}` : `${k.file.path} not created yet (the first mint creates it)`;
@@ -32,14 +35,14 @@ export function renderDoctor(r: DoctorReport, style: Style): string {
   row('lock', lock.name === null ? style.dim('no data directory yet') : lock.held ? style.warn(`held now by ${lock.holder ? `pid ${lock.holder.pid} (${lock.holder.command})` : 'another process'}`) : `free ${style.dim('(kernel-held: a dead holder frees it at once, so it is never stale)')}`);
 
   if (dd.exists) {
-    out.push(style.table(
-      ['journal', 'bytes', 'records', 'last write', 'health', 'quarantined'],
-      r.journals.map((j) => [
+    out.push(...style.table(
+      [{ title: 'journal', flex: true }, 'bytes', 'records', 'last write', 'health', 'quarantined'],
+      r.journals.map((j): CellValue[] => [
         j.file,
-        j.exists ? String(j.bytes) : '-',
+        j.exists ? style.size(j.bytes) : '-',
         j.exists ? String(j.records) : '-',
-        j.last_write ?? '-',
-        !j.exists ? style.dim('absent') : j.healthy ? style.good('ok') : style.bad(`${j.problems.length} problem(s)`),
+        style.when(j.last_write),
+        !j.exists ? { text: 'absent', tone: 'dim' } : j.healthy ? { text: 'ok', tone: 'good' } : { text: `${j.problems.length} problem(s)`, tone: 'bad' },
         String(j.quarantined),
       ]),
     ));
@@ -48,7 +51,7 @@ export function renderDoctor(r: DoctorReport, style: Style): string {
     row('sessions', `${s.total}${statuses ? ` (${statuses})` : ''}; ${s.unscoped} unscoped, ${s.in_scope} in this agent's scope, ${s.other_agents} in other agents' scopes`);
     if (s.stranded_count > 0) {
       row('stranded', `${s.stranded_count}`);
-      for (const b of s.stranded.slice(0, 10)) out.push(`  ${b.agent ? `${b.agent}/` : ''}${b.session_id}  ${b.status}, last written ${b.updated_at ?? 'never'}`);
+      for (const b of s.stranded.slice(0, 10)) out.push(`  ${p(`${b.agent ? `${b.agent}/` : ''}${b.session_id}`)}  ${b.status}, last written ${b.updated_at ?? 'never'}`);
       if (s.stranded_count > 10) out.push(style.dim(`  … and ${s.stranded_count - 10} more (--json lists up to ${s.stranded.length})`));
     }
   }
@@ -57,7 +60,7 @@ export function renderDoctor(r: DoctorReport, style: Style): string {
     out.push('');
     for (const f of r.findings) {
       const mark = f.level === 'fault' ? style.bad('✗') : f.level === 'warning' ? style.warn('!') : style.dim('·');
-      out.push(`${mark} ${f.message}`);
+      out.push(`${mark} ${p(f.message)}`);
     }
   }
   out.push('');

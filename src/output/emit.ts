@@ -1,25 +1,77 @@
-// Printing a result: one JSON document with --json, nothing with --quiet, else the human rendering.
+// Printing a result: one JSON document with --json (with the damage its replay passed over), nothing with
+// --quiet, else the human rendering, streamed line by line and never with a raw control character.
 import type { Style } from './style';
 import { writeStdout } from './stdout';
+import { CONTROLS_BUT_LAYOUT, visible } from '../shared/printable';
+
+/** A damaged journal line a replay passed over: what a person sees on stderr, a script sees in the document. */
+export interface JournalWarning {
+  readonly file: string;
+  readonly line: number;
+  readonly reason: string;
+}
 
 export interface OutputMode {
   readonly json: boolean;
   readonly quiet: boolean;
   readonly color: boolean;
+  /** The time relative times are measured from (--now). */
+  readonly now?: number;
+  readonly env?: NodeJS.ProcessEnv;
+  /** Damage reported while this command read its journals. */
+  readonly warnings?: readonly JournalWarning[];
 }
 
-export type Renderer<T> = (result: T, style: Style) => string;
+/** A rendering: one text, or lines (without newlines) written as they are made. */
+export type Rendering = string | Iterable<string>;
+export type Renderer<T> = (result: T, style: Style) => Rendering;
+
+/** A rendering as one text (lines joined), for a caller that is not a stream (an MCP tool's text content). */
+export const textOf = (rendering: Rendering): string => (typeof rendering === 'string' ? rendering : [...rendering].join('\n'));
+
+/** A serialized JSON object with `"warnings"` added when there are any. */
+export function withWarnings(json: string, warnings: readonly JournalWarning[] | undefined): string {
+  if (warnings === undefined || warnings.length === 0 || !json.endsWith('}')) return json;
+  const members = JSON.stringify({ warnings });
+  return json === '{}' ? members : `${json.slice(0, -1)},${members.slice(1)}`;
+}
 
 export async function emit<T>(mode: OutputMode, result: T, render: Renderer<T>): Promise<void> {
   if (mode.json) {
-    writeStdout(`${JSON.stringify(result)}\n`);
+    writeStdout(`${withWarnings(JSON.stringify(result), mode.warnings)}\n`);
     return;
   }
   if (mode.quiet) return;
-  // A renderer that takes no style (a sentence) does not pay for loading chalk and cli-table3.
-  const style = render.length >= 2 ? await (await import('./style')).loadStyle(mode.color) : (undefined as unknown as Style);
-  const text = render(result, style);
-  if (text !== '') writeStdout(text.endsWith('\n') ? text : `${text}\n`);
+  // A renderer that takes no style (a sentence) does not pay for loading chalk.
+  const style = render.length >= 2 ? await (await import('./style')).loadStyle(mode) : (undefined as unknown as Style);
+  writeHuman(render(result, style), mode.color);
+}
+
+const CHUNK = 1 << 16;
+
+/** Writes a rendering, each line ended by a newline, in chunks of about 64 KiB. */
+export function writeHuman(rendering: Rendering, color: boolean): void {
+  if (typeof rendering === 'string') {
+    if (rendering !== '') writeStdout(terminalSafe(rendering.endsWith('\n') ? rendering : `${rendering}\n`, color));
+    return;
+  }
+  let buffer = '';
+  for (const line of rendering) {
+    buffer += `${line}\n`;
+    if (buffer.length >= CHUNK) {
+      writeStdout(terminalSafe(buffer, color));
+      buffer = '';
+    }
+  }
+  if (buffer !== '') writeStdout(terminalSafe(buffer, color));
+}
+
+// The last guard: renderers escape what they show (shared/printable.ts); anything that still slipped through
+// is escaped here. Newlines and tabs are layout; with colour on, the SGR sequences chalk writes are ours.
+const UNSAFE = new RegExp(`\\x1b\\[[0-9;]*m|[${CONTROLS_BUT_LAYOUT}]`, 'g');
+
+export function terminalSafe(text: string, color: boolean): string {
+  return text.replace(UNSAFE, (match) => (match.length > 1 ? (color ? match : `\\x1b${match.slice(1)}`) : visible(match)));
 }
 
 /** A renderer for results that need no style: a sentence. */

@@ -1,59 +1,65 @@
 // Human renderings of handoff results, and the inspect JSON (which splices the payload's raw members in).
 import type { AcceptResult, HandoffRow, InspectResult, KeygenResult, MintResult, TrustResult, UntrustResult } from '../domain/handoff/store';
 import type { KeyRow } from '../domain/handoff/ledger';
+import { printable } from '../shared/printable';
 import type { Style } from './style';
+import { unlessEmpty, type CellValue } from './table';
 
-const route = (from: string, to: string | null) => `${from} → ${to ?? 'any agent'}`;
+const route = (from: string, to: string | null) => printable(`${from} → ${to ?? 'any agent'}`);
 
 export const renderMinted =
   (out: string | undefined) =>
   ({ minted }: MintResult): string =>
-    `minted ${minted.handoff_id} for session ${minted.session_id} (${route(minted.source_agent, minted.target_agent)}, ${minted.signature_alg}, ${minted.facts} facts), expires ${minted.expires_at}` +
+    `minted ${printable(minted.handoff_id)} for session ${printable(minted.session_id)} (${route(minted.source_agent, minted.target_agent)}, ${minted.signature_alg}, ${minted.facts} facts), expires ${minted.expires_at}` +
     (out === undefined ? '' : `; envelope written to ${out}`);
 
 export const renderAccepted = ({ accepted, source_agent, handoff_id }: AcceptResult): string =>
-  `accepted session ${accepted.session_id} from ${source_agent} as ${accepted.agent} (${accepted.facts} facts)${handoff_id ? `, package ${handoff_id}` : ''}`;
+  printable(`accepted session ${accepted.session_id} from ${source_agent} as ${accepted.agent} (${accepted.facts} facts)${handoff_id ? `, package ${handoff_id}` : ''}`);
 
 export const renderKeygen = ({ key, trusted }: KeygenResult): string =>
   [
-    `${key.created ? 'created' : 'existing'} Ed25519 key of agent ${key.agent} (key id ${key.key_id}), ${trusted ? 'trusted in this data directory' : 'revoked in this data directory (`crux handoff trust` takes it back)'}`,
+    `${key.created ? 'created' : 'existing'} Ed25519 key of agent ${printable(key.agent)} (key id ${key.key_id}), ${trusted ? 'trusted in this data directory' : 'revoked in this data directory (`crux handoff trust` takes it back)'}`,
     `public key: ${key.public_key}`,
-    `on the receiving side: crux handoff trust '${key.public_key}' --agent ${key.agent}`,
+    `on the receiving side: crux handoff trust '${key.public_key}' --agent ${printable(key.agent)}`,
   ].join('\n');
 
 export const renderTrusted = (r: TrustResult): string =>
-  `${r.added ? 'now trusting' : 'already trusted:'} key ${r.key_id} of agent ${r.agent}`;
+  `${r.added ? 'now trusting' : 'already trusted:'} key ${r.key_id} of agent ${printable(r.agent)}`;
 
-export const renderUntrusted = (r: UntrustResult): string =>
-  [
-    r.revoked.length === 0 ? `already revoked: no key of agent ${r.agent} changed` : `revoked ${r.revoked.map((k) => k.key_id).join(', ')} of agent ${r.agent}: packages signed with ${r.revoked.length === 1 ? 'it' : 'them'} are refused`,
-    r.trusted.length === 0 ? `agent ${r.agent} has no trusted Ed25519 key left here` : `still trusted: ${r.trusted.map((k) => k.key_id).join(', ')}`,
+export const renderUntrusted = (r: UntrustResult): string => {
+  const agent = printable(r.agent);
+  return [
+    r.revoked.length === 0 ? `already revoked: no key of agent ${agent} changed` : `revoked ${r.revoked.map((k) => k.key_id).join(', ')} of agent ${agent}: packages signed with ${r.revoked.length === 1 ? 'it' : 'them'} are refused`,
+    r.trusted.length === 0 ? `agent ${agent} has no trusted Ed25519 key left here` : `still trusted: ${r.trusted.map((k) => k.key_id).join(', ')}`,
   ].join('\n');
+};
 
-export function renderList({ handoffs, keys }: { handoffs: HandoffRow[]; keys: KeyRow[] }, style: Style): string {
-  const parts = [handoffs.length === 0 ? 'no handoffs' : renderHandoffs(handoffs, style)];
-  if (keys.length > 0) {
-    parts.push(style.table(
-      ['agent', 'Ed25519 key fingerprint', 'status', 'public key'],
-      keys.map((k) => [k.agent, k.fingerprint, k.status === 'revoked' ? style.bad(`revoked ${k.revoked_at}`) : style.good('trusted'), k.public_key]),
-    ));
-  }
-  return parts.join('\n\n');
-}
+const STATUS_TONE = { accepted: 'good', expired: 'warn' } as const;
 
-function renderHandoffs(rows: HandoffRow[], style: Style): string {
-  const paint = (status: string) => (status === 'accepted' ? style.good(status) : status === 'expired' ? style.warn(status) : status);
-  return style.table(
-    ['id', 'session', 'from → to', 'status', 'created', 'expires', 'accepted by'],
-    rows.map((r) => [
-      r.handoff_id ?? style.dim(`#${r.content_hash.slice(0, 12)}`),
-      r.session_id,
-      route(r.source_agent, r.target_agent),
-      paint(r.status),
-      r.created_at,
-      r.expires_at,
-      r.accepted_by ?? '',
-    ]),
+/** The handoffs (streamed), then the keyring when there is one. */
+export function* renderList({ handoffs, keys }: { handoffs: Iterable<HandoffRow>; keys: readonly KeyRow[] }, style: Style): Generator<string> {
+  const cells = function* (): Generator<CellValue[]> {
+    for (const r of handoffs) {
+      yield [
+        r.handoff_id ?? { text: `#${r.content_hash.slice(0, 12)}`, tone: 'dim' },
+        r.session_id,
+        route(r.source_agent, r.target_agent),
+        { text: r.status, tone: STATUS_TONE[r.status as keyof typeof STATUS_TONE] },
+        style.when(r.created_at),
+        style.when(r.expires_at),
+        r.accepted_by ?? '',
+      ];
+    }
+  };
+  const columns = ['id', { title: 'session', flex: true }, { title: 'from → to', flex: true }, 'status', { title: 'created', optional: true }, 'expires', { title: 'accepted by', flex: true, optional: true }];
+  const shown = unlessEmpty(cells());
+  if (shown === undefined) yield 'no handoffs';
+  else yield* style.table(columns, shown);
+  if (keys.length === 0) return;
+  yield '';
+  yield* style.table(
+    [{ title: 'agent', flex: true }, { title: 'Ed25519 key fingerprint', flex: true }, 'status', { title: 'public key', flex: true, optional: true }],
+    keys.map((k): CellValue[] => [k.agent, k.fingerprint, k.status === 'revoked' ? { text: `revoked ${style.when(k.revoked_at)}`, tone: 'bad' } : { text: 'trusted', tone: 'good' }, k.public_key]),
   );
 }
 
@@ -61,14 +67,14 @@ export function renderInspect(r: InspectResult, style: Style): string {
   const lines: string[] = [];
   lines.push(style.bold('package'));
   if (r.package === null) lines.push('  (the payload does not decode as a JSON object)');
-  else for (const { key, raw } of r.package) lines.push(`  ${key}: ${raw.length > 400 ? `${raw.slice(0, 400)}… (${raw.length} characters)` : raw}`);
+  else for (const { key, raw } of r.package) lines.push(`  ${printable(key)}: ${printable(raw.length > 400 ? `${raw.slice(0, 400)}… (${raw.length} characters)` : raw)}`);
   lines.push(style.bold('envelope'));
   lines.push(`  content_hash: ${r.envelope.content_hash}`, `  signature_alg: ${r.envelope.signature_alg}`, `  payload: ${r.envelope.payload_bytes} bytes`);
   lines.push(style.bold('checks'));
   // The domain lists the checks in SPEC order (CHECK_NAMES).
   for (const [name, status] of Object.entries(r.checks) as [keyof InspectResult['checks'], string][]) {
     const mark = status === 'ok' ? style.good('ok     ') : status === 'failed' ? style.bad('FAILED ') : style.warn('skipped');
-    lines.push(`  ${mark} ${name.padEnd(17)} ${r.details[name]}`);
+    lines.push(`  ${mark} ${name.padEnd(17)} ${printable(r.details[name])}`);
   }
   return lines.join('\n');
 }

@@ -4,9 +4,11 @@ import type { MachineView } from '../domain/session/machine';
 import type { Listing } from '../domain/session/query';
 import type { CloseResult, ReapResult } from '../domain/session/store';
 import type { SessionView } from '../domain/session/view';
+import { printable } from '../shared/printable';
 import type { Style } from './style';
+import type { CellValue } from './table';
 
-const who = (s: { session_id: string; agent: string | null }) => `${s.session_id}${s.agent ? ` (agent ${s.agent})` : ''}`;
+const who = (s: { session_id: string; agent: string | null }) => printable(`${s.session_id}${s.agent ? ` (agent ${s.agent})` : ''}`);
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export const renderSession =
@@ -15,7 +17,7 @@ export const renderSession =
     `${verb} session ${who(session)}: ${session.status}, ${session.total_tokens} tokens${session.expires_at ? `, expires ${session.expires_at}` : ''}`;
 
 export function renderClose({ outcome, session }: CloseResult): string {
-  const how = `${session.outcome}${session.summary ? `: ${session.summary}` : ''}`;
+  const how = printable(`${session.outcome}${session.summary ? `: ${session.summary}` : ''}`);
   return outcome === 'closed'
     ? `closed session ${who(session)} (${how})`
     : `session ${who(session)} was already closed at ${session.closed_at} (${how}); nothing changed`;
@@ -33,37 +35,37 @@ export const renderDeleted = ({ deleted, agent }: { deleted: string; agent: stri
 export const renderImported = (s: ImportSummary): string =>
   `imported ${plural(s.imported, 'session')} (${s.created} new, ${s.replaced} replaced${s.unchanged > 0 ? `, ${s.unchanged} unchanged` : ''})`;
 
-const FRESHNESS_PAINT = { fresh: 'good', aging: 'warn', stale: 'bad', invalid: 'bad', unknown: 'dim' } as const;
+const FRESHNESS_TONE = { fresh: 'good', aging: 'warn', stale: 'bad', invalid: 'bad', unknown: 'dim' } as const;
 
-export function renderListing(listing: Listing & { all_agents: boolean }, style: Style): string {
-  const lines: string[] = [];
-  if (listing.sessions.length === 0) lines.push('no sessions');
+export function* renderListing(listing: Listing & { all_agents: boolean }, style: Style): Generator<string> {
+  if (listing.sessions.length === 0) yield 'no sessions';
   else {
-    const head = ['id', 'status', 'updated', 'freshness', 'tokens', 'expires', 'actor'];
-    if (listing.all_agents) head.splice(1, 0, 'agent');
-    const rows = listing.sessions.map((s) => {
-      const row = [s.session_id, s.status, s.updated_at ?? '-', style[FRESHNESS_PAINT[s.freshness]](s.freshness), String(s.total_tokens), s.expires_at ?? '-', s.actor ?? '-'];
-      if (listing.all_agents) row.splice(1, 0, s.agent ?? '-');
-      return row;
-    });
-    lines.push(style.table(head, rows));
+    const head = [{ title: 'id', flex: true }, 'status', 'updated', 'freshness', 'tokens', 'expires', { title: 'actor', flex: true }];
+    if (listing.all_agents) head.splice(1, 0, { title: 'agent', flex: true });
+    const rows = function* (): Generator<CellValue[]> {
+      for (const s of listing.sessions) {
+        const row: CellValue[] = [s.session_id, s.status, style.when(s.updated_at), { text: s.freshness, tone: FRESHNESS_TONE[s.freshness] }, String(s.total_tokens), style.when(s.expires_at), s.actor ?? '-'];
+        if (listing.all_agents) row.splice(1, 0, s.agent ?? '-');
+        yield row;
+      }
+    };
+    yield* style.table(head, rows());
   }
-  if (listing.hidden_scoped > 0) lines.push(style.dim(`${plural(listing.hidden_scoped, 'scoped session')} hidden (use --all-agents)`));
-  return lines.join('\n');
+  if (listing.hidden_scoped > 0) yield style.dim(`${plural(listing.hidden_scoped, 'scoped session')} hidden (use --all-agents)`);
 }
 
 export function renderMachine(machine: MachineView, style: Style): string {
   const ops = machine.ops;
-  const rows = machine.states.map(({ name, terminal }) => [
+  const rows = machine.states.map(({ name, terminal }): CellValue[] => [
     terminal ? `${name} (terminal)` : name,
     ...ops.map((op) => {
       const t = machine.transitions.find((x) => x.from === name && x.op === op);
       if (t) return `→ ${t.to}`;
-      return machine.idempotent.some((i) => i.state === name && i.op === op) ? 'no-op (0)' : style.dim('refused (4)');
+      return machine.idempotent.some((i) => i.state === name && i.op === op) ? 'no-op (0)' : { text: 'refused (4)', tone: 'dim' as const };
     }),
   ]);
   return [
-    style.table(['from \\ op', ...ops], rows),
+    ...style.table(['from \\ op', ...ops], rows),
     `a new session starts ${machine.initial}, created by: ${machine.creating.join(', ')} (any other op on a missing session: not found, 3)`,
     `removed from any state by: ${machine.removing.join(', ')}; reap is close with the outcome expired`,
   ].join('\n');

@@ -34,7 +34,7 @@ describe('crux foundation', () => {
     const input = Buffer.from([0xff, 0x41, 0x42, 0x0a, 0x1b, 0x5b, 0x33, 0x31, 0x6d, 0xc2, 0x9b]);
     const run = await crux(freshDataDir(), ['case', 'record', '--stdin'], { input });
     expect(run.exitCode).toBe(5);
-    expect(run.stderr).toMatch(/^crux: standard input is not valid JSON [^\n]*\\n\\u001b\[31m[^\n]*\n$/);
+    expect(run.stderr).toMatch(/^crux: standard input is not valid JSON [^\n]*\\n\\x1b\[31m[^\n]*\n$/);
     expect(run.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     const json = await crux(freshDataDir(), ['--json', 'case', 'record', '--stdin'], { input });
     expect(JSON.parse(json.stderr).error).toMatchObject({ code: 5, kind: 'invalid_input' });

@@ -8,7 +8,7 @@ import * as caseOps from '../operations/case';
 import * as handoffOps from '../operations/handoff';
 import { checkJournals } from '../operations/journal';
 import * as sessionOps from '../operations/session';
-import type { Renderer } from '../../output/emit';
+import { textOf, type Renderer } from '../../output/emit';
 import { renderCheck } from '../../output/journal';
 import { renderAccepted } from '../../output/handoff';
 import { renderRecorded, renderRetrieved } from '../../output/case';
@@ -55,7 +55,7 @@ const tool = <S extends Zod.ZodRawShape>(spec: Tool<S>): Tool<S> => spec;
 
 /** The CLI's human output of a result (without colour): the text beside the structured document. */
 async function human<T>(render: Renderer<T>, result: T): Promise<string> {
-  return render(result, await loadStyle(false));
+  return textOf(render(result, await loadStyle({ color: false })));
 }
 
 function requireAgent(ctx: Context, tool: string): AgentName {

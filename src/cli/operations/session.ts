@@ -10,6 +10,8 @@ import { spliceState } from '../../domain/session/lines';
 import type { PutCommand } from '../../domain/session/decide';
 import type { ListFilter } from '../../domain/session/query';
 import * as store from '../../domain/session/store';
+import type { SessionView } from '../../domain/session/view';
+import { applyWindow, SESSION_ORDERS, type ListWindow, type SessionOrder } from '../../domain/list-window';
 
 export const CLOSE_OUTCOMES = ['completed', 'failed', 'abandoned'] as const;
 
@@ -29,9 +31,15 @@ export async function getSession(ctx: Context, id: LogicalSessionId): Promise<{ 
   return { state, documentText: `{"session":${spliceState(JSON.stringify(session), state)}}` };
 }
 
-export async function listSessions(ctx: Context, filter: Omit<ListFilter, 'agent'>, flags?: ThresholdFlags & { limit?: number | undefined }) {
+/** `session list`: the filter picks the sessions, the window (--sort, --status, --limit) what of them is shown. */
+export async function listSessions(
+  ctx: Context,
+  filter: Omit<ListFilter, 'agent'>,
+  flags?: ThresholdFlags & { limit?: number | undefined },
+  window: ListWindow<SessionView, SessionOrder> = {},
+) {
   const listing = await store.listStoredSessions(sessionScope(ctx, flags), filter);
-  const sessions = flags?.limit === undefined ? listing.sessions : listing.sessions.slice(0, flags.limit);
+  const sessions = applyWindow(listing.sessions, SESSION_ORDERS, { ...window, limit: window.limit ?? flags?.limit });
   return { ...listing, sessions, all_agents: filter.allAgents };
 }
 

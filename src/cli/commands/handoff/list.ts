@@ -1,18 +1,33 @@
-// `crux handoff list`: minted and accepted handoffs with their status, and the keyring.
+// `crux handoff list`: minted and accepted handoffs with their status (filtered, sorted, limited), and the keyring.
 import { Command } from 'commander';
 import { buildContext } from '../../context';
+import { addListOptions, collect, parseChoices, parseLimit, parseSort } from '../../list-options';
 import { emit } from '../../../output/emit';
 import { renderList } from '../../../output/handoff';
-import { listHandoffs } from '../../../domain/handoff/store';
+import { parseAgentName } from '../../../shared/ids';
+import { listHandoffs, type HandoffRow } from '../../../domain/handoff/store';
+import { applyWindow, HANDOFF_ORDERS } from '../../../domain/list-window';
 import { scopeOf } from './scope';
 
+const STATUSES = ['outstanding', 'accepted', 'expired'] as const;
+
 export function makeListCommand(): Command {
-  return new Command('list')
+  const command = new Command('list')
     .alias('ls')
     .description('minted and accepted handoffs with their status (outstanding, accepted, expired); the trusted and revoked Ed25519 keys')
-    .addHelpText('after', '\nExample:\n  crux --json handoff list')
-    .action(async (_opts, command: Command) => {
+    .option('--status <status>', `only these statuses: ${STATUSES.join(', ')} (repeatable or comma-separated)`, collect, [])
+    .option('--from <agent>', 'only packages from this source agent')
+    .option('--to <agent>', 'only packages for this target agent');
+  return addListOptions(command, HANDOFF_ORDERS, 'the order they were written')
+    .addHelpText('after', '\nExamples:\n  crux --json handoff list\n  crux handoff list --status outstanding --to builder --sort expires')
+    .action(async (opts, command: Command) => {
       const ctx = buildContext(command);
-      await emit(ctx, await listHandoffs(scopeOf(ctx)), (list, style) => renderList(list, style));
+      const statuses = parseChoices<string>(opts.status, STATUSES, '--status');
+      const from = opts.from === undefined ? undefined : parseAgentName(opts.from);
+      const to = opts.to === undefined ? undefined : parseAgentName(opts.to);
+      const where = (r: HandoffRow) => (statuses === undefined || statuses.includes(r.status)) && (from === undefined || r.source_agent === from) && (to === undefined || r.target_agent === to);
+      const { handoffs, keys } = await listHandoffs(scopeOf(ctx));
+      const rows = applyWindow(handoffs, HANDOFF_ORDERS, { sort: parseSort(opts.sort, HANDOFF_ORDERS), limit: parseLimit(opts.limit), where });
+      await emit(ctx, { handoffs: rows, keys }, renderList);
     });
 }

@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { buildContext } from '../../context';
 import { writeStdout } from '../../../output/stdout';
+import { withWarnings } from '../../../output/emit';
 import { exportSessions } from '../../../domain/session/store';
 import { scopeOf } from './scope';
 
@@ -13,7 +14,7 @@ export function makeExportCommand(): Command {
     .action(async (opts, command: Command) => {
       const ctx = buildContext(command);
       const lines = await exportSessions(scopeOf(ctx), { allAgents: opts.allAgents === true });
-      if (ctx.json) writeStdout(`{"sessions":[${lines.map((l) => l.slice(0, -1)).join(',')}]}\n`);
+      if (ctx.json) writeStdout(`${withWarnings(`{"sessions":[${lines.map((l) => l.slice(0, -1)).join(',')}]}`, ctx.warnings)}\n`);
       else writeStdout(lines.join('')); // what export exists to print, --quiet or not
     });
 }

@@ -1,24 +1,31 @@
-// `crux session list`: the sessions of the caller (or of every agent), newest first, filtered.
+// `crux session list`: the sessions of the caller (or of every agent), newest first, filtered, sorted, limited.
 import { Command } from 'commander';
 import { buildContext } from '../../context';
+import { addListOptions, collect, parseChoices, parseLimit, parseSort } from '../../list-options';
 import { emit } from '../../../output/emit';
 import { renderListing } from '../../../output/session';
 import { listSessions } from '../../operations/session';
+import { SESSION_ORDERS } from '../../../domain/list-window';
+import { SESSION_STATES } from '../../../domain/session/machine';
 
 export function makeListCommand(): Command {
-  return new Command('list')
+  const command = new Command('list')
     .alias('ls')
     .description('list sessions: active and handed-off ones, newest first (archived and closed only with --all)')
     .option('--all', 'every session, archived and closed included')
     .option('--archived', 'only archived sessions')
     .option('--stranded', 'only non-closed sessions whose freshness is stale')
     .option('--all-agents', "every agent's sessions, with an agent column (the operator's view)")
+    .option('--status <status>', `only these statuses: ${SESSION_STATES.join(', ')} (repeatable or comma-separated; implies --all)`, collect, [])
     .option('--fresh-for <duration>', 'fresh up to this age (env CRUX_FRESH_FOR, default 15m)')
-    .option('--stale-after <duration>', 'stale beyond this age (env CRUX_STALE_AFTER, default 24h)')
-    .addHelpText('after', '\nExamples:\n  crux session list --all-agents\n  crux session list --stranded --stale-after 2h --json')
+    .option('--stale-after <duration>', 'stale beyond this age (env CRUX_STALE_AFTER, default 24h)');
+  return addListOptions(command, SESSION_ORDERS, '-updated, newest first')
+    .addHelpText('after', '\nExamples:\n  crux session list --all-agents\n  crux session list --stranded --stale-after 2h --json\n  crux session list --status closed --sort -tokens --limit 10')
     .action(async (opts, command: Command) => {
       const ctx = buildContext(command);
-      const filter = { all: opts.all === true, archived: opts.archived === true, stranded: opts.stranded === true, allAgents: opts.allAgents === true };
-      await emit(ctx, await listSessions(ctx, filter, opts), renderListing);
+      const statuses = parseChoices<string>(opts.status, SESSION_STATES, '--status');
+      const window = { sort: parseSort(opts.sort, SESSION_ORDERS), limit: parseLimit(opts.limit), where: statuses && ((s: { status: string }) => statuses.includes(s.status)) };
+      const filter = { all: opts.all === true || statuses !== undefined, archived: opts.archived === true, stranded: opts.stranded === true, allAgents: opts.allAgents === true };
+      await emit(ctx, await listSessions(ctx, filter, { freshFor: opts.freshFor, staleAfter: opts.staleAfter }, window), renderListing);
     });
 }

@@ -1,0 +1,38 @@
+// What stdout is: a terminal (box-drawn tables fitted to its width, colour) or a pipe (plain columns), and
+// whether to colour, from --color, NO_COLOR and FORCE_COLOR. Asked only when human output is rendered.
+import type { TableLayout } from './table';
+
+export type ColorWhen = 'always' | 'never' | 'auto';
+export const COLOR_CHOICES: readonly ColorWhen[] = ['always', 'never', 'auto'];
+
+/**
+ * `--color=always|never|auto` (`--no-color` is never) wins; then NO_COLOR (set and non-empty: no colour),
+ * then FORCE_COLOR (`0` or `false`: no colour, any other value: colour), then colour on a terminal only.
+ */
+export function wantsColor(when: ColorWhen, env: NodeJS.ProcessEnv, isTerminal: boolean): boolean {
+  if (when !== 'auto') return when === 'always';
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) return force !== '0' && force.toLowerCase() !== 'false';
+  return isTerminal;
+}
+
+/** COLUMNS when set to a positive number, else the terminal's own width (80 if it cannot be read). */
+export function columnsOf(env: NodeJS.ProcessEnv, terminalColumns: number | undefined): number | undefined {
+  const fromEnv = env.COLUMNS === undefined ? Number.NaN : Number(env.COLUMNS);
+  if (Number.isInteger(fromEnv) && fromEnv > 0) return fromEnv;
+  return terminalColumns !== undefined && terminalColumns > 0 ? terminalColumns : undefined;
+}
+
+/** A terminal gets box-drawn tables within its width; a pipe plain columns, within COLUMNS only when it is set. */
+export function layoutFor(isTerminal: boolean, env: NodeJS.ProcessEnv, terminalColumns: number | undefined): TableLayout {
+  if (!isTerminal) return { box: false, width: columnsOf(env, undefined) };
+  return { box: true, width: columnsOf(env, terminalColumns) ?? 80 };
+}
+
+export const stdoutIsTerminal = (): boolean => (require('node:tty') as typeof import('node:tty')).isatty(1);
+
+/** The width of the terminal on stdout; reading it costs Node's stream set-up, so only for tables. */
+export function terminalColumns(): number | undefined {
+  return stdoutIsTerminal() ? process.stdout.columns : undefined;
+}
