@@ -1,12 +1,12 @@
 // Claude Code's lifecycle hooks (SPEC §10.2): one payload from stdin mapped onto the sessions and cases of the
 // hook's agent. Each event is one transaction; the answer, if any, is the stdout Claude Code reads.
 import type { Context } from '../context';
-import { retrieve } from '../operations/case';
 import { scopeOf } from '../commands/session/scope';
 import { CruxError, invalid } from '../../shared/errors';
 import { parseAgentName, parseLogicalSessionId, type AgentName, type LogicalSessionId } from '../../shared/ids';
 import { closeSession, touchSession, type SessionScope } from '../../domain/session/store';
 import type { ScoredCase } from '../../domain/case/store';
+// The case store loads only for UserPromptSubmit: every other event is a session touch, as cheap as a put.
 
 export const DEFAULT_AGENT = 'claude-code';
 
@@ -90,6 +90,7 @@ export async function runClaudeCodeHook(ctx: Context, input: Buffer, opts: HookO
     case 'UserPromptSubmit': {
       await touch(scope, payload, opts);
       const prompt = text(payload.fields.prompt) ?? '';
+      const { retrieve } = await import('../operations/case');
       const { results } = await retrieve(ctx, { text: prompt, topK: opts.topK, onlySuccess: true, minSimilarity: opts.minSimilarity }, false);
       if (results.length === 0) return undefined;
       return JSON.stringify({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: promptContext(results) } });
