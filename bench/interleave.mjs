@@ -24,7 +24,7 @@ function shuffle(xs) {
 }
 
 function timeOnce(row) {
-  if (row.before) row.before();
+  if (row.before) row.before(row);
   const started = process.hrtime.bigint();
   const r = spawnSync(row.argv[0], row.argv.slice(1), { env: row.env ?? benchEnv(), input: row.input, stdio: [row.input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'], maxBuffer: 1 << 30 });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;

@@ -1,5 +1,10 @@
-// `npm run bench`: crux's costs as ratios to `node -e 0`, measured side by side in one interleaved run.
+// `npm run bench`: crux's costs as ratios to `node -e 0`, measured side by side in ONE interleaved run — every
+// command at every store size, shuffled each round, so that all rows see the same machine.
 // Every Node process runs without NODE_EXTRA_CA_CERTS (it adds ~42 ms to each start), on both sides.
+//
+// BENCH_SIZES (default 1,10000,100000,1000000) are the table's sizes; 2,000 and 200,000 are always built for
+// the growth targets of issue 11. BENCH_ROUNDS (default 15) counted rounds, after 2 warm-up rounds.
+// sqlite3 rows (SELECT by id, INSERT OR REPLACE, FTS5 bm25 top 5) run where `sqlite3` is installed.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,98 +12,176 @@ import { join, resolve } from 'node:path';
 import { benchEnv, interleave } from './interleave.mjs';
 
 const CRUX = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', 'bin', 'crux');
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 25);
-const work = fs.mkdtempSync(join(tmpdir(), 'crux-bench-'));
-const env = benchEnv();
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
+const SIZES = (process.env.BENCH_SIZES ?? '1,10000,100000,1000000').split(',').map(Number);
+const GROWTH = [2_000, 200_000];
+const ALL_SIZES = [...new Set([...SIZES, ...GROWTH])].sort((a, b) => a - b);
+const work = fs.mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'crux-bench-'));
+const env = benchEnv({ CRUX_NOW: '2026-12-01T12:00:00Z' });
 const log = (line) => process.stderr.write(`${line}\n`);
+const NOW = Date.parse('2026-12-01T12:00:00Z');
+const HOUR = 3_600_000;
 
 const crux = (dir, ...args) => ['node', CRUX, '--data-dir', dir, ...args];
-function run(dir, args, input) {
-  const r = spawnSync('node', [CRUX, '--data-dir', dir, ...args], { env, input, maxBuffer: 1 << 30 });
+function run(dir, args, input, extraEnv = {}) {
+  const r = spawnSync('node', [CRUX, '--data-dir', dir, ...args], { env: { ...env, ...extraEnv }, input, maxBuffer: 1 << 30 });
   if (r.status !== 0) throw new Error(`crux ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return r.stdout;
 }
 const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
+const size = (n) => (n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1000 ? `${n / 1000}k` : String(n));
 
 // ---- data sets ---------------------------------------------------------------------------------------
-function sessionLines(n) {
+// Sessions: 70% closed, 8% active and fresh, 2% active and stale, 20% active with expires_at in 20 hourly
+// slots from 2 h ahead (nothing due: reap finds none). Agent a owns 24 sessions (handoff sources) + 0.1%.
+const iso = (ms) => new Date(ms).toISOString();
+function sessionLines(from, to) {
   let out = '';
-  for (let i = 0; i < n; i++) out += `${JSON.stringify({ session_id: `s${i}`, state: { step: i, notes: 'n'.repeat(200), plan: ['a', 'b', 'c'] } })}\n`;
+  for (let i = from; i < to; i++) {
+    const r = (i * 2654435761) % 100;
+    const line = { session_id: `s${i}`, state: { step: i, notes: 'n'.repeat(200), plan: ['a', 'b', 'c'] } };
+    if (i % 1000 === 7) line.agent = 'a';
+    if (r < 70) Object.assign(line, { status: 'closed', updated_at: iso(NOW - 30 * 24 * HOUR) });
+    else if (r < 78) line.updated_at = iso(NOW - 60_000);
+    else if (r < 80) line.updated_at = iso(NOW - 3 * 24 * HOUR);
+    else Object.assign(line, { updated_at: iso(NOW - HOUR), expires_at: iso(NOW + (2 + (r % 20)) * HOUR) });
+    out += `${JSON.stringify(line)}\n`;
+  }
   return out;
 }
 const WORDS = Array.from({ length: 3000 }, (_, i) => `w${i.toString(36)}${'xyzq'[i % 4]}`);
-function caseLines(n) {
-  let seed = 42;
+const BOILERPLATE = 'update the database migration timeout';
+function caseLines(n, seed0 = 42) {
+  let seed = seed0;
   const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
   const pick = () => WORDS[Math.floor(rand() ** 2 * WORDS.length)];
   let out = '';
   for (let i = 0; i < n; i++) {
-    const task = Array.from({ length: 5 + Math.floor(rand() * 8) }, pick).join(' ');
+    const prefix = rand() < 0.5 ? `${BOILERPLATE} ` : 'the ';
+    const task = prefix + Array.from({ length: 3 + Math.floor(rand() * 8) }, pick).join(' ');
     const tags = Array.from({ length: Math.floor(rand() * 3) }, pick);
     out += `${JSON.stringify({ task, action: `ran ${pick()} then ${pick()}`, outcome: rand() < 0.8 ? 'worked' : 'failed', success: rand() < 0.8, reward: Math.round(rand() * 100) / 100, tags })}\n`;
   }
   return out;
 }
+const RARE = [WORDS[800], WORDS[1200], WORDS[1700], WORDS[2100], WORDS[2400]];
 
-log(`bench: building data sets in ${work} …`);
-const one = join(work, 'one');
-run(one, ['session', 'put', 's0', '{"step":0}']);
-const tenK = join(work, 'ten-k');
-run(tenK, ['session', 'import', '-'], sessionLines(10_000));
-run(tenK, ['session', 'put', 's1', '{"step":1}']);
-const cases = join(work, 'cases');
-let started = performance.now();
-run(cases, ['case', 'import', '-'], caseLines(100_000));
-const importS = (performance.now() - started) / 1000;
-run(cases, ['case', 'record', '--task', `${WORDS[1]} ${WORDS[2]} warm`, '--action', 'a', '--outcome', 'o']);
-const query = [WORDS[3], WORDS[10], WORDS[100], 'deploy'];
+const builds = {};
+for (const n of ALL_SIZES) {
+  const t = performance.now();
+  const s = join(work, `s-${n}`);
+  for (let from = 0; from < n; from += 250_000) run(s, ['session', 'import', '-'], sessionLines(from, Math.min(n, from + 250_000)));
+  // Agent a's handoff sources (one per timed mint), put one by one.
+  for (let i = 0; i < ROUNDS + 2; i++) run(s, ['--agent', 'a', 'session', 'put', `src${i}`, '{"step":0}']);
+  const c = join(work, `c-${n}`);
+  run(c, ['case', 'import', '-'], caseLines(n));
+  const idLine = run(c, ['case', 'list', '--json']).toString();
+  const caseId = idLine.match(/"case_id":"([^"]+)"/)[1];
+  builds[n] = { s, c, caseId, ms: performance.now() - t };
+  log(`bench: built ${size(n)} sessions and cases in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+}
 
-// A runaway agent: 150 puts of a 50 KB state to one session id.
-const runaway = join(work, 'runaway');
-const blob = JSON.stringify({ log: 'x'.repeat(50 * 1024 - 12) });
-for (let i = 0; i < 150; i++) run(runaway, ['session', 'put', 'agent', '--add-tokens', '100'], blob);
-const runawayBytes = fs.statSync(join(runaway, 'sessions.jsonl')).size;
-
-const hookPayload = (event, fields = {}) => JSON.stringify({ session_id: 'cc-1', transcript_path: '/t.jsonl', cwd: '/src', hook_event_name: event, ...fields });
-for (const dir of [one, cases]) run(dir, ['hook', 'claude-code'], hookPayload('SessionStart', { source: 'startup' }));
+function counter(prefix) {
+  let i = 0;
+  return () => `${prefix}${i++}`;
+}
 
 // ---- timed rows ------------------------------------------------------------------------------------------
-const rows = [
-  { name: 'node -e 0', argv: ['node', '-e', '0'] },
-  { name: 'session get (1 session)', argv: crux(one, 'session', 'get', 's0') },
-  { name: 'session put (1 session)', argv: crux(one, 'session', 'put', 's0', '{"step":1}') },
-  { name: 'session get (10k sessions)', argv: crux(tenK, 'session', 'get', 's5000') },
-  { name: 'session put (10k sessions)', argv: crux(tenK, 'session', 'put', 's5001', '{"step":2}') },
-  { name: 'case retrieve (100k cases)', argv: crux(cases, 'case', 'retrieve', ...query, '--json') },
-  { name: 'session get (runaway, after 150×50 KB)', argv: crux(runaway, 'session', 'get', 'agent') },
-  // A Claude Code hook (SPEC §10.2): a touch of its session, and a prompt enriched from the 100k cases.
-  { name: 'hook claude-code Stop (touch)', argv: crux(one, 'hook', 'claude-code'), input: hookPayload('Stop') },
-  { name: 'hook claude-code UserPromptSubmit (100k)', argv: crux(cases, 'hook', 'claude-code'), input: hookPayload('UserPromptSubmit', { prompt: query.join(' ') }) },
-];
-if (has('sqlite3')) {
-  const db = join(work, 'bench.db');
-  execFileSync('sqlite3', [db, 'CREATE TABLE ev(id INTEGER PRIMARY KEY, body TEXT)']);
-  rows.push({ name: 'context: sqlite3 one INSERT', argv: ['sqlite3', db, "INSERT INTO ev(body) VALUES('{\"step\":1}')"] });
+const rows = [{ name: 'node -e 0', argv: ['node', '-e', '0'] }];
+const at = (n, name) => `${name} @${size(n)}`;
+for (const n of ALL_SIZES) {
+  const { s, c, caseId } = builds[n];
+  const mid = `s${Math.floor(n / 2)}`;
+  rows.push({ name: at(n, 'session get'), argv: crux(s, 'session', 'get', mid), n, cmd: 'session get' });
+  rows.push({ name: at(n, 'session put (replace)'), argv: crux(s, 'session', 'put', mid, '{"step":1}'), n, cmd: 'session put' });
+  const fresh = counter('new');
+  rows.push({ name: at(n, 'session put (new id)'), n, cmd: 'session put (new id)', before(row) { row.argv = crux(s, 'session', 'put', fresh(), '{}'); } });
+  rows.push({ name: at(n, '--agent a session list'), argv: crux(s, '--agent', 'a', 'session', 'list', '--json'), n, cmd: 'filtered list (--agent a)' });
+  rows.push({ name: at(n, 'session list --stranded'), argv: crux(s, 'session', 'list', '--stranded', '--json'), n, cmd: 'filtered list (--stranded)' });
+  rows.push({ name: at(n, 'session reap (nothing due)'), argv: crux(s, 'session', 'reap', '--json'), n, cmd: 'reap, nothing due' });
+  const source = counter('src');
+  rows.push({ name: at(n, 'handoff mint'), n, cmd: 'handoff mint', before(row) { row.argv = crux(s, '--agent', 'a', 'handoff', 'mint', source(), '--to', 'b', '--out', join(work, `pkg-${n}-${row.count = (row.count ?? 0) + 1}.json`)); } });
+  rows.push({ name: at(n, 'case show'), argv: crux(c, 'case', 'show', caseId, '--json'), n, cmd: 'case show' });
+  rows.push({ name: at(n, 'case retrieve, 5 common words'), argv: crux(c, 'case', 'retrieve', BOILERPLATE, '--json'), n, cmd: 'retrieve (common words)' });
+  rows.push({ name: at(n, 'case retrieve, 5 rare words'), argv: crux(c, 'case', 'retrieve', RARE.join(' '), '--json'), n, cmd: 'retrieve (rare words)' });
+  rows.push({ name: at(n, 'case record'), argv: crux(c, 'case', 'record', '--task', `${WORDS[5]} ${WORDS[9]} bench`, '--action', 'a', '--outcome', 'o'), n, cmd: 'case record' });
 }
-if (has('jq')) rows.push({ name: 'context: jq + >> (append a line)', argv: ['sh', '-c', `jq -cn '{step:1}' >> ${join(work, 'jq.jsonl')}`] });
+// A Claude Code hook (SPEC §10.2): a touch of its session, and a prompt enriched from the case bank.
+const hookPayload = (event, fields = {}) => JSON.stringify({ session_id: 'cc-1', transcript_path: '/t.jsonl', cwd: '/src', hook_event_name: event, ...fields });
+for (const n of ALL_SIZES.filter((x) => SIZES.includes(x))) {
+  const { s, c } = builds[n];
+  for (const dir of [s, c]) run(dir, ['hook', 'claude-code'], hookPayload('SessionStart', { source: 'startup' }));
+  rows.push({ name: at(n, 'hook claude-code Stop (touch)'), argv: crux(s, 'hook', 'claude-code'), input: hookPayload('Stop'), n, cmd: 'hook Stop (touch)' });
+  rows.push({ name: at(n, 'hook claude-code UserPromptSubmit'), argv: crux(c, 'hook', 'claude-code'), input: hookPayload('UserPromptSubmit', { prompt: RARE.join(' ') }), n, cmd: 'hook UserPromptSubmit' });
+}
+// accept needs packages minted first: the mint rows above make them as they run, so accept runs in a second pass.
+
+let sqliteRows = 0;
+if (has('sqlite3')) {
+  for (const n of ALL_SIZES) {
+    const db = join(work, `sq-${n}.db`);
+    const sql = [
+      'PRAGMA journal_mode=WAL;',
+      'CREATE TABLE s(id TEXT PRIMARY KEY, body TEXT);',
+      'CREATE VIRTUAL TABLE f USING fts5(task);',
+      'BEGIN;',
+      `WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < ${n - 1}) INSERT INTO s SELECT 's' || i, printf('{"step":%d,"notes":"%s"}', i, substr(hex(zeroblob(100)), 1, 200)) FROM k;`,
+      'COMMIT;',
+    ].join('\n');
+    execFileSync('sqlite3', [db], { input: sql });
+    const tasks = join(work, `tasks-${n}.csv`);
+    fs.writeFileSync(tasks, caseLines(n).split('\n').filter(Boolean).map((l) => `"${JSON.parse(l).task}"`).join('\n') + '\n');
+    execFileSync('sqlite3', [db], { input: `.mode csv\n.import ${tasks} f\n` });
+    rows.push({ name: at(n, 'sqlite3 SELECT by id'), argv: ['sqlite3', db, `SELECT body FROM s WHERE id = 's${Math.floor(n / 2)}'`], n, cmd: 'sqlite3 SELECT by id' });
+    rows.push({ name: at(n, 'sqlite3 INSERT OR REPLACE (WAL, synchronous=FULL)'), argv: ['sqlite3', db, `PRAGMA synchronous=FULL; INSERT OR REPLACE INTO s VALUES('s${Math.floor(n / 2)}', '{"step":1}')`], n, cmd: 'sqlite3 INSERT OR REPLACE' });
+    rows.push({ name: at(n, 'FTS5 bm25 top 5, common words'), argv: ['sqlite3', db, `SELECT rowid FROM f WHERE f MATCH '${BOILERPLATE.split(' ').join(' OR ')}' ORDER BY bm25(f) LIMIT 5`], n, cmd: 'FTS5 (common words)' });
+    rows.push({ name: at(n, 'FTS5 bm25 top 5, rare words'), argv: ['sqlite3', db, `SELECT rowid FROM f WHERE f MATCH '${RARE.join(' OR ')}' ORDER BY bm25(f) LIMIT 5`], n, cmd: 'FTS5 (rare words)' });
+    sqliteRows += 4;
+  }
+} else log('bench: sqlite3 is not installed: its rows are skipped');
 
 log(`bench: ${ROUNDS} interleaved rounds of ${rows.length} commands …`);
 const results = interleave(rows.map((r) => ({ ...r, env })), { rounds: ROUNDS, warmup: 2 });
 const base = results[0].median;
 
-// journal check over 100k records and its memory peak, timed separately (it runs for seconds).
-function timed(argv) {
-  const t = performance.now();
-  const wrap = fs.existsSync('/usr/bin/time') ? ['/usr/bin/time', '-f', '%M', ...argv] : argv;
-  const r = spawnSync(wrap[0], wrap.slice(1), { env, maxBuffer: 1 << 30 });
-  const ms = performance.now() - t;
-  const kb = Number(String(r.stderr).trim().split('\n').at(-1));
-  return { ms, rssMiB: Number.isFinite(kb) ? kb / 1024 : undefined };
+// Second pass: accept the packages the mint rows made (each once), interleaved with node -e 0 again.
+const acceptRows = [{ name: 'node -e 0', argv: ['node', '-e', '0'] }];
+for (const n of ALL_SIZES) {
+  const { s } = builds[n];
+  let k = 0;
+  acceptRows.push({ name: at(n, 'handoff accept'), n, cmd: 'handoff accept', before(row) { row.argv = crux(s, '--agent', 'b', 'handoff', 'accept', join(work, `pkg-${n}-${++k}.json`), '--json'); } });
 }
-const check = timed(crux(cases, 'journal', 'check', '--json'));
-const retrieveMem = timed(crux(cases, 'case', 'retrieve', ...query, '--json'));
+const accepted = interleave(acceptRows.map((r) => ({ ...r, env })), { rounds: ROUNDS, warmup: 2 });
+const acceptBase = accepted[0].median;
 
-// 16 concurrent writers, 20 puts each.
+// Retrieve before and after 300 single `case record`s, interleaved (the 200k case store).
+const { c: c200 } = builds[200_000];
+const after300 = join(work, 'c-200k-after-300');
+fs.cpSync(c200, after300, { recursive: true });
+for (let i = 0; i < 300; i++) run(after300, ['case', 'record', '--task', `${WORDS[i % 3000]} ${WORDS[(i * 7) % 3000]} pending`, '--action', 'a', '--outcome', 'o']);
+const pending = interleave([
+  { name: 'node -e 0', argv: ['node', '-e', '0'] },
+  { name: 'retrieve (rare) before', argv: crux(c200, 'case', 'retrieve', RARE.join(' '), '--json') },
+  { name: 'retrieve (rare) after 300 records', argv: crux(after300, 'case', 'retrieve', RARE.join(' '), '--json') },
+  { name: 'retrieve (common) before', argv: crux(c200, 'case', 'retrieve', BOILERPLATE, '--json') },
+  { name: 'retrieve (common) after 300 records', argv: crux(after300, 'case', 'retrieve', BOILERPLATE, '--json') },
+].map((r) => ({ ...r, env })), { rounds: ROUNDS, warmup: 2 });
+
+// Peak memory of the filtered lists at 200k.
+function peakMiB(argv) {
+  if (!fs.existsSync('/usr/bin/time')) return undefined;
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', ...argv], { env, maxBuffer: 1 << 30 });
+  const kb = Number(String(r.stderr).trim().split('\n').at(-1));
+  return Number.isFinite(kb) ? kb / 1024 : undefined;
+}
+const s200 = builds[200_000].s;
+const peaks = {
+  '--agent a session list': peakMiB(crux(s200, '--agent', 'a', 'session', 'list', '--json')),
+  'session list --stranded': peakMiB(crux(s200, 'session', 'list', '--stranded', '--json')),
+  'session reap (nothing due)': peakMiB(crux(s200, 'session', 'reap', '--json')),
+};
+
+// 16 concurrent writers, 20 puts each (a fresh directory).
 async function concurrent(writers, puts) {
   const dir = join(work, 'concurrent');
   const t = performance.now();
@@ -113,16 +196,41 @@ async function concurrent(writers, puts) {
 const conc = await concurrent(16, 20);
 
 // ---- report ------------------------------------------------------------------------------------------------
-const pad = (s, n) => String(s).padEnd(n);
-console.log(`\ncrux bench — ${new Date().toISOString()}, node ${process.version}, ${ROUNDS} interleaved rounds, NODE_EXTRA_CA_CERTS unset\n`);
-console.log(`${pad('command', 42)} ${pad('median ms', 10)} ${pad('min–max ms', 16)} ratio to node -e 0`);
-for (const r of results) {
-  console.log(`${pad(r.name, 42)} ${pad(r.median.toFixed(1), 10)} ${pad(`${r.min.toFixed(1)}–${r.max.toFixed(1)}`, 16)} ${(r.median / base).toFixed(2)}×`);
+const ratio = (ms, b = base) => `${(ms / b).toFixed(2)}×`;
+const byCmd = new Map();
+for (const r of [...results.slice(1), ...accepted.slice(1)]) {
+  const row = [...rows, ...acceptRows].find((x) => x.name === r.name);
+  if (!byCmd.has(row.cmd)) byCmd.set(row.cmd, new Map());
+  byCmd.get(row.cmd).set(row.n, { ...r, b: accepted.includes(r) ? acceptBase : base });
 }
-console.log('');
-console.log(`journal check, 100k case records + others: ${check.ms.toFixed(0)} ms (${(check.ms / base).toFixed(1)}× node -e 0)${check.rssMiB ? `, peak RSS ${check.rssMiB.toFixed(0)} MiB` : ''}`);
-console.log(`case retrieve at 100k: peak RSS ${retrieveMem.rssMiB ? `${retrieveMem.rssMiB.toFixed(0)} MiB` : 'n/a (no /usr/bin/time)'}`);
-console.log(`case import of 100,000 cases (one invocation): ${importS.toFixed(1)} s`);
-console.log(`runaway agent: 150 puts of a 50 KB state → sessions.jsonl ${(runawayBytes / 1024).toFixed(0)} KiB = ${(runawayBytes / blob.length).toFixed(1)}× the state`);
+console.log(`\ncrux bench — ${new Date().toISOString()}, node ${process.version}, ${ROUNDS} interleaved rounds (+2 warm-up), NODE_EXTRA_CA_CERTS unset`);
+console.log(`node -e 0: ${base.toFixed(1)} ms (accept pass: ${acceptBase.toFixed(1)} ms); load average ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}\n`);
+console.log(`| command | ${SIZES.map(size).join(' | ')} |`);
+console.log(`|---|${SIZES.map(() => '---').join('|')}|`);
+for (const [cmd, bySize] of byCmd) {
+  console.log(`| ${cmd} | ${SIZES.map((n) => (bySize.has(n) ? `${ratio(bySize.get(n).median, bySize.get(n).b)} (${bySize.get(n).median.toFixed(0)} ms)` : '')).join(' | ')} |`);
+}
+const TARGETS = {
+  'session get': 1.25, 'session put': 1.25, 'session put (new id)': 1.25, 'case show': 1.25, 'case record': 1.25,
+  'filtered list (--agent a)': 1.3, 'filtered list (--stranded)': 1.3, 'reap, nothing due': 1.3, 'handoff mint': 1.3, 'handoff accept': 1.3,
+  'retrieve (rare words)': 1.3, 'retrieve (common words)': 3,
+};
+console.log(`\nGrowth 2k → 200k (ratio at 200k / ratio at 2k, same run):\n`);
+console.log('| command | 2k | 200k | growth | target |');
+console.log('|---|---|---|---|---|');
+for (const [cmd, bySize] of byCmd) {
+  const a = bySize.get(2_000), b = bySize.get(200_000);
+  if (!a || !b) continue;
+  const g = (b.median / b.b) / (a.median / a.b);
+  const target = TARGETS[cmd];
+  console.log(`| ${cmd} | ${ratio(a.median, a.b)} | ${ratio(b.median, b.b)} | ${g.toFixed(2)}× | ${target ? `≤ ${target}× ${g <= target ? 'met' : 'MISSED'}` : ''} |`);
+}
+const pb = pending[0].median;
+const [rb, ra, cb, ca] = pending.slice(1).map((r) => r.median);
+console.log(`\nretrieve at 200k before / after 300 single records: rare ${ratio(rb, pb)} → ${ratio(ra, pb)} (${(ra / rb).toFixed(2)}×), common ${ratio(cb, pb)} → ${ratio(ca, pb)} (${(ca / cb).toFixed(2)}×); target ≤ 1.3×`);
+console.log(`peak RSS at 200k: ${Object.entries(peaks).map(([k, v]) => `${k} ${v === undefined ? 'n/a' : `${v.toFixed(0)} MiB`}`).join(', ')} (target ≤ 150 MiB)`);
+console.log(`builds: ${ALL_SIZES.map((n) => `${size(n)} ${(builds[n].ms / 1000).toFixed(1)} s`).join(', ')} (session + case imports)`);
 console.log(`16 concurrent writers × 20 puts: ${conc.puts} puts in ${conc.s.toFixed(1)} s = ${(conc.puts / conc.s).toFixed(0)} puts/s`);
-fs.rmSync(work, { recursive: true, force: true });
+if (sqliteRows === 0) console.log('sqlite3 not installed: no sqlite3/FTS5 rows');
+if (!process.env.BENCH_KEEP) fs.rmSync(work, { recursive: true, force: true });
+else log(`bench: data kept in ${work}`);

@@ -8,10 +8,9 @@ import { scanJournal, SNAPSHOT_EVENT, type LinePosition, type ScanResult } from 
 import { EMPTY_HEAD, encodeRecords, type ChainHead, type EventDraft, type JournalRecord } from './record';
 import { replaceJournal, sweepStrayTemps } from './rewrite';
 import { listQuarantine, QUARANTINE_DIR, quarantineBytes } from './quarantine';
-import { CACHE_DIR, dropIndex, statJournal, writeIndex } from './key-index';
-import { loadKeys, loadSnapshot, readRecordAt, replayFull, type Loaded, type Reporter } from './load';
-import { dropSnapshot } from './snapshot';
-import { DryTransaction, indexText, LockedTransaction, writeStateSnapshot, type TransactionHost } from './transaction';
+import { loadSnapshot, loadThroughIndex, readRecordAt, replayFull, type Loaded, type Reporter } from './load';
+import { CACHE_DIR, keepDerived, type IndexQuery } from './derived';
+import { DryTransaction, LockedTransaction, type TransactionHost } from './transaction';
 import type { StoreSpec } from './store-spec';
 import type { CompactReport, JournalReport, JournalStore, ProgressSink, StoreFacts, Transaction } from './store-boundary';
 import { DirKeyStore } from './keys';
@@ -66,7 +65,22 @@ export class DataDir implements JournalStore, TransactionHost {
 
   /** Replays a store without the lock, for queries. A missing directory or file is an empty store. */
   async read<S>(spec: StoreSpec<S>): Promise<S> {
-    return (loadSnapshot(this.root, this.path(spec.file), spec) ?? this.replay(spec)).state;
+    const fromSnapshot = loadSnapshot(this.root, this.path(spec.file), spec, this.reporter);
+    if (fromSnapshot !== undefined) {
+      // A long tail past the snapshot: this reader writes the next one.
+      keepDerived(this.root, this.path(spec.file), spec, fromSnapshot, this.reporter, { writer: false });
+      return fromSnapshot.state;
+    }
+    return this.replayAndKeep(spec).state;
+  }
+
+  /** A full replay for a reader, which then writes the derived files it found missing or unusable. */
+  private replayAndKeep<S>(spec: StoreSpec<S>): Loaded<S> {
+    const loaded = this.replay(spec);
+    if (loaded.scan.exists && (spec.keyOf !== undefined || spec.snapshot !== undefined)) {
+      keepDerived(this.root, this.path(spec.file), spec, loaded, this.reporter, { writer: false });
+    }
+    return loaded;
   }
 
   /** The records at these positions of a store's journal (undefined where the line is not a record). */
@@ -84,9 +98,17 @@ export class DataDir implements JournalStore, TransactionHost {
     }
   }
 
-  /** A state holding at least the entity `key`: from the key index when valid, else a full replay. */
+  /** A state holding at least the entity `key`: through the index when it verifies, else a full replay. */
   async readKey<S>(spec: StoreSpec<S>, key: string): Promise<S> {
-    return (loadKeys(this.root, this.path(spec.file), spec, [key]) ?? this.replay(spec)).state;
+    return (loadThroughIndex(this.path(spec.file), this.root, spec, { keys: [key] }) ?? this.replayAndKeep(spec)).state;
+  }
+
+  /**
+   * A state holding at least every entity that may match `query` (some that do not, too: filter exactly),
+   * through the index when it verifies, else a full replay.
+   */
+  async readIndexed<S>(spec: StoreSpec<S>, query: IndexQuery): Promise<S> {
+    return (loadThroughIndex(this.path(spec.file), this.root, spec, { query }) ?? this.replayAndKeep(spec)).state;
   }
 
   /**
@@ -114,9 +136,13 @@ export class DataDir implements JournalStore, TransactionHost {
     const lock = await acquireLock(this.root, this.lockTimeoutMs);
     try {
       const tx = new LockedTransaction(this, ts);
-      const result = await decide(tx);
-      tx.commit();
-      return result;
+      try {
+        const result = await decide(tx);
+        tx.commit();
+        return result;
+      } finally {
+        tx.close();
+      }
     } finally {
       await lock.release();
     }
@@ -151,7 +177,7 @@ export class DataDir implements JournalStore, TransactionHost {
     try {
       const lock = await acquireLock(this.root, this.lockTimeoutMs);
       try {
-        if ((statJournal(this.path(file))?.size ?? 0) > 0) {
+        if (journalSize(this.path(file)) > 0) {
           throw new CruxError('conflict', `${this.path(file)} already has records`, 'copy into an empty store');
         }
         replaceJournal(this.root, file, Buffer.concat(chunks));
@@ -231,11 +257,9 @@ export class DataDir implements JournalStore, TransactionHost {
       ev: SNAPSHOT_EVENT,
       data: { previous_head: loaded.head, records_before: before.records, bytes_before: before.bytes },
     };
-    const { text, head } = encodeRecords(loaded.head, [snapshot, ...live], ts);
+    const { text } = encodeRecords(loaded.head, [snapshot, ...live], ts);
     const bytes = replaceJournal(this.root, spec.file, text);
-    this.reindex(spec, text, head);
-    // The old state's line positions name the old file: the snapshot is taken from the new one.
-    if (spec.snapshot !== undefined) writeStateSnapshot(this.root, spec, replayFull(this.path(spec.file), spec, this.reporter, { quiet: true }));
+    this.reindex(spec);
     return { name, file: spec.file, before, after: { records: live.length + 1, bytes } };
   }
 
@@ -271,24 +295,32 @@ export class DataDir implements JournalStore, TransactionHost {
     const firstSnapshot = ordered[0]?.ev === SNAPSHOT_EVENT ? ordered[0] : undefined;
     const start: ChainHead = firstSnapshot?.data?.previous_head ?? EMPTY_HEAD;
     const drafts = ordered.map((r) => ({ ev: r.ev, data: r.data, actor: r.actor, ts: r.ts }));
-    const { text, head } = encodeRecords(start, drafts, ts);
+    const { text } = encodeRecords(start, drafts, ts);
     replaceJournal(this.root, file, text);
-    this.reindex(spec, text, head);
-    dropSnapshot(this.root, file);
+    this.reindex(spec);
     return quarantine;
   }
 
-  /** Writes the key index of a journal just rewritten as `text`; returns its line count. */
-  private reindex<S>(spec: StoreSpec<S>, text: string, head: ChainHead): number {
-    const stat = statJournal(this.path(spec.file));
-    const { entries, estimate, lines } = indexText(spec, text);
-    if (spec.keyOf === undefined || stat === undefined) dropIndex(this.root, spec.file);
-    else writeIndex(this.root, spec.file, { ...stat, seq: head.seq, h: head.h, lines, live: estimate.total }, entries);
-    return lines;
+  /**
+   * Rebuilds the derived files of a journal just rewritten (compaction, repair) from a replay of it. The old
+   * ones are bound to the old file's head record, so until this is done they apply to nothing new.
+   */
+  private reindex<S>(spec: StoreSpec<S>): void {
+    if (spec.keyOf === undefined && spec.snapshot === undefined) return;
+    const loaded = replayFull(this.path(spec.file), spec, this.reporter, { quiet: true });
+    keepDerived(this.root, this.path(spec.file), spec, loaded, this.reporter, { writer: true });
   }
 }
 
 const NEWLINE = Buffer.from('\n');
+
+function journalSize(path: string): number {
+  try {
+    return fs.statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
 
 /** Removes files and directories crux just created, innermost first, as long as nothing else is in them. */
 function removeIfEmpty(created: readonly string[]): void {

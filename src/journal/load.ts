@@ -1,11 +1,13 @@
-// Loading a store's state: a full, verifying replay, or (with a valid key index) only one entity's lines.
+// Loading a store's state: a full, verifying replay; or, through the derived layer (derived/), only the
+// entities a command names, or a snapshot and the verified records after it.
 // A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
 const fs = require('node:fs') as typeof import('node:fs');
 import { scanJournal, type LinePosition, type ScanResult } from './scan';
-import { decodeRecord, EMPTY_HEAD, TRUST_VOUCHED, type ChainHead, type JournalRecord } from './record';
-import { entryFor, indexMatches, LiveEstimate, openIndex, statJournal, type IndexEntry, type IndexHeader } from './key-index';
-import { openSnapshot } from './snapshot';
-import type { StoreSpec } from './store-spec';
+import type { ChainHead } from './record';
+import { KeyLines, StoreIndex } from './derived/store-index';
+import { openSnapshot } from './derived/snapshot';
+import { LiveEstimate } from './derived/live-estimate';
+import type { IndexQuery, StoreSpec } from './store-spec';
 
 export interface Reporter {
   warn(message: string): void;
@@ -21,7 +23,7 @@ export interface Loaded<S> {
   /** How it was loaded: a verifying replay, an entity's lines, or a snapshot and the records after it. */
   source: 'replay' | 'keys' | 'snapshot';
   head: ChainHead;
-  /** Where the head record's line is, when known (for snapshots). */
+  /** Where the head record's line is (for the bindings of derived files). */
   headAt?: LinePosition | undefined;
   bytes: number;
   lines: number;
@@ -30,10 +32,10 @@ export interface Loaded<S> {
   /** Lines that failed verification (a torn tail aside): caches are not written over a damaged journal. */
   damaged: boolean;
   scan?: ScanResult;
-  /** How the key index is kept after writes: extended in place, or rebuilt from every entry. */
-  index?:
-    | { mode: 'extend'; header: IndexHeader; estimate: LiveEstimate; added: IndexEntry[] }
-    | { mode: 'rebuild'; estimate: LiveEstimate; entries: IndexEntry[] };
+  /** The size of journal the snapshot this state was decoded from covers (snapshot loads). */
+  snapshotAt?: number;
+  /** How the store's index is kept after writes: appended to, or built from this replay's key lines. */
+  index?: { mode: 'append'; index: StoreIndex<S>; estimate: LiveEstimate } | { mode: 'rebuild'; lines: KeyLines; estimate: LiveEstimate };
 }
 
 export type OnRecord = (at: LinePosition) => void;
@@ -48,16 +50,12 @@ export function replayFull<S>(
   opts: { quiet?: boolean; onRecord?: OnRecord | undefined } = {},
 ): Loaded<S> & { scan: ScanResult } {
   const state = spec.initial();
-  const keyed = spec.keyOf !== undefined;
-  const entries: IndexEntry[] = [];
+  const lines = spec.keyOf === undefined ? undefined : new KeyLines(spec);
   const estimate = new LiveEstimate();
   const scan = scanJournal(path, spec.vocabulary, (record, at) => {
     spec.evolve(state, record, at);
-    const entry = keyed ? entryFor(spec, record, at) : undefined;
-    if (entry !== undefined) {
-      entries.push(entry);
-      estimate.add(entry.key, at.length);
-    }
+    const key = lines?.add(record, at);
+    if (key !== undefined) estimate.add(key, at.length);
     opts.onRecord?.(at);
   });
   if (!opts.quiet) {
@@ -80,127 +78,114 @@ export function replayFull<S>(
     records: scan.records,
     tornTail: scan.tornTail,
     scan,
-    ...(keyed ? { index: { mode: 'rebuild' as const, estimate, entries } } : {}),
+    ...(lines === undefined ? {} : { index: { mode: 'rebuild' as const, lines, estimate } }),
   };
 }
 
-/**
- * Loads only the entities `keys` from a valid key index, without replaying the journal; undefined when the
- * index is missing or stale (then the caller replays in full). Lines are trusted because the index names the
- * journal's exact stat at the time a writer verified and wrote it; `journal check` always reads every byte.
- */
-export function loadKeys<S>(root: string, path: string, spec: StoreSpec<S>, keys: readonly string[]): Loaded<S> | undefined {
-  if (spec.keyOf === undefined) return undefined;
-  let fd: number;
+function openJournal(path: string): number | undefined | 'absent' {
   try {
-    fd = fs.openSync(path, 'r');
+    return fs.openSync(path, 'r');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
-    const estimate = new LiveEstimate();
-    return { state: spec.initial(), full: true, source: 'replay', damaged: false, head: EMPTY_HEAD, bytes: 0, lines: 0, records: 0, tornTail: undefined, index: { mode: 'rebuild', estimate, entries: [] } };
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'absent' : undefined;
   }
+}
+
+/**
+ * A state holding the entities `keys` (or every entity that may match `query`), read through the store's
+ * index; undefined when there is no index that verifies (then the caller replays in full, and rebuilds it).
+ * With `keep`, the index stays open in the result for the writer that appends after it (close it with
+ * releaseLoaded); without, it is closed here.
+ */
+export function loadThroughIndex<S>(path: string, root: string, spec: StoreSpec<S>, what: { keys: readonly string[] } | { query: IndexQuery }, keep = false): Loaded<S> | undefined {
+  if (spec.keyOf === undefined) return undefined;
+  const fd = openJournal(path);
+  if (fd === 'absent') {
+    // No journal: an empty store (there is nothing to index yet).
+    return undefined;
+  }
+  if (fd === undefined) return undefined;
+  let index: StoreIndex<S> | undefined;
   try {
-    const stat = statJournal(fd);
-    if (stat === undefined) return undefined;
-    const index = openIndex(root, spec.file, stat);
+    index = StoreIndex.open(root, spec, fd);
     if (index === undefined) return undefined;
     const state = spec.initial();
-    const estimate = new LiveEstimate(index.header.live);
-    for (const key of keys) {
-      const positions = index.linesOf(key);
-      estimate.seed(key, positions);
-      for (const at of positions) {
-        const record = readRecordAt(fd, at);
-        if (record === undefined || !spec.vocabulary.has(record.ev) || spec.keyOf(record) !== key) return undefined;
-        spec.evolve(state, record, at);
-      }
+    const ok = 'keys' in what ? index.loadKeys(state, what.keys) : index.loadCandidates(state, what.query);
+    if (!ok) {
+      // A line the index names does not verify: the index or the journal is damaged. A replay tells which.
+      index.drop();
+      return undefined;
     }
-    const { header } = index;
-    return {
+    const position = index.position();
+    const estimate = new LiveEstimate(index.live);
+    if ('keys' in what) for (const key of what.keys) estimate.seed(key, index.linesOf(key));
+    const loaded: Loaded<S> = {
       state,
       full: false,
       source: 'keys',
       damaged: false,
-      head: { seq: header.seq, h: header.h },
-      bytes: header.size,
-      lines: header.lines,
-      records: header.lines,
-      tornTail: undefined,
-      index: { mode: 'extend', header, estimate, added: [] },
+      ...position,
+      records: position.lines,
+      ...(keep ? { index: { mode: 'append' as const, index, estimate } } : {}),
+    };
+    if (!keep) {
+      // A reader that read far past the index writes a new base, so the next reader does not.
+      index.refreshIfBehind();
+    }
+    return loaded;
+  } finally {
+    if (!keep || index === undefined) {
+      index?.close();
+      fs.closeSync(fd);
+    }
+  }
+}
+
+/** Closes what a load kept open (an index for a writer). */
+export function releaseLoaded(loaded: Loaded<unknown>): void {
+  if (loaded.index?.mode === 'append') loaded.index.index.close();
+}
+
+/**
+ * Loads the whole state from the store's snapshot and the journal's records after it (verified as a
+ * replay verifies them); undefined when there is no snapshot that verifies (then the caller replays).
+ */
+export function loadSnapshot<S>(root: string, path: string, spec: StoreSpec<S>, reporter: Reporter): Loaded<S> | undefined {
+  const codec = spec.snapshot;
+  if (codec === undefined) return undefined;
+  const fd = openJournal(path);
+  if (typeof fd !== 'number') return undefined;
+  try {
+    const size = fs.fstatSync(fd).size;
+    const snap = openSnapshot(root, spec.file, codec.version, fd, size);
+    if (snap === undefined) return undefined;
+    const state = codec.decode(snap.body);
+    if (state === undefined) return undefined;
+    const b = snap.binding;
+    const headAt = b.seq === 0 ? undefined : { line: b.lines, offset: b.head_offset, length: b.head_length };
+    if (size === b.size) {
+      return { state, full: true, source: 'snapshot', damaged: false, head: { seq: b.seq, h: b.h }, headAt, bytes: b.size, lines: b.lines, records: b.lines, tornTail: undefined, snapshotAt: b.size };
+    }
+    const scan = scanJournal(fd, spec.vocabulary, (record, at) => spec.evolve(state, record, at), b.seq === 0 ? undefined : { offset: b.size, line: b.lines, head: { seq: b.seq, h: b.h } });
+    // Damage past the snapshot: a replay reports it exactly as it always does.
+    if (isDamaged(scan)) return undefined;
+    void reporter;
+    return {
+      state,
+      full: true,
+      source: 'snapshot',
+      damaged: false,
+      head: scan.head,
+      headAt: scan.headAt ?? headAt,
+      bytes: scan.bytes,
+      lines: scan.lines,
+      records: scan.lines,
+      tornTail: scan.tornTail,
+      snapshotAt: b.size,
     };
   } finally {
     fs.closeSync(fd);
   }
 }
 
-export function readRecordAt(fd: number, at: LinePosition): JournalRecord | undefined {
-  const buf = Buffer.allocUnsafe(at.length + 1);
-  if (fs.readSync(fd, buf, 0, buf.length, at.offset) !== buf.length || buf[at.length] !== 10) return undefined;
-  // Read where a verified cache points (the key index, a snapshot's bank): the line is trusted, not re-hashed.
-  const decoded = decodeRecord(buf.toString('utf8', 0, at.length), TRUST_VOUCHED);
-  return decoded.ok ? decoded.record : undefined;
-}
-
-/**
- * Loads the whole state from the store's snapshot and the records crux wrote after it (see snapshot.ts for
- * when that is trusted); undefined when there is no usable snapshot (then the caller replays in full).
- */
-export function loadSnapshot<S>(root: string, path: string, spec: StoreSpec<S>, opts: { forWrite?: boolean } = {}): Loaded<S> | undefined {
-  const codec = spec.snapshot;
-  if (codec === undefined) return undefined;
-  let fd: number;
-  try {
-    fd = fs.openSync(path, 'r');
-  } catch {
-    return undefined;
-  }
-  try {
-    const stat = statJournal(fd);
-    if (stat === undefined) return undefined;
-    const snap = openSnapshot(root, spec.file, codec.version, stat);
-    if (snap === undefined) return undefined;
-    const { header } = snap;
-    const exact = stat.size === header.size && stat.mtime_ns === header.mtime_ns && stat.ctime_ns === header.ctime_ns;
-    // Records after the snapshot are trusted to continue it only when crux wrote them: the key index, which
-    // every crux write keeps in step, must describe the journal exactly. Another program's edit fails that.
-    if (!exact && (stat.size === header.size || !indexMatches(root, spec.file, stat))) return undefined;
-    if (!exact && header.seq > 0) {
-      const headRecord = readRecordAt(fd, { line: header.lines, offset: header.head_offset, length: header.head_length });
-      if (headRecord?.h !== header.h || headRecord.seq !== header.seq || header.head_offset + header.head_length + 1 !== header.size) return undefined;
-    }
-    const state = codec.decode(snap.payload);
-    if (state === undefined) return undefined;
-    // Only a writer extends the key index; a reader need not read it.
-    const index = opts.forWrite ? openIndex(root, spec.file, stat) : undefined;
-    const indexPart = index === undefined ? {} : { index: { mode: 'extend' as const, header: index.header, estimate: new LiveEstimate(index.header.live), added: [] } };
-    if (exact) {
-      const headAt = { line: header.lines, offset: header.head_offset, length: header.head_length };
-      return { state, full: true, source: 'snapshot', damaged: false, head: { seq: header.seq, h: header.h }, headAt, bytes: header.size, lines: header.lines, records: header.lines, tornTail: undefined, ...indexPart };
-    }
-    // The key index matched, so crux wrote every record after the snapshot and verified all before it: they
-    // are read like the key index's lines, without re-hashing.
-    const tail = Buffer.allocUnsafe(stat.size - header.size);
-    if (fs.readSync(fd, tail, 0, tail.length, header.size) !== tail.length || tail[tail.length - 1] !== 10) return undefined;
-    let line = header.lines;
-    let offset = header.size;
-    let last: JournalRecord | undefined;
-    let lastAt: LinePosition | undefined;
-    for (let start = 0; start < tail.length; ) {
-      const end = tail.indexOf(10, start);
-      const at = { line: ++line, offset, length: end - start };
-      const decoded = decodeRecord(tail.toString('utf8', start, end), TRUST_VOUCHED);
-      if (!decoded.ok) return undefined;
-      const record = decoded.record;
-      if (spec.vocabulary.has(record.ev)) spec.evolve(state, record, at);
-      last = record;
-      lastAt = at;
-      offset += at.length + 1;
-      start = end + 1;
-    }
-    const head = last === undefined ? { seq: header.seq, h: header.h } : { seq: last.seq, h: last.h };
-    const headAt = lastAt ?? { line: header.lines, offset: header.head_offset, length: header.head_length };
-    return { state, full: true, source: 'snapshot', damaged: false, head, headAt, bytes: stat.size, lines: line, records: line, tornTail: undefined, ...indexPart };
-  } finally {
-    fs.closeSync(fd);
-  }
-}
+/** The record at `at`, verified as a replay verifies it (undefined when it does not). */
+export { readVerified as readRecordAt } from './derived/store-index';

@@ -16,7 +16,7 @@
 //   (exit 5) naming the path or server; no space, quota, I/O error, lost connection, lock wait → 75.
 import type { EventDraft, JournalRecord } from './record';
 import type { LinePosition } from './scan';
-import type { StoreSpec } from './store-spec';
+import type { IndexQuery, StoreSpec } from './store-spec';
 
 /** Told of every record a read passes over (`file:line: reason`). */
 export interface Reporter {
@@ -45,6 +45,12 @@ export interface Transaction {
    * same store is refused (an implementation may answer either from an index or from a whole replay).
    */
   loadKey<S>(spec: StoreSpec<S>, ...keys: string[]): Promise<S>;
+  /**
+   * A state holding at least every entity that may match `query` on one of the store's declared secondary
+   * keys (StoreSpec.secondary), as of the lock; it may hold others too — the caller filters exactly. Same
+   * rules as loadKey (load before the first append; no whole load after it). See JournalStore.readIndexed.
+   */
+  loadIndexed<S>(spec: StoreSpec<S>, query: IndexQuery): Promise<S>;
   /**
    * Appends `drafts` to the store as one batch and applies them to its loaded state (loading it whole first
    * if it was not loaded). At most one append per store per transaction: give all of a store's drafts in one
@@ -162,6 +168,19 @@ export interface JournalStore {
   read<S>(spec: StoreSpec<S>): Promise<S>;
   /** A state holding at least the entity `key`, without the lock. */
   readKey<S>(spec: StoreSpec<S>, key: string): Promise<S>;
+  /**
+   * A state holding at least every entity whose current value of the secondary key `query.index` matches
+   * (`equals` a string; `atMost` a number), without the lock. It may hold entities that do not match (the
+   * caller re-applies its exact filter), never miss one that does. The values come from
+   * `spec.secondary.values(state, key)` on each entity's folded state, recomputed whenever the entity
+   * changes; an entity without a value (undefined) is not indexed under that name.
+   *
+   * The cost must follow the answer, not the store: a data directory reads its index (derived/); a database
+   * keeps the values in an indexed column per name (a b-tree on (store, name, value), strings compared
+   * exactly, numbers in order) and reads the matching entities' rows. Without any index an implementation
+   * may fold the whole store: the answer is the same.
+   */
+  readIndexed<S>(spec: StoreSpec<S>, query: IndexQuery): Promise<S>;
   /**
    * The records at these positions (as the store handed them to `evolve`); undefined where there is no
    * record any more (the journal was rewritten since).

@@ -23,6 +23,12 @@ export interface StoreSpec<S> {
    * from it on as from the key's first record, so reads through the key index start at the last such line.
    */
   resets?(record: JournalRecord): boolean;
+  /**
+   * Named secondary keys derived from an entity's folded state (with keyOf), kept in the store's index so
+   * that queries by them (DataDir.readIndexed, Transaction.loadIndexed) read only the entities that may
+   * match. A number is ordered (queried with `atMost`), a string is matched exactly (`equals`).
+   */
+  secondary?: SecondaryKeys<S>;
   /** Bytes of journal the live state needs (an estimate), for stores without keyOf, to decide when compaction pays. */
   liveBytes?(state: S): number;
   /**
@@ -32,6 +38,24 @@ export interface StoreSpec<S> {
    */
   snapshot?: SnapshotCodec<S>;
 }
+
+export interface SecondaryKeys<S> {
+  /** The names, in a fixed order; renaming, reordering or changing `values` needs a new `version`. */
+  readonly names: readonly string[];
+  readonly version: number;
+  /**
+   * The entity `key`'s value of each name, in `names` order, as `state` holds it (undefined: no value, or
+   * no such entity). Numbers must be whole, from 0 to 2^53.
+   */
+  values(state: S, key: string): readonly (string | number | undefined)[];
+}
+
+/**
+ * A query on a named secondary key (StoreSpec.secondary): entities whose value equals a string, or whose
+ * numeric value is at most a number. An answer may hold more entities than match (the caller filters
+ * exactly), never fewer.
+ */
+export type IndexQuery = { readonly index: string; readonly equals: string } | { readonly index: string; readonly atMost: number };
 
 export interface SnapshotCodec<S> {
   /** Bumped whenever the encoding changes: a snapshot of another version is ignored. */

@@ -3,7 +3,7 @@
 const fs = require('node:fs') as typeof import('node:fs');
 import { acquireLock, lockName, lockPlatformSupported, type HeldLock } from './lock';
 import { QUARANTINE_DIR } from './quarantine';
-import { CACHE_DIR, indexPath, openIndex, statJournal } from './key-index';
+import { CACHE_DIR, describeIndex } from './derived';
 import { KEYS_DIR } from './keys';
 import { LOCK_FILE, reportScan } from './data-dir';
 import type { DataDir } from './data-dir';
@@ -145,20 +145,15 @@ export function surveyJournal<S>(dir: DataDir, spec: StoreSpec<S>): JournalFacts
   };
   const loaded = dir.replay(watched, { quiet: true });
   const { scan } = loaded;
-  const stat = statJournal(dir.path(spec.file));
-  const opened = spec.keyOf !== undefined && stat !== undefined ? openIndex(dir.root, spec.file, stat) : undefined;
   let index: JournalFacts<S>['index'] = null;
-  if (spec.keyOf !== undefined && scan.exists) {
-    if (opened === undefined) index = fs.existsSync(indexPath(dir.root, spec.file)) ? 'stale' : 'absent';
-    else index = opened.header.h === scan.head.h && opened.header.seq === scan.head.seq ? 'valid' : 'wrong';
-  }
+  if (spec.keyOf !== undefined && scan.exists) index = describeIndex(dir.root, spec, dir.path(spec.file));
   return {
     ...reportScan(dir.root, spec.file, scan),
     newest_ts: newest,
     last_ts: last,
     backwards,
     state: loaded.state,
-    live_bytes: spec.liveBytes?.(loaded.state) ?? opened?.header.live ?? null,
+    live_bytes: spec.liveBytes?.(loaded.state) ?? loaded.index?.estimate.total ?? null,
     index,
   };
 }

@@ -2,15 +2,11 @@
 // compact a journal that has become mostly dead.
 import { appendRecords } from './append';
 import { decodeOwn, EMPTY_HEAD, encodeRecords, type ChainHead, type EventDraft, type JournalRecord } from './record';
-import { dropIndex, entryFor, extendIndex, LiveEstimate, statJournal, writeIndex, type IndexEntry } from './key-index';
-import { loadKeys, loadSnapshot, replayFull, type Loaded, type Reporter } from './load';
-import { dropSnapshot, readSnapshotHeader, writeSnapshot } from './snapshot';
+import { loadSnapshot, loadThroughIndex, releaseLoaded, replayFull, type Loaded, type Reporter } from './load';
+import { dropDerived, keepDerived, type IndexQuery } from './derived';
 import type { LinePosition, TornTail } from './scan';
 import type { StoreSpec } from './store-spec';
 import type { Transaction } from './store-boundary';
-
-/** A snapshot is refreshed by a single-entity write once this many bytes of records follow it. */
-export const SNAPSHOT_TAIL_BYTES = 1024 * 1024;
 
 /** Auto-compaction: a journal over this size whose live records need less than half of it is rewritten. */
 export const COMPACT_MIN_BYTES = 256 * 1024;
@@ -49,6 +45,9 @@ export class DryTransaction implements Transaction {
     return this.stateOf(spec);
   }
   async loadKey<S>(spec: StoreSpec<S>): Promise<S> {
+    return this.stateOf(spec);
+  }
+  async loadIndexed<S>(spec: StoreSpec<S>): Promise<S> {
     return this.stateOf(spec);
   }
   append<S>(spec: StoreSpec<S>, drafts: readonly EventDraft[]): void {
@@ -92,13 +91,21 @@ export class LockedTransaction implements Transaction {
   }
 
   async loadKey<S>(spec: StoreSpec<S>, ...keys: string[]): Promise<S> {
+    return this.loadSome(spec, { keys });
+  }
+
+  async loadIndexed<S>(spec: StoreSpec<S>, query: IndexQuery): Promise<S> {
+    return this.loadSome(spec, { query });
+  }
+
+  private loadSome<S>(spec: StoreSpec<S>, what: { keys: readonly string[] } | { query: IndexQuery }): S {
     const loaded = this.loaded.get(spec);
     if (loaded?.full) return loaded.state;
     if (loaded !== undefined) throw new Error(`${spec.file}: load every key before the first append`);
-    const byKey = loadKeys(this.host.root, this.host.path(spec.file), spec, keys);
-    if (byKey === undefined) return this.loadWhole(spec).state;
-    this.loaded.set(spec, byKey);
-    return byKey.state;
+    const some = loadThroughIndex(this.host.path(spec.file), this.host.root, spec, what, true);
+    if (some === undefined) return this.loadWhole(spec).state;
+    this.loaded.set(spec, some);
+    return some.state;
   }
 
   private loadWhole<S>(spec: StoreSpec<S>): Loaded<S> {
@@ -106,9 +113,21 @@ export class LockedTransaction implements Transaction {
     if (loaded?.full) return loaded;
     if (loaded !== undefined) throw new Error(`${spec.file}: a whole load after a load by key in one transaction`);
     const path = this.host.path(spec.file);
-    const whole = loadSnapshot(this.host.root, path, spec, { forWrite: true }) ?? replayFull(path, spec, this.host.reporter);
+    const fromSnapshot = loadSnapshot(this.host.root, path, spec, this.host.reporter);
+    let whole: Loaded<S>;
+    if (fromSnapshot === undefined) whole = replayFull(path, spec, this.host.reporter);
+    else {
+      // The index is kept after this write if it verifies (else it stays a prefix the tail completes).
+      const viaIndex = spec.keyOf === undefined ? undefined : loadThroughIndex(path, this.host.root, spec, { keys: [] }, true);
+      whole = viaIndex?.index === undefined ? fromSnapshot : { ...fromSnapshot, index: viaIndex.index };
+    }
     this.loaded.set(spec, whole);
     return whole;
+  }
+
+  /** Closes what the loads kept open; call once the transaction is over, whatever its outcome. */
+  close(): void {
+    for (const loaded of this.loaded.values()) releaseLoaded(loaded);
   }
 
   /** Encodes the drafts as one batch and applies them to the loaded state; `commit` writes them. */
@@ -121,13 +140,13 @@ export class LockedTransaction implements Transaction {
     // Apply what will be written, so later steps of this transaction see it, and note it for the index.
     const start = loaded.tornTail?.offset ?? loaded.bytes;
     const applied = applyEncoded(spec, loaded.state, text, loaded.tornTail ? loaded.tornTail.line - 1 : loaded.lines, start);
-    if (loaded.index !== undefined && spec.keyOf !== undefined) {
-      const list = loaded.index.mode === 'extend' ? loaded.index.added : loaded.index.entries;
+    const index = loaded.index;
+    if (index !== undefined) {
       for (const { at, record } of applied) {
-        const entry = entryFor(spec, record, at);
-        if (entry === undefined) continue;
-        list.push(entry);
-        loaded.index.estimate.add(entry.key, at.length);
+        if (index.mode === 'append') index.index.appended(record, at);
+        else index.lines.add(record, at);
+        const key = spec.keyOf?.(record);
+        if (key !== undefined) index.estimate.add(key, at.length);
       }
     }
     loaded.head = head;
@@ -160,15 +179,14 @@ export class LockedTransaction implements Transaction {
     this.finish();
   }
 
-  /** After the decision: keep the caches of every appended store, and compact where mostly dead. */
+  /** After the decision: keep the derived files of every appended store, and compact where mostly dead. */
   private finish(): void {
     for (const spec of this.pending.keys()) {
       const loaded = this.loaded.get(spec)!;
       if (loaded.damaged) {
         // No cache and no compaction over damage: every later command replays (and reports) it until
         // `journal check --repair` quarantines it.
-        dropIndex(this.host.root, spec.file);
-        dropSnapshot(this.host.root, spec.file);
+        dropDerived(this.host.root, spec.file);
         continue;
       }
       const live = loaded.index?.estimate.total ?? spec.liveBytes?.(loaded.state);
@@ -178,72 +196,7 @@ export class LockedTransaction implements Transaction {
         if (!whole.damaged) this.host.compactLoaded(spec, whole, this.ts);
         continue;
       }
-      this.writeIndex(spec, loaded);
-      this.keepSnapshot(spec, loaded);
+      keepDerived(this.host.root, this.host.path(spec.file), spec, loaded, this.host.reporter, { writer: true });
     }
   }
-
-  /**
-   * A transaction that held the whole state writes a fresh snapshot; one that read a few entities refreshes
-   * it only when the records after it have grown past SNAPSHOT_TAIL_BYTES, so readers replay a short tail.
-   */
-  private keepSnapshot<S>(spec: StoreSpec<S>, loaded: Loaded<S>): void {
-    const codec = spec.snapshot;
-    if (codec === undefined) return;
-    let whole: Loaded<S> | undefined = loaded;
-    if (!loaded.full) {
-      const header = readSnapshotHeader(this.host.root, spec.file);
-      if (header !== undefined && loaded.bytes - header.size < SNAPSHOT_TAIL_BYTES) return;
-      const path = this.host.path(spec.file);
-      whole = loadSnapshot(this.host.root, path, spec) ?? replayFull(path, spec, this.host.reporter, { quiet: true });
-      if (whole.damaged) return;
-    }
-    writeStateSnapshot(this.host.root, spec, whole);
-  }
-
-  private writeIndex<S>(spec: StoreSpec<S>, loaded: Loaded<S>): void {
-    const index = loaded.index;
-    const stat = statJournal(this.host.path(spec.file));
-    if (index === undefined || stat === undefined) return;
-    const header = { ...stat, seq: loaded.head.seq, h: loaded.head.h, lines: loaded.lines, live: index.estimate.total };
-    if (index.mode === 'extend') extendIndex(this.host.root, spec.file, header, index.added);
-    else writeIndex(this.host.root, spec.file, header, index.entries);
-  }
-}
-
-/** Index entries and live estimate for a freshly written journal text (after compaction or repair). */
-export function indexText<S>(spec: StoreSpec<S>, text: string): { entries: IndexEntry[]; estimate: LiveEstimate; lines: number } {
-  const entries: IndexEntry[] = [];
-  const estimate = new LiveEstimate();
-  let offset = 0;
-  let line = 0;
-  for (const lineText of text.split('\n').slice(0, -1)) {
-    line += 1;
-    const length = Buffer.byteLength(lineText);
-    const entry = entryFor(spec, decodeOwn(lineText), { line, offset, length });
-    if (entry !== undefined) {
-      entries.push(entry);
-      estimate.add(entry.key, length);
-    }
-    offset += length + 1;
-  }
-  return { entries, estimate, lines: line };
-}
-
-/** Writes the snapshot of a whole state that matches the journal as it is now on disk. */
-export function writeStateSnapshot<S>(root: string, spec: StoreSpec<S>, loaded: Loaded<S>): void {
-  const codec = spec.snapshot;
-  const stat = statJournal(`${root}/${spec.file}`);
-  if (codec === undefined || stat === undefined || stat.size !== loaded.bytes || loaded.tornTail !== undefined) return;
-  const headAt = loaded.headAt;
-  if (headAt === undefined && loaded.head.seq > 0) return;
-  writeSnapshot(root, spec.file, {
-    codec: codec.version,
-    ...stat,
-    seq: loaded.head.seq,
-    h: loaded.head.h,
-    lines: loaded.lines,
-    head_offset: headAt?.offset ?? 0,
-    head_length: headAt?.length ?? 0,
-  }, codec.encode(loaded.state));
 }

@@ -5,15 +5,16 @@
 import { CaseBank, type BankColumns } from './bank';
 
 const MAGIC = 'crux-case-bank';
-// The vocabulary holds tokenize()'s terms: v2 since words are Alphabetic runs (SPEC §5), not \p{L} runs.
-const VERSION = 2;
+// The vocabulary holds tokenize()'s terms: v2 since words are Alphabetic runs (SPEC §5), not \p{L} runs;
+// v3 adds the sorted (id hash, slot) pairs.
+const VERSION = 3;
 
 type Numeric = Float64Array | Uint32Array | Uint8Array;
 type Ctor = { new (buffer: ArrayBuffer, byteOffset: number, length: number): Numeric; BYTES_PER_ELEMENT: number };
 const NUMERIC: readonly [keyof BankColumns, Ctor][] = [
   ['idStarts', Uint32Array], ['reward', Float64Array], ['created', Float64Array], ['success', Uint8Array],
   ['reused', Float64Array], ['termCount', Uint32Array], ['recOffset', Float64Array], ['recLength', Uint32Array],
-  ['recLine', Uint32Array], ['postStart', Uint32Array], ['postSlots', Uint32Array],
+  ['recLine', Uint32Array], ['postStart', Uint32Array], ['postSlots', Uint32Array], ['idHash', Uint32Array],
 ];
 
 interface Header {

@@ -53,8 +53,8 @@ export interface MintResult {
 
 export function mintHandoff(scope: HandoffScope, cmd: MintCommand): Promise<MintResult> {
   return scope.dir.write(async (tx) => {
-    const sessions = await tx.load(SESSION_STORE);
     const key = scopeSessionId(cmd.from, cmd.sessionId);
+    const sessions = await tx.loadKey(SESSION_STORE, key);
     const record = requireSession(sessions, key);
     // The machine decides first (exit 3/4 before any key is made or anything written).
     const handOff = decideHandOff(sessions, key, cmd.handoffId, scope.actor);
@@ -189,8 +189,9 @@ export async function acceptHandoff(scope: HandoffScope, input: Uint8Array, cmd:
   };
   return scope.dir.write(async (tx) => {
     if ((await tx.load(HANDOFF_STORE)).accepted.has(hash)) throw replayed();
-    const sessions = await tx.load(SESSION_STORE);
-    const receive = decideReceive(sessions, scopeSessionId(cmd.receiver, sessionId), { state, handoffId: pkg.handoff_id, actor: scope.actor });
+    const receiver = scopeSessionId(cmd.receiver, sessionId);
+    const sessions = await tx.loadKey(SESSION_STORE, receiver);
+    const receive = decideReceive(sessions, receiver, { state, handoffId: pkg.handoff_id, actor: scope.actor });
     // Effects first, the consumed mark last.
     tx.append(SESSION_STORE, receive);
     tx.append(FACT_STORE, factDrafts);

@@ -2,7 +2,8 @@
 import type { StoreSpec } from '../../journal/store-spec';
 import type { EventDraft, JournalRecord } from '../../journal/record';
 import type { LinePosition } from '../../journal/scan';
-import type { ScopedSessionId } from '../../shared/ids';
+import { unscopeSessionId, type ScopedSessionId } from '../../shared/ids';
+import { tryParseTime } from '../../shared/time';
 import { SESSION_STATES, type SessionStatus } from './machine';
 import { CLOSE_OUTCOMES, SESSION_EVENTS as E, SESSION_VOCABULARY, type CloseOutcome, type ImportedData } from './events';
 
@@ -156,6 +157,8 @@ export function toImported(r: SessionRecord): ImportedData {
   };
 }
 
+export const SESSION_INDEXES = ['agent', 'open_updated', 'open_expires'] as const;
+
 export const SESSION_STORE: StoreSpec<Sessions> = {
   file: 'sessions.jsonl',
   vocabulary: SESSION_VOCABULARY,
@@ -168,6 +171,18 @@ export const SESSION_STORE: StoreSpec<Sessions> = {
     (record.ev === E.put && typeof record.data === 'object' && record.data !== null && 'created_at' in record.data) ||
     record.ev === E.imported ||
     record.ev === E.deleted,
+  // What filtered queries look up (store.ts): an agent's sessions, and the open sessions by when they were
+  // last written (stranded) and by when they expire (reap). A closed session has neither time.
+  secondary: {
+    names: SESSION_INDEXES,
+    version: 1,
+    values: (sessions, key) => {
+      const r = sessions.get(key as ScopedSessionId);
+      if (r === undefined) return [undefined, undefined, undefined];
+      const open = r.status !== 'closed';
+      return [unscopeSessionId(r.key).agent, open ? tryParseTime(r.updated_at) : undefined, open ? tryParseTime(r.expires_at) : undefined];
+    },
+  },
   live: (sessions): EventDraft[] =>
     [...sessions.values()].map((r) => ({ ev: E.imported, data: toImported(r), actor: r.actor ?? undefined })),
   liveBytes: (sessions) => {

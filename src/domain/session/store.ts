@@ -16,7 +16,7 @@ import {
   type ImportSummary,
   type PutCommand,
 } from './decide';
-import type { FreshnessThresholds } from './freshness';
+import { DEFAULT_THRESHOLDS, type FreshnessThresholds } from './freshness';
 import { formatExportLine, parseImportLines, type ImportOptions } from './lines';
 import { isVisible, listSessions, visibleRecords, type ListFilter, type Listing } from './query';
 import { SESSION_STORE, type SessionRecord, type Sessions } from './state';
@@ -69,8 +69,21 @@ export async function getSession(scope: SessionScope, id: LogicalSessionId): Pro
   return { session: view(scope, record), state: record.state };
 }
 
+/**
+ * The sessions a listing needs: an agent's own (by the index), or the open ones last written before the
+ * stale threshold for --stranded; otherwise all. The listing filters exactly, whatever was read.
+ */
+function sessionsFor(scope: SessionScope, filter: Omit<ListFilter, 'agent'>): Promise<Sessions> {
+  if (scope.agent !== undefined && !filter.allAgents) return scope.dir.readIndexed(SESSION_STORE, { index: 'agent', equals: scope.agent });
+  if (filter.stranded) {
+    const staleMs = (scope.thresholds ?? DEFAULT_THRESHOLDS).staleMs;
+    return scope.dir.readIndexed(SESSION_STORE, { index: 'open_updated', atMost: Math.max(0, scope.now - staleMs) });
+  }
+  return scope.dir.read(SESSION_STORE);
+}
+
 export async function listStoredSessions(scope: SessionScope, filter: Omit<ListFilter, 'agent'>): Promise<Listing> {
-  return listSessions(await scope.dir.read(SESSION_STORE), { ...filter, agent: scope.agent }, scope.now, scope.thresholds);
+  return listSessions(await sessionsFor(scope, filter), { ...filter, agent: scope.agent }, scope.now, scope.thresholds);
 }
 
 export function archiveSession(scope: SessionScope, id: LogicalSessionId, reason: string | undefined): Promise<SessionView> {
@@ -139,15 +152,18 @@ export async function reapSessions(scope: SessionScope, opts: { dryRun: boolean 
     dry_run: opts.dryRun,
     sessions: keys.map((k) => view(scope, sessions.get(k)!)),
   });
+  // Only the open sessions that expire by now can be reaped: the index names them.
+  const due = { index: 'open_expires', atMost: Math.max(0, scope.now) };
   if (opts.dryRun) {
-    const sessions = await scope.dir.read(SESSION_STORE);
+    const sessions = await scope.dir.readIndexed(SESSION_STORE, due);
     return result(sessions, decide(sessions).keys);
   }
-  return writeSessions(scope, (sessions, append) => {
+  return scope.dir.write(async (tx) => {
+    const sessions = await tx.loadIndexed(SESSION_STORE, due);
     const { keys, drafts } = decide(sessions);
-    append(drafts);
+    tx.append(SESSION_STORE, drafts);
     return result(sessions, keys);
-  });
+  }, formatTime(scope.now));
 }
 
 export function deleteSession(scope: SessionScope, id: LogicalSessionId): Promise<{ deleted: string; agent: string | null }> {

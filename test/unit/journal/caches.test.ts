@@ -3,8 +3,12 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DataDir } from '../../../src/journal/data-dir';
-import { indexPath } from '../../../src/journal/key-index';
-import { snapshotPath } from '../../../src/journal/snapshot';
+import { cachePath } from '../../../src/journal/derived/cache-file';
+import { indexName } from '../../../src/journal/derived/store-index';
+import { snapshotName } from '../../../src/journal/derived/snapshot';
+
+const indexPath = (root: string, file: string) => cachePath(root, indexName(file));
+const snapshotPath = (root: string, file: string) => cachePath(root, snapshotName(file));
 import type { StoreSpec } from '../../../src/journal/store-spec';
 import { tempDir } from '../../helpers/cli';
 import { ITEM_STORE, puts } from './fixtures';

@@ -1,0 +1,158 @@
+// What every derived file shares: a checksummed header, the binding to the journal state it was derived
+// from, and atomic whole-file writes.
+//
+// Header: the first 512 bytes of the file — a JSON object padded with spaces to 503 bytes, then the CRC-32 of
+// those 503 bytes as 8 hex digits, then "\n". A header that does not verify (torn, zeroed, flipped) makes the
+// whole file unusable. The binding names the journal's size and its head record (seq, hash, offset, length):
+// a derived file holds only while the record at that offset still carries that hash — proof that the
+// journal it describes is this one, not a copy of another directory's or a rewrite (compaction, repair).
+// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
+const fs = require('node:fs') as typeof import('node:fs');
+import { join } from 'node:path';
+import { ensurePrivateDir, FILE_MODE } from '../durable-fs';
+import { decodeRecord, VERIFY_ALL } from '../record';
+import { crc32 } from './checksum';
+
+export const CACHE_DIR = 'cache';
+export const HEADER_BYTES = 512;
+const JSON_BYTES = 503;
+
+/** The journal state a derived file describes: its size and its last record. */
+export interface JournalBinding {
+  readonly size: number;
+  readonly lines: number;
+  readonly seq: number;
+  readonly h: string;
+  readonly head_offset: number;
+  readonly head_length: number;
+  /**
+   * The journal's mtime (ns) when the file was written. Checked only while the journal has exactly the size
+   * bound: a same-size edit by another program is caught by it (a grown journal is continued by its
+   * verified tail, whatever its mtime).
+   */
+  readonly mtime_ns: string;
+}
+
+/** The journal's mtime in nanoseconds, as a decimal string ('' when it cannot be read). */
+export function mtimeOf(journal: number | string): string {
+  try {
+    return String((typeof journal === 'number' ? fs.fstatSync(journal, { bigint: true }) : fs.statSync(journal, { bigint: true })).mtimeNs);
+  } catch {
+    return '';
+  }
+}
+
+export const cachePath = (root: string, name: string) => join(root, CACHE_DIR, name);
+
+export function encodeHeader(fields: object): Buffer {
+  const json = JSON.stringify(fields);
+  if (Buffer.byteLength(json) > JSON_BYTES) throw new RangeError('cache header too long');
+  const out = Buffer.alloc(HEADER_BYTES, 0x20);
+  out.write(json, 0, 'utf8');
+  out.write(crc32(out.subarray(0, JSON_BYTES)).toString(16).padStart(8, '0'), JSON_BYTES, 'latin1');
+  out[HEADER_BYTES - 1] = 10;
+  return out;
+}
+
+/** The header's fields, or undefined when the bytes are not a header that verifies. */
+export function decodeHeader<H>(bytes: Uint8Array): H | undefined {
+  if (bytes.length < HEADER_BYTES || bytes[HEADER_BYTES - 1] !== 10) return undefined;
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, HEADER_BYTES);
+  const stored = buf.toString('latin1', JSON_BYTES, JSON_BYTES + 8);
+  if (!/^[0-9a-f]{8}$/.test(stored) || parseInt(stored, 16) !== crc32(buf.subarray(0, JSON_BYTES))) return undefined;
+  try {
+    const value = JSON.parse(buf.toString('utf8', 0, JSON_BYTES));
+    return value !== null && typeof value === 'object' ? (value as H) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads the header of an open derived file. */
+export function readHeader<H>(fd: number): H | undefined {
+  const buf = Buffer.allocUnsafe(HEADER_BYTES);
+  try {
+    if (fs.readSync(fd, buf, 0, HEADER_BYTES, 0) !== HEADER_BYTES) return undefined;
+  } catch {
+    return undefined;
+  }
+  return decodeHeader<H>(buf);
+}
+
+export function isBinding(b: unknown): b is JournalBinding {
+  const x = b as JournalBinding;
+  return (
+    x !== null && typeof x === 'object' && Number.isSafeInteger(x.size) && x.size >= 0 && Number.isSafeInteger(x.lines) && x.lines >= 0 &&
+    Number.isSafeInteger(x.seq) && x.seq >= 0 && typeof x.h === 'string' && Number.isSafeInteger(x.head_offset) && Number.isSafeInteger(x.head_length) && typeof x.mtime_ns === 'string'
+  );
+}
+
+/**
+ * Whether the journal open at `fd` (of `size` bytes) is the one `b` describes, or (with `prefix`) begins with
+ * it: the record at the binding's head offset must verify and carry its seq and hash, and end where the
+ * binding says the journal ends. One positioned read and one hash.
+ */
+export function bindingHolds(fd: number, size: number, b: JournalBinding, opts: { prefix?: boolean } = {}): boolean {
+  if (!isBinding(b)) return false;
+  if (opts.prefix ? b.size > size : b.size !== size) return false;
+  if (b.size === size && b.mtime_ns !== mtimeOf(fd)) return false;
+  if (b.seq === 0) return b.size === 0;
+  if (b.head_offset + b.head_length + 1 !== b.size) return false;
+  const buf = Buffer.allocUnsafe(b.head_length + 1);
+  try {
+    if (fs.readSync(fd, buf, 0, buf.length, b.head_offset) !== buf.length || buf[b.head_length] !== 10) return false;
+  } catch {
+    return false;
+  }
+  const decoded = decodeRecord(buf.toString('utf8', 0, b.head_length), VERIFY_ALL);
+  return decoded.ok && decoded.record.seq === b.seq && decoded.record.h === b.h;
+}
+
+/**
+ * Writes a whole derived file atomically: a temp file in cache/, then rename. A reader sees the old file or
+ * the new one, never a mix; a crash leaves a stray temp (swept by the next write) or nothing. Not fsynced:
+ * every byte is checksummed, so a file that did not reach the disk is recognised and rebuilt. Returns false
+ * when it could not be written (a full disk): a cache that cannot be written only costs speed.
+ */
+export function writeCacheFile(root: string, name: string, parts: readonly Uint8Array[]): boolean {
+  const path = cachePath(root, name);
+  const temp = `${path}.${process.pid}.${Math.floor(Math.random() * 1e9)}.tmp`;
+  let fd: number | undefined;
+  try {
+    ensurePrivateDir(join(root, CACHE_DIR));
+    fd = fs.openSync(temp, 'wx', FILE_MODE);
+    let at = 0;
+    for (const part of parts) {
+      writeFully(fd, part, at);
+      at += part.length;
+    }
+    fs.closeSync(fd);
+    fd = undefined;
+    fs.renameSync(temp, path);
+    return true;
+  } catch {
+    if (fd !== undefined) fs.closeSync(fd);
+    fs.rmSync(temp, { force: true });
+    return false;
+  }
+}
+
+/** Writes all of `buf` at `position`; a write that makes no progress is an error (a full disk). */
+export function writeFully(fd: number, buf: Uint8Array, position: number): void {
+  for (let done = 0; done < buf.length; ) {
+    const n = fs.writeSync(fd, buf, done, buf.length - done, position + done);
+    if (n <= 0) throw Object.assign(new Error('short write'), { code: 'ENOSPC' });
+    done += n;
+  }
+}
+
+export function dropCacheFile(root: string, name: string): void {
+  try {
+    fs.rmSync(cachePath(root, name), { force: true });
+  } catch {
+    // A cache that cannot be removed is still verified before use.
+  }
+}
+
+/** A random 32-bit nonce for a new derived file: it seeds the file's page and block checksums. */
+export const newNonce = () => (Math.random() * 0x1_0000_0000) >>> 0;

@@ -1,0 +1,125 @@
+// The delta of an index: what writers added since its base, appended as blocks, never rewritten in place.
+//
+// File: the 512-byte header (naming the base it extends by the base's nonce), then blocks:
+//   "CXLB" · entry count u32 · meta length u32 · meta (JSON, space-padded to a multiple of 4) · entries ·
+//   CRC-32 (u32) of everything before it in the block, seeded with the log's nonce and the block's offset.
+// Each block's meta names the journal state after it (its binding) and the live-bytes estimate. A block
+// that is short, torn or does not verify ends the log there: a short write on a full disk, a crash before
+// the page cache reached the disk, a flipped bit — the index then covers less of the journal, and the rest
+// is read from the journal itself. A writer cuts such a tail off before it appends (it is crux's own cache).
+// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
+const fs = require('node:fs') as typeof import('node:fs');
+import { crc32, seedOf } from './checksum';
+import { decodeHeader, encodeHeader, HEADER_BYTES, isBinding, writeFully, type JournalBinding } from './cache-file';
+import { ENTRY_BYTES, ENTRY_WORDS, EntryList } from './entries';
+
+const MAGIC = 0x424c5843; // "CXLB"
+export const LOG_KIND = 'crux-index-log';
+
+export interface LogHeader {
+  readonly kind: typeof LOG_KIND;
+  readonly v: number;
+  readonly nonce: number;
+  /** The nonce of the base this log extends. */
+  readonly base: number;
+}
+
+export interface BlockMeta {
+  readonly binding: JournalBinding;
+  readonly live: number;
+}
+
+export interface OpenLog {
+  readonly header: LogHeader;
+  readonly entries: EntryList;
+  /** The last verified block's meta, if any block verified. */
+  readonly last: BlockMeta | undefined;
+  /** Where the verified blocks end (a writer appends there). */
+  readonly end: number;
+  readonly blocks: number;
+}
+
+export function encodeLogHeader(header: LogHeader): Buffer {
+  return encodeHeader(header);
+}
+
+export function encodeBlock(nonce: number, at: number, entries: Uint32Array, meta: BlockMeta): Buffer {
+  let metaText = JSON.stringify(meta);
+  metaText = metaText.padEnd(Math.ceil(Buffer.byteLength(metaText) / 4) * 4);
+  const metaBytes = Buffer.from(metaText);
+  const out = Buffer.alloc(12 + metaBytes.length + entries.byteLength + 4);
+  out.writeUInt32LE(MAGIC, 0);
+  out.writeUInt32LE(entries.length / ENTRY_WORDS, 4);
+  out.writeUInt32LE(metaBytes.length, 8);
+  metaBytes.copy(out, 12);
+  Buffer.from(entries.buffer, entries.byteOffset, entries.byteLength).copy(out, 12 + metaBytes.length);
+  out.writeUInt32LE(crc32(out.subarray(0, out.length - 4), seedOf(nonce, at)), out.length - 4);
+  return out;
+}
+
+/** Parses a log's bytes: the header and every block up to the first that does not verify. */
+export function parseLog(bytes: Buffer, version: number): OpenLog | undefined {
+  const header = decodeHeader<LogHeader>(bytes);
+  if (header?.kind !== LOG_KIND || header.v !== version || !Number.isInteger(header.nonce) || !Number.isInteger(header.base)) return undefined;
+  const entries = new EntryList(256);
+  let at = HEADER_BYTES;
+  let last: BlockMeta | undefined;
+  let blocks = 0;
+  while (at + 16 <= bytes.length) {
+    if (bytes.readUInt32LE(at) !== MAGIC) break;
+    const count = bytes.readUInt32LE(at + 4);
+    const metaLength = bytes.readUInt32LE(at + 8);
+    const size = 12 + metaLength + count * ENTRY_BYTES + 4;
+    if (metaLength % 4 !== 0 || at + size > bytes.length) break;
+    const block = bytes.subarray(at, at + size);
+    if (block.readUInt32LE(size - 4) !== crc32(block.subarray(0, size - 4), seedOf(header.nonce, at))) break;
+    let meta: BlockMeta;
+    try {
+      meta = JSON.parse(block.toString('utf8', 12, 12 + metaLength));
+    } catch {
+      break;
+    }
+    if (!isBinding(meta?.binding) || typeof meta.live !== 'number') break;
+    const copy = Buffer.from(block.subarray(12 + metaLength, size - 4));
+    const words = new Uint32Array(copy.buffer, copy.byteOffset, count * ENTRY_WORDS);
+    entries.append(EntryList.of(words));
+    last = meta;
+    blocks += 1;
+    at += size;
+  }
+  return { header, entries, last, end: at, blocks };
+}
+
+export function readLog(path: string, version: number, maxBytes: number): OpenLog | undefined {
+  let bytes: Buffer;
+  try {
+    const fd = fs.openSync(path, 'r');
+    try {
+      const size = fs.fstatSync(fd).size;
+      if (size > maxBytes) return undefined;
+      bytes = Buffer.allocUnsafe(size);
+      if (fs.readSync(fd, bytes, 0, size, 0) !== size) return undefined;
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+  return parseLog(bytes, version);
+}
+
+/**
+ * Appends one block at `end` (cutting off whatever unverified bytes follow it). Throws on failure: the caller
+ * removes the log, so that no reader trusts a half-written one (it would not verify anyway).
+ */
+export function appendBlock(path: string, nonce: number, end: number, entries: Uint32Array, meta: BlockMeta): number {
+  const fd = fs.openSync(path, 'r+');
+  try {
+    const block = encodeBlock(nonce, end, entries, meta);
+    if (fs.fstatSync(fd).size !== end) fs.ftruncateSync(fd, end);
+    writeFully(fd, block, end);
+    return end + block.length;
+  } finally {
+    fs.closeSync(fd);
+  }
+}

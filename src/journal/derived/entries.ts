@@ -1,0 +1,114 @@
+// Index entries: fixed 32-byte records of eight little-endian u32 words, ordered by their first four.
+//
+//   word 0–1  the sort key: (space << 24 | 24 high bits of a 56-bit value, 32 low bits)
+//   word 2–7  the payload, by space:
+//     key line     space 0: offset (hi, lo), length, line, flags (bit 0: the record resets its entity), 0
+//     secondary    space 1 + i (the store's i-th named index): value in the key; key hash (hi, lo),
+//                  version (the journal offset of the write that set it, hi, lo), flags (bit 1: withdrawn), 0
+// A key or a string value becomes a 56-bit hash (FNV-1a 64 folded); collisions are harmless because every
+// line and entity read through the index is checked against its real key.
+
+export const ENTRY_WORDS = 8;
+export const ENTRY_BYTES = ENTRY_WORDS * 4;
+export const FLAG_RESET = 1;
+export const FLAG_WITHDRAWN = 2;
+export const KEY_SPACE = 0;
+const TWO32 = 0x1_0000_0000;
+
+/** A 56-bit hash of a string as (hi 24 bits, lo 32 bits). */
+export function hash56(text: string): [number, number] {
+  // FNV-1a over UTF-16 units, in two 32-bit lanes (different offsets and a cross-mix), folded to 56 bits.
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c ^ (a >>> 15), 0x85ebca6b);
+  }
+  a ^= b >>> 13;
+  a = Math.imul(a, 0xc2b2ae35);
+  b ^= a >>> 16;
+  return [(b ^ (b >>> 24)) & 0xffffff, a >>> 0];
+}
+
+/** The sort key of a value in a space: a string hashes, a number (≥ 0, < 2^56) is kept in order. */
+export function sortKey(space: number, value: string | number): [number, number] {
+  if (typeof value === 'string') {
+    const [hi, lo] = hash56(value);
+    return [((space << 24) | hi) >>> 0, lo];
+  }
+  const v = Math.max(0, Math.min(Math.floor(value), 2 ** 56 - 1));
+  return [((space << 24) | Math.floor(v / TWO32)) >>> 0, v % TWO32 >>> 0];
+}
+
+export const splitOffset = (offset: number): [number, number] => [Math.floor(offset / TWO32) >>> 0, offset % TWO32 >>> 0];
+export const joinOffset = (hi: number, lo: number) => hi * TWO32 + lo;
+
+/** A growable array of entries. */
+export class EntryList {
+  words: Uint32Array;
+  count = 0;
+
+  constructor(capacity = 64) {
+    this.words = new Uint32Array(Math.max(1, capacity) * ENTRY_WORDS);
+  }
+
+  static of(words: Uint32Array): EntryList {
+    const list = new EntryList(0);
+    list.words = words;
+    list.count = words.length / ENTRY_WORDS;
+    return list;
+  }
+
+  push(w0: number, w1: number, w2: number, w3: number, w4: number, w5: number, w6 = 0, w7 = 0): void {
+    if ((this.count + 1) * ENTRY_WORDS > this.words.length) {
+      const grown = new Uint32Array(this.words.length * 2);
+      grown.set(this.words);
+      this.words = grown;
+    }
+    const at = this.count * ENTRY_WORDS;
+    const w = this.words;
+    w[at] = w0; w[at + 1] = w1; w[at + 2] = w2; w[at + 3] = w3; w[at + 4] = w4; w[at + 5] = w5; w[at + 6] = w6; w[at + 7] = w7;
+    this.count += 1;
+  }
+
+  pushFrom(words: Uint32Array, index: number): void {
+    const at = index * ENTRY_WORDS;
+    this.push(words[at]!, words[at + 1]!, words[at + 2]!, words[at + 3]!, words[at + 4]!, words[at + 5]!, words[at + 6]!, words[at + 7]!);
+  }
+
+  append(other: EntryList): void {
+    for (let i = 0; i < other.count; i++) this.pushFrom(other.words, i);
+  }
+
+  view(): Uint32Array {
+    return this.words.subarray(0, this.count * ENTRY_WORDS);
+  }
+
+  /** A copy sorted by the first four words (stable: equal entries keep their order). */
+  sorted(): Uint32Array {
+    const w = this.words;
+    const order = Array.from({ length: this.count }, (_, i) => i);
+    order.sort((x, y) => compareAt(w, x, w, y));
+    const out = new Uint32Array(this.count * ENTRY_WORDS);
+    order.forEach((from, to) => out.set(w.subarray(from * ENTRY_WORDS, (from + 1) * ENTRY_WORDS), to * ENTRY_WORDS));
+    return out;
+  }
+}
+
+/** Compares entry i of `a` with entry j of `b` on their first four words. */
+export function compareAt(a: Uint32Array, i: number, b: Uint32Array, j: number): number {
+  const x = i * ENTRY_WORDS;
+  const y = j * ENTRY_WORDS;
+  for (let k = 0; k < 4; k++) {
+    const d = a[x + k]! - b[y + k]!;
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** Compares entry i's sort key (words 0–1) with (hi, lo). */
+export function compareKey(a: Uint32Array, i: number, hi: number, lo: number): number {
+  const x = i * ENTRY_WORDS;
+  return a[x]! - hi || a[x + 1]! - lo;
+}

@@ -1,0 +1,106 @@
+// The base of an index: every entry, sorted, in 4 KiB pages that each carry their own checksum, so that a
+// lookup reads and verifies only the pages on its path (a binary search over pages: ~14 reads at 1M entries)
+// and a damaged page is found by the read that would have used it.
+//
+// File: the 512-byte header (cache-file.ts), padding to 4096, then the pages. A page holds up to 127 entries
+// (4064 bytes), then zeros, the entry count (u32 at 4088) and the CRC-32 of bytes 0–4091 seeded with the
+// file's nonce and the page number (u32 at 4092).
+// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
+const fs = require('node:fs') as typeof import('node:fs');
+import { crc32, seedOf } from './checksum';
+import { compareKey, ENTRY_BYTES, ENTRY_WORDS } from './entries';
+
+export const PAGE_BYTES = 4096;
+export const PAGE_ENTRIES = 127;
+export const PAGES_START = 4096;
+const COUNT_AT = 4088;
+const CRC_AT = 4092;
+
+/** Damage found in a derived file while reading it: the caller bypasses the file and rebuilds it. */
+export class DerivedDamage extends Error {}
+
+/** The pages of a sorted entry list (entries already sorted). */
+export function encodePages(sorted: Uint32Array, nonce: number): Buffer {
+  const count = sorted.length / ENTRY_WORDS;
+  const pages = Math.ceil(count / PAGE_ENTRIES);
+  const out = Buffer.alloc(pages * PAGE_BYTES);
+  const src = Buffer.from(sorted.buffer, sorted.byteOffset, sorted.byteLength);
+  for (let p = 0; p < pages; p++) {
+    const first = p * PAGE_ENTRIES;
+    const n = Math.min(PAGE_ENTRIES, count - first);
+    const page = out.subarray(p * PAGE_BYTES, (p + 1) * PAGE_BYTES);
+    src.copy(page, 0, first * ENTRY_BYTES, (first + n) * ENTRY_BYTES);
+    page.writeUInt32LE(n, COUNT_AT);
+    page.writeUInt32LE(crc32(page.subarray(0, CRC_AT), seedOf(nonce, p)), CRC_AT);
+  }
+  return out;
+}
+
+/** A sorted table open for positioned lookups; pages are read on demand and verified once each. */
+export class SortedTable {
+  private readonly cache = new Map<number, Uint32Array>();
+
+  constructor(
+    private readonly fd: number,
+    private readonly nonce: number,
+    readonly pages: number,
+    readonly entries: number,
+  ) {}
+
+  /** Page p's entries; throws DerivedDamage when it does not verify. */
+  page(p: number): Uint32Array {
+    const cached = this.cache.get(p);
+    if (cached !== undefined) return cached;
+    const buf = Buffer.allocUnsafeSlow(PAGE_BYTES);
+    let n: number;
+    try {
+      n = fs.readSync(this.fd, buf, 0, PAGE_BYTES, PAGES_START + p * PAGE_BYTES);
+    } catch {
+      throw new DerivedDamage(`page ${p} unreadable`);
+    }
+    const count = buf.readUInt32LE(COUNT_AT);
+    const expected = p === this.pages - 1 ? this.entries - p * PAGE_ENTRIES : PAGE_ENTRIES;
+    if (n !== PAGE_BYTES || count !== expected || buf.readUInt32LE(CRC_AT) !== crc32(buf.subarray(0, CRC_AT), seedOf(this.nonce, p))) {
+      throw new DerivedDamage(`page ${p} does not verify`);
+    }
+    const words = new Uint32Array(buf.buffer, buf.byteOffset, count * ENTRY_WORDS);
+    this.cache.set(p, words);
+    return words;
+  }
+
+  /**
+   * Every entry whose sort key (words 0–1) lies in [from, to], in order, as copies of their eight words.
+   * Reads the pages of a binary search for `from`, then the pages the range spans.
+   */
+  range(fromHi: number, fromLo: number, toHi: number, toLo: number, visit: (words: Uint32Array, index: number) => void): void {
+    if (this.pages === 0) return;
+    // The first page whose last entry is ≥ from.
+    let lo = 0;
+    let hi = this.pages - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const words = this.page(mid);
+      if (compareKey(words, words.length / ENTRY_WORDS - 1, fromHi, fromLo) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let p = lo; p < this.pages; p++) {
+      const words = this.page(p);
+      const n = words.length / ENTRY_WORDS;
+      for (let i = 0; i < n; i++) {
+        if (compareKey(words, i, fromHi, fromLo) < 0) continue;
+        if (compareKey(words, i, toHi, toLo) > 0) return;
+        visit(words, i);
+      }
+    }
+  }
+
+  /** Every entry, in order (for a merge), verifying every page. */
+  all(visit: (words: Uint32Array, index: number) => void): void {
+    for (let p = 0; p < this.pages; p++) {
+      const words = this.page(p);
+      const n = words.length / ENTRY_WORDS;
+      for (let i = 0; i < n; i++) visit(words, i);
+      this.cache.delete(p);
+    }
+  }
+}

@@ -1,0 +1,254 @@
+// Derived files never change an answer (SPEC §3), as a property over the real stores: random sequences of
+// session and case commands through the domain operations, with faults injected — ENOSPC and short writes at
+// derived-file writes (and ENOSPC at journal appends), cache files flipped, truncated, zeroed by 4 KiB page,
+// deleted, replaced by another directory's or by an older copy of their own. After every step each answer
+// (get, show, --agent list, --stranded list, reap --dry-run, retrieve) equals the answer of a copy of the
+// journals alone, with no cache/ at all.
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DataDir } from '../../src/journal/data-dir';
+import { CruxError } from '../../src/shared/errors';
+import * as sessions from '../../src/domain/session/store';
+import * as cases from '../../src/domain/case/store';
+import type { AgentName, CaseId, LogicalSessionId } from '../../src/shared/ids';
+import { tempDir } from '../helpers/cli';
+import { scaled, TIMEOUT } from './harness';
+
+const RUNS = scaled(30, 400);
+const START = Date.parse('2026-12-01T00:00:00Z');
+const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'deploy', 'the', 'timeout', 'cache', 'index', 'page'];
+
+type Step =
+  | { op: 'put'; agent: number; id: number; ttl: boolean }
+  | { op: 'close'; agent: number; id: number }
+  | { op: 'delete'; agent: number; id: number }
+  | { op: 'record'; words: number[]; success: boolean; reward: number }
+  | { op: 'import'; n: number }
+  | { op: 'unrecord'; pick: number }
+  | { op: 'reuse'; words: number[] }
+  | { op: 'reap' }
+  | { op: 'damage'; file: number; how: 'flip' | 'truncate' | 'zero' | 'delete' | 'foreign' | 'older'; at: number }
+  | { op: 'fault'; kind: 'cache-enospc' | 'cache-short' | 'journal-enospc' }
+  | { op: 'later'; hours: number };
+
+const agent = fc.integer({ min: 0, max: 2 });
+const id = fc.integer({ min: 0, max: 5 });
+const step: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ op: fc.constant('put' as const), agent, id, ttl: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant('close' as const), agent, id }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('delete' as const), agent, id }) },
+  { weight: 4, arbitrary: fc.record({ op: fc.constant('record' as const), words: fc.array(fc.nat(WORDS.length - 1), { minLength: 1, maxLength: 4 }), success: fc.boolean(), reward: fc.constantFrom(0, 0.5, 1) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('import' as const), n: fc.integer({ min: 1, max: 30 }) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('unrecord' as const), pick: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('reuse' as const), words: fc.array(fc.nat(WORDS.length - 1), { minLength: 1, maxLength: 3 }) }) },
+  { weight: 1, arbitrary: fc.constant({ op: 'reap' as const }) },
+  { weight: 5, arbitrary: fc.record({ op: fc.constant('damage' as const), file: fc.nat(), how: fc.constantFrom('flip', 'truncate', 'zero', 'delete', 'foreign', 'older') as fc.Arbitrary<'flip'>, at: fc.nat() }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant('fault' as const), kind: fc.constantFrom('cache-enospc', 'cache-short', 'journal-enospc') as fc.Arbitrary<'cache-enospc'> }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('later' as const), hours: fc.integer({ min: 1, max: 40 }) }) },
+);
+
+const AGENTS = [undefined, 'a', 'b'] as (AgentName | undefined)[];
+const quiet = { warn: () => {} };
+
+/** Injected write faults: the next write(s) of a kind fail (ENOSPC) or are short. */
+let fault: Step & { op: 'fault' } | undefined;
+// The CommonJS fs object, the one the journal layer requires (a module namespace cannot be patched).
+const fs = createRequire(import.meta.url)('node:fs') as typeof import('node:fs');
+const realWriteSync = fs.writeSync;
+function installFaults(): void {
+  (fs as { writeSync: unknown }).writeSync = function (fd: number, buffer: any, ...rest: any[]) {
+    const f = fault;
+    if (f !== undefined && typeof buffer !== 'string') {
+      let path = '';
+      try {
+        path = fs.readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        // Not on Linux: no fault.
+      }
+      const isCache = path.includes('/cache/');
+      const isJournal = path.endsWith('.jsonl');
+      if ((f.kind === 'journal-enospc' && isJournal) || (f.kind === 'cache-enospc' && isCache)) {
+        fault = undefined;
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      }
+      if (f.kind === 'cache-short' && isCache) {
+        // Half of what was asked, then the disk is full: a torn block or page.
+        fault = { op: 'fault', kind: 'cache-enospc' };
+        const [offset = 0, length = buffer.length - offset, position] = rest as number[];
+        return realWriteSync(fd, buffer, offset, Math.max(1, Math.floor(length / 2)), position);
+      }
+    }
+    return (realWriteSync as (...args: any[]) => number)(fd, buffer, ...rest);
+  };
+}
+afterEach(() => {
+  (fs as { writeSync: unknown }).writeSync = realWriteSync;
+  fault = undefined;
+});
+
+function cacheFiles(root: string): string[] {
+  try {
+    return fs.readdirSync(join(root, 'cache')).filter((f) => !f.endsWith('.tmp')).sort().map((f) => join(root, 'cache', f));
+  } catch {
+    return [];
+  }
+}
+
+/** Copies the journals alone (no cache/) to a fresh directory: what a replay answers. */
+function journalsOnly(root: string): DataDir {
+  const copy = join(tempDir(), 'truth');
+  fs.mkdirSync(copy, { mode: 0o700 });
+  for (const f of fs.readdirSync(root)) if (f.endsWith('.jsonl')) fs.copyFileSync(join(root, f), join(copy, f));
+  return new DataDir(copy, quiet, 5_000);
+}
+
+async function answer<T>(fn: () => Promise<T>): Promise<T | { error: string }> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof CruxError) return { error: error.kind };
+    throw Object.assign(new Error(`not a CruxError: ${(error as Error).stack}`), { cause: error });
+  }
+}
+
+/** Every query's answer in a data directory at time `now`. */
+async function answers(dir: DataDir, now: number): Promise<unknown> {
+  const out: unknown[] = [];
+  for (const a of AGENTS) {
+    const scope = { dir, agent: a, now };
+    for (let i = 0; i < 6; i++) out.push(await answer(() => sessions.getSession(scope, `s${i}` as LogicalSessionId)));
+    if (a !== undefined) out.push(await answer(() => sessions.listStoredSessions(scope, { all: true, archived: false, stranded: false, allAgents: false })));
+    out.push(await answer(() => sessions.listStoredSessions(scope, { all: false, archived: false, stranded: true, allAgents: false })));
+    out.push(await answer(() => sessions.reapSessions(scope, { dryRun: true })));
+  }
+  const caseScope = { dir, now };
+  for (const q of ['the deploy', 'alpha beta gamma', 'timeout cache index page']) {
+    for (const onlySuccess of [false, true]) {
+      out.push(await answer(() => cases.retrieveCases(caseScope, { text: q, topK: 3, onlySuccess, minSimilarity: 0 }, false)));
+    }
+  }
+  const all = await answer(() => cases.listCases(caseScope));
+  out.push(all);
+  if (Array.isArray(all)) for (const c of all.slice(0, 3)) out.push(await answer(() => cases.showCase(caseScope, c.case_id)));
+  return out;
+}
+
+async function apply(dir: DataDir, other: DataDir, saved: Map<string, Buffer>, s: Step, now: number, recorded: CaseId[]): Promise<void> {
+  const scope = (a: number) => ({ dir, agent: AGENTS[a], now });
+  const run = async (fn: () => Promise<unknown>) => {
+    try {
+      await fn();
+    } catch (error) {
+      if (!(error instanceof CruxError)) throw new Error(`${s.op}: not a CruxError: ${(error as Error).stack}`);
+    }
+  };
+  switch (s.op) {
+    case 'put':
+      return run(() => sessions.putSession(scope(s.agent), `s${s.id}` as LogicalSessionId, { state: `{"n":${now}}`, ...(s.ttl ? { ttlMs: 5 * 3_600_000 } : {}) }));
+    case 'close':
+      return run(() => sessions.closeSession(scope(s.agent), `s${s.id}` as LogicalSessionId, { outcome: 'completed' }));
+    case 'delete':
+      return run(() => sessions.deleteSession(scope(s.agent), `s${s.id}` as LogicalSessionId));
+    case 'reap':
+      return run(() => sessions.reapSessions({ dir, agent: undefined, now }, { dryRun: false }));
+    case 'record': {
+      const caseId = `c_${recorded.length}_${now}` as CaseId;
+      recorded.push(caseId);
+      const draft = { task: s.words.map((w) => WORDS[w]).join(' '), context: null, action: 'a', outcome: 'o', success: s.success, reward: s.reward, tags: [], source_receipt: null };
+      return run(() => cases.recordCase({ dir, now }, draft, caseId));
+    }
+    case 'import': {
+      const batch = Array.from({ length: s.n }, (_, i) => ({
+        case_id: `c_imp_${i % 12}` as CaseId, task: `${WORDS[i % WORDS.length]} ${WORDS[(i * 3) % WORDS.length]}`, context: null, action: 'a', outcome: 'o',
+        success: i % 3 !== 0, reward: (i % 5) / 4, tags: [], source_receipt: null, created_at: new Date(now).toISOString(), times_reused: 0,
+      }));
+      const unique = [...new Map(batch.map((c) => [c.case_id, c])).values()];
+      return run(() => cases.importCases({ dir, now }, unique));
+    }
+    case 'unrecord':
+      if (recorded.length === 0) return;
+      return run(() => cases.deleteCase({ dir, now }, recorded[s.pick % recorded.length]!));
+    case 'reuse':
+      return run(() => cases.retrieveCases({ dir, now }, { text: s.words.map((w) => WORDS[w]).join(' '), topK: 2, onlySuccess: false, minSimilarity: 0 }, true));
+    case 'fault':
+      fault = s;
+      return;
+    case 'later':
+      return;
+    case 'damage': {
+      const files = cacheFiles(dir.root);
+      if (files.length === 0) return;
+      const file = files[s.file % files.length]!;
+      const bytes = fs.readFileSync(file);
+      // Keep an older copy of each file for 'older' (a cache from before later writes).
+      if (!saved.has(file)) saved.set(file, bytes);
+      switch (s.how) {
+        case 'flip':
+          if (bytes.length > 0) bytes[s.at % bytes.length]! ^= 1 << (s.at % 8);
+          return fs.writeFileSync(file, bytes);
+        case 'truncate':
+          return fs.writeFileSync(file, bytes.subarray(0, bytes.length === 0 ? 0 : s.at % bytes.length));
+        case 'zero': {
+          const page = Math.floor((s.at % Math.max(1, bytes.length)) / 4096);
+          bytes.fill(0, page * 4096, Math.min(bytes.length, (page + 1) * 4096));
+          return fs.writeFileSync(file, bytes);
+        }
+        case 'delete':
+          return fs.rmSync(file);
+        case 'foreign': {
+          const theirs = join(other.root, 'cache', file.split('/').pop()!);
+          if (fs.existsSync(theirs)) fs.copyFileSync(theirs, file);
+          return;
+        }
+        case 'older':
+          return fs.writeFileSync(file, saved.get(file)!);
+      }
+    }
+  }
+}
+
+describe('derived files never change an answer (property, real stores)', () => {
+  it('every answer equals a replay of the journals alone, under cache damage and write faults', async () => {
+    // Another directory with its own history, whose caches get copied in.
+    const other = new DataDir(join(tempDir(), 'other'), quiet, 5_000);
+    for (let i = 0; i < 4; i++) {
+      await sessions.putSession({ dir: other, agent: 'a' as AgentName, now: START }, `s${i}` as LogicalSessionId, { state: '{"other":true}' });
+      await cases.recordCase({ dir: other, now: START }, { task: 'the deploy alpha', context: null, action: 'x', outcome: 'y', success: true, reward: 1, tags: [], source_receipt: null }, `c_other_${i}` as CaseId);
+    }
+    installFaults();
+    process.env.CRUX_TEST_INDEX_LOG_ENTRIES = '24';
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 24 }), async (steps) => {
+          fault = undefined;
+          const dir = new DataDir(join(tempDir(), 'data'), quiet, 5_000);
+          const saved = new Map<string, Buffer>();
+          const recorded: CaseId[] = [];
+          let now = START;
+          for (const s of steps) {
+            now += s.op === 'later' ? s.hours * 3_600_000 : 60_000;
+            // The test's own file damage is not a write of crux's: a pending fault waits for the next command.
+            const pending: typeof fault = s.op === 'damage' ? fault : undefined;
+            if (pending !== undefined) fault = undefined;
+            await apply(dir, other, saved, s, now, recorded);
+            if (pending !== undefined) {
+              fault = pending;
+              continue;
+            }
+            if (s.op === 'fault') continue;
+            fault = undefined;
+            if (!dir.exists()) continue;
+            const want = await answers(journalsOnly(dir.root), now);
+            const got = await answers(dir, now);
+            expect(got).toEqual(want);
+          }
+        }),
+        { numRuns: RUNS },
+      );
+    } finally {
+      delete process.env.CRUX_TEST_INDEX_LOG_ENTRIES;
+    }
+  }, TIMEOUT);
+});

@@ -1,0 +1,312 @@
+// The derived layer's structures: checksummed headers, sorted pages, the delta log, and a store's index read
+// through DataDir — every damage to a derived file is detected and the answer stays a replay's.
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { DataDir } from '../../../src/journal/data-dir';
+import { cachePath, decodeHeader, encodeHeader, HEADER_BYTES } from '../../../src/journal/derived/cache-file';
+import { crc32 } from '../../../src/journal/derived/checksum';
+import { encodeBlock, parseLog, encodeLogHeader } from '../../../src/journal/derived/delta-log';
+import { ENTRY_WORDS, EntryList, sortKey } from '../../../src/journal/derived/entries';
+import { DerivedDamage, encodePages, PAGE_BYTES, PAGES_START, SortedTable } from '../../../src/journal/derived/sorted-table';
+import { indexName, logName } from '../../../src/journal/derived/store-index';
+import type { StoreSpec } from '../../../src/journal/store-spec';
+import { tempDir } from '../../helpers/cli';
+import { VOCAB } from './fixtures';
+
+const TS = '2026-11-29T21:00:00.000Z';
+
+describe('checksums and headers', () => {
+  it('crc32 matches the zlib polynomial in both implementations', () => {
+    expect(crc32(Buffer.from('123456789'))).toBe(0xcbf43926);
+    const big = Buffer.alloc(300 * 1024, 7);
+    const small = (bytes: Buffer) => {
+      let c = 0;
+      for (let at = 0; at < bytes.length; at += 1000) c = crc32(bytes.subarray(at, Math.min(at + 1000, bytes.length)), c);
+      return c;
+    };
+    expect(crc32(big)).toBe(small(big));
+  });
+
+  it('a header that is flipped, torn or zeroed anywhere does not decode', () => {
+    const header = encodeHeader({ kind: 'x', n: 1 });
+    expect(header.length).toBe(HEADER_BYTES);
+    expect(decodeHeader(header)).toEqual({ kind: 'x', n: 1 });
+    for (let at = 0; at < HEADER_BYTES; at += 37) {
+      const flipped = Buffer.from(header);
+      flipped[at]! ^= 0x10;
+      expect(decodeHeader(flipped)).toBeUndefined();
+    }
+    expect(decodeHeader(header.subarray(0, 300))).toBeUndefined();
+    expect(decodeHeader(Buffer.alloc(HEADER_BYTES))).toBeUndefined();
+  });
+});
+
+function sortedEntries(n: number): Uint32Array {
+  const list = new EntryList(n);
+  for (let i = 0; i < n; i++) {
+    const [hi, lo] = sortKey(0, `key${i % (n / 2)}`);
+    list.push(hi, lo, 0, i, 10, i + 1, 0, 0);
+  }
+  return list.sorted();
+}
+
+function openTable(words: Uint32Array, nonce = 7): { table: SortedTable; path: string; bytes: Buffer } {
+  const path = join(tempDir(), 't.idx');
+  const pages = encodePages(words, nonce);
+  const bytes = Buffer.concat([Buffer.alloc(PAGES_START), pages]);
+  fs.writeFileSync(path, bytes);
+  const fd = fs.openSync(path, 'r');
+  return { table: new SortedTable(fd, nonce, pages.length / PAGE_BYTES, words.length / ENTRY_WORDS), path, bytes };
+}
+
+describe('sorted table', () => {
+  it('finds every key by positioned page reads, as a scan of the entries would', () => {
+    const words = sortedEntries(2000);
+    const { table } = openTable(words);
+    for (const i of [0, 1, 17, 500, 999]) {
+      const [hi, lo] = sortKey(0, `key${i}`);
+      const found: number[] = [];
+      table.range(hi, lo, hi, lo, (w, j) => found.push(w[j * ENTRY_WORDS + 3]!));
+      expect(found.sort((a, b) => a - b)).toEqual([i, i + 1000]);
+    }
+    const [hi, lo] = sortKey(0, 'absent');
+    let none = 0;
+    table.range(hi, lo, hi, lo, () => none++);
+    expect(none).toBe(0);
+  });
+
+  it('refuses a page that is flipped, zeroed, or from another file', () => {
+    const words = sortedEntries(2000);
+    const { bytes, path } = openTable(words, 7);
+    const damaged = (mutate: (b: Buffer) => void, nonce = 7) => {
+      const copy = Buffer.from(bytes);
+      mutate(copy);
+      fs.writeFileSync(path, copy);
+      const table = new SortedTable(fs.openSync(path, 'r'), nonce, (bytes.length - PAGES_START) / PAGE_BYTES, 2000);
+      return () => table.all(() => {});
+    };
+    expect(damaged(() => {})).not.toThrow();
+    expect(damaged((b) => (b[PAGES_START + 3 * PAGE_BYTES + 100]! ^= 1))).toThrow(DerivedDamage);
+    expect(damaged((b) => b.fill(0, PAGES_START + PAGE_BYTES, PAGES_START + 2 * PAGE_BYTES))).toThrow(DerivedDamage);
+    expect(damaged(() => {}, 8)).toThrow(DerivedDamage);
+    // Two pages swapped: each is checked with its own number.
+    expect(damaged((b) => {
+      const first = Buffer.from(b.subarray(PAGES_START, PAGES_START + PAGE_BYTES));
+      b.copy(b, PAGES_START, PAGES_START + PAGE_BYTES, PAGES_START + 2 * PAGE_BYTES);
+      first.copy(b, PAGES_START + PAGE_BYTES);
+    })).toThrow(DerivedDamage);
+  });
+});
+
+describe('delta log', () => {
+  const binding = (size: number) => ({ size, lines: size, seq: size, h: 'h', head_offset: 0, head_length: 0, mtime_ns: '1' });
+  function logBytes(blocks: number): Buffer {
+    const parts = [encodeLogHeader({ kind: 'crux-index-log', v: 3, nonce: 5, base: 9 })];
+    let at = HEADER_BYTES;
+    for (let b = 0; b < blocks; b++) {
+      const entries = new Uint32Array(ENTRY_WORDS * 2).fill(b + 1);
+      const block = encodeBlock(5, at, entries, { binding: binding(b + 1), live: b });
+      parts.push(block);
+      at += block.length;
+    }
+    return Buffer.concat(parts);
+  }
+
+  it('reads every verified block and stops at the first that is torn or damaged', () => {
+    const whole = logBytes(3);
+    const log = parseLog(whole, 3)!;
+    expect(log.blocks).toBe(3);
+    expect(log.entries.count).toBe(6);
+    expect(log.last?.binding.size).toBe(3);
+    expect(log.end).toBe(whole.length);
+    // A short write of the last block (a full disk): the first two stand.
+    const torn = parseLog(whole.subarray(0, whole.length - 5), 3)!;
+    expect(torn.blocks).toBe(2);
+    expect(torn.last?.binding.size).toBe(2);
+    // A flipped bit in the second block ends the log after the first.
+    const second = HEADER_BYTES + (whole.length - HEADER_BYTES) / 3 + 20;
+    const flipped = Buffer.from(whole);
+    flipped[second]! ^= 4;
+    expect(parseLog(flipped, 3)!.blocks).toBe(1);
+    // Zeros where blocks were (a page never written back before a power cut).
+    const zeroed = Buffer.from(whole);
+    zeroed.fill(0, HEADER_BYTES);
+    expect(parseLog(zeroed, 3)!.blocks).toBe(0);
+    expect(parseLog(whole, 2)).toBeUndefined();
+  });
+});
+
+// ---- a keyed toy store with a secondary key, through DataDir ----
+
+type Items = Map<string, { value: number; group: string }>;
+const GROUPED: StoreSpec<Items> = {
+  file: 'items.jsonl',
+  vocabulary: VOCAB,
+  initial: () => new Map(),
+  evolve(state, record) {
+    if (record.ev === 'item.put') state.set(record.data.id, { value: record.data.value, group: record.data.group });
+    else if (record.ev === 'item.deleted') state.delete(record.data.id);
+  },
+  keyOf: (record) => record.data?.id,
+  resets: (record) => record.ev === 'item.put',
+  secondary: {
+    names: ['group', 'value'],
+    version: 1,
+    values: (state, key) => {
+      const item = state.get(key);
+      return [item?.group, item?.value];
+    },
+  },
+  live: (state) => [...state].map(([id, v]) => ({ ev: 'item.put', data: { id, ...v } })),
+};
+
+const put = (id: string, value: number, group: string) => ({ ev: 'item.put', data: { id, value, group } });
+
+function dataDir(root = join(tempDir(), 'data')): { dir: DataDir; warnings: string[] } {
+  const warnings: string[] = [];
+  return { dir: new DataDir(root, { warn: (m) => warnings.push(m) }, 5_000), warnings };
+}
+
+async function seeded(n = 300) {
+  const { dir, warnings } = dataDir();
+  await dir.write(async (tx) => tx.append(GROUPED, Array.from({ length: n }, (_, i) => put(`k${i}`, i, `g${i % 7}`))), TS);
+  // Single-key writes: each appends a block to the log.
+  for (let i = 0; i < 20; i++) {
+    await dir.write(async (tx) => {
+      await tx.loadKey(GROUPED, `k${i}`);
+      tx.append(GROUPED, [put(`k${i}`, 1000 + i, 'moved')]);
+    }, TS);
+  }
+  await dir.write(async (tx) => {
+    await tx.loadKey(GROUPED, 'k30');
+    tx.append(GROUPED, [{ ev: 'item.deleted', data: { id: 'k30' } }]);
+  }, TS);
+  return { dir, warnings };
+}
+
+const replay = (dir: DataDir) => dir.replay(GROUPED, { quiet: true }).state;
+
+/** Every answer the index gives, compared with a replay's. */
+async function expectReplayAnswers(dir: DataDir): Promise<void> {
+  const truth = replay(dir);
+  for (const key of ['k0', 'k5', 'k19', 'k20', 'k30', 'k299', 'nope']) {
+    const state = await dir.readKey(GROUPED, key);
+    expect(state.get(key)).toEqual(truth.get(key));
+  }
+  for (const group of ['g3', 'moved', 'none']) {
+    const state = await dir.readIndexed(GROUPED, { index: 'group', equals: group });
+    const want = [...truth].filter(([, v]) => v.group === group).map(([k]) => k).sort();
+    expect([...state].filter(([, v]) => v.group === group).map(([k]) => k).sort()).toEqual(want);
+  }
+  const low = await dir.readIndexed(GROUPED, { index: 'value', atMost: 50 });
+  expect([...low].filter(([, v]) => v.value <= 50).map(([k]) => k).sort()).toEqual([...truth].filter(([, v]) => v.value <= 50).map(([k]) => k).sort());
+}
+
+describe('a store index through DataDir', () => {
+  it('answers by key and by secondary key exactly as a replay does, reading only candidates', async () => {
+    const { dir } = await seeded();
+    expect(fs.existsSync(cachePath(dir.root, indexName(GROUPED.file)))).toBe(true);
+    expect(fs.existsSync(cachePath(dir.root, logName(GROUPED.file)))).toBe(true);
+    await expectReplayAnswers(dir);
+    const moved = await dir.readIndexed(GROUPED, { index: 'group', equals: 'moved' });
+    expect(moved.size).toBe(20);
+  });
+
+  it('never changes an answer when its files are flipped, truncated, zeroed by page, or removed', async () => {
+    const { dir } = await seeded();
+    const files = [indexName(GROUPED.file), logName(GROUPED.file)].map((n) => cachePath(dir.root, n));
+    const originals = files.map((f) => fs.readFileSync(f));
+    const damages: [string, (b: Buffer) => Buffer][] = [
+      ['flip in the header', (b) => flip(b, 40)],
+      ['flip in the body', (b) => flip(b, Math.floor(b.length * 0.7))],
+      ['flip in the last bytes', (b) => flip(b, b.length - 2)],
+      ['truncated', (b) => b.subarray(0, Math.floor(b.length / 2))],
+      ['zeroed page', (b) => zeroPage(b, 1)],
+      ['zeroed first page', (b) => zeroPage(b, 0)],
+      ['empty', () => Buffer.alloc(0)],
+    ];
+    for (const [i, file] of files.entries()) {
+      for (const [, damage] of damages) {
+        fs.writeFileSync(file, damage(Buffer.from(originals[i]!)));
+        await expectReplayAnswers(dir);
+        fs.writeFileSync(files[0]!, originals[0]!);
+        fs.writeFileSync(files[1]!, originals[1]!);
+      }
+      fs.rmSync(file);
+      await expectReplayAnswers(dir);
+      fs.writeFileSync(files[0]!, originals[0]!);
+      fs.writeFileSync(files[1]!, originals[1]!);
+    }
+  });
+
+  it('is not used for another directory’s journal, and a reader rebuilds what it could not use', async () => {
+    const a = await seeded(300);
+    const { dir: b } = dataDir();
+    await b.write(async (tx) => tx.append(GROUPED, Array.from({ length: 300 }, (_, i) => put(`k${i}`, -i, 'other'))), TS);
+    fs.rmSync(join(b.root, 'cache'), { recursive: true });
+    fs.cpSync(join(a.dir.root, 'cache'), join(b.root, 'cache'), { recursive: true });
+    await expectReplayAnswers(b);
+    // The reader that found the copied index unusable wrote one for this journal.
+    const own = fs.readFileSync(cachePath(b.root, indexName(GROUPED.file)));
+    expect(own.equals(fs.readFileSync(cachePath(a.dir.root, indexName(GROUPED.file))))).toBe(false);
+    expect((await b.readKey(GROUPED, 'k3')).get('k3')).toEqual({ value: -3, group: 'other' });
+  });
+
+  it('covers a journal whose last writes never reached the log (a full disk, a crash): the tail is read from the journal', async () => {
+    const { dir } = await seeded();
+    const log = cachePath(dir.root, logName(GROUPED.file));
+    // Drop the last two blocks, as if their appends had been lost.
+    const parsed = parseLog(fs.readFileSync(log), 3)!;
+    expect(parsed.blocks).toBeGreaterThan(3);
+    const bytes = fs.readFileSync(log);
+    fs.writeFileSync(log, bytes.subarray(0, bytes.length - 300));
+    await expectReplayAnswers(dir);
+    // A writer then brings the log up to date again.
+    await dir.write(async (tx) => {
+      await tx.loadKey(GROUPED, 'k100');
+      tx.append(GROUPED, [put('k100', 5, 'moved')]);
+    }, TS);
+    await expectReplayAnswers(dir);
+  });
+
+  it('is bypassed when another program edits the journal without changing its size', async () => {
+    const { dir, warnings } = await seeded();
+    const path = dir.path(GROUPED.file);
+    const text = fs.readFileSync(path, 'utf8');
+    fs.writeFileSync(path, text.replace('"value":200,', '"value":201,'));
+    const state = await dir.readKey(GROUPED, 'k200');
+    expect(state.has('k200')).toBe(false);
+    expect(warnings.join('\n')).toMatch(/hash mismatch/);
+  });
+
+  it('merges its log into a new base past LOG_MAX_ENTRIES, keeping each entity’s latest secondary keys only', async () => {
+    const { dir } = dataDir();
+    process.env.CRUX_TEST_INDEX_LOG_ENTRIES = '20';
+    onTestFinished(() => {
+      delete process.env.CRUX_TEST_INDEX_LOG_ENTRIES;
+    });
+    await dir.write(async (tx) => tx.append(GROUPED, Array.from({ length: 50 }, (_, i) => put(`k${i}`, i, 'a'))), TS);
+    // Enough single writes to pass the log bound (each adds 3 entries).
+    for (let i = 0; i < 40; i++) {
+      await dir.write(async (tx) => {
+        await tx.loadKey(GROUPED, `k${i % 5}`);
+        tx.append(GROUPED, [put(`k${i % 5}`, 100 + i, i % 2 ? 'b' : 'c')]);
+      }, TS);
+    }
+    await expectReplayAnswers(dir);
+    const b = await dir.readIndexed(GROUPED, { index: 'group', equals: 'b' });
+    expect([...b].filter(([, v]) => v.group === 'b').length).toBe([...replay(dir)].filter(([, v]) => v.group === 'b').length);
+  });
+});
+
+function flip(b: Buffer, at: number): Buffer {
+  if (b.length === 0) return b;
+  b[at % b.length]! ^= 0x08;
+  return b;
+}
+
+function zeroPage(b: Buffer, page: number): Buffer {
+  b.fill(0, page * 4096, Math.min(b.length, (page + 1) * 4096));
+  return b;
+}
