@@ -44,13 +44,7 @@ await build({
 renameSync(stagedPg, 'dist/pg.cjs');
 
 // The MCP SDK and zod load only for `crux mcp`: src/cli/mcp/sdk.ts re-exports what the server uses, bundled apart
-// as dist/mcp.cjs, which the server's `require('./sdk')` reaches at run time.
-const separateMcpSdk = {
-  name: 'separate-mcp-sdk',
-  setup(b) {
-    b.onResolve({ filter: /^\.\/sdk$/ }, (args) => (args.importer.endsWith('src/cli/mcp/server.ts') ? { path: './mcp.cjs', external: true } : undefined));
-  },
-};
+// as dist/mcp.cjs, which src/cli/mcp/load-bundle.ts loads at run time through its own code cache (made below).
 const stagedMcp = `dist/mcp.cjs.${process.pid}.tmp`;
 await build({
   entryPoints: ['src/cli/mcp/sdk.ts'],
@@ -63,6 +57,7 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
 });
+rmSync('dist/mcp.cjs.v8cache', { force: true });
 renameSync(stagedMcp, 'dist/mcp.cjs');
 
 // Written aside and renamed into place: a crux started during a rebuild (another shell, a running test suite)
@@ -78,7 +73,7 @@ await build({
   minify: process.env.CRUX_BUILD_READABLE !== '1',
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [lazyChildProcess, separatePostgres, separateMcpSdk],
+  plugins: [lazyChildProcess, separatePostgres],
 });
 
 // The old code cache goes first: V8 must never pair it with the new bundle.
@@ -101,6 +96,20 @@ try {
   const env = { ...process.env, CRUX_WRITE_CODE_CACHE: '1', CRUX_WARM_UP: JSON.stringify(commands) };
   for (const key of Object.keys(env)) if (key.startsWith('CRUX_') && !['CRUX_WRITE_CODE_CACHE', 'CRUX_WARM_UP'].includes(key)) delete env[key];
   execFileSync(process.execPath, ['bin/crux'], { env, stdio: 'ignore' });
+  // The MCP server's code cache: one client session (initialize, the tool list, a few calls) over stdin.
+  const rpc = (id, method, params) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
+  const call = (id, name, args) => rpc(id, 'tools/call', { name, arguments: args });
+  const session = [
+    rpc(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'build', version: '0' } }),
+    JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    rpc(2, 'tools/list', {}),
+    call(3, 'session_put', { session_id: 'warm-up', state: { step: 1 } }),
+    call(4, 'session_get', { session_id: 'warm-up' }),
+    call(5, 'case_retrieve', { task: 'warm up the cache' }),
+    call(6, 'session_get', { session_id: 'missing' }),
+  ];
+  const mcpEnv = { ...env, CRUX_WARM_UP: '', CRUX_WRITE_CODE_CACHE: '', CRUX_WRITE_MCP_CODE_CACHE: '1' };
+  execFileSync(process.execPath, ['bin/crux', ...d, 'mcp', '--agent', 'build'], { env: mcpEnv, input: `${session.join('\n')}\n`, stdio: ['pipe', 'ignore', 'ignore'] });
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }

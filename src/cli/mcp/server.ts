@@ -5,6 +5,7 @@
 import type * as Sdk from './sdk';
 import { contextOf, type GlobalOptions } from '../context';
 import { ArgumentError, TOOLS, type Tool } from './tools';
+import { loadBundle } from './load-bundle';
 import { CruxError, errorDocument, internalError } from '../../shared/errors';
 
 const INSTRUCTIONS =
@@ -18,8 +19,8 @@ const ERROR_SCHEMA = {
   required: ['code', 'kind', 'message', 'hint'],
 };
 
-/** The SDK: in the bundle, dist/mcp.cjs beside dist/crux.cjs (build.mjs makes `./sdk` external), loaded here only. */
-const loadSdk = (): typeof Sdk => require('./sdk');
+/** The SDK: dist/mcp.cjs beside the running dist/crux.cjs (build.mjs bundles it apart), loaded here only. */
+const loadSdk = (): typeof Sdk => loadBundle((require('node:path') as typeof import('node:path')).join(__dirname, 'mcp.cjs')) as typeof Sdk;
 
 function describeTool(sdk: typeof Sdk, tool: Tool, input: Sdk.z.ZodObject) {
   const { $schema: _, ...inputSchema } = sdk.z.toJSONSchema(input, { io: 'input' }) as Record<string, unknown>;
