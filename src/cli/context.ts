@@ -5,6 +5,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DataDir } from '../journal/data-dir';
 import type { JournalStore } from '../journal/store-boundary';
+import type { WorkPhase } from '../journal/load';
 import { writeStderr } from '../output/stdout';
 import type { JournalWarning } from '../output/emit';
 import { stdoutIsTerminal, wantsColor, type ColorWhen } from '../output/terminal';
@@ -43,6 +44,8 @@ export interface Context {
   /** Damaged journal lines the replays of this invocation passed over (--json documents carry them). */
   readonly warnings: JournalWarning[];
   warn(message: string): void;
+  /** Hears how far the writes of this invocation have come (an import's progress line) until the returned stop. */
+  onWork(listener: ((phase: WorkPhase, done: number, total: number) => void) | undefined): () => void;
 }
 
 export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv): { path: string; source: DataDirSource } {
@@ -77,9 +80,11 @@ export function contextOf(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.
   const damage = (file: string, line: number, reason: string) => {
     warnings.push({ file, line, reason });
   };
+  let workListener: ((phase: WorkPhase, done: number, total: number) => void) | undefined;
+  const progress = (phase: WorkPhase, done: number, total: number) => workListener?.(phase, done, total);
   const colorWhen: ColorWhen = opts.color === false ? 'never' : typeof opts.color === 'string' ? opts.color : 'auto';
   return {
-    dataDir: new DataDir(path, { warn, damage }, lockTimeoutMs),
+    dataDir: new DataDir(path, { warn, damage, progress }, lockTimeoutMs),
     dataDirSource: source,
     agent: agentRaw === undefined ? undefined : parseAgentName(agentRaw),
     actor: actorRaw === undefined ? undefined : parseActorName(actorRaw),
@@ -94,6 +99,12 @@ export function contextOf(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.
     env,
     warnings,
     warn,
+    onWork: (listener) => {
+      workListener = listener;
+      return () => {
+        workListener = undefined;
+      };
+    },
   };
 }
 

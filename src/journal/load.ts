@@ -13,7 +13,11 @@ export interface Reporter {
   warn(message: string): void;
   /** A damaged line a replay passed over, as data (--json documents carry it as a warning). */
   damage?(file: string, line: number, reason: string): void;
+  /** How far long work inside a write has come (encoding, applying, writing a batch): for a progress line. */
+  progress?(phase: WorkPhase, done: number, total: number): void;
 }
+
+export type WorkPhase = 'encoding' | 'applying' | 'writing';
 
 /** A store's state as a transaction holds it, with what appending and re-indexing need. */
 export interface Loaded<S> {

@@ -69,7 +69,15 @@ const jsSha256Hex = (text: string): string => bytesToHex(sha256(utf8ToBytes(text
  * Encodes drafts as the lines that follow `head`; returns the text (each line ends in \n) and the new head.
  * With `batch`, two or more drafts are marked as one batch: the first record carries `"batch":N`.
  */
-export function encodeRecords(head: ChainHead, drafts: readonly EventDraft[], ts: string, opts: { batch?: boolean } = {}): { text: string; head: ChainHead } {
+/** Records between two progress reports of long work (a call each, never a clock read). */
+export const PROGRESS_EVERY = 1024;
+
+export function encodeRecords(
+  head: ChainHead,
+  drafts: readonly EventDraft[],
+  ts: string,
+  opts: { batch?: boolean; onProgress?: ((done: number, total: number) => void) | undefined } = {},
+): { text: string; head: ChainHead } {
   let { seq, h } = head;
   let text = '';
   const batch = opts.batch === true && drafts.length > 1 ? `,"batch":${drafts.length}` : '';
@@ -80,6 +88,7 @@ export function encodeRecords(head: ChainHead, drafts: readonly EventDraft[], ts
     const body = `{"v":${FORMAT_VERSION},"seq":${seq}${mark},"ts":${JSON.stringify(draft.ts ?? ts)},"ev":${JSON.stringify(draft.ev)}${actor},"data":${JSON.stringify(draft.data ?? null)},"p":"${h}"}`;
     h = lineHash(body);
     text += `${body.slice(0, -1)},"h":"${h}"}\n`;
+    if (opts.onProgress !== undefined && (seq - head.seq) % PROGRESS_EVERY === 0) opts.onProgress(seq - head.seq, drafts.length);
   }
   return { text, head: { seq, h } };
 }

@@ -1,7 +1,7 @@
 // One write transaction under the lock: load stores (whole, or by key), append, then keep the key index and
 // compact a journal that has become mostly dead.
 import { appendRecords } from './append';
-import { decodeOwn, EMPTY_HEAD, encodeRecords, type ChainHead, type EventDraft, type JournalRecord } from './record';
+import { decodeOwn, EMPTY_HEAD, encodeRecords, PROGRESS_EVERY, type ChainHead, type EventDraft, type JournalRecord } from './record';
 import { loadSnapshot, loadThroughIndex, releaseLoaded, replayFull, type Loaded, type Reporter } from './load';
 import { dropDerived, keepDerived, type IndexQuery } from './derived';
 import type { LinePosition, TornTail } from './scan';
@@ -21,9 +21,18 @@ export interface TransactionHost {
 }
 
 /** Applies freshly encoded records to a state, as replay would; returns their positions. */
-export function applyEncoded<S>(spec: StoreSpec<S>, state: S, text: string, line: number, offset: number): { at: LinePosition; record: JournalRecord }[] {
+export function applyEncoded<S>(
+  spec: StoreSpec<S>,
+  state: S,
+  text: string,
+  line: number,
+  offset: number,
+  onProgress?: (done: number, total: number) => void,
+): { at: LinePosition; record: JournalRecord }[] {
   const applied: { at: LinePosition; record: JournalRecord }[] = [];
-  for (const lineText of text.split('\n').slice(0, -1)) {
+  const lines = text.split('\n').slice(0, -1);
+  for (const lineText of lines) {
+    if (onProgress !== undefined && applied.length % PROGRESS_EVERY === 0) onProgress(applied.length, lines.length);
     line += 1;
     const length = Buffer.byteLength(lineText);
     const record = decodeOwn(lineText);
@@ -135,11 +144,12 @@ export class LockedTransaction implements Transaction {
     if (drafts.length === 0) return;
     if (this.pending.has(spec)) throw new Error(`${spec.file}: a second append in one transaction (give every draft in one call: one batch)`);
     const loaded = (this.loaded.get(spec) ?? this.loadWhole(spec)) as Loaded<S>;
-    const { text, head } = encodeRecords(loaded.head, drafts, this.ts, { batch: true });
+    const report = this.host.reporter.progress?.bind(this.host.reporter);
+    const { text, head } = encodeRecords(loaded.head, drafts, this.ts, { batch: true, onProgress: report && ((done, total) => report('encoding', done, total)) });
     this.pending.set(spec, { head: loaded.head, bytes: loaded.bytes, tornTail: loaded.tornTail, text });
     // Apply what will be written, so later steps of this transaction see it, and note it for the index.
     const start = loaded.tornTail?.offset ?? loaded.bytes;
-    const applied = applyEncoded(spec, loaded.state, text, loaded.tornTail ? loaded.tornTail.line - 1 : loaded.lines, start);
+    const applied = applyEncoded(spec, loaded.state, text, loaded.tornTail ? loaded.tornTail.line - 1 : loaded.lines, start, report && ((done, total) => report('applying', done, total)));
     const index = loaded.index;
     if (index !== undefined) {
       for (const { at, record } of applied) {
@@ -159,6 +169,7 @@ export class LockedTransaction implements Transaction {
 
   /** Writes every pending batch (one write and one fsync each, in order), then keeps the caches. */
   commit(): void {
+    this.host.reporter.progress?.('writing', 0, 1);
     for (const [spec, batch] of this.pending) {
       const path = this.host.path(spec.file);
       const outcome = appendRecords({

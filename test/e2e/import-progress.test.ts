@@ -10,8 +10,8 @@ const LINES = PROGRESS_AFTER_RECORDS + 1024;
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** Runs crux under a pseudo-terminal (util-linux `script`): stdout and stderr arrive together, as on a screen. */
-async function onTty(args: string[]): Promise<{ exitCode: number; screen: string }> {
-  const command = [CRUX, ...args].map(quote).join(' ');
+async function onTty(args: string[], cols?: number): Promise<{ exitCode: number; screen: string }> {
+  const command = `${cols === undefined ? '' : `stty cols ${cols}; `}${[CRUX, ...args].map(quote).join(' ')}`;
   const run = await execa('script', ['-qec', command, '/dev/null'], { reject: false, stripFinalNewline: false, env: testEnv(), extendEnv: false, stdin: 'ignore' });
   return { exitCode: run.exitCode ?? -1, screen: String(run.stdout) };
 }
@@ -30,6 +30,18 @@ describe('import progress', () => {
     expect(exitCode, screen).toBe(0);
     expect(screen).toMatch(new RegExp(`\\r\\x1b\\[Kcrux: importing ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: \\d+% `));
     expect(screen).toMatch(/\r\x1b\[Kimported \d+ cases \(\d+ new, 0 replaced\)\r?\n$/);
+  });
+
+  it('case import on an 80-column terminal: every redraw fits, the phase after parsing is shown, it reaches 100%', async () => {
+    const dir = tempDir();
+    const file = writeLines(dir, `a-rather-long-file-name-for-an-import-of-many-cases-${'x'.repeat(30)}.jsonl`, (i) => `{"task":"task ${i}","action":"a","outcome":"o"}`);
+    const { exitCode, screen } = await onTty(['--data-dir', join(dir, 'data'), 'case', 'import', file], 80);
+    expect(exitCode, screen).toBe(0);
+    const draws = screen.split('\r').map((d) => d.replace('\x1b[K', '')).filter((d) => d.startsWith('crux: importing'));
+    expect(draws.length).toBeGreaterThan(0);
+    for (const d of draws) expect([...d].length, d).toBeLessThan(80);
+    expect(draws.some((d) => / (encoding|applying|writing)/.test(d)), draws.join('\n')).toBe(true);
+    expect(draws.at(-1)).toMatch(/ 100% /);
   });
 
   // --quiet turning it off is startProgress's own (test/unit/output/progress.test.ts), as for journal check.

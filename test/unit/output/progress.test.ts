@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PROGRESS_AFTER_MS, startProgress } from '../../../src/output/progress';
+import { PROGRESS_AFTER_MS, startImportProgress, startProgress } from '../../../src/output/progress';
 
 function fakeStream(isTTY: boolean) {
   const writes: string[] = [];
@@ -50,5 +50,41 @@ describe('progress on stderr', () => {
 
   it('is off when the caller disables it (--quiet)', () => {
     expect(startProgress('checking', { stream: fakeStream(true), enabled: false }).sink).toBeUndefined();
+  });
+});
+
+describe('import progress', () => {
+  it('runs from reading through encoding, applying and writing to 100%, every line within the terminal', () => {
+    const writes: string[] = [];
+    const stream = { isTTY: true, columns: 60, write: (text: string) => writes.push(text) };
+    let t = 0;
+    const progress = startImportProgress('/a/very/long/path/to/the/import/file.jsonl', { stream, clock: () => t, env: {} });
+    for (let i = 1; i <= 4096; i++) {
+      t += 1;
+      progress.onLine!(i * 10, 40_960);
+    }
+    for (const phase of ['encoding', 'applying'] as const) {
+      for (let done = 0; done <= 4096; done += 1024) {
+        t += 200;
+        progress.onWork!(phase, done, 4096);
+      }
+    }
+    t += 200;
+    progress.onWork!('writing', 0, 1);
+    progress.done();
+    const lines = writes.map((w) => w.replace('\r\x1b[K', '')).filter(Boolean);
+    for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(59);
+    const percents = lines.map((l) => Number(/: (\d+)%/.exec(l)![1]));
+    expect(percents).toEqual([...percents].sort((a, b) => a - b));
+    expect(lines.some((l) => l.includes('applying'))).toBe(true);
+    expect(lines.at(-1)).toMatch(/ 100% done$/);
+    expect(lines[0]).toMatch(/^crux: importing …/);
+    expect(writes.at(-1)).toBe('\r\x1b[K');
+  });
+
+  it('is silent off a terminal', () => {
+    const progress = startImportProgress('f', { stream: { isTTY: false, write: () => {} } });
+    expect(progress.onLine).toBeUndefined();
+    expect(progress.onWork).toBeUndefined();
   });
 });
