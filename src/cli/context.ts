@@ -57,7 +57,13 @@ export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv)
   // XDG: a relative XDG_DATA_HOME is invalid and must be ignored.
   const xdg = env.XDG_DATA_HOME;
   if (xdg && isAbsolute(xdg)) return { path: join(xdg, 'crux'), source: 'xdg' };
-  return { path: join(env.HOME || (require('node:os') as typeof import('node:os')).homedir(), '.local', 'share', 'crux'), source: 'default' };
+  // Without an absolute HOME the default would be a path under the current directory: refuse (SPEC §1).
+  const home = env.HOME;
+  if (!home || !isAbsolute(home)) {
+    const why = home === undefined ? 'HOME is not set' : home === '' ? 'HOME is empty' : `HOME is not an absolute path (${JSON.stringify(home)})`;
+    throw invalid(`no data directory: ${why} and XDG_DATA_HOME is not an absolute path`, 'give --data-dir, or set CRUX_DATA_DIR, XDG_DATA_HOME or HOME');
+  }
+  return { path: join(home, '.local', 'share', 'crux'), source: 'default' };
 }
 
 export function buildContext(command: Command, env: NodeJS.ProcessEnv = process.env): Context {
