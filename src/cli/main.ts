@@ -3,7 +3,7 @@ import { CommanderError } from 'commander';
 import { CruxError, errorDocument, EXIT_CODES, hintOf, internalError } from '../shared/errors';
 import { writeStderr } from '../output/stdout';
 import { scrubText } from '../shared/scrub';
-import { buildProgram, isLifecycleHook } from './program';
+import { buildProgram, helpAsOption, isLifecycleHook } from './program';
 // A message may quote its input (a JSON parser's excerpt of random bytes, an unknown option): the error stays
 // one line that a terminal prints as written and does not act on.
 import { printableMessage as printable } from '../shared/printable';
@@ -25,7 +25,8 @@ function fromCommander(error: CommanderError): CruxError | undefined {
 export async function main(argv: string[]): Promise<number> {
   const json = argv.includes('--json');
   try {
-    await (await buildProgram(argv)).parseAsync(argv);
+    const program = await buildProgram(argv);
+    await program.parseAsync(helpAsOption(program, argv));
     return 0;
   } catch (caught) {
     let error: CruxError | undefined;

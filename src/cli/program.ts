@@ -19,6 +19,8 @@ const GROUPS: Record<string, () => Promise<GroupFactory>> = {
   completion: async () => (await import('./commands/completion')).makeCompletionCommand,
   mcp: async () => (await import('./commands/mcp')).makeMcpCommand,
   hook: async () => (await import('./commands/hook')).makeHookCommand,
+  // Hidden (a name starting with "__"): what the completion scripts call for ids.
+  __complete: async () => (await import('./commands/complete-ids')).makeCompleteIdsCommand,
 };
 
 // Help and usage text by write(2) too: a closed pipe (`crux --help | head -1`) ends it quietly, not with EPIPE.
@@ -37,14 +39,48 @@ function makeProgram(): Command {
     .addOption(new Option('--color <when>', 'colour: always, never or auto (on a terminal; NO_COLOR, FORCE_COLOR)').choices(['always', 'never', 'auto']))
     .addOption(new Option('--no-color', 'no colour, as --color=never (also NO_COLOR)'))
     .showSuggestionAfterError(true)
+    // A command's help lists the global options it takes too, as gh's does.
+    .configureHelp({ showGlobalOptions: true })
     .exitOverride()
     .configureOutput(OUTPUT);
 }
 
-/** The words of the command line that are not options or their values: `session get x` of `--json session get x`. */
-function commandWords(program: Command, args: string[]): string[] {
+/** Where the words of the command line are that are not options or their values: `session get x` of `--json session get x`. */
+function commandWordsAt(program: Command, args: string[]): number[] {
   const takesValue = new Set(program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short]));
-  return args.filter((a, i) => !a.startsWith('-') && !(i > 0 && takesValue.has(args[i - 1]!)));
+  return args.flatMap((a, i) => (!a.startsWith('-') && !(i > 0 && takesValue.has(args[i - 1]!)) ? [i] : []));
+}
+
+const commandWords = (program: Command, args: string[]) => commandWordsAt(program, args).map((i) => args[i]!);
+const childNamed = (command: Command, word: string) => command.commands.find((c) => c.name() === word || c.aliases().includes(word));
+
+/**
+ * `help` as git has it, at any level: `crux help session put` and `crux session help put` are
+ * `crux session put --help`. Words that name no command are left to commander without --help, so that
+ * `crux help sesion` is an unknown command with a suggestion (exit 2), not the whole help.
+ */
+export function helpAsOption(program: Command, argv: string[]): string[] {
+  const args = argv.slice(2);
+  const at = commandWordsAt(program, args);
+  let node = program;
+  for (const [k, i] of at.entries()) {
+    if (args[i] === 'help' && node.commands.length > 0 && childNamed(node, 'help') === undefined) {
+      const rest = at.slice(k + 1).map((j) => args[j]!);
+      let target = node;
+      for (const [n, word] of rest.entries()) {
+        // Past a command without subcommands, the words would be its arguments: its help is the answer.
+        if (target.commands.length === 0) break;
+        const child = childNamed(target, word);
+        if (child === undefined) return [...argv.slice(0, 2), ...at.slice(0, k).map((j) => args[j]!), ...rest.slice(0, n + 1)];
+        target = child;
+      }
+      return [...argv.slice(0, 2), ...args.filter((_, j) => j !== i), '--help'];
+    }
+    const child = childNamed(node, args[i]!);
+    if (child === undefined) break;
+    node = child;
+  }
+  return argv;
 }
 
 /** `crux … hook <client>` (not `hook install`): a lifecycle hook, which never exits 2 (SPEC §10.2). */
@@ -58,8 +94,9 @@ export async function buildProgram(argv: string[]): Promise<Command> {
   const program = makeProgram();
   const [word, sub] = commandWords(program, argv.slice(2));
   // `completion` walks the whole program; help and unknown words need every group's name and description.
-  if (word !== undefined && Object.hasOwn(GROUPS, word) && word !== 'completion') program.addCommand((await GROUPS[word]!())(sub));
-  else for (const load of Object.values(GROUPS)) program.addCommand((await load())());
+  const add = (name: string, command: Command) => program.addCommand(command, { hidden: name.startsWith('__') });
+  if (word !== undefined && Object.hasOwn(GROUPS, word) && word !== 'completion') add(word, (await GROUPS[word]!())(sub));
+  else for (const [name, load] of Object.entries(GROUPS)) add(name, (await load())());
   inheritSettings(program);
   return program;
 }

@@ -1,6 +1,8 @@
 // Shell completion scripts, rendered from a tree of the program's commands (walked at run time, so they never drift).
 
-export type ValueKind = { kind: 'none' } | { kind: 'file' } | { kind: 'dir' } | { kind: 'choices'; choices: string[] };
+/** What a shell offers for a value: nothing, files, directories, fixed choices, or ids read from the data directory. */
+export type IdKind = 'session' | 'case' | 'handoff';
+export type ValueKind = { kind: 'none' } | { kind: 'file' } | { kind: 'dir' } | { kind: 'choices'; choices: string[] } | { kind: 'ids'; of: IdKind };
 
 export interface OptionNode {
   /** Every spelling: `--data-dir`, `-q`, … */
@@ -23,7 +25,10 @@ export interface CommandNode {
 }
 
 const sq = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
-const valueText = (v: ValueKind) => (v.kind === 'choices' ? `choices ${v.choices.join(' ')}` : v.kind === 'none' ? '' : v.kind);
+const valueText = (v: ValueKind) => (v.kind === 'choices' ? `choices ${v.choices.join(' ')}` : v.kind === 'ids' ? `ids ${v.of}` : v.kind === 'none' ? '' : v.kind);
+
+// The options of the command line that choose the data (and identity) the ids are read from.
+const DATA_OPTIONS = ['--data-dir', '--agent', '--store'];
 
 function flatten(root: CommandNode): CommandNode[] {
   const all: CommandNode[] = [];
@@ -91,11 +96,28 @@ ${aliasCases}
   esac
 }
 
+# Ids from the data directory, by crux itself (read-only), with the line's ${DATA_OPTIONS.join(', ')}.
+_crux_ids() {
+  local -a line=()
+  local i word id
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    word="\${COMP_WORDS[i]}"
+    case $word in
+      ${DATA_OPTIONS.join('|')}) line+=("$word" "\${COMP_WORDS[i+1]/#\\~/$HOME}"); ((i++)) ;;
+      ${DATA_OPTIONS.map((o) => `${o}=*`).join('|')}) line+=("$word") ;;
+    esac
+  done
+  while IFS= read -r id; do
+    [[ $id == "$2"* ]] && COMPREPLY+=("$(printf '%q' "$id")")
+  done < <("\${COMP_WORDS[0]/#\\~/$HOME}" "\${line[@]}" __complete "$1" 2>/dev/null)
+}
+
 _crux_complete_value() {
   case "$1" in
     dir) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- "$2")) ;;
     file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$2")) ;;
     choices\\ *) COMPREPLY=($(compgen -W "\${1#choices }" -- "$2")) ;;
+    ids\\ *) _crux_ids "\${1#ids }" "$2" ;;
   esac
 }
 
@@ -172,11 +194,26 @@ ${assoc(nodes.flatMap((n) => n.children.flatMap((c) => c.aliases.map((a) => [`${
 )
 ${arrays}
 
+# Ids from the data directory, by crux itself (read-only), with the line's ${DATA_OPTIONS.join(', ')}.
+_crux_ids() {
+  local -a line ids
+  local i
+  for (( i = 2; i < CURRENT; i++ )); do
+    case \${words[i]} in
+      ${DATA_OPTIONS.join('|')}) line+=(\${words[i]} \${(Q)~words[i+1]}); (( i++ )) ;;
+      ${DATA_OPTIONS.map((o) => `${o}=*`).join('|')}) line+=(\${(Q)words[i]}) ;;
+    esac
+  done
+  ids=(\${(f)"$(\${~words[1]} $line __complete $1 2>/dev/null)"})
+  compadd -a ids
+}
+
 _crux_value() {
   case $1 in
     dir) _files -/ ;;
     file) _files ;;
     choices\\ *) local -a choices; choices=(\${=1#choices }); compadd -a choices ;;
+    ids\\ *) _crux_ids \${1#ids } ;;
   esac
 }
 

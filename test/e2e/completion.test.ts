@@ -2,7 +2,7 @@ import { execa } from 'execa';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { crux, freshDataDir, tempDir } from '../helpers/cli';
+import { CRUX, crux, freshDataDir, snapshotDir, tempDir } from '../helpers/cli';
 import { walkHelp, type HelpEntry } from '../helpers/help';
 
 let tree: HelpEntry[];
@@ -17,8 +17,8 @@ beforeAll(async () => {
 });
 
 /** What the bash completion offers after `crux <words…>` with the cursor on the last word. */
-async function complete(words: string[]): Promise<string[]> {
-  const line = ['crux', ...words].map((w) => `'${w.replace(/'/g, `'\\''`)}'`).join(' ');
+async function complete(words: string[], command = 'crux'): Promise<string[]> {
+  const line = [command, ...words].map((w) => `'${w.replace(/'/g, `'\\''`)}'`).join(' ');
   const script = `source '${bashScript}'; COMP_WORDS=(${line}); COMP_CWORD=${words.length}; _crux; printf '%s\\n' "\${COMPREPLY[@]}"`;
   const run = await execa('bash', ['-c', script], { reject: false });
   expect(run.stderr).toBe('');
@@ -69,6 +69,40 @@ describe('crux completion', () => {
     // Where zsh is installed, it must parse the script too.
     const zsh = await execa('zsh', ['-n', '-c', run.stdout], { reject: false });
     if ((zsh as { code?: string }).code !== 'ENOENT') expect(zsh.exitCode).toBe(0);
+  });
+
+  it('completes option values that crux checks itself: --outcome, --alg, the shell', async () => {
+    expect(await complete(['session', 'close', 's', '--outcome', ''])).toEqual(['completed', 'failed', 'abandoned']);
+    expect(await complete(['session', 'close', 's', '--outcome', 'f'])).toEqual(['failed']);
+    expect(await complete(['handoff', 'mint', 's', '--alg', ''])).toEqual(['blake3-mac-v1', 'ed25519']);
+    expect(await complete(['completion', 'z'])).toEqual(['zsh']);
+    // case record's --outcome is free text: nothing to offer.
+    expect(await complete(['case', 'record', '--outcome', ''])).toEqual([]);
+  });
+
+  it('completes session, case and handoff ids from the data directory of the line (--data-dir, --agent), reading only', async () => {
+    const dir = freshDataDir();
+    const env = { env: { CRUX_HANDOFF_SECRET: 'completion-secret' } };
+    await crux(dir, ['session', 'put', 'build-42', '{}']);
+    await crux(dir, ['session', 'put', 'build-43', '{}']);
+    await crux(dir, ['--agent', 'planner', 'session', 'put', 'plan-7', '{}']);
+    await crux(dir, ['--agent', 'planner', 'session', 'put', 'plan-8', '{}']);
+    const caseId = JSON.parse((await crux(dir, ['--json', 'case', 'record', '--task', 't', '--action', 'a', '--outcome', 'o'])).stdout).case.case_id;
+    const minted = JSON.parse(Buffer.from(JSON.parse((await crux(dir, ['--agent', 'planner', 'handoff', 'mint', 'plan-8'], env)).stdout).payload_b64, 'base64').toString());
+    const before = snapshotDir(dir);
+    expect(await complete(['--data-dir', dir, 'session', 'get', ''], CRUX)).toEqual(expect.arrayContaining(['build-42', 'build-43']));
+    expect(await complete(['--data-dir', dir, 'session', 'get', 'build-4'], CRUX)).toHaveLength(2);
+    expect(await complete(['session', 'close', `--data-dir=${dir}`, '--agent', 'planner', 'p'], CRUX)).toEqual(expect.arrayContaining(['plan-7', 'plan-8']));
+    expect(await complete(['--data-dir', dir, '--agent', 'planner', 'session', 'get', 'b'], CRUX)).toEqual([]);
+    expect(await complete(['--data-dir', dir, '--agent', 'planner', 'handoff', 'mint', 'plan-'], CRUX)).toEqual(expect.arrayContaining(['plan-7']));
+    expect(await complete(['--data-dir', dir, 'case', 'show', ''], CRUX)).toEqual([caseId]);
+    expect(await complete(['--data-dir', dir, 'case', 'delete', 'c_'], CRUX)).toEqual([caseId]);
+    expect(await complete(['--data-dir', dir, 'handoff', 'export', ''], CRUX)).toEqual([minted.handoff_id]);
+    expect(snapshotDir(dir), 'completion wrote nothing').toEqual(before);
+    // A data directory that does not exist offers nothing and is not created.
+    const none = freshDataDir();
+    expect(await complete(['--data-dir', none, 'session', 'get', ''], CRUX)).toEqual([]);
+    expect(fs.existsSync(none)).toBe(false);
   });
 
   it('refuses an unknown shell with exit 2', async () => {

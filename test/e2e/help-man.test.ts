@@ -4,7 +4,8 @@ import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../src/shared/errors';
-import { walkHelp, type HelpEntry } from '../helpers/help';
+import { CRUX, testEnv } from '../helpers/cli';
+import { sectionTerms, walkHelp, type HelpEntry } from '../helpers/help';
 
 const ROOT = resolve(__dirname, '../..');
 const MAN = join(ROOT, 'man');
@@ -56,6 +57,38 @@ describe('help', () => {
   });
 });
 
+describe('crux help', () => {
+  const run = (args: string[]) => execa(CRUX, args, { reject: false, env: testEnv(), extendEnv: false });
+
+  it('shows the help of the command it names, nested as in git: `help session put` is `session put --help`', async () => {
+    const put = String((await run(['session', 'put', '--help'])).stdout);
+    expect(put).toMatch(/^Usage: crux session put /);
+    for (const args of [['help', 'session', 'put'], ['session', 'help', 'put'], ['--json', 'help', 'session', 'put'], ['help', 'session', 'put', 'extra']]) {
+      const r = await run(args);
+      expect([r.exitCode, String(r.stdout)], args.join(' ')).toEqual([0, put]);
+    }
+    expect(String((await run(['help', 'session', 'ls'])).stdout)).toMatch(/^Usage: crux session list\|ls /);
+    expect(String((await run(['help', 'session'])).stdout)).toBe(String((await run(['session', '--help'])).stdout));
+    expect(String((await run(['help'])).stdout)).toBe(String((await run(['--help'])).stdout));
+  });
+
+  it('answers a word that names no command with a suggestion and exit 2, not the whole help', async () => {
+    for (const [args, suggestion] of [[['help', 'sesion'], 'session'], [['help', 'session', 'pt'], 'put'], [['session', 'help', 'lst'], 'list']] as const) {
+      const r = await run([...args]);
+      expect(r.exitCode, args.join(' ')).toBe(2);
+      expect(String(r.stdout)).toBe('');
+      expect(String(r.stderr)).toMatch(new RegExp(`^crux: unknown command '\\w+' \\(Did you mean (one of )?${suggestion}\\b`));
+    }
+  });
+
+  it('lists, for every command, the global options it takes', async () => {
+    for (const entry of tree.filter((e) => e.path.length > 0)) {
+      const globals = sectionTerms(entry.text, 'Global Options').flatMap((t) => t.split(/[ ,]+/).filter((w) => w.startsWith('--')));
+      expect(globals, `crux ${entry.path.join(' ')} --help`).toEqual(expect.arrayContaining(['--data-dir', '--agent', '--actor', '--json', '--now', '--quiet', '--no-color']));
+    }
+  });
+});
+
 describe('man pages', () => {
   it('document every command and option that --help shows', () => {
     const gaps = new Map<string, string[]>();
@@ -90,6 +123,16 @@ describe('man pages', () => {
       const run = await execa('groff', ['-man', '-ww', '-z', join(MAN, page)], { reject: false });
       expect(run.stderr, page).toBe('');
       expect(run.exitCode, page).toBe(0);
+    }
+  });
+
+  it('render under man --warnings at 80 columns without a warning, every line within 80 columns', async () => {
+    const pages = fs.readdirSync(MAN).filter((n) => /\.[1-8]$/.test(n));
+    for (const page of pages) {
+      const run = await execa('man', ['--warnings', '-l', join(MAN, page)], { reject: false, env: { ...testEnv(), MANWIDTH: '80', MAN_KEEP_FORMATTING: '', PAGER: 'cat' } });
+      expect(run.stderr, page).toBe('');
+      const wide = String(run.stdout).split('\n').filter((line) => [...line].length > 80);
+      expect(wide, page).toEqual([]);
     }
   });
 

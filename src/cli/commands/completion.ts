@@ -1,7 +1,8 @@
 // `crux completion bash|zsh`: walks the live commander program, so the script lists exactly what --help does.
 import { Argument, Command, type Option } from 'commander';
 import { writeStdout } from '../../output/stdout';
-import { renderBashCompletion, renderZshCompletion, type CommandNode, type OptionNode, type ValueKind } from '../../output/completion';
+import { renderBashCompletion, renderZshCompletion, type CommandNode, type IdKind, type OptionNode, type ValueKind } from '../../output/completion';
+import { completionValuesOf } from './group';
 
 function valueOf(placeholder: string, choices: readonly string[] | undefined): ValueKind {
   if (choices !== undefined && choices.length > 0) return { kind: 'choices', choices: [...choices] };
@@ -10,13 +11,21 @@ function valueOf(placeholder: string, choices: readonly string[] | undefined): V
   return { kind: 'none' };
 }
 
+/** The ids an argument takes, read from the data directory at completion time: `session get <id>`, `handoff mint <session-id>`. */
+function idsOf(path: string[], placeholder: string): ValueKind | undefined {
+  if (placeholder === 'session-id') return { kind: 'ids', of: 'session' };
+  const group = path[0];
+  if (placeholder === 'id' && (group === 'session' || group === 'case' || group === 'handoff')) return { kind: 'ids', of: group as IdKind };
+  return undefined;
+}
+
 function optionNode(option: Option): OptionNode {
   const placeholder = option.flags.match(/[<[]([^>\]]+)[>\]]/)?.[1] ?? '';
   return {
     names: [option.long, option.short].filter((n): n is string => typeof n === 'string'),
     description: option.description,
     takesValue: option.required || option.optional,
-    value: valueOf(placeholder, option.argChoices),
+    value: valueOf(placeholder, option.argChoices ?? completionValuesOf(option)),
   };
 }
 
@@ -39,7 +48,7 @@ export function describeTree(command: Command, path: string[] = [], inherited: O
     aliases: command.aliases(),
     description: command.description(),
     options,
-    argument: first === undefined ? { kind: 'none' } : valueOf(first.name(), first.argChoices),
+    argument: first === undefined ? { kind: 'none' } : (idsOf(path, first.name()) ?? valueOf(first.name(), first.argChoices)),
     children,
   };
 }

@@ -1,5 +1,6 @@
 // `crux handoff mint <session-id>`: package a session, print (or write) the envelope, mark it handed_off.
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import { completingWith } from '../group';
 import { buildContext, readInputFile } from '../../context';
 import { emit } from '../../../output/emit';
 import { renderMinted } from '../../../output/handoff';
@@ -48,7 +49,7 @@ export function makeMintCommand(): Command {
     .option('--acceptance <text>', 'task record: an acceptance criterion (repeatable)', collect, [])
     .option('--boundary <text>', 'task record: a boundary (repeatable)', collect, [])
     .option('--blocker-rule <text>', 'task record: what to do when blocked')
-    .option('--alg <alg>', `${MAC_ALG} (shared key, default) or ${ED25519_ALG} (the source agent's own key)`, MAC_ALG)
+    .addOption(completingWith(new Option('--alg <alg>', `${MAC_ALG} (shared key, default) or ${ED25519_ALG} (the source agent's own key)`).default(MAC_ALG), [MAC_ALG, ED25519_ALG]))
     .option('--out <file>', 'write the envelope to this file (mode 0600) instead of stdout')
     .addHelpText('after', "\nExample:\n  crux handoff mint build-42 --from planner --to builder --message 'tests are green' --out pkg.json")
     .action(async (rawId: string, opts, command: Command) => {

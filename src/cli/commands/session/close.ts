@@ -1,5 +1,6 @@
 // `crux session close <id>`: close a session exactly once, with an outcome and a summary.
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import { completingWith } from '../group';
 import { buildContext } from '../../context';
 import { emit, sentence } from '../../../output/emit';
 import { renderClose } from '../../../output/session';
@@ -10,7 +11,7 @@ export function makeCloseCommand(): Command {
   return new Command('close')
     .arguments('<id>')
     .description('close a session exactly once; closing a closed session reports the original close (exit 0)')
-    .option('--outcome <outcome>', `how it ended: ${CLOSE_OUTCOMES.join(' | ')}`, 'completed')
+    .addOption(completingWith(new Option('--outcome <outcome>', `how it ended: ${CLOSE_OUTCOMES.join(' | ')}`).default('completed'), CLOSE_OUTCOMES))
     .option('--summary <text>', 'a closing note (credentials in URLs are removed)')
     .addHelpText('after', '\nExample:\n  crux session close build-42 --outcome failed --summary "tests red"')
     .action(async (rawId: string, opts, command: Command) => {
