@@ -10,6 +10,8 @@ import { writeStderr } from '../output/stdout';
 import type { JournalWarning } from '../output/emit';
 import { stdoutIsTerminal, wantsColor, type ColorWhen } from '../output/terminal';
 import { DEFAULT_LOCK_TIMEOUT_MS } from '../journal/lock';
+import { DEFAULT_HISTORY_RETENTION, type HistoryRetention } from '../journal/history';
+import { envCount } from './parse';
 import { invalid } from '../shared/errors';
 import { scrubText } from '../shared/scrub';
 import { parseActorName, parseAgentName, type ActorName, type AgentName } from '../shared/ids';
@@ -66,6 +68,14 @@ export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv)
   return { path: join(home, '.local', 'share', 'crux'), source: 'default' };
 }
 
+/** CRUX_HISTORY_KEEP (a duration) and CRUX_HISTORY_MAX_BYTES: how long and how much of history/ compaction keeps. */
+function historyRetention(env: NodeJS.ProcessEnv): HistoryRetention {
+  return {
+    keepMs: env.CRUX_HISTORY_KEEP ? parseDuration(env.CRUX_HISTORY_KEEP, 'CRUX_HISTORY_KEEP') : DEFAULT_HISTORY_RETENTION.keepMs,
+    maxBytes: envCount(env, 'CRUX_HISTORY_MAX_BYTES', DEFAULT_HISTORY_RETENTION.maxBytes)!,
+  };
+}
+
 export function buildContext(command: Command, env: NodeJS.ProcessEnv = process.env): Context {
   return contextOf(command.optsWithGlobals<GlobalOptions>(), env);
 }
@@ -90,7 +100,7 @@ export function contextOf(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.
   const progress = (phase: WorkPhase, done: number, total: number) => workListener?.(phase, done, total);
   const colorWhen: ColorWhen = opts.color === false ? 'never' : typeof opts.color === 'string' ? opts.color : 'auto';
   return {
-    dataDir: new DataDir(path, { warn, damage, progress }, lockTimeoutMs),
+    dataDir: new DataDir(path, { warn, damage, progress }, lockTimeoutMs, historyRetention(env)),
     dataDirSource: source,
     agent: agentRaw === undefined ? undefined : parseAgentName(agentRaw),
     actor: actorRaw === undefined ? undefined : parseActorName(actorRaw),

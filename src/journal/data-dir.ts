@@ -15,6 +15,7 @@ import type { StoreSpec } from './store-spec';
 import type { CompactReport, JournalReport, JournalStore, ProgressSink, StoreFacts, Transaction } from './store-boundary';
 import { DirKeyStore } from './keys';
 import { surveyStore } from './survey';
+import { archiveJournal, checkHistory, DEFAULT_HISTORY_RETENTION, pruneHistory, replayHistory, type HistoryRetention } from './history';
 import { CruxError } from '../shared/errors';
 
 export type { Reporter } from './load';
@@ -47,6 +48,7 @@ export class DataDir implements JournalStore, TransactionHost {
     readonly root: string,
     readonly reporter: Reporter,
     private readonly lockTimeoutMs: number,
+    private readonly historyRetention: HistoryRetention = DEFAULT_HISTORY_RETENTION,
   ) {
     this.keys = new DirKeyStore(root);
   }
@@ -81,6 +83,11 @@ export class DataDir implements JournalStore, TransactionHost {
       keepDerived(this.root, this.path(spec.file), spec, loaded, this.reporter, { writer: false });
     }
     return loaded;
+  }
+
+  /** Every record the store's journal ever kept, history/ first (only `session history` and `get --at` read it). */
+  async readHistory<S>(spec: StoreSpec<S>, sink: (record: JournalRecord, at: LinePosition) => void): Promise<void> {
+    replayHistory(this.root, spec.file, spec.vocabulary, this.reporter, sink);
   }
 
   /** The records at these positions of a store's journal (undefined where the line is not a record). */
@@ -207,10 +214,14 @@ export class DataDir implements JournalStore, TransactionHost {
     return this.withLock(run, run);
   }
 
-  /** Rewrites every journal to its live records, after a snapshot record naming the old head. */
-  async compact(specs: readonly StoreSpec<unknown>[], ts: string, progress?: ProgressSink): Promise<CompactReport[]> {
+  /** Rewrites every journal to its live records, after a snapshot record naming the old head; the old journal goes to history/. */
+  async compact(specs: readonly StoreSpec<unknown>[], ts: string, progress?: ProgressSink, opts: { dropHistory?: boolean } = {}): Promise<CompactReport[]> {
     return this.withLock(
-      () => specs.map((spec) => this.compactLoaded(spec, this.replay(spec, { quiet: true, progress }), ts)),
+      () => {
+        const reports = specs.map((spec) => this.compactLoaded(spec, this.replay(spec, { quiet: true, progress }), ts));
+        if (opts.dropHistory) pruneHistory(this.root, this.historyRetention, Date.parse(ts), true);
+        return reports;
+      },
       () => specs.map((spec) => ({ name: journalName(spec.file), file: spec.file, before: { records: 0, bytes: 0 }, after: { records: 0, bytes: 0 } })),
     );
   }
@@ -255,10 +266,13 @@ export class DataDir implements JournalStore, TransactionHost {
     const live = spec.live(loaded.state);
     const snapshot: EventDraft = {
       ev: SNAPSHOT_EVENT,
-      data: { previous_head: loaded.head, records_before: before.records, bytes_before: before.bytes },
+      // live_records: how many records after it restate the live state (history readers pass over them).
+      data: { previous_head: loaded.head, records_before: before.records, bytes_before: before.bytes, live_records: live.length },
     };
     const { text } = encodeRecords(loaded.head, [snapshot, ...live], ts);
+    archiveJournal(this.root, spec.file, loaded.head);
     const bytes = replaceJournal(this.root, spec.file, text);
+    pruneHistory(this.root, this.historyRetention, Date.parse(ts));
     this.reindex(spec);
     return { name, file: spec.file, before, after: { records: live.length + 1, bytes } };
   }
@@ -270,10 +284,12 @@ export class DataDir implements JournalStore, TransactionHost {
       progress?.(at);
       if (opts.repair) kept.push({ record, at });
     });
-    if (!opts.repair || scan.problems.length === 0) return reportScan(this.root, spec.file, scan);
+    const history = checkHistory(this.root, spec.file, spec.vocabulary, opts);
+    const report = { ...reportScan(this.root, spec.file, scan), ...(history ? { history } : {}) };
+    if (!opts.repair || scan.problems.length === 0) return report;
     const quarantine = this.repair(spec, scan, kept, opts.ts);
     const removed = scan.problems.filter((p) => p.skipped).length;
-    return { ...reportScan(this.root, spec.file, scan), repaired: { removed, quarantine } };
+    return { ...report, repaired: { removed, quarantine } };
   }
 
   private repair(spec: StoreSpec<unknown>, scan: ScanResult, kept: { record: JournalRecord }[], ts: string): string[] {

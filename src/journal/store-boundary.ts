@@ -17,6 +17,7 @@
 import type { EventDraft, JournalRecord } from './record';
 import type { LinePosition } from './scan';
 import type { IndexQuery, StoreSpec } from './store-spec';
+import type { HistoryReport } from './history';
 
 /** Told of every record a read passes over (`file:line: reason`). */
 export interface Reporter {
@@ -70,6 +71,8 @@ export interface JournalReport {
   readonly quarantined: number;
   readonly replay_ms: number;
   readonly repaired?: { removed: number; quarantine: string[] };
+  /** The journal's history/ (what compactions dropped), when it has any: verified like the journal. */
+  readonly history?: HistoryReport;
 }
 
 export interface CompactReport {
@@ -196,8 +199,17 @@ export interface JournalStore {
 
   /** Verifies every journal (format, hashes, chain, sequence, batches); with `repair`, quarantines bad records and re-chains the rest. */
   check(specs: readonly StoreSpec<unknown>[], opts: { repair: boolean; ts: string; progress?: ProgressSink }): Promise<JournalReport[]>;
-  /** Rewrites every journal to its live records after a snapshot record naming the old head; keeps owner and mode. */
-  compact(specs: readonly StoreSpec<unknown>[], ts: string, progress?: ProgressSink): Promise<CompactReport[]>;
+  /**
+   * Rewrites every journal to its live records after a snapshot record naming the old head; keeps owner and
+   * mode. The old records are kept as history (SPEC §3), pruned by retention; `dropHistory` deletes it all.
+   */
+  compact(specs: readonly StoreSpec<unknown>[], ts: string, progress?: ProgressSink, opts?: { dropHistory?: boolean }): Promise<CompactReport[]>;
+  /**
+   * Every record the store's journal ever kept, oldest first: the history compactions kept, then the journal
+   * (records a compaction wrote to restate history that is still at hand are passed over). Bad records are
+   * reported and skipped. Slow by design: only `session history` and `session get --at` call it.
+   */
+  readHistory<S>(spec: StoreSpec<S>, sink: (record: JournalRecord, at: LinePosition) => void): Promise<void>;
   /** Doctor's facts: under the lock when it is free (so journals hold still), without it when a writer holds it. */
   survey(specs: readonly StoreSpec<unknown>[]): Promise<StoreFacts>;
 

@@ -2,6 +2,7 @@
 // A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
 const fs = require('node:fs') as typeof import('node:fs');
 import { acquireLock, lockName, lockPlatformSupported, type HeldLock } from './lock';
+import { HISTORY_DIR } from './history';
 import { QUARANTINE_DIR } from './quarantine';
 import { CACHE_DIR, describeIndex } from './derived';
 import { KEYS_DIR } from './keys';
@@ -163,7 +164,7 @@ export function strayFiles(root: string, known: readonly string[]): string[] {
   try {
     return fs
       .readdirSync(root)
-      .filter((n) => !known.includes(n) && ![LOCK_FILE, KEYS_DIR, QUARANTINE_DIR, CACHE_DIR].includes(n))
+      .filter((n) => !known.includes(n) && ![LOCK_FILE, KEYS_DIR, QUARANTINE_DIR, CACHE_DIR, HISTORY_DIR].includes(n))
       .sort();
   } catch {
     return [];

@@ -17,6 +17,11 @@ export function renderCheck(result: { healthy: boolean; data_dir: string; journa
   for (const j of result.journals) {
     for (const p of j.problems) lines.push(`${j.file}:${p.line}: ${printable(p.reason)}`);
     if (j.repaired) lines.push(`${j.file}: removed ${j.repaired.removed} line(s); kept in ${j.repaired.quarantine.join(', ')}`);
+    const h = j.history;
+    if (h === undefined) continue;
+    lines.push(`${j.file}: history ${h.files} file(s), ${h.records} records, ${h.bytes} bytes, ${h.problems.length === 0 ? style.good('ok') : style.bad(`${h.problems.length} problem(s)`)}`);
+    for (const p of h.problems) lines.push(`${p.file}:${p.line}: ${p.reason}`);
+    if (h.quarantined?.length) lines.push(`${j.file}: damaged history moved to ${h.quarantined.join(', ')}`);
   }
   lines.push(result.healthy ? style.good(`healthy: ${printable(result.data_dir)}`) : style.bad(`damaged: ${printable(result.data_dir)}`));
   return lines.join('\n');

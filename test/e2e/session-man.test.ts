@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { crux, freshDataDir } from '../helpers/cli';
 
 const PAGE = resolve(__dirname, '../../man/crux-session.1');
-const COMMANDS = ['put', 'get', 'list', 'archive', 'unarchive', 'delete', 'close', 'reap', 'machine', 'export', 'import'];
+const COMMANDS = ['put', 'get', 'history', 'list', 'archive', 'unarchive', 'delete', 'close', 'reap', 'machine', 'export', 'import'];
 const hasGroff = spawnSync('groff', ['--version']).status === 0;
 
 describe('man/crux-session.1', () => {

@@ -12,6 +12,7 @@ import type { ListFilter } from '../../domain/session/query';
 import * as store from '../../domain/session/store';
 import type { SessionView } from '../../domain/session/view';
 import { applyWindow, SESSION_ORDERS, type ListWindow, type SessionOrder } from '../../domain/list-window';
+import { getSessionAt, type HistoryPoint } from '../../domain/session/history';
 
 export const CLOSE_OUTCOMES = ['completed', 'failed', 'abandoned'] as const;
 
@@ -24,9 +25,13 @@ export async function putSession(ctx: Context, id: LogicalSessionId, cmd: Omit<P
   return { session: await store.putSession(sessionScope(ctx), id, cmd) };
 }
 
-/** `session get`: the stored bytes, and the --json document as text, the state spliced in byte-for-byte. */
-export async function getSession(ctx: Context, id: LogicalSessionId): Promise<{ state: string; documentText: string }> {
-  const { session, state } = await store.getSession(sessionScope(ctx), id);
+/**
+ * `session get`: the stored bytes, and the --json document as text, the state spliced in byte-for-byte. With
+ * `at`, the session as it was then (from the journal and history/; exit 3 when it did not exist then).
+ */
+export async function getSession(ctx: Context, id: LogicalSessionId, at?: HistoryPoint): Promise<{ state: string; documentText: string }> {
+  const scope = sessionScope(ctx);
+  const { session, state } = at === undefined ? await store.getSession(scope, id) : await getSessionAt(scope, id, at);
   // JSON.stringify would re-encode the state's numbers and key order: the stored bytes go in as they are.
   return { state, documentText: `{"session":${spliceState(JSON.stringify(session), state)}}` };
 }

@@ -8,12 +8,13 @@ import { ALL_STORES } from '../../../domain/stores';
 
 export function makeCompactCommand(): Command {
   return new Command('compact')
-    .description('rewrite each journal to its live records (atomic; the old chain head is kept in a snapshot record)')
-    .addHelpText('after', '\nExample:\n  crux journal compact --json')
-    .action(async (_opts, command: Command) => {
+    .description('rewrite each journal to its live records (atomic; the old journal, chain intact, moves into history/)')
+    .option('--drop-history', 'delete history/ at once (session history and get --at then reach back only to this compaction)')
+    .addHelpText('after', '\nhistory/ keeps CRUX_HISTORY_KEEP (default 30d) and at most CRUX_HISTORY_MAX_BYTES (default 256 MiB).\n\nExamples:\n  crux journal compact --json\n  crux journal compact --drop-history')
+    .action(async (opts, command: Command) => {
       const ctx = buildContext(command);
       const progress = startProgress('compacting', { enabled: !ctx.quiet });
-      const journals = await ctx.dataDir.compact(ALL_STORES, ctx.nowIso, progress.sink).finally(progress.done);
+      const journals = await ctx.dataDir.compact(ALL_STORES, ctx.nowIso, progress.sink, { dropHistory: opts.dropHistory === true }).finally(progress.done);
       await emit(ctx, { journals }, renderCompact);
     });
 }

@@ -6,15 +6,18 @@ import { withWarnings } from '../../../output/emit';
 import { stdoutIsTerminal } from '../../../output/terminal';
 import { parseLogicalSessionId } from '../../../shared/ids';
 import { getSession } from '../../operations/session';
+import { parseHistoryPoint } from '../../../domain/session/history';
 
 export function makeGetCommand(): Command {
   return new Command('get')
     .arguments('<id>')
     .description('print the state bytes exactly as stored (a newline added on a terminal; --json: the whole record)')
-    .addHelpText('after', '\nExample:\n  crux session get build-42 > state.json')
-    .action(async (rawId: string, _opts, command: Command) => {
+    .option('--at <seq|time>', 'the session as it was at that record (a sequence number) or time, from the journal and history/ (exit 3 if it did not exist then)')
+    .addHelpText('after', '\nExamples:\n  crux session get build-42 > state.json\n  crux session get build-42 --at 2026-11-29T21:00:00Z')
+    .action(async (rawId: string, opts, command: Command) => {
       const ctx = buildContext(command);
-      const { state, documentText } = await getSession(ctx, parseLogicalSessionId(rawId));
+      const at = opts.at === undefined ? undefined : parseHistoryPoint(opts.at);
+      const { state, documentText } = await getSession(ctx, parseLogicalSessionId(rawId), at);
       if (ctx.json) writeStdout(`${withWarnings(documentText, ctx.warnings)}\n`);
       // What get exists to print: --quiet does not suppress it (SPEC §8). A terminal's prompt gets a line of its own.
       else writeStdout(!state.endsWith('\n') && stdoutIsTerminal() ? `${state}\n` : state);

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { makeGroup } from '../group';
 import { makePutCommand } from './put';
 import { makeGetCommand } from './get';
+import { makeHistoryCommand } from './history';
 import { makeListCommand } from './list';
 import { makeArchiveCommand, makeUnarchiveCommand } from './archive';
 import { makeDeleteCommand } from './delete';
@@ -15,6 +16,7 @@ import { makeImportCommand } from './import';
 const COMMANDS = {
   put: makePutCommand,
   get: makeGetCommand,
+  history: makeHistoryCommand,
   list: makeListCommand,
   archive: makeArchiveCommand,
   unarchive: makeUnarchiveCommand,
