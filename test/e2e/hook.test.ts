@@ -281,3 +281,56 @@ describe('crux hook install claude-code', () => {
     expect(closed).toMatchObject({ status: 'closed', outcome: 'completed' });
   });
 });
+
+describe('crux hook gemini-cli', () => {
+  const GEMINI = resolve(__dirname, '../fixtures/gemini-cli');
+  const gemini = (name: string, patch: Record<string, unknown> = {}) => JSON.stringify({ ...JSON.parse(fs.readFileSync(join(GEMINI, `${name}.json`), 'utf8')), ...patch });
+  const GID = JSON.parse(fs.readFileSync(join(GEMINI, 'before-agent.json'), 'utf8')).session_id as string;
+  const run = (dir: string, payload: string, now = T0) => crux(dir, ['--now', now, 'hook', 'gemini-cli'], { input: payload });
+
+  it("follows a Gemini CLI session: SessionStart, BeforeAgent's context, AfterAgent, PreCompress, Notification, SessionEnd", async () => {
+    const dir = freshDataDir();
+    ok(await run(dir, gemini('session-start-startup')));
+    expect(await session(dir, GID, 'gemini-cli')).toMatchObject({ status: 'active', agent: 'gemini-cli', state: { cwd: '/home/dev/shop', source: 'startup' } });
+    ok(await run(dir, gemini('session-start-resume'), '2026-12-01T09:00:30.000Z'));
+    await crux(dir, ['case', 'record', '--task', 'calculate the factorial of a number recursively', '--action', 'wrote fact()', '--outcome', 'tests pass']);
+    const prompt = await run(dir, gemini('before-agent'), '2026-12-01T09:01:00.000Z');
+    ok(prompt);
+    const out = JSON.parse(prompt.stdout).hookSpecificOutput;
+    expect(out.hookEventName).toBe('BeforeAgent');
+    expect(out.additionalContext).toContain('action: wrote fact()');
+    for (const [name, now] of [['after-agent', '2026-12-01T09:02:00.000Z'], ['pre-compress-auto', '2026-12-01T09:03:00.000Z'], ['notification', '2026-12-01T09:04:00.000Z']]) {
+      const r = await run(dir, gemini(name), now);
+      ok(r);
+      expect(r.stdout).toBe('');
+      expect((await session(dir, GID, 'gemini-cli')).updated_at, name).toBe(now);
+    }
+    const before = snapshotDir(dir);
+    ok(await run(dir, gemini('before-tool')));
+    expect(snapshotDir(dir)).toEqual(before);
+    ok(await run(dir, gemini('session-end-exit'), '2026-12-01T09:05:00.000Z'));
+    expect(await session(dir, GID, 'gemini-cli')).toMatchObject({ status: 'closed', outcome: 'completed', summary: 'Gemini CLI session ended (reason: exit)' });
+    ok(await run(dir, gemini('session-end-other', { session_id: 'other-one' })));
+    ok(await run(dir, gemini('session-start-startup', { session_id: 'other-one' })));
+    ok(await run(dir, gemini('session-end-other', { session_id: 'other-one' })));
+    expect(await session(dir, 'other-one', 'gemini-cli')).toMatchObject({ status: 'closed', outcome: 'abandoned' });
+    refusedWith(await run(dir, '{"hook_event_name":"BeforeAgent"}'), 5);
+  });
+
+  it('installs into .gemini/settings.json with named handlers, beside the Claude Code ones and every other setting', async () => {
+    const cwd = tempDir();
+    fs.mkdirSync(join(cwd, '.gemini'));
+    fs.writeFileSync(join(cwd, '.gemini', 'settings.json'), JSON.stringify({ theme: 'GitHub', hooks: { BeforeTool: [{ matcher: 'run_shell_command', hooks: [{ name: 'audit', type: 'command', command: 'audit.sh' }] }] } }));
+    const first = await execa(CRUX, ['hook', 'install', 'gemini-cli'], { cwd, reject: false, env: testEnv(), extendEnv: false });
+    expect(first.exitCode).toBe(0);
+    const settings = JSON.parse(fs.readFileSync(join(cwd, '.gemini', 'settings.json'), 'utf8'));
+    expect(settings.theme).toBe('GitHub');
+    expect(settings.hooks.BeforeTool).toEqual([{ matcher: 'run_shell_command', hooks: [{ name: 'audit', type: 'command', command: 'audit.sh' }] }]);
+    expect(Object.keys(settings.hooks).sort()).toEqual(['AfterAgent', 'BeforeAgent', 'BeforeTool', 'Notification', 'PreCompress', 'SessionEnd', 'SessionStart']);
+    expect(settings.hooks.BeforeAgent).toEqual([{ hooks: [{ name: 'crux', type: 'command', command: 'crux hook gemini-cli' }] }]);
+    const bytes = fs.readFileSync(join(cwd, '.gemini', 'settings.json'));
+    expect((await execa(CRUX, ['hook', 'install', 'gemini-cli'], { cwd, reject: false, env: testEnv(), extendEnv: false })).stdout).toContain('nothing changed');
+    expect(fs.readFileSync(join(cwd, '.gemini', 'settings.json'))).toEqual(bytes);
+    expect(fs.existsSync(join(cwd, '.claude'))).toBe(false);
+  });
+});

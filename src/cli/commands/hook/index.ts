@@ -1,11 +1,13 @@
 // `crux hook …`: lifecycle hooks of coding agents (SPEC §10.2), and their installation into the agent's settings.
 import type { Command } from 'commander';
 import { makeGroup } from '../group';
-import { makeClaudeCodeCommand } from './claude-code';
+import { CLAUDE_CODE, GEMINI_CLI } from '../../hook/clients';
+import { makeHookRunCommand } from './run';
 import { makeInstallCommand } from './install';
 
 const COMMANDS = {
-  'claude-code': makeClaudeCodeCommand,
+  'claude-code': () => makeHookRunCommand(CLAUDE_CODE),
+  'gemini-cli': () => makeHookRunCommand(GEMINI_CLI),
   install: makeInstallCommand,
 };
 

@@ -1,10 +1,10 @@
-// Merging crux's hook entries into a Claude Code settings document, keeping every other setting and hook.
-// Pure: text in, text out; `crux hook install` reads and writes the file.
+// Merging crux's hook entries into a coding agent's settings document (Claude Code's, Gemini CLI's: the same
+// shape), keeping every other setting and hook. Pure: text in, text out; `crux hook install` does the file.
 import { invalid } from '../../shared/errors';
-import { CLAUDE_CODE_EVENTS } from './claude-code';
+import type { HookClient } from './clients';
 
-/** A command of ours, whatever flags it was installed with: replaced by the new one, never duplicated. */
-const OURS = /(^|[\s/'"])crux['"]?(\s.*)?\shook\s+claude-code(\s|$)/;
+/** A command of ours for `client`, whatever flags it was installed with: replaced by the new one, never duplicated. */
+const oursFor = (client: HookClient) => new RegExp(`(^|[\\s/'"])crux['"]?(\\s.*)?\\shook\\s+${client.name}(\\s|$)`);
 
 export interface MergeResult {
   /** The settings to write (two-space JSON and a newline), or the original text when nothing changed. */
@@ -30,12 +30,13 @@ function parseSettings(text: string, where: string): Json {
 }
 
 /** Adds `command` as a hook of every event crux acts on; an entry of ours already there is updated in place. */
-export function mergeHooks(existing: string, command: string, where: string): MergeResult {
+export function mergeHooks(client: HookClient, existing: string, command: string, where: string): MergeResult {
+  const OURS = oursFor(client);
   const settings = parseSettings(existing, where);
   const hooks = settings.hooks ?? {};
   if (!isObject(hooks)) throw invalid(`${where}: "hooks" is not an object`, 'nothing was written');
   const events: string[] = [];
-  for (const event of CLAUDE_CODE_EVENTS) {
+  for (const event of Object.keys(client.events)) {
     const groups = hooks[event] ?? [];
     if (!Array.isArray(groups)) throw invalid(`${where}: hooks.${event} is not a list`, 'nothing was written');
     const handlers = groups.flatMap((g) => (isObject(g) && Array.isArray(g.hooks) ? (g.hooks as unknown[]).filter(isObject) : []));
@@ -54,7 +55,7 @@ export function mergeHooks(existing: string, command: string, where: string): Me
       }
       hooks[event] = groups.filter((g) => !emptied.has(g));
     } else {
-      hooks[event] = [...groups, { hooks: [{ type: 'command', command }] }];
+      hooks[event] = [...groups, { hooks: [client.handler(command)] }];
     }
     events.push(event);
   }

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { mergeHooks } from '../../../src/cli/hook/claude-settings';
-import { CLAUDE_CODE_EVENTS } from '../../../src/cli/hook/claude-code';
+import { mergeHooks as merge } from '../../../src/cli/hook/settings';
+import { CLAUDE_CODE, GEMINI_CLI } from '../../../src/cli/hook/clients';
+
+const CLAUDE_CODE_EVENTS = Object.keys(CLAUDE_CODE.events);
+const mergeHooks = (text: string, command: string, where: string) => merge(CLAUDE_CODE, text, command, where);
 
 const CMD = 'crux hook claude-code';
 const ours = { type: 'command', command: CMD };
@@ -28,6 +31,14 @@ describe('mergeHooks', () => {
     const settings = { hooks: { Stop: [{ hooks: [old, { type: 'command', command: 'not-crux hook claude-codex' }] }, { hooks: [{ ...old }] }] } };
     const merged = JSON.parse(mergeHooks(JSON.stringify(settings), CMD, 's').text);
     expect(merged.hooks.Stop).toEqual([{ hooks: [ours, { type: 'command', command: 'not-crux hook claude-codex' }] }]);
+  });
+
+  it("writes Gemini CLI's events and named handlers, and tells its entries from Claude Code's", () => {
+    const claude = mergeHooks('', CMD, 's').text;
+    const both = JSON.parse(merge(GEMINI_CLI, claude, 'crux hook gemini-cli', 's').text).hooks;
+    expect(both.BeforeAgent).toEqual([{ hooks: [{ name: 'crux', type: 'command', command: 'crux hook gemini-cli' }] }]);
+    expect(both.SessionStart).toEqual([{ hooks: [ours] }, { hooks: [{ name: 'crux', type: 'command', command: 'crux hook gemini-cli' }] }]);
+    expect(both.UserPromptSubmit).toEqual([{ hooks: [ours] }]);
   });
 
   it('refuses settings it cannot merge into, naming the file', () => {
