@@ -299,7 +299,7 @@ describe('crux hook gemini-cli', () => {
     const out = JSON.parse(prompt.stdout).hookSpecificOutput;
     expect(out.hookEventName).toBe('BeforeAgent');
     expect(out.additionalContext).toContain('action: wrote fact()');
-    for (const [name, now] of [['after-agent', '2026-12-01T09:02:00.000Z'], ['pre-compress-auto', '2026-12-01T09:03:00.000Z'], ['notification', '2026-12-01T09:04:00.000Z']]) {
+    for (const [name, now] of [['after-agent', '2026-12-01T09:02:00.000Z'], ['pre-compress-auto', '2026-12-01T09:03:00.000Z'], ['notification', '2026-12-01T09:04:00.000Z']] as const) {
       const r = await run(dir, gemini(name), now);
       ok(r);
       expect(r.stdout).toBe('');
