@@ -3,6 +3,7 @@ import type { DoctorReport } from '../domain/doctor';
 import { printable } from '../shared/printable';
 import type { Style } from './style';
 import type { CellValue } from './table';
+import { wrapWords } from './text-width';
 
 const SOURCE_TEXT: Record<string, string> = {
   flag: 'from --data-dir',
@@ -15,7 +16,8 @@ const from = (source: string, flag: string, env: string) => (source === 'flag' ?
 
 export function renderDoctor(r: DoctorReport, style: Style): string {
   const out: string[] = [];
-  const row = (label: string, text: string) => out.push(`${style.bold(label.padEnd(12))}${text}`);
+  // On a terminal, prose wraps under its label: no line wider than the table above it.
+  const row = (label: string, text: string) => out.push(...wrapWords(`${style.bold(label.padEnd(12))}${text}`, style.width, 12));
   const p = printable;
 
   const dd = r.data_dir;
@@ -60,7 +62,7 @@ export function renderDoctor(r: DoctorReport, style: Style): string {
     out.push('');
     for (const f of r.findings) {
       const mark = f.level === 'fault' ? style.bad('✗') : f.level === 'warning' ? style.warn('!') : style.dim('·');
-      out.push(`${mark} ${p(f.message)}`);
+      out.push(...wrapWords(`${mark} ${p(f.message)}`, style.width, 2));
     }
   }
   out.push('');

@@ -8,6 +8,8 @@ export interface Style {
   readonly color: boolean;
   /** Stdout is a terminal: box-drawn tables, relative times and human sizes; a pipe gets exact values. */
   readonly terminal: boolean;
+  /** The columns a line may take: the terminal's (or COLUMNS); undefined piped without COLUMNS. */
+  readonly width: number | undefined;
   bold(text: string): string;
   dim(text: string): string;
   good(text: string): string;
@@ -30,6 +32,7 @@ export function makeStyle(paints: Record<Tone, (text: string) => string>, layout
   return {
     color,
     terminal,
+    width: layout.width,
     ...paints,
     table: (columns, rows) => tableLines(columns, rows, layout, paint),
     when: (iso) => (iso === null || iso === undefined ? '-' : terminal ? relativeTime(iso, now) : iso),

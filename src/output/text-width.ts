@@ -35,6 +35,29 @@ export function cutToWidth(text: string, width: number): string {
   return `${out}…`;
 }
 
+const SGR = /\x1b\[[0-9;]*m/g;
+
+/**
+ * Prose broken at spaces into lines of at most `width` columns (colour codes take none), the lines after the
+ * first indented by `indent` spaces; a word longer than a line (a path) is kept whole on a line of its own.
+ */
+export function wrapWords(text: string, width: number | undefined, indent: number): string[] {
+  const visible = (s: string) => displayWidth(s.replace(SGR, ''));
+  if (width === undefined || visible(text) <= width) return [text];
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    const candidate = line === '' ? word : `${line} ${word}`;
+    if (visible(candidate) <= width || line.trim() === '') line = candidate;
+    else {
+      lines.push(line);
+      line = `${' '.repeat(indent)}${word}`;
+    }
+  }
+  lines.push(line);
+  return lines;
+}
+
 /** `text` followed by spaces up to `width` columns. */
 export function padToWidth(text: string, width: number, textWidth = displayWidth(text)): string {
   return textWidth >= width ? text : text + ' '.repeat(width - textWidth);

@@ -88,6 +88,8 @@ describe('operator output', () => {
       for (const line of tableLines) expect(width(line), `${args.join(' ')}: ${line}`).toBeLessThanOrEqual(80);
       expect(screen.replace(SGR, ''), args.join(' ')).not.toMatch(RAW);
     }
+    // doctor is one screen: its prose wraps under its labels too.
+    for (const line of (await onTty(dir, ['doctor'])).screen.split('\n')) expect(width(line), line).toBeLessThanOrEqual(80);
   });
 
   it('fits a 40-column terminal too, and COLUMNS overrides the terminal', async () => {

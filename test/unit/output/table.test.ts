@@ -1,7 +1,7 @@
 // Tables as lines: widths from a sample, fitted to the terminal, cut with …, plain columns when piped.
 import { describe, expect, it } from 'vitest';
 import { fitColumns, SAMPLE_ROWS, tableLines, unlessEmpty, type CellValue, type Column, type TableLayout } from '../../../src/output/table';
-import { cutToWidth, displayWidth } from '../../../src/output/text-width';
+import { cutToWidth, displayWidth, wrapWords } from '../../../src/output/text-width';
 
 const noPaint = (_tone: string, text: string) => text;
 const render = (columns: (string | Column)[], rows: CellValue[][], layout: TableLayout) => [...tableLines(columns, rows, layout, noPaint)];
@@ -114,5 +114,16 @@ describe('tableLines', () => {
   it('fitColumns keeps natural widths when there is room or no limit', () => {
     expect(fitColumns([3, 4], [{ title: 'a' }, { title: 'b' }], { box: false, width: undefined })).toEqual({ shown: [0, 1], widths: [3, 4] });
     expect(fitColumns([3, 4], [{ title: 'a' }, { title: 'b' }], { box: true, width: 80 })).toEqual({ shown: [0, 1], widths: [3, 4] });
+  });
+});
+
+describe('wrapWords', () => {
+  it('breaks prose at spaces within the width, indenting the lines after the first; colour takes no width', () => {
+    const text = 'lock        free (kernel-held: a dead holder frees it at once, so it is never stale)';
+    const lines = wrapWords(text, 40, 12);
+    expect(lines).toEqual(['lock        free (kernel-held: a dead', '            holder frees it at once, so', '            it is never stale)']);
+    expect(wrapWords('\u001b[1mab\u001b[22m cd', 5, 0)).toEqual(['\u001b[1mab\u001b[22m cd']);
+    expect(wrapWords(text, undefined, 12)).toEqual([text]);
+    expect(wrapWords('a /a/very/long/path/that/cannot/break b', 10, 2)).toEqual(['a', '  /a/very/long/path/that/cannot/break', '  b']);
   });
 });
