@@ -1,7 +1,7 @@
 // `crux session history <id>`: every recorded version of a session, newest first, from the journal and history/.
 import { Command } from 'commander';
 import { buildContext } from '../../context';
-import { parseCount } from '../../parse';
+import { parseLimit } from '../../list-options';
 import { emit } from '../../../output/emit';
 import { renderHistory } from '../../../output/history';
 import { parseLogicalSessionId } from '../../../shared/ids';
@@ -16,7 +16,7 @@ export function makeHistoryCommand(): Command {
     .addHelpText('after', '\nExamples:\n  crux session history build-42 --limit 10\n  crux session get build-42 --at 1207    # the state as of that record')
     .action(async (rawId: string, opts, command: Command) => {
       const ctx = buildContext(command);
-      const limit = opts.limit === undefined ? undefined : parseCount(opts.limit, '--limit');
+      const limit = parseLimit(opts.limit);
       const result = await sessionHistory(scopeOf(ctx), parseLogicalSessionId(rawId), { limit });
       await emit(ctx, result, renderHistory);
     });
