@@ -108,10 +108,16 @@ export interface DoctorReport {
   };
   readonly lock: {
     held: boolean;
+    /** Where the lock lives (the data directory's .lock/). */
     name: string | null;
-    holder: { pid: number; command: string } | null;
-    /** Always false: the lock is a kernel-held socket, freed the moment its holder dies. */
-    stale: false;
+    /** The holder (held), or the killed holder whose stale lock doctor found and recovered (stale). */
+    holder: { pid: number; command: string; host?: string } | null;
+    /** A killed holder's lock was found (and recovered, as any writer would); null: cannot be told here. */
+    stale: boolean | null;
+    /** How the lock works: `socket+link (procfd|chdir|direct)`; null without a data directory. */
+    mechanism: string | null;
+    /** The filesystem under the lock; not trusted: a holder on another host cannot be proved dead. */
+    filesystem: { type: string; trusted: boolean } | null;
   };
   readonly other_files: string[];
   readonly findings: Finding[];
@@ -137,9 +143,20 @@ export async function gatherDoctor(input: DoctorInput): Promise<DoctorReport> {
   }
   const surveys: JournalFacts<any>[] = facts.journals;
   const lockProbe = facts.lock;
+  const holder = lockProbe.holder;
+  const who = holder ? `pid ${holder.pid} (${shortCommand(holder.command)})` : 'another process';
   if (lockProbe.held) {
-    const who = lockProbe.holder ? `pid ${lockProbe.holder.pid} (${lockProbe.holder.command})` : 'another process';
     findings.push({ level: 'note', code: 'lock_held', message: `the writers' lock is held right now by ${who}; the journals were read without it` });
+  }
+  if (lockProbe.stale === true) {
+    findings.push({ level: 'note', code: 'lock_stale', message: `the writers' lock was left by ${who}, which was killed; doctor recovered it (any writer would have, at once)` });
+  }
+  if (lockProbe.filesystem?.trusted === false) {
+    findings.push({
+      level: 'warning',
+      code: 'lock_untrusted',
+      message: `${root.path} is on ${lockProbe.filesystem.type}: the lock cannot be trusted there (a holder on another host cannot be proved dead), so a writer killed elsewhere blocks every other (exit 75) until its lock is removed by hand${lockProbe.held && lockProbe.stale === null ? `; held now by ${who}, alive or not` : ''}`,
+    });
   }
 
   const journals = input.stores.map((spec, i) => judgeJournal(spec, surveys[i], now, input.thresholds ?? DEFAULT_THRESHOLDS, findings));
@@ -179,7 +196,14 @@ export async function gatherDoctor(input: DoctorInput): Promise<DoctorReport> {
     journals,
     quarantine: { count: quarantineItems.length, items: quarantineItems },
     sessions,
-    lock: { held: lockProbe.held, name: lockProbe.name, holder: lockProbe.holder, stale: false },
+    lock: {
+      held: lockProbe.held,
+      name: lockProbe.name,
+      holder: lockProbe.holder,
+      stale: lockProbe.stale === undefined ? false : lockProbe.stale,
+      mechanism: lockProbe.mechanism ?? null,
+      filesystem: lockProbe.filesystem ?? null,
+    },
     other_files: other,
     findings: sortFindings(findings),
   };
@@ -381,3 +405,9 @@ async function agentKeyOf(dir: JournalStore, agent: string, findings: Finding[])
 
 const LEVEL_ORDER = { fault: 0, warning: 1, note: 2 } as const;
 const sortFindings = (findings: Finding[]) => [...findings].sort((a, b) => LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level]);
+
+/** A holder's command line as a message shows it: controls made visible, at most 60 characters. */
+function shortCommand(command: string): string {
+  const visible = command.replace(/[\p{Cc}\p{Cf}]/gu, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+  return visible.length > 60 ? `${visible.slice(0, 59)}…` : visible;
+}

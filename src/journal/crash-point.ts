@@ -17,9 +17,13 @@ export function crashPoint(point: string): void {
   if (at === point || at === `${point}#${pass}`) process.kill(process.pid, 'SIGKILL');
 }
 
+// A token per process: pids repeat across PID namespaces (every namespace has its own pid 2).
+let token: string | undefined;
+
 export function traceLock(event: 'enter' | 'exit'): void {
   const log = process.env.CRUX_TEST_LOCK_LOG;
-  if (log) fs.appendFileSync(log, `${event} ${process.pid} ${process.hrtime.bigint()}\n`);
+  token ??= Math.random().toString(36).slice(2, 10);
+  if (log) fs.appendFileSync(log, `${event} ${process.pid} ${process.hrtime.bigint()} ${token}\n`);
 }
 
 export async function holdLockForTest(): Promise<void> {

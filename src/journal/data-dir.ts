@@ -2,8 +2,8 @@
 // A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
 const fs = require('node:fs') as typeof import('node:fs');
 import { dirname, join } from 'node:path';
-import { acquireLock } from './lock';
-import { asStorageError, ensurePrivateDir, FILE_MODE, fsyncDir } from './durable-fs';
+import { acquireLock, LOCK_DIR, type HeldLock } from './lock';
+import { asStorageError, ensurePrivateDir } from './durable-fs';
 import { scanJournal, SNAPSHOT_EVENT, type LinePosition, type ScanResult } from './scan';
 import { EMPTY_HEAD, encodeRecords, type ChainHead, type EventDraft, type JournalRecord } from './record';
 import { replaceJournal, sweepStrayTemps } from './rewrite';
@@ -21,7 +21,8 @@ import { CruxError } from '../shared/errors';
 export type { Reporter } from './load';
 export { COMPACT_MAX_LIVE_FRACTION, COMPACT_MIN_BYTES } from './transaction';
 
-export const LOCK_FILE = '.lock';
+/** The lock directory (journal/lock.ts); named here for the files doctor does not count as stray. */
+export const LOCK_FILE = LOCK_DIR;
 
 const journalName = (file: string) => file.replace(/\.jsonl$/, '');
 
@@ -129,7 +130,7 @@ export class DataDir implements JournalStore, TransactionHost {
       if (!dry.wrote) return result;
       const created = this.create();
       try {
-        return await this.writeLocked(decide, ts);
+        return await this.writeLocked(decide, ts, true);
       } catch (error) {
         // The first write failed (a full disk, say): leave no directory behind where there was none.
         removeIfEmpty(created);
@@ -139,20 +140,27 @@ export class DataDir implements JournalStore, TransactionHost {
     return this.writeLocked(decide, ts);
   }
 
-  private async writeLocked<T>(decide: (tx: Transaction) => T | Promise<T>, ts: string): Promise<T> {
-    const lock = await acquireLock(this.root, this.lockTimeoutMs);
+  /** `first`: the directory was created for this write; if it fails, the lock directory goes too. */
+  private async writeLocked<T>(decide: (tx: Transaction) => T | Promise<T>, ts: string, first = false): Promise<T> {
+    const lock = await this.lock();
+    let ok = false;
     try {
       const tx = new LockedTransaction(this, ts);
       try {
         const result = await decide(tx);
         tx.commit();
+        ok = true;
         return result;
       } finally {
         tx.close();
       }
     } finally {
-      await lock.release();
+      await lock.release({ dropDir: first && !ok });
     }
+  }
+
+  private lock(): Promise<HeldLock> {
+    return acquireLock(this.root, this.lockTimeoutMs, { warn: (message) => this.reporter.warn(message) });
   }
 
   /** Doctor's facts, gathered under the lock when it is free. */
@@ -182,7 +190,7 @@ export class DataDir implements JournalStore, TransactionHost {
     if (chunks.length === 0) return;
     const created = this.exists() ? [] : this.create();
     try {
-      const lock = await acquireLock(this.root, this.lockTimeoutMs);
+      const lock = await this.lock();
       try {
         if (journalSize(this.path(file)) > 0) {
           throw new CruxError('conflict', `${this.path(file)} already has records`, 'copy into an empty store');
@@ -200,7 +208,7 @@ export class DataDir implements JournalStore, TransactionHost {
   /** Runs `fn` under the lock if the directory exists (for check, compact, repair). */
   async withLock<T>(fn: () => T, ifAbsent: () => T): Promise<T> {
     if (!this.exists()) return ifAbsent();
-    const lock = await acquireLock(this.root, this.lockTimeoutMs);
+    const lock = await this.lock();
     try {
       return fn();
     } finally {
@@ -234,9 +242,8 @@ export class DataDir implements JournalStore, TransactionHost {
       ensurePrivateDir(this.root);
       const lockPath = this.path(LOCK_FILE);
       if (!fs.existsSync(lockPath)) {
-        fs.closeSync(fs.openSync(lockPath, 'a', FILE_MODE));
+        fs.mkdirSync(lockPath, { mode: 0o700 });
         created.push(lockPath);
-        fsyncDir(this.root);
       }
     } catch (error) {
       removeIfEmpty(created);

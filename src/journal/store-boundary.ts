@@ -113,7 +113,18 @@ export interface StoreFacts {
     readonly mode: number | null;
   };
   /** The writers' lock: whether another process holds it right now, and who, when that can be seen. */
-  readonly lock: { held: boolean; name: string | null; holder: { pid: number; command: string } | null };
+  readonly lock: {
+    held: boolean;
+    /** Where the lock lives (a data directory's .lock/), or null when there is none yet. */
+    name: string | null;
+    holder: { pid: number; command: string; host?: string } | null;
+    /** A killed holder's lock was found (and taken over); null: cannot be told on this filesystem. */
+    stale?: boolean | null;
+    /** How the lock works here, e.g. `socket+link (procfd)`. */
+    mechanism?: string;
+    /** The filesystem under the lock, and whether a refused connection proves a holder dead on it. */
+    filesystem?: { type: string; trusted: boolean };
+  };
   /** One entry per spec asked for, in that order; empty when the store is not usable. */
   readonly journals: JournalFacts<any>[];
   /** Items kept in quarantine (bytes taken out of journals by repair), never deleted. */

@@ -1,7 +1,7 @@
 // File facts for `crux doctor`: what is on disk, read without changing anything and without waiting.
 // A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
 const fs = require('node:fs') as typeof import('node:fs');
-import { acquireLock, lockName, lockPlatformSupported, type HeldLock } from './lock';
+import { acquireLock, lockDir, lockMechanism, LockTimeout, type HeldLock, type LockHolder } from './lock';
 import { HISTORY_DIR } from './history';
 import { QUARANTINE_DIR } from './quarantine';
 import { CACHE_DIR, describeIndex } from './derived';
@@ -12,7 +12,6 @@ import type { JournalRecord } from './record';
 import type { StoreSpec } from './store-spec';
 import type { JournalFacts, StoreFacts } from './store-boundary';
 import { listQuarantine } from './quarantine';
-import { CruxError } from '../shared/errors';
 
 export interface FileFacts {
   readonly exists: boolean;
@@ -36,64 +35,34 @@ export function fileFacts(path: string): FileFacts {
 export interface LockProbe {
   /** Whether another process holds the writers' lock right now. */
   readonly held: boolean;
-  /** The abstract socket name, as `ss -xl` prints it (with a leading @). */
+  /** The lock directory. */
   readonly name: string | null;
-  /** The holding process, when /proc lets us see it (same user). */
-  readonly holder: { pid: number; command: string } | null;
+  /** The holding process, as its holder file names it. */
+  readonly holder: { pid: number; command: string; host: string } | null;
+  /** A killed holder's lock was found (and taken over); null: cannot be told apart from a live one here. */
+  readonly stale: boolean | null;
+  readonly mechanism?: string;
+  readonly filesystem?: { type: string; trusted: boolean };
+  /** Why the lock could not be probed (a directory crux may not write, say). */
+  readonly error?: string;
   /** Ours while the survey runs when the lock was free: release it when done. */
   readonly ours?: HeldLock;
 }
 
+const holderOf = (h: LockHolder | undefined) => (h === undefined ? null : { pid: h.pid, command: h.command, host: h.host });
+
 /** Tries to take the lock without waiting. Free: we now hold it (release `ours`). Held: who holds it. */
 export async function probeLock(root: string): Promise<LockProbe> {
-  if (!lockPlatformSupported()) return { held: false, name: null, holder: null };
-  const name = lockName(root);
-  const shown = `@${name.slice(1)}`;
+  const { addressing, filesystem } = lockMechanism(root);
+  const facts = { name: lockDir(root), mechanism: `socket+link (${addressing})`, filesystem };
   try {
     const ours = await acquireLock(root, 0);
-    return { held: false, name: shown, holder: null, ours };
+    // A killed holder's lock is recovered by taking it, as any writer would: doctor names whose it was.
+    return { ...facts, held: false, holder: holderOf(ours.recovered), stale: ours.recovered !== undefined, ours };
   } catch (error) {
-    if (!(error instanceof CruxError) || error.kind !== 'lock_timeout') throw error;
-    return { held: true, name: shown, holder: findSocketHolder(shown) };
+    if (error instanceof LockTimeout) return { ...facts, held: true, holder: holderOf(error.holder), stale: error.provable ? false : null };
+    return { ...facts, held: false, holder: null, stale: false, error: error instanceof Error ? error.message : String(error) };
   }
-}
-
-/** Best effort: the process listening on an abstract socket, via /proc/net/unix and /proc/<pid>/fd. */
-function findSocketHolder(shownName: string): { pid: number; command: string } | null {
-  try {
-    // Columns: Num RefCount Protocol Flags Type St Inode Path. Node pads an abstract name with NULs, shown as @.
-    const fields = fs
-      .readFileSync('/proc/net/unix', 'utf8')
-      .split('\n')
-      .map((l) => l.trim().split(/\s+/))
-      .find((f) => f[7] !== undefined && f[7].startsWith(shownName) && /^@*$/.test(f[7].slice(shownName.length)));
-    const inode = fields?.[6];
-    if (inode === undefined) return null;
-    const target = `socket:[${inode}]`;
-    for (const entry of fs.readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-      let fds: string[];
-      try {
-        fds = fs.readdirSync(`/proc/${entry}/fd`);
-      } catch {
-        continue;
-      }
-      for (const fd of fds) {
-        let link: string;
-        try {
-          link = fs.readlinkSync(`/proc/${entry}/fd/${fd}`);
-        } catch {
-          continue;
-        }
-        if (link !== target) continue;
-        const command = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
-        return { pid: Number(entry), command };
-      }
-    }
-  } catch {
-    // /proc unreadable: the holder stays unnamed.
-  }
-  return null;
 }
 
 /**
@@ -103,7 +72,7 @@ function findSocketHolder(shownName: string): { pid: number; command: string } |
 export async function surveyStore(dir: DataDir, specs: readonly StoreSpec<unknown>[]): Promise<StoreFacts> {
   const root = fileFacts(dir.root);
   const usable = root.exists && root.kind === 'directory';
-  const probe = usable ? await probeLock(dir.root) : { held: false, name: null, holder: null };
+  const probe: LockProbe = usable ? await probeLock(dir.root) : { held: false, name: null, holder: null, stale: false };
   let journals: JournalFacts<any>[];
   try {
     journals = usable ? specs.map((spec) => surveyJournal(dir, spec)) : [];
@@ -112,7 +81,14 @@ export async function surveyStore(dir: DataDir, specs: readonly StoreSpec<unknow
   }
   return {
     location: { path: dir.root, exists: root.exists, usable, mode: root.mode },
-    lock: { held: probe.held, name: probe.name, holder: probe.holder },
+    lock: {
+      held: probe.held,
+      name: probe.name,
+      holder: probe.holder,
+      stale: probe.stale,
+      ...(probe.mechanism ? { mechanism: probe.mechanism } : {}),
+      ...(probe.filesystem ? { filesystem: probe.filesystem } : {}),
+    },
     journals,
     quarantine: usable ? listQuarantine(dir.root) : [],
     other_files: usable ? strayFiles(dir.root, specs.map((s) => s.file)) : [],

@@ -34,7 +34,9 @@ export function renderDoctor(r: DoctorReport, style: Style): string {
   for (const k of r.keyring) row(k.status === 'trusted' ? 'trusted key' : 'revoked key', `${k.agent}: Ed25519 ${k.fingerprint}${k.status === 'revoked' ? style.dim(` (revoked ${k.revoked_at})`) : ''}`);
 
   const lock = r.lock;
-  row('lock', lock.name === null ? style.dim('no data directory yet') : lock.held ? style.warn(`held now by ${lock.holder ? `pid ${lock.holder.pid} (${lock.holder.command})` : 'another process'}`) : `free ${style.dim('(kernel-held: a dead holder frees it at once, so it is never stale)')}`);
+  const holder = lock.holder ? `pid ${lock.holder.pid} (${lock.holder.command.length > 60 ? `${lock.holder.command.slice(0, 59)}…` : lock.holder.command})` : 'another process';
+  const how = style.dim(`(${[lock.mechanism, lock.filesystem ? `on ${lock.filesystem.type}${lock.filesystem.trusted ? '' : ', not trusted'}` : null].filter(Boolean).join(', ')})`);
+  row('lock', lock.name === null ? style.dim('no data directory yet') : lock.held ? style.warn(`held now by ${holder}${lock.stale === null ? ' (alive or not: cannot be told here)' : ''}`) : lock.stale ? `free ${style.warn(`(recovered a stale lock left by ${holder}, killed)`)}` : `free ${how}`);
 
   if (dd.exists) {
     out.push(...style.table(

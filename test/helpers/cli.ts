@@ -41,7 +41,11 @@ export async function crux(dataDir: string, args: string[], opts: Options & { en
   return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
 
-/** Every file under `dir` with its mode and content hash: compare two snapshots to prove nothing changed. */
+/**
+ * Every file under `dir` with its mode and content hash: compare two snapshots to prove nothing changed. The
+ * lock directory's contents (.lock/: sockets and holder files, which come and go with each writer) are the
+ * lock's own state, not data: only the directory itself is recorded.
+ */
 export function snapshotDir(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
   if (!fs.existsSync(dir)) return out;
@@ -52,7 +56,7 @@ export function snapshotDir(dir: string): Record<string, string> {
       const mode = (st.mode & 0o777).toString(8);
       if (entry.isDirectory()) {
         out[`${relative(dir, p)}/`] = mode;
-        walk(p);
+        if (!(d === dir && entry.name === '.lock')) walk(p);
       } else {
         out[relative(dir, p)] = `${mode} ${createHash('sha256').update(fs.readFileSync(p)).digest('hex')}`;
       }

@@ -1,10 +1,9 @@
 // Many writers at once: nothing lost, nothing duplicated, the chain stays valid, no two lock holders overlap,
 // waits are bounded (exit 75 only past CRUX_LOCK_TIMEOUT), and a killed holder hands the lock over at once.
 import * as fs from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { lockName } from '../../src/journal/lock';
+import { acquireLock, type HeldLock } from '../../src/journal/lock';
 import { crux, freshDataDir, snapshotDir, tempDir } from '../helpers/cli';
 import {
   expectHealthy, figure, journalRecords, percentile, pool, readSessions, scaled, sleep, startCrux, startShell, type Child, TIMEOUT } from './harness';
@@ -27,13 +26,8 @@ for i in $(seq 1 ${puts}); do
 done`;
 }
 
-function holdLock(dataDir: string): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen({ path: lockName(dataDir), exclusive: true }, () => resolve(server));
-  });
-}
+/** This test process takes the data directory's lock, as a writer elsewhere would. */
+const holdLock = (dataDir: string): Promise<HeldLock> => acquireLock(dataDir, 1000);
 
 describe('concurrent writers', { timeout: TIMEOUT }, () => {
   it(`${WRITERS} processes writing at once lose nothing, duplicate nothing, and keep the chain valid`, async () => {
@@ -156,7 +150,7 @@ describe('concurrent writers', { timeout: TIMEOUT }, () => {
       // Reads never wait for the lock.
       expect(await crux(dir, ['session', 'get', 'a'])).toMatchObject({ exitCode: 0, stdout: '{"n":1}' });
     } finally {
-      await new Promise((resolve) => server.close(resolve));
+      await server.release();
     }
     expect((await crux(dir, ['session', 'put', 'a', '{"n":2}'], { env: { CRUX_LOCK_TIMEOUT: '1s' } })).exitCode).toBe(0);
   });
@@ -168,7 +162,7 @@ describe('concurrent writers', { timeout: TIMEOUT }, () => {
     const t0 = performance.now();
     const writer = crux(dir, ['session', 'put', 'b', '{"n":1}'], { env: { CRUX_LOCK_TIMEOUT: '5s' } });
     await sleep(1500);
-    await new Promise((resolve) => server.close(resolve));
+    await server.release();
     const run = await writer;
     const ms = performance.now() - t0;
     expect(run.exitCode, run.stderr).toBe(0);

@@ -1,6 +1,7 @@
 // Reading the lock's enter/exit side log (CRUX_TEST_LOCK_LOG): proves that no two holders ever overlapped.
 //
-// Lines, in the order the kernel appended them (O_APPEND): `enter <pid> <ns>`, `exit <pid> <ns>`, and
+// Lines, in the order the kernel appended them (O_APPEND): `enter <pid> <ns> <token>`, `exit <pid> <ns> <token>`
+// (the token tells apart processes of different PID namespaces that share a pid), and
 // `kill <pid> <ns>`, which the test writes *before* it sends SIGKILL. A killed holder never writes `exit`;
 // its section ends at its death, which comes after its `kill` line. So an `enter` while another process is
 // inside is an overlap unless that process's `kill` line came first.
@@ -9,6 +10,8 @@ export interface LockEvent {
   readonly kind: 'enter' | 'exit' | 'kill';
   readonly pid: number;
   readonly ns: bigint;
+  /** The process's own token (enter and exit lines); absent on kill lines. */
+  readonly who?: string;
 }
 
 export function parseLockLog(text: string): LockEvent[] {
@@ -16,9 +19,9 @@ export function parseLockLog(text: string): LockEvent[] {
     .split('\n')
     .filter(Boolean)
     .map((line) => {
-      const [kind, pid, ns] = line.split(' ');
+      const [kind, pid, ns, who] = line.split(' ');
       if ((kind !== 'enter' && kind !== 'exit' && kind !== 'kill') || !pid || !ns) throw new Error(`bad lock log line: ${line}`);
-      return { kind, pid: Number(pid), ns: BigInt(ns) };
+      return { kind, pid: Number(pid), ns: BigInt(ns), ...(who ? { who } : {}) };
     });
 }
 
@@ -26,9 +29,10 @@ export function parseLockLog(text: string): LockEvent[] {
 export function findOverlaps(events: readonly LockEvent[]): { overlaps: string[]; sections: number; killedInside: number } {
   const overlaps: string[] = [];
   const killed = new Set<number>();
-  let inside: number | undefined;
+  let inside: LockEvent | undefined;
   let sections = 0;
   let killedInside = 0;
+  const same = (a: LockEvent, b: LockEvent) => a.pid === b.pid && a.who === b.who;
   events.forEach((e, i) => {
     if (e.kind === 'kill') {
       killed.add(e.pid);
@@ -36,14 +40,14 @@ export function findOverlaps(events: readonly LockEvent[]): { overlaps: string[]
     }
     if (e.kind === 'enter') {
       if (inside !== undefined) {
-        if (killed.has(inside)) killedInside += 1;
-        else overlaps.push(`line ${i + 1}: pid ${e.pid} entered while pid ${inside} was inside`);
+        if (killed.has(inside.pid)) killedInside += 1;
+        else overlaps.push(`line ${i + 1}: pid ${e.pid} entered while pid ${inside.pid} was inside`);
       }
-      inside = e.pid;
+      inside = e;
       sections += 1;
       return;
     }
-    if (inside !== e.pid) overlaps.push(`line ${i + 1}: pid ${e.pid} left a section it was not in (inside: ${inside})`);
+    if (inside === undefined || !same(inside, e)) overlaps.push(`line ${i + 1}: pid ${e.pid} left a section it was not in (inside: ${inside?.pid})`);
     inside = undefined;
   });
   return { overlaps, sections, killedInside };

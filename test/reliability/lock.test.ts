@@ -1,0 +1,285 @@
+// The lock excludes every writer wherever it runs (SPEC §3): writers in other network and PID namespaces,
+// through a symlink and a bind mount, at data-directory paths longer than sun_path, with each socket
+// addressing (procfd, chdir, direct) at once; a killed holder's lock recovered within 1 s; deprecation flags
+// leave stderr empty. Namespaces need root (CI runs as root): where unshare is not permitted, those tests skip
+// and say so.
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { crux, freshDataDir, tempDir } from '../helpers/cli';
+import { expectHealthy, figure, journalRecords, percentile, readSessions, scaled, sleep, startCrux, startShell, TIMEOUT } from './harness';
+import { findOverlaps, parseLockLog } from './lock-log';
+
+const permitted = (args: string[]) => spawnSync('unshare', [...args, 'true'], { stdio: 'ignore' }).status === 0;
+const NETNS = permitted(['-n']);
+const PIDNS = permitted(['-p', '-f', '--mount-proc']);
+const BIND = spawnSync('sh', ['-c', 'd=$(mktemp -d) && mkdir $d/a $d/b && mount --bind $d/a $d/b && umount $d/b'], { stdio: 'ignore' }).status === 0;
+for (const [ok, what] of [[NETNS, 'unshare -n'], [PIDNS, 'unshare -p'], [BIND, 'mount --bind']] as const) {
+  if (!ok) console.warn(`lock.test: ${what} is not permitted here (it needs root): those tests are skipped`);
+}
+
+interface Writer {
+  /** How the writer's commands are run: a prefix such as `unshare -n`, and the data-directory path it uses. */
+  readonly prefix: string;
+  readonly dataDir: string;
+  readonly env?: Record<string, string | undefined>;
+}
+
+/** Writer loops at once; each prints `<id> <exit>` per put. Returns the results and the lock log. */
+async function runWriters(writers: readonly Writer[], puts: number) {
+  const lockLog = join(tempDir(), 'lock.log');
+  const children = writers.map((w, n) =>
+    startShell(
+      `${w.prefix} bash -c 'for i in $(seq 1 ${puts}); do "$CRUX" --data-dir "${w.dataDir}" session put "w${n}-$i" "{\\"w\\":${n},\\"i\\":$i}" >/dev/null 2>>"${lockLog}.err"; echo "w${n}-$i $?"; done'`,
+      { CRUX_TEST_LOCK_LOG: lockLog, ...w.env },
+    ),
+  );
+  const exits = await Promise.all(children.map((c) => c.done));
+  const results = exits.flatMap((e) => e.stdout.split('\n').filter(Boolean)).map((l) => {
+    const [id, rc] = l.split(' ');
+    return { id: id!, rc: Number(rc) };
+  });
+  const errors = fs.existsSync(`${lockLog}.err`) ? fs.readFileSync(`${lockLog}.err`, 'utf8') : '';
+  return { results, errors, log: parseLockLog(fs.readFileSync(lockLog, 'utf8')) };
+}
+
+/** Nothing lost, never exit 1 (or anything else), no two holders, one record per put, a healthy journal. */
+async function expectExclusion(dir: string, writers: readonly Writer[], puts: number): Promise<{ sections: number }> {
+  const { results, errors, log } = await runWriters(writers, puts);
+  expect(results).toHaveLength(writers.length * puts);
+  expect(results.filter((r) => r.rc !== 0), errors).toEqual([]);
+  expect(errors).toBe('');
+  const sessions = readSessions(dir);
+  for (const { id } of results) {
+    const [, w, i] = /^w(\d+)-(\d+)$/.exec(id)!;
+    expect(sessions.get(id as never)?.state, id).toBe(`{"w":${w},"i":${i}}`);
+  }
+  const records = journalRecords(join(dir, 'sessions.jsonl'));
+  expect(records.filter((r) => r.ev === 'session.put')).toHaveLength(results.length);
+  expect(records.map((r) => r.seq)).toEqual(records.map((_, i) => i + 1));
+  const { overlaps, sections } = findOverlaps(log);
+  expect(overlaps).toEqual([]);
+  expect(sections).toBe(results.length);
+  await expectHealthy(dir);
+  // Every writer cleaned up after itself: the last generation is all that stays.
+  expect(fs.readdirSync(join(dir, '.lock')).filter((n) => !/^g\.\d+$/.test(n))).toEqual([]);
+  return { sections };
+}
+
+const mounts: string[] = [];
+afterAll(() => {
+  for (const m of mounts.reverse()) spawnSync('umount', [m]);
+});
+
+describe('the lock excludes every writer, wherever it runs', { timeout: TIMEOUT }, () => {
+  const puts = scaled(8, 40);
+
+  it.skipIf(!NETNS)('writers in separate network namespaces (unshare -n): nothing lost, never exit 1, no overlap', async () => {
+    const dir = freshDataDir();
+    const writers = [0, 1, 2, 3, 4, 5].map((n) => ({ prefix: n % 2 ? 'unshare -n' : '', dataDir: dir }));
+    const { sections } = await expectExclusion(dir, writers, puts);
+    figure('lock-netns', { writers: writers.length, in_own_netns: 3, puts: sections, lost: 0, overlaps: 0 });
+  });
+
+  it.skipIf(!PIDNS)('writers in separate PID namespaces (unshare -p -f --mount-proc), where pids repeat', async () => {
+    const dir = freshDataDir();
+    const writers = [0, 1, 2, 3].map((n) => ({ prefix: n < 3 ? 'unshare -p -f --mount-proc' : '', dataDir: dir }));
+    await expectExclusion(dir, writers, puts);
+  });
+
+  it('writers reaching one directory by a symlink, and by a bind mount where permitted', async () => {
+    const dir = freshDataDir();
+    expect((await crux(dir, ['session', 'put', 'seed', '{}'])).exitCode).toBe(0);
+    const link = join(tempDir(), 'link');
+    fs.symlinkSync(dir, link);
+    const writers: Writer[] = [{ prefix: '', dataDir: dir }, { prefix: '', dataDir: link }, { prefix: '', dataDir: `${link}/../link` }];
+    if (BIND) {
+      const bound = join(tempDir(), 'bound');
+      fs.mkdirSync(bound);
+      execFileSync('mount', ['--bind', dir, bound]);
+      mounts.push(bound);
+      writers.push({ prefix: '', dataDir: bound });
+    }
+    const { results, errors, log } = await runWriters(writers, puts);
+    expect(results.filter((r) => r.rc !== 0), errors).toEqual([]);
+    expect(findOverlaps(log).overlaps).toEqual([]);
+    const sessions = readSessions(dir);
+    for (const { id } of results) expect(sessions.has(id as never), id).toBe(true);
+    await expectHealthy(dir);
+  });
+
+  it('a data directory path longer than sun_path (108 bytes), every socket addressing at once', async () => {
+    let dir = join(tempDir(), 'data');
+    while (dir.length < 220) dir = join(dir, 'a-rather-long-directory-name');
+    const writers = (['procfd', 'chdir', 'direct', ''] as const).map((a) => ({ prefix: '', dataDir: dir, env: a ? { CRUX_TEST_LOCK_ADDRESS: a } : {} }));
+    expect(Buffer.byteLength(join(dir, '.lock/s.1234567.abcdefabcdef'))).toBeGreaterThan(108);
+    await expectExclusion(dir, writers, puts);
+  });
+
+  it('short paths: the direct, chdir and procfd addressings interoperate in one directory', async () => {
+    const dir = fs.mkdtempSync('/tmp/cl-');
+    const writers = (['procfd', 'chdir', 'direct'] as const).map((a) => ({ prefix: '', dataDir: dir, env: { CRUX_TEST_LOCK_ADDRESS: a } }));
+    await expectExclusion(dir, writers, puts);
+  });
+});
+
+describe('hand-over', { timeout: TIMEOUT }, () => {
+  it('after kill -9 of the holder and after a normal release, measured (kill -9 recovered within 1 s)', async () => {
+    const dir = freshDataDir();
+    expect((await crux(dir, ['session', 'put', 'seed', '{}'])).exitCode).toBe(0);
+    const rounds = scaled(6, 30);
+    const killed: number[] = [];
+    const released: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      const kill = r % 2 === 0;
+      const lockLog = join(tempDir(), 'lock.log');
+      const holder = startCrux(dir, ['session', 'put', `h${r}`, '{}'], { CRUX_TEST_LOCK_LOG: lockLog, CRUX_TEST_LOCK_HOLD_MS: kill ? '60000' : '900' });
+      while (!(fs.existsSync(lockLog) && fs.readFileSync(lockLog, 'utf8').includes(`enter ${holder.proc.pid} `))) await sleep(5);
+      const waiters = [0, 1, 2].map((w) => startCrux(dir, ['session', 'put', `r${r}w${w}`, '{}'], { CRUX_TEST_LOCK_LOG: lockLog, CRUX_LOCK_TIMEOUT: '30s' }));
+      await sleep(500); // the waiters are up and waiting
+      let from: bigint;
+      if (kill) {
+        from = process.hrtime.bigint();
+        fs.appendFileSync(lockLog, `kill ${holder.proc.pid} ${from}\n`);
+        holder.proc.kill('SIGKILL');
+      }
+      const exits = await Promise.all(waiters.map((w) => w.done));
+      for (const e of exits) expect(e.code, e.stderr).toBe(0);
+      expect((await holder.done).code).toBe(kill ? null : 0);
+      const log = parseLockLog(fs.readFileSync(lockLog, 'utf8'));
+      expect(findOverlaps(log).overlaps).toEqual([]);
+      if (!kill) from = log.find((e) => e.kind === 'exit' && e.pid === holder.proc.pid)!.ns;
+      const next = log.find((e) => e.kind === 'enter' && e.ns > from!)!;
+      (kill ? killed : released).push(Number(next.ns - from!) / 1e6);
+    }
+    await expectHealthy(dir);
+    const round = (n: number) => Math.round(n * 10) / 10;
+    figure('lock-handover-ms', {
+      rounds,
+      kill9: { median: round(percentile(killed, 50)), max: round(Math.max(...killed)) },
+      release: { median: round(percentile(released, 50)), max: round(Math.max(...released)) },
+    });
+    expect(Math.max(...killed)).toBeLessThan(1000);
+  });
+});
+
+describe('the holder, named; the lock on a filesystem it cannot trust', { timeout: TIMEOUT }, () => {
+  it('exit 75 names the holder (pid and command, short and scrubbed); a timed-out waiter leaves no file', async () => {
+    const dir = freshDataDir();
+    expect((await crux(dir, ['session', 'put', 'a', '{}'])).exitCode).toBe(0);
+    const lockLog = join(tempDir(), 'lock.log');
+    const holder = startCrux(dir, ['session', 'put', 'held', `{"url":"https://user:SECRET@h/${'x'.repeat(100)}"}`], { CRUX_TEST_LOCK_LOG: lockLog, CRUX_TEST_LOCK_HOLD_MS: '4000' });
+    while (!(fs.existsSync(lockLog) && fs.readFileSync(lockLog, 'utf8').includes(`enter ${holder.proc.pid} `))) await sleep(5);
+    const run = await crux(dir, ['session', 'put', 'b', '{}'], { env: { CRUX_LOCK_TIMEOUT: '500ms' } });
+    expect(run.exitCode).toBe(75);
+    expect(run.stderr).toMatch(new RegExp(`^crux: the data directory is locked by another crux process \\(waited 1 s\\): .*, locked by pid ${holder.proc.pid} \\(crux --data-dir .* session put held.*…\\) \\(safe to retry`));
+    expect(run.stderr).not.toContain('SECRET');
+    // The holder file names the command scrubbed of credentials (it is what doctor shows in full).
+    const generation = `g.${Math.max(...fs.readdirSync(join(dir, '.lock')).filter((n) => /^g\.\d+$/.test(n)).map((n) => Number(n.slice(2))))}`;
+    const file = JSON.parse(fs.readFileSync(join(dir, '.lock', generation), 'utf8'));
+    expect(file).toMatchObject({ pid: holder.proc.pid, command: expect.stringContaining('session put held {"url":"https://h/x') });
+    expect(JSON.stringify(file)).not.toContain('SECRET');
+    expect(run.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+    const json = await crux(dir, ['--json', 'session', 'put', 'b', '{}'], { env: { CRUX_LOCK_TIMEOUT: '200ms' } });
+    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 75, kind: 'lock_timeout', message: expect.stringContaining(`locked by pid ${holder.proc.pid}`) });
+    const files = fs.readdirSync(join(dir, '.lock'));
+    expect(files.filter((n) => n.startsWith('s.')), 'only the holder has a socket').toHaveLength(1);
+    expect((await holder.done).code).toBe(0);
+    expect(fs.readdirSync(join(dir, '.lock')).filter((n) => !/^g\.\d+$/.test(n))).toEqual([]);
+  });
+
+  it('on an untrusted filesystem (pretended NFS): one warning at the first write, and a killed holder is never broken (exit 75, naming it)', async () => {
+    const dir = freshDataDir();
+    const nfs = { CRUX_TEST_FS_TYPE: '0x6969' };
+    const first = await crux(dir, ['session', 'put', 'a', '{}'], { env: nfs });
+    expect(first.exitCode).toBe(0);
+    expect(first.stderr).toMatch(/^crux: .* is on nfs: crux cannot prove a lock holder on another host dead there/);
+    expect(first.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+    const second = await crux(dir, ['session', 'put', 'b', '{}'], { env: nfs });
+    expect(second).toMatchObject({ exitCode: 0, stderr: '' });
+    // A released lock is taken at once there too.
+    const lockLog = join(tempDir(), 'lock.log');
+    const victim = startCrux(dir, ['session', 'put', 'victim', '{}'], { ...nfs, CRUX_TEST_LOCK_LOG: lockLog, CRUX_TEST_LOCK_HOLD_MS: '60000' });
+    while (!(fs.existsSync(lockLog) && fs.readFileSync(lockLog, 'utf8').includes(`enter ${victim.proc.pid} `))) await sleep(5);
+    victim.proc.kill('SIGKILL');
+    await victim.done;
+    const blocked = await crux(dir, ['session', 'put', 'c', '{}'], { env: { ...nfs, CRUX_LOCK_TIMEOUT: '300ms' } });
+    expect(blocked.exitCode).toBe(75);
+    expect(blocked.stderr).toContain(`locked by pid ${victim.proc.pid} (crux --data-dir`);
+    expect(blocked.stderr).toMatch(/on nfs a refused connection does not prove the holder dead; if that process has ended, remove .*\.lock\/g\.\d+ and retry/);
+    const doctor = await crux(dir, ['--json', 'doctor'], { env: nfs });
+    const report = JSON.parse(doctor.stdout);
+    expect(report.lock).toMatchObject({ held: true, stale: null, holder: { pid: victim.proc.pid }, filesystem: { type: 'nfs', trusted: false } });
+    expect(report.findings.map((f: { code: string }) => f.code)).toContain('lock_untrusted');
+    // On a local filesystem the same dead holder is proved dead by its refused socket, and recovered.
+    const local = await crux(dir, ['session', 'put', 'c', '{}']);
+    expect(local).toMatchObject({ exitCode: 0, stderr: '' });
+    expect(readSessions(dir).has('victim' as never)).toBe(false);
+  });
+
+  it('doctor names a stale lock (a killed holder), recovers it, and shows the mechanism', async () => {
+    const dir = freshDataDir();
+    expect((await crux(dir, ['session', 'put', 'a', '{}'])).exitCode).toBe(0);
+    const lockLog = join(tempDir(), 'lock.log');
+    const victim = startCrux(dir, ['session', 'put', 'victim', '{}'], { CRUX_TEST_LOCK_LOG: lockLog, CRUX_TEST_LOCK_HOLD_MS: '60000' });
+    while (!(fs.existsSync(lockLog) && fs.readFileSync(lockLog, 'utf8').includes(`enter ${victim.proc.pid} `))) await sleep(5);
+    victim.proc.kill('SIGKILL');
+    await victim.done;
+    const report = JSON.parse((await crux(dir, ['--json', 'doctor'])).stdout);
+    expect(report.lock).toMatchObject({ held: false, stale: true, holder: { pid: victim.proc.pid }, mechanism: 'socket+link (procfd)', filesystem: { trusted: true } });
+    expect(report.findings.map((f: { code: string }) => f.code)).toContain('lock_stale');
+    expect((JSON.parse((await crux(dir, ['--json', 'doctor'])).stdout)).lock).toMatchObject({ held: false, stale: false, holder: null });
+    const human = await crux(dir, ['doctor']);
+    expect(human.stdout).toMatch(/lock\s.*free/);
+  });
+
+  it('an empty .lock file left by an older crux becomes the lock directory', async () => {
+    const dir = freshDataDir();
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(join(dir, '.lock'), '');
+    expect((await crux(dir, ['session', 'put', 'a', '{}'])).exitCode).toBe(0);
+    expect(fs.statSync(join(dir, '.lock')).isDirectory()).toBe(true);
+  });
+
+  it("holder files of writers killed while waiting are swept once they pile up; a live waiter's are kept", async () => {
+    const dir = freshDataDir();
+    expect((await crux(dir, ['session', 'put', 'a', '{}'])).exitCode).toBe(0);
+    // 40 writers killed while they waited: each leaves its socket (now refusing) and holder file.
+    const lockLog = join(tempDir(), 'lock.log');
+    const holder = startCrux(dir, ['session', 'put', 'held', '{}'], { CRUX_TEST_LOCK_LOG: lockLog, CRUX_TEST_LOCK_HOLD_MS: '60000' });
+    while (!(fs.existsSync(lockLog) && fs.readFileSync(lockLog, 'utf8').includes(`enter ${holder.proc.pid} `))) await sleep(5);
+    const doomed = Array.from({ length: 40 }, (_, i) => startCrux(dir, ['session', 'put', `d${i}`, '{}'], { CRUX_LOCK_TIMEOUT: '60s' }));
+    const live = startCrux(dir, ['session', 'put', 'live', '{}'], { CRUX_LOCK_TIMEOUT: '60s' });
+    const infos = () => fs.readdirSync(join(dir, '.lock')).filter((n) => n.startsWith('i.'));
+    while (infos().length < 42) await sleep(20);
+    for (const d of doomed) d.proc.kill('SIGKILL');
+    await Promise.all(doomed.map((d) => d.done));
+    expect(infos()).toHaveLength(42);
+    holder.proc.kill('SIGKILL');
+    expect((await live.done).code).toBe(0);
+    await holder.done;
+    expect(infos()).toEqual([]);
+    expect(fs.readdirSync(join(dir, '.lock')).filter((n) => n.startsWith('s.'))).toEqual([]);
+    expect(readSessions(dir).get('live' as never)?.state).toBe('{}');
+  });
+});
+
+describe('deprecation flags', { timeout: TIMEOUT }, () => {
+  it("NODE_OPTIONS='--pending-deprecation --throw-deprecation' leaves stderr empty on committed writes", async () => {
+    const dir = freshDataDir();
+    const env = { NODE_OPTIONS: '--pending-deprecation --throw-deprecation' };
+    for (const args of [
+      ['session', 'put', 'a', '{}'],
+      ['session', 'put', 'a', '{"n":2}'],
+      ['case', 'record', '--task', 't', '--action', 'a', '--outcome', 'o'],
+      ['journal', 'compact'],
+      ['journal', 'check', '--repair'],
+      ['doctor'],
+    ]) {
+      const run = await crux(dir, args, { env });
+      expect(run.exitCode, `${args.join(' ')}: ${run.stderr}`).toBe(0);
+      expect(run.stderr, args.join(' ')).toBe('');
+    }
+  });
+});
