@@ -33,14 +33,14 @@ const size = (n) => (n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1000 ? `${n / 1
 
 // ---- data sets ---------------------------------------------------------------------------------------
 // Sessions: 70% closed, 8% active and fresh, 2% active and stale, 20% active with expires_at in 20 hourly
-// slots from 2 h ahead (nothing due: reap finds none). Agent a owns 24 sessions (handoff sources) + 0.1%.
+// slots from 2 h ahead (nothing due: reap finds none). Agent a owns only its handoff sources (ROUNDS + 2).
 const iso = (ms) => new Date(ms).toISOString();
+const sessionClass = (i) => (i * 2654435761) % 100;
 function sessionLines(from, to) {
   let out = '';
   for (let i = from; i < to; i++) {
-    const r = (i * 2654435761) % 100;
+    const r = sessionClass(i);
     const line = { session_id: `s${i}`, state: { step: i, notes: 'n'.repeat(200), plan: ['a', 'b', 'c'] } };
-    if (i % 1000 === 7) line.agent = 'a';
     if (r < 70) Object.assign(line, { status: 'closed', updated_at: iso(NOW - 30 * 24 * HOUR) });
     else if (r < 78) line.updated_at = iso(NOW - 60_000);
     else if (r < 80) line.updated_at = iso(NOW - 3 * 24 * HOUR);
@@ -71,6 +71,7 @@ for (const n of ALL_SIZES) {
   const t = performance.now();
   const s = join(work, `s-${n}`);
   for (let from = 0; from < n; from += 250_000) run(s, ['session', 'import', '-'], sessionLines(from, Math.min(n, from + 250_000)));
+  run(s, ['session', 'put', 'target', '{"step":0}']);
   // Agent a's handoff sources (one per timed mint), put one by one.
   for (let i = 0; i < ROUNDS + 2; i++) run(s, ['--agent', 'a', 'session', 'put', `src${i}`, '{"step":0}']);
   const c = join(work, `c-${n}`);
@@ -91,7 +92,10 @@ const rows = [{ name: 'node -e 0', argv: ['node', '-e', '0'] }];
 const at = (n, name) => `${name} @${size(n)}`;
 for (const n of ALL_SIZES) {
   const { s, c, caseId } = builds[n];
-  const mid = `s${Math.floor(n / 2)}`;
+  // A mid-journal session that is active (put and get both apply), or one put after the import at size 1.
+  let m = Math.floor(n / 2);
+  while (m < n && !(sessionClass(m) >= 70 && sessionClass(m) < 78)) m++;
+  const mid = m < n ? `s${m}` : 'target';
   rows.push({ name: at(n, 'session get'), argv: crux(s, 'session', 'get', mid), n, cmd: 'session get' });
   rows.push({ name: at(n, 'session put (replace)'), argv: crux(s, 'session', 'put', mid, '{"step":1}'), n, cmd: 'session put' });
   const fresh = counter('new');

@@ -10,6 +10,8 @@ import { replaceJournal, sweepStrayTemps } from './rewrite';
 import { listQuarantine, QUARANTINE_DIR, quarantineBytes } from './quarantine';
 import { loadSnapshot, loadThroughIndex, readRecordAt, replayFull, type Loaded, type Reporter } from './load';
 import { CACHE_DIR, keepDerived, type IndexQuery } from './derived';
+import { dropSnapshot } from './derived/snapshot';
+import { DerivedDamage } from './derived/sorted-table';
 import { DryTransaction, LockedTransaction, type TransactionHost } from './transaction';
 import type { StoreSpec } from './store-spec';
 import type { CompactReport, JournalReport, JournalStore, ProgressSink, StoreFacts, Transaction } from './store-boundary';
@@ -75,6 +77,28 @@ export class DataDir implements JournalStore, TransactionHost {
       return fromSnapshot.state;
     }
     return this.replayAndKeep(spec).state;
+  }
+
+  /**
+   * Runs `use` over the store's state, read without the lock. The state may read its snapshot on demand
+   * while `use` runs (a retrieve reads only its terms' postings); if a page of it turns out damaged, the
+   * store is replayed and `use` runs again on the replayed state, so the answer is always a replay's.
+   */
+  async readWith<S, T>(spec: StoreSpec<S>, use: (state: S) => T | Promise<T>): Promise<T> {
+    const lazy = loadSnapshot(this.root, this.path(spec.file), spec, this.reporter, { lazy: true });
+    if (lazy !== undefined) {
+      try {
+        const answer = await use(lazy.state);
+        keepDerived(this.root, this.path(spec.file), spec, lazy, this.reporter, { writer: false });
+        return answer;
+      } catch (error) {
+        if (!(error instanceof DerivedDamage)) throw error;
+        dropSnapshot(this.root, spec.file);
+      } finally {
+        lazy.release();
+      }
+    }
+    return use(this.replayAndKeep(spec).state);
   }
 
   /** A full replay for a reader, which then writes the derived files it found missing or unusable. */

@@ -5,9 +5,10 @@ const fs = require('node:fs') as typeof import('node:fs');
 import { scanJournal, type LinePosition, type ScanResult } from './scan';
 import type { ChainHead } from './record';
 import { KeyLines, StoreIndex } from './derived/store-index';
-import { openSnapshot } from './derived/snapshot';
+import { openSnapshot, readWhole, type OpenSnapshot } from './derived/snapshot';
+import { DerivedDamage } from './derived/sorted-table';
 import { LiveEstimate } from './derived/live-estimate';
-import type { IndexQuery, StoreSpec } from './store-spec';
+import type { IndexQuery, SnapshotBody, StoreSpec } from './store-spec';
 
 export interface Reporter {
   warn(message: string): void;
@@ -152,27 +153,36 @@ export function releaseLoaded(loaded: Loaded<unknown>): void {
 /**
  * Loads the whole state from the store's snapshot and the journal's records after it (verified as a
  * replay verifies them); undefined when there is no snapshot that verifies (then the caller replays).
+ * Eager (the default): the whole body is read and verified now. With `lazy`, the state reads the body on
+ * demand while `release()` has not been called; such a read may throw DerivedDamage (see readWith).
  */
-export function loadSnapshot<S>(root: string, path: string, spec: StoreSpec<S>, reporter: Reporter): Loaded<S> | undefined {
+export function loadSnapshot<S>(root: string, path: string, spec: StoreSpec<S>, reporter: Reporter, opts: { lazy?: boolean } = {}): (Loaded<S> & { release(): void }) | undefined {
   const codec = spec.snapshot;
   if (codec === undefined) return undefined;
   const fd = openJournal(path);
   if (typeof fd !== 'number') return undefined;
+  let snap: OpenSnapshot | undefined;
+  let kept = false;
   try {
     const size = fs.fstatSync(fd).size;
-    const snap = openSnapshot(root, spec.file, codec.version, fd, size);
+    snap = openSnapshot(root, spec.file, codec.version, fd, size);
     if (snap === undefined) return undefined;
-    const state = codec.decode(snap.body);
+    const body = opts.lazy ? snap.body : inMemory(readWhole(snap.body));
+    const state = codec.decode(body);
     if (state === undefined) return undefined;
     const b = snap.binding;
     const headAt = b.seq === 0 ? undefined : { line: b.lines, offset: b.head_offset, length: b.head_length };
+    const open = snap;
+    const release = opts.lazy ? () => open.close() : () => {};
     if (size === b.size) {
-      return { state, full: true, source: 'snapshot', damaged: false, head: { seq: b.seq, h: b.h }, headAt, bytes: b.size, lines: b.lines, records: b.lines, tornTail: undefined, snapshotAt: b.size };
+      kept = opts.lazy === true;
+      return { state, full: true, source: 'snapshot', damaged: false, head: { seq: b.seq, h: b.h }, headAt, bytes: b.size, lines: b.lines, records: b.lines, tornTail: undefined, snapshotAt: b.size, release };
     }
     const scan = scanJournal(fd, spec.vocabulary, (record, at) => spec.evolve(state, record, at), b.seq === 0 ? undefined : { offset: b.size, line: b.lines, head: { seq: b.seq, h: b.h } });
     // Damage past the snapshot: a replay reports it exactly as it always does.
     if (isDamaged(scan)) return undefined;
     void reporter;
+    kept = opts.lazy === true;
     return {
       state,
       full: true,
@@ -185,11 +195,19 @@ export function loadSnapshot<S>(root: string, path: string, spec: StoreSpec<S>, 
       records: scan.lines,
       tornTail: scan.tornTail,
       snapshotAt: b.size,
+      release,
     };
+  } catch (error) {
+    // A page of the snapshot that does not verify (read while folding the records after it): replay.
+    if (error instanceof DerivedDamage) return undefined;
+    throw error;
   } finally {
+    if (!kept) snap?.close();
     fs.closeSync(fd);
   }
 }
+
+const inMemory = (bytes: Buffer): SnapshotBody => ({ length: bytes.length, read: (offset, length) => bytes.subarray(offset, offset + length) });
 
 /** The record at `at`, verified as a replay verifies it (undefined when it does not). */
 export { readVerified as readRecordAt } from './derived/store-index';

@@ -180,6 +180,13 @@ export interface JournalStore {
 
   /** The store's whole state, without the lock (a query). A store that does not exist yet is empty. */
   read<S>(spec: StoreSpec<S>): Promise<S>;
+  /**
+   * Runs `use` over the store's whole state, without the lock; the state is valid only while `use` runs.
+   * Lets a data directory hand out a state that reads its snapshot on demand (a retrieve reads its terms'
+   * postings, not the whole bank) and, should a derived page turn out damaged meanwhile, answer from a
+   * replay instead. A store without such a state: `use(await this.read(spec))`.
+   */
+  readWith<S, T>(spec: StoreSpec<S>, use: (state: S) => T | Promise<T>): Promise<T>;
   /** A state holding at least the entity `key`, without the lock. */
   readKey<S>(spec: StoreSpec<S>, key: string): Promise<S>;
   /**

@@ -61,8 +61,23 @@ export interface SnapshotCodec<S> {
   /** Bumped whenever the encoding changes: a snapshot of another version is ignored. */
   readonly version: number;
   encode(state: S): Uint8Array;
-  /** undefined when the bytes are not a snapshot this codec can read. */
-  decode(bytes: Uint8Array): S | undefined;
+  /**
+   * undefined when the bytes are not a snapshot this codec can read. The body is read on demand, page by
+   * page, each page verified as it is read: a decoded state may read more of it later (a query reading the
+   * postings of its terms), and such a read throws DerivedDamage when a page does not verify — the journal
+   * layer then answers from a replay (DataDir.readWith).
+   */
+  decode(body: SnapshotBody): S | undefined;
+}
+
+/** A snapshot's body, read on demand from verified pages. */
+export interface SnapshotBody {
+  readonly length: number;
+  /**
+   * Bytes [offset, offset + length), never to be modified (often a view of a verified page); throws
+   * DerivedDamage when a page of them does not verify.
+   */
+  read(offset: number, length: number): Buffer;
 }
 
 /** Builds a vocabulary set from a list of names, refusing duplicates. */

@@ -2,7 +2,9 @@
 // the joined case ids, the joined vocabulary, and the numeric columns as raw little-endian typed arrays.
 // Loading it is a few views and two string decodes, not a replay. Text fields are not included: they stay
 // in the journal, at the positions the bank records.
-import { CaseBank, type BankColumns } from './bank';
+import type { SnapshotBody } from '../../journal/store-spec';
+import { CaseBank, type BankColumns, type LazyColumns } from './bank';
+import type { Numbers } from './columns';
 
 const MAGIC = 'crux-case-bank';
 // The vocabulary holds tokenize()'s terms: v2 since words are Alphabetic runs (SPEC §5), not \p{L} runs;
@@ -51,13 +53,67 @@ export function encodeBank(bank: CaseBank): Buffer {
   return out;
 }
 
-/** The bank encoded in `bytes`, or undefined when they are not a consistent bank of this version. */
-export function decodeBank(bytes: Buffer): CaseBank | undefined {
-  const nl = bytes.indexOf(10);
-  if (nl === -1 || nl > 4096) return undefined;
+/** A snapshot body held in memory (bytes already verified, or a test's). */
+export const bodyOf = (bytes: Uint8Array): SnapshotBody => {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return { length: buf.length, read: (offset, length) => buf.subarray(offset, offset + length) };
+};
+
+const PAGE = 4096;
+/** A column read page by page; past this many pages it is read whole (a query touching most of it). */
+const WHOLE_AFTER_PAGES = 16;
+
+/** Numbers of a column at `start` in the body, read on demand. */
+function lazyNumbers(body: SnapshotBody, start: number, length: number, ctor: Ctor): Numbers & { slice(from: number, to: number): Uint32Array } {
+  const size = ctor.BYTES_PER_ELEMENT;
+  const pages = new Map<number, Buffer>();
+  let whole: Numeric | undefined;
+  const read = (buf: Buffer, at: number) => (size === 8 ? buf.readDoubleLE(at) : size === 4 ? buf.readUInt32LE(at) : buf[at]!);
+  return {
+    length,
+    get(i: number): number {
+      if (whole !== undefined) return whole[i]!;
+      if (!(i >= 0 && i < length)) return undefined as unknown as number;
+      const at = start + i * size;
+      const p = Math.floor(at / PAGE);
+      let page = pages.get(p);
+      if (page === undefined) {
+        if (pages.size >= WHOLE_AFTER_PAGES) {
+          whole = typed(body.read(start, length * size), ctor, length);
+          return whole[i]!;
+        }
+        page = body.read(p * PAGE, Math.min(PAGE, body.length - p * PAGE));
+        pages.set(p, page);
+      }
+      return read(page, at - p * PAGE);
+    },
+    slice(from: number, to: number): Uint32Array {
+      if (whole !== undefined) return (whole as Uint32Array).subarray(from, to);
+      return typed(body.read(start + from * size, (to - from) * size), Uint32Array, to - from) as Uint32Array;
+    },
+  };
+}
+
+/** Bytes as a typed array: a view when they are aligned for it, else an aligned copy. */
+function typed(bytes: Buffer, ctor: Ctor, length: number): Numeric {
+  if (bytes.byteOffset % ctor.BYTES_PER_ELEMENT === 0) return new ctor(bytes.buffer as ArrayBuffer, bytes.byteOffset, length);
+  const own = Buffer.allocUnsafeSlow(bytes.length);
+  bytes.copy(own);
+  return new ctor(own.buffer as ArrayBuffer, 0, length);
+}
+
+/**
+ * The bank encoded in `body`, or undefined when it is not a consistent bank of this version. Its header,
+ * vocabulary and postings index are read now; every other section on demand (a retrieve reads the postings
+ * of its terms and its candidates' numbers). A later read may throw DerivedDamage (see SnapshotBody).
+ */
+export function decodeBank(body: SnapshotBody): CaseBank | undefined {
+  const head = body.read(0, Math.min(4096, body.length));
+  const nl = head.indexOf(10);
+  if (nl === -1) return undefined;
   let header: Header;
   try {
-    header = JSON.parse(bytes.toString('utf8', 0, nl));
+    header = JSON.parse(head.toString('utf8', 0, nl));
   } catch {
     return undefined;
   }
@@ -65,15 +121,9 @@ export function decodeBank(bytes: Buffer): CaseBank | undefined {
     header?.magic !== MAGIC || header.v !== VERSION || !Array.isArray(header.sections) || header.sections.length !== NUMERIC.length + 2 || typeof header.liveRecordBytes !== 'number') {
     return undefined;
   }
-  // Typed views need 8-byte alignment in their ArrayBuffer; a pooled Buffer may not give it.
-  let aligned = bytes;
-  if (bytes.byteOffset % 8 !== 0) {
-    aligned = Buffer.allocUnsafeSlow(bytes.length); // its own ArrayBuffer, at offset 0
-    bytes.copy(aligned);
-  }
   let at = pad8(nl + 1);
   const take = (length: number) => {
-    if (!Number.isSafeInteger(length) || length < 0 || at + length > aligned.length) throw new RangeError('truncated');
+    if (!Number.isSafeInteger(length) || length < 0 || at + length > body.length) throw new RangeError('truncated');
     const start = at;
     at = pad8(at + length);
     return start;
@@ -81,17 +131,21 @@ export function decodeBank(bytes: Buffer): CaseBank | undefined {
   try {
     const [idLength, vocabLength, ...numeric] = header.sections as number[];
     const idStart = take(idLength!);
-    const idBytes = aligned.subarray(idStart, idStart + idLength!);
+    const idBytes = { length: idLength!, slice: (from: number, to: number) => body.read(idStart + from, to - from) };
     const vocabStart = take(vocabLength!);
-    const vocabText = aligned.toString('utf8', vocabStart, vocabStart + vocabLength!);
+    const vocabText = body.read(vocabStart, vocabLength!).toString('utf8');
     const columns: Record<string, unknown> = { idBytes, vocab: vocabLength === 0 ? [] : vocabText.split('\n'), liveRecordBytes: header.liveRecordBytes };
     NUMERIC.forEach(([name, ctor], i) => {
       const length = numeric[i]!;
       if (length % ctor.BYTES_PER_ELEMENT !== 0) throw new RangeError('misaligned');
-      columns[name] = new ctor(aligned.buffer as ArrayBuffer, aligned.byteOffset + take(length), length / ctor.BYTES_PER_ELEMENT);
+      const start = take(length);
+      const count = length / ctor.BYTES_PER_ELEMENT;
+      // The postings index is vocabulary-sized and read by every query: read it now.
+      columns[name as string] = name === 'postStart' ? typed(body.read(start, length), ctor, count) : lazyNumbers(body, start, count, ctor);
     });
-    return new CaseBank(columns as unknown as BankColumns);
-  } catch {
-    return undefined;
+    return new CaseBank(columns as unknown as LazyColumns);
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
   }
 }

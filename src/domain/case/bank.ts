@@ -8,7 +8,7 @@ import { scrubText } from '../../shared/scrub';
 import { formatTime } from '../../shared/time';
 import type { CaseId } from '../../shared/ids';
 import type { Case } from './case';
-import { f64, u32, u8, type Column } from './columns';
+import { f64, u32, u8, type Column, type Numbers } from './columns';
 import { CASE_EVENTS } from './events';
 import { caseTerms } from './tokenize';
 
@@ -37,6 +37,34 @@ export interface BankColumns {
   readonly liveRecordBytes: number;
 }
 
+/**
+ * The same columns read on demand from a snapshot's verified pages (bank-codec.ts): a query reads the
+ * postings of its terms and the numbers of its candidates, not the whole bank.
+ */
+export interface LazyColumns {
+  readonly idBytes: Bytes;
+  readonly idStarts: Numbers;
+  readonly vocab: string[];
+  readonly reward: Numbers;
+  readonly created: Numbers;
+  readonly success: Numbers;
+  readonly reused: Numbers;
+  readonly termCount: Numbers;
+  readonly recOffset: Numbers;
+  readonly recLength: Numbers;
+  readonly recLine: Numbers;
+  readonly postStart: Uint32Array;
+  readonly postSlots: Numbers & { slice(from: number, to: number): Uint32Array };
+  readonly idHash: Numbers;
+  readonly liveRecordBytes: number;
+}
+
+/** Bytes read on demand. */
+export interface Bytes {
+  readonly length: number;
+  slice(from: number, to: number): Uint8Array;
+}
+
 const emptyColumns = (): BankColumns => ({
   idBytes: new Uint8Array(0), idStarts: new Uint32Array(0), vocab: [], reward: new Float64Array(0), created: new Float64Array(0),
   success: new Uint8Array(0), reused: new Float64Array(0), termCount: new Uint32Array(0), recOffset: new Float64Array(0),
@@ -62,7 +90,7 @@ export class CaseBank {
   readonly bodies = new Map<number, CaseBody>();
   liveCount = 0;
   liveRecordBytes = 0;
-  private readonly base: BankColumns;
+  private readonly base: BankColumns | LazyColumns;
   private readonly baseSlots: number;
   private readonly laterIds: string[] = [];
   /** Postings of slots added after the base, by term id. */
@@ -72,7 +100,7 @@ export class CaseBank {
   private vocabIndex: Map<string, number> | undefined;
 
   /** A bank continuing from decoded columns (a replay cache), which it then owns; they are checked. */
-  constructor(from: BankColumns = emptyColumns()) {
+  constructor(from: BankColumns | LazyColumns = emptyColumns()) {
     checkColumns(from);
     this.base = from;
     this.baseSlots = from.idStarts.length;
@@ -96,8 +124,10 @@ export class CaseBank {
 
   idOf(slot: number): string {
     if (slot >= this.baseSlots) return this.laterIds[slot - this.baseSlots]!;
-    const end = slot + 1 < this.baseSlots ? this.base.idStarts[slot + 1]! - 1 : this.base.idBytes.length;
-    return UTF8.decode(this.base.idBytes.subarray(this.base.idStarts[slot]!, end));
+    const { idStarts, idBytes } = this.base;
+    const at = (i: number) => (ArrayBuffer.isView(idStarts) ? idStarts[i]! : idStarts.get(i));
+    const end = slot + 1 < this.baseSlots ? at(slot + 1) - 1 : idBytes.length;
+    return UTF8.decode(idBytes.slice(at(slot), end));
   }
 
   /** The live slot of a case id. */
@@ -111,19 +141,20 @@ export class CaseBank {
   // binary search of the cached (hash, slot) pairs — a few probes, where a search of every id cost ~1 ms per
   // record at 100k cases, and a map of every id ~100 ms.
   private baseSlotOf(id: string): number | undefined {
-    const pairs = this.base.idHash;
-    const n = pairs.length >> 1;
+    const hashes = this.base.idHash;
+    const pairs = ArrayBuffer.isView(hashes) ? { get: (i: number) => hashes[i]! } : hashes;
+    const n = hashes.length >> 1;
     if (n === 0) return undefined;
     const h = idHash32(id);
     let lo = 0;
     let hi = n;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (pairs[2 * mid]! < h) lo = mid + 1;
+      if (pairs.get(2 * mid) < h) lo = mid + 1;
       else hi = mid;
     }
-    for (let i = lo; i < n && pairs[2 * i] === h; i++) {
-      const slot = pairs[2 * i + 1]!;
+    for (let i = lo; i < n && pairs.get(2 * i) === h; i++) {
+      const slot = pairs.get(2 * i + 1);
       if (slot < this.baseSlots && this.idOf(slot) === id) return slot;
     }
     return undefined;
@@ -142,7 +173,8 @@ export class CaseBank {
   /** Every slot (live or dead) whose case has term `id`: those from the cache, then those folded since. */
   postingsOf(id: number): { readonly cached: Uint32Array; readonly later: readonly number[] } {
     const { postStart, postSlots } = this.base;
-    const cached = id + 1 < postStart.length ? postSlots.subarray(postStart[id]!, postStart[id + 1]!) : NO_SLOTS;
+    const from = postStart[id]!, to = postStart[id + 1]!;
+    const cached = id + 1 >= postStart.length ? NO_SLOTS : ArrayBuffer.isView(postSlots) ? postSlots.subarray(from, to) : postSlots.slice(from, to);
     return { cached, later: this.laterPostings.get(id) ?? [] };
   }
 
@@ -277,14 +309,18 @@ const UTF8_ENCODER = new TextEncoder();
  * Refuses columns whose shapes disagree (a damaged or foreign cache). Postings are not visited one by one
  * (that would cost a replay's worth of time): a slot number out of range reads as undefined and is skipped.
  */
-function checkColumns(c: BankColumns): void {
+function checkColumns(c: BankColumns | LazyColumns): void {
   const n = c.idStarts.length;
   const perSlot = [c.reward, c.created, c.success, c.reused, c.termCount, c.recOffset, c.recLength, c.recLine];
   if (perSlot.some((column) => column.length !== n)) throw new RangeError('inconsistent columns');
   if (c.postStart.length !== c.vocab.length + 1 || c.postStart[c.vocab.length] !== c.postSlots.length) throw new RangeError('inconsistent postings');
   for (let t = 0; t < c.vocab.length; t++) if (c.postStart[t]! > c.postStart[t + 1]!) throw new RangeError('inconsistent postings');
-  for (let s = 1; s < n; s++) if (c.idStarts[s]! <= c.idStarts[s - 1]!) throw new RangeError('inconsistent ids');
-  if (n > 0 && c.idStarts[n - 1]! >= c.idBytes.length) throw new RangeError('inconsistent ids');
+  // Columns read on demand come from checksummed pages: visiting every id would read them all.
+  if (ArrayBuffer.isView(c.idStarts)) {
+    const ids = c.idStarts;
+    for (let s = 1; s < n; s++) if (ids[s]! <= ids[s - 1]!) throw new RangeError('inconsistent ids');
+    if (n > 0 && ids[n - 1]! >= c.idBytes.length) throw new RangeError('inconsistent ids');
+  }
   if (c.idHash.length !== 2 * n) throw new RangeError('inconsistent id hashes');
 }
 

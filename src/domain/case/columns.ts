@@ -1,50 +1,51 @@
-// The case bank's per-slot numbers: a typed-array base (decoded from a snapshot, never copied) and a tail of
-// slots added since. Appending to a 100k-slot column must not copy it: a bank decoded to answer one query
-// often folds a record or two written after its snapshot.
+// The case bank's per-slot numbers: a base (decoded from a snapshot, never copied: a typed array, or numbers
+// read on demand from the snapshot's pages) and a tail of slots added since. Appending to a 100k-slot column
+// must not copy it: a bank decoded to answer one query often folds a record or two written after its snapshot.
 
 type Typed = Float64Array | Uint32Array | Uint8Array;
 type TypedCtor<T extends Typed> = { new (length: number): T; BYTES_PER_ELEMENT: number };
 
+/** Numbers read on demand (a snapshot's column, page by page). */
+export interface Numbers {
+  readonly length: number;
+  get(i: number): number;
+}
+
 export class Column<T extends Typed> {
-  private readonly base: T;
+  private readonly typed: T | undefined;
+  private readonly lazy: Numbers | undefined;
+  private readonly baseLength: number;
+  /** Values set over a base that is read on demand (it is never written). */
+  private readonly overlay = new Map<number, number>();
   private readonly tail: number[] = [];
 
-  constructor(
-    private readonly ctor: TypedCtor<T>,
-    initial?: T,
-  ) {
-    this.base = initial ?? new ctor(0);
+  constructor(ctor: TypedCtor<T>, initial?: T | Numbers) {
+    if (initial === undefined || ArrayBuffer.isView(initial)) this.typed = (initial as T | undefined) ?? new ctor(0);
+    else this.lazy = initial;
+    this.baseLength = (this.typed ?? this.lazy)!.length;
   }
 
   get length(): number {
-    return this.base.length + this.tail.length;
+    return this.baseLength + this.tail.length;
   }
 
   get(i: number): number {
-    const n = this.base.length;
-    return i < n ? this.base[i]! : this.tail[i - n]!;
+    if (i >= this.baseLength) return this.tail[i - this.baseLength]!;
+    if (this.typed !== undefined) return this.typed[i]!;
+    return this.overlay.size > 0 && this.overlay.has(i) ? this.overlay.get(i)! : this.lazy!.get(i);
   }
 
   set(i: number, value: number): void {
-    const n = this.base.length;
-    if (i < n) this.base[i] = value;
-    else this.tail[i - n] = value;
+    if (i >= this.baseLength) this.tail[i - this.baseLength] = value;
+    else if (this.typed !== undefined) this.typed[i] = value;
+    else this.overlay.set(i, value);
   }
 
   push(value: number): void {
     this.tail.push(value);
   }
-
-  /** Every slot as one typed array: the base itself when nothing was added, else a copy. */
-  view(): T {
-    if (this.tail.length === 0) return this.base;
-    const out = new this.ctor(this.length);
-    out.set(this.base as never);
-    out.set(this.tail as never, this.base.length);
-    return out;
-  }
 }
 
-export const f64 = (initial?: Float64Array) => new Column(Float64Array, initial);
-export const u32 = (initial?: Uint32Array) => new Column(Uint32Array, initial);
-export const u8 = (initial?: Uint8Array) => new Column(Uint8Array, initial);
+export const f64 = (initial?: Float64Array | Numbers) => new Column(Float64Array, initial);
+export const u32 = (initial?: Uint32Array | Numbers) => new Column(Uint32Array, initial);
+export const u8 = (initial?: Uint8Array | Numbers) => new Column(Uint8Array, initial);

@@ -74,14 +74,14 @@ export function rankCases(bank: CaseBank, query: RetrieveQuery): Hit[] {
     for (let i = 0; i < cached.length; i++) count(cached[i]!);
     for (const slot of later) count(slot);
   }
-  const alive = bank.alive.view(), success = bank.success.view(), counts = bank.termCount.view();
+  const { alive, success, termCount } = bank;
   // Terms no case has still count in the union.
   const q = queryTerms.size;
   const best: Hit[] = [];
   for (const slot of touched) {
-    if (alive[slot] === 0 || (query.onlySuccess && success[slot] === 0)) continue;
+    if (alive.get(slot) === 0 || (query.onlySuccess && success.get(slot) === 0)) continue;
     const n = shared[slot]!;
-    const similarity = n / (q + counts[slot]! - n);
+    const similarity = n / (q + termCount.get(slot) - n);
     if (similarity < query.minSimilarity) continue;
     // Most candidates lose to the worst kept hit on similarity alone: no object, no full compare.
     if (best.length === query.topK && similarity < best[best.length - 1]!.similarity) continue;

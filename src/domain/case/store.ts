@@ -29,7 +29,7 @@ export const CASE_STORE: StoreSpec<CaseBank> = {
   snapshot: {
     version: 1,
     encode: encodeBank,
-    decode: (bytes) => decodeBank(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)),
+    decode: (body) => decodeBank(body),
   },
 };
 
@@ -96,10 +96,8 @@ export async function importCases(scope: CaseScope, cases: readonly Case[]): Pro
 
 /** Ranked matches; with `markReused`, each returned case's reuse count goes up by one, journaled. */
 export async function retrieveCases(scope: CaseScope, query: RetrieveQuery, markReused: boolean): Promise<ScoredCase[]> {
-  if (!markReused) {
-    const bank = await scope.dir.read(CASE_STORE);
-    return resultsOf(scope.dir, bank, rankCases(bank, query));
-  }
+  // The bank reads only what ranking needs (its terms' postings, its candidates' numbers) while this runs.
+  if (!markReused) return scope.dir.readWith(CASE_STORE, (bank) => resultsOf(scope.dir, bank, rankCases(bank, query)));
   return scope.dir.write(async (tx) => {
     const bank = await tx.load(CASE_STORE);
     const hits = rankCases(bank, query);

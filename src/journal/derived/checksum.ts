@@ -15,11 +15,16 @@ const TABLE = (() => {
 })();
 
 const NATIVE_FROM_BYTES = 256 * 1024;
+/** Past this many bytes checksummed in JS (a long range of pages), zlib's native CRC pays for its loading. */
+const NATIVE_AFTER_BYTES = 512 * 1024;
+let jsBytes = 0;
 let native: ((data: Uint8Array, value?: number) => number) | undefined;
 
 /** CRC-32 of `bytes`, continuing from `seed` (0 for a fresh checksum). */
 export function crc32(bytes: Uint8Array, seed = 0): number {
-  if (bytes.length >= NATIVE_FROM_BYTES) {
+  if (native !== undefined) return native(bytes, seed) >>> 0;
+  jsBytes += bytes.length;
+  if (bytes.length >= NATIVE_FROM_BYTES || jsBytes > NATIVE_AFTER_BYTES) {
     if (native === undefined) {
       const zlib = require('node:zlib') as typeof import('node:zlib') & { crc32?: (data: Uint8Array, value?: number) => number };
       native = zlib.crc32 ?? jsCrc32;

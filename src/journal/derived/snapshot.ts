@@ -1,30 +1,39 @@
 // The state snapshot: a store's whole folded state, encoded by the store, in cache/<journal>.state, so that
-// whole-store queries (case retrieve) decode it and replay only the records written after it.
+// whole-store queries (case retrieve) read what they need of it and replay only the records written after it.
 //
 // File: the 512-byte header (cache-file.ts) naming the store's codec and its version, the journal binding,
-// the body's length and its CRC-32; then the body (8-byte aligned). It is used only when the header and the
-// whole body verify and the binding holds for a prefix of the journal; the records after that prefix are
-// read from the journal and verified as a replay would. Written atomically (temp + rename) by writers and by
-// readers that had to replay; a snapshot that fails any check is bypassed (a replay answers) and replaced.
+// the body's length and the CRC-32 of the page table; the page table (one CRC-32 per 4 KiB page of the body,
+// each seeded with the file's nonce and the page number; padded to 8 bytes); then the body. The header and
+// the page table are verified when the snapshot is opened, and each page of the body when it is first read,
+// so a query pays for the pages it touches (the postings of its terms, its candidates' numbers), not for
+// the whole file. It is used only when the binding holds for a prefix of the journal; the records after
+// that prefix are read from the journal and verified as a replay would. Written atomically (temp + rename)
+// by writers and by readers that had to replay; a snapshot that fails any check is bypassed and replaced.
 // A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
 const fs = require('node:fs') as typeof import('node:fs');
-import { crc32 } from './checksum';
-import { bindingHolds, cachePath, decodeHeader, dropCacheFile, encodeHeader, HEADER_BYTES, isBinding, writeCacheFile, type JournalBinding } from './cache-file';
+import type { SnapshotBody } from '../store-spec';
+import { crc32, seedOf } from './checksum';
+import { bindingHolds, cachePath, dropCacheFile, encodeHeader, HEADER_BYTES, isBinding, newNonce, readHeader, writeCacheFile, type JournalBinding } from './cache-file';
+import { DerivedDamage } from './sorted-table';
 
 const SNAPSHOT_KIND = 'crux-snapshot';
-const SNAPSHOT_VERSION = 2;
+const SNAPSHOT_VERSION = 3;
+const PAGE = 4096;
 
 interface SnapshotHeader {
   readonly kind: typeof SNAPSHOT_KIND;
   readonly v: number;
   readonly file: string;
   readonly codec: number;
+  readonly nonce: number;
   readonly binding: JournalBinding;
   readonly body_bytes: number;
-  readonly body_crc: number;
+  readonly table_crc: number;
 }
 
 export const snapshotName = (file: string) => `${file}.state`;
+const pages = (bytes: number) => Math.ceil(bytes / PAGE);
+const tableBytes = (bytes: number) => (pages(bytes) * 4 + 7) & ~7;
 
 /** The size of journal the snapshot covers, from its header alone (undefined when none verifies). */
 export function snapshotCovers(root: string, file: string): number | undefined {
@@ -35,37 +44,119 @@ export function snapshotCovers(root: string, file: string): number | undefined {
     return undefined;
   }
   try {
-    const buf = Buffer.allocUnsafe(HEADER_BYTES);
-    if (fs.readSync(fd, buf, 0, HEADER_BYTES, 0) !== HEADER_BYTES) return undefined;
-    const header = decodeHeader<SnapshotHeader>(buf);
+    const header = readHeader<SnapshotHeader>(fd);
     return header?.kind === SNAPSHOT_KIND && header.v === SNAPSHOT_VERSION && isBinding(header.binding) ? header.binding.size : undefined;
   } finally {
     fs.closeSync(fd);
   }
 }
 
-/** The snapshot's body and binding, if it verifies for codec `codec` and describes a prefix of the journal at `journalFd`. */
-export function openSnapshot(root: string, file: string, codec: number, journalFd: number, journalSize: number): { binding: JournalBinding; body: Buffer } | undefined {
-  let bytes: Buffer;
+/** A snapshot open for reading: its binding, and its body read on demand. Close it when done. */
+export interface OpenSnapshot {
+  readonly binding: JournalBinding;
+  readonly body: SnapshotBody;
+  close(): void;
+}
+
+/** The snapshot, if its header and page table verify for codec `codec` and it describes a prefix of the journal at `journalFd`. */
+export function openSnapshot(root: string, file: string, codec: number, journalFd: number, journalSize: number): OpenSnapshot | undefined {
+  let fd: number;
   try {
-    bytes = fs.readFileSync(cachePath(root, snapshotName(file)));
+    fd = fs.openSync(cachePath(root, snapshotName(file)), 'r');
   } catch {
     return undefined;
   }
-  const header = decodeHeader<SnapshotHeader>(bytes);
-  if (header?.kind !== SNAPSHOT_KIND || header.v !== SNAPSHOT_VERSION || header.file !== file || header.codec !== codec || !isBinding(header.binding)) return undefined;
-  if (bytes.length !== HEADER_BYTES + header.body_bytes) return undefined;
-  const body = bytes.subarray(HEADER_BYTES);
-  if (crc32(body) !== header.body_crc) return undefined;
-  if (!bindingHolds(journalFd, journalSize, header.binding, { prefix: true })) return undefined;
-  return { binding: header.binding, body };
+  let ok = false;
+  try {
+    const header = readHeader<SnapshotHeader>(fd);
+    if (header?.kind !== SNAPSHOT_KIND || header.v !== SNAPSHOT_VERSION || header.file !== file || header.codec !== codec || !isBinding(header.binding)) return undefined;
+    const { body_bytes: bodyBytes, nonce } = header;
+    if (!Number.isSafeInteger(bodyBytes) || bodyBytes < 0 || !Number.isInteger(nonce)) return undefined;
+    const bodyAt = HEADER_BYTES + tableBytes(bodyBytes);
+    if (fs.fstatSync(fd).size !== bodyAt + bodyBytes) return undefined;
+    const table = Buffer.allocUnsafe(tableBytes(bodyBytes));
+    if (fs.readSync(fd, table, 0, table.length, HEADER_BYTES) !== table.length || crc32(table) !== header.table_crc) return undefined;
+    if (!bindingHolds(journalFd, journalSize, header.binding, { prefix: true })) return undefined;
+    ok = true;
+    return { binding: header.binding, body: new PagedBody(fd, bodyAt, bodyBytes, table, nonce), close: () => fs.closeSync(fd) };
+  } finally {
+    if (!ok) fs.closeSync(fd);
+  }
+}
+
+/** A body read page by page, each page verified against the page table once. */
+class PagedBody implements SnapshotBody {
+  private readonly verified = new Map<number, Buffer>();
+
+  constructor(
+    private readonly fd: number,
+    private readonly at: number,
+    readonly length: number,
+    private readonly table: Buffer,
+    private readonly nonce: number,
+  ) {}
+
+  read(offset: number, length: number): Buffer {
+    if (!(offset >= 0 && length >= 0 && offset + length <= this.length)) throw new DerivedDamage('a read past the snapshot body');
+    if (length === 0) return Buffer.alloc(0);
+    const first = Math.floor(offset / PAGE);
+    const last = Math.floor((offset + length - 1) / PAGE);
+    // Within one verified page: a view of it.
+    const one = first === last ? this.verified.get(first) : undefined;
+    if (one !== undefined) return one.subarray(offset - first * PAGE, offset - first * PAGE + length);
+    let fresh = true;
+    for (let p = first; p <= last && fresh; p++) fresh = !this.verified.has(p);
+    if (fresh) {
+      // No page of the range read yet: one positioned read, verified page by page, returned as a view.
+      const run = this.readRun(first, last);
+      return run.subarray(offset - first * PAGE, offset - first * PAGE + length);
+    }
+    for (let p = first; p <= last; p++) if (!this.verified.has(p)) this.readRun(p, p);
+    const out = Buffer.allocUnsafe(length);
+    for (let p = first; p <= last; p++) {
+      const page = this.verified.get(p)!;
+      const start = Math.max(offset, p * PAGE);
+      const end = Math.min(offset + length, p * PAGE + page.length);
+      page.copy(out, start - offset, start - p * PAGE, end - p * PAGE);
+    }
+    return out;
+  }
+
+  /** Reads pages first..last in one positioned read and verifies each; they are kept as views of it. */
+  private readRun(first: number, last: number): Buffer {
+    const from = first * PAGE;
+    const to = Math.min(this.length, (last + 1) * PAGE);
+    const run = Buffer.allocUnsafeSlow(to - from);
+    let n: number;
+    try {
+      n = fs.readSync(this.fd, run, 0, run.length, this.at + from);
+    } catch {
+      throw new DerivedDamage('snapshot unreadable');
+    }
+    if (n !== run.length) throw new DerivedDamage('snapshot truncated');
+    for (let q = first; q <= last; q++) {
+      const page = run.subarray((q - first) * PAGE, Math.min(run.length, (q - first + 1) * PAGE));
+      if (crc32(page, seedOf(this.nonce, q)) !== this.table.readUInt32LE(q * 4)) throw new DerivedDamage(`snapshot page ${q} does not verify`);
+      this.verified.set(q, page);
+    }
+    return run;
+  }
+}
+
+/** The whole body of a snapshot as bytes, verified (for codecs that decode everything at once). */
+export function readWhole(body: SnapshotBody): Buffer {
+  return body.read(0, body.length);
 }
 
 export function writeSnapshot(root: string, file: string, codec: number, binding: JournalBinding, body: Uint8Array): void {
-  const header = encodeHeader({ kind: SNAPSHOT_KIND, v: SNAPSHOT_VERSION, file, codec, binding, body_bytes: body.length, body_crc: crc32(body) });
-  if (!writeCacheFile(root, snapshotName(file), [header, body])) dropSnapshot(root, file);
+  const nonce = newNonce();
+  const table = Buffer.alloc(tableBytes(body.length));
+  for (let p = 0; p < pages(body.length); p++) table.writeUInt32LE(crc32(body.subarray(p * PAGE, (p + 1) * PAGE), seedOf(nonce, p)), p * 4);
+  const header = encodeHeader({ kind: SNAPSHOT_KIND, v: SNAPSHOT_VERSION, file, codec, nonce, binding, body_bytes: body.length, table_crc: crc32(table) });
+  if (!writeCacheFile(root, snapshotName(file), [header, table, body])) dropSnapshot(root, file);
 }
 
 export function dropSnapshot(root: string, file: string): void {
   dropCacheFile(root, snapshotName(file));
 }
+

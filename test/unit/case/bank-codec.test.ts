@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeBank, encodeBank } from '../../../src/domain/case/bank-codec';
+import { bodyOf, decodeBank, encodeBank } from '../../../src/domain/case/bank-codec';
 import { CaseBank } from '../../../src/domain/case/bank';
 import { rankCases } from '../../../src/domain/case/rank';
 import { bankOf, recorded } from './fixtures';
@@ -16,7 +16,7 @@ describe('bank codec', () => {
   ]);
 
   it('round-trips live cases, positions, reuse counts and the index, dropping dead slots', () => {
-    const decoded = decodeBank(encodeBank(bank))!;
+    const decoded = decodeBank(bodyOf(encodeBank(bank)))!;
     expect(decoded.slots).toBe(2);
     expect(decoded.liveCount).toBe(2);
     expect(decoded.liveRecordBytes).toBe(bank.liveRecordBytes);
@@ -37,26 +37,26 @@ describe('bank codec', () => {
         recorded({ id: 'c_1', task: 'restart nothing' }),
         { ev: 'case.deleted', data: { case_id: 'c_2' } },
       ],
-      decodeBank(encodeBank(bank))!,
+      decodeBank(bodyOf(encodeBank(bank)))!,
     );
     // Both 1/2, same reward and time: the lower id first.
     expect(rankCases(decoded, q('restart')).map((h) => decoded.idOf(h.slot))).toEqual(['c_1', 'c_4']);
     expect(decoded.liveCount).toBe(2);
-    const again = decodeBank(encodeBank(decoded))!;
+    const again = decodeBank(bodyOf(encodeBank(decoded)))!;
     expect(again.liveSlots().map((s) => again.idOf(s))).toEqual(['c_4', 'c_1']);
   });
 
   it('round-trips an empty bank', () => {
-    const empty = decodeBank(encodeBank(new CaseBank()))!;
+    const empty = decodeBank(bodyOf(encodeBank(new CaseBank())))!;
     expect(empty.slots).toBe(0);
     expect(rankCases(empty, q('anything'))).toEqual([]);
   });
 
   it('answers undefined for bytes it did not write, truncated or inconsistent ones', () => {
     const bytes = encodeBank(bank);
-    expect(decodeBank(Buffer.from('not a bank\n'))).toBeUndefined();
-    expect(decodeBank(Buffer.alloc(0))).toBeUndefined();
-    expect(decodeBank(bytes.subarray(0, bytes.length - 16))).toBeUndefined();
+    expect(decodeBank(bodyOf(Buffer.from('not a bank\n')))).toBeUndefined();
+    expect(decodeBank(bodyOf(Buffer.alloc(0)))).toBeUndefined();
+    expect(decodeBank(bodyOf(bytes.subarray(0, bytes.length - 16)))).toBeUndefined();
     const header = JSON.parse(bytes.toString('utf8', 0, bytes.indexOf(10)));
     const withHeader = (h: object) => {
       const text = JSON.stringify(h);
@@ -64,12 +64,12 @@ describe('bank codec', () => {
       copy.write(text.padEnd(bytes.indexOf(10), ' '), 0);
       return copy;
     };
-    expect(decodeBank(withHeader({ ...header, v: 99 }))).toBeUndefined();
+    expect(decodeBank(bodyOf(withHeader({ ...header, v: 99 })))).toBeUndefined();
     // v1 banks hold \p{L}-run terms (before SPEC §5 read Alphabetic): their vocabulary is stale, never trusted;
     // v2 banks have no id hashes.
     expect(header.v).toBe(3);
-    expect(decodeBank(withHeader({ ...header, v: 1 }))).toBeUndefined();
-    expect(decodeBank(withHeader({ ...header, v: 2 }))).toBeUndefined();
+    expect(decodeBank(bodyOf(withHeader({ ...header, v: 1 })))).toBeUndefined();
+    expect(decodeBank(bodyOf(withHeader({ ...header, v: 2 })))).toBeUndefined();
     // Shapes that disagree are refused.
     const columns = bank.toColumns();
     expect(() => new CaseBank({ ...columns, reward: new Float64Array(1) })).toThrow(RangeError);
@@ -80,6 +80,6 @@ describe('bank codec', () => {
     expect(rankCases(damaged, q('restart nginx 東京 build'))).toEqual([]);
     // Decoding a pooled, unaligned copy works as well.
     const unaligned = Buffer.concat([Buffer.alloc(3), bytes]).subarray(3);
-    expect(decodeBank(unaligned)?.slots).toBe(2);
+    expect(decodeBank(bodyOf(unaligned))?.slots).toBe(2);
   });
 });

@@ -9,7 +9,7 @@ import { snapshotName } from '../../../src/journal/derived/snapshot';
 
 const indexPath = (root: string, file: string) => cachePath(root, indexName(file));
 const snapshotPath = (root: string, file: string) => cachePath(root, snapshotName(file));
-import type { StoreSpec } from '../../../src/journal/store-spec';
+import type { SnapshotBody, StoreSpec } from '../../../src/journal/store-spec';
 import { tempDir } from '../../helpers/cli';
 import { ITEM_STORE, puts } from './fixtures';
 
@@ -29,7 +29,7 @@ function cachedStore(extra: Partial<StoreSpec<Items>> = {}): StoreSpec<Items> & 
     snapshot: {
       version: 1,
       encode: (state: Items) => Buffer.from(JSON.stringify([...state])),
-      decode: (bytes: Uint8Array) => new Map(JSON.parse(Buffer.from(bytes).toString('utf8'))) as Items,
+      decode: (body: SnapshotBody) => new Map(JSON.parse(body.read(0, body.length).toString('utf8'))) as Items,
     },
   };
   return Object.assign(spec, extra);
