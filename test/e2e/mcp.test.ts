@@ -107,6 +107,17 @@ describe('crux mcp: tools', () => {
       expect((await cli(dir, ['--agent', 'planner', 'session', 'put', `c${i}`, '--file', file])).exitCode).toBe(0);
       expect((await s.call('session_get', { session_id: `c${i}` })).content[0].text).toBe(state);
     }
+    // `at`: the state as it was at a record (seq) or a time, as `session get --at` answers.
+    const first = (await cli(dir, ['--agent', 'planner', '--json', 'session', 'history', 'c0'])).stdout;
+    const seq = JSON.parse(first).history.at(-1).seq;
+    await s.call('session_put', { session_id: 'c0', state_text: '{"later":true}' });
+    expect((await s.call('session_get', { session_id: 'c0', at: seq })).content[0].text).toBe(states[0]);
+    expect((await s.call('session_get', { session_id: 'c0', at: NOW })).content[0].text).toBe('{"later":true}');
+    const atCli = await cli(dir, ['--agent', 'planner', '--json', 'session', 'get', 'c0', '--at', String(seq)]);
+    // The same document, as JSON carries it (1e400 parses to Infinity, which JSON writes as null).
+    expect((await s.call('session_get', { session_id: 'c0', at: seq })).structuredContent).toEqual(JSON.parse(JSON.stringify(JSON.parse(atCli.stdout))));
+    refusal(await s.call('session_get', { session_id: 'c0', at: '2000-01-01T00:00:00Z' }), 3);
+    refusal(await s.call('session_get', { session_id: 'c0', at: 'yesterday' }), 5);
     // A JSON value (not text) is stored as its JSON text, null included.
     await s.call('session_put', { session_id: 'v', state: null });
     expect((await cli(dir, ['--agent', 'planner', 'session', 'get', 'v'])).stdout).toBe('null');

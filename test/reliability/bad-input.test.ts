@@ -142,6 +142,18 @@ function rows(): Row[] {
     { args: ['doctor', '--bogus'], code: 2, why: 'unknown option' },
     { args: ['completion', 'fish'], code: 2, why: 'unsupported shell (not one of the choices)' },
     { args: ['completion'], code: 2, why: 'missing shell' },
+    { args: ['session', 'history', 'a::b'], code: 5, why: 'session id with ::' },
+    { args: ['handoff', 'untrust', '--agent', 'a::b'], code: 5, why: 'bad agent name' },
+    // mcp, hook (a hook never exits 2: its usage errors are 5)
+    { args: ['mcp', '--agent', 'a::b'], code: 5, why: 'bad agent name, refused before serving' },
+    { args: ['mcp', 'extra'], code: 2, why: 'unexpected argument' },
+    { args: ['hook', 'claude-code'], input: junk(512, 7), code: 5, why: 'random bytes as the payload' },
+    { args: ['hook', 'claude-code'], input: '{"hook_event_name":"Stop","session_id":"a::b"}', code: 5, why: 'bad session id in the payload' },
+    { args: ['hook', 'claude-code', '--bogus'], input: '{}', code: 5, why: 'unknown option of a hook (never 2)' },
+    { args: ['hook', 'gemini-cli'], input: '[1]', code: 5, why: 'payload not an object' },
+    { args: ['hook', 'gemini-cli', '--top-k', 'x'], input: '{}', code: 5, why: 'bad --top-k of a hook' },
+    { args: ['hook', 'install', 'nope'], code: 2, why: 'unknown client' },
+    { args: ['hook', 'install', 'claude-code', '--settings', files.notJson], code: 5, why: 'settings file not JSON' },
   ];
 }
 

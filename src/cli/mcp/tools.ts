@@ -23,6 +23,7 @@ import { ED25519_ALG, MAC_ALG } from '../../domain/handoff/crypto';
 import { MAX_ENVELOPE_BYTES } from '../../domain/handoff/envelope';
 import { DEFAULT_MAX_AGE_MS, DEFAULT_TTL_MS } from '../../domain/handoff/store';
 import { parseTaskRecord } from '../../domain/handoff/task-record';
+import { parseHistoryPoint } from '../../domain/session/history';
 import { acceptStateDocument } from '../../domain/session/state-document';
 
 type Z = typeof Zod;
@@ -112,14 +113,21 @@ const sessionGet = tool({
   name: 'session_get',
   title: 'Read a session',
   description:
-    "The state of a session, like `crux session get`: the text is the stored state's exact bytes; structuredContent is the session's record with the state parsed in.",
+    "The state of a session, like `crux session get` (with `at`: as it was then, like `--at`): the text is the stored state's exact bytes; structuredContent is the session's record with the state parsed in.",
   readOnly: true,
   destructive: false,
   idempotent: true,
-  input: (z) => ({ session_id: sessionId(z) }),
+  input: (z) => ({
+    session_id: sessionId(z),
+    at: z
+      .union([z.number().int().min(1), z.string()])
+      .optional()
+      .describe('The session as it was at that journal record (a sequence number, as `crux session history` lists them) or RFC 3339 time.'),
+  }),
   output: SESSION,
   run: async (ctx, args) => {
-    const { state, documentText } = await sessionOps.getSession(ctx, parseLogicalSessionId(args.session_id));
+    const at = args.at === undefined ? undefined : parseHistoryPoint(String(args.at));
+    const { state, documentText } = await sessionOps.getSession(ctx, parseLogicalSessionId(args.session_id), at);
     return { structured: JSON.parse(documentText), text: state };
   },
 });
