@@ -108,6 +108,7 @@ export interface Position {
 
 export class StoreIndex<S> {
   private pending = new EntryList(16);
+  private byHash: Map<string, [EntryList, number][]> | undefined;
   private readonly touched = new Set<string>();
 
   private constructor(
@@ -238,12 +239,29 @@ export class StoreIndex<S> {
       found.push({ at: { offset: joinOffset(w[x + 2]!, w[x + 3]!), length: w[x + 4]!, line: w[x + 5]! }, reset: (w[x + 6]! & FLAG_RESET) !== 0 });
     };
     this.base.table.range(hi, lo, hi, lo, take);
-    for (const list of [this.log?.entries, this.tail.entries, this.pending]) {
+    for (const [list, j] of this.unsortedByHash().get(`${hi}:${lo}`) ?? []) take(list.words, j);
+    // This transaction's own lines (a few): scanned.
+    const w = this.pending.words;
+    for (let j = 0; j < this.pending.count; j++) if (w[j * ENTRY_WORDS] === hi && w[j * ENTRY_WORDS + 1] === lo) take(w, j);
+    return found.sort((a, b) => a.at.offset - b.at.offset);
+  }
+
+  /** The log's and the tail's key lines by key hash (built once: a query may look up thousands of keys). */
+  private unsortedByHash(): Map<string, [EntryList, number][]> {
+    if (this.byHash !== undefined) return this.byHash;
+    const map = new Map<string, [EntryList, number][]>();
+    for (const list of [this.log?.entries, this.tail.entries]) {
       if (list === undefined) continue;
       const w = list.words;
-      for (let j = 0; j < list.count; j++) if (w[j * ENTRY_WORDS] === hi && w[j * ENTRY_WORDS + 1] === lo) take(w, j);
+      for (let j = 0; j < list.count; j++) {
+        if (w[j * ENTRY_WORDS]! >>> 24 !== KEY_SPACE) continue;
+        const id = `${w[j * ENTRY_WORDS]}:${w[j * ENTRY_WORDS + 1]}`;
+        const at = map.get(id);
+        if (at === undefined) map.set(id, [[list, j]]);
+        else at.push([list, j]);
+      }
     }
-    return found.sort((a, b) => a.at.offset - b.at.offset);
+    return (this.byHash = map);
   }
 
   /**
