@@ -9,9 +9,15 @@ const CELL_CHARS = 60;
 
 /** On a terminal at most CELL_CHARS characters, so a long task keeps a table readable; piped, all of it. */
 export function cell(text: string, style: Pick<Style, 'terminal'>): string {
-  if (!style.terminal) return text;
-  const chars = [...text.replace(/\s+/g, ' ').trim()];
-  return chars.length <= CELL_CHARS ? chars.join('') : `${chars.slice(0, CELL_CHARS - 1).join('')}…`;
+  // No more UTF-16 units than characters allowed: nothing to cut (the table flattens whitespace itself).
+  if (!style.terminal || text.length <= CELL_CHARS) return text;
+  let out = '';
+  let n = 0;
+  for (const c of text.replace(/\s+/g, ' ').trim()) {
+    if (++n === CELL_CHARS) return `${out}…`;
+    out += c;
+  }
+  return out;
 }
 
 const yesNo = (success: boolean): CellValue => (success ? { text: 'yes', tone: 'good' } : { text: 'no', tone: 'bad' });

@@ -69,8 +69,11 @@ export function writeHuman(rendering: Rendering, color: boolean): void {
 // The last guard: renderers escape what they show (shared/printable.ts); anything that still slipped through
 // is escaped here. Newlines and tabs are layout; with colour on, the SGR sequences chalk writes are ours.
 const UNSAFE = new RegExp(`\\x1b\\[[0-9;]*m|[${CONTROLS_BUT_LAYOUT}]`, 'g');
+const ANY_UNSAFE = new RegExp(`[${CONTROLS_BUT_LAYOUT}]`);
 
 export function terminalSafe(text: string, color: boolean): string {
+  // A scan without a match allocates nothing: the usual case, and the whole cost, of a long plain list.
+  if (!ANY_UNSAFE.test(text)) return text;
   return text.replace(UNSAFE, (match) => (match.length > 1 ? (color ? match : `\\x1b${match.slice(1)}`) : visible(match)));
 }
 

@@ -39,14 +39,22 @@ interface Prepared {
 }
 
 const WHITESPACE = /\s+/g;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+const spaced = (text: string) => text.includes('  ') || text.startsWith(' ') || text.endsWith(' ');
 
 /** One line of printable text: runs of whitespace (newlines too) become one space, controls are escaped. */
 function prepare(value: CellValue, plain: boolean): Prepared {
   const raw = typeof value === 'string' ? value : value.text;
+  const tone = typeof value === 'string' ? undefined : value.tone;
+  // The usual cell, printable ASCII, costs one scan: no control to escape, no wide character to measure.
+  if (PRINTABLE_ASCII.test(raw) && raw !== '') {
+    const text = spaced(raw) ? raw.replace(WHITESPACE, ' ').trim() : raw;
+    if (text !== '') return { text, width: text.length, tone };
+  }
   let text = printable(raw.replace(WHITESPACE, ' ').trim());
   // An empty cell in plain columns would shift awk's fields.
   if (plain && text === '') text = '-';
-  return { text, width: displayWidth(text), tone: typeof value === 'string' ? undefined : value.tone };
+  return { text, width: displayWidth(text), tone };
 }
 
 /**
