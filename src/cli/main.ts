@@ -1,7 +1,8 @@
 // The entry point: build the program, parse, and turn every outcome into one exit code (SPEC §2).
 import { CommanderError } from 'commander';
 import { CruxError, errorDocument, EXIT_CODES, hintOf, internalError } from '../shared/errors';
-import { writeStderr } from '../output/stdout';
+import { stdoutFailure, writeStderr } from '../output/stdout';
+import { committed } from '../shared/commit-log';
 import { scrubText } from '../shared/scrub';
 import { buildProgram, helpAsOption, isLifecycleHook } from './program';
 // A message may quote its input (a JSON parser's excerpt of random bytes, an unknown option): the error stays
@@ -27,7 +28,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     const program = await buildProgram(argv);
     await program.parseAsync(helpAsOption(program, argv));
-    return 0;
+    return outputOutcome(json);
   } catch (caught) {
     let error: CruxError | undefined;
     if (caught instanceof CruxError) error = caught;
@@ -40,6 +41,26 @@ export async function main(argv: string[]): Promise<number> {
     reportError(error, json);
     return EXIT_CODES[error.kind];
   }
+}
+
+/**
+ * The exit of a command that ran to its end, given what became of its output. A closed pipe on a query is the
+ * reader's choice (`crux … | head`): 0, quietly. After a committed write the effect is durable, so whatever
+ * became of stdout the exit is 0, with one line on stderr saying what was done (a retrying wrapper must not
+ * repeat it). A query whose output hit a full device or an I/O error failed: its kind's code.
+ */
+function outputOutcome(json: boolean): number {
+  const failure = stdoutFailure();
+  if (failure === undefined) return 0;
+  const done = committed();
+  if (done.length > 0) {
+    writeStderr(`crux: committed (${done.join('; ')}), but its output could not be written (${failure}): the write is durable, do not repeat it\n`);
+    return 0;
+  }
+  if (failure === 'EPIPE') return 0;
+  const error = new CruxError('io_error', `cannot write standard output (${failure})`, 'nothing was changed; send the output where it can be written');
+  reportError(error, json);
+  return EXIT_CODES[error.kind];
 }
 
 /** Build step (see build.mjs): run several commands in one process so V8's code cache covers them all. */

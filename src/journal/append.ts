@@ -1,7 +1,7 @@
 // Appending under the lock: quarantine a torn tail, write the new lines in one write, fsync, then acknowledge.
 // A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
 const fs = require('node:fs') as typeof import('node:fs');
-import { asStorageError, FILE_MODE, fsyncDir, stampMtime, writeAll } from './durable-fs';
+import { adoptOwner, asStorageError, FILE_MODE, fsyncDir, writeAll } from './durable-fs';
 import { quarantineBytes } from './quarantine';
 import { crashPoint, tornWriteForTest } from './crash-point';
 
@@ -34,6 +34,7 @@ export function appendRecords(args: {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw asStorageError(error, path);
     try {
       fd = fs.openSync(path, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_EXCL, FILE_MODE);
+      adoptOwner(fd, root);
     } catch (createError) {
       throw asStorageError(createError, path);
     }
@@ -64,7 +65,6 @@ export function appendRecords(args: {
       tornWriteForTest(fd, buf, size);
       writeAll(fd, buf, size);
       crashPoint('append:before-fsync');
-      stampMtime(fd);
       fs.fdatasyncSync(fd);
     } catch (error) {
       // Roll back to the last whole line: a failed append leaves the file as it was.

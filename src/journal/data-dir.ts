@@ -3,7 +3,7 @@
 const fs = require('node:fs') as typeof import('node:fs');
 import { dirname, join } from 'node:path';
 import { acquireLock, LOCK_DIR, type HeldLock } from './lock';
-import { asStorageError, ensurePrivateDir } from './durable-fs';
+import { adoptOwner, asStorageError, ensurePrivateDir, pathExists } from './durable-fs';
 import { scanJournal, SNAPSHOT_EVENT, type LinePosition, type ScanResult } from './scan';
 import { EMPTY_HEAD, encodeRecords, type ChainHead, type EventDraft, type JournalRecord } from './record';
 import { replaceJournal, sweepStrayTemps } from './rewrite';
@@ -19,6 +19,7 @@ import { DirKeyStore } from './keys';
 import { surveyStore } from './survey';
 import { archiveJournal, checkHistory, DEFAULT_HISTORY_RETENTION, pruneHistory, replayHistory, type HistoryRetention } from './history';
 import { CruxError } from '../shared/errors';
+import { noteCommit } from '../shared/commit-log';
 
 export type { Reporter } from './load';
 export { COMPACT_MAX_LIVE_FRACTION, COMPACT_MIN_BYTES } from './transaction';
@@ -61,7 +62,7 @@ export class DataDir implements JournalStore, TransactionHost {
   }
 
   exists(): boolean {
-    return fs.existsSync(this.root);
+    return pathExists(this.root);
   }
 
   path(file: string): string {
@@ -261,12 +262,13 @@ export class DataDir implements JournalStore, TransactionHost {
   /** Creates the data directory (and missing parents) and its lock file; returns what it created, outermost first. */
   private create(): string[] {
     const created: string[] = [];
-    for (let dir = this.root; !fs.existsSync(dir); dir = dirname(dir)) created.unshift(dir);
+    for (let dir = this.root; !pathExists(dir); dir = dirname(dir)) created.unshift(dir);
     try {
       ensurePrivateDir(this.root);
       const lockPath = this.path(LOCK_FILE);
-      if (!fs.existsSync(lockPath)) {
+      if (!pathExists(lockPath)) {
         fs.mkdirSync(lockPath, { mode: 0o700 });
+        adoptOwner(lockPath, this.root);
         created.push(lockPath);
       }
     } catch (error) {
@@ -303,6 +305,7 @@ export class DataDir implements JournalStore, TransactionHost {
     const { text } = encodeRecords(loaded.head, [snapshot, ...live], ts);
     archiveJournal(this.root, spec.file, loaded.head);
     const bytes = replaceJournal(this.root, spec.file, text);
+    noteCommit(`${spec.file} compacted`);
     pruneHistory(this.root, this.historyRetention, Date.parse(ts));
     this.reindex(spec);
     return { name, file: spec.file, before, after: { records: live.length + 1, bytes } };
@@ -344,6 +347,7 @@ export class DataDir implements JournalStore, TransactionHost {
     const drafts = ordered.map((r) => ({ ev: r.ev, data: r.data, actor: r.actor, ts: r.ts }));
     const { text } = encodeRecords(start, drafts, ts);
     replaceJournal(this.root, file, text);
+    noteCommit(`${file} repaired`);
     this.reindex(spec);
     return quarantine;
   }

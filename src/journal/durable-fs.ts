@@ -2,7 +2,7 @@
 // A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
 const fs = require('node:fs') as typeof import('node:fs');
 import { dirname } from 'node:path';
-import { CruxError } from '../shared/errors';
+import { CruxError, environmentError } from '../shared/errors';
 
 export const DIR_MODE = 0o700;
 export const FILE_MODE = 0o600;
@@ -20,9 +20,24 @@ export function fsyncDir(dir: string): void {
   }
 }
 
+/**
+ * Whether `path` exists. Unlike fs.existsSync, a path that cannot be looked at (EACCES on a parent) is not
+ * "absent": it throws, naming the path (exit 5), so that a store another user owns never looks empty.
+ */
+export function pathExists(path: string): boolean {
+  try {
+    fs.statSync(path);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+    throw asStorageError(error, path);
+  }
+}
+
 /** Creates `dir` (and missing parents) with mode 0700; fsyncs each parent that gained an entry. */
 export function ensurePrivateDir(dir: string): boolean {
-  if (fs.existsSync(dir)) return false;
+  if (pathExists(dir)) return false;
   ensurePrivateDir(dirname(dir));
   try {
     fs.mkdirSync(dir, { mode: DIR_MODE });
@@ -31,27 +46,61 @@ export function ensurePrivateDir(dir: string): boolean {
     throw asStorageError(error, dir);
   }
   fs.chmodSync(dir, DIR_MODE);
+  adoptOwner(dir, dirname(dir));
   fsyncDir(dirname(dir));
   return true;
 }
 
 /**
- * Gives a file just written by crux an mtime no other write can produce: the current time with random
- * nanoseconds. The kernel stamps writes with a coarse clock (a few ms per tick), so without this an edit by
- * another program in the same tick as crux's last write would leave the stat unchanged, and the caches that
- * trust an unchanged stat (key index, snapshot) would miss it.
+ * Root creating something in a directory another user owns (a cron job's write or repair) gives it to that
+ * user, so that the owner is never locked out of their own data directory (SPEC §3). Otherwise does nothing.
  */
-export function stampMtime(fd: number): void {
-  const seconds = Math.floor(Date.now() / 1000);
-  fs.futimesSync(fd, seconds, seconds + (1 + Math.floor(Math.random() * 999_998)) / 1_000_000);
+export function adoptOwner(target: string | number, dir: string): void {
+  if (process.getuid?.() !== 0) return;
+  const owner = fs.statSync(dir);
+  if (owner.uid === 0 && owner.gid === 0) return;
+  if (typeof target === 'number') fs.fchownSync(target, owner.uid, owner.gid);
+  else fs.chownSync(target, owner.uid, owner.gid);
 }
 
-/** Writes `bytes` to a new file at `path` (0600) and fsyncs it; fails if the file exists. */
-export function writeNewFileDurable(path: string, bytes: Uint8Array | string, opts: { stamp?: boolean } = {}): void {
-  const fd = fs.openSync(path, 'wx', FILE_MODE);
+/** Owner, group and permission bits to give a file (those of the file it replaces). */
+export interface Ownership {
+  readonly uid: number;
+  readonly gid: number;
+  readonly mode: number;
+}
+
+/** The owner, group and mode of `path`, or undefined when it does not exist. */
+export function ownershipOf(path: string): Ownership | undefined {
+  try {
+    const st = fs.statSync(path);
+    return { uid: st.uid, gid: st.gid, mode: st.mode & 0o7777 };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw asStorageError(error, path);
+  }
+}
+
+/**
+ * Writes `bytes` to a new file at `path` (0600, or `like`'s owner, group and mode) and fsyncs it; fails if
+ * the file exists. On failure nothing is left at `path`.
+ */
+export function writeNewFileDurable(path: string, bytes: Uint8Array | string, opts: { like?: Ownership | undefined } = {}): void {
+  let fd: number;
+  try {
+    fd = fs.openSync(path, 'wx', FILE_MODE);
+  } catch (error) {
+    throw (error as NodeJS.ErrnoException).code === 'EEXIST' ? error : asStorageError(error, path);
+  }
   try {
     writeAll(fd, typeof bytes === 'string' ? Buffer.from(bytes) : bytes, 0);
-    if (opts.stamp) stampMtime(fd);
+    if (opts.like !== undefined) {
+      // A rewrite by root (a cron job's compaction) must not lock the owner out: chown before chmod, which
+      // keeps set-id bits from being cleared by the chown.
+      const st = fs.fstatSync(fd);
+      if (st.uid !== opts.like.uid || st.gid !== opts.like.gid) fs.fchownSync(fd, opts.like.uid, opts.like.gid);
+      fs.fchmodSync(fd, opts.like.mode);
+    } else adoptOwner(fd, dirname(path));
     fs.fsyncSync(fd);
   } catch (error) {
     fs.closeSync(fd);
@@ -79,20 +128,15 @@ export function writeAll(fd: number, buf: Uint8Array, position: number): void {
   }
 }
 
-const DISK_FULL = new Set(['ENOSPC', 'EFBIG', 'EDQUOT']);
-
-/** Turns a filesystem error into a CruxError with a clear message (full disk → exit 75, not 1). */
+/**
+ * Turns a filesystem error into a CruxError naming `path`: permission → 5, full disk or I/O → 75 (never 1);
+ * ENOTDIR/EISDIR → 5. Anything else is returned as it is.
+ */
 export function asStorageError(error: unknown, path: string): unknown {
   if (error instanceof CruxError) return error;
   const code = (error as NodeJS.ErrnoException)?.code;
-  if (code && DISK_FULL.has(code)) {
-    return new CruxError('disk_full', `the disk is full: cannot write ${path} (${code})`, 'free some space and retry; nothing was written');
-  }
-  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
-    return new CruxError('invalid_input', `permission denied: ${path} (${code})`, 'check the data directory and its permissions');
-  }
   if (code === 'ENOTDIR' || code === 'EISDIR') {
     return new CruxError('invalid_input', `not usable as a data directory: ${path} (${code})`);
   }
-  return error;
+  return environmentError(error, path) ?? error;
 }

@@ -49,20 +49,32 @@ export function readPrivateFile(path: string): Buffer | undefined {
  */
 export function createPrivateFileExclusive(path: string, bytes: Uint8Array | string): boolean {
   const dir = dirname(path);
-  ensurePrivateDir(dir);
-  fs.chmodSync(dir, DIR_MODE);
+  const created = ensurePrivateDir(dir);
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  writeNewFileDurable(temp, bytes);
   try {
-    fs.linkSync(temp, path);
+    fs.chmodSync(dir, DIR_MODE);
+    writeNewFileDurable(temp, bytes);
+    try {
+      fs.linkSync(temp, path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw error;
+    } finally {
+      fs.rmSync(temp, { force: true });
+    }
+    fsyncDir(dir);
+    return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    // A key that could not be made (a full disk) leaves nothing behind: not even the keys/ it created.
+    if (created) {
+      try {
+        fs.rmdirSync(dir);
+      } catch {
+        // Not empty: another process made a key meanwhile.
+      }
+    }
     throw asStorageError(error, path);
-  } finally {
-    fs.rmSync(temp, { force: true });
   }
-  fsyncDir(dir);
-  return true;
 }
 
 /** Mode and size of a key file, or undefined when it does not exist. */

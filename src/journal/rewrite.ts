@@ -1,9 +1,10 @@
-// Replacing a journal whole (compaction, repair): temp file, fsync, atomic rename, fsync the directory.
+// Replacing a journal whole (compaction, repair): temp file (with the old file's owner, group and mode), fsync,
+// atomic rename, fsync the directory.
 // A crash at any step leaves either the old journal or the new one, never a mixture.
 // A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
 const fs = require('node:fs') as typeof import('node:fs');
 import { join } from 'node:path';
-import { asStorageError, fsyncDir, writeNewFileDurable } from './durable-fs';
+import { asStorageError, fsyncDir, ownershipOf, writeNewFileDurable } from './durable-fs';
 import { crashPoint } from './crash-point';
 import { quarantineBytes } from './quarantine';
 
@@ -13,7 +14,8 @@ export function replaceJournal(root: string, file: string, text: string | Uint8A
   const temp = join(root, `${tempPrefix(file)}${process.pid}.tmp`);
   fs.rmSync(temp, { force: true });
   try {
-    writeNewFileDurable(temp, text, { stamp: true });
+    // The new file takes the old one's owner, group and mode (SPEC §3: a rewrite keeps them).
+    writeNewFileDurable(temp, text, { like: ownershipOf(join(root, file)) });
     crashPoint('rewrite:before-rename');
     fs.renameSync(temp, join(root, file));
     crashPoint('rewrite:after-rename');

@@ -3,6 +3,7 @@
 const fs = require('node:fs') as typeof import('node:fs');
 import { isUtf8 } from 'node:buffer';
 import { EMPTY_HEAD, type ChainHead } from './record';
+import { asStorageError } from './durable-fs';
 import { ChainVerifier, type LineProblem, type LinePosition, type RecordSink } from './verify';
 
 export { SNAPSHOT_EVENT, type LinePosition, type LineProblem, type RecordSink } from './verify';
@@ -54,7 +55,7 @@ export function scanJournal(path: string | number, vocabulary: ReadonlySet<strin
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
       return { exists: false, bytes: 0, lines: 0, records: 0, problems: [], head: EMPTY_HEAD, ms: 0 };
     }
-    throw error;
+    throw asStorageError(error, String(path));
   }
   let lineNo = from?.line ?? 0;
   const verifier = new ChainVerifier(vocabulary, sink, from?.head);
@@ -69,7 +70,12 @@ export function scanJournal(path: string | number, vocabulary: ReadonlySet<strin
   const chunk = Buffer.allocUnsafe(CHUNK);
   try {
     for (;;) {
-      const n = fs.readSync(fd, chunk, 0, CHUNK, position);
+      let n: number;
+      try {
+        n = fs.readSync(fd, chunk, 0, CHUNK, position);
+      } catch (error) {
+        throw asStorageError(error, String(path));
+      }
       if (n === 0) break;
       let buf = chunk.subarray(0, n);
       let base = position;

@@ -12,6 +12,7 @@ import type { JournalRecord } from './record';
 import type { StoreSpec } from './store-spec';
 import type { JournalFacts, StoreFacts } from './store-boundary';
 import { listQuarantine } from './quarantine';
+import { asStorageError } from './durable-fs';
 
 export interface FileFacts {
   readonly exists: boolean;
@@ -25,8 +26,10 @@ export function fileFacts(path: string): FileFacts {
   let st: import('node:fs').Stats;
   try {
     st = fs.statSync(path);
-  } catch {
-    return { exists: false, kind: null, bytes: 0, mode: null };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { exists: false, kind: null, bytes: 0, mode: null };
+    throw asStorageError(error, path);
   }
   const kind = st.isFile() ? 'file' : st.isDirectory() ? 'directory' : 'other';
   return { exists: true, kind, bytes: st.size, mode: st.mode & 0o777 };

@@ -7,6 +7,7 @@ import { dropDerived, keepDerived, type IndexQuery } from './derived';
 import type { LinePosition, TornTail } from './scan';
 import type { StoreSpec } from './store-spec';
 import type { Transaction } from './store-boundary';
+import { noteCommit } from '../shared/commit-log';
 
 /** Auto-compaction: a journal over this size whose live records need less than half of it is rewritten. */
 export const COMPACT_MIN_BYTES = 256 * 1024;
@@ -187,6 +188,7 @@ export class LockedTransaction implements Transaction {
         this.host.reporter.warn(`${path}: moved ${what} of ${torn.length} bytes at offset ${torn.offset} (a write that never completed) to ${outcome.quarantined}`);
       }
     }
+    if (this.pending.size > 0) noteCommit([...this.pending].map(([spec, batch]) => `${countLines(batch.text)} record(s) to ${spec.file}`).join(', '));
     this.finish();
   }
 
@@ -210,4 +212,10 @@ export class LockedTransaction implements Transaction {
       keepDerived(this.host.root, this.host.path(spec.file), spec, loaded, this.host.reporter, { writer: true });
     }
   }
+}
+
+function countLines(text: string): number {
+  let n = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) n += 1;
+  return n;
 }

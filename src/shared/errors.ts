@@ -7,6 +7,8 @@ export const EXIT_CODES = {
   not_found: 3,
   conflict: 4,
   invalid_input: 5,
+  // Permission denied on a file or directory of the store (EACCES, EPERM, EROFS): the message names the path.
+  permission_denied: 5,
   verification_failed: 6,
   expired: 7,
   replayed: 8,
@@ -14,6 +16,8 @@ export const EXIT_CODES = {
   lock_timeout: 75,
   // A full disk is a temporary failure: nothing was written, and the same command succeeds once space is freed.
   disk_full: 75,
+  // An I/O error of the device (EIO) or the system's limits (EMFILE, ENFILE): nothing was written; retry.
+  io_error: 75,
   // A shared store's server out of reach (refused, authentication, connection lost): nothing committed.
   store_unavailable: 75,
 } as const;
@@ -35,7 +39,9 @@ export const DEFAULT_HINTS: Record<ErrorKind, string> = {
   replayed: 'it was accepted before; nothing to do',
   journal_damaged: 'run `crux journal check` for the details',
   lock_timeout: 'another crux process holds the lock; safe to retry',
+  permission_denied: 'nothing was changed; check the owner and mode of that path, and which user runs crux',
   disk_full: 'nothing was written; free some space and retry',
+  io_error: 'nothing was written; check the device (dmesg) and retry',
   store_unavailable: 'nothing was changed; safe to retry once the server is reachable',
 };
 
@@ -69,8 +75,39 @@ export const errorDocument = (error: CruxError) => ({
   error: { code: error.exitCode, kind: error.kind, message: scrubText(error.message), hint: scrubText(hintOf(error)) },
 });
 
-/** Anything thrown that is not a CruxError is a bug (exit 1); CRUX_DEBUG=1 puts its stack in the message. */
+const PERMISSION = new Set(['EACCES', 'EPERM', 'EROFS']);
+const NO_SPACE = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
+const IO = new Set(['EIO', 'EMFILE', 'ENFILE']);
+
+/**
+ * A failure of the environment as its kind (SPEC §3: never exit 1): permission → 5 naming the path; no space,
+ * quota, file too large → 75; I/O error → 75. undefined for anything else. `path` names what was being
+ * accessed when the error itself does not (Node's fs errors carry it).
+ */
+export function environmentError(caught: unknown, path?: string): CruxError | undefined {
+  if (caught instanceof CruxError || caught === null || typeof caught !== 'object') return undefined;
+  const { code, path: errorPath, dest } = caught as NodeJS.ErrnoException & { dest?: string };
+  if (typeof code !== 'string') return undefined;
+  const where = path ?? errorPath ?? dest ?? 'the data directory';
+  if (PERMISSION.has(code)) {
+    const what = code === 'EROFS' ? 'read-only file system' : 'permission denied';
+    return new CruxError('permission_denied', `${what}: ${where} (${code})`);
+  }
+  if (NO_SPACE.has(code)) {
+    const what = code === 'EFBIG' ? 'the file is too large for this file system' : code === 'EDQUOT' ? 'the disk quota is exceeded' : 'the disk is full';
+    return new CruxError('disk_full', `${what}: cannot write ${where} (${code})`);
+  }
+  if (IO.has(code)) return new CruxError('io_error', `${code === 'EIO' ? 'I/O error' : 'too many open files'}: ${where} (${code})`);
+  return undefined;
+}
+
+/**
+ * Anything thrown that is not a CruxError: a failure of the environment gets its own kind (above); everything
+ * else is a bug (exit 1), and CRUX_DEBUG=1 puts its stack in the message.
+ */
 export function internalError(caught: unknown, debug: boolean): CruxError {
+  const environment = environmentError(caught);
+  if (environment !== undefined) return environment;
   const detail = caught instanceof Error ? (debug ? caught.stack : caught.message) : String(caught);
   return new CruxError('internal', `internal error: ${detail}`, 'this is a bug: please report it with the command you ran; CRUX_DEBUG=1 shows the stack');
 }

@@ -18,12 +18,14 @@ async function intoClosedPipe(dir: string, args: string[]) {
 }
 
 describe('a closed stdout', () => {
-  it('handoff mint commits, exits 0 and prints no stack trace when nobody reads the envelope', async () => {
+  it('handoff mint commits, exits 0 and says so in one line (no stack trace) when nobody reads the envelope', async () => {
     const dir = freshDataDir();
     // A package larger than a pipe's buffer, so the write meets the closed end whatever the timing.
     expect((await crux(dir, ['--agent', 'a', 'session', 'put', 's'], { input: `{"big":"${'x'.repeat(200_000)}"}` })).exitCode).toBe(0);
     const run = await intoClosedPipe(dir, ['--agent', 'a', 'handoff', 'mint', 's']);
-    expect(run).toEqual({ exit: 'exit=0', stderr: '' });
+    // SPEC §3: exit 0, and one line on stderr saying what was done (a wrapper must not retry it).
+    expect(run.exit).toBe('exit=0');
+    expect(run.stderr).toMatch(/^crux: committed \(1 record\(s\) to handoffs.jsonl, 1 record\(s\) to sessions.jsonl\), but its output could not be written \(EPIPE\): the write is durable, do not repeat it$/);
     const list = await crux(dir, ['--agent', 'a', '--json', 'session', 'list']);
     expect(JSON.parse(list.stdout).sessions[0].status).toBe('handed_off');
     expect(JSON.parse((await crux(dir, ['--json', 'handoff', 'list'])).stdout).handoffs).toHaveLength(1);
