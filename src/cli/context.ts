@@ -1,9 +1,8 @@
 // Everything a command needs from its invocation, resolved once: data dir, identities, clock, output mode.
 // A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
 const fs = require('node:fs') as typeof import('node:fs');
-import { isAbsolute, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { DataDir } from '../journal/data-dir';
+import { openStore, resolveStore, type StoreSource } from './store';
 import type { JournalStore } from '../journal/store-boundary';
 import type { WorkPhase } from '../journal/load';
 import { writeStderr } from '../output/stdout';
@@ -17,10 +16,12 @@ import { scrubText } from '../shared/scrub';
 import { parseActorName, parseAgentName, type ActorName, type AgentName } from '../shared/ids';
 import { formatTime, parseDuration, parseTime, type Instant } from '../shared/time';
 
-export type DataDirSource = 'flag' | 'env' | 'xdg' | 'default';
+/** Where the store's name came from: --data-dir or --store, their variables, XDG_DATA_HOME, or the default. */
+export type DataDirSource = StoreSource;
 
 export interface GlobalOptions {
   dataDir?: string;
+  store?: string;
   agent?: string;
   actor?: string;
   json?: boolean;
@@ -45,27 +46,11 @@ export interface Context {
   readonly env: NodeJS.ProcessEnv;
   /** Damaged journal lines the replays of this invocation passed over (--json documents carry them). */
   readonly warnings: JournalWarning[];
+  /** How long a write waits for the writers' lock (CRUX_LOCK_TIMEOUT), for stores a command opens itself. */
+  readonly lockTimeoutMs: number;
   warn(message: string): void;
   /** Hears how far the writes of this invocation have come (an import's progress line) until the returned stop. */
   onWork(listener: ((phase: WorkPhase, done: number, total: number) => void) | undefined): () => void;
-}
-
-export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv): { path: string; source: DataDirSource } {
-  if (flag !== undefined) {
-    if (flag === '') throw invalid('--data-dir must not be empty');
-    return { path: resolve(flag), source: 'flag' };
-  }
-  if (env.CRUX_DATA_DIR) return { path: resolve(env.CRUX_DATA_DIR), source: 'env' };
-  // XDG: a relative XDG_DATA_HOME is invalid and must be ignored.
-  const xdg = env.XDG_DATA_HOME;
-  if (xdg && isAbsolute(xdg)) return { path: join(xdg, 'crux'), source: 'xdg' };
-  // Without an absolute HOME the default would be a path under the current directory: refuse (SPEC §1).
-  const home = env.HOME;
-  if (!home || !isAbsolute(home)) {
-    const why = home === undefined ? 'HOME is not set' : home === '' ? 'HOME is empty' : `HOME is not an absolute path (${JSON.stringify(home)})`;
-    throw invalid(`no data directory: ${why} and XDG_DATA_HOME is not an absolute path`, 'give --data-dir, or set CRUX_DATA_DIR, XDG_DATA_HOME or HOME');
-  }
-  return { path: join(home, '.local', 'share', 'crux'), source: 'default' };
 }
 
 /** CRUX_HISTORY_KEEP (a duration) and CRUX_HISTORY_MAX_BYTES: how long and how much of history/ compaction keeps. */
@@ -82,7 +67,7 @@ export function buildContext(command: Command, env: NodeJS.ProcessEnv = process.
 
 /** A context from parsed global options: `crux mcp` makes one per tool call, so each reads the clock anew. */
 export function contextOf(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Context {
-  const { path, source } = resolveDataDir(opts.dataDir, env);
+  const target = resolveStore(opts, env);
   const agentRaw = opts.agent ?? (env.CRUX_AGENT || undefined);
   const actorRaw = opts.actor ?? (env.CRUX_ACTOR || undefined);
   const nowRaw = opts.now ?? (env.CRUX_NOW || undefined);
@@ -100,8 +85,8 @@ export function contextOf(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.
   const progress = (phase: WorkPhase, done: number, total: number) => workListener?.(phase, done, total);
   const colorWhen: ColorWhen = opts.color === false ? 'never' : typeof opts.color === 'string' ? opts.color : 'auto';
   return {
-    dataDir: new DataDir(path, { warn, damage, progress }, lockTimeoutMs, historyRetention(env)),
-    dataDirSource: source,
+    dataDir: openStore(target, { warn, damage, progress }, lockTimeoutMs, historyRetention(env)),
+    dataDirSource: target.source,
     agent: agentRaw === undefined ? undefined : parseAgentName(agentRaw),
     actor: actorRaw === undefined ? undefined : parseActorName(actorRaw),
     json,
@@ -114,6 +99,7 @@ export function contextOf(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.
     nowIso: formatTime(now),
     env,
     warnings,
+    lockTimeoutMs,
     warn,
     onWork: (listener) => {
       workListener = listener;

@@ -8,6 +8,7 @@ import { buildProgram, helpAsOption, isLifecycleHook } from './program';
 // A message may quote its input (a JSON parser's excerpt of random bytes, an unknown option): the error stays
 // one line that a terminal prints as written and does not act on.
 import { printableMessage as printable } from '../shared/printable';
+import { closeStores } from './store';
 
 function reportError(error: CruxError, json: boolean): void {
   // A message may quote a bad value (`--reward 'https://u:token@h'`): never echo its credentials (SPEC §8).
@@ -40,6 +41,9 @@ export async function main(argv: string[]): Promise<number> {
     if (error.kind === 'usage' && isLifecycleHook(argv)) error = new CruxError('invalid_input', error.message, error.hint);
     reportError(error, json);
     return EXIT_CODES[error.kind];
+  } finally {
+    // A shared store's connection would keep the process alive.
+    await closeStores();
   }
 }
 

@@ -31,6 +31,7 @@ function makeProgram(): Command {
     .description("An AI agent's working memory — sessions, cases and handoff packages — in append-only JSONL journals.")
     .version(VERSION, '-V, --version')
     .addOption(new Option('--data-dir <dir>', 'the data directory (env CRUX_DATA_DIR; default $XDG_DATA_HOME/crux or ~/.local/share/crux)'))
+    .addOption(new Option('--store <url>', 'a shared PostgreSQL store, postgres://user@host/db[?schema=crux], instead of the data directory (env CRUX_STORE)'))
     .addOption(new Option('--agent <name>', "the calling agent's identity, for session scoping (env CRUX_AGENT)"))
     .addOption(new Option('--actor <name>', 'who performs the write, recorded with it (env CRUX_ACTOR)'))
     .addOption(new Option('--json', 'machine output: exactly one JSON document on stdout'))

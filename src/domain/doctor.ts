@@ -6,7 +6,7 @@
 import { blake3 } from '@noble/hashes/blake3.js';
 import { COMPACT_MAX_LIVE_FRACTION, COMPACT_MIN_BYTES } from '../journal/transaction';
 import type { StoreSpec } from '../journal/store-spec';
-import type { JournalFacts, JournalStore } from '../journal/store-boundary';
+import type { JournalFacts, JournalStore, ServerFacts } from '../journal/store-boundary';
 import { formatTime, tryParseTime, type Instant } from '../shared/time';
 import type { ActorName, AgentName, ScopedSessionId } from '../shared/ids';
 import { unscopeSessionId } from '../shared/ids';
@@ -120,6 +120,8 @@ export interface DoctorReport {
     filesystem: { type: string; trusted: boolean } | null;
   };
   readonly other_files: string[];
+  /** A PostgreSQL store's server, schema and schema version; null for a data directory. */
+  readonly server: ServerFacts | null;
   readonly findings: Finding[];
 }
 
@@ -134,11 +136,14 @@ export async function gatherDoctor(input: DoctorInput): Promise<DoctorReport> {
   const facts = await dir.survey(input.stores);
   const root = facts.location;
   const { usable } = root;
-  if (root.exists && !usable) {
+  const server = facts.server;
+  if (server !== undefined && server.schema_version > server.crux_schema_version) {
+    findings.push({ level: 'fault', code: 'schema_newer', message: `the schema ${server.schema} is at version ${server.schema_version}, newer than this crux writes (${server.crux_schema_version}): upgrade crux` });
+  } else if (root.exists && !usable) {
     findings.push({ level: 'fault', code: 'data_dir_not_directory', message: `${root.path} exists but is not a directory` });
   } else if (!root.exists) {
     findings.push({ level: 'note', code: 'data_dir_absent', message: `${root.path} does not exist yet: nothing has been written (the first write creates it, mode 0700)` });
-  } else if (!isPrivate(root.mode)) {
+  } else if (root.mode !== null && !isPrivate(root.mode)) {
     findings.push({ level: 'warning', code: 'data_dir_exposed', message: `${root.path} is mode ${octal(root.mode)}: group or others can reach it (chmod 700)` });
   }
   const surveys: JournalFacts<any>[] = facts.journals;
@@ -205,6 +210,7 @@ export async function gatherDoctor(input: DoctorInput): Promise<DoctorReport> {
       filesystem: lockProbe.filesystem ?? null,
     },
     other_files: other,
+    server: server ?? null,
     findings: sortFindings(findings),
   };
 }

@@ -222,9 +222,22 @@ function quarantineHistory(root: string, file: string, path: string, ts: string)
  * repeat it); when that history was deleted, they are the oldest versions left. Bad lines are reported.
  */
 export function replayHistory(root: string, file: string, vocabulary: ReadonlySet<string>, reporter: Reporter, sink: RecordSink): void {
+  const visit = historySink(sink);
+  for (const path of [...listHistory(root, file).map((h) => h.path), join(root, file)]) {
+    const scan = scanJournal(path, vocabulary, visit);
+    const shown = path.startsWith(root) ? path.slice(root.length + 1) : path;
+    for (const p of scan.problems) if (p.skipped) reporter.warn(`${shown}:${p.line}: ${p.reason}`);
+  }
+}
+
+/**
+ * Passes a journal's records, history first, oldest first, on to `sink` once each, without the records a
+ * compaction wrote to restate history that is still at hand (any kind of store reads its history through it).
+ */
+export function historySink(sink: RecordSink): RecordSink {
   let lastSeq = 0;
   let restating = 0;
-  const visit: RecordSink = (record, at) => {
+  return (record, at) => {
     if (record.seq <= lastSeq) return;
     // The records before this one are at hand: a snapshot after them opens restatements to pass over.
     const covered = lastSeq > 0 && lastSeq === record.seq - 1;
@@ -240,9 +253,4 @@ export function replayHistory(root: string, file: string, vocabulary: ReadonlySe
     }
     sink(record, at);
   };
-  for (const path of [...listHistory(root, file).map((h) => h.path), join(root, file)]) {
-    const scan = scanJournal(path, vocabulary, visit);
-    const shown = path.startsWith(root) ? path.slice(root.length + 1) : path;
-    for (const p of scan.problems) if (p.skipped) reporter.warn(`${shown}:${p.line}: ${p.reason}`);
-  }
 }

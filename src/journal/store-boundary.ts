@@ -22,6 +22,8 @@ import type { HistoryReport } from './history';
 /** Told of every record a read passes over (`file:line: reason`). */
 export interface Reporter {
   warn(message: string): void;
+  /** A damaged record a read passed over, as data (--json documents carry it as a warning). */
+  damage?(file: string, line: number, reason: string): void;
 }
 
 /** Told after each record of a long check or compact: the journal, bytes (or records) done, and the total. */
@@ -131,6 +133,17 @@ export interface StoreFacts {
   readonly quarantine: string[];
   /** Things in the store no spec declares (not checked). */
   readonly other_files: string[];
+  /** A database store's server and schema; absent for a data directory. */
+  readonly server?: ServerFacts;
+}
+
+/** What doctor reports of a database server: its version, the store's schema and the schema's version. */
+export interface ServerFacts {
+  readonly version: string;
+  readonly schema: string;
+  /** The schema's version (0: not created yet), and the version this crux writes. */
+  readonly schema_version: number;
+  readonly crux_schema_version: number;
 }
 
 /** How a key item looks from outside, for `doctor` and messages. */

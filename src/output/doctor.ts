@@ -12,6 +12,8 @@ const SOURCE_TEXT: Record<string, string> = {
   default: 'the default, ~/.local/share/crux',
 };
 
+const STORE_SOURCE_TEXT: Record<string, string> = { flag: 'from --store', env: 'from CRUX_STORE' };
+
 const from = (source: string, flag: string, env: string) => (source === 'flag' ? `from ${flag}` : source === 'env' ? `from ${env}` : 'not set');
 
 export function renderDoctor(r: DoctorReport, style: Style): string {
@@ -21,7 +23,12 @@ export function renderDoctor(r: DoctorReport, style: Style): string {
   const p = printable;
 
   const dd = r.data_dir;
-  row('data dir', `${p(dd.path)}  (${SOURCE_TEXT[dd.source]})  ${dd.exists ? `mode ${dd.mode}` : style.dim('not created yet')}`);
+  const sv = r.server;
+  if (sv === null) row('data dir', `${p(dd.path)}  (${SOURCE_TEXT[dd.source]})  ${dd.exists ? `mode ${dd.mode}` : style.dim('not created yet')}`);
+  else {
+    row('store', `${p(dd.path)}  (${STORE_SOURCE_TEXT[dd.source]})`);
+    row('server', `PostgreSQL ${p(sv.version)}, schema ${sv.schema} ${sv.schema_version === 0 ? style.dim('not created yet (the first write creates it)') : `at version ${sv.schema_version}`}`);
+  }
   const id = r.identity;
   row('agent', id.agent === null ? `none (${from(id.agent_source, '--agent', 'CRUX_AGENT')}): session ids are stored as given, unscoped` : `${p(id.agent)} (${from(id.agent_source, '--agent', 'CRUX_AGENT')}): session ids are stored as ${p(id.session_key)}${id.agent_key ? `; Ed25519 key ${id.agent_key.key_id}` : ''}`);
   row('actor', id.actor === null ? 'none: writes are recorded without an actor' : `${p(id.actor)} (${from(id.actor_source, '--actor', 'CRUX_ACTOR')})`);

@@ -1,6 +1,7 @@
-// Human renderings of `journal check` and `journal compact`.
+// Human renderings of `journal check`, `journal compact` and `journal copy`.
 import type { CompactReport, JournalReport } from '../journal/store-boundary';
 import { printable } from '../shared/printable';
+import type { CopyReport } from '../journal/copy';
 import type { Style } from './style';
 import type { CellValue } from './table';
 
@@ -32,4 +33,10 @@ export function renderCompact(result: { journals: CompactReport[] }, style: Styl
     [{ title: 'journal', flex: true }, 'records before', 'bytes before', 'records after', 'bytes after'],
     result.journals.map((j) => [j.file, String(j.before.records), style.size(j.before.bytes), String(j.after.records), style.size(j.after.bytes)]),
   );
+}
+
+export function renderCopy(result: { copied: CopyReport }, style: Style): string {
+  const c = result.copied;
+  const journals = c.journals.map((j) => `${j.records} ${j.name}`).join(', ');
+  return [`copied ${c.from} → ${c.to}: ${journals}; ${c.keys.length} key item(s)`, style.good('journal check on the copy: healthy')].join('\n');
 }

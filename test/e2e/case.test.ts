@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, freshDataDir, snapshotDir, tempDir } from '../helpers/cli';
+import { crux, freshDataDir, freshStore, journalRecords, snapshotDir, STORE_KINDS, tempDir } from '../helpers/cli';
 
 const NOW = ['--now', '2026-11-29T21:00:00Z'];
 const CASE_KEYS = ['case_id', 'task', 'context', 'action', 'outcome', 'success', 'reward', 'tags', 'source_receipt', 'created_at', 'times_reused'];
@@ -97,95 +97,99 @@ describe('crux case record / show', () => {
   });
 });
 
-describe('crux case retrieve', () => {
-  async function bank(): Promise<{ dir: string; ids: Record<string, string> }> {
-    const dir = freshDataDir();
-    const ids: Record<string, string> = {};
-    const add = async (name: string, now: string, ...args: string[]) => {
-      ids[name] = await record(dir, '--now', now, '--action', `act ${name}`, '--outcome', `outcome ${name}`, ...args);
-    };
-    await add('long', '2026-01-01T00:00:00Z', '--task', 'restart the nginx server');
-    await add('old', '2026-01-01T00:00:00Z', '--task', 'restart nginx', '--reward', '0.5');
-    await add('new', '2026-01-02T00:00:00Z', '--task', 'Nginx: restart!', '--reward', '0.5');
-    await add('failed', '2026-01-01T00:00:00Z', '--task', 'restart nginx', '--failure');
-    await add('kernel', '2026-01-01T00:00:00Z', '--task', 'compile the kernel');
-    await add('tagged', '2026-01-01T00:00:00Z', '--task', 'reload web server config', '--tag', 'nginx');
-    return { dir, ids };
-  }
+describe.each(STORE_KINDS)('on a %s store', (kind) => {
+  const freshDataDir = () => freshStore(kind);
 
-  it('ranks by similarity, reward, newest, and returns {results:[{similarity, case}]}', async () => {
-    const { dir, ids } = await bank();
-    const { results } = await json(dir, ['case', 'retrieve', 'restart', 'nginx', '--top-k', '10']);
-    expect(results.map((r: any) => [r.case.case_id, r.similarity])).toEqual([
-      [ids.failed, 1], [ids.new, 1], [ids.old, 1], [ids.long, 0.5], [ids.tagged, 1 / 6],
-    ]);
-    expect(Object.keys(results[0].case)).toEqual(CASE_KEYS);
-  });
-
-  it('retrieves a case recorded in Hindi by its word (Alphabetic runs keep the vowel signs)', async () => {
-    const dir = freshDataDir();
-    const id = await record(dir, ...NOW, '--task', 'मेरी किताब खोजो', '--action', 'shelf 3', '--outcome', 'found');
-    await record(dir, ...NOW, '--task', 'find my book', '--action', 'shelf 4', '--outcome', 'found');
-    for (let round = 0; round < 2; round++) { // the second round answers from the cached bank
-      const { results } = await json(dir, ['case', 'retrieve', 'किताब']);
-      expect(results.map((r: any) => [r.case.case_id, r.similarity])).toEqual([[id, 1 / 3]]);
+  describe('crux case retrieve', () => {
+    async function bank(): Promise<{ dir: string; ids: Record<string, string> }> {
+      const dir = freshDataDir();
+      const ids: Record<string, string> = {};
+      const add = async (name: string, now: string, ...args: string[]) => {
+        ids[name] = await record(dir, '--now', now, '--action', `act ${name}`, '--outcome', `outcome ${name}`, ...args);
+      };
+      await add('long', '2026-01-01T00:00:00Z', '--task', 'restart the nginx server');
+      await add('old', '2026-01-01T00:00:00Z', '--task', 'restart nginx', '--reward', '0.5');
+      await add('new', '2026-01-02T00:00:00Z', '--task', 'Nginx: restart!', '--reward', '0.5');
+      await add('failed', '2026-01-01T00:00:00Z', '--task', 'restart nginx', '--failure');
+      await add('kernel', '2026-01-01T00:00:00Z', '--task', 'compile the kernel');
+      await add('tagged', '2026-01-01T00:00:00Z', '--task', 'reload web server config', '--tag', 'nginx');
+      return { dir, ids };
     }
-    const table = await crux(dir, ['case', 'retrieve', 'किताब', 'खोजो']);
-    expect(table.exitCode).toBe(0);
-    expect(table.stdout).toContain('मेरी किताब खोजो');
-  });
 
-  it('applies --top-k (default 5, capped at 100), --only-success and --min-similarity', async () => {
-    const { dir, ids } = await bank();
-    const names = async (...args: string[]) => (await json(dir, ['case', 'retrieve', 'restart', 'nginx', ...args])).results.map((r: any) => r.case.case_id);
-    expect(await names()).toHaveLength(5);
-    expect(await names('--top-k', '2')).toEqual([ids.failed, ids.new]);
-    expect(await names('--top-k', '500')).toHaveLength(5);
-    expect(await names('--top-k', '0')).toEqual([]);
-    expect(await names('--only-success')).toEqual([ids.new, ids.old, ids.long, ids.tagged]);
-    expect(await names('--min-similarity', '0.5')).toEqual([ids.failed, ids.new, ids.old, ids.long]);
-    expect(await names('--min-similarity', '1', '--only-success')).toEqual([ids.new, ids.old]);
-    const none = await json(dir, ['case', 'retrieve', 'quantum', 'chromodynamics']);
-    expect(none).toEqual({ results: [] });
-  });
+    it('ranks by similarity, reward, newest, and returns {results:[{similarity, case}]}', async () => {
+      const { dir, ids } = await bank();
+      const { results } = await json(dir, ['case', 'retrieve', 'restart', 'nginx', '--top-k', '10']);
+      expect(results.map((r: any) => [r.case.case_id, r.similarity])).toEqual([
+        [ids.failed, 1], [ids.new, 1], [ids.old, 1], [ids.long, 0.5], [ids.tagged, 1 / 6],
+      ]);
+      expect(Object.keys(results[0].case)).toEqual(CASE_KEYS);
+    });
 
-  it('prints a table with similarity, task, outcome, success, reward and reuse', async () => {
-    const { dir } = await bank();
-    const run = await crux(dir, ['case', 'retrieve', 'compile', 'kernel']);
-    expect(run.exitCode).toBe(0);
-    for (const word of ['similarity', 'task', 'outcome', 'success', 'reward', 'reused', '0.667', 'compile the kernel', 'outcome kernel']) {
-      expect(run.stdout).toContain(word);
-    }
-    expect(run.stdout).not.toMatch(/\x1b\[/);
-    expect((await crux(dir, ['case', 'retrieve', 'zzz'])).stdout).toBe('no matching cases\n');
-  });
+    it('retrieves a case recorded in Hindi by its word (Alphabetic runs keep the vowel signs)', async () => {
+      const dir = freshDataDir();
+      const id = await record(dir, ...NOW, '--task', 'मेरी किताब खोजो', '--action', 'shelf 3', '--outcome', 'found');
+      await record(dir, ...NOW, '--task', 'find my book', '--action', 'shelf 4', '--outcome', 'found');
+      for (let round = 0; round < 2; round++) { // the second round answers from the cached bank
+        const { results } = await json(dir, ['case', 'retrieve', 'किताब']);
+        expect(results.map((r: any) => [r.case.case_id, r.similarity])).toEqual([[id, 1 / 3]]);
+      }
+      const table = await crux(dir, ['case', 'retrieve', 'किताब', 'खोजो']);
+      expect(table.exitCode).toBe(0);
+      expect(table.stdout).toContain('मेरी किताब खोजो');
+    });
 
-  it('refuses bad options with 5 (or 2) and changes nothing', async () => {
-    const { dir } = await bank();
-    await refused(dir, ['case', 'retrieve', 'nginx', '--top-k', '-1'], 5);
-    await refused(dir, ['case', 'retrieve', 'nginx', '--top-k', 'ten'], 5);
-    await refused(dir, ['case', 'retrieve', 'nginx', '--min-similarity', '1.5'], 5);
-    await refused(dir, ['case', 'retrieve', 'nginx', '--min-similarity', 'x', '--mark-reused'], 5);
-    await refused(dir, ['case', 'retrieve'], 2);
-  });
+    it('applies --top-k (default 5, capped at 100), --only-success and --min-similarity', async () => {
+      const { dir, ids } = await bank();
+      const names = async (...args: string[]) => (await json(dir, ['case', 'retrieve', 'restart', 'nginx', ...args])).results.map((r: any) => r.case.case_id);
+      expect(await names()).toHaveLength(5);
+      expect(await names('--top-k', '2')).toEqual([ids.failed, ids.new]);
+      expect(await names('--top-k', '500')).toHaveLength(5);
+      expect(await names('--top-k', '0')).toEqual([]);
+      expect(await names('--only-success')).toEqual([ids.new, ids.old, ids.long, ids.tagged]);
+      expect(await names('--min-similarity', '0.5')).toEqual([ids.failed, ids.new, ids.old, ids.long]);
+      expect(await names('--min-similarity', '1', '--only-success')).toEqual([ids.new, ids.old]);
+      const none = await json(dir, ['case', 'retrieve', 'quantum', 'chromodynamics']);
+      expect(none).toEqual({ results: [] });
+    });
 
-  it('journals reuse with --mark-reused; a plain retrieve changes nothing', async () => {
-    const { dir, ids } = await bank();
-    const before = snapshotDir(dir);
-    await json(dir, ['case', 'retrieve', 'kernel']);
-    expect(snapshotDir(dir)).toEqual(before);
-    const marked = await json(dir, ['case', 'retrieve', 'compile', 'kernel', '--mark-reused']);
-    expect(marked.results[0].case).toMatchObject({ case_id: ids.kernel, times_reused: 1 });
-    await json(dir, ['case', 'retrieve', 'kernel', '--mark-reused']);
-    expect((await json(dir, ['case', 'show', ids.kernel!])).case.times_reused).toBe(2);
-    expect((await json(dir, ['case', 'show', ids.long!])).case.times_reused).toBe(0);
-    const events = fs.readFileSync(join(dir, 'cases.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(events.filter((e) => e.ev === 'case.reused').map((e) => e.data)).toEqual([
-      { case_id: ids.kernel, times_reused: 1 },
-      { case_id: ids.kernel, times_reused: 2 },
-    ]);
-    const table = await crux(dir, ['case', 'list']);
-    expect(table.stdout).toMatch(/compile the kernel +yes +1 +2\n/);
+    it('prints a table with similarity, task, outcome, success, reward and reuse', async () => {
+      const { dir } = await bank();
+      const run = await crux(dir, ['case', 'retrieve', 'compile', 'kernel']);
+      expect(run.exitCode).toBe(0);
+      for (const word of ['similarity', 'task', 'outcome', 'success', 'reward', 'reused', '0.667', 'compile the kernel', 'outcome kernel']) {
+        expect(run.stdout).toContain(word);
+      }
+      expect(run.stdout).not.toMatch(/\x1b\[/);
+      expect((await crux(dir, ['case', 'retrieve', 'zzz'])).stdout).toBe('no matching cases\n');
+    });
+
+    it('refuses bad options with 5 (or 2) and changes nothing', async () => {
+      const { dir } = await bank();
+      await refused(dir, ['case', 'retrieve', 'nginx', '--top-k', '-1'], 5);
+      await refused(dir, ['case', 'retrieve', 'nginx', '--top-k', 'ten'], 5);
+      await refused(dir, ['case', 'retrieve', 'nginx', '--min-similarity', '1.5'], 5);
+      await refused(dir, ['case', 'retrieve', 'nginx', '--min-similarity', 'x', '--mark-reused'], 5);
+      await refused(dir, ['case', 'retrieve'], 2);
+    });
+
+    it('journals reuse with --mark-reused; a plain retrieve changes nothing', async () => {
+      const { dir, ids } = await bank();
+      const before = snapshotDir(dir);
+      await json(dir, ['case', 'retrieve', 'kernel']);
+      expect(snapshotDir(dir)).toEqual(before);
+      const marked = await json(dir, ['case', 'retrieve', 'compile', 'kernel', '--mark-reused']);
+      expect(marked.results[0].case).toMatchObject({ case_id: ids.kernel, times_reused: 1 });
+      await json(dir, ['case', 'retrieve', 'kernel', '--mark-reused']);
+      expect((await json(dir, ['case', 'show', ids.kernel!])).case.times_reused).toBe(2);
+      expect((await json(dir, ['case', 'show', ids.long!])).case.times_reused).toBe(0);
+      const events = journalRecords(dir, 'cases.jsonl');
+      expect(events.filter((e) => e.ev === 'case.reused').map((e) => e.data)).toEqual([
+        { case_id: ids.kernel, times_reused: 1 },
+        { case_id: ids.kernel, times_reused: 2 },
+      ]);
+      const table = await crux(dir, ['case', 'list']);
+      expect(table.stdout).toMatch(/compile the kernel +yes +1 +2\n/);
+    });
   });
 });
 

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, freshDataDir, snapshotDir, tempDir, type Run } from '../helpers/cli';
+import { crux, freshDataDir, freshStore, journalLines, snapshotDir, STORE_KINDS, tempDir, type Run } from '../helpers/cli';
 import { b3derive, b3hash, b3keyed, b3raw } from '../unit/handoff/b3sum';
 
 const NOW = '2026-11-29T21:00:00Z';
@@ -26,8 +26,7 @@ async function ok(run: Promise<Run>): Promise<Run> {
 }
 
 /** A data dir with session `s1` of agent alice, minted for bob; returns the envelope text. */
-async function mintedSetup(mintArgs: string[] = [], extraEnv: Record<string, string> = {}) {
-  const dir = freshDataDir();
+async function mintedSetup(mintArgs: string[] = [], extraEnv: Record<string, string> = {}, dir = freshDataDir()) {
   const state = '{"step": 3, "refs": ["w_1", "f_9"], "big": 12345678901234567890, "one": 1.0}';
   await ok(crux(dir, ['--agent', 'alice', 'session', 'put', 's1', state], { env: env(extraEnv) }));
   const mint = await ok(crux(dir, ['--agent', 'alice', 'handoff', 'mint', 's1', '--to', 'bob', ...mintArgs], { env: env(extraEnv) }));
@@ -324,46 +323,48 @@ describe('every tamper is refused with its code, and nothing changes', () => {
   });
 });
 
-describe('expiry and replay', () => {
-  it('a crux package is valid until expires_at (--ttl) and expired after (7)', async () => {
-    const { dir, text } = await mintedSetup(['--ttl', '2h']);
-    expect((await crux(dir, ['handoff', 'accept', '-', '--as', 'bob'], { env: { CRUX_NOW: '2026-11-29T23:00:00.001Z' }, input: text })).exitCode).toBe(7);
-    // --max-age does not extend a package that names its own expiry
-    expect((await crux(dir, ['handoff', 'accept', '-', '--as', 'bob', '--max-age', '7d'], { env: { CRUX_NOW: '2026-11-29T23:00:00.001Z' }, input: text })).exitCode).toBe(7);
-    const list = JSON.parse((await ok(crux(dir, ['handoff', 'list', '--json'], { env: { CRUX_NOW: '2026-11-30T00:00:00Z' } }))).stdout);
-    expect(list.handoffs[0].status).toBe('expired');
-    await ok(crux(dir, ['handoff', 'accept', '-', '--as', 'bob'], { env: { CRUX_NOW: '2026-11-29T23:00:00Z' }, input: text }));
-  });
+describe.each(STORE_KINDS)('on a %s store', (kind) => {
+  describe('expiry and replay', () => {
+    it('a crux package is valid until expires_at (--ttl) and expired after (7)', async () => {
+      const { dir, text } = await mintedSetup(['--ttl', '2h'], {}, freshStore(kind));
+      expect((await crux(dir, ['handoff', 'accept', '-', '--as', 'bob'], { env: { CRUX_NOW: '2026-11-29T23:00:00.001Z' }, input: text })).exitCode).toBe(7);
+      // --max-age does not extend a package that names its own expiry
+      expect((await crux(dir, ['handoff', 'accept', '-', '--as', 'bob', '--max-age', '7d'], { env: { CRUX_NOW: '2026-11-29T23:00:00.001Z' }, input: text })).exitCode).toBe(7);
+      const list = JSON.parse((await ok(crux(dir, ['handoff', 'list', '--json'], { env: { CRUX_NOW: '2026-11-30T00:00:00Z' } }))).stdout);
+      expect(list.handoffs[0].status).toBe('expired');
+      await ok(crux(dir, ['handoff', 'accept', '-', '--as', 'bob'], { env: { CRUX_NOW: '2026-11-29T23:00:00Z' }, input: text }));
+    });
 
-  it('a second accept is refused with 8; list shows outstanding, then accepted', async () => {
-    const { dir, text } = await mintedSetup();
-    const before = JSON.parse((await ok(crux(dir, ['handoff', 'list', '--json'], { env: env() }))).stdout);
-    expect(before.handoffs).toMatchObject([{ direction: 'minted', status: 'outstanding', source_agent: 'alice', target_agent: 'bob' }]);
-    await ok(crux(dir, ['handoff', 'accept', '-', '--as', 'bob'], { env: env(), input: text }));
-    const snap = snapshotDir(dir);
-    const again = await crux(dir, ['handoff', 'accept', '-', '--as', 'bob'], { env: env(), input: text });
-    expect(again.exitCode).toBe(8);
-    expect(snapshotDir(dir)).toEqual(snap);
-    const inspect = await crux(dir, ['handoff', 'inspect', '-', '--as', 'bob', '--json'], { env: env(), input: text });
-    expect(inspect.exitCode).toBe(8);
-    expect(JSON.parse(inspect.stdout).checks.replay).toBe('failed');
-    const after = JSON.parse((await ok(crux(dir, ['handoff', 'list', '--json'], { env: env() }))).stdout);
-    expect(after.handoffs).toMatchObject([{ status: 'accepted', accepted_by: 'bob' }]);
-  });
+    it('a second accept is refused with 8; list shows outstanding, then accepted', async () => {
+      const { dir, text } = await mintedSetup([], {}, freshStore(kind));
+      const before = JSON.parse((await ok(crux(dir, ['handoff', 'list', '--json'], { env: env() }))).stdout);
+      expect(before.handoffs).toMatchObject([{ direction: 'minted', status: 'outstanding', source_agent: 'alice', target_agent: 'bob' }]);
+      await ok(crux(dir, ['handoff', 'accept', '-', '--as', 'bob'], { env: env(), input: text }));
+      const snap = snapshotDir(dir);
+      const again = await crux(dir, ['handoff', 'accept', '-', '--as', 'bob'], { env: env(), input: text });
+      expect(again.exitCode).toBe(8);
+      expect(snapshotDir(dir)).toEqual(snap);
+      const inspect = await crux(dir, ['handoff', 'inspect', '-', '--as', 'bob', '--json'], { env: env(), input: text });
+      expect(inspect.exitCode).toBe(8);
+      expect(JSON.parse(inspect.stdout).checks.replay).toBe('failed');
+      const after = JSON.parse((await ok(crux(dir, ['handoff', 'list', '--json'], { env: env() }))).stdout);
+      expect(after.handoffs).toMatchObject([{ status: 'accepted', accepted_by: 'bob' }]);
+    });
 
-  it('eight simultaneous accepts of one package: exactly one succeeds, seven exit 8', async () => {
-    for (let round = 0; round < 3; round += 1) {
-      const { dir, text } = await mintedSetup();
-      const runs = await Promise.all(
-        Array.from({ length: 8 }, () => crux(dir, ['handoff', 'accept', '-', '--as', 'bob'], { env: env(), input: text })),
-      );
-      const codes = runs.map((r) => r.exitCode).sort();
-      expect(codes, runs.map((r) => r.stderr).join('')).toEqual([0, 8, 8, 8, 8, 8, 8, 8]);
-      const ledger = fs.readFileSync(join(dir, 'handoffs.jsonl'), 'utf8');
-      expect(ledger.match(/"handoff\.accepted"/g)).toHaveLength(1);
-      const sessions = fs.readFileSync(join(dir, 'sessions.jsonl'), 'utf8');
-      expect(sessions.match(/"session\.received"/g)).toHaveLength(1);
-    }
+    it('eight simultaneous accepts of one package: exactly one succeeds, seven exit 8', async () => {
+      for (let round = 0; round < (kind === 'pg' ? 2 : 3); round += 1) {
+        const { dir, text } = await mintedSetup([], {}, freshStore(kind));
+        const runs = await Promise.all(
+          Array.from({ length: 8 }, () => crux(dir, ['handoff', 'accept', '-', '--as', 'bob'], { env: env(), input: text })),
+        );
+        const codes = runs.map((r) => r.exitCode).sort();
+        expect(codes, runs.map((r) => r.stderr).join('')).toEqual([0, 8, 8, 8, 8, 8, 8, 8]);
+        const ledger = journalLines(dir, 'handoffs.jsonl').join('\n');
+        expect(ledger.match(/"handoff\.accepted"/g)).toHaveLength(1);
+        const sessions = journalLines(dir, 'sessions.jsonl').join('\n');
+        expect(sessions.match(/"session\.received"/g)).toHaveLength(1);
+      }
+    });
   });
 });
 

@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { freshStoreUrl, pgAvailable, psql } from './pg';
 
 export const CRUX = resolve(__dirname, '../../bin/crux');
 
@@ -30,8 +31,42 @@ export function freshDataDir(): string {
   return join(tempDir(), 'data');
 }
 
-export async function crux(dataDir: string, args: string[], opts: Options & { env?: Record<string, string | undefined> } = {}): Promise<Run> {
-  const result = await execa(CRUX, ['--data-dir', dataDir, ...args], {
+/** The kinds of store the parameterized suites run over: a data directory, and PostgreSQL when a server is at hand. */
+export type StoreKind = 'dir' | 'pg';
+export const STORE_KINDS: StoreKind[] = pgAvailable() ? ['dir', 'pg'] : ['dir'];
+
+/** A fresh, empty store of that kind: a data directory's path that does not exist yet, or a URL naming a new schema. */
+export const freshStore = (kind: StoreKind): string => (kind === 'pg' ? freshStoreUrl() : freshDataDir());
+
+const isStoreUrl = (store: string) => store.startsWith('postgres://') || store.startsWith('postgresql://');
+
+/** How the command line names a store: --store for a URL, --data-dir for a path. */
+export const storeArgs = (store: string): string[] => (isStoreUrl(store) ? ['--store', store] : ['--data-dir', store]);
+
+/** Every line of a journal as stored (the file's lines, or the table's rows in order). */
+export function journalLines(store: string, file: string): string[] {
+  if (isStoreUrl(store)) {
+    const schema = new URL(store).searchParams.get('schema') ?? 'crux';
+    const table = `journal_${file.replace(/\.jsonl$/, '')}`;
+    const exists = psql(`select count(*) from pg_tables where schemaname = '${schema}' and tablename = '${table}'`).trim() === '1';
+    return exists ? psql(`select body from "${schema}".${table} order by line`).split('\n').filter(Boolean) : [];
+  }
+  const path = join(store, file);
+  return fs.existsSync(path) ? fs.readFileSync(path, 'utf8').split('\n').filter(Boolean) : [];
+}
+
+/** Whether the store exists yet (a directory, or a schema): reads must not create it. */
+export function storeExists(store: string): boolean {
+  if (!isStoreUrl(store)) return fs.existsSync(store);
+  const schema = new URL(store).searchParams.get('schema') ?? 'crux';
+  return psql(`select count(*) from pg_namespace where nspname = '${schema}'`).trim() === '1';
+}
+
+/** The parsed records of a journal. */
+export const journalRecords = (store: string, file: string): any[] => journalLines(store, file).map((l) => JSON.parse(l));
+
+export async function crux(store: string, args: string[], opts: Options & { env?: Record<string, string | undefined> } = {}): Promise<Run> {
+  const result = await execa(CRUX, [...storeArgs(store), ...args], {
     reject: false,
     stripFinalNewline: false,
     ...opts,
@@ -42,12 +77,24 @@ export async function crux(dataDir: string, args: string[], opts: Options & { en
 }
 
 /**
- * Every file under `dir` with its mode and content hash: compare two snapshots to prove nothing changed. The
- * lock directory's contents (.lock/: sockets and holder files, which come and go with each writer) are the
- * lock's own state, not data: only the directory itself is recorded.
+ * Every file under `dir` with its mode and content hash (or, for a PostgreSQL store, every table of its schema
+ * with a hash of its rows): compare two snapshots to prove nothing changed. The lock directory's contents
+ * (.lock/: sockets and holder files, which come and go with each writer) are the lock's own state, not data:
+ * only the directory itself is recorded.
  */
 export function snapshotDir(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
+  if (isStoreUrl(dir)) {
+    const schema = new URL(dir).searchParams.get('schema') ?? 'crux';
+    const tables = psql(`select tablename from pg_tables where schemaname = '${schema}' order by 1`).split('\n').filter(Boolean);
+    if (tables.length === 0) return out;
+    const sums = tables.map((t) => `select '${t}', md5(coalesce(string_agg(r::text, E'\\n' order by r::text), '')) from "${schema}".${t} r`);
+    for (const line of psql(sums.join(' union all ')).split('\n').filter(Boolean)) {
+      const [table, sum] = line.split('|');
+      out[table!] = sum!;
+    }
+    return out;
+  }
   if (!fs.existsSync(dir)) return out;
   const walk = (d: string) => {
     for (const entry of fs.readdirSync(d, { withFileTypes: true })) {

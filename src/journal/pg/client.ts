@@ -5,20 +5,59 @@ import { CruxError } from '../../shared/errors';
 import { scrubText } from '../../shared/scrub';
 import type { StoreUrl } from './url';
 
-export type { Sql, TransactionSql } from 'postgres';
+export type { Sql } from 'postgres';
 
-/** Opens the store's one connection (lazily: the first query connects). */
-export function openClient(url: StoreUrl, opts: { connectTimeoutMs: number }): Sql {
+/** A connection opened at most once: after it is lost, every query fails instead of reconnecting. */
+export interface Client {
+  readonly sql: Sql;
+  /** True once the connection has closed (lost, or ended). */
+  readonly lost: boolean;
+}
+
+/**
+ * Opens the store's one connection (lazily: the first query connects). It never reconnects: a transaction whose
+ * connection was lost must fail (the server rolled it back), not carry on in autocommit on a new connection.
+ */
+export function openClient(url: StoreUrl, opts: { connectTimeoutMs: number }): Client {
   const postgres = require('postgres') as typeof import('postgres');
-  return postgres(url.connect, {
+  const net = require('node:net') as typeof import('node:net');
+  let opened = false;
+  const state = { lost: false };
+  const socket = (o: { host: string[]; port: number[]; path?: string | false }) =>
+    new Promise<import('node:net').Socket>((resolve, reject) => {
+      if (opened) {
+        reject(Object.assign(new Error('the connection was lost'), { code: 'CONNECTION_CLOSED' }));
+        return;
+      }
+      opened = true;
+      const s = o.path ? net.connect(o.path) : net.connect(o.port[0]!, o.host[0]!);
+      s.setTimeout(opts.connectTimeoutMs, () => s.destroy(Object.assign(new Error('connect timeout'), { code: 'CONNECT_TIMEOUT' })));
+      s.once('error', reject);
+      s.once('connect', () => {
+        s.setTimeout(0);
+        s.removeListener('error', reject);
+        resolve(s);
+      });
+    });
+  const sql = postgres(url.connect, {
     max: 1,
-    connect_timeout: Math.max(1, Math.ceil(opts.connectTimeoutMs / 1000)),
+    // Not in the typings, documented: a function that returns a connected socket.
+    ...({ socket } as object),
+    onclose: () => {
+      state.lost = true;
+    },
     // Array types are not used: fetching them costs a query on every connect.
     fetch_types: false,
     // Notices (`schema already exists`) are not crux's to print: stderr carries crux's own lines only.
     onnotice: () => {},
     connection: { application_name: 'crux' },
   });
+  return {
+    sql,
+    get lost() {
+      return state.lost;
+    },
+  };
 }
 
 // Connection-level failures, as the client or Node's net module name them.

@@ -5,12 +5,12 @@
 // database indexes (seq, entity key). `schema_version` has one row per migration applied; `keys` holds key
 // items; `history` the records compaction dropped.
 import { CruxError } from '../../shared/errors';
-import type { Sql, TransactionSql } from './client';
+import type { Sql } from './client';
 
 /** The layout this crux reads and writes. A store at a higher version is refused, never downgraded. */
 export const SCHEMA_VERSION = 1;
 
-type Query = Sql | TransactionSql;
+type Query = Sql;
 
 /** A journal's table name, from its file name (`sessions.jsonl` → `journal_sessions`). */
 export function journalTable(file: string): string {
@@ -20,7 +20,8 @@ export function journalTable(file: string): string {
 }
 
 /** The journal file name a table holds (the inverse of journalTable), or undefined for other tables. */
-export const journalFileOf = (table: string): string | undefined => (table.startsWith('journal_') ? `${table.slice(8)}.jsonl` : undefined);
+export const journalFileOf = (table: string): string | undefined =>
+  table.startsWith('journal_') && !table.endsWith('_index') ? `${table.slice(8)}.jsonl` : undefined;
 
 /** Migration i takes the schema from version i to i+1. Released migrations are never edited, only appended. */
 const MIGRATIONS: readonly ((s: string) => string)[] = [
@@ -37,11 +38,17 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
     );
     create table ${s}.history (
       journal text not null,
+      generation integer not null,
       compacted_at timestamptz not null,
       line bigint not null,
       seq bigint not null,
       body text not null,
-      primary key (journal, compacted_at, line)
+      primary key (journal, generation, line)
+    );
+    create table ${s}.secondary_indexes (
+      journal text primary key,
+      version integer not null,
+      names text not null
     );
     create table ${s}.quarantine (
       journal text not null,
@@ -62,7 +69,19 @@ export const journalDdl = (s: string, table: string): string => `
     key text,
     resets boolean not null default false
   );
-  create index on ${s}.${table} (key, line) where key is not null;`;
+  create index on ${s}.${table} (key, line) where key is not null;
+  create table ${s}.${indexTable(table)} (
+    key text not null,
+    name text not null,
+    text_value text,
+    num_value bigint,
+    primary key (key, name)
+  );
+  create index on ${s}.${indexTable(table)} (name, text_value) where text_value is not null;
+  create index on ${s}.${indexTable(table)} (name, num_value) where num_value is not null;`;
+
+/** The table of a journal's secondary keys (StoreSpec.secondary): one row per entity and name with a value. */
+export const indexTable = (table: string): string => `${table}_index`;
 
 export interface Catalog {
   /** The schema's version, 0 when the schema does not exist (or holds no crux tables yet). */
@@ -93,7 +112,7 @@ export function refuseNewer(catalog: Catalog, label: string): void {
 }
 
 /** Brings the schema to SCHEMA_VERSION, inside the caller's transaction (which holds the writers' lock). */
-export async function migrate(tx: TransactionSql, schema: string, catalog: Catalog, cruxVersion: string): Promise<Catalog> {
+export async function migrate(tx: Sql, schema: string, catalog: Catalog, cruxVersion: string): Promise<Catalog> {
   refuseNewer(catalog, schema);
   if (catalog.version === SCHEMA_VERSION) return catalog;
   const s = tx(schema);
@@ -106,7 +125,7 @@ export async function migrate(tx: TransactionSql, schema: string, catalog: Catal
 }
 
 /** Creates a journal's table unless it exists (under the writers' lock). */
-export async function ensureJournalTable(tx: TransactionSql, schema: string, catalog: Catalog, file: string): Promise<void> {
+export async function ensureJournalTable(tx: Sql, schema: string, catalog: Catalog, file: string): Promise<void> {
   const table = journalTable(file);
   if (catalog.tables.has(table)) return;
   await tx.unsafe(journalDdl(quoteIdent(schema), table));

@@ -3,12 +3,14 @@ import type { Command } from 'commander';
 import { makeGroup } from '../group';
 import { makeCheckCommand } from './check';
 import { makeCompactCommand } from './compact';
+import { makeCopyCommand } from './copy';
 
 const COMMANDS = {
   check: makeCheckCommand,
   compact: makeCompactCommand,
+  copy: makeCopyCommand,
 };
 
 export function makeJournalCommand(wanted?: string): Command {
-  return makeGroup('journal', 'verify, repair and compact the journals', COMMANDS, wanted);
+  return makeGroup('journal', 'verify, repair, compact and copy the journals', COMMANDS, wanted);
 }

@@ -1,0 +1,87 @@
+// Which store a command works on, and opening it: --store / CRUX_STORE (a PostgreSQL URL) or the data directory.
+// The PostgreSQL store (and its client) is required only when one is named: every other command starts as fast.
+import { isAbsolute, join, resolve } from 'node:path';
+import { DataDir } from '../journal/data-dir';
+import type { JournalStore } from '../journal/store-boundary';
+import type { Reporter } from '../journal/load';
+import type { HistoryRetention } from '../journal/history';
+import type { PgStore } from '../journal/pg/pg-store';
+import { ALL_STORES } from '../domain/stores';
+import { invalid, usage } from '../shared/errors';
+import { VERSION } from './program';
+
+export type StoreSource = 'flag' | 'env' | 'xdg' | 'default';
+
+export type StoreTarget =
+  | { readonly kind: 'dir'; readonly path: string; readonly source: StoreSource }
+  | { readonly kind: 'postgres'; readonly url: string; readonly source: StoreSource };
+
+const isUrl = (value: string) => /^postgres(ql)?:\/\//i.test(value);
+
+/**
+ * --store and --data-dir (flags) win over CRUX_STORE and CRUX_DATA_DIR (environment); a flag of one kind
+ * overrides the other's variable. Both flags at once name two stores and are refused.
+ */
+export function resolveStore(flags: { store?: string | undefined; dataDir?: string | undefined }, env: NodeJS.ProcessEnv): StoreTarget {
+  if (flags.store !== undefined && flags.dataDir !== undefined) throw usage('--store and --data-dir name two stores', 'give one of them');
+  if (flags.store !== undefined) return storeFromUrl(flags.store, 'flag', '--store');
+  if (flags.dataDir !== undefined) {
+    if (flags.dataDir === '') throw invalid('--data-dir must not be empty');
+    return { kind: 'dir', path: resolve(flags.dataDir), source: 'flag' };
+  }
+  if (env.CRUX_STORE) return storeFromUrl(env.CRUX_STORE, 'env', 'CRUX_STORE');
+  if (env.CRUX_DATA_DIR) return { kind: 'dir', path: resolve(env.CRUX_DATA_DIR), source: 'env' };
+  // XDG: a relative XDG_DATA_HOME is invalid and must be ignored.
+  const xdg = env.XDG_DATA_HOME;
+  if (xdg && isAbsolute(xdg)) return { kind: 'dir', path: join(xdg, 'crux'), source: 'xdg' };
+  // Without an absolute HOME the default would be a path under the current directory: refuse (SPEC §1).
+  const home = env.HOME;
+  if (!home || !isAbsolute(home)) {
+    const why = home === undefined ? 'HOME is not set' : home === '' ? 'HOME is empty' : `HOME is not an absolute path (${JSON.stringify(home)})`;
+    throw invalid(`no data directory: ${why} and XDG_DATA_HOME is not an absolute path`, 'give --data-dir, or set CRUX_DATA_DIR, XDG_DATA_HOME or HOME');
+  }
+  return { kind: 'dir', path: join(home, '.local', 'share', 'crux'), source: 'default' };
+}
+
+function storeFromUrl(value: string, source: StoreSource, what: string): StoreTarget {
+  if (!isUrl(value)) throw invalid(`${what} must be a postgres:// or postgresql:// URL`, 'for a data directory, use --data-dir or CRUX_DATA_DIR');
+  return { kind: 'postgres', url: value, source };
+}
+
+/** `journal copy --to`: a URL is a PostgreSQL store, anything else a data directory's path. */
+export function targetOf(value: string): StoreTarget {
+  if (value === '') throw invalid('--to must not be empty');
+  return isUrl(value) ? { kind: 'postgres', url: value, source: 'flag' } : { kind: 'dir', path: resolve(value), source: 'flag' };
+}
+
+/**
+ * PostgreSQL stores opened by this process, by URL: `crux mcp` builds a context per tool call, and every call
+ * reuses the one store (one connection, replaced between transactions when lost). Closed when the command is
+ * done, since a connection would keep the process alive.
+ */
+const opened = new Map<string, PgStore>();
+
+export function openStore(target: StoreTarget, reporter: Reporter, lockTimeoutMs: number, history?: HistoryRetention): JournalStore {
+  if (target.kind === 'dir') return new DataDir(target.path, reporter, lockTimeoutMs, history);
+  const key = `${lockTimeoutMs} ${target.url}`;
+  const known = opened.get(key);
+  if (known !== undefined) return known;
+  const { PgStore: Store } = require('../journal/pg/pg-store') as typeof import('../journal/pg/pg-store');
+  const { parseStoreUrl } = require('../journal/pg/url') as typeof import('../journal/pg/url');
+  const store = new Store(parseStoreUrl(target.url, target.source === 'env' ? 'CRUX_STORE' : '--store'), {
+    reporter,
+    lockTimeoutMs,
+    cruxVersion: VERSION,
+    specs: ALL_STORES,
+    history,
+  });
+  opened.set(key, store);
+  return store;
+}
+
+/** Ends every connection this process opened (main calls it once the command has finished). */
+export async function closeStores(): Promise<void> {
+  const stores = [...opened.values()];
+  opened.clear();
+  await Promise.all(stores.map((store) => store.close()));
+}

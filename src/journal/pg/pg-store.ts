@@ -1,0 +1,521 @@
+// A shared store on PostgreSQL (SPEC §11): the journals as tables behind the same boundary as a data directory.
+//
+// Rows keep each record's line byte for byte, so the format, sequence and hash chain are those of a file and are
+// verified the same way. Every write is one database transaction under a transaction-scoped advisory lock per
+// store: `decide` reads what committed before the lock, and its records (and the schema, on the first write)
+// commit together or not at all. A killed writer's transaction is rolled back by the server.
+import { decodeOwn, decodeRecord, encodeRecords, VERIFY_ALL, type ChainHead, type EventDraft, type JournalRecord } from '../record';
+import { SNAPSHOT_EVENT, type LinePosition } from '../scan';
+import type { IndexQuery, StoreSpec } from '../store-spec';
+import type {
+  CompactReport, JournalReport, JournalStore, KeyFacts, KeyStore, ProgressSink, Reporter, StoreFacts, Transaction,
+} from '../store-boundary';
+import { crashPoint, holdLockForTest } from '../crash-point';
+import { openClient, storeError, type Client, type Sql } from './client';
+import { arrayLiteral, ensureJournalTable, journalTable, migrate, readCatalog, refuseNewer, type Catalog } from './schema';
+import { rowPosition, RowVerifier, type RowScan } from './rows';
+import { checkJournals, compactJournals, readHistoryRows, restoreJournal, surveyPg } from './pg-maintenance';
+import { DEFAULT_HISTORY_RETENTION, type HistoryRetention } from '../history';
+import { indexCurrent, keysOf, matchingKeys, writeIndexRows } from './pg-index';
+import type { StoreUrl } from './url';
+
+/** The first half of every crux advisory lock key ('crux'); the second is the schema name's hash. */
+const LOCK_CLASS = 0x63727578;
+/** Rows fetched per round trip when a whole journal is read. */
+const FETCH_ROWS = 5000;
+
+type Query = Sql;
+
+interface Folded<S> {
+  state: S;
+  scan: RowScan;
+  ms: number;
+}
+
+export interface PgStoreOptions {
+  readonly reporter: Reporter;
+  readonly lockTimeoutMs: number;
+  /** Written into schema_version with each migration. */
+  readonly cruxVersion: string;
+  /** Every journal the store may hold (restore needs a journal's entity keys). */
+  readonly specs: readonly StoreSpec<any>[];
+  /** How long and how much of `history` compaction keeps (CRUX_HISTORY_KEEP, CRUX_HISTORY_MAX_BYTES). */
+  readonly history?: HistoryRetention | undefined;
+}
+
+export class PgStore implements JournalStore {
+  readonly location: string;
+  readonly keys: KeyStore;
+  private client: Client | undefined;
+  private catalog: Catalog | undefined;
+  /** The transaction `write` is running, if any: key items created meanwhile join it (one connection, one lock). */
+  private active: Sql | undefined;
+
+  constructor(
+    readonly url: StoreUrl,
+    private readonly opts: PgStoreOptions,
+  ) {
+    this.location = url.schema === 'crux' ? url.label : `${url.label}?schema=${url.schema}`;
+    this.keys = new PgKeyStore(this);
+  }
+
+  /** The connection, opened on first use. */
+  get sql(): Sql {
+    // A connection lost between transactions (a long-lived `crux mcp`, a restarted server) is replaced; one lost
+    // inside a transaction is not (client.ts), so that transaction fails as a whole.
+    if (this.client?.lost && this.active === undefined) {
+      void this.client.sql.end({ timeout: 0 }).catch(() => {});
+      this.client = undefined;
+    }
+    this.client ??= openClient(this.url, { connectTimeoutMs: this.opts.lockTimeoutMs });
+    return this.client.sql;
+  }
+
+  /** A quoted `schema.table`. */
+  ident(table: string): string {
+    return `"${this.url.schema}".${table}`;
+  }
+
+  /** Ends the connection (at the end of every command). */
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client !== undefined) await client.sql.end({ timeout: 1 }).catch(() => {});
+  }
+
+  /** Runs `fn`, turning failures of the server or the network into their CruxError (exit 75). */
+  async guard<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      throw storeError(error, this.url, this.opts.lockTimeoutMs) ?? error;
+    }
+  }
+
+  /**
+   * What reads go through: the running write transaction when there is one (the connection is busy with it, and
+   * it sees its own rows), else the connection.
+   */
+  get reader(): Query {
+    return this.active ?? this.sql;
+  }
+
+  /** The catalog for reads, read once per command; a schema a newer crux wrote is refused. */
+  async readCatalog(): Promise<Catalog> {
+    if (this.catalog === undefined) {
+      this.catalog = await readCatalog(this.reader, this.url.schema);
+      refuseNewer(this.catalog, this.location);
+    }
+    return this.catalog;
+  }
+
+  async read<S>(spec: StoreSpec<S>): Promise<S> {
+    return this.guard(async () => (await this.fold(this.reader, await this.readCatalog(), spec)).state);
+  }
+
+  async readKey<S>(spec: StoreSpec<S>, key: string): Promise<S> {
+    return this.guard(async () => (await this.foldKeys(this.reader, await this.readCatalog(), spec, [key])).state);
+  }
+
+  async readIndexed<S>(spec: StoreSpec<S>, query: IndexQuery): Promise<S> {
+    return this.guard(async () => (await this.foldIndexed(this.reader, await this.readCatalog(), spec, query)).state);
+  }
+
+  /** The entities that may match `query`, through the index table when its rows are current, else the whole journal. */
+  async foldIndexed<S>(q: Query, catalog: Catalog, spec: StoreSpec<S>, query: IndexQuery): Promise<Folded<S>> {
+    if (spec.keyOf === undefined || !(await indexCurrent(q, (t) => this.ident(t), catalog, spec as StoreSpec<unknown>))) return this.fold(q, catalog, spec);
+    return this.foldKeys(q, catalog, spec, await matchingKeys(q, (t) => this.ident(t), spec as StoreSpec<unknown>, query));
+  }
+
+  /**
+   * Brings the index rows of a journal up to date inside a locked transaction, after its rows changed: the
+   * entities `keys` (from their rows as they now are), or, when the rows follow another version or `keys` is
+   * 'all', every entity (from `whole`, or a fold of the journal).
+   */
+  async refreshIndex<S>(sql: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[] | 'all', whole?: S): Promise<void> {
+    if (spec.secondary === undefined || spec.keyOf === undefined) return;
+    const ident = (t: string) => this.ident(t);
+    if (keys !== 'all' && (await indexCurrent(sql, ident, catalog, spec as StoreSpec<unknown>))) {
+      if (keys.length > 0) await writeIndexRows(sql, ident, spec, (await this.foldKeys(sql, catalog, spec, keys)).state, keys, false);
+      return;
+    }
+    const state = whole ?? (await this.fold(sql, catalog, spec, { quiet: true })).state;
+    const rows = await sql.unsafe<{ key: string }[]>(`select distinct key from ${this.ident(journalTable(spec.file))} where key is not null`);
+    await writeIndexRows(sql, ident, spec, state, rows.map((r) => r.key), true);
+  }
+
+  async readAt<S>(spec: StoreSpec<S>, positions: readonly LinePosition[]): Promise<(JournalRecord | undefined)[]> {
+    return this.guard(async () => {
+      const catalog = await this.readCatalog();
+      if (!catalog.tables.has(journalTable(spec.file)) || positions.length === 0) return positions.map(() => undefined);
+      const rows = await this.reader.unsafe<{ line: string; body: string }[]>(
+        `select line, body from ${this.ident(journalTable(spec.file))} where line = any($1::bigint[])`,
+        [arrayLiteral(positions.map((p) => p.line))],
+      );
+      const byLine = new Map(rows.map((r) => [Number(r.line), r.body]));
+      return positions.map((p) => {
+        const body = byLine.get(p.line);
+        if (body === undefined || Buffer.byteLength(body) !== p.length) return undefined;
+        const decoded = decodeRecord(body, VERIFY_ALL);
+        return decoded.ok ? decoded.record : undefined;
+      });
+    });
+  }
+
+  async write<T>(decide: (tx: Transaction) => T | Promise<T>, ts: string): Promise<T> {
+    return this.locked(async (sql, catalog) => {
+      const tx = new PgTransaction(this, sql, catalog, ts);
+      const result = await decide(tx);
+      await tx.commit();
+      return result;
+    });
+  }
+
+  /**
+   * Runs `fn` in one transaction holding the store's writers' lock (waiting at most CRUX_LOCK_TIMEOUT), with the
+   * catalog as of the lock. A nested call (a key created while `write` decides) joins the running transaction.
+   */
+  async locked<T>(fn: (sql: Sql, catalog: Catalog) => Promise<T>): Promise<T> {
+    if (this.active !== undefined) {
+      const active = this.active;
+      try {
+        return await fn(active, await readCatalog(active, this.url.schema));
+      } finally {
+        this.catalog = undefined;
+      }
+    }
+    return this.transaction(async (sql) => {
+      await sql`select set_config('lock_timeout', ${`${Math.max(1, this.opts.lockTimeoutMs)}ms`}, true)`;
+      await sql`select pg_advisory_xact_lock(${LOCK_CLASS}, hashtext(${this.url.schema}))`;
+      const catalog = await readCatalog(sql, this.url.schema);
+      refuseNewer(catalog, this.location);
+      await holdLockForTest();
+      this.active = sql;
+      this.catalog = catalog;
+      try {
+        return await fn(sql, catalog);
+      } finally {
+        this.active = undefined;
+        this.catalog = undefined;
+      }
+    });
+  }
+
+  /**
+   * Runs `fn` in one transaction on the store's one connection, which is never reconnected (client.ts): every
+   * statement `fn` issues is in the transaction, or fails.
+   */
+  async transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    return this.guard(async () => {
+      const sql = this.sql;
+      await sql`begin`;
+      try {
+        const result = await fn(sql);
+        await sql`commit`;
+        return result;
+      } catch (error) {
+        // A lost connection's transaction was rolled back by the server; a live one is rolled back here.
+        if (!this.client!.lost) await sql`rollback`.catch(() => {});
+        throw error;
+      }
+    });
+  }
+
+  /** The lock's key, for doctor: the same two numbers every crux takes for this schema. */
+  static readonly LOCK_CLASS = LOCK_CLASS;
+
+  /** Creates the schema (first write) and the journal's table (its first record), inside a locked transaction. */
+  async prepare(sql: Sql, catalog: Catalog, file: string): Promise<Catalog> {
+    const current = await migrate(sql, this.url.schema, catalog, this.opts.cruxVersion);
+    await ensureJournalTable(sql, this.url.schema, current, file);
+    return current;
+  }
+
+  /** Folds a whole journal, verifying every row; problems go to the reporter unless quiet. */
+  async fold<S>(q: Query, catalog: Catalog, spec: StoreSpec<S>, opts: { quiet?: boolean; progress?: ProgressSink } = {}): Promise<Folded<S>> {
+    const started = performance.now();
+    const state = spec.initial();
+    const verifier = new RowVerifier(spec.vocabulary, (record, at) => spec.evolve(state, record, at));
+    const table = journalTable(spec.file);
+    if (catalog.tables.has(table)) {
+      const total = opts.progress === undefined ? 0 : await this.count(q, table);
+      await q.unsafe(`select line, body from ${this.ident(table)} order by line`).values().cursor(FETCH_ROWS, (rows) => {
+        for (const [line, body] of rows as [string, string][]) verifier.visit({ line: Number(line), body });
+        opts.progress?.(spec.file, verifier.visited, total);
+      });
+    }
+    const scan = verifier.finish();
+    if (!opts.quiet) this.report(spec.file, scan);
+    return { state, scan, ms: performance.now() - started };
+  }
+
+  /**
+   * Folds only the rows of the entities `keys`, from each key's last resetting record on (the database's
+   * index by key): what a command on one session or case reads. Rows are verified one by one (the chain is
+   * verified by whole reads and `journal check`).
+   */
+  async foldKeys<S>(q: Query, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[]): Promise<Folded<S>> {
+    if (spec.keyOf === undefined) return this.fold(q, catalog, spec);
+    const started = performance.now();
+    const state = spec.initial();
+    const table = journalTable(spec.file);
+    const problems: RowScan['problems'] = [];
+    let records = 0;
+    if (catalog.tables.has(table)) {
+      const t = this.ident(table);
+      const rows = await q.unsafe<{ line: string; body: string }[]>(
+        `select r.line, r.body from unnest($1::text[]) as k(key)
+           cross join lateral (select coalesce(max(line), 0) as since from ${t} where key = k.key and resets) s
+           join ${t} r on r.key = k.key and r.line >= s.since
+         order by r.line`,
+        [arrayLiteral(keys)],
+      );
+      for (const { line, body } of rows) {
+        const decoded = decodeRecord(body, VERIFY_ALL);
+        if (!decoded.ok) {
+          problems.push({ line: Number(line), reason: decoded.reason, skipped: true });
+          continue;
+        }
+        if (!spec.vocabulary.has(decoded.record.ev)) continue;
+        records += 1;
+        spec.evolve(state, decoded.record, rowPosition(Number(line), body));
+      }
+    }
+    const scan: RowScan = { records, lines: records, bytes: 0, problems, head: { seq: 0, h: '' } };
+    this.report(spec.file, scan);
+    return { state, scan, ms: performance.now() - started };
+  }
+
+  /** The last row of a journal: the chain head a new batch continues, and its line. */
+  async headOf(q: Query, catalog: Catalog, file: string): Promise<{ head: ChainHead; line: number }> {
+    const table = journalTable(file);
+    if (!catalog.tables.has(table)) return { head: { seq: 0, h: '0'.repeat(32) }, line: 0 };
+    const [row] = await q.unsafe<{ line: string; seq: string; h: string }[]>(
+      `select line, seq, h from ${this.ident(table)} order by line desc limit 1`,
+    );
+    return row === undefined ? { head: { seq: 0, h: '0'.repeat(32) }, line: 0 } : { head: { seq: Number(row.seq), h: row.h }, line: Number(row.line) };
+  }
+
+  /** Inserts encoded lines after `line` (one statement for the whole batch). */
+  async insertLines<S>(q: Sql, spec: StoreSpec<S>, lines: readonly string[], afterLine: number): Promise<void> {
+    if (lines.length === 0) return;
+    const n = lines.length;
+    const lineNos: number[] = new Array(n);
+    const seqs: number[] = new Array(n);
+    const hashes: string[] = new Array(n);
+    const keys: (string | null)[] = new Array(n);
+    const resets: boolean[] = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const record = decodeOwn(lines[i]!);
+      lineNos[i] = afterLine + i + 1;
+      seqs[i] = record.seq;
+      hashes[i] = record.h;
+      const key = record.ev === SNAPSHOT_EVENT ? undefined : spec.keyOf?.(record);
+      keys[i] = key ?? null;
+      resets[i] = key !== undefined && spec.resets?.(record) === true;
+    }
+    await q.unsafe(
+      `insert into ${this.ident(journalTable(spec.file))} (line, seq, h, body, key, resets)
+       select * from unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::boolean[])`,
+      [arrayLiteral(lineNos), arrayLiteral(seqs), arrayLiteral(hashes), arrayLiteral(lines), arrayLiteral(keys), arrayLiteral(resets)],
+    );
+  }
+
+  private async count(q: Query, table: string): Promise<number> {
+    const [row] = await q.unsafe<{ n: string }[]>(`select count(*) as n from ${this.ident(table)}`);
+    return Number(row?.n ?? 0);
+  }
+
+  private report(file: string, scan: RowScan): void {
+    for (const problem of scan.problems) {
+      this.opts.reporter.warn(`${this.location} ${journalTable(file)}:${problem.line}: ${problem.reason} (run \`crux journal check\`)`);
+      this.opts.reporter.damage?.(file, problem.line, problem.reason);
+    }
+  }
+
+  async check(specs: readonly StoreSpec<unknown>[], opts: { repair: boolean; ts: string; progress?: ProgressSink }): Promise<JournalReport[]> {
+    return checkJournals(this, specs, opts);
+  }
+
+  async compact(specs: readonly StoreSpec<unknown>[], ts: string, progress?: ProgressSink, opts: { dropHistory?: boolean } = {}): Promise<CompactReport[]> {
+    return compactJournals(this, specs, ts, { progress, dropHistory: opts.dropHistory, retention: this.opts.history ?? DEFAULT_HISTORY_RETENTION });
+  }
+
+  async readHistory<S>(spec: StoreSpec<S>, sink: (record: JournalRecord, at: LinePosition) => void): Promise<void> {
+    return this.guard(async () => readHistoryRows(this, this.reader, await this.readCatalog(), spec, sink));
+  }
+
+  /** A message for the operator (a record passed over). */
+  warn(message: string): void {
+    this.opts.reporter.warn(message);
+  }
+
+  async survey(specs: readonly StoreSpec<unknown>[]): Promise<StoreFacts> {
+    return surveyPg(this, specs);
+  }
+
+  async *rawLines(file: string): AsyncIterable<Uint8Array> {
+    const catalog = await this.guard(() => this.readCatalog());
+    const table = journalTable(file);
+    if (!catalog.tables.has(table)) return;
+    let after = 0;
+    for (;;) {
+      const rows = await this.guard(() =>
+        this.sql.unsafe<{ line: string; body: string }[]>(
+          `select line, body from ${this.ident(table)} where line > $1 order by line limit ${FETCH_ROWS}`,
+          [after],
+        ),
+      );
+      for (const row of rows) yield Buffer.from(row.body);
+      if (rows.length < FETCH_ROWS) return;
+      after = Number(rows.at(-1)!.line);
+    }
+  }
+
+  async restore(file: string, lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<void> {
+    const spec = this.opts.specs.find((s) => s.file === file);
+    if (spec === undefined) throw new Error(`restore: no journal ${file}`);
+    return restoreJournal(this, spec, lines);
+  }
+}
+
+/** One write: loads read under the lock; appends are encoded at once and inserted when `decide` has returned. */
+class PgTransaction implements Transaction {
+  private readonly loaded = new Map<StoreSpec<any>, { state: unknown; full: boolean; head: ChainHead; line: number }>();
+  /** Batches in the order of their append; `lines` is undefined for a store appended to without a load (encoded at commit). */
+  private readonly pending: { spec: StoreSpec<any>; drafts: readonly EventDraft[]; lines?: string[]; afterLine?: number }[] = [];
+
+  constructor(
+    private readonly store: PgStore,
+    private readonly sql: Sql,
+    private catalog: Catalog,
+    readonly ts: string,
+  ) {}
+
+  async load<S>(spec: StoreSpec<S>): Promise<S> {
+    const loaded = this.loaded.get(spec);
+    if (loaded?.full) return loaded.state as S;
+    if (loaded !== undefined) throw new Error(`${spec.file}: a whole load after a load by key in one transaction`);
+    const folded = await this.store.fold(this.sql, this.catalog, spec);
+    this.loaded.set(spec, { state: folded.state, full: true, head: folded.scan.head, line: folded.scan.headAt?.line ?? 0 });
+    this.applyBlind(spec);
+    return folded.state;
+  }
+
+  async loadKey<S>(spec: StoreSpec<S>, ...keys: string[]): Promise<S> {
+    const loaded = this.loaded.get(spec);
+    if (loaded?.full) return loaded.state as S;
+    if (loaded !== undefined) throw new Error(`${spec.file}: load every key before the first append`);
+    if (spec.keyOf === undefined || this.pending.some((p) => p.spec === spec)) return this.load(spec);
+    const [folded, { head, line }] = await Promise.all([
+      this.store.foldKeys(this.sql, this.catalog, spec, keys),
+      this.store.headOf(this.sql, this.catalog, spec.file),
+    ]);
+    this.loaded.set(spec, { state: folded.state, full: false, head, line });
+    return folded.state;
+  }
+
+  async loadIndexed<S>(spec: StoreSpec<S>, query: IndexQuery): Promise<S> {
+    const loaded = this.loaded.get(spec);
+    if (loaded?.full) return loaded.state as S;
+    if (loaded !== undefined) throw new Error(`${spec.file}: load every key before the first append`);
+    if (spec.keyOf === undefined || this.pending.some((p) => p.spec === spec)) return this.load(spec);
+    const [folded, { head, line }] = await Promise.all([
+      this.store.foldIndexed(this.sql, this.catalog, spec, query),
+      this.store.headOf(this.sql, this.catalog, spec.file),
+    ]);
+    this.loaded.set(spec, { state: folded.state, full: false, head, line });
+    return folded.state;
+  }
+
+  append<S>(spec: StoreSpec<S>, drafts: readonly EventDraft[]): void {
+    if (drafts.length === 0) return;
+    if (this.pending.some((p) => p.spec === spec)) throw new Error(`${spec.file}: a second append in one transaction (give every draft in one call: one batch)`);
+    const batch: (typeof this.pending)[number] = { spec, drafts };
+    this.pending.push(batch);
+    if (this.loaded.has(spec)) this.encode(batch);
+  }
+
+  /** Encodes a batch after the loaded head and applies it to the loaded state. */
+  private encode(batch: (typeof this.pending)[number]): void {
+    const loaded = this.loaded.get(batch.spec)!;
+    const { text, head } = encodeRecords(loaded.head, batch.drafts, this.ts, { batch: true });
+    const lines = text.split('\n').slice(0, -1);
+    lines.forEach((body, i) => batch.spec.evolve(loaded.state, decodeOwn(body), rowPosition(loaded.line + i + 1, body)));
+    batch.lines = lines;
+    batch.afterLine = loaded.line;
+    loaded.head = head;
+    loaded.line += lines.length;
+  }
+
+  /** A store appended to before it was loaded: its batch now follows the head just read. */
+  private applyBlind(spec: StoreSpec<any>): void {
+    const batch = this.pending.find((p) => p.spec === spec);
+    if (batch !== undefined && batch.lines === undefined) this.encode(batch);
+  }
+
+  /** Inserts every pending batch, creating the schema and tables they need; the caller's transaction commits. */
+  async commit(): Promise<void> {
+    for (const batch of this.pending) {
+      if (batch.lines === undefined) {
+        const { head, line } = await this.store.headOf(this.sql, this.catalog, batch.spec.file);
+        this.loaded.set(batch.spec, { state: batch.spec.initial(), full: false, head, line });
+        this.encode(batch);
+      }
+      this.catalog = await this.store.prepare(this.sql, this.catalog, batch.spec.file);
+      await this.store.insertLines(this.sql, batch.spec, batch.lines!, batch.afterLine!);
+      await this.store.refreshIndex(this.sql, this.catalog, batch.spec, keysOf(batch.spec, batch.lines!.map(decodeOwn)));
+    }
+    // Every row is in, none committed: a writer killed here leaves nothing (the server rolls back).
+    if (this.pending.length > 0) crashPoint('pg-before-commit');
+  }
+}
+
+/** Key items as rows of the `keys` table: created with an insert that only one of racing creators wins. */
+class PgKeyStore implements KeyStore {
+  constructor(private readonly store: PgStore) {}
+
+  describe(name: string): string {
+    return `${this.store.location} keys/${name}`;
+  }
+
+  async read(name: string): Promise<Uint8Array | undefined> {
+    return this.store.guard(async () => {
+      const catalog = await this.store.readCatalog();
+      if (!catalog.tables.has('keys')) return undefined;
+      const [row] = await this.store.reader.unsafe<{ bytes: Buffer }[]>(`select bytes from ${this.store.ident('keys')} where name = $1`, [name]);
+      return row === undefined ? undefined : new Uint8Array(row.bytes);
+    });
+  }
+
+  async create(name: string, bytes: Uint8Array | string): Promise<boolean> {
+    const data = typeof bytes === 'string' ? Buffer.from(bytes) : Buffer.from(bytes);
+    return this.store.locked(async (sql, catalog) => {
+      await migrate(sql, this.store.url.schema, catalog, 'key');
+      const rows = await sql.unsafe(
+        `insert into ${this.store.ident('keys')} (name, bytes) values ($1, $2) on conflict (name) do nothing returning name`,
+        [name, data],
+      );
+      return rows.length === 1;
+    });
+  }
+
+  async stat(name: string): Promise<KeyFacts | undefined> {
+    const bytes = await this.read(name);
+    return bytes === undefined ? undefined : { path: this.describe(name), mode: null, bytes: bytes.length };
+  }
+
+  peek(name: string): Promise<Uint8Array | undefined> {
+    return this.read(name);
+  }
+
+  async list(): Promise<string[]> {
+    return this.store.guard(async () => {
+      const catalog = await this.store.readCatalog();
+      if (!catalog.tables.has('keys')) return [];
+      const rows = await this.store.reader.unsafe<{ name: string }[]>(`select name from ${this.store.ident('keys')} order by name`);
+      return rows.map((r) => r.name);
+    });
+  }
+}
+

@@ -1,0 +1,90 @@
+// `crux journal copy --to <dir|url>`: a data directory into PostgreSQL and back, byte for byte; empty targets only.
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { crux, freshDataDir, snapshotDir, type Run } from '../helpers/cli';
+import { freshStoreUrl, pgSkipReason } from '../helpers/pg';
+
+const NOW = ['--now', '2026-11-29T21:00:00Z'];
+const FILES = ['sessions.jsonl', 'cases.jsonl', 'handoffs.jsonl', 'facts.jsonl', 'keys/handoff.key', 'keys/agent-alice.ed25519.pem'];
+
+async function ok(run: Promise<Run>): Promise<Run> {
+  const r = await run;
+  expect(r.exitCode, r.stderr).toBe(0);
+  return r;
+}
+
+/** A data directory with something in every journal and both kinds of key. */
+async function populated(): Promise<string> {
+  const dir = freshDataDir();
+  await ok(crux(dir, [...NOW, '--agent', 'alice', 'session', 'put', 's1', '{"n": 1.0, "big": 12345678901234567890, "f_1": "x"}']));
+  await ok(crux(dir, [...NOW, 'session', 'import', '-'], { input: Array.from({ length: 30 }, (_, i) => JSON.stringify({ session_id: `i${i}`, state: { i } })).join('\n') }));
+  await ok(crux(dir, [...NOW, 'session', 'close', 'i3', '--summary', 'done']));
+  const cases = ['restart the nginx server', 'restart nginx', 'compile the kernel', 'reload nginx config', 'deploy the web app to staging'];
+  for (const [i, task] of cases.entries()) await ok(crux(dir, ['--now', `2026-01-0${i + 1}T00:00:00Z`, 'case', 'record', '--task', task, '--action', `a${i}`, '--outcome', 'o', '--reward', String(0.5 + i / 10)]));
+  await ok(crux(dir, [...NOW, 'handoff', 'keygen', '--agent', 'alice']));
+  const pkg = await ok(crux(dir, [...NOW, '--agent', 'alice', 'handoff', 'mint', 's1', '--to', 'bob']));
+  await ok(crux(dir, [...NOW, 'handoff', 'accept', '-', '--as', 'bob'], { input: pkg.stdout }));
+  return dir;
+}
+
+describe.skipIf(pgSkipReason() !== undefined)('journal copy', () => {
+  it('data directory → PostgreSQL → data directory is byte-identical; both answer the same, check healthy', async () => {
+    const source = await populated();
+    const url = freshStoreUrl();
+    const there = await ok(crux(source, ['--json', 'journal', 'copy', '--to', url]));
+    const copied = JSON.parse(there.stdout).copied;
+    expect(copied.journals.find((j: any) => j.name === 'sessions').records).toBeGreaterThan(30);
+    expect(copied.keys).toEqual(['agent-alice.ed25519.pem', 'handoff.key']);
+    expect(copied.to).not.toContain('crux-test-pw');
+    expect((await ok(crux(url, ['--json', 'journal', 'check']))).stdout).toContain('"healthy":true');
+    const back = freshDataDir();
+    await ok(crux(url, ['journal', 'copy', '--to', back]));
+    for (const file of FILES) {
+      const a = join(source, file);
+      if (!fs.existsSync(a)) continue;
+      expect(fs.readFileSync(join(back, file)).equals(fs.readFileSync(a)), file).toBe(true);
+    }
+    // The same answers from every copy: state bytes, the ranking, the ledger.
+    for (const store of [source, url, back]) {
+      expect((await ok(crux(store, ['--agent', 'alice', 'session', 'get', 's1']))).stdout).toBe('{"n": 1.0, "big": 12345678901234567890, "f_1": "x"}');
+    }
+    const rank = async (store: string) => (await ok(crux(store, ['--json', ...NOW, 'case', 'retrieve', 'restart', 'nginx', 'server', '--top-k', '10']))).stdout;
+    expect(await rank(url)).toBe(await rank(source));
+    expect(await rank(back)).toBe(await rank(source));
+    const list = async (store: string) => (await ok(crux(store, ['--json', ...NOW, 'handoff', 'list']))).stdout;
+    expect(await list(url)).toBe(await list(source));
+  });
+
+  it('a package minted on PostgreSQL with the copied key verifies against the original directory', async () => {
+    const source = await populated();
+    const url = freshStoreUrl();
+    await ok(crux(source, ['journal', 'copy', '--to', url]));
+    await ok(crux(url, [...NOW, '--agent', 'carol', 'session', 'put', 'c1', '{}']));
+    const pkg = await ok(crux(url, [...NOW, '--agent', 'carol', 'handoff', 'mint', 'c1', '--to', 'dave']));
+    expect((await crux(source, [...NOW, 'handoff', 'inspect', '-', '--as', 'dave', '--json'], { input: pkg.stdout })).stdout).toContain('"signature":"ok"');
+  });
+
+  it('refuses a target that has records or keys (4) and a damaged source (9); nothing is changed', async () => {
+    const source = await populated();
+    const occupied = freshDataDir();
+    await ok(crux(occupied, ['session', 'put', 'x', '{}']));
+    const before = snapshotDir(occupied);
+    const into = await crux(source, ['journal', 'copy', '--to', occupied]);
+    expect(into.exitCode).toBe(4);
+    expect(into.stderr).toMatch(/not empty/);
+    expect(snapshotDir(occupied)).toEqual(before);
+    const url = freshStoreUrl();
+    await ok(crux(url, ['case', 'record', '--task', 't', '--action', 'a', '--outcome', 'o']));
+    const pgBefore = snapshotDir(url);
+    expect((await crux(source, ['journal', 'copy', '--to', url])).exitCode).toBe(4);
+    expect(snapshotDir(url)).toEqual(pgBefore);
+    fs.appendFileSync(join(source, 'cases.jsonl'), '{"not": "a record"}\n');
+    const target = freshStoreUrl();
+    const damaged = await crux(source, ['journal', 'copy', '--to', target]);
+    expect(damaged.exitCode).toBe(9);
+    expect(snapshotDir(target)).toEqual({});
+    expect((await crux(source, ['journal', 'copy'])).exitCode).toBe(2);
+    expect((await crux(source, ['journal', 'copy', '--to', source])).exitCode).toBe(2);
+  });
+});

@@ -1,0 +1,140 @@
+// A shared PostgreSQL store under stress: many writers, a writer killed mid-transaction, the server unreachable,
+// refusing the password or restarted under load — exit 75 naming the server (never the password), nothing
+// acknowledged lost, nothing half-written.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execa } from 'execa';
+import { CRUX, crux, freshStore, journalRecords, STORE_KINDS, testEnv, type Run } from '../helpers/cli';
+import { freshStoreUrl, pgPassword, pgServerUrl, pgSkipReason } from '../helpers/pg';
+import { startShell } from './harness';
+
+const CLUSTER = resolve(__dirname, '../../.ci/pg-cluster');
+
+/** One line on stderr, exit 75, naming host:port, never the password. */
+function expectTempFailure(run: Run, server: URL, password: string): void {
+  expect(run.exitCode, run.stderr).toBe(75);
+  expect(run.stdout).toBe('');
+  expect(run.stderr.trim().split('\n')).toHaveLength(1);
+  expect(run.stderr).toContain(`${server.hostname}:${server.port}`);
+  expect(run.stderr).not.toContain(password);
+}
+
+describe.each(STORE_KINDS)('16 concurrent writers on a %s store', (kind) => {
+  it('128 puts from 16 processes: every one kept with its exact state, one unbroken chain', async () => {
+    const store = freshStore(kind);
+    const at = kind === 'pg' ? `--store '${store}'` : `--data-dir '${store}'`;
+    const writers = Array.from({ length: 16 }, (_, w) =>
+      startShell(`for i in 1 2 3 4 5 6 7 8; do "$CRUX" ${at} session put "w${w}-$i" "{\\"w\\": ${w}, \\"i\\": $i.0}" >/dev/null || echo "fail w${w}-$i $?"; done`),
+    );
+    const exits = await Promise.all(writers.map((c) => c.done));
+    expect(exits.map((e) => e.stdout).join('') + exits.map((e) => e.stderr).join('')).toBe('');
+    const puts = journalRecords(store, 'sessions.jsonl').filter((r) => r.ev === 'session.put');
+    expect(puts).toHaveLength(128);
+    const list = JSON.parse((await crux(store, ['--json', 'session', 'list'])).stdout).sessions;
+    expect(list).toHaveLength(128);
+    for (const [w, i] of [[0, 1], [15, 8], [7, 4]]) expect((await crux(store, ['session', 'get', `w${w}-${i}`])).stdout).toBe(`{"w": ${w}, "i": ${i}.0}`);
+    expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
+  });
+});
+
+describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL failures', () => {
+  it('a writer killed mid-transaction (rows in, not committed) leaves nothing, and the lock is free at once', async () => {
+    const store = freshStoreUrl();
+    expect((await crux(store, ['session', 'put', 'before', '{}'])).exitCode).toBe(0);
+    const lines = Array.from({ length: 50 }, (_, i) => JSON.stringify({ session_id: `i${i}`, state: { i } })).join('\n');
+    const killed = await crux(store, ['session', 'import', '-'], { input: lines, env: { CRUX_TEST_CRASH_AT: 'pg-before-commit' } });
+    expect(killed.exitCode).not.toBe(0);
+    expect(journalRecords(store, 'sessions.jsonl')).toHaveLength(1);
+    expect((await crux(store, ['session', 'get', 'i0'])).exitCode).toBe(3);
+    const started = Date.now();
+    expect((await crux(store, ['session', 'import', '-'], { input: lines, env: { CRUX_LOCK_TIMEOUT: '2s' } })).exitCode).toBe(0);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(journalRecords(store, 'sessions.jsonl')).toHaveLength(51);
+    expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
+  });
+
+  it('an unreachable server and a refused password are exit 75, one line naming the server, never the password', async () => {
+    const server = new URL(pgServerUrl());
+    const refused = new URL(server.href);
+    refused.port = String(Number(server.port) === 1 ? 2 : 1);
+    const run = await crux(refused.href, ['session', 'list']);
+    expectTempFailure(run, refused, pgPassword());
+    expect(run.stderr).toMatch(/connection refused/);
+    const wrong = new URL(server.href);
+    wrong.password = 'wrong-password-123';
+    const auth = await crux(wrong.href, ['session', 'put', 'a', '{}']);
+    expectTempFailure(auth, server, 'wrong-password-123');
+    expect(auth.stderr).toMatch(/authentication refused/);
+    const json = await crux(refused.href, ['--json', 'session', 'get', 'a']);
+    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 75, kind: 'store_unavailable' });
+    expect(json.stderr).not.toContain(pgPassword());
+    // CRUX_STORE names the store as --store does; a --data-dir flag wins over it.
+    const viaEnv = await execa(CRUX, ['session', 'list'], { reject: false, env: testEnv({ CRUX_STORE: refused.href }), extendEnv: false });
+    expectTempFailure({ exitCode: viaEnv.exitCode ?? -1, stdout: String(viaEnv.stdout), stderr: String(viaEnv.stderr) }, refused, pgPassword());
+    const flagWins = await crux(freshStore('dir'), ['--json', 'session', 'list'], { env: { CRUX_STORE: refused.href } });
+    expect(flagWins.exitCode, flagWins.stderr).toBe(0);
+    const both = await crux(freshStore('dir'), ['--store', refused.href, 'session', 'list']);
+    expect(both.exitCode).toBe(2);
+  });
+
+  it('a lock wait past CRUX_LOCK_TIMEOUT is exit 75 naming the server, and changes nothing', async () => {
+    const store = freshStoreUrl();
+    expect((await crux(store, ['session', 'put', 'a', '{"v":1}'])).exitCode).toBe(0);
+    const holder = crux(store, ['session', 'put', 'a', '{"v":2}'], { env: { CRUX_TEST_LOCK_HOLD_MS: '3000' } });
+    await new Promise((r) => setTimeout(r, 700));
+    const waiter = await crux(store, ['session', 'put', 'a', '{"v":3}'], { env: { CRUX_LOCK_TIMEOUT: '300ms' } });
+    expectTempFailure(waiter, new URL(pgServerUrl()), pgPassword());
+    expect(waiter.stderr).toMatch(/lock/);
+    expect((await holder).exitCode).toBe(0);
+    expect((await crux(store, ['session', 'get', 'a'])).stdout).toBe('{"v":2}');
+  });
+
+  it('refuses a schema a newer crux wrote, and changes nothing', async () => {
+    const store = freshStoreUrl();
+    expect((await crux(store, ['session', 'put', 'a', '{}'])).exitCode).toBe(0);
+    const { psql } = await import('../helpers/pg');
+    psql(`insert into ${new URL(store).searchParams.get('schema')}.schema_version (version, crux_version) values (999, 'future')`);
+    const run = await crux(store, ['session', 'put', 'a', '{"x":1}']);
+    expect(run.exitCode).toBe(4);
+    expect(run.stderr).toMatch(/schema version 999, newer than this crux/);
+  });
+});
+
+describe.skipIf(pgSkipReason() !== undefined)('the server restarted under load', () => {
+  // A cluster of this test's own: restarting the run's shared server would cut other suites' connections.
+  const dir = mkdtempSync(join(tmpdir(), 'crux-pg-restart-'));
+  let server = '';
+  beforeAll(() => {
+    server = execFileSync(CLUSTER, ['start', dir], { encoding: 'utf8' }).trim();
+  });
+  afterAll(() => {
+    execFileSync(CLUSTER, ['stop', dir]);
+  });
+
+  it('in-flight commands exit 75, nothing acknowledged is lost, the next ones succeed', async () => {
+    const url = new URL(server);
+    url.searchParams.set('schema', 'restart');
+    const store = url.href;
+    expect((await crux(store, ['session', 'put', 'seed', '{}'])).exitCode).toBe(0);
+    // 6 writers, each put holding the lock 40 ms, for about 3 s; the server restarts (-m fast) after 1 s.
+    const writers = Array.from({ length: 6 }, (_, w) =>
+      startShell(`end=$(( $(date +%s) + 3 )); i=0; while [ $(date +%s) -lt $end ]; do i=$((i+1)); "$CRUX" --store '${store}' session put "w${w}-$i" "{\\"i\\":$i}" >/dev/null 2>>'${dir}/w${w}.err'; echo "w${w}-$i $?"; done`, { CRUX_TEST_LOCK_HOLD_MS: '40' }),
+    );
+    await new Promise((r) => setTimeout(r, 1000));
+    execFileSync(CLUSTER, ['restart', dir]);
+    const exits = await Promise.all(writers.map((c) => c.done));
+    const results = exits.flatMap((e) => e.stdout.split('\n').filter(Boolean)).map((l) => l.split(' ') as [string, string]);
+    const codes = new Set(results.map(([, rc]) => rc));
+    expect([...codes].every((c) => c === '0' || c === '75'), [...codes].join(',')).toBe(true);
+    expect(results.some(([, rc]) => rc === '75')).toBe(true);
+    const acknowledged = results.filter(([, rc]) => rc === '0').map(([id]) => id);
+    expect(acknowledged.length).toBeGreaterThan(0);
+    const listed = JSON.parse((await crux(store, ['--json', 'session', 'list'])).stdout).sessions.map((s: any) => s.session_id);
+    for (const id of acknowledged) expect(listed, id).toContain(id);
+    expect((await crux(store, ['session', 'put', 'after', '{}'])).exitCode).toBe(0);
+    expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
+  });
+});
