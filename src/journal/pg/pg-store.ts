@@ -113,6 +113,10 @@ export class PgStore implements JournalStore {
     return this.guard(async () => (await this.fold(this.reader, await this.readCatalog(), spec)).state);
   }
 
+  async readWith<S, T>(spec: StoreSpec<S>, use: (state: S) => T | Promise<T>): Promise<T> {
+    return use(await this.read(spec));
+  }
+
   async readKey<S>(spec: StoreSpec<S>, key: string): Promise<S> {
     return this.guard(async () => (await this.foldKeys(this.reader, await this.readCatalog(), spec, [key])).state);
   }
