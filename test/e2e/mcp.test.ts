@@ -243,6 +243,28 @@ describe('crux mcp: sharing a data directory', () => {
     expect(JSON.parse((await cli(dir, ['--json', 'journal', 'check'])).stdout).healthy).toBe(true);
   }, 60_000);
 
+  it('many tool calls at once from one client (a model calling tools in parallel) lose and duplicate nothing', async () => {
+    const dir = freshDataDir();
+    const s = await server(dir, 'planner');
+    await s.call('session_put', { session_id: 'shared', state: 0 });
+    const calls = [
+      ...Array.from({ length: 24 }, (_, i) => s.call('session_put', { session_id: `p${i}`, state_text: `{"i":${i}}`, add_tokens: 1 })),
+      ...Array.from({ length: 8 }, (_, i) => s.call('case_record', { task: `parallel task ${i}`, action: 'a', outcome: 'o' })),
+      ...Array.from({ length: 6 }, () => s.call('session_close', { session_id: 'shared' })),
+      ...Array.from({ length: 6 }, () => s.call('session_list')),
+    ];
+    const results = await Promise.all(calls);
+    expect(results.filter((r) => r.isError)).toEqual([]);
+    const closes = results.slice(32, 38).map((r) => r.structuredContent.outcome);
+    expect(closes.filter((o) => o === 'closed')).toHaveLength(1);
+    for (let i = 0; i < 24; i++) expect((await cli(dir, ['--agent', 'planner', 'session', 'get', `p${i}`])).stdout).toBe(`{"i":${i}}`);
+    const lines = journalLines(dir, 'sessions.jsonl');
+    expect(lines.filter((r) => r.ev === 'session.closed')).toHaveLength(1);
+    expect(lines.filter((r) => r.ev === 'session.put')).toHaveLength(25);
+    expect(journalLines(dir, 'cases.jsonl').filter((r) => r.ev === 'case.recorded')).toHaveLength(8);
+    expect(JSON.parse((await cli(dir, ['--json', 'journal', 'check'])).stdout).healthy).toBe(true);
+  }, 60_000);
+
   it('answers other requests while a write waits for the lock, and refuses the write with 75 past CRUX_LOCK_TIMEOUT', async () => {
     const dir = freshDataDir();
     await cli(dir, ['session', 'put', 'held', '{"v":1}']);
