@@ -1,12 +1,13 @@
 // The durability protocol as the kernel sees it (strace, "ALICE-lite"): a write is fsynced before crux reports
 // success, a new file's directory is fsynced, a rewrite fsyncs its temp file before the rename and the
 // directory after it, and a torn tail reaches quarantine durably before it is cut off the journal.
-// Needs strace; where it is missing the test fails and says so (it does not skip).
-import { execFileSync } from 'node:child_process';
+// Needs strace; where it is missing the test fails and says so (it does not skip). A call that another
+// thread interrupted is joined up again (strace.ts): reading single lines lost one now and then.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CRUX, crux, freshDataDir, testEnv, tempDir } from '../helpers/cli';
+import { crux, freshDataDir } from '../helpers/cli';
+import { straceCrux } from './strace';
 import { TIMEOUT } from './harness';
 
 interface Call {
@@ -19,38 +20,21 @@ interface Call {
 
 /** Runs crux under strace and returns the main thread's file calls, with fds resolved to paths. */
 function trace(dataDir: string, args: string[]): Call[] {
-  const out = join(tempDir(), 'strace.txt');
-  try {
-    execFileSync('strace', ['-f', '-qq', '-e', 'trace=openat,write,pwrite64,fsync,fdatasync,rename,renameat,renameat2,ftruncate,close', '-o', out, CRUX, '--data-dir', dataDir, ...args], {
-      env: testEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error('this test needs strace (apt-get install strace); it does not skip');
-    throw error;
-  }
-  const lines = fs.readFileSync(out, 'utf8').split('\n').filter(Boolean);
-  // strace pads the pid column: "6517  openat(…)" as well as "18749 openat(…)".
-  const split = (line: string) => /^(\d+)\s+(.*)$/.exec(line) ?? [line, '', line];
-  const main = split(lines[0]!)[1];
+  const { calls: all, main } = straceCrux(dataDir, args, { trace: 'openat,write,pwrite64,fsync,fdatasync,rename,renameat,renameat2,ftruncate,close' });
   const fds = new Map<number, string>();
   const calls: Call[] = [];
-  for (const line of lines) {
-    const [, pid, text] = split(line);
-    if (pid !== main || text === undefined) continue;
-    const m = /^(\w+)\((.*)\)\s+=\s+(-?\d+)/.exec(text);
-    if (!m) continue;
-    const [, name, argText, result] = m;
-    const firstFd = Number(/^(\d+)/.exec(argText!)?.[1]);
+  for (const { pid, name, args: argText, result, text } of all) {
+    if (pid !== main) continue;
+    const firstFd = Number(/^(\d+)/.exec(argText)?.[1]);
     if (name === 'openat') {
-      const path = /"([^"]*)"/.exec(argText!)?.[1];
-      if (Number(result) >= 0 && path) fds.set(Number(result), path);
-      calls.push({ name: name!, path, text });
-    } else if (name!.startsWith('rename')) {
-      const [from, to] = [...argText!.matchAll(/"([^"]*)"/g)].map((x) => x[1]);
+      const path = /"([^"]*)"/.exec(argText)?.[1];
+      if (result >= 0 && path) fds.set(result, path);
+      calls.push({ name, path, text });
+    } else if (name.startsWith('rename')) {
+      const [from, to] = [...argText.matchAll(/"([^"]*)"/g)].map((x) => x[1]);
       calls.push({ name: 'rename', path: from, to, text });
     } else {
-      calls.push({ name: name!, fd: firstFd, path: fds.get(firstFd), text });
+      calls.push({ name, fd: firstFd, path: fds.get(firstFd), text });
       if (name === 'close') fds.delete(firstFd);
     }
   }

@@ -1,0 +1,66 @@
+// Reading strace's output: one call per line, with a call that another thread interrupted joined up again.
+//
+// With -f, when a thread's traced call is still running as another thread's is printed, strace splits the first
+// into `pwrite64(21, "…", 276, 0 <unfinished ...>` and, later, `<... pwrite64 resumed>) = 276`. Node's worker
+// threads write to an eventfd to wake the main loop, so this happens at random: a parser that reads single
+// lines loses the call now and then (the syscall-order test's "no journal write in the trace", once in two runs
+// on Node 24). Joining the halves per pid is the fix.
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { CRUX, testEnv, tempDir } from '../helpers/cli';
+
+export interface Syscall {
+  readonly pid: number;
+  readonly name: string;
+  /** The argument text, as strace prints it. */
+  readonly args: string;
+  readonly result: number;
+  /** The whole call, for messages. */
+  readonly text: string;
+}
+
+const UNFINISHED = ' <unfinished ...>';
+
+export function parseStrace(output: string): Syscall[] {
+  const pending = new Map<string, string>();
+  const calls: Syscall[] = [];
+  for (const line of output.split('\n')) {
+    // strace pads the pid column: "6517  openat(…)" as well as "18749 openat(…)".
+    const m = /^(\d+)\s+(.*)$/s.exec(line);
+    if (!m) continue;
+    const pid = m[1]!;
+    let body = m[2]!;
+    if (body.endsWith(UNFINISHED)) {
+      pending.set(pid, body.slice(0, -UNFINISHED.length));
+      continue;
+    }
+    const resumed = /^<\.\.\. (\w+) resumed>(.*)$/s.exec(body);
+    if (resumed) {
+      body = (pending.get(pid) ?? `${resumed[1]}(`) + resumed[2];
+      pending.delete(pid);
+    }
+    const call = /^(\w+)\((.*)\)\s+=\s+(-?\d+)/s.exec(body);
+    if (!call) continue;
+    calls.push({ pid: Number(pid), name: call[1]!, args: call[2]!, result: Number(call[3]), text: body });
+  }
+  return calls;
+}
+
+/** Runs crux under `strace -f` and returns its calls; the first traced call's pid is the main thread. */
+export function straceCrux(dataDir: string, args: string[], opts: { trace: string; extra?: string[]; input?: string }): { calls: Syscall[]; main: number } {
+  const out = join(tempDir(), 'strace.txt');
+  try {
+    execFileSync('strace', ['-f', '-qq', ...(opts.extra ?? []), '-e', `trace=${opts.trace}`, '-o', out, CRUX, '--data-dir', dataDir, ...args], {
+      env: testEnv(),
+      input: opts.input ?? '',
+      stdio: ['pipe', 'pipe', 'pipe'],
+      maxBuffer: 64 << 20,
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error('this test needs strace (apt-get install strace); it does not skip');
+    throw error;
+  }
+  const calls = parseStrace(fs.readFileSync(out, 'utf8'));
+  return { calls, main: calls[0]?.pid ?? -1 };
+}
