@@ -1,48 +1,38 @@
-// The journal layer's front door: reads replay a store's journal; writes run inside the lock as one transaction.
+// A data directory as a kind of store (store-boundary.ts): reads replay a journal (or answer through the derived
+// layer); writes run inside the lock as one transaction.
+//
+// The journal layer, bottom up: the core — record.ts (the one codec), verify.ts (chain, sequence, batches),
+// scan.ts (replay of a file), append.ts, lock.ts/lock-fs.ts, rewrite.ts, quarantine.ts, durable-fs.ts; check.ts
+// and compact.ts (each command's work), history.ts; derived/ (indexes and snapshots, fenced: reached through
+// load.ts and derived/index.ts, verified before trusted); transaction.ts; this file; pg/ (PostgreSQL).
 // A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
 const fs = require('node:fs') as typeof import('node:fs');
 import { dirname, join } from 'node:path';
 import { acquireLock, LOCK_DIR, type HeldLock } from './lock';
 import { adoptOwner, asStorageError, ensurePrivateDir, pathExists } from './durable-fs';
-import { scanJournal, SNAPSHOT_EVENT, type LinePosition, type ScanResult } from './scan';
-import { EMPTY_HEAD, encodeRecords, type ChainHead, type EventDraft, type JournalRecord } from './record';
-import { replaceJournal, sweepStrayTemps } from './rewrite';
-import { listQuarantine, QUARANTINE_DIR, quarantineBytes } from './quarantine';
+import { withTotal, type LinePosition, type ScanResult } from './scan';
+import type { JournalRecord } from './record';
+import { replaceJournal } from './rewrite';
+import { QUARANTINE_DIR } from './quarantine';
+import { checkJournal } from './check';
+import { compactJournal } from './compact';
 import { loadSnapshot, loadThroughIndex, readRecordAt, replayFull, type Loaded, type Reporter } from './load';
 import { CACHE_DIR, keepDerived, type IndexQuery } from './derived';
 import { dropSnapshot } from './derived/snapshot';
 import { DerivedDamage } from './derived/sorted-table';
 import { DryTransaction, LockedTransaction, type TransactionHost } from './transaction';
-import type { StoreSpec } from './store-spec';
+import { journalName, type StoreSpec } from './store-spec';
 import type { CompactReport, JournalReport, JournalStore, ProgressSink, StoreFacts, Transaction } from './store-boundary';
 import { DirKeyStore } from './keys';
 import { surveyStore } from './survey';
-import { archiveJournal, checkHistory, DEFAULT_HISTORY_RETENTION, pruneHistory, replayHistory, type HistoryRetention } from './history';
+import { DEFAULT_HISTORY_RETENTION, pruneHistory, replayHistory, type HistoryRetention } from './history';
 import { CruxError } from '../shared/errors';
-import { noteCommit } from '../shared/commit-log';
 
 export type { Reporter } from './load';
 export { COMPACT_MAX_LIVE_FRACTION, COMPACT_MIN_BYTES } from './transaction';
 
 /** The lock directory (journal/lock.ts); named here for the files doctor does not count as stray. */
 export const LOCK_FILE = LOCK_DIR;
-
-const journalName = (file: string) => file.replace(/\.jsonl$/, '');
-
-/** What `journal check` (and `crux doctor`) report of one journal's scan. */
-export function reportScan(root: string, file: string, scan: ScanResult): Omit<JournalReport, 'repaired'> {
-  return {
-    name: journalName(file),
-    file,
-    exists: scan.exists,
-    records: scan.records,
-    bytes: scan.bytes,
-    problems: scan.problems.map(({ line, reason }) => ({ line, reason })),
-    torn_tail: scan.tornTail !== undefined,
-    quarantined: listQuarantine(root, file).length,
-    replay_ms: Math.round(scan.ms * 10) / 10,
-  };
-}
 
 /** A data directory: the journals as files, the lock, keys/, quarantine/ and cache/ (SPEC §3). */
 export class DataDir implements JournalStore, TransactionHost {
@@ -52,7 +42,7 @@ export class DataDir implements JournalStore, TransactionHost {
     readonly root: string,
     readonly reporter: Reporter,
     private readonly lockTimeoutMs: number,
-    private readonly historyRetention: HistoryRetention = DEFAULT_HISTORY_RETENTION,
+    readonly historyRetention: HistoryRetention = DEFAULT_HISTORY_RETENTION,
   ) {
     this.keys = new DirKeyStore(root);
   }
@@ -243,7 +233,7 @@ export class DataDir implements JournalStore, TransactionHost {
 
   /** Verifies every journal; with `repair`, quarantines bad lines and torn tails and re-chains the rest. */
   async check(specs: readonly StoreSpec<unknown>[], opts: { repair: boolean; ts: string; progress?: ProgressSink }): Promise<JournalReport[]> {
-    const run = () => specs.map((spec) => this.checkOne(spec, opts));
+    const run = () => specs.map((spec) => checkJournal(this, spec, opts));
     return this.withLock(run, run);
   }
 
@@ -251,7 +241,7 @@ export class DataDir implements JournalStore, TransactionHost {
   async compact(specs: readonly StoreSpec<unknown>[], ts: string, progress?: ProgressSink, opts: { dropHistory?: boolean } = {}): Promise<CompactReport[]> {
     return this.withLock(
       () => {
-        const reports = specs.map((spec) => this.compactLoaded(spec, this.replay(spec, { quiet: true, progress }), ts));
+        const reports = specs.map((spec) => compactJournal(this, spec, this.replay(spec, { quiet: true, progress }), ts));
         if (opts.dropHistory) pruneHistory(this.root, this.historyRetention, Date.parse(ts), true);
         return reports;
       },
@@ -278,85 +268,22 @@ export class DataDir implements JournalStore, TransactionHost {
     return created;
   }
 
+  /** For the automatic compaction after a write (TransactionHost). */
+  compactLoaded<S>(spec: StoreSpec<S>, loaded: Loaded<S>, ts: string): CompactReport {
+    return compactJournal(this, spec, loaded, ts);
+  }
+
   replay<S>(spec: StoreSpec<S>, opts: { quiet?: boolean; progress?: ProgressSink | undefined } = {}): Loaded<S> & { scan: ScanResult } {
     const path = this.path(spec.file);
     const onRecord = opts.progress === undefined ? undefined : withTotal(opts.progress, spec.file, path);
     return replayFull(path, spec, this.reporter, { quiet: opts.quiet, onRecord });
   }
 
-  compactLoaded<S>(spec: StoreSpec<S>, loaded: Loaded<S>, ts: string): CompactReport {
-    const name = journalName(spec.file);
-    const before = { records: loaded.records, bytes: loaded.bytes };
-    if (loaded.bytes === 0 && loaded.lines === 0) return { name, file: spec.file, before, after: before };
-    if (loaded.damaged) {
-      throw new CruxError('journal_damaged', `${spec.file} has damaged lines; compaction would drop them`, 'run `crux journal check --repair` first: it keeps them in quarantine/');
-    }
-    sweepStrayTemps(this.root, spec.file, ts);
-    if (loaded.tornTail !== undefined) {
-      const tail = readRange(this.path(spec.file), loaded.tornTail.offset, loaded.tornTail.length);
-      quarantineBytes(this.root, spec.file, `tail-at-${loaded.tornTail.offset}`, tail, ts);
-    }
-    const live = spec.live(loaded.state);
-    const snapshot: EventDraft = {
-      ev: SNAPSHOT_EVENT,
-      // live_records: how many records after it restate the live state (history readers pass over them).
-      data: { previous_head: loaded.head, records_before: before.records, bytes_before: before.bytes, live_records: live.length },
-    };
-    const { text } = encodeRecords(loaded.head, [snapshot, ...live], ts);
-    archiveJournal(this.root, spec.file, loaded.head);
-    const bytes = replaceJournal(this.root, spec.file, text);
-    noteCommit(`${spec.file} compacted`);
-    pruneHistory(this.root, this.historyRetention, Date.parse(ts));
-    this.reindex(spec);
-    return { name, file: spec.file, before, after: { records: live.length + 1, bytes } };
-  }
-
-  private checkOne(spec: StoreSpec<unknown>, opts: { repair: boolean; ts: string; progress?: ProgressSink }): JournalReport {
-    const kept: { record: JournalRecord; at: LinePosition }[] = [];
-    const progress = opts.progress === undefined ? undefined : withTotal(opts.progress, spec.file, this.path(spec.file));
-    const scan = scanJournal(this.path(spec.file), spec.vocabulary, (record, at) => {
-      progress?.(at);
-      if (opts.repair) kept.push({ record, at });
-    });
-    const history = checkHistory(this.root, spec.file, spec.vocabulary, opts);
-    const report = { ...reportScan(this.root, spec.file, scan), ...(history ? { history } : {}) };
-    if (!opts.repair || scan.problems.length === 0) return report;
-    const quarantine = this.repair(spec, scan, kept, opts.ts);
-    const removed = scan.problems.filter((p) => p.skipped).length;
-    return { ...report, repaired: { removed, quarantine } };
-  }
-
-  private repair(spec: StoreSpec<unknown>, scan: ScanResult, kept: { record: JournalRecord }[], ts: string): string[] {
-    const file = spec.file;
-    const path = this.path(file);
-    const original = fs.readFileSync(path);
-    const removed = scan.problems.filter((p) => p.skipped).map((p) => {
-      const bytes = original.subarray(p.offset, p.offset + p.length);
-      return JSON.stringify({ line: p.line, offset: p.offset, reason: p.reason, bytes_b64: bytes.toString('base64') });
-    });
-    const quarantine = [quarantineBytes(this.root, file, 'before-repair', original, ts)];
-    if (removed.length > 0) quarantine.push(quarantineBytes(this.root, file, 'removed-lines.jsonl', `${removed.join('\n')}\n`, ts));
-    // Re-chain what verified, in sequence order, once each: repairs reordered and duplicated lines too.
-    const seen = new Set<string>();
-    const ordered = kept
-      .map((k) => k.record)
-      .sort((a, b) => a.seq - b.seq)
-      .filter((r) => !seen.has(r.h) && seen.add(r.h));
-    const firstSnapshot = ordered[0]?.ev === SNAPSHOT_EVENT ? ordered[0] : undefined;
-    const start: ChainHead = firstSnapshot?.data?.previous_head ?? EMPTY_HEAD;
-    const drafts = ordered.map((r) => ({ ev: r.ev, data: r.data, actor: r.actor, ts: r.ts }));
-    const { text } = encodeRecords(start, drafts, ts);
-    replaceJournal(this.root, file, text);
-    noteCommit(`${file} repaired`);
-    this.reindex(spec);
-    return quarantine;
-  }
-
   /**
    * Rebuilds the derived files of a journal just rewritten (compaction, repair) from a replay of it. The old
    * ones are bound to the old file's head record, so until this is done they apply to nothing new.
    */
-  private reindex<S>(spec: StoreSpec<S>): void {
+  reindex<S>(spec: StoreSpec<S>): void {
     if (spec.keyOf === undefined && spec.snapshot === undefined) return;
     const loaded = replayFull(this.path(spec.file), spec, this.reporter, { quiet: true });
     keepDerived(this.root, this.path(spec.file), spec, loaded, this.reporter, { writer: true });
@@ -393,23 +320,3 @@ function removeIfEmpty(created: readonly string[]): void {
   }
 }
 
-function withTotal(sink: ProgressSink, file: string, path: string): (at: LinePosition) => void {
-  let total = 0;
-  try {
-    total = fs.statSync(path).size;
-  } catch {
-    // A missing journal has no records, so the sink is never called.
-  }
-  return (at) => sink(file, at.offset + at.length + 1, total);
-}
-
-function readRange(path: string, offset: number, length: number): Buffer {
-  const fd = fs.openSync(path, 'r');
-  try {
-    const buf = Buffer.alloc(length);
-    fs.readSync(fd, buf, 0, length, offset);
-    return buf;
-  } finally {
-    fs.closeSync(fd);
-  }
-}

@@ -5,6 +5,7 @@ import { isUtf8 } from 'node:buffer';
 import { EMPTY_HEAD, type ChainHead } from './record';
 import { asStorageError } from './durable-fs';
 import { ChainVerifier, type LineProblem, type LinePosition, type RecordSink } from './verify';
+import type { ProgressSink } from './store-boundary';
 
 export { SNAPSHOT_EVENT, type LinePosition, type LineProblem, type RecordSink } from './verify';
 const CHUNK = 1 << 20;
@@ -122,4 +123,15 @@ export function scanJournal(path: string | number, vocabulary: ReadonlySet<strin
     ...(verified.headAt ? { headAt: verified.headAt } : {}),
     ms: Number(process.hrtime.bigint() - started) / 1e6,
   };
+}
+
+/** A record sink that tells `sink` how far a scan of `path` has come (for a progress line). */
+export function withTotal(sink: ProgressSink, file: string, path: string): (at: LinePosition) => void {
+  let total = 0;
+  try {
+    total = fs.statSync(path).size;
+  } catch {
+    // A missing journal has no records, so the sink is never called.
+  }
+  return (at) => sink(file, at.offset + at.length + 1, total);
 }

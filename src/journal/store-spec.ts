@@ -86,3 +86,6 @@ export function declareVocabulary(names: readonly string[]): ReadonlySet<string>
   if (set.size !== names.length) throw new Error('duplicate event name in a vocabulary');
   return set;
 }
+
+/** A journal's name in reports: its file without `.jsonl`. */
+export const journalName = (file: string): string => file.replace(/\.jsonl$/, '');

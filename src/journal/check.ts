@@ -1,0 +1,70 @@
+// `journal check [--repair]`: every journal verified line by line (format, hash, chain, sequence, batches,
+// vocabulary, torn tail), its history too; with --repair, bad lines and torn tails go to quarantine/ and the
+// rest is re-chained, so that a second check is healthy (SPEC §3).
+// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
+const fs = require('node:fs') as typeof import('node:fs');
+import { scanJournal, SNAPSHOT_EVENT, withTotal, type LinePosition, type ScanResult } from './scan';
+import { EMPTY_HEAD, encodeRecords, type ChainHead, type JournalRecord } from './record';
+import { replaceJournal } from './rewrite';
+import { listQuarantine, quarantineBytes } from './quarantine';
+import { checkHistory } from './history';
+import type { JournalDir } from './compact';
+import { journalName, type StoreSpec } from './store-spec';
+import type { JournalReport, ProgressSink } from './store-boundary';
+import { noteCommit } from '../shared/commit-log';
+
+/** What `journal check` (and `crux doctor`) report of one journal's scan. */
+export function reportScan(root: string, file: string, scan: ScanResult): Omit<JournalReport, 'repaired'> {
+  return {
+    name: journalName(file),
+    file,
+    exists: scan.exists,
+    records: scan.records,
+    bytes: scan.bytes,
+    problems: scan.problems.map(({ line, reason }) => ({ line, reason })),
+    torn_tail: scan.tornTail !== undefined,
+    quarantined: listQuarantine(root, file).length,
+    replay_ms: Math.round(scan.ms * 10) / 10,
+  };
+}
+
+export function checkJournal(dir: JournalDir, spec: StoreSpec<unknown>, opts: { repair: boolean; ts: string; progress?: ProgressSink }): JournalReport {
+  const kept: { record: JournalRecord; at: LinePosition }[] = [];
+  const progress = opts.progress === undefined ? undefined : withTotal(opts.progress, spec.file, dir.path(spec.file));
+  const scan = scanJournal(dir.path(spec.file), spec.vocabulary, (record, at) => {
+    progress?.(at);
+    if (opts.repair) kept.push({ record, at });
+  });
+  const history = checkHistory(dir.root, spec.file, spec.vocabulary, opts);
+  const report = { ...reportScan(dir.root, spec.file, scan), ...(history ? { history } : {}) };
+  if (!opts.repair || scan.problems.length === 0) return report;
+  const quarantine = repairJournal(dir, spec, scan, kept, opts.ts);
+  const removed = scan.problems.filter((p) => p.skipped).length;
+  return { ...report, repaired: { removed, quarantine } };
+}
+
+function repairJournal(dir: JournalDir, spec: StoreSpec<unknown>, scan: ScanResult, kept: { record: JournalRecord }[], ts: string): string[] {
+  const file = spec.file;
+  const path = dir.path(file);
+  const original = fs.readFileSync(path);
+  const removed = scan.problems.filter((p) => p.skipped).map((p) => {
+    const bytes = original.subarray(p.offset, p.offset + p.length);
+    return JSON.stringify({ line: p.line, offset: p.offset, reason: p.reason, bytes_b64: bytes.toString('base64') });
+  });
+  const quarantine = [quarantineBytes(dir.root, file, 'before-repair', original, ts)];
+  if (removed.length > 0) quarantine.push(quarantineBytes(dir.root, file, 'removed-lines.jsonl', `${removed.join('\n')}\n`, ts));
+  // Re-chain what verified, in sequence order, once each: repairs reordered and duplicated lines too.
+  const seen = new Set<string>();
+  const ordered = kept
+    .map((k) => k.record)
+    .sort((a, b) => a.seq - b.seq)
+    .filter((r) => !seen.has(r.h) && seen.add(r.h));
+  const firstSnapshot = ordered[0]?.ev === SNAPSHOT_EVENT ? ordered[0] : undefined;
+  const start: ChainHead = firstSnapshot?.data?.previous_head ?? EMPTY_HEAD;
+  const drafts = ordered.map((r) => ({ ev: r.ev, data: r.data, actor: r.actor, ts: r.ts }));
+  const { text } = encodeRecords(start, drafts, ts);
+  replaceJournal(dir.root, file, text);
+  noteCommit(`${file} repaired`);
+  dir.reindex(spec);
+  return quarantine;
+}

@@ -1,0 +1,63 @@
+// `journal compact` (and the automatic compaction after a write): a journal rewritten to its live records,
+// after a snapshot record that continues the old chain; the old journal goes to history/ (SPEC §3).
+// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
+const fs = require('node:fs') as typeof import('node:fs');
+import { SNAPSHOT_EVENT } from './scan';
+import { encodeRecords, type EventDraft } from './record';
+import { replaceJournal, sweepStrayTemps } from './rewrite';
+import { quarantineBytes } from './quarantine';
+import { archiveJournal, pruneHistory, type HistoryRetention } from './history';
+import type { Loaded, Reporter } from './load';
+import { journalName, type StoreSpec } from './store-spec';
+import type { CompactReport } from './store-boundary';
+import { CruxError } from '../shared/errors';
+import { noteCommit } from '../shared/commit-log';
+
+/** What check and compaction need of a data directory. */
+export interface JournalDir {
+  readonly root: string;
+  readonly reporter: Reporter;
+  readonly historyRetention: HistoryRetention;
+  path(file: string): string;
+  /** Rebuilds the derived files (index, snapshot) of a journal just rewritten, from a replay of it. */
+  reindex(spec: StoreSpec<any>): void;
+}
+
+/** Rewrites one journal (replayed whole as `loaded`, under the lock) to its live records. */
+export function compactJournal<S>(dir: JournalDir, spec: StoreSpec<S>, loaded: Loaded<S>, ts: string): CompactReport {
+  const name = journalName(spec.file);
+  const before = { records: loaded.records, bytes: loaded.bytes };
+  if (loaded.bytes === 0 && loaded.lines === 0) return { name, file: spec.file, before, after: before };
+  if (loaded.damaged) {
+    throw new CruxError('journal_damaged', `${spec.file} has damaged lines; compaction would drop them`, 'run `crux journal check --repair` first: it keeps them in quarantine/');
+  }
+  sweepStrayTemps(dir.root, spec.file, ts);
+  if (loaded.tornTail !== undefined) {
+    const tail = readRange(dir.path(spec.file), loaded.tornTail.offset, loaded.tornTail.length);
+    quarantineBytes(dir.root, spec.file, `tail-at-${loaded.tornTail.offset}`, tail, ts);
+  }
+  const live = spec.live(loaded.state);
+  const snapshot: EventDraft = {
+    ev: SNAPSHOT_EVENT,
+    // live_records: how many records after it restate the live state (history readers pass over them).
+    data: { previous_head: loaded.head, records_before: before.records, bytes_before: before.bytes, live_records: live.length },
+  };
+  const { text } = encodeRecords(loaded.head, [snapshot, ...live], ts);
+  archiveJournal(dir.root, spec.file, loaded.head);
+  const bytes = replaceJournal(dir.root, spec.file, text);
+  noteCommit(`${spec.file} compacted`);
+  pruneHistory(dir.root, dir.historyRetention, Date.parse(ts));
+  dir.reindex(spec);
+  return { name, file: spec.file, before, after: { records: live.length + 1, bytes } };
+}
+
+function readRange(path: string, offset: number, length: number): Buffer {
+  const fd = fs.openSync(path, 'r');
+  try {
+    const buf = Buffer.alloc(length);
+    fs.readSync(fd, buf, 0, length, offset);
+    return buf;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
