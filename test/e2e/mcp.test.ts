@@ -118,6 +118,10 @@ describe('crux mcp: tools', () => {
     expect((await s.call('session_get', { session_id: 'c0', at: seq })).structuredContent).toEqual(JSON.parse(JSON.stringify(JSON.parse(atCli.stdout))));
     refusal(await s.call('session_get', { session_id: 'c0', at: '2000-01-01T00:00:00Z' }), 3);
     refusal(await s.call('session_get', { session_id: 'c0', at: 'yesterday' }), 5);
+    // A state near the 1 MiB limit travels whole both ways (each message one write).
+    const big = JSON.stringify({ blob: 'é'.repeat(450_000) });
+    expect((await s.call('session_put', { session_id: 'big', state_text: big })).isError).toBeFalsy();
+    expect((await s.call('session_get', { session_id: 'big' })).content[0].text).toBe(big);
     // A JSON value (not text) is stored as its JSON text, null included.
     await s.call('session_put', { session_id: 'v', state: null });
     expect((await cli(dir, ['--agent', 'planner', 'session', 'get', 'v'])).stdout).toBe('null');

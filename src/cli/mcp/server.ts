@@ -6,6 +6,8 @@ import type * as Sdk from './sdk';
 import { contextOf, type GlobalOptions } from '../context';
 import { ArgumentError, TOOLS, type Tool } from './tools';
 import { loadBundle } from './load-bundle';
+import type { Writable } from 'node:stream';
+import { writeStdout } from '../../output/stdout';
 import { CruxError, errorDocument, internalError } from '../../shared/errors';
 
 const INSTRUCTIONS =
@@ -77,9 +79,10 @@ export async function serve(opts: GlobalOptions, version: string): Promise<void>
     return call;
   });
 
-  // A client gone mid-answer closes the pipe: an EPIPE is the end of the conversation, not a crash.
-  process.stdout.on('error', () => {});
-  const transport = new sdk.StdioServerTransport();
+  // Protocol messages go out through the one writer (output/stdout.ts): each whole, by write(2); a client gone
+  // mid-answer (EPIPE) ends them quietly. process.stdout is never touched.
+  const stdout = { write: (chunk: string) => (writeStdout(chunk), true), once: () => stdout, on: () => stdout };
+  const transport = new sdk.StdioServerTransport(process.stdin, stdout as unknown as Writable);
   const ended = new Promise<void>((resolve) => {
     process.stdin.once('end', resolve);
     process.stdin.once('close', resolve);
