@@ -2,7 +2,8 @@
 // --quiet, else the human rendering, streamed line by line and never with a raw control character.
 import type { Style } from './style';
 import { writeStdout } from './stdout';
-import { CONTROLS_BUT_LAYOUT, visible } from '../shared/printable';
+import { CONTROLS_BUT_LAYOUT, jsonForTerminal, visible } from '../shared/printable';
+import { stdoutIsTerminal } from './terminal';
 
 /** A damaged journal line a replay passed over: what a person sees on stderr, a script sees in the document. */
 export interface JournalWarning {
@@ -38,7 +39,7 @@ export function withWarnings(json: string, warnings: readonly JournalWarning[] |
 
 export async function emit<T>(mode: OutputMode, result: T, render: Renderer<T>): Promise<void> {
   if (mode.json) {
-    writeStdout(`${withWarnings(JSON.stringify(result), mode.warnings)}\n`);
+    writeJson(`${withWarnings(JSON.stringify(result), mode.warnings)}\n`);
     return;
   }
   if (mode.quiet) return;
@@ -75,6 +76,14 @@ export function terminalSafe(text: string, color: boolean): string {
   // A scan without a match allocates nothing: the usual case, and the whole cost, of a long plain list.
   if (!ANY_UNSAFE.test(text)) return text;
   return text.replace(UNSAFE, (match) => (match.length > 1 ? (color ? match : `\\x1b${match.slice(1)}`) : visible(match)));
+}
+
+/**
+ * JSON text (a --json document, an export, stored state) to stdout: piped, exactly as given; on a terminal the
+ * controls a string may hold raw (C1, bidi) go as \uXXXX escapes, the same JSON but nothing a terminal obeys.
+ */
+export function writeJson(text: string): void {
+  writeStdout(stdoutIsTerminal() ? jsonForTerminal(text) : text);
 }
 
 /** A renderer for results that need no style: a sentence. */

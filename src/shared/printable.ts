@@ -42,3 +42,15 @@ export function printableMessage(text: string): string {
     return code > 0xffff ? `\\u{${code.toString(16)}}` : visible(c);
   });
 }
+
+// What JSON may carry raw inside a string but a terminal would act on: DEL, C1, bidi controls, line separators.
+const RAW_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+
+/**
+ * JSON text with those characters written as `\uXXXX` escapes: the same JSON value (they can only occur inside
+ * strings), safe to show on a terminal. C0 controls cannot occur raw in valid JSON but as whitespace.
+ */
+export function jsonForTerminal(text: string): string {
+  RAW_IN_JSON.lastIndex = 0;
+  return RAW_IN_JSON.test(text) ? text.replace(RAW_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
+}

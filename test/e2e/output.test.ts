@@ -152,6 +152,22 @@ describe('operator output', () => {
     expect((await crux(dir, ['--color=sometimes', 'case', 'list'])).exitCode).toBe(2);
   });
 
+  it('JSON to a terminal (--json, exports, session get) carries C1 and bidi controls as \\u escapes; piped, the exact bytes', async () => {
+    const state = '{"name":"admin\u202egnp.exe","csi":"\u009b2J"}';
+    expect((await crux(dir, ['session', 'put', 'rtl', state])).exitCode).toBe(0);
+    expect((await crux(dir, ['session', 'get', 'rtl'])).stdout).toBe(state);
+    const tty = (await onTty(dir, ['session', 'get', 'rtl'])).screen;
+    expect(tty).toBe('{"name":"admin\\u202egnp.exe","csi":"\\u009b2J"}\n');
+    expect(JSON.parse(tty)).toEqual(JSON.parse(state));
+    for (const args of [['--json', 'session', 'get', 'rtl'], ['session', 'export'], ['case', 'export'], ['--json', 'case', 'list'], ['--json', 'session', 'list', '--all']]) {
+      const screen = (await onTty(dir, args)).screen;
+      expect(screen, args.join(' ')).not.toMatch(RAW);
+      expect(screen, args.join(' ')).toContain('\\u202e');
+    }
+    expect((await crux(dir, ['--json', 'case', 'list'])).stdout).toContain('\u202e');
+    await crux(dir, ['session', 'delete', 'rtl', '--yes']);
+  });
+
   it('session get: a newline on a terminal, the exact bytes piped, and --quiet does not hide them', async () => {
     expect((await crux(dir, ['--agent', 'planner', 'session', 'get', 'a-rather-long-session-identifier-of-a-planner'])).stdout).toBe('{}');
     expect((await crux(dir, ['--quiet', '--agent', 'planner', 'session', 'get', 'a-rather-long-session-identifier-of-a-planner'])).stdout).toBe('{}');

@@ -1,8 +1,7 @@
 // `crux case export`: every case as JSON Lines (--json: one {"cases": [...]} document).
 import { Command } from 'commander';
 import { buildContext } from '../../context';
-import { writeStdout } from '../../../output/stdout';
-import { withWarnings } from '../../../output/emit';
+import { withWarnings, writeJson } from '../../../output/emit';
 import { listCases } from '../../../domain/case/store';
 import { scopeOf } from './scope';
 
@@ -13,7 +12,7 @@ export function makeExportCommand(): Command {
     .action(async (_opts, command: Command) => {
       const ctx = buildContext(command);
       const lines = (await listCases(scopeOf(ctx))).map((c) => JSON.stringify(c));
-      if (ctx.json) writeStdout(`${withWarnings(`{"cases":[${lines.join(',')}]}`, ctx.warnings)}\n`);
-      else writeStdout(lines.map((line) => `${line}\n`).join(''));
+      if (ctx.json) writeJson(`${withWarnings(`{"cases":[${lines.join(',')}]}`, ctx.warnings)}\n`);
+      else writeJson(lines.map((line) => `${line}\n`).join(''));
     });
 }

@@ -1,8 +1,7 @@
 // `crux handoff inspect [file]`: decode a package without trusting it, show each check, change nothing.
 import { Command } from 'commander';
 import { buildContext } from '../../context';
-import { writeStdout } from '../../../output/stdout';
-import { withWarnings, writeHuman } from '../../../output/emit';
+import { withWarnings, writeHuman, writeJson } from '../../../output/emit';
 import { inspectJson, renderInspect } from '../../../output/handoff';
 import { loadStyle } from '../../../output/style';
 import { parseAgentName } from '../../../shared/ids';
@@ -22,7 +21,7 @@ export function makeInspectCommand(): Command {
       const receiver = opts.as !== undefined ? parseAgentName(opts.as) : ctx.agent;
       const maxAgeMs = durationOr(opts.maxAge, DEFAULT_MAX_AGE_MS, '--max-age');
       const result = await inspectHandoff(scopeOf(ctx), readPackage(file), { receiver, maxAgeMs });
-      if (ctx.json) writeStdout(`${withWarnings(inspectJson(result), ctx.warnings)}\n`);
+      if (ctx.json) writeJson(`${withWarnings(inspectJson(result), ctx.warnings)}\n`);
       else if (!ctx.quiet) writeHuman(renderInspect(result, await loadStyle(ctx)), ctx.color);
       if (result.failure !== undefined) throw result.failure;
     });

@@ -1,8 +1,7 @@
 // `crux session export`: every session record, state included, as JSON Lines (an agent: only its own).
 import { Command } from 'commander';
 import { buildContext } from '../../context';
-import { writeStdout } from '../../../output/stdout';
-import { withWarnings } from '../../../output/emit';
+import { withWarnings, writeJson } from '../../../output/emit';
 import { exportSessions } from '../../../domain/session/store';
 import { scopeOf } from './scope';
 
@@ -14,7 +13,7 @@ export function makeExportCommand(): Command {
     .action(async (opts, command: Command) => {
       const ctx = buildContext(command);
       const lines = await exportSessions(scopeOf(ctx), { allAgents: opts.allAgents === true });
-      if (ctx.json) writeStdout(`${withWarnings(`{"sessions":[${lines.map((l) => l.slice(0, -1)).join(',')}]}`, ctx.warnings)}\n`);
-      else writeStdout(lines.join('')); // what export exists to print, --quiet or not
+      if (ctx.json) writeJson(`${withWarnings(`{"sessions":[${lines.map((l) => l.slice(0, -1)).join(',')}]}`, ctx.warnings)}\n`);
+      else writeJson(lines.join('')); // what export exists to print, --quiet or not
     });
 }

@@ -2,7 +2,7 @@
 import { Command } from 'commander';
 import { buildContext } from '../../context';
 import { writeStdout } from '../../../output/stdout';
-import { withWarnings } from '../../../output/emit';
+import { withWarnings, writeJson } from '../../../output/emit';
 import { stdoutIsTerminal } from '../../../output/terminal';
 import { parseLogicalSessionId } from '../../../shared/ids';
 import { getSession } from '../../operations/session';
@@ -18,8 +18,10 @@ export function makeGetCommand(): Command {
       const ctx = buildContext(command);
       const at = opts.at === undefined ? undefined : parseHistoryPoint(opts.at);
       const { state, documentText } = await getSession(ctx, parseLogicalSessionId(rawId), at);
-      if (ctx.json) writeStdout(`${withWarnings(documentText, ctx.warnings)}\n`);
-      // What get exists to print: --quiet does not suppress it (SPEC §8). A terminal's prompt gets a line of its own.
-      else writeStdout(!state.endsWith('\n') && stdoutIsTerminal() ? `${state}\n` : state);
+      if (ctx.json) writeJson(`${withWarnings(documentText, ctx.warnings)}\n`);
+      // What get exists to print: --quiet does not suppress it (SPEC §8). On a terminal the prompt gets a line of
+      // its own and a C1 or bidi control inside a string shows as its \uXXXX escape (the same JSON).
+      else if (!stdoutIsTerminal()) writeStdout(state);
+      else writeJson(state.endsWith('\n') ? state : `${state}\n`);
     });
 }
