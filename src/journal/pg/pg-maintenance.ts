@@ -13,7 +13,7 @@ import { journalFileOf, journalTable, readCatalog, SCHEMA_VERSION, type Catalog 
 
 const journalName = (file: string) => file.replace(/\.jsonl$/, '');
 /** Tables of the schema that are not journals. */
-const OWN_TABLES = new Set(['schema_version', 'keys', 'history', 'quarantine', 'secondary_indexes']);
+const OWN_TABLES = new Set(['schema_version', 'keys', 'history', 'quarantine', 'secondary_indexes', 'snapshots']);
 
 async function quarantined(store: PgStore, sql: Sql, catalog: Catalog, file: string): Promise<number> {
   if (!catalog.tables.has('quarantine')) return 0;

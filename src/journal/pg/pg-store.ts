@@ -17,6 +17,7 @@ import { rowPosition, RowVerifier, type RowScan } from './rows';
 import { checkJournals, compactJournals, readHistoryRows, restoreJournal, surveyPg } from './pg-maintenance';
 import { DEFAULT_HISTORY_RETENTION, type HistoryRetention } from '../history';
 import { indexCurrent, keysOf, matchingKeys, writeIndexRows } from './pg-index';
+import { loadPgSnapshot, savePgSnapshot, SNAPSHOT_AFTER_ROWS } from './pg-snapshot';
 import type { StoreUrl } from './url';
 
 /** The first half of every crux advisory lock key ('crux'); the second is the schema name's hash. */
@@ -110,11 +111,42 @@ export class PgStore implements JournalStore {
   }
 
   async read<S>(spec: StoreSpec<S>): Promise<S> {
-    return this.guard(async () => (await this.fold(this.reader, await this.readCatalog(), spec)).state);
+    return this.guard(async () => (await this.foldWhole(this.reader, await this.readCatalog(), spec)).state);
   }
 
   async readWith<S, T>(spec: StoreSpec<S>, use: (state: S) => T | Promise<T>): Promise<T> {
     return use(await this.read(spec));
+  }
+
+  /**
+   * The whole state for a query or a transaction's load: from the snapshot row and the rows after it when there
+   * is a valid one, else a fold of every row. A reader that folded many rows keeps a new snapshot.
+   */
+  async foldWhole<S>(q: Query, catalog: Catalog, spec: StoreSpec<S>): Promise<Folded<S> & { line: number }> {
+    const snapshot = await loadPgSnapshot(q, (t) => this.ident(t), catalog, spec);
+    const started = performance.now();
+    if (snapshot === undefined) {
+      const folded = await this.fold(q, catalog, spec);
+      const line = folded.scan.lastLine;
+      if (folded.scan.lines >= SNAPSHOT_AFTER_ROWS && folded.scan.problems.length === 0) await this.keepSnapshot(spec, folded.state, line, folded.scan.head);
+      return { ...folded, line };
+    }
+    const state = snapshot.state;
+    const verifier = new RowVerifier(spec.vocabulary, (record, at) => spec.evolve(state, record, at), snapshot.head);
+    await q.unsafe(`select line, body from ${this.ident(journalTable(spec.file))} where line > $1 order by line`, [snapshot.line]).values().cursor(FETCH_ROWS, (rows) => {
+      for (const [line, body] of rows as [string, string][]) verifier.visit({ line: Number(line), body });
+    });
+    const tail = verifier.finish();
+    this.report(spec.file, tail);
+    const line = tail.lines > 0 ? tail.lastLine : snapshot.line;
+    if (tail.lines >= SNAPSHOT_AFTER_ROWS && tail.problems.length === 0) await this.keepSnapshot(spec, state, line, tail.head);
+    return { state, scan: { ...tail, records: tail.records }, ms: performance.now() - started, line };
+  }
+
+  /** A reader's snapshot write: outside any transaction it is its own; when it cannot be written, the answer stands. */
+  private async keepSnapshot<S>(spec: StoreSpec<S>, state: S, line: number, head: ChainHead): Promise<void> {
+    if (spec.snapshot === undefined || this.active !== undefined) return;
+    await savePgSnapshot(this.sql, (t) => this.ident(t), spec, state, line, head).catch(() => {});
   }
 
   async readKey<S>(spec: StoreSpec<S>, key: string): Promise<S> {
@@ -285,7 +317,7 @@ export class PgStore implements JournalStore {
         spec.evolve(state, decoded.record, rowPosition(Number(line), body));
       }
     }
-    const scan: RowScan = { records, lines: records, bytes: 0, problems, head: { seq: 0, h: '' } };
+    const scan: RowScan = { records, lines: records, bytes: 0, problems, head: { seq: 0, h: '' }, lastLine: 0 };
     this.report(spec.file, scan);
     return { state, scan, ms: performance.now() - started };
   }
@@ -400,8 +432,8 @@ class PgTransaction implements Transaction {
     const loaded = this.loaded.get(spec);
     if (loaded?.full) return loaded.state as S;
     if (loaded !== undefined) throw new Error(`${spec.file}: a whole load after a load by key in one transaction`);
-    const folded = await this.store.fold(this.sql, this.catalog, spec);
-    this.loaded.set(spec, { state: folded.state, full: true, head: folded.scan.head, line: folded.scan.headAt?.line ?? 0 });
+    const folded = await this.store.foldWhole(this.sql, this.catalog, spec);
+    this.loaded.set(spec, { state: folded.state, full: true, head: folded.scan.head, line: folded.line });
     this.applyBlind(spec);
     return folded.state;
   }

@@ -23,6 +23,8 @@ export interface RowScan {
   readonly problems: RowProblem[];
   readonly head: ChainHead;
   readonly headAt?: LinePosition;
+  /** The line of the last row visited (verified or not): the next row goes after it. */
+  readonly lastLine: number;
 }
 
 /** Where a row is, in the terms the journal layer uses for a line (rows have no byte offsets: the offset is the line). */
@@ -33,15 +35,18 @@ export class RowVerifier {
   private readonly chain: ChainVerifier;
   private lines = 0;
   private bytes = 0;
+  private lastLine = 0;
 
-  constructor(vocabulary: ReadonlySet<string>, sink: RecordSink) {
-    this.chain = new ChainVerifier(vocabulary, sink);
+  /** `from`: the head before the first row visited, when the rows before it are known (a snapshot's tail). */
+  constructor(vocabulary: ReadonlySet<string>, sink: RecordSink, from?: ChainHead) {
+    this.chain = new ChainVerifier(vocabulary, sink, from);
   }
 
   visit(row: Row): void {
     const at = rowPosition(row.line, row.body);
     this.lines += 1;
     this.bytes += at.length + 1;
+    this.lastLine = row.line;
     this.chain.visit(row.body, at);
   }
 
@@ -65,6 +70,7 @@ export class RowVerifier {
       records: verified.records,
       lines: this.lines,
       bytes: this.bytes,
+      lastLine: this.lastLine,
       problems,
       head: verified.head,
       ...(verified.headAt ? { headAt: verified.headAt } : {}),

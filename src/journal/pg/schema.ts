@@ -45,6 +45,14 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
       body text not null,
       primary key (journal, generation, line)
     );
+    create table ${s}.snapshots (
+      journal text primary key,
+      codec integer not null,
+      line bigint not null,
+      seq bigint not null,
+      h text not null,
+      bytes bytea not null
+    );
     create table ${s}.secondary_indexes (
       journal text primary key,
       version integer not null,
