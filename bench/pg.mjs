@@ -14,7 +14,8 @@ const log = (line) => process.stderr.write(`${line}\n`);
 const work = fs.mkdtempSync(join(tmpdir(), 'crux-bench-pg-'));
 
 let server = process.env.CRUX_BENCH_PG_URL;
-const cluster = join(work, 'cluster');
+// Its own temp dir: the server runs as `postgres`, which cannot enter the private work dir.
+const cluster = fs.mkdtempSync(join(tmpdir(), 'crux-bench-cluster-'));
 if (!server) {
   try {
     server = execFileSync(join(ROOT, '.ci', 'pg-cluster'), ['start', cluster], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
@@ -23,6 +24,11 @@ if (!server) {
     process.exit(0);
   }
 }
+// The cluster stops however the run ends.
+const stopCluster = () => {
+  if (!process.env.CRUX_BENCH_PG_URL) spawnSync(join(ROOT, '.ci', 'pg-cluster'), ['stop', cluster], { stdio: 'ignore' });
+};
+process.on('exit', stopCluster);
 const store = (schema) => {
   const u = new URL(server);
   u.searchParams.set('schema', schema);
@@ -76,9 +82,10 @@ for (const [kind, p] of Object.entries(places)) {
   rows.push({ name: `${k} session put (10k sessions)`, argv: crux(p.s, 'session', 'put', 's5001', '{"step":2}') });
   // Each round closes a session that is open (the put before it is not timed).
   const closeRow = { name: `${k} session close (10k sessions)`, argv: crux(p.s, 'session', 'close', 'c') };
+  // interleave() copies each row: the id is changed in the argv array they share.
   closeRow.before = () => {
     closing += 1;
-    closeRow.argv = crux(p.s, 'session', 'close', `c${closing}`);
+    closeRow.argv[closeRow.argv.length - 1] = `c${closing}`;
     run(p.s, ['session', 'put', `c${closing}`, '{}']);
   };
   rows.push(closeRow);
@@ -97,6 +104,5 @@ for (const r of results) {
 }
 console.log(`\ncase import of 100,000 cases: data directory ${loadS.dir.toFixed(1)} s, PostgreSQL ${loadS.pg.toFixed(1)} s`);
 
-if (!process.env.CRUX_BENCH_PG_URL) execFileSync(join(ROOT, '.ci', 'pg-cluster'), ['stop', cluster], { stdio: 'ignore' });
-else for (const p of Object.values(places.pg)) spawnSync('psql', [server, '-qc', `drop schema if exists ${new URL(p).searchParams.get('schema')} cascade`]);
+if (process.env.CRUX_BENCH_PG_URL) for (const p of Object.values(places.pg)) spawnSync('psql', [server, '-qc', `drop schema if exists ${new URL(p).searchParams.get('schema')} cascade`]);
 fs.rmSync(work, { recursive: true, force: true });

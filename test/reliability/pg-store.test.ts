@@ -92,6 +92,24 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL failures', () => {
     expect((await crux(store, ['session', 'get', 'a'])).stdout).toBe('{"v":2}');
   });
 
+  it('doctor reports the server, the schema and its version, the journals and stranded sessions', async () => {
+    const store = freshStoreUrl();
+    const empty = JSON.parse((await crux(store, ['--json', 'doctor'])).stdout);
+    expect(empty).toMatchObject({ healthy: true, data_dir: { exists: false }, server: { schema_version: 0 } });
+    expect((await crux(store, ['--now', '2026-01-01T00:00:00Z', 'session', 'put', 'old', '{}'])).exitCode).toBe(0);
+    const run = await crux(store, ['--json', '--now', '2026-06-01T00:00:00Z', 'doctor']);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(report.server).toMatchObject({ schema: new URL(store).searchParams.get('schema'), schema_version: 1, crux_schema_version: 1 });
+    expect(report.server.version).toMatch(/^\d+/);
+    expect(report.journals.find((j: any) => j.name === 'sessions')).toMatchObject({ exists: true, records: 1, healthy: true });
+    expect(report.sessions.stranded.map((s: any) => s.session_id)).toEqual(['old']);
+    expect(run.stdout).not.toContain(pgPassword());
+    const human = await crux(store, ['doctor']);
+    expect(human.stdout).toMatch(/server +PostgreSQL \d/);
+    expect(human.stdout).not.toContain(pgPassword());
+  });
+
   it('refuses a schema a newer crux wrote, and changes nothing', async () => {
     const store = freshStoreUrl();
     expect((await crux(store, ['session', 'put', 'a', '{}'])).exitCode).toBe(0);

@@ -51,6 +51,8 @@ export class PgStore implements JournalStore {
   private catalog: Catalog | undefined;
   /** The transaction `write` is running, if any: key items created meanwhile join it (one connection, one lock). */
   private active: Sql | undefined;
+  /** Operations running now (close waits for them). */
+  private readonly inflight = new Set<Promise<unknown>>();
 
   constructor(
     readonly url: StoreUrl,
@@ -77,8 +79,12 @@ export class PgStore implements JournalStore {
     return `"${this.url.schema}".${table}`;
   }
 
-  /** Ends the connection (at the end of every command). */
+  /**
+   * Ends the connection (at the end of every command), once the operations still running have finished: a server
+   * whose input ended (`crux mcp`) may still be answering a call.
+   */
   async close(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
     const client = this.client;
     this.client = undefined;
     if (client !== undefined) await client.sql.end({ timeout: 1 }).catch(() => {});
@@ -86,10 +92,14 @@ export class PgStore implements JournalStore {
 
   /** Runs `fn`, turning failures of the server or the network into their CruxError (exit 75). */
   async guard<T>(fn: () => Promise<T>): Promise<T> {
+    const running = fn();
+    this.inflight.add(running);
     try {
-      return await fn();
+      return await running;
     } catch (error) {
       throw storeError(error, this.url, this.opts.lockTimeoutMs) ?? error;
+    } finally {
+      this.inflight.delete(running);
     }
   }
 
