@@ -106,7 +106,6 @@ export async function compactJournals(
   const progress = opts.progress;
   return store.locked(async (sql, catalog) => {
     const reports: CompactReport[] = [];
-    if (catalog.tables.has('history')) await pruneHistory(store, sql, ts, opts.dropHistory === true ? undefined : opts.retention);
     for (const spec of specs) {
       const name = journalName(spec.file);
       const folded = await store.fold(sql, catalog, spec, { quiet: true, ...(progress ? { progress } : {}) });
@@ -136,6 +135,8 @@ export async function compactJournals(
       await store.refreshIndex(sql, catalog, spec, 'all', folded.state);
       reports.push({ name, file: spec.file, before, after: { records: live.length + 1, bytes } });
     }
+    // Past retention, or all of it with --drop-history (this compaction's rows too), as in a data directory.
+    if (catalog.tables.has('history')) await pruneHistory(store, sql, ts, opts.dropHistory === true ? undefined : opts.retention);
     return reports;
   });
 }

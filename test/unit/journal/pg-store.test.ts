@@ -198,6 +198,13 @@ describe.skipIf(pgSkipReason() !== undefined)('PgStore', () => {
         tx.append(COUNTERS, [{ ev: 'counter.added', data: { id: 'a', n: 1 } }]);
       }, TS);
       expect((await store.readKey(COUNTERS, 'a')).get('a')).toBe(6);
+      // Every version is still at hand, oldest first, restatements passed over.
+      const versions: number[] = [];
+      await store.readHistory(COUNTERS, (record) => versions.push(record.seq));
+      expect(versions).toEqual([1, 2, 3, 4, 5, 8]);
+      await store.compact([COUNTERS], TS, undefined, { dropHistory: true });
+      expect(psql(`select count(*) from ${schema}.history`).trim()).toBe('0');
+      expect((await store.read(COUNTERS)).get('a')).toBe(6);
     } finally {
       await store.close();
     }
