@@ -13,10 +13,10 @@ import { CruxError } from '../../src/shared/errors';
 import * as sessions from '../../src/domain/session/store';
 import * as cases from '../../src/domain/case/store';
 import type { AgentName, CaseId, LogicalSessionId } from '../../src/shared/ids';
-import { tempDir } from '../helpers/cli';
+import { crux, tempDir } from '../helpers/cli';
 import { scaled, TIMEOUT } from './harness';
 
-const RUNS = scaled(30, 400);
+const RUNS = scaled(25, 400);
 const START = Date.parse('2026-12-01T00:00:00Z');
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'deploy', 'the', 'timeout', 'cache', 'index', 'page'];
 
@@ -250,5 +250,48 @@ describe('derived files never change an answer (property, real stores)', () => {
     } finally {
       delete process.env.CRUX_TEST_INDEX_LOG_ENTRIES;
     }
+  }, TIMEOUT);
+});
+
+describe('derived files after kill -9 at their crash points (the built binary)', () => {
+  const NOW = { CRUX_NOW: '2026-12-01T12:00:00Z' };
+  const cli = (dir: string, args: string[], env: Record<string, string> = {}) => crux(dir, args, { env: { ...NOW, ...env } });
+  /** What a reader answers, through the CLI. */
+  async function cliAnswers(dir: string): Promise<string[]> {
+    const out: string[] = [];
+    for (const args of [
+      ['session', 'get', 's2'], ['--agent', 'a', 'session', 'list', '--json'], ['session', 'reap', '--dry-run', '--json'], ['case', 'retrieve', 'deploy the cache', '--json'],
+    ]) {
+      const r = await cli(dir, args);
+      out.push(`${r.exitCode} ${r.stdout}`);
+    }
+    return out;
+  }
+
+  it('every crash point of a derived write leaves answers equal to the journals alone, and the next write heals', async () => {
+    const points = ['derived:before-rename', 'derived:before-rename#2', 'derived:mid-block', 'append:before-fsync'];
+    const commands = [
+      ['--agent', 'a', 'session', 'put', 's1', '{"n":2}'],
+      ['case', 'record', '--task', 'deploy the cache again', '--action', 'a', '--outcome', 'o'],
+      ['session', 'close', 's2'],
+    ];
+    let killed = 0;
+    for (const [p, point] of points.entries()) {
+      // npm test: one command per point (in turn); CRUX_STRESS=1: every command at every point.
+      for (const command of scaled(1, commands.length) === 1 ? [commands[p % commands.length]!] : commands) {
+        const dir = join(tempDir(), 'data');
+        for (const args of [['session', 'put', 's2', '{"n":1}'], ['--agent', 'a', 'session', 'put', 's1', '{"n":1}'], ['case', 'record', '--task', 'deploy the cache', '--action', 'a', '--outcome', 'o']]) {
+          expect((await cli(dir, args)).exitCode).toBe(0);
+        }
+        const run = await cli(dir, command, { CRUX_TEST_CRASH_AT: point });
+        if (run.exitCode !== 0) killed += 1;
+        expect(await cliAnswers(dir)).toEqual(await cliAnswers(journalsOnly(dir).root));
+        if (p === 0) {
+          expect((await cli(dir, ['session', 'put', 's4', '{}'])).exitCode).toBe(0);
+          expect(await cliAnswers(dir)).toEqual(await cliAnswers(journalsOnly(dir).root));
+        }
+      }
+    }
+    expect(killed).toBeGreaterThanOrEqual(2);
   }, TIMEOUT);
 });

@@ -9,6 +9,7 @@
 // A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
 const fs = require('node:fs') as typeof import('node:fs');
 import { join } from 'node:path';
+import { crashPoint } from '../crash-point';
 import { ensurePrivateDir, FILE_MODE } from '../durable-fs';
 import { decodeRecord, VERIFY_ALL } from '../record';
 import { crc32 } from './checksum';
@@ -128,6 +129,7 @@ export function writeCacheFile(root: string, name: string, parts: readonly Uint8
     }
     fs.closeSync(fd);
     fd = undefined;
+    crashPoint('derived:before-rename');
     fs.renameSync(temp, path);
     return true;
   } catch {

@@ -9,6 +9,7 @@
 // is read from the journal itself. A writer cuts such a tail off before it appends (it is crux's own cache).
 // A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
 const fs = require('node:fs') as typeof import('node:fs');
+import { crashPoint } from '../crash-point';
 import { crc32, seedOf } from './checksum';
 import { decodeHeader, encodeHeader, HEADER_BYTES, isBinding, writeFully, type JournalBinding } from './cache-file';
 import { ENTRY_BYTES, ENTRY_WORDS, EntryList } from './entries';
@@ -117,7 +118,11 @@ export function appendBlock(path: string, nonce: number, end: number, entries: U
   try {
     const block = encodeBlock(nonce, end, entries, meta);
     if (fs.fstatSync(fd).size !== end) fs.ftruncateSync(fd, end);
-    writeFully(fd, block, end);
+    // A crash here leaves half a block: it does not verify, and the log ends before it.
+    const half = block.length >> 1;
+    writeFully(fd, block.subarray(0, half), end);
+    crashPoint('derived:mid-block');
+    writeFully(fd, block.subarray(half), end + half);
     return end + block.length;
   } finally {
     fs.closeSync(fd);
