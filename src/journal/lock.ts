@@ -20,7 +20,6 @@
 // wakes them at once (the back-off timer is the fallback). node:net is loaded by writers only.
 // A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
 const fs = require('node:fs') as typeof import('node:fs');
-import { randomBytes } from 'node:crypto';
 import { hostname, uptime } from 'node:os';
 import { join } from 'node:path';
 import type { Socket } from 'node:net';
@@ -175,7 +174,8 @@ function probe(address: SocketAddress, socket: string): Promise<{ answer: 'alive
 
 /** A contender: its listening socket and holder file, from before it links a generation until it releases. */
 class Contender {
-  readonly id = `${process.pid}.${randomBytes(6).toString('hex')}`;
+  // Unique among the contenders of one pid (the pid itself tells processes apart); node:crypto is not needed.
+  readonly id = `${process.pid}.${Math.floor(Math.random() * 2 ** 48).toString(16).padStart(12, '0')}`;
   readonly socket = `s.${this.id}`;
   readonly info = `i.${this.id}`;
   private server: import('node:net').Server | undefined;
