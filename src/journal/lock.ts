@@ -87,6 +87,13 @@ export function lockDir(root: string): string {
 }
 
 /** Creates the lock directory when missing; returns its inode, which a holder checks after linking. */
+/** The owner to give the lock's files to: the lock directory's, when this process is root and it is not. */
+function ownerOf(dir: string): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const st = fs.statSync(dir);
+  return st.uid === 0 ? undefined : { uid: st.uid, gid: st.gid };
+}
+
 function ensureLockDir(root: string): number {
   const dir = lockDir(root);
   for (let attempt = 0; ; attempt++) {
@@ -206,12 +213,16 @@ class Contender {
     });
     server.on('error', () => {});
     server.unref();
+    // Private like every file crux makes (0600); a root writer in a user's data directory gives its files to
+    // the directory's owner, so that the owner's writers can connect, read and clean up.
     const socketPath = join(this.dir, this.socket);
-    // The lock directory keeps others out; any writer of the directory (root or its owner) may connect.
-    fs.chmodSync(socketPath, 0o666);
+    fs.chmodSync(socketPath, 0o600);
+    const owner = ownerOf(this.dir);
+    if (owner !== undefined) fs.chownSync(socketPath, owner.uid, owner.gid);
     const holder: HolderFile = { pid: process.pid, command: commandLine(), host: hostname(), since: new Date().toISOString(), socket: this.socket };
-    const fd = fs.openSync(join(this.dir, this.info), 'wx', 0o644);
+    const fd = fs.openSync(join(this.dir, this.info), 'wx', 0o600);
     try {
+      if (owner !== undefined) fs.fchownSync(fd, owner.uid, owner.gid);
       fs.writeSync(fd, `${JSON.stringify(holder)}\n`);
       this.named = true;
     } catch (error) {
@@ -320,7 +331,7 @@ function warnOnce(dir: string, root: string, filesystem: LockFilesystem, warn: L
   const marker = join(dir, `warned.${filesystem.type}`);
   if (fs.existsSync(marker)) return;
   try {
-    fs.writeFileSync(marker, '', { flag: 'wx', mode: 0o644 });
+    fs.writeFileSync(marker, '', { flag: 'wx', mode: 0o600 });
   } catch {
     return; // Another writer warned first.
   }
