@@ -27,11 +27,12 @@ export function parseSort<K extends string>(raw: string | undefined, orders: Ord
 }
 
 /** A repeatable or comma-separated choice (--status active,archived), each checked against `allowed`. */
-export function parseChoices<T extends string>(raw: readonly string[], allowed: readonly T[], flag: string): T[] | undefined {
-  if (raw.length === 0) return undefined;
+export function parseChoices<T extends string>(raw: readonly string[] | undefined, allowed: readonly T[], flag: string): T[] | undefined {
+  if (raw === undefined || raw.length === 0) return undefined;
   const values = raw.flatMap((r) => r.split(',')).map((v) => v.trim());
   for (const v of values) if (!(allowed as readonly string[]).includes(v)) throw invalid(`${flag} must be one of ${allowed.join(', ')}: ${JSON.stringify(v)}`);
   return values as T[];
 }
 
-export const collect = (value: string, previous: string[]) => [...previous, value];
+/** A repeatable option's values (no default: help shows none). */
+export const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];

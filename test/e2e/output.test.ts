@@ -127,6 +127,9 @@ describe('operator output', () => {
     expect((await crux(dir, ['case', 'list', '--limit', '2'])).stdout.trim().split('\n')).toHaveLength(3);
     expect(json(await crux(dir, ['--json', 'case', 'list', '--only-failure'])).cases.map((c: any) => c.success)).toEqual([false, false]);
     expect(json(await crux(dir, ['--json', 'case', 'list', '--sort', '-task', '--limit', '1'])).cases[0].task).toBe('task 4 rotate');
+    expect(json(await crux(dir, ['--json', 'case', 'list', '--tag', `tls${HOSTILE}`])).cases.map((c: any) => c.case_id)).toEqual([caseId]);
+    expect(json(await crux(dir, ['--json', 'case', 'list', '--tag', 'nope'])).cases).toEqual([]);
+    expect((await crux(dir, ['case', 'list', '--only-success', '--only-failure'])).exitCode).toBe(2);
     const sessions = json(await crux(dir, ['--json', 'session', 'list', '--all', '--all-agents', '--sort=id']));
     const ids = sessions.sessions.map((s: any) => s.session_id);
     expect(ids).toEqual([...ids].sort());

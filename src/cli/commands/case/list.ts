@@ -16,13 +16,13 @@ export function makeListCommand(): Command {
     .description('every case, in the order they were written')
     .option('--only-success', 'only successful cases')
     .option('--only-failure', 'only failed cases')
-    .option('--tag <tag>', 'only cases with this tag (repeatable: all of them)', collect, []);
+    .option('--tag <tag>', 'only cases with this tag (repeatable: all of them)', collect);
   return addListOptions(command, CASE_ORDERS, 'the order they were written')
     .addHelpText('after', '\nExamples:\n  crux --json case list\n  crux case list --only-failure --sort -created --limit 20')
     .action(async (opts, command: Command) => {
       const ctx = buildContext(command);
       if (opts.onlySuccess && opts.onlyFailure) throw usage('give --only-success or --only-failure, not both');
-      const tags: string[] = opts.tag;
+      const tags: string[] = opts.tag ?? [];
       const success = opts.onlySuccess ? true : opts.onlyFailure ? false : undefined;
       const where = success === undefined && tags.length === 0 ? undefined : (c: Case) => (success === undefined || c.success === success) && tags.every((t) => c.tags.includes(t));
       const cases = applyWindow(await listCases(scopeOf(ctx)), CASE_ORDERS, { sort: parseSort(opts.sort, CASE_ORDERS), limit: parseLimit(opts.limit), where });

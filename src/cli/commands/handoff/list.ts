@@ -15,7 +15,7 @@ export function makeListCommand(): Command {
   const command = new Command('list')
     .alias('ls')
     .description('minted and accepted handoffs with their status (outstanding, accepted, expired); the trusted and revoked Ed25519 keys')
-    .option('--status <status>', `only these statuses: ${STATUSES.join(', ')} (repeatable or comma-separated)`, collect, [])
+    .option('--status <status>', `only these statuses: ${STATUSES.join(', ')} (repeatable or comma-separated)`, collect)
     .option('--from <agent>', 'only packages from this source agent')
     .option('--to <agent>', 'only packages for this target agent');
   return addListOptions(command, HANDOFF_ORDERS, 'the order they were written')

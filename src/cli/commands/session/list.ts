@@ -16,7 +16,7 @@ export function makeListCommand(): Command {
     .option('--archived', 'only archived sessions')
     .option('--stranded', 'only non-closed sessions whose freshness is stale')
     .option('--all-agents', "every agent's sessions, with an agent column (the operator's view)")
-    .option('--status <status>', `only these statuses: ${SESSION_STATES.join(', ')} (repeatable or comma-separated; implies --all)`, collect, [])
+    .option('--status <status>', `only these statuses: ${SESSION_STATES.join(', ')} (repeatable or comma-separated; implies --all)`, collect)
     .option('--fresh-for <duration>', 'fresh up to this age (env CRUX_FRESH_FOR, default 15m)')
     .option('--stale-after <duration>', 'stale beyond this age (env CRUX_STALE_AFTER, default 24h)');
   return addListOptions(command, SESSION_ORDERS, '-updated, newest first')
