@@ -2,11 +2,12 @@
 // after a snapshot record that continues the old chain; the old journal goes to history/ (SPEC §3).
 // A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
 const fs = require('node:fs') as typeof import('node:fs');
+import { join } from 'node:path';
 import { SNAPSHOT_EVENT } from './scan';
 import { encodeRecords, type EventDraft } from './record';
 import { replaceJournal, sweepStrayTemps } from './rewrite';
 import { quarantineBytes } from './quarantine';
-import { archiveJournal, pruneHistory, type HistoryRetention } from './history';
+import { archiveJournal, HISTORY_DIR, pruneHistory, type HistoryRetention } from './history';
 import type { Loaded, Reporter } from './load';
 import { journalName, type StoreSpec } from './store-spec';
 import type { CompactReport } from './store-boundary';
@@ -43,12 +44,38 @@ export function compactJournal<S>(dir: JournalDir, spec: StoreSpec<S>, loaded: L
     data: { previous_head: loaded.head, records_before: before.records, bytes_before: before.bytes, live_records: live.length },
   };
   const { text } = encodeRecords(loaded.head, [snapshot, ...live], ts);
+  const history = join(dir.root, HISTORY_DIR);
+  const previous = historyNames(history);
   archiveJournal(dir.root, spec.file, loaded.head);
-  const bytes = replaceJournal(dir.root, spec.file, text);
+  let bytes: number;
+  try {
+    bytes = replaceJournal(dir.root, spec.file, text);
+  } catch (error) {
+    // The rewrite failed (a full disk): the compaction changes nothing, so the history link it just made goes too.
+    undoArchive(history, previous);
+    throw error;
+  }
   noteCommit(`${spec.file} compacted`);
   pruneHistory(dir.root, dir.historyRetention, Date.parse(ts));
   dir.reindex(spec);
   return { name, file: spec.file, before, after: { records: live.length + 1, bytes } };
+}
+
+function historyNames(history: string): Set<string> | undefined {
+  try {
+    return new Set(fs.readdirSync(history));
+  } catch {
+    return undefined;
+  }
+}
+
+function undoArchive(history: string, before: Set<string> | undefined): void {
+  try {
+    for (const name of fs.readdirSync(history)) if (!before?.has(name)) fs.rmSync(join(history, name), { force: true });
+    if (before === undefined) fs.rmdirSync(history);
+  } catch {
+    // Best effort: a history file left behind is verified by check and pruned by retention.
+  }
 }
 
 function readRange(path: string, offset: number, length: number): Buffer {
