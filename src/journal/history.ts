@@ -68,9 +68,10 @@ export function archiveJournal(root: string, file: string, head: ChainHead): voi
   const source = join(root, file);
   if (!fs.existsSync(source)) return;
   const dir = join(root, HISTORY_DIR);
+  let created = false;
+  const target = join(dir, nameFor(file, head));
   try {
-    ensurePrivateDir(dir);
-    const target = join(dir, nameFor(file, head));
+    created = ensurePrivateDir(dir);
     // A link left by a crashed compaction (still the live inode, or the same head) is taken again.
     fs.rmSync(target, { force: true });
     for (const stale of fs.readdirSync(dir)) {
@@ -91,7 +92,17 @@ export function archiveJournal(root: string, file: string, head: ChainHead): voi
     fsyncDir(dir);
     crashPoint('history:after-link');
   } catch (error) {
+    undo(target, dir, created);
     throw asStorageError(error, dir);
+  }
+}
+
+function undo(target: string, dir: string, created: boolean): void {
+  try {
+    fs.rmSync(target, { force: true });
+    if (created) fs.rmdirSync(dir);
+  } catch {
+    // Best effort: what is left is a history file that repeats the journal, which readers pass over.
   }
 }
 

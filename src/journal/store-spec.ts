@@ -5,8 +5,8 @@ import type { LinePosition } from './scan';
 export interface StoreSpec<S> {
   /** The journal's file name in the data directory, e.g. `sessions.jsonl`. */
   readonly file: string;
-  /** Every event name this journal may contain (SPEC §3: one declared vocabulary). */
-  readonly vocabulary: ReadonlySet<string>;
+  /** Every event name this journal may contain (SPEC §3: one declared vocabulary), and how each payload parses. */
+  readonly vocabulary: Vocabulary;
   initial(): S;
   /** Applies one verified record. Must not throw on any payload: replay never throws on bad data. */
   evolve(state: S, record: JournalRecord, at: LinePosition): void;
@@ -80,8 +80,17 @@ export interface SnapshotBody {
   read(offset: number, length: number): Buffer;
 }
 
+/**
+ * A journal's declared vocabulary: the event names it may contain and, for a store whose events are a closed
+ * union, why a record's payload does not parse as its event's. Every read verifies through it: an unknown
+ * event or a payload that does not parse is a bad line (reported, skipped, counted), never a throw.
+ */
+export interface Vocabulary extends ReadonlySet<string> {
+  payloadProblem?(record: JournalRecord): string | undefined;
+}
+
 /** Builds a vocabulary set from a list of names, refusing duplicates. */
-export function declareVocabulary(names: readonly string[]): ReadonlySet<string> {
+export function declareVocabulary(names: readonly string[]): Vocabulary {
   const set = new Set(names);
   if (set.size !== names.length) throw new Error('duplicate event name in a vocabulary');
   return set;
@@ -89,3 +98,35 @@ export function declareVocabulary(names: readonly string[]): ReadonlySet<string>
 
 /** A journal's name in reports: its file without `.jsonl`. */
 export const journalName = (file: string): string => file.replace(/\.jsonl$/, '');
+
+/** A store's events as a closed union, from a map of event name → payload type. */
+export type EventOf<M> = { [K in keyof M & string]: { readonly ev: K; readonly data: M[K] } }[keyof M & string];
+/** An event to append: the union, with who wrote it and (for compaction) its original time. */
+export type DraftOf<M> = EventOf<M> & { readonly actor?: string | undefined; readonly ts?: string | undefined };
+/** One parser per event name: the payload as its type, or why it does not parse. */
+export type PayloadParsers<M> = { readonly [K in keyof M & string]: (data: any) => M[K] | string };
+
+export interface DeclaredEvents<M> {
+  /** Derived from the parsers: exactly the names of the union. */
+  readonly vocabulary: Vocabulary;
+  /** The record as its store's event, or why it is not one: payloads are parsed once, here. */
+  parse(record: JournalRecord): EventOf<M> | string;
+}
+
+/** Declares a store's events: the vocabulary and the one parser every read folds through. */
+export function declareEvents<M>(parsers: PayloadParsers<M>): DeclaredEvents<M> {
+  const table = parsers as Record<string, (data: unknown) => unknown>;
+  const parse = (record: JournalRecord): EventOf<M> | string => {
+    const parser = Object.hasOwn(table, record.ev) ? table[record.ev] : undefined;
+    if (parser === undefined) return `unknown event ${JSON.stringify(record.ev)}`;
+    const data = record.data !== null && typeof record.data === 'object' && !Array.isArray(record.data) ? parser(record.data) : 'the payload is not an object';
+    return typeof data === 'string' ? data : ({ ev: record.ev, data } as EventOf<M>);
+  };
+  const vocabulary: Vocabulary = Object.assign(declareVocabulary(Object.keys(table)), {
+    payloadProblem: (record: JournalRecord) => {
+      const event = parse(record);
+      return typeof event === 'string' ? event : undefined;
+    },
+  });
+  return { vocabulary, parse };
+}

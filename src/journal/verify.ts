@@ -8,6 +8,7 @@
 // another write starts, before its N-th line — was a write that never completed: none of its records is
 // folded, and at the end of the journal it is a torn tail that the next write quarantines.
 import { decodeRecord, EMPTY_HEAD, GENESIS, VERIFY_ALL, type ChainHead, type JournalRecord, type VerifyPolicy } from './record';
+import type { Vocabulary } from './store-spec';
 
 export const SNAPSHOT_EVENT = 'journal.snapshot';
 
@@ -59,7 +60,7 @@ export class ChainVerifier {
 
   /** `from`: the head before the first line visited, when the lines before it are known (a snapshot's tail). */
   constructor(
-    private readonly vocabulary: ReadonlySet<string>,
+    private readonly vocabulary: Vocabulary,
     private readonly sink: RecordSink,
     from?: ChainHead,
     private readonly policy: VerifyPolicy = VERIFY_ALL,
@@ -103,8 +104,9 @@ export class ChainVerifier {
     if (record.batch !== undefined) {
       this.batch = { at, want: record.batch, seen: 0, seq: record.seq, held: [], last: at, before: this.head, beforeAt: this.headAt };
     }
-    if (record.ev !== SNAPSHOT_EVENT && !this.vocabulary.has(record.ev)) {
-      this.problems.push({ ...at, reason: `unknown event ${JSON.stringify(record.ev)}`, skipped: true });
+    const refused = record.ev === SNAPSHOT_EVENT ? undefined : !this.vocabulary.has(record.ev) ? `unknown event ${JSON.stringify(record.ev)}` : this.vocabulary.payloadProblem?.(record);
+    if (refused !== undefined) {
+      this.problems.push({ ...at, reason: this.vocabulary.has(record.ev) ? `bad payload for ${record.ev}: ${refused}` : refused, skipped: true });
       this.countInBatch(at, { record, at, fold: false });
       return;
     }

@@ -9,7 +9,7 @@ import { formatTime } from '../../shared/time';
 import type { CaseId } from '../../shared/ids';
 import type { Case } from './case';
 import { f64, u32, u8, type Column, type Numbers } from './columns';
-import { CASE_EVENTS } from './events';
+import { parseCaseEvent } from './events';
 import { caseTerms } from './tokenize';
 
 /** A recorded/imported payload as it sits in the journal (validated when it is folded). */
@@ -334,6 +334,9 @@ interface Foldable {
   reused: number;
 }
 
+/** Whether a recorded or imported payload is a case the bank can fold. */
+export const isFoldableCase = (body: CaseBody): boolean => foldable(body) !== undefined;
+
 function foldable(body: unknown): Foldable | undefined {
   if (body === null || typeof body !== 'object') return undefined;
   const b = body as CaseBody;
@@ -367,22 +370,26 @@ export function toCase(body: CaseBody, timesReused: number): Case {
   };
 }
 
-/** Folds one verified record into the bank. Never throws: a payload it cannot use is skipped. */
+/** Folds one record into the bank. Never throws: a payload that does not parse is skipped (reads report it). */
 export function evolveBank(bank: CaseBank, record: JournalRecord, at: LinePosition): void {
-  const data = record.data;
-  if (data === null || typeof data !== 'object') return;
-  switch (record.ev) {
-    case CASE_EVENTS.recorded:
-    case CASE_EVENTS.imported:
-      bank.put(data, at);
+  const event = parseCaseEvent(record);
+  if (typeof event === 'string') return;
+  switch (event.ev) {
+    case 'case.recorded':
+    case 'case.imported':
+      bank.put(event.data as unknown as CaseBody, at); // the bank reads the stored fields as they are
       return;
-    case CASE_EVENTS.reused:
-      if (typeof data.case_id === 'string' && Number.isSafeInteger(data.times_reused) && data.times_reused >= 0) {
-        bank.setReused(data.case_id, data.times_reused);
-      }
+    case 'case.reused':
+      bank.setReused(event.data.case_id, event.data.times_reused);
       return;
-    case CASE_EVENTS.deleted:
-      if (typeof data.case_id === 'string') bank.remove(data.case_id);
+    case 'case.deleted':
+      bank.remove(event.data.case_id);
       return;
+    default:
+      unhandled(event);
   }
+}
+
+function unhandled(event: never): never {
+  throw new Error(`unhandled case event ${JSON.stringify(event)}`);
 }

@@ -1,13 +1,12 @@
 // The case store: commands in, plain results out; replay and appends go through the journal layer.
 import type { JournalStore } from '../../journal/store-boundary';
-import type { EventDraft } from '../../journal/record';
 import type { StoreSpec } from '../../journal/store-spec';
 import { CruxError, notFound } from '../../shared/errors';
 import type { CaseId } from '../../shared/ids';
 import { formatTime, type Instant } from '../../shared/time';
 import { CaseBank, evolveBank, toCase, type CaseBody } from './bank';
 import { newCase, type Case, type CaseDraft } from './case';
-import { CASE_EVENTS, CASE_VOCABULARY } from './events';
+import { CASE_EVENTS, CASE_VOCABULARY, type CaseDraftEvent, type CaseEventMap } from './events';
 import { decodeBank, encodeBank } from './bank-codec';
 import { rankCases, type RetrieveQuery } from './rank';
 
@@ -71,7 +70,8 @@ async function resultCase(dir: JournalStore, bank: CaseBank, slot: number): Prom
   return { ...caseAt(own, ownSlot), times_reused: bank.reused.get(slot) };
 }
 
-const draftOf = (ev: string, data: unknown, actor: string | undefined): EventDraft => (actor === undefined ? { ev, data } : { ev, data, actor });
+const draftOf = <E extends CaseDraftEvent['ev']>(ev: E, data: CaseEventMap[E], actor: string | undefined): CaseDraftEvent =>
+  ({ ev, data, ...(actor === undefined ? {} : { actor }) }) as CaseDraftEvent;
 
 const missing = (id: string) => notFound(`no case ${JSON.stringify(id)}`, 'see `crux case list`');
 

@@ -1,11 +1,10 @@
 // facts.jsonl: facts that arrived inside accepted packages, each kept as its exact JSON (tenant, horizon, actor intact).
-import { declareVocabulary, type StoreSpec } from '../../journal/store-spec';
-import type { EventDraft, JournalRecord } from '../../journal/record';
+import { declareEvents, type DraftOf, type StoreSpec } from '../../journal/store-spec';
+import type { JournalRecord } from '../../journal/record';
 import type { LinePosition } from '../../journal/scan';
 import type { BundlableFact } from './bundle';
 
-export const FACT_EVENTS = { stored: 'fact.stored' } as const;
-export const FACT_VOCABULARY = declareVocabulary(Object.values(FACT_EVENTS));
+export const FACT_EVENTS = { stored: 'fact.stored' } as const satisfies Record<string, keyof FactEventMap>;
 
 export interface FactStoredData {
   /** The agent that accepted the package: the fact is visible to it (and bundled only by it). */
@@ -16,6 +15,19 @@ export interface FactStoredData {
   /** The fact's JSON exactly as the package carried it (a string, so numbers and key order survive). */
   readonly json: string;
 }
+
+/** Every event facts.jsonl may contain, and its payload. */
+export interface FactEventMap {
+  'fact.stored': FactStoredData;
+}
+
+const FACTS = declareEvents<FactEventMap>({
+  'fact.stored': (d) =>
+    typeof d.agent === 'string' && typeof d.fact_id === 'string' && typeof d.json === 'string'
+      ? { agent: d.agent, fact_id: d.fact_id, json: d.json, package: typeof d.package === 'string' ? d.package : '' }
+      : 'no agent, fact_id or json',
+});
+export const FACT_VOCABULARY = FACTS.vocabulary;
 
 export interface StoredFact extends BundlableFact {
   readonly agent: string;
@@ -45,21 +57,25 @@ export function describeFact(json: string): Omit<BundlableFact, 'fact_id' | 'raw
 }
 
 function evolve(facts: Facts, record: JournalRecord, at: LinePosition): void {
-  const d = record.data;
-  if (record.ev !== FACT_EVENTS.stored || d === null || typeof d !== 'object') return;
-  if (typeof d.agent !== 'string' || typeof d.fact_id !== 'string' || typeof d.json !== 'string') return;
-  const described = describeFact(d.json);
-  if (described === undefined) return;
-  const mine = facts.get(d.agent) ?? new Map<string, StoredFact>();
-  mine.set(d.fact_id, {
-    ...described,
-    fact_id: d.fact_id,
-    raw: d.json,
-    agent: d.agent,
-    package: typeof d.package === 'string' ? d.package : '',
-    bytes: at.length,
-  });
-  facts.set(d.agent, mine);
+  const event = FACTS.parse(record);
+  if (typeof event === 'string') return; // reads report it as a bad line
+  switch (event.ev) {
+    case 'fact.stored': {
+      const d = event.data;
+      const described = describeFact(d.json);
+      if (described === undefined) return;
+      const mine = facts.get(d.agent) ?? new Map<string, StoredFact>();
+      mine.set(d.fact_id, { ...described, fact_id: d.fact_id, raw: d.json, agent: d.agent, package: d.package, bytes: at.length });
+      facts.set(d.agent, mine);
+      return;
+    }
+    default:
+      unhandled(event.ev);
+  }
+}
+
+function unhandled(ev: never): never {
+  throw new Error(`unhandled fact event ${JSON.stringify(ev)}`);
 }
 
 export const FACT_STORE: StoreSpec<Facts> = {
@@ -67,7 +83,7 @@ export const FACT_STORE: StoreSpec<Facts> = {
   vocabulary: FACT_VOCABULARY,
   initial: () => new Map(),
   evolve,
-  live: (facts): EventDraft[] =>
+  live: (facts): DraftOf<FactEventMap>[] =>
     [...facts.values()].flatMap((mine) =>
       [...mine.values()].map((f) => {
         const data: FactStoredData = { agent: f.agent, fact_id: f.fact_id, package: f.package, json: f.raw };

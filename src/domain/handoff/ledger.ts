@@ -1,6 +1,6 @@
 // handoffs.jsonl: every minted package (with its envelope, for export), the consumed set, and the Ed25519 keyring.
-import { declareVocabulary, type StoreSpec } from '../../journal/store-spec';
-import type { EventDraft, JournalRecord } from '../../journal/record';
+import { declareEvents, type DraftOf, type EventOf, type StoreSpec } from '../../journal/store-spec';
+import type { JournalRecord } from '../../journal/record';
 import type { LinePosition } from '../../journal/scan';
 import type { Envelope } from './envelope';
 import type { TrustedKey } from './checks';
@@ -12,7 +12,6 @@ export const HANDOFF_EVENTS = {
   keyRevoked: 'handoff.key_revoked',
 } as const;
 
-export const HANDOFF_VOCABULARY = declareVocabulary(Object.values(HANDOFF_EVENTS));
 
 /** A package this data directory minted. */
 export interface MintedData {
@@ -66,6 +65,28 @@ export interface RevokedKey extends TrustedKey {
   readonly bytes: number;
 }
 
+/** Every event handoffs.jsonl may contain, and its payload. */
+export interface HandoffEventMap {
+  'handoff.minted': MintedData;
+  'handoff.accepted': AcceptedData;
+  'handoff.key_trusted': KeyTrustedData;
+  'handoff.key_revoked': KeyRevokedData;
+}
+export type HandoffEvent = EventOf<HandoffEventMap>;
+
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isEnvelope = (v: any): v is Envelope =>
+  v !== null && typeof v === 'object' && ['payload_b64', 'content_hash', 'signature_b64', 'signature_alg'].every((k) => isString(v[k]));
+const isKey = (d: any) => isString(d.agent) && isString(d.public_key) && isString(d.key_id);
+
+const HANDOFF = declareEvents<HandoffEventMap>({
+  'handoff.minted': (d) => (isString(d.handoff_id) && isString(d.content_hash) && isEnvelope(d.envelope) ? (d as MintedData) : 'no handoff_id, content_hash or envelope'),
+  'handoff.accepted': (d) => (isString(d.content_hash) ? (d as AcceptedData) : 'no content_hash'),
+  'handoff.key_trusted': (d) => (isKey(d) ? (d as KeyTrustedData) : 'no agent, public_key or key_id'),
+  'handoff.key_revoked': (d) => (isKey(d) ? (d as KeyRevokedData) : 'no agent, public_key or key_id'),
+});
+export const HANDOFF_VOCABULARY = HANDOFF.vocabulary;
+
 export interface MintedEntry extends MintedData {
   readonly bytes: number;
 }
@@ -86,48 +107,51 @@ export interface Ledger {
   readonly revoked: Map<string, RevokedKey[]>;
 }
 
-const isString = (v: unknown): v is string => typeof v === 'string';
-const isEnvelope = (v: any): v is Envelope =>
-  v !== null && typeof v === 'object' && ['payload_b64', 'content_hash', 'signature_b64', 'signature_alg'].every((k) => isString(v[k]));
-
 function setOrDelete<T>(map: Map<string, T[]>, key: string, list: T[]): void {
   if (list.length === 0) map.delete(key);
   else map.set(key, list);
 }
 
 function evolve(ledger: Ledger, record: JournalRecord, at: LinePosition): void {
-  const d = record.data;
-  if (d === null || typeof d !== 'object') return;
-  switch (record.ev) {
-    case HANDOFF_EVENTS.minted:
-      if (!isString(d.handoff_id) || !isString(d.content_hash) || !isEnvelope(d.envelope)) return;
-      ledger.minted.set(d.handoff_id, { ...(d as MintedData), bytes: at.length });
+  const event = HANDOFF.parse(record);
+  if (typeof event === 'string') return; // reads report it as a bad line
+  switch (event.ev) {
+    case 'handoff.minted': {
+      const d = event.data;
+      ledger.minted.set(d.handoff_id, { ...d, bytes: at.length });
       ledger.mintedByHash.set(d.content_hash, d.handoff_id);
       return;
-    case HANDOFF_EVENTS.accepted:
+    }
+    case 'handoff.accepted': {
+      const d = event.data;
       // The first acceptance stands; a duplicate line changes nothing.
-      if (!isString(d.content_hash) || ledger.accepted.has(d.content_hash)) return;
-      ledger.accepted.set(d.content_hash, { ...(d as AcceptedData), accepted_at: record.ts, actor: record.actor ?? null, bytes: at.length });
+      if (ledger.accepted.has(d.content_hash)) return;
+      ledger.accepted.set(d.content_hash, { ...d, accepted_at: record.ts, actor: record.actor ?? null, bytes: at.length });
       return;
-    case HANDOFF_EVENTS.keyTrusted: {
-      if (!isString(d.agent) || !isString(d.public_key) || !isString(d.key_id)) return;
+    }
+    case 'handoff.key_trusted': {
+      const d = event.data;
       const keys = ledger.trusted.get(d.agent) ?? [];
-      if (!keys.some((k) => k.key_id === d.key_id)) keys.push({ public_key: d.public_key, key_id: d.key_id, bytes: at.length });
-      ledger.trusted.set(d.agent, keys);
+      if (!keys.some((k) => k.key_id === d.key_id)) ledger.trusted.set(d.agent, [...keys, { public_key: d.public_key, key_id: d.key_id, bytes: at.length }]);
       // Trusting a revoked key again is an operator's explicit decision: it is no longer revoked.
       const revoked = ledger.revoked.get(d.agent)?.filter((k) => k.key_id !== d.key_id);
       if (revoked !== undefined) setOrDelete(ledger.revoked, d.agent, revoked);
       return;
     }
-    case HANDOFF_EVENTS.keyRevoked: {
-      if (!isString(d.agent) || !isString(d.public_key) || !isString(d.key_id)) return;
+    case 'handoff.key_revoked': {
+      const d = event.data;
       setOrDelete(ledger.trusted, d.agent, (ledger.trusted.get(d.agent) ?? []).filter((k) => k.key_id !== d.key_id));
       const revoked = ledger.revoked.get(d.agent) ?? [];
-      if (!revoked.some((k) => k.key_id === d.key_id)) revoked.push({ public_key: d.public_key, key_id: d.key_id, revoked_at: record.ts, bytes: at.length });
-      ledger.revoked.set(d.agent, revoked);
+      if (!revoked.some((k) => k.key_id === d.key_id)) ledger.revoked.set(d.agent, [...revoked, { public_key: d.public_key, key_id: d.key_id, revoked_at: record.ts, bytes: at.length }]);
       return;
     }
+    default:
+      unhandled(event);
   }
+}
+
+function unhandled(event: never): never {
+  throw new Error(`unhandled handoff event ${JSON.stringify(event)}`);
 }
 
 export const HANDOFF_STORE: StoreSpec<Ledger> = {
@@ -136,7 +160,7 @@ export const HANDOFF_STORE: StoreSpec<Ledger> = {
   initial: () => ({ minted: new Map(), mintedByHash: new Map(), accepted: new Map(), trusted: new Map(), revoked: new Map() }),
   evolve,
   // Nothing in the ledger dies: the consumed set must outlive every package it guards.
-  live: (ledger): EventDraft[] => [
+  live: (ledger): DraftOf<HandoffEventMap>[] => [
     ...[...ledger.minted.values()].map(({ bytes: _b, ...data }) => ({ ev: HANDOFF_EVENTS.minted, data })),
     ...[...ledger.accepted.values()].map(({ bytes: _b, accepted_at, actor, ...data }) => ({
       ev: HANDOFF_EVENTS.accepted,

@@ -1,6 +1,6 @@
 // The handoff store: mint, accept, inspect, list, export, keygen, trust — replay and decisions over the journal layer.
 import type { JournalStore } from '../../journal/store-boundary';
-import type { EventDraft } from '../../journal/record';
+import type { DraftOf } from '../../journal/store-spec';
 import { CruxError, invalid, notFound } from '../../shared/errors';
 import { parseLogicalSessionId, scopeSessionId, type AgentName, type HandoffId, type LogicalSessionId } from '../../shared/ids';
 import { objectMembers } from '../../shared/json-text';
@@ -12,7 +12,7 @@ import { SESSION_STORE } from '../session/state';
 import { verifyPackage, CHECK_NAMES, type CheckName, type CheckStatus, type TrustedKey, type Verification } from './checks';
 import { ED25519_ALG, MAC_ALG, parsePublicKey, type SignatureAlg } from './crypto';
 import { decodeEnvelope, type Envelope, type ReceivedEnvelope } from './envelope';
-import { FACT_EVENTS, FACT_STORE, factsVisibleTo, type FactStoredData } from './fact-store';
+import { FACT_EVENTS, FACT_STORE, factsVisibleTo, type FactEventMap, type FactStoredData } from './fact-store';
 import { ensureAgentKey, loadAgentKey, resolveMacKey, type AgentKey } from './keys';
 import { HANDOFF_EVENTS, HANDOFF_STORE, keyRows, type AcceptedData, type KeyRevokedData, type KeyRow, type KeyTrustedData, type Ledger, type MintedData } from './ledger';
 import { mintPackage, type Signer } from './mint';
@@ -170,7 +170,7 @@ export async function acceptHandoff(scope: HandoffScope, input: Uint8Array, cmd:
     throw invalid(`the package's session_id cannot be stored: ${(error as Error).message}`);
   }
   const state = acceptStateDocument(Buffer.from(pkg.session_state ?? 'null', 'utf8'), cmd.maxStateBytes);
-  const factDrafts: EventDraft[] = pkg.facts.map((f, i) => {
+  const factDrafts: DraftOf<FactEventMap>[] = pkg.facts.map((f, i) => {
     const data: FactStoredData = { agent: cmd.receiver, fact_id: f.fact_id ?? `${hash.slice(0, 16)}#${i}`, package: hash, json: f.raw };
     return { ev: FACT_EVENTS.stored, data, actor: scope.actor };
   });

@@ -4,8 +4,7 @@ import { conflict, invalid, notFound } from '../../shared/errors';
 import { unscopeSessionId, type ScopedSessionId } from '../../shared/ids';
 import { scrubText } from '../../shared/scrub';
 import { formatLaterTime, formatTime, tryParseTime, type Instant } from '../../shared/time';
-import type { EventDraft } from '../../journal/record';
-import { allowedOps, isIdempotent, nextStatus, type SessionOp } from './machine';
+import { allowedOps, isIdempotent, isTerminal, nextStatus, type SessionOp } from './machine';
 import {
   SESSION_EVENTS as E,
   type ArchivedData,
@@ -16,6 +15,7 @@ import {
   type ImportedData,
   type PutData,
   type ReceivedData,
+  type SessionDraft,
 } from './events';
 import { toImported, type SessionRecord, type Sessions } from './state';
 
@@ -62,7 +62,7 @@ function checkTokens(total: number, maxTokens: number | undefined): void {
   }
 }
 
-export function decidePut(sessions: Sessions, cmd: PutCommand, now: Instant): EventDraft[] {
+export function decidePut(sessions: Sessions, cmd: PutCommand, now: Instant): SessionDraft[] {
   const current = sessions.get(cmd.key);
   if (current !== undefined) requireMove(current, 'put');
   let total = cmd.tokens ?? current?.total_tokens ?? 0;
@@ -82,13 +82,13 @@ export function decidePut(sessions: Sessions, cmd: PutCommand, now: Instant): Ev
   return [{ ev: E.put, data, actor: cmd.actor }];
 }
 
-export function decideArchive(sessions: Sessions, key: ScopedSessionId, reason: string | undefined, actor?: string): EventDraft[] {
+export function decideArchive(sessions: Sessions, key: ScopedSessionId, reason: string | undefined, actor?: string): SessionDraft[] {
   requireMove(requireSession(sessions, key), 'archive');
   const data: ArchivedData = { id: key, reason: reason === undefined || reason === '' ? null : scrubText(reason) };
   return [{ ev: E.archived, data, actor }];
 }
 
-export function decideUnarchive(sessions: Sessions, key: ScopedSessionId, actor?: string): EventDraft[] {
+export function decideUnarchive(sessions: Sessions, key: ScopedSessionId, actor?: string): SessionDraft[] {
   requireMove(requireSession(sessions, key), 'unarchive');
   const data: IdData = { id: key };
   return [{ ev: E.unarchived, data, actor }];
@@ -103,7 +103,7 @@ export interface CloseCommand {
 export interface CloseDecision {
   /** `already_closed` when the session was closed before: no events, the original record stands. */
   readonly outcome: 'closed' | 'already_closed';
-  readonly drafts: EventDraft[];
+  readonly drafts: SessionDraft[];
 }
 
 /** Close exactly once: decided under the lock after replay, so of N racing closes one writes. */
@@ -119,7 +119,7 @@ export function decideClose(sessions: Sessions, key: ScopedSessionId, cmd: Close
 export interface TouchDecision {
   /** `created` from `create`, `touched` (updated_at moved), or `closed`: nothing written, the record stands. */
   readonly outcome: 'created' | 'touched' | 'closed';
-  readonly drafts: EventDraft[];
+  readonly drafts: SessionDraft[];
 }
 
 /** A sign of life: the session's updated_at moves, state kept; a missing one is created from `create` (else 3). */
@@ -135,13 +135,13 @@ export function decideTouch(sessions: Sessions, key: ScopedSessionId, create: Pu
 /** Is `record` past its expiry at `now` (and so reapable, unless already closed)? */
 export function isExpired(record: SessionRecord, now: Instant): boolean {
   const at = tryParseTime(record.expires_at);
-  return at !== undefined && at <= now && record.status !== 'closed';
+  return at !== undefined && at <= now && !isTerminal(record.status);
 }
 
 export interface ReapDecision {
   /** The stored ids reaped, sorted. */
   readonly keys: ScopedSessionId[];
-  readonly drafts: EventDraft[];
+  readonly drafts: SessionDraft[];
 }
 
 /** Every non-closed session past its expiry (among those `include` accepts) closed as `expired`. */
@@ -150,7 +150,7 @@ export function decideReap(sessions: Sessions, now: Instant, include: (key: Scop
     .filter((r) => include(r.key) && isExpired(r, now) && nextStatus(r.status, 'close') !== undefined)
     .map((r) => r.key)
     .sort();
-  const drafts = keys.map((key): EventDraft => {
+  const drafts = keys.map((key): SessionDraft => {
     const data: ClosedData = { id: key, outcome: 'expired', summary: null };
     return { ev: E.closed, data, actor };
   });
@@ -158,14 +158,14 @@ export function decideReap(sessions: Sessions, now: Instant, include: (key: Scop
 }
 
 /** Hard removal, from any state (the machine's REMOVING_OPS). */
-export function decideDelete(sessions: Sessions, key: ScopedSessionId, actor?: string): EventDraft[] {
+export function decideDelete(sessions: Sessions, key: ScopedSessionId, actor?: string): SessionDraft[] {
   requireSession(sessions, key);
   const data: IdData = { id: key };
   return [{ ev: E.deleted, data, actor }];
 }
 
 /** The source side of a handoff: the session (in its owner's scope) moves to handed_off. */
-export function decideHandOff(sessions: Sessions, key: ScopedSessionId, handoffId: string, actor?: string): EventDraft[] {
+export function decideHandOff(sessions: Sessions, key: ScopedSessionId, handoffId: string, actor?: string): SessionDraft[] {
   requireMove(requireSession(sessions, key), 'handoff');
   const data: HandedOffData = { id: key, handoff_id: handoffId };
   return [{ ev: E.handedOff, data, actor }];
@@ -186,7 +186,7 @@ export interface ReceiveCommand {
  * created; an active or handed-off one is replaced (its state, the handoff id; created_at is kept); an
  * archived or closed one is refused (exit 4) by the machine's `receive` op.
  */
-export function decideReceive(sessions: Sessions, key: ScopedSessionId, cmd: ReceiveCommand): EventDraft[] {
+export function decideReceive(sessions: Sessions, key: ScopedSessionId, cmd: ReceiveCommand): SessionDraft[] {
   const current = sessions.get(key);
   if (current !== undefined) requireMove(current, 'receive');
   const total = cmd.tokens ?? current?.total_tokens ?? 0;
@@ -214,8 +214,8 @@ export interface ImportSummary {
  * record changes nothing, so importing the same backup twice writes nothing. A closed session is final:
  * a different record for it is refused (exit 4, with the line), as a put would be.
  */
-export function decideImport(sessions: Sessions, entries: readonly ImportEntry[], actor?: string): { drafts: EventDraft[]; summary: ImportSummary } {
-  const drafts: EventDraft[] = [];
+export function decideImport(sessions: Sessions, entries: readonly ImportEntry[], actor?: string): { drafts: SessionDraft[]; summary: ImportSummary } {
+  const drafts: SessionDraft[] = [];
   let created = 0;
   let replaced = 0;
   let unchanged = 0;
@@ -225,8 +225,9 @@ export function decideImport(sessions: Sessions, entries: readonly ImportEntry[]
       unchanged += 1;
       continue;
     }
-    if (current?.status === 'closed') {
-      throw conflict(`line ${line}: ${describeKey(current.key)} is closed and differs from this line`, 'closed is final; delete it first to restore another record');
+    // The machine's terminal state is final: an import restores any other state whole, never that one.
+    if (current !== undefined && isTerminal(current.status)) {
+      throw conflict(`line ${line}: ${describeKey(current.key)} is ${current.status} and differs from this line`, `${current.status} is final; delete it first to restore another record`);
     }
     if (current === undefined) created += 1;
     else replaced += 1;

@@ -22,6 +22,8 @@ export const SESSION_OPS = ['put', 'archive', 'unarchive', 'handoff', 'receive',
 export type SessionOp = (typeof SESSION_OPS)[number];
 
 export const TERMINAL_STATE: SessionStatus = 'closed';
+/** Whether nothing moves a session in `status` any more (only delete removes it). */
+export const isTerminal = (status: SessionStatus): boolean => status === TERMINAL_STATE;
 /** The state a new session starts in. */
 export const INITIAL_STATE: SessionStatus = 'active';
 /** The operations that create a session which does not exist yet (all land in INITIAL_STATE). */

@@ -1,100 +1,117 @@
 // The session store's folded state: one record per stored (scoped) id, built by evolve from the journal.
 import type { StoreSpec } from '../../journal/store-spec';
-import type { EventDraft, JournalRecord } from '../../journal/record';
+import type { JournalRecord } from '../../journal/record';
 import type { LinePosition } from '../../journal/scan';
 import { unscopeSessionId, type ScopedSessionId } from '../../shared/ids';
 import { tryParseTime } from '../../shared/time';
-import { SESSION_STATES, type SessionStatus } from './machine';
-import { CLOSE_OUTCOMES, SESSION_EVENTS as E, SESSION_VOCABULARY, type CloseOutcome, type ImportedData } from './events';
+import { CREATING_OPS, INITIAL_STATE, isTerminal, nextStatus, type SessionOp, type SessionStatus } from './machine';
+import { parseSessionEvent, SESSION_EVENTS as E, SESSION_VOCABULARY, type CloseOutcome, type ImportedData, type SessionDraft, type SessionEvent } from './events';
 
 export interface SessionRecord {
   readonly key: ScopedSessionId;
-  state: string;
-  status: SessionStatus;
-  created_at: string | null;
-  updated_at: string | null;
-  total_tokens: number;
-  expires_at: string | null;
-  archived_at: string | null;
-  archive_reason: string | null;
-  actor: string | null;
-  closed_at: string | null;
-  outcome: CloseOutcome | null;
-  summary: string | null;
-  handoff_id: string | null;
+  readonly state: string;
+  readonly status: SessionStatus;
+  readonly created_at: string | null;
+  readonly updated_at: string | null;
+  readonly total_tokens: number;
+  readonly expires_at: string | null;
+  readonly archived_at: string | null;
+  readonly archive_reason: string | null;
+  readonly actor: string | null;
+  readonly closed_at: string | null;
+  readonly outcome: CloseOutcome | null;
+  readonly summary: string | null;
+  readonly handoff_id: string | null;
   /** Journal bytes of the record that carries the state: the compaction estimate. */
-  bytes: number;
+  readonly bytes: number;
 }
 
 export type Sessions = Map<ScopedSessionId, SessionRecord>;
 
-const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-const count = (v: unknown): number => (Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : 0);
+/** Which machine op each lifecycle event is (import restores a record whole; delete removes it). */
+const OP_OF = {
+  'session.put': 'put',
+  'session.archived': 'archive',
+  'session.unarchived': 'unarchive',
+  'session.handed_off': 'handoff',
+  'session.received': 'receive',
+  'session.closed': 'close',
+  'session.touched': 'touch',
+} as const satisfies Partial<Record<SessionEvent['ev'], SessionOp>>;
 
-function evolve(sessions: Sessions, record: JournalRecord, at: LinePosition): void {
-  const d = record.data;
-  if (d === null || typeof d !== 'object' || typeof d.id !== 'string') return;
-  const key = d.id as ScopedSessionId;
-  const current = sessions.get(key);
-  const actor = record.actor ?? null;
-  switch (record.ev) {
-    case E.put:
-    case E.received: {
-      if (typeof d.state !== 'string' || current?.status === 'closed') return;
-      sessions.set(key, {
-        ...(current ?? emptyRecord(key, record.ts)),
+/** Where the machine takes `current` by `op`: a session that does not exist only by a creating op. */
+function moveTo(current: SessionRecord | undefined, op: SessionOp): SessionStatus | undefined {
+  if (current === undefined) return (CREATING_OPS as readonly string[]).includes(op) ? INITIAL_STATE : undefined;
+  return nextStatus(current.status, op);
+}
+
+interface Written {
+  readonly ts: string;
+  readonly actor: string | null;
+  /** The record's line length, for the compaction estimate. */
+  readonly bytes: number;
+}
+
+/**
+ * The session after one event, as a new record (records are never changed in place): undefined when the
+ * event removes it, `current` itself when the machine refuses the move (a duplicate close, a touch after the
+ * close). Exhaustive: a new event that is not handled here does not compile.
+ */
+export function nextRecord(key: ScopedSessionId, current: SessionRecord | undefined, event: SessionEvent, w: Written): SessionRecord | undefined {
+  if (event.ev === 'session.imported') return fromImported(key, event.data, w.bytes);
+  if (event.ev === 'session.deleted') return undefined;
+  const to = moveTo(current, OP_OF[event.ev]);
+  if (to === undefined) return current;
+  const base = current ?? emptyRecord(key, w.ts);
+  switch (event.ev) {
+    case 'session.put':
+    case 'session.received': {
+      const d = event.data;
+      return {
+        ...base,
         // A put carries what it keeps of the session it replaces (older records do not: keep the current);
         // a received session carries the handoff it came with.
-        ...('created_at' in d && record.ev === E.put ? { created_at: str(d.created_at) } : {}),
-        ...('handoff_id' in d ? { handoff_id: str(d.handoff_id) } : {}),
+        ...(event.ev === 'session.put' && 'created_at' in d ? { created_at: d.created_at ?? null } : {}),
+        ...('handoff_id' in d ? { handoff_id: d.handoff_id ?? null } : {}),
         state: d.state,
-        status: 'active',
-        updated_at: record.ts,
-        total_tokens: count(d.total_tokens),
-        expires_at: str(d.expires_at),
+        status: to,
+        updated_at: w.ts,
+        total_tokens: d.total_tokens,
+        expires_at: d.expires_at,
         archived_at: null,
         archive_reason: null,
-        actor,
-        bytes: at.length,
-      });
-      return;
+        actor: w.actor,
+        bytes: w.bytes,
+      };
     }
-    case E.imported: {
-      if (typeof d.state !== 'string') return;
-      sessions.set(key, fromImported(key, d as ImportedData, at.length));
-      return;
-    }
-    case E.archived:
-      if (current === undefined || current.status === 'closed') return;
-      Object.assign(current, { status: 'archived', archived_at: record.ts, archive_reason: str(d.reason), actor });
-      return;
-    case E.unarchived:
-      if (current === undefined || current.status !== 'archived') return;
-      Object.assign(current, { status: 'active', archived_at: null, archive_reason: null, actor });
-      return;
-    case E.handedOff:
-      if (current === undefined || current.status === 'closed') return;
-      Object.assign(current, { status: 'handed_off', handoff_id: str(d.handoff_id), actor });
-      return;
-    case E.closed:
-      // The first close wins; a later one (a duplicate line) changes nothing.
-      if (current === undefined || current.status === 'closed') return;
-      Object.assign(current, {
-        status: 'closed',
-        closed_at: record.ts,
-        outcome: CLOSE_OUTCOMES.includes(d.outcome) ? d.outcome : 'completed',
-        summary: str(d.summary),
-        actor,
-      });
-      return;
-    case E.touched:
-      if (current === undefined || current.status === 'closed') return;
-      current.updated_at = record.ts;
-      return;
-    case E.deleted:
-      sessions.delete(key);
-      return;
+    case 'session.archived':
+      return { ...base, status: to, archived_at: w.ts, archive_reason: event.data.reason, actor: w.actor };
+    case 'session.unarchived':
+      return { ...base, status: to, archived_at: null, archive_reason: null, actor: w.actor };
+    case 'session.handed_off':
+      return { ...base, status: to, handoff_id: event.data.handoff_id, actor: w.actor };
+    case 'session.closed':
+      return { ...base, status: to, closed_at: w.ts, outcome: event.data.outcome, summary: event.data.summary, actor: w.actor };
+    case 'session.touched':
+      return { ...base, updated_at: w.ts };
+    default:
+      return unhandled(event);
   }
+}
+
+function unhandled(event: never): never {
+  throw new Error(`unhandled session event ${JSON.stringify(event)}`);
+}
+
+function evolve(sessions: Sessions, record: JournalRecord, at: LinePosition): void {
+  // Reads verify each payload through the vocabulary (a bad one is reported there as a bad line); records
+  // that reach evolve without it (this process's own appends, lines a verified index vouches for) parse here.
+  const event = parseSessionEvent(record);
+  if (typeof event === 'string') return;
+  const key = event.data.id as ScopedSessionId;
+  const next = nextRecord(key, sessions.get(key), event, { ts: record.ts, actor: record.actor ?? null, bytes: at.length });
+  if (next === undefined) sessions.delete(key);
+  else sessions.set(key, next);
 }
 
 function emptyRecord(key: ScopedSessionId, ts: string): SessionRecord {
@@ -118,23 +135,8 @@ function emptyRecord(key: ScopedSessionId, ts: string): SessionRecord {
 }
 
 function fromImported(key: ScopedSessionId, d: ImportedData, bytes: number): SessionRecord {
-  return {
-    key,
-    state: d.state,
-    status: SESSION_STATES.includes(d.status) ? d.status : 'active',
-    created_at: str(d.created_at),
-    updated_at: str(d.updated_at),
-    total_tokens: count(d.total_tokens),
-    expires_at: str(d.expires_at),
-    archived_at: str(d.archived_at),
-    archive_reason: str(d.archive_reason),
-    actor: str(d.actor),
-    closed_at: str(d.closed_at),
-    outcome: CLOSE_OUTCOMES.includes(d.outcome as CloseOutcome) ? d.outcome : null,
-    summary: str(d.summary),
-    handoff_id: str(d.handoff_id),
-    bytes,
-  };
+  const { id: _id, ...fields } = d;
+  return { key, ...fields, bytes };
 }
 
 /** The whole record as one `session.imported` payload (export, import, compaction). */
@@ -179,11 +181,11 @@ export const SESSION_STORE: StoreSpec<Sessions> = {
     values: (sessions, key) => {
       const r = sessions.get(key as ScopedSessionId);
       if (r === undefined) return [undefined, undefined, undefined];
-      const open = r.status !== 'closed';
+      const open = !isTerminal(r.status);
       return [unscopeSessionId(r.key).agent, open ? tryParseTime(r.updated_at) : undefined, open ? tryParseTime(r.expires_at) : undefined];
     },
   },
-  live: (sessions): EventDraft[] =>
+  live: (sessions): SessionDraft[] =>
     [...sessions.values()].map((r) => ({ ev: E.imported, data: toImported(r), actor: r.actor ?? undefined })),
   liveBytes: (sessions) => {
     let total = 0;

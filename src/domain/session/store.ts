@@ -1,5 +1,6 @@
 // The session store: commands in, results out; replay and decisions over the journal layer.
 import type { JournalStore } from '../../journal/store-boundary';
+import type { IndexQuery } from '../../journal/store-spec';
 import { scopeSessionId, unscopeSessionId, type AgentName, type LogicalSessionId, type ScopedSessionId } from '../../shared/ids';
 import { formatTime, type Instant } from '../../shared/time';
 import {
@@ -19,7 +20,8 @@ import {
 import { DEFAULT_THRESHOLDS, type FreshnessThresholds } from './freshness';
 import { formatExportLine, parseImportLines, type ImportOptions } from './lines';
 import { isVisible, listSessions, visibleRecords, type ListFilter, type Listing } from './query';
-import { SESSION_STORE, type SessionRecord, type Sessions } from './state';
+import type { SessionDraft } from './events';
+import { nextRecord, SESSION_STORE, type SessionRecord, type Sessions } from './state';
 import { viewSession, type SessionView } from './view';
 
 export interface SessionScope {
@@ -34,28 +36,50 @@ export const keyFor = (scope: SessionScope, id: LogicalSessionId): ScopedSession
 
 const view = (scope: SessionScope, r: SessionRecord) => viewSession(r, scope.now, scope.thresholds);
 
+/** A decision over the sessions: the events to append, and the answer read from the sessions they make. */
+interface Decided<T> {
+  readonly events: readonly SessionDraft[];
+  readonly answer: (after: SessionsAfter) => T;
+}
+type SessionsAfter = (key: ScopedSessionId) => SessionRecord | undefined;
+
+/** What a transaction reads: one session (through the key index), the sessions an index names, or all. */
+type Reads = { readonly key: ScopedSessionId } | { readonly indexed: IndexQuery } | 'all';
+
 /**
- * One locked transaction on the session journal: decide over the replayed sessions, append, answer. With a
- * `key`, only that session's records are read (through the key index), so the cost follows the session,
- * not the journal.
+ * The one handler of every session write: under the lock, load what `reads` names, decide, answer from the
+ * sessions as the events leave them (folded here by the store's own nextRecord, never read back from the
+ * loaded map), then append the events as one batch.
  */
-function writeSessions<T>(
-  scope: SessionScope,
-  step: (sessions: Sessions, append: (drafts: ReturnType<typeof decidePut>) => void) => T,
-  key?: ScopedSessionId,
-): Promise<T> {
+function transact<T>(scope: SessionScope, reads: Reads, decide: (sessions: Sessions) => Decided<T>): Promise<T> {
   return scope.dir.write(async (tx) => {
-    const sessions = key === undefined ? await tx.load(SESSION_STORE) : await tx.loadKey(SESSION_STORE, key);
-    return step(sessions, (drafts) => tx.append(SESSION_STORE, drafts));
+    const sessions =
+      reads === 'all' ? await tx.load(SESSION_STORE) : 'key' in reads ? await tx.loadKey(SESSION_STORE, reads.key) : await tx.loadIndexed(SESSION_STORE, reads.indexed);
+    const { events, answer } = decide(sessions);
+    const result = answer(sessionsAfter(sessions, events, tx.ts));
+    if (events.length > 0) tx.append(SESSION_STORE, events);
+    return result;
   }, formatTime(scope.now));
 }
 
-export function putSession(scope: SessionScope, id: LogicalSessionId, cmd: Omit<PutCommand, 'key' | 'actor'>): Promise<SessionView> {
+function sessionsAfter(sessions: Sessions, events: readonly SessionDraft[], ts: string): SessionsAfter {
+  const changed = new Map<ScopedSessionId, SessionRecord | undefined>();
+  for (const event of events) {
+    const key = event.data.id as ScopedSessionId;
+    const before = changed.has(key) ? changed.get(key) : sessions.get(key);
+    changed.set(key, nextRecord(key, before, event, { ts: event.ts ?? ts, actor: event.actor ?? null, bytes: 0 }));
+  }
+  return (key) => (changed.has(key) ? changed.get(key) : sessions.get(key));
+}
+
+/** One session's write, answered with its view afterwards. */
+function writeOne(scope: SessionScope, id: LogicalSessionId, decide: (sessions: Sessions, key: ScopedSessionId) => readonly SessionDraft[]): Promise<SessionView> {
   const key = keyFor(scope, id);
-  return writeSessions(scope, (sessions, append) => {
-    append(decidePut(sessions, { ...cmd, key, actor: scope.actor }, scope.now));
-    return view(scope, sessions.get(key)!);
-  }, key);
+  return transact(scope, { key }, (sessions) => ({ events: decide(sessions, key), answer: (after) => view(scope, after(key)!) }));
+}
+
+export function putSession(scope: SessionScope, id: LogicalSessionId, cmd: Omit<PutCommand, 'key' | 'actor'>): Promise<SessionView> {
+  return writeOne(scope, id, (sessions, key) => decidePut(sessions, { ...cmd, key, actor: scope.actor }, scope.now));
 }
 
 /** The stored record of `id` in the caller's scope (exit 3 when there is none). */
@@ -87,19 +111,11 @@ export async function listStoredSessions(scope: SessionScope, filter: Omit<ListF
 }
 
 export function archiveSession(scope: SessionScope, id: LogicalSessionId, reason: string | undefined): Promise<SessionView> {
-  const key = keyFor(scope, id);
-  return writeSessions(scope, (sessions, append) => {
-    append(decideArchive(sessions, key, reason, scope.actor));
-    return view(scope, sessions.get(key)!);
-  }, key);
+  return writeOne(scope, id, (sessions, key) => decideArchive(sessions, key, reason, scope.actor));
 }
 
 export function unarchiveSession(scope: SessionScope, id: LogicalSessionId): Promise<SessionView> {
-  const key = keyFor(scope, id);
-  return writeSessions(scope, (sessions, append) => {
-    append(decideUnarchive(sessions, key, scope.actor));
-    return view(scope, sessions.get(key)!);
-  }, key);
+  return writeOne(scope, id, (sessions, key) => decideUnarchive(sessions, key, scope.actor));
 }
 
 export interface CloseResult {
@@ -109,11 +125,10 @@ export interface CloseResult {
 
 export function closeSession(scope: SessionScope, id: LogicalSessionId, cmd: Omit<CloseCommand, 'actor'>): Promise<CloseResult> {
   const key = keyFor(scope, id);
-  return writeSessions(scope, (sessions, append) => {
-    const decision = decideClose(sessions, key, { ...cmd, actor: scope.actor });
-    append(decision.drafts);
-    return { outcome: decision.outcome, session: view(scope, sessions.get(key)!) };
-  }, key);
+  return transact(scope, { key }, (sessions) => {
+    const { outcome, drafts } = decideClose(sessions, key, { ...cmd, actor: scope.actor });
+    return { events: drafts, answer: (after) => ({ outcome, session: view(scope, after(key)!) }) };
+  });
 }
 
 export interface TouchResult {
@@ -124,11 +139,10 @@ export interface TouchResult {
 /** Moves updated_at (state kept), or creates the session from `create` when there is none (SPEC §10.2). */
 export function touchSession(scope: SessionScope, id: LogicalSessionId, create?: Omit<PutCommand, 'key' | 'actor'>): Promise<TouchResult> {
   const key = keyFor(scope, id);
-  return writeSessions(scope, (sessions, append) => {
-    const decision = decideTouch(sessions, key, create === undefined ? undefined : { ...create, key, actor: scope.actor }, scope.now, scope.actor);
-    append(decision.drafts);
-    return { outcome: decision.outcome, session: view(scope, sessions.get(key)!) };
-  }, key);
+  return transact(scope, { key }, (sessions) => {
+    const { outcome, drafts } = decideTouch(sessions, key, create === undefined ? undefined : { ...create, key, actor: scope.actor }, scope.now, scope.actor);
+    return { events: drafts, answer: (after) => ({ outcome, session: view(scope, after(key)!) }) };
+  });
 }
 
 export interface ReapResult {
@@ -146,32 +160,27 @@ export interface ReapResult {
 export async function reapSessions(scope: SessionScope, opts: { dryRun: boolean }): Promise<ReapResult> {
   const visibility = { agent: scope.agent, allAgents: scope.agent === undefined };
   const decide = (sessions: Sessions) => decideReap(sessions, scope.now, (key) => isVisible(key, visibility), scope.actor);
-  const result = (sessions: Sessions, keys: ScopedSessionId[]): ReapResult => ({
+  const result = (keys: ScopedSessionId[], after: SessionsAfter): ReapResult => ({
     reaped: keys.map((k) => unscopeSessionId(k).id),
     count: keys.length,
     dry_run: opts.dryRun,
-    sessions: keys.map((k) => view(scope, sessions.get(k)!)),
+    sessions: keys.map((k) => view(scope, after(k)!)),
   });
   // Only the open sessions that expire by now can be reaped: the index names them.
-  const due = { index: 'open_expires', atMost: Math.max(0, scope.now) };
+  const due: IndexQuery = { index: 'open_expires', atMost: Math.max(0, scope.now) };
   if (opts.dryRun) {
     const sessions = await scope.dir.readIndexed(SESSION_STORE, due);
-    return result(sessions, decide(sessions).keys);
+    return result(decide(sessions).keys, (k) => sessions.get(k));
   }
-  return scope.dir.write(async (tx) => {
-    const sessions = await tx.loadIndexed(SESSION_STORE, due);
+  return transact(scope, { indexed: due }, (sessions) => {
     const { keys, drafts } = decide(sessions);
-    tx.append(SESSION_STORE, drafts);
-    return result(sessions, keys);
-  }, formatTime(scope.now));
+    return { events: drafts, answer: (after) => result(keys, after) };
+  });
 }
 
 export function deleteSession(scope: SessionScope, id: LogicalSessionId): Promise<{ deleted: string; agent: string | null }> {
   const key = keyFor(scope, id);
-  return writeSessions(scope, (sessions, append) => {
-    append(decideDelete(sessions, key, scope.actor));
-    return { deleted: id, agent: scope.agent ?? null };
-  }, key);
+  return transact(scope, { key }, (sessions) => ({ events: decideDelete(sessions, key, scope.actor), answer: () => ({ deleted: id, agent: scope.agent ?? null }) }));
 }
 
 /** Export lines: with an agent, its sessions; without one (or with allAgents), every session. */
@@ -187,9 +196,8 @@ export function importSessions(
   opts: { maxStateBytes: number; onLine?: ImportOptions['onLine'] },
 ): Promise<ImportSummary & { lines: number }> {
   const entries = parseImportLines(input, { agent: scope.agent, maxStateBytes: opts.maxStateBytes, now: scope.now, onLine: opts.onLine });
-  return writeSessions(scope, (sessions, append) => {
+  return transact(scope, 'all', (sessions) => {
     const { drafts, summary } = decideImport(sessions, entries, scope.actor);
-    append(drafts);
-    return { ...summary, lines: entries.length };
+    return { events: drafts, answer: () => ({ ...summary, lines: entries.length }) };
   });
 }
