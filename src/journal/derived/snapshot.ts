@@ -111,7 +111,17 @@ class PagedBody implements SnapshotBody {
       const run = this.readRun(first, last);
       return run.subarray(offset - first * PAGE, offset - first * PAGE + length);
     }
-    for (let p = first; p <= last; p++) if (!this.verified.has(p)) this.readRun(p, p);
+    // Runs of pages not yet read: one positioned read each.
+    for (let p = first; p <= last; ) {
+      if (this.verified.has(p)) {
+        p += 1;
+        continue;
+      }
+      let end = p;
+      while (end < last && !this.verified.has(end + 1)) end += 1;
+      this.readRun(p, end);
+      p = end + 1;
+    }
     const out = Buffer.allocUnsafe(length);
     for (let p = first; p <= last; p++) {
       const page = this.verified.get(p)!;
