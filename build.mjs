@@ -2,7 +2,8 @@
 // then record V8's code cache for it by running one representative command (see bin/crux).
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -29,6 +30,26 @@ const separatePostgres = {
     b.onResolve({ filter: /^postgres$/ }, () => ({ path: './pg.cjs', external: true }));
   },
 };
+// Every code cache goes first: V8 must never pair one with a new bundle. Each bundle that runs through
+// src/cli/code-cache.ts ends with its build id (a content hash), which names the caches made on first use.
+mkdirSync('dist', { recursive: true });
+for (const name of readdirSync('dist')) if (name.endsWith('.v8cache')) rmSync(`dist/${name}`, { force: true });
+const stampBuildId = (file) => appendFileSync(file, `\n//# crux-build ${createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 16)}\n`);
+
+const stagedLoader = `dist/loader.cjs.${process.pid}.tmp`;
+await build({
+  entryPoints: ['src/cli/code-cache.ts'],
+  outfile: stagedLoader,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  minify: process.env.CRUX_BUILD_READABLE !== '1',
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+renameSync(stagedLoader, 'dist/loader.cjs');
+
 const stagedPg = `dist/pg.cjs.${process.pid}.tmp`;
 await build({
   entryPoints: ['node_modules/postgres/cjs/src/index.js'],
@@ -57,7 +78,7 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
 });
-rmSync('dist/mcp.cjs.v8cache', { force: true });
+stampBuildId(stagedMcp);
 renameSync(stagedMcp, 'dist/mcp.cjs');
 
 // Written aside and renamed into place: a crux started during a rebuild (another shell, a running test suite)
@@ -76,8 +97,7 @@ await build({
   plugins: [lazyChildProcess, separatePostgres],
 });
 
-// The old code cache goes first: V8 must never pair it with the new bundle.
-rmSync('dist/crux.cjs.v8cache', { force: true });
+stampBuildId(staged);
 renameSync(staged, 'dist/crux.cjs');
 const scratch = mkdtempSync(join(tmpdir(), 'crux-build-'));
 try {
@@ -93,7 +113,7 @@ try {
     [...d, 'case', 'retrieve', 'warm', 'cache', '--json'],
     [...d, 'journal', 'check', '--json'],
   ];
-  const env = { ...process.env, CRUX_WRITE_CODE_CACHE: '1', CRUX_WARM_UP: JSON.stringify(commands) };
+  const env = { ...process.env, CRUX_WRITE_CODE_CACHE: 'crux.cjs', CRUX_WARM_UP: JSON.stringify(commands) };
   for (const key of Object.keys(env)) if (key.startsWith('CRUX_') && !['CRUX_WRITE_CODE_CACHE', 'CRUX_WARM_UP'].includes(key)) delete env[key];
   execFileSync(process.execPath, ['bin/crux'], { env, stdio: 'ignore' });
   // The MCP server's code cache: one client session (initialize, the tool list, a few calls) over stdin.
@@ -108,7 +128,7 @@ try {
     call(5, 'case_retrieve', { task: 'warm up the cache' }),
     call(6, 'session_get', { session_id: 'missing' }),
   ];
-  const mcpEnv = { ...env, CRUX_WARM_UP: '', CRUX_WRITE_CODE_CACHE: '', CRUX_WRITE_MCP_CODE_CACHE: '1' };
+  const mcpEnv = { ...env, CRUX_WARM_UP: '', CRUX_WRITE_CODE_CACHE: 'mcp.cjs' };
   execFileSync(process.execPath, ['bin/crux', ...d, 'mcp', '--agent', 'build'], { env: mcpEnv, input: `${session.join('\n')}\n`, stdio: ['pipe', 'ignore', 'ignore'] });
 } finally {
   rmSync(scratch, { recursive: true, force: true });

@@ -5,7 +5,7 @@
 import type * as Sdk from './sdk';
 import { contextOf, type GlobalOptions } from '../context';
 import { ArgumentError, TOOLS, type Tool } from './tools';
-import { loadBundle } from './load-bundle';
+import { runBundle } from '../code-cache';
 import type { Writable } from 'node:stream';
 import { writeStdout } from '../../output/stdout';
 import { CruxError, errorDocument, internalError } from '../../shared/errors';
@@ -22,7 +22,7 @@ const ERROR_SCHEMA = {
 };
 
 /** The SDK: dist/mcp.cjs beside the running dist/crux.cjs (build.mjs bundles it apart), loaded here only. */
-const loadSdk = (): typeof Sdk => loadBundle((require('node:path') as typeof import('node:path')).join(__dirname, 'mcp.cjs')) as typeof Sdk;
+const loadSdk = (): typeof Sdk => runBundle((require('node:path') as typeof import('node:path')).join(__dirname, 'mcp.cjs')) as typeof Sdk;
 
 function describeTool(sdk: typeof Sdk, tool: Tool, input: Sdk.z.ZodObject) {
   const { $schema: _, ...inputSchema } = sdk.z.toJSONSchema(input, { io: 'input' }) as Record<string, unknown>;

@@ -1,0 +1,88 @@
+// Runs a bundle (dist/crux.cjs, dist/mcp.cjs) compiled through V8's code cache, which saves ~10 ms of compilation
+// on every call. A cache is only good for the Node (V8) that made it, so there are two places to look:
+//   - dist/<bundle>.<node version>-<arch>.v8cache, shipped: made at build time (CRUX_WRITE_CODE_CACHE names the
+//     bundles to write it for) by the Node that built the package;
+//   - $XDG_CACHE_HOME/crux/code (else ~/.cache/crux/code), made on first use by any other Node, named for that
+//     Node and the bundle's build id (a content hash build.mjs appends), written atomically (a temporary file
+//     renamed into place), so a crux starting meanwhile reads a whole cache or none.
+// No usable cache (none, rejected by V8, an unwritable directory): the bundle compiles as usual and runs the same.
+// This file is built on its own as dist/loader.cjs (bin/crux) and into the main bundle (crux mcp): node:* only.
+const fs = require('node:fs') as typeof import('node:fs');
+import { basename, dirname, isAbsolute, join } from 'node:path';
+
+const BUILD_ID = '\n//# crux-build ';
+const KEY = `${process.version}-${process.arch}`;
+
+/** The directory of caches made on first use, or undefined where none can be named. */
+function userCacheDir(env: NodeJS.ProcessEnv): string | undefined {
+  const xdg = env.XDG_CACHE_HOME;
+  if (xdg && isAbsolute(xdg)) return join(xdg, 'crux', 'code');
+  const home = env.HOME;
+  return home && isAbsolute(home) ? join(home, '.cache', 'crux', 'code') : undefined;
+}
+
+function readOrUndefined(path: string): Buffer | undefined {
+  try {
+    return fs.readFileSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes `bytes` to `path` whole or not at all (a directory made for it is 0700). */
+function writeAtomically(path: string, bytes: Buffer, mode: number): void {
+  fs.mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const staged = `${path}.${process.pid}.tmp`;
+  try {
+    fs.writeFileSync(staged, bytes, { mode });
+    fs.renameSync(staged, path);
+  } catch (error) {
+    fs.rmSync(staged, { force: true });
+    throw error;
+  }
+}
+
+/** Removes the caches of other builds of this bundle (an upgrade); those of other Node versions stay (nvm). */
+function pruneOtherBuilds(dir: string, bundle: string, buildId: string): void {
+  for (const name of fs.readdirSync(dir)) {
+    if (name.startsWith(`${bundle}-`) && name.endsWith('.v8cache') && !name.startsWith(`${bundle}-${buildId}-`)) fs.rmSync(join(dir, name), { force: true });
+  }
+}
+
+export function runBundle(file: string, env: NodeJS.ProcessEnv = process.env): unknown {
+  const vm = require('node:vm') as typeof import('node:vm');
+  const Module = require('node:module') as typeof import('node:module');
+  const source = fs.readFileSync(file, 'utf8');
+  const bundle = basename(file);
+  const shipped = `${file}.${KEY}.v8cache`;
+  const at = source.lastIndexOf(BUILD_ID);
+  const buildId = at < 0 ? undefined : source.slice(at + BUILD_ID.length).trim();
+  const userDir = buildId === undefined ? undefined : userCacheDir(env);
+  const userName = `${bundle}-${buildId}-${KEY}.v8cache`;
+  const writeShipped = (env.CRUX_WRITE_CODE_CACHE ?? '').split(',').includes(bundle);
+
+  const compile = (cachedData: Buffer | undefined) =>
+    new vm.Script(Module.wrap(source), { filename: file, cachedData, importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
+  // One compilation: the shipped cache when it is this Node's, else the one made here on first use.
+  const cached = writeShipped ? undefined : (readOrUndefined(shipped) ?? (userDir === undefined ? undefined : readOrUndefined(join(userDir, userName))));
+  const script = compile(cached);
+  const accepted = script.cachedDataRejected === false;
+  if (writeShipped || (!accepted && userDir !== undefined)) {
+    // At exit, so that the cache holds every function this call compiled, not only the top level.
+    process.once('exit', () => {
+      try {
+        // The shipped cache is a file of the package (0644); one made here is the user's own (0600).
+        if (writeShipped) writeAtomically(shipped, script.createCachedData(), 0o644);
+        else {
+          writeAtomically(join(userDir!, userName), script.createCachedData(), 0o600);
+          pruneOtherBuilds(userDir!, bundle, buildId!);
+        }
+      } catch {
+        // A cache is an optimization: a directory that cannot be written costs speed, nothing else.
+      }
+    });
+  }
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, Module.createRequire(file), module, file, dirname(file));
+  return module.exports;
+}
