@@ -17,7 +17,6 @@ import { parseActorName, parseAgentName, type ActorName, type AgentName } from '
 import { formatTime, parseDuration, parseTime, type Instant } from '../shared/time';
 
 /** Where the store's name came from: --data-dir or --store, their variables, XDG_DATA_HOME, or the default. */
-export type DataDirSource = StoreSource;
 
 export interface GlobalOptions {
   dataDir?: string;
@@ -34,7 +33,7 @@ export interface GlobalOptions {
 export interface Context {
   /** The store every command works on (today a data directory; see journal/store-boundary.ts). */
   readonly dataDir: JournalStore;
-  readonly dataDirSource: DataDirSource;
+  readonly dataDirSource: StoreSource;
   readonly agent: AgentName | undefined;
   readonly actor: ActorName | undefined;
   readonly json: boolean;

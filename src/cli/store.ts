@@ -1,5 +1,6 @@
 // Which store a command works on, and opening it: --store / CRUX_STORE (a PostgreSQL URL) or the data directory.
 // The PostgreSQL store (and its client) is required only when one is named: every other command starts as fast.
+import type { DataDirSource } from '../domain/doctor';
 import { isAbsolute, join, resolve } from 'node:path';
 import { DataDir } from '../journal/data-dir';
 import type { JournalStore } from '../journal/store-boundary';
@@ -10,7 +11,8 @@ import { ALL_STORES } from '../domain/stores';
 import { invalid, usage } from '../shared/errors';
 import { VERSION } from './program';
 
-export type StoreSource = 'flag' | 'env' | 'xdg' | 'default';
+/** Where the store came from (doctor reports it): --store/--data-dir, the environment, $XDG_DATA_HOME, or the default. */
+export type StoreSource = DataDirSource;
 
 export type StoreTarget =
   | { readonly kind: 'dir'; readonly path: string; readonly source: StoreSource }

@@ -130,3 +130,8 @@ export function declareEvents<M>(parsers: PayloadParsers<M>): DeclaredEvents<M> 
   });
   return { vocabulary, parse };
 }
+
+/** The default branch of an exhaustive switch over a store's events: a new event not handled does not compile. */
+export function unhandledEvent(event: never): never {
+  throw new Error(`unhandled event ${JSON.stringify(event)}`);
+}

@@ -1,5 +1,5 @@
 // Human renderings of session results: a table for listings and the machine, short sentences elsewhere.
-import type { ImportSummary } from '../domain/session/decide';
+import type { SessionImportSummary } from '../domain/session/decide';
 import type { MachineView } from '../domain/session/machine';
 import type { Listing } from '../domain/session/query';
 import type { CloseResult, ReapResult } from '../domain/session/store';
@@ -32,7 +32,7 @@ export function renderReap(result: ReapResult): string {
 export const renderDeleted = ({ deleted, agent }: { deleted: string; agent: string | null }): string =>
   `deleted session ${who({ session_id: deleted, agent })} (irreversibly)`;
 
-export const renderImported = (s: ImportSummary): string =>
+export const renderImported = (s: SessionImportSummary): string =>
   `imported ${plural(s.imported, 'session')} (${s.created} new, ${s.replaced} replaced${s.unchanged > 0 ? `, ${s.unchanged} unchanged` : ''})`;
 
 const FRESHNESS_TONE = { fresh: 'good', aging: 'warn', stale: 'bad', invalid: 'bad', unknown: 'dim' } as const;

@@ -67,8 +67,6 @@ export const usage = (message: string, hint?: string) => new CruxError('usage', 
 export const notFound = (message: string, hint?: string) => new CruxError('not_found', message, hint);
 export const conflict = (message: string, hint?: string) => new CruxError('conflict', message, hint);
 export const invalid = (message: string, hint?: string) => new CruxError('invalid_input', message, hint);
-export const verificationFailed = (message: string, hint?: string) =>
-  new CruxError('verification_failed', message, hint);
 
 /** The machine-readable form of an error: `--json`'s stderr document and an MCP tool's refusal (SPEC §2, §10.1). */
 export const errorDocument = (error: CruxError) => ({

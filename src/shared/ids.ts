@@ -59,7 +59,6 @@ export const parseLogicalSessionId = (raw: string) => checkScopePart('session id
 export const parseAgentName = (raw: string) => checkScopePart('agent name', raw) as AgentName;
 export const parseActorName = (raw: string) => checkName('actor name', raw) as ActorName;
 export const parseCaseId = (raw: string) => checkName('case id', raw) as CaseId;
-export const parseHandoffId = (raw: string) => checkName('handoff id', raw) as HandoffId;
 
 export function scopeSessionId(agent: AgentName | undefined, id: LogicalSessionId): ScopedSessionId {
   return (agent === undefined ? id : `${SCOPE_PREFIX}${agent}::${id}`) as ScopedSessionId;

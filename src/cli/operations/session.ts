@@ -14,7 +14,8 @@ import type { SessionView } from '../../domain/session/view';
 import { applyWindow, SESSION_ORDERS, type ListWindow, type SessionOrder } from '../../domain/list-window';
 import { getSessionAt, type HistoryPoint } from '../../domain/session/history';
 
-export const CLOSE_OUTCOMES = ['completed', 'failed', 'abandoned'] as const;
+export { CALLER_CLOSE_OUTCOMES as CLOSE_OUTCOMES } from '../../domain/session/events';
+import { CALLER_CLOSE_OUTCOMES as CLOSE_OUTCOMES } from '../../domain/session/events';
 
 export { maxStateBytes };
 

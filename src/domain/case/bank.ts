@@ -2,6 +2,7 @@
 // index (term → slots), so that it is compact, fast to rank over, and serializable for a replay cache.
 // A case's text fields stay where they were written: in memory when this process replayed the record,
 // else at the record's journal position (see `position`).
+import { unhandledEvent } from '../../journal/store-spec';
 import type { LinePosition } from '../../journal/scan';
 import type { JournalRecord } from '../../journal/record';
 import { scrubText } from '../../shared/scrub';
@@ -386,10 +387,6 @@ export function evolveBank(bank: CaseBank, record: JournalRecord, at: LinePositi
       bank.remove(event.data.case_id);
       return;
     default:
-      unhandled(event);
+      unhandledEvent(event);
   }
-}
-
-function unhandled(event: never): never {
-  throw new Error(`unhandled case event ${JSON.stringify(event)}`);
 }

@@ -3,6 +3,7 @@ import type { JournalStore } from '../../journal/store-boundary';
 import type { StoreSpec } from '../../journal/store-spec';
 import { CruxError, notFound } from '../../shared/errors';
 import type { CaseId } from '../../shared/ids';
+import type { ImportSummary } from '../import-summary';
 import { formatTime, type Instant } from '../../shared/time';
 import { CaseBank, evolveBank, toCase, type CaseBody } from './bank';
 import { newCase, type Case, type CaseDraft } from './case';
@@ -43,11 +44,7 @@ export interface ScoredCase {
   readonly case: Case;
 }
 
-export interface ImportSummary {
-  readonly imported: number;
-  readonly created: number;
-  readonly replaced: number;
-}
+export type { ImportSummary } from '../import-summary';
 
 function caseAt(bank: CaseBank, slot: number): Case {
   const body: CaseBody | undefined = bank.bodies.get(slot);

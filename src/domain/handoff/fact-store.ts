@@ -1,5 +1,5 @@
 // facts.jsonl: facts that arrived inside accepted packages, each kept as its exact JSON (tenant, horizon, actor intact).
-import { declareEvents, type DraftOf, type StoreSpec } from '../../journal/store-spec';
+import { declareEvents, type DraftOf, type StoreSpec, unhandledEvent } from '../../journal/store-spec';
 import type { JournalRecord } from '../../journal/record';
 import type { LinePosition } from '../../journal/scan';
 import type { BundlableFact } from './bundle';
@@ -70,12 +70,8 @@ function evolve(facts: Facts, record: JournalRecord, at: LinePosition): void {
       return;
     }
     default:
-      unhandled(event.ev);
+      unhandledEvent(event.ev);
   }
-}
-
-function unhandled(ev: never): never {
-  throw new Error(`unhandled fact event ${JSON.stringify(ev)}`);
 }
 
 export const FACT_STORE: StoreSpec<Facts> = {

@@ -1,5 +1,5 @@
 // handoffs.jsonl: every minted package (with its envelope, for export), the consumed set, and the Ed25519 keyring.
-import { declareEvents, type DraftOf, type EventOf, type StoreSpec } from '../../journal/store-spec';
+import { declareEvents, type DraftOf, type EventOf, type StoreSpec, unhandledEvent } from '../../journal/store-spec';
 import type { JournalRecord } from '../../journal/record';
 import type { LinePosition } from '../../journal/scan';
 import type { Envelope } from './envelope';
@@ -146,12 +146,8 @@ function evolve(ledger: Ledger, record: JournalRecord, at: LinePosition): void {
       return;
     }
     default:
-      unhandled(event);
+      unhandledEvent(event);
   }
-}
-
-function unhandled(event: never): never {
-  throw new Error(`unhandled handoff event ${JSON.stringify(event)}`);
 }
 
 export const HANDOFF_STORE: StoreSpec<Ledger> = {

@@ -18,6 +18,7 @@ import {
   type SessionDraft,
 } from './events';
 import { toImported, type SessionRecord, type Sessions } from './state';
+import type { ImportSummary } from '../import-summary';
 
 export interface PutCommand {
   readonly key: ScopedSessionId;
@@ -202,10 +203,8 @@ export interface ImportEntry {
   readonly data: ImportedData;
 }
 
-export interface ImportSummary {
-  readonly imported: number;
-  readonly created: number;
-  readonly replaced: number;
+/** A session import also counts the lines identical to the stored session (nothing written for them). */
+export interface SessionImportSummary extends ImportSummary {
   readonly unchanged: number;
 }
 
@@ -214,7 +213,7 @@ export interface ImportSummary {
  * record changes nothing, so importing the same backup twice writes nothing. A closed session is final:
  * a different record for it is refused (exit 4, with the line), as a put would be.
  */
-export function decideImport(sessions: Sessions, entries: readonly ImportEntry[], actor?: string): { drafts: SessionDraft[]; summary: ImportSummary } {
+export function decideImport(sessions: Sessions, entries: readonly ImportEntry[], actor?: string): { drafts: SessionDraft[]; summary: SessionImportSummary } {
   const drafts: SessionDraft[] = [];
   let created = 0;
   let replaced = 0;

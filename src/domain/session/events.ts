@@ -3,7 +3,9 @@
 import { declareEvents, type DraftOf, type EventOf } from '../../journal/store-spec';
 import { SESSION_STATES, type SessionStatus } from './machine';
 
-export const CLOSE_OUTCOMES = ['completed', 'failed', 'abandoned', 'expired'] as const;
+/** How a session ends: a caller says completed, failed or abandoned; expired is the reaper's. */
+export const CALLER_CLOSE_OUTCOMES = ['completed', 'failed', 'abandoned'] as const;
+export const CLOSE_OUTCOMES = [...CALLER_CLOSE_OUTCOMES, 'expired'] as const;
 export type CloseOutcome = (typeof CLOSE_OUTCOMES)[number];
 
 /** Payloads carry resulting values, never deltas, so that replaying a record twice changes nothing. */

@@ -1,27 +1,15 @@
 // The session store's folded state: one record per stored (scoped) id, built by evolve from the journal.
-import type { StoreSpec } from '../../journal/store-spec';
+import { unhandledEvent, type StoreSpec } from '../../journal/store-spec';
 import type { JournalRecord } from '../../journal/record';
 import type { LinePosition } from '../../journal/scan';
 import { unscopeSessionId, type ScopedSessionId } from '../../shared/ids';
 import { tryParseTime } from '../../shared/time';
 import { CREATING_OPS, INITIAL_STATE, isTerminal, nextStatus, type SessionOp, type SessionStatus } from './machine';
-import { parseSessionEvent, SESSION_EVENTS as E, SESSION_VOCABULARY, type CloseOutcome, type ImportedData, type SessionDraft, type SessionEvent } from './events';
+import { parseSessionEvent, SESSION_EVENTS as E, SESSION_VOCABULARY, type ImportedData, type SessionDraft, type SessionEvent } from './events';
 
-export interface SessionRecord {
+/** A session as folded: a whole record's fields (as export and import carry them) under its stored key. */
+export interface SessionRecord extends Omit<ImportedData, 'id'> {
   readonly key: ScopedSessionId;
-  readonly state: string;
-  readonly status: SessionStatus;
-  readonly created_at: string | null;
-  readonly updated_at: string | null;
-  readonly total_tokens: number;
-  readonly expires_at: string | null;
-  readonly archived_at: string | null;
-  readonly archive_reason: string | null;
-  readonly actor: string | null;
-  readonly closed_at: string | null;
-  readonly outcome: CloseOutcome | null;
-  readonly summary: string | null;
-  readonly handoff_id: string | null;
   /** Journal bytes of the record that carries the state: the compaction estimate. */
   readonly bytes: number;
 }
@@ -95,12 +83,8 @@ export function nextRecord(key: ScopedSessionId, current: SessionRecord | undefi
     case 'session.touched':
       return { ...base, updated_at: w.ts };
     default:
-      return unhandled(event);
+      return unhandledEvent(event);
   }
-}
-
-function unhandled(event: never): never {
-  throw new Error(`unhandled session event ${JSON.stringify(event)}`);
 }
 
 function evolve(sessions: Sessions, record: JournalRecord, at: LinePosition): void {

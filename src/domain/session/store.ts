@@ -14,7 +14,7 @@ import {
   decideUnarchive,
   requireSession,
   type CloseCommand,
-  type ImportSummary,
+  type SessionImportSummary,
   type PutCommand,
 } from './decide';
 import { DEFAULT_THRESHOLDS, type FreshnessThresholds } from './freshness';
@@ -194,7 +194,7 @@ export function importSessions(
   scope: SessionScope,
   input: Buffer,
   opts: { maxStateBytes: number; onLine?: ImportOptions['onLine'] },
-): Promise<ImportSummary & { lines: number }> {
+): Promise<SessionImportSummary & { lines: number }> {
   const entries = parseImportLines(input, { agent: scope.agent, maxStateBytes: opts.maxStateBytes, now: scope.now, onLine: opts.onLine });
   return transact(scope, 'all', (sessions) => {
     const { drafts, summary } = decideImport(sessions, entries, scope.actor);
