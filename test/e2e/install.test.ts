@@ -1,0 +1,38 @@
+// An install that works where users install: npm pack, then npm install -g of the tarball, with no install
+// script, no dependency, and crux and `man crux` found afterwards.
+import { execa } from 'execa';
+import * as fs from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempDir, testEnv } from '../helpers/cli';
+
+const ROOT = resolve(__dirname, '../..');
+
+describe('the package', () => {
+  it('packs what it runs and nothing more, installs globally without a warning, and runs with its man pages', async () => {
+    const out = tempDir();
+    // The bundles were built by `npm test`; prepack would build them again.
+    const pack = await execa('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', out], { cwd: ROOT, env: testEnv() });
+    const [info] = JSON.parse(String(pack.stdout)) as [{ filename: string; files: { path: string }[] }];
+    const files = info.files.map((f) => f.path).sort();
+    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'bin/crux', 'dist/crux.cjs', 'dist/loader.cjs', 'dist/mcp.cjs', 'dist/pg.cjs', 'man/crux.1', 'package.json']));
+    expect(files.filter((f) => !/^(LICENSE|README\.md|package\.json|bin\/crux|dist\/[\w.-]+\.(cjs|v8cache)|man\/crux[\w-]*\.[15])$/.test(f))).toEqual([]);
+    const manifest = JSON.parse(fs.readFileSync(join(ROOT, 'package.json'), 'utf8'));
+    expect(manifest.private).toBeUndefined();
+    expect(manifest.dependencies ?? {}).toEqual({});
+    expect(Object.keys(manifest.scripts).filter((s) => ['install', 'preinstall', 'postinstall', 'prepare'].includes(s))).toEqual([]);
+    expect(fs.readFileSync(join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
+
+    const prefix = tempDir();
+    const install = await execa('npm', ['install', '-g', '--prefix', prefix, join(out, info.filename)], { env: testEnv(), all: true });
+    expect(String(install.all)).not.toMatch(/warn/i);
+    expect(String(install.all)).toMatch(/added 1 package/);
+    expect(fs.existsSync(join(prefix, 'lib/node_modules/crux/node_modules'))).toBe(false);
+    const home = tempDir();
+    const crux = (...args: string[]) => execa(join(prefix, 'bin/crux'), ['--data-dir', join(home, 'data'), ...args], { env: testEnv({ HOME: home }) });
+    await crux('session', 'put', 'a', '{"x": 1}');
+    expect(String((await crux('session', 'get', 'a')).stdout)).toBe('{"x": 1}');
+    const man = await execa('man', ['-w', 'crux'], { env: testEnv({ MANPATH: join(prefix, 'share/man') }), reject: false });
+    expect(String(man.stdout)).toMatch(/crux\.1/);
+  });
+});
