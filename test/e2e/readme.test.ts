@@ -56,7 +56,8 @@ describe('README', () => {
     expect(run.stdout).toContain('{"goal":"ship 1.2"}');
     expect(run.stdout).toMatch(/healthy/);
     // The tour keeps to its throwaway directory.
-    expect(fs.readdirSync(cwd).sort()).toEqual(['tmp']);
+    // (and HOME's ~/.cache/crux/code, where another Node than the one that built crux keeps its code cache).
+    expect(fs.readdirSync(cwd).filter((name) => name !== '.cache').sort()).toEqual(['tmp']);
   });
 
   it('crontab: a valid schedule every five minutes whose command reaps expired sessions and prints nothing', async () => {
