@@ -142,7 +142,8 @@ export async function gatherDoctor(input: DoctorInput): Promise<DoctorReport> {
   } else if (root.exists && !usable) {
     findings.push({ level: 'fault', code: 'data_dir_not_directory', message: `${root.path} exists but is not a directory` });
   } else if (!root.exists) {
-    findings.push({ level: 'note', code: 'data_dir_absent', message: `${root.path} does not exist yet: nothing has been written (the first write creates it, mode 0700)` });
+    const created = server === undefined ? 'the first write creates it, mode 0700' : `the first write creates the schema ${server.schema}`;
+    findings.push({ level: 'note', code: 'data_dir_absent', message: `${root.path} does not exist yet: nothing has been written (${created})` });
   } else if (root.mode !== null && !isPrivate(root.mode)) {
     findings.push({ level: 'warning', code: 'data_dir_exposed', message: `${root.path} is mode ${octal(root.mode)}: group or others can reach it (chmod 700)` });
   }

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { freshStoreUrl, pgAvailable, psql } from './pg';
+import { freshStoreUrl, pgAvailable, psql, psqlScript } from './pg';
 
 export const CRUX = resolve(__dirname, '../../bin/crux');
 
@@ -86,10 +86,10 @@ export function snapshotDir(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
   if (isStoreUrl(dir)) {
     const schema = new URL(dir).searchParams.get('schema') ?? 'crux';
-    const tables = psql(`select tablename from pg_tables where schemaname = '${schema}' order by 1`).split('\n').filter(Boolean);
-    if (tables.length === 0) return out;
-    const sums = tables.map((t) => `select '${t}', md5(coalesce(string_agg(r::text, E'\\n' order by r::text), '')) from "${schema}".${t} r`);
-    for (const line of psql(sums.join(' union all ')).split('\n').filter(Boolean)) {
+    // One psql for the whole schema: the query that hashes each table is generated and run by \gexec.
+    const script = `select format('select %L, md5(coalesce(string_agg(r::text, E''\\n'' order by r::text), '''')) from %I.%I r', tablename, schemaname, tablename)
+      from pg_tables where schemaname = '${schema}' order by tablename \\gexec\n`;
+    for (const line of psqlScript(script).split('\n').filter(Boolean)) {
       const [table, sum] = line.split('|');
       out[table!] = sum!;
     }

@@ -35,3 +35,10 @@ export function psql(sql: string, url = pgServerUrl()): string {
   u.searchParams.delete('schema');
   return execFileSync('psql', [u.href, '-X', '-A', '-t', '-q', '-v', 'ON_ERROR_STOP=1', '-c', sql], { encoding: 'utf8' });
 }
+
+/** Runs a psql script (SQL and backslash commands, e.g. \\gexec) from standard input. */
+export function psqlScript(script: string, url = pgServerUrl()): string {
+  const u = new URL(url);
+  u.searchParams.delete('schema');
+  return execFileSync('psql', [u.href, '-X', '-A', '-t', '-q', '-v', 'ON_ERROR_STOP=1', '-f', '-'], { encoding: 'utf8', input: script });
+}
