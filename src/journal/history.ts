@@ -237,7 +237,11 @@ export function replayHistory(root: string, file: string, vocabulary: ReadonlySe
   for (const path of [...listHistory(root, file).map((h) => h.path), join(root, file)]) {
     const scan = scanJournal(path, vocabulary, visit);
     const shown = path.startsWith(root) ? path.slice(root.length + 1) : path;
-    for (const p of scan.problems) if (p.skipped) reporter.warn(`${shown}:${p.line}: ${p.reason}`);
+    for (const p of scan.problems) {
+      if (!p.skipped) continue;
+      reporter.warn(`${shown}:${p.line}: ${p.reason}`);
+      reporter.damage?.(shown, p.line, p.reason);
+    }
   }
 }
 

@@ -118,6 +118,17 @@ describe('history/ retention and journal check', () => {
     expect(fs.readdirSync(join(dir, 'quarantine')).some((n) => n.includes('history-sessions.000000000003.jsonl'))).toBe(true);
   });
 
+  it('history and get --at over a damaged history line carry it in --json warnings (SPEC §8)', async () => {
+    const { dir, run } = await setup();
+    const file = join(dir, 'history', 'sessions.000000000003.jsonl');
+    const bytes = fs.readFileSync(file);
+    bytes[60]! ^= 1;
+    fs.writeFileSync(file, bytes);
+    const warning = { file: 'history/sessions.000000000003.jsonl', line: 1, reason: expect.any(String) };
+    expect(JSON.parse((await run(['--json', 'session', 'history', 's'])).stdout).warnings).toEqual([warning]);
+    expect(JSON.parse((await run(['--json', 'session', 'get', 's', '--at', '3'])).stdout).warnings).toEqual([warning]);
+  });
+
   it('doctor does not count history/ as a stray file; other commands never read it', async () => {
     const { dir, run } = await setup();
     const report = JSON.parse((await run(['--json', 'doctor'])).stdout);
