@@ -27,7 +27,19 @@ export default function setup(): (() => void) | undefined {
   }
   process.env.CRUX_TEST_PG_URL = url;
   process.env.CRUX_TEST_PG_DIR = dir;
-  return () => {
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
     execFileSync(SCRIPT, ['stop', dir], { stdio: 'ignore' });
   };
+  // A run cut short (Ctrl-C, a timeout's SIGTERM) skips the teardown: the cluster must not outlive it.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      stop();
+      process.kill(process.pid, signal);
+    });
+  }
+  process.once('exit', stop);
+  return stop;
 }
