@@ -123,6 +123,8 @@ describe.each(STORE_KINDS)('on a %s store', (kind) => {
         [ids.failed, 1], [ids.new, 1], [ids.old, 1], [ids.long, 0.5], [ids.tagged, 1 / 6],
       ]);
       expect(Object.keys(results[0].case)).toEqual(CASE_KEYS);
+      const limited = await json(dir, ['case', 'retrieve', 'restart', 'nginx', '--limit', '2']);
+      expect(limited.results.map((r: any) => r.case.case_id)).toEqual([ids.failed, ids.new]);
     });
 
     it('retrieves a case recorded in Hindi by its word (Alphabetic runs keep the vowel signs)', async () => {

@@ -11,6 +11,7 @@ export function makeRetrieveCommand(): Command {
     .arguments('<query...>')
     .description('ranked cases whose task or tags share words with the query (Jaccard similarity)')
     .option('--top-k <n>', `how many results (default ${DEFAULT_TOP_K}, at most 100)`)
+    .option('--limit <n>', 'the same as --top-k (every list takes --limit)')
     .option('--only-success', 'leave out failed cases')
     .option('--min-similarity <x>', 'leave out matches below this similarity (0 to 1)')
     .option('--mark-reused', 'count each returned case as reused (journaled)')
@@ -19,7 +20,7 @@ export function makeRetrieveCommand(): Command {
       const ctx = buildContext(command);
       const query = {
         text: words.join(' '),
-        topK: opts.topK === undefined ? DEFAULT_TOP_K : parseTopK(opts.topK),
+        topK: (opts.topK ?? opts.limit) === undefined ? DEFAULT_TOP_K : parseTopK(opts.topK ?? opts.limit),
         onlySuccess: opts.onlySuccess === true,
         minSimilarity: opts.minSimilarity === undefined ? 0 : parseMinSimilarity(opts.minSimilarity),
       };
