@@ -11,6 +11,8 @@ import type {
   CompactReport, JournalReport, JournalStore, KeyFacts, KeyStore, ProgressSink, Reporter, StoreFacts, Transaction,
 } from '../store-boundary';
 import { crashPoint, holdLockForTest } from '../crash-point';
+import { noteCommit } from '../../shared/commit-log';
+import { CruxError } from '../../shared/errors';
 import { openClient, storeError, type Client, type Sql } from './client';
 import { arrayLiteral, ensureJournalTable, journalTable, migrate, readCatalog, refuseNewer, type Catalog } from './schema';
 import { rowPosition, RowVerifier, type RowScan } from './rows';
@@ -51,6 +53,8 @@ export class PgStore implements JournalStore {
   private catalog: Catalog | undefined;
   /** The transaction `write` is running, if any: key items created meanwhile join it (one connection, one lock). */
   private active: Sql | undefined;
+  /** What the running transaction wrote, for noteCommit once COMMIT is acknowledged. */
+  readonly committing: string[] = [];
   /** Operations running now (close waits for them). */
   private readonly inflight = new Set<Promise<unknown>>();
 
@@ -257,9 +261,16 @@ export class PgStore implements JournalStore {
       await sql`begin`;
       try {
         const result = await fn(sql);
-        await sql`commit`;
+        // PostgreSQL answers COMMIT of a transaction that an earlier statement aborted with the tag ROLLBACK, not
+        // an error: only the tag COMMIT acknowledges the write (anything else exits 75, nothing was changed).
+        const outcome = await sql`commit`;
+        if (outcome.command !== 'COMMIT') {
+          throw new CruxError('store_unavailable', `the PostgreSQL store ${this.location} rolled the transaction back (${outcome.command})`);
+        }
+        if (this.committing.length > 0) noteCommit(this.committing.splice(0).join(', '));
         return result;
       } catch (error) {
+        this.committing.length = 0;
         // A lost connection's transaction was rolled back by the server; a live one is rolled back here.
         if (!this.client!.lost) await sql`rollback`.catch(() => {});
         throw error;
@@ -514,6 +525,7 @@ class PgTransaction implements Transaction {
     }
     // Every row is in, none committed: a writer killed here leaves nothing (the server rolls back).
     if (this.pending.length > 0) crashPoint('pg-before-commit');
+    for (const batch of this.pending) this.store.committing.push(`${batch.lines!.length} record(s) to ${batch.spec.file}`);
   }
 }
 

@@ -291,6 +291,26 @@ describe.skipIf(pgSkipReason() !== undefined)('PgStore', () => {
     }
   });
 
+  it('a transaction an earlier statement aborted is never acknowledged (COMMIT answers ROLLBACK, not an error)', async () => {
+    const store = open();
+    try {
+      await store.write(async (tx) => {
+        await tx.load(COUNTERS);
+        tx.append(COUNTERS, [{ ev: 'counter.put', data: { id: 'a', n: 1 } }]);
+      }, TS);
+      const error = await failure(
+        store.transaction(async (sql) => {
+          await sql`select 1/0`.catch(() => {});
+        }),
+      );
+      expect(error.kind).toBe('store_unavailable');
+      expect(error.message).toContain('rolled the transaction back');
+      expect(await lines(store)).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('keeps key items: one of racing creators wins', async () => {
     const url = freshStoreUrl();
     const stores = Array.from({ length: 6 }, () => open(url));
