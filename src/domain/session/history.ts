@@ -79,7 +79,10 @@ export async function getSessionAt(scope: SessionScope, id: LogicalSessionId, po
     if (within) found = after === undefined ? undefined : { ...after };
   });
   if (found === undefined) {
-    throw notFound(`session ${JSON.stringify(id)} did not exist ${describePoint(point)}`, '`crux session history <id>` lists the versions kept');
+    throw notFound(
+      `no version of session ${JSON.stringify(id)} is kept ${describePoint(point)}: it did not exist then, or that history was dropped`,
+      '`crux session history <id>` lists the versions kept',
+    );
   }
   return { session: viewSession(found, scope.now, scope.thresholds), state: found.state };
 }
