@@ -2,16 +2,15 @@
 import { CruxError } from '../../shared/errors';
 import { EMPTY_HEAD, encodeRecords, decodeRecord, VERIFY_ALL, type ChainHead, type EventDraft, type JournalRecord } from '../record';
 import { SNAPSHOT_EVENT } from '../scan';
-import type { StoreSpec } from '../store-spec';
+import { journalName, type StoreSpec } from '../store-spec';
 import type { CompactReport, JournalFacts, JournalReport, ProgressSink, StoreFacts } from '../store-boundary';
 import type { Sql } from './client';
 import type { PgStore } from './pg-store';
-import { RowVerifier } from './rows';
+import { RowVerifier, type RowScan } from './rows';
 import { historySink, type HistoryRetention } from '../history';
 import type { RecordSink } from '../verify';
 import { journalFileOf, journalTable, readCatalog, SCHEMA_VERSION, type Catalog } from './schema';
 
-const journalName = (file: string) => file.replace(/\.jsonl$/, '');
 /** Tables of the schema that are not journals. */
 const OWN_TABLES = new Set(['schema_version', 'keys', 'history', 'quarantine', 'secondary_indexes', 'snapshots']);
 
@@ -19,6 +18,21 @@ async function quarantined(store: PgStore, sql: Sql, catalog: Catalog, file: str
   if (!catalog.tables.has('quarantine')) return 0;
   const [row] = await sql.unsafe<{ n: string }[]>(`select count(*) as n from ${store.ident('quarantine')} where journal = $1`, [file]);
   return Number(row?.n ?? 0);
+}
+
+/** What `journal check` and doctor report of one journal table's verified rows. */
+async function reportRows(store: PgStore, sql: Sql, catalog: Catalog, file: string, table: string, scan: RowScan, started: number): Promise<JournalReport> {
+  return {
+    name: journalName(file),
+    file,
+    exists: catalog.tables.has(table),
+    records: scan.records,
+    bytes: scan.bytes,
+    problems: scan.problems.map(({ line, reason }) => ({ line, reason })),
+    torn_tail: false,
+    quarantined: await quarantined(store, sql, catalog, file),
+    replay_ms: Math.round((performance.now() - started) * 10) / 10,
+  };
 }
 
 export async function checkJournals(
@@ -47,17 +61,7 @@ export async function checkJournals(
         });
       }
       const scan = verifier.finish();
-      const report: JournalReport = {
-        name: journalName(spec.file),
-        file: spec.file,
-        exists: catalog.tables.has(table),
-        records: scan.records,
-        bytes: scan.bytes,
-        problems: scan.problems.map(({ line, reason }) => ({ line, reason })),
-        torn_tail: false,
-        quarantined: await quarantined(store, sql, catalog, spec.file),
-        replay_ms: Math.round((performance.now() - started) * 10) / 10,
-      };
+      const report: JournalReport = await reportRows(store, sql, catalog, spec.file, table, scan, started);
       if (!opts.repair || scan.problems.length === 0) {
         reports.push(report);
         continue;
@@ -288,15 +292,7 @@ async function surveyJournal(store: PgStore, sql: Sql, catalog: Catalog, spec: S
   }
   const scan = verifier.finish();
   return {
-    name: journalName(spec.file),
-    file: spec.file,
-    exists: catalog.tables.has(table),
-    records: scan.records,
-    bytes: scan.bytes,
-    problems: scan.problems.map(({ line, reason }) => ({ line, reason })),
-    torn_tail: false,
-    quarantined: await quarantined(store, sql, catalog, spec.file),
-    replay_ms: Math.round((performance.now() - started) * 10) / 10,
+    ...(await reportRows(store, sql, catalog, spec.file, table, scan, started)),
     newest_ts: newest,
     last_ts: last,
     backwards: { count: backwards, first_line: firstBackwards },
