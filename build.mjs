@@ -36,69 +36,35 @@ mkdirSync('dist', { recursive: true });
 for (const name of readdirSync('dist')) if (name.endsWith('.v8cache')) rmSync(`dist/${name}`, { force: true });
 const stampBuildId = (file) => appendFileSync(file, `\n//# crux-build ${createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 16)}\n`);
 
-const stagedLoader = `dist/loader.cjs.${process.pid}.tmp`;
-await build({
-  entryPoints: ['src/cli/code-cache.ts'],
-  outfile: stagedLoader,
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  minify: process.env.CRUX_BUILD_READABLE !== '1',
-  legalComments: 'none',
-  logLevel: 'warning',
-});
-renameSync(stagedLoader, 'dist/loader.cjs');
+/**
+ * Bundles one entry point into dist/<name>, written aside and renamed into place: a crux started during a
+ * rebuild (another shell, a running test suite) must never load a half-written or empty bundle, which would run
+ * nothing and exit 0. A bundle loaded through src/cli/code-cache.ts is stamped with its build id first.
+ */
+async function bundle(entry, name, { stamp = false, plugins = [] } = {}) {
+  const staged = `dist/${name}.${process.pid}.tmp`;
+  await build({
+    entryPoints: [entry],
+    outfile: staged,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    minify: process.env.CRUX_BUILD_READABLE !== '1',
+    legalComments: 'none',
+    logLevel: 'warning',
+    plugins,
+  });
+  if (stamp) stampBuildId(staged);
+  renameSync(staged, `dist/${name}`);
+}
 
-const stagedPg = `dist/pg.cjs.${process.pid}.tmp`;
-await build({
-  entryPoints: ['node_modules/postgres/cjs/src/index.js'],
-  outfile: stagedPg,
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  minify: process.env.CRUX_BUILD_READABLE !== '1',
-  legalComments: 'none',
-  logLevel: 'warning',
-});
-renameSync(stagedPg, 'dist/pg.cjs');
-
+await bundle('src/cli/code-cache.ts', 'loader.cjs');
+await bundle('node_modules/postgres/cjs/src/index.js', 'pg.cjs');
 // The MCP SDK and zod load only for `crux mcp`: src/cli/mcp/sdk.ts re-exports what the server uses, bundled apart
-// as dist/mcp.cjs, which src/cli/mcp/load-bundle.ts loads at run time through its own code cache (made below).
-const stagedMcp = `dist/mcp.cjs.${process.pid}.tmp`;
-await build({
-  entryPoints: ['src/cli/mcp/sdk.ts'],
-  outfile: stagedMcp,
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  minify: process.env.CRUX_BUILD_READABLE !== '1',
-  legalComments: 'none',
-  logLevel: 'warning',
-});
-stampBuildId(stagedMcp);
-renameSync(stagedMcp, 'dist/mcp.cjs');
-
-// Written aside and renamed into place: a crux started during a rebuild (another shell, a running test suite)
-// must never load a half-written or empty bundle, which would run nothing and exit 0.
-const staged = `dist/crux.cjs.${process.pid}.tmp`;
-await build({
-  entryPoints: ['src/cli/main.ts'],
-  outfile: staged,
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  minify: process.env.CRUX_BUILD_READABLE !== '1',
-  legalComments: 'none',
-  logLevel: 'warning',
-  plugins: [lazyChildProcess, separatePostgres],
-});
-
-stampBuildId(staged);
-renameSync(staged, 'dist/crux.cjs');
+// as dist/mcp.cjs, which the mcp command loads at run time through its own code cache (made below).
+await bundle('src/cli/mcp/sdk.ts', 'mcp.cjs', { stamp: true });
+await bundle('src/cli/main.ts', 'crux.cjs', { stamp: true, plugins: [lazyChildProcess, separatePostgres] });
 const scratch = mkdtempSync(join(tmpdir(), 'crux-build-'));
 try {
   // The hot paths: one session written and read, listed, a case recorded and retrieved, a journal checked.
