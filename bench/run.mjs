@@ -35,18 +35,22 @@ const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 const size = (n) => (n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1000 ? `${n / 1000}k` : String(n));
 
 // ---- data sets ---------------------------------------------------------------------------------------
-// Sessions: 70% closed, 8% active and fresh, 2% active and stale, 20% active with expires_at in 20 hourly
-// slots from 2 h ahead (nothing due: reap finds none). Agent a owns only its handoff sources (ROUNDS + 2).
+// Sessions: 70% closed, 10% active and fresh, 20% active with expires_at in 20 hourly slots from 2 h ahead
+// (nothing due: reap finds none), and 24 active and stale at every size (evenly spread, so that
+// `--stranded`'s answer is the same at every size, as `--agent a`'s is). Agent a owns only its handoff
+// sources (ROUNDS + 2).
 const iso = (ms) => new Date(ms).toISOString();
 const sessionClass = (i) => (i * 2654435761) % 100;
-function sessionLines(from, to) {
+const STRANDED = 24;
+const isStale = (i, n) => i % Math.max(1, Math.floor(n / STRANDED)) === 0 && i / Math.max(1, Math.floor(n / STRANDED)) < STRANDED;
+function sessionLines(from, to, n) {
   let out = '';
   for (let i = from; i < to; i++) {
     const r = sessionClass(i);
     const line = { session_id: `s${i}`, state: { step: i, notes: 'n'.repeat(200), plan: ['a', 'b', 'c'] } };
-    if (r < 70) Object.assign(line, { status: 'closed', updated_at: iso(NOW - 30 * 24 * HOUR) });
-    else if (r < 78) line.updated_at = iso(NOW - 60_000);
-    else if (r < 80) line.updated_at = iso(NOW - 3 * 24 * HOUR);
+    if (isStale(i, n)) line.updated_at = iso(NOW - 3 * 24 * HOUR);
+    else if (r < 70) Object.assign(line, { status: 'closed', updated_at: iso(NOW - 30 * 24 * HOUR) });
+    else if (r < 80) line.updated_at = iso(NOW - 60_000);
     else Object.assign(line, { updated_at: iso(NOW - HOUR), expires_at: iso(NOW + (2 + (r % 20)) * HOUR) });
     out += `${JSON.stringify(line)}\n`;
   }
@@ -55,8 +59,14 @@ function sessionLines(from, to) {
 const WORDS = Array.from({ length: 3000 }, (_, i) => `w${i.toString(36)}${'xyzq'[i % 4]}`);
 const BOILERPLATE = 'update the database migration timeout';
 function caseLines(n, seed0 = 42) {
-  let seed = seed0;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  // mulberry32: 32-bit integer steps (a float LCG loses its low bits past 2^53 and repeats within ~1,000 cases).
+  let seed = seed0 >>> 0;
+  const rand = () => {
+    seed = (seed + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
   const pick = () => WORDS[Math.floor(rand() ** 2 * WORDS.length)];
   let out = '';
   for (let i = 0; i < n; i++) {
@@ -75,7 +85,7 @@ for (const n of ALL_SIZES) {
   const s = join(work, `s-${n}`);
   const c = join(work, `c-${n}`);
   if (!REUSE) {
-    for (let from = 0; from < n; from += 250_000) run(s, ['session', 'import', '-'], sessionLines(from, Math.min(n, from + 250_000)));
+    for (let from = 0; from < n; from += 250_000) run(s, ['session', 'import', '-'], sessionLines(from, Math.min(n, from + 250_000), n));
     run(s, ['session', 'put', 'target', '{"step":0}']);
     run(c, ['case', 'import', '-'], caseLines(n));
   }
@@ -102,7 +112,7 @@ for (const n of ALL_SIZES) {
   const { s, c, caseId } = builds[n];
   // A mid-journal session that is active (put and get both apply), or one put after the import at size 1.
   let m = Math.floor(n / 2);
-  while (m < n && !(sessionClass(m) >= 70 && sessionClass(m) < 78)) m++;
+  while (m < n && !(sessionClass(m) >= 70 && sessionClass(m) < 80 && !isStale(m, n))) m++;
   const mid = m < n ? `s${m}` : 'target';
   rows.push({ name: at(n, 'session get'), argv: crux(s, 'session', 'get', mid), n, cmd: 'session get' });
   rows.push({ name: at(n, 'session put (replace)'), argv: crux(s, 'session', 'put', mid, '{"step":1}'), n, cmd: 'session put' });

@@ -7,7 +7,7 @@ import type { JournalStore } from '../journal/store-boundary';
 import type { WorkPhase } from '../journal/load';
 import { writeStderr } from '../output/stdout';
 import type { JournalWarning } from '../output/emit';
-import { stdoutIsTerminal, wantsColor, type ColorWhen } from '../output/terminal';
+import { isTerminal, stdoutIsTerminal, wantsColor, type ColorWhen } from '../output/terminal';
 import { DEFAULT_LOCK_TIMEOUT_MS } from '../journal/lock';
 import { DEFAULT_HISTORY_RETENTION, type HistoryRetention } from '../journal/history';
 import { envCount } from './parse';
@@ -111,9 +111,8 @@ export function contextOf(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.
 
 /** Reads all of standard input, refusing more than `maxBytes` without reading it all into memory. */
 export function readStdin(maxBytes: number, what = 'standard input'): Buffer {
-  // Only a character device (a terminal, /dev/null) is asked whether it is a terminal: process.stdin.isTTY would
-  // load Node's stream machinery (~3 ms of every hook, which always reads a pipe).
-  if (fs.fstatSync(0).isCharacterDevice() && (require('node:tty') as typeof import('node:tty')).isatty(0)) {
+  // Not process.stdin.isTTY, which would load Node's stream machinery (~3 ms of every hook, which reads a pipe).
+  if (isTerminal(0)) {
     throw invalid(`nothing on ${what}`, 'pipe the input in, or give it as an argument or file');
   }
   return readLimited(0, maxBytes, what);

@@ -2,10 +2,12 @@
 // A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
 const fs = require('node:fs') as typeof import('node:fs');
 import { basename, dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { invalid } from '../shared/errors';
 import { asStorageError, DIR_MODE, ensurePrivateDir, fsyncDir, writeNewFileDurable } from './durable-fs';
 import type { KeyFacts, KeyStore } from './store-boundary';
+
+// node:crypto costs ~2 ms to load, and only a write of a key needs it (readers of this module never do).
+const tempSuffix = () => (require('node:crypto') as typeof import('node:crypto')).randomBytes(6).toString('hex');
 
 export const KEYS_DIR = 'keys';
 
@@ -50,7 +52,7 @@ export function readPrivateFile(path: string): Buffer | undefined {
 export function createPrivateFileExclusive(path: string, bytes: Uint8Array | string): boolean {
   const dir = dirname(path);
   const created = ensurePrivateDir(dir);
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const temp = join(dir, `.${basename(path)}.${process.pid}.${tempSuffix()}.tmp`);
   try {
     fs.chmodSync(dir, DIR_MODE);
     writeNewFileDurable(temp, bytes);
@@ -89,7 +91,7 @@ export function statKeyFile(path: string): KeyFileInfo | undefined {
 
 /** Writes a file that is not key material but must stay private (an exported envelope): 0600, replaced atomically. */
 export function writePrivateFile(path: string, bytes: Uint8Array | string): void {
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${tempSuffix()}.tmp`);
   try {
     writeNewFileDurable(temp, bytes);
     fs.renameSync(temp, path);

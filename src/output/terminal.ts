@@ -30,7 +30,31 @@ export function layoutFor(isTerminal: boolean, env: NodeJS.ProcessEnv, terminalC
   return { box: true, width: columnsOf(env, terminalColumns) ?? 80 };
 }
 
-export const stdoutIsTerminal = (): boolean => (require('node:tty') as typeof import('node:tty')).isatty(1);
+const fs = require('node:fs') as typeof import('node:fs');
+
+let devNull: number | undefined;
+/**
+ * Whether `fd` is a terminal. Only a character device other than /dev/null is asked: node:tty loads node:net
+ * (~2 ms of every call), and stdout is a pipe, a file or /dev/null far more often than a terminal.
+ */
+export function isTerminal(fd: number): boolean {
+  let rdev: number;
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isCharacterDevice()) return false;
+    rdev = stat.rdev;
+  } catch {
+    return false;
+  }
+  try {
+    devNull ??= fs.statSync('/dev/null').rdev;
+  } catch {
+    devNull = -1;
+  }
+  return rdev !== devNull && (require('node:tty') as typeof import('node:tty')).isatty(fd);
+}
+
+export const stdoutIsTerminal = (): boolean => isTerminal(1);
 
 /** The width of the terminal on stdout; reading it costs Node's stream set-up, so only for tables. */
 export function terminalColumns(): number | undefined {

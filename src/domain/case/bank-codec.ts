@@ -8,15 +8,16 @@ import type { Numbers } from './columns';
 
 const MAGIC = 'crux-case-bank';
 // The vocabulary holds tokenize()'s terms: v2 since words are Alphabetic runs (SPEC §5), not \p{L} runs;
-// v3 adds the sorted (id hash, slot) pairs.
-const VERSION = 3;
+// v3 adds the sorted (id hash, slot) pairs, v4 each posting's ranking facts (postMeta).
+const VERSION = 4;
 
-type Numeric = Float64Array | Uint32Array | Uint8Array;
+type Numeric = Float64Array | Uint32Array | Uint16Array | Uint8Array;
 type Ctor = { new (buffer: ArrayBuffer, byteOffset: number, length: number): Numeric; BYTES_PER_ELEMENT: number };
 const NUMERIC: readonly [keyof BankColumns, Ctor][] = [
   ['idStarts', Uint32Array], ['reward', Float64Array], ['created', Float64Array], ['success', Uint8Array],
   ['reused', Float64Array], ['termCount', Uint32Array], ['recOffset', Float64Array], ['recLength', Uint32Array],
   ['recLine', Uint32Array], ['postStart', Uint32Array], ['postSlots', Uint32Array], ['idHash', Uint32Array],
+  ['postMeta', Uint16Array],
 ];
 
 interface Header {
@@ -60,15 +61,21 @@ export const bodyOf = (bytes: Uint8Array): SnapshotBody => {
 };
 
 const PAGE = 4096;
-/** A column read page by page; past this many pages it is read whole (a query touching most of it). */
+/**
+ * A column read page by page; once a query has touched this share of its pages (and at least 16), it is read
+ * whole (a query touching most of it). Proportional, so that a query's scattered reads do not turn into a
+ * read of the whole column as the bank grows.
+ */
+const WHOLE_AFTER_SHARE = 1 / 8;
 const WHOLE_AFTER_PAGES = 16;
 
 /** Numbers of a column at `start` in the body, read on demand. */
-function lazyNumbers(body: SnapshotBody, start: number, length: number, ctor: Ctor): Numbers & { slice(from: number, to: number): Uint32Array } {
+function lazyNumbers(body: SnapshotBody, start: number, length: number, ctor: Ctor): Numbers & { slice(from: number, to: number): Numeric } {
   const size = ctor.BYTES_PER_ELEMENT;
   const pages = new Map<number, Buffer>();
+  const wholeAfter = Math.max(WHOLE_AFTER_PAGES, Math.ceil(((length * size) / PAGE) * WHOLE_AFTER_SHARE));
   let whole: Numeric | undefined;
-  const read = (buf: Buffer, at: number) => (size === 8 ? buf.readDoubleLE(at) : size === 4 ? buf.readUInt32LE(at) : buf[at]!);
+  const read = (buf: Buffer, at: number) => (size === 8 ? buf.readDoubleLE(at) : size === 4 ? buf.readUInt32LE(at) : size === 2 ? buf.readUInt16LE(at) : buf[at]!);
   return {
     length,
     get(i: number): number {
@@ -78,7 +85,7 @@ function lazyNumbers(body: SnapshotBody, start: number, length: number, ctor: Ct
       const p = Math.floor(at / PAGE);
       let page = pages.get(p);
       if (page === undefined) {
-        if (pages.size >= WHOLE_AFTER_PAGES) {
+        if (pages.size >= wholeAfter) {
           whole = typed(body.read(start, length * size), ctor, length);
           return whole[i]!;
         }
@@ -87,9 +94,9 @@ function lazyNumbers(body: SnapshotBody, start: number, length: number, ctor: Ct
       }
       return read(page, at - p * PAGE);
     },
-    slice(from: number, to: number): Uint32Array {
-      if (whole !== undefined) return (whole as Uint32Array).subarray(from, to);
-      return typed(body.read(start + from * size, (to - from) * size), Uint32Array, to - from) as Uint32Array;
+    slice(from: number, to: number): Numeric {
+      if (whole !== undefined) return whole.subarray(from, to);
+      return typed(body.read(start + from * size, (to - from) * size), ctor, to - from);
     },
   };
 }

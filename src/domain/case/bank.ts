@@ -33,6 +33,8 @@ export interface BankColumns {
   /** Slots of term t: postSlots[postStart[t] .. postStart[t + 1]). */
   readonly postStart: Uint32Array;
   readonly postSlots: Uint32Array;
+  /** Beside each posting, what ranking asks of its slot first (packMeta): most candidates need no column read. */
+  readonly postMeta: Uint16Array;
   /** (hash of the id, slot) pairs sorted by hash: a decoded bank finds a case id in O(log n). */
   readonly idHash: Uint32Array;
   readonly liveRecordBytes: number;
@@ -56,6 +58,7 @@ export interface LazyColumns {
   readonly recLine: Numbers;
   readonly postStart: Uint32Array;
   readonly postSlots: Numbers & { slice(from: number, to: number): Uint32Array };
+  readonly postMeta: Numbers & { slice(from: number, to: number): Uint16Array };
   readonly idHash: Numbers;
   readonly liveRecordBytes: number;
 }
@@ -69,7 +72,7 @@ export interface Bytes {
 const emptyColumns = (): BankColumns => ({
   idBytes: new Uint8Array(0), idStarts: new Uint32Array(0), vocab: [], reward: new Float64Array(0), created: new Float64Array(0),
   success: new Uint8Array(0), reused: new Float64Array(0), termCount: new Uint32Array(0), recOffset: new Float64Array(0),
-  recLength: new Uint32Array(0), recLine: new Uint32Array(0), postStart: new Uint32Array(1), postSlots: new Uint32Array(0), idHash: new Uint32Array(0), liveRecordBytes: 0,
+  recLength: new Uint32Array(0), recLine: new Uint32Array(0), postStart: new Uint32Array(1), postSlots: new Uint32Array(0), postMeta: new Uint16Array(0), idHash: new Uint32Array(0), liveRecordBytes: 0,
 });
 
 export class CaseBank {
@@ -171,12 +174,22 @@ export class CaseBank {
     return this.vocabIndex.get(term);
   }
 
-  /** Every slot (live or dead) whose case has term `id`: those from the cache, then those folded since. */
-  postingsOf(id: number): { readonly cached: Uint32Array; readonly later: readonly number[] } {
-    const { postStart, postSlots } = this.base;
+  /**
+   * Every slot (live or dead) whose case has term `id`: those from the cache (with each one's packMeta), then
+   * those folded since.
+   */
+  postingsOf(id: number): { readonly cached: Uint32Array; readonly cachedMeta: Uint16Array; readonly later: readonly number[] } {
+    const { postStart, postSlots, postMeta } = this.base;
+    if (id + 1 >= postStart.length) return { cached: NO_SLOTS, cachedMeta: NO_META, later: this.laterPostings.get(id) ?? [] };
     const from = postStart[id]!, to = postStart[id + 1]!;
-    const cached = id + 1 >= postStart.length ? NO_SLOTS : ArrayBuffer.isView(postSlots) ? postSlots.subarray(from, to) : postSlots.slice(from, to);
-    return { cached, later: this.laterPostings.get(id) ?? [] };
+    const cached = ArrayBuffer.isView(postSlots) ? postSlots.subarray(from, to) : postSlots.slice(from, to);
+    const cachedMeta = ArrayBuffer.isView(postMeta) ? postMeta.subarray(from, to) : postMeta.slice(from, to);
+    return { cached, cachedMeta, later: this.laterPostings.get(id) ?? [] };
+  }
+
+  /** The packMeta of a slot, from its columns. */
+  metaOf(slot: number): number {
+    return packMeta(this.reward.get(slot), this.termCount.get(slot), this.success.get(slot) === 1);
   }
 
   private internTerm(term: string): number {
@@ -265,11 +278,17 @@ export class CaseBank {
     });
     const postStart = new Uint32Array(this.vocab.length + 1);
     const postSlots: number[] = [];
+    const postMeta: number[] = [];
+    const post = (slot: number) => {
+      if (renumber[slot]! < 0) return;
+      postSlots.push(renumber[slot]!);
+      postMeta.push(this.metaOf(slot));
+    };
     for (let t = 0; t < this.vocab.length; t++) {
       postStart[t] = postSlots.length;
       const { cached, later } = this.postingsOf(t);
-      for (const slot of cached) if (renumber[slot]! >= 0) postSlots.push(renumber[slot]!);
-      for (const slot of later) if (renumber[slot]! >= 0) postSlots.push(renumber[slot]!);
+      for (const slot of cached) post(slot);
+      for (const slot of later) post(slot);
     }
     postStart[this.vocab.length] = postSlots.length;
     const byHash = new BigUint64Array(ids.length);
@@ -290,12 +309,27 @@ export class CaseBank {
       recOffset: pick(this.recOffset, (n) => new Float64Array(n)),
       recLength: pick(this.recLength, (n) => new Uint32Array(n)),
       recLine: pick(this.recLine, (n) => new Uint32Array(n)),
-      postStart, postSlots: Uint32Array.from(postSlots), idHash, liveRecordBytes: this.liveRecordBytes,
+      postStart, postSlots: Uint32Array.from(postSlots), postMeta: Uint16Array.from(postMeta), idHash, liveRecordBytes: this.liveRecordBytes,
     };
   }
 }
 
 const NO_SLOTS = new Uint32Array(0);
+const NO_META = new Uint16Array(0);
+
+/** The largest term count a meta holds exactly; at it, the termCount column has the true count. */
+export const META_TERMS_MAX = 127;
+/**
+ * A slot's ranking facts in 16 bits: bit 15 success, bits 8–14 its term count (saturating at META_TERMS_MAX),
+ * bits 0–7 its reward quantized downwards (floor(reward × 255)), so that a smaller quantum is a strictly
+ * smaller reward: a candidate can lose on it without its exact reward being read.
+ */
+export const packMeta = (reward: number, termCount: number, success: boolean): number =>
+  ((success ? 0x8000 : 0) | (Math.min(termCount, META_TERMS_MAX) << 8) | rewardQuantum(reward)) >>> 0;
+export const rewardQuantum = (reward: number): number => Math.max(0, Math.min(255, Math.floor(reward * 255)));
+export const metaTerms = (meta: number): number => (meta >>> 8) & 0x7f;
+export const metaSuccess = (meta: number): boolean => (meta & 0x8000) !== 0;
+export const metaReward = (meta: number): number => meta & 0xff;
 
 /** FNV-1a over the id's UTF-16 units: the bank's id lookup key (collisions are checked against the id). */
 function idHash32(id: string): number {
@@ -314,7 +348,9 @@ function checkColumns(c: BankColumns | LazyColumns): void {
   const n = c.idStarts.length;
   const perSlot = [c.reward, c.created, c.success, c.reused, c.termCount, c.recOffset, c.recLength, c.recLine];
   if (perSlot.some((column) => column.length !== n)) throw new RangeError('inconsistent columns');
-  if (c.postStart.length !== c.vocab.length + 1 || c.postStart[c.vocab.length] !== c.postSlots.length) throw new RangeError('inconsistent postings');
+  if (c.postStart.length !== c.vocab.length + 1 || c.postStart[c.vocab.length] !== c.postSlots.length || c.postMeta.length !== c.postSlots.length) {
+    throw new RangeError('inconsistent postings');
+  }
   for (let t = 0; t < c.vocab.length; t++) if (c.postStart[t]! > c.postStart[t + 1]!) throw new RangeError('inconsistent postings');
   // Columns read on demand come from checksummed pages: visiting every id would read them all.
   if (ArrayBuffer.isView(c.idStarts)) {

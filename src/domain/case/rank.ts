@@ -1,7 +1,7 @@
 // Retrieval over the bank, exactly as SPEC §5 defines it: Jaccard over term sets, zero overlap excluded,
 // ordered by similarity, reward, created_at (newest first), then case id.
 import { invalid } from '../../shared/errors';
-import type { CaseBank } from './bank';
+import { META_TERMS_MAX, metaReward, metaSuccess, metaTerms, type CaseBank } from './bank';
 import { tokenize } from './tokenize';
 
 export const DEFAULT_TOP_K = 5;
@@ -18,6 +18,8 @@ export interface RetrieveQuery {
 export interface Hit {
   readonly slot: number;
   readonly similarity: number;
+  /** The slot's packMeta (bank.ts): its reward's quantum decides most comparisons without a column read. */
+  readonly meta: number;
 }
 
 /** |a ∩ b| / |a ∪ b|; two empty sets have similarity 0. */
@@ -47,6 +49,9 @@ export function compareCodePoints(a: string, b: string): number {
 /** Negative when hit `a` ranks before hit `b`. */
 function compareHits(bank: CaseBank, a: Hit, b: Hit): number {
   if (a.similarity !== b.similarity) return b.similarity - a.similarity;
+  // Different quanta are different rewards, in the same order: the exact rewards are read only on a tie.
+  const qa = metaReward(a.meta), qb = metaReward(b.meta);
+  if (qa !== qb) return qb - qa;
   const ra = bank.reward.get(a.slot), rb = bank.reward.get(b.slot);
   if (ra !== rb) return rb - ra;
   const ca = bank.created.get(a.slot), cb = bank.created.get(b.slot);
@@ -54,40 +59,87 @@ function compareHits(bank: CaseBank, a: Hit, b: Hit): number {
   return compareCodePoints(bank.idOf(a.slot), bank.idOf(b.slot));
 }
 
-/** The best `topK` live cases for the query, best first. */
+/**
+ * The best `topK` live cases for the query, best first. Reads the postings of the query's terms (each with
+ * its slot's packMeta); a candidate's columns are read only when it ties with the worst kept hit on
+ * similarity and reward quantum, so the cost follows the candidates, not the bank.
+ */
 export function rankCases(bank: CaseBank, query: RetrieveQuery): Hit[] {
   const queryTerms = tokenize(query.text);
   if (queryTerms.size === 0 || query.topK <= 0) return [];
   // Only cases in the postings of a query term can overlap: count shared terms per slot from those.
-  const shared = new Uint32Array(bank.slots);
-  const touched: number[] = [];
-  const count = (slot: number) => {
-    const before = shared[slot];
-    if (before === undefined) return; // a slot out of range: a damaged cache
-    if (before === 0) touched.push(slot);
-    shared[slot] = before + 1;
-  };
-  for (const term of queryTerms) {
+  const lists = [...queryTerms].flatMap((term) => {
     const id = bank.termIdOf(term);
-    if (id === undefined) continue;
-    const { cached, later } = bank.postingsOf(id);
-    for (let i = 0; i < cached.length; i++) count(cached[i]!);
-    for (const slot of later) count(slot);
+    return id === undefined ? [] : [bank.postingsOf(id)];
+  });
+  const total = lists.reduce((sum, list) => sum + list.cached.length + list.later.length, 0);
+  const tally = total * DENSE_AFTER_SHARE > bank.slots ? denseTally(bank.slots) : sparseTally(bank.slots);
+  for (const { cached, cachedMeta, later } of lists) {
+    for (let i = 0; i < cached.length; i++) tally.count(cached[i]!, cachedMeta[i]!);
+    for (const slot of later) tally.count(slot, -1);
   }
-  const { alive, success, termCount } = bank;
+  const { alive } = bank;
   // Terms no case has still count in the union.
   const q = queryTerms.size;
   const best: Hit[] = [];
-  for (const slot of touched) {
-    if (alive.get(slot) === 0 || (query.onlySuccess && success.get(slot) === 0)) continue;
-    const n = shared[slot]!;
-    const similarity = n / (q + termCount.get(slot) - n);
-    if (similarity < query.minSimilarity) continue;
-    // Most candidates lose to the worst kept hit on similarity alone: no object, no full compare.
-    if (best.length === query.topK && similarity < best[best.length - 1]!.similarity) continue;
-    offer(bank, best, { slot, similarity }, query.topK);
-  }
+  tally.each((slot, n, cachedMeta) => {
+    const meta = cachedMeta < 0 ? bank.metaOf(slot) : cachedMeta;
+    if (alive.get(slot) === 0 || (query.onlySuccess && !metaSuccess(meta))) return;
+    const terms = metaTerms(meta);
+    const similarity = n / (q + (terms < META_TERMS_MAX ? terms : bank.termCount.get(slot)) - n);
+    if (similarity < query.minSimilarity) return;
+    // Most candidates lose to the worst kept hit on similarity or reward quantum alone: no column read.
+    if (best.length === query.topK) {
+      const worst = best[best.length - 1]!;
+      if (similarity < worst.similarity || (similarity === worst.similarity && metaReward(meta) < metaReward(worst.meta))) return;
+    }
+    offer(bank, best, { slot, similarity, meta }, query.topK);
+  });
   return best;
+}
+
+/** Shared-term counts per candidate slot, with the meta its posting carried (-1: none, a slot folded later). */
+interface Tally {
+  count(slot: number, meta: number): void;
+  each(visit: (slot: number, shared: number, meta: number) => void): void;
+}
+
+/** Past one posting per this many slots, counts go into arrays the size of the bank rather than maps. */
+const DENSE_AFTER_SHARE = 16;
+
+function sparseTally(slots: number): Tally {
+  const counts = new Map<number, [number, number]>();
+  return {
+    count(slot, meta) {
+      if (!(slot < slots)) return; // a slot out of range: a damaged cache
+      const seen = counts.get(slot);
+      if (seen === undefined) counts.set(slot, [1, meta]);
+      else seen[0] += 1;
+    },
+    each(visit) {
+      for (const [slot, [n, meta]] of counts) visit(slot, n, meta);
+    },
+  };
+}
+
+function denseTally(slots: number): Tally {
+  const shared = new Uint32Array(slots);
+  const metas = new Int32Array(slots);
+  const touched: number[] = [];
+  return {
+    count(slot, meta) {
+      const before = shared[slot];
+      if (before === undefined) return; // a slot out of range: a damaged cache
+      if (before === 0) {
+        touched.push(slot);
+        metas[slot] = meta;
+      }
+      shared[slot] = before + 1;
+    },
+    each(visit) {
+      for (const slot of touched) visit(slot, shared[slot]!, metas[slot]!);
+    },
+  };
 }
 
 // Keeps `best` sorted and at most k long: most candidates lose to the worst kept one and cost one compare.

@@ -67,8 +67,12 @@ function keyEntry(list: EntryList, spec: StoreSpec<any>, record: JournalRecord, 
   return key;
 }
 
-/** The secondary entries of one entity as it is in `state` (withdrawals for the names it has no value of). */
-function secondaryEntries(list: EntryList, spec: StoreSpec<any>, state: unknown, key: string, version: number): void {
+/**
+ * The secondary entries of one entity as it is in `state`, and withdrawals for the names it has no value of —
+ * unless `withdraw` is false (a whole base, which holds no older value to withdraw: a withdrawal there sorts at
+ * value 0 and would lengthen every range query from the start, as "expires by now" is).
+ */
+function secondaryEntries(list: EntryList, spec: StoreSpec<any>, state: unknown, key: string, version: number, withdraw = true): void {
   const secondary = spec.secondary;
   if (secondary === undefined) return;
   const values = secondary.values(state, key);
@@ -76,8 +80,9 @@ function secondaryEntries(list: EntryList, spec: StoreSpec<any>, state: unknown,
   const [vh, vl] = splitOffset(version);
   secondary.names.forEach((_, i) => {
     const value = values[i];
-    if (value === undefined) list.push(((1 + i) << 24) >>> 0, 0, kh, kl, vh, vl, FLAG_WITHDRAWN, 0);
-    else {
+    if (value === undefined) {
+      if (withdraw) list.push(((1 + i) << 24) >>> 0, 0, kh, kl, vh, vl, FLAG_WITHDRAWN, 0);
+    } else {
       const [hi, lo] = sortKey(1 + i, value);
       list.push(hi, lo, kh, kl, vh, vl, 0, 0);
     }
@@ -498,7 +503,7 @@ export function buildIndex<S>(root: string, spec: StoreSpec<S>, state: S, record
   const all = new EntryList(records.count + 16);
   all.append(records);
   const binding = bindingAt(end, end.mtime_ns);
-  for (const key of keys) secondaryEntries(all, spec, state, key, binding.size);
+  for (const key of keys) secondaryEntries(all, spec, state, key, binding.size, false);
   writeBase(root, spec, all.sorted(), binding, end.live);
 }
 

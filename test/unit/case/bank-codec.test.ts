@@ -66,15 +66,15 @@ describe('bank codec', () => {
     };
     expect(decodeBank(bodyOf(withHeader({ ...header, v: 99 })))).toBeUndefined();
     // v1 banks hold \p{L}-run terms (before SPEC §5 read Alphabetic): their vocabulary is stale, never trusted;
-    // v2 banks have no id hashes.
-    expect(header.v).toBe(3);
-    expect(decodeBank(bodyOf(withHeader({ ...header, v: 1 })))).toBeUndefined();
-    expect(decodeBank(bodyOf(withHeader({ ...header, v: 2 })))).toBeUndefined();
+    // v2 banks have no id hashes, v3 no posting metas.
+    expect(header.v).toBe(4);
+    for (const v of [1, 2, 3]) expect(decodeBank(bodyOf(withHeader({ ...header, v })))).toBeUndefined();
     // Shapes that disagree are refused.
     const columns = bank.toColumns();
     expect(() => new CaseBank({ ...columns, reward: new Float64Array(1) })).toThrow(RangeError);
     expect(() => new CaseBank({ ...columns, postStart: new Uint32Array(1) })).toThrow(RangeError);
     expect(() => new CaseBank({ ...columns, idHash: new Uint32Array(2) })).toThrow(RangeError);
+    expect(() => new CaseBank({ ...columns, postMeta: new Uint16Array(columns.postMeta.length + 1) })).toThrow(RangeError);
     // A posting pointing past the last slot is skipped by ranking, not read out of bounds.
     const damaged = new CaseBank({ ...columns, postSlots: columns.postSlots.map(() => 1000) });
     expect(rankCases(damaged, q('restart nginx 東京 build'))).toEqual([]);

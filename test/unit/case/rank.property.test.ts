@@ -46,13 +46,17 @@ function naiveRank(cases: Map<string, CaseSpec>, q: string, topK: number, onlySu
   return scored.slice(0, topK).map((s) => [s.id, s.sim]);
 }
 
-const WORDS = ['deploy', 'Deploy', 'db', 'x', '9', '42', 'café', 'cafe\u0301', 'İstanbul', '東京', '日', '𐐀𐐀', '𐐀', 'ΟΔΟΣ', 'snake_case', 'a-b', 'ok!', '🚀go', 'किताब', 'हिन्दी', 'कि', 'தமிழ்', 'ক্ষ'];
+const WORDS = ['longaa', 'deploy', 'Deploy', 'db', 'x', '9', '42', 'café', 'cafe\u0301', 'İstanbul', '東京', '日', '𐐀𐐀', '𐐀', 'ΟΔΟΣ', 'snake_case', 'a-b', 'ok!', '🚀go', 'किताब', 'हिन्दी', 'कि', 'தமிழ்', 'ক্ষ'];
 const text = fc.array(fc.constantFrom(...WORDS), { maxLength: 6 }).map((w) => w.join(' '));
+// Past 127 distinct terms a posting's meta saturates and ranking reads the term count from its column.
+const LONG = Array.from({ length: 130 }, (_, i) => `long${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`).join(' ');
+const task = fc.oneof({ weight: 9, arbitrary: text }, { weight: 1, arbitrary: text.map((t) => `${t} ${LONG}`) });
 const caseSpec = fc.record({
   id: fc.constantFrom('c_a', 'c_b', 'c_c', 'c_d', 'c_e', 'c_\uFF21', 'c_\u{1F600}', 'c_B'),
-  task: text,
+  task,
   tags: fc.array(text, { maxLength: 2 }),
-  reward: fc.constantFrom(0, 0.5, 1),
+  // Rewards that share a quantum of the posting meta (floor(r × 255)) but differ, and ones either side of a step.
+  reward: fc.constantFrom(0, 0.5, 0.5 + 1e-9, 0.501, 1 / 255, 2 / 255 - 1e-12, 0.999, 1),
   success: fc.boolean(),
   created: fc.constantFrom('2026-01-01T00:00:00.000Z', '2026-01-02T00:00:00.000Z'),
 });

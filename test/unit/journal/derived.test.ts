@@ -280,6 +280,30 @@ describe('a store index through DataDir', () => {
     expect(warnings.join('\n')).toMatch(/hash mismatch/);
   });
 
+  it('a base built from a replay holds no withdrawals, which would sort at value 0 and lengthen every "at most" query', async () => {
+    const { dir } = dataDir();
+    await dir.write(async (tx) => tx.append(GROUPED, Array.from({ length: 400 }, (_, i) => put(`k${i}`, i, `g${i % 3}`))), TS);
+    await dir.write(async (tx) => tx.append(GROUPED, Array.from({ length: 350 }, (_, i) => ({ ev: 'item.deleted', data: { id: `k${i}` } }))), TS);
+    fs.rmSync(join(dir.root, 'cache'), { recursive: true });
+    await expectReplayAnswers(dir); // a reader rebuilds the base from its replay
+    const fd = fs.openSync(cachePath(dir.root, indexName(GROUPED.file)), 'r');
+    onTestFinished(() => fs.closeSync(fd));
+    const header = decodeHeader<{ nonce: number; pages: number; entries: number }>(fs.readFileSync(fd))!;
+    const table = new SortedTable(fd, header.nonce, header.pages, header.entries);
+    let withdrawn = 0;
+    let secondary = 0;
+    table.all((w, i) => {
+      if (w[i * ENTRY_WORDS]! >>> 24 === 0) return;
+      secondary += 1;
+      if (w[i * ENTRY_WORDS + 6]! & 2) withdrawn += 1;
+    });
+    expect(withdrawn).toBe(0);
+    expect(secondary).toBe(2 * 50); // group and value of the 50 items left
+    // Later writes still withdraw through the log, and every answer stays a replay's.
+    await dir.write(async (tx) => tx.append(GROUPED, [{ ev: 'item.deleted', data: { id: 'k399' } }, put('k5', 5, 'g0')]), TS);
+    await expectReplayAnswers(dir);
+  });
+
   it('merges its log into a new base past LOG_MAX_ENTRIES, keeping each entity’s latest secondary keys only', async () => {
     const { dir } = dataDir();
     process.env.CRUX_TEST_INDEX_LOG_ENTRIES = '20';
