@@ -33,11 +33,13 @@ export function printableBlock(text: string): string {
 
 // An error message quotes what was refused (an id with a zero-width space, an unknown option): every format
 // character (\p{Cf}) is shown too, so the person sees why two look-alike ids differ.
-const UNSAFE_IN_MESSAGES = new RegExp(`[\\t\\n${CONTROLS_BUT_LAYOUT}\\p{Cf}]`, 'gu');
+// (Made on first use: the \p{Cf} class costs start-up time, and most calls print no message.)
+let unsafeInMessages: RegExp | undefined;
 
 /** As printable, and every format character (zero-width, bidi, soft hyphen) escaped as well. */
 export function printableMessage(text: string): string {
-  return text.replace(UNSAFE_IN_MESSAGES, (c) => {
+  unsafeInMessages ??= new RegExp(`[\\t\\n${CONTROLS_BUT_LAYOUT}\\p{Cf}]`, 'gu');
+  return text.replace(unsafeInMessages, (c) => {
     const code = c.codePointAt(0)!;
     return code > 0xffff ? `\\u{${code.toString(16)}}` : visible(c);
   });

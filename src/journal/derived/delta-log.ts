@@ -58,37 +58,50 @@ export function encodeBlock(nonce: number, at: number, entries: Uint32Array, met
   return out;
 }
 
-/** Parses a log's bytes: the header and every block up to the first that does not verify. */
+/**
+ * Parses a log's bytes: the header and every block up to the first that does not verify. Only the last
+ * verified block's meta is decoded (the log's state is its last block's; earlier metas are covered by their
+ * blocks' checksums), and the entries are copied once, into one list.
+ */
 export function parseLog(bytes: Buffer, version: number): OpenLog | undefined {
   const header = decodeHeader<LogHeader>(bytes);
   if (header?.kind !== LOG_KIND || header.v !== version || !Number.isInteger(header.nonce) || !Number.isInteger(header.base)) return undefined;
-  const entries = new EntryList(256);
+  const blocks: { at: number; count: number; metaLength: number; size: number }[] = [];
   let at = HEADER_BYTES;
-  let last: BlockMeta | undefined;
-  let blocks = 0;
   while (at + 16 <= bytes.length) {
     if (bytes.readUInt32LE(at) !== MAGIC) break;
     const count = bytes.readUInt32LE(at + 4);
     const metaLength = bytes.readUInt32LE(at + 8);
     const size = 12 + metaLength + count * ENTRY_BYTES + 4;
     if (metaLength % 4 !== 0 || at + size > bytes.length) break;
-    const block = bytes.subarray(at, at + size);
-    if (block.readUInt32LE(size - 4) !== crc32(block.subarray(0, size - 4), seedOf(header.nonce, at))) break;
-    let meta: BlockMeta;
-    try {
-      meta = JSON.parse(block.toString('utf8', 12, 12 + metaLength));
-    } catch {
-      break;
-    }
-    if (!isBinding(meta?.binding) || typeof meta.live !== 'number') break;
-    const copy = Buffer.from(block.subarray(12 + metaLength, size - 4));
-    const words = new Uint32Array(copy.buffer, copy.byteOffset, count * ENTRY_WORDS);
-    entries.append(EntryList.of(words));
-    last = meta;
-    blocks += 1;
+    if (bytes.readUInt32LE(at + size - 4) !== crc32(bytes.subarray(at, at + size - 4), seedOf(header.nonce, at))) break;
+    blocks.push({ at, count, metaLength, size });
     at += size;
   }
-  return { header, entries, last, end: at, blocks };
+  // A last block whose meta is not ours ends the log before it.
+  let last: BlockMeta | undefined;
+  while (blocks.length > 0 && (last = metaOf(bytes, blocks.at(-1)!)) === undefined) blocks.pop();
+  const total = blocks.reduce((sum, b) => sum + b.count, 0);
+  const words = new Uint32Array(total * ENTRY_WORDS);
+  const into = Buffer.from(words.buffer);
+  let filled = 0;
+  for (const b of blocks) {
+    const from = b.at + 12 + b.metaLength;
+    bytes.copy(into, filled, from, from + b.count * ENTRY_BYTES);
+    filled += b.count * ENTRY_BYTES;
+  }
+  const end = blocks.length === 0 ? HEADER_BYTES : blocks.at(-1)!.at + blocks.at(-1)!.size;
+  return { header, entries: EntryList.of(words), last, end, blocks: blocks.length };
+}
+
+function metaOf(bytes: Buffer, block: { at: number; metaLength: number }): BlockMeta | undefined {
+  let meta: BlockMeta;
+  try {
+    meta = JSON.parse(bytes.toString('utf8', block.at + 12, block.at + 12 + block.metaLength));
+  } catch {
+    return undefined;
+  }
+  return isBinding(meta?.binding) && typeof meta.live === 'number' ? meta : undefined;
 }
 
 export function readLog(path: string, version: number, maxBytes: number): OpenLog | undefined {

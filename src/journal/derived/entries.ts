@@ -78,7 +78,14 @@ export class EntryList {
   }
 
   append(other: EntryList): void {
-    for (let i = 0; i < other.count; i++) this.pushFrom(other.words, i);
+    const need = (this.count + other.count) * ENTRY_WORDS;
+    if (need > this.words.length) {
+      const grown = new Uint32Array(Math.max(need, this.words.length * 2));
+      grown.set(this.words.subarray(0, this.count * ENTRY_WORDS));
+      this.words = grown;
+    }
+    this.words.set(other.words.subarray(0, other.count * ENTRY_WORDS), this.count * ENTRY_WORDS);
+    this.count += other.count;
   }
 
   view(): Uint32Array {

@@ -1,11 +1,13 @@
 // The derived layer's structures: checksummed headers, sorted pages, the delta log, and a store's index read
 // through DataDir — every damage to a derived file is detected and the answer stays a replay's.
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as zlib from 'node:zlib';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { DataDir } from '../../../src/journal/data-dir';
 import { cachePath, decodeHeader, encodeHeader, HEADER_BYTES } from '../../../src/journal/derived/cache-file';
-import { crc32 } from '../../../src/journal/derived/checksum';
+import { crc32, jsCrc32 } from '../../../src/journal/derived/checksum';
 import { encodeBlock, parseLog, encodeLogHeader } from '../../../src/journal/derived/delta-log';
 import { ENTRY_WORDS, EntryList, sortKey } from '../../../src/journal/derived/entries';
 import { DerivedDamage, encodePages, PAGE_BYTES, PAGES_START, SortedTable } from '../../../src/journal/derived/sorted-table';
@@ -26,6 +28,17 @@ describe('checksums and headers', () => {
       return c;
     };
     expect(crc32(big)).toBe(small(big));
+    // The JS slicing-by-8 loop (small inputs) against zlib's own, at every length mod 8 and with seeds.
+    const native = (zlib as { crc32?: (data: Uint8Array, value?: number) => number }).crc32;
+    if (native === undefined) return;
+    for (let length = 0; length < 70; length++) {
+      const bytes = randomBytes(length);
+      const seed = randomBytes(4).readUInt32LE(0);
+      expect(jsCrc32(bytes)).toBe(native(bytes));
+      // (zlib answers 0 for no bytes whatever the seed; crc32 answers the seed, as the JS loop does)
+      expect(jsCrc32(bytes, seed)).toBe(length === 0 ? seed : native(bytes, seed));
+      expect(crc32(bytes, seed)).toBe(jsCrc32(bytes, seed));
+    }
   });
 
   it('a header that is flipped, torn or zeroed anywhere does not decode', () => {
