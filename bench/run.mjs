@@ -91,6 +91,8 @@ for (const n of ALL_SIZES) {
   }
   // Agent a's handoff sources (one per timed mint), put one by one.
   for (let i = 0; i < ROUNDS + 2; i++) run(s, ['--agent', 'a', 'session', 'put', `src-${RUN_ID}-${i}`, '{"step":0}']);
+  // Sessions to close (one per timed close).
+  for (let i = 0; i < ROUNDS + 2; i++) run(s, ['session', 'put', `close-${RUN_ID}-${i}`, '{"step":0}']);
   const fd = fs.openSync(join(c, 'cases.jsonl'), 'r');
   const head = Buffer.alloc(8192);
   fs.readSync(fd, head, 0, head.length, 0);
@@ -118,6 +120,8 @@ for (const n of ALL_SIZES) {
   rows.push({ name: at(n, 'session put (replace)'), argv: crux(s, 'session', 'put', mid, '{"step":1}'), n, cmd: 'session put' });
   const fresh = counter(`new-${RUN_ID}-`);
   rows.push({ name: at(n, 'session put (new id)'), n, cmd: 'session put (new id)', before(row) { row.argv = crux(s, 'session', 'put', fresh(), '{}'); } });
+  const toClose = counter(`close-${RUN_ID}-`);
+  rows.push({ name: at(n, 'session close'), n, cmd: 'session close', before(row) { row.argv = crux(s, 'session', 'close', toClose(), '--outcome', 'completed'); } });
   rows.push({ name: at(n, '--agent a session list'), argv: crux(s, '--agent', 'a', 'session', 'list', '--json'), n, cmd: 'filtered list (--agent a)' });
   rows.push({ name: at(n, 'session list --stranded'), argv: crux(s, 'session', 'list', '--stranded', '--json'), n, cmd: 'filtered list (--stranded)' });
   rows.push({ name: at(n, 'session reap (nothing due)'), argv: crux(s, 'session', 'reap', '--json'), n, cmd: 'reap, nothing due' });
@@ -193,6 +197,24 @@ const pending = interleave([
   { name: 'retrieve (common) after 300 records', argv: crux(after300, 'case', 'retrieve', BOILERPLATE, '--json') },
 ].map((r) => ({ ...r, env })), { rounds: ROUNDS, warmup: 2 });
 
+// A lost cache/ (or a `cp -a` that left it behind): the first read replays and writes the index, the next
+// reads through it — not a full replay on every call until a write. Three sequences per size, medians.
+const afterLoss = [];
+for (const n of ALL_SIZES) {
+  const { s } = builds[n];
+  const firsts = [], seconds = [];
+  for (let k = 0; k < 3; k++) {
+    fs.rmSync(join(s, 'cache'), { recursive: true, force: true });
+    for (const into of [firsts, seconds]) {
+      const t = process.hrtime.bigint();
+      run(s, ['session', 'get', 'target']);
+      into.push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+  }
+  const med = (xs) => [...xs].sort((a, b) => a - b)[1];
+  afterLoss.push(`${size(n)} ${med(firsts).toFixed(0)} → ${med(seconds).toFixed(0)} ms`);
+}
+
 // Peak memory of the filtered lists at 200k.
 function peakMiB(argv) {
   if (!fs.existsSync('/usr/bin/time')) return undefined;
@@ -238,7 +260,7 @@ for (const [cmd, bySize] of byCmd) {
   console.log(`| ${cmd} | ${SIZES.map((n) => (bySize.has(n) ? `${ratio(bySize.get(n).median, bySize.get(n).b)} (${bySize.get(n).median.toFixed(0)} ms)` : '')).join(' | ')} |`);
 }
 const TARGETS = {
-  'session get': 1.25, 'session put': 1.25, 'session put (new id)': 1.25, 'case show': 1.25, 'case record': 1.25,
+  'session get': 1.25, 'session put': 1.25, 'session put (new id)': 1.25, 'session close': 1.25, 'case show': 1.25, 'case record': 1.25,
   'filtered list (--agent a)': 1.3, 'filtered list (--stranded)': 1.3, 'reap, nothing due': 1.3, 'handoff mint': 1.3, 'handoff accept': 1.3,
   'retrieve (rare words)': 1.3, 'retrieve (common words)': 3,
 };
@@ -255,6 +277,7 @@ for (const [cmd, bySize] of byCmd) {
 const pb = pending[0].median;
 const [rb, ra, cb, ca] = pending.slice(1).map((r) => r.median);
 console.log(`\nretrieve at 200k before / after 300 single records: rare ${ratio(rb, pb)} → ${ratio(ra, pb)} (${(ra / rb).toFixed(2)}×), common ${ratio(cb, pb)} → ${ratio(ca, pb)} (${(ca / cb).toFixed(2)}×); target ≤ 1.3×`);
+console.log(`session get after cache/ was lost, first call → second call: ${afterLoss.join(', ')} (the first replays and writes the index)`);
 console.log(`peak RSS at 200k: ${Object.entries(peaks).map(([k, v]) => `${k} ${v === undefined ? 'n/a' : `${v.toFixed(0)} MiB`}`).join(', ')} (target ≤ 150 MiB)`);
 console.log(`builds: ${ALL_SIZES.map((n) => `${size(n)} ${(builds[n].ms / 1000).toFixed(1)} s`).join(', ')} (session + case imports)`);
 console.log(conc.error ? `16 concurrent writers × 20 puts: ${conc.error}` : `16 concurrent writers × 20 puts: ${conc.puts} puts in ${conc.s.toFixed(1)} s = ${(conc.puts / conc.s).toFixed(0)} puts/s`);
