@@ -1,15 +1,21 @@
 // The options every list takes (--limit, --sort) and the parsing of their values at the edge (exit 5).
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { completingWith } from './commands/group';
 import type { Orders, SortSpec } from '../domain/list-window';
 import { invalid } from '../shared/errors';
 import { parseCount } from './parse';
 
 /** Adds --limit and --sort (with the keys of `orders`; `default` names the list's own order). */
 export function addListOptions(command: Command, orders: Orders<any, string>, defaultOrder: string): Command {
+  const keys = Object.keys(orders);
   return command
     .option('--limit <n>', 'show at most this many (after sorting and filtering)')
-    .option('--sort <key>', `order by ${Object.keys(orders).join(', ')}; -key for descending (default: ${defaultOrder})`);
+    .addOption(completingWith(new Option('--sort <key>', `order by ${keys.join(', ')}; -key for descending (default: ${defaultOrder})`), [...keys, ...keys.map((k) => `-${k}`)]));
 }
+
+/** A repeatable `--status` (comma-separated too) whose values a shell completes. */
+export const statusOption = (description: string, statuses: readonly string[]): Option =>
+  completingWith(new Option('--status <status>', description).argParser(collect), statuses);
 
 export function parseLimit(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;

@@ -1,10 +1,10 @@
 // The entry point: build the program, parse, and turn every outcome into one exit code (SPEC §2).
-import { CommanderError } from 'commander';
+import { CommanderError, type Command } from 'commander';
 import { CruxError, errorDocument, EXIT_CODES, hintOf, internalError } from '../shared/errors';
 import { stdoutFailure, writeStderr } from '../output/stdout';
 import { committed } from '../shared/commit-log';
 import { scrubText } from '../shared/scrub';
-import { buildProgram, helpAsOption, isLifecycleHook } from './program';
+import { buildProgram, commandPath, helpAsOption, isLifecycleHook } from './program';
 // A message may quote its input (a JSON parser's excerpt of random bytes, an unknown option): the error stays
 // one line that a terminal prints as written and does not act on.
 import { printableMessage as printable } from '../shared/printable';
@@ -16,25 +16,27 @@ function reportError(error: CruxError, json: boolean): void {
   else writeStderr(`crux: ${printable(scrubText(error.message))} (${printable(scrubText(hintOf(error)))})\n`);
 }
 
-function fromCommander(error: CommanderError): CruxError | undefined {
+/** A usage error as crux reports it; its hint names the help of the innermost command the words reached. */
+function fromCommander(error: CommanderError, path: readonly string[]): CruxError | undefined {
   if (['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(error.code) && error.exitCode === 0) return undefined;
   // A group named without a command has printed its help on stderr.
   if (error.code === 'commander.help') return new CruxError('usage', 'missing command', 'the commands are listed above');
   const message = error.message.replace(/^error: /, '').replace(/\s*\n/g, ' ');
-  return new CruxError('usage', message, 'see `crux --help`');
+  return new CruxError('usage', message, `see \`${['crux', ...path].join(' ')} --help\``);
 }
 
 export async function main(argv: string[]): Promise<number> {
   const json = argv.includes('--json');
+  let program: Command | undefined;
   try {
-    const program = await buildProgram(argv);
+    program = await buildProgram(argv);
     await program.parseAsync(helpAsOption(program, argv));
     return outputOutcome(json);
   } catch (caught) {
     let error: CruxError | undefined;
     if (caught instanceof CruxError) error = caught;
     else if (caught instanceof CommanderError) {
-      error = fromCommander(caught);
+      error = fromCommander(caught, program === undefined ? [] : commandPath(program, argv));
       if (error === undefined) return 0;
     } else error = internalError(caught, Boolean(process.env.CRUX_DEBUG));
     // Claude Code reads exit 2 as "block this action": a hook's usage error is invalid input (5) instead.

@@ -84,6 +84,19 @@ export function helpAsOption(program: Command, argv: string[]): string[] {
   return argv;
 }
 
+/** The commands `argv` names, outermost first (`session put` of `crux --json session put x --bogus`). */
+export function commandPath(program: Command, argv: string[]): string[] {
+  const path: string[] = [];
+  let node = program;
+  for (const word of commandWords(program, argv.slice(2))) {
+    const child = childNamed(node, word);
+    if (child === undefined) break;
+    path.push(child.name());
+    node = child;
+  }
+  return path;
+}
+
 /** `crux … hook <client>` (not `hook install`): a lifecycle hook, which never exits 2 (SPEC §10.2). */
 export function isLifecycleHook(argv: string[]): boolean {
   const [word, sub] = commandWords(makeProgram(), argv.slice(2));

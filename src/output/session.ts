@@ -7,6 +7,7 @@ import type { SessionView } from '../domain/session/view';
 import { printable } from '../shared/printable';
 import type { Style } from './style';
 import type { CellValue } from './table';
+import { wrapWords } from './text-width';
 
 const who = (s: { session_id: string; agent: string | null }) => printable(`${s.session_id}${s.agent ? ` (agent ${s.agent})` : ''}`);
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -66,7 +67,8 @@ export function renderMachine(machine: MachineView, style: Style): string {
   ]);
   return [
     ...style.table(['from \\ op', ...ops], rows),
-    `a new session starts ${machine.initial}, created by: ${machine.creating.join(', ')} (any other op on a missing session: not found, 3)`,
-    `removed from any state by: ${machine.removing.join(', ')}; reap is close with the outcome expired`,
+    // Sentences, not rows: broken at spaces to the width of the terminal (or COLUMNS), never cut.
+    ...wrapWords(`a new session starts ${machine.initial}, created by: ${machine.creating.join(', ')} (any other op on a missing session: not found, 3)`, style.width, 2),
+    ...wrapWords(`removed from any state by: ${machine.removing.join(', ')}; reap is close with the outcome expired`, style.width, 2),
   ].join('\n');
 }

@@ -76,6 +76,12 @@ describe('crux completion', () => {
     expect(await complete(['session', 'close', 's', '--outcome', 'f'])).toEqual(['failed']);
     expect(await complete(['handoff', 'mint', 's', '--alg', ''])).toEqual(['blake3-mac-v1', 'ed25519']);
     expect(await complete(['completion', 'z'])).toEqual(['zsh']);
+    // List options: --sort's keys (and their descending -key), --status's statuses.
+    expect(await complete(['session', 'list', '--sort', 'to'])).toEqual(['tokens']);
+    expect(await complete(['session', 'list', '--sort', '-to'])).toEqual(['-tokens']);
+    expect(await complete(['session', 'list', '--status', ''])).toEqual(expect.arrayContaining(['active', 'closed', 'archived']));
+    expect(await complete(['handoff', 'list', '--status', ''])).toEqual(['outstanding', 'accepted', 'expired']);
+    expect(await complete(['case', 'list', '--sort', ''])).toEqual(expect.arrayContaining(['reward', '-reward']));
     // case record's --outcome is free text: nothing to offer.
     expect(await complete(['case', 'record', '--outcome', ''])).toEqual([]);
   });

@@ -22,6 +22,18 @@ describe('crux foundation', () => {
     }
   });
 
+  it('points a usage error at the help of the innermost command it reached', async () => {
+    for (const [args, help] of [
+      [['frobnicate'], 'crux --help'], [['session', 'frob'], 'crux session --help'], [['--json', 'session', 'get', 'x', '--bogus'], 'crux session get --help'],
+      [['--agent', 'a', 'case', 'retrieve', '--top-k'], 'crux case retrieve --help'], [['journal', 'check', 'x', 'y', 'z'], 'crux journal check --help'],
+    ] as const) {
+      const run = await crux(freshDataDir(), [...args]);
+      expect(run.exitCode, args.join(' ')).toBe(2);
+      const hint = args[0] === '--json' ? JSON.parse(run.stderr).error.hint : /\((see [^)]*)\)\n$/.exec(run.stderr)?.[1];
+      expect(hint, args.join(' ')).toBe(`see \`${help}\``);
+    }
+  });
+
   it('ends help quietly when the reader has gone (`crux --help | head -1`)', async () => {
     // `true` exits at once, so crux writes its help into a pipe nobody reads (EPIPE): no stack trace.
     for (const args of ['--help', 'session --help', 'session help put']) {

@@ -328,5 +328,9 @@ describe('session machine', () => {
     const table = await crux(freshDataDir(), ['session', 'machine']);
     expect(table.stdout).toContain('closed (terminal)');
     expect(table.stdout).toContain('→ handed_off');
+    // Within COLUMNS, its closing sentences broken at spaces (never cut): every word is still there.
+    const narrow = await crux(freshDataDir(), ['session', 'machine'], { env: { COLUMNS: '80' } });
+    for (const line of narrow.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(narrow.stdout.replace(/\s+/g, ' ')).toContain('(any other op on a missing session: not found, 3)');
   });
 });

@@ -1,7 +1,8 @@
 // Derived files never change an answer (SPEC §3), as a property over the real stores: random sequences of
 // session and case commands through the domain operations, with faults injected — ENOSPC and short writes at
 // derived-file writes (and ENOSPC at journal appends), cache files flipped, truncated, zeroed by 4 KiB page,
-// deleted, replaced by another directory's or by an older copy of their own. After every step each answer
+// deleted, replaced by another directory's or by an older copy of their own, and writes of the built binary
+// killed with SIGKILL at a crash point. After every step each answer
 // (get, show, --agent list, --stranded list, reap --dry-run, retrieve) equals the answer of a copy of the
 // journals alone, with no cache/ at all.
 import { createRequire } from 'node:module';
@@ -31,7 +32,8 @@ type Step =
   | { op: 'reap' }
   | { op: 'damage'; file: number; how: 'flip' | 'truncate' | 'zero' | 'delete' | 'foreign' | 'older'; at: number }
   | { op: 'fault'; kind: 'cache-enospc' | 'cache-short' | 'journal-enospc' }
-  | { op: 'later'; hours: number };
+  | { op: 'later'; hours: number }
+  | { op: 'kill'; command: number; agent: number; id: number; point: number };
 
 const agent = fc.integer({ min: 0, max: 2 });
 const id = fc.integer({ min: 0, max: 5 });
@@ -47,10 +49,32 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ op: fc.constant('damage' as const), file: fc.nat(), how: fc.constantFrom('flip', 'truncate', 'zero', 'delete', 'foreign', 'older') as fc.Arbitrary<'flip'>, at: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('fault' as const), kind: fc.constantFrom('cache-enospc', 'cache-short', 'journal-enospc') as fc.Arbitrary<'cache-enospc'> }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('later' as const), hours: fc.integer({ min: 1, max: 40 }) }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant('kill' as const), command: fc.nat(), agent, id, point: fc.nat() }) },
 );
+
+// kill -9 inside a write, through the built binary: at every crash point of the journal, derived-file and
+// rewrite code (#2: its second occurrence in the command), or not at all when the command never gets there.
+const CRASH_POINTS = [
+  'append:before-write', 'append:after-quarantine', 'append:before-fsync', 'derived:before-rename', 'derived:before-rename#2',
+  'derived:mid-block', 'rewrite:before-rename', 'rewrite:after-rename', 'history:after-link',
+];
+const killCommand = (s: Step & { op: 'kill' }): string[] => {
+  const as = AGENTS[s.agent] === undefined ? [] : ['--agent', AGENTS[s.agent]!];
+  const commands = [
+    [...as, 'session', 'put', `s${s.id}`, `{"killed":${s.point}}`],
+    [...as, 'session', 'close', `s${s.id}`],
+    ['case', 'record', '--task', `${WORDS[s.id]} ${WORDS[(s.id + 3) % WORDS.length]}`, '--action', 'a', '--outcome', 'o'],
+    ['session', 'reap'],
+    ['case', 'retrieve', WORDS[s.id]!, '--mark-reused'],
+  ];
+  return commands[s.command % commands.length]!;
+};
 
 const AGENTS = [undefined, 'a', 'b'] as (AgentName | undefined)[];
 const quiet = { warn: () => {} };
+
+/** How many kill steps were killed at their crash point (the property must have seen some). */
+let kills = 0;
 
 /** Injected write faults: the next write(s) of a kind fail (ENOSPC) or are short. */
 let fault: Step & { op: 'fault' } | undefined;
@@ -177,6 +201,14 @@ async function apply(dir: DataDir, other: DataDir, saved: Map<string, Buffer>, s
       return;
     case 'later':
       return;
+    case 'kill': {
+      const point = CRASH_POINTS[s.point % CRASH_POINTS.length]!;
+      const env = { CRUX_NOW: new Date(now).toISOString(), CRUX_TEST_CRASH_AT: point, CRUX_TEST_INDEX_LOG_ENTRIES: '24' };
+      // Killed (or refused, or done when the command never reaches the point): each is a state to answer from.
+      const r = await crux(dir.root, killCommand(s), { env });
+      if (r.exitCode === -1) kills += 1; // killed by its signal
+      return;
+    }
     case 'damage': {
       const files = cacheFiles(dir.root);
       if (files.length === 0) return;
@@ -247,6 +279,7 @@ describe('derived files never change an answer (property, real stores)', () => {
         }),
         { numRuns: RUNS },
       );
+      expect(kills).toBeGreaterThan(0);
     } finally {
       delete process.env.CRUX_TEST_INDEX_LOG_ENTRIES;
     }

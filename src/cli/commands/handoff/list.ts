@@ -1,7 +1,7 @@
 // `crux handoff list`: minted and accepted handoffs with their status (filtered, sorted, limited), and the keyring.
 import { Command } from 'commander';
 import { buildContext } from '../../context';
-import { addListOptions, collect, parseChoices, parseLimit, parseSort } from '../../list-options';
+import { addListOptions, parseChoices, parseLimit, parseSort, statusOption } from '../../list-options';
 import { emit } from '../../../output/emit';
 import { renderList } from '../../../output/handoff';
 import { parseAgentName } from '../../../shared/ids';
@@ -15,7 +15,7 @@ export function makeListCommand(): Command {
   const command = new Command('list')
     .alias('ls')
     .description('minted and accepted handoffs with their status (outstanding, accepted, expired); the trusted and revoked Ed25519 keys')
-    .option('--status <status>', `only these statuses: ${STATUSES.join(', ')} (repeatable or comma-separated)`, collect)
+    .addOption(statusOption(`only these statuses: ${STATUSES.join(', ')} (repeatable or comma-separated)`, STATUSES))
     .option('--from <agent>', 'only packages from this source agent')
     .option('--to <agent>', 'only packages for this target agent');
   return addListOptions(command, HANDOFF_ORDERS, 'the order they were written')

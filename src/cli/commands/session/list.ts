@@ -1,7 +1,7 @@
 // `crux session list`: the sessions of the caller (or of every agent), newest first, filtered, sorted, limited.
 import { Command } from 'commander';
 import { buildContext } from '../../context';
-import { addListOptions, collect, parseChoices, parseLimit, parseSort } from '../../list-options';
+import { addListOptions, parseChoices, parseLimit, parseSort, statusOption } from '../../list-options';
 import { emit } from '../../../output/emit';
 import { renderListing } from '../../../output/session';
 import { listSessions } from '../../operations/session';
@@ -16,7 +16,7 @@ export function makeListCommand(): Command {
     .option('--archived', 'only archived sessions')
     .option('--stranded', 'only non-closed sessions whose freshness is stale')
     .option('--all-agents', "every agent's sessions, with an agent column (the operator's view)")
-    .option('--status <status>', `only these statuses: ${SESSION_STATES.join(', ')} (repeatable or comma-separated; implies --all)`, collect)
+    .addOption(statusOption(`only these statuses: ${SESSION_STATES.join(', ')} (repeatable or comma-separated; implies --all)`, SESSION_STATES))
     .option('--fresh-for <duration>', 'fresh up to this age (env CRUX_FRESH_FOR, default 15m)')
     .option('--stale-after <duration>', 'stale beyond this age (env CRUX_STALE_AFTER, default 24h)');
   return addListOptions(command, SESSION_ORDERS, '-updated, newest first')
