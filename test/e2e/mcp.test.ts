@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CRUX, crux, freshDataDir, tempDir, testEnv } from '../helpers/cli';
+import { CRUX, crux, freshDataDir, freshStore, storeArgs, STORE_KINDS, tempDir, testEnv } from '../helpers/cli';
 import { startMcp, type McpSession } from '../helpers/mcp';
 
 const NOW = '2026-12-01T10:00:00.000Z';
@@ -330,4 +330,29 @@ describe('crux mcp: sharing a data directory', () => {
     const help = await crux(freshDataDir(), ['mcp', '--help']);
     for (const name of TOOLS) expect(help.stdout).toContain(name);
   });
+});
+
+describe.each(STORE_KINDS)('crux mcp on a %s store, its input ended at once', (kind) => {
+  it('answers every request it read before stdin ended (`printf … | crux mcp`), and makes every write', async () => {
+    const store = freshStore(kind);
+    const lines = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      ...Array.from({ length: 6 }, (_, i) => ({ jsonrpc: '2.0', id: 10 + i, method: 'tools/call', params: { name: 'session_put', arguments: { session_id: `p${i}`, state: i } } })),
+      { jsonrpc: '2.0', id: 20, method: 'tools/list' },
+      { jsonrpc: '2.0', id: 21, method: 'no/such/method' },
+      { jsonrpc: '2.0', id: 22, method: 'tools/call', params: { name: 'case_record', arguments: { task: 'piped in', action: 'a', outcome: 'o' } } },
+    ];
+    const child = spawn(CRUX, [...storeArgs(store), 'mcp', '--agent', 'piper'], { env: testEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (c) => (stdout += String(c)));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // All of it in one write, then end: as a shell pipe delivers it.
+    child.stdin.end(lines.map((m) => `${JSON.stringify(m)}\n`).join(''));
+    expect(await exited).toBe(0);
+    const ids = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line).id).sort((a, b) => a - b);
+    expect(ids).toEqual([1, 10, 11, 12, 13, 14, 15, 20, 21, 22]);
+    if (process.env.DEBUG_MCP) console.log(stdout);
+    for (let i = 0; i < 6; i++) expect((await crux(store, ['--agent', 'piper', 'session', 'get', `p${i}`])).stdout).toBe(String(i));
+  }, 30_000);
 });

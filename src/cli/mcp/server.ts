@@ -88,7 +88,57 @@ export async function serve(opts: GlobalOptions, version: string): Promise<void>
     process.stdin.once('close', resolve);
   });
   await server.connect(transport);
+  const answered = countAnswers(transport);
   await ended;
+  // Every request read before input ended is answered before the server closes: its handler may not have
+  // started yet (the SDK dispatches on a later turn), and a finished call's response is sent on a later turn
+  // still — so the server waits for the responses themselves, not only for the calls it knows of.
+  await answered.all(() => inFlight.size > 0);
   await Promise.allSettled([...inFlight]);
   await server.close();
+}
+
+type JsonRpc = { id?: unknown; method?: unknown; result?: unknown; error?: unknown };
+
+/** Counts the requests the transport delivers and the responses it sends; `all()` waits until they match. */
+function countAnswers(transport: { onmessage?: ((message: any, extra?: any) => void) | undefined; send(message: any, options?: any): Promise<void> }) {
+  let open = 0;
+  let wake: (() => void) | undefined;
+  const deliver = transport.onmessage;
+  transport.onmessage = (message: JsonRpc, extra?: unknown) => {
+    if (message.id !== undefined && message.method !== undefined) open += 1;
+    deliver?.(message, extra);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message: JsonRpc, options?: unknown) => {
+    try {
+      await send(message, options);
+    } finally {
+      if (message.id !== undefined && message.method === undefined && (message.result !== undefined || message.error !== undefined)) {
+        open -= 1;
+        if (open <= 0) wake?.();
+      }
+    }
+  };
+  return {
+    /**
+     * Resolves once every request has its response — or once no call has run for a second (a request the
+     * SDK never answers, one the client cancelled, must not keep the server up).
+     */
+    all: (busy: () => boolean) =>
+      open <= 0
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            let idle = 0;
+            const timer = setInterval(() => {
+              idle = busy() ? 0 : idle + 1;
+              if (idle >= 20) done();
+            }, 50);
+            const done = () => {
+              clearInterval(timer);
+              resolve();
+            };
+            wake = done;
+          }),
+  };
 }

@@ -57,6 +57,14 @@ export class PgStore implements JournalStore {
   readonly committing: string[] = [];
   /** Operations running now (close waits for them). */
   private readonly inflight = new Set<Promise<unknown>>();
+  /**
+   * The store has one connection, so its operations run one at a time: `crux mcp` runs tool calls concurrently,
+   * and two calls' statements interleaved on one connection would run inside each other's transaction (a put
+   * answered "stored" inside a transaction that another call's error then rolled back). A call made from
+   * inside the running operation (a key created while a write decides, a read within it) joins it instead.
+   */
+  private queue: Promise<void> = Promise.resolve();
+  private readonly within = new (require('node:async_hooks') as typeof import('node:async_hooks')).AsyncLocalStorage<PgStore>();
 
   constructor(
     readonly url: StoreUrl,
@@ -94,9 +102,18 @@ export class PgStore implements JournalStore {
     if (client !== undefined) await client.sql.end({ timeout: 1 }).catch(() => {});
   }
 
+  /** Runs `fn` alone on the connection (see `queue`), or at once when called from the operation running. */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.within.getStore() === this) return fn();
+    const before = this.queue;
+    let release!: () => void;
+    this.queue = new Promise<void>((resolve) => (release = resolve));
+    return before.then(() => this.within.run(this, fn)).finally(release);
+  }
+
   /** Runs `fn`, turning failures of the server or the network into their CruxError (exit 75). */
   async guard<T>(fn: () => Promise<T>): Promise<T> {
-    const running = fn();
+    const running = this.exclusive(fn);
     this.inflight.add(running);
     try {
       return await running;
@@ -226,7 +243,7 @@ export class PgStore implements JournalStore {
    * catalog as of the lock. A nested call (a key created while `write` decides) joins the running transaction.
    */
   async locked<T>(fn: (sql: Sql, catalog: Catalog) => Promise<T>): Promise<T> {
-    if (this.active !== undefined) {
+    if (this.active !== undefined && this.within.getStore() === this) {
       const active = this.active;
       try {
         return await fn(active, await readCatalog(active, this.url.schema));

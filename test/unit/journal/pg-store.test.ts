@@ -109,6 +109,32 @@ describe.skipIf(pgSkipReason() !== undefined)('PgStore', () => {
     }
   });
 
+  it('runs concurrent operations of one store (one connection, as `crux mcp` shares it) one at a time', async () => {
+    const store = open(freshStoreUrl(), 30_000);
+    try {
+      // Writes, a refused write and reads at once, on a store whose schema does not exist yet: none runs inside
+      // another's transaction, so the refusal rolls back only its own.
+      const refused = store.write(async () => {
+        throw new CruxError('conflict', 'refused on purpose');
+      }, TS);
+      const writes = Array.from({ length: 12 }, (_, i) =>
+        store.write(async (tx) => {
+          await tx.loadKey(COUNTERS, `k${i}`);
+          tx.append(COUNTERS, [{ ev: 'counter.put', data: { id: `k${i}`, n: i } }]);
+        }, TS),
+      );
+      const reads = Array.from({ length: 6 }, () => store.read(COUNTERS));
+      expect((await failure(refused)).kind).toBe('conflict');
+      await Promise.all([...writes, ...reads]);
+      const state = await store.read(COUNTERS);
+      expect([...state].sort()).toEqual(Array.from({ length: 12 }, (_, i) => [`k${i}`, i] as [string, number]).sort());
+      const [report] = await store.check([COUNTERS], { repair: false, ts: TS });
+      expect(report).toMatchObject({ records: 12, problems: [] });
+    } finally {
+      await store.close();
+    }
+  });
+
   it('waits for the writers lock at most the lock timeout, then exit 75', async () => {
     const url = freshStoreUrl();
     const holder = open(url);
