@@ -1,5 +1,7 @@
 // What stdout is: a terminal (box-drawn tables fitted to its width, colour) or a pipe (plain columns), and
 // whether to colour, from --color, NO_COLOR and FORCE_COLOR. Asked only when human output is rendered.
+// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
+const fs = require('node:fs') as typeof import('node:fs');
 import type { TableLayout } from './table';
 
 export type ColorWhen = 'always' | 'never' | 'auto';
@@ -29,8 +31,6 @@ export function layoutFor(isTerminal: boolean, env: NodeJS.ProcessEnv, terminalC
   if (!isTerminal) return { box: false, width: columnsOf(env, undefined) };
   return { box: true, width: columnsOf(env, terminalColumns) ?? 80 };
 }
-
-const fs = require('node:fs') as typeof import('node:fs');
 
 let devNull: number | undefined;
 /**
