@@ -10,7 +10,7 @@
 // A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
 const fs = require('node:fs') as typeof import('node:fs');
 import { crashPoint } from '../crash-point';
-import { crc32, seedOf } from './checksum';
+import { crc32, expectChecksumBytes, seedOf } from './checksum';
 import { decodeHeader, encodeHeader, HEADER_BYTES, isBinding, writeFully, type JournalBinding } from './cache-file';
 import { ENTRY_BYTES, ENTRY_WORDS, EntryList } from './entries';
 
@@ -67,6 +67,7 @@ export function parseLog(bytes: Buffer, version: number): OpenLog | undefined {
   const header = decodeHeader<LogHeader>(bytes);
   if (header?.kind !== LOG_KIND || header.v !== version || !Number.isInteger(header.nonce) || !Number.isInteger(header.base)) return undefined;
   const blocks: { at: number; count: number; metaLength: number; size: number }[] = [];
+  expectChecksumBytes(bytes.length);
   let at = HEADER_BYTES;
   while (at + 16 <= bytes.length) {
     if (bytes.readUInt32LE(at) !== MAGIC) break;

@@ -12,7 +12,7 @@
 // A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
 const fs = require('node:fs') as typeof import('node:fs');
 import type { SnapshotBody } from '../store-spec';
-import { crc32, seedOf } from './checksum';
+import { crc32, expectChecksumBytes, seedOf } from './checksum';
 import { bindingHolds, cachePath, dropCacheFile, encodeHeader, HEADER_BYTES, isBinding, newNonce, readHeader, writeCacheFile, type JournalBinding } from './cache-file';
 import { DerivedDamage } from './sorted-table';
 
@@ -75,6 +75,7 @@ export function openSnapshot(root: string, file: string, codec: number, journalF
     const bodyAt = HEADER_BYTES + tableBytes(bodyBytes);
     if (fs.fstatSync(fd).size !== bodyAt + bodyBytes) return undefined;
     const table = Buffer.allocUnsafe(tableBytes(bodyBytes));
+    expectChecksumBytes(table.length);
     if (fs.readSync(fd, table, 0, table.length, HEADER_BYTES) !== table.length || crc32(table) !== header.table_crc) return undefined;
     if (!bindingHolds(journalFd, journalSize, header.binding, { prefix: true })) return undefined;
     ok = true;
