@@ -7,7 +7,7 @@
 //     renamed into place), so a crux starting meanwhile reads a whole cache or none.
 // No usable cache (none, rejected by V8, an unwritable directory): the bundle compiles as usual and runs the same.
 // This file is built on its own as dist/loader.cjs (bin/crux) and into the main bundle (crux mcp): node:* only.
-const fs = require('node:fs') as typeof import('node:fs');
+import { fs } from '../shared/fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 
 const BUILD_ID = '\n//# crux-build ';

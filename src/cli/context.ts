@@ -1,6 +1,5 @@
 // Everything a command needs from its invocation, resolved once: data dir, identities, clock, output mode.
-// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
-const fs = require('node:fs') as typeof import('node:fs');
+import { fs } from '../shared/fs';
 import type { Command } from 'commander';
 import { openStore, resolveStore, type StoreSource } from './store';
 import type { JournalStore } from '../journal/store-boundary';

@@ -14,7 +14,7 @@ import { deriveCompatKey, deriveKeyFromSecret, KEY_BYTES } from './handoff/crypt
 import { HANDOFF_KEY, HANDOFF_KEY_FILE, loadAgentKey } from './handoff/keys';
 import { HANDOFF_STORE, keyRows, type KeyRow, type Ledger } from './handoff/ledger';
 import { DEFAULT_THRESHOLDS, type FreshnessThresholds } from './session/freshness';
-import { SESSION_STORE, type Sessions } from './session/state';
+import { SESSION_STORE, type Sessions } from './session/fold';
 import { viewSession } from './session/view';
 
 /** An expired session still open this long after its expiry means nothing is reaping (cron runs every few minutes). */

@@ -3,6 +3,6 @@ import type { StoreSpec } from '../journal/store-spec';
 import { CASE_STORE } from './case/store';
 import { FACT_STORE } from './handoff/fact-store';
 import { HANDOFF_STORE } from './handoff/ledger';
-import { SESSION_STORE } from './session/state';
+import { SESSION_STORE } from './session/fold';
 
 export const ALL_STORES: readonly StoreSpec<any>[] = [SESSION_STORE, CASE_STORE, HANDOFF_STORE, FACT_STORE];

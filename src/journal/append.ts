@@ -1,6 +1,5 @@
 // Appending under the lock: quarantine a torn tail, write the new lines in one write, fsync, then acknowledge.
-// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
-const fs = require('node:fs') as typeof import('node:fs');
+import { fs } from '../shared/fs';
 import { adoptOwner, asStorageError, FILE_MODE, fsyncDir, writeAll } from './durable-fs';
 import { quarantineBytes } from './quarantine';
 import { crashPoint, tornWriteForTest } from './crash-point';

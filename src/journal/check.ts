@@ -1,8 +1,7 @@
 // `journal check [--repair]`: every journal verified line by line (format, hash, chain, sequence, batches,
 // vocabulary, torn tail), its history too; with --repair, bad lines and torn tails go to quarantine/ and the
 // rest is re-chained, so that a second check is healthy (SPEC §3).
-// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
-const fs = require('node:fs') as typeof import('node:fs');
+import { fs } from '../shared/fs';
 import { scanJournal, SNAPSHOT_EVENT, withTotal, type LinePosition, type ScanResult } from './scan';
 import { EMPTY_HEAD, encodeRecords, type ChainHead, type JournalRecord } from './record';
 import { replaceJournal } from './rewrite';

@@ -1,7 +1,6 @@
 // `journal compact` (and the automatic compaction after a write): a journal rewritten to its live records,
 // after a snapshot record that continues the old chain; the old journal goes to history/ (SPEC §3).
-// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
-const fs = require('node:fs') as typeof import('node:fs');
+import { fs } from '../shared/fs';
 import { join } from 'node:path';
 import { SNAPSHOT_EVENT } from './scan';
 import { encodeRecords, type EventDraft } from './record';

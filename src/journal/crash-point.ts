@@ -3,8 +3,7 @@
 // kill -9 or a power cut in the middle of write(2) leaves);
 // CRUX_TEST_LOCK_LOG=<file> records each entry to and exit from the lock (O_APPEND), to prove no two holders
 // overlap; CRUX_TEST_LOCK_HOLD_MS=<n> stays that long inside the lock, so a test can kill a holder there.
-// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
-const fs = require('node:fs') as typeof import('node:fs');
+import { fs } from '../shared/fs';
 
 const passes = new Map<string, number>();
 

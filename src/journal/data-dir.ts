@@ -5,8 +5,7 @@
 // scan.ts (replay of a file), append.ts, lock.ts/lock-fs.ts, rewrite.ts, quarantine.ts, durable-fs.ts; check.ts
 // and compact.ts (each command's work), history.ts; derived/ (indexes and snapshots, fenced: reached through
 // load.ts and derived/index.ts, verified before trusted); transaction.ts; this file; pg/ (PostgreSQL).
-// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
-const fs = require('node:fs') as typeof import('node:fs');
+import { fs } from '../shared/fs';
 import { dirname, join } from 'node:path';
 import { acquireLock, LOCK_DIR, type HeldLock } from './lock';
 import { adoptOwner, asStorageError, ensurePrivateDir, pathExists } from './durable-fs';
@@ -23,8 +22,8 @@ import { DerivedDamage } from './derived/sorted-table';
 import { DryTransaction, LockedTransaction, type TransactionHost } from './transaction';
 import { journalName, type StoreSpec } from './store-spec';
 import type { CompactReport, JournalReport, JournalStore, ProgressSink, StoreFacts, Transaction } from './store-boundary';
-import { DirKeyStore } from './keys';
-import { surveyStore } from './survey';
+import { DirKeyStore } from './key-files';
+import { surveyStore } from './probes';
 import { DEFAULT_HISTORY_RETENTION, pruneHistory, replayHistory, type HistoryRetention } from './history';
 import { CruxError } from '../shared/errors';
 

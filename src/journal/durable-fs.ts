@@ -1,6 +1,5 @@
 // The few filesystem moves the journal layer makes durable: private directories, fsynced files, atomic replaces.
-// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
-const fs = require('node:fs') as typeof import('node:fs');
+import { fs } from '../shared/fs';
 import { dirname } from 'node:path';
 import { CruxError, environmentError } from '../shared/errors';
 

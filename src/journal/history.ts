@@ -6,8 +6,7 @@
 // Crash safety: until the rename, the link and the journal are one inode, so a crash between the two leaves
 // a "history" file that is still the live journal. Such a file (same inode as the journal) is never read as
 // history and is replaced by the next compaction; readers also skip any record whose seq they have seen.
-// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
-const fs = require('node:fs') as typeof import('node:fs');
+import { fs } from '../shared/fs';
 import { join } from 'node:path';
 import { asStorageError, ensurePrivateDir, fsyncDir } from './durable-fs';
 import { crashPoint } from './crash-point';

@@ -1,7 +1,6 @@
 // Loading a store's state: a full, verifying replay; or, through the derived layer (derived/), only the
 // entities a command names, or a snapshot and the verified records after it.
-// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
-const fs = require('node:fs') as typeof import('node:fs');
+import { fs } from '../shared/fs';
 import { scanJournal, type LinePosition, type ScanResult } from './scan';
 import type { ChainHead } from './record';
 import { KeyLines, StoreIndex } from './derived/store-index';

@@ -8,8 +8,7 @@
 // not. `procfd` reaches the lock directory through /proc/self/fd/<fd>/ (Linux: any length); `chdir` binds and
 // connects to a relative name from inside it (portable; the process's working directory changes for the
 // length of one synchronous call); `direct` uses the absolute path where it fits.
-// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
-const fs = require('node:fs') as typeof import('node:fs');
+import { fs } from '../shared/fs';
 
 /** Linux statfs magic numbers of filesystems whose sockets another kernel may share. */
 const UNTRUSTED_FS: Record<number, string> = {

@@ -18,8 +18,7 @@
 //
 // Waiters keep their probe connection open: the kernel closes it when the holder releases or dies, which
 // wakes them at once (the back-off timer is the fallback). node:net is loaded by writers only.
-// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
-const fs = require('node:fs') as typeof import('node:fs');
+import { fs } from '../shared/fs';
 import { hostname, uptime } from 'node:os';
 import { join } from 'node:path';
 import type { Socket } from 'node:net';

@@ -1,6 +1,5 @@
 // The quarantine: bytes taken out of a journal (torn tails, bad lines, stray temp files) are kept, never deleted.
-// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
-const fs = require('node:fs') as typeof import('node:fs');
+import { fs } from '../shared/fs';
 import { join } from 'node:path';
 import { ensurePrivateDir, fsyncDir, writeNewFileDurable } from './durable-fs';
 

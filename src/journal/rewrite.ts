@@ -1,8 +1,7 @@
 // Replacing a journal whole (compaction, repair): temp file (with the old file's owner, group and mode), fsync,
 // atomic rename, fsync the directory.
 // A crash at any step leaves either the old journal or the new one, never a mixture.
-// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
-const fs = require('node:fs') as typeof import('node:fs');
+import { fs } from '../shared/fs';
 import { join } from 'node:path';
 import { asStorageError, fsyncDir, ownershipOf, writeNewFileDurable } from './durable-fs';
 import { crashPoint } from './crash-point';

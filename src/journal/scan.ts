@@ -1,6 +1,5 @@
 // Streaming replay of one journal file: verifies every line and its place in the chain; never throws on bad data.
-// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
-const fs = require('node:fs') as typeof import('node:fs');
+import { fs } from '../shared/fs';
 import { isUtf8 } from 'node:buffer';
 import { EMPTY_HEAD, type ChainHead } from './record';
 import { asStorageError } from './durable-fs';

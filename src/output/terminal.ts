@@ -1,7 +1,6 @@
 // What stdout is: a terminal (box-drawn tables fitted to its width, colour) or a pipe (plain columns), and
 // whether to colour, from --color, NO_COLOR and FORCE_COLOR. Asked only when human output is rendered.
-// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
-const fs = require('node:fs') as typeof import('node:fs');
+import { fs } from '../shared/fs';
 import type { TableLayout } from './table';
 
 export type ColorWhen = 'always' | 'never' | 'auto';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DataDir } from '../../src/journal/data-dir';
 import { scanJournal } from '../../src/journal/scan';
-import { SESSION_STORE } from '../../src/domain/session/state';
+import { SESSION_STORE } from '../../src/domain/session/fold';
 import { CASE_STORE } from '../../src/domain/case/store';
 import { ALL_STORES } from '../../src/domain/stores';
 import { crux, freshDataDir, tempDir } from '../helpers/cli';

@@ -6,7 +6,7 @@ import { expect } from 'vitest';
 import { join } from 'node:path';
 import { DataDir } from '../../src/journal/data-dir';
 import { scanJournal } from '../../src/journal/scan';
-import { SESSION_STORE, type Sessions } from '../../src/domain/session/state';
+import { SESSION_STORE, type Sessions } from '../../src/domain/session/fold';
 import { crux, CRUX, testEnv } from '../helpers/cli';
 
 /** `npm run test:stress` sets CRUX_STRESS=1: the heavy variants. */

@@ -6,7 +6,7 @@ import type { ThresholdFlags } from '../thresholds';
 import { maxStateBytes, scopeOf as sessionScope } from '../commands/session/scope';
 import { invalid } from '../../shared/errors';
 import type { LogicalSessionId } from '../../shared/ids';
-import { spliceState } from '../../domain/session/lines';
+import { spliceState } from '../../domain/session/transfer-lines';
 import type { PutCommand } from '../../domain/session/decide';
 import type { ListFilter } from '../../domain/session/query';
 import * as store from '../../domain/session/store';

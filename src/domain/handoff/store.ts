@@ -8,7 +8,7 @@ import { scrubText } from '../../shared/scrub';
 import { formatTime, type Instant } from '../../shared/time';
 import { decideHandOff, decideReceive, requireSession } from '../session/decide';
 import { acceptStateDocument } from '../session/state-document';
-import { SESSION_STORE } from '../session/state';
+import { SESSION_STORE } from '../session/fold';
 import { verifyPackage, CHECK_NAMES, type CheckName, type CheckStatus, type TrustedKey, type Verification } from './checks';
 import { ED25519_ALG, MAC_ALG, parsePublicKey, type SignatureAlg } from './crypto';
 import { decodeEnvelope, type Envelope, type ReceivedEnvelope } from './envelope';

@@ -17,7 +17,7 @@ import {
   type ReceivedData,
   type SessionDraft,
 } from './events';
-import { toImported, type SessionRecord, type Sessions } from './state';
+import { toImported, type SessionRecord, type Sessions } from './fold';
 import type { ImportSummary } from '../import-summary';
 
 export interface PutCommand {

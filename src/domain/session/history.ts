@@ -5,7 +5,7 @@ import { invalid, notFound } from '../../shared/errors';
 import type { LogicalSessionId, ScopedSessionId } from '../../shared/ids';
 import { formatTime, parseTime, tryParseTime, type Instant } from '../../shared/time';
 import type { SessionStatus } from './machine';
-import { SESSION_STORE, type SessionRecord, type Sessions } from './state';
+import { SESSION_STORE, type SessionRecord, type Sessions } from './fold';
 import { keyFor, type SessionScope } from './store';
 import { viewSession, type SessionView } from './view';
 

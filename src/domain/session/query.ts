@@ -2,7 +2,7 @@
 import { unscopeSessionId, type AgentName, type ScopedSessionId } from '../../shared/ids';
 import type { Instant } from '../../shared/time';
 import { judgeFreshness, type FreshnessThresholds } from './freshness';
-import type { SessionRecord, Sessions } from './state';
+import type { SessionRecord, Sessions } from './fold';
 import { viewSession, type SessionView } from './view';
 
 /**

@@ -18,10 +18,10 @@ import {
   type PutCommand,
 } from './decide';
 import { DEFAULT_THRESHOLDS, type FreshnessThresholds } from './freshness';
-import { formatExportLine, parseImportLines, type ImportOptions } from './lines';
+import { formatExportLine, parseImportLines, type ImportOptions } from './transfer-lines';
 import { isVisible, listSessions, visibleRecords, type ListFilter, type Listing } from './query';
 import type { SessionDraft } from './events';
-import { nextRecord, SESSION_STORE, type SessionRecord, type Sessions } from './state';
+import { nextRecord, SESSION_STORE, type SessionRecord, type Sessions } from './fold';
 import { viewSession, type SessionView } from './view';
 
 export interface SessionScope {

@@ -2,7 +2,7 @@
 import { unscopeSessionId } from '../../shared/ids';
 import type { Instant } from '../../shared/time';
 import { judgeFreshness, type Freshness, type FreshnessThresholds } from './freshness';
-import type { SessionRecord } from './state';
+import type { SessionRecord } from './fold';
 
 export interface SessionView {
   readonly session_id: string;

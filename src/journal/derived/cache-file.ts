@@ -6,8 +6,7 @@
 // whole file unusable. The binding names the journal's size and its head record (seq, hash, offset, length):
 // a derived file holds only while the record at that offset still carries that hash — proof that the
 // journal it describes is this one, not a copy of another directory's or a rewrite (compaction, repair).
-// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
-const fs = require('node:fs') as typeof import('node:fs');
+import { fs } from '../../shared/fs';
 import { join } from 'node:path';
 import { crashPoint } from '../crash-point';
 import { ensurePrivateDir, FILE_MODE } from '../durable-fs';

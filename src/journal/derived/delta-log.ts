@@ -7,8 +7,7 @@
 // that is short, torn or does not verify ends the log there: a short write on a full disk, a crash before
 // the page cache reached the disk, a flipped bit — the index then covers less of the journal, and the rest
 // is read from the journal itself. A writer cuts such a tail off before it appends (it is crux's own cache).
-// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
-const fs = require('node:fs') as typeof import('node:fs');
+import { fs } from '../../shared/fs';
 import { crashPoint } from '../crash-point';
 import { crc32, expectChecksumBytes, seedOf } from './checksum';
 import { decodeHeader, encodeHeader, HEADER_BYTES, isBinding, writeFully, type JournalBinding } from './cache-file';

@@ -9,8 +9,7 @@
 // the whole file. It is used only when the binding holds for a prefix of the journal; the records after
 // that prefix are read from the journal and verified as a replay would. Written atomically (temp + rename)
 // by writers and by readers that had to replay; a snapshot that fails any check is bypassed and replaced.
-// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
-const fs = require('node:fs') as typeof import('node:fs');
+import { fs } from '../../shared/fs';
 import type { SnapshotBody } from '../store-spec';
 import { crc32, expectChecksumBytes, seedOf } from './checksum';
 import { bindingHolds, cachePath, dropCacheFile, encodeHeader, HEADER_BYTES, isBinding, newNonce, readHeader, writeCacheFile, type JournalBinding } from './cache-file';

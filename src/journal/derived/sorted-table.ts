@@ -5,8 +5,7 @@
 // File: the 512-byte header (cache-file.ts), padding to 4096, then the pages. A page holds up to 127 entries
 // (4064 bytes), then zeros, the entry count (u32 at 4088) and the CRC-32 of bytes 0–4091 seeded with the
 // file's nonce and the page number (u32 at 4092).
-// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
-const fs = require('node:fs') as typeof import('node:fs');
+import { fs } from '../../shared/fs';
 import { crc32, seedOf } from './checksum';
 import { compareKey, ENTRY_BYTES, ENTRY_WORDS } from './entries';
 

@@ -8,8 +8,7 @@
 // or a crash, an index copied from an older state of the same journal) are read from the journal and
 // verified, so the index is a prefix that the journal's own tail completes. Every line read through the index
 // is decoded and verified like a replay's, and must concern the key asked for.
-// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
-const fs = require('node:fs') as typeof import('node:fs');
+import { fs } from '../../shared/fs';
 import { decodeRecord, VERIFY_ALL, type ChainHead, type JournalRecord } from '../record';
 import { scanJournal, type LinePosition, type TornTail } from '../scan';
 import type { IndexQuery, StoreSpec } from '../store-spec';

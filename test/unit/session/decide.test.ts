@@ -13,7 +13,7 @@ import {
   decideTouch,
   decideUnarchive,
 } from '../../../src/domain/session/decide';
-import { toImported } from '../../../src/domain/session/state';
+import { toImported } from '../../../src/domain/session/fold';
 import { apply, ev, given, put, T0 } from './given';
 
 const k = (s: string) => s as ScopedSessionId;

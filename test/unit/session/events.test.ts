@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseSessionEvent, SESSION_EVENTS, SESSION_VOCABULARY } from '../../../src/domain/session/events';
-import { nextRecord, SESSION_STORE } from '../../../src/domain/session/state';
+import { nextRecord, SESSION_STORE } from '../../../src/domain/session/fold';
 import { DataDir } from '../../../src/journal/data-dir';
 import { encodeRecords, EMPTY_HEAD, type JournalRecord } from '../../../src/journal/record';
 import type { ScopedSessionId } from '../../../src/shared/ids';

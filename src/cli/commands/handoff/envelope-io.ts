@@ -1,11 +1,10 @@
 // Reading a package (a file or stdin) and writing an envelope (stdout or a private file).
-// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
-const fs = require('node:fs') as typeof import('node:fs');
+import { fs } from '../../../shared/fs';
 import { dirname, resolve } from 'node:path';
 import { readInputFile, type Context } from '../../context';
 import { writeStdout } from '../../../output/stdout';
 import { invalid } from '../../../shared/errors';
-import { writePrivateFile } from '../../../journal/keys';
+import { writePrivateFile } from '../../../journal/key-files';
 import { encodeEnvelope, MAX_ENVELOPE_BYTES, type Envelope } from '../../../domain/handoff/envelope';
 
 /** Refuses an --out path whose directory is missing before anything is minted. */

@@ -1,6 +1,5 @@
 // `crux hook install <client>`: merge crux's hooks into the agent's settings file, idempotently and atomically.
-// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
-const fs = require('node:fs') as typeof import('node:fs');
+import { fs } from '../../../shared/fs';
 import { dirname, join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { buildContext, type GlobalOptions } from '../../context';

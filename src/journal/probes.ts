@@ -1,11 +1,10 @@
 // File facts for `crux doctor`: what is on disk, read without changing anything and without waiting.
-// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
-const fs = require('node:fs') as typeof import('node:fs');
+import { fs } from '../shared/fs';
 import { acquireLock, lockDir, lockMechanism, LockTimeout, type HeldLock, type LockHolder } from './lock';
 import { HISTORY_DIR } from './history';
 import { QUARANTINE_DIR } from './quarantine';
 import { CACHE_DIR, describeIndex } from './derived';
-import { KEYS_DIR } from './keys';
+import { KEYS_DIR } from './key-files';
 import { LOCK_FILE } from './data-dir';
 import { reportScan } from './check';
 import type { DataDir } from './data-dir';

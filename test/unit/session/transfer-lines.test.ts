@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CruxError } from '../../../src/shared/errors';
-import { parseImportLines, spliceState } from '../../../src/domain/session/lines';
+import { parseImportLines, spliceState } from '../../../src/domain/session/transfer-lines';
 import { judgeFreshness } from '../../../src/domain/session/freshness';
 import { listSessions } from '../../../src/domain/session/query';
 import { ev, given, put, T0 } from './given';

@@ -1,6 +1,5 @@
 // Key files under `keys/`: created exclusively (0600, fsynced, never half-written), refused when others can read them.
-// A plain require: esbuild wraps a namespace import in a per-module copy of every fs export.
-const fs = require('node:fs') as typeof import('node:fs');
+import { fs } from '../shared/fs';
 import { basename, dirname, join } from 'node:path';
 import { invalid } from '../shared/errors';
 import { asStorageError, DIR_MODE, ensurePrivateDir, fsyncDir, writeNewFileDurable } from './durable-fs';
