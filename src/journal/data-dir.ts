@@ -255,8 +255,7 @@ export class DataDir implements JournalStore, TransactionHost {
     try {
       ensurePrivateDir(this.root);
       const lockPath = this.path(LOCK_FILE);
-      if (!pathExists(lockPath)) {
-        fs.mkdirSync(lockPath, { mode: 0o700 });
+      if (!pathExists(lockPath) && makeDir(lockPath)) {
         adoptOwner(lockPath, this.root);
         created.push(lockPath);
       }
@@ -319,3 +318,13 @@ function removeIfEmpty(created: readonly string[]): void {
   }
 }
 
+/** Makes a directory (0700); false when another process made it first (two first writes at once). */
+function makeDir(path: string): boolean {
+  try {
+    fs.mkdirSync(path, { mode: 0o700 });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}

@@ -87,6 +87,16 @@ describe('concurrent writers', { timeout: TIMEOUT }, () => {
     });
   });
 
+  it('first writes racing into a directory that does not exist yet: every one succeeds, nothing lost', async () => {
+    for (let round = 0; round < 6; round++) {
+      const dir = join(freshDataDir(), 'not', 'yet');
+      const runs = await Promise.all(Array.from({ length: 12 }, (_, i) => crux(dir, ['session', 'put', `first-${i}`, `{"i":${i}}`])));
+      expect(runs.map((r) => [r.exitCode, r.stderr])).toEqual(runs.map(() => [0, '']));
+      const listed = JSON.parse((await crux(dir, ['--json', 'session', 'list'])).stdout).sessions.map((x: { session_id: string }) => x.session_id);
+      expect(listed.sort()).toEqual(Array.from({ length: 12 }, (_, i) => `first-${i}`).sort());
+    }
+  });
+
   it('handoff accepts racing with puts and case records: each package accepted exactly once, nothing lost', async () => {
     const dir = freshDataDir();
     const packages = 4;
