@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireLock, type HeldLock } from '../../src/journal/lock';
-import { crux, freshDataDir, snapshotDir, tempDir } from '../helpers/cli';
+import { crux, freshDataDir, freshStore, snapshotDir, STORE_KINDS, tempDir } from '../helpers/cli';
 import {
   expectHealthy, figure, journalRecords, percentile, pool, readSessions, scaled, sleep, startCrux, startShell, type Child, TIMEOUT } from './harness';
 import { findOverlaps, parseLockLog } from './lock-log';
@@ -85,16 +85,6 @@ describe('concurrent writers', { timeout: TIMEOUT }, () => {
       lock_sections: sections,
       overlaps: 0,
     });
-  });
-
-  it('first writes racing into a directory that does not exist yet: every one succeeds, nothing lost', async () => {
-    for (let round = 0; round < 6; round++) {
-      const dir = join(freshDataDir(), 'not', 'yet');
-      const runs = await Promise.all(Array.from({ length: 12 }, (_, i) => crux(dir, ['session', 'put', `first-${i}`, `{"i":${i}}`])));
-      expect(runs.map((r) => [r.exitCode, r.stderr])).toEqual(runs.map(() => [0, '']));
-      const listed = JSON.parse((await crux(dir, ['--json', 'session', 'list'])).stdout).sessions.map((x: { session_id: string }) => x.session_id);
-      expect(listed.sort()).toEqual(Array.from({ length: 12 }, (_, i) => `first-${i}`).sort());
-    }
   });
 
   it('handoff accepts racing with puts and case records: each package accepted exactly once, nothing lost', async () => {
@@ -274,4 +264,16 @@ describe('killing the lock holder', { timeout: TIMEOUT }, () => {
     // The kernel frees the lock at the holder's death; waiters poll with a back-off capped at 25 ms (±50%).
     expect(max).toBeLessThan(500);
   });
+});
+
+describe.each(STORE_KINDS)('first writes racing into a %s store that does not exist yet', (kind) => {
+  it('every one succeeds, nothing lost', async () => {
+    for (let round = 0; round < (kind === 'dir' ? 6 : 2); round++) {
+      const store = kind === 'dir' ? join(freshDataDir(), 'not', 'yet') : freshStore(kind);
+      const runs = await Promise.all(Array.from({ length: 12 }, (_, i) => crux(store, ['session', 'put', `first-${i}`, `{"i":${i}}`])));
+      expect(runs.map((r) => [r.exitCode, r.stderr])).toEqual(runs.map(() => [0, '']));
+      const listed = JSON.parse((await crux(store, ['--json', 'session', 'list'])).stdout).sessions.map((x: { session_id: string }) => x.session_id);
+      expect(listed.sort()).toEqual(Array.from({ length: 12 }, (_, i) => `first-${i}`).sort());
+    }
+  }, TIMEOUT);
 });
