@@ -324,9 +324,8 @@ export const META_TERMS_MAX = 127;
  * bits 0–7 its reward quantized downwards (floor(reward × 255)), so that a smaller quantum is a strictly
  * smaller reward: a candidate can lose on it without its exact reward being read.
  */
-export const packMeta = (reward: number, termCount: number, success: boolean): number =>
-  ((success ? 0x8000 : 0) | (Math.min(termCount, META_TERMS_MAX) << 8) | rewardQuantum(reward)) >>> 0;
-export const rewardQuantum = (reward: number): number => Math.max(0, Math.min(255, Math.floor(reward * 255)));
+const packMeta = (reward: number, termCount: number, success: boolean): number =>
+  ((success ? 0x8000 : 0) | (Math.min(termCount, META_TERMS_MAX) << 8) | Math.max(0, Math.min(255, Math.floor(reward * 255)))) >>> 0;
 export const metaTerms = (meta: number): number => (meta >>> 8) & 0x7f;
 export const metaSuccess = (meta: number): boolean => (meta & 0x8000) !== 0;
 export const metaReward = (meta: number): number => meta & 0xff;
