@@ -1,7 +1,15 @@
-// Progress for `session import` and `case import`: one line on stderr (TTY only) from the first byte read to
-// the batch written, fitted to the terminal.
+// What `session import` and `case import` share: reading their input (a file, or - / nothing for stdin, at most
+// CRUX_MAX_IMPORT_BYTES), and progress — one line on stderr (TTY only) from the first byte read to the batch
+// written, fitted to the terminal.
 import { startImportProgress } from '../output/progress';
-import type { Context } from './context';
+import { readInputFile, readStdin, type Context } from './context';
+import { envCount } from './parse';
+
+/** The import's bytes: `file`, or standard input for - or none; larger than CRUX_MAX_IMPORT_BYTES (else `defaultMax`) is refused. */
+export function readImportInput(ctx: Context, file: string | undefined, defaultMax: number): Buffer {
+  const max = envCount(ctx.env, 'CRUX_MAX_IMPORT_BYTES', defaultMax)!;
+  return file === undefined || file === '-' ? readStdin(max, 'standard input (the import)') : readInputFile(file, max);
+}
 
 type OnLine = (doneBytes: number, totalBytes: number) => void;
 

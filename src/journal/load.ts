@@ -209,4 +209,4 @@ export function loadSnapshot<S>(root: string, path: string, spec: StoreSpec<S>, 
 const inMemory = (bytes: Buffer): SnapshotBody => ({ length: bytes.length, read: (offset, length) => bytes.subarray(offset, offset + length) });
 
 /** The record at `at`, verified as a replay verifies it (undefined when it does not). */
-export { readVerified as readRecordAt } from './derived/store-index';
+export { readVerified as readRecordAt } from './derived/cache-file';

@@ -7,7 +7,7 @@ import { acquireLock, type HeldLock } from '../../src/journal/lock';
 import { crux, freshDataDir, freshStore, snapshotDir, STORE_KINDS, tempDir } from '../helpers/cli';
 import {
   expectHealthy, figure, journalRecords, percentile, pool, readSessions, scaled, sleep, startCrux, startShell, type Child, TIMEOUT } from './harness';
-import { findOverlaps, parseLockLog } from './lock-log';
+import { findOverlaps, parseLockLog, untilEntered } from './lock-log';
 
 const WRITERS = 16;
 
@@ -204,7 +204,7 @@ describe('killing the lock holder', { timeout: TIMEOUT }, () => {
       if (randomKill) setTimeout(kill, 40 + Math.random() * 200);
       if (insideKill) {
         void (async () => {
-          while (alive() && !(fs.existsSync(lockLog) && fs.readFileSync(lockLog, 'utf8').includes(`enter ${child.proc.pid} `))) await sleep(2);
+          await untilEntered(lockLog, child.proc.pid, 2, alive);
           await sleep(Math.random() * hold * 0.8);
           kill();
         })();
@@ -236,7 +236,7 @@ describe('killing the lock holder', { timeout: TIMEOUT }, () => {
     for (let r = 0; r < rounds; r++) {
       const lockLog = join(tempDir(), 'lock.log');
       const victim = startCrux(dir, ['session', 'put', `victim${r}`, '{}'], { CRUX_TEST_LOCK_LOG: lockLog, CRUX_TEST_LOCK_HOLD_MS: '60000' });
-      while (!(fs.existsSync(lockLog) && fs.readFileSync(lockLog, 'utf8').includes(`enter ${victim.proc.pid} `))) await sleep(5);
+      await untilEntered(lockLog, victim.proc.pid);
       const waiters: Child[] = Array.from({ length: 4 }, (_, w) =>
         startCrux(dir, ['session', 'put', `r${r}w${w}`, `{"w":${w}}`], { CRUX_TEST_LOCK_LOG: lockLog, CRUX_LOCK_TIMEOUT: '30s' }),
       );

@@ -6,6 +6,8 @@
 // its section ends at its death, which comes after its `kill` line. So an `enter` while another process is
 // inside is an overlap unless that process's `kill` line came first.
 
+import { readFileSync } from 'node:fs';
+
 export interface LockEvent {
   readonly kind: 'enter' | 'exit' | 'kill';
   readonly pid: number;
@@ -51,4 +53,18 @@ export function findOverlaps(events: readonly LockEvent[]): { overlaps: string[]
     inside = undefined;
   });
   return { overlaps, sections, killedInside };
+}
+
+/** Whether process `pid` has entered the lock (an `enter` line of its own in the log at `path`). */
+export function hasEntered(path: string, pid: number | undefined): boolean {
+  try {
+    return readFileSync(path, 'utf8').includes(`enter ${pid} `);
+  } catch {
+    return false;
+  }
+}
+
+/** Waits until process `pid` is inside the lock (while `alive()`, when given), polling every `ms`. */
+export async function untilEntered(path: string, pid: number | undefined, ms = 5, alive: () => boolean = () => true): Promise<void> {
+  while (alive() && !hasEntered(path, pid)) await new Promise((resolve) => setTimeout(resolve, ms));
 }

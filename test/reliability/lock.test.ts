@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { crux, freshDataDir, tempDir } from '../helpers/cli';
 import { expectHealthy, figure, journalRecords, percentile, readSessions, scaled, sleep, startCrux, startShell, TIMEOUT } from './harness';
-import { findOverlaps, parseLockLog } from './lock-log';
+import { findOverlaps, parseLockLog, untilEntered } from './lock-log';
 
 const permitted = (args: string[]) => spawnSync('unshare', [...args, 'true'], { stdio: 'ignore' }).status === 0;
 const NETNS = permitted(['-n']);
@@ -135,7 +135,7 @@ describe('hand-over', { timeout: TIMEOUT }, () => {
       const kill = r % 2 === 0;
       const lockLog = join(tempDir(), 'lock.log');
       const holder = startCrux(dir, ['session', 'put', `h${r}`, '{}'], { CRUX_TEST_LOCK_LOG: lockLog, CRUX_TEST_LOCK_HOLD_MS: kill ? '60000' : '900' });
-      while (!(fs.existsSync(lockLog) && fs.readFileSync(lockLog, 'utf8').includes(`enter ${holder.proc.pid} `))) await sleep(5);
+      await untilEntered(lockLog, holder.proc.pid);
       const waiters = [0, 1, 2].map((w) => startCrux(dir, ['session', 'put', `r${r}w${w}`, '{}'], { CRUX_TEST_LOCK_LOG: lockLog, CRUX_LOCK_TIMEOUT: '30s' }));
       await sleep(500); // the waiters are up and waiting
       let from: bigint;
@@ -170,7 +170,7 @@ describe('the holder, named; the lock on a filesystem it cannot trust', { timeou
     expect((await crux(dir, ['session', 'put', 'a', '{}'])).exitCode).toBe(0);
     const lockLog = join(tempDir(), 'lock.log');
     const holder = startCrux(dir, ['session', 'put', 'held', `{"url":"https://user:SECRET@h/${'x'.repeat(100)}"}`], { CRUX_TEST_LOCK_LOG: lockLog, CRUX_TEST_LOCK_HOLD_MS: '4000' });
-    while (!(fs.existsSync(lockLog) && fs.readFileSync(lockLog, 'utf8').includes(`enter ${holder.proc.pid} `))) await sleep(5);
+    await untilEntered(lockLog, holder.proc.pid);
     const run = await crux(dir, ['session', 'put', 'b', '{}'], { env: { CRUX_LOCK_TIMEOUT: '500ms' } });
     expect(run.exitCode).toBe(75);
     expect(run.stderr).toMatch(new RegExp(`^crux: the data directory is locked by another crux process \\(waited 1 s\\): .*, locked by pid ${holder.proc.pid} \\(crux --data-dir .* session put held.*…\\) \\(safe to retry`));
@@ -201,7 +201,7 @@ describe('the holder, named; the lock on a filesystem it cannot trust', { timeou
     // A released lock is taken at once there too.
     const lockLog = join(tempDir(), 'lock.log');
     const victim = startCrux(dir, ['session', 'put', 'victim', '{}'], { ...nfs, CRUX_TEST_LOCK_LOG: lockLog, CRUX_TEST_LOCK_HOLD_MS: '60000' });
-    while (!(fs.existsSync(lockLog) && fs.readFileSync(lockLog, 'utf8').includes(`enter ${victim.proc.pid} `))) await sleep(5);
+    await untilEntered(lockLog, victim.proc.pid);
     victim.proc.kill('SIGKILL');
     await victim.done;
     const blocked = await crux(dir, ['session', 'put', 'c', '{}'], { env: { ...nfs, CRUX_LOCK_TIMEOUT: '300ms' } });
@@ -223,7 +223,7 @@ describe('the holder, named; the lock on a filesystem it cannot trust', { timeou
     expect((await crux(dir, ['session', 'put', 'a', '{}'])).exitCode).toBe(0);
     const lockLog = join(tempDir(), 'lock.log');
     const victim = startCrux(dir, ['session', 'put', 'victim', '{}'], { CRUX_TEST_LOCK_LOG: lockLog, CRUX_TEST_LOCK_HOLD_MS: '60000' });
-    while (!(fs.existsSync(lockLog) && fs.readFileSync(lockLog, 'utf8').includes(`enter ${victim.proc.pid} `))) await sleep(5);
+    await untilEntered(lockLog, victim.proc.pid);
     victim.proc.kill('SIGKILL');
     await victim.done;
     const report = JSON.parse((await crux(dir, ['--json', 'doctor'])).stdout);
@@ -248,7 +248,7 @@ describe('the holder, named; the lock on a filesystem it cannot trust', { timeou
     // 40 writers killed while they waited: each leaves its socket (now refusing) and holder file.
     const lockLog = join(tempDir(), 'lock.log');
     const holder = startCrux(dir, ['session', 'put', 'held', '{}'], { CRUX_TEST_LOCK_LOG: lockLog, CRUX_TEST_LOCK_HOLD_MS: '60000' });
-    while (!(fs.existsSync(lockLog) && fs.readFileSync(lockLog, 'utf8').includes(`enter ${holder.proc.pid} `))) await sleep(5);
+    await untilEntered(lockLog, holder.proc.pid);
     const doomed = Array.from({ length: 40 }, (_, i) => startCrux(dir, ['session', 'put', `d${i}`, '{}'], { CRUX_LOCK_TIMEOUT: '60s' }));
     const live = startCrux(dir, ['session', 'put', 'live', '{}'], { CRUX_LOCK_TIMEOUT: '60s' });
     const infos = () => fs.readdirSync(join(dir, '.lock')).filter((n) => n.startsWith('i.'));

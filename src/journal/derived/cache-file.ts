@@ -10,7 +10,7 @@ import { fs } from '../../shared/fs';
 import { join } from 'node:path';
 import { crashPoint } from '../crash-point';
 import { ensurePrivateDir, FILE_MODE } from '../durable-fs';
-import { decodeRecord, VERIFY_ALL } from '../record';
+import { decodeRecord, VERIFY_ALL, type JournalRecord } from '../record';
 import { crc32 } from './checksum';
 
 export const CACHE_DIR = 'cache';
@@ -98,14 +98,23 @@ export function bindingHolds(fd: number, size: number, b: JournalBinding, opts: 
   if (b.size === size && b.mtime_ns !== mtimeOf(fd)) return false;
   if (b.seq === 0) return b.size === 0;
   if (b.head_offset + b.head_length + 1 !== b.size) return false;
-  const buf = Buffer.allocUnsafe(b.head_length + 1);
+  const head = readVerified(fd, { offset: b.head_offset, length: b.head_length });
+  return head !== undefined && head.seq === b.seq && head.h === b.h;
+}
+
+/**
+ * The line at `at` of the journal open at `fd`, verified as a replay would (its own hash, its fields), or
+ * undefined: a derived file only says where to look.
+ */
+export function readVerified(fd: number, at: { readonly offset: number; readonly length: number }): JournalRecord | undefined {
+  const buf = Buffer.allocUnsafe(at.length + 1);
   try {
-    if (fs.readSync(fd, buf, 0, buf.length, b.head_offset) !== buf.length || buf[b.head_length] !== 10) return false;
+    if (fs.readSync(fd, buf, 0, buf.length, at.offset) !== buf.length || buf[at.length] !== 10) return undefined;
   } catch {
-    return false;
+    return undefined;
   }
-  const decoded = decodeRecord(buf.toString('utf8', 0, b.head_length), VERIFY_ALL);
-  return decoded.ok && decoded.record.seq === b.seq && decoded.record.h === b.h;
+  const decoded = decodeRecord(buf.toString('utf8', 0, at.length), VERIFY_ALL);
+  return decoded.ok ? decoded.record : undefined;
 }
 
 /**

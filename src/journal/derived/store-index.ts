@@ -9,7 +9,7 @@
 // verified, so the index is a prefix that the journal's own tail completes. Every line read through the index
 // is decoded and verified like a replay's, and must concern the key asked for.
 import { fs } from '../../shared/fs';
-import { decodeRecord, VERIFY_ALL, type ChainHead, type JournalRecord } from '../record';
+import type { ChainHead, JournalRecord } from '../record';
 import { scanJournal, type LinePosition, type TornTail } from '../scan';
 import type { IndexQuery, StoreSpec } from '../store-spec';
 import {
@@ -21,6 +21,7 @@ import {
   mtimeOf,
   newNonce,
   readHeader,
+  readVerified,
   writeCacheFile,
   type JournalBinding,
 } from './cache-file';
@@ -468,19 +469,6 @@ function readTail(spec: StoreSpec<any>, fd: number, size: number, covered: Journ
   }, covered.seq === 0 ? undefined : { offset: covered.size, line: covered.lines, head });
   if (scan.problems.some((p) => p.offset !== scan.tornTail?.offset)) return undefined;
   return { entries, keys, head: scan.head, headAt: scan.headAt ?? atHead, lines: scan.lines, bytes: scan.bytes, tornTail: scan.tornTail };
-}
-
-/** Reads the line at `at` and verifies it as a replay would (its own hash, a known event). */
-export function readVerified(fd: number, at: LinePosition): JournalRecord | undefined {
-  const buf = Buffer.allocUnsafe(at.length + 1);
-  try {
-    if (fs.readSync(fd, buf, 0, buf.length, at.offset) !== buf.length || buf[at.length] !== 10) return undefined;
-  } catch {
-    return undefined;
-  }
-  // The index only says where to look: the line itself is verified as a replay would (one hash).
-  const decoded = decodeRecord(buf.toString('utf8', 0, at.length), VERIFY_ALL);
-  return decoded.ok ? decoded.record : undefined;
 }
 
 /** Writes a whole new base (temp + rename) and removes the log it replaces. */

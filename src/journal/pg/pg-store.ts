@@ -476,28 +476,21 @@ class PgTransaction implements Transaction {
     return folded.state;
   }
 
-  async loadKey<S>(spec: StoreSpec<S>, ...keys: string[]): Promise<S> {
-    const loaded = this.loaded.get(spec);
-    if (loaded?.full) return loaded.state as S;
-    if (loaded !== undefined) throw new Error(`${spec.file}: load every key before the first append`);
-    if (spec.keyOf === undefined || this.pending.some((p) => p.spec === spec)) return this.load(spec);
-    const [folded, { head, line }] = await Promise.all([
-      this.store.foldKeys(this.sql, this.catalog, spec, keys),
-      this.store.headOf(this.sql, this.catalog, spec.file),
-    ]);
-    this.loaded.set(spec, { state: folded.state, full: false, head, line });
-    return folded.state;
+  loadKey<S>(spec: StoreSpec<S>, ...keys: string[]): Promise<S> {
+    return this.loadSome(spec, () => this.store.foldKeys(this.sql, this.catalog, spec, keys));
   }
 
-  async loadIndexed<S>(spec: StoreSpec<S>, query: IndexQuery): Promise<S> {
+  loadIndexed<S>(spec: StoreSpec<S>, query: IndexQuery): Promise<S> {
+    return this.loadSome(spec, () => this.store.foldIndexed(this.sql, this.catalog, spec, query));
+  }
+
+  /** Some entities of a store (`fold` reads their rows), with the journal's head to append after. */
+  private async loadSome<S>(spec: StoreSpec<S>, fold: () => Promise<{ state: S }>): Promise<S> {
     const loaded = this.loaded.get(spec);
     if (loaded?.full) return loaded.state as S;
     if (loaded !== undefined) throw new Error(`${spec.file}: load every key before the first append`);
     if (spec.keyOf === undefined || this.pending.some((p) => p.spec === spec)) return this.load(spec);
-    const [folded, { head, line }] = await Promise.all([
-      this.store.foldIndexed(this.sql, this.catalog, spec, query),
-      this.store.headOf(this.sql, this.catalog, spec.file),
-    ]);
+    const [folded, { head, line }] = await Promise.all([fold(), this.store.headOf(this.sql, this.catalog, spec.file)]);
     this.loaded.set(spec, { state: folded.state, full: false, head, line });
     return folded.state;
   }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { thresholdsOf } from '../../../src/cli/thresholds';
 import { DEFAULT_THRESHOLDS } from '../../../src/domain/session/freshness';
-import { CruxError } from '../../../src/shared/errors';
+import { refusalOf } from '../../helpers/refusal';
 
 describe('freshness thresholds (session list and doctor)', () => {
   it('defaults without flags or environment', () => {
@@ -15,15 +15,7 @@ describe('freshness thresholds (session list and doctor)', () => {
   });
 
   it('refuses a bad duration or a fresh threshold beyond the stale one (exit 5), naming the source', () => {
-    const refusal = (f: () => unknown) => {
-      try {
-        f();
-      } catch (e) {
-        if (e instanceof CruxError) return `${e.exitCode} ${e.message}`;
-        throw e;
-      }
-      return 'ok';
-    };
+    const refusal = refusalOf;
     expect(refusal(() => thresholdsOf({ CRUX_STALE_AFTER: 'soon' }))).toMatch(/^5 .*CRUX_STALE_AFTER/);
     expect(refusal(() => thresholdsOf({}, { freshFor: 'x' }))).toMatch(/^5 .*--fresh-for/);
     expect(refusal(() => thresholdsOf({}, { freshFor: '2d', staleAfter: '1d' }))).toMatch(/^5 the fresh threshold/);

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { PgStore } from '../../../src/journal/pg/pg-store';
 import { parseStoreUrl } from '../../../src/journal/pg/url';
-import { encodeRecords, EMPTY_HEAD, type JournalRecord } from '../../../src/journal/record';
+import { encodeRecords, EMPTY_HEAD, type EventDraft, type JournalRecord } from '../../../src/journal/record';
 import { declareVocabulary, type StoreSpec } from '../../../src/journal/store-spec';
 import { CruxError } from '../../../src/shared/errors';
 import { freshStoreUrl, pgPassword, pgServerUrl, pgSkipReason, psql } from '../../helpers/pg';
@@ -28,6 +28,13 @@ const warnings: string[] = [];
 const open = (url = freshStoreUrl(), lockTimeoutMs = 5000) =>
   new PgStore(parseStoreUrl(url), { reporter: { warn: (m) => warnings.push(m) }, lockTimeoutMs, cruxVersion: 'test', specs: [COUNTERS] });
 
+/** One write that appends `drafts` to COUNTERS (after loading it, as a command does). */
+const append = (store: PgStore, drafts: EventDraft[]) =>
+  store.write(async (tx) => {
+    await tx.load(COUNTERS);
+    tx.append(COUNTERS, drafts);
+  }, TS);
+
 async function lines(store: PgStore): Promise<string[]> {
   const out: string[] = [];
   for await (const line of store.rawLines(COUNTERS.file)) out.push(Buffer.from(line).toString('utf8'));
@@ -46,10 +53,7 @@ describe.skipIf(pgSkipReason() !== undefined)('PgStore', () => {
     try {
       expect(await store.read(COUNTERS)).toEqual(new Map());
       const drafts = [{ ev: 'counter.put', data: { id: 'a', n: 1 } }, { ev: 'counter.put', data: { id: 'b', n: 1e21, s: '"\\\u00e9\u2028' } }];
-      await store.write(async (tx) => {
-        await tx.load(COUNTERS);
-        tx.append(COUNTERS, drafts);
-      }, TS);
+      await append(store, drafts);
       await store.write(async (tx) => {
         const s = await tx.loadKey(COUNTERS, 'a');
         expect(s.get('a')).toBe(1);
@@ -187,10 +191,7 @@ describe.skipIf(pgSkipReason() !== undefined)('PgStore', () => {
     const url = freshStoreUrl();
     const store = open(url);
     try {
-      await store.write(async (tx) => {
-        await tx.load(COUNTERS);
-        tx.append(COUNTERS, [{ ev: 'counter.put', data: { id: 'a', n: 1 } }]);
-      }, TS);
+      await append(store, [{ ev: 'counter.put', data: { id: 'a', n: 1 } }]);
       const schema = new URL(url).searchParams.get('schema');
       psql(`insert into ${schema}.schema_version (version, crux_version) values (99, 'future')`);
       const later = open(url);
@@ -240,10 +241,7 @@ describe.skipIf(pgSkipReason() !== undefined)('PgStore', () => {
     const url = freshStoreUrl();
     const store = open(url);
     try {
-      await store.write(async (tx) => {
-        await tx.load(COUNTERS);
-        tx.append(COUNTERS, [1, 2, 3].map((n) => ({ ev: 'counter.put', data: { id: `k${n}`, n } })));
-      }, TS);
+      await append(store, [1, 2, 3].map((n) => ({ ev: 'counter.put', data: { id: `k${n}`, n } })));
       const schema = new URL(url).searchParams.get('schema');
       psql(`update ${schema}.journal_counters set body = replace(body, '"n":2', '"n":7') where line = 2`);
       const [bad] = await store.check([COUNTERS], { repair: false, ts: TS });
@@ -262,10 +260,7 @@ describe.skipIf(pgSkipReason() !== undefined)('PgStore', () => {
     const source = open();
     const target = open();
     try {
-      await source.write(async (tx) => {
-        await tx.load(COUNTERS);
-        tx.append(COUNTERS, [{ ev: 'counter.put', data: { id: 'x', n: 1 } }, { ev: 'counter.added', data: { id: 'x', n: 2 } }]);
-      }, TS);
+      await append(source, [{ ev: 'counter.put', data: { id: 'x', n: 1 } }, { ev: 'counter.added', data: { id: 'x', n: 2 } }]);
       await target.restore(COUNTERS.file, source.rawLines(COUNTERS.file));
       expect(await lines(target)).toEqual(await lines(source));
       expect(await target.readKey(COUNTERS, 'x')).toEqual(new Map([['x', 3]]));
@@ -320,10 +315,7 @@ describe.skipIf(pgSkipReason() !== undefined)('PgStore', () => {
   it('a transaction an earlier statement aborted is never acknowledged (COMMIT answers ROLLBACK, not an error)', async () => {
     const store = open();
     try {
-      await store.write(async (tx) => {
-        await tx.load(COUNTERS);
-        tx.append(COUNTERS, [{ ev: 'counter.put', data: { id: 'a', n: 1 } }]);
-      }, TS);
+      await append(store, [{ ev: 'counter.put', data: { id: 'a', n: 1 } }]);
       const error = await failure(
         store.transaction(async (sql) => {
           await sql`select 1/0`.catch(() => {});

@@ -1,21 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { CruxError } from '../../../src/shared/errors';
 import { parseImportLines, spliceState } from '../../../src/domain/session/transfer-lines';
 import { judgeFreshness } from '../../../src/domain/session/freshness';
 import { listSessions } from '../../../src/domain/session/query';
 import { ev, given, put, T0 } from './given';
+import { refusalOf } from '../../helpers/refusal';
 
 const opts = { agent: undefined, maxStateBytes: 1 << 20, now: T0 };
 const parse = (text: string, o = opts) => parseImportLines(Buffer.from(text), o);
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof CruxError) return `${e.exitCode} ${e.message}`;
-    throw e;
-  }
-  return 'ok';
-}
+const codeOf = refusalOf;
 
 describe('export lines', () => {
   it('keeps a one-line state raw and adds state_text only when needed', () => {

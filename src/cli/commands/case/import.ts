@@ -1,8 +1,7 @@
 // `crux case import [file]`: add cases from JSON Lines; one bad line refuses them all.
 import { Command } from 'commander';
-import { buildContext, readInputFile } from '../../context';
-import { withImportProgress } from '../../import-progress';
-import { envCount } from '../../parse';
+import { buildContext } from '../../context';
+import { readImportInput, withImportProgress } from '../../import-progress';
 import { emit } from '../../../output/emit';
 import { renderImported } from '../../../output/case';
 import { newId, type CaseId } from '../../../shared/ids';
@@ -30,8 +29,7 @@ export function makeImportCommand(): Command {
     .addHelpText('after', '\nExample:\n  crux case import cases.backup.jsonl')
     .action(async (file: string | undefined, _opts, command: Command) => {
       const ctx = buildContext(command);
-      const max = envCount(ctx.env, 'CRUX_MAX_IMPORT_BYTES', DEFAULT_MAX_IMPORT_BYTES)!;
-      const input = readInputFile(file ?? '-', max);
+      const input = readImportInput(ctx, file, DEFAULT_MAX_IMPORT_BYTES);
       const summary = await withImportProgress(ctx, file, (onLine) => importCases(scopeOf(ctx), parseImportLines(input, caseIdSource(), ctx.now, onLine)));
       await emit(ctx, summary, renderImported);
     });

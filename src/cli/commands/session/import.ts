@@ -1,8 +1,7 @@
 // `crux session import [file]`: JSON Lines of session records, written in one append or not at all.
 import { Command } from 'commander';
-import { buildContext, readInputFile, readStdin } from '../../context';
-import { withImportProgress } from '../../import-progress';
-import { envCount } from '../../parse';
+import { buildContext } from '../../context';
+import { readImportInput, withImportProgress } from '../../import-progress';
 import { emit, sentence } from '../../../output/emit';
 import { renderImported } from '../../../output/session';
 import { importSessions } from '../../../domain/session/store';
@@ -17,8 +16,7 @@ export function makeImportCommand(): Command {
     .addHelpText('after', '\nExample:\n  crux session import sessions.backup.jsonl')
     .action(async (file: string | undefined, _opts, command: Command) => {
       const ctx = buildContext(command);
-      const max = envCount(ctx.env, 'CRUX_MAX_IMPORT_BYTES', DEFAULT_MAX_IMPORT_BYTES)!;
-      const input = file === undefined || file === '-' ? readStdin(max, 'standard input (the import)') : readInputFile(file, max);
+      const input = readImportInput(ctx, file, DEFAULT_MAX_IMPORT_BYTES);
       const summary = await withImportProgress(ctx, file, (onLine) => importSessions(scopeOf(ctx), input, { maxStateBytes: maxStateBytes(ctx), onLine }));
       await emit(ctx, summary, sentence(renderImported));
     });
