@@ -1,8 +1,7 @@
 // The program: global options, and the command groups, each made by its factory when the command line needs it.
 import { Command, Option } from 'commander';
 import { writeStderr, writeStdout } from '../output/stdout';
-
-export const VERSION = '0.1.0';
+import { VERSION } from './version';
 
 type GroupFactory = (wanted?: string) => Command;
 

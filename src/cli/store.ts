@@ -9,7 +9,7 @@ import type { HistoryRetention } from '../journal/history';
 import type { PgStore } from '../journal/pg/pg-store';
 import { ALL_STORES } from '../domain/stores';
 import { invalid, usage } from '../shared/errors';
-import { VERSION } from './program';
+import { VERSION } from './version';
 
 /** Where the store came from (doctor reports it): --store/--data-dir, the environment, $XDG_DATA_HOME, or the default. */
 export type StoreSource = DataDirSource;

@@ -7,8 +7,7 @@ import type { IdKind } from '../../output/completion';
 import { listSessions } from '../operations/session';
 import { listCases } from '../../domain/case/store';
 import { listHandoffs } from '../../domain/handoff/store';
-import { scopeOf as caseScope } from './case/scope';
-import { scopeOf as handoffScope } from './handoff/scope';
+import { caseScope, handoffScope } from '../operations/scope';
 
 const IDS: Record<IdKind, (ctx: Context) => Promise<string[]>> = {
   session: async (ctx) => (await listSessions(ctx, { all: true, archived: false, stranded: false, allAgents: false })).sessions.map((s) => s.session_id),

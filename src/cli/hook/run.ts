@@ -1,7 +1,7 @@
 // A coding agent's lifecycle hook (SPEC §10.2): one payload from stdin mapped onto the sessions and cases of the
 // hook's agent. Each event is one transaction; the answer, if any, is the stdout the agent reads.
 import type { Context } from '../context';
-import { scopeOf } from '../commands/session/scope';
+import { sessionScope as scopeOf } from '../operations/scope';
 import { CruxError, invalid } from '../../shared/errors';
 import { parseAgentName, parseLogicalSessionId, type AgentName, type LogicalSessionId } from '../../shared/ids';
 import { closeSession, touchSession, type SessionScope } from '../../domain/session/store';

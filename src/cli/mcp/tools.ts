@@ -3,7 +3,7 @@
 import type { z as Zod } from 'zod';
 import type { Context } from '../context';
 import { parsePositiveDuration } from '../parse';
-import { durationOr } from '../commands/handoff/scope';
+import { durationOr } from '../operations/scope';
 import * as caseOps from '../operations/case';
 import * as handoffOps from '../operations/handoff';
 import { checkJournals } from '../operations/journal';

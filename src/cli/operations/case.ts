@@ -4,7 +4,7 @@ import { newId, type CaseId } from '../../shared/ids';
 import type { CaseDraft } from '../../domain/case/case';
 import type { RetrieveQuery } from '../../domain/case/rank';
 import { recordCase as record, retrieveCases } from '../../domain/case/store';
-import { scopeOf as caseScope } from '../commands/case/scope';
+import { caseScope } from './scope';
 
 export async function recordCase(ctx: Context, draft: CaseDraft) {
   return { case: await record(caseScope(ctx), draft, newId<CaseId>('c')) };

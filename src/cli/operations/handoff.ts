@@ -1,8 +1,7 @@
 // Handoff operations as every adapter runs them (CLI, MCP): mint answers with the envelope, which is itself the
 // `--json` document; accept with `{accepted}` (SPEC §8).
 import type { Context } from '../context';
-import { scopeOf as handoffScope } from '../commands/handoff/scope';
-import { maxStateBytes } from '../commands/session/scope';
+import { handoffScope, maxStateBytes } from './scope';
 import type { AgentName } from '../../shared/ids';
 import { encodeEnvelope } from '../../domain/handoff/envelope';
 import { acceptHandoff, mintHandoff, type MintCommand } from '../../domain/handoff/store';

@@ -3,7 +3,7 @@
 import type { Context } from '../context';
 import { envCount } from '../parse';
 import type { ThresholdFlags } from '../thresholds';
-import { maxStateBytes, scopeOf as sessionScope } from '../commands/session/scope';
+import { maxStateBytes, sessionScope } from './scope';
 import { invalid } from '../../shared/errors';
 import type { LogicalSessionId } from '../../shared/ids';
 import { spliceState } from '../../domain/session/transfer-lines';

@@ -6,7 +6,7 @@ import { renderDeleted } from '../../../output/case';
 import { usage } from '../../../shared/errors';
 import { parseCaseId } from '../../../shared/ids';
 import { deleteCase } from '../../../domain/case/store';
-import { scopeOf } from './scope';
+import { caseScope as scopeOf } from '../../operations/scope';
 
 export function makeDeleteCommand(): Command {
   return new Command('delete')

@@ -7,7 +7,7 @@ import { renderImported } from '../../../output/case';
 import { newId, type CaseId } from '../../../shared/ids';
 import { parseImportLines } from '../../../domain/case/import-lines';
 import { importCases } from '../../../domain/case/store';
-import { scopeOf } from './scope';
+import { caseScope as scopeOf } from '../../operations/scope';
 
 const DEFAULT_MAX_IMPORT_BYTES = 1024 * 1024 * 1024;
 

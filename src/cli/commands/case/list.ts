@@ -1,14 +1,14 @@
 // `crux case list`: every case, in the order they were written; filtered, sorted, limited.
 import { Command } from 'commander';
 import { buildContext } from '../../context';
-import { addListOptions, collect, parseLimit, parseSort } from '../../list-options';
+import { addListOptions, collect, parseLimit, parseSort } from '../list-options';
 import { emit } from '../../../output/emit';
 import { renderCaseList } from '../../../output/case';
 import { usage } from '../../../shared/errors';
 import type { Case } from '../../../domain/case/case';
 import { listCases } from '../../../domain/case/store';
 import { applyWindow, CASE_ORDERS } from '../../../domain/list-window';
-import { scopeOf } from './scope';
+import { caseScope as scopeOf } from '../../operations/scope';
 
 export function makeListCommand(): Command {
   const command = new Command('list')

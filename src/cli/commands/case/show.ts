@@ -5,7 +5,7 @@ import { emit } from '../../../output/emit';
 import { renderCase } from '../../../output/case';
 import { parseCaseId } from '../../../shared/ids';
 import { showCase } from '../../../domain/case/store';
-import { scopeOf } from './scope';
+import { caseScope as scopeOf } from '../../operations/scope';
 
 export function makeShowCommand(): Command {
   return new Command('show')

@@ -6,7 +6,7 @@ import { renderAccepted } from '../../../output/handoff';
 import { DEFAULT_MAX_AGE_MS } from '../../../domain/handoff/store';
 import { accept } from '../../operations/handoff';
 import { readPackage } from './envelope-io';
-import { agentOf, durationOr } from './scope';
+import { agentOf, durationOr } from '../../operations/scope';
 
 export function makeAcceptCommand(): Command {
   return new Command('accept')

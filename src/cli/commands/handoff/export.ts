@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { buildContext } from '../../context';
 import { exportHandoff } from '../../../domain/handoff/store';
 import { checkOutPath, writeEnvelope } from './envelope-io';
-import { scopeOf } from './scope';
+import { handoffScope as scopeOf } from '../../operations/scope';
 
 export function makeExportCommand(): Command {
   return new Command('export')

@@ -7,7 +7,7 @@ import { loadStyle } from '../../../output/style';
 import { parseAgentName } from '../../../shared/ids';
 import { DEFAULT_MAX_AGE_MS, inspectHandoff } from '../../../domain/handoff/store';
 import { readPackage } from './envelope-io';
-import { durationOr, scopeOf } from './scope';
+import { durationOr, handoffScope as scopeOf } from '../../operations/scope';
 
 export function makeInspectCommand(): Command {
   return new Command('inspect')

@@ -4,7 +4,7 @@ import { buildContext } from '../../context';
 import { emit } from '../../../output/emit';
 import { renderKeygen, renderTrusted, renderUntrusted } from '../../../output/handoff';
 import { keygen, trustKey, untrustKey } from '../../../domain/handoff/store';
-import { agentOf, scopeOf } from './scope';
+import { agentOf, handoffScope as scopeOf } from '../../operations/scope';
 
 export function makeKeygenCommand(): Command {
   return new Command('keygen')

@@ -1,13 +1,13 @@
 // `crux handoff list`: minted and accepted handoffs with their status (filtered, sorted, limited), and the keyring.
 import { Command } from 'commander';
 import { buildContext } from '../../context';
-import { addListOptions, parseChoices, parseLimit, parseSort, statusOption } from '../../list-options';
+import { addListOptions, parseChoices, parseLimit, parseSort, statusOption } from '../list-options';
 import { emit } from '../../../output/emit';
 import { renderList } from '../../../output/handoff';
 import { parseAgentName } from '../../../shared/ids';
 import { listHandoffs, type HandoffRow } from '../../../domain/handoff/store';
 import { applyWindow, HANDOFF_ORDERS } from '../../../domain/list-window';
-import { scopeOf } from './scope';
+import { handoffScope as scopeOf } from '../../operations/scope';
 
 const STATUSES = ['outstanding', 'accepted', 'expired'] as const;
 

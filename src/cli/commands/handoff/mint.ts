@@ -11,7 +11,7 @@ import { mergeTaskRecord, parseTaskRecord, type TaskRecord } from '../../../doma
 import { DEFAULT_TTL_MS } from '../../../domain/handoff/store';
 import { mint } from '../../operations/handoff';
 import { checkOutPath, writeEnvelope } from './envelope-io';
-import { agentOf, durationOr } from './scope';
+import { agentOf, durationOr } from '../../operations/scope';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 

@@ -6,7 +6,7 @@ import { renderDeleted } from '../../../output/session';
 import { parseLogicalSessionId } from '../../../shared/ids';
 import { usage } from '../../../shared/errors';
 import { deleteSession } from '../../../domain/session/store';
-import { scopeOf } from './scope';
+import { sessionScope as scopeOf } from '../../operations/scope';
 
 export function makeDeleteCommand(): Command {
   return new Command('delete')

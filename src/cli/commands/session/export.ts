@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { buildContext } from '../../context';
 import { withWarnings, writeJson } from '../../../output/emit';
 import { exportSessions } from '../../../domain/session/store';
-import { scopeOf } from './scope';
+import { sessionScope as scopeOf } from '../../operations/scope';
 
 export function makeExportCommand(): Command {
   return new Command('export')

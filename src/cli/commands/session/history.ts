@@ -1,12 +1,12 @@
 // `crux session history <id>`: every recorded version of a session, newest first, from the journal and history/.
 import { Command } from 'commander';
 import { buildContext } from '../../context';
-import { parseLimit } from '../../list-options';
+import { parseLimit } from '../list-options';
 import { emit } from '../../../output/emit';
 import { renderHistory } from '../../../output/history';
 import { parseLogicalSessionId } from '../../../shared/ids';
 import { sessionHistory } from '../../../domain/session/history';
-import { scopeOf } from './scope';
+import { sessionScope as scopeOf } from '../../operations/scope';
 
 export function makeHistoryCommand(): Command {
   return new Command('history')

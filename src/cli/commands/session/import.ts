@@ -5,7 +5,7 @@ import { readImportInput, withImportProgress } from '../../import-progress';
 import { emit, sentence } from '../../../output/emit';
 import { renderImported } from '../../../output/session';
 import { importSessions } from '../../../domain/session/store';
-import { maxStateBytes, scopeOf } from './scope';
+import { maxStateBytes, sessionScope as scopeOf } from '../../operations/scope';
 
 const DEFAULT_MAX_IMPORT_BYTES = 256 * 1024 * 1024;
 

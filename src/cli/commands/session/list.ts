@@ -1,7 +1,7 @@
 // `crux session list`: the sessions of the caller (or of every agent), newest first, filtered, sorted, limited.
 import { Command } from 'commander';
 import { buildContext } from '../../context';
-import { addListOptions, parseChoices, parseLimit, parseSort, statusOption } from '../../list-options';
+import { addListOptions, parseChoices, parseLimit, parseSort, statusOption } from '../list-options';
 import { emit } from '../../../output/emit';
 import { renderListing } from '../../../output/session';
 import { listSessions } from '../../operations/session';

@@ -9,7 +9,7 @@ import { parseTime } from '../../../shared/time';
 import { usage } from '../../../shared/errors';
 import { acceptStateDocument } from '../../../domain/session/state-document';
 import { putSession, tokenBudget } from '../../operations/session';
-import { maxStateBytes } from './scope';
+import { maxStateBytes } from '../../operations/scope';
 
 function readState(ctx: Context, json: string | undefined, file: string | undefined): string {
   const max = maxStateBytes(ctx);

@@ -4,7 +4,7 @@ import { buildContext } from '../../context';
 import { emit, sentence } from '../../../output/emit';
 import { renderReap } from '../../../output/session';
 import { reapSessions } from '../../../domain/session/store';
-import { scopeOf } from './scope';
+import { sessionScope as scopeOf } from '../../operations/scope';
 
 export function makeReapCommand(): Command {
   return new Command('reap')

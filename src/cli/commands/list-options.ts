@@ -1,9 +1,9 @@
 // The options every list takes (--limit, --sort) and the parsing of their values at the edge (exit 5).
 import { Option, type Command } from 'commander';
-import { completingWith } from './commands/group';
-import type { Orders, SortSpec } from '../domain/list-window';
-import { invalid } from '../shared/errors';
-import { parseCount } from './parse';
+import { completingWith } from './group';
+import type { Orders, SortSpec } from '../../domain/list-window';
+import { invalid } from '../../shared/errors';
+import { parseCount } from '../parse';
 
 /** Adds --limit and --sort (with the keys of `orders`; `default` names the list's own order). */
 export function addListOptions(command: Command, orders: Orders<any, string>, defaultOrder: string): Command {
