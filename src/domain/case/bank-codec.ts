@@ -3,7 +3,8 @@
 // Loading it is a few views and two string decodes, not a replay. Text fields are not included: they stay
 // in the journal, at the positions the bank records.
 import type { SnapshotBody } from '../../journal/store-spec';
-import { CaseBank, type BankColumns, type LazyColumns } from './bank';
+import { CaseBank } from './bank';
+import type { BankColumns, LazyColumns } from './bank-layout';
 import type { Numbers } from './columns';
 
 const MAGIC = 'crux-case-bank';

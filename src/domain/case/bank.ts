@@ -2,78 +2,11 @@
 // index (term → slots), so that it is compact, fast to rank over, and serializable for a replay cache.
 // A case's text fields stay where they were written: in memory when this process replayed the record,
 // else at the record's journal position (see `position`).
-import { unhandledEvent } from '../../journal/store-spec';
 import type { LinePosition } from '../../journal/scan';
-import type { JournalRecord } from '../../journal/record';
-import { scrubText } from '../../shared/scrub';
-import { formatTime } from '../../shared/time';
-import type { CaseId } from '../../shared/ids';
-import type { Case } from './case';
-import { f64, u32, u8, type Column, type Numbers } from './columns';
-import { parseCaseEvent } from './events';
+import { f64, u32, u8, type Column } from './columns';
+import { checkColumns, emptyColumns, packMeta, type BankColumns, type LazyColumns } from './bank-layout';
+import { foldable, type CaseBody } from './payload';
 import { caseTerms } from './tokenize';
-
-/** A recorded/imported payload as it sits in the journal (validated when it is folded). */
-export type CaseBody = Record<string, unknown>;
-
-/** A bank as a replay cache stores it: every slot live, strings joined by "\n", postings in CSR form. */
-export interface BankColumns {
-  /** Case ids, UTF-8, joined by "\n"; slot s's id starts at byte idStarts[s]. Decoded one at a time, on demand. */
-  readonly idBytes: Uint8Array;
-  readonly idStarts: Uint32Array;
-  readonly vocab: string[];
-  readonly reward: Float64Array;
-  readonly created: Float64Array;
-  readonly success: Uint8Array;
-  readonly reused: Float64Array;
-  readonly termCount: Uint32Array;
-  readonly recOffset: Float64Array;
-  readonly recLength: Uint32Array;
-  readonly recLine: Uint32Array;
-  /** Slots of term t: postSlots[postStart[t] .. postStart[t + 1]). */
-  readonly postStart: Uint32Array;
-  readonly postSlots: Uint32Array;
-  /** Beside each posting, what ranking asks of its slot first (packMeta): most candidates need no column read. */
-  readonly postMeta: Uint16Array;
-  /** (hash of the id, slot) pairs sorted by hash: a decoded bank finds a case id in O(log n). */
-  readonly idHash: Uint32Array;
-  readonly liveRecordBytes: number;
-}
-
-/**
- * The same columns read on demand from a snapshot's verified pages (bank-codec.ts): a query reads the
- * postings of its terms and the numbers of its candidates, not the whole bank.
- */
-export interface LazyColumns {
-  readonly idBytes: Bytes;
-  readonly idStarts: Numbers;
-  readonly vocab: string[];
-  readonly reward: Numbers;
-  readonly created: Numbers;
-  readonly success: Numbers;
-  readonly reused: Numbers;
-  readonly termCount: Numbers;
-  readonly recOffset: Numbers;
-  readonly recLength: Numbers;
-  readonly recLine: Numbers;
-  readonly postStart: Uint32Array;
-  readonly postSlots: Numbers & { slice(from: number, to: number): Uint32Array };
-  readonly postMeta: Numbers & { slice(from: number, to: number): Uint16Array };
-  readonly idHash: Numbers;
-  readonly liveRecordBytes: number;
-}
-
-/** Bytes read on demand. */
-export interface Bytes {
-  readonly length: number;
-  slice(from: number, to: number): Uint8Array;
-}
-
-const emptyColumns = (): BankColumns => ({
-  idBytes: new Uint8Array(0), idStarts: new Uint32Array(0), vocab: [], reward: new Float64Array(0), created: new Float64Array(0),
-  success: new Uint8Array(0), reused: new Float64Array(0), termCount: new Uint32Array(0), recOffset: new Float64Array(0),
-  recLength: new Uint32Array(0), recLine: new Uint32Array(0), postStart: new Uint32Array(1), postSlots: new Uint32Array(0), postMeta: new Uint16Array(0), idHash: new Uint32Array(0), liveRecordBytes: 0,
-});
 
 export class CaseBank {
   readonly alive: Column<Uint8Array>;
@@ -317,19 +250,6 @@ export class CaseBank {
 const NO_SLOTS = new Uint32Array(0);
 const NO_META = new Uint16Array(0);
 
-/** The largest term count a meta holds exactly; at it, the termCount column has the true count. */
-export const META_TERMS_MAX = 127;
-/**
- * A slot's ranking facts in 16 bits: bit 15 success, bits 8–14 its term count (saturating at META_TERMS_MAX),
- * bits 0–7 its reward quantized downwards (floor(reward × 255)), so that a smaller quantum is a strictly
- * smaller reward: a candidate can lose on it without its exact reward being read.
- */
-const packMeta = (reward: number, termCount: number, success: boolean): number =>
-  ((success ? 0x8000 : 0) | (Math.min(termCount, META_TERMS_MAX) << 8) | Math.max(0, Math.min(255, Math.floor(reward * 255)))) >>> 0;
-export const metaTerms = (meta: number): number => (meta >>> 8) & 0x7f;
-export const metaSuccess = (meta: number): boolean => (meta & 0x8000) !== 0;
-export const metaReward = (meta: number): number => meta & 0xff;
-
 /** FNV-1a over the id's UTF-16 units: the bank's id lookup key (collisions are checked against the id). */
 function idHash32(id: string): number {
   let h = 0x811c9dc5;
@@ -338,90 +258,3 @@ function idHash32(id: string): number {
 }
 const UTF8 = new TextDecoder();
 const UTF8_ENCODER = new TextEncoder();
-
-/**
- * Refuses columns whose shapes disagree (a damaged or foreign cache). Postings are not visited one by one
- * (that would cost a replay's worth of time): a slot number out of range reads as undefined and is skipped.
- */
-function checkColumns(c: BankColumns | LazyColumns): void {
-  const n = c.idStarts.length;
-  const perSlot = [c.reward, c.created, c.success, c.reused, c.termCount, c.recOffset, c.recLength, c.recLine];
-  if (perSlot.some((column) => column.length !== n)) throw new RangeError('inconsistent columns');
-  if (c.postStart.length !== c.vocab.length + 1 || c.postStart[c.vocab.length] !== c.postSlots.length || c.postMeta.length !== c.postSlots.length) {
-    throw new RangeError('inconsistent postings');
-  }
-  for (let t = 0; t < c.vocab.length; t++) if (c.postStart[t]! > c.postStart[t + 1]!) throw new RangeError('inconsistent postings');
-  // Columns read on demand come from checksummed pages: visiting every id would read them all.
-  if (ArrayBuffer.isView(c.idStarts)) {
-    const ids = c.idStarts;
-    for (let s = 1; s < n; s++) if (ids[s]! <= ids[s - 1]!) throw new RangeError('inconsistent ids');
-    if (n > 0 && ids[n - 1]! >= c.idBytes.length) throw new RangeError('inconsistent ids');
-  }
-  if (c.idHash.length !== 2 * n) throw new RangeError('inconsistent id hashes');
-}
-
-interface Foldable {
-  id: string;
-  task: string;
-  tags: string[];
-  reward: number;
-  created: number;
-  success: boolean;
-  reused: number;
-}
-
-/** Whether a recorded or imported payload is a case the bank can fold. */
-export const isFoldableCase = (body: CaseBody): boolean => foldable(body) !== undefined;
-
-function foldable(body: unknown): Foldable | undefined {
-  if (body === null || typeof body !== 'object') return undefined;
-  const b = body as CaseBody;
-  const { case_id, task, reward, created_at, success, times_reused } = b;
-  if (typeof case_id !== 'string' || case_id === '' || case_id.includes('\n')) return undefined;
-  if (typeof task !== 'string' || typeof b.action !== 'string' || typeof b.outcome !== 'string') return undefined;
-  if (typeof reward !== 'number' || !(reward >= 0 && reward <= 1)) return undefined;
-  const created = typeof created_at === 'string' ? Date.parse(created_at) : NaN;
-  if (Number.isNaN(created) || typeof success !== 'boolean') return undefined;
-  const reused = Number.isSafeInteger(times_reused) && (times_reused as number) >= 0 ? (times_reused as number) : 0;
-  return { id: case_id, task, tags: stringTags(b.tags), reward, created, success, reused };
-}
-
-const stringTags = (tags: unknown): string[] => (Array.isArray(tags) ? tags.filter((t): t is string => typeof t === 'string') : []);
-const optionalText = (value: unknown) => (typeof value === 'string' ? scrubText(value) : null);
-
-/** A stored payload as the case it describes; text is scrubbed again on the way out (SPEC §7). */
-export function toCase(body: CaseBody, timesReused: number): Case {
-  return {
-    case_id: body.case_id as CaseId,
-    task: scrubText(body.task as string),
-    context: optionalText(body.context),
-    action: scrubText(body.action as string),
-    outcome: scrubText(body.outcome as string),
-    success: body.success as boolean,
-    reward: body.reward as number,
-    tags: stringTags(body.tags).map(scrubText),
-    source_receipt: optionalText(body.source_receipt),
-    created_at: formatTime(Date.parse(body.created_at as string)),
-    times_reused: timesReused,
-  };
-}
-
-/** Folds one record into the bank. Never throws: a payload that does not parse is skipped (reads report it). */
-export function evolveBank(bank: CaseBank, record: JournalRecord, at: LinePosition): void {
-  const event = parseCaseEvent(record);
-  if (typeof event === 'string') return;
-  switch (event.ev) {
-    case 'case.recorded':
-    case 'case.imported':
-      bank.put(event.data as unknown as CaseBody, at); // the bank reads the stored fields as they are
-      return;
-    case 'case.reused':
-      bank.setReused(event.data.case_id, event.data.times_reused);
-      return;
-    case 'case.deleted':
-      bank.remove(event.data.case_id);
-      return;
-    default:
-      unhandledEvent(event);
-  }
-}

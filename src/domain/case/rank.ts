@@ -1,7 +1,8 @@
 // Retrieval over the bank, exactly as SPEC §5 defines it: Jaccard over term sets, zero overlap excluded,
 // ordered by similarity, reward, created_at (newest first), then case id.
 import { invalid } from '../../shared/errors';
-import { META_TERMS_MAX, metaReward, metaSuccess, metaTerms, type CaseBank } from './bank';
+import type { CaseBank } from './bank';
+import { META_TERMS_MAX, metaReward, metaSuccess, metaTerms } from './bank-layout';
 import { tokenize } from './tokenize';
 
 export const DEFAULT_TOP_K = 5;

@@ -1,5 +1,6 @@
 // Banks built from hand-written events, as replay would build them.
-import { CaseBank, evolveBank } from '../../../src/domain/case/bank';
+import { CaseBank } from '../../../src/domain/case/bank';
+import { evolveBank } from '../../../src/domain/case/evolve';
 import type { JournalRecord } from '../../../src/journal/record';
 
 export interface CaseSpec {

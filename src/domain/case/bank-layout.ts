@@ -1,0 +1,96 @@
+// The case bank's columns as a replay cache stores them (whole, or read on demand from verified pages), the
+// checks that refuse columns whose shapes disagree, and the 16-bit ranking facts kept beside each posting.
+import type { Numbers } from './columns';
+
+/** A bank as a replay cache stores it: every slot live, strings joined by "\n", postings in CSR form. */
+export interface BankColumns {
+  /** Case ids, UTF-8, joined by "\n"; slot s's id starts at byte idStarts[s]. Decoded one at a time, on demand. */
+  readonly idBytes: Uint8Array;
+  readonly idStarts: Uint32Array;
+  readonly vocab: string[];
+  readonly reward: Float64Array;
+  readonly created: Float64Array;
+  readonly success: Uint8Array;
+  readonly reused: Float64Array;
+  readonly termCount: Uint32Array;
+  readonly recOffset: Float64Array;
+  readonly recLength: Uint32Array;
+  readonly recLine: Uint32Array;
+  /** Slots of term t: postSlots[postStart[t] .. postStart[t + 1]). */
+  readonly postStart: Uint32Array;
+  readonly postSlots: Uint32Array;
+  /** Beside each posting, what ranking asks of its slot first (packMeta): most candidates need no column read. */
+  readonly postMeta: Uint16Array;
+  /** (hash of the id, slot) pairs sorted by hash: a decoded bank finds a case id in O(log n). */
+  readonly idHash: Uint32Array;
+  readonly liveRecordBytes: number;
+}
+
+/**
+ * The same columns read on demand from a snapshot's verified pages (bank-codec.ts): a query reads the
+ * postings of its terms and the numbers of its candidates, not the whole bank.
+ */
+export interface LazyColumns {
+  readonly idBytes: Bytes;
+  readonly idStarts: Numbers;
+  readonly vocab: string[];
+  readonly reward: Numbers;
+  readonly created: Numbers;
+  readonly success: Numbers;
+  readonly reused: Numbers;
+  readonly termCount: Numbers;
+  readonly recOffset: Numbers;
+  readonly recLength: Numbers;
+  readonly recLine: Numbers;
+  readonly postStart: Uint32Array;
+  readonly postSlots: Numbers & { slice(from: number, to: number): Uint32Array };
+  readonly postMeta: Numbers & { slice(from: number, to: number): Uint16Array };
+  readonly idHash: Numbers;
+  readonly liveRecordBytes: number;
+}
+
+/** Bytes read on demand. */
+export interface Bytes {
+  readonly length: number;
+  slice(from: number, to: number): Uint8Array;
+}
+
+export const emptyColumns = (): BankColumns => ({
+  idBytes: new Uint8Array(0), idStarts: new Uint32Array(0), vocab: [], reward: new Float64Array(0), created: new Float64Array(0),
+  success: new Uint8Array(0), reused: new Float64Array(0), termCount: new Uint32Array(0), recOffset: new Float64Array(0),
+  recLength: new Uint32Array(0), recLine: new Uint32Array(0), postStart: new Uint32Array(1), postSlots: new Uint32Array(0), postMeta: new Uint16Array(0), idHash: new Uint32Array(0), liveRecordBytes: 0,
+});
+
+/** The largest term count a meta holds exactly; at it, the termCount column has the true count. */
+export const META_TERMS_MAX = 127;
+/**
+ * A slot's ranking facts in 16 bits: bit 15 success, bits 8–14 its term count (saturating at META_TERMS_MAX),
+ * bits 0–7 its reward quantized downwards (floor(reward × 255)), so that a smaller quantum is a strictly
+ * smaller reward: a candidate can lose on it without its exact reward being read.
+ */
+export const packMeta = (reward: number, termCount: number, success: boolean): number =>
+  ((success ? 0x8000 : 0) | (Math.min(termCount, META_TERMS_MAX) << 8) | Math.max(0, Math.min(255, Math.floor(reward * 255)))) >>> 0;
+export const metaTerms = (meta: number): number => (meta >>> 8) & 0x7f;
+export const metaSuccess = (meta: number): boolean => (meta & 0x8000) !== 0;
+export const metaReward = (meta: number): number => meta & 0xff;
+
+/**
+ * Refuses columns whose shapes disagree (a damaged or foreign cache). Postings are not visited one by one
+ * (that would cost a replay's worth of time): a slot number out of range reads as undefined and is skipped.
+ */
+export function checkColumns(c: BankColumns | LazyColumns): void {
+  const n = c.idStarts.length;
+  const perSlot = [c.reward, c.created, c.success, c.reused, c.termCount, c.recOffset, c.recLength, c.recLine];
+  if (perSlot.some((column) => column.length !== n)) throw new RangeError('inconsistent columns');
+  if (c.postStart.length !== c.vocab.length + 1 || c.postStart[c.vocab.length] !== c.postSlots.length || c.postMeta.length !== c.postSlots.length) {
+    throw new RangeError('inconsistent postings');
+  }
+  for (let t = 0; t < c.vocab.length; t++) if (c.postStart[t]! > c.postStart[t + 1]!) throw new RangeError('inconsistent postings');
+  // Columns read on demand come from checksummed pages: visiting every id would read them all.
+  if (ArrayBuffer.isView(c.idStarts)) {
+    const ids = c.idStarts;
+    for (let s = 1; s < n; s++) if (ids[s]! <= ids[s - 1]!) throw new RangeError('inconsistent ids');
+    if (n > 0 && ids[n - 1]! >= c.idBytes.length) throw new RangeError('inconsistent ids');
+  }
+  if (c.idHash.length !== 2 * n) throw new RangeError('inconsistent id hashes');
+}

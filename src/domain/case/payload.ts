@@ -1,0 +1,56 @@
+// A case as its journal payload holds it: which payloads are whole cases, the fields the bank folds, and the
+// case a payload describes (text scrubbed again on the way out, SPEC §7).
+import { scrubText } from '../../shared/scrub';
+import { formatTime } from '../../shared/time';
+import type { CaseId } from '../../shared/ids';
+import type { Case } from './case';
+
+/** A recorded or imported payload as stored (its fields are checked by `foldable`). */
+export type CaseBody = Record<string, unknown>;
+
+export interface Foldable {
+  id: string;
+  task: string;
+  tags: string[];
+  reward: number;
+  created: number;
+  success: boolean;
+  reused: number;
+}
+
+/** Whether a recorded or imported payload is a case the bank can fold. */
+export const isFoldableCase = (body: CaseBody): boolean => foldable(body) !== undefined;
+
+export function foldable(body: unknown): Foldable | undefined {
+  if (body === null || typeof body !== 'object') return undefined;
+  const b = body as CaseBody;
+  const { case_id, task, reward, created_at, success, times_reused } = b;
+  if (typeof case_id !== 'string' || case_id === '' || case_id.includes('\n')) return undefined;
+  if (typeof task !== 'string' || typeof b.action !== 'string' || typeof b.outcome !== 'string') return undefined;
+  if (typeof reward !== 'number' || !(reward >= 0 && reward <= 1)) return undefined;
+  const created = typeof created_at === 'string' ? Date.parse(created_at) : NaN;
+  if (Number.isNaN(created) || typeof success !== 'boolean') return undefined;
+  const reused = Number.isSafeInteger(times_reused) && (times_reused as number) >= 0 ? (times_reused as number) : 0;
+  return { id: case_id, task, tags: stringTags(b.tags), reward, created, success, reused };
+}
+
+const stringTags = (tags: unknown): string[] => (Array.isArray(tags) ? tags.filter((t): t is string => typeof t === 'string') : []);
+const optionalText = (value: unknown) => (typeof value === 'string' ? scrubText(value) : null);
+
+/** A stored payload as the case it describes; text is scrubbed again on the way out (SPEC §7). */
+export function toCase(body: CaseBody, timesReused: number): Case {
+  return {
+    case_id: body.case_id as CaseId,
+    task: scrubText(body.task as string),
+    context: optionalText(body.context),
+    action: scrubText(body.action as string),
+    outcome: scrubText(body.outcome as string),
+    success: body.success as boolean,
+    reward: body.reward as number,
+    tags: stringTags(body.tags).map(scrubText),
+    source_receipt: optionalText(body.source_receipt),
+    created_at: formatTime(Date.parse(body.created_at as string)),
+    times_reused: timesReused,
+  };
+}
+
