@@ -4,7 +4,6 @@
 // nothing advances. So besides damage, the doctor asks the questions that catch a stuck pipeline: are expired
 // sessions being reaped, do record times move forward, did auto-compaction keep up, are sessions stranded.
 import { blake3 } from '@noble/hashes/blake3.js';
-import { COMPACT_MAX_LIVE_FRACTION, COMPACT_MIN_BYTES } from '../journal/transaction';
 import type { StoreSpec } from '../journal/store-spec';
 import type { JournalFacts, JournalStore, ServerFacts } from '../journal/store-boundary';
 import { formatTime, tryParseTime, type Instant } from '../shared/time';
@@ -240,7 +239,7 @@ function judgeJournal(
     findings.push({
       level: 'warning',
       code: 'time_backwards',
-      message: `${spec.file}: record times go backwards ${facts.backwards.count} time(s), first at line ${facts.backwards.first_line}: writers disagree about the clock (or CRUX_NOW was set), so freshness and expiry are judged from the wrong times`,
+      message: `${spec.file}: record times go backwards by more than a minute ${facts.backwards.count} time(s), first at line ${facts.backwards.first_line} (more than any lock wait explains): writers disagree about the clock (or CRUX_NOW was set), so freshness and expiry are judged from the wrong times`,
     });
   }
   const newest = tryParseTime(facts.newest_ts);
@@ -251,7 +250,7 @@ function judgeJournal(
       message: `${spec.file}: the newest record is dated ${facts.newest_ts}, in the future: a writer's clock is ahead (or CRUX_NOW was set)`,
     });
   }
-  if (facts.live_bytes !== null && facts.bytes >= COMPACT_MIN_BYTES && facts.live_bytes <= facts.bytes * COMPACT_MAX_LIVE_FRACTION) {
+  if (facts.compaction_due) {
     findings.push({
       level: 'warning',
       code: 'compaction_overdue',

@@ -2,8 +2,9 @@
 // vocabulary, torn tail), its history too; with --repair, bad lines and torn tails go to quarantine/ and the
 // rest is re-chained, so that a second check is healthy (SPEC §3).
 import { fs } from '../shared/fs';
-import { scanJournal, SNAPSHOT_EVENT, withTotal, type LinePosition, type ScanResult } from './scan';
-import { EMPTY_HEAD, encodeRecords, type ChainHead, type JournalRecord } from './record';
+import { scanJournal, withTotal, type LinePosition, type ScanResult } from './scan';
+import type { JournalRecord } from './record';
+import { BEFORE_REPAIR, rechain, REMOVED_LINES, removedLineRecord } from './policy';
 import { replaceJournal } from './rewrite';
 import { listQuarantine, quarantineBytes } from './quarantine';
 import { checkHistory } from './history';
@@ -46,23 +47,12 @@ function repairJournal(dir: JournalDir, spec: StoreSpec<unknown>, scan: ScanResu
   const file = spec.file;
   const path = dir.path(file);
   const original = fs.readFileSync(path);
-  const removed = scan.problems.filter((p) => p.skipped).map((p) => {
-    const bytes = original.subarray(p.offset, p.offset + p.length);
-    return JSON.stringify({ line: p.line, offset: p.offset, reason: p.reason, bytes_b64: bytes.toString('base64') });
-  });
-  const quarantine = [quarantineBytes(dir.root, file, 'before-repair', original, ts)];
-  if (removed.length > 0) quarantine.push(quarantineBytes(dir.root, file, 'removed-lines.jsonl', `${removed.join('\n')}\n`, ts));
-  // Re-chain what verified, in sequence order, once each: repairs reordered and duplicated lines too.
-  const seen = new Set<string>();
-  const ordered = kept
-    .map((k) => k.record)
-    .sort((a, b) => a.seq - b.seq)
-    .filter((r) => !seen.has(r.h) && seen.add(r.h));
-  const firstSnapshot = ordered[0]?.ev === SNAPSHOT_EVENT ? ordered[0] : undefined;
-  const start: ChainHead = firstSnapshot?.data?.previous_head ?? EMPTY_HEAD;
-  const drafts = ordered.map((r) => ({ ev: r.ev, data: r.data, actor: r.actor, ts: r.ts }));
-  const { text } = encodeRecords(start, drafts, ts);
-  replaceJournal(dir.root, file, text);
+  const removed = scan.problems
+    .filter((p) => p.skipped)
+    .map((p) => removedLineRecord(p.line, p.offset, p.reason, original.subarray(p.offset, p.offset + p.length)));
+  const quarantine = [quarantineBytes(dir.root, file, BEFORE_REPAIR, original, ts)];
+  if (removed.length > 0) quarantine.push(quarantineBytes(dir.root, file, REMOVED_LINES, `${removed.join('\n')}\n`, ts));
+  replaceJournal(dir.root, file, rechain(kept.map((k) => k.record), ts));
   noteCommit(`${file} repaired`);
   dir.reindex(spec);
   return quarantine;

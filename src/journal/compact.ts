@@ -2,8 +2,7 @@
 // after a snapshot record that continues the old chain; the old journal goes to history/ (SPEC §3).
 import { fs } from '../shared/fs';
 import { join } from 'node:path';
-import { SNAPSHOT_EVENT } from './scan';
-import { encodeRecords, type EventDraft } from './record';
+import { compactionText } from './policy';
 import { replaceJournal, sweepStrayTemps } from './rewrite';
 import { quarantineBytes } from './quarantine';
 import { archiveJournal, HISTORY_DIR, pruneHistory, type HistoryRetention } from './history';
@@ -37,12 +36,7 @@ export function compactJournal<S>(dir: JournalDir, spec: StoreSpec<S>, loaded: L
     quarantineBytes(dir.root, spec.file, `tail-at-${loaded.tornTail.offset}`, tail, ts);
   }
   const live = spec.live(loaded.state);
-  const snapshot: EventDraft = {
-    ev: SNAPSHOT_EVENT,
-    // live_records: how many records after it restate the live state (history readers pass over them).
-    data: { previous_head: loaded.head, records_before: before.records, bytes_before: before.bytes, live_records: live.length },
-  };
-  const { text } = encodeRecords(loaded.head, [snapshot, ...live], ts);
+  const text = compactionText(loaded.head, before, live, ts);
   const history = join(dir.root, HISTORY_DIR);
   const previous = historyNames(history);
   archiveJournal(dir.root, spec.file, loaded.head);

@@ -13,6 +13,7 @@ import type { StoreSpec } from './store-spec';
 import type { JournalFacts, StoreFacts } from './store-boundary';
 import { listQuarantine } from './quarantine';
 import { asStorageError } from './durable-fs';
+import { ClockWatch, compactionDue } from './policy';
 
 export interface FileFacts {
   readonly exists: boolean;
@@ -103,23 +104,11 @@ export async function surveyStore(dir: DataDir, specs: readonly StoreSpec<unknow
  * tell: the time of the newest record and whether record times advance.
  */
 export function surveyJournal<S>(dir: DataDir, spec: StoreSpec<S>): JournalFacts<S> {
-  let newest: string | null = null;
-  let last: string | null = null;
-  let lastMs = -Infinity;
-  const backwards = { count: 0, first_line: null as number | null };
+  const clock = new ClockWatch();
   const watched: StoreSpec<S> = {
     ...spec,
     evolve(state, record: JournalRecord, at) {
-      const ms = Date.parse(record.ts);
-      if (Number.isFinite(ms)) {
-        if (ms < lastMs) {
-          backwards.count += 1;
-          backwards.first_line ??= at.line;
-        }
-        lastMs = Math.max(lastMs, ms);
-        if (newest === null || ms > Date.parse(newest)) newest = record.ts;
-      }
-      last = record.ts;
+      clock.see(record.ts, at.line);
       spec.evolve(state, record, at);
     },
   };
@@ -129,11 +118,12 @@ export function surveyJournal<S>(dir: DataDir, spec: StoreSpec<S>): JournalFacts
   if (spec.keyOf !== undefined && scan.exists) index = describeIndex(dir.root, spec, dir.path(spec.file));
   return {
     ...reportScan(dir.root, spec.file, scan),
-    newest_ts: newest,
-    last_ts: last,
-    backwards,
+    newest_ts: clock.newest,
+    last_ts: clock.last,
+    backwards: clock.backwards,
     state: loaded.state,
     live_bytes: spec.liveBytes?.(loaded.state) ?? loaded.index?.estimate.total ?? null,
+    compaction_due: compactionDue(scan.bytes, spec.liveBytes?.(loaded.state) ?? loaded.index?.estimate.total),
     index,
   };
 }

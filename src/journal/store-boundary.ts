@@ -89,12 +89,17 @@ export interface JournalFacts<S> extends Omit<JournalReport, 'repaired'> {
   /** The time of the newest record, and of the last record in the journal (they differ when time went backwards). */
   readonly newest_ts: string | null;
   readonly last_ts: string | null;
-  /** Records whose time is earlier than the record before them: the writers' clocks (or CRUX_NOW) disagree. */
+  /**
+   * Records whose time is earlier than the newest before them by more than any lock wait explains
+   * (policy.ts, CLOCK_STEP_TOLERANCE_MS): the writers' clocks (or CRUX_NOW) disagree.
+   */
   readonly backwards: { count: number; first_line: number | null };
   /** The folded state, for the store's own health questions. */
   readonly state: S;
   /** An estimate of the bytes the live state needs, when the store or its index has one. */
   readonly live_bytes: number | null;
+  /** Automatic compaction should have rewritten it by now (policy.ts: the same rule on every kind of store). */
+  readonly compaction_due: boolean;
   /**
    * The key index, a derived cache that must advance with the journal: valid, stale (rebuilt by the next
    * write), wrong (describes this journal but another chain head: a bug), absent; null for a store (or a

@@ -9,9 +9,9 @@ import type { StoreSpec } from './store-spec';
 import type { Transaction } from './store-boundary';
 import { noteCommit } from '../shared/commit-log';
 
-/** Auto-compaction: a journal over this size whose live records need less than half of it is rewritten. */
-export const COMPACT_MIN_BYTES = 256 * 1024;
-export const COMPACT_MAX_LIVE_FRACTION = 0.5;
+import { compactionDue, refuseLateKeyLoad, refuseSecondAppend, refuseWholeAfterKey } from './policy';
+
+export { COMPACT_MAX_LIVE_FRACTION, COMPACT_MIN_BYTES } from './policy';
 
 /** What a transaction needs from its data directory. */
 export interface TransactionHost {
@@ -62,7 +62,8 @@ export class DryTransaction implements Transaction {
   }
   append<S>(spec: StoreSpec<S>, drafts: readonly EventDraft[]): void {
     if (drafts.length === 0) return;
-    onceEach(this.appended, spec);
+    refuseSecondAppend(spec, this.appended.has(spec));
+    this.appended.add(spec);
     this.wrote = true;
     applyEncoded(spec, this.stateOf(spec), encodeRecords(EMPTY_HEAD, drafts, this.ts, { batch: true }).text, 0, 0);
   }
@@ -70,12 +71,6 @@ export class DryTransaction implements Transaction {
     if (!this.states.has(spec)) this.states.set(spec, spec.initial());
     return this.states.get(spec) as S;
   }
-}
-
-/** One append per store per transaction: all of a store's drafts are one batch (see Transaction.append). */
-function onceEach(appended: Set<StoreSpec<any>>, spec: StoreSpec<any>): void {
-  if (appended.has(spec)) throw new Error(`${spec.file}: a second append in one transaction (give every draft in one call: one batch)`);
-  appended.add(spec);
 }
 
 /** An append decided but not yet written: the state before it, and the encoded batch. */
@@ -111,7 +106,7 @@ export class LockedTransaction implements Transaction {
   private loadSome<S>(spec: StoreSpec<S>, what: { keys: readonly string[] } | { query: IndexQuery }): S {
     const loaded = this.loaded.get(spec);
     if (loaded?.full) return loaded.state;
-    if (loaded !== undefined) throw new Error(`${spec.file}: load every key before the first append`);
+    if (loaded !== undefined) refuseLateKeyLoad(spec);
     const some = loadThroughIndex(this.host.path(spec.file), this.host.root, spec, what, true);
     if (some === undefined) return this.loadWhole(spec).state;
     this.loaded.set(spec, some);
@@ -121,7 +116,7 @@ export class LockedTransaction implements Transaction {
   private loadWhole<S>(spec: StoreSpec<S>): Loaded<S> {
     const loaded = this.loaded.get(spec);
     if (loaded?.full) return loaded;
-    if (loaded !== undefined) throw new Error(`${spec.file}: a whole load after a load by key in one transaction`);
+    if (loaded !== undefined) refuseWholeAfterKey(spec);
     const path = this.host.path(spec.file);
     const fromSnapshot = loadSnapshot(this.host.root, path, spec, this.host.reporter);
     let whole: Loaded<S>;
@@ -143,7 +138,7 @@ export class LockedTransaction implements Transaction {
   /** Encodes the drafts as one batch and applies them to the loaded state; `commit` writes them. */
   append<S>(spec: StoreSpec<S>, drafts: readonly EventDraft[]): void {
     if (drafts.length === 0) return;
-    if (this.pending.has(spec)) throw new Error(`${spec.file}: a second append in one transaction (give every draft in one call: one batch)`);
+    refuseSecondAppend(spec, this.pending.has(spec));
     const loaded = (this.loaded.get(spec) ?? this.loadWhole(spec)) as Loaded<S>;
     const report = this.host.reporter.progress?.bind(this.host.reporter);
     const { text, head } = encodeRecords(loaded.head, drafts, this.ts, { batch: true, onProgress: report && ((done, total) => report('encoding', done, total)) });
@@ -203,7 +198,7 @@ export class LockedTransaction implements Transaction {
         continue;
       }
       const live = loaded.index?.estimate.total ?? spec.liveBytes?.(loaded.state);
-      if (loaded.bytes >= COMPACT_MIN_BYTES && live !== undefined && live <= loaded.bytes * COMPACT_MAX_LIVE_FRACTION) {
+      if (compactionDue(loaded.bytes, live)) {
         // Compaction needs every record's payload: only a verifying replay gives it.
         const whole = loaded.source === 'replay' ? loaded : replayFull(this.host.path(spec.file), spec, this.host.reporter, { quiet: true });
         if (!whole.damaged) this.host.compactLoaded(spec, whole, this.ts);

@@ -129,6 +129,17 @@ describe('crux doctor', () => {
     expect((await doctor(dir, ['--now', '2026-01-03T00:30:00Z'])).report.sessions.stranded_count).toBe(0);
   });
 
+  it('takes a step back within a lock wait for concurrent writers on one host, not for clocks that disagree', async () => {
+    const dir = freshDataDir();
+    // A writer that read the clock, then waited 8 s for the lock behind another: its record is 8 s older.
+    await crux(dir, ['session', 'put', 'first', '{}', '--now', '2026-01-03T00:00:10Z']);
+    await crux(dir, ['session', 'put', 'waited', '{}', '--now', '2026-01-03T00:00:02Z']);
+    expect(codes((await doctor(dir, ['--now', '2026-01-03T00:01:00Z'])).report)).not.toContain('time_backwards');
+    await crux(dir, ['session', 'put', 'skewed', '{}', '--now', '2026-01-02T23:58:00Z']);
+    const finding = (await doctor(dir, ['--now', '2026-01-03T00:01:00Z'])).report.findings.find((f: { code: string }) => f.code === 'time_backwards');
+    expect(finding.message).toContain('1 time(s), first at line 3');
+  });
+
   it('shows the handoff key by source and fingerprint, never the key, and flags a key others can read', async () => {
     const dir = freshDataDir();
     await crux(dir, ['session', 'put', 'a', '{}']);

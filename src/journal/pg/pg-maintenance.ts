@@ -1,7 +1,7 @@
 // The PostgreSQL store's whole-journal operations: check (and repair), compact, doctor's survey, restore.
 import { CruxError } from '../../shared/errors';
-import { EMPTY_HEAD, encodeRecords, decodeRecord, VERIFY_ALL, type ChainHead, type EventDraft, type JournalRecord } from '../record';
-import { SNAPSHOT_EVENT } from '../scan';
+import { decodeRecord, VERIFY_ALL, type JournalRecord } from '../record';
+import { BEFORE_REPAIR, ClockWatch, compactionDue, compactionText, rechain, REMOVED_LINES, removedLineRecord } from '../policy';
 import { journalName, type StoreSpec } from '../store-spec';
 import type { CompactReport, JournalFacts, JournalReport, ProgressSink, StoreFacts } from '../store-boundary';
 import type { Sql } from './client';
@@ -70,22 +70,20 @@ export async function checkJournals(
       const skipped = new Set(scan.problems.filter((p) => p.skipped).map((p) => p.line));
       const stamp = opts.ts;
       const before = rows.map((r) => r.body).join('\n') + '\n';
-      const removed = rows.filter((r) => skipped.has(r.line)).map((r) => {
-        const reason = scan.problems.find((p) => p.line === r.line)!.reason;
-        return JSON.stringify({ line: r.line, reason, bytes_b64: Buffer.from(r.body).toString('base64') });
-      });
-      const names = [`${spec.file}.before-repair`];
+      // Each row's offset is the one it has in the journal as a file (what `journal copy` writes).
+      const removed: string[] = [];
+      let offset = 0;
+      for (const r of rows) {
+        if (skipped.has(r.line)) removed.push(removedLineRecord(r.line, offset, scan.problems.find((p) => p.line === r.line)!.reason, Buffer.from(r.body)));
+        offset += Buffer.byteLength(r.body) + 1;
+      }
+      const names = [`${spec.file}.${BEFORE_REPAIR}`];
       await sql.unsafe(`insert into ${store.ident('quarantine')} (journal, at, name, bytes) values ($1, $2, $3, $4)`, [spec.file, stamp, names[0]!, Buffer.from(before)]);
       if (removed.length > 0) {
-        names.push(`${spec.file}.removed-lines.jsonl`);
+        names.push(`${spec.file}.${REMOVED_LINES}`);
         await sql.unsafe(`insert into ${store.ident('quarantine')} (journal, at, name, bytes) values ($1, $2, $3, $4)`, [spec.file, stamp, names[1]!, Buffer.from(`${removed.join('\n')}\n`)]);
       }
-      const seen = new Set<string>();
-      const ordered = kept.sort((a, b) => a.seq - b.seq).filter((r) => !seen.has(r.h) && seen.add(r.h));
-      const first = ordered[0]?.ev === SNAPSHOT_EVENT ? ordered[0] : undefined;
-      const start: ChainHead = first?.data?.previous_head ?? EMPTY_HEAD;
-      const drafts: EventDraft[] = ordered.map((r) => ({ ev: r.ev, data: r.data, actor: r.actor, ts: r.ts }));
-      await replaceRows(store, sql, spec, encodeRecords(start, drafts, stamp).text);
+      await replaceRows(store, sql, spec, rechain(kept, stamp));
       await store.refreshIndex(sql, catalog, spec, 'all');
       reports.push({ ...report, repaired: { removed: skipped.size, quarantine: names.map((n) => `${store.location} quarantine/${n}`) } });
     }
@@ -122,12 +120,7 @@ export async function compactJournals(
         throw new CruxError('journal_damaged', `${store.location} ${journalTable(spec.file)} has damaged rows; compaction would drop them`, 'run `crux journal check --repair` first: it keeps them in quarantine');
       }
       const live = spec.live(folded.state);
-      // live_records: how many records after it restate the live state (history readers pass over them).
-      const snapshot: EventDraft = {
-        ev: SNAPSHOT_EVENT,
-        data: { previous_head: folded.scan.head, records_before: before.records, bytes_before: before.bytes, live_records: live.length },
-      };
-      const { text } = encodeRecords(folded.scan.head, [snapshot, ...live], ts);
+      const text = compactionText(folded.scan.head, before, live, ts);
       // What compaction drops is kept: the old rows, chain intact, move to `history`.
       await sql.unsafe(
         `insert into ${store.ident('history')} (journal, generation, compacted_at, line, seq, body)
@@ -271,18 +264,10 @@ async function lockHolder(sql: Sql, schema: string): Promise<{ pid: number; comm
 async function surveyJournal(store: PgStore, sql: Sql, catalog: Catalog, spec: StoreSpec<unknown>): Promise<JournalFacts<unknown>> {
   const started = performance.now();
   const state = spec.initial();
-  let newest: string | null = null;
-  let last: string | null = null;
-  let backwards = 0;
-  let firstBackwards: number | null = null;
+  const clock = new ClockWatch();
   const verifier = new RowVerifier(spec.vocabulary, (record, at) => {
     spec.evolve(state, record, at);
-    if (last !== null && record.ts < last) {
-      backwards += 1;
-      firstBackwards ??= at.line;
-    }
-    last = record.ts;
-    if (newest === null || record.ts > newest) newest = record.ts;
+    clock.see(record.ts, at.line);
   });
   const table = journalTable(spec.file);
   if (catalog.tables.has(table)) {
@@ -293,11 +278,12 @@ async function surveyJournal(store: PgStore, sql: Sql, catalog: Catalog, spec: S
   const scan = verifier.finish();
   return {
     ...(await reportRows(store, sql, catalog, spec.file, table, scan, started)),
-    newest_ts: newest,
-    last_ts: last,
-    backwards: { count: backwards, first_line: firstBackwards },
+    newest_ts: clock.newest,
+    last_ts: clock.last,
+    backwards: clock.backwards,
     state,
     live_bytes: spec.liveBytes?.(state) ?? null,
+    compaction_due: compactionDue(scan.bytes, spec.liveBytes?.(state)),
     index: null,
   };
 }

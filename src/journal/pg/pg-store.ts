@@ -4,13 +4,14 @@
 // verified the same way. Every write is one database transaction under a transaction-scoped advisory lock per
 // store: `decide` reads what committed before the lock, and its records (and the schema, on the first write)
 // commit together or not at all. A killed writer's transaction is rolled back by the server.
-import { decodeOwn, decodeRecord, encodeRecords, VERIFY_ALL, type ChainHead, type EventDraft, type JournalRecord } from '../record';
+import { decodeOwn, decodeRecord, EMPTY_HEAD, encodeRecords, VERIFY_ALL, type ChainHead, type EventDraft, type JournalRecord } from '../record';
 import { SNAPSHOT_EVENT, type LinePosition } from '../scan';
 import type { IndexQuery, StoreSpec } from '../store-spec';
 import type {
   CompactReport, JournalReport, JournalStore, KeyFacts, KeyStore, ProgressSink, Reporter, StoreFacts, Transaction,
 } from '../store-boundary';
 import { crashPoint, holdLockForTest } from '../crash-point';
+import { refuseLateKeyLoad, refuseSecondAppend, refuseWholeAfterKey } from '../policy';
 import { noteCommit } from '../../shared/commit-log';
 import { CruxError } from '../../shared/errors';
 import { openClient, storeError, type Client, type Sql } from './client';
@@ -363,11 +364,11 @@ export class PgStore implements JournalStore {
   /** The last row of a journal: the chain head a new batch continues, and its line. */
   async headOf(q: Query, catalog: Catalog, file: string): Promise<{ head: ChainHead; line: number }> {
     const table = journalTable(file);
-    if (!catalog.tables.has(table)) return { head: { seq: 0, h: '0'.repeat(32) }, line: 0 };
+    if (!catalog.tables.has(table)) return { head: EMPTY_HEAD, line: 0 };
     const [row] = await q.unsafe<{ line: string; seq: string; h: string }[]>(
       `select line, seq, h from ${this.ident(table)} order by line desc limit 1`,
     );
-    return row === undefined ? { head: { seq: 0, h: '0'.repeat(32) }, line: 0 } : { head: { seq: Number(row.seq), h: row.h }, line: Number(row.line) };
+    return row === undefined ? { head: EMPTY_HEAD, line: 0 } : { head: { seq: Number(row.seq), h: row.h }, line: Number(row.line) };
   }
 
   /** Inserts encoded lines after `line` (one statement for the whole batch). */
@@ -469,7 +470,7 @@ class PgTransaction implements Transaction {
   async load<S>(spec: StoreSpec<S>): Promise<S> {
     const loaded = this.loaded.get(spec);
     if (loaded?.full) return loaded.state as S;
-    if (loaded !== undefined) throw new Error(`${spec.file}: a whole load after a load by key in one transaction`);
+    if (loaded !== undefined) refuseWholeAfterKey(spec);
     const folded = await this.store.foldWhole(this.sql, this.catalog, spec);
     this.loaded.set(spec, { state: folded.state, full: true, head: folded.scan.head, line: folded.line });
     this.applyBlind(spec);
@@ -488,7 +489,7 @@ class PgTransaction implements Transaction {
   private async loadSome<S>(spec: StoreSpec<S>, fold: () => Promise<{ state: S }>): Promise<S> {
     const loaded = this.loaded.get(spec);
     if (loaded?.full) return loaded.state as S;
-    if (loaded !== undefined) throw new Error(`${spec.file}: load every key before the first append`);
+    if (loaded !== undefined) refuseLateKeyLoad(spec);
     if (spec.keyOf === undefined || this.pending.some((p) => p.spec === spec)) return this.load(spec);
     const [folded, { head, line }] = await Promise.all([fold(), this.store.headOf(this.sql, this.catalog, spec.file)]);
     this.loaded.set(spec, { state: folded.state, full: false, head, line });
@@ -497,7 +498,7 @@ class PgTransaction implements Transaction {
 
   append<S>(spec: StoreSpec<S>, drafts: readonly EventDraft[]): void {
     if (drafts.length === 0) return;
-    if (this.pending.some((p) => p.spec === spec)) throw new Error(`${spec.file}: a second append in one transaction (give every draft in one call: one batch)`);
+    refuseSecondAppend(spec, this.pending.some((p) => p.spec === spec));
     const batch: (typeof this.pending)[number] = { spec, drafts };
     this.pending.push(batch);
     if (this.loaded.has(spec)) this.encode(batch);
