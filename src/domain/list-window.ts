@@ -1,7 +1,7 @@
 // What part of a list to show, and in which order: `--sort <key>` (`-key` for descending, as git's
 // --sort), cheap filters and `--limit <n>`, the same for every list and every adapter.
 import type { Case } from './case/case';
-import type { HandoffRow } from './handoff/store';
+import type { HandoffRow } from './handoff/listing';
 import type { SessionView } from './session/view';
 
 export interface SortSpec<K extends string> {

@@ -1,5 +1,7 @@
 // Human renderings of handoff results, and the inspect JSON (which splices the payload's raw members in).
-import type { AcceptResult, HandoffRow, InspectResult, KeygenResult, MintResult, TrustResult, UntrustResult } from '../domain/handoff/store';
+import type { KeygenResult, TrustResult, UntrustResult } from '../domain/handoff/key-ring';
+import type { HandoffRow } from '../domain/handoff/listing';
+import type { AcceptResult, InspectResult, MintResult } from '../domain/handoff/store';
 import type { KeyRow } from '../domain/handoff/ledger';
 import { printable } from '../shared/printable';
 import type { Style } from './style';

@@ -6,7 +6,7 @@ import { writeStdout } from '../../output/stdout';
 import type { IdKind } from '../../output/completion';
 import { listSessions } from '../operations/session';
 import { listCases } from '../../domain/case/store';
-import { listHandoffs } from '../../domain/handoff/store';
+import { listHandoffs } from '../../domain/handoff/listing';
 import { caseScope, handoffScope } from '../operations/scope';
 
 const IDS: Record<IdKind, (ctx: Context) => Promise<string[]>> = {

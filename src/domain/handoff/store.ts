@@ -1,4 +1,5 @@
-// The handoff store: mint, accept, inspect, list, export, keygen, trust — replay and decisions over the journal layer.
+// The handoff store: mint, accept and inspect — replay and decisions over the journal layer (listing.ts lists
+// and exports, key-ring.ts keeps the Ed25519 keys).
 import type { JournalStore } from '../../journal/store-boundary';
 import type { DraftOf } from '../../journal/store-spec';
 import { CruxError, invalid, notFound } from '../../shared/errors';
@@ -9,12 +10,12 @@ import { formatTime, type Instant } from '../../shared/time';
 import { decideHandOff, decideReceive, requireSession } from '../session/decide';
 import { acceptStateDocument } from '../session/state-document';
 import { SESSION_STORE } from '../session/fold';
-import { verifyPackage, CHECK_NAMES, type CheckName, type CheckStatus, type TrustedKey, type Verification } from './checks';
-import { ED25519_ALG, MAC_ALG, parsePublicKey, type SignatureAlg } from './crypto';
+import { verifyPackage, CHECK_NAMES, type CheckName, type CheckStatus, type Verification } from './checks';
+import { ED25519_ALG, MAC_ALG, type SignatureAlg } from './crypto';
 import { decodeEnvelope, type Envelope, type ReceivedEnvelope } from './envelope';
 import { FACT_EVENTS, FACT_STORE, factsVisibleTo, type FactEventMap, type FactStoredData } from './fact-store';
-import { ensureAgentKey, loadAgentKey, resolveMacKey, type AgentKey } from './keys';
-import { HANDOFF_EVENTS, HANDOFF_STORE, keyRows, type AcceptedData, type KeyRevokedData, type KeyRow, type KeyTrustedData, type Ledger, type MintedData } from './ledger';
+import { loadAgentKey, resolveMacKey } from './keys';
+import { HANDOFF_EVENTS, HANDOFF_STORE, type AcceptedData, type Ledger, type MintedData } from './ledger';
 import { mintPackage, type Signer } from './mint';
 import type { TaskRecord } from './task-record';
 
@@ -28,9 +29,7 @@ export interface HandoffScope {
   readonly actor: string | undefined;
 }
 
-const tsOf = (scope: HandoffScope) => formatTime(scope.now);
-
-// ---- mint ----
+export const tsOf = (scope: HandoffScope) => formatTime(scope.now);
 
 export interface MintCommand {
   readonly sessionId: LogicalSessionId;
@@ -118,8 +117,6 @@ async function mintSigned<M>(scope: HandoffScope, cmd: MintCommand, mint: (signe
   return mint({ alg: ED25519_ALG, privatePem: key.privatePem, keyId: key.key_id });
 }
 
-// ---- checks, shared by accept and inspect ----
-
 async function verify(scope: HandoffScope, received: ReceivedEnvelope, ledger: Ledger, opts: { receiver: string | undefined; maxAgeMs: number; strict: boolean }): Promise<Verification> {
   const macKey =
     received.envelope.signature_alg === MAC_ALG ? await resolveMacKey(scope.dir.keys, scope.env, { create: false }) : undefined;
@@ -134,8 +131,6 @@ async function verify(scope: HandoffScope, received: ReceivedEnvelope, ledger: L
     strict: opts.strict,
   });
 }
-
-// ---- accept ----
 
 export interface AcceptCommand {
   readonly receiver: AgentName;
@@ -205,8 +200,6 @@ export async function acceptHandoff(scope: HandoffScope, input: Uint8Array, cmd:
   }, tsOf(scope));
 }
 
-// ---- inspect ----
-
 export interface InspectResult {
   /** The payload's members as received (raw JSON text each), message and task record scrubbed; null when it does not decode. */
   readonly package: { key: string; raw: string }[] | null;
@@ -252,174 +245,4 @@ export async function inspectHandoff(scope: HandoffScope, input: Uint8Array, opt
     expires_at: v.expiresAt === undefined ? null : formatTime(v.expiresAt),
     failure: v.failure,
   };
-}
-
-// ---- list, export ----
-
-export type HandoffStatus = 'outstanding' | 'accepted' | 'expired';
-
-export interface HandoffRow {
-  readonly direction: 'minted' | 'accepted';
-  readonly handoff_id: string | null;
-  readonly session_id: string;
-  readonly source_agent: string;
-  readonly target_agent: string | null;
-  /** The agent that accepted it here, if any. */
-  readonly accepted_by: string | null;
-  readonly status: HandoffStatus;
-  readonly created_at: string;
-  readonly expires_at: string;
-  readonly accepted_at: string | null;
-  readonly content_hash: string;
-  readonly signature_alg: string;
-  readonly facts: number;
-  readonly message: string | null;
-}
-
-/** Minted and accepted packages, oldest first (a package minted and accepted here is one row); and the keyring. */
-export async function listHandoffs(scope: HandoffScope): Promise<{ handoffs: HandoffRow[]; keys: KeyRow[] }> {
-  const ledger = await scope.dir.read(HANDOFF_STORE);
-  return { handoffs: handoffRows(ledger, scope.now), keys: keyRows(ledger) };
-}
-
-function handoffRows(ledger: Ledger, now: Instant): HandoffRow[] {
-  const rows: HandoffRow[] = [];
-  for (const m of ledger.minted.values()) {
-    const a = ledger.accepted.get(m.content_hash);
-    const expired = Date.parse(m.expires_at) < now;
-    rows.push({
-      direction: 'minted',
-      handoff_id: m.handoff_id,
-      session_id: m.session_id,
-      source_agent: m.source_agent,
-      target_agent: m.target_agent,
-      accepted_by: a?.agent ?? null,
-      status: a !== undefined ? 'accepted' : expired ? 'expired' : 'outstanding',
-      created_at: m.created_at,
-      expires_at: m.expires_at,
-      accepted_at: a?.accepted_at ?? null,
-      content_hash: m.content_hash,
-      signature_alg: m.signature_alg,
-      facts: m.facts,
-      message: m.message,
-    });
-  }
-  for (const a of ledger.accepted.values()) {
-    if (ledger.mintedByHash.has(a.content_hash)) continue;
-    rows.push({
-      direction: 'accepted',
-      handoff_id: a.handoff_id,
-      session_id: a.session_id,
-      source_agent: a.source_agent,
-      target_agent: a.target_agent,
-      accepted_by: a.agent,
-      status: 'accepted',
-      created_at: a.created_at,
-      expires_at: a.expires_at,
-      accepted_at: a.accepted_at,
-      content_hash: a.content_hash,
-      signature_alg: a.signature_alg,
-      facts: a.facts,
-      message: a.message,
-    });
-  }
-  return rows.sort((x, y) => (Date.parse(x.created_at) || 0) - (Date.parse(y.created_at) || 0));
-}
-
-/** The envelope of a package minted here, by handoff id or content hash (or an unambiguous prefix of 8+ hex digits). */
-export async function exportHandoff(scope: HandoffScope, id: string): Promise<{ envelope: Envelope; minted: MintedData }> {
-  const ledger = await scope.dir.read(HANDOFF_STORE);
-  let found = ledger.minted.get(id);
-  if (found === undefined && /^[0-9a-f]{8,64}$/.test(id)) {
-    const matches = [...ledger.mintedByHash.keys()].filter((h) => h.startsWith(id));
-    if (matches.length > 1) throw invalid(`${id} matches ${matches.length} packages`, 'give more digits of the content hash, or the handoff id');
-    if (matches.length === 1) found = ledger.minted.get(ledger.mintedByHash.get(matches[0]!)!);
-  }
-  if (found === undefined) throw notFound(`no handoff ${JSON.stringify(id)} was minted here`, 'see `crux handoff list`');
-  const { bytes: _bytes, ...minted } = found;
-  return { envelope: found.envelope, minted };
-}
-
-// ---- Ed25519 keys ----
-
-export interface KeygenResult {
-  readonly key: AgentKey & { created: boolean };
-  /** Whether this data directory's keyring now trusts the key (it holds the private half, so it does). */
-  readonly trusted: boolean;
-}
-
-/** Creates the agent's Ed25519 key pair (once; a second keygen shows the existing key) and trusts it here. */
-export function keygen(scope: HandoffScope, agent: AgentName): Promise<KeygenResult> {
-  // In a data directory that does not exist yet, the journal runs `decide` twice (dry, then for real):
-  // the key is created by whichever run comes first.
-  let created = false;
-  return scope.dir.write(async (tx) => {
-    const ledger = await tx.load(HANDOFF_STORE);
-    const key = await ensureAgentKey(scope.dir.keys, agent);
-    created ||= key.created;
-    const revoked = (ledger.revoked.get(agent) ?? []).some((k) => k.key_id === key.key_id);
-    // A key revoked here stays revoked: only an explicit `handoff trust` takes it back.
-    if (revoked) return { key: { ...key, created }, trusted: false };
-    if (!(ledger.trusted.get(agent) ?? []).some((k) => k.key_id === key.key_id)) {
-      const data: KeyTrustedData = { agent, public_key: key.public_key, key_id: key.key_id };
-      tx.append(HANDOFF_STORE, [{ ev: HANDOFF_EVENTS.keyTrusted, data, actor: scope.actor }]);
-    }
-    return { key: { ...key, created }, trusted: true };
-  }, tsOf(scope));
-}
-
-export interface TrustResult {
-  readonly agent: string;
-  readonly public_key: string;
-  readonly key_id: string;
-  /** False when the keyring already held this key (nothing written). */
-  readonly added: boolean;
-}
-
-/** Adds an agent's public key to the keyring: packages it signs with `--alg ed25519` verify here. */
-export function trustKey(scope: HandoffScope, agent: AgentName, publicKeyText: string): Promise<TrustResult> {
-  const { publicKey, keyId } = parsePublicKey(publicKeyText);
-  return scope.dir.write(async (tx) => {
-    const ledger = await tx.load(HANDOFF_STORE);
-    const known = (ledger.trusted.get(agent) ?? []).some((k) => k.key_id === keyId);
-    if (!known) {
-      const data: KeyTrustedData = { agent, public_key: publicKey, key_id: keyId };
-      tx.append(HANDOFF_STORE, [{ ev: HANDOFF_EVENTS.keyTrusted, data, actor: scope.actor }]);
-    }
-    return { agent, public_key: publicKey, key_id: keyId, added: !known };
-  }, tsOf(scope));
-}
-
-export interface UntrustResult {
-  readonly agent: string;
-  /** The keys revoked by this call (empty when they were all revoked already: nothing written). */
-  readonly revoked: { key_id: string; public_key: string }[];
-  /** The agent's keys that stay trusted. */
-  readonly trusted: { key_id: string; public_key: string }[];
-}
-
-/**
- * Revokes one trusted key of an agent (by fingerprint — its key id — or its public key), or all of them:
- * a package signed by a revoked key is refused (6). Exit 3 when the agent has no such key here.
- */
-export function untrustKey(scope: HandoffScope, agent: AgentName, key: string | undefined): Promise<UntrustResult> {
-  const wanted = key === undefined ? undefined : /^[0-9a-f]{16}$/i.test(key) ? key.toLowerCase() : parsePublicKey(key).keyId;
-  return scope.dir.write(async (tx) => {
-    const ledger = await tx.load(HANDOFF_STORE);
-    const trusted = ledger.trusted.get(agent) ?? [];
-    const revokedBefore = ledger.revoked.get(agent) ?? [];
-    const matches = (k: { key_id: string }) => wanted === undefined || k.key_id === wanted;
-    const revoke = trusted.filter(matches);
-    if (revoke.length === 0 && !revokedBefore.some(matches)) {
-      const what = wanted === undefined ? 'no trusted Ed25519 key' : `no Ed25519 key ${wanted}`;
-      throw notFound(`agent ${JSON.stringify(agent)} has ${what} here`, 'see the trusted keys with `crux handoff list`');
-    }
-    const drafts = revoke.map((k) => {
-      const data: KeyRevokedData = { agent, key_id: k.key_id, public_key: k.public_key };
-      return { ev: HANDOFF_EVENTS.keyRevoked, data, actor: scope.actor };
-    });
-    if (drafts.length > 0) tx.append(HANDOFF_STORE, drafts);
-    const brief = (k: TrustedKey) => ({ key_id: k.key_id, public_key: k.public_key });
-    return { agent, revoked: revoke.map(brief), trusted: trusted.filter((k) => !matches(k)).map(brief) };
-  }, tsOf(scope));
 }

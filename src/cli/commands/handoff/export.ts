@@ -1,7 +1,7 @@
 // `crux handoff export <id>`: the envelope of a package minted here, again.
 import { Command } from 'commander';
 import { buildContext } from '../../context';
-import { exportHandoff } from '../../../domain/handoff/store';
+import { exportHandoff } from '../../../domain/handoff/listing';
 import { checkOutPath, writeEnvelope } from './envelope-io';
 import { handoffScope as scopeOf } from '../../operations/scope';
 

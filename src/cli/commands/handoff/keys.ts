@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { buildContext } from '../../context';
 import { emit } from '../../../output/emit';
 import { renderKeygen, renderTrusted, renderUntrusted } from '../../../output/handoff';
-import { keygen, trustKey, untrustKey } from '../../../domain/handoff/store';
+import { keygen, trustKey, untrustKey } from '../../../domain/handoff/key-ring';
 import { agentOf, handoffScope as scopeOf } from '../../operations/scope';
 
 export function makeKeygenCommand(): Command {

@@ -5,7 +5,7 @@ import { addListOptions, parseChoices, parseLimit, parseSort, statusOption } fro
 import { emit } from '../../../output/emit';
 import { renderList } from '../../../output/handoff';
 import { parseAgentName } from '../../../shared/ids';
-import { listHandoffs, type HandoffRow } from '../../../domain/handoff/store';
+import { listHandoffs, type HandoffRow } from '../../../domain/handoff/listing';
 import { applyWindow, HANDOFF_ORDERS } from '../../../domain/list-window';
 import { handoffScope as scopeOf } from '../../operations/scope';
 

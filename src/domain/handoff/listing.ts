@@ -1,0 +1,91 @@
+// The handoffs of a store as rows (minted and accepted packages with their status) and a minted package's envelope.
+import { invalid, notFound } from '../../shared/errors';
+import type { Instant } from '../../shared/time';
+import type { Envelope } from './envelope';
+import { HANDOFF_STORE, keyRows, type KeyRow, type Ledger, type MintedData } from './ledger';
+import type { HandoffScope } from './store';
+
+export type HandoffStatus = 'outstanding' | 'accepted' | 'expired';
+
+export interface HandoffRow {
+  readonly direction: 'minted' | 'accepted';
+  readonly handoff_id: string | null;
+  readonly session_id: string;
+  readonly source_agent: string;
+  readonly target_agent: string | null;
+  /** The agent that accepted it here, if any. */
+  readonly accepted_by: string | null;
+  readonly status: HandoffStatus;
+  readonly created_at: string;
+  readonly expires_at: string;
+  readonly accepted_at: string | null;
+  readonly content_hash: string;
+  readonly signature_alg: string;
+  readonly facts: number;
+  readonly message: string | null;
+}
+
+/** Minted and accepted packages, oldest first (a package minted and accepted here is one row); and the keyring. */
+export async function listHandoffs(scope: HandoffScope): Promise<{ handoffs: HandoffRow[]; keys: KeyRow[] }> {
+  const ledger = await scope.dir.read(HANDOFF_STORE);
+  return { handoffs: handoffRows(ledger, scope.now), keys: keyRows(ledger) };
+}
+
+function handoffRows(ledger: Ledger, now: Instant): HandoffRow[] {
+  const rows: HandoffRow[] = [];
+  for (const m of ledger.minted.values()) {
+    const a = ledger.accepted.get(m.content_hash);
+    const expired = Date.parse(m.expires_at) < now;
+    rows.push({
+      direction: 'minted',
+      handoff_id: m.handoff_id,
+      session_id: m.session_id,
+      source_agent: m.source_agent,
+      target_agent: m.target_agent,
+      accepted_by: a?.agent ?? null,
+      status: a !== undefined ? 'accepted' : expired ? 'expired' : 'outstanding',
+      created_at: m.created_at,
+      expires_at: m.expires_at,
+      accepted_at: a?.accepted_at ?? null,
+      content_hash: m.content_hash,
+      signature_alg: m.signature_alg,
+      facts: m.facts,
+      message: m.message,
+    });
+  }
+  for (const a of ledger.accepted.values()) {
+    if (ledger.mintedByHash.has(a.content_hash)) continue;
+    rows.push({
+      direction: 'accepted',
+      handoff_id: a.handoff_id,
+      session_id: a.session_id,
+      source_agent: a.source_agent,
+      target_agent: a.target_agent,
+      accepted_by: a.agent,
+      status: 'accepted',
+      created_at: a.created_at,
+      expires_at: a.expires_at,
+      accepted_at: a.accepted_at,
+      content_hash: a.content_hash,
+      signature_alg: a.signature_alg,
+      facts: a.facts,
+      message: a.message,
+    });
+  }
+  return rows.sort((x, y) => (Date.parse(x.created_at) || 0) - (Date.parse(y.created_at) || 0));
+}
+
+/** The envelope of a package minted here, by handoff id or content hash (or an unambiguous prefix of 8+ hex digits). */
+export async function exportHandoff(scope: HandoffScope, id: string): Promise<{ envelope: Envelope; minted: MintedData }> {
+  const ledger = await scope.dir.read(HANDOFF_STORE);
+  let found = ledger.minted.get(id);
+  if (found === undefined && /^[0-9a-f]{8,64}$/.test(id)) {
+    const matches = [...ledger.mintedByHash.keys()].filter((h) => h.startsWith(id));
+    if (matches.length > 1) throw invalid(`${id} matches ${matches.length} packages`, 'give more digits of the content hash, or the handoff id');
+    if (matches.length === 1) found = ledger.minted.get(ledger.mintedByHash.get(matches[0]!)!);
+  }
+  if (found === undefined) throw notFound(`no handoff ${JSON.stringify(id)} was minted here`, 'see `crux handoff list`');
+  const { bytes: _bytes, ...minted } = found;
+  return { envelope: found.envelope, minted };
+}
+
