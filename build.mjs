@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { bundledPackages, writeNotices } from './build-notices.mjs';
 
 // commander loads node:child_process at start-up only for executable subcommands, which crux does not use;
 // loading it costs several ms per invocation, so it is required on first use instead.
@@ -41,9 +42,10 @@ const stampBuildId = (file) => appendFileSync(file, `\n//# crux-build ${createHa
  * rebuild (another shell, a running test suite) must never load a half-written or empty bundle, which would run
  * nothing and exit 0. A bundle loaded through src/cli/code-cache.ts is stamped with its build id first.
  */
+const bundled = new Set();
 async function bundle(entry, name, { stamp = false, plugins = [] } = {}) {
   const staged = `dist/${name}.${process.pid}.tmp`;
-  await build({
+  const { metafile } = await build({
     entryPoints: [entry],
     outfile: staged,
     bundle: true,
@@ -53,8 +55,10 @@ async function bundle(entry, name, { stamp = false, plugins = [] } = {}) {
     minify: process.env.CRUX_BUILD_READABLE !== '1',
     legalComments: 'none',
     logLevel: 'warning',
+    metafile: true,
     plugins,
   });
+  for (const dir of bundledPackages(metafile)) bundled.add(dir);
   if (stamp) stampBuildId(staged);
   renameSync(staged, `dist/${name}`);
 }
@@ -65,6 +69,8 @@ await bundle('node_modules/postgres/cjs/src/index.js', 'pg.cjs');
 // as dist/mcp.cjs, which the mcp command loads at run time through its own code cache (made below).
 await bundle('src/cli/mcp/sdk.ts', 'mcp.cjs', { stamp: true });
 await bundle('src/cli/main.ts', 'crux.cjs', { stamp: true, plugins: [lazyChildProcess, separatePostgres] });
+// legalComments is 'none' (comments cost start-up): the notices of what the bundles carry ship beside them.
+writeNotices(bundled);
 const scratch = mkdtempSync(join(tmpdir(), 'crux-build-'));
 try {
   // The hot paths: one session written and read, listed, a case recorded and retrieved, a journal checked.
