@@ -3,8 +3,8 @@
 //
 // The journal layer, bottom up: the core — record.ts (the one codec), verify.ts (chain, sequence, batches),
 // scan.ts (replay of a file), append.ts, lock.ts/lock-fs.ts, rewrite.ts, quarantine.ts, durable-fs.ts; check.ts
-// and compact.ts (each command's work), history.ts; derived/ (indexes and snapshots, fenced: reached through
-// load.ts and derived/index.ts, verified before trusted); transaction.ts; this file; pg/ (PostgreSQL).
+// and compact.ts (each command's work), history.ts; derived/ (indexes and snapshots, fenced: reached only through
+// derived/index.ts, one object per journal, verified before trusted); transaction.ts; this file; pg/ (PostgreSQL).
 import { fs } from '../shared/fs';
 import { dirname, join } from 'node:path';
 import { acquireLock, LOCK_DIR, type HeldLock } from './lock';
@@ -15,12 +15,10 @@ import { replaceJournal } from './rewrite';
 import { QUARANTINE_DIR } from './quarantine';
 import { checkJournal } from './check';
 import { compactJournal } from './compact';
-import { loadSnapshot, loadThroughIndex, readRecordAt, replayFull, type Loaded, type Reporter } from './load';
-import { CACHE_DIR, keepDerived, type IndexQuery } from './derived';
-import { dropSnapshot } from './derived/snapshot';
-import { DerivedDamage } from './derived/sorted-table';
+import { replayFull, type Loaded, type Reporter } from './load';
+import { CACHE_DIR, derivedFiles } from './derived';
 import { DryTransaction, LockedTransaction, type TransactionHost } from './transaction';
-import { journalName, type StoreSpec } from './store-spec';
+import { journalName, type IndexQuery, type StoreSpec } from './store-spec';
 import type { CompactReport, JournalReport, JournalStore, ProgressSink, StoreFacts, Transaction } from './store-boundary';
 import { DirKeyStore } from './key-files';
 import { surveyStore } from './probes';
@@ -60,10 +58,11 @@ export class DataDir implements JournalStore, TransactionHost {
 
   /** Replays a store without the lock, for queries. A missing directory or file is an empty store. */
   async read<S>(spec: StoreSpec<S>): Promise<S> {
-    const fromSnapshot = loadSnapshot(this.root, this.path(spec.file), spec, this.reporter);
+    const derived = derivedFiles(this.root, spec);
+    const fromSnapshot = derived.snapshot();
     if (fromSnapshot !== undefined) {
       // A long tail past the snapshot: this reader writes the next one.
-      keepDerived(this.root, this.path(spec.file), spec, fromSnapshot, this.reporter, { writer: false });
+      derived.keep(fromSnapshot, { writer: false });
       return fromSnapshot.state;
     }
     return this.replayAndKeep(spec).state;
@@ -75,19 +74,8 @@ export class DataDir implements JournalStore, TransactionHost {
    * store is replayed and `use` runs again on the replayed state, so the answer is always a replay's.
    */
   async readWith<S, T>(spec: StoreSpec<S>, use: (state: S) => T | Promise<T>): Promise<T> {
-    const lazy = loadSnapshot(this.root, this.path(spec.file), spec, this.reporter, { lazy: true });
-    if (lazy !== undefined) {
-      try {
-        const answer = await use(lazy.state);
-        keepDerived(this.root, this.path(spec.file), spec, lazy, this.reporter, { writer: false });
-        return answer;
-      } catch (error) {
-        if (!(error instanceof DerivedDamage)) throw error;
-        dropSnapshot(this.root, spec.file);
-      } finally {
-        lazy.release();
-      }
-    }
+    const viaSnapshot = await derivedFiles(this.root, spec).readWith(use);
+    if (viaSnapshot !== undefined) return viaSnapshot.answer;
     return use(this.replayAndKeep(spec).state);
   }
 
@@ -95,7 +83,7 @@ export class DataDir implements JournalStore, TransactionHost {
   private replayAndKeep<S>(spec: StoreSpec<S>): Loaded<S> {
     const loaded = this.replay(spec);
     if (loaded.scan.exists && (spec.keyOf !== undefined || spec.snapshot !== undefined)) {
-      keepDerived(this.root, this.path(spec.file), spec, loaded, this.reporter, { writer: false });
+      derivedFiles(this.root, spec).keep(loaded, { writer: false });
     }
     return loaded;
   }
@@ -113,8 +101,9 @@ export class DataDir implements JournalStore, TransactionHost {
     } catch {
       return positions.map(() => undefined);
     }
+    const derived = derivedFiles(this.root, spec);
     try {
-      return positions.map((at) => readRecordAt(fd, at));
+      return positions.map((at) => derived.read(fd, at));
     } finally {
       fs.closeSync(fd);
     }
@@ -122,7 +111,7 @@ export class DataDir implements JournalStore, TransactionHost {
 
   /** A state holding at least the entity `key`: through the index when it verifies, else a full replay. */
   async readKey<S>(spec: StoreSpec<S>, key: string): Promise<S> {
-    return (loadThroughIndex(this.path(spec.file), this.root, spec, { keys: [key] }) ?? this.replayAndKeep(spec)).state;
+    return (derivedFiles(this.root, spec).findKeys([key]) ?? this.replayAndKeep(spec)).state;
   }
 
   /**
@@ -130,7 +119,7 @@ export class DataDir implements JournalStore, TransactionHost {
    * through the index when it verifies, else a full replay.
    */
   async readIndexed<S>(spec: StoreSpec<S>, query: IndexQuery): Promise<S> {
-    return (loadThroughIndex(this.path(spec.file), this.root, spec, { query }) ?? this.replayAndKeep(spec)).state;
+    return (derivedFiles(this.root, spec).candidates(query) ?? this.replayAndKeep(spec)).state;
   }
 
   /**
@@ -284,7 +273,7 @@ export class DataDir implements JournalStore, TransactionHost {
   reindex<S>(spec: StoreSpec<S>): void {
     if (spec.keyOf === undefined && spec.snapshot === undefined) return;
     const loaded = replayFull(this.path(spec.file), spec, this.reporter, { quiet: true });
-    keepDerived(this.root, this.path(spec.file), spec, loaded, this.reporter, { writer: true });
+    derivedFiles(this.root, spec).keep(loaded, { writer: true });
   }
 }
 

@@ -3,7 +3,7 @@ import { fs } from '../shared/fs';
 import { acquireLock, lockDir, lockMechanism, LockTimeout, type HeldLock, type LockHolder } from './lock';
 import { HISTORY_DIR } from './history';
 import { QUARANTINE_DIR } from './quarantine';
-import { CACHE_DIR, describeIndex } from './derived';
+import { CACHE_DIR, derivedFiles } from './derived';
 import { KEYS_DIR } from './key-files';
 import { LOCK_FILE } from './data-dir';
 import { reportScan } from './check';
@@ -115,15 +115,15 @@ export function surveyJournal<S>(dir: DataDir, spec: StoreSpec<S>): JournalFacts
   const loaded = dir.replay(watched, { quiet: true });
   const { scan } = loaded;
   let index: JournalFacts<S>['index'] = null;
-  if (spec.keyOf !== undefined && scan.exists) index = describeIndex(dir.root, spec, dir.path(spec.file));
+  if (spec.keyOf !== undefined && scan.exists) index = derivedFiles(dir.root, spec).describeIndex();
   return {
     ...reportScan(dir.root, spec.file, scan),
     newest_ts: clock.newest,
     last_ts: clock.last,
     backwards: clock.backwards,
     state: loaded.state,
-    live_bytes: spec.liveBytes?.(loaded.state) ?? loaded.index?.estimate.total ?? null,
-    compaction_due: compactionDue(scan.bytes, spec.liveBytes?.(loaded.state) ?? loaded.index?.estimate.total),
+    live_bytes: spec.liveBytes?.(loaded.state) ?? loaded.index?.live ?? null,
+    compaction_due: compactionDue(scan.bytes, spec.liveBytes?.(loaded.state) ?? loaded.index?.live),
     index,
   };
 }

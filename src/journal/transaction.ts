@@ -3,9 +3,9 @@
 import { appendRecords } from './append';
 import { decodeOwn, EMPTY_HEAD, encodeRecords, PROGRESS_EVERY, type ChainHead, type EventDraft, type JournalRecord } from './record';
 import { loadSnapshot, loadThroughIndex, releaseLoaded, replayFull, type Loaded, type Reporter } from './load';
-import { dropDerived, keepDerived, type IndexQuery } from './derived';
+import { derivedFiles } from './derived';
 import type { LinePosition, TornTail } from './scan';
-import type { StoreSpec } from './store-spec';
+import type { IndexQuery, StoreSpec } from './store-spec';
 import type { Transaction } from './store-boundary';
 import { noteCommit } from '../shared/commit-log';
 
@@ -107,7 +107,7 @@ export class LockedTransaction implements Transaction {
     const loaded = this.loaded.get(spec);
     if (loaded?.full) return loaded.state;
     if (loaded !== undefined) refuseLateKeyLoad(spec);
-    const some = loadThroughIndex(this.host.path(spec.file), this.host.root, spec, what, true);
+    const some = loadThroughIndex(this.host.root, spec, what, true);
     if (some === undefined) return this.loadWhole(spec).state;
     this.loaded.set(spec, some);
     return some.state;
@@ -118,12 +118,12 @@ export class LockedTransaction implements Transaction {
     if (loaded?.full) return loaded;
     if (loaded !== undefined) refuseWholeAfterKey(spec);
     const path = this.host.path(spec.file);
-    const fromSnapshot = loadSnapshot(this.host.root, path, spec, this.host.reporter);
+    const fromSnapshot = loadSnapshot(this.host.root, spec);
     let whole: Loaded<S>;
     if (fromSnapshot === undefined) whole = replayFull(path, spec, this.host.reporter);
     else {
       // The index is kept after this write if it verifies (else it stays a prefix the tail completes).
-      const viaIndex = spec.keyOf === undefined ? undefined : loadThroughIndex(path, this.host.root, spec, { keys: [] }, true);
+      const viaIndex = spec.keyOf === undefined ? undefined : loadThroughIndex(this.host.root, spec, { keys: [] }, true);
       whole = viaIndex?.index === undefined ? fromSnapshot : { ...fromSnapshot, index: viaIndex.index };
     }
     this.loaded.set(spec, whole);
@@ -147,14 +147,7 @@ export class LockedTransaction implements Transaction {
     const start = loaded.tornTail?.offset ?? loaded.bytes;
     const applied = applyEncoded(spec, loaded.state, text, loaded.tornTail ? loaded.tornTail.line - 1 : loaded.lines, start, report && ((done, total) => report('applying', done, total)));
     const index = loaded.index;
-    if (index !== undefined) {
-      for (const { at, record } of applied) {
-        if (index.mode === 'append') index.index.appended(record, at);
-        else index.lines.add(record, at);
-        const key = spec.keyOf?.(record);
-        if (key !== undefined) index.estimate.add(key, at.length);
-      }
-    }
+    if (index !== undefined) for (const { at, record } of applied) index.appended(record, at);
     loaded.head = head;
     loaded.headAt = applied.at(-1)!.at;
     loaded.bytes = start + Buffer.byteLength(text);
@@ -194,17 +187,17 @@ export class LockedTransaction implements Transaction {
       if (loaded.damaged) {
         // No cache and no compaction over damage: every later command replays (and reports) it until
         // `journal check --repair` quarantines it.
-        dropDerived(this.host.root, spec.file);
+        derivedFiles(this.host.root, spec).drop();
         continue;
       }
-      const live = loaded.index?.estimate.total ?? spec.liveBytes?.(loaded.state);
+      const live = loaded.index?.live ?? spec.liveBytes?.(loaded.state);
       if (compactionDue(loaded.bytes, live)) {
         // Compaction needs every record's payload: only a verifying replay gives it.
         const whole = loaded.source === 'replay' ? loaded : replayFull(this.host.path(spec.file), spec, this.host.reporter, { quiet: true });
         if (!whole.damaged) this.host.compactLoaded(spec, whole, this.ts);
         continue;
       }
-      keepDerived(this.host.root, this.host.path(spec.file), spec, loaded, this.host.reporter, { writer: true });
+      derivedFiles(this.host.root, spec).keep(loaded, { writer: true });
     }
   }
 }

@@ -1,55 +1,121 @@
-// The derived layer's interface to the journal core: after a load or a write, keep the store's derived files
-// (index, snapshot) in step with the journal; drop them over damage. Everything derived lives in cache/ and
-// is verified before it is trusted (see each file's header comment and crux-journal(5)).
-import type { Loaded, Reporter } from '../load';
-import { loadSnapshot, replayFull } from '../load';
-import type { StoreSpec } from '../store-spec';
-import { buildIndex, bindingAt, dropIndexFiles } from './store-index';
-import { dropSnapshot, snapshotCovers, writeSnapshot } from './snapshot';
-import { mtimeOf } from './cache-file';
+// The derived layer's one interface: per journal, the files in cache/ that make reads cheap — the index
+// (find keys, candidates of a query) and the snapshot — read only once they verify, kept in step with the
+// journal after loads and writes, dropped over damage. Nothing outside derived/ sees how they are laid out,
+// nor the damage found inside them: a derived file that does not verify is bypassed (the caller replays).
+// See each file's header comment and crux-journal(5).
+import { fs } from '../../shared/fs';
+import { join } from 'node:path';
+import type { JournalRecord } from '../record';
+import type { LinePosition } from '../scan';
+import type { IndexUpkeep, Loaded } from '../loaded';
+import type { IndexQuery, StoreSpec } from '../store-spec';
+import { cachePath, mtimeOf, readVerified } from './cache-file';
+import { buildIndex, dropIndexFiles, indexName } from './index-base';
+import { dropSnapshot } from './snapshot';
+import { keepSnapshot, loadSnapshot } from './snapshot-load';
+import { DerivedDamage } from './sorted-table';
+import { bindingAt } from './index-tail';
+import { StoreIndex } from './store-index';
+import { AppendUpkeep, loadThroughIndex, ReplayUpkeep } from './through-index';
 
-export type { IndexQuery } from '../store-spec';
 export { CACHE_DIR } from './cache-file';
-export { describeIndex } from './store-index';
 
-/** A snapshot is rewritten once this many bytes of journal follow it (readers replay at most that much). */
-export const SNAPSHOT_TAIL_BYTES = 256 * 1024;
+/** The derived files of one journal (`spec.file` in the data directory `root`). */
+export class DerivedFiles<S> {
+  private readonly path: string;
 
-/**
- * Brings a store's derived files up to the state `loaded` holds. A writer (under the lock) appends to the
- * index; a reader (no lock) only writes whole files, temp + rename, after it had to replay: either way a
- * file describes exactly the journal prefix it names, so a race between them costs speed, never an answer.
- */
-export function keepDerived<S>(root: string, path: string, spec: StoreSpec<S>, loaded: Loaded<S>, reporter: Reporter, opts: { writer: boolean }): void {
-  if (loaded.damaged) return;
-  // Read before the files are derived: a write after this makes them stale (by size), never wrong.
-  const mtime_ns = mtimeOf(path);
-  const index = loaded.index;
-  if (index?.mode === 'append' && opts.writer) index.index.persist(loaded.state, { ...loaded, live: index.estimate.total });
-  else if (index?.mode === 'rebuild' && loaded.full) buildIndex(root, spec, loaded.state, index.lines.entries, index.lines.keys, { ...loaded, live: index.estimate.total, mtime_ns });
-  keepSnapshot(root, path, spec, loaded, reporter, mtime_ns);
-}
-
-function keepSnapshot<S>(root: string, path: string, spec: StoreSpec<S>, loaded: Loaded<S>, reporter: Reporter, mtime_ns: string): void {
-  const codec = spec.snapshot;
-  if (codec === undefined) return;
-  const end = bindingAt(loaded, mtime_ns);
-  if (loaded.source !== 'replay') {
-    const covers = loaded.snapshotAt ?? snapshotCovers(root, spec.file);
-    if (covers !== undefined && covers <= end.size && end.size - covers < SNAPSHOT_TAIL_BYTES) return;
+  constructor(
+    private readonly root: string,
+    private readonly spec: StoreSpec<S>,
+  ) {
+    this.path = join(root, spec.file);
   }
-  let whole: Loaded<S> = loaded;
-  let stamp = mtime_ns;
-  if (!loaded.full) {
-    stamp = mtimeOf(path);
-    whole = loadSnapshot(root, path, spec, reporter) ?? replayFull(path, spec, reporter, { quiet: true });
-    if (whole.damaged) return;
+
+  /** A state holding the entities `keys`, through the index; undefined when none verifies (replay instead). */
+  findKeys(keys: readonly string[], opts: { keep?: boolean } = {}): Loaded<S> | undefined {
+    return loadThroughIndex(this.path, this.root, this.spec, { keys }, opts.keep);
   }
-  writeSnapshot(root, spec.file, codec.version, bindingAt(whole, stamp), codec.encode(whole.state));
+
+  /** A state holding every entity that may match `query` (some that do not: filter exactly); undefined as findKeys. */
+  candidates(query: IndexQuery, opts: { keep?: boolean } = {}): Loaded<S> | undefined {
+    return loadThroughIndex(this.path, this.root, this.spec, { query }, opts.keep);
+  }
+
+  /** The whole state from the snapshot and the records after it; undefined when there is none that verifies. */
+  snapshot(): Loaded<S> | undefined {
+    return loadSnapshot(this.root, this.path, this.spec);
+  }
+
+  /**
+   * Runs `use` over the state of the snapshot, its body read on demand while `use` runs (a retrieve reads only
+   * its terms' postings). undefined when there is no snapshot that verifies, or when a page of it turns out
+   * damaged meanwhile (the snapshot is dropped): then the caller answers from a replay.
+   */
+  async readWith<T>(use: (state: S) => T | Promise<T>): Promise<{ answer: T } | undefined> {
+    const lazy = loadSnapshot(this.root, this.path, this.spec, { lazy: true });
+    if (lazy === undefined) return undefined;
+    try {
+      const answer = await use(lazy.state);
+      this.keep(lazy, { writer: false });
+      return { answer };
+    } catch (error) {
+      if (!(error instanceof DerivedDamage)) throw error;
+      dropSnapshot(this.root, this.spec.file);
+      return undefined;
+    } finally {
+      lazy.release();
+    }
+  }
+
+  /** The record at `at` of the journal open at `fd`, verified as a replay verifies it (undefined when it does not). */
+  read(fd: number, at: LinePosition): JournalRecord | undefined {
+    return readVerified(fd, at);
+  }
+
+  /**
+   * Brings the derived files up to the state `loaded` holds. A writer (under the lock) appends to the index;
+   * a reader (no lock) only writes whole files, temp + rename, after it had to replay: either way a file
+   * describes exactly the journal prefix it names, so a race between them costs speed, never an answer.
+   */
+  keep(loaded: Loaded<S>, opts: { writer: boolean }): void {
+    if (loaded.damaged) return;
+    // Read before the files are derived: a write after this makes them stale (by size), never wrong.
+    const mtime_ns = mtimeOf(this.path);
+    const upkeep = loaded.index;
+    if (upkeep instanceof AppendUpkeep && opts.writer) upkeep.index.persist(loaded.state, { ...loaded, live: upkeep.live });
+    else if (upkeep instanceof ReplayUpkeep && loaded.full) {
+      buildIndex(this.root, this.spec, loaded.state, upkeep.lines.entries, upkeep.lines.keys, bindingAt(loaded, mtime_ns), upkeep.live);
+    }
+    keepSnapshot(this.root, this.path, this.spec, loaded, mtime_ns);
+  }
+
+  /** Removes every derived file of the journal (after damage, or before a rewrite). */
+  drop(): void {
+    dropIndexFiles(this.root, this.spec.file);
+    dropSnapshot(this.root, this.spec.file);
+  }
+
+  /** What `crux doctor` says of the index. */
+  describeIndex(): 'valid' | 'stale' | 'absent' {
+    let fd: number;
+    try {
+      fd = fs.openSync(this.path, 'r');
+    } catch {
+      return 'absent';
+    }
+    try {
+      const index = StoreIndex.open(this.root, this.spec, fd);
+      if (index === undefined) return fs.existsSync(cachePath(this.root, indexName(this.spec.file))) ? 'stale' : 'absent';
+      const gap = index.gap;
+      index.close();
+      return gap === 0 ? 'valid' : 'stale';
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
 }
 
-/** Removes every derived file of a journal (after damage, or before a rewrite). */
-export function dropDerived(root: string, file: string): void {
-  dropIndexFiles(root, file);
-  dropSnapshot(root, file);
-}
+/** The upkeep a full replay feeds every record to, so that keep() can build a whole index from it. */
+export const replayUpkeep = (spec: StoreSpec<any>): IndexUpkeep | undefined => (spec.keyOf === undefined ? undefined : new ReplayUpkeep(spec));
+
+export const derivedFiles = <S>(root: string, spec: StoreSpec<S>): DerivedFiles<S> => new DerivedFiles(root, spec);

@@ -9,28 +9,18 @@
 // verified, so the index is a prefix that the journal's own tail completes. Every line read through the index
 // is decoded and verified like a replay's, and must concern the key asked for.
 import { fs } from '../../shared/fs';
-import type { ChainHead, JournalRecord } from '../record';
-import { scanJournal, type LinePosition, type TornTail } from '../scan';
+import type { JournalRecord } from '../record';
+import type { LinePosition } from '../scan';
+import type { Position } from '../loaded';
 import type { IndexQuery, StoreSpec } from '../store-spec';
-import {
-  bindingHolds,
-  cachePath,
-  dropCacheFile,
-  encodeHeader,
-  isBinding,
-  mtimeOf,
-  newNonce,
-  readHeader,
-  readVerified,
-  writeCacheFile,
-  type JournalBinding,
-} from './cache-file';
+import { bindingHolds, cachePath, dropCacheFile, mtimeOf, newNonce, readVerified, writeCacheFile, type JournalBinding } from './cache-file';
 import { appendBlock, encodeLogHeader, readLog, type OpenLog } from './delta-log';
-import { compareAt, ENTRY_WORDS, EntryList, FLAG_RESET, FLAG_WITHDRAWN, hash56, joinOffset, KEY_SPACE, sortKey, splitOffset } from './entries';
-import { DerivedDamage, encodePages, PAGE_BYTES, PAGE_ENTRIES, PAGES_START, SortedTable } from './sorted-table';
+import { ENTRY_WORDS, EntryList, FLAG_RESET, FLAG_WITHDRAWN, hash56, joinOffset, KEY_SPACE, sortKey } from './entries';
+import { keyEntry, secondaryEntries } from './index-entries';
+import { dropIndexFiles, INDEX_VERSION, logName, mergeBase, openBase, type OpenBase } from './index-base';
+import { bindingAt, readTail, type Tail } from './index-tail';
+import { DerivedDamage } from './sorted-table';
 
-const INDEX_KIND = 'crux-index';
-export const INDEX_VERSION = 3;
 /** The log is merged into a new base once it holds this many entries (reads scan the whole log). */
 export const LOG_MAX_ENTRIES = 8192;
 /** CRUX_TEST_INDEX_LOG_ENTRIES lowers the bound, so that tests merge often. */
@@ -38,78 +28,6 @@ const logMaxEntries = () => Number(process.env.CRUX_TEST_INDEX_LOG_ENTRIES) || L
 const LOG_MAX_BYTES = 16 * 1024 * 1024;
 /** A reader that finds this much journal past what the index covers writes a new base (temp + rename). */
 export const READER_REBUILD_GAP_BYTES = 256 * 1024;
-
-export const indexName = (file: string) => `${file}.idx`;
-export const logName = (file: string) => `${file}.idx-log`;
-
-interface BaseHeader {
-  readonly kind: typeof INDEX_KIND;
-  readonly v: number;
-  /** The store's index declaration (its secondary names and version): another declaration's index is not read. */
-  readonly store: string;
-  readonly nonce: number;
-  readonly binding: JournalBinding;
-  readonly live: number;
-  readonly entries: number;
-  readonly pages: number;
-}
-
-
-const storeTag = (spec: StoreSpec<any>) => `${spec.file}:${spec.secondary?.version ?? 0}:${(spec.secondary?.names ?? []).join(',')}`;
-
-/** The key line entry of a record, if its store keys it. */
-function keyEntry(list: EntryList, spec: StoreSpec<any>, record: JournalRecord, at: LinePosition): string | undefined {
-  const key = spec.keyOf?.(record);
-  if (key === undefined) return undefined;
-  const [hi, lo] = sortKey(KEY_SPACE, key);
-  const [oh, ol] = splitOffset(at.offset);
-  list.push(hi, lo, oh, ol, at.length, at.line, spec.resets?.(record) ? FLAG_RESET : 0, 0);
-  return key;
-}
-
-/**
- * The secondary entries of one entity as it is in `state`, and withdrawals for the names it has no value of —
- * unless `withdraw` is false (a whole base, which holds no older value to withdraw: a withdrawal there sorts at
- * value 0 and would lengthen every range query from the start, as "expires by now" is).
- */
-function secondaryEntries(list: EntryList, spec: StoreSpec<any>, state: unknown, key: string, version: number, withdraw = true): void {
-  const secondary = spec.secondary;
-  if (secondary === undefined) return;
-  const values = secondary.values(state, key);
-  const [kh, kl] = hash56(key);
-  const [vh, vl] = splitOffset(version);
-  secondary.names.forEach((_, i) => {
-    const value = values[i];
-    if (value === undefined) {
-      if (withdraw) list.push(((1 + i) << 24) >>> 0, 0, kh, kl, vh, vl, FLAG_WITHDRAWN, 0);
-    } else {
-      const [hi, lo] = sortKey(1 + i, value);
-      list.push(hi, lo, kh, kl, vh, vl, 0, 0);
-    }
-  });
-}
-
-interface Tail {
-  readonly entries: EntryList;
-  readonly keys: Set<string>;
-  readonly head: ChainHead;
-  readonly headAt: LinePosition | undefined;
-  readonly lines: number;
-  readonly bytes: number;
-  readonly tornTail: TornTail | undefined;
-}
-
-/**
- * What a loaded state needs to continue the journal (a transaction appends after it): `bytes` and `lines`
- * count an unterminated tail, if there is one (the next append quarantines it).
- */
-export interface Position {
-  readonly head: ChainHead;
-  readonly headAt?: LinePosition | undefined;
-  readonly bytes: number;
-  readonly lines: number;
-  readonly tornTail: TornTail | undefined;
-}
 
 export class StoreIndex<S> {
   private pending = new EntryList(16);
@@ -120,7 +38,7 @@ export class StoreIndex<S> {
     private readonly root: string,
     private readonly spec: StoreSpec<S>,
     private readonly journalFd: number,
-    private readonly base: { header: BaseHeader; table: SortedTable; fd: number },
+    private readonly base: OpenBase,
     private readonly log: OpenLog | undefined,
     private readonly covered: JournalBinding,
     readonly live: number,
@@ -136,21 +54,16 @@ export class StoreIndex<S> {
   static open<S>(root: string, spec: StoreSpec<S>, journalFd: number): StoreIndex<S> | undefined {
     if (spec.keyOf === undefined) return undefined;
     let size: number;
-    let baseFd: number;
     try {
       size = fs.fstatSync(journalFd).size;
-      baseFd = fs.openSync(cachePath(root, indexName(spec.file)), 'r');
     } catch {
       return undefined;
     }
+    const base = openBase(root, spec);
+    if (base === undefined) return undefined;
     let ok = false;
     try {
-      const header = readHeader<BaseHeader>(baseFd);
-      if (header?.kind !== INDEX_KIND || header.v !== INDEX_VERSION || header.store !== storeTag(spec) || !isBinding(header.binding)) return undefined;
-      const { entries, pages } = header;
-      if (!Number.isSafeInteger(entries) || entries < 0 || pages !== Math.ceil(entries / PAGE_ENTRIES) || !Number.isInteger(header.nonce)) return undefined;
-      if (fs.fstatSync(baseFd).size !== PAGES_START + pages * PAGE_BYTES) return undefined;
-      const table = new SortedTable(baseFd, header.nonce, pages, entries);
+      const { header } = base;
       let log = readLog(cachePath(root, logName(spec.file)), INDEX_VERSION, LOG_MAX_BYTES);
       if (log !== undefined && (log.header.base !== header.nonce || log.last === undefined)) log = undefined;
       let covered = log?.last?.binding ?? header.binding;
@@ -164,9 +77,9 @@ export class StoreIndex<S> {
       const tail = readTail(spec, journalFd, size, covered);
       if (tail === undefined) return undefined;
       ok = true;
-      return new StoreIndex(root, spec, journalFd, { header, table, fd: baseFd }, log, covered, live, tail);
+      return new StoreIndex(root, spec, journalFd, base, log, covered, live, tail);
     } finally {
-      if (!ok) fs.closeSync(baseFd);
+      if (!ok) fs.closeSync(base.fd);
     }
   }
 
@@ -387,26 +300,7 @@ export class StoreIndex<S> {
     const extra = new EntryList(add.count + (this.log?.entries.count ?? 0));
     if (this.log !== undefined) extra.append(this.log.entries);
     extra.append(add);
-    const latest = latestSecondaries(extra);
-    const merged = new EntryList(this.base.header.entries + extra.count);
-    const fresh = EntryList.of(keepLatest(extra, latest)).sorted();
-    let f = 0;
-    const freshCount = fresh.length / ENTRY_WORDS;
-    try {
-      this.base.table.all((w, i) => {
-        const x = i * ENTRY_WORDS;
-        // A secondary entry superseded by a later one of the same entity is dropped.
-        if (w[x]! >>> 24 !== KEY_SPACE && latest.has(`${w[x]! >>> 24}:${w[x + 2]}:${w[x + 3]}`)) return;
-        while (f < freshCount && compareAt(fresh, f, w, i) < 0) merged.pushFrom(fresh, f++);
-        merged.pushFrom(w, i);
-      });
-    } catch (error) {
-      if (!(error instanceof DerivedDamage)) throw error;
-      this.drop();
-      return;
-    }
-    while (f < freshCount) merged.pushFrom(fresh, f++);
-    writeBase(this.root, this.spec, merged.view(), binding, live);
+    if (!mergeBase(this.root, this.spec, this.base, extra, binding, live)) this.drop();
   }
 
   /** Removes the index files: the next command rebuilds them. */
@@ -415,117 +309,3 @@ export class StoreIndex<S> {
   }
 }
 
-/** The (space, key hash) of every secondary entry in `list`, with the index of its latest entry. */
-function latestSecondaries(list: EntryList): Map<string, number> {
-  const latest = new Map<string, number>();
-  const w = list.words;
-  for (let j = 0; j < list.count; j++) {
-    const x = j * ENTRY_WORDS;
-    const space = w[x]! >>> 24;
-    if (space === KEY_SPACE) continue;
-    const id = `${space}:${w[x + 2]}:${w[x + 3]}`;
-    const before = latest.get(id);
-    if (before === undefined || joinOffset(w[before * ENTRY_WORDS + 4]!, w[before * ENTRY_WORDS + 5]!) <= joinOffset(w[x + 4]!, w[x + 5]!)) latest.set(id, j);
-  }
-  return latest;
-}
-
-/** `list` without superseded secondary entries and without withdrawals. */
-function keepLatest(list: EntryList, latest: Map<string, number>): Uint32Array {
-  const kept = new EntryList(list.count);
-  const w = list.words;
-  for (let j = 0; j < list.count; j++) {
-    const x = j * ENTRY_WORDS;
-    const space = w[x]! >>> 24;
-    if (space !== KEY_SPACE && (latest.get(`${space}:${w[x + 2]}:${w[x + 3]}`) !== j || w[x + 6]! & FLAG_WITHDRAWN)) continue;
-    kept.pushFrom(w, j);
-  }
-  return kept.view();
-}
-
-/** The binding of a loaded position: the journal up to its last whole line. */
-export function bindingAt(end: Position, mtime_ns: string): JournalBinding {
-  return {
-    mtime_ns,
-    size: end.tornTail?.offset ?? end.bytes,
-    lines: end.tornTail ? end.tornTail.line - 1 : end.lines,
-    seq: end.head.seq,
-    h: end.head.seq === 0 ? '' : end.head.h,
-    head_offset: end.headAt?.offset ?? 0,
-    head_length: end.headAt?.length ?? 0,
-  };
-}
-
-/** The journal's records past `covered`, verified; undefined when any of them does not verify. */
-function readTail(spec: StoreSpec<any>, fd: number, size: number, covered: JournalBinding): Tail | undefined {
-  const entries = new EntryList(16);
-  const keys = new Set<string>();
-  const head = { seq: covered.seq, h: covered.h };
-  const atHead = covered.seq === 0 ? undefined : { line: covered.lines, offset: covered.head_offset, length: covered.head_length };
-  if (size === covered.size) return { entries, keys, head, headAt: atHead, lines: covered.lines, bytes: size, tornTail: undefined };
-  const scan = scanJournal(fd, spec.vocabulary, (record, at) => {
-    const key = keyEntry(entries, spec, record, at);
-    if (key !== undefined) keys.add(key);
-  }, covered.seq === 0 ? undefined : { offset: covered.size, line: covered.lines, head });
-  if (scan.problems.some((p) => p.offset !== scan.tornTail?.offset)) return undefined;
-  return { entries, keys, head: scan.head, headAt: scan.headAt ?? atHead, lines: scan.lines, bytes: scan.bytes, tornTail: scan.tornTail };
-}
-
-/** Writes a whole new base (temp + rename) and removes the log it replaces. */
-export function writeBase(root: string, spec: StoreSpec<any>, sorted: Uint32Array, binding: JournalBinding, live: number): void {
-  const nonce = newNonce();
-  const entries = sorted.length / ENTRY_WORDS;
-  const header = encodeHeader({ kind: INDEX_KIND, v: INDEX_VERSION, store: storeTag(spec), nonce, binding, live, entries, pages: Math.ceil(entries / PAGE_ENTRIES) });
-  const padding = Buffer.alloc(PAGES_START - header.length);
-  // The log names the base it extends: once the new base is in place, the old log no longer applies.
-  if (!writeCacheFile(root, indexName(spec.file), [header, padding, encodePages(sorted, nonce)])) dropIndexFiles(root, spec.file);
-  else dropCacheFile(root, logName(spec.file));
-}
-
-/**
- * A whole index from a full replay: every record's key line (`records`, in journal order) and every entity's
- * secondary keys as `state` holds them.
- */
-export function buildIndex<S>(root: string, spec: StoreSpec<S>, state: S, records: EntryList, keys: Iterable<string>, end: Position & { live: number; mtime_ns: string }): void {
-  const all = new EntryList(records.count + 16);
-  all.append(records);
-  const binding = bindingAt(end, end.mtime_ns);
-  for (const key of keys) secondaryEntries(all, spec, state, key, binding.size, false);
-  writeBase(root, spec, all.sorted(), binding, end.live);
-}
-
-/** Collects key lines during a replay, for buildIndex. */
-export class KeyLines {
-  readonly entries = new EntryList(1024);
-  readonly keys = new Set<string>();
-  constructor(private readonly spec: StoreSpec<any>) {}
-  add(record: JournalRecord, at: LinePosition): string | undefined {
-    const key = keyEntry(this.entries, this.spec, record, at);
-    if (key !== undefined) this.keys.add(key);
-    return key;
-  }
-}
-
-export function dropIndexFiles(root: string, file: string): void {
-  dropCacheFile(root, logName(file));
-  dropCacheFile(root, indexName(file));
-}
-
-/** What `crux doctor` says of a store's index. */
-export function describeIndex(root: string, spec: StoreSpec<any>, journalPath: string): 'valid' | 'stale' | 'absent' {
-  let fd: number;
-  try {
-    fd = fs.openSync(journalPath, 'r');
-  } catch {
-    return 'absent';
-  }
-  try {
-    const index = StoreIndex.open(root, spec, fd);
-    if (index === undefined) return fs.existsSync(cachePath(root, indexName(spec.file))) ? 'stale' : 'absent';
-    const gap = index.gap;
-    index.close();
-    return gap === 0 ? 'valid' : 'stale';
-  } finally {
-    fs.closeSync(fd);
-  }
-}

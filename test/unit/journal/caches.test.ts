@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DataDir } from '../../../src/journal/data-dir';
 import { cachePath } from '../../../src/journal/derived/cache-file';
-import { indexName } from '../../../src/journal/derived/store-index';
+import { indexName } from '../../../src/journal/derived/index-base';
 import { snapshotName } from '../../../src/journal/derived/snapshot';
 
 const indexPath = (root: string, file: string) => cachePath(root, indexName(file));

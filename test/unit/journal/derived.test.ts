@@ -11,7 +11,7 @@ import { crc32, jsCrc32 } from '../../../src/journal/derived/checksum';
 import { encodeBlock, parseLog, encodeLogHeader } from '../../../src/journal/derived/delta-log';
 import { ENTRY_WORDS, EntryList, sortKey } from '../../../src/journal/derived/entries';
 import { DerivedDamage, encodePages, PAGE_BYTES, PAGES_START, SortedTable } from '../../../src/journal/derived/sorted-table';
-import { indexName, logName } from '../../../src/journal/derived/store-index';
+import { indexName, logName } from '../../../src/journal/derived/index-base';
 import type { StoreSpec } from '../../../src/journal/store-spec';
 import { tempDir } from '../../helpers/cli';
 import { VOCAB } from './fixtures';

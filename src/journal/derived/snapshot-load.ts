@@ -1,0 +1,105 @@
+// Loading a store's whole state from its snapshot and the journal's records after it, and keeping the
+// snapshot in step: rewritten once SNAPSHOT_TAIL_BYTES of journal follow it.
+import { fs } from '../../shared/fs';
+import { scanJournal, type ScanResult } from '../scan';
+import type { Loaded } from '../loaded';
+import type { SnapshotBody, StoreSpec } from '../store-spec';
+import { mtimeOf } from './cache-file';
+import { openSnapshot, readWhole, snapshotCovers, writeSnapshot, type OpenSnapshot } from './snapshot';
+import { DerivedDamage } from './sorted-table';
+import { bindingAt } from './index-tail';
+
+/** A snapshot is rewritten once this many bytes of journal follow it (readers replay at most that much). */
+export const SNAPSHOT_TAIL_BYTES = 256 * 1024;
+
+export const isDamaged = (scan: ScanResult) => scan.problems.some((p) => p.offset !== scan.tornTail?.offset);
+
+/**
+ * Loads the whole state from the store's snapshot and the journal's records after it (verified as a
+ * replay verifies them); undefined when there is no snapshot that verifies (then the caller replays).
+ * Eager (the default): the whole body is read and verified now. With `lazy`, the state reads the body on
+ * demand while `release()` has not been called; such a read may throw DerivedDamage (the caller catches it).
+ */
+export function loadSnapshot<S>(root: string, path: string, spec: StoreSpec<S>, opts: { lazy?: boolean } = {}): (Loaded<S> & { release(): void }) | undefined {
+  const codec = spec.snapshot;
+  if (codec === undefined) return undefined;
+  let fd: number;
+  try {
+    fd = fs.openSync(path, 'r');
+  } catch {
+    return undefined;
+  }
+  let snap: OpenSnapshot | undefined;
+  let kept = false;
+  try {
+    const size = fs.fstatSync(fd).size;
+    snap = openSnapshot(root, spec.file, codec.version, fd, size);
+    if (snap === undefined) return undefined;
+    const body = opts.lazy ? snap.body : inMemory(readWhole(snap.body));
+    const state = codec.decode(body);
+    if (state === undefined) return undefined;
+    const b = snap.binding;
+    const headAt = b.seq === 0 ? undefined : { line: b.lines, offset: b.head_offset, length: b.head_length };
+    const open = snap;
+    const release = opts.lazy ? () => open.close() : () => {};
+    if (size === b.size) {
+      kept = opts.lazy === true;
+      return { state, full: true, source: 'snapshot', damaged: false, head: { seq: b.seq, h: b.h }, headAt, bytes: b.size, lines: b.lines, records: b.lines, tornTail: undefined, snapshotAt: b.size, release };
+    }
+    const scan = scanJournal(fd, spec.vocabulary, (record, at) => spec.evolve(state, record, at), b.seq === 0 ? undefined : { offset: b.size, line: b.lines, head: { seq: b.seq, h: b.h } });
+    // Damage past the snapshot: a replay reports it exactly as it always does.
+    if (isDamaged(scan)) return undefined;
+    kept = opts.lazy === true;
+    return {
+      state,
+      full: true,
+      source: 'snapshot',
+      damaged: false,
+      head: scan.head,
+      headAt: scan.headAt ?? headAt,
+      bytes: scan.bytes,
+      lines: scan.lines,
+      records: scan.lines,
+      tornTail: scan.tornTail,
+      snapshotAt: b.size,
+      release,
+    };
+  } catch (error) {
+    // A page of the snapshot that does not verify (read while folding the records after it): replay.
+    if (error instanceof DerivedDamage) return undefined;
+    throw error;
+  } finally {
+    if (!kept) snap?.close();
+    fs.closeSync(fd);
+  }
+}
+
+const inMemory = (bytes: Buffer): SnapshotBody => ({ length: bytes.length, read: (offset, length) => bytes.subarray(offset, offset + length) });
+
+/** Writes a new snapshot when there is none or SNAPSHOT_TAIL_BYTES of journal follow it. */
+export function keepSnapshot<S>(root: string, path: string, spec: StoreSpec<S>, loaded: Loaded<S>, mtime_ns: string): void {
+  const codec = spec.snapshot;
+  if (codec === undefined) return;
+  const end = bindingAt(loaded, mtime_ns);
+  if (loaded.source !== 'replay') {
+    const covers = loaded.snapshotAt ?? snapshotCovers(root, spec.file);
+    if (covers !== undefined && covers <= end.size && end.size - covers < SNAPSHOT_TAIL_BYTES) return;
+  }
+  let whole: Loaded<S> = loaded;
+  let stamp = mtime_ns;
+  if (!loaded.full) {
+    stamp = mtimeOf(path);
+    const from = loadSnapshot(root, path, spec) ?? replayState(path, spec);
+    if (from === undefined) return;
+    whole = from;
+  }
+  writeSnapshot(root, spec.file, codec.version, bindingAt(whole, stamp), codec.encode(whole.state));
+}
+
+/** The whole state by a quiet replay (its damage is reported by the replays that answer); undefined over damage. */
+function replayState<S>(path: string, spec: StoreSpec<S>): Loaded<S> | undefined {
+  const state = spec.initial();
+  const scan = scanJournal(path, spec.vocabulary, (record, at) => spec.evolve(state, record, at));
+  if (isDamaged(scan)) return undefined;
+  return { state, full: true, source: 'replay', damaged: false, head: scan.head, headAt: scan.headAt, bytes: scan.bytes, lines: scan.lines, records: scan.records, tornTail: scan.tornTail };
+}

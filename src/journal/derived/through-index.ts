@@ -1,0 +1,103 @@
+// Loads through a store's index — the entities a command names, or the candidates of a query — and the
+// upkeep that keeps the index in step with a transaction's appends (to the open index, or collected during
+// a replay for a whole new base).
+import { fs } from '../../shared/fs';
+import type { JournalRecord } from '../record';
+import type { LinePosition } from '../scan';
+import type { IndexUpkeep, Loaded } from '../loaded';
+import type { IndexQuery, StoreSpec } from '../store-spec';
+import { KeyLines } from './index-entries';
+import { LiveEstimate } from './live-estimate';
+import { StoreIndex } from './store-index';
+
+/** The upkeep of an index open for a writer: its appends go into the next log block. */
+export class AppendUpkeep<S> implements IndexUpkeep {
+  constructor(
+    readonly index: StoreIndex<S>,
+    private readonly spec: StoreSpec<S>,
+    readonly estimate: LiveEstimate,
+  ) {}
+  appended(record: JournalRecord, at: LinePosition): void {
+    this.index.appended(record, at);
+    const key = this.spec.keyOf?.(record);
+    if (key !== undefined) this.estimate.add(key, at.length);
+  }
+  get live(): number {
+    return this.estimate.total;
+  }
+  release(): void {
+    this.index.close();
+  }
+}
+
+/** The upkeep of a replay: every key line seen, for a whole new base. */
+export class ReplayUpkeep implements IndexUpkeep {
+  readonly lines: KeyLines;
+  readonly estimate = new LiveEstimate();
+  constructor(spec: StoreSpec<any>) {
+    this.lines = new KeyLines(spec);
+  }
+  appended(record: JournalRecord, at: LinePosition): void {
+    const key = this.lines.add(record, at);
+    if (key !== undefined) this.estimate.add(key, at.length);
+  }
+  get live(): number {
+    return this.estimate.total;
+  }
+  release(): void {}
+}
+
+function openJournal(path: string): number | undefined {
+  try {
+    return fs.openSync(path, 'r');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A state holding the entities `keys` (or every entity that may match `query`), read through the store's
+ * index; undefined when there is no index that verifies (then the caller replays in full, and rebuilds it).
+ * With `keep`, the index stays open in the result for the writer that appends after it (released with the
+ * upkeep); without, it is closed here.
+ */
+export function loadThroughIndex<S>(path: string, root: string, spec: StoreSpec<S>, what: { keys: readonly string[] } | { query: IndexQuery }, keep = false): Loaded<S> | undefined {
+  if (spec.keyOf === undefined) return undefined;
+  // No journal (an empty store: nothing to index yet), or one that cannot be opened: the caller replays.
+  const fd = openJournal(path);
+  if (fd === undefined) return undefined;
+  let index: StoreIndex<S> | undefined;
+  try {
+    index = StoreIndex.open(root, spec, fd);
+    if (index === undefined) return undefined;
+    const state = spec.initial();
+    const ok = 'keys' in what ? index.loadKeys(state, what.keys) : index.loadCandidates(state, what.query);
+    if (!ok) {
+      // A line the index names does not verify: the index or the journal is damaged. A replay tells which.
+      index.drop();
+      return undefined;
+    }
+    const position = index.position();
+    const estimate = new LiveEstimate(index.live);
+    if ('keys' in what) for (const key of what.keys) estimate.seed(key, index.linesOf(key));
+    const loaded: Loaded<S> = {
+      state,
+      full: false,
+      source: 'keys',
+      damaged: false,
+      ...position,
+      records: position.lines,
+      ...(keep ? { index: new AppendUpkeep(index, spec, estimate) } : {}),
+    };
+    if (!keep) {
+      // A reader that read far past the index writes a new base, so the next reader does not.
+      index.refreshIfBehind();
+    }
+    return loaded;
+  } finally {
+    if (!keep || index === undefined) {
+      index?.close();
+      fs.closeSync(fd);
+    }
+  }
+}

@@ -1,0 +1,59 @@
+// What a load hands a transaction and the derived layer: a store's state, where its journal ends, and how
+// its index is kept in step after an append. Types only, so that load.ts and derived/ both build on them.
+import type { ChainHead, JournalRecord } from './record';
+import type { LinePosition, ScanResult, TornTail } from './scan';
+
+export interface Reporter {
+  warn(message: string): void;
+  /** A damaged line a replay passed over, as data (--json documents carry it as a warning). */
+  damage?(file: string, line: number, reason: string): void;
+  /** How far long work inside a write has come (encoding, applying, writing a batch): for a progress line. */
+  progress?(phase: WorkPhase, done: number, total: number): void;
+}
+
+export type WorkPhase = 'encoding' | 'applying' | 'writing';
+
+/**
+ * Where a loaded journal ends (a transaction appends after it): `bytes` and `lines` count an unterminated
+ * tail, if there is one (the next append quarantines it).
+ */
+export interface Position {
+  readonly head: ChainHead;
+  readonly headAt?: LinePosition | undefined;
+  readonly bytes: number;
+  readonly lines: number;
+  readonly tornTail: TornTail | undefined;
+}
+
+/** How the store's index follows a transaction's appends (derived/ implements it; nothing else looks inside). */
+export interface IndexUpkeep {
+  /** Notes a record the transaction appended at `at`. */
+  appended(record: JournalRecord, at: LinePosition): void;
+  /** The live-bytes estimate of the journal, these appends included (compaction's trigger). */
+  readonly live: number;
+  /** Closes what the load kept open for the appends (an index). */
+  release(): void;
+}
+
+/** A store's state as a transaction holds it, with what appending and re-indexing need. */
+export interface Loaded<S> {
+  state: S;
+  /** True when the state holds every entity; false when only the keys asked for. */
+  full: boolean;
+  /** How it was loaded: a verifying replay, an entity's lines, or a snapshot and the records after it. */
+  source: 'replay' | 'keys' | 'snapshot';
+  head: ChainHead;
+  /** Where the head record's line is (for the bindings of derived files). */
+  headAt?: LinePosition | undefined;
+  bytes: number;
+  lines: number;
+  records: number;
+  tornTail: ScanResult['tornTail'];
+  /** Lines that failed verification (a torn tail aside): caches are not written over a damaged journal. */
+  damaged: boolean;
+  scan?: ScanResult;
+  /** The size of journal the snapshot this state was decoded from covers (snapshot loads). */
+  snapshotAt?: number;
+  /** How the store's index is kept after writes (absent for a store without keys). */
+  index?: IndexUpkeep;
+}
