@@ -1,5 +1,5 @@
 // The README's tour and recipes work when pasted into a shell: each block marked `<!-- test: name -->` runs here.
-import { execa } from 'execa';
+import { execa, execaSync } from 'execa';
 import * as fs from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -33,6 +33,15 @@ function shellEnv(): { env: NodeJS.ProcessEnv; dataDir: string; cwd: string } {
   const dataDir = join(home, 'data');
   const env = testEnv({ PATH: `${dirname(CRUX)}:${process.env.PATH}`, HOME: home, TMPDIR: tmp, CRUX_DATA_DIR: dataDir, XDG_DATA_HOME: undefined });
   return { env, dataDir, cwd: home };
+}
+
+/** Whether this run may make PID namespaces (root, as CI is): skipped with that reason otherwise. */
+function canUnsharePid(): boolean {
+  try {
+    return execaSync('unshare', ['--pid', '--fork', 'true'], { reject: false }).exitCode === 0;
+  } catch {
+    return false;
+  }
 }
 
 const bash = (script: string, env: NodeJS.ProcessEnv, cwd: string) =>
@@ -82,12 +91,48 @@ describe('README', () => {
       const { env, dataDir, cwd } = shellEnv();
       const run = await bash(`${block('hook').code}\necho "working as $session_id"\n${ending}\n`, env, cwd);
       expect(run.stderr, ending).toBe('');
-      const id = /working as (job-\d+)/.exec(run.stdout)?.[1];
+      const id = /working as (job-\d+-[0-9a-f]{8})/.exec(run.stdout)?.[1];
       expect(id, ending).toBeDefined();
       const all = await sessions(dataDir);
       expect(all, ending).toHaveLength(1);
       expect(all[0], ending).toMatchObject({ session_id: id, status: 'closed', outcome });
     }
+  });
+
+  it('hook: a job stopped by Ctrl-C (SIGINT to its process group, as a terminal sends it) or a kill of its process group is closed as abandoned', async () => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      const { env, dataDir, cwd } = shellEnv();
+      // The job works in a foreground child (as jobs do), in a process group of its own, like a terminal's job.
+      const job = execa('bash', ['-c', `${block('hook').code}\necho "working as $session_id"\nsleep 60\necho "not reached"\n`], { env, extendEnv: false, cwd, reject: false, detached: true });
+      const id = await new Promise<string>((resolve, reject) => {
+        let seen = '';
+        job.stdout!.on('data', (chunk: Buffer) => {
+          seen += String(chunk);
+          const m = /working as (job-\d+-[0-9a-f]{8})/.exec(seen);
+          if (m) resolve(m[1]!);
+        });
+        job.once('exit', () => reject(new Error(`the job ended before it started working: ${seen}`)));
+      });
+      // A terminal's Ctrl-C goes to the whole foreground process group, as `kill -TERM -- -PGID` (timeout, systemd) does.
+      process.kill(-job.pid!, signal);
+      const run = await job;
+      expect(String(run.stdout), signal).not.toContain('not reached');
+      const all = await sessions(dataDir);
+      expect(all, signal).toHaveLength(1);
+      expect(all[0], signal).toMatchObject({ session_id: id, status: 'closed', outcome: 'abandoned' });
+    }
+  });
+
+  it.skipIf(!canUnsharePid())('hook: two jobs with the same PID (each PID 1 of its own PID namespace) are two sessions', async () => {
+    const { env, dataDir, cwd } = shellEnv();
+    for (let i = 0; i < 2; i++) {
+      const run = await execa('unshare', ['--pid', '--fork', '--', 'bash', '-c', `${block('hook').code}\necho "working as $session_id"\n`], { env, extendEnv: false, cwd, reject: false });
+      expect(run.stderr).toBe('');
+      expect(String(run.stdout)).toMatch(/working as job-1-[0-9a-f]{8}/);
+    }
+    const all = await sessions(dataDir);
+    expect(all.map((s) => s.status)).toEqual(['closed', 'closed']);
+    expect(new Set(all.map((s) => s.session_id)).size).toBe(2);
   });
 
   it('ci: passes on healthy journals and fails the build on a damaged one', async () => {
