@@ -35,10 +35,10 @@ describe('crux hook claude-code: events', () => {
     const dir = freshDataDir();
     const start = await hook(dir, fixture('session-start-startup'));
     ok(start);
-    expect(start.stdout).toBe('');
+    expect(JSON.parse(start.stdout).hookSpecificOutput.additionalContext).toContain(SID);
     const created = await session(dir);
     expect(created).toMatchObject({ session_id: SID, agent: 'claude-code', status: 'active', updated_at: T0, expires_at: '2026-12-02T09:00:00.000Z' });
-    expect(created.state).toEqual({ cwd: '/home/dev/shop', transcript_path: `/home/dev/.claude/projects/-home-dev-shop/${SID}.jsonl`, source: 'startup' });
+    expect(created.state).toEqual({ cwd: '/home/dev/shop', transcript_path: `/home/dev/.claude/projects/-home-dev-shop/${SID}.jsonl`, source: 'startup', project: 'shop' });
     for (const [source, now] of [['resume', '2026-12-01T09:01:00.000Z'], ['compact', '2026-12-01T09:02:00.000Z']] as const) {
       ok(await hook(dir, fixture(`session-start-${source}`), { now }));
       const touched = await session(dir);
@@ -63,7 +63,7 @@ describe('crux hook claude-code: events', () => {
     // A hook installed mid-session sees no SessionStart: the first event creates the session.
     const late = freshDataDir();
     ok(await hook(late, fixture('stop')));
-    expect((await session(late)).state).toEqual({ cwd: '/home/dev/shop', transcript_path: expect.any(String), source: null });
+    expect((await session(late)).state).toEqual({ cwd: '/home/dev/shop', transcript_path: expect.any(String), source: null, project: 'shop' });
   });
 
   it('UserPromptSubmit adds the successful cases most similar to the prompt, and nothing when none clears the bar', async () => {

@@ -15,6 +15,8 @@ export interface HookClient {
   readonly events: Readonly<Record<string, HookEffect>>;
   /** SessionEnd reasons that mean the user ended the session on purpose; any other is `abandoned`. */
   readonly completedReasons: readonly string[];
+  /** For a client whose transcript crux reads (`--record-cases`): the event that ends one of its turns. */
+  readonly turnEnd?: string;
   /** The settings file: under the project directory, and under HOME for --user. */
   readonly settingsFile: string;
   /** One handler entry as the client's settings spell it. */
@@ -35,6 +37,7 @@ export const CLAUDE_CODE: HookClient = {
     SessionEnd: 'end',
   },
   completedReasons: ['clear', 'logout', 'prompt_input_exit'],
+  turnEnd: 'Stop',
   settingsFile: '.claude/settings.json',
   handler: (command) => ({ type: 'command', command }),
 };

@@ -1,18 +1,22 @@
 // A coding agent's lifecycle hook (SPEC §10.2): one payload from stdin mapped onto the sessions and cases of the
-// hook's agent. Each event is one transaction; the answer, if any, is the stdout the agent reads.
+// hook's agent, through the operations every adapter runs. The answer, if any, is the stdout the agent reads.
 import type { Context } from '../context';
-import { sessionScope as scopeOf } from '../operations/scope';
+import { closeSession, touchSession } from '../operations/session';
 import { CruxError, invalid } from '../../shared/errors';
-import { parseAgentName, parseLogicalSessionId, type AgentName, type LogicalSessionId } from '../../shared/ids';
-import { closeSession, touchSession, type SessionScope } from '../../domain/session/store';
+import { parseLogicalSessionId, type AgentName, type LogicalSessionId } from '../../shared/ids';
 import type { ScoredCase } from '../../domain/case/store';
+import type { Ending } from '../../domain/transcript/stretch';
 import type { HookClient, HookEffect } from './clients';
-// The case store loads only for a prompt event: every other event is a session touch, as cheap as a put.
+import { projectOf } from './project';
+// The case store, the transcript reader and the recorder load only for the events that use them: a touch
+// stays as cheap as a put.
 
 export interface HookOptions {
   readonly ttlMs: number;
   readonly topK: number;
   readonly minSimilarity: number;
+  /** SessionEnd and a turn's end (client.turnEnd) record the transcript's open stretch as a case. */
+  readonly recordCases: boolean;
 }
 
 interface Payload {
@@ -43,38 +47,70 @@ function parsePayload(client: HookClient, input: Buffer): Payload | undefined {
   return { event, effect: client.events[event]!, sessionId: parseLogicalSessionId(fields.session_id), fields };
 }
 
-/** The agent the hook acts for: --agent / CRUX_AGENT, else the client's own name. */
-export const hookAgent = (client: HookClient, ctx: Context): AgentName => ctx.agent ?? parseAgentName(client.defaultAgent);
-
 /**
  * Creates the session from the payload when it is missing (hooks installed mid-session see no SessionStart),
  * else moves its updated_at; a closed session is left as it is (a touch on it is the machine's no-op).
  */
-function touch(scope: SessionScope, payload: Payload, opts: HookOptions) {
+function touch(ctx: Context, payload: Payload, project: string | null, opts: HookOptions) {
   const { fields } = payload;
-  const state = JSON.stringify({ cwd: text(fields.cwd), transcript_path: text(fields.transcript_path), source: text(fields.source) });
-  return touchSession(scope, payload.sessionId, { state, ttlMs: opts.ttlMs });
+  const state = JSON.stringify({ cwd: text(fields.cwd), transcript_path: text(fields.transcript_path), source: text(fields.source), project });
+  return touchSession(ctx, payload.sessionId, { state, ttlMs: opts.ttlMs });
 }
+
+const numbered = (results: readonly ScoredCase[]) =>
+  results.map(({ similarity, case: c }, i) => `${i + 1}. task: ${c.task}\n   action: ${c.action}\n   outcome: ${c.outcome}\n   (similarity ${similarity.toFixed(2)}, case ${c.case_id})`).join('\n');
 
 /** The context the agent adds to the prompt: the successful cases most like it, best first. */
-export function promptContext(results: readonly ScoredCase[]): string {
-  const lines = results.map(({ similarity, case: c }, i) =>
-    `${i + 1}. task: ${c.task}\n   action: ${c.action}\n   outcome: ${c.outcome}\n   (similarity ${similarity.toFixed(2)}, case ${c.case_id})`,
-  );
-  return `crux: cases that worked before for similar tasks\n${lines.join('\n')}`;
+export const promptContext = (results: readonly ScoredCase[]): string => `crux: cases that worked before for similar tasks\n${numbered(results)}`;
+
+/** What SessionStart tells the model: which crux session this is and how to reach it, and what worked before. */
+export function startContext(client: HookClient, id: LogicalSessionId, agent: AgentName, project: string | null, results: readonly ScoredCase[]): string {
+  const where = project === null ? '' : ` (project ${project})`;
+  const lines = [
+    `crux: this ${client.label} session is crux session ${JSON.stringify(id)} of agent ${JSON.stringify(agent)}${where}.`,
+    `Its crux MCP tools reach it: call session_get with session_id ${JSON.stringify(id)} to read its state, session_put to save it, case_retrieve for what worked before.`,
+  ];
+  if (results.length > 0) lines.push(`crux: cases that worked before in project ${project}, similar to what this session resumes\n${numbered(results)}`);
+  return lines.join('\n');
 }
 
-/** Applies one payload; answers the text for stdout (a prompt event with similar cases), else undefined. */
+const answer = (event: string, additionalContext: string) => JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext } });
+
+/** The successful cases of `project` most similar to what a resumed or compacted session was doing. */
+async function resumedCases(ctx: Context, payload: Payload, project: string | null, opts: HookOptions): Promise<readonly ScoredCase[]> {
+  const source = text(payload.fields.source);
+  const transcript = text(payload.fields.transcript_path);
+  // A new or cleared session has nothing to resume.
+  if (project === null || transcript === null || (source !== 'resume' && source !== 'compact')) return [];
+  const { lastPromptOf } = await import('./transcript-file');
+  const prompt = lastPromptOf(transcript);
+  if (prompt === undefined) return [];
+  const { retrieveTagged } = await import('../operations/case');
+  return (await retrieveTagged(ctx, { text: prompt, topK: opts.topK, onlySuccess: true, minSimilarity: opts.minSimilarity }, project)).results;
+}
+
+/** Records the open stretch of the payload's transcript, when the hook records cases and the client can. */
+async function record(client: HookClient, ctx: Context, payload: Payload, project: string | null, ending: Ending) {
+  const { recordFromTranscript } = await import('./recording');
+  await recordFromTranscript(client, ctx, { sessionId: payload.sessionId, agent: ctx.agent!, transcriptPath: text(payload.fields.transcript_path), cwd: text(payload.fields.cwd), project, ending });
+}
+
+/**
+ * Applies one payload; answers the text for stdout, else undefined. `ctx.agent` is the hook's agent (the
+ * command fills in the client's own name), so every operation scopes to it.
+ */
 export async function runHook(client: HookClient, ctx: Context, input: Buffer, opts: HookOptions): Promise<string | undefined> {
   const payload = parsePayload(client, input);
   if (payload === undefined) return undefined;
-  const scope: SessionScope = { ...scopeOf(ctx), agent: hookAgent(client, ctx) };
+  const project = projectOf(text(payload.fields.cwd));
   switch (payload.effect) {
     case 'end': {
       const reason = text(payload.fields.reason) ?? 'unknown';
-      const outcome = client.completedReasons.includes(reason) ? 'completed' : 'abandoned';
+      const completed = client.completedReasons.includes(reason);
+      if (opts.recordCases && client.turnEnd === undefined) ctx.warn(`no case recorded: crux does not read ${client.label} transcripts`);
+      else if (opts.recordCases) await record(client, ctx, payload, project, { kind: 'session', reason, completed });
       try {
-        await closeSession(scope, payload.sessionId, { outcome, summary: `${client.label} session ended (reason: ${reason})` });
+        await closeSession(ctx, payload.sessionId, { outcome: completed ? 'completed' : 'abandoned', summary: `${client.label} session ended (reason: ${reason})` });
       } catch (error) {
         // Nothing to close: the session began before the hooks were installed (or was deleted).
         if (!(error instanceof CruxError && error.kind === 'not_found')) throw error;
@@ -82,16 +118,20 @@ export async function runHook(client: HookClient, ctx: Context, input: Buffer, o
       return undefined;
     }
     case 'prompt': {
-      await touch(scope, payload, opts);
+      await touch(ctx, payload, project, opts);
       const prompt = text(payload.fields.prompt) ?? '';
       const { retrieve } = await import('../operations/case');
       const { results } = await retrieve(ctx, { text: prompt, topK: opts.topK, onlySuccess: true, minSimilarity: opts.minSimilarity }, false);
-      if (results.length === 0) return undefined;
-      return JSON.stringify({ hookSpecificOutput: { hookEventName: payload.event, additionalContext: promptContext(results) } });
+      return results.length === 0 ? undefined : answer(payload.event, promptContext(results));
     }
-    case 'start':
+    case 'start': {
+      await touch(ctx, payload, project, opts);
+      const results = await resumedCases(ctx, payload, project, opts);
+      return answer(payload.event, startContext(client, payload.sessionId, ctx.agent!, project, results));
+    }
     case 'touch':
-      await touch(scope, payload, opts);
+      await touch(ctx, payload, project, opts);
+      if (opts.recordCases && payload.event === client.turnEnd) await record(client, ctx, payload, project, { kind: 'turn' });
       return undefined;
   }
 }

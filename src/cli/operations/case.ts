@@ -2,7 +2,7 @@
 import type { Context } from '../context';
 import { newId, type CaseId } from '../../shared/ids';
 import type { CaseDraft } from '../../domain/case/case';
-import type { RetrieveQuery } from '../../domain/case/rank';
+import { MAX_TOP_K, type RetrieveQuery } from '../../domain/case/rank';
 import { recordCase as record, retrieveCases } from '../../domain/case/store';
 import { caseScope } from './scope';
 
@@ -12,4 +12,10 @@ export async function recordCase(ctx: Context, draft: CaseDraft) {
 
 export async function retrieve(ctx: Context, query: RetrieveQuery, markReused: boolean) {
   return { results: await retrieveCases(caseScope(ctx), query, markReused) };
+}
+
+/** The best matches among the cases tagged `tag` (a project): of the MAX_TOP_K best overall, those with the tag. */
+export async function retrieveTagged(ctx: Context, query: RetrieveQuery, tag: string) {
+  const { results } = await retrieve(ctx, { ...query, topK: MAX_TOP_K }, false);
+  return { results: results.filter((r) => r.case.tags.includes(tag)).slice(0, query.topK) };
 }

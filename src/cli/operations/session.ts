@@ -61,6 +61,11 @@ export function closeSession(ctx: Context, id: LogicalSessionId, cmd: { outcome:
   return store.closeSession(sessionScope(ctx), id, cmd);
 }
 
+/** A hook's touch: updated_at moved (state kept), or the session created from `create` when there is none. */
+export function touchSession(ctx: Context, id: LogicalSessionId, create: Omit<PutCommand, 'key' | 'actor'>) {
+  return store.touchSession(sessionScope(ctx), id, create);
+}
+
 /** `--outcome` / `outcome`: how a caller may end a session (expired is the reaper's). */
 export function parseCloseOutcome(raw: string, what = '--outcome'): (typeof CLOSE_OUTCOMES)[number] {
   if ((CLOSE_OUTCOMES as readonly string[]).includes(raw)) return raw as (typeof CLOSE_OUTCOMES)[number];

@@ -74,6 +74,11 @@ export class CaseBank {
     return slot !== undefined && this.alive.get(slot) ? slot : undefined;
   }
 
+  /** Whether the bank has held a case of this id, live or deleted since (until a compaction forgets it). */
+  hasHeld(id: string): boolean {
+    return this.laterIndex.has(id) || this.baseSlotOf(id) !== undefined;
+  }
+
   // A bank decoded from a cache answers a query or folds the records written after it: each id is found by a
   // binary search of the cached (hash, slot) pairs — a few probes, where a search of every id cost ~1 ms per
   // record at 100k cases, and a map of every id ~100 ms.

@@ -83,6 +83,26 @@ export async function recordCase(scope: CaseScope, draft: CaseDraft, caseId: Cas
   }, formatTime(scope.now));
 }
 
+/**
+ * Records the case `decide` makes, given which of `candidates` the bank has ever held (a deleted one too), in
+ * one transaction: a recorder that derives its ids from what it records (a transcript's stretch) records each
+ * once, however many processes race. Answers the case, or undefined when `decide` makes none.
+ */
+export async function recordOnce(
+  scope: CaseScope,
+  candidates: readonly CaseId[],
+  decide: (held: (id: CaseId) => boolean) => { caseId: CaseId; draft: CaseDraft } | undefined,
+): Promise<Case | undefined> {
+  return scope.dir.write(async (tx) => {
+    const bank = await tx.loadKey(CASE_STORE, ...candidates);
+    const made = decide((id) => bank.hasHeld(id));
+    if (made === undefined || bank.hasHeld(made.caseId)) return undefined;
+    const created = newCase(made.draft, made.caseId, scope.now);
+    tx.append(CASE_STORE, [draftOf(CASE_EVENTS.recorded, created, scope.actor)]);
+    return created;
+  }, formatTime(scope.now));
+}
+
 /** Imports validated cases in one locked, fsynced append; an existing case_id is replaced. */
 export async function importCases(scope: CaseScope, cases: readonly Case[]): Promise<ImportSummary> {
   return scope.dir.write(async (tx) => {

@@ -1,6 +1,6 @@
 // `crux hook <client>`: one lifecycle hook payload from stdin, applied (SPEC §10.2); exit 5 on a bad one, never 2.
 import { Command } from 'commander';
-import { buildContext, readStdin } from '../../context';
+import { contextOf, readStdin, type GlobalOptions } from '../../context';
 import { parsePositiveDuration } from '../../parse';
 import { writeStdout } from '../../../output/stdout';
 import { runHook } from '../../hook/run';
@@ -12,33 +12,56 @@ const DEFAULT_TTL = '24h';
 
 const eventsOf = (client: HookClient, effect: string) => Object.keys(client.events).filter((e) => client.events[e] === effect).join(', ');
 
+function helpText(client: HookClient): string[] {
+  const start = eventsOf(client, 'start');
+  const lines = [
+    '',
+    `Events: ${start} creates or touches the session and answers additionalContext naming it (and, for a resume or`,
+    `compact, this project's successful cases most similar to the last prompt); ${eventsOf(client, 'prompt')} touches it and`,
+    `adds the successful cases most similar to the prompt; ${eventsOf(client, 'touch')} touch it;`,
+    `SessionEnd closes it once (completed for ${client.completedReasons.join(', ')}; else abandoned). Others: nothing.`,
+  ];
+  if (client.turnEnd !== undefined) {
+    lines.push(
+      `--record-cases: SessionEnd, and ${client.turnEnd} when a prompt came since the last recorded case, first record`,
+      'one case from the transcript (task: the prompts since the last case; action: tools, commands, files changed;',
+      'outcome: the end reason and last results; tag: the project). A missing, torn or oversized transcript',
+      '(CRUX_MAX_TRANSCRIPT_BYTES, default 64 MiB) records nothing: exit 0, one line on stderr.',
+    );
+  }
+  lines.push(
+    `Never exits 2 (${client.label} reads 2 as "block"): a bad payload exits 5, a lock timeout 75.`,
+    '',
+    'Examples:',
+    `  crux hook install ${client.name}`,
+    `  echo '{"session_id":"s1","hook_event_name":"SessionStart","source":"startup","cwd":"/src"}' | crux hook ${client.name}`,
+  );
+  return lines;
+}
+
 export function makeHookRunCommand(client: HookClient): Command {
-  return new Command(client.name)
+  const command = new Command(client.name)
     .description(`apply one ${client.label} hook payload (stdin) to the session of its session_id, agent ${client.defaultAgent} unless --agent`)
     .option('--ttl <duration>', `the lifetime of a session SessionStart creates (default ${DEFAULT_TTL})`)
-    .option('--top-k <n>', `${eventsOf(client, 'prompt')}: at most this many similar cases (default 3)`)
-    .option('--min-similarity <x>', `${eventsOf(client, 'prompt')}: only cases at least this similar to the prompt, 0 to 1 (default 0.2)`)
-    .addHelpText(
-      'after',
-      [
-        '',
-        `Events: ${eventsOf(client, 'start')} creates or touches the session; ${eventsOf(client, 'prompt')} touches it and adds`,
-        `the successful cases most similar to the prompt as additionalContext; ${eventsOf(client, 'touch')} touch it;`,
-        `SessionEnd closes it once (completed for ${client.completedReasons.join(', ')}; else abandoned). Others: nothing.`,
-        `Never exits 2 (${client.label} reads 2 as "block"): a bad payload exits 5, a lock timeout 75.`,
-        '',
-        'Examples:',
-        `  crux hook install ${client.name}`,
-        `  echo '{"session_id":"s1","hook_event_name":"SessionStart","source":"startup","cwd":"/src"}' | crux hook ${client.name}`,
-      ].join('\n'),
-    )
-    .action(async (opts, command: Command) => {
-      const ctx = buildContext(command);
-      const answer = await runHook(client, ctx, readStdin(MAX_PAYLOAD_BYTES, 'standard input (the hook payload)'), {
-        ttlMs: parsePositiveDuration(opts.ttl ?? DEFAULT_TTL, '--ttl'),
-        topK: parseTopK(opts.topK ?? '3'),
-        minSimilarity: parseMinSimilarity(opts.minSimilarity ?? '0.2'),
-      });
-      if (answer !== undefined) writeStdout(`${answer}\n`);
+    .option('--top-k <n>', `${eventsOf(client, 'prompt')}, SessionStart: at most this many similar cases (default 3)`)
+    .option('--min-similarity <x>', `${eventsOf(client, 'prompt')}, SessionStart: only cases at least this similar, 0 to 1 (default 0.2)`);
+  // Accepted for every client, so that one installed command line never fails; only some transcripts are read.
+  command.option(
+    '--record-cases',
+    client.turnEnd === undefined
+      ? `SessionEnd: record a case from the transcript (not for ${client.label}, whose transcripts crux does not read: says so)`
+      : `SessionEnd and ${client.turnEnd}: record a case from the transcript (deterministic, scrubbed, once per stretch)`,
+  );
+  return command.addHelpText('after', helpText(client).join('\n')).action(async (opts, cmd: Command) => {
+    const globals = cmd.optsWithGlobals<GlobalOptions>();
+    // The hook's agent: --agent, else CRUX_AGENT, else the client's own name; every operation scopes to it.
+    const ctx = contextOf({ ...globals, agent: globals.agent ?? (process.env.CRUX_AGENT || client.defaultAgent) });
+    const answer = await runHook(client, ctx, readStdin(MAX_PAYLOAD_BYTES, 'standard input (the hook payload)'), {
+      ttlMs: parsePositiveDuration(opts.ttl ?? DEFAULT_TTL, '--ttl'),
+      topK: parseTopK(opts.topK ?? '3'),
+      minSimilarity: parseMinSimilarity(opts.minSimilarity ?? '0.2'),
+      recordCases: opts.recordCases === true,
     });
+    if (answer !== undefined) writeStdout(`${answer}\n`);
+  });
 }

@@ -1,0 +1,18 @@
+// A transcript's open stretch recorded as one case (SPEC §10.2): what a hook runs at SessionEnd and Stop. The
+// stretch is chosen, drafted, validated and scrubbed (§7) under the lock, so each is recorded exactly once.
+import type { Context } from '../context';
+import { parseCaseDraft } from '../../domain/case/case';
+import { recordOnce } from '../../domain/case/store';
+import type { Turn } from '../../domain/transcript/turns';
+import { openStretch, stretchCase, stretchCaseId, type Ending, type StretchSource } from '../../domain/transcript/stretch';
+import { caseScope } from './scope';
+
+/** Records the turns after the last recorded stretch as one case; `case` is null when there are none. */
+export async function recordStretch(ctx: Context, turns: readonly Turn[], ending: Ending, source: StretchSource, label: string) {
+  const candidates = turns.map((turn) => stretchCaseId(source, turn));
+  const recorded = await recordOnce(caseScope(ctx), candidates, (held) => {
+    const made = stretchCase(openStretch(turns, source, held), ending, source, label);
+    return made === undefined ? undefined : { caseId: made.caseId, draft: parseCaseDraft(made.fields) };
+  });
+  return { case: recorded ?? null };
+}
