@@ -17,7 +17,7 @@ const fold = (lines: unknown[]) => {
 };
 const SOURCE: StretchSource = { client: 'claude-code', sessionKey: '__agent_session::claude-code::s1', sessionId: 's1', cwd: '/home/dev/shop', project: 'shop' };
 const END: Ending = { kind: 'session', reason: 'prompt_input_exit', completed: true };
-const caseOf = (lines: unknown[], ending = END, source = SOURCE) => stretchCase(fold(lines).turns, ending, source, 'Claude Code')!;
+const caseOf = (lines: unknown[], ending: Ending = END, source: StretchSource = SOURCE) => stretchCase(fold(lines).turns, ending, source, 'Claude Code')!;
 
 describe('transcript entries', () => {
   it('takes the prompts the user typed, and passes over meta lines, commands, their output, compact summaries and subagents', () => {
