@@ -151,6 +151,15 @@ describe('README', () => {
     expect(JSON.parse(fs.readFileSync(join(cwd, 'crux-journal-check.json'), 'utf8')).healthy).toBe(false);
   });
 
+  it('has an environment table naming every variable crux(1) documents', () => {
+    const man = fs.readFileSync(resolve(__dirname, '../../man/crux.1'), 'utf8');
+    const section = man.slice(man.indexOf('.SH ENVIRONMENT'), man.indexOf('.SH', man.indexOf('.SH ENVIRONMENT') + 4));
+    const documented = new Set([...section.matchAll(/\b((?:CRUX|XDG)_[A-Z_]+|NO_COLOR|FORCE_COLOR|COLUMNS|HOME)\b/g)].map((m) => m[1]!));
+    const table = README.slice(README.indexOf('## Environment'), README.indexOf('\n## ', README.indexOf('## Environment') + 3));
+    expect(documented.size).toBeGreaterThan(20);
+    for (const name of documented) expect(table, name).toContain(name.startsWith('CRUX_TEST_') ? '`CRUX_TEST_*`' : `\`${name}\``);
+  });
+
   it('has the whole exit-code table, and placeholders for the reliability and performance figures', () => {
     for (const code of new Set(Object.values(EXIT_CODES))) expect(README, `exit ${code}`).toMatch(new RegExp(`^\\| ${code} \\| \\S`, 'm'));
     expect(README).toMatch(/^## Reliability$/m);
