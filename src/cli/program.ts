@@ -25,6 +25,19 @@ const GROUPS: Record<string, () => Promise<GroupFactory>> = {
 // Help and usage text by write(2) too: a closed pipe (`crux --help | head -1`) ends it quietly, not with EPIPE.
 const OUTPUT = { writeOut: writeStdout, writeErr: writeStderr, outputError: () => {} };
 
+const ROOT_EPILOGUE = [
+  '',
+  'Examples:',
+  "  crux session put build-42 '{\"step\": 1}' --ttl 2h",
+  '  crux session list',
+  '  crux case retrieve rotate the tls certificate',
+  '  crux doctor',
+  '',
+  'Help on one command: crux help <command> [<subcommand>] (crux help session put).',
+  'Manual pages: man crux; crux-session, crux-case, crux-handoff, crux-journal,',
+  'crux-mcp, crux-hook; man 5 crux-journal for the journal format.',
+].join('\n');
+
 function makeProgram(): Command {
   return new Command('crux')
     .description("An AI agent's working memory — sessions, cases and handoff packages — in append-only JSONL journals.")
@@ -41,6 +54,7 @@ function makeProgram(): Command {
     .showSuggestionAfterError(true)
     // A command's help lists the global options it takes too, as gh's does.
     .configureHelp({ showGlobalOptions: true })
+    .addHelpText('after', ROOT_EPILOGUE)
     .exitOverride()
     .configureOutput(OUTPUT);
 }

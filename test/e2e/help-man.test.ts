@@ -51,6 +51,13 @@ describe('help', () => {
     }
   });
 
+  it('shows examples and points at the man pages at the top level', () => {
+    const root = tree.find((e) => e.path.length === 0)!;
+    expect(root.text).toMatch(/\nExamples:\n {2}crux /);
+    expect(root.text).toContain('man crux');
+    expect(root.text).toContain('crux help <command>');
+  });
+
   it('shows an example for every command that does something', () => {
     const missing = tree.filter((e) => e.path.length > 0 && !e.hasSubcommands && !/\nExamples?\b[^\n]*:\n {2}\S/.test(e.text)).map((e) => `crux ${e.path.join(' ')}`);
     expect(missing, 'commands without an example in --help (addHelpText)').toEqual([]);

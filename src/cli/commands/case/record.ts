@@ -38,7 +38,7 @@ export function makeRecordCommand(): Command {
     .option('--tag <tag>', 'a tag, also matched by retrieve (repeatable)', collect, [])
     .option('--receipt <text>', 'a source receipt, e.g. of the run')
     .option('--stdin', 'read one JSON object with the same fields (task, action, outcome, context, success, reward, tags, source_receipt)')
-    .addHelpText('after', '\nExample:\n  crux case record --task "rotate the TLS cert" --action "certbot renew" --outcome "renewed" --tag tls')
+    .addHelpText('after', '\nExample:\n  crux case record --task "rotate the TLS cert" --action "certbot renew" \\\n    --outcome "renewed" --tag tls')
     .action(async (opts, command: Command) => {
       const ctx = buildContext(command);
       await emit(ctx, await recordCase(ctx, readDraft(opts)), renderRecorded);

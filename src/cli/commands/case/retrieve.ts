@@ -15,7 +15,7 @@ export function makeRetrieveCommand(): Command {
     .option('--only-success', 'leave out failed cases')
     .option('--min-similarity <x>', 'leave out matches below this similarity (0 to 1)')
     .option('--mark-reused', 'count each returned case as reused (journaled)')
-    .addHelpText('after', '\nExample:\n  crux case retrieve renew the tls certificate --only-success --min-similarity 0.2')
+    .addHelpText('after', '\nExample:\n  crux case retrieve renew the tls certificate --only-success \\\n    --min-similarity 0.2')
     .action(async (words: string[], opts, command: Command) => {
       const ctx = buildContext(command);
       const query = {

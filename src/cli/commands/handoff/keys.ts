@@ -22,7 +22,7 @@ export function makeTrustCommand(): Command {
   return new Command('trust')
     .arguments('<public-key>')
     .description("trust an agent's Ed25519 public key (as `keygen` printed it) for packages it signs")
-    .addHelpText('after', "\nExample:\n  crux handoff trust 'ed25519:oFPD19R33y/DQ5n88Pyn/fPGSxbpPmvSov7H57/UNZo=' --agent planner")
+    .addHelpText('after', "\nExample:\n  crux handoff trust --agent planner \\\n    'ed25519:oFPD19R33y/DQ5n88Pyn/fPGSxbpPmvSov7H57/UNZo='")
     .action(async (publicKey: string, _opts, command: Command) => {
       const ctx = buildContext(command);
       const result = await trustKey(scopeOf(ctx), agentOf(undefined, ctx, '--agent'), publicKey);

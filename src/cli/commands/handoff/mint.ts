@@ -51,7 +51,7 @@ export function makeMintCommand(): Command {
     .option('--blocker-rule <text>', 'task record: what to do when blocked')
     .addOption(completingWith(new Option('--alg <alg>', `${MAC_ALG} (shared key, default) or ${ED25519_ALG} (the source agent's own key)`).default(MAC_ALG), [MAC_ALG, ED25519_ALG]))
     .option('--out <file>', 'write the envelope to this file (mode 0600) instead of stdout')
-    .addHelpText('after', "\nExample:\n  crux handoff mint build-42 --from planner --to builder --message 'tests are green' --out pkg.json")
+    .addHelpText('after', "\nExample:\n  crux handoff mint build-42 --from planner --to builder \\\n    --message 'tests are green' --out pkg.json")
     .action(async (rawId: string, opts, command: Command) => {
       const ctx = buildContext(command);
       if (opts.alg !== MAC_ALG && opts.alg !== ED25519_ALG) throw usage(`--alg must be ${MAC_ALG} or ${ED25519_ALG}, not ${JSON.stringify(opts.alg)}`);

@@ -14,7 +14,8 @@ export function makeCopyCommand(): Command {
     .addHelpText('after', [
       '',
       'Examples:',
-      '  crux journal copy --to postgres://crux@db.internal/agents           # this data directory into PostgreSQL',
+      '  # this data directory into PostgreSQL, then PostgreSQL into a directory:',
+      '  crux journal copy --to postgres://crux@db.internal/agents',
       '  crux --store postgres://crux@db.internal/agents journal copy --to ./backup',
     ].join('\n'))
     .action(async (opts: { to: string }, command: Command) => {
