@@ -131,8 +131,8 @@ describe('README', () => {
       expect(String(run.stdout)).toMatch(/working as job-1-[0-9a-f]{8}/);
     }
     const all = await sessions(dataDir);
-    expect(all.map((s) => s.status)).toEqual(['closed', 'closed']);
-    expect(new Set(all.map((s) => s.session_id)).size).toBe(2);
+    expect(all.map((s: { status: string }) => s.status)).toEqual(['closed', 'closed']);
+    expect(new Set(all.map((s: { session_id: string }) => s.session_id)).size).toBe(2);
   });
 
   it('ci: passes on healthy journals and fails the build on a damaged one', async () => {
