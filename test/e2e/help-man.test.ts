@@ -123,6 +123,22 @@ describe('man pages', () => {
     expect(report, 'help/man drift').toBe('');
   });
 
+  it("name, in crux(1)'s COMMANDS, every subcommand of every group", () => {
+    const page = fs.readFileSync(join(MAN, 'crux.1'), 'utf8');
+    const commands = page.slice(page.indexOf('.SH COMMANDS'), page.indexOf('.SH', page.indexOf('.SH COMMANDS') + 4));
+    const missing: string[] = [];
+    for (const group of groups) {
+      const at = commands.indexOf(`.B crux ${group}\n`);
+      if (at < 0) {
+        missing.push(`crux ${group}`);
+        continue;
+      }
+      const paragraph = manText(commands.slice(at, commands.indexOf('.TP', at + 1) < 0 ? undefined : commands.indexOf('.TP', at + 1)));
+      for (const entry of tree.filter((e) => e.path.length === 2 && e.path[0] === group)) if (!mentions(paragraph, entry.path[1]!)) missing.push(`crux ${entry.path.join(' ')}`);
+    }
+    expect(missing).toEqual([]);
+  });
+
   it('render without a single warning under groff -man -ww -z', async () => {
     const pages = fs.readdirSync(MAN).filter((n) => /\.[1-8]$/.test(n));
     expect(pages).toEqual(expect.arrayContaining(['crux.1', 'crux-journal.1', 'crux-journal.5']));
