@@ -5,12 +5,13 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CRUX, crux, freshDataDir, freshStore, storeArgs, STORE_KINDS, tempDir, testEnv } from '../helpers/cli';
-import { startMcp, type McpSession } from '../helpers/mcp';
+import { startMcp, withoutStateText, type McpSession } from '../helpers/mcp';
 
 const NOW = '2026-12-01T10:00:00.000Z';
 const TOOLS = [
   'session_put', 'session_get', 'session_list', 'session_archive', 'session_unarchive', 'session_close',
-  'case_record', 'case_retrieve', 'create_handoff', 'accept_handoff', 'journal_check',
+  'case_record', 'case_retrieve', 'create_handoff', 'accept_handoff',
+  'session_history', 'case_list', 'case_show', 'handoff_list', 'journal_check',
 ];
 
 const open: McpSession[] = [];
@@ -67,7 +68,8 @@ describe('crux mcp: tools', () => {
     const get = await s.call('session_get', { session_id: 'build-42' });
     expect(get.content[0].text).toBe('{"step":3,"files":["a.ts"]}');
     const cliGet = await cli(dir, ['--agent', 'planner', '--json', 'session', 'get', 'build-42']);
-    expect(get.structuredContent).toEqual(JSON.parse(cliGet.stdout));
+    expect(withoutStateText(get.structuredContent)).toEqual(JSON.parse(cliGet.stdout));
+    expect(get.structuredContent.session.state_text).toBe('{"step":3,"files":["a.ts"]}');
 
     const list = await s.call('session_list');
     expect(list.structuredContent).toEqual(JSON.parse((await cli(dir, ['--agent', 'planner', '--json', 'session', 'list'])).stdout));
@@ -115,7 +117,11 @@ describe('crux mcp: tools', () => {
     expect((await s.call('session_get', { session_id: 'c0', at: NOW })).content[0].text).toBe('{"later":true}');
     const atCli = await cli(dir, ['--agent', 'planner', '--json', 'session', 'get', 'c0', '--at', String(seq)]);
     // The same document, as JSON carries it (1e400 parses to Infinity, which JSON writes as null).
-    expect((await s.call('session_get', { session_id: 'c0', at: seq })).structuredContent).toEqual(JSON.parse(JSON.stringify(JSON.parse(atCli.stdout))));
+    const atMcp = (await s.call('session_get', { session_id: 'c0', at: seq })).structuredContent;
+    expect(withoutStateText(atMcp)).toEqual(JSON.parse(JSON.stringify(JSON.parse(atCli.stdout))));
+    // What parsing cannot carry, state_text does: the exact bytes, 12345678901234567890 and 1e400 included.
+    expect(atMcp.session.state_text).toBe(states[0]);
+    expect(atMcp.session.state.e).toBeNull();
     refusal(await s.call('session_get', { session_id: 'c0', at: '2000-01-01T00:00:00Z' }), 3);
     refusal(await s.call('session_get', { session_id: 'c0', at: 'yesterday' }), 5);
     // A state near the 1 MiB limit travels whole both ways (each message one write).
@@ -210,7 +216,7 @@ describe('crux mcp: tools', () => {
     const anonymous = await server(dir, undefined);
     const noAgent = await anonymous.call('create_handoff', { session_id: 'a' });
     refusal(noAgent, 2);
-    expect(noAgent.structuredContent.error.hint).toContain('crux mcp --agent');
+    expect(noAgent.structuredContent.error.hint).toContain('CRUX_AGENT');
   }, 30_000);
 
   it('refuses malformed arguments and unknown tools as protocol errors, and keeps serving', async () => {

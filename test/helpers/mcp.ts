@@ -26,3 +26,9 @@ export async function startMcp(dataDir: string, args: string[] = [], opts: { env
     close: () => client.close(),
   };
 }
+
+/** A session_get document as the CLI's `--json` prints it: the same, less the state's exact text (MCP's own). */
+export function withoutStateText(doc: { session: Record<string, unknown> }): { session: Record<string, unknown> } {
+  const { state_text: _, ...session } = doc.session;
+  return { ...doc, session };
+}

@@ -1,6 +1,5 @@
 // The MCP SDK and zod, bundled apart as dist/mcp.cjs (build.mjs) and loaded only by `crux mcp`, so that no
 // other command reads or compiles them.
 export { Server } from '@modelcontextprotocol/sdk/server/index.js';
-export { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-export { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+export { CallToolRequestSchema, ErrorCode, JSONRPCMessageSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 export { z } from 'zod';

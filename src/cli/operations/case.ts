@@ -1,9 +1,10 @@
 // Case operations as every adapter runs them (CLI, MCP, hooks): the `--json` document of each (SPEC §8).
 import type { Context } from '../context';
 import { newId, type CaseId } from '../../shared/ids';
-import type { CaseDraft } from '../../domain/case/case';
+import type { Case, CaseDraft } from '../../domain/case/case';
 import { MAX_TOP_K, type RetrieveQuery } from '../../domain/case/rank';
-import { recordCase as record, retrieveCases } from '../../domain/case/store';
+import { listCases as list, recordCase as record, retrieveCases, showCase as show } from '../../domain/case/store';
+import { applyWindow, CASE_ORDERS, type SortSpec } from '../../domain/list-window';
 import { caseScope } from './scope';
 
 export async function recordCase(ctx: Context, draft: CaseDraft) {
@@ -18,4 +19,22 @@ export async function retrieve(ctx: Context, query: RetrieveQuery, markReused: b
 export async function retrieveTagged(ctx: Context, query: RetrieveQuery, tag: string) {
   const { results } = await retrieve(ctx, { ...query, topK: MAX_TOP_K }, false);
   return { results: results.filter((r) => r.case.tags.includes(tag)).slice(0, query.topK) };
+}
+
+export async function showCase(ctx: Context, id: CaseId) {
+  return { case: await show(caseScope(ctx), id) };
+}
+
+export interface CaseFilter {
+  /** Only successes (true), only failures (false), or both. */
+  readonly success?: boolean | undefined;
+  /** Only cases with every one of these tags. */
+  readonly tags?: readonly string[] | undefined;
+}
+
+/** `case list`: every case in the order written, filtered, then sorted and cut by the window. */
+export async function listCases(ctx: Context, filter: CaseFilter, window: { sort?: SortSpec<keyof typeof CASE_ORDERS> | undefined; limit?: number | undefined } = {}) {
+  const { success, tags = [] } = filter;
+  const where = success === undefined && tags.length === 0 ? undefined : (c: Case) => (success === undefined || c.success === success) && tags.every((t) => c.tags.includes(t));
+  return { cases: applyWindow(await list(caseScope(ctx)), CASE_ORDERS, { ...window, where }) };
 }

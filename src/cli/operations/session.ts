@@ -12,7 +12,7 @@ import type { ListFilter } from '../../domain/session/query';
 import * as store from '../../domain/session/store';
 import type { SessionView } from '../../domain/session/view';
 import { applyWindow, SESSION_ORDERS, type ListWindow, type SessionOrder } from '../../domain/list-window';
-import { getSessionAt, type HistoryPoint } from '../../domain/session/history';
+import { getSessionAt, sessionHistory, type HistoryPoint } from '../../domain/session/history';
 
 export { CALLER_CLOSE_OUTCOMES as CLOSE_OUTCOMES } from '../../domain/session/events';
 import { CALLER_CLOSE_OUTCOMES as CLOSE_OUTCOMES } from '../../domain/session/events';
@@ -35,6 +35,11 @@ export async function getSession(ctx: Context, id: LogicalSessionId, at?: Histor
   const { session, state } = at === undefined ? await store.getSession(scope, id) : await getSessionAt(scope, id, at);
   // JSON.stringify would re-encode the state's numbers and key order: the stored bytes go in as they are.
   return { state, documentText: `{"session":${spliceState(JSON.stringify(session), state)}}` };
+}
+
+/** `session history`: every recorded version, newest first, with the seq that `get --at` takes. */
+export function historyOf(ctx: Context, id: LogicalSessionId, limit: number | undefined) {
+  return sessionHistory(sessionScope(ctx), id, { limit });
 }
 
 /** `session list`: the filter picks the sessions, the window (--sort, --status, --limit) what of them is shown. */

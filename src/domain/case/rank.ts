@@ -157,16 +157,16 @@ function offer(bank: CaseBank, best: Hit[], hit: Hit, k: number): void {
 }
 
 /** `--top-k`: a whole number ≥ 0; larger than MAX_TOP_K is capped, not refused. */
-export function parseTopK(raw: string): number {
+export function parseTopK(raw: string, what = '--top-k'): number {
   const text = raw.trim();
-  if (!/^\+?\d+$/.test(text)) throw invalid(`--top-k must be a whole number ≥ 0, not ${JSON.stringify(raw)}`, `at most ${MAX_TOP_K} results are returned`);
+  if (!/^\+?\d+$/.test(text)) throw invalid(`${what} must be a whole number ≥ 0, not ${JSON.stringify(raw)}`, `at most ${MAX_TOP_K} results are returned`);
   return Math.min(Number(text), MAX_TOP_K);
 }
 
 /** `--min-similarity`: a number in [0, 1]. */
-export function parseMinSimilarity(raw: string): number {
+export function parseMinSimilarity(raw: string, what = '--min-similarity'): number {
   const text = raw.trim();
   const n = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/.test(text) ? Number(text) : Number.NaN;
-  if (!(n >= 0 && n <= 1)) throw invalid(`--min-similarity must be a number from 0 to 1, not ${JSON.stringify(raw)}`);
+  if (!(n >= 0 && n <= 1)) throw invalid(`${what} must be a number from 0 to 1, not ${JSON.stringify(raw)}`);
   return n;
 }

@@ -24,14 +24,14 @@ export interface HistoryEntry {
 export type HistoryPoint = { readonly seq: number } | { readonly at: Instant };
 
 /** `--at`: a whole number is a sequence number, anything else an RFC 3339 time (exit 5 when neither). */
-export function parseHistoryPoint(raw: string): HistoryPoint {
+export function parseHistoryPoint(raw: string, what = '--at'): HistoryPoint {
   const text = raw.trim();
   if (/^\d+$/.test(text)) {
     const seq = Number(text);
-    if (!Number.isSafeInteger(seq) || seq < 1) throw invalid(`--at ${JSON.stringify(raw)}: a sequence number starts at 1`);
+    if (!Number.isSafeInteger(seq) || seq < 1) throw invalid(`${what} ${JSON.stringify(raw)}: a sequence number starts at 1`);
     return { seq };
   }
-  return { at: parseTime(text, '--at') };
+  return { at: parseTime(text, what) };
 }
 
 const describePoint = (p: HistoryPoint) => ('seq' in p ? `at record ${p.seq}` : `at ${formatTime(p.at)}`);

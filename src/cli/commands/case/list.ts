@@ -5,10 +5,8 @@ import { addListOptions, collect, parseLimit, parseSort } from '../list-options'
 import { emit } from '../../../output/emit';
 import { renderCaseList } from '../../../output/case';
 import { usage } from '../../../shared/errors';
-import type { Case } from '../../../domain/case/case';
-import { listCases } from '../../../domain/case/store';
-import { applyWindow, CASE_ORDERS } from '../../../domain/list-window';
-import { caseScope as scopeOf } from '../../operations/scope';
+import { CASE_ORDERS } from '../../../domain/list-window';
+import { listCases } from '../../operations/case';
 
 export function makeListCommand(): Command {
   const command = new Command('list')
@@ -22,10 +20,8 @@ export function makeListCommand(): Command {
     .action(async (opts, command: Command) => {
       const ctx = buildContext(command);
       if (opts.onlySuccess && opts.onlyFailure) throw usage('give --only-success or --only-failure, not both');
-      const tags: string[] = opts.tag ?? [];
       const success = opts.onlySuccess ? true : opts.onlyFailure ? false : undefined;
-      const where = success === undefined && tags.length === 0 ? undefined : (c: Case) => (success === undefined || c.success === success) && tags.every((t) => c.tags.includes(t));
-      const cases = applyWindow(await listCases(scopeOf(ctx)), CASE_ORDERS, { sort: parseSort(opts.sort, CASE_ORDERS), limit: parseLimit(opts.limit), where });
-      await emit(ctx, { cases }, renderCaseList);
+      const window = { sort: parseSort(opts.sort, CASE_ORDERS), limit: parseLimit(opts.limit) };
+      await emit(ctx, await listCases(ctx, { success, tags: opts.tag }, window), renderCaseList);
     });
 }

@@ -4,8 +4,7 @@ import { buildContext } from '../../context';
 import { emit } from '../../../output/emit';
 import { renderCase } from '../../../output/case';
 import { parseCaseId } from '../../../shared/ids';
-import { showCase } from '../../../domain/case/store';
-import { caseScope as scopeOf } from '../../operations/scope';
+import { showCase } from '../../operations/case';
 
 export function makeShowCommand(): Command {
   return new Command('show')
@@ -14,6 +13,6 @@ export function makeShowCommand(): Command {
     .addHelpText('after', '\nExample:\n  crux case show c_5f0c2a9e1b7d4c3a2f1e0d9c')
     .action(async (rawId: string, _opts, command: Command) => {
       const ctx = buildContext(command);
-      await emit(ctx, { case: await showCase(scopeOf(ctx), parseCaseId(rawId)) }, renderCase);
+      await emit(ctx, await showCase(ctx, parseCaseId(rawId)), renderCase);
     });
 }

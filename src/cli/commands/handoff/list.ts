@@ -5,11 +5,8 @@ import { addListOptions, parseChoices, parseLimit, parseSort, statusOption } fro
 import { emit } from '../../../output/emit';
 import { renderList } from '../../../output/handoff';
 import { parseAgentName } from '../../../shared/ids';
-import { listHandoffs, type HandoffRow } from '../../../domain/handoff/listing';
-import { applyWindow, HANDOFF_ORDERS } from '../../../domain/list-window';
-import { handoffScope as scopeOf } from '../../operations/scope';
-
-const STATUSES = ['outstanding', 'accepted', 'expired'] as const;
+import { HANDOFF_ORDERS } from '../../../domain/list-window';
+import { HANDOFF_STATUSES as STATUSES, listHandoffs } from '../../operations/handoff';
 
 export function makeListCommand(): Command {
   const command = new Command('list')
@@ -25,9 +22,7 @@ export function makeListCommand(): Command {
       const statuses = parseChoices<string>(opts.status, STATUSES, '--status');
       const from = opts.from === undefined ? undefined : parseAgentName(opts.from);
       const to = opts.to === undefined ? undefined : parseAgentName(opts.to);
-      const where = (r: HandoffRow) => (statuses === undefined || statuses.includes(r.status)) && (from === undefined || r.source_agent === from) && (to === undefined || r.target_agent === to);
-      const { handoffs, keys } = await listHandoffs(scopeOf(ctx));
-      const rows = applyWindow(handoffs, HANDOFF_ORDERS, { sort: parseSort(opts.sort, HANDOFF_ORDERS), limit: parseLimit(opts.limit), where });
-      await emit(ctx, { handoffs: rows, keys }, renderList);
+      const window = { sort: parseSort(opts.sort, HANDOFF_ORDERS), limit: parseLimit(opts.limit) };
+      await emit(ctx, await listHandoffs(ctx, { statuses, from, to }, window), renderList);
     });
 }

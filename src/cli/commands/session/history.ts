@@ -5,8 +5,7 @@ import { parseLimit } from '../list-options';
 import { emit } from '../../../output/emit';
 import { renderHistory } from '../../../output/history';
 import { parseLogicalSessionId } from '../../../shared/ids';
-import { sessionHistory } from '../../../domain/session/history';
-import { sessionScope as scopeOf } from '../../operations/scope';
+import { historyOf } from '../../operations/session';
 
 export function makeHistoryCommand(): Command {
   return new Command('history')
@@ -17,7 +16,7 @@ export function makeHistoryCommand(): Command {
     .action(async (rawId: string, opts, command: Command) => {
       const ctx = buildContext(command);
       const limit = parseLimit(opts.limit);
-      const result = await sessionHistory(scopeOf(ctx), parseLogicalSessionId(rawId), { limit });
+      const result = await historyOf(ctx, parseLogicalSessionId(rawId), limit);
       await emit(ctx, result, renderHistory);
     });
 }

@@ -1,0 +1,71 @@
+// The shared error table speaks to a person at a shell (`see crux session list`, --max-tokens); a model calls
+// tools. This translates a refusal's words into tool and argument names, so the domain keeps one set of
+// messages: a command that is a tool becomes "call <tool>", an option that is an argument "argument <name>",
+// and the few that have no tool are said in neutral words. A unit test checks these lists against TOOLS.
+
+/** Every tool (SPEC §10.1). */
+export const TOOL_NAMES: ReadonlySet<string> = new Set([
+  'session_put', 'session_get', 'session_list', 'session_archive', 'session_unarchive', 'session_close',
+  'case_record', 'case_retrieve', 'create_handoff', 'accept_handoff',
+  'session_history', 'case_list', 'case_show', 'handoff_list', 'journal_check',
+]);
+
+/** Every argument some tool takes: an option spelled --x-y is the argument x_y. */
+export const ARGUMENT_NAMES: ReadonlySet<string> = new Set([
+  'session_id', 'state', 'state_text', 'ttl', 'expires_at', 'tokens', 'add_tokens', 'max_tokens', 'at', 'all', 'archived',
+  'stranded', 'limit', 'reason', 'outcome', 'summary', 'task', 'action', 'context', 'success', 'reward', 'tags',
+  'source_receipt', 'top_k', 'only_success', 'only_failure', 'min_similarity', 'mark_reused', 'target_agent', 'message',
+  'include_facts', 'task_record', 'alg', 'handoff', 'max_age', 'tag', 'case_id', 'status',
+]);
+
+/** What a session state allows, as the machine names it (decide.ts), in the tools that do it. */
+const OP_TOOLS: Readonly<Record<string, string>> = {
+  put: 'session_put',
+  archive: 'session_archive',
+  unarchive: 'session_unarchive',
+  close: 'session_close',
+  handoff: 'create_handoff',
+  receive: 'accept_handoff',
+};
+
+/** Said in other words: what a tool cannot do, or a flag with no argument behind it. */
+const PHRASES: readonly [RegExp, string][] = [
+  [/see the problems above; `crux journal check --repair` quarantines them/g, 'journal_check lists the problems; an operator repairs them at a shell'],
+  [/run `crux handoff keygen --agent ([^`]+)` first/g, 'leave alg out to sign with the shared key, or have an operator make agent $1 an Ed25519 key'],
+  [/ \(`crux handoff export <id>` on the minting side\)/g, ' from the sender'],
+  [/`crux handoff mint` \(or a Crux daemon\) printed/g, 'create_handoff (or crux handoff mint, or a Crux daemon) gave'],
+  [/accept it as the agent it is addressed to \(--as\)/g, 'only the agent it is addressed to can accept it, through its own server'],
+  [/, or an earlier --now/g, ''],
+  [/ \(use --all-agents\)/g, ' (another agent\'s server lists its own)'],
+  [/see `crux --help`/g, 'tools/list describes every tool and its arguments'],
+  [/the command's --help shows what it accepts/g, 'tools/list describes what each argument accepts'],
+  [/only delete removes it/g, 'only an operator can delete it'],
+];
+
+const COMMAND = /(see |run )?`crux ([a-z]+) ([a-z]+)((?: --[a-z-]+)*)`/g;
+const FLAG = /(^|[\s(/])--([a-z][a-z-]*)\b/g;
+const ALLOWS = /allows: ([a-z]+(?:, [a-z]+)*)/g;
+
+/** A command that is a tool, as that tool ("see …" as "call …"); its boolean options as arguments set to true. */
+function callOf(match: string, verb: string | undefined, group: string, command: string, flags: string): string {
+  const name = `${group}_${command}`;
+  if (!TOOL_NAMES.has(name)) return match;
+  const args = flags.trim() === '' ? [] : flags.trim().split(' ').map((f) => f.slice(2).replace(/-/g, '_'));
+  if (!args.every((a) => ARGUMENT_NAMES.has(a))) return match;
+  return `${verb === undefined ? '' : 'call '}${name}${args.length === 0 ? '' : ` with ${args.map((a) => `${a}: true`).join(', ')}`}`;
+}
+
+/** A refusal's message or hint in tool terms (see the top of this file). */
+export function inToolTerms(text: string): string {
+  let out = text;
+  for (const [pattern, replacement] of PHRASES) out = out.replace(pattern, replacement);
+  out = out.replace(COMMAND, callOf);
+  out = out.replace(ALLOWS, (match, ops: string) => {
+    const tools = ops.split(', ').map((op) => OP_TOOLS[op]);
+    return tools.every((t) => t !== undefined) ? `allows: ${tools.join(', ')}` : match;
+  });
+  return out.replace(FLAG, (match, before: string, flag: string) => {
+    const name = flag.replace(/-/g, '_');
+    return ARGUMENT_NAMES.has(name) ? `${before}argument ${name}` : match;
+  });
+}

@@ -1,0 +1,66 @@
+// What a tool of `crux mcp` is (SPEC §10.1), and the pieces every tool file builds its arguments and text from.
+import type { z as Zod } from 'zod';
+import type { Context } from '../context';
+import { textOf, type Renderer } from '../../output/emit';
+import { loadStyle } from '../../output/style';
+import { usage } from '../../shared/errors';
+import type { AgentName } from '../../shared/ids';
+
+export type Z = typeof Zod;
+export type JsonSchema = Record<string, unknown>;
+
+export interface ToolAnswer {
+  /** The CLI's --json document of the same operation (the server adds `warnings`). */
+  readonly structured: Record<string, unknown>;
+  readonly text: string;
+}
+
+/** Arguments that a schema cannot refuse alone (two that exclude each other): a protocol error, not a refusal. */
+export class ArgumentError extends Error {}
+
+/**
+ * What a call reads or writes, for answering in the order received (call-order.ts): the sessions it names
+ * (`session:<id>`), the case bank (`cases`), the handoff ledger (`handoffs`), or everything at once.
+ */
+export type Touches = readonly string[] | 'everything';
+
+export interface Tool<S extends Zod.ZodRawShape = Zod.ZodRawShape> {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly readOnly: boolean;
+  /** It may replace or end what is stored (MCP's destructiveHint). */
+  readonly destructive: boolean;
+  /** A second identical call changes nothing more (MCP's idempotentHint). */
+  readonly idempotent: boolean;
+  readonly input: (z: Z) => S;
+  /** The top-level members of the structuredContent on success (a refusal carries `error` instead). */
+  readonly output: Record<string, JsonSchema>;
+  readonly touches: (args: Zod.infer<Zod.ZodObject<S>>) => Touches;
+  readonly run: (ctx: Context, args: Zod.infer<Zod.ZodObject<S>>) => Promise<ToolAnswer>;
+}
+
+export const tool = <S extends Zod.ZodRawShape>(spec: Tool<S>): Tool<S> => spec;
+
+/** The CLI's human output of a result (without colour; stdout is the protocol pipe, so lists are TSV). */
+export async function human<T>(render: Renderer<T>, result: T): Promise<string> {
+  return textOf(render(result, await loadStyle({ color: false })));
+}
+
+export function requireAgent(ctx: Context, tool: string): AgentName {
+  if (ctx.agent !== undefined) return ctx.agent;
+  throw usage(`${tool} needs this server's agent identity`, "give the server one in the client's configuration: the arguments mcp --agent <name>, or CRUX_AGENT");
+}
+
+export const sessionId = (z: Z) => z.string().describe("The session's id in this agent's scope (1-256 characters, no '::', no control characters).");
+export const duration = (z: Z, what: string) => z.string().describe(`${what}, as a duration: 90s, 15m, 2h, 7d.`);
+export const count = (z: Z, what: string) => z.number().int().min(0).describe(what);
+export const limit = (z: Z, what: string) => count(z, `At most this many ${what} (0 or none: all).`).optional();
+/** `limit` as the operations take it: 0 means no limit, as `--limit 0` does (SPEC §8). */
+export const limitOf = (n: number | undefined): number | undefined => (n === undefined || n === 0 ? undefined : n);
+/** A string or a list of them (a repeatable CLI option), as a list. */
+export const listOf = <T extends string>(v: T | readonly T[] | undefined): T[] | undefined => (v === undefined ? undefined : typeof v === 'string' ? [v] : [...v]);
+
+export const OBJECT: JsonSchema = { type: 'object' };
+export const SESSION = { session: OBJECT };
+export const sessionKey = (id: string) => [`session:${id}`];
