@@ -10,7 +10,8 @@ export function makeMcpCommand(): Command {
       [
         '',
         'Tools: session_put, session_get, session_list, session_archive, session_unarchive, session_close,',
-        '       case_record, case_retrieve, create_handoff, accept_handoff, journal_check',
+        '       case_record, case_retrieve, create_handoff, accept_handoff,',
+        '       session_history, case_list, case_show, handoff_list, journal_check',
         'The agent identity (--agent or CRUX_AGENT) scopes the sessions; create_handoff and accept_handoff need one.',
         '',
         'Examples:',
