@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { benchEnv, interleave } from './interleave.mjs';
+import { hookRows } from './hooks.mjs';
 
 const CRUX = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', 'bin', 'crux');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
@@ -132,13 +133,14 @@ for (const n of ALL_SIZES) {
   rows.push({ name: at(n, 'case retrieve, 5 rare words'), argv: crux(c, 'case', 'retrieve', RARE.join(' '), '--json'), n, cmd: 'retrieve (rare words)' });
   rows.push({ name: at(n, 'case record'), argv: crux(c, 'case', 'record', '--task', `${WORDS[5]} ${WORDS[9]} bench`, '--action', 'a', '--outcome', 'o'), n, cmd: 'case record' });
 }
-// A Claude Code hook (SPEC §10.2): a touch of its session, and a prompt enriched from the case bank.
+// A Claude Code hook (SPEC §10.2): a touch of its session (over the sessions), and the rows of bench/hooks.mjs
+// over the case bank: SessionStart, UserPromptSubmit, Stop and SessionEnd with --record-cases over 1 MB.
 const hookPayload = (event, fields = {}) => JSON.stringify({ session_id: 'cc-1', transcript_path: '/t.jsonl', cwd: '/src', hook_event_name: event, ...fields });
 for (const n of ALL_SIZES.filter((x) => SIZES.includes(x))) {
   const { s, c } = builds[n];
-  for (const dir of [s, c]) run(dir, ['hook', 'claude-code'], hookPayload('SessionStart', { source: 'startup' }));
+  run(s, ['hook', 'claude-code'], hookPayload('SessionStart', { source: 'startup' }));
   rows.push({ name: at(n, 'hook claude-code Stop (touch)'), argv: crux(s, 'hook', 'claude-code'), input: hookPayload('Stop'), n, cmd: 'hook Stop (touch)' });
-  rows.push({ name: at(n, 'hook claude-code UserPromptSubmit'), argv: crux(c, 'hook', 'claude-code'), input: hookPayload('UserPromptSubmit', { prompt: RARE.join(' ') }), n, cmd: 'hook UserPromptSubmit' });
+  rows.push(...hookRows({ dir: c, work, crux, name: (label) => at(n, label), extra: { n } }).filter((row) => row.cmd !== 'hook Stop (touch)'));
 }
 // accept needs packages minted first: the mint rows above make them as they run, so accept runs in a second pass.
 

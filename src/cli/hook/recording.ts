@@ -1,11 +1,11 @@
 // `--record-cases` (SPEC §10.2): the transcript a hook payload names, read and folded here, its open stretch
 // recorded as one case through the operations.
 import type { Context } from '../context';
-import { recordStretch } from '../operations/stretch';
+import { recordStretch, stretchRecorded } from '../operations/stretch';
 import { scopeSessionId, type AgentName, type LogicalSessionId } from '../../shared/ids';
 import type { Ending } from '../../domain/transcript/stretch';
 import type { HookClient } from './clients';
-import { foldTranscript, maxTranscriptBytes } from './transcript-file';
+import { foldTranscript, lastPromptOf, maxTranscriptBytes } from './transcript-file';
 
 export interface RecordRequest {
   readonly sessionId: LogicalSessionId;
@@ -25,11 +25,17 @@ export async function recordFromTranscript(client: HookClient, ctx: Context, req
     ctx.warn(`no case recorded: the ${client.label} payload names no transcript_path`);
     return;
   }
+  const source = { client: client.name, sessionKey: scopeSessionId(req.agent, req.sessionId), sessionId: req.sessionId, cwd: req.cwd, project: req.project };
+  // A turn's end usually follows a stretch already recorded, or no new prompt: the transcript's tail and one
+  // look-up by key tell, before the whole transcript is read.
+  if (req.ending.kind === 'turn') {
+    const last = lastPromptOf(req.transcriptPath);
+    if (last?.uuid != null && (await stretchRecorded(ctx, source, last.uuid))) return;
+  }
   const read = foldTranscript(req.transcriptPath, maxTranscriptBytes(ctx.env));
   if ('refused' in read) {
     ctx.warn(`no case recorded: ${read.refused}`);
     return;
   }
-  const source = { client: client.name, sessionKey: scopeSessionId(req.agent, req.sessionId), sessionId: req.sessionId, cwd: req.cwd, project: req.project };
   await recordStretch(ctx, read.fold.turns, req.ending, source, client.label);
 }

@@ -86,7 +86,7 @@ async function resumedCases(ctx: Context, payload: Payload, project: string | nu
   const prompt = lastPromptOf(transcript);
   if (prompt === undefined) return [];
   const { retrieveTagged } = await import('../operations/case');
-  return (await retrieveTagged(ctx, { text: prompt, topK: opts.topK, onlySuccess: true, minSimilarity: opts.minSimilarity }, project)).results;
+  return (await retrieveTagged(ctx, { text: prompt.text, topK: opts.topK, onlySuccess: true, minSimilarity: opts.minSimilarity }, project)).results;
 }
 
 /** Records the open stretch of the payload's transcript, when the hook records cases and the client can. */

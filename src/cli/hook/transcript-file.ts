@@ -9,6 +9,7 @@ export const DEFAULT_MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024;
 /** How much of a transcript's end SessionStart reads for the last prompt. */
 const TAIL_BYTES = 1024 * 1024;
 const CHUNK_BYTES = 1024 * 1024;
+const TAIL_CHUNK = 64 * 1024;
 
 export const maxTranscriptBytes = (env: NodeJS.ProcessEnv) => envCount(env, 'CRUX_MAX_TRANSCRIPT_BYTES', DEFAULT_MAX_TRANSCRIPT_BYTES)!;
 
@@ -44,12 +45,11 @@ export function foldTranscript(path: string, maxBytes: number): TranscriptRead {
     if (size > maxBytes) return { refused: `the transcript ${path} is ${size} bytes, over the limit of ${maxBytes} (CRUX_MAX_TRANSCRIPT_BYTES)` };
     const fold = new TranscriptFold();
     const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(size, 1)));
+    // Bytes after the last newline read so far: the start of a line that goes on in the next chunk.
     let carry: Buffer[] = [];
     let line = 0;
-    let read = 0;
-    const take = (bytes: Buffer): string | undefined => {
+    const take = (text: string): string | undefined => {
       line += 1;
-      const text = bytes.toString('utf8');
       if (text.trim() === '') return undefined;
       try {
         fold.add(JSON.parse(text));
@@ -58,23 +58,25 @@ export function foldTranscript(path: string, maxBytes: number): TranscriptRead {
         return `line ${line} of the transcript ${path} is not JSON`;
       }
     };
-    while (read < size) {
+    for (let read = 0; read < size; ) {
       const n = fs.readSync(fd, chunk, 0, Math.min(chunk.length, size - read), read);
       if (n === 0) break;
       read += n;
-      let from = 0;
-      for (let nl = chunk.indexOf(10, 0); nl !== -1 && nl < n; nl = chunk.indexOf(10, from)) {
-        const bytes = carry.length === 0 ? chunk.subarray(from, nl) : Buffer.concat([...carry, chunk.subarray(from, nl)]);
-        carry = [];
-        const bad = take(bytes);
-        if (bad !== undefined) return { refused: bad };
-        from = nl + 1;
+      const end = chunk.lastIndexOf(10, n - 1);
+      if (end === -1) {
+        carry.push(Buffer.from(chunk.subarray(0, n)));
+        continue;
       }
-      if (from < n) carry.push(Buffer.from(chunk.subarray(from, n)));
+      // A newline byte is never inside a UTF-8 sequence: the chunk up to its last one decodes whole, at once.
+      const bytes = carry.length === 0 ? chunk.subarray(0, end) : Buffer.concat([...carry, chunk.subarray(0, end)]);
+      carry = end + 1 < n ? [Buffer.from(chunk.subarray(end + 1, n))] : [];
+      for (const text of bytes.toString('utf8').split('\n')) {
+        const bad = take(text);
+        if (bad !== undefined) return { refused: bad };
+      }
     }
-    if (carry.length > 0) {
-      const bad = take(Buffer.concat(carry));
-      if (bad !== undefined) return { refused: `the transcript ${path} ends in a partial line (line ${line})` };
+    if (carry.length > 0 && take(Buffer.concat(carry).toString('utf8')) !== undefined) {
+      return { refused: `the transcript ${path} ends in a partial line (line ${line})` };
     }
     return { fold };
   } finally {
@@ -82,36 +84,54 @@ export function foldTranscript(path: string, maxBytes: number): TranscriptRead {
   }
 }
 
-/** The last prompt the user typed, from the transcript's last TAIL_BYTES; undefined when none is there or readable. */
-export function lastPromptOf(path: string): string | undefined {
+/**
+ * The last prompt the user typed, from the transcript's last TAIL_BYTES, read backwards a TAIL_CHUNK at a
+ * time (the last prompt is usually near the end); undefined when none is there or the file cannot be read.
+ */
+export function lastPromptOf(path: string): { readonly text: string; readonly uuid: string | null } | undefined {
   const opened = openTranscript(path);
   if ('refused' in opened) return undefined;
   const { fd, size } = opened;
   try {
-    const start = Math.max(0, size - TAIL_BYTES);
-    const tail = Buffer.allocUnsafe(size - start);
-    let got = 0;
-    while (got < tail.length) {
-      const n = fs.readSync(fd, tail, got, tail.length - got, start + got);
-      if (n === 0) break;
-      got += n;
-    }
-    const lines = tail.subarray(0, got).toString('utf8').split('\n');
-    // Reading from the middle of the file, the first line is the end of one that began before the tail.
-    for (let i = lines.length - 1; i >= (start === 0 ? 0 : 1); i--) {
-      // Only user lines can hold a prompt: most lines are passed over without being parsed.
-      if (!lines[i]!.includes('"user"')) continue;
-      let value: unknown;
-      try {
-        value = JSON.parse(lines[i]!);
-      } catch {
+    const floor = Math.max(0, size - TAIL_BYTES);
+    // The bytes of the lines not looked at yet that begin before `pos` and end after it.
+    let rest = Buffer.alloc(0);
+    for (let pos = size; pos > floor; ) {
+      const from = Math.max(floor, pos - TAIL_CHUNK);
+      const chunk = Buffer.allocUnsafe(pos - from);
+      let got = 0;
+      while (got < chunk.length) {
+        const n = fs.readSync(fd, chunk, got, chunk.length - got, from + got);
+        if (n === 0) return undefined;
+        got += n;
+      }
+      pos = from;
+      const bytes = rest.length === 0 ? chunk : Buffer.concat([chunk, rest]);
+      // Before the first newline is part of a line that began earlier (unless the file starts here).
+      const first = pos === 0 ? -1 : bytes.indexOf(10);
+      if (first === -1 && pos > 0) {
+        rest = bytes;
         continue;
       }
-      const prompt = promptIn(value);
-      if (prompt !== undefined) return prompt;
+      rest = bytes.subarray(0, first + 1);
+      const lines = bytes.toString('utf8', first + 1).split('\n');
+      for (let i = lines.length - 1; i >= 0; i--) {
+        const prompt = promptOfText(lines[i]!);
+        if (prompt !== undefined) return prompt;
+      }
     }
     return undefined;
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+function promptOfText(text: string): ReturnType<typeof promptIn> {
+  // Only user lines can hold a prompt: most lines are passed over without being parsed.
+  if (!text.includes('"user"')) return undefined;
+  try {
+    return promptIn(JSON.parse(text));
+  } catch {
+    return undefined;
   }
 }

@@ -2,10 +2,13 @@
 // stretch is chosen, drafted, validated and scrubbed (§7) under the lock, so each is recorded exactly once.
 import type { Context } from '../context';
 import { parseCaseDraft } from '../../domain/case/case';
-import { recordOnce } from '../../domain/case/store';
+import { hasHeldCase, recordOnce } from '../../domain/case/store';
 import type { Turn } from '../../domain/transcript/turns';
 import { openStretch, stretchCase, stretchCaseId, type Ending, type StretchSource } from '../../domain/transcript/stretch';
 import { caseScope } from './scope';
+
+/** Whether the stretch that ends with the prompt of this key was recorded: a cheap look before reading a transcript. */
+export const stretchRecorded = (ctx: Context, source: StretchSource, promptKey: string) => hasHeldCase(caseScope(ctx), stretchCaseId(source, { key: promptKey }));
 
 /** Records the turns after the last recorded stretch as one case; `case` is null when there are none. */
 export async function recordStretch(ctx: Context, turns: readonly Turn[], ending: Ending, source: StretchSource, label: string) {

@@ -103,6 +103,11 @@ export async function recordOnce(
   }, formatTime(scope.now));
 }
 
+/** Whether the bank has held case `id` (live, or deleted since): a look-up by the key index, no lock. */
+export async function hasHeldCase(scope: CaseScope, id: CaseId): Promise<boolean> {
+  return (await scope.dir.readKey(CASE_STORE, id)).hasHeld(id);
+}
+
 /** Imports validated cases in one locked, fsynced append; an existing case_id is replaced. */
 export async function importCases(scope: CaseScope, cases: readonly Case[]): Promise<ImportSummary> {
   return scope.dir.write(async (tx) => {

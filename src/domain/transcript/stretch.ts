@@ -27,7 +27,7 @@ const SHOWN_FILES = 25;
 const REPLY_CHARS = 400;
 
 /** The case id of the stretch that ends with `turn`: the same for every process that reads that stretch. */
-export function stretchCaseId(source: StretchSource, turn: Turn): CaseId {
+export function stretchCaseId(source: StretchSource, turn: Pick<Turn, 'key'>): CaseId {
   return `c_${bytesToHex(sha256(utf8ToBytes(`${source.client}\n${source.sessionKey}\n${turn.key}`))).slice(0, 24)}` as CaseId;
 }
 

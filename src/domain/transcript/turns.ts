@@ -101,8 +101,8 @@ function keep(list: string[], value: string): boolean {
   return false;
 }
 
-/** The prompt one parsed line holds, if it is one the user typed. */
-export function promptIn(line: unknown): string | undefined {
+/** The prompt one parsed line holds, if it is one the user typed: its text and uuid. */
+export function promptIn(line: unknown): { readonly text: string; readonly uuid: string | null } | undefined {
   const prompt = entriesOf(line).find((e) => e.kind === 'prompt');
-  return prompt?.kind === 'prompt' ? prompt.text : undefined;
+  return prompt?.kind === 'prompt' ? { text: prompt.text, uuid: prompt.uuid } : undefined;
 }

@@ -33,7 +33,7 @@ describe('transcript entries', () => {
     expect(entriesOf({ type: 'user', message: { role: 'user', content: '<bash-input>ls</bash-input>' } })).toEqual([]);
     expect(entriesOf({ type: 'user', message: { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBO' } }] } })).toEqual([]);
     for (const odd of [null, 7, 'text', [], { type: 'user' }, { type: 'user', message: { content: 5 } }, { type: 'summary', summary: 'x' }]) expect(entriesOf(odd)).toEqual([]);
-    expect(promptIn(linesOf('two-prompts')[4])).toMatch(/^The factorial tests fail/);
+    expect(promptIn(linesOf('two-prompts')[4])).toEqual({ text: expect.stringMatching(/^The factorial tests fail/), uuid: linesOf('two-prompts')[4].uuid });
     expect(promptIn(linesOf('two-prompts')[3])).toBeUndefined();
   });
 
