@@ -31,6 +31,13 @@ const separatePostgres = {
     b.onResolve({ filter: /^postgres$/ }, () => ({ path: './pg.cjs', external: true }));
   },
 };
+// The TOML library loads only for `crux mcp install codex` (Codex's config.toml): a bundle of its own, as pg.cjs.
+const separateToml = {
+  name: 'separate-toml',
+  setup(b) {
+    b.onResolve({ filter: /^smol-toml$/ }, () => ({ path: './toml.cjs', external: true }));
+  },
+};
 // Every code cache goes first: V8 must never pair one with a new bundle. Each bundle that runs through
 // src/cli/code-cache.ts ends with its build id (a content hash), which names the caches made on first use.
 mkdirSync('dist', { recursive: true });
@@ -65,10 +72,11 @@ async function bundle(entry, name, { stamp = false, plugins = [] } = {}) {
 
 await bundle('src/cli/code-cache.ts', 'loader.cjs');
 await bundle('node_modules/postgres/cjs/src/index.js', 'pg.cjs');
+await bundle('node_modules/smol-toml/dist/index.cjs', 'toml.cjs');
 // The MCP SDK and zod load only for `crux mcp`: src/cli/mcp/sdk.ts re-exports what the server uses, bundled apart
 // as dist/mcp.cjs, which the mcp command loads at run time through its own code cache (made below).
 await bundle('src/cli/mcp/sdk.ts', 'mcp.cjs', { stamp: true });
-await bundle('src/cli/main.ts', 'crux.cjs', { stamp: true, plugins: [lazyChildProcess, separatePostgres] });
+await bundle('src/cli/main.ts', 'crux.cjs', { stamp: true, plugins: [lazyChildProcess, separatePostgres, separateToml] });
 // legalComments is 'none' (comments cost start-up): the notices of what the bundles carry ship beside them.
 writeNotices(bundled);
 const scratch = mkdtempSync(join(tmpdir(), 'crux-build-'));

@@ -2,6 +2,7 @@
 import { Command, Option } from 'commander';
 import { writeStderr, writeStdout } from '../output/stdout';
 import { VERSION } from './version';
+import { HOOK_CLIENT_NAMES } from './hook/clients';
 
 type GroupFactory = (wanted?: string) => Command;
 
@@ -110,10 +111,13 @@ export function commandPath(program: Command, argv: string[]): string[] {
   return path;
 }
 
-/** `crux … hook <client>` (not `hook install`): a lifecycle hook, which never exits 2 (SPEC §10.2). */
+/**
+ * `crux … hook <client>` of a client crux knows: a lifecycle hook, which never exits 2 (SPEC §10.2). An unknown
+ * client (`crux hook nope`) is a usage error (2), as `hook install nope` is: no payload can cause it.
+ */
 export function isLifecycleHook(argv: string[]): boolean {
   const [word, sub] = commandWords(makeProgram(), argv.slice(2));
-  return word === 'hook' && sub !== undefined && sub !== 'install';
+  return word === 'hook' && sub !== undefined && HOOK_CLIENT_NAMES.includes(sub);
 }
 
 /** The program with what `argv` needs: the named group with its named command, or everything. */

@@ -1,22 +1,27 @@
 // `crux mcp`: the MCP server over stdio (SPEC §10.1); the SDK is loaded only here (src/cli/mcp/server.ts).
+// `crux mcp install` / `uninstall` put it into an MCP client's configuration (./mcp-install.ts).
 import { Command } from 'commander';
 import type { GlobalOptions } from '../context';
+import { makeMcpInstallCommand, makeMcpUninstallCommand } from './mcp-install';
 
 export function makeMcpCommand(): Command {
   return new Command('mcp')
     .description("serve the agent's sessions, cases and handoffs as MCP tools over stdio (until the client closes stdin)")
+    .addCommand(makeMcpInstallCommand())
+    .addCommand(makeMcpUninstallCommand())
     .addHelpText(
       'after',
       [
         '',
-        'Tools: session_put, session_get, session_list, session_archive, session_unarchive, session_close,',
-        '       case_record, case_retrieve, create_handoff, accept_handoff,',
+        'With no command: the server. Its tools: session_put, session_get, session_list, session_archive,',
+        '       session_unarchive, session_close, case_record, case_retrieve, create_handoff, accept_handoff,',
         '       session_history, case_list, case_show, handoff_list, journal_check',
         'The agent identity (--agent or CRUX_AGENT) scopes the sessions; create_handoff and accept_handoff need one.',
         '',
         'Examples:',
-        '  claude mcp add crux -- crux mcp --agent planner',
-        '  {"mcpServers": {"crux": {"command": "crux", "args": ["mcp", "--agent", "planner"]}}}',
+        '  crux --agent planner mcp install claude-code',
+        '  crux mcp install claude-desktop --print',
+        '  {"mcpServers": {"crux": {"command": "/usr/bin/node", "args": ["/usr/lib/node_modules/crux/bin/crux", "mcp"]}}}',
       ].join('\n'),
     )
     .action(async (_opts, command: Command) => {

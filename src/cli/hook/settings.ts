@@ -1,5 +1,6 @@
-// Merging crux's hook entries into a coding agent's settings document (Claude Code's, Gemini CLI's: the same
-// shape), keeping every other setting and hook. Pure: text in, text out; `crux hook install` does the file.
+// Merging crux's hook entries into, and taking them out of, a coding agent's settings document (Claude Code's,
+// Gemini CLI's: the same shape), keeping every other setting and hook. Pure: text in, text out; the commands
+// `crux hook install` and `crux hook uninstall` do the file.
 import { invalid } from '../../shared/errors';
 import type { HookClient } from './clients';
 
@@ -61,5 +62,31 @@ export function mergeHooks(client: HookClient, existing: string, command: string
   }
   if (events.length === 0) return { text: existing, changed: false, events };
   settings.hooks = hooks;
+  return { text: `${JSON.stringify(settings, null, 2)}\n`, changed: true, events };
+}
+
+/** Takes out every handler of ours for `client` (whatever flags it was installed with); groups, events and a
+ * `hooks` left empty go too, so that an install followed by an uninstall leaves the settings as they were. */
+export function removeHooks(client: HookClient, existing: string, where: string): MergeResult {
+  const OURS = oursFor(client);
+  const settings = parseSettings(existing, where);
+  const hooks = settings.hooks;
+  if (hooks === undefined) return { text: existing, changed: false, events: [] };
+  if (!isObject(hooks)) throw invalid(`${where}: "hooks" is not an object`, 'nothing was written');
+  const isOurs = (h: unknown) => isObject(h) && h.type === 'command' && typeof h.command === 'string' && OURS.test(h.command);
+  const events: string[] = [];
+  for (const [event, groups] of Object.entries(hooks)) {
+    if (!Array.isArray(groups) || !groups.some((g) => isObject(g) && Array.isArray(g.hooks) && g.hooks.some(isOurs))) continue;
+    const kept = groups.flatMap((g) => {
+      if (!isObject(g) || !Array.isArray(g.hooks) || !g.hooks.some(isOurs)) return [g];
+      const rest = g.hooks.filter((h) => !isOurs(h));
+      return rest.length === 0 ? [] : [{ ...g, hooks: rest }];
+    });
+    if (kept.length === 0) delete hooks[event];
+    else hooks[event] = kept;
+    events.push(event);
+  }
+  if (events.length === 0) return { text: existing, changed: false, events };
+  if (Object.keys(hooks).length === 0) delete settings.hooks;
   return { text: `${JSON.stringify(settings, null, 2)}\n`, changed: true, events };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeHooks as merge } from '../../../src/cli/hook/settings';
+import { mergeHooks as merge, removeHooks } from '../../../src/cli/hook/settings';
 import { CLAUDE_CODE, GEMINI_CLI } from '../../../src/cli/hook/clients';
 
 const CLAUDE_CODE_EVENTS = Object.keys(CLAUDE_CODE.events);
@@ -45,5 +45,41 @@ describe('mergeHooks', () => {
     for (const text of ['{', '"x"', '{"hooks": 1}', '{"hooks": {"Stop": "x"}}']) {
       expect(() => mergeHooks(text, CMD, '/p/settings.json'), text).toThrow(/\/p\/settings\.json/);
     }
+  });
+});
+
+describe('removeHooks', () => {
+  const settings = {
+    model: 'opus',
+    hooks: { Stop: [{ matcher: '', hooks: [{ type: 'command', command: 'say done' }] }], PostToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: 'fmt' }] }] },
+    permissions: { allow: ['Bash(ls)'] },
+  };
+  const original = `${JSON.stringify(settings, null, 2)}\n`;
+
+  it('takes out exactly what install added: the settings as they were before it', () => {
+    for (const cmd of [CMD, "crux --agent 'a b' hook claude-code --record-cases", '/opt/bin/crux --data-dir /d hook claude-code']) {
+      const installed = mergeHooks(original, cmd, 's').text;
+      const removed = removeHooks(CLAUDE_CODE, installed, 's');
+      expect(removed.changed).toBe(true);
+      expect(removed.events.sort()).toEqual([...CLAUDE_CODE_EVENTS].sort());
+      expect(removed.text).toBe(original);
+    }
+    // Settings install made from nothing are left empty, not deleted.
+    expect(JSON.parse(removeHooks(CLAUDE_CODE, mergeHooks('', CMD, 's').text, 's').text)).toEqual({});
+  });
+
+  it("keeps another handler in the same group, and Gemini CLI's entries when Claude Code's go", () => {
+    const shared = { hooks: { Stop: [{ matcher: 'x', hooks: [ours, { type: 'command', command: 'say done' }] }] } };
+    expect(JSON.parse(removeHooks(CLAUDE_CODE, JSON.stringify(shared), 's').text)).toEqual({ hooks: { Stop: [{ matcher: 'x', hooks: [{ type: 'command', command: 'say done' }] }] } });
+    const both = merge(GEMINI_CLI, mergeHooks('', CMD, 's').text, 'crux hook gemini-cli', 's').text;
+    const left = JSON.parse(removeHooks(CLAUDE_CODE, both, 's').text).hooks;
+    expect(Object.keys(left).sort()).toEqual(Object.keys(GEMINI_CLI.events).sort());
+    expect(JSON.stringify(left)).not.toContain('claude-code');
+  });
+
+  it('changes nothing where there is nothing of ours, and refuses what it cannot read', () => {
+    expect(removeHooks(CLAUDE_CODE, '', 's')).toEqual({ text: '', changed: false, events: [] });
+    expect(removeHooks(CLAUDE_CODE, original, 's')).toEqual({ text: original, changed: false, events: [] });
+    for (const text of ['{', '[]', '{"hooks": 1}']) expect(() => removeHooks(CLAUDE_CODE, text, '/p/settings.json'), text).toThrow(/\/p\/settings\.json/);
   });
 });

@@ -3,12 +3,13 @@ import type { Command } from 'commander';
 import { makeGroup } from '../group';
 import { CLAUDE_CODE, GEMINI_CLI } from '../../hook/clients';
 import { makeHookRunCommand } from './run';
-import { makeInstallCommand } from './install';
+import { makeInstallCommand, makeUninstallCommand } from './install';
 
 const COMMANDS = {
   'claude-code': () => makeHookRunCommand(CLAUDE_CODE),
   'gemini-cli': () => makeHookRunCommand(GEMINI_CLI),
   install: makeInstallCommand,
+  uninstall: makeUninstallCommand,
 };
 
 export function makeHookCommand(wanted?: string): Command {

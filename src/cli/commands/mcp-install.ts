@@ -1,0 +1,120 @@
+// `crux mcp install <client>` and `crux mcp uninstall <client>`: crux's server entry merged into, or taken out of,
+// an MCP client's own configuration file, naming absolute paths so that a client without the shell's PATH starts it.
+import { fs } from '../../shared/fs';
+import { resolve } from 'node:path';
+import { Command } from 'commander';
+import { buildContext, type GlobalOptions } from '../context';
+import { emit, sentence } from '../../output/emit';
+import { renderMcpInstalled, renderMcpUninstalled } from '../../output/mcp-install';
+import { writeStdout } from '../../output/stdout';
+import { usage } from '../../shared/errors';
+import { MCP_CLIENTS, mcpClientNamed, type McpClient, type McpScope, type ServerSpec } from '../install/mcp-clients';
+import { editTomlServer, mergeJsonServer, removeJsonServer, type ConfigEdit } from '../install/mcp-config';
+import { readConfigFile, replaceConfigFile } from '../install/config-file';
+import { projectRootOf } from '../install/project-root';
+
+interface TargetOptions {
+  user?: boolean;
+  project?: boolean;
+  print?: boolean;
+}
+
+const CLIENT_NAMES = MCP_CLIENTS.map((c) => c.name).join(', ');
+
+function clientOf(name: string): McpClient {
+  const client = mcpClientNamed(name);
+  if (client === undefined) throw usage(`unknown client ${JSON.stringify(name)}`, `the clients are: ${CLIENT_NAMES}`);
+  return client;
+}
+
+function scopeOf(client: McpClient, opts: TargetOptions): McpScope {
+  if (opts.user && opts.project) throw usage('give --user or --project, not both');
+  const scope = opts.project ? 'project' : opts.user ? 'user' : client.scopes[0]!;
+  if (!client.scopes.includes(scope)) throw usage(`${client.label} has no ${scope} configuration`, `its configuration is the ${client.scopes.join(' or ')} one`);
+  return scope;
+}
+
+/**
+ * The server as it runs now: this Node binary and this crux script, both absolute (a symlink to the script,
+ * npm's bin link, followed), with the store and agent the install was given. No PATH is needed to start it.
+ */
+function serverSpec(globals: GlobalOptions): ServerSpec {
+  const args = [fs.realpathSync(process.argv[1]!)];
+  if (globals.dataDir !== undefined) args.push('--data-dir', resolve(globals.dataDir));
+  if (globals.store !== undefined) args.push('--store', globals.store);
+  if (globals.agent !== undefined) args.push('--agent', globals.agent);
+  args.push('mcp');
+  return { command: process.execPath, args };
+}
+
+const withTargetOptions = (command: Command, verb: string) =>
+  command
+    .argument('<client>', CLIENT_NAMES)
+    .option('--user', "the user's configuration (the default): every project of this user")
+    .option('--project', 'the configuration of the project the current directory is in (Claude Code: .mcp.json, Cursor: .cursor/mcp.json, at the root of its repository)')
+    .option('--print', `print the configuration file as it would be ${verb} instead of writing it`);
+
+const FILES = [
+  'Files: claude-code  ~/.claude.json (mcpServers; under CLAUDE_CONFIG_DIR when set), --project: .mcp.json',
+  '       claude-desktop ~/.config/Claude/claude_desktop_config.json (macOS: ~/Library/Application Support/Claude/,',
+  '                    Windows: %APPDATA%\\Claude\\)',
+  '       cursor       ~/.cursor/mcp.json, --project: .cursor/mcp.json',
+  '       codex        ~/.codex/config.toml ([mcp_servers.crux]; under CODEX_HOME when set)',
+];
+
+function run(client: McpClient, scope: McpScope, edit: (text: string, where: string) => ConfigEdit, print: boolean | undefined) {
+  const path = client.file(scope, { env: process.env, platform: process.platform, projectRoot: () => projectRootOf(process.cwd()) });
+  const file = readConfigFile(path);
+  const result = edit(file.text, path);
+  if (print) writeStdout(result.text === '' ? (client.format === 'json' ? '{}\n' : '') : result.text);
+  else if (result.changed) replaceConfigFile(file, result.text);
+  return { path, result };
+}
+
+export function makeMcpInstallCommand(): Command {
+  return withTargetOptions(new Command('install'), 'with crux')
+    .description("add crux's MCP server to a client's configuration file, keeping every other entry; a second install changes nothing")
+    .addHelpText(
+      'after',
+      [
+        '',
+        'The entry runs this Node binary on this crux script by absolute path, with --agent, --data-dir or --store',
+        'when given before `mcp`. Writes atomically and through a symlink (the link stays, its target is',
+        'replaced); a file that does not parse is left untouched (exit 5).',
+        ...FILES,
+        '',
+        'Examples:',
+        '  crux --agent planner mcp install claude-code',
+        '  crux mcp install claude-desktop --print',
+        '  crux mcp install cursor --project',
+        '  crux mcp install codex',
+      ].join('\n'),
+    )
+    .action(async (name: string, opts: TargetOptions, command: Command) => {
+      const ctx = buildContext(command);
+      const client = clientOf(name);
+      const scope = scopeOf(client, opts);
+      const server = serverSpec(command.optsWithGlobals<GlobalOptions>());
+      const entry = client.entry(server);
+      const { path, result } = run(client, scope, (text, where) => (client.format === 'toml' ? editTomlServer(text, entry, where) : mergeJsonServer(text, entry, where)), opts.print);
+      if (result.reformatted) ctx.warn(`${path} was written anew by the TOML library: every entry is kept, its comments and layout are not`);
+      if (opts.print) return;
+      await emit(ctx, { client: client.name, scope, file: path, changed: result.changed, server, afterwards: client.afterwards }, sentence(renderMcpInstalled));
+    });
+}
+
+export function makeMcpUninstallCommand(): Command {
+  return withTargetOptions(new Command('uninstall'), 'without crux')
+    .description("take crux's MCP server out of a client's configuration file, and nothing else; none there changes nothing")
+    .addHelpText('after', ['', ...FILES, '', 'Examples:', '  crux mcp uninstall claude-code', '  crux mcp uninstall cursor --project --print'].join('\n'))
+    .action(async (name: string, opts: TargetOptions, command: Command) => {
+      const ctx = buildContext(command);
+      const client = clientOf(name);
+      const scope = scopeOf(client, opts);
+      const { path, result } = run(client, scope, (text, where) => (client.format === 'toml' ? editTomlServer(text, undefined, where) : removeJsonServer(text, where)), opts.print);
+      if (result.foreign) ctx.warn(`the "crux" server in ${path} does not run crux's mcp command: left as it is`);
+      if (result.reformatted) ctx.warn(`${path} was written anew by the TOML library: every entry is kept, its comments and layout are not`);
+      if (opts.print) return;
+      await emit(ctx, { client: client.name, scope, file: path, changed: result.changed, afterwards: client.afterwards }, sentence(renderMcpUninstalled));
+    });
+}

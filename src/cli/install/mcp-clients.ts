@@ -1,0 +1,88 @@
+// The MCP clients `crux mcp install` configures, each as data: where its configuration file lives (as the client
+// documents it), in which format, and how one server entry is spelled there.
+import { join } from 'node:path';
+import { invalid } from '../../shared/errors';
+
+export type McpScope = 'user' | 'project';
+
+/** A server as every client names one: an executable with its arguments (and optional environment). */
+export interface ServerSpec {
+  readonly command: string;
+  readonly args: readonly string[];
+}
+
+export interface Where {
+  readonly env: NodeJS.ProcessEnv;
+  readonly platform: NodeJS.Platform;
+  /** The root of the project the current directory is in (its repository, else the directory). */
+  readonly projectRoot: () => string;
+}
+
+export interface McpClient {
+  readonly name: string;
+  readonly label: string;
+  readonly format: 'json' | 'toml';
+  /** The scopes it has, the default first. */
+  readonly scopes: readonly McpScope[];
+  file(scope: McpScope, where: Where): string;
+  /** The entry as this client's file spells it. */
+  entry(server: ServerSpec): Record<string, unknown>;
+  /** What to do after a change, in the client's terms. */
+  readonly afterwards: string;
+}
+
+function home(env: NodeJS.ProcessEnv, what: string): string {
+  if (!env.HOME) throw invalid(`${what} is under HOME, which is not set`, 'set HOME; nothing was written');
+  return env.HOME;
+}
+
+export const MCP_CLIENTS: readonly McpClient[] = [
+  {
+    name: 'claude-code',
+    label: 'Claude Code',
+    format: 'json',
+    scopes: ['user', 'project'],
+    // User servers: `mcpServers` of ~/.claude.json (under CLAUDE_CONFIG_DIR when set); project: .mcp.json at the root.
+    file: (scope, { env, projectRoot }) =>
+      scope === 'project' ? join(projectRoot(), '.mcp.json') : join(env.CLAUDE_CONFIG_DIR || home(env, '~/.claude.json'), '.claude.json'),
+    entry: (s) => ({ type: 'stdio', command: s.command, args: [...s.args] }),
+    afterwards: 'Claude Code reads it when it starts (`claude mcp list` checks it)',
+  },
+  {
+    name: 'claude-desktop',
+    label: 'Claude Desktop',
+    format: 'json',
+    scopes: ['user'],
+    file: (_scope, { env, platform }) => {
+      if (platform === 'darwin') return join(home(env, 'the Claude Desktop configuration'), 'Library/Application Support/Claude/claude_desktop_config.json');
+      if (platform === 'win32') {
+        if (!env.APPDATA) throw invalid('the Claude Desktop configuration is under APPDATA, which is not set', 'nothing was written');
+        return join(env.APPDATA, 'Claude', 'claude_desktop_config.json');
+      }
+      // Electron's appData on Linux: XDG_CONFIG_HOME, else ~/.config.
+      return join(env.XDG_CONFIG_HOME || join(home(env, 'the Claude Desktop configuration'), '.config'), 'Claude', 'claude_desktop_config.json');
+    },
+    entry: (s) => ({ command: s.command, args: [...s.args] }),
+    afterwards: 'Claude Desktop reads it when it starts: quit and reopen it',
+  },
+  {
+    name: 'cursor',
+    label: 'Cursor',
+    format: 'json',
+    scopes: ['user', 'project'],
+    file: (scope, { env, projectRoot }) => join(scope === 'project' ? projectRoot() : home(env, '~/.cursor/mcp.json'), '.cursor', 'mcp.json'),
+    entry: (s) => ({ command: s.command, args: [...s.args] }),
+    afterwards: 'Cursor reads it when it starts (Settings → MCP lists its servers)',
+  },
+  {
+    name: 'codex',
+    label: 'Codex',
+    format: 'toml',
+    scopes: ['user'],
+    file: (_scope, { env }) => join(env.CODEX_HOME || join(home(env, '~/.codex/config.toml'), '.codex'), 'config.toml'),
+    entry: (s) => ({ command: s.command, args: [...s.args] }),
+    afterwards: 'Codex reads it when it starts (`codex mcp list` checks it)',
+  },
+];
+
+export const mcpClientNamed = (name: string): McpClient | undefined => MCP_CLIENTS.find((c) => c.name === name);
