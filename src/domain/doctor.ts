@@ -91,7 +91,7 @@ export interface DoctorReport {
     quarantined: number;
     replay_ms: number;
     live_bytes: number | null;
-    index: 'valid' | 'stale' | 'wrong' | 'absent' | null;
+    index: 'valid' | 'stale' | 'wrong' | 'absent' | 'unusable' | null;
   }[];
   readonly quarantine: { count: number; items: string[] };
   readonly sessions: {
@@ -262,6 +262,12 @@ function judgeJournal(
       level: 'warning',
       code: 'index_wrong',
       message: `cache/${spec.file}.idx matches the journal's file but names another chain head: delete it (it is a cache; the next write rebuilds it) and report this bug`,
+    });
+  } else if (facts.index === 'unusable') {
+    findings.push({
+      level: 'warning',
+      code: 'cache_unusable',
+      message: `cache/${spec.file}.idx cannot be used (cache/ is not a readable directory, or the file is not a regular file): every command replays ${spec.file}; make cache/ a directory crux can read and write, or remove it (it is a cache)`,
     });
   } else if (facts.index === 'stale' || facts.index === 'absent') {
     findings.push({

@@ -16,7 +16,7 @@ import { QUARANTINE_DIR } from './quarantine';
 import { checkJournal } from './check';
 import { compactJournal } from './compact';
 import { replayFull, type Loaded, type Reporter } from './load';
-import { CACHE_DIR, derivedFiles } from './derived';
+import { CACHE_DIR, derivedFiles, takeUnusable } from './derived';
 import { DryTransaction, LockedTransaction, type TransactionHost } from './transaction';
 import { journalName, type IndexQuery, type StoreSpec } from './store-spec';
 import type { CompactReport, JournalReport, JournalStore, ProgressSink, StoreFacts, Transaction } from './store-boundary';
@@ -58,14 +58,18 @@ export class DataDir implements JournalStore, TransactionHost {
 
   /** Replays a store without the lock, for queries. A missing directory or file is an empty store. */
   async read<S>(spec: StoreSpec<S>): Promise<S> {
-    const derived = derivedFiles(this.root, spec);
-    const fromSnapshot = derived.snapshot();
-    if (fromSnapshot !== undefined) {
-      // A long tail past the snapshot: this reader writes the next one.
-      derived.keep(fromSnapshot, { writer: false });
-      return fromSnapshot.state;
+    try {
+      const derived = derivedFiles(this.root, spec);
+      const fromSnapshot = derived.snapshot();
+      if (fromSnapshot !== undefined) {
+        // A long tail past the snapshot: this reader writes the next one.
+        derived.keep(fromSnapshot, { writer: false });
+        return fromSnapshot.state;
+      }
+      return this.replayAndKeep(spec).state;
+    } finally {
+      this.tellUnusable();
     }
-    return this.replayAndKeep(spec).state;
   }
 
   /**
@@ -74,9 +78,13 @@ export class DataDir implements JournalStore, TransactionHost {
    * store is replayed and `use` runs again on the replayed state, so the answer is always a replay's.
    */
   async readWith<S, T>(spec: StoreSpec<S>, use: (state: S) => T | Promise<T>): Promise<T> {
-    const viaSnapshot = await derivedFiles(this.root, spec).readWith(use);
-    if (viaSnapshot !== undefined) return viaSnapshot.answer;
-    return use(this.replayAndKeep(spec).state);
+    try {
+      const viaSnapshot = await derivedFiles(this.root, spec).readWith(use);
+      if (viaSnapshot !== undefined) return viaSnapshot.answer;
+      return await use(this.replayAndKeep(spec).state);
+    } finally {
+      this.tellUnusable();
+    }
   }
 
   /** A full replay for a reader, which then writes the derived files it found missing or unusable. */
@@ -95,23 +103,31 @@ export class DataDir implements JournalStore, TransactionHost {
 
   /** The records at these positions of a store's journal (undefined where the line is not a record). */
   async readAt<S>(spec: StoreSpec<S>, positions: readonly LinePosition[]): Promise<(JournalRecord | undefined)[]> {
-    let fd: number;
     try {
-      fd = fs.openSync(this.path(spec.file), 'r');
-    } catch {
-      return positions.map(() => undefined);
-    }
-    const derived = derivedFiles(this.root, spec);
-    try {
-      return positions.map((at) => derived.read(fd, at));
+      let fd: number;
+      try {
+        fd = fs.openSync(this.path(spec.file), 'r');
+      } catch {
+        return positions.map(() => undefined);
+      }
+      const derived = derivedFiles(this.root, spec);
+      try {
+        return positions.map((at) => derived.read(fd, at));
+      } finally {
+        fs.closeSync(fd);
+      }
     } finally {
-      fs.closeSync(fd);
+      this.tellUnusable();
     }
   }
 
   /** A state holding at least the entity `key`: through the index when it verifies, else a full replay. */
   async readKey<S>(spec: StoreSpec<S>, key: string): Promise<S> {
-    return (derivedFiles(this.root, spec).findKeys([key]) ?? this.replayAndKeep(spec)).state;
+    try {
+      return (derivedFiles(this.root, spec).findKeys([key]) ?? this.replayAndKeep(spec)).state;
+    } finally {
+      this.tellUnusable();
+    }
   }
 
   /**
@@ -119,7 +135,11 @@ export class DataDir implements JournalStore, TransactionHost {
    * through the index when it verifies, else a full replay.
    */
   async readIndexed<S>(spec: StoreSpec<S>, query: IndexQuery): Promise<S> {
-    return (derivedFiles(this.root, spec).candidates(query) ?? this.replayAndKeep(spec)).state;
+    try {
+      return (derivedFiles(this.root, spec).candidates(query) ?? this.replayAndKeep(spec)).state;
+    } finally {
+      this.tellUnusable();
+    }
   }
 
   /**
@@ -127,20 +147,24 @@ export class DataDir implements JournalStore, TransactionHost {
    * `decide` first runs against empty stores without creating anything: a refused command leaves no trace.
    */
   async write<T>(decide: (tx: Transaction) => T | Promise<T>, ts: string): Promise<T> {
-    if (!this.exists()) {
-      const dry = new DryTransaction(ts);
-      const result = await decide(dry);
-      if (!dry.wrote) return result;
-      const created = this.create();
-      try {
-        return await this.writeLocked(decide, ts, true);
-      } catch (error) {
-        // The first write failed (a full disk, say): leave no directory behind where there was none.
-        removeIfEmpty(created);
-        throw error;
+    try {
+      if (!this.exists()) {
+        const dry = new DryTransaction(ts);
+        const result = await decide(dry);
+        if (!dry.wrote) return result;
+        const created = this.create();
+        try {
+          return await this.writeLocked(decide, ts, true);
+        } catch (error) {
+          // The first write failed (a full disk, say): leave no directory behind where there was none.
+          removeIfEmpty(created);
+          throw error;
+        }
       }
+      return await this.writeLocked(decide, ts);
+    } finally {
+      this.tellUnusable();
     }
-    return this.writeLocked(decide, ts);
   }
 
   /** `first`: the directory was created for this write; if it fails, the lock directory goes too. */
@@ -167,8 +191,20 @@ export class DataDir implements JournalStore, TransactionHost {
   }
 
   /** Doctor's facts, gathered under the lock when it is free. */
-  survey(specs: readonly StoreSpec<unknown>[]): Promise<StoreFacts> {
-    return surveyStore(this, specs);
+  async survey(specs: readonly StoreSpec<unknown>[]): Promise<StoreFacts> {
+    try {
+      return await surveyStore(this, specs);
+    } finally {
+      this.tellUnusable();
+    }
+  }
+
+  /** One line for each derived file (or cache/ itself) found unusable: it was bypassed, the answer is a replay's. */
+  private tellUnusable(): void {
+    for (const { file, reason } of takeUnusable()) {
+      this.reporter.warn(`${join(this.root, file)} ${reason} (answers come from the journals)`);
+      this.reporter.damage?.(file, 0, reason);
+    }
   }
 
   async *rawLines(file: string): AsyncIterable<Uint8Array> {
@@ -222,19 +258,30 @@ export class DataDir implements JournalStore, TransactionHost {
   /** Verifies every journal; with `repair`, quarantines bad lines and torn tails and re-chains the rest. */
   async check(specs: readonly StoreSpec<unknown>[], opts: { repair: boolean; ts: string; progress?: ProgressSink }): Promise<JournalReport[]> {
     const run = () => specs.map((spec) => checkJournal(this, spec, opts));
-    return this.withLock(run, run);
+    try {
+      const reports = await this.withLock(run, run);
+      // Derived files are never checked as journals are, but one that cannot be used is said.
+      if (this.exists()) for (const spec of specs) derivedFiles(this.root, spec).probe();
+      return reports;
+    } finally {
+      this.tellUnusable();
+    }
   }
 
   /** Rewrites every journal to its live records, after a snapshot record naming the old head; the old journal goes to history/. */
   async compact(specs: readonly StoreSpec<unknown>[], ts: string, progress?: ProgressSink, opts: { dropHistory?: boolean } = {}): Promise<CompactReport[]> {
-    return this.withLock(
-      () => {
-        const reports = specs.map((spec) => compactJournal(this, spec, this.replay(spec, { quiet: true, progress }), ts));
-        if (opts.dropHistory) pruneHistory(this.root, this.historyRetention, Date.parse(ts), true);
-        return reports;
-      },
-      () => specs.map((spec) => ({ name: journalName(spec.file), file: spec.file, before: { records: 0, bytes: 0 }, after: { records: 0, bytes: 0 } })),
-    );
+    try {
+      return this.withLock(
+        () => {
+          const reports = specs.map((spec) => compactJournal(this, spec, this.replay(spec, { quiet: true, progress }), ts));
+          if (opts.dropHistory) pruneHistory(this.root, this.historyRetention, Date.parse(ts), true);
+          return reports;
+        },
+        () => specs.map((spec) => ({ name: journalName(spec.file), file: spec.file, before: { records: 0, bytes: 0 }, after: { records: 0, bytes: 0 } })),
+      );
+    } finally {
+      this.tellUnusable();
+    }
   }
 
   /** Creates the data directory (and missing parents) and its lock file; returns what it created, outermost first. */

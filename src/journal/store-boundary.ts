@@ -102,10 +102,10 @@ export interface JournalFacts<S> extends Omit<JournalReport, 'repaired'> {
   readonly compaction_due: boolean;
   /**
    * The key index, a derived cache that must advance with the journal: valid, stale (rebuilt by the next
-   * write), wrong (describes this journal but another chain head: a bug), absent; null for a store (or a
-   * kind of store) without one.
+   * write), wrong (describes this journal but another chain head: a bug), absent, unusable (cache/ or the
+   * file cannot be read, or is not a regular file: bypassed); null for a store (or a kind of store) without one.
    */
-  readonly index: 'valid' | 'stale' | 'wrong' | 'absent' | null;
+  readonly index: 'valid' | 'stale' | 'wrong' | 'absent' | 'unusable' | null;
 }
 
 /** What `crux doctor` reports of the store as a whole, gathered without changing anything. */

@@ -6,6 +6,10 @@
 // whole file unusable. The binding names the journal's size and its head record (seq, hash, offset, length):
 // a derived file holds only while the record at that offset still carries that hash — proof that the
 // journal it describes is this one, not a copy of another directory's or a rewrite (compaction, repair).
+//
+// Only regular files are opened (without following a symlink, without blocking on a FIFO); a cache/ that
+// cannot be read or written, or a file there that is not a regular file, is bypassed and noted once
+// (takeUnusable): the answer then comes from the journals, as it always could.
 import { fs } from '../../shared/fs';
 import { join } from 'node:path';
 import { crashPoint } from '../crash-point';
@@ -43,6 +47,98 @@ export function mtimeOf(journal: number | string): string {
 }
 
 export const cachePath = (root: string, name: string) => join(root, CACHE_DIR, name);
+
+/** What could not be used (cache/ or a file in it) and why, not yet told: by path, so each is told once. */
+const unusable = new Map<string, { file: string; reason: string }>();
+const told = new Set<string>();
+
+/** The derived files found unusable since the last call, each once per process (relative to the data directory). */
+export function takeUnusable(): { file: string; reason: string }[] {
+  const out = [...unusable.values()];
+  unusable.clear();
+  return out;
+}
+
+function noteUnusable(root: string, name: string | undefined, reason: string): void {
+  const file = name === undefined ? CACHE_DIR : `${CACHE_DIR}/${name}`;
+  const key = join(root, file);
+  if (told.has(key)) return;
+  told.add(key);
+  unusable.set(key, { file, reason });
+}
+
+const NO_SPACE = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
+
+/**
+ * Notes why `name` (or cache/ itself) could not be opened or written. Absent is not a problem, nor a full
+ * disk on a write (a cache that cannot be written only costs speed); anything else is told once.
+ */
+function noteFailure(root: string, name: string | undefined, error: unknown, doing: 'read' | 'written'): void {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  if (code === 'ENOENT' || (doing === 'written' && code !== undefined && NO_SPACE.has(code))) return;
+  const dir = join(root, CACHE_DIR);
+  if (code === 'ENOTDIR' || code === 'EEXIST') return noteUnusable(root, undefined, 'is not a directory: derived files bypassed');
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+    let dirUsable = true;
+    try {
+      fs.accessSync(dir, doing === 'read' ? fs.constants.R_OK | fs.constants.X_OK : fs.constants.W_OK | fs.constants.X_OK);
+    } catch {
+      dirUsable = false;
+    }
+    if (!dirUsable || name === undefined) return noteUnusable(root, undefined, `cannot be ${doing} (${code}): derived files bypassed`);
+  }
+  noteUnusable(root, name, `cannot be ${doing} (${code ?? (error instanceof Error ? error.message : String(error))}): bypassed`);
+}
+
+/**
+ * Opens a derived file for reading (or, with 'r+', appending): only a regular file, never through a symlink,
+ * never waiting on a FIFO. undefined when it is absent or cannot be used (noted).
+ */
+export function openCacheFile(root: string, name: string, mode: 'r' | 'r+' = 'r'): number | undefined {
+  const c = fs.constants;
+  let fd: number;
+  try {
+    fd = fs.openSync(cachePath(root, name), (mode === 'r' ? c.O_RDONLY : c.O_RDWR) | c.O_NONBLOCK | c.O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') noteUnusable(root, name, 'is a symbolic link: bypassed');
+    else noteFailure(root, name, error, 'read');
+    return undefined;
+  }
+  let kind: string | undefined;
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) kind = st.isFIFO() ? 'a FIFO' : st.isDirectory() ? 'a directory' : st.isSocket() ? 'a socket' : 'a device';
+  } catch (error) {
+    fs.closeSync(fd);
+    noteFailure(root, name, error, 'read');
+    return undefined;
+  }
+  if (kind === undefined) return fd;
+  fs.closeSync(fd);
+  noteUnusable(root, name, `is ${kind}, not a regular file: bypassed`);
+  return undefined;
+}
+
+/** Whether a derived file is there to be read (a regular file in a readable cache/), for `crux doctor`. */
+export function cacheFileState(root: string, name: string): 'absent' | 'usable' | 'unusable' {
+  const fd = openCacheFile(root, name);
+  if (fd !== undefined) {
+    fs.closeSync(fd);
+    return 'usable';
+  }
+  try {
+    fs.lstatSync(cachePath(root, name));
+    return 'unusable';
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'absent' : 'unusable';
+  }
+}
+
+/** Notes a failure of the derived layer that is not a file's (a bug): told, never a reason to fail a command. */
+export function noteInternal(root: string, what: string, error: unknown): void {
+  noteUnusable(root, undefined, `${what} failed (${error instanceof Error ? error.message : String(error)}): derived files bypassed`);
+}
 
 export function encodeHeader(fields: object): Buffer {
   const json = JSON.stringify(fields);
@@ -140,9 +236,14 @@ export function writeCacheFile(root: string, name: string, parts: readonly Uint8
     crashPoint('derived:before-rename');
     fs.renameSync(temp, path);
     return true;
-  } catch {
-    if (fd !== undefined) fs.closeSync(fd);
-    fs.rmSync(temp, { force: true });
+  } catch (error) {
+    noteFailure(root, name, error, 'written');
+    try {
+      if (fd !== undefined) fs.closeSync(fd);
+      fs.rmSync(temp, { force: true });
+    } catch {
+      // cache/ is not a directory, or cannot be written: there is no temp file to remove.
+    }
     return false;
   }
 }

@@ -10,7 +10,7 @@
 import { fs } from '../../shared/fs';
 import { crashPoint } from '../crash-point';
 import { crc32, expectChecksumBytes, seedOf } from './checksum';
-import { decodeHeader, encodeHeader, HEADER_BYTES, isBinding, writeFully, type JournalBinding } from './cache-file';
+import { decodeHeader, encodeHeader, HEADER_BYTES, isBinding, openCacheFile, writeFully, type JournalBinding } from './cache-file';
 import { ENTRY_BYTES, ENTRY_WORDS, EntryList } from './entries';
 
 const MAGIC = 0x424c5843; // "CXLB"
@@ -104,20 +104,19 @@ function metaOf(bytes: Buffer, block: { at: number; metaLength: number }): Block
   return isBinding(meta?.binding) && typeof meta.live === 'number' ? meta : undefined;
 }
 
-export function readLog(path: string, version: number, maxBytes: number): OpenLog | undefined {
+export function readLog(root: string, name: string, version: number, maxBytes: number): OpenLog | undefined {
   let bytes: Buffer;
+  const fd = openCacheFile(root, name);
+  if (fd === undefined) return undefined;
   try {
-    const fd = fs.openSync(path, 'r');
-    try {
-      const size = fs.fstatSync(fd).size;
-      if (size > maxBytes) return undefined;
-      bytes = Buffer.allocUnsafe(size);
-      if (fs.readSync(fd, bytes, 0, size, 0) !== size) return undefined;
-    } finally {
-      fs.closeSync(fd);
-    }
+    const size = fs.fstatSync(fd).size;
+    if (size > maxBytes) return undefined;
+    bytes = Buffer.allocUnsafe(size);
+    if (fs.readSync(fd, bytes, 0, size, 0) !== size) return undefined;
   } catch {
     return undefined;
+  } finally {
+    fs.closeSync(fd);
   }
   return parseLog(bytes, version);
 }
@@ -126,8 +125,9 @@ export function readLog(path: string, version: number, maxBytes: number): OpenLo
  * Appends one block at `end` (cutting off whatever unverified bytes follow it). Throws on failure: the caller
  * removes the log, so that no reader trusts a half-written one (it would not verify anyway).
  */
-export function appendBlock(path: string, nonce: number, end: number, entries: Uint32Array, meta: BlockMeta): number {
-  const fd = fs.openSync(path, 'r+');
+export function appendBlock(root: string, name: string, nonce: number, end: number, entries: Uint32Array, meta: BlockMeta): number {
+  const fd = openCacheFile(root, name, 'r+');
+  if (fd === undefined) throw new Error(`${name} cannot be appended to`);
   try {
     const block = encodeBlock(nonce, end, entries, meta);
     if (fs.fstatSync(fd).size !== end) fs.ftruncateSync(fd, end);

@@ -2,7 +2,7 @@
 // whole new one — from a replay, or merged from the old base and what was added since.
 import { fs } from '../../shared/fs';
 import type { StoreSpec } from '../store-spec';
-import { cachePath, dropCacheFile, encodeHeader, isBinding, newNonce, readHeader, writeCacheFile, type JournalBinding } from './cache-file';
+import { dropCacheFile, openCacheFile, encodeHeader, isBinding, newNonce, readHeader, writeCacheFile, type JournalBinding } from './cache-file';
 import { compareAt, ENTRY_WORDS, EntryList, KEY_SPACE } from './entries';
 import { keepLatest, latestSecondaries, secondaryEntries } from './index-entries';
 import { DerivedDamage, encodePages, PAGE_BYTES, PAGE_ENTRIES, PAGES_START, SortedTable } from './sorted-table';
@@ -35,12 +35,8 @@ const storeTag = (spec: StoreSpec<any>) => `${spec.file}:${spec.secondary?.versi
 
 /** The base, if there is one whose header verifies for this store's declaration (close its fd when done). */
 export function openBase(root: string, spec: StoreSpec<any>): OpenBase | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(cachePath(root, indexName(spec.file)), 'r');
-  } catch {
-    return undefined;
-  }
+  const fd = openCacheFile(root, indexName(spec.file));
+  if (fd === undefined) return undefined;
   let ok = false;
   try {
     const header = readHeader<BaseHeader>(fd);

@@ -9,16 +9,16 @@ import type { JournalRecord } from '../record';
 import type { LinePosition } from '../scan';
 import type { IndexUpkeep, Loaded } from '../loaded';
 import type { IndexQuery, StoreSpec } from '../store-spec';
-import { cachePath, mtimeOf, readVerified } from './cache-file';
+import { cacheFileState, mtimeOf, noteInternal, readVerified } from './cache-file';
 import { buildIndex, dropIndexFiles, indexName } from './index-base';
-import { dropSnapshot } from './snapshot';
+import { dropSnapshot, snapshotCovers, snapshotName } from './snapshot';
 import { keepSnapshot, loadSnapshot } from './snapshot-load';
 import { DerivedDamage } from './sorted-table';
 import { bindingAt } from './index-tail';
 import { StoreIndex } from './store-index';
 import { AppendUpkeep, loadThroughIndex, ReplayUpkeep } from './through-index';
 
-export { CACHE_DIR } from './cache-file';
+export { CACHE_DIR, takeUnusable } from './cache-file';
 
 /** The derived files of one journal (`spec.file` in the data directory `root`). */
 export class DerivedFiles<S> {
@@ -79,6 +79,15 @@ export class DerivedFiles<S> {
    */
   keep(loaded: Loaded<S>, opts: { writer: boolean }): void {
     if (loaded.damaged) return;
+    try {
+      this.keepFiles(loaded, opts);
+    } catch (error) {
+      // Keeping a cache runs after a write's commit: whatever fails here is told, never the command's failure.
+      noteInternal(this.root, 'keeping the derived files', error);
+    }
+  }
+
+  private keepFiles(loaded: Loaded<S>, opts: { writer: boolean }): void {
     // Read before the files are derived: a write after this makes them stale (by size), never wrong.
     const mtime_ns = mtimeOf(this.path);
     const upkeep = loaded.index;
@@ -95,8 +104,17 @@ export class DerivedFiles<S> {
     dropSnapshot(this.root, this.spec.file);
   }
 
+  /** Opens what derived files there are, so that any that cannot be used is noted (takeUnusable): for `journal check`. */
+  probe(): void {
+    if (this.spec.keyOf !== undefined) cacheFileState(this.root, indexName(this.spec.file));
+    if (this.spec.snapshot !== undefined) {
+      cacheFileState(this.root, snapshotName(this.spec.file));
+      snapshotCovers(this.root, this.spec.file);
+    }
+  }
+
   /** What `crux doctor` says of the index. */
-  describeIndex(): 'valid' | 'stale' | 'absent' {
+  describeIndex(): 'valid' | 'stale' | 'absent' | 'unusable' {
     let fd: number;
     try {
       fd = fs.openSync(this.path, 'r');
@@ -105,7 +123,10 @@ export class DerivedFiles<S> {
     }
     try {
       const index = StoreIndex.open(this.root, this.spec, fd);
-      if (index === undefined) return fs.existsSync(cachePath(this.root, indexName(this.spec.file))) ? 'stale' : 'absent';
+      if (index === undefined) {
+        const state = cacheFileState(this.root, indexName(this.spec.file));
+        return state === 'usable' ? 'stale' : state;
+      }
       const gap = index.gap;
       index.close();
       return gap === 0 ? 'valid' : 'stale';

@@ -12,7 +12,7 @@
 import { fs } from '../../shared/fs';
 import type { SnapshotBody } from '../store-spec';
 import { crc32, expectChecksumBytes, seedOf } from './checksum';
-import { bindingHolds, cachePath, dropCacheFile, encodeHeader, HEADER_BYTES, isBinding, newNonce, readHeader, writeCacheFile, type JournalBinding } from './cache-file';
+import { bindingHolds, dropCacheFile, openCacheFile, encodeHeader, HEADER_BYTES, isBinding, newNonce, readHeader, writeCacheFile, type JournalBinding } from './cache-file';
 import { DerivedDamage } from './sorted-table';
 
 const SNAPSHOT_KIND = 'crux-snapshot';
@@ -36,12 +36,8 @@ const tableBytes = (bytes: number) => (pages(bytes) * 4 + 7) & ~7;
 
 /** The size of journal the snapshot covers, from its header alone (undefined when none verifies). */
 export function snapshotCovers(root: string, file: string): number | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(cachePath(root, snapshotName(file)), 'r');
-  } catch {
-    return undefined;
-  }
+  const fd = openCacheFile(root, snapshotName(file));
+  if (fd === undefined) return undefined;
   try {
     const header = readHeader<SnapshotHeader>(fd);
     return header?.kind === SNAPSHOT_KIND && header.v === SNAPSHOT_VERSION && isBinding(header.binding) ? header.binding.size : undefined;
@@ -59,12 +55,8 @@ export interface OpenSnapshot {
 
 /** The snapshot, if its header and page table verify for codec `codec` and it describes a prefix of the journal at `journalFd`. */
 export function openSnapshot(root: string, file: string, codec: number, journalFd: number, journalSize: number): OpenSnapshot | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(cachePath(root, snapshotName(file)), 'r');
-  } catch {
-    return undefined;
-  }
+  const fd = openCacheFile(root, snapshotName(file));
+  if (fd === undefined) return undefined;
   let ok = false;
   try {
     const header = readHeader<SnapshotHeader>(fd);

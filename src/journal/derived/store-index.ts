@@ -13,7 +13,7 @@ import type { JournalRecord } from '../record';
 import type { LinePosition } from '../scan';
 import type { Position } from '../loaded';
 import type { IndexQuery, StoreSpec } from '../store-spec';
-import { bindingHolds, cachePath, dropCacheFile, mtimeOf, newNonce, readVerified, writeCacheFile, type JournalBinding } from './cache-file';
+import { bindingHolds, dropCacheFile, mtimeOf, newNonce, readVerified, writeCacheFile, type JournalBinding } from './cache-file';
 import { appendBlock, encodeLogHeader, readLog, type OpenLog } from './delta-log';
 import { ENTRY_WORDS, EntryList, FLAG_RESET, FLAG_WITHDRAWN, hash56, joinOffset, KEY_SPACE, sortKey } from './entries';
 import { keyEntry, secondaryEntries } from './index-entries';
@@ -64,7 +64,7 @@ export class StoreIndex<S> {
     let ok = false;
     try {
       const { header } = base;
-      let log = readLog(cachePath(root, logName(spec.file)), INDEX_VERSION, LOG_MAX_BYTES);
+      let log = readLog(root, logName(spec.file), INDEX_VERSION, LOG_MAX_BYTES);
       if (log !== undefined && (log.header.base !== header.nonce || log.last === undefined)) log = undefined;
       let covered = log?.last?.binding ?? header.binding;
       let live = log?.last?.live ?? header.live;
@@ -243,7 +243,6 @@ export class StoreIndex<S> {
       this.rebuild(add, binding, end.live);
       return;
     }
-    const path = cachePath(this.root, logName(this.spec.file));
     try {
       let log = this.log;
       let at = log?.end;
@@ -255,7 +254,7 @@ export class StoreIndex<S> {
         }
         at = 512;
       }
-      appendBlock(path, nonce, at, add.view(), { binding, live: end.live });
+      appendBlock(this.root, logName(this.spec.file), nonce, at, add.view(), { binding, live: end.live });
     } catch {
       dropCacheFile(this.root, logName(this.spec.file));
     }
