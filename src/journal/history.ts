@@ -13,7 +13,7 @@ import { crashPoint } from './crash-point';
 import { quarantineBytes } from './quarantine';
 import { decodeRecord, VERIFY_ALL, type ChainHead, type JournalRecord } from './record';
 import { scanJournal, SNAPSHOT_EVENT, type LinePosition, type RecordSink } from './scan';
-import type { Reporter } from './store-boundary';
+import type { Reporter } from './reporting';
 
 export const HISTORY_DIR = 'history';
 

@@ -3,15 +3,8 @@
 import type { ChainHead, JournalRecord } from './record';
 import type { LinePosition, ScanResult, TornTail } from './scan';
 
-export interface Reporter {
-  warn(message: string): void;
-  /** A damaged line a replay passed over, as data (--json documents carry it as a warning). */
-  damage?(file: string, line: number, reason: string): void;
-  /** How far long work inside a write has come (encoding, applying, writing a batch): for a progress line. */
-  progress?(phase: WorkPhase, done: number, total: number): void;
-}
+export type { Reporter, WorkPhase } from './reporting';
 
-export type WorkPhase = 'encoding' | 'applying' | 'writing';
 
 /**
  * Where a loaded journal ends (a transaction appends after it): `bytes` and `lines` count an unterminated

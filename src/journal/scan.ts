@@ -4,7 +4,7 @@ import { isUtf8 } from 'node:buffer';
 import { EMPTY_HEAD, type ChainHead } from './record';
 import { asStorageError } from './durable-fs';
 import { ChainVerifier, type LineProblem, type LinePosition, type RecordSink } from './verify';
-import type { ProgressSink } from './store-boundary';
+import type { ProgressSink } from './reporting';
 
 export { SNAPSHOT_EVENT, type LinePosition, type LineProblem, type RecordSink } from './verify';
 const CHUNK = 1 << 20;

@@ -15,19 +15,13 @@
 // - Failures of the environment are CruxErrors with their kind, never a bare Error: permission → invalid_input
 //   (exit 5) naming the path or server; no space, quota, I/O error, lost connection, lock wait → 75.
 import type { EventDraft, JournalRecord } from './record';
-import type { LinePosition } from './scan';
+import type { LinePosition } from './line';
+import type { ProgressSink } from './reporting';
+
+export type { ProgressSink, Reporter } from './reporting';
 import type { IndexQuery, StoreSpec } from './store-spec';
 import type { HistoryReport } from './history';
 
-/** Told of every record a read passes over (`file:line: reason`). */
-export interface Reporter {
-  warn(message: string): void;
-  /** A damaged record a read passed over, as data (--json documents carry it as a warning). */
-  damage?(file: string, line: number, reason: string): void;
-}
-
-/** Told after each record of a long check or compact: the journal, bytes (or records) done, and the total. */
-export type ProgressSink = (file: string, done: number, total: number) => void;
 
 /**
  * One write transaction, handed to `JournalStore.write`'s `decide` under the lock.

@@ -1,6 +1,6 @@
 // What a store declares to the journal layer: its file, its vocabulary, and how its records fold into state.
 import type { EventDraft, JournalRecord } from './record';
-import type { LinePosition } from './scan';
+import type { LinePosition } from './line';
 
 export interface StoreSpec<S> {
   /** The journal's file name in the data directory, e.g. `sessions.jsonl`. */

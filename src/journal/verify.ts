@@ -8,24 +8,13 @@
 // another write starts, before its N-th line — was a write that never completed: none of its records is
 // folded, and at the end of the journal it is a torn tail that the next write quarantines.
 import { decodeRecord, EMPTY_HEAD, GENESIS, VERIFY_ALL, type ChainHead, type JournalRecord, type VerifyPolicy } from './record';
+import type { LinePosition, LineProblem, RecordSink } from './line';
 import type { Vocabulary } from './store-spec';
+
+export type { LinePosition, LineProblem, RecordSink } from './line';
 
 export const SNAPSHOT_EVENT = 'journal.snapshot';
 
-/** Where a line sits in its file: 1-based line number, byte offset, byte length without the \n. */
-export interface LinePosition {
-  readonly line: number;
-  readonly offset: number;
-  readonly length: number;
-}
-
-export interface LineProblem extends LinePosition {
-  readonly reason: string;
-  /** True when the line's own bytes are unusable (it is not applied); false for chain/sequence findings. */
-  readonly skipped: boolean;
-}
-
-export type RecordSink = (record: JournalRecord, at: LinePosition) => void;
 
 /** A batch whose last line never came: where it starts and what of it was read. */
 export interface OpenBatch {
