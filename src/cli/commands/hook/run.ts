@@ -13,28 +13,37 @@ const DEFAULT_TTL = '24h';
 const eventsOf = (client: HookClient, effect: string) => Object.keys(client.events).filter((e) => client.events[e] === effect).join(', ');
 
 function helpText(client: HookClient): string[] {
-  const start = eventsOf(client, 'start');
   const lines = [
     '',
-    `Events: ${start} creates or touches the session and answers additionalContext naming it (and, for a resume or`,
-    `compact, this project's successful cases most similar to the last prompt); ${eventsOf(client, 'prompt')} touches it and`,
-    `adds the successful cases most similar to the prompt; ${eventsOf(client, 'touch')} touch it;`,
-    `SessionEnd closes it once (completed for ${client.completedReasons.join(', ')}; else abandoned). Others: nothing.`,
+    'Events:',
+    `  ${eventsOf(client, 'start')}: creates or touches the session; answers additionalContext`,
+    "    naming it (id, agent, the MCP tools) and, for a resume or compact, this",
+    "    project's successful cases most similar to the transcript's last prompt",
+    `  ${eventsOf(client, 'prompt')}: touches it; adds the successful cases most similar`,
+    '    to the prompt',
+    `  ${eventsOf(client, 'touch')}: touch it`,
+    '  SessionEnd: closes it once (completed for',
+    `    ${client.completedReasons.join(', ')}; else abandoned)`,
+    '  others: nothing',
   ];
   if (client.turnEnd !== undefined) {
     lines.push(
-      `--record-cases: SessionEnd, and ${client.turnEnd} when a prompt came since the last recorded case, first record`,
-      'one case from the transcript (task: the prompts since the last case; action: tools, commands, files changed;',
-      'outcome: the end reason and last results; tag: the project). A missing, torn or oversized transcript',
-      '(CRUX_MAX_TRANSCRIPT_BYTES, default 64 MiB) records nothing: exit 0, one line on stderr.',
+      `--record-cases: SessionEnd, and ${client.turnEnd} after a new prompt, first record one`,
+      '  case from the transcript: task, the prompts since the last case; action,',
+      '  the tools, commands and files changed; outcome, the end reason and last',
+      '  results; tag, the project. A missing, torn or oversized transcript',
+      '  (CRUX_MAX_TRANSCRIPT_BYTES, default 64 MiB) records nothing: exit 0, one',
+      '  line on stderr.',
     );
   }
   lines.push(
-    `Never exits 2 (${client.label} reads 2 as "block"): a bad payload exits 5, a lock timeout 75.`,
+    `Never exits 2 (${client.label} reads 2 as "block"): a bad payload exits 5,`,
+    'a lock timeout 75.',
     '',
     'Examples:',
     `  crux hook install ${client.name}`,
-    `  echo '{"session_id":"s1","hook_event_name":"SessionStart","source":"startup","cwd":"/src"}' | crux hook ${client.name}`,
+    `  echo '{"session_id":"s1","hook_event_name":"Stop"}' |`,
+    `    crux hook ${client.name}`,
   );
   return lines;
 }
