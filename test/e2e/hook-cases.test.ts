@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, freshDataDir, snapshotDir, tempDir } from '../helpers/cli';
+import { crux, freshDataDir, freshStore, journalLines, snapshotDir, STORE_KINDS, tempDir } from '../helpers/cli';
 
 const FIXTURES = resolve(__dirname, '../fixtures/claude-code');
 const read = (name: string) => fs.readFileSync(join(FIXTURES, name), 'utf8');
@@ -92,36 +92,6 @@ describe('SessionStart: the model learns its crux session', () => {
 });
 
 describe('--record-cases: cases that record themselves', () => {
-  it('SessionEnd records one scrubbed case that a later UserPromptSubmit offers; a second SessionEnd records nothing', async () => {
-    const dir = freshDataDir();
-    const path = transcript('two-prompts');
-    ok(await record(dir, payload('session-start-startup', { transcript_path: path })));
-    ok(await record(dir, payload('session-end-prompt_input_exit', { transcript_path: path })));
-    const [one, ...rest] = await cases(dir);
-    expect(rest).toEqual([]);
-    expect(one).toMatchObject({
-      task: 'The factorial tests fail for n = 0: fix factorial and push to https://github.com/acme/shop.git\nAlso add a test for negative numbers',
-      success: true,
-      tags: ['shop'],
-      context: `Claude Code session ${SID} in /home/dev/shop, 2 prompts`,
-    });
-    expect(one.action).toContain('tools: Bash ×4, Edit ×1, MultiEdit ×1, Read ×1, Task ×1, Write ×1');
-    expect(one.action).toContain('git push https://github.com/acme/shop.git main');
-    expect(one.outcome).toMatch(/^Claude Code session ended \(reason: prompt_input_exit\); 9 tool results, 1 error; last command `npm test -- factorial` succeeded/);
-    expect(fs.readFileSync(join(dir, 'cases.jsonl'), 'utf8')).not.toContain(SECRET);
-    expect(JSON.parse((await crux(dir, ['--agent', 'claude-code', '--json', 'session', 'get', SID])).stdout).session).toMatchObject({ status: 'closed', outcome: 'completed' });
-
-    const before = snapshotDir(dir);
-    ok(await record(dir, payload('session-end-prompt_input_exit', { transcript_path: path })));
-    ok(await record(dir, payload('stop', { transcript_path: path })));
-    expect(snapshotDir(dir)).toEqual(before);
-
-    const next = await hook(dir, payload('user-prompt-submit', { session_id: 'next-session', prompt: 'the factorial tests fail again for n = 0' }));
-    ok(next);
-    expect(context(next)).toContain(`action: ${one.action.split('\n')[0]}`);
-    expect(context(next)).toContain(`case ${one.case_id}`);
-  });
-
   it('Stop records the stretch since the last recorded case when a prompt came; SessionEnd then has nothing new', async () => {
     const dir = freshDataDir();
     const path = transcript('two-prompts', 18); // the first prompt's turn, up to its Stop
@@ -143,17 +113,6 @@ describe('--record-cases: cases that record themselves', () => {
     ok(await hook(plain, payload('session-end-logout', { transcript_path: path })));
     expect(fs.existsSync(join(plain, 'cases.jsonl'))).toBe(false);
     expect(snapshotDir(dir).cases).toBe(before.cases);
-  });
-
-  it('eight SessionEnds at once record one case', async () => {
-    const dir = freshDataDir();
-    const end = payload('session-end-other', { transcript_path: transcript('interrupted') });
-    ok(await hook(dir, payload('session-start-startup')));
-    const runs = await Promise.all(Array.from({ length: 8 }, () => record(dir, end)));
-    for (const run of runs) ok(run);
-    const [one, ...rest] = await cases(dir);
-    expect(rest).toEqual([]);
-    expect(one).toMatchObject({ task: 'Deploy the shop to staging with ./deploy.sh staging', success: false });
   });
 
   it('a missing, torn, damaged, oversized or absent transcript: exit 0, one stderr line, no case; the session still closes', async () => {
@@ -181,5 +140,52 @@ describe('--record-cases: cases that record themselves', () => {
       expect(fs.existsSync(join(dir, 'cases.jsonl')), what).toBe(false);
       expect(JSON.parse((await crux(dir, ['--agent', 'claude-code', '--json', 'session', 'get', SID])).stdout).session.status, what).toBe('closed');
     }
+  });
+});
+
+describe.each(STORE_KINDS)('--record-cases over a %s store', (kind) => {
+  it('SessionEnd records one scrubbed case that a later UserPromptSubmit offers; a second SessionEnd records nothing', async () => {
+    const dir = freshStore(kind);
+    const path = transcript('two-prompts');
+    ok(await record(dir, payload('session-start-startup', { transcript_path: path })));
+    ok(await record(dir, payload('session-end-prompt_input_exit', { transcript_path: path })));
+    const [one, ...rest] = await cases(dir);
+    expect(rest).toEqual([]);
+    expect(one).toMatchObject({
+      task: 'The factorial tests fail for n = 0: fix factorial and push to https://github.com/acme/shop.git\nAlso add a test for negative numbers',
+      success: true,
+      tags: ['shop'],
+      context: `Claude Code session ${SID} in /home/dev/shop, 2 prompts`,
+    });
+    expect(one.action).toContain('tools: Bash ×4, Edit ×1, MultiEdit ×1, Read ×1, Task ×1, Write ×1');
+    expect(one.action).toContain('git push https://github.com/acme/shop.git main');
+    expect(one.outcome).toMatch(/^Claude Code session ended \(reason: prompt_input_exit\); 9 tool results, 1 error; last command `npm test -- factorial` succeeded/);
+    expect(journalLines(dir, 'cases.jsonl').join('\n')).not.toContain(SECRET);
+    expect(JSON.parse((await crux(dir, ['--agent', 'claude-code', '--json', 'session', 'get', SID])).stdout).session).toMatchObject({ status: 'closed', outcome: 'completed' });
+
+    const before = snapshotDir(dir);
+    ok(await record(dir, payload('session-end-prompt_input_exit', { transcript_path: path })));
+    ok(await record(dir, payload('stop', { transcript_path: path })));
+    expect(snapshotDir(dir)).toEqual(before);
+
+    const next = await hook(dir, payload('user-prompt-submit', { session_id: 'next-session', prompt: 'the factorial tests fail again for n = 0' }));
+    ok(next);
+    expect(context(next)).toContain(`action: ${one.action.split('\n')[0]}`);
+    expect(context(next)).toContain(`case ${one.case_id}`);
+    // A recorded case the user deleted is not recorded again.
+    ok(await crux(dir, ['case', 'delete', one.case_id, '--yes']));
+    ok(await record(dir, payload('session-end-prompt_input_exit', { transcript_path: path })));
+    expect(await cases(dir)).toEqual([]);
+  });
+
+  it('eight SessionEnds at once record one case', async () => {
+    const dir = freshStore(kind);
+    const end = payload('session-end-other', { transcript_path: transcript('interrupted') });
+    ok(await hook(dir, payload('session-start-startup')));
+    const runs = await Promise.all(Array.from({ length: 8 }, () => record(dir, end)));
+    for (const run of runs) ok(run);
+    const [one, ...rest] = await cases(dir);
+    expect(rest).toEqual([]);
+    expect(one).toMatchObject({ task: 'Deploy the shop to staging with ./deploy.sh staging', success: false });
   });
 });
