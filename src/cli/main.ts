@@ -76,11 +76,21 @@ async function warmUp(commands: string[][]): Promise<number> {
 }
 
 const warmUpCommands = process.env.CRUX_WARM_UP;
+// A command whose work was left waiting on nothing (a promise no one settles) would end the process with 0, an
+// acknowledgement of what may never have been committed: until main answers, the exit is an internal error.
+let answered = false;
+process.once('beforeExit', () => {
+  if (answered) return;
+  writeStderr('crux: internal error: the command ended without finishing (nothing it did is acknowledged; this is a bug: please report it)\n');
+  process.exitCode = 1;
+});
 (warmUpCommands ? warmUp(JSON.parse(warmUpCommands)) : main(process.argv)).then(
   (code) => {
+    answered = true;
     process.exitCode = code;
   },
   (error) => {
+    answered = true;
     writeStderr(`crux: internal error: ${String(error)}\n`);
     process.exitCode = 1;
   },

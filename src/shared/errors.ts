@@ -20,6 +20,8 @@ export const EXIT_CODES = {
   io_error: 75,
   // A shared store's server out of reach (refused, authentication, connection lost): nothing committed.
   store_unavailable: 75,
+  // A shared store's server refusing for good (authentication, no such role or database, no privilege): retrying cannot help.
+  store_refused: 5,
 } as const;
 
 export type ErrorKind = keyof typeof EXIT_CODES;
@@ -43,6 +45,7 @@ export const DEFAULT_HINTS: Record<ErrorKind, string> = {
   disk_full: 'nothing was written; free some space and retry',
   io_error: 'nothing was written; check the device (dmesg) and retry',
   store_unavailable: 'nothing was changed; safe to retry once the server is reachable',
+  store_refused: 'nothing was changed; fix the store URL or the server, retrying will not help',
 };
 
 /** The hint an error is reported with: its own, else its kind's. */

@@ -48,8 +48,9 @@ export function journalLines(store: string, file: string): string[] {
   if (isStoreUrl(store)) {
     const schema = new URL(store).searchParams.get('schema') ?? 'crux';
     const table = `journal_${file.replace(/\.jsonl$/, '')}`;
-    const exists = psql(`select count(*) from pg_tables where schemaname = '${schema}' and tablename = '${table}'`).trim() === '1';
-    return exists ? psql(`select body from "${schema}".${table} order by line`).split('\n').filter(Boolean) : [];
+    // The store's own server (a suite may run a cluster of its own).
+    const exists = psql(`select count(*) from pg_tables where schemaname = '${schema}' and tablename = '${table}'`, store).trim() === '1';
+    return exists ? psql(`select body from "${schema}".${table} order by line`, store).split('\n').filter(Boolean) : [];
   }
   const path = join(store, file);
   return fs.existsSync(path) ? fs.readFileSync(path, 'utf8').split('\n').filter(Boolean) : [];
@@ -59,7 +60,7 @@ export function journalLines(store: string, file: string): string[] {
 export function storeExists(store: string): boolean {
   if (!isStoreUrl(store)) return fs.existsSync(store);
   const schema = new URL(store).searchParams.get('schema') ?? 'crux';
-  return psql(`select count(*) from pg_namespace where nspname = '${schema}'`).trim() === '1';
+  return psql(`select count(*) from pg_namespace where nspname = '${schema}'`, store).trim() === '1';
 }
 
 /** The parsed records of a journal. */

@@ -1,7 +1,11 @@
 // The PostgreSQL server of the test run (see pg-cluster.ts): a fresh schema per test is a fresh, empty store.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const CLUSTER = resolve(__dirname, '../../.ci/pg-cluster');
 
 /** Why the PostgreSQL suites are skipped in this run, or undefined when a server is at hand. */
 export const pgSkipReason = (): string | undefined =>
@@ -41,4 +45,50 @@ export function psqlScript(script: string, url = pgServerUrl()): string {
   const u = new URL(url);
   u.searchParams.delete('schema');
   return execFileSync('psql', [u.href, '-X', '-A', '-t', '-q', '-v', 'ON_ERROR_STOP=1', '-f', '-'], { encoding: 'utf8', input: script });
+}
+
+/**
+ * A PostgreSQL cluster of the calling suite's own (`.ci/pg-cluster`): for tests that restart, stop or freeze a
+ * server, which must never be the run's shared one.
+ */
+export class OwnCluster {
+  readonly dir = mkdtempSync(join(tmpdir(), 'crux-pg-own-'));
+  url = '';
+
+  start(): string {
+    this.url = execFileSync(CLUSTER, ['start', this.dir], { encoding: 'utf8' }).trim();
+    return this.url;
+  }
+
+  /** A store URL on this cluster naming a schema no test has used. */
+  freshStore(prefix = 'o'): string {
+    const url = new URL(this.url);
+    url.searchParams.set('schema', `${prefix}_${randomBytes(6).toString('hex')}`);
+    return url.href;
+  }
+
+  /** `pg_ctl restart -m fast`: in-flight connections are cut. */
+  restart(): void {
+    execFileSync(CLUSTER, ['restart', this.dir], { stdio: 'ignore' });
+  }
+
+  stop(): void {
+    execFileSync(CLUSTER, ['stop', this.dir], { stdio: 'ignore' });
+  }
+
+  /** The postmaster and every process it started (the server's processes), by pid. */
+  private pids(): number[] {
+    const postmaster = Number(readFileSync(join(this.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)], { encoding: 'utf8' }).split('\n').map(Number).filter((n) => n > 0);
+    return [postmaster, ...children];
+  }
+
+  /** SIGSTOP every server process: the server accepts connections (the kernel does) and answers nothing. */
+  freeze(): void {
+    for (const pid of this.pids()) process.kill(pid, 'SIGSTOP');
+  }
+
+  thaw(): void {
+    for (const pid of this.pids()) process.kill(pid, 'SIGCONT');
+  }
 }

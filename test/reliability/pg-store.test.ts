@@ -1,17 +1,11 @@
-// A shared PostgreSQL store under stress: many writers, a writer killed mid-transaction, the server unreachable,
-// refusing the password or restarted under load — exit 75 naming the server (never the password), nothing
-// acknowledged lost, nothing half-written.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// A shared PostgreSQL store under stress: many writers, a writer killed mid-transaction, the server unreachable
+// (75) or refusing for good (5), naming the server (never the password), nothing half-written. Frozen and
+// restarted servers: pg-faults.test.ts (a cluster of its own).
+import { describe, expect, it } from 'vitest';
 import { execa } from 'execa';
 import { CRUX, crux, freshStore, journalRecords, STORE_KINDS, testEnv, type Run } from '../helpers/cli';
 import { freshStoreUrl, pgPassword, pgServerUrl, pgSkipReason, psql } from '../helpers/pg';
-import { startShell, STRESS } from './harness';
-
-const CLUSTER = resolve(__dirname, '../../.ci/pg-cluster');
+import { startShell } from './harness';
 
 /** One line on stderr, exit 75, naming host:port, never the password. */
 function expectTempFailure(run: Run, server: URL, password: string): void {
@@ -57,7 +51,7 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL failures', () => {
     expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
   });
 
-  it('an unreachable server and a refused password are exit 75, one line naming the server, never the password', async () => {
+  it('an unreachable server is exit 75 and a refused password exit 5, one line naming the server, never the password', async () => {
     const server = new URL(pgServerUrl());
     const refused = new URL(server.href);
     refused.port = String(Number(server.port) === 1 ? 2 : 1);
@@ -67,8 +61,20 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL failures', () => {
     const wrong = new URL(server.href);
     wrong.password = 'wrong-password-123';
     const auth = await crux(wrong.href, ['session', 'put', 'a', '{}']);
-    expectTempFailure(auth, server, 'wrong-password-123');
-    expect(auth.stderr).toMatch(/authentication refused/);
+    expect(auth.exitCode).toBe(5);
+    expect(auth.stderr.trim().split('\n')).toHaveLength(1);
+    expect(auth.stderr).toContain(`${server.hostname}:${server.port}/postgres (user postgres) refused the password`);
+    expect(auth.stderr).not.toContain('wrong-password-123');
+    // No such database, no such role: exit 5, naming what is missing and how to make it.
+    const noDb = new URL(server.href);
+    noDb.pathname = '/no_such_db';
+    const missing = await crux(noDb.href, ['--json', 'session', 'list']);
+    expect(missing.exitCode).toBe(5);
+    expect(JSON.parse(missing.stderr).error).toMatchObject({ code: 5, kind: 'store_refused', message: expect.stringContaining('has no database "no_such_db"'), hint: expect.stringContaining('createdb no_such_db') });
+    const socketDir = psql('show unix_socket_directories').trim().split(',')[0]!;
+    const noRole = await crux(`postgres://ghost_role@/postgres?host=${socketDir}&port=${server.port}`, ['session', 'list']);
+    expect(noRole.exitCode, noRole.stderr).toBe(5);
+    expect(noRole.stderr).toMatch(/has no role "ghost_role".*createuser ghost_role/);
     const json = await crux(refused.href, ['--json', 'session', 'get', 'a']);
     expect(JSON.parse(json.stderr).error).toMatchObject({ code: 75, kind: 'store_unavailable' });
     expect(json.stderr).not.toContain(pgPassword());
@@ -118,49 +124,5 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL failures', () => {
     const run = await crux(store, ['session', 'put', 'a', '{"x":1}']);
     expect(run.exitCode).toBe(4);
     expect(run.stderr).toMatch(/schema version 999, newer than this crux/);
-  });
-});
-
-// Under CRUX_STRESS only: one run of the whole suite on a loaded machine (load average ~15) saw an acknowledged
-// put missing from `session list` after the restart; not reproduced alone (7 runs) — open, see the report.
-describe.skipIf(pgSkipReason() !== undefined || !STRESS)('the server restarted under load', () => {
-  // A cluster of this test's own: restarting the run's shared server would cut other suites' connections.
-  const dir = mkdtempSync(join(tmpdir(), 'crux-pg-restart-'));
-  let server = '';
-  beforeAll(() => {
-    server = execFileSync(CLUSTER, ['start', dir], { encoding: 'utf8' }).trim();
-  });
-  afterAll(() => {
-    execFileSync(CLUSTER, ['stop', dir]);
-  });
-
-  it('in-flight commands exit 75, nothing acknowledged is lost, the next ones succeed', async () => {
-    const url = new URL(server);
-    url.searchParams.set('schema', 'restart');
-    const store = url.href;
-    expect((await crux(store, ['session', 'put', 'seed', '{}'])).exitCode).toBe(0);
-    // A writer inside its transaction (holding the lock 5 s) and 4 writers queued behind it when the server
-    // restarts (-m fast): all of them in flight. The 4 go on putting afterwards.
-    const holder = crux(store, ['session', 'put', 'holder', '{}'], { env: { CRUX_TEST_LOCK_HOLD_MS: '5000' } });
-    const writers = Array.from({ length: 4 }, (_, w) =>
-      startShell(`for i in $(seq 1 10); do "$CRUX" --store '${store}' session put "w${w}-$i" "{\\"i\\":$i}" >/dev/null 2>>'${dir}/w${w}.err'; echo "w${w}-$i $?"; done`, { CRUX_TEST_LOCK_HOLD_MS: '20' }),
-    );
-    const held = () => psql(`select count(*) from pg_locks where locktype = 'advisory' and granted`, server).trim() !== '0';
-    for (let waited = 0; !held(); waited += 100) {
-      if (waited > 20_000) throw new Error('the holder never took the lock');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    execFileSync(CLUSTER, ['restart', dir]);
-    expectTempFailure(await holder, url, new URL(server).password);
-    const exits = await Promise.all(writers.map((c) => c.done));
-    const results = exits.flatMap((e) => e.stdout.split('\n').filter(Boolean)).map((l) => l.split(' ') as [string, string]);
-    const codes = new Set(results.map(([, rc]) => rc));
-    expect([...codes].every((c) => c === '0' || c === '75'), [...codes].join(',')).toBe(true);
-    const acknowledged = results.filter(([, rc]) => rc === '0').map(([id]) => id);
-    expect(acknowledged.length).toBeGreaterThan(0);
-    const listed = JSON.parse((await crux(store, ['--json', 'session', 'list'])).stdout).sessions.map((s: any) => s.session_id);
-    for (const id of acknowledged) expect(listed, id).toContain(id);
-    expect((await crux(store, ['session', 'put', 'after', '{}'])).exitCode).toBe(0);
-    expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
   });
 });

@@ -14,7 +14,7 @@ import { crashPoint, holdLockForTest } from '../crash-point';
 import { refuseLateKeyLoad, refuseSecondAppend, refuseWholeAfterKey } from '../policy';
 import { noteCommit } from '../../shared/commit-log';
 import { CruxError } from '../../shared/errors';
-import { openClient, storeError, type Client, type Sql } from './client';
+import { connectionLost, openClient, storeError, type Client, type Sql } from './client';
 import { arrayLiteral, ensureJournalTable, journalTable, migrate, readCatalog, refuseNewer, type Catalog } from './schema';
 import { rowPosition, RowVerifier, type RowScan } from './rows';
 import { checkJournals, compactJournals, readHistoryRows, restoreJournal, surveyPg } from './pg-maintenance';
@@ -27,6 +27,8 @@ import type { StoreUrl } from './url';
 const LOCK_CLASS = 0x63727578;
 /** Rows fetched per round trip when a whole journal is read. */
 const FETCH_ROWS = 5000;
+/** Rows inserted per statement. */
+const INSERT_ROWS = 5000;
 
 type Query = Sql;
 
@@ -58,6 +60,8 @@ export class PgStore implements JournalStore {
   readonly committing: string[] = [];
   /** Operations running now (close waits for them). */
   private readonly inflight = new Set<Promise<unknown>>();
+  /** Fails the operation running now (the connection was lost under it); see untilLost. */
+  private failRunning: ((error: Error) => void) | undefined;
   /**
    * The store has one connection, so its operations run one at a time: `crux mcp` runs tool calls concurrently,
    * and two calls' statements interleaved on one connection would run inside each other's transaction (a put
@@ -79,12 +83,15 @@ export class PgStore implements JournalStore {
   get sql(): Sql {
     // A connection lost between transactions (a long-lived `crux mcp`, a restarted server) is replaced; one lost
     // inside a transaction is not (client.ts), so that transaction fails as a whole.
-    if (this.client?.lost && this.active === undefined) {
-      void this.client.sql.end({ timeout: 0 }).catch(() => {});
-      this.client = undefined;
-    }
-    this.client ??= openClient(this.url, { connectTimeoutMs: this.opts.lockTimeoutMs });
+    if (this.client?.lost && this.active === undefined) this.dropClient();
+    this.client ??= openClient(this.url, { lockTimeoutMs: this.opts.lockTimeoutMs, onLost: (error) => this.failRunning?.(error) });
     return this.client.sql;
+  }
+
+  private dropClient(): void {
+    const client = this.client;
+    this.client = undefined;
+    void client?.end(0).catch(() => {});
   }
 
   /** A quoted `schema.table`. */
@@ -100,16 +107,46 @@ export class PgStore implements JournalStore {
     while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
     const client = this.client;
     this.client = undefined;
-    if (client !== undefined) await client.sql.end({ timeout: 1 }).catch(() => {});
+    if (client !== undefined) await client.end(1).catch(() => {});
   }
 
-  /** Runs `fn` alone on the connection (see `queue`), or at once when called from the operation running. */
+  /**
+   * Runs `fn` alone on the connection (see `queue`), or at once when called from the operation running. Each
+   * operation reads the catalog afresh: a long-lived process (`crux mcp`) must see the tables another process
+   * created since its last call.
+   */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
     if (this.within.getStore() === this) return fn();
     const before = this.queue;
     let release!: () => void;
     this.queue = new Promise<void>((resolve) => (release = resolve));
-    return before.then(() => this.within.run(this, fn)).finally(release);
+    return before
+      .then(() => {
+        this.catalog = undefined;
+        return this.within.run(this, () => this.untilLost(fn));
+      })
+      .finally(release);
+  }
+
+  /**
+   * Runs `fn`, failing it as soon as the connection is lost. The client does not always settle the statement it
+   * was waiting on when its socket goes (a server that went silent, then was cut off): a promise left pending
+   * with nothing else to wait for would let the process exit 0 with nothing committed, an acknowledgement of a
+   * write that never happened. So the store settles the operation itself, and forgets the transaction it ran.
+   */
+  private untilLost<T>(fn: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.failRunning = (error) => {
+        this.active = undefined;
+        this.catalog = undefined;
+        this.committing.length = 0;
+        this.dropClient();
+        reject(error);
+      };
+      fn().then(resolve, reject);
+    }).finally(() => {
+      this.failRunning = undefined;
+    });
   }
 
   /** Runs `fn`, turning failures of the server or the network into their CruxError (exit 75). */
@@ -119,6 +156,8 @@ export class PgStore implements JournalStore {
     try {
       return await running;
     } catch (error) {
+      // A connection that failed is not used again: the next operation opens a new one.
+      if (connectionLost(error) && this.active === undefined) this.dropClient();
       throw storeError(error, this.url, this.opts.lockTimeoutMs) ?? error;
     } finally {
       this.inflight.delete(running);
@@ -253,7 +292,6 @@ export class PgStore implements JournalStore {
       }
     }
     return this.transaction(async (sql) => {
-      await sql`select set_config('lock_timeout', ${`${Math.max(1, this.opts.lockTimeoutMs)}ms`}, true)`;
       await sql`select pg_advisory_xact_lock(${LOCK_CLASS}, hashtext(${this.url.schema}))`;
       const catalog = await readCatalog(sql, this.url.schema);
       refuseNewer(catalog, this.location);
@@ -290,7 +328,7 @@ export class PgStore implements JournalStore {
       } catch (error) {
         this.committing.length = 0;
         // A lost connection's transaction was rolled back by the server; a live one is rolled back here.
-        if (!this.client!.lost) await sql`rollback`.catch(() => {});
+        if (this.client !== undefined && !this.client.lost) await sql`rollback`.catch(() => {});
         throw error;
       }
     });
@@ -371,8 +409,15 @@ export class PgStore implements JournalStore {
     return row === undefined ? { head: EMPTY_HEAD, line: 0 } : { head: { seq: Number(row.seq), h: row.h }, line: Number(row.line) };
   }
 
-  /** Inserts encoded lines after `line` (one statement for the whole batch). */
+  /**
+   * Inserts encoded lines after `line`, INSERT_ROWS a statement: every statement stays short, so that a server
+   * silent past the client's bound (client.ts) has stopped answering, whatever the size of the batch.
+   */
   async insertLines<S>(q: Sql, spec: StoreSpec<S>, lines: readonly string[], afterLine: number): Promise<void> {
+    for (let i = 0; i < lines.length; i += INSERT_ROWS) await this.insertSome(q, spec, lines.slice(i, i + INSERT_ROWS), afterLine + i);
+  }
+
+  private async insertSome<S>(q: Sql, spec: StoreSpec<S>, lines: readonly string[], afterLine: number): Promise<void> {
     if (lines.length === 0) return;
     const n = lines.length;
     const lineNos: number[] = new Array(n);
