@@ -33,6 +33,8 @@ export interface Context {
   /** The store every command works on (today a data directory; see journal/store-boundary.ts). */
   readonly dataDir: JournalStore;
   readonly dataDirSource: StoreSource;
+  /** Why that store was chosen, for doctor (`from --store, which overrides CRUX_DATA_DIR`). */
+  readonly storeWhy: string | undefined;
   readonly agent: AgentName | undefined;
   readonly actor: ActorName | undefined;
   readonly json: boolean;
@@ -85,6 +87,7 @@ export function contextOf(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.
   return {
     dataDir: openStore(target, { warn, damage, progress }, lockTimeoutMs, historyRetention(env)),
     dataDirSource: target.source,
+    storeWhy: target.why,
     agent: agentRaw === undefined ? undefined : parseAgentName(agentRaw),
     actor: actorRaw === undefined ? undefined : parseActorName(actorRaw),
     json,

@@ -14,35 +14,41 @@ import { VERSION } from './version';
 /** Where the store came from (doctor reports it): --store/--data-dir, the environment, $XDG_DATA_HOME, or the default. */
 export type StoreSource = DataDirSource;
 
+/** Which store, where its name came from, and why it won (doctor says it: `from --store, which overrides CRUX_DATA_DIR`). */
 export type StoreTarget =
-  | { readonly kind: 'dir'; readonly path: string; readonly source: StoreSource }
-  | { readonly kind: 'postgres'; readonly url: string; readonly source: StoreSource };
+  | { readonly kind: 'dir'; readonly path: string; readonly source: StoreSource; readonly why?: string | undefined }
+  | { readonly kind: 'postgres'; readonly url: string; readonly source: StoreSource; readonly why?: string | undefined };
 
 const isUrl = (value: string) => /^postgres(ql)?:\/\//i.test(value);
 
 /**
  * --store and --data-dir (flags) win over CRUX_STORE and CRUX_DATA_DIR (environment); a flag of one kind
- * overrides the other's variable. Both flags at once name two stores and are refused.
+ * overrides the other's variable. Both flags at once name two stores and are refused; so are both variables
+ * without a flag (SPEC §1): a throwaway CRUX_DATA_DIR must never write into the shared store a profile set.
  */
 export function resolveStore(flags: { store?: string | undefined; dataDir?: string | undefined }, env: NodeJS.ProcessEnv): StoreTarget {
   if (flags.store !== undefined && flags.dataDir !== undefined) throw usage('--store and --data-dir name two stores', 'give one of them');
-  if (flags.store !== undefined) return storeFromUrl(flags.store, 'flag', '--store');
+  const overrides = (name: string) => (env[name] ? `, which overrides ${name}` : '');
+  if (flags.store !== undefined) return { ...storeFromUrl(flags.store, 'flag', '--store'), why: `from --store${overrides('CRUX_DATA_DIR')}` };
   if (flags.dataDir !== undefined) {
     if (flags.dataDir === '') throw invalid('--data-dir must not be empty');
-    return { kind: 'dir', path: resolve(flags.dataDir), source: 'flag' };
+    return { kind: 'dir', path: resolve(flags.dataDir), source: 'flag', why: `from --data-dir${overrides('CRUX_STORE')}` };
   }
-  if (env.CRUX_STORE) return storeFromUrl(env.CRUX_STORE, 'env', 'CRUX_STORE');
-  if (env.CRUX_DATA_DIR) return { kind: 'dir', path: resolve(env.CRUX_DATA_DIR), source: 'env' };
+  if (env.CRUX_STORE && env.CRUX_DATA_DIR) {
+    throw usage('CRUX_STORE and CRUX_DATA_DIR are both set: they name two stores', 'unset one of them, or say which with --store or --data-dir');
+  }
+  if (env.CRUX_STORE) return { ...storeFromUrl(env.CRUX_STORE, 'env', 'CRUX_STORE'), why: 'from CRUX_STORE' };
+  if (env.CRUX_DATA_DIR) return { kind: 'dir', path: resolve(env.CRUX_DATA_DIR), source: 'env', why: 'from CRUX_DATA_DIR' };
   // XDG: a relative XDG_DATA_HOME is invalid and must be ignored.
   const xdg = env.XDG_DATA_HOME;
-  if (xdg && isAbsolute(xdg)) return { kind: 'dir', path: join(xdg, 'crux'), source: 'xdg' };
+  if (xdg && isAbsolute(xdg)) return { kind: 'dir', path: join(xdg, 'crux'), source: 'xdg', why: 'from $XDG_DATA_HOME' };
   // Without an absolute HOME the default would be a path under the current directory: refuse (SPEC §1).
   const home = env.HOME;
   if (!home || !isAbsolute(home)) {
     const why = home === undefined ? 'HOME is not set' : home === '' ? 'HOME is empty' : `HOME is not an absolute path (${JSON.stringify(home)})`;
     throw invalid(`no data directory: ${why} and XDG_DATA_HOME is not an absolute path`, 'give --data-dir, or set CRUX_DATA_DIR, XDG_DATA_HOME or HOME');
   }
-  return { kind: 'dir', path: join(home, '.local', 'share', 'crux'), source: 'default' };
+  return { kind: 'dir', path: join(home, '.local', 'share', 'crux'), source: 'default', why: 'the default, ~/.local/share/crux' };
 }
 
 function storeFromUrl(value: string, source: StoreSource, what: string): StoreTarget {

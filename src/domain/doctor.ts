@@ -29,6 +29,8 @@ export type KeySource = 'file' | 'CRUX_HANDOFF_SECRET' | 'CRUX_MCP_HANDOFF_SECRE
 export interface DoctorInput {
   readonly dir: JournalStore;
   readonly dataDirSource: DataDirSource;
+  /** Why the store was chosen, in words (which flag or variable, and what it overrides). */
+  readonly storeWhy?: string | undefined;
   readonly agent: AgentName | undefined;
   readonly agentSource: OptionSource;
   readonly actor: ActorName | undefined;
@@ -58,7 +60,7 @@ export interface SessionBrief {
 export interface DoctorReport {
   readonly healthy: boolean;
   readonly checked_at: string;
-  readonly data_dir: { path: string; source: DataDirSource; exists: boolean; mode: string | null; private: boolean | null };
+  readonly data_dir: { path: string; source: DataDirSource; why: string | null; exists: boolean; mode: string | null; private: boolean | null };
   readonly identity: {
     agent: string | null;
     agent_source: OptionSource;
@@ -187,7 +189,7 @@ export async function gatherDoctor(input: DoctorInput): Promise<DoctorReport> {
   return {
     healthy: !findings.some((f) => f.level === 'fault'),
     checked_at: formatTime(now),
-    data_dir: { path: root.path, source: input.dataDirSource, exists: root.exists, mode: octal(root.mode), private: isPrivate(root.mode) },
+    data_dir: { path: root.path, source: input.dataDirSource, why: input.storeWhy ?? null, exists: root.exists, mode: octal(root.mode), private: isPrivate(root.mode) },
     identity: {
       agent: input.agent ?? null,
       agent_source: input.agentSource,

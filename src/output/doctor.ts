@@ -24,9 +24,9 @@ export function renderDoctor(r: DoctorReport, style: Style): string {
 
   const dd = r.data_dir;
   const sv = r.server;
-  if (sv === null) row('data dir', `${p(dd.path)}  (${SOURCE_TEXT[dd.source]})  ${dd.exists ? `mode ${dd.mode}` : style.dim('not created yet')}`);
+  if (sv === null) row('data dir', `${p(dd.path)}  (${dd.why ?? SOURCE_TEXT[dd.source]})  ${dd.exists ? `mode ${dd.mode}` : style.dim('not created yet')}`);
   else {
-    row('store', `${p(dd.path)}  (${STORE_SOURCE_TEXT[dd.source]})`);
+    row('store', `${p(dd.path)}  (${dd.why ?? STORE_SOURCE_TEXT[dd.source]})`);
     row('server', `PostgreSQL ${p(sv.version)}, schema ${sv.schema} ${sv.schema_version === 0 ? style.dim('not created yet (the first write creates it)') : `at version ${sv.schema_version}`}`);
   }
   const id = r.identity;

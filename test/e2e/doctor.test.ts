@@ -37,8 +37,26 @@ describe('crux doctor', () => {
     expect(await run({})).toMatchObject({ source: 'default', path: join(home, '.local/share/crux') });
     expect(await run({ XDG_DATA_HOME: join(home, 'xdg') })).toMatchObject({ source: 'xdg', path: join(home, 'xdg/crux') });
     expect(await run({ XDG_DATA_HOME: join(home, 'xdg'), CRUX_DATA_DIR: join(home, 'env') })).toMatchObject({ source: 'env', path: join(home, 'env') });
-    expect(await run({ CRUX_DATA_DIR: join(home, 'env') }, ['--data-dir', join(home, 'flag')])).toMatchObject({ source: 'flag', path: join(home, 'flag') });
+    expect(await run({ CRUX_DATA_DIR: join(home, 'env') }, ['--data-dir', join(home, 'flag')])).toMatchObject({ source: 'flag', path: join(home, 'flag'), why: 'from --data-dir' });
+    // A flag of one kind overrides the other kind's variable, and doctor says so.
+    const shared = 'postgres://ops:pw@db.invalid/agents';
+    expect(await run({ CRUX_STORE: shared }, ['--data-dir', join(home, 'flag')])).toMatchObject({ source: 'flag', why: 'from --data-dir, which overrides CRUX_STORE' });
+    expect(await run({ CRUX_DATA_DIR: join(home, 'env') })).toMatchObject({ why: 'from CRUX_DATA_DIR' });
     expect(fs.readdirSync(home)).toEqual([]);
+  });
+
+  it('refuses CRUX_STORE and CRUX_DATA_DIR both set without a flag (exit 2: two stores), touching neither', async () => {
+    const home = tempDir();
+    const env = testEnv({ HOME: home, CRUX_STORE: 'postgres://ops:pw@127.0.0.1:1/agents', CRUX_DATA_DIR: join(home, 'throwaway') });
+    for (const args of [['session', 'put', 'a', '{}'], ['session', 'list'], ['doctor']]) {
+      const r = await execa(CRUX, args, { reject: false, env, extendEnv: false });
+      expect(r.exitCode, args.join(' ')).toBe(2);
+      expect(String(r.stderr)).toMatch(/^crux: CRUX_STORE and CRUX_DATA_DIR are both set: they name two stores \(unset one of them, or say which with --store or --data-dir\)$/);
+    }
+    expect(fs.readdirSync(home)).toEqual([]);
+    const flag = await execa(CRUX, ['--data-dir', join(home, 'flag'), 'session', 'put', 'a', '{}'], { reject: false, env, extendEnv: false });
+    expect(flag.exitCode).toBe(0);
+    expect(fs.readdirSync(home)).toEqual(['flag']);
   });
 
   it('shows the identities and how a scoped session id is spelled for them', async () => {

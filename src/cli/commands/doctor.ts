@@ -21,6 +21,7 @@ export function makeDoctorCommand(): Command {
       const report = await gatherDoctor({
         dir: ctx.dataDir,
         dataDirSource: ctx.dataDirSource,
+        storeWhy: ctx.storeWhy,
         agent: ctx.agent,
         agentSource: sourceOf(globals.agent, ctx.env.CRUX_AGENT),
         actor: ctx.actor,
