@@ -15,6 +15,7 @@ const GROUPS: Record<string, () => Promise<GroupFactory>> = {
   case: async () => (await import('./commands/case')).makeCaseCommand,
   handoff: async () => (await import('./commands/handoff')).makeHandoffCommand,
   journal: async () => (await import('./commands/journal')).makeJournalCommand,
+  store: async () => (await import('./commands/store')).makeStoreCommand,
   doctor: async () => (await import('./commands/doctor')).makeDoctorCommand,
   completion: async () => (await import('./commands/completion')).makeCompletionCommand,
   mcp: async () => (await import('./commands/mcp')).makeMcpCommand,

@@ -19,7 +19,7 @@ import { replayFull, type Loaded, type Reporter } from './load';
 import { CACHE_DIR, derivedFiles, takeUnusable } from './derived';
 import { DryTransaction, LockedTransaction, type TransactionHost } from './transaction';
 import { journalName, type IndexQuery, type StoreSpec } from './store-spec';
-import type { CompactReport, JournalReport, JournalStore, ProgressSink, StoreFacts, Transaction } from './store-boundary';
+import type { CompactReport, InitReport, JournalReport, JournalStore, ProgressSink, StoreFacts, Transaction } from './store-boundary';
 import { DirKeyStore } from './key-files';
 import { surveyStore } from './probes';
 import { DEFAULT_HISTORY_RETENTION, pruneHistory, replayHistory, type HistoryRetention } from './history';
@@ -282,6 +282,19 @@ export class DataDir implements JournalStore, TransactionHost {
     } finally {
       this.tellUnusable();
     }
+  }
+
+  /** `crux store init`: the directory and its lock, as the first write would make them (store-boundary.ts). */
+  async init(opts: { print: boolean }): Promise<InitReport> {
+    const lockPath = this.path(LOCK_FILE);
+    let created: string[];
+    if (!opts.print) created = this.create();
+    else {
+      created = [];
+      for (let dir = this.root; !pathExists(dir); dir = dirname(dir)) created.unshift(dir);
+      if (!pathExists(lockPath)) created.push(lockPath);
+    }
+    return { store: this.root, kind: 'dir', printed: opts.print, created, schema_version: null };
   }
 
   /** Creates the data directory (and missing parents) and its lock file; returns what it created, outermost first. */

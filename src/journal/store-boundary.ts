@@ -145,6 +145,20 @@ export interface ServerFacts {
   readonly crux_schema_version: number;
 }
 
+/** What `crux store init` did (or, with --print, would do) to make a store ready ahead of its first write. */
+export interface InitReport {
+  readonly store: string;
+  readonly kind: 'dir' | 'postgres';
+  /** --print: nothing was changed, `created` is what would be. */
+  readonly printed: boolean;
+  /** What was created (with --print: what would be), outermost first; empty when the store was ready. */
+  readonly created: string[];
+  /** A database's schema version, after (with --print: as it is); null for a data directory. */
+  readonly schema_version: number | null;
+  /** With --print on PostgreSQL: the SQL script `store init` runs. */
+  readonly sql?: string;
+}
+
 /** How a key item looks from outside, for `doctor` and messages. */
 export interface KeyFacts {
   /** How messages name it (a path under keys/, or the table it sits in). */
@@ -242,6 +256,13 @@ export interface JournalStore {
   readHistory<S>(spec: StoreSpec<S>, sink: (record: JournalRecord, at: LinePosition) => void): Promise<void>;
   /** Doctor's facts: under the lock when it is free (so journals hold still), without it when a writer holds it. */
   survey(specs: readonly StoreSpec<unknown>[]): Promise<StoreFacts>;
+
+  /**
+   * Makes the store ready ahead of its first write (`crux store init`): a data directory and its lock (mode
+   * 0700), a database's schema at this crux's version with every journal's table. Idempotent. With `print`,
+   * changes nothing and reports what it would do (on PostgreSQL, the SQL).
+   */
+  init(opts: { print: boolean }): Promise<InitReport>;
 
   /**
    * Every line of journal `file` exactly as stored, in order, without the `\n` (an unterminated tail last, as

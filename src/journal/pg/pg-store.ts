@@ -8,7 +8,7 @@ import { decodeOwn, decodeRecord, EMPTY_HEAD, encodeRecords, VERIFY_ALL, type Ch
 import { SNAPSHOT_EVENT, type LinePosition } from '../scan';
 import type { IndexQuery, StoreSpec } from '../store-spec';
 import type {
-  CompactReport, JournalReport, JournalStore, KeyFacts, KeyStore, ProgressSink, Reporter, StoreFacts, Transaction,
+  CompactReport, InitReport, JournalReport, JournalStore, KeyFacts, KeyStore, ProgressSink, Reporter, StoreFacts, Transaction,
 } from '../store-boundary';
 import { crashPoint, holdLockForTest } from '../crash-point';
 import { refuseLateKeyLoad, refuseSecondAppend, refuseWholeAfterKey } from '../policy';
@@ -20,6 +20,7 @@ import { rowPosition, RowVerifier, type RowScan } from './rows';
 import { checkJournals, compactJournals, readHistoryRows, restoreJournal, surveyPg } from './pg-maintenance';
 import { DEFAULT_HISTORY_RETENTION, type HistoryRetention } from '../history';
 import { indexCurrent, keysOf, matchingKeys, writeIndexRows } from './pg-index';
+import { initSchema } from './pg-init';
 import { loadPgSnapshot, savePgSnapshot, SNAPSHOT_AFTER_ROWS } from './pg-snapshot';
 import type { StoreUrl } from './url';
 
@@ -472,6 +473,10 @@ export class PgStore implements JournalStore {
 
   async survey(specs: readonly StoreSpec<unknown>[]): Promise<StoreFacts> {
     return surveyPg(this, specs);
+  }
+
+  async init(opts: { print: boolean }): Promise<InitReport> {
+    return initSchema(this, this.opts.specs, this.opts.cruxVersion, opts.print);
   }
 
   async *rawLines(file: string): AsyncIterable<Uint8Array> {

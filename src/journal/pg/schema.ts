@@ -119,17 +119,33 @@ export function refuseNewer(catalog: Catalog, label: string): void {
   }
 }
 
+/** What `migrate` runs to bring a schema at `catalog` to SCHEMA_VERSION: one SQL text per step (for `store init --print` too). */
+export function migrationSql(schema: string, catalog: Catalog, cruxVersion: string): { what: string; sql: string }[] {
+  refuseNewer(catalog, schema);
+  const s = quoteIdent(schema);
+  const steps: { what: string; sql: string }[] = [];
+  if (catalog.version === 0) steps.push({ what: `schema ${schema}`, sql: `create schema if not exists ${s};` });
+  for (let v = catalog.version; v < SCHEMA_VERSION; v++) {
+    steps.push({
+      what: `schema version ${v + 1}`,
+      sql: `${MIGRATIONS[v]!(s).trim().replace(/\n {4}/g, '\n')}\ninsert into ${s}.schema_version (version, crux_version) values (${v + 1}, ${quoteLiteral(cruxVersion)});`,
+    });
+  }
+  return steps;
+}
+
 /** Brings the schema to SCHEMA_VERSION, inside the caller's transaction (which holds the writers' lock). */
 export async function migrate(tx: Sql, schema: string, catalog: Catalog, cruxVersion: string): Promise<Catalog> {
-  refuseNewer(catalog, schema);
-  if (catalog.version === SCHEMA_VERSION) return catalog;
-  const s = tx(schema);
-  if (catalog.version === 0) await tx`create schema if not exists ${s}`;
-  for (let v = catalog.version; v < SCHEMA_VERSION; v++) {
-    await tx.unsafe(MIGRATIONS[v]!(quoteIdent(schema)));
-    await tx`insert into ${s}.schema_version (version, crux_version) values (${v + 1}, ${cruxVersion})`;
-  }
+  const steps = migrationSql(schema, catalog, cruxVersion);
+  if (steps.length === 0) return catalog;
+  for (const step of steps) await tx.unsafe(step.sql);
   return readCatalog(tx, schema);
+}
+
+/** The DDL of a journal's table unless the catalog has it (for `store init`: every journal's table ahead of its first record). */
+export function journalTableSql(schema: string, catalog: Catalog, file: string): { what: string; sql: string } | undefined {
+  const table = journalTable(file);
+  return catalog.tables.has(table) ? undefined : { what: `table ${table}`, sql: `${journalDdl(quoteIdent(schema), table).trim().replace(/\n {2}/g, '\n')}` };
 }
 
 /** Creates a journal's table unless it exists (under the writers' lock). */
@@ -142,6 +158,7 @@ export async function ensureJournalTable(tx: Sql, schema: string, catalog: Catal
 
 /** A schema name is a checked lower-case identifier (url.ts); quoting keeps it so anyway. */
 export const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+export const quoteLiteral = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 
 /** A PostgreSQL array literal for text or numbers (passed as one text parameter and cast, e.g. `::text[]`). */
 export function arrayLiteral(values: readonly (string | number | boolean | null)[]): string {
