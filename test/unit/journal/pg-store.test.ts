@@ -167,17 +167,17 @@ describe.skipIf(pgSkipReason() !== undefined)('PgStore', () => {
     }
   });
 
-  it('an unreachable server or a refused password is exit 75 naming the server, never the password', async () => {
+  it('an unreachable server is exit 75 and a refused password 5, naming the server, never the password', async () => {
     const server = new URL(pgServerUrl());
     const refused = new URL(server.href);
     refused.port = '1';
     const wrong = new URL(server.href);
     wrong.password = 'not-the-password';
-    for (const url of [refused.href, wrong.href]) {
+    for (const [url, code] of [[refused.href, 75], [wrong.href, 5]] as const) {
       const store = open(url);
       try {
         const error = await failure(store.read(COUNTERS));
-        expect(error.exitCode).toBe(75);
+        expect(error.exitCode).toBe(code);
         expect(error.message).toContain(`${server.hostname}:`);
         expect(error.message).not.toContain(pgPassword());
         expect(error.message).not.toContain('not-the-password');
