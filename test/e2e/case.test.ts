@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, freshDataDir, freshStore, journalRecords, snapshotDir, STORE_KINDS, tempDir } from '../helpers/cli';
+import { crux, describeEachStore, freshDataDir, freshStore, journalRecords, snapshotDir, tempDir } from '../helpers/cli';
 
 const NOW = ['--now', '2026-11-29T21:00:00Z'];
 const CASE_KEYS = ['case_id', 'task', 'context', 'action', 'outcome', 'success', 'reward', 'tags', 'source_receipt', 'created_at', 'times_reused'];
@@ -97,7 +97,7 @@ describe('crux case record / show', () => {
   });
 });
 
-describe.each(STORE_KINDS)('on a %s store', (kind) => {
+describeEachStore('on a %s store', (kind) => {
   const freshDataDir = () => freshStore(kind);
 
   describe('crux case retrieve', () => {

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, freshDataDir, freshStore, journalLines, snapshotDir, STORE_KINDS, tempDir, type Run } from '../helpers/cli';
+import { crux, describeEachStore, freshDataDir, freshStore, journalLines, type Run, snapshotDir, tempDir } from '../helpers/cli';
 import { b3derive, b3hash, b3keyed, b3raw } from '../unit/handoff/b3sum';
 
 const NOW = '2026-11-29T21:00:00Z';
@@ -323,7 +323,7 @@ describe('every tamper is refused with its code, and nothing changes', () => {
   });
 });
 
-describe.each(STORE_KINDS)('on a %s store', (kind) => {
+describeEachStore('on a %s store', (kind) => {
   describe('expiry and replay', () => {
     it('a crux package is valid until expires_at (--ttl) and expired after (7)', async () => {
       const { dir, text } = await mintedSetup(['--ttl', '2h'], {}, freshStore(kind));

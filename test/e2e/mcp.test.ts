@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CRUX, crux, freshDataDir, freshStore, storeArgs, STORE_KINDS, tempDir, testEnv } from '../helpers/cli';
+import { CRUX, crux, describeEachStore, freshDataDir, freshStore, storeArgs, tempDir, testEnv } from '../helpers/cli';
 import { startMcp, withoutStateText, type McpSession } from '../helpers/mcp';
 
 const NOW = '2026-12-01T10:00:00.000Z';
@@ -338,7 +338,7 @@ describe('crux mcp: sharing a data directory', () => {
   });
 });
 
-describe.each(STORE_KINDS)('crux mcp on a %s store, its input ended at once', (kind) => {
+describeEachStore('crux mcp on a %s store, its input ended at once', (kind) => {
   it('answers every request it read before stdin ended (`printf … | crux mcp`), and makes every write', async () => {
     const store = freshStore(kind);
     const lines = [

@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, freshDataDir, freshStore, journalLines as storedLines, snapshotDir, storeExists, STORE_KINDS, tempDir } from '../helpers/cli';
+import { crux, describeEachStore, freshDataDir, freshStore, journalLines as storedLines, snapshotDir, storeExists, tempDir } from '../helpers/cli';
 
 const NOW = '2026-03-01T12:00:00.000Z';
 const at = (t: string) => ['--now', t];
@@ -12,7 +12,7 @@ const journalLines = (store: string) => storedLines(store, 'sessions.jsonl').map
 
 const S_FIELDS = ['session_id', 'agent', 'status', 'updated_at', 'total_tokens', 'expires_at', 'archived', 'archived_at', 'archive_reason', 'actor', 'freshness'];
 
-describe.each(STORE_KINDS)('on a %s store', (kind) => {
+describeEachStore('on a %s store', (kind) => {
   const freshDataDir = () => freshStore(kind);
 
   describe('session put / get', () => {

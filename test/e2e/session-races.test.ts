@@ -1,11 +1,11 @@
 // Exactly once under concurrency, with real processes: closes and reapers racing on one store (a data directory,
 // and a PostgreSQL store shared as by agents on several hosts).
 import { describe, expect, it } from 'vitest';
-import { crux, freshStore, journalRecords, STORE_KINDS } from '../helpers/cli';
+import { crux, describeEachStore, freshStore, journalRecords } from '../helpers/cli';
 
 const records = (store: string) => journalRecords(store, 'sessions.jsonl');
 
-describe.each(STORE_KINDS)('on a %s store', (kind) => {
+describeEachStore('on a %s store', (kind) => {
   const freshDataDir = () => freshStore(kind);
 
   describe('close exactly once', () => {

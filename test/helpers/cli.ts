@@ -5,7 +5,8 @@ import * as fs from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { freshStoreUrl, pgAvailable, psql, psqlScript } from './pg';
+import { describe } from 'vitest';
+import { freshStoreUrl, pgAvailable, pgSkipReason, psql, psqlScript } from './pg';
 
 export const CRUX = resolve(__dirname, '../../bin/crux');
 
@@ -34,6 +35,19 @@ export function freshDataDir(): string {
 /** The kinds of store the parameterized suites run over: a data directory, and PostgreSQL when a server is at hand. */
 export type StoreKind = 'dir' | 'pg';
 export const STORE_KINDS: StoreKind[] = pgAvailable() ? ['dir', 'pg'] : ['dir'];
+
+/**
+ * `describe.each` over both kinds of store (`%s` in the title names the kind). Without a PostgreSQL server the
+ * PostgreSQL suite is not dropped from the count: it shows as skipped, with the reason in its title.
+ */
+export function describeEachStore(title: string, suite: (kind: StoreKind) => void): void {
+  for (const kind of ['dir', 'pg'] as const) {
+    const reason = kind === 'pg' ? pgSkipReason() : undefined;
+    const name = title.replace('%s', kind);
+    if (reason === undefined) describe(name, () => suite(kind));
+    else describe.skip(`${name} (skipped: ${reason})`, () => suite(kind));
+  }
+}
 
 /** A fresh, empty store of that kind: a data directory's path that does not exist yet, or a URL naming a new schema. */
 export const freshStore = (kind: StoreKind): string => (kind === 'pg' ? freshStoreUrl() : freshDataDir());

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireLock, type HeldLock } from '../../src/journal/lock';
-import { crux, freshDataDir, freshStore, snapshotDir, STORE_KINDS, tempDir } from '../helpers/cli';
+import { crux, describeEachStore, freshDataDir, freshStore, snapshotDir, tempDir } from '../helpers/cli';
 import {
   expectHealthy, figure, journalRecords, percentile, pool, readSessions, scaled, sleep, startCrux, startShell, type Child, TIMEOUT } from './harness';
 import { findOverlaps, parseLockLog, untilEntered } from './lock-log';
@@ -266,7 +266,7 @@ describe('killing the lock holder', { timeout: TIMEOUT }, () => {
   });
 });
 
-describe.each(STORE_KINDS)('first writes racing into a %s store that does not exist yet', (kind) => {
+describeEachStore('first writes racing into a %s store that does not exist yet', (kind) => {
   it('every one succeeds, nothing lost', async () => {
     for (let round = 0; round < (kind === 'dir' ? 6 : 2); round++) {
       const store = kind === 'dir' ? join(freshDataDir(), 'not', 'yet') : freshStore(kind);

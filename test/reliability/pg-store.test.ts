@@ -3,7 +3,7 @@
 // restarted servers: pg-faults.test.ts (a cluster of its own).
 import { describe, expect, it } from 'vitest';
 import { execa } from 'execa';
-import { CRUX, crux, freshStore, journalRecords, STORE_KINDS, testEnv, type Run } from '../helpers/cli';
+import { CRUX, crux, freshStore, journalRecords, testEnv, type Run } from '../helpers/cli';
 import { freshStoreUrl, pgPassword, pgServerUrl, pgSkipReason, psql } from '../helpers/pg';
 import { startShell } from './harness';
 
@@ -17,7 +17,8 @@ function expectTempFailure(run: Run, server: URL, password: string): void {
 }
 
 // On a data directory, concurrency.test.ts runs the same and more (the lock log, overlaps).
-describe.each(STORE_KINDS.filter((k) => k === 'pg'))('16 concurrent writers on a %s store', (kind) => {
+describe.skipIf(pgSkipReason() !== undefined)(`16 concurrent writers on a pg store${pgSkipReason() ? ` (skipped: ${pgSkipReason()})` : ''}`, () => {
+  const kind = 'pg' as const;
   it('128 puts from 16 processes: every one kept with its exact state, one unbroken chain', async () => {
     const store = freshStore(kind);
     const at = kind === 'pg' ? `--store '${store}'` : `--data-dir '${store}'`;
