@@ -20,6 +20,7 @@ const GROUPS: Record<string, () => Promise<GroupFactory>> = {
   completion: async () => (await import('./commands/completion')).makeCompletionCommand,
   mcp: async () => (await import('./commands/mcp')).makeMcpCommand,
   hook: async () => (await import('./commands/hook')).makeHookCommand,
+  ui: async () => (await import('./commands/ui')).makeUiCommand,
   // Hidden (a name starting with "__"): what the completion scripts call for ids.
   __complete: async () => (await import('./commands/complete-ids')).makeCompleteIdsCommand,
 };

@@ -584,6 +584,8 @@ class PgTransaction implements Transaction {
       await this.store.insertLines(this.sql, batch.spec, batch.lines!, batch.afterLine!);
       await this.store.refreshIndex(this.sql, this.catalog, batch.spec, keysOf(batch.spec, batch.lines!.map(decodeOwn)));
     }
+    // `crux ui` listens: a notice sent in the transaction reaches it only once the transaction commits.
+    for (const batch of this.pending) await this.sql`select pg_notify('crux_changed', ${`${this.store.url.schema}:${batch.spec.file}`})`;
     // Every row is in, none committed: a writer killed here leaves nothing (the server rolls back).
     if (this.pending.length > 0) crashPoint('pg-before-commit');
     for (const batch of this.pending) this.store.committing.push(`${batch.lines!.length} record(s) to ${batch.spec.file}`);

@@ -1,0 +1,166 @@
+// The dashboard's JSON twin (SPEC §12): each path answers with the CLI's `--json` document for the same question,
+// from the same operation, with the same option parsing; query parameters are the options in snake_case.
+import { contextOf, type Context, type GlobalOptions } from '../context';
+import { parseChoices, parseLimit, parseSort } from '../commands/list-options';
+import { getSession, historyOf, listSessions } from '../operations/session';
+import { listCases, retrieve } from '../operations/case';
+import { HANDOFF_STATUSES, listHandoffs } from '../operations/handoff';
+import { checkJournals } from '../operations/journal';
+import { withWarnings } from '../../output/emit';
+import { CruxError, errorDocument, internalError, invalid, notFound } from '../../shared/errors';
+import { parseAgentName, parseLogicalSessionId } from '../../shared/ids';
+import { CASE_ORDERS, HANDOFF_ORDERS, SESSION_ORDERS } from '../../domain/list-window';
+import { SESSION_STATES } from '../../domain/session/machine';
+import { DEFAULT_TOP_K, parseMinSimilarity, parseTopK } from '../../domain/case/rank';
+import { parseHistoryPoint } from '../../domain/session/history';
+import { activity, journalSizes, sessionCounts, successByTag } from './overview';
+import type { PgReader } from './pg-reader';
+
+export interface Answer {
+  readonly status: number;
+  /** A JSON document (one line, no newline). */
+  readonly body: string;
+}
+
+/** What an API request needs beyond its path: the global options and environment `crux ui` was started with. */
+export interface ApiScope {
+  readonly globals: GlobalOptions;
+  readonly env: NodeJS.ProcessEnv;
+  /** On a PostgreSQL store, the dashboard's own connection (journal tails, table sizes). */
+  readonly pg?: PgReader | undefined;
+}
+
+const HTTP_STATUS: Partial<Record<CruxError['kind'], number>> = {
+  usage: 400,
+  invalid_input: 400,
+  not_found: 404,
+  conflict: 409,
+  permission_denied: 500,
+  lock_timeout: 503,
+  store_unavailable: 503,
+  io_error: 503,
+  disk_full: 503,
+};
+
+/** A flag as a query parameter: present, empty, 1 or true is on; 0 or false is off. */
+function flag(q: URLSearchParams, name: string): boolean | undefined {
+  const raw = q.get(name);
+  if (raw === null) return undefined;
+  if (raw === '' || raw === '1' || raw === 'true') return true;
+  if (raw === '0' || raw === 'false') return false;
+  throw invalid(`${name} must be 1, true, 0 or false: ${JSON.stringify(raw)}`);
+}
+
+const text = (q: URLSearchParams, name: string) => q.get(name) ?? undefined;
+const many = (q: URLSearchParams, name: string) => (q.getAll(name).length > 0 ? q.getAll(name) : undefined);
+
+/** The context of one request: the clock read anew, the store as it is now, and the agent a path names. */
+function contextFor(scope: ApiScope, agent?: string | null): Context {
+  const globals = agent === undefined ? scope.globals : { ...scope.globals, agent: agent ?? undefined };
+  // A request for an unscoped session ("-") must not inherit CRUX_AGENT.
+  const env = agent === null ? { ...scope.env, CRUX_AGENT: '' } : scope.env;
+  return contextOf(globals, env);
+}
+
+/** `/api/sessions`: `session list --json --all-agents` unless all_agents=0 or an agent is named. */
+async function sessions(scope: ApiScope, q: URLSearchParams): Promise<[Context, unknown]> {
+  const agent = text(q, 'agent');
+  const ctx = contextFor(scope, agent);
+  const statuses = parseChoices<string>(many(q, 'status'), SESSION_STATES, 'status');
+  const window = { sort: parseSort(text(q, 'sort'), SESSION_ORDERS), limit: parseLimit(text(q, 'limit')), where: statuses && ((s: { status: string }) => statuses.includes(s.status)) };
+  const filter = {
+    all: flag(q, 'all') === true || statuses !== undefined,
+    archived: flag(q, 'archived') === true,
+    stranded: flag(q, 'stranded') === true,
+    allAgents: flag(q, 'all_agents') ?? agent === undefined,
+  };
+  return [ctx, await listSessions(ctx, filter, { freshFor: text(q, 'fresh_for'), staleAfter: text(q, 'stale_after') }, window)];
+}
+
+async function cases(scope: ApiScope, q: URLSearchParams): Promise<[Context, unknown]> {
+  const ctx = contextFor(scope);
+  const onlySuccess = flag(q, 'only_success') === true;
+  const onlyFailure = flag(q, 'only_failure') === true;
+  if (onlySuccess && onlyFailure) throw invalid('give only_success or only_failure, not both');
+  const window = { sort: parseSort(text(q, 'sort'), CASE_ORDERS), limit: parseLimit(text(q, 'limit')) };
+  return [ctx, await listCases(ctx, { success: onlySuccess ? true : onlyFailure ? false : undefined, tags: many(q, 'tag') }, window)];
+}
+
+/** `/api/cases/retrieve?task=…`: `case retrieve <task> --json`, never marking a case reused (the UI writes nothing). */
+async function retrieval(scope: ApiScope, q: URLSearchParams): Promise<[Context, unknown]> {
+  const ctx = contextFor(scope);
+  const task = text(q, 'task');
+  if (task === undefined || task.trim() === '') throw invalid('task is required: /api/cases/retrieve?task=…');
+  const topK = text(q, 'top_k') ?? text(q, 'limit');
+  const minSimilarity = text(q, 'min_similarity');
+  const query = {
+    text: task,
+    topK: topK === undefined ? DEFAULT_TOP_K : parseTopK(topK, 'top_k'),
+    onlySuccess: flag(q, 'only_success') === true,
+    minSimilarity: minSimilarity === undefined ? 0 : parseMinSimilarity(minSimilarity, 'min_similarity'),
+  };
+  return [ctx, await retrieve(ctx, query, false)];
+}
+
+async function handoffs(scope: ApiScope, q: URLSearchParams): Promise<[Context, unknown]> {
+  const ctx = contextFor(scope);
+  const from = text(q, 'from');
+  const to = text(q, 'to');
+  const filter = { statuses: parseChoices<string>(many(q, 'status'), HANDOFF_STATUSES, 'status'), from: from === undefined ? undefined : parseAgentName(from), to: to === undefined ? undefined : parseAgentName(to) };
+  const window = { sort: parseSort(text(q, 'sort'), HANDOFF_ORDERS), limit: parseLimit(text(q, 'limit')) };
+  return [ctx, await listHandoffs(ctx, filter, window)];
+}
+
+/** `/api/sessions/<agent>/<id>[/history]`: `-` names an unscoped session. */
+async function session(scope: ApiScope, parts: string[], q: URLSearchParams): Promise<[Context, unknown] | [Context, unknown, string]> {
+  const [agentPart, idPart, tail] = parts;
+  const ctx = contextFor(scope, agentPart === '-' ? null : parseAgentName(agentPart!));
+  const id = parseLogicalSessionId(idPart!);
+  if (tail === 'history') return [ctx, await historyOf(ctx, id, parseLimit(text(q, 'limit')))];
+  const at = text(q, 'at');
+  const { documentText } = await getSession(ctx, id, at === undefined ? undefined : parseHistoryPoint(at));
+  return [ctx, undefined, documentText];
+}
+
+type Route = (scope: ApiScope, q: URLSearchParams, parts: string[]) => Promise<[Context, unknown] | [Context, unknown, string]>;
+
+const ROUTES: Record<string, Route> = {
+  sessions: (s, q) => sessions(s, q),
+  cases: (s, q) => cases(s, q),
+  'cases/retrieve': (s, q) => retrieval(s, q),
+  handoffs: (s, q) => handoffs(s, q),
+  'journal/check': async (s) => {
+    const ctx = contextFor(s);
+    return [ctx, await checkJournals(ctx, { repair: false })];
+  },
+  // What the overview needs besides the CLI's documents.
+  'overview/sessions': async (s) => {
+    const ctx = contextFor(s);
+    return [ctx, await sessionCounts(ctx)];
+  },
+  'overview/activity': async (s, q) => {
+    const ctx = contextFor(s);
+    return [ctx, await activity(ctx, s, text(q, 'days'))];
+  },
+  'overview/tags': async (s) => {
+    const ctx = contextFor(s);
+    return [ctx, await successByTag(ctx)];
+  },
+  'overview/journals': async (s) => {
+    const ctx = contextFor(s);
+    return [ctx, await journalSizes(ctx, s)];
+  },
+};
+
+/** Answers `/api/<path>` (path without the prefix, already split on `/` and decoded). */
+export async function answer(scope: ApiScope, parts: string[], q: URLSearchParams): Promise<Answer> {
+  try {
+    const route = parts.length >= 3 && parts[0] === 'sessions' && (parts.length === 3 || (parts.length === 4 && parts[3] === 'history')) ? (s: ApiScope, qq: URLSearchParams) => session(s, parts.slice(1), qq) : ROUTES[parts.join('/')];
+    if (route === undefined) throw notFound(`no such API path: /api/${parts.join('/')}`, 'see crux-ui(1) for the paths');
+    const [ctx, document, documentText] = await route(scope, q, parts);
+    return { status: 200, body: withWarnings(documentText ?? JSON.stringify(document), ctx.warnings) };
+  } catch (error) {
+    const crux = error instanceof CruxError ? error : internalError(error, Boolean(scope.env.CRUX_DEBUG));
+    return { status: HTTP_STATUS[crux.kind] ?? 500, body: JSON.stringify(errorDocument(crux)) };
+  }
+}

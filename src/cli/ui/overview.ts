@@ -1,0 +1,138 @@
+// What the overview shows besides the CLI's documents: sessions counted by status and freshness (stranded first),
+// activity per hour over the last days, the case bank's success rate by tag, and each journal's size.
+// Activity reads each journal backwards from its end and stops at the window's start: it costs what it shows.
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Context } from '../context';
+import { resolveStore } from '../store';
+import { listSessions } from '../operations/session';
+import { listCases } from '../operations/case';
+import { parseCount } from '../parse';
+import { invalid } from '../../shared/errors';
+import { ALL_STORES } from '../../domain/stores';
+import type { ApiScope } from './api';
+
+const HOUR = 3_600_000;
+/** Records may be a little out of time order (writers' clocks): the backward scan reads this far past the window. */
+const CLOCK_SLACK_MS = HOUR;
+/** The series of the activity chart, by the record that counts for each. */
+export const ACTIVITY_SERIES = ['puts', 'closes', 'reaps', 'handoffs', 'cases'] as const;
+type Series = (typeof ACTIVITY_SERIES)[number];
+
+/** Sessions by status and by freshness, and the stranded ones (stale, not closed), at most 20, the stalest first. */
+export async function sessionCounts(ctx: Context) {
+  const { sessions } = await listSessions(ctx, { all: true, archived: false, stranded: false, allAgents: true });
+  const byStatus: Record<string, number> = {};
+  const byFreshness: Record<string, number> = {};
+  for (const s of sessions) {
+    byStatus[s.status] = (byStatus[s.status] ?? 0) + 1;
+    byFreshness[s.freshness] = (byFreshness[s.freshness] ?? 0) + 1;
+  }
+  const stranded = await listSessions(ctx, { all: false, archived: false, stranded: true, allAgents: true }, undefined, { sort: { key: 'updated', descending: false }, limit: 20 });
+  return { total: sessions.length, by_status: byStatus, by_freshness: byFreshness, stranded: stranded.sessions };
+}
+
+/** The series a record counts in, from its event name and (for a close) its outcome. */
+function seriesOf(line: string): Series | undefined {
+  const ev = /"ev":"([a-z_.]+)"/.exec(line.slice(0, 200))?.[1];
+  if (ev === 'session.put') return 'puts';
+  if (ev === 'session.closed') return /"outcome":"expired"/.test(line) ? 'reaps' : 'closes';
+  if (ev === 'handoff.minted' || ev === 'handoff.accepted') return 'handoffs';
+  if (ev === 'case.recorded') return 'cases';
+  return undefined;
+}
+
+const tsOf = (line: string) => {
+  const raw = /"ts":"([^"]+)"/.exec(line.slice(0, 200))?.[1];
+  return raw === undefined ? Number.NaN : Date.parse(raw);
+};
+
+/** A data directory's journal lines from the last to the first, read in blocks from the end. */
+function* linesBackwards(path: string): Generator<string> {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return;
+  }
+  try {
+    let end = fstatSync(fd).size;
+    let carry = Buffer.alloc(0);
+    const block = Buffer.allocUnsafe(1 << 18);
+    while (end > 0) {
+      const start = Math.max(0, end - block.length);
+      readSync(fd, block, 0, end - start, start);
+      let bytes = Buffer.concat([block.subarray(0, end - start), carry]);
+      let nl = bytes.lastIndexOf(10, bytes.length - 1);
+      let stop = bytes.length;
+      while (nl !== -1) {
+        if (stop > nl + 1) yield bytes.toString('utf8', nl + 1, stop);
+        stop = nl;
+        nl = nl === 0 ? -1 : bytes.lastIndexOf(10, nl - 1);
+      }
+      carry = Buffer.from(bytes.subarray(0, stop));
+      bytes = carry;
+      end = start;
+    }
+    if (carry.length > 0) yield carry.toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Records per hour and series over the last `days` (default 7, at most 31): `{since, hours: [{hour, puts, …}]}`. */
+export async function activity(ctx: Context, scope: ApiScope, rawDays: string | undefined) {
+  const days = rawDays === undefined ? 7 : parseCount(rawDays, 'days');
+  if (days < 1 || days > 31) throw invalid(`days must be from 1 to 31: ${JSON.stringify(rawDays)}`);
+  const first = Math.floor((ctx.now - days * 24 * HOUR) / HOUR) * HOUR + HOUR;
+  const hours = Array.from({ length: days * 24 }, (_, i) => ({ hour: new Date(first + i * HOUR).toISOString(), puts: 0, closes: 0, reaps: 0, handoffs: 0, cases: 0 }));
+  const count = (line: string): boolean => {
+    const ts = tsOf(line);
+    if (ts < first - CLOCK_SLACK_MS) return false;
+    const series = seriesOf(line);
+    const i = Math.floor((ts - first) / HOUR);
+    if (series !== undefined && i >= 0 && i < hours.length) hours[i]![series] += 1;
+    return true;
+  };
+  const files = ALL_STORES.map((s) => s.file).filter((f) => f !== 'facts.jsonl');
+  if (scope.pg !== undefined) {
+    for (const file of files) await scope.pg.linesBackwards(file, count);
+  } else {
+    for (const file of files) for (const line of linesBackwards(join(ctx.dataDir.location, file))) if (!count(line)) break;
+  }
+  return { since: new Date(first).toISOString(), series: ACTIVITY_SERIES, hours };
+}
+
+/** Cases and successes per tag, the most used tags first (at most 30). */
+export async function successByTag(ctx: Context) {
+  const { cases } = await listCases(ctx, {});
+  const tags = new Map<string, { cases: number; successes: number }>();
+  for (const c of cases) {
+    for (const tag of c.tags.length === 0 ? ['(untagged)'] : c.tags) {
+      const t = tags.get(tag) ?? { cases: 0, successes: 0 };
+      t.cases += 1;
+      if (c.success) t.successes += 1;
+      tags.set(tag, t);
+    }
+  }
+  const rows = [...tags].map(([tag, t]) => ({ tag, cases: t.cases, successes: t.successes, success_rate: t.successes / t.cases }));
+  rows.sort((a, b) => b.cases - a.cases || (a.tag < b.tag ? -1 : 1));
+  return { cases: cases.length, tags: rows.slice(0, 30) };
+}
+
+/** Each journal's bytes (a file's size; a table's on PostgreSQL) and where the store is. */
+export async function journalSizes(ctx: Context, scope: ApiScope) {
+  const target = resolveStore(scope.globals, scope.env);
+  const journals =
+    scope.pg !== undefined
+      ? await scope.pg.sizes(ALL_STORES.map((s) => s.file))
+      : ALL_STORES.map((s) => {
+          try {
+            const st = statSync(join(ctx.dataDir.location, s.file));
+            return { name: s.file.replace(/\.jsonl$/, ''), file: s.file, bytes: st.size, modified_at: st.mtime.toISOString() };
+          } catch {
+            return { name: s.file.replace(/\.jsonl$/, ''), file: s.file, bytes: 0, modified_at: null };
+          }
+        });
+  return { store: target.kind === 'dir' ? 'data_dir' : 'postgres', location: ctx.dataDir.location, journals };
+}
