@@ -1,6 +1,7 @@
 // Bundle the CLI into one minified CommonJS file (one file to compile is the fastest start-up on Node 20),
 // then record V8's code cache for it by running one representative command (see bin/crux).
 import { build } from 'esbuild';
+import { bundleUi } from './web/bundle.mjs';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
@@ -77,6 +78,8 @@ await bundle('node_modules/smol-toml/dist/index.cjs', 'toml.cjs');
 // as dist/mcp.cjs, which the mcp command loads at run time through its own code cache (made below).
 await bundle('src/cli/mcp/sdk.ts', 'mcp.cjs', { stamp: true });
 await bundle('src/cli/main.ts', 'crux.cjs', { stamp: true, plugins: [lazyChildProcess, separatePostgres, separateToml] });
+// The dashboard's front-end (`crux ui` alone reads it): dist/ui/.
+await bundleUi();
 // legalComments is 'none' (comments cost start-up): the notices of what the bundles carry ship beside them.
 writeNotices(bundled);
 const scratch = mkdtempSync(join(tmpdir(), 'crux-build-'));

@@ -172,9 +172,8 @@ function openBrowser(url: string): void {
 /** `crux ui`: prints the URL line and serves until SIGINT or SIGTERM, then closes everything (exit 0). */
 export async function serveUi(globals: GlobalOptions, ui: UiOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const running = await startUi(globals, ui, env);
-  writeStdout(`crux ui: ${running.url}\n`);
-  if (ui.open) openBrowser(running.url);
-  await new Promise<void>((resolve) => {
+  // Listening for the signals before the line is out: whoever reads the line may interrupt at once.
+  const interrupted = new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
@@ -183,5 +182,8 @@ export async function serveUi(globals: GlobalOptions, ui: UiOptions, env: NodeJS
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+  writeStdout(`crux ui: ${running.url}\n`);
+  if (ui.open) openBrowser(running.url);
+  await interrupted;
   await running.close();
 }
