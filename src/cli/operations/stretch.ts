@@ -3,7 +3,7 @@
 import type { Context } from '../context';
 import { parseCaseDraft } from '../../domain/case/case';
 import { hasHeldCase, recordOnce } from '../../domain/case/store';
-import type { Turn } from '../../domain/transcript/turns';
+import { turnsOf, type Turn } from '../../domain/transcript/turns';
 import { openStretch, stretchCase, stretchCaseId, type Ending, type StretchSource } from '../../domain/transcript/stretch';
 import { caseScope } from './scope';
 
@@ -11,7 +11,8 @@ import { caseScope } from './scope';
 export const stretchRecorded = (ctx: Context, source: StretchSource, promptKey: string) => hasHeldCase(caseScope(ctx), stretchCaseId(source, { key: promptKey }));
 
 /** Records the turns after the last recorded stretch as one case; `case` is null when there are none. */
-export async function recordStretch(ctx: Context, turns: readonly Turn[], ending: Ending, source: StretchSource, label: string) {
+export async function recordStretch(ctx: Context, all: readonly Turn[], ending: Ending, source: StretchSource, label: string) {
+  const turns = turnsOf(all, source.sessionId);
   const candidates = turns.map((turn) => stretchCaseId(source, turn));
   const recorded = await recordOnce(caseScope(ctx), candidates, (held) => {
     const made = stretchCase(openStretch(turns, source, held), ending, source, label);

@@ -8,7 +8,7 @@
 // model's summary that a compaction puts where the conversation was.
 
 export type TranscriptEntry =
-  | { readonly kind: 'prompt'; readonly uuid: string | null; readonly text: string; readonly ts: string | null }
+  | { readonly kind: 'prompt'; readonly uuid: string | null; readonly text: string; readonly ts: string | null; readonly sessionId: string | null }
   | { readonly kind: 'tool_use'; readonly id: string | null; readonly name: string; readonly input: Readonly<Record<string, unknown>> }
   | { readonly kind: 'tool_result'; readonly toolUseId: string | null; readonly isError: boolean }
   | { readonly kind: 'reply'; readonly text: string }
@@ -39,7 +39,7 @@ function userEntries(line: Record<string, unknown>, content: unknown): readonly 
   if (text === '') return NOTHING;
   if (INTERRUPTED.test(text)) return [{ kind: 'interrupted' }];
   if (NOT_A_PROMPT.test(text)) return NOTHING;
-  return [{ kind: 'prompt', uuid: str(line.uuid), text, ts: str(line.timestamp) }];
+  return [{ kind: 'prompt', uuid: str(line.uuid), text, ts: str(line.timestamp), sessionId: str(line.sessionId) }];
 }
 
 function assistantEntries(content: unknown): readonly TranscriptEntry[] {

@@ -13,6 +13,8 @@ export interface Turn {
   readonly key: string;
   readonly prompt: string;
   readonly ts: string | null;
+  /** The session the prompt was typed in (a resumed session's transcript begins with its earlier one's). */
+  readonly sessionId: string | null;
   readonly tools: Map<string, number>;
   readonly commands: string[];
   readonly files: string[];
@@ -44,7 +46,7 @@ export class TranscriptFold {
   private apply(entry: TranscriptEntry): void {
     if (entry.kind === 'prompt') {
       this.prompts += 1;
-      this.turns.push(newTurn(entry.uuid ?? `#${this.prompts}:${entry.text}`, entry.text, entry.ts));
+      this.turns.push(newTurn(entry.uuid ?? `#${this.prompts}:${entry.text}`, entry.text, entry.ts, entry.sessionId));
       return;
     }
     const turn = this.turns.at(-1);
@@ -89,8 +91,18 @@ export class TranscriptFold {
   }
 }
 
-function newTurn(key: string, prompt: string, ts: string | null): Turn {
-  return { key, prompt, ts, tools: new Map(), commands: [], files: [], moreCommands: 0, moreFiles: 0, results: 0, errors: 0, lastCommand: null, lastResultError: null, reply: null, interrupted: false };
+function newTurn(key: string, prompt: string, ts: string | null, sessionId: string | null): Turn {
+  return { key, prompt, ts, sessionId, tools: new Map(), commands: [], files: [], moreCommands: 0, moreFiles: 0, results: 0, errors: 0, lastCommand: null, lastResultError: null, reply: null, interrupted: false };
+}
+
+/**
+ * The turns of session `sessionId`: Claude Code starts a resumed session's transcript (a new session id) with
+ * the earlier session's lines, whose prompts are that session's to record. A transcript none of whose prompts
+ * names the session (no sessionId fields, or another's) is taken whole.
+ */
+export function turnsOf(turns: readonly Turn[], sessionId: string): readonly Turn[] {
+  const own = turns.filter((t) => t.sessionId === sessionId);
+  return own.length > 0 ? own : turns;
 }
 
 /** Adds `value` to a distinct list unless there; answers true when it was new but the list is full. */

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { entriesOf } from '../../../src/domain/transcript/entries';
-import { KEPT_PER_TURN, TranscriptFold, promptIn } from '../../../src/domain/transcript/turns';
+import { KEPT_PER_TURN, TranscriptFold, promptIn, turnsOf } from '../../../src/domain/transcript/turns';
 import { openStretch, stretchCase, stretchCaseId, type Ending, type StretchSource } from '../../../src/domain/transcript/stretch';
 import type { CaseId } from '../../../src/shared/ids';
 
@@ -118,5 +118,17 @@ describe('the open stretch', () => {
     expect(stretchCaseId({ ...SOURCE, sessionKey: '__agent_session::reviewer::s1' }, turns[1]!)).not.toBe(ids[1]);
     const held = new Set<CaseId>([ids[0]!]);
     expect(stretchCase(openStretch(turns, SOURCE, (id) => held.has(id)), END, SOURCE, 'Claude Code')!.fields.task).toBe('Also add a test for negative numbers');
+  });
+
+  it("of a resumed session's transcript, only the prompts typed in that session are its own", () => {
+    const lines = linesOf('two-prompts');
+    const SID = lines[4].sessionId as string;
+    // Claude Code gives a resumed session a new id and copies the earlier session's lines first.
+    const resumed = lines.map((l, i) => (i >= 18 && 'sessionId' in l ? { ...l, sessionId: 'resumed-id' } : l));
+    const turns = fold(resumed).turns;
+    expect(turnsOf(turns, 'resumed-id').map((t) => t.prompt)).toEqual(['Also add a test for negative numbers']);
+    expect(turnsOf(turns, SID).map((t) => t.prompt)).toEqual([expect.stringMatching(/^The factorial tests fail/)]);
+    // No prompt names the session: the transcript is taken whole.
+    expect(turnsOf(turns, 'someone-else')).toEqual(turns);
   });
 });
