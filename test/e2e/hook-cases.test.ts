@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, freshDataDir, freshStore, journalLines, snapshotDir, STORE_KINDS, tempDir } from '../helpers/cli';
+import { crux, describeEachStore, freshDataDir, freshStore, journalLines, snapshotDir, tempDir } from '../helpers/cli';
 
 const FIXTURES = resolve(__dirname, '../fixtures/claude-code');
 const read = (name: string) => fs.readFileSync(join(FIXTURES, name), 'utf8');
@@ -143,7 +143,7 @@ describe('--record-cases: cases that record themselves', () => {
   });
 });
 
-describe.each(STORE_KINDS)('--record-cases over a %s store', (kind) => {
+describeEachStore('--record-cases over a %s store', (kind) => {
   it('SessionEnd records one scrubbed case that a later UserPromptSubmit offers; a second SessionEnd records nothing', async () => {
     const dir = freshStore(kind);
     const path = transcript('two-prompts');
