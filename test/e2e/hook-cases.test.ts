@@ -1,6 +1,7 @@
 // `crux hook claude-code` as the model meets it, through the built binary with payloads and transcripts shaped
 // as Claude Code sends and writes them (test/fixtures/claude-code/): SessionStart names the crux session and
 // offers the project's cases; --record-cases turns a transcript's stretch into one scrubbed case, once.
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -43,6 +44,9 @@ describe('SessionStart: the model learns its crux session', () => {
     );
     const agent = await hook(dir, payload('session-start-clear', { session_id: 'other' }), [], { CRUX_AGENT: 'planner' });
     expect(context(agent)).toContain('crux session "other" of agent "planner"');
+    // A session Claude Code resumes after its SessionEnd stays closed, and the model is told so.
+    ok(await hook(dir, payload('session-end-logout')));
+    expect(context(await hook(dir, payload('session-start-resume')))).toContain('It was closed when it ended before; its crux MCP tools still read it (session_get with session_id');
     const state = JSON.parse((await crux(dir, ['--agent', 'claude-code', 'session', 'get', SID])).stdout);
     expect(state).toEqual({ cwd: '/home/dev/shop', transcript_path: expect.any(String), source: 'startup', project: 'shop' });
   });
@@ -121,12 +125,15 @@ describe('--record-cases: cases that record themselves', () => {
     fs.writeFileSync(torn, whole.slice(0, whole.length - 40));
     const damaged = join(tempDir(), 'damaged.jsonl');
     fs.writeFileSync(damaged, whole.replace('\n', '\n{"type":"user","mess\n'));
+    const fifo = join(tempDir(), 'fifo');
+    execFileSync('mkfifo', [fifo]);
     const tries: [string, Record<string, unknown>, RegExp, Record<string, string>?][] = [
       ['missing', { transcript_path: join(tempDir(), 'nope.jsonl') }, /^crux: no case recorded: no transcript at \/.*nope\.jsonl$/],
       ['torn', { transcript_path: torn }, /^crux: no case recorded: the transcript .*torn\.jsonl ends in a partial line \(line 32\)$/],
       ['damaged', { transcript_path: damaged }, /^crux: no case recorded: line 2 of the transcript .*damaged\.jsonl is not JSON$/],
       ['oversized', { transcript_path: transcript('two-prompts') }, /^crux: no case recorded: the transcript .* is 21456 bytes, over the limit of 20000 \(CRUX_MAX_TRANSCRIPT_BYTES\)$/, { CRUX_MAX_TRANSCRIPT_BYTES: '20000' }],
       ['a directory', { transcript_path: tempDir() }, /^crux: no case recorded: the transcript .* is not a file$/],
+      ['a FIFO with no writer', { transcript_path: fifo }, /^crux: no case recorded: the transcript .*fifo is not a file$/],
       ['absent', { transcript_path: undefined }, /^crux: no case recorded: the Claude Code payload names no transcript_path$/],
     ];
     for (const [what, patch, message, env] of tries) {

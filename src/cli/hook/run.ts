@@ -64,11 +64,19 @@ const numbered = (results: readonly ScoredCase[]) =>
 export const promptContext = (results: readonly ScoredCase[]): string => `crux: cases that worked before for similar tasks\n${numbered(results)}`;
 
 /** What SessionStart tells the model: which crux session this is and how to reach it, and what worked before. */
-export function startContext(client: HookClient, id: LogicalSessionId, agent: AgentName, project: string | null, results: readonly ScoredCase[]): string {
+export function startContext(
+  client: HookClient,
+  session: { id: LogicalSessionId; agent: AgentName; closed: boolean },
+  project: string | null,
+  results: readonly ScoredCase[],
+): string {
   const where = project === null ? '' : ` (project ${project})`;
+  const id = JSON.stringify(session.id);
   const lines = [
-    `crux: this ${client.label} session is crux session ${JSON.stringify(id)} of agent ${JSON.stringify(agent)}${where}.`,
-    `Its crux MCP tools reach it: call session_get with session_id ${JSON.stringify(id)} to read its state, session_put to save it, case_retrieve for what worked before.`,
+    `crux: this ${client.label} session is crux session ${id} of agent ${JSON.stringify(session.agent)}${where}.`,
+    session.closed
+      ? `It was closed when it ended before; its crux MCP tools still read it (session_get with session_id ${id}), but session_put is refused; case_retrieve finds what worked before.`
+      : `Its crux MCP tools reach it: call session_get with session_id ${id} to read its state, session_put to save it, case_retrieve for what worked before.`,
   ];
   if (results.length > 0) lines.push(`crux: cases that worked before in project ${project}, similar to what this session resumes\n${numbered(results)}`);
   return lines.join('\n');
@@ -125,9 +133,9 @@ export async function runHook(client: HookClient, ctx: Context, input: Buffer, o
       return results.length === 0 ? undefined : answer(payload.event, promptContext(results));
     }
     case 'start': {
-      await touch(ctx, payload, project, opts);
+      const { outcome } = await touch(ctx, payload, project, opts);
       const results = await resumedCases(ctx, payload, project, opts);
-      return answer(payload.event, startContext(client, payload.sessionId, ctx.agent!, project, results));
+      return answer(payload.event, startContext(client, { id: payload.sessionId, agent: ctx.agent!, closed: outcome === 'closed' }, project, results));
     }
     case 'touch':
       await touch(ctx, payload, project, opts);

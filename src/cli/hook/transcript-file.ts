@@ -19,7 +19,8 @@ export type TranscriptRead = { readonly fold: TranscriptFold } | { readonly refu
 function openTranscript(path: string): { fd: number; size: number } | { refused: string } {
   let fd: number;
   try {
-    fd = fs.openSync(path, 'r');
+    // Non-blocking: a FIFO (or a device) at the path must not hang the hook until a writer comes; fstat refuses it.
+    fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return { refused: code === 'ENOENT' ? `no transcript at ${path}` : `cannot read the transcript ${path} (${code})` };
