@@ -65,19 +65,21 @@ describe('Claude Code', () => {
     for (const part of ['hooks: SessionStart', 'hooks: SessionEnd', 'mcpServers: crux', 'skills: crux:crux-memory']) expect(r.stdout).toContain(part);
   }, 120_000);
 
-  it.each([
+  for (const { cruxOnPath, what } of [
     { cruxOnPath: true, what: 'crux on PATH' },
     { cruxOnPath: false, what: "the repository's own bin/crux (a local marketplace is read in place)" },
-  ])('installs the plugin from the local marketplace; `claude mcp list` shows crux connected, running $what', async ({ cruxOnPath }, ctx) => {
-    const claude = client('claude', ctx);
-    const w = world({ cruxOnPath });
-    const added = await w.run(claude, ['plugin', 'marketplace', 'add', ROOT]);
-    expect(added.exitCode, added.stdout + added.stderr).toBe(0);
-    const installed = await w.run(claude, ['plugin', 'install', 'crux@crux']);
-    expect(installed.exitCode, installed.stdout + installed.stderr).toBe(0);
-    const list = await w.run(claude, ['mcp', 'list']);
-    expect(list.stdout).toMatch(/plugin:crux:crux: .*crux-plugin mcp - ✔ Connected/);
-  }, 180_000);
+  ]) {
+    it(`installs the plugin from the local marketplace; \`claude mcp list\` shows crux connected, running ${what}`, async (ctx) => {
+      const claude = client('claude', ctx);
+      const w = world({ cruxOnPath });
+      const added = await w.run(claude, ['plugin', 'marketplace', 'add', ROOT]);
+      expect(added.exitCode, added.stdout + added.stderr).toBe(0);
+      const installed = await w.run(claude, ['plugin', 'install', 'crux@crux']);
+      expect(installed.exitCode, installed.stdout + installed.stderr).toBe(0);
+      const list = await w.run(claude, ['mcp', 'list']);
+      expect(list.stdout).toMatch(/plugin:crux:crux: .*crux-plugin mcp - ✔ Connected/);
+    }, 180_000);
+  }
 
   it("runs the plugin's hooks in a real session: SessionStart creates the session, SessionEnd closes it and records a case", async (ctx) => {
     const claude = client('claude', ctx);
