@@ -9,6 +9,7 @@
 // connects to a relative name from inside it (portable; the process's working directory changes for the
 // length of one synchronous call); `direct` uses the absolute path where it fits.
 import { fs } from '../shared/fs';
+import { join } from 'node:path';
 
 /** Linux statfs magic numbers of filesystems whose sockets another kernel may share. */
 const UNTRUSTED_FS: Record<number, string> = {
@@ -57,6 +58,21 @@ export function lockFilesystem(dir: string): LockFilesystem {
   }
   const name = UNTRUSTED_FS[magic];
   return { type: name ?? `0x${magic.toString(16)}`, trusted: name === undefined };
+}
+
+/** Warns once per lock directory (a marker file in it) that its filesystem cannot be trusted (see above). */
+export function warnOnce(dir: string, root: string, filesystem: LockFilesystem, warn: ((message: string) => void) | undefined): void {
+  if (warn === undefined) return;
+  const marker = join(dir, `warned.${filesystem.type}`);
+  if (fs.existsSync(marker)) return;
+  try {
+    fs.writeFileSync(marker, '', { flag: 'wx', mode: 0o600 });
+  } catch {
+    return; // Another writer warned first.
+  }
+  warn(
+    `${root} is on ${filesystem.type}: crux cannot prove a lock holder on another host dead there, so a writer killed elsewhere blocks the others (exit 75) until its lock is removed by hand; see \`crux doctor\``,
+  );
 }
 
 export type Addressing = 'procfd' | 'chdir' | 'direct';

@@ -1,9 +1,9 @@
 // The writers' lock: one per data directory, excluding every writer wherever it runs (SPEC §3).
 //
 // Files in <data dir>/.lock/ (they are filesystem objects, so network and PID namespaces, symlinks and bind
-// mounts all see the same ones):
-//   s.<id>  a contender's listening Unix socket: it accepts while its process lives; once the process has
-//           died the kernel refuses every connection to it (ECONNREFUSED), which proves the death at once;
+// mounts all see the same ones; lock-files.ts reads them):
+//   s.<id>  a contender's listening Unix socket (lock-socket.ts): it accepts while its process lives; once the
+//           process has died the kernel refuses every connection to it (ECONNREFUSED), which proves the death;
 //   i.<id>  its holder file (pid, command, host, time, socket name), written after the socket listens;
 //   g.<n>   generation n: a hard link to the holder file of whoever took the lock the n-th time.
 // A contender binds its socket, writes its holder file, reads the highest generation m, and when m's socket is
@@ -16,19 +16,23 @@
 // highest and probed q's socket, which listens from before g.<q> is linked until the holder releases or dies.
 // crux-journal(5) gives the argument in full. Nothing is broken by age: no clock, no timeout, no stale guess.
 //
-// Waiters keep their probe connection open: the kernel closes it when the holder releases or dies, which
-// wakes them at once (the back-off timer is the fallback). node:net is loaded by writers only.
+// Waiters sleep: each keeps its probe connection to the holder open, and the kernel closes it when the holder
+// releases or dies, which wakes it; no timer polls meanwhile (only the deadline, and a back-off where nothing
+// can be waited on: an untrusted filesystem, an unreadable holder file). Each release sweeps a few of the files
+// dead contenders left (lock-sweep.ts).
 import { fs } from '../shared/fs';
 import { hostname, uptime } from 'node:os';
 import { join } from 'node:path';
 import type { Socket } from 'node:net';
 import { CruxError } from '../shared/errors';
 import { asStorageError } from './durable-fs';
-import { scrubText } from '../shared/scrub';
 import { holdLockForTest, traceLock } from './crash-point';
-import { chooseAddressing, lockFilesystem, socketAddress, type Addressing, type LockFilesystem, type SocketAddress } from './lock-fs';
+import { chooseAddressing, lockFilesystem, socketAddress, warnOnce, type Addressing, type LockFilesystem } from './lock-fs';
+import { ensureLockDir, generations, holderByInode, LOCK_DIR, lockDir, readHolder, unlinkQuiet } from './lock-files';
+import { Contender, probe, Swept } from './lock-socket';
+import { sweep } from './lock-sweep';
 
-export const LOCK_DIR = '.lock';
+export { LOCK_DIR, lockDir };
 export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 
 /** Who holds (or held) a generation, as its holder file says. */
@@ -56,14 +60,6 @@ export interface LockOptions {
   readonly warn?: (message: string) => void;
 }
 
-interface HolderFile {
-  pid: number;
-  command: string;
-  host: string;
-  since: string;
-  socket: string;
-}
-
 type Verdict =
   | { state: 'free'; holder?: undefined }
   | { state: 'dead'; holder?: LockHolder; socket?: string }
@@ -71,196 +67,6 @@ type Verdict =
   | { state: 'alive'; holder?: LockHolder; conn?: Socket }
   /** Cannot be proved dead: a refusal on an untrusted filesystem, or a holder file that cannot be read. */
   | { state: 'unknown'; holder?: LockHolder; why: string };
-
-type Net = typeof import('node:net');
-let net: Net | undefined;
-// node:net is loaded only by writers, so readers never pay for it (a bundled require, not import()).
-const loadNet = (): Net => (net ??= require('node:net') as Net);
-
-const GENERATION = /^g\.(\d+)$/;
-const SOCKET = /^s\.\d+\.[0-9a-f]+$/;
-
-/** The lock directory of a data directory (created on demand; an empty `.lock` file of older crux is replaced). */
-export function lockDir(root: string): string {
-  return join(root, LOCK_DIR);
-}
-
-/** Creates the lock directory when missing; returns its inode, which a holder checks after linking. */
-/** The owner to give the lock's files to: the lock directory's, when this process is root and it is not. */
-function ownerOf(dir: string): { uid: number; gid: number } | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  const st = fs.statSync(dir);
-  return st.uid === 0 ? undefined : { uid: st.uid, gid: st.gid };
-}
-
-function ensureLockDir(root: string): number {
-  const dir = lockDir(root);
-  for (let attempt = 0; ; attempt++) {
-    try {
-      fs.mkdirSync(dir, { mode: 0o700 });
-      // A root writer in a user's data directory leaves the lock directory to the directory's owner.
-      if (process.getuid?.() === 0) {
-        const owner = fs.statSync(root);
-        if (owner.uid !== 0) fs.chownSync(dir, owner.uid, owner.gid);
-      }
-      return fs.statSync(dir).ino;
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'EEXIST') throw error;
-    }
-    const st = fs.lstatSync(dir);
-    if (st.isDirectory()) return st.ino;
-    if (!st.isFile() || st.size !== 0 || attempt > 0) throw new CruxError('invalid_input', `${dir} is not the lock directory crux expects`, `move it away; crux keeps its lock there`);
-    try {
-      fs.unlinkSync(dir);
-    } catch {
-      // Another writer replaced it first.
-    }
-  }
-}
-
-function generations(dir: string): number[] {
-  const found: number[] = [];
-  for (const name of fs.readdirSync(dir)) {
-    const m = GENERATION.exec(name);
-    if (m) found.push(Number(m[1]));
-  }
-  return found.sort((a, b) => a - b);
-}
-
-const unlinkQuiet = (path: string) => {
-  try {
-    fs.unlinkSync(path);
-  } catch {
-    // Gone already (another holder cleaned it up).
-  }
-};
-
-function readHolder(path: string): HolderFile | undefined {
-  try {
-    const parsed = JSON.parse(fs.readFileSync(path, 'utf8')) as HolderFile;
-    return typeof parsed.pid === 'number' && typeof parsed.socket === 'string' && SOCKET.test(parsed.socket) ? parsed : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** An empty holder file (written on a full disk): its other name, i.<pid>.<hex>, names the socket. */
-function holderByInode(dir: string, generationPath: string): HolderFile | undefined {
-  try {
-    const { ino } = fs.statSync(generationPath);
-    for (const name of fs.readdirSync(dir)) {
-      if (!name.startsWith('i.') || fs.statSync(join(dir, name)).ino !== ino) continue;
-      const id = name.slice(2);
-      return { pid: Number(id.split('.')[0]), command: '', host: hostname(), since: '', socket: `s.${id}` };
-    }
-  } catch {
-    // Changed while being read: judged unknown, and looked at again.
-  }
-  return undefined;
-}
-
-/** Connects to a socket of the lock directory: alive (connected, or busy), or proved gone (ENOENT) or dead (ECONNREFUSED). */
-function probe(address: SocketAddress, socket: string): Promise<{ answer: 'alive'; conn?: Socket } | { answer: 'gone' | 'refused' }> {
-  // A socket that is not there is gone, as a connect would find (ENOENT): the common case, the last holder having
-  // released, is answered by one lstat instead of a connection attempt and a turn of the event loop.
-  if (address.at(socket, (path) => fs.lstatSync(path, { throwIfNoEntry: false })) === undefined) return Promise.resolve({ answer: 'gone' });
-  return new Promise((resolve) => {
-    // The connect(2) happens inside net.connect, synchronously: the address is resolved before `at` returns.
-    const conn = address.at(socket, (path) => loadNet().connect(path));
-    conn.on('error', () => {});
-    conn.once('connect', () => {
-      // Flowing, so that the holder's end of the connection (its release or death) closes ours.
-      conn.resume();
-      resolve({ answer: 'alive', conn });
-    });
-    conn.once('error', (error: NodeJS.ErrnoException) => {
-      conn.destroy();
-      resolve(error.code === 'ENOENT' ? { answer: 'gone' } : error.code === 'ECONNREFUSED' ? { answer: 'refused' } : { answer: 'alive' });
-    });
-  });
-}
-
-/** A contender: its listening socket and holder file, from before it links a generation until it releases. */
-class Contender {
-  // Unique among the contenders of one pid (the pid itself tells processes apart); node:crypto is not needed.
-  readonly id = `${process.pid}.${Math.floor(Math.random() * 2 ** 48).toString(16).padStart(12, '0')}`;
-  readonly socket = `s.${this.id}`;
-  readonly info = `i.${this.id}`;
-  private server: import('node:net').Server | undefined;
-  private readonly conns = new Set<Socket>();
-  /** Whether the holder file holds the holder's name (not so on a full disk). */
-  private named = false;
-
-  constructor(
-    readonly dir: string,
-    readonly address: SocketAddress,
-  ) {}
-
-  async open(): Promise<void> {
-    const server = loadNet().createServer((conn) => {
-      // A waiter's probe: kept open (and closed by the kernel when this process ends) so the waiter wakes then.
-      conn.unref();
-      conn.on('error', () => {});
-      conn.resume();
-      this.conns.add(conn);
-      conn.once('close', () => this.conns.delete(conn));
-    });
-    this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.once('listening', resolve);
-      // bind(2) and listen(2) happen inside listen(), synchronously.
-      this.address.at(this.socket, (path) => server.listen(path));
-    });
-    server.on('error', () => {});
-    server.unref();
-    // Private like every file crux makes (0600); a root writer in a user's data directory gives its files to
-    // the directory's owner, so that the owner's writers can connect, read and clean up.
-    const socketPath = join(this.dir, this.socket);
-    fs.chmodSync(socketPath, 0o600);
-    const owner = ownerOf(this.dir);
-    if (owner !== undefined) fs.chownSync(socketPath, owner.uid, owner.gid);
-    const holder: HolderFile = { pid: process.pid, command: commandLine(), host: hostname(), since: new Date().toISOString(), socket: this.socket };
-    const fd = fs.openSync(join(this.dir, this.info), 'wx', 0o600);
-    try {
-      if (owner !== undefined) fs.fchownSync(fd, owner.uid, owner.gid);
-      fs.writeSync(fd, `${JSON.stringify(holder)}\n`);
-      this.named = true;
-    } catch (error) {
-      // A full disk has no room for the holder's name: the file stays empty, and is found by its inode.
-      if (!['ENOSPC', 'EDQUOT', 'EFBIG'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
-    } finally {
-      fs.closeSync(fd);
-    }
-  }
-
-  /**
-   * `held`: this contender holds the highest generation; an empty holder file stays (the next holder removes
-   * it), so that the generation can still be traced to its socket by inode. `movedTo`: the lock
-   * directory was renamed there (a dropped directory); clean up in it.
-   */
-  close(opts: { held?: boolean; movedTo?: string } = {}): void {
-    const { movedTo } = opts;
-    for (const conn of this.conns) conn.destroy();
-    // Closing the server unlinks its socket by the name it was bound to (libuv), so close where that name resolves.
-    const server = this.server;
-    this.server = undefined;
-    if (server !== undefined) {
-      if (movedTo === undefined) this.address.at(this.socket, () => server.close());
-      else server.close();
-    }
-    unlinkQuiet(join(movedTo ?? this.dir, this.socket));
-    if (!opts.held || this.named) unlinkQuiet(join(movedTo ?? this.dir, this.info));
-    this.address.close();
-  }
-}
-
-/** The command line a holder file names: scrubbed of credentials, short. */
-function commandLine(): string {
-  const text = ['crux', ...process.argv.slice(2)].join(' ');
-  return scrubText(text.length > 200 ? `${text.slice(0, 200)}…` : text);
-}
 
 /** `pid 1234 (crux session put a …)`, and the host when it is another: for messages and doctor. */
 export function describeHolder(holder: Pick<LockHolder, 'pid' | 'command' | 'host'>): string {
@@ -295,54 +101,22 @@ async function judge(contender: Contender, generation: number, filesystem: LockF
   return { state: 'unknown', holder, why: `on ${filesystem.type} a refused connection does not prove the holder dead` };
 }
 
-/** Sleeps `ms`, or less when the probe connection to the holder closes (it released or died). */
-function pause(ms: number, conn: Socket | undefined): Promise<void> {
+/**
+ * Waits for the holder to leave: until the probe connection to it closes (the kernel closes it when the holder
+ * releases or dies) or `until`, whichever comes first. Without a connection to wait on, sleeps `backOff` ms.
+ */
+function waitForHolder(conn: Socket | undefined, until: number, backOff: number): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);
       conn?.destroy();
       resolve();
     };
-    const timer = setTimeout(done, ms);
+    const timer = setTimeout(done, Math.max(1, conn === undefined ? Math.min(backOff, until - Date.now()) : until - Date.now()));
     if (conn?.destroyed) done();
     else conn?.once('close', done);
   });
 }
-
-/** Leftover holder files of contenders that died while waiting are removed once they pile up. */
-const SWEEP_AT = 32;
-
-async function sweep(contender: Contender): Promise<void> {
-  const others = fs.readdirSync(contender.dir).filter((n) => n.startsWith('i.') && n !== contender.info);
-  if (others.length < SWEEP_AT) return;
-  for (const name of others) {
-    // A holder file is made after its socket listens: a refusal now means the writer closed it or died.
-    const socket = `s.${name.slice(2)}`;
-    if (!SOCKET.test(socket)) continue;
-    const seen = await probe(contender.address, socket);
-    if (seen.answer === 'alive') seen.conn?.destroy();
-    else {
-      unlinkQuiet(join(contender.dir, socket));
-      unlinkQuiet(join(contender.dir, name));
-    }
-  }
-}
-
-function warnOnce(dir: string, root: string, filesystem: LockFilesystem, warn: LockOptions['warn']): void {
-  if (warn === undefined) return;
-  const marker = join(dir, `warned.${filesystem.type}`);
-  if (fs.existsSync(marker)) return;
-  try {
-    fs.writeFileSync(marker, '', { flag: 'wx', mode: 0o600 });
-  } catch {
-    return; // Another writer warned first.
-  }
-  warn(
-    `${root} is on ${filesystem.type}: crux cannot prove a lock holder on another host dead there, so a writer killed elsewhere blocks the others (exit 75) until its lock is removed by hand; see \`crux doctor\``,
-  );
-}
-
-const sleepMs = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Takes the lock of `root`, waiting at most `timeoutMs`; then fails with exit 75 (safe to retry), naming the holder. */
 export async function acquireLock(root: string, timeoutMs = DEFAULT_LOCK_TIMEOUT_MS, opts: LockOptions = {}): Promise<HeldLock> {
@@ -366,8 +140,17 @@ async function contend(root: string, deadline: number, timeoutMs: number, opts: 
   if (!filesystem.trusted) warnOnce(dir, root, filesystem, opts.warn);
   let me: Contender | undefined;
   try {
-    me = new Contender(dir, socketAddress(dir));
-    await me.open();
+    for (;;) {
+      me = new Contender(dir, socketAddress(dir));
+      try {
+        await me.open();
+        break;
+      } catch (error) {
+        // A sweeper took this contender's socket for a dead writer's before its holder file was made: a new one.
+        if (!(error instanceof Swept)) throw error;
+        me.close();
+      }
+    }
     let delay = 1;
     for (;;) {
       const seen = generations(dir);
@@ -395,7 +178,7 @@ async function contend(root: string, deadline: number, timeoutMs: number, opts: 
             unlinkQuiet(join(dir, verdict.socket));
             unlinkQuiet(join(dir, `i.${verdict.socket.slice(2)}`));
           }
-          await sweep(me!);
+          if (filesystem.trusted) await sweep(dir, me!.address, fs.readdirSync(dir), new Set([me!.id]), target);
         };
         traceLock('enter');
         await holdLockForTest();
@@ -405,11 +188,10 @@ async function contend(root: string, deadline: number, timeoutMs: number, opts: 
         if (verdict.state === 'alive') verdict.conn?.destroy();
         throw timeoutError(root, dir, timeoutMs, max, verdict);
       }
-      // Jittered exponential back-off, capped, so that many waiters do not retry in lock-step; a closing probe
-      // connection (the holder released or died) ends the wait early.
-      const wait = Math.min(delay * (0.5 + Math.random()), Math.max(1, deadline - Date.now()));
-      if (verdict.state === 'alive') await pause(wait, verdict.conn);
-      else await sleepMs(wait);
+      // A live holder is waited for on its connection; where there is none to wait on (a busy socket, an
+      // untrusted filesystem, an unreadable holder file), a jittered exponential back-off, capped, so that many
+      // waiters do not retry in lock-step.
+      await waitForHolder(verdict.state === 'alive' ? verdict.conn : undefined, deadline, delay * (0.5 + Math.random()));
       delay = Math.min(delay * 2, verdict.state === 'unknown' ? 100 : 25);
     }
   } catch (error) {
