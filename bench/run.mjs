@@ -5,12 +5,17 @@
 // BENCH_SIZES (default 1,10000,100000,1000000) are the table's sizes; 2,000 and 200,000 are always built for
 // the growth targets of issue 11. BENCH_ROUNDS (default 15) counted rounds, after 2 warm-up rounds.
 // sqlite3 rows (SELECT by id, INSERT OR REPLACE, FTS5 bm25 top 5) run where `sqlite3` is installed.
+// Beside the ratios: the peak memory of every row (one more run of each under /usr/bin/time), the tail latency
+// of BENCH_TAIL_PUTS (default 10,000; 0 skips) new-id puts one after another at the largest size, the first
+// call after a lost cache/ against `journal check` (time and memory), and 16 writers × 20 puts against one
+// writer's 320: CPU per put (the children's user + system time, from /proc/self/stat), wall and puts/s.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { benchEnv, interleave } from './interleave.mjs';
 import { hookRows } from './hooks.mjs';
+import { peakOfRows, runMeasured, tailLatency, writersAtOnce } from './measure.mjs';
 
 const CRUX = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', 'bin', 'crux');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
@@ -19,6 +24,7 @@ const GROWTH = [2_000, 200_000];
 const ALL_SIZES = [...new Set([...SIZES, ...GROWTH])].sort((a, b) => a - b);
 // BENCH_REUSE=<dir>: time the data sets a kept run (BENCH_KEEP=1) built there, without building them again.
 const REUSE = process.env.BENCH_REUSE;
+const TAIL_PUTS = Number(process.env.BENCH_TAIL_PUTS ?? 10_000);
 const work = REUSE ?? fs.mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'crux-bench-'));
 const RUN_ID = Date.now().toString(36);
 const env = benchEnv({ CRUX_NOW: '2026-12-01T12:00:00Z' });
@@ -91,9 +97,10 @@ for (const n of ALL_SIZES) {
     run(c, ['case', 'import', '-'], caseLines(n));
   }
   // Agent a's handoff sources (one per timed mint), put one by one.
-  for (let i = 0; i < ROUNDS + 2; i++) run(s, ['--agent', 'a', 'session', 'put', `src-${RUN_ID}-${i}`, '{"step":0}']);
+  // One more of each than the interleaved runs use: the peak-memory pass runs every row once more.
+  for (let i = 0; i < ROUNDS + 3; i++) run(s, ['--agent', 'a', 'session', 'put', `src-${RUN_ID}-${i}`, '{"step":0}']);
   // Sessions to close (one per timed close).
-  for (let i = 0; i < ROUNDS + 2; i++) run(s, ['session', 'put', `close-${RUN_ID}-${i}`, '{"step":0}']);
+  for (let i = 0; i < ROUNDS + 3; i++) run(s, ['session', 'put', `close-${RUN_ID}-${i}`, '{"step":0}']);
   const fd = fs.openSync(join(c, 'cases.jsonl'), 'r');
   const head = Buffer.alloc(8192);
   fs.readSync(fd, head, 0, head.length, 0);
@@ -172,8 +179,11 @@ if (has('sqlite3')) {
 } else log('bench: sqlite3 is not installed: its rows are skipped');
 
 log(`bench: ${ROUNDS} interleaved rounds of ${rows.length} commands …`);
-const results = interleave(rows.map((r) => ({ ...r, env })), { rounds: ROUNDS, warmup: 2 });
+// The same row objects for the peak-memory pass: a row's `before` keeps its count (mint's package names) on it.
+const timed = rows.map((r) => ({ ...r, env }));
+const results = interleave(timed, { rounds: ROUNDS, warmup: 2 });
 const base = results[0].median;
+const peaks = peakOfRows(timed, env);
 
 // Second pass: accept the packages the mint rows made (each once), interleaved with node -e 0 again.
 const acceptRows = [{ name: 'node -e 0', argv: ['node', '-e', '0'] }];
@@ -182,8 +192,10 @@ for (const n of ALL_SIZES) {
   let k = 0;
   acceptRows.push({ name: at(n, 'handoff accept'), n, cmd: 'handoff accept', before(row) { row.argv = crux(s, '--agent', 'b', 'handoff', 'accept', join(work, `pkg-${RUN_ID}-${n}-${++k}.json`), '--json'); } });
 }
-const accepted = interleave(acceptRows.map((r) => ({ ...r, env })), { rounds: ROUNDS, warmup: 2 });
+const acceptTimed = acceptRows.map((r) => ({ ...r, env }));
+const accepted = interleave(acceptTimed, { rounds: ROUNDS, warmup: 2 });
 const acceptBase = accepted[0].median;
+for (const [name, peak] of peakOfRows(acceptTimed.slice(1), env)) peaks.set(name, peak);
 
 // Retrieve before and after 300 single `case record`s, interleaved (the 200k case store).
 const { c: c200 } = builds[200_000];
@@ -199,52 +211,33 @@ const pending = interleave([
   { name: 'retrieve (common) after 300 records', argv: crux(after300, 'case', 'retrieve', BOILERPLATE, '--json') },
 ].map((r) => ({ ...r, env })), { rounds: ROUNDS, warmup: 2 });
 
-// A lost cache/ (or a `cp -a` that left it behind): the first read replays and writes the index, the next
-// reads through it — not a full replay on every call until a write. Three sequences per size, medians.
+// A lost cache/ (or a `cp -a` that left it behind): the first read rebuilds the index (time and memory), the
+// next reads through it; `journal check` (which reads and verifies every record) is the yardstick. Medians of 3.
+const med3 = (xs) => [...xs].sort((x, y) => x - y)[1];
 const afterLoss = [];
 for (const n of ALL_SIZES) {
   const { s } = builds[n];
-  const firsts = [], seconds = [];
+  const firsts = [], seconds = [], checks = [];
   for (let k = 0; k < 3; k++) {
     fs.rmSync(join(s, 'cache'), { recursive: true, force: true });
-    for (const into of [firsts, seconds]) {
-      const t = process.hrtime.bigint();
-      run(s, ['session', 'get', 'target']);
-      into.push(Number(process.hrtime.bigint() - t) / 1e6);
-    }
+    firsts.push(runMeasured(crux(s, 'session', 'get', 'target'), { env }));
+    seconds.push(runMeasured(crux(s, 'session', 'get', 'target'), { env }));
+    checks.push(runMeasured(crux(s, 'journal', 'check', '--json'), { env }));
   }
-  const med = (xs) => [...xs].sort((a, b) => a - b)[1];
-  afterLoss.push(`${size(n)} ${med(firsts).toFixed(0)} → ${med(seconds).toFixed(0)} ms`);
+  const first = med3(firsts.map((r) => r.ms)), check = med3(checks.map((r) => r.ms));
+  const peak = Math.max(...firsts.map((r) => r.peakMiB ?? NaN));
+  afterLoss.push({ n, first, second: med3(seconds.map((r) => r.ms)), check, peak, checkPeak: Math.max(...checks.map((r) => r.peakMiB ?? NaN)) });
 }
 
-// Peak memory of the filtered lists at 200k.
-function peakMiB(argv) {
-  if (!fs.existsSync('/usr/bin/time')) return undefined;
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', ...argv], { env, maxBuffer: 1 << 30 });
-  const kb = Number(String(r.stderr).trim().split('\n').at(-1));
-  return Number.isFinite(kb) ? kb / 1024 : undefined;
-}
-const s200 = builds[200_000].s;
-const peaks = {
-  '--agent a session list': peakMiB(crux(s200, '--agent', 'a', 'session', 'list', '--json')),
-  'session list --stranded': peakMiB(crux(s200, 'session', 'list', '--stranded', '--json')),
-  'session reap (nothing due)': peakMiB(crux(s200, 'session', 'reap', '--json')),
-};
+// Tail latency: puts of new ids one after another at the largest size (each adds an index entry, so the index
+// log is folded into the base along the way).
+const largest = ALL_SIZES.at(-1);
+const tail = TAIL_PUTS > 0 ? tailLatency(TAIL_PUTS, (i) => crux(builds[largest].s, 'session', 'put', `tail-${RUN_ID}-${i}`, '{"step":1}'), env) : undefined;
 
-// 16 concurrent writers, 20 puts each (a fresh directory).
-async function concurrent(writers, puts) {
-  const dir = join(work, 'concurrent');
-  const t = performance.now();
-  await Promise.all(Array.from({ length: writers }, (_, w) => (async () => {
-    for (let i = 0; i < puts; i++) {
-      await new Promise((ok, fail) => spawn('node', [CRUX, '--data-dir', dir, 'session', 'put', `w${w}-${i}`, '{}'], { env, stdio: 'ignore' })
-        .on('exit', (code) => (code === 0 ? ok() : fail(new Error(`writer exited ${code}`)))));
-    }
-  })()));
-  return { puts: writers * puts, s: (performance.now() - t) / 1000 };
-}
-// A loaded machine can keep a writer waiting past the lock bound (exit 75): reported, not fatal.
-const conc = await concurrent(16, 20).catch((error) => ({ error: error.message }));
+// 16 concurrent writers × 20 puts against one writer's 320, each in a fresh directory: CPU per put.
+const putIn = (dir) => (w, i) => crux(dir, 'session', 'put', `w${w}-${i}`, '{}');
+const alone = await writersAtOnce(1, 320, putIn(join(work, 'alone')), env);
+const conc = await writersAtOnce(16, 20, putIn(join(work, 'concurrent')), env);
 
 // ---- report ------------------------------------------------------------------------------------------------
 const ratio = (ms, b = base) => `${(ms / b).toFixed(2)}×`;
@@ -259,7 +252,8 @@ console.log(`node -e 0: ${base.toFixed(1)} ms (accept pass: ${acceptBase.toFixed
 console.log(`| command | ${SIZES.map(size).join(' | ')} |`);
 console.log(`|---|${SIZES.map(() => '---').join('|')}|`);
 for (const [cmd, bySize] of byCmd) {
-  console.log(`| ${cmd} | ${SIZES.map((n) => (bySize.has(n) ? `${ratio(bySize.get(n).median, bySize.get(n).b)} (${bySize.get(n).median.toFixed(0)} ms)` : '')).join(' | ')} |`);
+  const cell = (r) => `${ratio(r.median, r.b)} (${r.median.toFixed(0)} ms${peaks.get(r.name) === undefined ? '' : `, ${peaks.get(r.name).toFixed(0)} MiB`})`;
+  console.log(`| ${cmd} | ${SIZES.map((n) => (bySize.has(n) ? cell(bySize.get(n)) : '')).join(' | ')} |`);
 }
 const TARGETS = {
   'session get': 1.25, 'session put': 1.25, 'session put (new id)': 1.25, 'session close': 1.25, 'case show': 1.25, 'case record': 1.25,
@@ -279,10 +273,18 @@ for (const [cmd, bySize] of byCmd) {
 const pb = pending[0].median;
 const [rb, ra, cb, ca] = pending.slice(1).map((r) => r.median);
 console.log(`\nretrieve at 200k before / after 300 single records: rare ${ratio(rb, pb)} → ${ratio(ra, pb)} (${(ra / rb).toFixed(2)}×), common ${ratio(cb, pb)} → ${ratio(ca, pb)} (${(ca / cb).toFixed(2)}×); target ≤ 1.3×`);
-console.log(`session get after cache/ was lost, first call → second call: ${afterLoss.join(', ')} (the first replays and writes the index)`);
-console.log(`peak RSS at 200k: ${Object.entries(peaks).map(([k, v]) => `${k} ${v === undefined ? 'n/a' : `${v.toFixed(0)} MiB`}`).join(', ')} (target ≤ 150 MiB)`);
+console.log(`\nFirst call after cache/ was lost (it rebuilds the index) against journal check, medians of 3:\n`);
+console.log('| size | first get | its peak | second get | journal check | its peak | first / check |');
+console.log('|---|---|---|---|---|---|---|');
+const mib = (v) => (Number.isFinite(v) ? `${v.toFixed(0)} MiB` : 'n/a');
+for (const r of afterLoss) console.log(`| ${size(r.n)} | ${r.first.toFixed(0)} ms | ${mib(r.peak)} | ${r.second.toFixed(0)} ms | ${r.check.toFixed(0)} ms | ${mib(r.checkPeak)} | ${(r.first / r.check).toFixed(2)}× |`);
+if (tail) {
+  const t = tail;
+  console.log(`\n${t.count} new-id puts one after another at ${size(largest)}: p50 ${t.p50.toFixed(0)} ms, p99 ${t.p99.toFixed(0)} ms, p99.9 ${t.p999.toFixed(0)} ms, max ${t.max.toFixed(0)} ms (${(t.max / t.p50).toFixed(2)}× the median); peak ${mib(t.peakMiB)}`);
+}
+const perPut = (r) => (r.cpuPerPutMs === undefined ? 'n/a' : `${r.cpuPerPutMs.toFixed(1)} ms`);
+console.log(`writers: 1 × 320 puts ${alone.s.toFixed(1)} s, CPU ${perPut(alone)} a put; 16 × 20 puts ${conc.s.toFixed(1)} s (${(conc.puts / conc.s).toFixed(0)} puts/s), CPU ${perPut(conc)} a put = ${conc.cpuPerPutMs && alone.cpuPerPutMs ? (conc.cpuPerPutMs / alone.cpuPerPutMs).toFixed(2) : 'n/a'}× alone${conc.failed + alone.failed > 0 ? `; ${conc.failed + alone.failed} puts failed (a loaded machine: exit 75)` : ''}`);
 console.log(`builds: ${ALL_SIZES.map((n) => `${size(n)} ${(builds[n].ms / 1000).toFixed(1)} s`).join(', ')} (session + case imports)`);
-console.log(conc.error ? `16 concurrent writers × 20 puts: ${conc.error}` : `16 concurrent writers × 20 puts: ${conc.puts} puts in ${conc.s.toFixed(1)} s = ${(conc.puts / conc.s).toFixed(0)} puts/s`);
 if (sqliteRows === 0) console.log('sqlite3 not installed: no sqlite3/FTS5 rows');
 if (!process.env.BENCH_KEEP) fs.rmSync(work, { recursive: true, force: true });
 else log(`bench: data kept in ${work}`);
