@@ -6,7 +6,7 @@ import { crux } from './cli';
 /** The time every command of these tests runs at (freshness and expiry then agree between the CLI and the UI). */
 export const UI_NOW = '2026-11-30T12:00:00.000Z';
 export const HOSTILE_TASK = '<img src=x onerror=alert(1)>';
-export const HOSTILE_STATE = '{"note":"</script><script>alert(2)</script>","bell":"\\u0007\\u001b[31mred","step":1}';
+export const HOSTILE_STATE = '{"note":"</script><script>alert(2)</script>","rtl":"\u202eevil","c1":"\u0085","step":1}';
 
 async function ok(store: string, args: string[], at = UI_NOW): Promise<string> {
   const r = await crux(store, ['--now', at, ...args]);
