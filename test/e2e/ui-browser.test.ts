@@ -8,6 +8,13 @@ import { artifact, browserSkipReason, launch } from '../helpers/browser';
 import { startUi, type RunningUi } from '../helpers/ui';
 import { HOSTILE_TASK, populate } from '../helpers/ui-store';
 
+// The functions handed to page.evaluate run in the page (the CSP forbids evaluating strings there); this file is
+// typed for Node, so the page's globals are declared for them.
+declare const document: any;
+declare const location: any;
+declare const window: any;
+declare const HashChangeEvent: any;
+
 const skip = browserSkipReason();
 if (skip !== undefined && process.env.CRUX_REQUIRE_BROWSER === '1') throw new Error(`CRUX_REQUIRE_BROWSER=1 but ${skip}`);
 
