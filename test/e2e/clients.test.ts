@@ -104,6 +104,22 @@ describe('Claude Code', () => {
     expect(cases[0].task).toContain('rename the config loader to settings loader');
   }, 180_000);
 
+  it('`crux hook install claude-code --record-cases` hooks a real session the same way, from the project settings', async (ctx) => {
+    const claude = client('claude', ctx);
+    const w = world({ cruxOnPath: true });
+    fs.mkdirSync(join(w.project, 'src'));
+    const installed = await execa('crux', ['hook', 'install', 'claude-code', '--record-cases'], { cwd: join(w.project, 'src'), env: w.env(), extendEnv: false });
+    expect(String(installed.stdout)).toContain(join(w.project, '.claude', 'settings.json'));
+    await w.run(claude, ['-p', 'bump the lockfile'], { ANTHROPIC_API_KEY: 'sk-ant-offline', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', CLAUDE_CODE_MAX_RETRIES: '0' });
+    const { sessions } = await w.cruxJson(['--agent', 'claude-code', 'session', 'list', '--all']);
+    expect(sessions.map((s: { status: string }) => s.status)).toEqual(['closed']);
+    expect((await w.cruxJson(['case', 'list'])).cases.map((c: { task: string }) => c.task)).toEqual([expect.stringContaining('bump the lockfile')]);
+    // Uninstalled, the next session leaves no trace.
+    expect((await execa('crux', ['hook', 'uninstall', 'claude-code'], { cwd: w.project, env: w.env(), extendEnv: false })).exitCode).toBe(0);
+    await w.run(claude, ['-p', 'again'], { ANTHROPIC_API_KEY: 'sk-ant-offline', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', CLAUDE_CODE_MAX_RETRIES: '0' });
+    expect((await w.cruxJson(['--agent', 'claude-code', 'session', 'list', '--all'])).sessions).toHaveLength(1);
+  }, 180_000);
+
   it('`crux mcp install claude-code` makes `claude mcp list` show crux connected, with no crux on PATH', async (ctx) => {
     const claude = client('claude', ctx);
     const w = world({ cruxOnPath: false });
