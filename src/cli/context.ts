@@ -30,7 +30,7 @@ export interface GlobalOptions {
 }
 
 export interface Context {
-  /** The store every command works on (today a data directory; see journal/store-boundary.ts). */
+  /** The store every command works on: a data directory or a PostgreSQL database (journal/store-boundary.ts). */
   readonly dataDir: JournalStore;
   readonly dataDirSource: StoreSource;
   /** Why that store was chosen, for doctor (`from --store, which overrides CRUX_DATA_DIR`). */

@@ -17,14 +17,6 @@ export function parsePositiveDuration(raw: string, what: string, hint = 'write i
   return ms;
 }
 
-/** A finite decimal number. */
-export function parseNumber(raw: string, what: string): number {
-  const text = raw.trim();
-  const n = text === '' ? Number.NaN : Number(text);
-  if (!Number.isFinite(n)) throw invalid(`${what} must be a number: ${JSON.stringify(raw)}`);
-  return n;
-}
-
 /** Reads an integer setting from the environment, or the default. */
 export function envCount(env: NodeJS.ProcessEnv, name: string, fallback: number | undefined): number | undefined {
   const raw = env[name];

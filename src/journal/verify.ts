@@ -7,7 +7,7 @@
 // line and the other records still fold (as anywhere else). A batch that never ends — the journal stops, or
 // another write starts, before its N-th line — was a write that never completed: none of its records is
 // folded, and at the end of the journal it is a torn tail that the next write quarantines.
-import { decodeRecord, EMPTY_HEAD, GENESIS, VERIFY_ALL, type ChainHead, type JournalRecord, type VerifyPolicy } from './record';
+import { decodeRecord, EMPTY_HEAD, GENESIS, VERIFY_ALL, type ChainHead, type JournalRecord } from './record';
 import type { LinePosition, LineProblem, RecordSink } from './line';
 import type { Vocabulary } from './store-spec';
 
@@ -52,7 +52,6 @@ export class ChainVerifier {
     private readonly vocabulary: Vocabulary,
     private readonly sink: RecordSink,
     from?: ChainHead,
-    private readonly policy: VerifyPolicy = VERIFY_ALL,
   ) {
     this.head = from ?? EMPTY_HEAD;
     this.chain = this.head;
@@ -61,7 +60,7 @@ export class ChainVerifier {
 
   /** One line, in order. `badUtf8` tells a hash mismatch caused by bytes that are not UTF-8 apart. */
   visit(text: string, at: LinePosition, badUtf8?: () => boolean): void {
-    const decoded = decodeRecord(text, this.policy);
+    const decoded = decodeRecord(text, VERIFY_ALL);
     if (!decoded.ok) {
       const reason = decoded.reason === 'hash mismatch' && badUtf8?.() ? 'invalid UTF-8' : decoded.reason;
       this.problems.push({ ...at, reason, skipped: true });

@@ -4,7 +4,6 @@ import { fs } from '../shared/fs';
 import type { TableLayout } from './table';
 
 export type ColorWhen = 'always' | 'never' | 'auto';
-export const COLOR_CHOICES: readonly ColorWhen[] = ['always', 'never', 'auto'];
 
 /**
  * `--color=always|never|auto` (`--no-color` is never) wins; then NO_COLOR (set and non-empty: no colour),

@@ -17,10 +17,6 @@ export function scrubText(text: string): string {
   return plain.includes('%') ? scrubEncoded(plain) : plain;
 }
 
-export function scrubOptional(text: string | undefined | null): string | undefined {
-  return text == null ? undefined : scrubText(text);
-}
-
 const HEX = /^[0-9a-fA-F]{2}$/;
 
 /** The percent escape at `i` (`%40`, or `%2540` encoded twice): the byte's two hex digits, lower case, and where it ends. */

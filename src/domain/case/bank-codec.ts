@@ -55,12 +55,6 @@ export function encodeBank(bank: CaseBank): Buffer {
   return out;
 }
 
-/** A snapshot body held in memory (bytes already verified, or a test's). */
-export const bodyOf = (bytes: Uint8Array): SnapshotBody => {
-  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return { length: buf.length, read: (offset, length) => buf.subarray(offset, offset + length) };
-};
-
 const PAGE = 4096;
 /**
  * A column read page by page; once a query has touched this share of its pages (and at least 16), it is read

@@ -1,6 +1,6 @@
 // The case journal's events: a closed union, one payload type per name; the vocabulary is derived from it
 // and every payload is parsed once, when a record is read (one that does not parse is a bad line).
-import { declareEvents, type DraftOf, type EventOf } from '../../journal/store-spec';
+import { declareEvents, type DraftOf } from '../../journal/store-spec';
 import { isFoldableCase, type CaseBody } from './payload';
 import type { Case } from './case';
 
@@ -14,7 +14,6 @@ export interface CaseEventMap {
   'case.reused': { readonly case_id: string; readonly times_reused: number };
   'case.deleted': { readonly case_id: string };
 }
-export type CaseEvent = EventOf<CaseEventMap>;
 export type CaseDraftEvent = DraftOf<CaseEventMap>;
 
 export const CASE_EVENTS = {

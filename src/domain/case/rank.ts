@@ -23,14 +23,6 @@ export interface Hit {
   readonly meta: number;
 }
 
-/** |a ∩ b| / |a ∪ b|; two empty sets have similarity 0. */
-export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
-  let shared = 0;
-  for (const term of a) if (b.has(term)) shared += 1;
-  const union = a.size + b.size - shared;
-  return union === 0 ? 0 : shared / union;
-}
-
 /** Orders strings by code point (not UTF-16 unit), as Rust and Python do. */
 export function compareCodePoints(a: string, b: string): number {
   const n = Math.min(a.length, b.length);

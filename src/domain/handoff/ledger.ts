@@ -1,5 +1,5 @@
 // handoffs.jsonl: every minted package (with its envelope, for export), the consumed set, and the Ed25519 keyring.
-import { declareEvents, type DraftOf, type EventOf, type StoreSpec, unhandledEvent } from '../../journal/store-spec';
+import { declareEvents, type DraftOf, type StoreSpec, unhandledEvent } from '../../journal/store-spec';
 import type { JournalRecord } from '../../journal/record';
 import type { LinePosition } from '../../journal/scan';
 import type { Envelope } from './envelope';
@@ -72,7 +72,6 @@ export interface HandoffEventMap {
   'handoff.key_trusted': KeyTrustedData;
   'handoff.key_revoked': KeyRevokedData;
 }
-export type HandoffEvent = EventOf<HandoffEventMap>;
 
 const isString = (v: unknown): v is string => typeof v === 'string';
 const isEnvelope = (v: any): v is Envelope =>

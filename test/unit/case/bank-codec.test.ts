@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { bodyOf, decodeBank, encodeBank } from '../../../src/domain/case/bank-codec';
+import { decodeBank, encodeBank } from '../../../src/domain/case/bank-codec';
 import { CaseBank } from '../../../src/domain/case/bank';
 import { rankCases } from '../../../src/domain/case/rank';
-import { bankOf, recorded } from './fixtures';
+import { bankOf, bodyOf, recorded } from './fixtures';
 
 const q = (text: string) => ({ text, topK: 10, onlySuccess: false, minSimilarity: 0 });
 

@@ -2,6 +2,7 @@
 import { CaseBank } from '../../../src/domain/case/bank';
 import { evolveBank } from '../../../src/domain/case/evolve';
 import type { JournalRecord } from '../../../src/journal/record';
+import type { SnapshotBody } from '../../../src/journal/store-spec';
 
 export interface CaseSpec {
   id: string;
@@ -42,3 +43,9 @@ export function bankOf(events: readonly Given[], bank = new CaseBank()): CaseBan
   });
   return bank;
 }
+
+/** A snapshot body held in memory, as the derived layer hands a verified one to the bank's decoder. */
+export const bodyOf = (bytes: Uint8Array): SnapshotBody => {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return { length: buf.length, read: (offset, length) => buf.subarray(offset, offset + length) };
+};

@@ -2,8 +2,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { rankCases } from '../../../src/domain/case/rank';
-import { bodyOf, decodeBank, encodeBank } from '../../../src/domain/case/bank-codec';
-import { bankOf, recorded, type CaseSpec, type Given } from './fixtures';
+import { decodeBank, encodeBank } from '../../../src/domain/case/bank-codec';
+import { bankOf, bodyOf, recorded, type CaseSpec, type Given } from './fixtures';
 
 // Deliberately written differently from src: char by char, code points via Array.from, Rust's
 // char::is_alphanumeric spelled as its two halves (is_alphabetic: Alphabetic; is_numeric: Nd, Nl, No).

@@ -1,21 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { compareCodePoints, jaccard, parseMinSimilarity, parseTopK, rankCases, type RetrieveQuery } from '../../../src/domain/case/rank';
+import { compareCodePoints, parseMinSimilarity, parseTopK, rankCases, type RetrieveQuery } from '../../../src/domain/case/rank';
 import type { CaseBank } from '../../../src/domain/case/bank';
 import { CruxError } from '../../../src/shared/errors';
-import { bodyOf, decodeBank, encodeBank } from '../../../src/domain/case/bank-codec';
-import { bankOf, recorded } from './fixtures';
+import { decodeBank, encodeBank } from '../../../src/domain/case/bank-codec';
+import { bankOf, bodyOf, recorded } from './fixtures';
 
 const query = (text: string, more: Partial<RetrieveQuery> = {}): RetrieveQuery => ({ text, topK: 100, onlySuccess: false, minSimilarity: 0, ...more });
 const ranked = (bank: CaseBank, q: RetrieveQuery) => rankCases(bank, q).map((h) => [bank.idOf(h.slot), h.similarity]);
-
-describe('jaccard', () => {
-  it('is |a ∩ b| / |a ∪ b|', () => {
-    expect(jaccard(new Set(['a1', 'b1']), new Set(['a1', 'c1', 'd1']))).toBe(1 / 4);
-    expect(jaccard(new Set(['a1']), new Set(['a1']))).toBe(1);
-    expect(jaccard(new Set(['a1']), new Set(['b1']))).toBe(0);
-    expect(jaccard(new Set(), new Set())).toBe(0);
-  });
-});
 
 describe('rankCases', () => {
   // Query "restart nginx" = {restart, nginx}.
