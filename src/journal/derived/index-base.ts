@@ -1,19 +1,54 @@
-// The base of a store's index (cache/<journal>.idx): its header, opening it when it verifies, and writing a
-// whole new one — from a replay, or merged from the old base and what was added since.
+// The base of a store's index: sorted runs of entries, each a file of its own (cache/<journal>.idx.<id>: a
+// header, then checksummed 4 KiB pages, sorted-table.ts), named by a manifest (cache/<journal>.idx). The
+// manifest lists the partitions — runs that split the sort order into ranges, each starting at its first
+// entry — and the frozen runs: what writers added since, waiting to be merged into the partitions a few at a
+// time (index-levels.ts). It also carries the binding of everything they hold to the journal, the live-bytes
+// estimate, and a generation nonce that the index log (delta-log.ts) names: a log extends one generation.
+//
+// Manifest: the 512-byte header (cache-file.ts), then a JSON body ({parts, frozen, retired}) whose length and
+// CRC-32 the header gives. Run: the 512-byte header ({kind, v, nonce, entries, pages}), padding to 4096, then
+// the pages. A run is only trusted as the manifest names it (its nonce seeds every page's checksum).
 import { fs } from '../../shared/fs';
 import type { StoreSpec } from '../store-spec';
-import { dropCacheFile, openCacheFile, encodeHeader, isBinding, newNonce, readHeader, writeCacheFile, type JournalBinding } from './cache-file';
-import { compareAt, ENTRY_WORDS, EntryList, KEY_SPACE } from './entries';
-import { keepLatest, latestSecondaries, secondaryEntries } from './index-entries';
-import { DerivedDamage, encodePages, PAGE_BYTES, PAGE_ENTRIES, PAGES_START, SortedTable } from './sorted-table';
+import { crc32 } from './checksum';
+import { cachePath, dropCacheFile, encodeHeader, HEADER_BYTES, isBinding, newNonce, openCacheFile, readHeader, writeCacheFile, type JournalBinding } from './cache-file';
+import { ENTRY_WORDS } from './entries';
+import { encodePages, PAGE_BYTES, PAGE_ENTRIES, PAGES_START, SortedTable } from './sorted-table';
 
 const INDEX_KIND = 'crux-index';
-export const INDEX_VERSION = 3;
+const RUN_KIND = 'crux-index-run';
+export const INDEX_VERSION = 4;
 
 export const indexName = (file: string) => `${file}.idx`;
 export const logName = (file: string) => `${file}.idx-log`;
+const runName = (file: string, id: string) => `${file}.idx.${id}`;
 
-export interface BaseHeader {
+/** A run as the manifest names it: its file's id, the nonce its pages are checksummed with, its size and first entry. */
+export interface RunRef {
+  readonly id: string;
+  readonly nonce: number;
+  readonly entries: number;
+  /** The first entry's sort words (0–3); empty for an empty run. */
+  readonly first: readonly number[];
+}
+
+/** A frozen run; only the first one merges, and `cursor` partitions of the manifest already hold its entries. */
+export interface FrozenRef extends RunRef {
+  readonly cursor: number;
+}
+
+export interface Manifest {
+  /** The generation: a log extends the manifest whose nonce it names (merging keeps it; freezing renews it). */
+  readonly nonce: number;
+  readonly binding: JournalBinding;
+  readonly live: number;
+  readonly parts: readonly RunRef[];
+  readonly frozen: readonly FrozenRef[];
+  /** Runs replaced by the last merge step, removed by the next (a reader may still be reading them). */
+  readonly retired: readonly string[];
+}
+
+interface ManifestHeader {
   readonly kind: typeof INDEX_KIND;
   readonly v: number;
   /** The store's index declaration (its secondary names and version): another declaration's index is not read. */
@@ -21,86 +56,107 @@ export interface BaseHeader {
   readonly nonce: number;
   readonly binding: JournalBinding;
   readonly live: number;
-  readonly entries: number;
-  readonly pages: number;
-}
-
-export interface OpenBase {
-  readonly header: BaseHeader;
-  readonly table: SortedTable;
-  readonly fd: number;
+  readonly body_bytes: number;
+  readonly body_crc: number;
 }
 
 const storeTag = (spec: StoreSpec<any>) => `${spec.file}:${spec.secondary?.version ?? 0}:${(spec.secondary?.names ?? []).join(',')}`;
 
-/** The base, if there is one whose header verifies for this store's declaration (close its fd when done). */
-export function openBase(root: string, spec: StoreSpec<any>): OpenBase | undefined {
+const isRun = (r: any): r is RunRef =>
+  r !== null && typeof r === 'object' && typeof r.id === 'string' && /^[0-9a-f]{8}$/.test(r.id) && Number.isInteger(r.nonce) && Number.isSafeInteger(r.entries) &&
+  r.entries >= 0 && Array.isArray(r.first) && r.first.length === (r.entries === 0 ? 0 : 4) && r.first.every((w: unknown) => Number.isInteger(w));
+
+/** The manifest, if there is one that verifies for this store's declaration. */
+export function openManifest(root: string, spec: StoreSpec<any>): Manifest | undefined {
   const fd = openCacheFile(root, indexName(spec.file));
   if (fd === undefined) return undefined;
-  let ok = false;
   try {
-    const header = readHeader<BaseHeader>(fd);
+    const header = readHeader<ManifestHeader>(fd);
     if (header?.kind !== INDEX_KIND || header.v !== INDEX_VERSION || header.store !== storeTag(spec) || !isBinding(header.binding)) return undefined;
-    const { entries, pages } = header;
-    if (!Number.isSafeInteger(entries) || entries < 0 || pages !== Math.ceil(entries / PAGE_ENTRIES) || !Number.isInteger(header.nonce)) return undefined;
-    if (fs.fstatSync(fd).size !== PAGES_START + pages * PAGE_BYTES) return undefined;
-    ok = true;
-    return { header, table: new SortedTable(fd, header.nonce, pages, entries), fd };
+    const { body_bytes: size } = header;
+    if (!Number.isSafeInteger(size) || size <= 0 || size > 16 * 1024 * 1024 || fs.fstatSync(fd).size !== HEADER_BYTES + size) return undefined;
+    const body = Buffer.allocUnsafe(size);
+    if (fs.readSync(fd, body, 0, size, HEADER_BYTES) !== size || crc32(body) !== header.body_crc) return undefined;
+    const { parts, frozen, retired } = JSON.parse(body.toString('utf8'));
+    if (!Array.isArray(parts) || !parts.every(isRun) || !Array.isArray(frozen) || !Array.isArray(retired)) return undefined;
+    if (!frozen.every((f: FrozenRef, i: number) => isRun(f) && Number.isInteger(f.cursor) && f.cursor >= 0 && f.cursor <= parts.length && (i === 0 || f.cursor === 0))) return undefined;
+    return { nonce: header.nonce, binding: header.binding, live: header.live, parts, frozen, retired: retired.filter((id: unknown) => typeof id === 'string') };
+  } catch {
+    return undefined;
   } finally {
-    if (!ok) fs.closeSync(fd);
+    fs.closeSync(fd);
   }
 }
 
-/** Writes a whole new base (temp + rename) and removes the log it replaces. */
-export function writeBase(root: string, spec: StoreSpec<any>, sorted: Uint32Array, binding: JournalBinding, live: number): void {
+/** Writes the manifest (temp + rename). False when it could not be written. */
+export function writeManifest(root: string, spec: StoreSpec<any>, m: Manifest): boolean {
+  const body = Buffer.from(JSON.stringify({ parts: m.parts, frozen: m.frozen, retired: m.retired }));
+  const header = encodeHeader({ kind: INDEX_KIND, v: INDEX_VERSION, store: storeTag(spec), nonce: m.nonce, binding: m.binding, live: m.live, body_bytes: body.length, body_crc: crc32(body) });
+  return writeCacheFile(root, indexName(spec.file), [header, body]);
+}
+
+/** Writes `sorted` as a new run file; undefined when it could not be written. */
+export function writeRun(root: string, file: string, sorted: Uint32Array): RunRef | undefined {
   const nonce = newNonce();
+  const id = nonce.toString(16).padStart(8, '0');
   const entries = sorted.length / ENTRY_WORDS;
-  const header = encodeHeader({ kind: INDEX_KIND, v: INDEX_VERSION, store: storeTag(spec), nonce, binding, live, entries, pages: Math.ceil(entries / PAGE_ENTRIES) });
-  const padding = Buffer.alloc(PAGES_START - header.length);
-  // The log names the base it extends: once the new base is in place, the old log no longer applies.
-  if (!writeCacheFile(root, indexName(spec.file), [header, padding, encodePages(sorted, nonce)])) dropIndexFiles(root, spec.file);
-  else dropCacheFile(root, logName(spec.file));
+  const header = encodeHeader({ kind: RUN_KIND, v: INDEX_VERSION, nonce, entries, pages: Math.ceil(entries / PAGE_ENTRIES) });
+  if (!writeCacheFile(root, runName(file, id), [header, Buffer.alloc(PAGES_START - header.length), encodePages(sorted, nonce)])) return undefined;
+  return { id, nonce, entries, first: entries === 0 ? [] : Array.from(sorted.subarray(0, 4)) };
 }
 
-/**
- * A whole index from a full replay: every record's key line (`records`, in journal order) and every entity's
- * secondary keys as `state` holds them.
- */
-export function buildIndex<S>(root: string, spec: StoreSpec<S>, state: S, records: EntryList, keys: Iterable<string>, binding: JournalBinding, live: number): void {
-  const all = new EntryList(records.count + 16);
-  all.append(records);
-  for (const key of keys) secondaryEntries(all, spec, state, key, binding.size, false);
-  writeBase(root, spec, all.sorted(), binding, live);
-}
-
-/**
- * A new base: `base`'s entries and `extra`'s (the log's and what a write adds), each entity's latest secondary
- * entries only. False when a page of the old base does not verify (the caller drops the index).
- */
-export function mergeBase(root: string, spec: StoreSpec<any>, base: OpenBase, extra: EntryList, binding: JournalBinding, live: number): boolean {
-  const latest = latestSecondaries(extra);
-  const merged = new EntryList(base.header.entries + extra.count);
-  const fresh = EntryList.of(keepLatest(extra, latest)).sorted();
-  let f = 0;
-  const freshCount = fresh.length / ENTRY_WORDS;
+/** A run open for lookups (close `fd` when done); undefined when its file is not the run the manifest names. */
+export function openRun(root: string, file: string, ref: RunRef): { table: SortedTable; fd: number } | undefined {
+  const fd = openCacheFile(root, runName(file, ref.id));
+  if (fd === undefined) return undefined;
+  const header = readHeader<{ kind: string; v: number; nonce: number; entries: number; pages: number }>(fd);
+  const pages = Math.ceil(ref.entries / PAGE_ENTRIES);
+  let size = -1;
   try {
-    base.table.all((w, i) => {
-      const x = i * ENTRY_WORDS;
-      // A secondary entry superseded by a later one of the same entity is dropped.
-      if (w[x]! >>> 24 !== KEY_SPACE && latest.has(`${w[x]! >>> 24}:${w[x + 2]}:${w[x + 3]}`)) return;
-      while (f < freshCount && compareAt(fresh, f, w, i) < 0) merged.pushFrom(fresh, f++);
-      merged.pushFrom(w, i);
-    });
-  } catch (error) {
-    if (!(error instanceof DerivedDamage)) throw error;
-    return false;
+    size = fs.fstatSync(fd).size;
+  } catch {
+    // Checked below: a run that cannot be measured is not used.
   }
-  while (f < freshCount) merged.pushFrom(fresh, f++);
-  writeBase(root, spec, merged.view(), binding, live);
-  return true;
+  if (header?.kind !== RUN_KIND || header.v !== INDEX_VERSION || header.nonce !== ref.nonce || header.entries !== ref.entries || header.pages !== pages || size !== PAGES_START + pages * PAGE_BYTES) {
+    fs.closeSync(fd);
+    return undefined;
+  }
+  return { table: new SortedTable(fd, ref.nonce, pages, ref.entries), fd };
 }
 
+export function dropRun(root: string, file: string, id: string): void {
+  dropCacheFile(root, runName(file, id));
+}
+
+/** Removes every index file of a journal: the manifest, the log and every run (named or not). */
 export function dropIndexFiles(root: string, file: string): void {
-  dropCacheFile(root, logName(file));
   dropCacheFile(root, indexName(file));
+  dropCacheFile(root, logName(file));
+  for (const id of strayRuns(root, file, new Set(), 0)) dropRun(root, file, id);
+}
+
+/** Run files of `file` not in `known` and not written in the last `minAgeMs` (a concurrent writer's, about to be named). */
+export function strayRuns(root: string, file: string, known: ReadonlySet<string>, minAgeMs: number): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(cachePath(root, ''));
+  } catch {
+    return [];
+  }
+  const prefix = `${file}.idx.`;
+  const now = Date.now();
+  const out: string[] = [];
+  for (const name of names) {
+    const id = name.slice(prefix.length);
+    if (!name.startsWith(prefix) || !/^[0-9a-f]{8}$/.test(id) || known.has(id)) continue;
+    if (minAgeMs > 0) {
+      try {
+        if (now - fs.lstatSync(cachePath(root, name)).mtimeMs < minAgeMs) continue;
+      } catch {
+        continue;
+      }
+    }
+    out.push(id);
+  }
+  return out;
 }

@@ -1,6 +1,6 @@
 // The index of one store's journal: which lines concern each entity (the key lines), and which entities
-// have each value of the store's named secondary keys — a base of sorted, checksummed pages
-// (cache/<journal>.idx) and a log of checksummed blocks that writers append (cache/<journal>.idx-log).
+// have each value of the store's named secondary keys — a base of sorted runs of checksummed pages named by a
+// manifest (index-base.ts, index-levels.ts) and a log of checksummed blocks that writers append (delta-log.ts).
 //
 // Trusted only as far as it verifies: the base's header and every page read, each log block, and the
 // binding of the last verified block (or of the base) to the journal — the record at the head it names must
@@ -8,6 +8,9 @@
 // or a crash, an index copied from an older state of the same journal) are read from the journal and
 // verified, so the index is a prefix that the journal's own tail completes. Every line read through the index
 // is decoded and verified like a replay's, and must concern the key asked for.
+//
+// (Past 300 lines: an open index's reads and its writer's upkeep share one state — the manifest's runs, the
+// log, the verified tail and this transaction's lines — and split apart they would pass it all back and forth.)
 import { fs } from '../../shared/fs';
 import type { JournalRecord } from '../record';
 import type { LinePosition } from '../scan';
@@ -17,11 +20,12 @@ import { bindingHolds, dropCacheFile, mtimeOf, newNonce, readVerified, writeCach
 import { appendBlock, encodeLogHeader, readLog, type OpenLog } from './delta-log';
 import { ENTRY_WORDS, EntryList, FLAG_RESET, FLAG_WITHDRAWN, hash56, joinOffset, KEY_SPACE, sortKey } from './entries';
 import { keyEntry, secondaryEntries } from './index-entries';
-import { dropIndexFiles, INDEX_VERSION, logName, mergeBase, openBase, type OpenBase } from './index-base';
+import { dropIndexFiles, INDEX_VERSION, logName, openManifest, type Manifest } from './index-base';
+import { freeze, IndexTables, mergeStep, RunMissing } from './index-levels';
 import { bindingAt, readTail, type Tail } from './index-tail';
 import { DerivedDamage } from './sorted-table';
 
-/** The log is merged into a new base once it holds this many entries (reads scan the whole log). */
+/** The log is frozen into a run once it holds this many entries (reads scan the whole log). */
 export const LOG_MAX_ENTRIES = 8192;
 /** CRUX_TEST_INDEX_LOG_ENTRIES lowers the bound, so that tests merge often. */
 const logMaxEntries = () => Number(process.env.CRUX_TEST_INDEX_LOG_ENTRIES) || LOG_MAX_ENTRIES;
@@ -38,7 +42,7 @@ export class StoreIndex<S> {
     private readonly root: string,
     private readonly spec: StoreSpec<S>,
     private readonly journalFd: number,
-    private readonly base: OpenBase,
+    private readonly tables: IndexTables,
     private readonly log: OpenLog | undefined,
     private readonly covered: JournalBinding,
     readonly live: number,
@@ -59,32 +63,25 @@ export class StoreIndex<S> {
     } catch {
       return undefined;
     }
-    const base = openBase(root, spec);
-    if (base === undefined) return undefined;
-    let ok = false;
-    try {
-      const { header } = base;
-      let log = readLog(root, logName(spec.file), INDEX_VERSION, LOG_MAX_BYTES);
-      if (log !== undefined && (log.header.base !== header.nonce || log.last === undefined)) log = undefined;
-      let covered = log?.last?.binding ?? header.binding;
-      let live = log?.last?.live ?? header.live;
-      if (!bindingHolds(journalFd, size, covered, { prefix: true })) {
-        if (log === undefined || !bindingHolds(journalFd, size, header.binding, { prefix: true })) return undefined;
-        log = undefined;
-        covered = header.binding;
-        live = header.live;
-      }
-      const tail = readTail(spec, journalFd, size, covered);
-      if (tail === undefined) return undefined;
-      ok = true;
-      return new StoreIndex(root, spec, journalFd, base, log, covered, live, tail);
-    } finally {
-      if (!ok) fs.closeSync(base.fd);
+    const manifest = openManifest(root, spec);
+    if (manifest === undefined) return undefined;
+    let log = readLog(root, logName(spec.file), INDEX_VERSION, LOG_MAX_BYTES);
+    if (log !== undefined && (log.header.base !== manifest.nonce || log.last === undefined)) log = undefined;
+    let covered = log?.last?.binding ?? manifest.binding;
+    let live = log?.last?.live ?? manifest.live;
+    if (!bindingHolds(journalFd, size, covered, { prefix: true })) {
+      if (log === undefined || !bindingHolds(journalFd, size, manifest.binding, { prefix: true })) return undefined;
+      log = undefined;
+      covered = manifest.binding;
+      live = manifest.live;
     }
+    const tail = readTail(spec, journalFd, size, covered);
+    if (tail === undefined) return undefined;
+    return new StoreIndex(root, spec, journalFd, new IndexTables(root, spec.file, manifest), log, covered, live, tail);
   }
 
   close(): void {
-    fs.closeSync(this.base.fd);
+    this.tables.close();
   }
 
   /** Where the journal ends, as the index and the verified tail after it describe it. */
@@ -125,9 +122,9 @@ export class StoreIndex<S> {
       hashes.set(`${w[at + 2]}:${w[at + 3]}`, [w[at + 2]!, w[at + 3]!]);
     };
     try {
-      this.base.table.range(fromHi, fromLo, toHi, toLo, take);
+      this.tables.range(fromHi, fromLo, toHi, toLo, take);
     } catch (error) {
-      if (error instanceof DerivedDamage) return false;
+      if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return false;
       throw error;
     }
     const log = this.log?.entries;
@@ -156,7 +153,7 @@ export class StoreIndex<S> {
       const x = j * ENTRY_WORDS;
       found.push({ at: { offset: joinOffset(w[x + 2]!, w[x + 3]!), length: w[x + 4]!, line: w[x + 5]! }, reset: (w[x + 6]! & FLAG_RESET) !== 0 });
     };
-    this.base.table.range(hi, lo, hi, lo, take);
+    this.tables.range(hi, lo, hi, lo, take);
     for (const [list, j] of this.unsortedByHash().get(`${hi}:${lo}`) ?? []) take(list.words, j);
     // This transaction's own lines (a few): scanned.
     const w = this.pending.words;
@@ -191,7 +188,7 @@ export class StoreIndex<S> {
     try {
       lines = this.linesOfHash(hi, lo);
     } catch (error) {
-      if (error instanceof DerivedDamage) return false;
+      if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return false;
       throw error;
     }
     const byKey = new Map<string, { record: JournalRecord; at: LinePosition }[]>();
@@ -231,33 +228,55 @@ export class StoreIndex<S> {
   /**
    * After a transaction's appends (under the lock): writes what the index lacks — the journal tail it read,
    * the appended lines, the secondary keys of every entity they touched as `state` holds it — as one log
-   * block, or as a new base when the log has grown past LOG_MAX_ENTRIES. `state` must hold every touched
-   * entity. A failure removes the log (the base then covers less; nothing is ever trusted that is not whole).
+   * block, or, when the log would grow past LOG_MAX_ENTRIES, frozen with the log into a run of its own; then
+   * one bounded merge step. `state` must hold every touched entity. A failure removes the log (the base then
+   * covers less; nothing is ever trusted that is not whole).
    */
   persist(state: S, end: Position & { live: number }): void {
     const binding = bindingAt(end, mtimeOf(this.journalFd));
     const add = this.catchUp(state, binding.size);
     if (add === undefined) return;
     const logCount = this.log?.entries.count ?? 0;
+    let tables = this.tables;
     if (logCount + add.count > logMaxEntries()) {
-      this.rebuild(add, binding, end.live);
-      return;
+      const next = this.freeze(add, binding, end.live);
+      if (next === undefined) return;
+      tables = new IndexTables(this.root, this.spec.file, next);
+    } else this.appendToLog(add, binding, end.live);
+    // Bounded work per write: the oldest frozen run merges into a few more partitions.
+    try {
+      if (!mergeStep(tables, this.root, this.spec)) this.drop();
+    } finally {
+      if (tables !== this.tables) tables.close();
     }
+  }
+
+  private appendToLog(add: EntryList, binding: JournalBinding, live: number): void {
     try {
       let log = this.log;
       let at = log?.end;
       let nonce = log?.header.nonce;
       if (log === undefined || at === undefined || nonce === undefined) {
         nonce = newNonce();
-        if (!writeCacheFile(this.root, logName(this.spec.file), [encodeLogHeader({ kind: 'crux-index-log', v: INDEX_VERSION, nonce, base: this.base.header.nonce })])) {
+        if (!writeCacheFile(this.root, logName(this.spec.file), [encodeLogHeader({ kind: 'crux-index-log', v: INDEX_VERSION, nonce, base: this.tables.manifest.nonce })])) {
           throw new Error('log not written');
         }
         at = 512;
       }
-      appendBlock(this.root, logName(this.spec.file), nonce, at, add.view(), { binding, live: end.live });
+      appendBlock(this.root, logName(this.spec.file), nonce, at, add.view(), { binding, live });
     } catch {
       dropCacheFile(this.root, logName(this.spec.file));
     }
+  }
+
+  /** The log's entries and `add` as a new frozen run (a new generation: the log is removed). */
+  private freeze(add: EntryList, binding: JournalBinding, live: number): Manifest | undefined {
+    const extra = new EntryList(add.count + (this.log?.entries.count ?? 0));
+    if (this.log !== undefined) extra.append(this.log.entries);
+    extra.append(add);
+    const next = freeze(this.root, this.spec, this.tables.manifest, extra, binding, live);
+    if (next !== undefined) dropCacheFile(this.root, logName(this.spec.file));
+    return next;
   }
 
   /**
@@ -282,24 +301,16 @@ export class StoreIndex<S> {
   }
 
   /**
-   * For a reader, without the lock: when the journal runs far past the index files, a new base that covers
-   * it all (temp + rename; the old log no longer applies to it). Safe against writers: whatever they append
-   * meanwhile is past this base's binding, and read from the journal until the next write indexes it.
+   * For a reader, without the lock: when the journal runs far past the index files, a frozen run that covers
+   * it all (a new generation: the old log no longer applies). Safe against writers: whatever they append
+   * meanwhile is past this manifest's binding, and read from the journal until the next write indexes it.
    */
   refreshIfBehind(): void {
     if (this.gap < READER_REBUILD_GAP_BYTES) return;
     const end = this.position();
     const binding = bindingAt(end, mtimeOf(this.journalFd));
     const add = this.catchUp(this.spec.initial(), binding.size);
-    if (add !== undefined) this.rebuild(add, binding, this.live);
-  }
-
-  /** A new base: this one's entries, the log's and `add`, each entity's latest secondary entries only. */
-  rebuild(add: EntryList, binding: JournalBinding, live: number): void {
-    const extra = new EntryList(add.count + (this.log?.entries.count ?? 0));
-    if (this.log !== undefined) extra.append(this.log.entries);
-    extra.append(add);
-    if (!mergeBase(this.root, this.spec, this.base, extra, binding, live)) this.drop();
+    if (add !== undefined) this.freeze(add, binding, this.live);
   }
 
   /** Removes the index files: the next command rebuilds them. */

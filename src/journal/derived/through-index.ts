@@ -8,6 +8,7 @@ import type { IndexUpkeep, Loaded } from '../loaded';
 import type { IndexQuery, StoreSpec } from '../store-spec';
 import { KeyLines } from './index-entries';
 import { LiveEstimate } from './live-estimate';
+import { RunMissing } from './index-levels';
 import { StoreIndex } from './store-index';
 
 /** The upkeep of an index open for a writer: its appends go into the next log block. */
@@ -63,6 +64,21 @@ function openJournal(path: string): number | undefined {
  */
 export function loadThroughIndex<S>(path: string, root: string, spec: StoreSpec<S>, what: { keys: readonly string[] } | { query: IndexQuery }, keep = false): Loaded<S> | undefined {
   if (spec.keyOf === undefined) return undefined;
+  try {
+    return loadOnce(path, root, spec, what, keep);
+  } catch (error) {
+    if (!(error instanceof RunMissing)) throw error;
+  }
+  // A writer's merge replaced a run after this reader opened the manifest: the new manifest names its successor.
+  try {
+    return loadOnce(path, root, spec, what, keep);
+  } catch (error) {
+    if (error instanceof RunMissing) return undefined;
+    throw error;
+  }
+}
+
+function loadOnce<S>(path: string, root: string, spec: StoreSpec<S>, what: { keys: readonly string[] } | { query: IndexQuery }, keep: boolean): Loaded<S> | undefined {
   // No journal (an empty store: nothing to index yet), or one that cannot be opened: the caller replays.
   const fd = openJournal(path);
   if (fd === undefined) return undefined;

@@ -11,7 +11,7 @@ import { crc32, jsCrc32 } from '../../../src/journal/derived/checksum';
 import { encodeBlock, parseLog, encodeLogHeader } from '../../../src/journal/derived/delta-log';
 import { ENTRY_WORDS, EntryList, sortKey } from '../../../src/journal/derived/entries';
 import { DerivedDamage, encodePages, PAGE_BYTES, PAGES_START, SortedTable } from '../../../src/journal/derived/sorted-table';
-import { indexName, logName } from '../../../src/journal/derived/index-base';
+import { INDEX_VERSION, indexName, logName, openManifest, openRun } from '../../../src/journal/derived/index-base';
 import type { StoreSpec } from '../../../src/journal/store-spec';
 import { tempDir } from '../../helpers/cli';
 import { VOCAB } from './fixtures';
@@ -226,10 +226,18 @@ describe('a store index through DataDir', () => {
     expect(moved.size).toBe(20);
   });
 
-  it('never changes an answer when its files are flipped, truncated, zeroed by page, or removed', async () => {
+  it('never changes an answer when its files (manifest, log, each run) are flipped, truncated, zeroed by page, or removed', async () => {
     const { dir } = await seeded();
-    const files = [indexName(GROUPED.file), logName(GROUPED.file)].map((n) => cachePath(dir.root, n));
+    const runs = fs.readdirSync(join(dir.root, 'cache')).filter((n) => n.startsWith(`${indexName(GROUPED.file)}.`));
+    expect(runs.length).toBeGreaterThan(0);
+    const files = [indexName(GROUPED.file), logName(GROUPED.file), ...runs].map((n) => cachePath(dir.root, n));
     const originals = files.map((f) => fs.readFileSync(f));
+    // Back to the files as they were (a reader that bypassed a damaged one wrote a whole new index meanwhile).
+    const restore = () => {
+      fs.rmSync(join(dir.root, 'cache'), { recursive: true });
+      fs.mkdirSync(join(dir.root, 'cache'), { mode: 0o700 });
+      files.forEach((f, j) => fs.writeFileSync(f, originals[j]!));
+    };
     const damages: [string, (b: Buffer) => Buffer][] = [
       ['flip in the header', (b) => flip(b, 40)],
       ['flip in the body', (b) => flip(b, Math.floor(b.length * 0.7))],
@@ -243,13 +251,11 @@ describe('a store index through DataDir', () => {
       for (const [, damage] of damages) {
         fs.writeFileSync(file, damage(Buffer.from(originals[i]!)));
         await expectReplayAnswers(dir);
-        fs.writeFileSync(files[0]!, originals[0]!);
-        fs.writeFileSync(files[1]!, originals[1]!);
+        restore();
       }
       fs.rmSync(file);
       await expectReplayAnswers(dir);
-      fs.writeFileSync(files[0]!, originals[0]!);
-      fs.writeFileSync(files[1]!, originals[1]!);
+      restore();
     }
   });
 
@@ -270,7 +276,7 @@ describe('a store index through DataDir', () => {
     const { dir } = await seeded();
     const log = cachePath(dir.root, logName(GROUPED.file));
     // Drop the last two blocks, as if their appends had been lost.
-    const parsed = parseLog(fs.readFileSync(log), 3)!;
+    const parsed = parseLog(fs.readFileSync(log), INDEX_VERSION)!;
     expect(parsed.blocks).toBeGreaterThan(3);
     const bytes = fs.readFileSync(log);
     fs.writeFileSync(log, bytes.subarray(0, bytes.length - 300));
@@ -299,22 +305,60 @@ describe('a store index through DataDir', () => {
     await dir.write(async (tx) => tx.append(GROUPED, Array.from({ length: 350 }, (_, i) => ({ ev: 'item.deleted', data: { id: `k${i}` } }))), TS);
     fs.rmSync(join(dir.root, 'cache'), { recursive: true });
     await expectReplayAnswers(dir); // a reader rebuilds the base from its replay
-    const fd = fs.openSync(cachePath(dir.root, indexName(GROUPED.file)), 'r');
-    onTestFinished(() => fs.closeSync(fd));
-    const header = decodeHeader<{ nonce: number; pages: number; entries: number }>(fs.readFileSync(fd))!;
-    const table = new SortedTable(fd, header.nonce, header.pages, header.entries);
+    const manifest = openManifest(dir.root, GROUPED)!;
+    expect(manifest.frozen).toEqual([]);
     let withdrawn = 0;
     let secondary = 0;
-    table.all((w, i) => {
-      if (w[i * ENTRY_WORDS]! >>> 24 === 0) return;
-      secondary += 1;
-      if (w[i * ENTRY_WORDS + 6]! & 2) withdrawn += 1;
-    });
+    for (const ref of manifest.parts) {
+      const run = openRun(dir.root, GROUPED.file, ref)!;
+      onTestFinished(() => fs.closeSync(run.fd));
+      run.table.all((w, i) => {
+        if (w[i * ENTRY_WORDS]! >>> 24 === 0) return;
+        secondary += 1;
+        if (w[i * ENTRY_WORDS + 6]! & 2) withdrawn += 1;
+      });
+    }
     expect(withdrawn).toBe(0);
     expect(secondary).toBe(2 * 50); // group and value of the 50 items left
     // Later writes still withdraw through the log, and every answer stays a replay's.
     await dir.write(async (tx) => tx.append(GROUPED, [{ ev: 'item.deleted', data: { id: 'k399' } }, put('k5', 5, 'g0')]), TS);
     await expectReplayAnswers(dir);
+  });
+
+  it('in levels: every step of freezing the log, merging a frozen run partition by partition and splitting answers as a replay does', async () => {
+    const { dir } = dataDir();
+    process.env.CRUX_TEST_INDEX_LOG_ENTRIES = '8';
+    onTestFinished(() => {
+      delete process.env.CRUX_TEST_INDEX_LOG_ENTRIES;
+    });
+    await dir.write(async (tx) => tx.append(GROUPED, Array.from({ length: 120 }, (_, i) => put(`k${i}`, i, `g${i % 7}`))), TS);
+    let sawMidMerge = false;
+    let most = 0;
+    for (let i = 0; i < 60; i++) {
+      await dir.write(async (tx) => {
+        const key = `k${(i * 37) % 130}`;
+        await tx.loadKey(GROUPED, key);
+        tx.append(GROUPED, [i % 9 === 8 ? { ev: 'item.deleted', data: { id: key } } : put(key, 500 - i, i % 2 ? 'moved' : `g${i % 5}`)]);
+      }, TS);
+      const m = openManifest(dir.root, GROUPED)!;
+      if (m.frozen.length > 0 && m.frozen[0]!.cursor > 0) sawMidMerge = true;
+      most = Math.max(most, m.parts.length);
+      await expectReplayAnswers(dir);
+    }
+    // A big batch (a reap's) goes to a frozen run of its own: no write rewrites every partition.
+    await dir.write(async (tx) => {
+      await tx.loadKey(GROUPED, ...Array.from({ length: 40 }, (_, i) => `k${i * 3}`));
+      tx.append(GROUPED, Array.from({ length: 40 }, (_, i) => put(`k${i * 3}`, 900 + i, 'big')));
+    }, TS);
+    await expectReplayAnswers(dir);
+    expect(sawMidMerge).toBe(true);
+    expect(most).toBeGreaterThan(3);
+    // Runs no manifest names are removed: the cache holds the named runs and those the last step retired.
+    const m = openManifest(dir.root, GROUPED)!;
+    const named = new Set([...m.parts, ...m.frozen].map((r) => r.id).concat(m.retired));
+    const runs = fs.readdirSync(join(dir.root, 'cache')).filter((n) => /\.idx\.[0-9a-f]{8}$/.test(n));
+    expect(runs.filter((n) => !named.has(n.slice(-8)))).toEqual([]);
+    expect(runs.length).toBe(named.size);
   });
 
   it('merges its log into a new base past LOG_MAX_ENTRIES, keeping each entity’s latest secondary keys only', async () => {

@@ -1,0 +1,216 @@
+// The index base in levels: lookups over its partitions and frozen runs, and how it grows in bounded steps.
+// A write adds to the log (delta-log.ts); a full log is frozen into a sorted run of its own (cost: the log);
+// then each write merges the oldest frozen run into at most MERGE_BUDGET entries' worth of partitions
+// (splitting any that grew past PART_ENTRIES), so no single write rewrites the whole base, whatever its size.
+//
+// While a frozen run merges, its first `cursor` partitions already hold its entries: a lookup reads them
+// there, and reads the frozen run only past the first entry of partition `cursor`. Merging drops an entity's
+// secondary entries that the frozen run supersedes (it is newer than every partition), and the frozen run's
+// own superseded entries and withdrawals; partitions not merged yet may still hold an older value, which
+// only adds a candidate that the caller's exact filter removes.
+import { fs } from '../../shared/fs';
+import type { StoreSpec } from '../store-spec';
+import type { JournalBinding } from './cache-file';
+import { compareAt, ENTRY_WORDS, EntryList, KEY_SPACE } from './entries';
+import { keepLatest, latestSecondaries, secondaryEntries } from './index-entries';
+import { dropIndexFiles, dropRun, openRun, strayRuns, writeManifest, writeRun, type FrozenRef, type Manifest, type RunRef } from './index-base';
+import { DerivedDamage, type SortedTable } from './sorted-table';
+import { newNonce } from './cache-file';
+
+/** A partition holds about this many entries (2 MiB); a merge splits one that grew past twice that. */
+const PART_ENTRIES = 65536;
+/** Entries of partitions one write merges a frozen run into, at most (two partitions: ~4 MiB read and written). */
+const MERGE_BUDGET = 2 * PART_ENTRIES;
+/** CRUX_TEST_INDEX_LOG_ENTRIES scales these down with the log, so that tests freeze, merge and split often. */
+const testScale = () => Number(process.env.CRUX_TEST_INDEX_LOG_ENTRIES) || 0;
+const partEntries = () => (testScale() > 0 ? testScale() * 2 : PART_ENTRIES);
+const mergeBudget = () => (testScale() > 0 ? testScale() * 3 : MERGE_BUDGET);
+
+/** Compares entry i of `w` with a run's first entry (sort words 0–3). */
+function compareFirst(w: Uint32Array, i: number, first: readonly number[]): number {
+  const x = i * ENTRY_WORDS;
+  for (let k = 0; k < 4; k++) {
+    const d = w[x + k]! - first[k]!;
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** A run the manifest names is gone (a writer's merge replaced it after this reader opened the manifest): reopen. */
+export class RunMissing extends DerivedDamage {}
+
+/** The runs of one manifest, opened on first use. Every read may throw DerivedDamage (a run missing or damaged). */
+export class IndexTables {
+  private readonly open = new Map<string, { table: SortedTable; fd: number }>();
+
+  constructor(
+    private readonly root: string,
+    private readonly file: string,
+    readonly manifest: Manifest,
+  ) {}
+
+  table(ref: RunRef): SortedTable {
+    let run = this.open.get(ref.id);
+    if (run === undefined) {
+      run = openRun(this.root, this.file, ref);
+      if (run === undefined) throw new RunMissing(`index run ${ref.id} is missing or not the one named`);
+      this.open.set(ref.id, run);
+    }
+    return run.table;
+  }
+
+  /** Every entry whose sort key lies in [from, to], from the partitions and the frozen runs (unordered). */
+  range(fromHi: number, fromLo: number, toHi: number, toLo: number, visit: (words: Uint32Array, index: number) => void): void {
+    const { parts, frozen } = this.manifest;
+    for (let p = 0; p < parts.length; p++) {
+      const first = parts[p]!.first;
+      const next = parts[p + 1]?.first;
+      // Partition p holds [first, next's first): skip it when the range ends before it or starts after it.
+      if (p > 0 && first.length === 4 && (first[0]! > toHi || (first[0] === toHi && first[1]! > toLo))) break;
+      if (next !== undefined && next.length === 4 && (next[0]! < fromHi || (next[0] === fromHi && next[1]! < fromLo))) continue;
+      this.table(parts[p]!).range(fromHi, fromLo, toHi, toLo, visit);
+    }
+    for (const [i, run] of frozen.entries()) {
+      const merged = i === 0 && run.cursor > 0 ? (run.cursor < parts.length ? parts[run.cursor]!.first : undefined) : null;
+      if (merged === undefined) continue;
+      this.table(run).range(fromHi, fromLo, toHi, toLo, (w, j) => {
+        // Entries before partition `cursor`'s first are in the partitions already.
+        if (merged !== null && compareFirst(w, j, merged) < 0) return;
+        visit(w, j);
+      });
+    }
+  }
+
+  close(): void {
+    for (const run of this.open.values()) {
+      fs.closeSync(run.fd);
+    }
+    this.open.clear();
+  }
+}
+
+/** Splits sorted entries into runs of about PART_ENTRIES; undefined when one could not be written. */
+function writeParts(root: string, file: string, sorted: Uint32Array): RunRef[] | undefined {
+  const count = sorted.length / ENTRY_WORDS;
+  const per = partEntries();
+  const n = Math.max(1, Math.ceil(count / per));
+  const parts: RunRef[] = [];
+  for (let k = 0; k < n; k++) {
+    const from = Math.floor((k * count) / n);
+    const to = Math.floor(((k + 1) * count) / n);
+    const run = writeRun(root, file, sorted.subarray(from * ENTRY_WORDS, to * ENTRY_WORDS));
+    if (run === undefined) return undefined;
+    parts.push(run);
+  }
+  return parts;
+}
+
+/** A whole new base from sorted entries (a replay's): partitions only, a new generation. False when not written. */
+export function writeWholeBase(root: string, spec: StoreSpec<any>, sorted: Uint32Array, binding: JournalBinding, live: number): boolean {
+  const parts = writeParts(root, spec.file, sorted);
+  if (parts === undefined) return false;
+  const manifest: Manifest = { nonce: newNonce(), binding, live, parts, frozen: [], retired: [] };
+  if (!writeManifest(root, spec, manifest)) return false;
+  sweep(root, spec.file, manifest);
+  return true;
+}
+
+/**
+ * Freezes `extra` (the log's entries and a write's) into a new frozen run: a new generation whose binding is
+ * `binding` (the old log no longer applies). Returns the new manifest, or undefined when it was not written.
+ */
+export function freeze(root: string, spec: StoreSpec<any>, m: Manifest, extra: EntryList, binding: JournalBinding, live: number): Manifest | undefined {
+  const run = writeRun(root, spec.file, extra.sorted());
+  if (run === undefined) return undefined;
+  const next: Manifest = { ...m, nonce: newNonce(), binding, live, frozen: [...m.frozen, { ...run, cursor: 0 }] };
+  if (!writeManifest(root, spec, next)) return undefined;
+  sweep(root, spec.file, next);
+  return next;
+}
+
+/**
+ * Merges the oldest frozen run into the next partitions, at most MERGE_BUDGET entries of them (one partition
+ * at least). Writes the new manifest (same generation: the log still applies). False after damage.
+ */
+export function mergeStep(tables: IndexTables, root: string, spec: StoreSpec<any>): boolean {
+  const m = tables.manifest;
+  const run = m.frozen[0];
+  if (run === undefined) return true;
+  let fresh: Uint32Array;
+  let latest: Map<string, number>;
+  const superseded = new Set<number>();
+  try {
+    const all = new EntryList(run.entries);
+    tables.table(run).all((w, i) => all.pushFrom(w, i));
+    latest = latestSecondaries(all);
+    fresh = keepLatest(all, latest);
+    for (const id of latest.keys()) superseded.add(Number(id.slice(id.lastIndexOf(':') + 1)));
+  } catch (error) {
+    if (error instanceof DerivedDamage) return false;
+    throw error;
+  }
+  const parts = [...m.parts];
+  const retired: string[] = [];
+  let cursor = run.cursor;
+  let budget = mergeBudget();
+  const freshCount = fresh.length / ENTRY_WORDS;
+  // Where partition `cursor` starts in `fresh` (every fresh entry before it is merged already).
+  let f = 0;
+  if (cursor > 0) while (f < freshCount && compareFirst(fresh, f, parts[cursor]!.first) < 0) f++;
+  try {
+    if (parts.length === 0) {
+      const made = writeParts(root, spec.file, fresh);
+      if (made === undefined) return true;
+      parts.push(...made);
+      cursor = parts.length;
+    }
+    while (cursor < parts.length && budget > 0) {
+      const ref = parts[cursor]!;
+      const upper = parts[cursor + 1]?.first;
+      const merged = new EntryList(ref.entries + 64);
+      tables.table(ref).all((w, i) => {
+        const x = i * ENTRY_WORDS;
+        // A secondary entry the frozen run supersedes is dropped (a quick numeric test first, then the exact one).
+        if (w[x]! >>> 24 !== KEY_SPACE && superseded.has(w[x + 3]!) && latest.has(`${w[x]! >>> 24}:${w[x + 2]}:${w[x + 3]}`)) return;
+        while (f < freshCount && compareAt(fresh, f, w, i) < 0 && (upper === undefined || compareFirst(fresh, f, upper) < 0)) merged.pushFrom(fresh, f++);
+        merged.pushFrom(w, i);
+      });
+      while (f < freshCount && (upper === undefined || compareFirst(fresh, f, upper) < 0)) merged.pushFrom(fresh, f++);
+      // A partition left empty is dropped (the one before it then reaches up to the next one's first entry).
+      const made = merged.count === 0 && parts.length > 1 ? [] : merged.count > 2 * partEntries() ? writeParts(root, spec.file, merged.view()) : [writeRun(root, spec.file, merged.view())];
+      if (made === undefined || made.some((r) => r === undefined)) return true;
+      parts.splice(cursor, 1, ...(made as RunRef[]));
+      retired.push(ref.id);
+      cursor += made.length;
+      budget -= ref.entries;
+    }
+  } catch (error) {
+    if (error instanceof DerivedDamage) return false;
+    throw error;
+  }
+  const done = cursor >= parts.length;
+  if (done) retired.push(run.id);
+  const frozen: FrozenRef[] = done ? m.frozen.slice(1) : [{ ...run, cursor }, ...m.frozen.slice(1)];
+  const next: Manifest = { ...m, parts, frozen, retired };
+  if (!writeManifest(root, spec, next)) return true;
+  // What the step before retired is no longer named by any manifest a reader can have just opened.
+  for (const id of m.retired) dropRun(root, spec.file, id);
+  return true;
+}
+
+/**
+ * A whole index from a full replay: every record's key line (`records`, in journal order) and every entity's
+ * secondary keys as `state` holds them.
+ */
+export function buildIndex<S>(root: string, spec: StoreSpec<S>, state: S, records: EntryList, keys: Iterable<string>, binding: JournalBinding, live: number): void {
+  const all = new EntryList(records.count + 16);
+  all.append(records);
+  for (const key of keys) secondaryEntries(all, spec, state, key, binding.size, false);
+  if (!writeWholeBase(root, spec, all.sorted(), binding, live)) dropIndexFiles(root, spec.file);
+}
+
+/** Removes run files no manifest names (a crash between a run and its manifest, a lost race) once they are old. */
+function sweep(root: string, file: string, m: Manifest): void {
+  const known = new Set([...m.parts, ...m.frozen].map((r) => r.id).concat(m.retired));
+  for (const id of strayRuns(root, file, known, 60_000)) dropRun(root, file, id);
+}
