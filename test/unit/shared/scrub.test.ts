@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { scrubText } from '../../../src/shared/scrub';
 
+/** Wall-clock bounds hold only under CRUX_STRESS (a quiet machine); ratios hold everywhere. */
+const STRESS = process.env.CRUX_STRESS === '1';
+
 describe('scrubText (SPEC §7)', () => {
   it('removes the userinfo of every URL, whatever the scheme', () => {
     expect(scrubText('https://user:token@host/x')).toBe('https://host/x');
@@ -43,13 +46,31 @@ describe('scrubText (SPEC §7)', () => {
     }
   });
 
-  it('is linear on long runs of scheme characters (a 64 KiB field)', () => {
-    const long = ['a.'.repeat(32 * 1024), 'a.'.repeat(32 * 1024) + ' ://', 'a'.repeat(64 * 1024) + ' https://h', '1.'.repeat(32 * 1024) + '://'];
-    const encoded = ['%2F'.repeat(64 * 1024), '%2F%2F' + '%25'.repeat(64 * 1024), '%2F%2F' + 'a'.repeat(64 * 1024), `%${'25'.repeat(64 * 1024)}`, '%2F%2Fa%40'.repeat(16 * 1024), '/'.repeat(64 * 1024)];
-    for (const text of [...long, ...encoded]) {
+  it('is linear on long runs of scheme characters: 8× the field costs far less than 64× (a quadratic scan)', () => {
+    // A ratio of the best of five runs at two sizes, not a wall-clock bound: it holds on a loaded machine too.
+    const patterns: ((k: number) => string)[] = [
+      (k) => 'a.'.repeat(k),
+      (k) => `${'a.'.repeat(k)} ://`,
+      (k) => `${'a'.repeat(2 * k)} https://h`,
+      (k) => `${'1.'.repeat(k)}://`,
+      (k) => '%2F'.repeat(2 * k),
+      (k) => `%2F%2F${'%25'.repeat(2 * k)}`,
+      (k) => `%2F%2F${'a'.repeat(2 * k)}`,
+      (k) => `%${'25'.repeat(2 * k)}`,
+      (k) => '%2F%2Fa%40'.repeat(k / 2),
+      (k) => '/'.repeat(2 * k),
+    ];
+    const best = (text: string) => Math.min(...Array.from({ length: 5 }, () => {
       const start = performance.now();
       scrubText(text);
-      expect(performance.now() - start).toBeLessThan(200);
+      return performance.now() - start;
+    }));
+    for (const make of patterns) {
+      const small = best(make(4 * 1024));
+      const large = best(make(32 * 1024));
+      const ratio = large / Math.max(small, 0.05);
+      if (STRESS) expect(large, make(4).slice(0, 20)).toBeLessThan(200);
+      expect(ratio, `${make(4).slice(0, 20)}: ${small.toFixed(2)} ms → ${large.toFixed(2)} ms`).toBeLessThan(32);
     }
   });
 
