@@ -51,7 +51,7 @@ function makeProgram(): Command {
     .addOption(new Option('--actor <name>', 'who performs the write, recorded with it (env CRUX_ACTOR)'))
     .addOption(new Option('--json', 'machine output: exactly one JSON document on stdout'))
     .addOption(new Option('--now <time>', 'the current time, RFC 3339 (env CRUX_NOW)'))
-    .addOption(new Option('-q, --quiet', 'print nothing on success (but the package, state or export a command exists to print)'))
+    .addOption(new Option('-q, --quiet', 'print only ids: a list its ids, one a line; a command that creates something the new id (never hiding the package, state or export a command exists to print)'))
     .addOption(new Option('--color <when>', 'colour: always, never or auto (on a terminal; NO_COLOR, FORCE_COLOR)').choices(['always', 'never', 'auto']))
     .addOption(new Option('--no-color', 'no colour, as --color=never (also NO_COLOR)'))
     .showSuggestionAfterError(true)

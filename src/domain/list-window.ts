@@ -23,12 +23,17 @@ const num = (a: number, b: number) => a - b;
 
 /** The rows a window shows: filtered, sorted (stably: ties keep the list's own order), then cut to the limit. */
 export function applyWindow<T, K extends string>(rows: readonly T[], orders: Orders<T, K>, window: ListWindow<T, K>): T[] {
+  return windowOf(rows, orders, window).rows;
+}
+
+/** As applyWindow, and how many rows matched before the limit (a list cut short says how many more there are). */
+export function windowOf<T, K extends string>(rows: readonly T[], orders: Orders<T, K>, window: ListWindow<T, K>): { rows: T[]; total: number } {
   let out = window.where === undefined ? [...rows] : rows.filter(window.where);
   if (window.sort !== undefined) {
     const compare = orders[window.sort.key];
     out = window.sort.descending ? out.sort((a, b) => compare(b, a)) : out.sort(compare);
   }
-  return window.limit === undefined ? out : out.slice(0, window.limit);
+  return { rows: window.limit === undefined ? out : out.slice(0, window.limit), total: out.length };
 }
 
 export type SessionOrder = 'updated' | 'id' | 'agent' | 'status' | 'tokens' | 'expires' | 'created';

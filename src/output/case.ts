@@ -3,55 +3,55 @@ import type { Case } from '../domain/case/case';
 import type { ImportSummary, ScoredCase } from '../domain/case/store';
 import { printable, printableBlock } from '../shared/printable';
 import type { Style } from './style';
-import { unlessEmpty, type CellValue } from './table';
-
-const CELL_CHARS = 60;
-
-/** On a terminal at most CELL_CHARS characters, so a long task keeps a table readable; piped, all of it. */
-export function cell(text: string, style: Pick<Style, 'terminal'>): string {
-  // No more UTF-16 units than characters allowed: nothing to cut (the table flattens whitespace itself).
-  if (!style.terminal || text.length <= CELL_CHARS) return text;
-  let out = '';
-  let n = 0;
-  for (const c of text.replace(/\s+/g, ' ').trim()) {
-    if (++n === CELL_CHARS) return `${out}…`;
-    out += c;
-  }
-  return out;
-}
+import { moreLine, type CellValue } from './table';
 
 const yesNo = (success: boolean): CellValue => (success ? { text: 'yes', tone: 'good' } : { text: 'no', tone: 'bad' });
 const number = (x: number) => String(Math.round(x * 1000) / 1000);
 
 export const renderRecorded = ({ case: c }: { case: Case }): string => printable(c.case_id);
+/** What --quiet prints of `case record`: the new case's id. */
+export const recordedId = ({ case: c }: { case: Case }): string[] => [c.case_id];
 
+/** The matches, best first: what was done (the action) beside the task, and each case's id whole. */
 export function* renderRetrieved({ results }: { results: readonly ScoredCase[] }, style: Style): Generator<string> {
   if (results.length === 0) {
     yield 'no matching cases';
     return;
   }
   yield* style.table(
-    ['similarity', { title: 'task', flex: true }, { title: 'outcome', flex: true }, 'success', { title: 'reward', optional: true }, { title: 'reused', optional: true }, 'id'],
-    results.map(({ similarity, case: c }): CellValue[] => [
-      similarity.toFixed(3),
-      cell(c.task, style),
-      cell(c.outcome, style),
-      yesNo(c.success),
-      number(c.reward),
-      String(c.times_reused),
-      { text: c.case_id, tone: 'dim' },
-    ]),
+    [
+      'similarity',
+      { title: 'id', id: true },
+      { title: 'task', flex: true },
+      { title: 'action', flex: true },
+      'success',
+      { title: 'outcome', flex: true, optional: true },
+      { title: 'reward', optional: true },
+      { title: 'reused', optional: true },
+    ],
+    results.map(({ similarity, case: c }): CellValue[] => [similarity.toFixed(3), c.case_id, c.task, c.action, yesNo(c.success), c.outcome, number(c.reward), String(c.times_reused)]),
   );
 }
 
-export function* renderCaseList({ cases }: { cases: Iterable<Case> }, style: Style): Generator<string> {
-  const rows = function* (): Generator<CellValue[]> {
-    for (const c of cases) yield [c.case_id, style.when(c.created_at), cell(c.task, style), yesNo(c.success), number(c.reward), String(c.times_reused)];
-  };
-  const shown = unlessEmpty(rows());
-  if (shown === undefined) yield 'no cases';
-  else yield* style.table(['id', 'created', { title: 'task', flex: true }, 'success', { title: 'reward', optional: true }, { title: 'reused', optional: true }], shown);
+/** What --quiet prints of a retrieval: the case ids, best first. */
+export const retrievedIds = ({ results }: { results: readonly ScoredCase[] }): string[] => results.map((r) => r.case.case_id);
+
+/** The cases (streamed), newest first unless --sort said otherwise; on a terminal a last line when cut short. */
+export function* renderCaseList({ cases, total }: { cases: readonly Case[]; total?: number }, style: Style): Generator<string> {
+  if (cases.length === 0) {
+    yield 'no cases';
+    return;
+  }
+  yield* style.table(
+    [{ title: 'id', id: true }, 'created', { title: 'task', flex: true }, 'success', { title: 'reward', optional: true }, { title: 'reused', optional: true }],
+    cases.map((c): CellValue[] => [c.case_id, style.when(c.created_at), c.task, yesNo(c.success), number(c.reward), String(c.times_reused)]),
+  );
+  const more = style.terminal ? moreLine(cases.length, total, 'case') : undefined;
+  if (more !== undefined) yield style.dim(more);
 }
+
+/** What --quiet prints of a list: the case ids. */
+export const caseIds = ({ cases }: { cases: readonly Case[] }): string[] => cases.map((c) => c.case_id);
 
 export function renderCase({ case: c }: { case: Case }): string {
   const rows: [string, string | null][] = [

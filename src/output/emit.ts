@@ -1,8 +1,9 @@
-// Printing a result: one JSON document with --json (with the damage its replay passed over), nothing with
-// --quiet, else the human rendering, streamed line by line and never with a raw control character.
+// Printing a result: one JSON document with --json (with the damage its replay passed over); with --quiet only
+// the ids of a list or of what a command created; else the human rendering, streamed line by line and never
+// with a raw control character.
 import type { Style } from './style';
 import { writeStdout } from './stdout';
-import { CONTROLS_BUT_LAYOUT, jsonForTerminal, visible } from '../shared/printable';
+import { CONTROLS_BUT_LAYOUT, jsonForTerminal, printable, visible } from '../shared/printable';
 import { stdoutIsTerminal } from './terminal';
 
 /** A damaged journal line a replay passed over: what a person sees on stderr, a script sees in the document. */
@@ -21,6 +22,8 @@ export interface OutputMode {
   readonly env?: NodeJS.ProcessEnv;
   /** Damage reported while this command read its journals. */
   readonly warnings?: readonly JournalWarning[];
+  /** A table's header line (`--no-headers`: false). */
+  readonly headers?: boolean | undefined;
 }
 
 /** A rendering: one text, or lines (without newlines) written as they are made. */
@@ -37,15 +40,26 @@ export function withWarnings(json: string, warnings: readonly JournalWarning[] |
   return json === '{}' ? members : `${json.slice(0, -1)},${members.slice(1)}`;
 }
 
-export async function emit<T>(mode: OutputMode, result: T, render: Renderer<T>): Promise<void> {
+/**
+ * Prints `result`. `quietIds` are what --quiet prints, one a line (as `docker ps -q`): a list's ids, the id of
+ * what a command created; without it --quiet prints nothing.
+ */
+export async function emit<T>(mode: OutputMode, result: T, render: Renderer<T>, quietIds?: (result: T) => Iterable<string>): Promise<void> {
   if (mode.json) {
     writeJson(`${withWarnings(JSON.stringify(result), mode.warnings)}\n`);
     return;
   }
-  if (mode.quiet) return;
+  if (mode.quiet) {
+    if (quietIds !== undefined) writeHuman(idLines(quietIds(result)), false);
+    return;
+  }
   // A renderer that takes no style (a sentence) does not pay for loading chalk.
   const style = render.length >= 2 ? await (await import('./style')).loadStyle(mode) : (undefined as unknown as Style);
   writeHuman(render(result, style), mode.color);
+}
+
+function* idLines(ids: Iterable<string>): Generator<string> {
+  for (const id of ids) yield printable(id);
 }
 
 const CHUNK = 1 << 16;

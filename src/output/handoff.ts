@@ -5,7 +5,7 @@ import type { AcceptResult, InspectResult, MintResult } from '../domain/handoff/
 import type { KeyRow } from '../domain/handoff/ledger';
 import { printable } from '../shared/printable';
 import type { Style } from './style';
-import { unlessEmpty, type CellValue } from './table';
+import { moreLine, NONE, type CellValue } from './table';
 
 const route = (from: string, to: string | null) => printable(`${from} → ${to ?? 'any agent'}`);
 
@@ -38,32 +38,44 @@ export const renderUntrusted = (r: UntrustResult): string => {
 
 const STATUS_TONE = { accepted: 'good', expired: 'warn' } as const;
 
-/** The handoffs (streamed), then the keyring when there is one. */
-export function* renderList({ handoffs, keys }: { handoffs: Iterable<HandoffRow>; keys: readonly KeyRow[] }, style: Style): Generator<string> {
-  const cells = function* (): Generator<CellValue[]> {
-    for (const r of handoffs) {
-      yield [
+/** The handoffs, newest first unless --sort said otherwise (a last line on a terminal when cut short), then the keyring. */
+export function* renderList({ handoffs, keys, total }: { handoffs: readonly HandoffRow[]; keys: readonly KeyRow[]; total?: number }, style: Style): Generator<string> {
+  const columns = [
+    { title: 'id', id: true },
+    { title: 'session', id: true },
+    { title: 'from → to', name: 'route', flex: true },
+    'status',
+    { title: 'created', optional: true },
+    'expires',
+    { title: 'accepted by', flex: true, optional: true },
+  ];
+  if (handoffs.length === 0) yield 'no handoffs';
+  else {
+    yield* style.table(
+      columns,
+      handoffs.map((r): CellValue[] => [
         r.handoff_id ?? { text: `#${r.content_hash.slice(0, 12)}`, tone: 'dim' },
         r.session_id,
         route(r.source_agent, r.target_agent),
         { text: r.status, tone: STATUS_TONE[r.status as keyof typeof STATUS_TONE] },
         style.when(r.created_at),
         style.when(r.expires_at),
-        r.accepted_by ?? '',
-      ];
-    }
-  };
-  const columns = ['id', { title: 'session', flex: true }, { title: 'from → to', flex: true }, 'status', { title: 'created', optional: true }, 'expires', { title: 'accepted by', flex: true, optional: true }];
-  const shown = unlessEmpty(cells());
-  if (shown === undefined) yield 'no handoffs';
-  else yield* style.table(columns, shown);
+        r.accepted_by ?? NONE,
+      ]),
+    );
+    const more = style.terminal ? moreLine(handoffs.length, total, 'handoff') : undefined;
+    if (more !== undefined) yield style.dim(more);
+  }
   if (keys.length === 0) return;
   yield '';
   yield* style.table(
-    [{ title: 'agent', flex: true }, { title: 'Ed25519 key fingerprint', flex: true }, 'status', { title: 'public key', flex: true, optional: true }],
+    [{ title: 'agent', flex: true }, { title: 'Ed25519 key fingerprint', name: 'fingerprint', id: true }, 'status', { title: 'public key', name: 'public_key', flex: true, optional: true }],
     keys.map((k): CellValue[] => [k.agent, k.fingerprint, k.status === 'revoked' ? { text: `revoked ${style.when(k.revoked_at)}`, tone: 'bad' } : { text: 'trusted', tone: 'good' }, k.public_key]),
   );
 }
+
+/** What --quiet prints of the list: each package's id (a package accepted here without one: its content hash). */
+export const handoffIds = ({ handoffs }: { handoffs: readonly HandoffRow[] }): string[] => handoffs.map((r) => r.handoff_id ?? r.content_hash);
 
 export function renderInspect(r: InspectResult, style: Style): string {
   const lines: string[] = [];

@@ -14,23 +14,26 @@ export function humanBytes(bytes: number): string {
   return `${value.toFixed(1)} ${UNITS[unit]}`;
 }
 
-const STEPS: [number, string][] = [
-  [60, 's'],
-  [60, 'm'],
-  [24, 'h'],
-  [30, 'd'],
+const STEPS: [number, string, number][] = [
+  [1, 's', 60],
+  [60, 'm', 60],
+  [3600, 'h', 24],
+  [86400, 'd', 30],
 ];
 
-/** How long ago (or from now) an RFC 3339 time is: `12s ago`, `5m ago`, `in 2h`, `3d ago`; the date beyond 30 days. */
+/**
+ * How long ago (or from now) an RFC 3339 time is, rounded to the nearest unit (`--ttl 2h` a moment later is
+ * `in 2h`, not `in 1h`): `12s ago`, `5m ago`, `in 2h`, `3d ago`; the date beyond 30 days.
+ */
 export function relativeTime(iso: string, now: number): string {
   const then = Date.parse(iso);
   if (Number.isNaN(then)) return iso;
   const past = then <= now;
-  let amount = Math.floor(Math.abs(now - then) / 1000);
-  if (amount < 1) return 'now';
-  for (const [size, unit] of STEPS) {
-    if (amount < size) return past ? `${amount}${unit} ago` : `in ${amount}${unit}`;
-    amount = Math.floor(amount / size);
+  const seconds = Math.abs(now - then) / 1000;
+  if (seconds < 1) return 'now';
+  for (const [unit, name, next] of STEPS) {
+    const amount = Math.round(seconds / unit);
+    if (amount < next) return past ? `${amount}${name} ago` : `in ${amount}${name}`;
   }
   return iso.slice(0, 10);
 }

@@ -6,7 +6,7 @@ import type { CloseResult, ReapResult } from '../domain/session/store';
 import type { SessionView } from '../domain/session/view';
 import { printable } from '../shared/printable';
 import type { Style } from './style';
-import type { CellValue } from './table';
+import { moreLine, NONE, type CellValue, type Column } from './table';
 import { wrapWords } from './text-width';
 
 const who = (s: { session_id: string; agent: string | null }) => printable(`${s.session_id}${s.agent ? ` (agent ${s.agent})` : ''}`);
@@ -38,22 +38,40 @@ export const renderImported = (s: SessionImportSummary): string =>
 
 const FRESHNESS_TONE = { fresh: 'good', aging: 'warn', stale: 'bad', invalid: 'bad', unknown: 'dim' } as const;
 
-export function* renderListing(listing: Listing & { all_agents: boolean }, style: Style): Generator<string> {
+/**
+ * The sessions as a table: ids whole, the optional columns (rightmost first) left out when the terminal is too
+ * narrow, an outcome for closed sessions; on a terminal, a last line when the list was cut short.
+ */
+export function* renderListing(listing: Listing & { all_agents: boolean; total?: number }, style: Style): Generator<string> {
   if (listing.sessions.length === 0) yield 'no sessions';
   else {
-    const head = [{ title: 'id', flex: true }, 'status', 'updated', 'freshness', 'tokens', 'expires', { title: 'actor', flex: true }];
+    const head: Column[] = [
+      { title: 'id', id: true },
+      { title: 'status' },
+      { title: 'outcome' },
+      { title: 'updated' },
+      { title: 'freshness', optional: true },
+      { title: 'tokens', optional: true },
+      { title: 'expires', optional: true },
+      { title: 'actor', flex: true, optional: true },
+    ];
     if (listing.all_agents) head.splice(1, 0, { title: 'agent', flex: true });
     const rows = function* (): Generator<CellValue[]> {
       for (const s of listing.sessions) {
-        const row: CellValue[] = [s.session_id, s.status, style.when(s.updated_at), { text: s.freshness, tone: FRESHNESS_TONE[s.freshness] }, String(s.total_tokens), style.when(s.expires_at), s.actor ?? '-'];
-        if (listing.all_agents) row.splice(1, 0, s.agent ?? '-');
+        const row: CellValue[] = [s.session_id, s.status, s.outcome ?? NONE, style.when(s.updated_at), { text: s.freshness, tone: FRESHNESS_TONE[s.freshness] }, String(s.total_tokens), style.when(s.expires_at), s.actor ?? NONE];
+        if (listing.all_agents) row.splice(1, 0, s.agent ?? NONE);
         yield row;
       }
     };
     yield* style.table(head, rows());
   }
+  const more = style.terminal ? moreLine(listing.sessions.length, listing.total, 'session') : undefined;
+  if (more !== undefined) yield style.dim(more);
   if (listing.hidden_scoped > 0) yield style.dim(`${plural(listing.hidden_scoped, 'scoped session')} hidden (use --all-agents)`);
 }
+
+/** What --quiet prints of a listing: the ids, one a line. */
+export const listingIds = (listing: Listing): string[] => listing.sessions.map((s) => s.session_id);
 
 export function renderMachine(machine: MachineView, style: Style): string {
   const ops = machine.ops;
@@ -66,7 +84,7 @@ export function renderMachine(machine: MachineView, style: Style): string {
     }),
   ]);
   return [
-    ...style.table(['from \\ op', ...ops], rows),
+    ...style.table([{ title: 'from \\ op', name: 'from' }, ...ops], rows),
     // Sentences, not rows: broken at spaces to the width of the terminal (or COLUMNS), never cut.
     ...wrapWords(`a new session starts ${machine.initial}, created by: ${machine.creating.join(', ')} (any other op on a missing session: not found, 3)`, style.width, 2),
     ...wrapWords(`removed from any state by: ${machine.removing.join(', ')}; reap is close with the outcome expired`, style.width, 2),

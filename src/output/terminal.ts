@@ -1,4 +1,4 @@
-// What stdout is: a terminal (box-drawn tables fitted to its width, colour) or a pipe (plain columns), and
+// What stdout is: a terminal (box-drawn tables fitted to its width, colour) or a pipe (tab-separated values), and
 // whether to colour, from --color, NO_COLOR and FORCE_COLOR. Asked only when human output is rendered.
 import { fs } from '../shared/fs';
 import type { TableLayout } from './table';
@@ -24,10 +24,10 @@ export function columnsOf(env: NodeJS.ProcessEnv, terminalColumns: number | unde
   return terminalColumns !== undefined && terminalColumns > 0 ? terminalColumns : undefined;
 }
 
-/** A terminal gets box-drawn tables within its width; a pipe plain columns, within COLUMNS only when it is set. */
-export function layoutFor(isTerminal: boolean, env: NodeJS.ProcessEnv, terminalColumns: number | undefined): TableLayout {
-  if (!isTerminal) return { box: false, width: columnsOf(env, undefined) };
-  return { box: true, width: columnsOf(env, terminalColumns) ?? 80 };
+/** A terminal gets box-drawn tables within its width (COLUMNS first); a pipe tab-separated values, COLUMNS ignored. */
+export function layoutFor(isTerminal: boolean, env: NodeJS.ProcessEnv, terminalColumns: number | undefined, headers = true): TableLayout {
+  if (!isTerminal) return { box: false, width: undefined, headers };
+  return { box: true, width: columnsOf(env, terminalColumns) ?? 80, headers };
 }
 
 let devNull: number | undefined;

@@ -190,7 +190,8 @@ describeEachStore('on a %s store', (kind) => {
         { case_id: ids.kernel, times_reused: 2 },
       ]);
       const table = await crux(dir, ['case', 'list']);
-      expect(table.stdout).toMatch(/compile the kernel +yes +1 +2\n/);
+      // Piped: tab-separated, the reward and reuse count in their own fields.
+      expect(table.stdout).toMatch(/\tcompile the kernel\tyes\t1\t2\n/);
     });
   });
 });
@@ -204,11 +205,13 @@ describe('crux case list / delete', () => {
     expect(fs.existsSync(dir)).toBe(false);
   });
 
-  it('lists cases in the order they were written, and deletes with --yes only', async () => {
+  it('lists cases newest first (--sort created: oldest first), and deletes with --yes only', async () => {
     const dir = freshDataDir();
     const a = await record(dir, '--task', 'first', '--action', 'a', '--outcome', 'o');
     const b = await record(dir, '--task', 'second', '--action', 'a', '--outcome', 'o');
-    expect((await json(dir, ['case', 'list'])).cases.map((c: any) => c.case_id)).toEqual([a, b]);
+    expect((await json(dir, ['case', 'list'])).cases.map((c: any) => c.case_id)).toEqual([b, a]);
+    expect((await json(dir, ['case', 'list', '--sort', 'created'])).cases.map((c: any) => c.case_id)).toEqual([a, b]);
+    expect((await crux(dir, ['--quiet', 'case', 'list'])).stdout).toBe(`${b}\n${a}\n`);
     expect(await refused(dir, ['case', 'delete', a], 2)).toContain('--yes');
     await refused(dir, ['case', 'delete', 'c_missing', '--yes'], 3);
     expect(await json(dir, ['case', 'delete', a, '--yes'])).toEqual({ deleted: a });

@@ -99,8 +99,8 @@ describe('the keyring in handoff list and doctor', () => {
       { agent: 'alice', fingerprint: k1.key_id, public_key: k1.public_key, status: 'revoked', revoked_at: '2026-11-29T21:00:00.000Z' },
     ]);
     const human = (await ok(crux(receiver, ['handoff', 'list'], { env }))).stdout;
-    expect(human).toMatch(new RegExp(`alice[ │]+${k2.key_id}[ │]+trusted`));
-    expect(human).toMatch(new RegExp(`alice[ │]+${k1.key_id}[ │]+revoked`));
+    expect(human).toMatch(new RegExp(`alice[\\t]${k2.key_id}[\\t]trusted`));
+    expect(human).toMatch(new RegExp(`alice[\\t]${k1.key_id}[\\t]revoked`));
     const doctor = await json(receiver, ['doctor']);
     expect(doctor.keyring).toEqual(list.keys);
     const doctorText = (await ok(crux(receiver, ['doctor'], { env }))).stdout;

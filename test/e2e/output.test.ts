@@ -1,36 +1,18 @@
 // What the operator sees: tables within an 80-column terminal, plain columns when piped, no raw control
 // character from stored text anywhere, --limit, warnings in --json over damage, --quiet never hiding the product.
-import { execa } from 'execa';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CRUX, crux, freshDataDir, testEnv } from '../helpers/cli';
+import { crux, freshDataDir } from '../helpers/cli';
+import { onTty, screenWidth } from '../helpers/tty';
 
 const HOSTILE = '\u001b]0;OWNED\u0007\u001b[2J\u001b[31mred \u001b]8;;http://evil.example\u001b\\link\u001b]8;;\u001b\\ \u202eexe.txt\u009b';
 // Any control a terminal acts on (newline, CR and tab aside); SGR colour is checked apart.
 const RAW = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 const BOX = /[│┌┐└┘├┤┬┴┼─]/;
 const SGR = /\u001b\[[0-9;]*m/g;
-const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-
-function ttyEnv(): NodeJS.ProcessEnv {
-  const env = testEnv();
-  delete env.COLUMNS;
-  delete env.FORCE_COLOR;
-  return env;
-}
-
-/** Runs crux on a pseudo-terminal of `cols` columns (util-linux `script`); returns what the screen received. */
-async function onTty(dir: string, args: string[], cols = 80, env: Record<string, string> = {}): Promise<{ exitCode: number; screen: string }> {
-  // Set after stty: the shell rewrites COLUMNS when the window size changes.
-  const exports = Object.entries(env).map(([k, v]) => `export ${k}=${quote(v)}; `).join('');
-  const command = `stty cols ${cols} rows 50; ${exports}${[CRUX, '--data-dir', dir, ...args].map(quote).join(' ')}`;
-  const run = await execa('script', ['-qefc', command, '/dev/null'], { reject: false, stripFinalNewline: false, env: ttyEnv(), extendEnv: false, stdin: 'ignore' });
-  return { exitCode: run.exitCode ?? -1, screen: String(run.stdout).replace(/\r\n/g, '\n') };
-}
-
 /** Columns a line takes on screen (the test data is ASCII and box characters, one column each). */
-const width = (line: string) => [...line.replace(SGR, '')].length;
+const width = screenWidth;
 
 const json = (run: { stdout: string }) => JSON.parse(run.stdout);
 
@@ -66,7 +48,7 @@ describe('operator output', () => {
     for (let i = 0; i < 5; i++) await run(['case', 'record', '--task', `task ${i} rotate`, '--action', 'a', '--outcome', 'o', ...(i % 2 ? ['--failure'] : [])]);
   });
 
-  it('piped: plain aligned columns, one row a line, no box drawing and no colour', async () => {
+  it('piped: tab-separated values, one row a line, one-word headers, no box drawing and no colour', async () => {
     for (const args of TABLES) {
       const r = await crux(dir, args);
       expect(r.exitCode, args.join(' ')).toBe(0);
@@ -74,9 +56,14 @@ describe('operator output', () => {
       expect(r.stdout, args.join(' ')).not.toMatch(/\u001b/);
     }
     const list = (await crux(dir, ['session', 'list', '--all'])).stdout.split('\n');
-    expect(list[0]).toMatch(/^id +status +updated +freshness +tokens +expires +actor$/);
-    // awk can pick a column: the second field is the status.
-    expect(list.slice(1).filter((l) => l !== '' && !l.includes('hidden')).map((l) => l.split(/ +/)[1]).sort()).toEqual(['archived', 'closed']);
+    expect(list[0]).toBe('id\tstatus\toutcome\tupdated\tfreshness\ttokens\texpires\tactor');
+    // cut -f2 picks a column: the second field is the status; every row has every field.
+    const rows = list.slice(1).filter((l) => l !== '' && !l.includes('hidden'));
+    expect(rows.map((l) => l.split('\t')[1]).sort()).toEqual(['archived', 'closed']);
+    for (const row of rows) expect(row.split('\t')).toHaveLength(8);
+    expect(rows.find((l) => l.startsWith('build-42\t'))!.split('\t')[2]).toBe('completed');
+    expect((await crux(dir, ['session', 'history', 'build-42'])).stdout.split('\n')[0]).toBe('seq\ttime\tevent\tactor\tstatus\tstate_bytes');
+    expect((await crux(dir, ['doctor'])).stdout).toContain('journal\tbytes\trecords\tlast_write\thealth\tquarantined\n');
   });
 
   it('on an 80-column terminal every line of every table fits, box-drawn', async () => {
@@ -137,7 +124,11 @@ describe('operator output', () => {
     expect(json(await crux(dir, ['--json', 'session', 'list', '--all', '--limit', '1'])).sessions).toHaveLength(1);
     expect(json(await crux(dir, ['--json', 'handoff', 'list', '--status', 'accepted', '--from', 'planner'])).handoffs).toHaveLength(1);
     expect(json(await crux(dir, ['--json', 'handoff', 'list', '--to', 'nobody'])).handoffs).toHaveLength(0);
-    for (const bad of [['case', 'list', '--limit', '0'], ['case', 'list', '--limit', 'x'], ['session', 'list', '--sort', 'colour'], ['session', 'list', '--status', 'sleeping']]) {
+    // --limit 0 is every row; -1 and x are refused with one message.
+    expect(json(await crux(dir, ['--json', 'case', 'list', '--limit', '0'])).cases).toHaveLength(6);
+    const refusals = await Promise.all(['-1', 'x'].map((n) => crux(dir, ['case', 'list', '--limit', n])));
+    for (const r of refusals) expect(r.stderr).toMatch(/^crux: --limit must be a whole number ≥ 0: /);
+    for (const bad of [['case', 'list', '--limit', '-1'], ['case', 'list', '--limit', 'x'], ['session', 'list', '--sort', 'colour'], ['session', 'list', '--status', 'sleeping']]) {
       const r = await crux(dir, bad);
       expect(r.exitCode, bad.join(' ')).toBe(5);
     }

@@ -267,7 +267,7 @@ describeEachStore('on a %s store', (kind) => {
       const bob = json(await crux(dir, ['--json', '--agent', 'bob', 'session', 'list']));
       expect(bob.sessions.map((s: any) => [s.agent, s.session_id]).sort()).toEqual([['bob', 'x'], ['bob', 'y']]);
       const all = await crux(dir, ['session', 'list', '--all-agents']);
-      expect(all.stdout).toMatch(/^id +agent +status +updated +freshness +tokens +expires +actor\n/);
+      expect(all.stdout).toMatch(/^id\tagent\tstatus\toutcome\tupdated\tfreshness\ttokens\texpires\tactor\n/);
       expect(all.stdout).not.toContain('hidden');
       expect(json(await crux(dir, ['--json', 'session', 'list', '--all-agents'])).sessions).toHaveLength(4);
       // Each scope closes its own.
@@ -297,7 +297,7 @@ describeEachStore('on a %s store', (kind) => {
       expect(Object.fromEntries(env.sessions.map((s: any) => [s.session_id, s.freshness]))).toMatchObject({ fresh: 'aging', stale: 'aging' });
       const human = await crux(dir, [...at(NOW), 'session', 'list', '--stranded']);
       expect(human.stdout).toContain('stale');
-      expect(human.stdout).toMatch(/^id +status +updated +freshness/);
+      expect(human.stdout).toMatch(/^id\tstatus\toutcome\tupdated\tfreshness\t/);
     });
 
     it('lists nothing (exit 0) for a data directory that does not exist, and creates nothing', async () => {
@@ -328,9 +328,10 @@ describe('session machine', () => {
     const table = await crux(freshDataDir(), ['session', 'machine']);
     expect(table.stdout).toContain('closed (terminal)');
     expect(table.stdout).toContain('→ handed_off');
-    // Within COLUMNS, its closing sentences broken at spaces (never cut): every word is still there.
-    const narrow = await crux(freshDataDir(), ['session', 'machine'], { env: { COLUMNS: '80' } });
-    for (const line of narrow.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+    // Piped, COLUMNS is ignored: a tab-separated table, its closing sentences one line each (a terminal wraps them).
+    const narrow = await crux(freshDataDir(), ['session', 'machine'], { env: { COLUMNS: '40' } });
+    expect(narrow.stdout.split('\n')[0]).toMatch(/^from\tput\t/);
+    expect(narrow.stdout).toMatch(/\na new session starts active, created by: .*\(any other op on a missing session: not found, 3\)\n/);
     expect(narrow.stdout.replace(/\s+/g, ' ')).toContain('(any other op on a missing session: not found, 3)');
   });
 });

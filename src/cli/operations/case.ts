@@ -4,7 +4,7 @@ import { newId, type CaseId } from '../../shared/ids';
 import type { Case, CaseDraft } from '../../domain/case/case';
 import { MAX_TOP_K, type RetrieveQuery } from '../../domain/case/rank';
 import { listCases as list, recordCase as record, retrieveCases, showCase as show } from '../../domain/case/store';
-import { applyWindow, CASE_ORDERS, type SortSpec } from '../../domain/list-window';
+import { CASE_ORDERS, windowOf, type SortSpec } from '../../domain/list-window';
 import { caseScope } from './scope';
 
 export async function recordCase(ctx: Context, draft: CaseDraft) {
@@ -32,9 +32,18 @@ export interface CaseFilter {
   readonly tags?: readonly string[] | undefined;
 }
 
-/** `case list`: every case in the order written, filtered, then sorted and cut by the window. */
-export async function listCases(ctx: Context, filter: CaseFilter, window: { sort?: SortSpec<keyof typeof CASE_ORDERS> | undefined; limit?: number | undefined } = {}) {
+type CaseWindow = { sort?: SortSpec<keyof typeof CASE_ORDERS> | undefined; limit?: number | undefined };
+
+/** `case list`: every case newest first (the reverse of the order written), filtered, then sorted and cut by the window. */
+export async function listCases(ctx: Context, filter: CaseFilter, window: CaseWindow = {}) {
+  return (await countedCases(ctx, filter, window)).document;
+}
+
+/** As listCases, with how many cases matched, shown or not (a list cut short says how many more there are). */
+export async function countedCases(ctx: Context, filter: CaseFilter, window: CaseWindow = {}) {
   const { success, tags = [] } = filter;
   const where = success === undefined && tags.length === 0 ? undefined : (c: Case) => (success === undefined || c.success === success) && tags.every((t) => c.tags.includes(t));
-  return { cases: applyWindow(await list(caseScope(ctx)), CASE_ORDERS, { ...window, where }) };
+  // Ties of --sort keep the newest-first order too.
+  const { rows, total } = windowOf((await list(caseScope(ctx))).toReversed(), CASE_ORDERS, { ...window, where });
+  return { document: { cases: rows }, total };
 }

@@ -6,7 +6,7 @@ import type { AgentName } from '../../shared/ids';
 import { encodeEnvelope } from '../../domain/handoff/envelope';
 import { acceptHandoff, mintHandoff, type MintCommand } from '../../domain/handoff/store';
 import { listHandoffs as list, type HandoffRow, type HandoffStatus } from '../../domain/handoff/listing';
-import { applyWindow, HANDOFF_ORDERS, type SortSpec } from '../../domain/list-window';
+import { HANDOFF_ORDERS, windowOf, type SortSpec } from '../../domain/list-window';
 
 export const HANDOFF_STATUSES = ['outstanding', 'accepted', 'expired'] as const satisfies readonly HandoffStatus[];
 
@@ -28,10 +28,19 @@ export interface HandoffFilter {
   readonly to?: AgentName | undefined;
 }
 
-/** `handoff list`: the packages minted and accepted here, filtered, sorted and cut; and the keyring. */
-export async function listHandoffs(ctx: Context, filter: HandoffFilter, window: { sort?: SortSpec<keyof typeof HANDOFF_ORDERS> | undefined; limit?: number | undefined } = {}) {
+type HandoffWindow = { sort?: SortSpec<keyof typeof HANDOFF_ORDERS> | undefined; limit?: number | undefined };
+
+/** `handoff list`: the packages minted and accepted here, newest first, filtered, sorted and cut; and the keyring. */
+export async function listHandoffs(ctx: Context, filter: HandoffFilter, window: HandoffWindow = {}) {
+  return (await countedHandoffs(ctx, filter, window)).document;
+}
+
+/** As listHandoffs, with how many packages matched, shown or not (a list cut short says how many more there are). */
+export async function countedHandoffs(ctx: Context, filter: HandoffFilter, window: HandoffWindow = {}) {
   const { statuses, from, to } = filter;
   const where = (r: HandoffRow) => (statuses === undefined || statuses.includes(r.status)) && (from === undefined || r.source_agent === from) && (to === undefined || r.target_agent === to);
   const { handoffs, keys } = await list(handoffScope(ctx));
-  return { handoffs: applyWindow(handoffs, HANDOFF_ORDERS, { ...window, where }), keys };
+  // Newest first: the reverse of the order written (ties of --sort keep it too).
+  const { rows, total } = windowOf(handoffs.toReversed(), HANDOFF_ORDERS, { ...window, where });
+  return { document: { handoffs: rows, keys }, total };
 }

@@ -11,7 +11,7 @@ import type { PutCommand } from '../../domain/session/decide';
 import type { ListFilter } from '../../domain/session/query';
 import * as store from '../../domain/session/store';
 import type { SessionView } from '../../domain/session/view';
-import { applyWindow, SESSION_ORDERS, type ListWindow, type SessionOrder } from '../../domain/list-window';
+import { windowOf, SESSION_ORDERS, type ListWindow, type SessionOrder } from '../../domain/list-window';
 import { getSessionAt, sessionHistory, type HistoryPoint } from '../../domain/session/history';
 
 export { CALLER_CLOSE_OUTCOMES as CLOSE_OUTCOMES } from '../../domain/session/events';
@@ -38,8 +38,14 @@ export async function getSession(ctx: Context, id: LogicalSessionId, at?: Histor
 }
 
 /** `session history`: every recorded version, newest first, with the seq that `get --at` takes. */
-export function historyOf(ctx: Context, id: LogicalSessionId, limit: number | undefined) {
-  return sessionHistory(sessionScope(ctx), id, { limit });
+export async function historyOf(ctx: Context, id: LogicalSessionId, limit: number | undefined) {
+  return (await countedHistory(ctx, id, limit)).document;
+}
+
+/** As historyOf, with how many versions there are, shown or not. */
+export async function countedHistory(ctx: Context, id: LogicalSessionId, limit: number | undefined) {
+  const { history, total } = await sessionHistory(sessionScope(ctx), id, { limit });
+  return { document: { history }, total };
 }
 
 /** `session list`: the filter picks the sessions, the window (--sort, --status, --limit) what of them is shown. */
@@ -49,9 +55,19 @@ export async function listSessions(
   flags?: ThresholdFlags & { limit?: number | undefined },
   window: ListWindow<SessionView, SessionOrder> = {},
 ) {
+  return (await countedSessions(ctx, filter, flags, window)).document;
+}
+
+/** As listSessions, with how many sessions matched, shown or not (a list cut short says how many more there are). */
+export async function countedSessions(
+  ctx: Context,
+  filter: Omit<ListFilter, 'agent'>,
+  flags?: ThresholdFlags & { limit?: number | undefined },
+  window: ListWindow<SessionView, SessionOrder> = {},
+) {
   const listing = await store.listStoredSessions(sessionScope(ctx, flags), filter);
-  const sessions = applyWindow(listing.sessions, SESSION_ORDERS, { ...window, limit: window.limit ?? flags?.limit });
-  return { ...listing, sessions, all_agents: filter.allAgents };
+  const { rows: sessions, total } = windowOf(listing.sessions, SESSION_ORDERS, { ...window, limit: window.limit ?? flags?.limit });
+  return { document: { ...listing, sessions, all_agents: filter.allAgents }, total };
 }
 
 export async function archiveSession(ctx: Context, id: LogicalSessionId, reason: string | undefined) {

@@ -51,7 +51,7 @@ async function foldHistory(scope: SessionScope, key: ScopedSessionId, onVersion:
 }
 
 /** Every recorded version of the session, newest first (exit 3 when nothing of it was ever kept). */
-export async function sessionHistory(scope: SessionScope, id: LogicalSessionId, opts: { limit?: number | undefined } = {}): Promise<{ history: HistoryEntry[] }> {
+export async function sessionHistory(scope: SessionScope, id: LogicalSessionId, opts: { limit?: number | undefined } = {}): Promise<{ history: HistoryEntry[]; total: number }> {
   const key = keyFor(scope, id);
   const history: HistoryEntry[] = [];
   const seen = await foldHistory(scope, key, (record, after) => {
@@ -66,7 +66,7 @@ export async function sessionHistory(scope: SessionScope, id: LogicalSessionId, 
   });
   if (!seen) throw notFound(`no session ${JSON.stringify(id)} in the journal or its history`, 'see `crux session list --all`');
   history.reverse();
-  return { history: opts.limit === undefined ? history : history.slice(0, opts.limit) };
+  return { history: opts.limit === undefined ? history : history.slice(0, opts.limit), total: history.length };
 }
 
 /** The session as it was at `point` (exit 3 when it did not exist then, or that past is no longer kept). */

@@ -23,6 +23,15 @@ describe('relativeTime', () => {
     expect(relativeTime('2026-11-28T12:00:00.000Z', now)).toBe('3d ago');
     expect(relativeTime('2025-01-02T00:00:00.000Z', now)).toBe('2025-01-02');
   });
+
+  it('rounds to the nearest unit: a 2h expiry a moment later is still in 2h, 59.6s is 1m', () => {
+    expect(relativeTime('2026-12-01T13:59:59.000Z', now)).toBe('in 2h');
+    expect(relativeTime('2026-12-01T13:29:00.000Z', now)).toBe('in 1h');
+    expect(relativeTime('2026-12-01T11:59:00.400Z', now)).toBe('1m ago');
+    expect(relativeTime('2026-12-01T11:30:00.000Z', now)).toBe('30m ago');
+    expect(relativeTime('2026-12-01T12:59:45.000Z', now)).toBe('in 1h');
+    expect(relativeTime('2026-12-08T11:00:00.000Z', now)).toBe('in 7d');
+  });
 });
 
 describe('terminal', () => {
@@ -40,9 +49,11 @@ describe('terminal', () => {
   it('width: COLUMNS when set, else the terminal, else 80 on a terminal and no limit piped', () => {
     expect(columnsOf({ COLUMNS: '100' }, 80)).toBe(100);
     expect(columnsOf({ COLUMNS: 'x' }, 80)).toBe(80);
-    expect(layoutFor(true, {}, undefined)).toEqual({ box: true, width: 80 });
-    expect(layoutFor(true, {}, 132)).toEqual({ box: true, width: 132 });
-    expect(layoutFor(false, {}, undefined)).toEqual({ box: false, width: undefined });
-    expect(layoutFor(false, { COLUMNS: '60' }, undefined)).toEqual({ box: false, width: 60 });
+    expect(layoutFor(true, {}, undefined)).toEqual({ box: true, width: 80, headers: true });
+    expect(layoutFor(true, {}, 132)).toEqual({ box: true, width: 132, headers: true });
+    expect(layoutFor(true, {}, 132, false)).toEqual({ box: true, width: 132, headers: false });
+    expect(layoutFor(false, {}, undefined)).toEqual({ box: false, width: undefined, headers: true });
+    // Piped, COLUMNS is ignored: nothing is cut (SPEC §8).
+    expect(layoutFor(false, { COLUMNS: '60' }, undefined)).toEqual({ box: false, width: undefined, headers: true });
   });
 });

@@ -1,6 +1,6 @@
 // Tables as lines: widths from a sample, fitted to the terminal, cut with …, plain columns when piped.
 import { describe, expect, it } from 'vitest';
-import { fitColumns, SAMPLE_ROWS, tableLines, unlessEmpty, type CellValue, type Column, type TableLayout } from '../../../src/output/table';
+import { fitColumns, moreLine, SAMPLE_ROWS, tableLines, unlessEmpty, type CellValue, type Column, type TableLayout } from '../../../src/output/table';
 import { cutToWidth, displayWidth, wrapWords } from '../../../src/output/text-width';
 
 const noPaint = (_tone: string, text: string) => text;
@@ -29,20 +29,27 @@ describe('tableLines', () => {
     ['x', 'closed', 'short'],
   ];
 
-  it('piped: plain aligned columns, a header, one row a line, no box drawing, no trailing spaces', () => {
-    const lines = render(['id', 'status', 'task'], rows, { box: false, width: undefined });
+  it('piped: tab-separated values, one header line of one-word names, nothing cut, no box drawing', () => {
+    const lines = render(['id', 'status', { title: 'task', flex: true }, 'state bytes', { title: 'from → to' }], rows.map((r) => [...r, '12', 'a → b']), { box: false, width: undefined });
     expect(lines).toEqual([
-      'id        status  task',
-      'build-42  active  rotate the TLS certificate on every edge node before Friday',
-      'x         closed  short',
+      'id\tstatus\ttask\tstate_bytes\tfrom_to',
+      'build-42\tactive\trotate the TLS certificate on every edge node before Friday\t12\ta → b',
+      'x\tclosed\tshort\t12\ta → b',
     ]);
     for (const line of lines) expect(line).not.toMatch(BOX);
+    expect(render([{ title: 'from → to', name: 'route' }], [], { box: false, width: undefined })).toEqual(['route']);
   });
 
-  it('piped with COLUMNS: cut to fit as well', () => {
-    const lines = render(['id', 'status', { title: 'task', flex: true }], rows, { box: false, width: 40 });
-    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(40);
-    expect(lines[1]).toMatch(/^build-42  active  rotate the TLS ce.*…$/);
+  it('piped: --no-headers leaves the header out, on a terminal too', () => {
+    expect(render(['id', 'status'], rows.map((r) => r.slice(0, 2)), { box: false, width: undefined, headers: false })).toEqual(['build-42\tactive', 'x\tclosed']);
+    const boxed = render(['id'], [['a']], { box: true, width: 80, headers: false });
+    expect(boxed).toEqual(['┌───┐', '│ a │', '└───┘']);
+  });
+
+  it('piped: a tab or newline inside a cell is escaped, so every row is one line of the same fields', () => {
+    const lines = render(['a', 'b', 'c'], [['x\ty', 'one\ntwo\r\n', '\u001b[31mred\u202e']], { box: false, width: undefined });
+    expect(lines[1]).toBe('x\\ty\tone\\ntwo\\r\\n\t\\x1b[31mred\\u202e');
+    expect(lines[1]!.split('\t')).toHaveLength(3);
   });
 
   it('on a terminal: box-drawn within the width, free text cut first with …', () => {
@@ -73,19 +80,45 @@ describe('tableLines', () => {
     for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(50);
   });
 
-  it('escapes control characters and flattens newlines in cells', () => {
-    const lines = render(['task'], [['red \u001b[31mtext\nnext \u202e']], { box: false, width: undefined });
-    expect(lines[1]).toBe('red \\x1b[31mtext next \\u202e');
+  it('on a terminal: escapes control characters and flattens newlines in cells', () => {
+    const lines = render(['task'], [['red \u001b[31mtext\nnext \u202e']], { box: true, width: 80 });
+    expect(lines[3]).toBe('│ red \\x1b[31mtext next \\u202e │');
   });
 
-  it('writes - for an empty cell when piped, so awk fields do not shift', () => {
-    expect(render(['a', 'b', 'c'], [['1', '', '3']], { box: false, width: undefined })[1]).toBe('1  -  3');
+  it('piped: an empty cell stays an empty field (renderers write - for a value that is not there)', () => {
+    expect(render(['a', 'b', 'c'], [['1', '', '3']], { box: false, width: undefined })[1]).toBe('1\t\t3');
   });
 
-  it('paints the text only: each colour is reset before the padding and the line end', () => {
+  it('paints the text only: each colour is reset before the padding, the tab and the line end', () => {
     const paint = (_tone: string, text: string) => `<${text}>`;
-    const lines = [...tableLines(['status', 'n'], [[{ text: 'ok', tone: 'good' }, '1']], { box: false, width: undefined }, paint)];
-    expect(lines).toEqual(['<status>  <n>', '<ok>      1']);
+    expect([...tableLines(['status', 'n'], [[{ text: 'ok', tone: 'good' }, '1']], { box: false, width: undefined }, paint)]).toEqual(['status\tn', '<ok>\t1']);
+    const boxed = [...tableLines(['status'], [[{ text: 'ok', tone: 'good' }]], { box: true, width: 80 }, paint)];
+    expect(boxed[3]).toBe('│ <ok>     │');
+  });
+
+  it('never cuts an id: free text first, then optional columns, then the other columns', () => {
+    const uuid = 'f61400e1-2b3c-4d5e-8f90-1234567890ab';
+    const columns: Column[] = [{ title: 'id', id: true }, { title: 'status' }, { title: 'updated' }, { title: 'freshness', optional: true }, { title: 'tokens', optional: true }, { title: 'actor', flex: true, optional: true }];
+    const lines = render(columns, [[uuid, 'handed_off', '5m ago', 'fresh', '1200', 'someone with a long name']], { box: true, width: 80 });
+    expect(lines[3]).toContain(`│ ${uuid} │`);
+    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(80);
+    // 50 columns: everything else is cut before the id.
+    const narrow = render(columns, [[uuid, 'handed_off', '5m ago', 'fresh', '1200', 'x']], { box: true, width: 50 });
+    expect(narrow[3]).toContain(uuid);
+    for (const line of narrow) expect(displayWidth(line)).toBeLessThanOrEqual(50);
+  });
+
+  it('leaves out a column that is empty (or -) in every row, on a terminal only', () => {
+    const lines = render(['id', 'actor', 'status'], [['a', '-', 'active'], ['b', '', 'closed']], { box: true, width: 80 });
+    expect(lines.join('\n')).not.toContain('actor');
+    expect(render(['id', 'actor'], [['a', '-']], { box: false, width: undefined })).toEqual(['id\tactor', 'a\t-']);
+  });
+
+  it('moreLine says how many more rows there are and how to see them', () => {
+    expect(moreLine(50, 50, 'session')).toBeUndefined();
+    expect(moreLine(50, undefined, 'session')).toBeUndefined();
+    expect(moreLine(50, 51, 'session')).toBe('… 1 more session (50 of 51 shown: --limit <n> shows n, --limit 0 shows all)');
+    expect(moreLine(50, 200_000, 'session')).toMatch(/^… 199950 more sessions .*--limit 0 shows all\)$/);
   });
 
   it('streams: rows after the sample are cut to the widths the sample gave, and are read lazily', () => {

@@ -2,7 +2,7 @@
 import { Command } from 'commander';
 import { buildContext, readStdin } from '../../context';
 import { emit } from '../../../output/emit';
-import { renderRecorded } from '../../../output/case';
+import { recordedId, renderRecorded } from '../../../output/case';
 import { usage } from '../../../shared/errors';
 import { parseCaseDraft, parseRecordJson, type CaseDraft } from '../../../domain/case/case';
 import { recordCase } from '../../operations/case';
@@ -41,6 +41,6 @@ export function makeRecordCommand(): Command {
     .addHelpText('after', '\nExample:\n  crux case record --task "rotate the TLS cert" --action "certbot renew" \\\n    --outcome "renewed" --tag tls')
     .action(async (opts, command: Command) => {
       const ctx = buildContext(command);
-      await emit(ctx, await recordCase(ctx, readDraft(opts)), renderRecorded);
+      await emit(ctx, await recordCase(ctx, readDraft(opts)), renderRecorded, recordedId);
     });
 }

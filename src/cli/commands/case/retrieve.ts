@@ -2,7 +2,7 @@
 import { Command } from 'commander';
 import { buildContext } from '../../context';
 import { emit } from '../../../output/emit';
-import { renderRetrieved } from '../../../output/case';
+import { renderRetrieved, retrievedIds } from '../../../output/case';
 import { DEFAULT_TOP_K, parseMinSimilarity, parseTopK } from '../../../domain/case/rank';
 import { retrieve } from '../../operations/case';
 
@@ -15,6 +15,7 @@ export function makeRetrieveCommand(): Command {
     .option('--only-success', 'leave out failed cases')
     .option('--min-similarity <x>', 'leave out matches below this similarity (0 to 1)')
     .option('--mark-reused', 'count each returned case as reused (journaled)')
+    .option('--no-headers', 'leave out the header line of the table')
     .addHelpText('after', '\nExample:\n  crux case retrieve renew the tls certificate --only-success \\\n    --min-similarity 0.2')
     .action(async (words: string[], opts, command: Command) => {
       const ctx = buildContext(command);
@@ -24,6 +25,6 @@ export function makeRetrieveCommand(): Command {
         onlySuccess: opts.onlySuccess === true,
         minSimilarity: opts.minSimilarity === undefined ? 0 : parseMinSimilarity(opts.minSimilarity),
       };
-      await emit(ctx, await retrieve(ctx, query, opts.markReused === true), renderRetrieved);
+      await emit({ ...ctx, headers: opts.headers }, await retrieve(ctx, query, opts.markReused === true), renderRetrieved, retrievedIds);
     });
 }

@@ -1,28 +1,29 @@
-// `crux handoff list`: minted and accepted handoffs with their status (filtered, sorted, limited), and the keyring.
+// `crux handoff list`: minted and accepted handoffs with their status, newest first (filtered, sorted, limited), and the keyring.
 import { Command } from 'commander';
 import { buildContext } from '../../context';
-import { addListOptions, parseChoices, parseLimit, parseSort, statusOption } from '../list-options';
+import { addListOptions, listLimit, parseChoices, parseSort, statusOption } from '../list-options';
 import { emit } from '../../../output/emit';
-import { renderList } from '../../../output/handoff';
+import { handoffIds, renderList } from '../../../output/handoff';
 import { parseAgentName } from '../../../shared/ids';
 import { HANDOFF_ORDERS } from '../../../domain/list-window';
-import { HANDOFF_STATUSES as STATUSES, listHandoffs } from '../../operations/handoff';
+import { countedHandoffs, HANDOFF_STATUSES as STATUSES } from '../../operations/handoff';
 
 export function makeListCommand(): Command {
   const command = new Command('list')
     .alias('ls')
-    .description('minted and accepted handoffs with their status (outstanding, accepted, expired); the trusted and revoked Ed25519 keys')
+    .description('minted and accepted handoffs with their status (outstanding, accepted, expired), newest first; the trusted and revoked Ed25519 keys')
     .addOption(statusOption(`only these statuses: ${STATUSES.join(', ')} (repeatable or comma-separated)`, STATUSES))
     .option('--from <agent>', 'only packages from this source agent')
     .option('--to <agent>', 'only packages for this target agent');
-  return addListOptions(command, HANDOFF_ORDERS, 'the order they were written')
+  return addListOptions(command, HANDOFF_ORDERS, 'newest first')
     .addHelpText('after', '\nExamples:\n  crux --json handoff list\n  crux handoff list --status outstanding --to builder --sort expires')
     .action(async (opts, command: Command) => {
       const ctx = buildContext(command);
       const statuses = parseChoices<string>(opts.status, STATUSES, '--status');
       const from = opts.from === undefined ? undefined : parseAgentName(opts.from);
       const to = opts.to === undefined ? undefined : parseAgentName(opts.to);
-      const window = { sort: parseSort(opts.sort, HANDOFF_ORDERS), limit: parseLimit(opts.limit) };
-      await emit(ctx, await listHandoffs(ctx, { statuses, from, to }, window), renderList);
+      const window = { sort: parseSort(opts.sort, HANDOFF_ORDERS), limit: listLimit(opts.limit, ctx) };
+      const { document, total } = await countedHandoffs(ctx, { statuses, from, to }, window);
+      await emit({ ...ctx, headers: opts.headers }, document, (r, style) => renderList({ ...r, total }, style), handoffIds);
     });
 }

@@ -68,6 +68,7 @@ export function makeMintCommand(): Command {
         handoffId: newId<HandoffId>('h'),
       });
       writeEnvelope(ctx, result.envelope, out);
-      if (out !== undefined && !ctx.json) await emit(ctx, result, renderMinted(opts.out));
+      // With --out, --quiet prints the new package's id (what was created); stdout is free for it.
+      if (out !== undefined && !ctx.json) await emit(ctx, result, renderMinted(opts.out), (r) => [r.minted.handoff_id]);
     });
 }

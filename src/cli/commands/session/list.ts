@@ -1,17 +1,17 @@
 // `crux session list`: the sessions of the caller (or of every agent), newest first, filtered, sorted, limited.
 import { Command } from 'commander';
 import { buildContext } from '../../context';
-import { addListOptions, parseChoices, parseLimit, parseSort, statusOption } from '../list-options';
+import { addListOptions, listLimit, parseChoices, parseSort, statusOption } from '../list-options';
 import { emit } from '../../../output/emit';
-import { renderListing } from '../../../output/session';
-import { listSessions } from '../../operations/session';
+import { listingIds, renderListing } from '../../../output/session';
+import { countedSessions } from '../../operations/session';
 import { SESSION_ORDERS } from '../../../domain/list-window';
 import { SESSION_STATES } from '../../../domain/session/machine';
 
 export function makeListCommand(): Command {
   const command = new Command('list')
     .alias('ls')
-    .description('list sessions: active and handed-off ones, newest first (archived and closed only with --all)')
+    .description('list sessions: active and handed-off ones, newest first (archived and closed, with their outcome, only with --all)')
     .option('--all', 'every session, archived and closed included')
     .option('--archived', 'only archived sessions')
     .option('--stranded', 'only non-closed sessions whose freshness is stale')
@@ -24,8 +24,10 @@ export function makeListCommand(): Command {
     .action(async (opts, command: Command) => {
       const ctx = buildContext(command);
       const statuses = parseChoices<string>(opts.status, SESSION_STATES, '--status');
-      const window = { sort: parseSort(opts.sort, SESSION_ORDERS), limit: parseLimit(opts.limit), where: statuses && ((s: { status: string }) => statuses.includes(s.status)) };
+      const window = { sort: parseSort(opts.sort, SESSION_ORDERS), limit: listLimit(opts.limit, ctx), where: statuses && ((s: { status: string }) => statuses.includes(s.status)) };
       const filter = { all: opts.all === true || statuses !== undefined, archived: opts.archived === true, stranded: opts.stranded === true, allAgents: opts.allAgents === true };
-      await emit(ctx, await listSessions(ctx, filter, { freshFor: opts.freshFor, staleAfter: opts.staleAfter }, window), renderListing);
+      // How many matched (for the line that ends a list cut short) is the table's, not the document's.
+      const { document, total } = await countedSessions(ctx, filter, { freshFor: opts.freshFor, staleAfter: opts.staleAfter }, window);
+      await emit({ ...ctx, headers: opts.headers }, document, (r, style) => renderListing({ ...r, total }, style), listingIds);
     });
 }
