@@ -7,8 +7,8 @@ export interface Stack {
   readonly values: Record<string, number>;
 }
 
-/** Stacked bars, one per entry, `series` bottom to top; the x axis labelled every `tickEvery` bars. */
-export function stackedBars(entries: readonly Stack[], series: readonly string[], tickEvery: number, tick: (label: string) => string): HTMLElement {
+/** Stacked bars, one per entry, `series` bottom to top; a grid line and a label at each entry `tick` names. */
+export function stackedBars(entries: readonly Stack[], series: readonly string[], tick: (label: string) => string | undefined): HTMLElement {
   const W = 840;
   const H = 200;
   const pad = { l: 34, r: 6, t: 8, b: 22 };
@@ -26,9 +26,11 @@ export function stackedBars(entries: readonly Stack[], series: readonly string[]
     }
   });
   const ticks: Child[] = [];
-  for (let i = 0; i < entries.length; i += tickEvery) {
+  for (const [i, e] of entries.entries()) {
+    const label = tick(e.label);
+    if (label === undefined) continue;
     const x = pad.l + i * bw;
-    ticks.push(svg('line', { x1: x, x2: x, y1: pad.t, y2: H - pad.b, class: 'grid' }), svg('text', { x: x + 2, y: H - 6, class: 'tick' }, tick(entries[i]!.label)));
+    ticks.push(svg('line', { x1: x, x2: x, y1: pad.t, y2: H - pad.b, class: 'grid' }), svg('text', { x: x + 2, y: H - 6, class: 'tick' }, label));
   }
   const axis = [0, max / 2, max].map((v) => svg('text', { x: pad.l - 4, y: y(v) + 4, class: 'tick', 'text-anchor': 'end' }, String(Math.round(v))));
   const legend = el('ul', { class: 'legend' }, series.map((s, k) => el('li', {}, el('span', { class: `swatch s${k}` }), s)));

@@ -33,12 +33,13 @@ export function diffLines(before: string, after: string): DiffLine[] {
     for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) lcs[i * (m + 1) + j] = x[i] === y[j] ? lcs[(i + 1) * (m + 1) + j + 1]! + 1 : Math.max(lcs[(i + 1) * (m + 1) + j]!, lcs[i * (m + 1) + j + 1]!);
     let i = 0;
     let j = 0;
+    // Where both are possible, what went comes before what came, as diff -u shows it.
     while (i < n || j < m) {
       if (i < n && j < m && x[i] === y[j]) {
         out.push({ op: ' ', text: x[i++]! });
         j++;
-      } else if (j < m && (i === n || lcs[i * (m + 1) + j + 1]! >= lcs[(i + 1) * (m + 1) + j]!)) out.push({ op: '+', text: y[j++]! });
-      else out.push({ op: '-', text: x[i++]! });
+      } else if (i < n && (j === m || lcs[(i + 1) * (m + 1) + j]! >= lcs[i * (m + 1) + j + 1]!)) out.push({ op: '-', text: x[i++]! });
+      else out.push({ op: '+', text: y[j++]! });
     }
   }
   out.push(...a.slice(a.length - tail).map((text) => ({ op: ' ' as const, text })));

@@ -56,7 +56,8 @@ export async function overview(): Promise<HTMLElement> {
       'no stranded sessions',
     ),
     el('h3', {}, 'Activity, last 7 days (per hour)'),
-    stackedBars(entries, act.series, 24, (label) => label.slice(5, 10)),
+    // A grid line at each midnight (UTC), labelled with the day.
+    stackedBars(entries, act.series, (label) => (label.endsWith('T00:00:00.000Z') ? label.slice(5, 10) : undefined)),
     el('p', { class: 'muted' }, totals),
     el('h3', {}, `Success rate by tag (${tags.cases} cases)`),
     tags.tags.length === 0 ? el('p', { class: 'empty' }, 'no cases yet') : rateBars(tags.tags.map((t) => ({ label: t.tag, rate: t.success_rate, note: `${Math.round(t.success_rate * 100)}% of ${t.cases}` }))),
