@@ -1,6 +1,7 @@
 // An MCP client (the SDK's own Client over stdio) talking to the built `bin/crux mcp`, as an agent's host would.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { expect } from 'vitest';
 import { CRUX, testEnv } from './cli';
 
 export interface McpSession {
@@ -32,3 +33,78 @@ export function withoutStateText(doc: { session: Record<string, unknown> }): { s
   const { state_text: _, ...session } = doc.session;
   return { ...doc, session };
 }
+
+/** Servers started through `serverPool().start`, closed together by `closeAll` (an afterEach). */
+export function serverPool(globals: string[] = []) {
+  const open: McpSession[] = [];
+  return {
+    async start(dir: string, agent: string | undefined, opts: Parameters<typeof startMcp>[2] = {}): Promise<McpSession> {
+      const s = await startMcp(dir, agent === undefined ? [] : ['--agent', agent], { ...opts, globals: [...globals, ...(opts.globals ?? [])] });
+      open.push(s);
+      return s;
+    },
+    closeAll: () => Promise.all(open.splice(0).map((s) => s.close())),
+  };
+}
+
+/** A refused call: isError, the error table's code, and the one-line text `crux: <message> (<hint>)`. */
+export function expectRefusal(result: any, code: number): { code: number; kind: string; message: string; hint: string } {
+  expect(result.isError).toBe(true);
+  expect(result.structuredContent.error).toMatchObject({ code });
+  expect(Object.keys(result.structuredContent.error)).toEqual(['code', 'kind', 'message', 'hint']);
+  expect(result.content[0].text).toMatch(/^crux: .+ \(.+\)$/);
+  return result.structuredContent.error;
+}
+
+export interface RawMcp {
+  /** Writes one line (a message, or raw text as it is) — or raw bytes, with no newline added. */
+  send(message: unknown): void;
+  write(bytes: string | Buffer): void;
+  /** The response with this id, once it has come. */
+  answer(id: number | string): Promise<any>;
+  messages(): any[];
+  stderr(): string;
+  /** Ends standard input; resolves with the exit code. */
+  end(): Promise<number | null>;
+}
+
+/** `crux mcp` spoken to line by line, initialized, as a client that is not the SDK would. */
+export async function rawMcp(dataDir: string, args: string[] = [], env: Record<string, string | undefined> = {}): Promise<RawMcp> {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(CRUX, ['--data-dir', dataDir, 'mcp', ...args], { env: testEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  const waiting: (() => void)[] = [];
+  child.stdout.on('data', (c) => {
+    out += String(c);
+    for (const wake of waiting.splice(0)) wake();
+  });
+  child.stderr.on('data', (c) => (err += String(c)));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const messages = () => out.split('\n').filter((l) => l.endsWith('}')).map((l) => JSON.parse(l));
+  const raw: RawMcp = {
+    send: (m) => child.stdin.write(`${typeof m === 'string' ? m : JSON.stringify(m)}\n`),
+    write: (bytes) => child.stdin.write(bytes),
+    async answer(id) {
+      for (;;) {
+        const found = messages().find((m) => m.id === id);
+        if (found !== undefined) return found;
+        if (child.exitCode !== null) throw new Error(`crux mcp exited ${child.exitCode} before answering ${id}: ${err}`);
+        await Promise.race([new Promise<void>((resolve) => waiting.push(resolve)), exited]);
+      }
+    },
+    messages,
+    stderr: () => err,
+    end: () => {
+      child.stdin.end();
+      return exited;
+    },
+  };
+  raw.send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+  await raw.answer('init');
+  raw.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  return raw;
+}
+
+/** A tools/call request as one JSON-RPC message. */
+export const toolCall = (id: number | string, name: string, args: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });

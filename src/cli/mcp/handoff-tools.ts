@@ -40,6 +40,7 @@ export const createHandoff = tool({
     alg: z.enum([MAC_ALG, ED25519_ALG]).optional().describe(`${MAC_ALG} (the shared key, default) or ${ED25519_ALG} (this agent's own key).`),
   }),
   output: { payload_b64: { type: 'string' }, content_hash: { type: 'string' }, signature_b64: { type: 'string' }, signature_alg: { type: 'string' } },
+  exactText: true,
   touches: (args) => [...sessionKey(args.session_id), 'handoffs'],
   run: async (ctx, args) => {
     const result = await handoffOps.mint(ctx, {

@@ -79,7 +79,7 @@ export function createServer(sdk: typeof Sdk, opts: GlobalOptions, version: stri
       // The damage this call's replays passed over, as the CLI's --json document carries it (SPEC §8).
       if (ctx.warnings.length === 0) return { content: [{ type: 'text' as const, text }], structuredContent: structured };
       return {
-        content: [{ type: 'text' as const, text: `${text}\n${warningsText(ctx.warnings)}` }],
+        content: [{ type: 'text' as const, text: tool.exactText ? text : `${text}\n${warningsText(ctx.warnings)}` }],
         structuredContent: { ...structured, warnings: [...ctx.warnings] },
       };
     } catch (caught) {

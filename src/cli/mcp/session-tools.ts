@@ -66,6 +66,7 @@ export const sessionGet = tool({
       .describe('The session as it was at that journal record (a seq, as session_history lists them) or RFC 3339 time.'),
   }),
   output: SESSION,
+  exactText: true,
   touches: (args) => sessionKey(args.session_id),
   run: async (ctx, args) => {
     const at = args.at === undefined ? undefined : parseHistoryPoint(String(args.at), 'at');

@@ -18,8 +18,9 @@ export const ARGUMENT_NAMES: ReadonlySet<string> = new Set([
   'include_facts', 'task_record', 'alg', 'handoff', 'max_age', 'tag', 'case_id', 'status',
 ]);
 
-/** What a session state allows, as the machine names it (decide.ts), in the tools that do it. */
-const OP_TOOLS: Readonly<Record<string, string>> = {
+/** What a session state allows, as the machine names it (decide.ts), in the tools that do it (touch: a hook's). */
+const OP_TOOLS: Readonly<Record<string, string | null>> = {
+  touch: null,
   put: 'session_put',
   archive: 'session_archive',
   unarchive: 'session_unarchive',
@@ -62,7 +63,7 @@ export function inToolTerms(text: string): string {
   out = out.replace(COMMAND, callOf);
   out = out.replace(ALLOWS, (match, ops: string) => {
     const tools = ops.split(', ').map((op) => OP_TOOLS[op]);
-    return tools.every((t) => t !== undefined) ? `allows: ${tools.join(', ')}` : match;
+    return tools.every((t) => t !== undefined) ? `allows: ${tools.filter((t) => t !== null).join(', ')}` : match;
   });
   return out.replace(FLAG, (match, before: string, flag: string) => {
     const name = flag.replace(/-/g, '_');

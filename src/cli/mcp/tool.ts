@@ -36,6 +36,8 @@ export interface Tool<S extends Zod.ZodRawShape = Zod.ZodRawShape> {
   readonly input: (z: Z) => S;
   /** The top-level members of the structuredContent on success (a refusal carries `error` instead). */
   readonly output: Record<string, JsonSchema>;
+  /** The text is bytes to copy as they are (a state, an envelope): warnings go into structuredContent only. */
+  readonly exactText?: true;
   readonly touches: (args: Zod.infer<Zod.ZodObject<S>>) => Touches;
   readonly run: (ctx: Context, args: Zod.infer<Zod.ZodObject<S>>) => Promise<ToolAnswer>;
 }
