@@ -13,6 +13,8 @@ export class JsonTextError extends Error {}
 export interface RawMember {
   readonly key: string;
   readonly raw: string;
+  /** The value with the whitespace around it: all that stands between its colon and the next `,` or `}`. */
+  readonly padded: string;
 }
 
 /** The parsed value; throws JsonTextError (JSON.parse's reason) unless `text` is exactly one JSON value. */
@@ -79,10 +81,11 @@ export function objectMembers(text: string): RawMember[] {
   while (text.charCodeAt(pos) === 0x22) {
     const keyEnd = stringEnd(text, pos);
     const key = JSON.parse(text.slice(pos, keyEnd)) as string;
-    const start = skipWs(text, skipWs(text, keyEnd) + 1);
+    const afterColon = skipWs(text, keyEnd) + 1;
+    const start = skipWs(text, afterColon);
     const end = valueEnd(text, start);
-    members.push({ key, raw: text.slice(start, end) });
     pos = skipWs(text, end);
+    members.push({ key, raw: text.slice(start, end), padded: text.slice(afterColon, pos) });
     if (text.charCodeAt(pos) === 0x2c) pos = skipWs(text, pos + 1);
   }
   return members;

@@ -62,7 +62,8 @@ describe('mint and accept', () => {
     expect(pkg.message).toBe('see https://git.example/x');
     expect(pkg.work_ids).toEqual(['w_1']);
     expect(pkg.expires_at).toBe('2026-11-30T21:00:00.000Z');
-    expect(payloadOf(envelope).toString()).toContain('"session_state":{"step":3,"refs":["w_1","f_9"],"big":12345678901234567890,"one":1.0},');
+    // The state travels verbatim, its whitespace included (SPEC §6).
+    expect(payloadOf(envelope).toString()).toContain(`"session_state":${state},`);
 
     const source = JSON.parse((await ok(crux(dir, ['--agent', 'alice', 'session', 'get', 's1', '--json'], { env: env() }))).stdout);
     expect(source.session.status).toBe('handed_off');
@@ -71,7 +72,7 @@ describe('mint and accept', () => {
     const accept = await ok(crux(dir, ['handoff', 'accept', file, '--as', 'bob', '--json'], { env: env() }));
     expect(JSON.parse(accept.stdout)).toEqual({ accepted: { session_id: 's1', agent: 'bob', content_hash: envelope.content_hash, facts: 0 } });
     const landed = await ok(crux(dir, ['--agent', 'bob', 'session', 'get', 's1'], { env: env() }));
-    expect(landed.stdout).toBe('{"step":3,"refs":["w_1","f_9"],"big":12345678901234567890,"one":1.0}');
+    expect(landed.stdout).toBe(state);
     expect(state).toContain('12345678901234567890');
   });
 

@@ -2,7 +2,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { expect } from 'vitest';
-import { CRUX, testEnv } from './cli';
+import { CRUX, storeArgs, testEnv } from './cli';
 
 export interface McpSession {
   readonly client: Client;
@@ -12,10 +12,10 @@ export interface McpSession {
   close(): Promise<void>;
 }
 
-/** Starts `crux [globals] mcp [args]` on `dataDir` and connects (initialize + initialized). */
+/** Starts `crux [globals] mcp [args]` on `dataDir` (a path, or a postgres:// URL) and connects (initialize + initialized). */
 export async function startMcp(dataDir: string, args: string[] = [], opts: { env?: Record<string, string | undefined>; globals?: string[] } = {}): Promise<McpSession> {
   const env = Object.fromEntries(Object.entries(testEnv(opts.env)).filter((e): e is [string, string] => e[1] !== undefined));
-  const transport = new StdioClientTransport({ command: CRUX, args: ['--data-dir', dataDir, ...(opts.globals ?? []), 'mcp', ...args], env, stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: CRUX, args: [...storeArgs(dataDir), ...(opts.globals ?? []), 'mcp', ...args], env, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (chunk) => (stderr += String(chunk)));
   const client = new Client({ name: 'crux-tests', version: '1.0.0' });
@@ -71,7 +71,7 @@ export interface RawMcp {
 /** `crux mcp` spoken to line by line, initialized, as a client that is not the SDK would. */
 export async function rawMcp(dataDir: string, args: string[] = [], env: Record<string, string | undefined> = {}): Promise<RawMcp> {
   const { spawn } = await import('node:child_process');
-  const child = spawn(CRUX, ['--data-dir', dataDir, 'mcp', ...args], { env: testEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(CRUX, [...storeArgs(dataDir), 'mcp', ...args], { env: testEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   const waiting: (() => void)[] = [];

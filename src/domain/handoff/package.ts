@@ -11,10 +11,14 @@
 //     `/` and non-ASCII are written raw as UTF-8 — exactly what JSON.stringify does for a well-formed string.
 // crux appends `handoff_id` and `expires_at` (and `key_id` for Ed25519) after `task_record`; serde ignores
 // unknown fields, so a daemon accepts crux's packages and crux accepts the daemon's.
+// One departure from the compact writer (SPEC §6): `session_state` is the stored state's bytes verbatim,
+// whitespace and all (serde reads whitespace anywhere), and accept stores exactly what stands between its
+// colon and the next comma — so put → mint → accept → get is byte-identical. A package whose state was
+// minified (a daemon's, an older crux's) is stored as minified as it came.
 import { CruxError, invalid } from '../../shared/errors';
 import { parseAgentName } from '../../shared/ids';
 import { tryParseTime, type Instant } from '../../shared/time';
-import { arrayElements, JsonTextError, minifyJson, objectMembers } from '../../shared/json-text';
+import { arrayElements, JsonTextError, minifyJson, objectMembers, parseJsonText } from '../../shared/json-text';
 import { encodeTaskRecord, type TaskRecord } from './task-record';
 
 export const PACKAGE_FIELDS = [
@@ -50,21 +54,27 @@ export interface PackageDraft {
 
 const str = (v: string | null): string => (v === null ? 'null' : JSON.stringify(v));
 
-function minified(text: string, what: string): string {
+function packaged(text: string, what: string, copy: (text: string) => string): string {
   try {
-    return minifyJson(text);
+    return copy(text);
   } catch (error) {
     if (error instanceof JsonTextError) throw invalid(`${what} cannot be packaged: ${error.message}`);
     throw error;
   }
 }
 
-/** The payload text. The state is minified (insignificant whitespace only); its tokens are copied verbatim. */
+/** The stored state's bytes as they are: only checked to be JSON (a stored state always is). */
+function verbatim(text: string): string {
+  parseJsonText(text);
+  return text;
+}
+
+/** The payload text: the state verbatim, each fact minified (insignificant whitespace only, tokens verbatim). */
 export function encodePackage(p: PackageDraft): string {
   const parts = [
     `"session_id":${JSON.stringify(p.session_id)}`,
-    `"session_state":${p.session_state === null ? 'null' : minified(p.session_state, 'the session state')}`,
-    `"facts":[${p.facts.map((f) => minified(f, 'a fact')).join(',')}]`,
+    `"session_state":${p.session_state === null ? 'null' : packaged(p.session_state, 'the session state', verbatim)}`,
+    `"facts":[${p.facts.map((f) => packaged(f, 'a fact', minifyJson)).join(',')}]`,
     `"created_at":${JSON.stringify(p.created_at)}`,
     `"source_agent":${JSON.stringify(p.source_agent)}`,
     `"target_agent":${str(p.target_agent)}`,
@@ -89,7 +99,7 @@ export interface PackageFact {
 /** A decoded package: every field, plus the raw text of the state and the facts. */
 export interface DecodedPackage {
   readonly session_id: string;
-  /** The state's raw JSON text as it appears in the payload; null when the package carries none. */
+  /** The state's JSON text as it stands in the payload, whitespace around it included; null when it carries none. */
   readonly session_state: string | null;
   readonly facts: readonly PackageFact[];
   readonly created_at: string;
@@ -169,6 +179,7 @@ export function decodePackage(payload: Uint8Array): DecodedPackage {
     seen.add(key);
   }
   const raws = new Map(list.map((m) => [m.key, m.raw]));
+  const state = list.find((m) => m.key === 'session_state');
   const members = new Map(list.map((m) => [m.key, JSON.parse(m.raw) as unknown]));
   const session_id = stringField(members, 'session_id', true)!;
   const factsRaw = raws.get('facts');
@@ -181,12 +192,11 @@ export function decodePackage(payload: Uint8Array): DecodedPackage {
   const taskRecord = members.get('task_record') ?? null;
   if (taskRecord !== null && (typeof taskRecord !== 'object' || Array.isArray(taskRecord))) throw bad('has a task_record that is not an object');
   const expires = timeField(members, 'expires_at', false);
-  const stateRaw = raws.get('session_state');
   const other: Record<string, unknown> = {};
   for (const [k, v] of members) if (!(PACKAGE_FIELDS as readonly string[]).includes(k)) other[k] = v;
   return {
     session_id,
-    session_state: stateRaw === undefined || stateRaw === 'null' ? null : stateRaw,
+    session_state: state === undefined || state.padded === 'null' ? null : state.padded,
     facts,
     created_at: created.text!,
     created: created.at!,

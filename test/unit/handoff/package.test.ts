@@ -47,11 +47,14 @@ describe('encodePackage: serde_json compact output of the daemon struct', () => 
     expect(encodeTaskRecord({ requester: '', sources: [] })).toBe('{}');
   });
 
-  it('copies state tokens verbatim: big numbers, 1.0, 1e400, integer-like keys keep their order', () => {
+  it('carries the state verbatim: whitespace, big numbers, 1.0, 1e400, integer-like keys in their order (SPEC §6)', () => {
     const state = '{ "z": 12345678901234567890, "1": 1.0,\n  "big": 1e400, "s": "a\\u0041 b" }';
-    expect(encodePackage({ ...base, session_state: state })).toContain(
-      '"session_state":{"z":12345678901234567890,"1":1.0,"big":1e400,"s":"a\\u0041 b"},',
-    );
+    expect(encodePackage({ ...base, session_state: state })).toContain(`"session_state":${state},"facts"`);
+  });
+
+  it('refuses a state that is not JSON (exit 5), and minifies facts as before', () => {
+    expect(() => encodePackage({ ...base, session_state: '{"a":' })).toThrow(/the session state cannot be packaged/);
+    expect(encodePackage({ ...base, facts: ['{ "fact_id" : "f_1" }'] })).toContain('"facts":[{"fact_id":"f_1"}]');
   });
 
   it('escapes strings as serde_json does: short escapes, \\u00xx lowercase, raw UTF-8 and /', () => {
@@ -167,7 +170,17 @@ describe('what put accepts, a package carries', () => {
     }
   });
 
-  it('minifies whitespace only, keeping repeats and spellings', () => {
-    expect(encodePackage({ ...base, session_state: '{ "a" : 1.0 , "a" : 2 }' })).toContain('"session_state":{"a":1.0,"a":2},');
+  it('decodes the state as it stands between its colon and the next comma, whitespace around it included', () => {
+    for (const state of ['{ "a" : 1.0 , "a" : 2 }', '{"plan": ["a", "b"]}', '  {"pad" : 1}\n', '\n[1, 2]\t', ' null\n', '"text"', '7']) {
+      const text = encodePackage({ ...base, session_state: state });
+      expect(JSON.parse(text).session_state).toEqual(JSON.parse(state));
+      expect(decodePackage(bytes(text)).session_state).toBe(state);
+    }
+  });
+
+  it('keeps accepting minified packages (a daemon\'s, an older crux\'s) as they are, and null as no state', () => {
+    const old = '{"session_id":"s","session_state":{"plan":["a","b"]},"facts":[],"created_at":"2026-11-29T21:00:00.000Z","source_agent":"a","target_agent":null,"message":null,"work_ids":[]}';
+    expect(decodePackage(bytes(old)).session_state).toBe('{"plan":["a","b"]}');
+    expect(decodePackage(bytes(old.replace('{"plan":["a","b"]}', 'null'))).session_state).toBeNull();
   });
 });
