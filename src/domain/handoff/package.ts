@@ -18,7 +18,7 @@
 import { CruxError, invalid } from '../../shared/errors';
 import { parseAgentName } from '../../shared/ids';
 import { tryParseTime, type Instant } from '../../shared/time';
-import { arrayElements, JsonTextError, minifyJson, objectMembers, parseJsonText } from '../../shared/json-text';
+import { arrayElements, JsonTextError, minifyJson, objectMembers, parseJsonText, type RawMember } from '../../shared/json-text';
 import { encodeTaskRecord, type TaskRecord } from './task-record';
 
 export const PACKAGE_FIELDS = [
@@ -165,7 +165,7 @@ export function decodePackage(payload: Uint8Array): DecodedPackage {
   } catch {
     throw bad('is not UTF-8 text');
   }
-  let list;
+  let list: RawMember[];
   try {
     list = objectMembers(text);
   } catch (error) {
