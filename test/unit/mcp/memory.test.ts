@@ -1,0 +1,61 @@
+// A long-lived `crux mcp` keeps no state that grows with the calls it answers (SPEC §10.1): the server runs
+// in-process over the SDK's in-memory transport, and the heap after a full GC is compared after a first and
+// a tenfold run of writes and reads. Normal runs: 2k then 10k calls; CRUX_STRESS: 10k then 100k.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runInNewContext } from 'node:vm';
+import { setFlagsFromString } from 'node:v8';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { describe, expect, it } from 'vitest';
+import * as sdk from '../../../src/cli/mcp/sdk';
+import { createServer } from '../../../src/cli/mcp/server';
+import { committed } from '../../../src/shared/commit-log';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+const STRESS = Boolean(process.env.CRUX_STRESS);
+const FIRST = STRESS ? 10_000 : 2_000;
+const TOTAL = STRESS ? 100_000 : 10_000;
+// tmpfs where there is one: the test measures memory, not fsync.
+const scratch = () => mkdtempSync(join(process.platform === 'linux' ? '/dev/shm' : tmpdir(), 'crux-mcp-memory-'));
+
+function heapAfterGc(): number {
+  for (let i = 0; i < 4; i++) gc();
+  return process.memoryUsage().heapUsed;
+}
+
+describe('crux mcp: memory over many calls', () => {
+  it(`stays flat from ${FIRST} to ${TOTAL} calls (writes and reads of a few sessions)`, async () => {
+    const { server, inFlight } = createServer(sdk, { dataDir: join(scratch(), 'data'), agent: 'planner', now: '2026-12-01T10:00:00Z' }, 'test');
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'memory-test', version: '1' });
+    await client.connect(clientSide);
+    let calls = 0;
+    const run = async (until: number) => {
+      for (; calls < until; calls += 2) {
+        const id = `s${calls % 8}`;
+        const put = await client.callTool({ name: 'session_put', arguments: { session_id: id, state_text: `{"n":${calls}}`, add_tokens: 1 } });
+        if (put.isError) throw new Error(JSON.stringify(put.structuredContent));
+        const get = await client.callTool({ name: 'session_get', arguments: { session_id: id } });
+        if ((get.content as { text: string }[])[0]!.text !== `{"n":${calls}}`) throw new Error(`call ${calls}: read ${JSON.stringify(get.content)}`);
+      }
+    };
+    await run(FIRST);
+    const first = heapAfterGc();
+    await run(TOTAL);
+    const last = heapAfterGc();
+    const perCall = (last - first) / (TOTAL - FIRST);
+    if (process.env.CRUX_MEMORY_REPORT) console.log({ first, last, perCall });
+    // A leak of one small string per call (the commit log's was ~100 bytes per write) is far above this.
+    expect(perCall).toBeLessThan(20);
+    expect(inFlight.size).toBe(0);
+    // The commit log keeps its first entries and a count, not one entry per write.
+    expect(committed().length).toBeLessThanOrEqual(9);
+    expect(committed().at(-1)).toMatch(/^\d+ more commits$/);
+    await client.close();
+  }, STRESS ? 1_800_000 : 300_000);
+});
