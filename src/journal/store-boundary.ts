@@ -69,6 +69,11 @@ export interface JournalReport {
   readonly repaired?: { removed: number; quarantine: string[] };
   /** The journal's history/ (what compactions dropped), when it has any: verified like the journal. */
   readonly history?: HistoryReport;
+  /**
+   * Derived rows (a database's index, snapshot) that disagree with a replay of the journal: each problem one line;
+   * `rebuilt` after --repair. Absent when they agree (and on a data directory, whose caches are verified on read).
+   */
+  readonly derived?: { readonly problems: string[]; readonly rebuilt?: boolean };
 }
 
 export interface CompactReport {

@@ -18,6 +18,7 @@ export function renderCheck(result: { healthy: boolean; data_dir: string; journa
   for (const j of result.journals) {
     for (const p of j.problems) lines.push(`${j.file}:${p.line}: ${printable(p.reason)}`);
     if (j.repaired) lines.push(`${j.file}: removed ${j.repaired.removed} line(s); kept in ${j.repaired.quarantine.join(', ')}`);
+    for (const p of j.derived?.problems ?? []) lines.push(`${j.file}: ${printable(p)}: ${j.derived!.rebuilt ? 'rebuilt' : 'derived rows (`crux journal check --repair` rebuilds them)'}`);
     const h = j.history;
     if (h === undefined) continue;
     lines.push(`${j.file}: history ${h.files} file(s), ${h.records} records, ${h.bytes} bytes, ${h.problems.length === 0 ? style.good('ok') : style.bad(`${h.problems.length} problem(s)`)}`);

@@ -23,8 +23,8 @@ describe.each(STORE_KINDS)('crux store init on a %s store', (kind) => {
     const report = JSON.parse(init.stdout);
     expect(report.printed).toBe(false);
     if (kind === 'pg') {
-      expect(report).toMatchObject({ schema_version: 1, created: expect.arrayContaining(['schema version 1', 'table journal_sessions', 'table journal_cases']) });
-      expect((await crux(store, ['--json', 'doctor'])).stdout).toContain('"schema_version":1');
+      expect(report).toMatchObject({ schema_version: 2, created: expect.arrayContaining(['schema version 1', 'schema version 2', 'table journal_sessions', 'table journal_cases']) });
+      expect((await crux(store, ['--json', 'doctor'])).stdout).toContain('"schema_version":2');
     } else {
       expect(report.created).toEqual([store, join(store, '.lock')]);
       expect(fs.statSync(store).mode & 0o777).toBe(0o700);
@@ -44,7 +44,7 @@ describe.skipIf(pgSkipReason() !== undefined)('crux store init --print on Postgr
     const script = (await crux(store, ['store', 'init', '--print'])).stdout;
     psqlScript(`\\set ON_ERROR_STOP 1\n${script}`);
     const schema = new URL(store).searchParams.get('schema');
-    expect(psql(`select max(version) from ${schema}.schema_version`).trim()).toBe('1');
+    expect(psql(`select max(version) from ${schema}.schema_version`).trim()).toBe('2');
     expect((await crux(store, ['store', 'init'])).stdout).toMatch(/^nothing to do/);
     expect((await crux(store, ['session', 'put', 'a', '{}'])).exitCode).toBe(0);
     expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);

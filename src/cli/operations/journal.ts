@@ -8,7 +8,12 @@ type CheckOptions = Parameters<Context['dataDir']['check']>[1];
 export async function checkJournals(ctx: Context, opts: Omit<CheckOptions, 'ts'>) {
   const journals = await ctx.dataDir.check(ALL_STORES, { ...opts, ts: ctx.nowIso });
   // A journal, or its history/, with problems a repair did not take care of.
-  const damaged = journals.some((j) => (j.problems.length > 0 && j.repaired === undefined) || (j.history !== undefined && j.history.problems.length > 0 && j.history.quarantined === undefined));
+  const damaged = journals.some(
+    (j) =>
+      (j.problems.length > 0 && j.repaired === undefined) ||
+      (j.history !== undefined && j.history.problems.length > 0 && j.history.quarantined === undefined) ||
+      (j.derived !== undefined && j.derived.rebuilt !== true),
+  );
   return { healthy: !damaged, data_dir: ctx.dataDir.location, journals };
 }
 

@@ -2,11 +2,11 @@
 // with it (for a DBA, who may grant crux's user only what it needs afterwards); `--print` shows that SQL instead.
 import type { StoreSpec } from '../store-spec';
 import type { InitReport } from '../store-boundary';
-import type { PgStore } from './pg-store';
+import type { PgHost } from './pg-host';
 import { journalTableSql, migrationSql, quoteLiteral, readCatalog, SCHEMA_VERSION, type Catalog } from './schema';
 
 /** The steps that bring the store at `catalog` to this crux's schema, with every journal's table. */
-function steps(store: PgStore, catalog: Catalog, specs: readonly StoreSpec<unknown>[], cruxVersion: string): { what: string; sql: string }[] {
+function steps(store: PgHost, catalog: Catalog, specs: readonly StoreSpec<unknown>[], cruxVersion: string): { what: string; sql: string }[] {
   const out = migrationSql(store.url.schema, catalog, cruxVersion);
   for (const spec of specs) {
     const table = journalTableSql(store.url.schema, catalog, spec.file);
@@ -20,7 +20,7 @@ function steps(store: PgStore, catalog: Catalog, specs: readonly StoreSpec<unkno
  * reads the catalog and returns the SQL instead, changing nothing. The printed script takes the same lock, so a
  * DBA may run it while crux writes.
  */
-export async function initSchema(store: PgStore, specs: readonly StoreSpec<unknown>[], cruxVersion: string, print: boolean): Promise<InitReport> {
+export async function initSchema(store: PgHost, specs: readonly StoreSpec<unknown>[], cruxVersion: string, print: boolean): Promise<InitReport> {
   const base = { store: store.location, kind: 'postgres' as const, printed: print };
   if (print) {
     const catalog = await store.guard(() => readCatalog(store.reader, store.url.schema));

@@ -17,7 +17,10 @@ import { CruxError } from '../../shared/errors';
 import { connectionLost, openClient, storeError, type Client, type Sql } from './client';
 import { arrayLiteral, ensureJournalTable, journalTable, migrate, readCatalog, refuseNewer, type Catalog } from './schema';
 import { rowPosition, RowVerifier, type RowScan } from './rows';
-import { checkJournals, compactJournals, readHistoryRows, restoreJournal, surveyPg } from './pg-maintenance';
+import { compactJournals, readHistoryRows, restoreJournal } from './pg-maintenance';
+import { checkJournals } from './pg-check';
+import { surveyPg } from './pg-survey';
+import type { PgHost } from './pg-host';
 import { DEFAULT_HISTORY_RETENTION, type HistoryRetention } from '../history';
 import { indexCurrent, keysOf, matchingKeys, writeIndexRows } from './pg-index';
 import { initSchema } from './pg-init';
@@ -50,7 +53,7 @@ export interface PgStoreOptions {
   readonly history?: HistoryRetention | undefined;
 }
 
-export class PgStore implements JournalStore {
+export class PgStore implements JournalStore, PgHost {
   readonly location: string;
   readonly keys: KeyStore;
   private client: Client | undefined;
@@ -61,6 +64,8 @@ export class PgStore implements JournalStore {
   readonly committing: string[] = [];
   /** Operations running now (close waits for them). */
   private readonly inflight = new Set<Promise<unknown>>();
+  /** Which journals' index rows verified in the operation running (pg-index.ts), by file. */
+  private readonly verdicts = new Map<string, boolean>();
   /** Fails the operation running now (the connection was lost under it); see untilLost. */
   private failRunning: ((error: Error) => void) | undefined;
   /**
@@ -124,6 +129,7 @@ export class PgStore implements JournalStore {
     return before
       .then(() => {
         this.catalog = undefined;
+        this.verdicts.clear();
         return this.within.run(this, () => this.untilLost(fn));
       })
       .finally(release);
@@ -231,25 +237,40 @@ export class PgStore implements JournalStore {
 
   /** The entities that may match `query`, through the index table when its rows are current, else the whole journal. */
   async foldIndexed<S>(q: Query, catalog: Catalog, spec: StoreSpec<S>, query: IndexQuery): Promise<Folded<S>> {
-    if (spec.keyOf === undefined || !(await indexCurrent(q, (t) => this.ident(t), catalog, spec as StoreSpec<unknown>))) return this.fold(q, catalog, spec);
+    if (spec.keyOf === undefined || !(await this.indexTrusted(q, catalog, spec))) return this.fold(q, catalog, spec);
     return this.foldKeys(q, catalog, spec, await matchingKeys(q, (t) => this.ident(t), spec as StoreSpec<unknown>, query));
   }
 
   /**
-   * Brings the index rows of a journal up to date inside a locked transaction, after its rows changed: the
-   * entities `keys` (from their rows as they now are), or, when the rows follow another version or `keys` is
-   * 'all', every entity (from `whole`, or a fold of the journal).
+   * Whether a journal's index rows verify (pg-index.ts), fully (asked once per operation: nothing else writes
+   * meanwhile), or, for a write that only maintains them (`full` false), by their binding alone.
    */
-  async refreshIndex<S>(sql: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[] | 'all', whole?: S): Promise<void> {
+  async indexTrusted<S>(q: Query, catalog: Catalog, spec: StoreSpec<S>, full = true): Promise<boolean> {
+    const known = this.verdicts.get(spec.file);
+    if (known !== undefined) return known;
+    const verdict = await indexCurrent(q, (t) => this.ident(t), catalog, spec as StoreSpec<unknown>, full);
+    if (full) this.verdicts.set(spec.file, verdict);
+    return verdict;
+  }
+
+  /**
+   * Brings the index rows of a journal up to date inside a locked transaction, after its rows changed: the
+   * entities `keys` (from their rows as they now are) when the rows verified before the change (`trusted`), else
+   * — or with 'all' — every entity (from `whole`, or a fold of the journal): rebuilt in the same transaction.
+   */
+  async refreshIndex<S>(sql: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[] | 'all', opts: { trusted?: boolean; whole?: S } = {}): Promise<void> {
     if (spec.secondary === undefined || spec.keyOf === undefined) return;
     const ident = (t: string) => this.ident(t);
-    if (keys !== 'all' && (await indexCurrent(sql, ident, catalog, spec as StoreSpec<unknown>))) {
-      if (keys.length > 0) await writeIndexRows(sql, ident, spec, (await this.foldKeys(sql, catalog, spec, keys)).state, keys, false);
-      return;
+    const { line, head } = await this.headOf(sql, catalog, spec.file);
+    const bound = { line, h: line === 0 ? '' : head.h };
+    if (keys !== 'all' && opts.trusted === true) {
+      if (keys.length > 0) await writeIndexRows(sql, ident, spec, (await this.foldKeys(sql, catalog, spec, keys)).state, keys, false, bound);
+    } else {
+      const state = opts.whole ?? (await this.fold(sql, catalog, spec, { quiet: true })).state;
+      const rows = await sql.unsafe<{ key: string }[]>(`select distinct key from ${this.ident(journalTable(spec.file))} where key is not null`);
+      await writeIndexRows(sql, ident, spec, state, rows.map((r) => r.key), true, bound);
     }
-    const state = whole ?? (await this.fold(sql, catalog, spec, { quiet: true })).state;
-    const rows = await sql.unsafe<{ key: string }[]>(`select distinct key from ${this.ident(journalTable(spec.file))} where key is not null`);
-    await writeIndexRows(sql, ident, spec, state, rows.map((r) => r.key), true);
+    this.verdicts.set(spec.file, true);
   }
 
   async readAt<S>(spec: StoreSpec<S>, positions: readonly LinePosition[]): Promise<(JournalRecord | undefined)[]> {
@@ -581,8 +602,10 @@ class PgTransaction implements Transaction {
         this.encode(batch);
       }
       this.catalog = await this.store.prepare(this.sql, this.catalog, batch.spec.file);
+      // Verified before the rows go in: afterwards the binding names the head the journal had.
+      const trusted = batch.spec.secondary !== undefined && (await this.store.indexTrusted(this.sql, this.catalog, batch.spec, false));
       await this.store.insertLines(this.sql, batch.spec, batch.lines!, batch.afterLine!);
-      await this.store.refreshIndex(this.sql, this.catalog, batch.spec, keysOf(batch.spec, batch.lines!.map(decodeOwn)));
+      await this.store.refreshIndex(this.sql, this.catalog, batch.spec, keysOf(batch.spec, batch.lines!.map(decodeOwn)), { trusted });
     }
     // `crux ui` listens: a notice sent in the transaction reaches it only once the transaction commits.
     for (const batch of this.pending) await this.sql`select pg_notify('crux_changed', ${`${this.store.url.schema}:${batch.spec.file}`})`;

@@ -8,7 +8,7 @@ import { CruxError } from '../../shared/errors';
 import type { Sql } from './client';
 
 /** The layout this crux reads and writes. A store at a higher version is refused, never downgraded. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 type Query = Sql;
 
@@ -65,6 +65,15 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
       bytes bytea not null,
       primary key (journal, at, name)
     );`,
+  // 2: derived rows bound to their journal's head and verified before they are trusted (pg-index.ts,
+  // pg-snapshot.ts). Rows written before carry no binding: they are not trusted, and the next write rebuilds them.
+  (s) => `
+    alter table ${s}.secondary_indexes
+      add column line bigint not null default 0,
+      add column h text not null default '',
+      add column rows bigint not null default 0,
+      add column sum numeric not null default 0;
+    alter table ${s}.snapshots add column digest text not null default '';`,
 ];
 
 /** The DDL of one journal's table (created with the first record a journal gets). */

@@ -1,0 +1,36 @@
+// What the PostgreSQL store's whole-journal operations (check, compact, survey, restore, init) need of the store:
+// an interface of its own, so that they and pg-store.ts do not import each other.
+import type { ChainHead } from '../record';
+import type { StoreSpec } from '../store-spec';
+import type { ProgressSink } from '../store-boundary';
+import type { Sql } from './client';
+import type { RowScan } from './rows';
+import { journalTable, type Catalog } from './schema';
+import type { StoreUrl } from './url';
+
+export interface PgHost {
+  readonly location: string;
+  readonly url: StoreUrl;
+  /** A quoted `schema.table`. */
+  ident(table: string): string;
+  /** What reads go through: the running write transaction, or the connection. */
+  readonly reader: Sql;
+  guard<T>(fn: () => Promise<T>): Promise<T>;
+  locked<T>(fn: (sql: Sql, catalog: Catalog) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
+  readCatalog(): Promise<Catalog>;
+  fold<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, opts?: { quiet?: boolean; progress?: ProgressSink }): Promise<{ state: S; scan: RowScan }>;
+  headOf(q: Sql, catalog: Catalog, file: string): Promise<{ head: ChainHead; line: number }>;
+  prepare(sql: Sql, catalog: Catalog, file: string): Promise<Catalog>;
+  insertLines<S>(q: Sql, spec: StoreSpec<S>, lines: readonly string[], afterLine: number): Promise<void>;
+  refreshIndex<S>(sql: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[] | 'all', opts?: { trusted?: boolean; whole?: S }): Promise<void>;
+  /** A message for the operator (a record passed over). */
+  warn(message: string): void;
+}
+
+/** Replaces every row of a journal with the lines of `text` (repair, compaction); returns its bytes. */
+export async function replaceRows(store: PgHost, sql: Sql, spec: StoreSpec<unknown>, text: string): Promise<number> {
+  await sql.unsafe(`delete from ${store.ident(journalTable(spec.file))}`);
+  await store.insertLines(sql, spec, text.split('\n').slice(0, -1), 0);
+  return Buffer.byteLength(text);
+}

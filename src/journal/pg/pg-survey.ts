@@ -1,0 +1,84 @@
+// Doctor's facts of a PostgreSQL store (JournalStore.survey): the lock and its holder, the server's and the
+// schema's versions, each journal verified and folded, table sizes and the last compaction; nothing changed.
+import { ClockWatch, compactionDue } from '../policy';
+import type { StoreSpec } from '../store-spec';
+import type { JournalFacts, StoreFacts } from '../store-boundary';
+import type { Sql } from './client';
+import type { PgHost } from './pg-host';
+import { reportRows } from './pg-check';
+import { RowVerifier } from './rows';
+import { journalFileOf, journalTable, readCatalog, SCHEMA_VERSION, type Catalog } from './schema';
+
+/** Tables of the schema that are not journals. */
+const OWN_TABLES = new Set(['schema_version', 'keys', 'history', 'quarantine', 'secondary_indexes', 'snapshots']);
+
+export async function surveyPg(store: PgHost, specs: readonly StoreSpec<unknown>[]): Promise<StoreFacts> {
+  return store.transaction(async (sql) => {
+      const [got] = await sql<{ ok: boolean }[]>`select pg_try_advisory_xact_lock(${0x63727578}, hashtext(${store.url.schema})) as ok`;
+      const held = got?.ok !== true;
+      const holder = held ? await lockHolder(sql, store.url.schema) : null;
+      const [info] = await sql<{ v: string }[]>`select current_setting('server_version') as v`;
+      const catalog = await readCatalog(sql, store.url.schema);
+      const exists = catalog.tables.size > 0;
+      const usable = exists && catalog.version <= SCHEMA_VERSION;
+      const journals: JournalFacts<any>[] = [];
+      if (usable) {
+        for (const spec of specs) journals.push(await surveyJournal(store, sql, catalog, spec));
+      }
+      const quarantine = usable && catalog.tables.has('quarantine')
+        ? (await sql.unsafe<{ name: string; at: Date }[]>(`select name, at from ${store.ident('quarantine')} order by at, name`)).map((r) => `${r.at.toISOString()} ${r.name}`)
+        : [];
+      const known = new Set(specs.map((s) => journalTable(s.file)));
+      const other = [...catalog.tables].filter((t) => !OWN_TABLES.has(t) && !known.has(t) && !known.has(t.replace(/_index$/, ''))).sort();
+      return {
+        location: { path: store.location, exists, usable, mode: null },
+        lock: {
+          held,
+          name: `pg_advisory_xact_lock(${0x63727578}, hashtext('${store.url.schema}'))`,
+          holder,
+          // The server frees a transaction's advisory lock when the transaction or its connection ends: never stale.
+          stale: false,
+          mechanism: 'advisory lock of a transaction, freed by the server when its holder goes',
+        },
+        journals,
+        quarantine,
+        other_files: other.map((t) => journalFileOf(t) ?? t),
+        server: { version: info?.v ?? 'unknown', schema: store.url.schema, schema_version: catalog.version, crux_schema_version: SCHEMA_VERSION },
+      };
+  });
+}
+
+async function lockHolder(sql: Sql, schema: string): Promise<{ pid: number; command: string } | null> {
+  const [row] = await sql<{ pid: number; app: string | null; addr: string | null }[]>`
+    select a.pid, a.application_name as app, host(a.client_addr) as addr from pg_locks l join pg_stat_activity a on a.pid = l.pid
+    where l.locktype = 'advisory' and l.granted and l.classid = ${0x63727578}::oid and l.objid = hashtext(${schema})::oid limit 1`;
+  return row === undefined ? null : { pid: row.pid, command: `${row.app || 'a client'} from ${row.addr ?? 'a local socket'} (server pid)` };
+}
+
+async function surveyJournal(store: PgHost, sql: Sql, catalog: Catalog, spec: StoreSpec<unknown>): Promise<JournalFacts<unknown>> {
+  const started = performance.now();
+  const state = spec.initial();
+  const clock = new ClockWatch();
+  const verifier = new RowVerifier(spec.vocabulary, (record, at) => {
+    spec.evolve(state, record, at);
+    clock.see(record.ts, at.line);
+  });
+  const table = journalTable(spec.file);
+  if (catalog.tables.has(table)) {
+    await sql.unsafe(`select line, body from ${store.ident(table)} order by line`).values().cursor(5000, (rows) => {
+      for (const [line, body] of rows as [string, string][]) verifier.visit({ line: Number(line), body });
+    });
+  }
+  const scan = verifier.finish();
+  return {
+    ...(await reportRows(store, sql, catalog, spec.file, scan, started)),
+    newest_ts: clock.newest,
+    last_ts: clock.last,
+    backwards: clock.backwards,
+    state,
+    live_bytes: spec.liveBytes?.(state) ?? null,
+    compaction_due: compactionDue(scan.bytes, spec.liveBytes?.(state)),
+    index: null,
+  };
+}
+
