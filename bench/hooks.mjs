@@ -12,8 +12,8 @@ import { benchEnv, interleave } from './interleave.mjs';
 const CRUX = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', 'bin', 'crux');
 const PROMPT = 'fix the flaky checkout test and make the payment retry idempotent';
 
-/** A transcript of about `bytes`, shaped as Claude Code writes it: prompts, tool calls, their results. */
-export function transcriptText(bytes, sessionId = 'cc-bench') {
+/** A transcript of about `bytes`, shaped as Claude Code writes it: prompts (`prompt` first), tool calls, results. */
+export function transcriptText(bytes, prompt = PROMPT, sessionId = 'cc-bench') {
   const common = { isSidechain: false, userType: 'external', cwd: '/src/shop', sessionId, version: '2.0.14', gitBranch: 'main' };
   const lines = [];
   let size = 0;
@@ -25,7 +25,7 @@ export function transcriptText(bytes, sessionId = 'cc-bench') {
     size += text.length + 1;
   };
   for (let turn = 0; size < bytes; turn++) {
-    push({ type: 'user', message: { role: 'user', content: turn === 0 ? PROMPT : `now step ${turn}: check the retry path again` } });
+    push({ type: 'user', message: { role: 'user', content: turn === 0 ? prompt : `${prompt}, step ${turn}` } });
     for (let k = 0; k < 6 && size < bytes; k++) {
       const id = `toolu_${turn}_${k}`;
       const tool = k % 3 === 0 ? { name: 'Bash', input: { command: `npm test -- checkout --step ${turn}`, description: 'Run tests' } } : k % 3 === 1 ? { name: 'Read', input: { file_path: `/src/shop/src/pay-${k}.ts` } } : { name: 'Edit', input: { file_path: `/src/shop/src/pay-${k}.ts`, old_string: 'a', new_string: 'b' } };
@@ -42,11 +42,12 @@ const payload = (event, fields) => JSON.stringify({ session_id: 'cc-1', transcri
 
 /**
  * The hook rows over `dir` (a data directory with a case bank): `crux(dir, ...args)` makes an argv, `name(label)`
- * a row name. Writes its 1 MB transcript into `work`; SessionEnd rows end a new session each time.
+ * a row name; `prompt` is what UserPromptSubmit sends and the transcript's prompts say (so a resume matches the
+ * bank as the prompt does). Writes its 1 MB transcript into `work`; SessionEnd rows end a new session each time.
  */
-export function hookRows({ dir, work, crux, name, extra = {} }) {
+export function hookRows({ dir, work, crux, name, prompt = PROMPT, extra = {} }) {
   const transcript = join(work, `transcript-${Date.now().toString(36)}.jsonl`);
-  fs.writeFileSync(transcript, transcriptText(1 << 20));
+  fs.writeFileSync(transcript, transcriptText(1 << 20, prompt));
   let next = 0;
   const fresh = () => `cc-${Date.now().toString(36)}-${next++}`;
   const hook = (...args) => crux(dir, 'hook', 'claude-code', ...args);
@@ -55,7 +56,7 @@ export function hookRows({ dir, work, crux, name, extra = {} }) {
   return [
     { name: name('hook SessionStart (new session)'), argv: hook(), cmd: 'hook SessionStart (new session)', ...extra, before(row) { row.input = payload('SessionStart', { session_id: fresh(), source: 'startup', transcript_path: transcript }); } },
     { name: name('hook SessionStart (resume, 1 MB transcript)'), argv: hook(), input: payload('SessionStart', { source: 'resume', transcript_path: transcript }), cmd: 'hook SessionStart (resume, 1 MB transcript)', ...extra },
-    { name: name('hook UserPromptSubmit'), argv: hook(), input: payload('UserPromptSubmit', { prompt: PROMPT }), cmd: 'hook UserPromptSubmit', ...extra },
+    { name: name('hook UserPromptSubmit'), argv: hook(), input: payload('UserPromptSubmit', { prompt }), cmd: 'hook UserPromptSubmit', ...extra },
     { name: name('hook Stop (touch)'), argv: hook(), input: payload('Stop', { stop_hook_active: false }), cmd: 'hook Stop (touch)', ...extra },
     { name: name('hook Stop --record-cases (1 MB, nothing new)'), argv: hook('--record-cases'), input: payload('Stop', { stop_hook_active: false, transcript_path: transcript }), cmd: 'hook Stop --record-cases (1 MB, nothing new)', ...extra },
     { name: name('hook SessionEnd --record-cases (1 MB transcript)'), argv: hook('--record-cases'), cmd: 'hook SessionEnd --record-cases (1 MB transcript)', ...extra, before(row) { row.input = payload('SessionEnd', { session_id: fresh(), reason: 'prompt_input_exit', transcript_path: transcript }); } },
@@ -69,7 +70,12 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.
   const env = benchEnv({ CRUX_NOW: '2026-12-01T12:00:00Z' });
   const n = Number(process.env.BENCH_HOOK_CASES ?? 10_000);
   let lines = '';
-  for (let i = 0; i < n; i++) lines += `${JSON.stringify({ task: `${i % 7 === 0 ? 'fix the checkout test' : 'tune the search index'} w${i}`, action: 'ran the tests', outcome: 'worked', tags: [i % 2 ? 'shop' : 'other'] })}\n`;
+  // Tasks of four words from 2,000; one in 50 about checkout retries (the prompt's words); half of each of the project's.
+  const word = (i) => `w${((i * 2654435761) >>> 0) % 2000}`;
+  for (let i = 0; i < n; i++) {
+    const task = i % 50 === 0 ? `make the checkout payment retry idempotent ${word(i)}` : [word(i), word(i + 1), word(i + 2), word(i + 3)].join(' ');
+    lines += `${JSON.stringify({ task, action: 'ran the tests', outcome: 'worked', tags: [Math.floor(i / 50) % 2 ? 'shop' : 'other'] })}\n`;
+  }
   spawnSync('node', [CRUX, '--data-dir', dir, 'case', 'import', '-'], { input: lines, env });
   spawnSync('node', [CRUX, '--data-dir', dir, 'session', 'put', 'target', '{"step":0}'], { env });
   const crux = (d, ...args) => ['node', CRUX, '--data-dir', d, ...args];

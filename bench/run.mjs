@@ -147,7 +147,7 @@ for (const n of ALL_SIZES.filter((x) => SIZES.includes(x))) {
   const { s, c } = builds[n];
   run(s, ['hook', 'claude-code'], hookPayload('SessionStart', { source: 'startup' }));
   rows.push({ name: at(n, 'hook claude-code Stop (touch)'), argv: crux(s, 'hook', 'claude-code'), input: hookPayload('Stop'), n, cmd: 'hook Stop (touch)' });
-  rows.push(...hookRows({ dir: c, work, crux, name: (label) => at(n, label), extra: { n } }).filter((row) => row.cmd !== 'hook Stop (touch)'));
+  rows.push(...hookRows({ dir: c, work, crux, name: (label) => at(n, label), prompt: RARE.join(' '), extra: { n } }).filter((row) => row.cmd !== 'hook Stop (touch)'));
 }
 // accept needs packages minted first: the mint rows above make them as they run, so accept runs in a second pass.
 

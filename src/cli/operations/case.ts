@@ -2,8 +2,8 @@
 import type { Context } from '../context';
 import { newId, type CaseId } from '../../shared/ids';
 import type { Case, CaseDraft } from '../../domain/case/case';
-import { MAX_TOP_K, type RetrieveQuery } from '../../domain/case/rank';
-import { listCases as list, recordCase as record, retrieveCases, showCase as show } from '../../domain/case/store';
+import type { RetrieveQuery } from '../../domain/case/rank';
+import { listCases as list, recordCase as record, retrieveCases, retrieveTaggedCases, showCase as show } from '../../domain/case/store';
 import { CASE_ORDERS, windowOf, type SortSpec } from '../../domain/list-window';
 import { caseScope } from './scope';
 
@@ -15,10 +15,9 @@ export async function retrieve(ctx: Context, query: RetrieveQuery, markReused: b
   return { results: await retrieveCases(caseScope(ctx), query, markReused) };
 }
 
-/** The best matches among the cases tagged `tag` (a project): of the MAX_TOP_K best overall, those with the tag. */
+/** The best matches among the cases tagged `tag` (a project): SessionStart's for a resumed session. */
 export async function retrieveTagged(ctx: Context, query: RetrieveQuery, tag: string) {
-  const { results } = await retrieve(ctx, { ...query, topK: MAX_TOP_K }, false);
-  return { results: results.filter((r) => r.case.tags.includes(tag)).slice(0, query.topK) };
+  return { results: await retrieveTaggedCases(caseScope(ctx), query, tag) };
 }
 
 export async function showCase(ctx: Context, id: CaseId) {

@@ -14,6 +14,8 @@ export interface RetrieveQuery {
   readonly onlySuccess: boolean;
   /** Keep only matches whose similarity is at least this (0 keeps every overlapping case). */
   readonly minSimilarity: number;
+  /** Rank only the slots this accepts (a project's cases), so that top-k counts those alone. */
+  readonly among?: (slot: number) => boolean;
 }
 
 export interface Hit {
@@ -77,7 +79,7 @@ export function rankCases(bank: CaseBank, query: RetrieveQuery): Hit[] {
   const best: Hit[] = [];
   tally.each((slot, n, cachedMeta) => {
     const meta = cachedMeta < 0 ? bank.metaOf(slot) : cachedMeta;
-    if (alive.get(slot) === 0 || (query.onlySuccess && !metaSuccess(meta))) return;
+    if (alive.get(slot) === 0 || (query.onlySuccess && !metaSuccess(meta)) || (query.among !== undefined && !query.among(slot))) return;
     const terms = metaTerms(meta);
     const similarity = n / (q + (terms < META_TERMS_MAX ? terms : bank.termCount.get(slot)) - n);
     if (similarity < query.minSimilarity) return;

@@ -11,7 +11,8 @@ import { toCase, type CaseBody } from './payload';
 import { newCase, type Case, type CaseDraft } from './case';
 import { CASE_EVENTS, CASE_VOCABULARY, type CaseDraftEvent, type CaseEventMap } from './events';
 import { decodeBank, encodeBank } from './bank-codec';
-import { rankCases, type RetrieveQuery } from './rank';
+import { MAX_TOP_K, rankCases, type RetrieveQuery } from './rank';
+import { tokenize } from './tokenize';
 
 export const CASE_STORE: StoreSpec<CaseBank> = {
   file: 'cases.jsonl',
@@ -129,6 +130,39 @@ export async function retrieveCases(scope: CaseScope, query: RetrieveQuery, mark
     tx.append(CASE_STORE, drafts);
     return resultsOf(scope.dir, bank, hits);
   }, formatTime(scope.now));
+}
+
+/**
+ * The best matches among the cases tagged `tag` (a project). Only cases whose terms hold the tag's words (a
+ * look in those terms' postings) are ranked; the text of each hit is read to check the tag itself, and a hit
+ * whose task merely says the word is passed over (ranking keeps a margin of them: 4 × top-k, at most MAX_TOP_K).
+ */
+export async function retrieveTaggedCases(scope: CaseScope, query: RetrieveQuery, tag: string): Promise<ScoredCase[]> {
+  return scope.dir.readWith(CASE_STORE, async (bank) => {
+    const termIds = [...tokenize(tag)].map((term) => bank.termIdOf(term));
+    if (termIds.some((id) => id === undefined)) return [];
+    const postings = termIds.map((id) => bank.postingsOf(id!));
+    const among = (slot: number) => postings.every((list) => holds(list.cached, slot) || list.later.includes(slot));
+    const results: ScoredCase[] = [];
+    for (const hit of rankCases(bank, { ...query, topK: Math.min(MAX_TOP_K, query.topK * 4), among })) {
+      if (results.length === query.topK) break;
+      const found = await resultCase(scope.dir, bank, hit.slot);
+      if (found.tags.includes(tag)) results.push({ similarity: hit.similarity, case: found });
+    }
+    return results;
+  });
+}
+
+/** Whether ascending `slots` (a term's cached postings) holds `slot`: a binary search. */
+function holds(slots: Uint32Array, slot: number): boolean {
+  let lo = 0;
+  let hi = slots.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (slots[mid]! < slot) lo = mid + 1;
+    else hi = mid;
+  }
+  return slots[lo] === slot;
 }
 
 async function resultsOf(dir: JournalStore, bank: CaseBank, hits: readonly { slot: number; similarity: number }[]): Promise<ScoredCase[]> {
