@@ -106,9 +106,9 @@ describe('--record-cases: cases that record themselves', () => {
     expect((await cases(dir))[0].outcome).toMatch(/^Claude Code turn ended; 5 tool results, 1 error; last command `git commit/);
     fs.writeFileSync(path, read('transcript-two-prompts.jsonl'));
     ok(await record(dir, stop));
-    const both = await cases(dir);
-    expect(both.map((c: { task: string }) => c.task)).toEqual([expect.stringMatching(/^The factorial tests fail/), 'Also add a test for negative numbers']);
-    expect(both[1].action).toBe('tools: Bash ×1, MultiEdit ×1, Task ×1, Write ×1\ncommands: npm test -- factorial\nfiles changed: test/factorial.test.js; CHANGELOG.md');
+    const both = (await cases(dir)).sort((a: { task: string }, b: { task: string }) => a.task.localeCompare(b.task));
+    expect(both.map((c: { task: string }) => c.task)).toEqual(['Also add a test for negative numbers', expect.stringMatching(/^The factorial tests fail/)]);
+    expect(both[0].action).toBe('tools: Bash ×1, MultiEdit ×1, Task ×1, Write ×1\ncommands: npm test -- factorial\nfiles changed: test/factorial.test.js; CHANGELOG.md');
     const before = snapshotDir(dir);
     ok(await record(dir, payload('session-end-logout', { transcript_path: path })));
     expect(await cases(dir)).toHaveLength(2);
