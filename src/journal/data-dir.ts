@@ -28,9 +28,6 @@ import { CruxError } from '../shared/errors';
 export type { Reporter } from './load';
 export { COMPACT_MAX_LIVE_FRACTION, COMPACT_MIN_BYTES } from './transaction';
 
-/** The lock directory (journal/lock.ts); named here for the files doctor does not count as stray. */
-export const LOCK_FILE = LOCK_DIR;
-
 /** A data directory: the journals as files, the lock, keys/, quarantine/ and cache/ (SPEC §3). */
 export class DataDir implements JournalStore, TransactionHost {
   readonly keys: DirKeyStore;
@@ -286,7 +283,7 @@ export class DataDir implements JournalStore, TransactionHost {
 
   /** `crux store init`: the directory and its lock, as the first write would make them (store-boundary.ts). */
   async init(opts: { print: boolean }): Promise<InitReport> {
-    const lockPath = this.path(LOCK_FILE);
+    const lockPath = this.path(LOCK_DIR);
     let created: string[];
     if (!opts.print) created = this.create();
     else {
@@ -303,7 +300,7 @@ export class DataDir implements JournalStore, TransactionHost {
     for (let dir = this.root; !pathExists(dir); dir = dirname(dir)) created.unshift(dir);
     try {
       ensurePrivateDir(this.root);
-      const lockPath = this.path(LOCK_FILE);
+      const lockPath = this.path(LOCK_DIR);
       if (!pathExists(lockPath) && makeDir(lockPath)) {
         adoptOwner(lockPath, this.root);
         created.push(lockPath);

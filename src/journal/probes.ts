@@ -1,19 +1,25 @@
 // File facts for `crux doctor`: what is on disk, read without changing anything and without waiting.
 import { fs } from '../shared/fs';
-import { acquireLock, lockDir, lockMechanism, LockTimeout, type HeldLock, type LockHolder } from './lock';
+import { acquireLock, LOCK_DIR, lockDir, lockMechanism, LockTimeout, type HeldLock, type LockHolder } from './lock';
 import { HISTORY_DIR } from './history';
 import { QUARANTINE_DIR } from './quarantine';
 import { CACHE_DIR, derivedFiles } from './derived';
 import { KEYS_DIR } from './key-files';
-import { LOCK_FILE } from './data-dir';
 import { reportScan } from './check';
-import type { DataDir } from './data-dir';
+import type { Loaded } from './loaded';
+import type { ScanResult } from './scan';
 import type { JournalRecord } from './record';
 import type { StoreSpec } from './store-spec';
 import type { JournalFacts, StoreFacts } from './store-boundary';
 import { listQuarantine } from './quarantine';
 import { asStorageError } from './durable-fs';
 import { ClockWatch, compactionDue } from './policy';
+
+/** What a survey reads of a data directory: its root, and a quiet replay of one journal (data-dir.ts). */
+export interface SurveyedDir {
+  readonly root: string;
+  replay<S>(spec: StoreSpec<S>, opts: { quiet?: boolean }): Loaded<S> & { scan: ScanResult };
+}
 
 export interface FileFacts {
   readonly exists: boolean;
@@ -73,7 +79,7 @@ export async function probeLock(root: string): Promise<LockProbe> {
  * Doctor's facts of a data directory: surveyed under the lock when it is free, so that the journals hold
  * still; without it when a writer holds it.
  */
-export async function surveyStore(dir: DataDir, specs: readonly StoreSpec<unknown>[]): Promise<StoreFacts> {
+export async function surveyStore(dir: SurveyedDir, specs: readonly StoreSpec<unknown>[]): Promise<StoreFacts> {
   const root = fileFacts(dir.root);
   const usable = root.exists && root.kind === 'directory';
   const probe: LockProbe = usable ? await probeLock(dir.root) : { held: false, name: null, holder: null, stale: false };
@@ -103,7 +109,7 @@ export async function surveyStore(dir: DataDir, specs: readonly StoreSpec<unknow
  * Replays one journal (quietly: problems are returned, not printed) and notes what the fold alone does not
  * tell: the time of the newest record and whether record times advance.
  */
-export function surveyJournal<S>(dir: DataDir, spec: StoreSpec<S>): JournalFacts<S> {
+export function surveyJournal<S>(dir: SurveyedDir, spec: StoreSpec<S>): JournalFacts<S> {
   const clock = new ClockWatch();
   const watched: StoreSpec<S> = {
     ...spec,
@@ -133,7 +139,7 @@ export function strayFiles(root: string, known: readonly string[]): string[] {
   try {
     return fs
       .readdirSync(root)
-      .filter((n) => !known.includes(n) && ![LOCK_FILE, KEYS_DIR, QUARANTINE_DIR, CACHE_DIR, HISTORY_DIR].includes(n))
+      .filter((n) => !known.includes(n) && ![LOCK_DIR, KEYS_DIR, QUARANTINE_DIR, CACHE_DIR, HISTORY_DIR].includes(n))
       .sort();
   } catch {
     return [];
