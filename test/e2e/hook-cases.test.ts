@@ -150,6 +150,19 @@ describe('--record-cases: cases that record themselves', () => {
   });
 });
 
+describe('--record-cases for a client whose transcripts crux does not read', () => {
+  it('Gemini CLI: accepted (one installed command line for every event), records nothing and says so', async () => {
+    const dir = freshDataDir();
+    const gemini = (body: Record<string, unknown>) => crux(dir, ['--now', T0, 'hook', 'gemini-cli', '--record-cases'], { input: JSON.stringify({ session_id: 'g1', cwd: '/home/dev/shop', transcript_path: transcript('two-prompts'), ...body }) });
+    ok(await gemini({ hook_event_name: 'SessionStart', source: 'startup' }));
+    ok(await gemini({ hook_event_name: 'AfterAgent' }));
+    const end = await gemini({ hook_event_name: 'SessionEnd', reason: 'exit' });
+    expect(end.exitCode).toBe(0);
+    expect(end.stderr).toBe('crux: no case recorded: crux does not read Gemini CLI transcripts\n');
+    expect(fs.existsSync(join(dir, 'cases.jsonl'))).toBe(false);
+  });
+});
+
 describeEachStore('--record-cases over a %s store', (kind) => {
   it('SessionEnd records one scrubbed case that a later UserPromptSubmit offers; a second SessionEnd records nothing', async () => {
     const dir = freshStore(kind);
