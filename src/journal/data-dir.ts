@@ -24,6 +24,7 @@ import { DirKeyStore } from './key-files';
 import { surveyStore } from './probes';
 import { DEFAULT_HISTORY_RETENTION, pruneHistory, replayHistory, type HistoryRetention } from './history';
 import { CruxError } from '../shared/errors';
+import { reportTornTail } from './torn-tail';
 
 export type { Reporter } from './load';
 export { COMPACT_MAX_LIVE_FRACTION, COMPACT_MIN_BYTES } from './transaction';
@@ -61,9 +62,9 @@ export class DataDir implements JournalStore, TransactionHost {
       if (fromSnapshot !== undefined) {
         // A long tail past the snapshot: this reader writes the next one.
         derived.keep(fromSnapshot, { writer: false });
-        return fromSnapshot.state;
+        return (await this.tellTorn(spec, fromSnapshot)).state;
       }
-      return this.replayAndKeep(spec).state;
+      return (await this.tellTorn(spec, this.replayAndKeep(spec))).state;
     } finally {
       this.tellUnusable();
     }
@@ -82,6 +83,12 @@ export class DataDir implements JournalStore, TransactionHost {
     } finally {
       this.tellUnusable();
     }
+  }
+
+  /** `loaded`, after a torn tail it passed over is reported, unless a writer is writing it (torn-tail.ts). */
+  private async tellTorn<L extends Loaded<unknown>>(spec: StoreSpec<unknown>, loaded: L): Promise<L> {
+    await reportTornTail(this.root, this.path(spec.file), spec.file, loaded.tornTail, this.reporter);
+    return loaded;
   }
 
   /** A full replay for a reader, which then writes the derived files it found missing or unusable. */
@@ -121,7 +128,7 @@ export class DataDir implements JournalStore, TransactionHost {
   /** A state holding at least the entity `key`: through the index when it verifies, else a full replay. */
   async readKey<S>(spec: StoreSpec<S>, key: string): Promise<S> {
     try {
-      return (derivedFiles(this.root, spec).findKeys([key]) ?? this.replayAndKeep(spec)).state;
+      return (await this.tellTorn(spec, derivedFiles(this.root, spec).findKeys([key]) ?? this.replayAndKeep(spec))).state;
     } finally {
       this.tellUnusable();
     }
@@ -133,7 +140,7 @@ export class DataDir implements JournalStore, TransactionHost {
    */
   async readIndexed<S>(spec: StoreSpec<S>, query: IndexQuery): Promise<S> {
     try {
-      return (derivedFiles(this.root, spec).candidates(query) ?? this.replayAndKeep(spec)).state;
+      return (await this.tellTorn(spec, derivedFiles(this.root, spec).candidates(query) ?? this.replayAndKeep(spec))).state;
     } finally {
       this.tellUnusable();
     }
