@@ -35,13 +35,18 @@ export interface HistoryFile {
   readonly bytes: number;
 }
 
-/** The history files of journal `file`, oldest first; a crashed link that is still the live journal is left out. */
+/**
+ * The history files of journal `file`, oldest first; a crashed link that is still the live journal is left out.
+ * No history/ is no history; one that cannot be read (permission denied, I/O) is an error naming it, never
+ * "no history" (SPEC §3).
+ */
 export function listHistory(root: string, file: string): HistoryFile[] {
   let names: string[];
   try {
     names = fs.readdirSync(join(root, HISTORY_DIR));
-  } catch {
-    return [];
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw asStorageError(error, join(root, HISTORY_DIR));
   }
   const live = inodeOf(join(root, file));
   const pattern = new RegExp(`^${stem(file).replace(/[.]/g, '\\.')}\\.\\d{12}\\.jsonl$`);

@@ -1,10 +1,12 @@
 // Damage never passed over in silence on read (SPEC §3): a torn tail is reported by every read (one stderr line,
-// a `warnings` entry with --json, exit 0), but not while a writer holds the lock (a write in progress).
+// a `warnings` entry with --json, exit 0), but not while a writer holds the lock (a write in progress); history/
+// that cannot be read is exit 5 naming it, never "no history" (needs root: the reader runs as another uid).
+import { execa } from 'execa';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireLock } from '../../src/journal/lock';
-import { crux, freshDataDir } from '../helpers/cli';
+import { CRUX, crux, freshDataDir, tempDir, testEnv } from '../helpers/cli';
 
 const TAIL = '{"v":1,"seq":2,"partial';
 
@@ -56,5 +58,50 @@ describe('a torn tail on read', () => {
       await held.release();
     }
     expect((await crux(dir, ['--json', 'session', 'list'])).stderr).toContain('torn tail');
+  });
+});
+
+const NOBODY = 65534;
+
+/** crux as another user, with no supplementary groups. */
+async function cruxAs(uid: number, dir: string, args: string[]) {
+  const run = await execa('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', CRUX, '--data-dir', dir, ...args], { reject: false, env: testEnv({ HOME: '/tmp' }), extendEnv: false });
+  return { exitCode: run.exitCode ?? -1, stdout: String(run.stdout), stderr: String(run.stderr) };
+}
+
+describe('history/ that cannot be read', () => {
+  it('is exit 5 naming it for session history, get --at and journal check; other reads and writes go on', async () => {
+    expect(process.getuid?.(), 'these tests run as root (to read as another uid)').toBe(0);
+    const parent = tempDir();
+    fs.chmodSync(parent, 0o755);
+    const dir = join(parent, 'data');
+    for (const args of [['session', 'put', 's', '{"v":1}'], ['session', 'put', 's', '{"v":2}'], ['journal', 'compact'], ['session', 'put', 's', '{"v":3}']]) {
+      expect((await crux(dir, args)).exitCode, args.join(' ')).toBe(0);
+    }
+    await execa('chown', ['-R', `${NOBODY}:${NOBODY}`, dir]);
+    // history/ is root's, 0700: its owner ran a compaction as root, say.
+    fs.chownSync(join(dir, 'history'), 0, 0);
+    fs.chmodSync(join(dir, 'history'), 0o700);
+    for (const args of [['session', 'history', 's'], ['session', 'get', 's', '--at', '1'], ['journal', 'check'], ['--json', 'session', 'history', 's']]) {
+      const run = await cruxAs(NOBODY, dir, args);
+      expect(run.exitCode, `${args.join(' ')}: ${run.stderr}`).toBe(5);
+      expect(run.stderr, args.join(' ')).toContain(`${join(dir, 'history')} (EACCES)`);
+      expect(run.stdout, args.join(' ')).toBe('');
+    }
+    for (const args of [['session', 'get', 's'], ['session', 'list'], ['session', 'put', 't', '{}']]) {
+      expect((await cruxAs(NOBODY, dir, args)).exitCode, args.join(' ')).toBe(0);
+    }
+    // A history file that cannot be read, in a history/ that can: the file is named.
+    fs.chownSync(join(dir, 'history'), NOBODY, NOBODY);
+    const [file] = fs.readdirSync(join(dir, 'history'));
+    fs.chownSync(join(dir, 'history', file!), 0, 0);
+    fs.chmodSync(join(dir, 'history', file!), 0o600);
+    const run = await cruxAs(NOBODY, dir, ['session', 'history', 's']);
+    expect(run.exitCode).toBe(5);
+    expect(run.stderr).toContain(join(dir, 'history', file!));
+    // Readable again: the whole history, oldest version included.
+    fs.chownSync(join(dir, 'history', file!), NOBODY, NOBODY);
+    const history = JSON.parse((await cruxAs(NOBODY, dir, ['--json', 'session', 'history', 's'])).stdout).history;
+    expect(history.at(-1).seq).toBe(1);
   });
 });
