@@ -77,7 +77,10 @@ function noteFailure(root: string, name: string | undefined, error: unknown, doi
   const code = (error as NodeJS.ErrnoException)?.code;
   if (code === 'ENOENT' || (doing === 'written' && code !== undefined && NO_SPACE.has(code))) return;
   const dir = join(root, CACHE_DIR);
-  if (code === 'ENOTDIR' || code === 'EEXIST') return noteUnusable(root, undefined, 'is not a directory: derived files bypassed');
+  if (code === 'ENOTDIR' || code === 'EEXIST') {
+    noteUnusable(root, undefined, 'is not a directory: derived files bypassed');
+    return;
+  }
   if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
     let dirUsable = true;
     try {
@@ -85,7 +88,10 @@ function noteFailure(root: string, name: string | undefined, error: unknown, doi
     } catch {
       dirUsable = false;
     }
-    if (!dirUsable || name === undefined) return noteUnusable(root, undefined, `cannot be ${doing} (${code}): derived files bypassed`);
+    if (!dirUsable || name === undefined) {
+      noteUnusable(root, undefined, `cannot be ${doing} (${code}): derived files bypassed`);
+      return;
+    }
   }
   noteUnusable(root, name, `cannot be ${doing} (${code ?? (error instanceof Error ? error.message : String(error))}): bypassed`);
 }
