@@ -63,6 +63,13 @@ export function watchDataDir(dir: string, files: readonly string[]): Live {
     }
   };
   startWatch();
+  // A directory made after the dashboard started: watched once it is there, and everything in it is news.
+  const retry = setInterval(() => {
+    if (watcher !== undefined) return;
+    startWatch();
+    if (watcher !== undefined) for (const file of files) out.tell(journalOf(file)!);
+  }, POLL_MS * 2);
+  retry.unref();
   const polled = files.map((file) => {
     const path = join(dir, file);
     const onStat = (now: { mtimeMs: number; size: number; ino: number }, before: { mtimeMs: number; size: number; ino: number }) => {
@@ -76,6 +83,7 @@ export function watchDataDir(dir: string, files: readonly string[]): Live {
   return {
     subscribe: out.subscribe,
     close() {
+      clearInterval(retry);
       watcher?.close();
       for (const p of polled) unwatchFile(p.path, p.onStat);
       out.close();

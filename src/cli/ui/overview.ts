@@ -48,7 +48,7 @@ const tsOf = (line: string) => {
 };
 
 /** A data directory's journal lines from the last to the first, read in blocks from the end. */
-function* linesBackwards(path: string): Generator<string> {
+export function* linesBackwards(path: string): Generator<string> {
   let fd: number;
   try {
     fd = openSync(path, 'r');
