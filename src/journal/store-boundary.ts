@@ -99,6 +99,8 @@ export interface JournalFacts<S> extends Omit<JournalReport, 'repaired'> {
   readonly live_bytes: number | null;
   /** Automatic compaction should have rewritten it by now (policy.ts: the same rule on every kind of store). */
   readonly compaction_due: boolean;
+  /** When the journal was last compacted (its opening snapshot record's time), where the store tells it. */
+  readonly compacted_at?: string | null;
   /**
    * The key index, a derived cache that must advance with the journal: valid, stale (rebuilt by the next
    * write), wrong (describes this journal but another chain head: a bug), absent, unusable (cache/ or the
@@ -148,6 +150,10 @@ export interface ServerFacts {
   /** The schema's version (0: not created yet), and the version this crux writes. */
   readonly schema_version: number;
   readonly crux_schema_version: number;
+  /** Each table of the schema: its size on disk (with its indexes) and the server's estimate of its rows. */
+  readonly tables: { readonly name: string; readonly bytes: number; readonly rows: number }[];
+  /** When a journal was last compacted (the time of its opening snapshot record), or null: never. */
+  readonly last_compaction: string | null;
 }
 
 /** What `crux store init` did (or, with --print, would do) to make a store ready ahead of its first write. */

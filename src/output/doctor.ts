@@ -28,13 +28,21 @@ export function renderDoctor(r: DoctorReport, style: Style): string {
   else {
     row('store', `${p(dd.path)}  (${dd.why ?? STORE_SOURCE_TEXT[dd.source]})`);
     row('server', `PostgreSQL ${p(sv.version)}, schema ${sv.schema} ${sv.schema_version === 0 ? style.dim('not created yet (the first write creates it)') : `at version ${sv.schema_version}`}`);
+    const tables = sv.tables.filter((t) => t.name.startsWith('journal_') || t.name === 'history');
+    if (tables.length > 0) row('tables', tables.map((t) => `${t.name} ${style.size(t.bytes)}`).join(', '));
+    if (sv.schema_version > 0) row('compacted', sv.last_compaction ?? 'never');
   }
   const id = r.identity;
   row('agent', id.agent === null ? `none (${from(id.agent_source, '--agent', 'CRUX_AGENT')}): session ids are stored as given, unscoped` : `${p(id.agent)} (${from(id.agent_source, '--agent', 'CRUX_AGENT')}): session ids are stored as ${p(id.session_key)}${id.agent_key ? `; Ed25519 key ${id.agent_key.key_id}` : ''}`);
   row('actor', id.actor === null ? 'none: writes are recorded without an actor' : `${p(id.actor)} (${from(id.actor_source, '--actor', 'CRUX_ACTOR')})`);
 
   const k = r.handoff_key;
-  const keyFile = k.file.exists ? `${k.file.path} mode ${k.file.mode}${k.file.private ? '' : style.bad(' (readable by others)')}` : `${k.file.path} not created yet (the first mint creates it)`;
+  // A key in a database is a row (no file mode: the database's grants guard it).
+  const keyFile = !k.file.exists
+    ? `${k.file.path} not created yet (the first mint creates it)`
+    : k.file.mode === null
+      ? `${k.file.path} (a row of the store)`
+      : `${k.file.path} mode ${k.file.mode}${k.file.private ? '' : style.bad(' (readable by others)')}`;
   if (k.source === 'none') row('handoff key', `none yet: ${keyFile}`);
   else row('handoff key', `${k.source === 'file' ? keyFile : k.source}, fingerprint ${k.fingerprint ?? style.bad('unusable')}${k.shadowed.length ? style.dim(` (overrides ${k.shadowed.join(', ')})`) : ''}`);
 

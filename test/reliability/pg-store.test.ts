@@ -113,8 +113,20 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL failures', () => {
     expect(report.journals.find((j: any) => j.name === 'sessions')).toMatchObject({ exists: true, records: 1, healthy: true });
     expect(report.sessions.stranded.map((s: any) => s.session_id)).toEqual(['old']);
     expect(run.stdout).not.toContain(pgPassword());
+    expect(report.server.tables.map((t: any) => t.name)).toEqual(expect.arrayContaining(['journal_sessions', 'schema_version']));
+    expect(report.server.last_compaction).toBeNull();
+    // The handoff key is a row: no file mode, no mode warning.
+    expect((await crux(store, ['--agent', 'x', 'session', 'put', 'p', '{}'])).exitCode).toBe(0);
+    expect((await crux(store, ['--agent', 'x', 'handoff', 'mint', 'p', '--to', 'y'])).exitCode).toBe(0);
+    expect((await crux(store, ['--now', '2026-06-01T00:00:00Z', 'journal', 'compact'])).exitCode).toBe(0);
+    const after = JSON.parse((await crux(store, ['--json', '--now', '2026-06-01T00:00:00Z', 'doctor'])).stdout);
+    expect(after.handoff_key).toMatchObject({ source: 'file', file: { exists: true, mode: null } });
+    expect(after.findings.map((f: any) => f.code)).not.toContain('key_exposed');
+    expect(after.server.last_compaction).toBe('2026-06-01T00:00:00.000Z');
     const human = await crux(store, ['doctor']);
     expect(human.stdout).toMatch(/server +PostgreSQL \d/);
+    expect(human.stdout).toMatch(/handoff key .*keys\/handoff\.key \(a row of the store\)/);
+    expect(human.stdout).not.toMatch(/readable by others|chmod/);
     expect(human.stdout).not.toContain(pgPassword());
   });
 

@@ -7,6 +7,7 @@ import type { Sql } from './client';
 import type { PgHost } from './pg-host';
 import { reportRows } from './pg-check';
 import { RowVerifier } from './rows';
+import { SNAPSHOT_EVENT } from '../verify';
 import { journalFileOf, journalTable, readCatalog, SCHEMA_VERSION, type Catalog } from './schema';
 
 /** Tables of the schema that are not journals. */
@@ -43,9 +44,25 @@ export async function surveyPg(store: PgHost, specs: readonly StoreSpec<unknown>
         journals,
         quarantine,
         other_files: other.map((t) => journalFileOf(t) ?? t),
-        server: { version: info?.v ?? 'unknown', schema: store.url.schema, schema_version: catalog.version, crux_schema_version: SCHEMA_VERSION },
+        server: {
+          version: info?.v ?? 'unknown',
+          schema: store.url.schema,
+          schema_version: catalog.version,
+          crux_schema_version: SCHEMA_VERSION,
+          tables: await tableSizes(sql, store.url.schema),
+          last_compaction: journals.map((j) => j.compacted_at ?? null).filter((t): t is string => t !== null).sort().at(-1) ?? null,
+        },
       };
   });
+}
+
+/** Every table of the schema with its size on disk (indexes and TOAST included) and the planner's row estimate. */
+async function tableSizes(sql: Sql, schema: string): Promise<{ name: string; bytes: number; rows: number }[]> {
+  const rows = await sql<{ name: string; bytes: string; rows: number }[]>`
+    select c.relname::text as name, pg_total_relation_size(c.oid) as bytes, greatest(c.reltuples, 0)::bigint as rows
+    from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+    where n.nspname = ${schema} and c.relkind in ('r', 'p') order by c.relname`;
+  return rows.map((r) => ({ name: r.name, bytes: Number(r.bytes), rows: Number(r.rows) }));
 }
 
 async function lockHolder(sql: Sql, schema: string): Promise<{ pid: number; command: string } | null> {
@@ -59,7 +76,9 @@ async function surveyJournal(store: PgHost, sql: Sql, catalog: Catalog, spec: St
   const started = performance.now();
   const state = spec.initial();
   const clock = new ClockWatch();
+  let compactedAt: string | null = null;
   const verifier = new RowVerifier(spec.vocabulary, (record, at) => {
+    if (at.line === 1 && record.ev === SNAPSHOT_EVENT) compactedAt = record.ts;
     spec.evolve(state, record, at);
     clock.see(record.ts, at.line);
   });
@@ -78,6 +97,7 @@ async function surveyJournal(store: PgHost, sql: Sql, catalog: Catalog, spec: St
     state,
     live_bytes: spec.liveBytes?.(state) ?? null,
     compaction_due: compactionDue(scan.bytes, spec.liveBytes?.(state)),
+    compacted_at: compactedAt,
     index: null,
   };
 }
