@@ -9,7 +9,7 @@ export function makeExportCommand(): Command {
   return new Command('export')
     .arguments('<id>')
     .description('print again the envelope of a package minted here (by handoff id or content hash)')
-    .option('--out <file>', 'write it to this file (mode 0600)')
+    .option('--out <file>', 'write it to this file, as > does (a new file: mode 0600; - is stdout)')
     .addHelpText('after', '\nExample:\n  crux handoff export h_c427cb14420812e723ce3c77 --out pkg.json')
     .action(async (id: string, opts, command: Command) => {
       const ctx = buildContext(command);

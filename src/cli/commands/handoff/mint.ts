@@ -50,7 +50,7 @@ export function makeMintCommand(): Command {
     .option('--boundary <text>', 'task record: a boundary (repeatable)', collect, [])
     .option('--blocker-rule <text>', 'task record: what to do when blocked')
     .addOption(completingWith(new Option('--alg <alg>', `${MAC_ALG} (shared key, default) or ${ED25519_ALG} (the source agent's own key)`).default(MAC_ALG), [MAC_ALG, ED25519_ALG]))
-    .option('--out <file>', 'write the envelope to this file (mode 0600) instead of stdout')
+    .option('--out <file>', 'write the envelope to this file instead of stdout, as > does (a new file: mode 0600; - is stdout)')
     .addHelpText('after', "\nExample:\n  crux handoff mint build-42 --from planner --to builder \\\n    --message 'tests are green' --out pkg.json")
     .action(async (rawId: string, opts, command: Command) => {
       const ctx = buildContext(command);
@@ -69,6 +69,6 @@ export function makeMintCommand(): Command {
       });
       writeEnvelope(ctx, result.envelope, out);
       // With --out, --quiet prints the new package's id (what was created); stdout is free for it.
-      if (out !== undefined && !ctx.json) await emit(ctx, result, renderMinted(opts.out), (r) => [r.minted.handoff_id]);
+      if (out?.kind === 'file' && !ctx.json) await emit(ctx, result, renderMinted(out.shown), (r) => [r.minted.handoff_id]);
     });
 }
