@@ -117,7 +117,8 @@ describe('crux mcp: handoff_list', () => {
 
     const all = await builder.call('handoff_list');
     expect(all.structuredContent).toEqual(await cliJson(dir, ['handoff', 'list']));
-    expect(all.structuredContent.handoffs.map((h: any) => [h.session_id, h.status])).toEqual([['one', 'accepted'], ['two', 'outstanding']]);
+    // Both minted at one --now: their order is the store's; what each one is, is not.
+    expect(all.structuredContent.handoffs.map((h: any) => [h.session_id, h.status]).sort()).toEqual([['one', 'accepted'], ['two', 'outstanding']]);
     expect(all.content[0].text).toMatch(/outstanding/);
     const accepted = await planner.call('handoff_list', { status: 'accepted' });
     expect(accepted.structuredContent).toEqual(await cliJson(dir, ['handoff', 'list', '--status', 'accepted']));

@@ -17,6 +17,8 @@ export class AppendUpkeep<S> implements IndexUpkeep {
     readonly index: StoreIndex<S>,
     private readonly spec: StoreSpec<S>,
     readonly estimate: LiveEstimate,
+    /** The journal's descriptor the index reads through: this upkeep closes it (a long-lived `crux mcp` writes without end). */
+    private readonly journalFd: number,
   ) {}
   appended(record: JournalRecord, at: LinePosition): void {
     this.index.appended(record, at);
@@ -28,6 +30,7 @@ export class AppendUpkeep<S> implements IndexUpkeep {
   }
   release(): void {
     this.index.close();
+    fs.closeSync(this.journalFd);
   }
 }
 
@@ -83,6 +86,8 @@ function loadOnce<S>(path: string, root: string, spec: StoreSpec<S>, what: { key
   const fd = openJournal(path);
   if (fd === undefined) return undefined;
   let index: StoreIndex<S> | undefined;
+  // Handed to the writer's upkeep, which closes both; on every other way out they are closed here.
+  let handedOver = false;
   try {
     index = StoreIndex.open(root, spec, fd);
     if (index === undefined) return undefined;
@@ -103,15 +108,16 @@ function loadOnce<S>(path: string, root: string, spec: StoreSpec<S>, what: { key
       damaged: false,
       ...position,
       records: position.lines,
-      ...(keep ? { index: new AppendUpkeep(index, spec, estimate) } : {}),
+      ...(keep ? { index: new AppendUpkeep(index, spec, estimate, fd) } : {}),
     };
     if (!keep) {
       // A reader that read far past the index writes a new base, so the next reader does not.
       index.refreshIfBehind();
     }
+    handedOver = keep;
     return loaded;
   } finally {
-    if (!keep || index === undefined) {
+    if (!handedOver) {
       index?.close();
       fs.closeSync(fd);
     }
