@@ -7,6 +7,8 @@ import { probe } from './lock-socket';
 
 /** How many other contenders' leftovers one write looks at: a kill -9'd writer's files go within a few writes. */
 export const SWEEP_PER_WRITE = 4;
+/** How many other contenders' files a holder that had to wait leaves alone (see sweep). */
+export const SWEEP_WHEN_CONTENDED_AT = 32;
 
 /**
  * Removes what dead contenders left (their socket, their holder file), looking at `SWEEP_PER_WRITE` of them per
@@ -17,11 +19,15 @@ export const SWEEP_PER_WRITE = 4;
  * create fails and it starts over (lock-socket.ts), instead of linking a generation to a removed socket.
  * Only on a trusted filesystem: elsewhere a refusal proves nothing.
  */
-export async function sweep(dir: string, address: SocketAddress, names: readonly string[], exclude: ReadonlySet<string>, turn: number): Promise<void> {
+export async function sweep(dir: string, address: SocketAddress, names: readonly string[], exclude: ReadonlySet<string>, turn: number, contended = false): Promise<void> {
   const ids = new Set<string>();
   for (const name of names) {
     if ((name.startsWith('i.') || name.startsWith('s.')) && CONTENDER_ID.test(name.slice(2)) && !exclude.has(name.slice(2))) ids.add(name.slice(2));
   }
+  // A holder that waited has live waiters behind it, whose files these mostly are: probing them costs every
+  // one of those processes a wake-up. It sweeps only once the files pile up; the next write that did not wait
+  // sweeps in any case.
+  if (contended && ids.size < SWEEP_WHEN_CONTENDED_AT) return;
   const all = [...ids].sort();
   const count = Math.min(SWEEP_PER_WRITE, all.length);
   for (let k = 0; k < count; k++) {

@@ -152,6 +152,8 @@ async function contend(root: string, deadline: number, timeoutMs: number, opts: 
       }
     }
     let delay = 1;
+    // Whether this writer waited for another: its release then leaves the files of the waiters behind it alone.
+    let waited = false;
     for (;;) {
       const seen = generations(dir);
       const max = seen.at(-1) ?? 0;
@@ -178,7 +180,7 @@ async function contend(root: string, deadline: number, timeoutMs: number, opts: 
             unlinkQuiet(join(dir, verdict.socket));
             unlinkQuiet(join(dir, `i.${verdict.socket.slice(2)}`));
           }
-          if (filesystem.trusted) await sweep(dir, me!.address, fs.readdirSync(dir), new Set([me!.id]), target);
+          if (filesystem.trusted) await sweep(dir, me!.address, fs.readdirSync(dir), new Set([me!.id]), target, waited);
         };
         traceLock('enter');
         await holdLockForTest();
@@ -191,6 +193,7 @@ async function contend(root: string, deadline: number, timeoutMs: number, opts: 
       // A live holder is waited for on its connection; where there is none to wait on (a busy socket, an
       // untrusted filesystem, an unreadable holder file), a jittered exponential back-off, capped, so that many
       // waiters do not retry in lock-step.
+      waited = true;
       await waitForHolder(verdict.state === 'alive' ? verdict.conn : undefined, deadline, delay * (0.5 + Math.random()));
       delay = Math.min(delay * 2, verdict.state === 'unknown' ? 100 : 25);
     }
