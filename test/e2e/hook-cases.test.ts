@@ -96,27 +96,35 @@ describe('SessionStart: the model learns its crux session', () => {
 });
 
 describe('--record-cases: cases that record themselves', () => {
-  it('Stop records the stretch since the last recorded case when a prompt came; SessionEnd then has nothing new', async () => {
+  it('Stop records the stretch a newer prompt closed; the last turn waits for SessionEnd and its reason', async () => {
     const dir = freshDataDir();
     const path = transcript('two-prompts', 18); // the first prompt's turn, up to its Stop
     const stop = payload('stop', { transcript_path: path });
     ok(await record(dir, stop));
+    expect(fs.existsSync(join(dir, 'cases.jsonl'))).toBe(false);
+    fs.writeFileSync(path, read('transcript-two-prompts.jsonl')); // the second prompt's turn, up to its Stop
     ok(await record(dir, stop));
-    expect((await cases(dir)).map((c: { task: string }) => c.task)).toEqual(['The factorial tests fail for n = 0: fix factorial and push to https://github.com/acme/shop.git']);
-    expect((await cases(dir))[0].outcome).toMatch(/^Claude Code turn ended; 5 tool results, 1 error; last command `git commit/);
-    fs.writeFileSync(path, read('transcript-two-prompts.jsonl'));
     ok(await record(dir, stop));
-    const both = (await cases(dir)).sort((a: { task: string }, b: { task: string }) => a.task.localeCompare(b.task));
-    expect(both.map((c: { task: string }) => c.task)).toEqual(['Also add a test for negative numbers', expect.stringMatching(/^The factorial tests fail/)]);
-    expect(both[0].action).toBe('tools: Bash ×1, MultiEdit ×1, Task ×1, Write ×1\ncommands: npm test -- factorial\nfiles changed: test/factorial.test.js; CHANGELOG.md');
-    const before = snapshotDir(dir);
+    const [first, ...none] = await cases(dir);
+    expect(none).toEqual([]);
+    expect(first.task).toBe('The factorial tests fail for n = 0: fix factorial and push to https://github.com/acme/shop.git');
+    expect(first.outcome).toMatch(/^Claude Code session went on to a new prompt; 5 tool results, 1 error; last command `git commit/);
     ok(await record(dir, payload('session-end-logout', { transcript_path: path })));
-    expect(await cases(dir)).toHaveLength(2);
+    const second = (await cases(dir)).find((c: { case_id: string }) => c.case_id !== first.case_id);
+    expect(second).toMatchObject({
+      task: 'Also add a test for negative numbers',
+      action: 'tools: Bash ×1, MultiEdit ×1, Task ×1, Write ×1\ncommands: npm test -- factorial\nfiles changed: test/factorial.test.js; CHANGELOG.md',
+      outcome: expect.stringMatching(/^Claude Code session ended \(reason: logout\); 4 tool results, 0 errors; last command `npm test -- factorial` succeeded/),
+      success: true,
+    });
+    const before = snapshotDir(dir);
+    ok(await record(dir, stop));
+    ok(await record(dir, payload('session-end-logout', { transcript_path: path })));
+    expect(snapshotDir(dir)).toEqual(before);
     // Without --record-cases nothing is recorded.
     const plain = freshDataDir();
     ok(await hook(plain, payload('session-end-logout', { transcript_path: path })));
     expect(fs.existsSync(join(plain, 'cases.jsonl'))).toBe(false);
-    expect(snapshotDir(dir).cases).toBe(before.cases);
   });
 
   it('a missing, torn, damaged, oversized or absent transcript: exit 0, one stderr line, no case; the session still closes', async () => {

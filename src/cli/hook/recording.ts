@@ -5,7 +5,7 @@ import { recordStretch, stretchRecorded } from '../operations/stretch';
 import { scopeSessionId, type AgentName, type LogicalSessionId } from '../../shared/ids';
 import type { Ending } from '../../domain/transcript/stretch';
 import type { HookClient } from './clients';
-import { foldTranscript, lastPromptOf, maxTranscriptBytes } from './transcript-file';
+import { foldTranscript, lastPromptsOf, maxTranscriptBytes } from './transcript-file';
 
 export interface RecordRequest {
   readonly sessionId: LogicalSessionId;
@@ -26,11 +26,13 @@ export async function recordFromTranscript(client: HookClient, ctx: Context, req
     return;
   }
   const source = { client: client.name, sessionKey: scopeSessionId(req.agent, req.sessionId), sessionId: req.sessionId, cwd: req.cwd, project: req.project };
-  // A turn's end usually follows a stretch already recorded, or no new prompt: the transcript's tail and one
-  // look-up by key tell, before the whole transcript is read.
+  // At a turn's end the last turn stays open, and what a newer prompt closed was usually recorded at the turn's
+  // end before: the transcript's last two prompts and one look-up by key tell, before the whole file is read.
   if (req.ending.kind === 'turn') {
-    const last = lastPromptOf(req.transcriptPath);
-    if (last?.uuid != null && (await stretchRecorded(ctx, source, last.uuid))) return;
+    const tail = lastPromptsOf(req.transcriptPath, 2);
+    if (tail !== undefined && tail.prompts.length < 2 && tail.whole) return;
+    const closed = tail?.prompts[1];
+    if (closed?.uuid != null && (await stretchRecorded(ctx, source, closed.uuid))) return;
   }
   const read = foldTranscript(req.transcriptPath, maxTranscriptBytes(ctx.env));
   if ('refused' in read) {

@@ -85,14 +85,21 @@ export function foldTranscript(path: string, maxBytes: number): TranscriptRead {
   }
 }
 
+type Prompt = NonNullable<ReturnType<typeof promptIn>>;
+
+/** The last prompt the user typed (see lastPromptsOf), or undefined. */
+export const lastPromptOf = (path: string): Prompt | undefined => lastPromptsOf(path, 1)?.prompts[0];
+
 /**
- * The last prompt the user typed, from the transcript's last TAIL_BYTES, read backwards a TAIL_CHUNK at a
- * time (the last prompt is usually near the end); undefined when none is there or the file cannot be read.
+ * The last `count` prompts the user typed, newest first, from the transcript's last TAIL_BYTES read backwards a
+ * TAIL_CHUNK at a time (the last prompts are usually near the end), and whether that reached the file's start
+ * (then there are no others); undefined when the file cannot be read.
  */
-export function lastPromptOf(path: string): { readonly text: string; readonly uuid: string | null } | undefined {
+export function lastPromptsOf(path: string, count: number): { prompts: Prompt[]; whole: boolean } | undefined {
   const opened = openTranscript(path);
   if ('refused' in opened) return undefined;
   const { fd, size } = opened;
+  const prompts: Prompt[] = [];
   try {
     const floor = Math.max(0, size - TAIL_BYTES);
     // The bytes of the lines not looked at yet that begin before `pos` and end after it.
@@ -118,10 +125,10 @@ export function lastPromptOf(path: string): { readonly text: string; readonly uu
       const lines = bytes.toString('utf8', first + 1).split('\n');
       for (let i = lines.length - 1; i >= 0; i--) {
         const prompt = promptOfText(lines[i]!);
-        if (prompt !== undefined) return prompt;
+        if (prompt !== undefined && prompts.push(prompt) === count) return { prompts, whole: false };
       }
     }
-    return undefined;
+    return { prompts, whole: floor === 0 };
   } finally {
     fs.closeSync(fd);
   }

@@ -4,18 +4,18 @@ import type { Context } from '../context';
 import { parseCaseDraft } from '../../domain/case/case';
 import { hasHeldCase, recordOnce } from '../../domain/case/store';
 import { turnsOf, type Turn } from '../../domain/transcript/turns';
-import { openStretch, stretchCase, stretchCaseId, type Ending, type StretchSource } from '../../domain/transcript/stretch';
+import { stretchCase, stretchCaseId, stretchToRecord, type Ending, type StretchSource } from '../../domain/transcript/stretch';
 import { caseScope } from './scope';
 
 /** Whether the stretch that ends with the prompt of this key was recorded: a cheap look before reading a transcript. */
 export const stretchRecorded = (ctx: Context, source: StretchSource, promptKey: string) => hasHeldCase(caseScope(ctx), stretchCaseId(source, { key: promptKey }));
 
-/** Records the turns after the last recorded stretch as one case; `case` is null when there are none. */
+/** Records the turns after the last recorded stretch as one case (see stretchToRecord); `case` is null when there are none. */
 export async function recordStretch(ctx: Context, all: readonly Turn[], ending: Ending, source: StretchSource, label: string) {
   const turns = turnsOf(all, source.sessionId);
   const candidates = turns.map((turn) => stretchCaseId(source, turn));
   const recorded = await recordOnce(caseScope(ctx), candidates, (held) => {
-    const made = stretchCase(openStretch(turns, source, held), ending, source, label);
+    const made = stretchCase(stretchToRecord(turns, source, ending, held), ending, source, label);
     return made === undefined ? undefined : { caseId: made.caseId, draft: parseCaseDraft(made.fields) };
   });
   return { case: recorded ?? null };

@@ -6,7 +6,11 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { CaseId } from '../../shared/ids';
 import { collapse, type Turn } from './turns';
 
-/** How the stretch ended: the session (with Claude Code's reason), or a turn (Stop) of a session going on. */
+/**
+ * What ends the recording: the session (with Claude Code's reason), or a turn of a session going on (Stop):
+ * then the last turn stays open (its lines may still be on their way to the file, and the session's end will
+ * give it its reason), and what is recorded is the stretch a newer prompt closed.
+ */
 export type Ending = { readonly kind: 'session'; readonly reason: string; readonly completed: boolean } | { readonly kind: 'turn' };
 
 export interface StretchSource {
@@ -35,6 +39,12 @@ export function stretchCaseId(source: StretchSource, turn: Pick<Turn, 'key'>): C
 export function openStretch(turns: readonly Turn[], source: StretchSource, held: (id: CaseId) => boolean): readonly Turn[] {
   for (let i = turns.length - 1; i >= 0; i--) if (held(stretchCaseId(source, turns[i]!))) return turns.slice(i + 1);
   return turns;
+}
+
+/** The turns to record now: the open stretch, less its last turn at a turn's end. */
+export function stretchToRecord(turns: readonly Turn[], source: StretchSource, ending: Ending, held: (id: CaseId) => boolean): readonly Turn[] {
+  const open = openStretch(turns, source, held);
+  return ending.kind === 'turn' ? open.slice(0, -1) : open;
 }
 
 /** Shortens to `max` units without splitting a surrogate pair, marking the cut. */
@@ -90,7 +100,7 @@ function outcome(turns: readonly Turn[], ending: Ending, label: string): { text:
   const lastResultError = turns.findLast((t) => t.lastResultError !== null)?.lastResultError ?? null;
   // The last command's result decides when a command ran; else the last tool result.
   const failedLast = lastCommand !== null ? lastCommand.error === true : lastResultError === true;
-  const parts = [ending.kind === 'session' ? `${label} session ended (reason: ${ending.reason})` : `${label} turn ended`];
+  const parts = [ending.kind === 'session' ? `${label} session ended (reason: ${ending.reason})` : `${label} session went on to a new prompt`];
   if (last.interrupted) parts.push('interrupted by the user');
   if (results > 0) parts.push(`${results} tool result${results === 1 ? '' : 's'}, ${errors} error${errors === 1 ? '' : 's'}`);
   if (lastCommand !== null) {

@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { foldTranscript, lastPromptOf } from '../../../src/cli/hook/transcript-file';
+import { foldTranscript, lastPromptOf, lastPromptsOf } from '../../../src/cli/hook/transcript-file';
 import { tempDir } from '../../helpers/cli';
 
 const prompt = (i: number, text: string) => JSON.stringify({ type: 'user', uuid: `u${i}`, message: { role: 'user', content: text } });
@@ -49,5 +49,9 @@ describe('lastPromptOf', () => {
     expect(lastPromptOf(file([prompt(1, 'too far'), ...Array.from({ length: 120 }, (_, i) => result(i, 5_000))]))).toBeUndefined();
     expect(lastPromptOf(file([prompt(1, 'whole'), prompt(2, 'torn').slice(0, 30)], ''))).toEqual({ text: 'whole', uuid: 'u1' });
     expect(lastPromptOf(join(tempDir(), 'none.jsonl'))).toBeUndefined();
+    // The last two, newest first, and whether the whole file was seen (then there are no others).
+    expect(lastPromptsOf(file([prompt(1, 'a'), bash(1), prompt(2, 'b'), prompt(3, 'c')]), 2)).toEqual({ prompts: [{ text: 'c', uuid: 'u3' }, { text: 'b', uuid: 'u2' }], whole: false });
+    expect(lastPromptsOf(file([prompt(1, 'only'), bash(1)]), 2)).toEqual({ prompts: [{ text: 'only', uuid: 'u1' }], whole: true });
+    expect(lastPromptsOf(file([prompt(1, 'far'), ...Array.from({ length: 120 }, (_, i) => result(i, 5_000))]), 2)).toEqual({ prompts: [], whole: false });
   });
 });

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { entriesOf } from '../../../src/domain/transcript/entries';
 import { KEPT_PER_TURN, TranscriptFold, promptIn, turnsOf } from '../../../src/domain/transcript/turns';
-import { openStretch, stretchCase, stretchCaseId, type Ending, type StretchSource } from '../../../src/domain/transcript/stretch';
+import { openStretch, stretchCase, stretchCaseId, stretchToRecord, type Ending, type StretchSource } from '../../../src/domain/transcript/stretch';
 import type { CaseId } from '../../../src/shared/ids';
 
 const FIXTURES = resolve(__dirname, '../../fixtures/claude-code');
@@ -76,7 +76,7 @@ describe('a stretch as a case', () => {
     expect(interrupted.fields.success).toBe(false);
     expect(interrupted.fields.outcome).toBe('Claude Code session ended (reason: prompt_input_exit); interrupted by the user; 2 tool results, 2 errors; last command `./deploy.sh staging --retry 5` failed');
     const failing = linesOf('interrupted').slice(0, 3);
-    expect(caseOf(failing, { kind: 'turn' }).fields).toMatchObject({ success: false, outcome: 'Claude Code turn ended; 1 tool result, 1 error; last command `./deploy.sh staging` failed' });
+    expect(caseOf(failing, { kind: 'turn' }).fields).toMatchObject({ success: false, outcome: 'Claude Code session went on to a new prompt; 1 tool result, 1 error; last command `./deploy.sh staging` failed' });
     expect(caseOf(linesOf('compacted'), { kind: 'turn' }).fields.success).toBe(true);
   });
 
@@ -116,6 +116,10 @@ describe('the open stretch', () => {
     expect(openStretch(turns, SOURCE, (id) => id === ids[1])).toEqual([]);
     // Another agent's session of the same id is another stretch.
     expect(stretchCaseId({ ...SOURCE, sessionKey: '__agent_session::reviewer::s1' }, turns[1]!)).not.toBe(ids[1]);
+    // At a turn's end the last turn stays open: only what a newer prompt closed is recorded.
+    expect(stretchToRecord(turns, SOURCE, { kind: 'turn' }, () => false)).toEqual(turns.slice(0, 1));
+    expect(stretchToRecord(turns, SOURCE, { kind: 'turn' }, (id) => id === ids[0])).toEqual([]);
+    expect(stretchToRecord(turns, SOURCE, END, (id) => id === ids[0])).toEqual(turns.slice(1));
     const held = new Set<CaseId>([ids[0]!]);
     expect(stretchCase(openStretch(turns, SOURCE, (id) => held.has(id)), END, SOURCE, 'Claude Code')!.fields.task).toBe('Also add a test for negative numbers');
   });

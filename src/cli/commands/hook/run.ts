@@ -28,12 +28,12 @@ function helpText(client: HookClient): string[] {
   ];
   if (client.turnEnd !== undefined) {
     lines.push(
-      `--record-cases: SessionEnd, and ${client.turnEnd} after a new prompt, first record one`,
-      '  case from the transcript: task, the prompts since the last case; action,',
-      '  the tools, commands and files changed; outcome, the end reason and last',
-      '  results; tag, the project. A missing, torn or oversized transcript',
-      '  (CRUX_MAX_TRANSCRIPT_BYTES, default 64 MiB) records nothing: exit 0, one',
-      '  line on stderr.',
+      `--record-cases: SessionEnd (and ${client.turnEnd}, for the stretch a newer prompt`,
+      '  closed) first records one case from the transcript: task, the prompts since',
+      '  the last case; action, the tools, commands and files changed; outcome, the',
+      '  end reason and last results; tag, the project. A missing, torn or oversized',
+      '  transcript (CRUX_MAX_TRANSCRIPT_BYTES, default 64 MiB) records nothing:',
+      '  exit 0, one line on stderr.',
     );
   }
   lines.push(
@@ -59,7 +59,7 @@ export function makeHookRunCommand(client: HookClient): Command {
     '--record-cases',
     client.turnEnd === undefined
       ? `SessionEnd: record a case from the transcript (not for ${client.label}, whose transcripts crux does not read: says so)`
-      : `SessionEnd and ${client.turnEnd}: record a case from the transcript (deterministic, scrubbed, once per stretch)`,
+      : `SessionEnd (and ${client.turnEnd}, once a newer prompt closed a stretch): record a case from the transcript`,
   );
   return command.addHelpText('after', helpText(client).join('\n')).action(async (opts, cmd: Command) => {
     const globals = cmd.optsWithGlobals<GlobalOptions>();
