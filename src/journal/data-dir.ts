@@ -147,6 +147,20 @@ export class DataDir implements JournalStore, TransactionHost {
   }
 
   /**
+   * A state holding, highest value first, the entities whose value of the ordered secondary key `query.index`
+   * is at most `query.atMost`, at least until `enough(state)` (the caller filters exactly and cuts), and how
+   * many there are in all (`total`, from the index, without reading them); a full replay (total undefined)
+   * when the index does not verify.
+   */
+  async readNewest<S>(spec: StoreSpec<S>, query: { index: string; atMost: number }, enough: (state: S) => boolean): Promise<{ state: S; total: number | undefined }> {
+    try {
+      return derivedFiles(this.root, spec).newest(query, enough) ?? { state: this.replayAndKeep(spec).state, total: undefined };
+    } finally {
+      this.tellUnusable();
+    }
+  }
+
+  /**
    * Runs `decide` as one write transaction under the lock. Against a directory that does not exist yet,
    * `decide` first runs against empty stores without creating anything: a refused command leaves no trace.
    */

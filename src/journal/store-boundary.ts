@@ -240,6 +240,13 @@ export interface JournalStore {
    */
   readIndexed<S>(spec: StoreSpec<S>, query: IndexQuery): Promise<S>;
   /**
+   * Optional (a limited list): a state holding, highest value first, the entities whose value of the ordered
+   * secondary key `query.index` is at most `query.atMost`, at least until `enough(state)`, and how many match
+   * in all (`total`, from the index, without reading them; undefined when it had to read everything). The
+   * caller filters exactly and cuts, as after readIndexed. A store without it: readIndexed and count.
+   */
+  readNewest?<S>(spec: StoreSpec<S>, query: { readonly index: string; readonly atMost: number }, enough: (state: S) => boolean): Promise<{ state: S; total: number | undefined }>;
+  /**
    * The records at these positions (as the store handed them to `evolve`); undefined where there is no
    * record any more (the journal was rewritten since).
    */

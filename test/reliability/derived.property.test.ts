@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DataDir } from '../../src/journal/data-dir';
 import { CruxError } from '../../src/shared/errors';
 import * as sessions from '../../src/domain/session/store';
+import { listNewest } from '../../src/domain/session/newest-list';
 import * as cases from '../../src/domain/case/store';
 import type { AgentName, CaseId, LogicalSessionId } from '../../src/shared/ids';
 import { crux, tempDir } from '../helpers/cli';
@@ -144,6 +145,14 @@ async function answers(dir: DataDir, now: number): Promise<unknown> {
     if (a !== undefined) out.push(await answer(() => sessions.listStoredSessions(scope, { all: true, archived: false, stranded: false, allAgents: false })));
     out.push(await answer(() => sessions.listStoredSessions(scope, { all: false, archived: false, stranded: true, allAgents: false })));
     out.push(await answer(() => sessions.reapSessions(scope, { dryRun: true })));
+    // Limited lists newest first (through the index where it verifies): the rows and the count a replay gives.
+    if (a === undefined) {
+      for (const stranded of [true, false]) {
+        for (const allAgents of [false, true]) {
+          for (const limit of [1, 3]) out.push(await answer(() => listNewest(scope, { all: false, archived: false, stranded, allAgents }, limit)));
+        }
+      }
+    }
   }
   const caseScope = { dir, now };
   for (const q of ['the deploy', 'alpha beta gamma', 'timeout cache index page']) {

@@ -10,6 +10,7 @@ import { spliceState } from '../../domain/session/transfer-lines';
 import type { PutCommand } from '../../domain/session/decide';
 import type { ListFilter } from '../../domain/session/query';
 import * as store from '../../domain/session/store';
+import { listNewest } from '../../domain/session/newest-list';
 import type { SessionView } from '../../domain/session/view';
 import { windowOf, SESSION_ORDERS, type ListWindow, type SessionOrder } from '../../domain/list-window';
 import { getSessionAt, sessionHistory, type HistoryPoint } from '../../domain/session/history';
@@ -65,8 +66,13 @@ export async function countedSessions(
   flags?: ThresholdFlags & { limit?: number | undefined },
   window: ListWindow<SessionView, SessionOrder> = {},
 ) {
-  const listing = await store.listStoredSessions(sessionScope(ctx, flags), filter);
-  const { rows: sessions, total } = windowOf(listing.sessions, SESSION_ORDERS, { ...window, limit: window.limit ?? flags?.limit });
+  const scope = sessionScope(ctx, flags);
+  const limit = window.limit ?? flags?.limit;
+  // Newest first and only cut: the store reads just the rows shown, and counts the rest from its index.
+  const limited = window.sort === undefined && window.where === undefined && limit !== undefined ? await listNewest(scope, filter, limit) : undefined;
+  if (limited !== undefined) return { document: { sessions: limited.sessions, hidden_scoped: limited.hidden_scoped, all_agents: filter.allAgents }, total: limited.total };
+  const listing = await store.listStoredSessions(scope, filter);
+  const { rows: sessions, total } = windowOf(listing.sessions, SESSION_ORDERS, { ...window, limit });
   return { document: { ...listing, sessions, all_agents: filter.allAgents }, total };
 }
 

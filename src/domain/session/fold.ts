@@ -143,7 +143,7 @@ export function toImported(r: SessionRecord): ImportedData {
   };
 }
 
-export const SESSION_INDEXES = ['agent', 'open_updated', 'open_expires'] as const;
+export const SESSION_INDEXES = ['agent', 'open_updated', 'open_expires', 'unscoped_open_updated', 'listed_updated', 'unscoped_listed_updated'] as const;
 
 export const SESSION_STORE: StoreSpec<Sessions> = {
   file: 'sessions.jsonl',
@@ -158,15 +158,23 @@ export const SESSION_STORE: StoreSpec<Sessions> = {
     record.ev === E.imported ||
     record.ev === E.deleted,
   // What filtered queries look up (store.ts): an agent's sessions, and the open sessions by when they were
-  // last written (stranded) and by when they expire (reap). A closed session has neither time.
+  // last written (stranded) and by when they expire (reap). A closed session has neither time. A limited list
+  // reads newest first by the time of the last write: the open sessions (--stranded) and the sessions a plain
+  // list shows (active, handed off), each also among the unscoped ones only, so that the sessions a caller
+  // without an agent does not see are counted from the index alone (hidden_scoped).
   secondary: {
     names: SESSION_INDEXES,
-    version: 1,
+    version: 2,
     values: (sessions, key) => {
       const r = sessions.get(key as ScopedSessionId);
-      if (r === undefined) return [undefined, undefined, undefined];
+      if (r === undefined) return [undefined, undefined, undefined, undefined, undefined, undefined];
       const open = !isTerminal(r.status);
-      return [unscopeSessionId(r.key).agent, open ? tryParseTime(r.updated_at) : undefined, open ? tryParseTime(r.expires_at) : undefined];
+      const agent = unscopeSessionId(r.key).agent;
+      const updated = tryParseTime(r.updated_at);
+      const openUpdated = open ? updated : undefined;
+      const listedUpdated = r.status === 'active' || r.status === 'handed_off' ? updated : undefined;
+      const unscoped = agent === undefined;
+      return [agent, openUpdated, open ? tryParseTime(r.expires_at) : undefined, unscoped ? openUpdated : undefined, listedUpdated, unscoped ? listedUpdated : undefined];
     },
   },
   live: (sessions): SessionDraft[] =>

@@ -88,6 +88,18 @@ export class EntryList {
     this.count += other.count;
   }
 
+  /** Appends whole entries (a run of a page, copied at once). */
+  appendWords(words: Uint32Array): void {
+    const need = this.count * ENTRY_WORDS + words.length;
+    if (need > this.words.length) {
+      const grown = new Uint32Array(Math.max(need, this.words.length * 2));
+      grown.set(this.words.subarray(0, this.count * ENTRY_WORDS));
+      this.words = grown;
+    }
+    this.words.set(words, this.count * ENTRY_WORDS);
+    this.count += words.length / ENTRY_WORDS;
+  }
+
   view(): Uint32Array {
     return this.words.subarray(0, this.count * ENTRY_WORDS);
   }

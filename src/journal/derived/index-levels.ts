@@ -21,10 +21,13 @@ import { newNonce } from './cache-file';
 const PART_ENTRIES = 65536;
 /** Entries of partitions one write merges a frozen run into, at most (two partitions: ~4 MiB read and written). */
 const MERGE_BUDGET = 2 * PART_ENTRIES;
-/** CRUX_TEST_INDEX_LOG_ENTRIES scales these down with the log, so that tests freeze, merge and split often. */
+/**
+ * CRUX_TEST_INDEX_LOG_ENTRIES scales these down with the log, so that tests freeze, merge and split often;
+ * CRUX_TEST_INDEX_PART_ENTRIES sets the partition size alone (to time a full-size merge step sooner).
+ */
 const testScale = () => Number(process.env.CRUX_TEST_INDEX_LOG_ENTRIES) || 0;
-const partEntries = () => (testScale() > 0 ? testScale() * 2 : PART_ENTRIES);
-const mergeBudget = () => (testScale() > 0 ? testScale() * 3 : MERGE_BUDGET);
+const partEntries = () => Number(process.env.CRUX_TEST_INDEX_PART_ENTRIES) || (testScale() > 0 ? testScale() * 2 : PART_ENTRIES);
+const mergeBudget = () => (partEntries() === PART_ENTRIES ? MERGE_BUDGET : partEntries() * 2);
 
 /** Compares entry i of `w` with a run's first entry (sort words 0–3). */
 function compareFirst(w: Uint32Array, i: number, first: readonly number[]): number {
@@ -59,10 +62,13 @@ export class IndexTables {
     return run.table;
   }
 
-  /** Every entry whose sort key lies in [from, to], from the partitions and the frozen runs (unordered). */
-  range(fromHi: number, fromLo: number, toHi: number, toLo: number, visit: (words: Uint32Array, index: number) => void): void {
+  /**
+   * Every entry whose sort key lies in [from, to], from the partitions and the frozen runs (unordered), or
+   * only from the one or the other.
+   */
+  range(fromHi: number, fromLo: number, toHi: number, toLo: number, visit: (words: Uint32Array, index: number) => void, which: 'all' | 'parts' | 'frozen' = 'all'): void {
     const { parts, frozen } = this.manifest;
-    for (let p = 0; p < parts.length; p++) {
+    for (let p = 0; p < parts.length && which !== 'frozen'; p++) {
       const first = parts[p]!.first;
       const next = parts[p + 1]?.first;
       // Partition p holds [first, next's first): skip it when the range ends before it or starts after it.
@@ -71,6 +77,7 @@ export class IndexTables {
       this.table(parts[p]!).range(fromHi, fromLo, toHi, toLo, visit);
     }
     for (const [i, run] of frozen.entries()) {
+      if (which === 'parts') break;
       const merged = i === 0 && run.cursor > 0 ? (run.cursor < parts.length ? parts[run.cursor]!.first : undefined) : null;
       if (merged === undefined) continue;
       this.table(run).range(fromHi, fromLo, toHi, toLo, (w, j) => {
@@ -168,12 +175,21 @@ export function mergeStep(tables: IndexTables, root: string, spec: StoreSpec<any
       const ref = parts[cursor]!;
       const upper = parts[cursor + 1]?.first;
       const merged = new EntryList(ref.entries + 64);
-      tables.table(ref).all((w, i) => {
-        const x = i * ENTRY_WORDS;
-        // A secondary entry the frozen run supersedes is dropped (a quick numeric test first, then the exact one).
-        if (w[x]! >>> 24 !== KEY_SPACE && superseded.has(w[x + 3]!) && latest.has(`${w[x]! >>> 24}:${w[x + 2]}:${w[x + 3]}`)) return;
-        while (f < freshCount && compareAt(fresh, f, w, i) < 0 && (upper === undefined || compareFirst(fresh, f, upper) < 0)) merged.pushFrom(fresh, f++);
-        merged.pushFrom(w, i);
+      tables.table(ref).eachPage((w) => {
+        // Runs of the page between fresh entries and dropped ones are copied whole.
+        const n = w.length / ENTRY_WORDS;
+        let from = 0;
+        for (let i = 0; i < n; i++) {
+          const x = i * ENTRY_WORDS;
+          // A secondary entry the frozen run supersedes is dropped (a quick numeric test first, then the exact one).
+          const drop = w[x]! >>> 24 !== KEY_SPACE && superseded.has(w[x + 3]!) && latest.has(`${w[x]! >>> 24}:${w[x + 2]}:${w[x + 3]}`);
+          const insert = f < freshCount && compareAt(fresh, f, w, i) < 0 && (upper === undefined || compareFirst(fresh, f, upper) < 0);
+          if (!drop && !insert) continue;
+          merged.appendWords(w.subarray(from * ENTRY_WORDS, x));
+          while (f < freshCount && compareAt(fresh, f, w, i) < 0 && (upper === undefined || compareFirst(fresh, f, upper) < 0)) merged.pushFrom(fresh, f++);
+          from = drop ? i + 1 : i;
+        }
+        merged.appendWords(w.subarray(from * ENTRY_WORDS));
       });
       while (f < freshCount && (upper === undefined || compareFirst(fresh, f, upper) < 0)) merged.pushFrom(fresh, f++);
       // A partition left empty is dropped (the one before it then reaches up to the next one's first entry).

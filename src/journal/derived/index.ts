@@ -17,7 +17,7 @@ import { keepSnapshot, loadSnapshot } from './snapshot-load';
 import { DerivedDamage } from './sorted-table';
 import { bindingAt } from './index-tail';
 import { StoreIndex } from './store-index';
-import { AppendUpkeep, loadThroughIndex, ReplayUpkeep } from './through-index';
+import { AppendUpkeep, loadNewest, loadThroughIndex, ReplayUpkeep } from './through-index';
 
 export { CACHE_DIR, takeUnusable } from './cache-file';
 
@@ -40,6 +40,14 @@ export class DerivedFiles<S> {
   /** A state holding every entity that may match `query` (some that do not: filter exactly); undefined as findKeys. */
   candidates(query: IndexQuery, opts: { keep?: boolean } = {}): Loaded<S> | undefined {
     return loadThroughIndex(this.path, this.root, this.spec, { query }, opts.keep);
+  }
+
+  /**
+   * The entities whose value of the ordered key `query.index` is at most `query.atMost`, highest first, read
+   * until `enough(state)`, and how many the index holds in that range; undefined as findKeys.
+   */
+  newest(query: { index: string; atMost: number }, enough: (state: S) => boolean): { state: S; total: number } | undefined {
+    return loadNewest(this.path, this.root, this.spec, query, enough);
   }
 
   /** The whole state from the snapshot and the records after it; undefined when there is none that verifies. */

@@ -93,6 +93,14 @@ export class SortedTable {
     }
   }
 
+  /** Every page's entries, in order (for a merge), verifying every page. */
+  eachPage(visit: (words: Uint32Array) => void): void {
+    for (let p = 0; p < this.pages; p++) {
+      visit(this.page(p));
+      this.cache.delete(p);
+    }
+  }
+
   /** Every entry, in order (for a merge), verifying every page. */
   all(visit: (words: Uint32Array, index: number) => void): void {
     for (let p = 0; p < this.pages; p++) {

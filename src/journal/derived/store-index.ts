@@ -23,6 +23,7 @@ import { keyEntry, secondaryEntries } from './index-entries';
 import { dropIndexFiles, INDEX_VERSION, logName, openManifest, type Manifest } from './index-base';
 import { freeze, IndexTables, mergeStep, RunMissing } from './index-levels';
 import { bindingAt, readTail, type Tail } from './index-tail';
+import { newestInRange, type Newest } from './index-newest';
 import { DerivedDamage } from './sorted-table';
 
 /** The log is frozen into a run once it holds this many entries (reads scan the whole log). */
@@ -144,6 +145,42 @@ export class StoreIndex<S> {
       if (!this.foldHash(state, ((0 << 24) | hi) >>> 0, lo, undefined)) return false;
     }
     return true;
+  }
+
+  /**
+   * Folds into `state` the entities whose value of the ordered key `query.index` is at most `query.atMost`,
+   * highest value first, until `enough(state)` (those written past the index first: their values are not
+   * indexed yet). Returns how many entities the index holds in that range, or undefined after damage.
+   */
+  loadNewest(state: S, query: { index: string; atMost: number }, enough: (state: S) => boolean): number | undefined {
+    const i = this.spec.secondary?.names.indexOf(query.index) ?? -1;
+    if (i < 0) throw new Error(`${this.spec.file}: no secondary key ${query.index}`);
+    let newest: Newest;
+    try {
+      newest = newestInRange(this.tables, this.log?.entries, 1 + i, query.atMost);
+    } catch (error) {
+      if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return undefined;
+      throw error;
+    }
+    // Entities written past the index are read first, whatever their values (not indexed yet): each counts as
+    // its folded state says. The rest come by descending value, counted as the index says.
+    const tail = [...this.tail.keys];
+    if (tail.length > 0 && !this.loadKeys(state, tail)) return undefined;
+    const inTail = new Set(tail.map((key) => hash56(key).join(':')));
+    const order = newest.order.filter(([hi, lo]) => !inTail.has(`${hi}:${lo}`));
+    for (let at = 0; at < order.length && !enough(state); ) {
+      // In batches (a candidate may no longer match: the caller's exact filter says so), and never stopping
+      // between two of one value, so that the caller's order among equals is its own.
+      for (const end = Math.min(order.length, at + 16); at < end || (at > 0 && at < order.length && order[at]![2] === order[at - 1]![2]); at++) {
+        const [hi, lo] = order[at]!;
+        if (!this.foldHash(state, hi >>> 0, lo, undefined)) return undefined;
+      }
+    }
+    const matching = tail.filter((key) => {
+      const value = this.spec.secondary!.values(state, key)[i];
+      return typeof value === 'number' && value <= query.atMost;
+    });
+    return order.length + matching.length;
   }
 
   /** Positions (journal order) of every line whose key hashes to (hi, lo), from the base, the log and the tail. */

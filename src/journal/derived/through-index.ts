@@ -123,3 +123,34 @@ function loadOnce<S>(path: string, root: string, spec: StoreSpec<S>, what: { key
     }
   }
 }
+
+/**
+ * A state holding the entities whose value of the ordered key `query.index` is at most `query.atMost`, highest
+ * first, at least until `enough(state)`; and how many the index holds in that range. undefined when there is
+ * no index that verifies (the caller replays).
+ */
+export function loadNewest<S>(path: string, root: string, spec: StoreSpec<S>, query: { index: string; atMost: number }, enough: (state: S) => boolean): { state: S; total: number } | undefined {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const fd = openJournal(path);
+    if (fd === undefined) return undefined;
+    let index: StoreIndex<S> | undefined;
+    try {
+      index = StoreIndex.open(root, spec, fd);
+      if (index === undefined) return undefined;
+      const state = spec.initial();
+      const total = index.loadNewest(state, query, enough);
+      if (total === undefined) {
+        index.drop();
+        return undefined;
+      }
+      return { state, total };
+    } catch (error) {
+      // A writer's merge replaced a run after this reader opened the manifest: once more, with the new one.
+      if (!(error instanceof RunMissing)) throw error;
+    } finally {
+      index?.close();
+      fs.closeSync(fd);
+    }
+  }
+  return undefined;
+}
