@@ -144,6 +144,9 @@ describe.skipIf(skip !== undefined).each(STORE_KINDS)(`crux ui in chromium on a 
   it('draws the handoff graph of agents', async () => {
     await visit('#/handoffs', 'Handoffs');
     expect(await page.locator('.graph .node text').allTextContents()).toEqual(['builder', 'planner']);
+    await page.locator('.checks button').first().click();
+    await page.waitForSelector('.checks .badge');
+    expect(await page.locator('.checks .badge').first().textContent()).toMatch(/^[a-z_]+: (ok|failed|skipped)$/);
     expect(await page.locator('.graph line.edge title').textContent()).toMatch(/^planner → builder: 1 package\(s\), [01] outstanding$/);
   });
 

@@ -2,7 +2,8 @@
 // equal to the CLI's --json document for the same store, live events after another process's write, and a
 // clean exit on SIGINT and SIGTERM, over both kinds of store.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crux, freshStore, snapshotDir, STORE_KINDS } from '../helpers/cli';
+import { join } from 'node:path';
+import { crux, freshStore, snapshotDir, STORE_KINDS, tempDir } from '../helpers/cli';
 import { api, nextChange, raw, startUi, URL_LINE, type RunningUi } from '../helpers/ui';
 import { populate, UI_NOW } from '../helpers/ui-store';
 
@@ -149,6 +150,18 @@ describe.each(STORE_KINDS)('crux ui on a %s store', (kind) => {
     const r = await raw(ui, '/api/sessions/planner/plan-1', { cookie: ui.cookie });
     const cli = await crux(store, ['--now', UI_NOW, '--json', '--agent', 'planner', 'session', 'get', 'plan-1']);
     expect(r.body).toBe(cli.stdout);
+  });
+
+  it("/api/handoffs/<id>/inspect is `handoff export <id> | handoff inspect --as <its target> --json`", async () => {
+    const [minted] = (await api(ui, '/api/handoffs')).doc.handoffs;
+    const file = join(tempDir(), 'pkg.json');
+    expect((await crux(store, ['--now', UI_NOW, 'handoff', 'export', minted.handoff_id, '--out', file])).exitCode).toBe(0);
+    const inspected = await crux(store, ['--now', UI_NOW, '--json', 'handoff', 'inspect', file, '--as', 'builder']);
+    const { status, doc } = await api(ui, `/api/handoffs/${minted.handoff_id}/inspect`);
+    expect(status).toBe(200);
+    expect(doc).toEqual(JSON.parse(inspected.stdout));
+    expect(Object.values(doc.checks)).not.toContain('failed');
+    expect((await api(ui, '/api/handoffs/h_nope/inspect')).status).toBe(404);
   });
 
   it('refuses bad input as the CLI does, with its error document and an HTTP status', async () => {

@@ -33,7 +33,12 @@ function graph(rows: Row[]): HTMLElement {
   if (agents.length === 0) return el('p', { class: 'empty' }, 'no handoffs yet');
   const W = 520;
   const R = 190;
-  const at = new Map(agents.map((a, i) => [a, { x: W / 2 + R * Math.cos((2 * Math.PI * i) / agents.length - Math.PI / 2), y: W / 2 + R * Math.sin((2 * Math.PI * i) / agents.length - Math.PI / 2) }]));
+  const at = new Map(
+    agents.map((a, i) => [
+      a,
+      { x: W / 2 + R * Math.cos((2 * Math.PI * i) / agents.length - Math.PI / 2), y: W / 2 + R * Math.sin((2 * Math.PI * i) / agents.length - Math.PI / 2) },
+    ]),
+  );
   const lines: Child[] = [...edges.values()].map((e) => {
     const a = at.get(e.from)!;
     const b = at.get(e.to)!;
@@ -42,29 +47,103 @@ function graph(rows: Row[]): HTMLElement {
     // Stop short of the target's node so the arrowhead shows.
     const len = Math.hypot(b.x - a.x, b.y - a.y);
     const k = (len - 30) / len;
-    return svg('line', { x1: a.x, y1: a.y, x2: a.x + (b.x - a.x) * k, y2: a.y + (b.y - a.y) * k, class: e.outstanding > 0 ? 'edge outstanding' : 'edge', 'stroke-width': Math.min(8, 1 + Math.log2(e.n) * 1.5), 'marker-end': 'url(#arrow)' }, title);
+    return svg(
+      'line',
+      {
+        x1: a.x,
+        y1: a.y,
+        x2: a.x + (b.x - a.x) * k,
+        y2: a.y + (b.y - a.y) * k,
+        class: e.outstanding > 0 ? 'edge outstanding' : 'edge',
+        'stroke-width': Math.min(8, 1 + Math.log2(e.n) * 1.5),
+        'marker-end': 'url(#arrow)',
+      },
+      title,
+    );
   });
   const nodes: Child[] = agents.map((a) => {
     const p = at.get(a)!;
     return svg('g', { class: 'node' }, svg('circle', { cx: p.x, cy: p.y, r: 24 }), svg('text', { x: p.x, y: p.y + 40, 'text-anchor': 'middle' }, a));
   });
-  const defs = svg('defs', {}, svg('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 6, markerHeight: 6, orient: 'auto-start-reverse' }, svg('path', { d: 'M0 0L10 5L0 10z', class: 'arrowhead' })));
-  return el('figure', { class: 'graph' }, svg('svg', { viewBox: `0 0 ${W} ${W + 20}`, role: 'img', 'aria-label': 'handoffs between agents' }, defs, lines, nodes));
+  const defs = svg(
+    'defs',
+    {},
+    svg(
+      'marker',
+      { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 6, markerHeight: 6, orient: 'auto-start-reverse' },
+      svg('path', { d: 'M0 0L10 5L0 10z', class: 'arrowhead' }),
+    ),
+  );
+  return el(
+    'figure',
+    { class: 'graph' },
+    svg('svg', { viewBox: `0 0 ${W} ${W + 20}`, role: 'img', 'aria-label': 'handoffs between agents' }, defs, lines, nodes),
+  );
+}
+
+/** A button that fetches the package's checks (`handoff inspect`, as its target would) and shows them in its place. */
+function checksButton(id: string): HTMLElement {
+  const cell = el('span', { class: 'checks' });
+  const button = el(
+    'button',
+    {
+      type: 'button',
+      onclick: async () => {
+        button.disabled = true;
+        try {
+          const doc = await get<{ checks: Record<string, string>; details: Record<string, string> }>(`handoffs/${encodeURIComponent(id)}/inspect`);
+          cell.replaceChildren(
+            ...Object.entries(doc.checks).map(([name, status]) =>
+              el(
+                'span',
+                { title: doc.details[name] ?? '' },
+                badge(`${name}: ${status}`, status === 'ok' ? 'success' : status === 'failed' ? 'failure' : 'skipped'),
+                ' ',
+              ),
+            ),
+          );
+        } catch (error) {
+          cell.replaceChildren(el('span', { class: 'error' }, (error as Error).message));
+        }
+      },
+    },
+    'inspect',
+  );
+  cell.append(button);
+  return cell;
 }
 
 export async function handoffs(): Promise<HTMLElement> {
-  const { handoffs: rows, keys } = await get<{ handoffs: Row[]; keys: { agent?: string; fingerprint?: string; status?: string }[] }>('handoffs', { sort: '-created', limit: 500 });
+  const { handoffs: rows, keys } = await get<{ handoffs: Row[]; keys: { agent?: string; fingerprint?: string; status?: string }[] }>('handoffs', {
+    sort: '-created',
+    limit: 500,
+  });
   return el(
     'div',
     { class: 'page' },
     el('h2', {}, 'Handoffs'),
     graph(rows),
     table(
-      ['handoff', 'session', 'from', 'to', 'status', 'created', 'expires', 'accepted', 'facts', 'signature'],
-      rows.map((r) => [el('code', {}, r.handoff_id ?? r.content_hash.slice(0, 12)), r.session_id, r.source_agent, r.target_agent ?? '-', badge(r.status), ago(r.created_at), ago(r.expires_at), r.accepted_at === null ? '-' : [ago(r.accepted_at), r.accepted_by === null ? '' : ` by ${r.accepted_by}`], r.facts, r.signature_alg]),
+      ['handoff', 'session', 'from', 'to', 'status', 'created', 'expires', 'accepted', 'facts', 'signature', 'checks'],
+      rows.map((r) => [
+        el('code', {}, r.handoff_id ?? r.content_hash.slice(0, 12)),
+        r.session_id,
+        r.source_agent,
+        r.target_agent ?? '-',
+        badge(r.status),
+        ago(r.created_at),
+        ago(r.expires_at),
+        r.accepted_at === null ? '-' : [ago(r.accepted_at), r.accepted_by === null ? '' : ` by ${r.accepted_by}`],
+        r.facts,
+        r.signature_alg,
+        r.direction === 'minted' && r.handoff_id !== null ? checksButton(r.handoff_id) : '-',
+      ]),
       'no handoffs minted or accepted here',
     ),
     el('h3', {}, 'Keys'),
-    table(['agent', 'fingerprint', 'status'], keys.map((k) => [k.agent ?? '-', el('code', {}, k.fingerprint ?? '-'), k.status ?? '-'])),
+    table(
+      ['agent', 'fingerprint', 'status'],
+      keys.map((k) => [k.agent ?? '-', el('code', {}, k.fingerprint ?? '-'), k.status ?? '-']),
+    ),
   );
 }

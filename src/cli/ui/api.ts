@@ -7,6 +7,11 @@ import { listCases, retrieve } from '../operations/case';
 import { HANDOFF_STATUSES, listHandoffs } from '../operations/handoff';
 import { checkJournals } from '../operations/journal';
 import { withWarnings } from '../../output/emit';
+import { inspectJson } from '../../output/handoff';
+import { handoffScope } from '../operations/scope';
+import { exportHandoff } from '../../domain/handoff/listing';
+import { encodeEnvelope } from '../../domain/handoff/envelope';
+import { DEFAULT_MAX_AGE_MS, inspectHandoff } from '../../domain/handoff/store';
 import { CruxError, errorDocument, internalError, invalid, notFound } from '../../shared/errors';
 import { parseAgentName, parseLogicalSessionId } from '../../shared/ids';
 import { CASE_ORDERS, HANDOFF_ORDERS, SESSION_ORDERS } from '../../domain/list-window';
@@ -122,6 +127,19 @@ async function session(scope: ApiScope, parts: string[], q: URLSearchParams): Pr
   return [ctx, undefined, documentText];
 }
 
+/**
+ * `/api/handoffs/<id>/inspect`: `crux handoff export <id> | crux handoff inspect --as <receiver> --json`, the
+ * receiver being `as`, else the package's target agent. Failed checks are in the document (200), as inspect prints them.
+ */
+async function inspection(scope: ApiScope, id: string, q: URLSearchParams): Promise<[Context, unknown, string]> {
+  const ctx = contextFor(scope);
+  const { envelope, minted } = await exportHandoff(handoffScope(ctx), id);
+  const as = text(q, 'as');
+  const receiver = as === undefined ? (minted.target_agent ?? undefined) : parseAgentName(as);
+  const result = await inspectHandoff(handoffScope(ctx), Buffer.from(`${encodeEnvelope(envelope)}\n`), { receiver, maxAgeMs: DEFAULT_MAX_AGE_MS });
+  return [ctx, undefined, inspectJson(result)];
+}
+
 type Route = (scope: ApiScope, q: URLSearchParams, parts: string[]) => Promise<[Context, unknown] | [Context, unknown, string]>;
 
 const ROUTES: Record<string, Route> = {
@@ -155,6 +173,10 @@ const ROUTES: Record<string, Route> = {
 /** Answers `/api/<path>` (path without the prefix, already split on `/` and decoded). */
 export async function answer(scope: ApiScope, parts: string[], q: URLSearchParams): Promise<Answer> {
   try {
+    if (parts.length === 3 && parts[0] === 'handoffs' && parts[2] === 'inspect') {
+      const [ctx, , documentText] = await inspection(scope, parts[1]!, q);
+      return { status: 200, body: withWarnings(documentText, ctx.warnings) };
+    }
     const route = parts.length >= 3 && parts[0] === 'sessions' && (parts.length === 3 || (parts.length === 4 && parts[3] === 'history')) ? (s: ApiScope, qq: URLSearchParams) => session(s, parts.slice(1), qq) : ROUTES[parts.join('/')];
     if (route === undefined) throw notFound(`no such API path: /api/${parts.join('/')}`, 'see crux-ui(1) for the paths');
     const [ctx, document, documentText] = await route(scope, q, parts);
