@@ -103,13 +103,17 @@ _crux_ids() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="\${COMP_WORDS[i]}"
     case $word in
-      ${DATA_OPTIONS.join('|')}) line+=("$word" "\${COMP_WORDS[i+1]/#\\~/$HOME}"); ((i++)) ;;
+      ${DATA_OPTIONS.join('|')})
+        # bash splits --data-dir=/p into --data-dir, =, /p (= is in COMP_WORDBREAKS).
+        if [[ \${COMP_WORDS[i+1]} == = ]]; then line+=("$word=\${COMP_WORDS[i+2]/#\\~/$HOME}"); ((i += 2))
+        else line+=("$word" "\${COMP_WORDS[i+1]/#\\~/$HOME}"); ((i++)); fi ;;
       ${DATA_OPTIONS.map((o) => `${o}=*`).join('|')}) line+=("$word") ;;
     esac
   done
+  # crux reads only the ids that start with what is typed, and at most a screenful of them.
   while IFS= read -r id; do
     [[ $id == "$2"* ]] && COMPREPLY+=("$(printf '%q' "$id")")
-  done < <("\${COMP_WORDS[0]/#\\~/$HOME}" "\${line[@]}" __complete "$1" 2>/dev/null)
+  done < <("\${COMP_WORDS[0]/#\\~/$HOME}" "\${line[@]}" __complete "$1" "$2" 2>/dev/null)
 }
 
 _crux_complete_value() {
@@ -122,20 +126,30 @@ _crux_complete_value() {
 }
 
 _crux() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" path="" word i
+  local cur="\${COMP_WORDS[COMP_CWORD]}" path="" word i helping="" positionals=0
   COMPREPLY=()
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="\${COMP_WORDS[i]}"
     if [[ $word == -* ]]; then
-      # An option that takes a value consumes the next word.
-      if [[ $word != *=* && " $(_crux_value_opts "$path") " == *" $word "* ]]; then ((i++)); fi
+      # An option that takes a value consumes the next word (or the two after it: --data-dir = /p).
+      if [[ $word != *=* && " $(_crux_value_opts "$path") " == *" $word "* ]]; then
+        if [[ \${COMP_WORDS[i+1]} == = ]]; then ((i += 2)); else ((i++)); fi
+      fi
+    elif [[ $word == help && -z $helping && -n "$(_crux_subs "$path")" ]]; then
+      # \`crux help session <Tab>\` names commands, as \`crux session <Tab>\` does.
+      helping=1
     elif [[ " $(_crux_subs "$path") " == *" $word "* ]]; then
       path="\${path:+$path }$(_crux_canonical "$path" "$word")"
+    else
+      ((positionals++))
     fi
   done
-  local prev="\${COMP_WORDS[COMP_CWORD-1]}"
-  if ((COMP_CWORD > 1)) && [[ $prev == -* && " $(_crux_value_opts "$path") " == *" $prev "* ]]; then
-    _crux_complete_value "$(_crux_option_value "$path" "$prev")" "$cur"
+  local prev="\${COMP_WORDS[COMP_CWORD-1]}" option="\${COMP_WORDS[COMP_CWORD-1]}"
+  # --data-dir=<Tab>: bash has split the = off; the option is the word before it.
+  if [[ $prev == = ]] && ((COMP_CWORD > 2)); then option="\${COMP_WORDS[COMP_CWORD-2]}"; fi
+  if [[ $cur == = ]]; then option="$prev"; cur=""; fi
+  if ((COMP_CWORD > 1)) && [[ $option == -* && " $(_crux_value_opts "$path") " == *" $option "* ]]; then
+    _crux_complete_value "$(_crux_option_value "$path" "$option")" "$cur"
     return 0
   fi
   if [[ $cur == -* ]]; then
@@ -144,11 +158,16 @@ _crux() {
   fi
   local subs
   subs="$(_crux_subs "$path")"
+  if [[ -n $helping ]]; then
+    COMPREPLY=($(compgen -W "$subs" -X help -- "$cur"))
+    return 0
+  fi
   if [[ -n $subs ]]; then
     COMPREPLY=($(compgen -W "$subs" -- "$cur"))
     return 0
   fi
-  _crux_complete_value "$(_crux_argument "$path")" "$cur"
+  # Only the first argument has values to offer (an id); the words after it are free.
+  ((positionals == 0)) && _crux_complete_value "$(_crux_argument "$path")" "$cur"
   return 0
 }
 
@@ -204,7 +223,8 @@ _crux_ids() {
       ${DATA_OPTIONS.map((o) => `${o}=*`).join('|')}) line+=(\${(Q)words[i]}) ;;
     esac
   done
-  ids=(\${(f)"$(\${~words[1]} $line __complete $1 2>/dev/null)"})
+  # crux reads only the ids that start with what is typed, and at most a screenful of them.
+  ids=(\${(f)"$(\${~words[1]} $line __complete $1 "$PREFIX" 2>/dev/null)"})
   compadd -a ids
 }
 
@@ -218,14 +238,19 @@ _crux_value() {
 }
 
 _crux() {
-  local p='' word i
+  local p='' word i helping='' positionals=0
   for (( i = 2; i < CURRENT; i++ )); do
     word=\${words[i]}
     if [[ $word == -* ]]; then
       if [[ $word != *=* && " \${_crux_vopts[$p]} " == *" $word "* ]]; then (( i++ )); fi
+    elif [[ $word == help && -z $helping && -n \${_crux_names[$p]} ]]; then
+      # \`crux help session <Tab>\` names commands, as \`crux session <Tab>\` does.
+      helping=1
     elif [[ " \${_crux_names[$p]} " == *" $word "* ]]; then
       word=\${_crux_alias[$p|$word]:-$word}
       p=\${p:+$p }$word
+    else
+      (( positionals++ ))
     fi
   done
   local prev=\${words[CURRENT-1]} cur=\${words[CURRENT]} id=\${_crux_ids[$p]}
@@ -233,14 +258,25 @@ _crux() {
     _crux_value "\${_crux_vals[$p|$prev]}"
     return
   fi
+  # --data-dir=<Tab>: the value after the =.
+  if [[ $cur == --*=* && " \${_crux_vopts[$p]} " == *" \${cur%%=*} "* ]]; then
+    local option=\${cur%%=*}
+    compset -P '*='
+    _crux_value "\${_crux_vals[$p|$option]}"
+    return
+  fi
   local -a subs opts
   subs=("\${(@P)\${:-_crux_subs_$id}}")
   opts=("\${(@P)\${:-_crux_opts_$id}}")
-  if [[ $cur == -* ]]; then
+  if [[ -n $helping ]]; then
+    subs=(\${subs:#help:*})
+    _describe -t commands 'command' subs
+  elif [[ $cur == -* ]]; then
     _describe -t options 'option' opts
   elif (( \${#subs} )); then
     _describe -t commands 'command' subs
-  else
+  elif (( positionals == 0 )); then
+    # Only the first argument has values to offer (an id); the words after it are free.
     _crux_value "\${_crux_args[$p]}"
   fi
 }

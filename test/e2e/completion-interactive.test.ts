@@ -2,7 +2,7 @@
 import { execa } from 'execa';
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, describe, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { CRUX, crux, freshDataDir, tempDir } from '../helpers/cli';
 
 const has = (tool: string) => execa('sh', ['-c', `command -v ${tool}`], { reject: false }).then((r) => r.exitCode === 0);
@@ -69,6 +69,15 @@ describe('completion in an interactive shell', async () => {
     await waitFor('bash', /session close plan-7$/m);
     await type('bash', ' --outcome ab', 'Tab');
     await waitFor('bash', /plan-7 +--outcome abandoned$/m);
+    // --data-dir=<dir> (bash splits it at the =), help's own commands, no ids for a second argument.
+    await type('bash', 'C-u', `crux --data-dir=${dir} session get bu`, 'Tab');
+    await waitFor('bash', /--data-dir=\S+ session get build-4$/m);
+    await type('bash', 'C-u', 'crux help session hi', 'Tab');
+    await waitFor('bash', /crux help session history$/m);
+    await type('bash', 'C-u', `crux --data-dir ${dir} session put build-42 b`, 'Tab', 'Tab');
+    await type('bash', 'C-u', 'echo done-', 'Enter');
+    await waitFor('bash', /^done-$/m);
+    expect(await screen('bash')).not.toMatch(/session put build-42 build-4/);
   });
 
   it.skipIf(ready === undefined || !(await has('zsh')))('zsh: the same, through compinit', async () => {
@@ -84,5 +93,9 @@ describe('completion in an interactive shell', async () => {
     await waitFor('zsh', /session close plan-7$/m);
     await type('zsh', 'C-u', `crux --data-dir ${dir} handoff mint x --alg ed`, 'Tab');
     await waitFor('zsh', /--alg ed25519$/m);
+    await type('zsh', 'C-u', `crux --data-dir=${dir} session get bu`, 'Tab');
+    await waitFor('zsh', /--data-dir=\S+ session get build-4$/m);
+    await type('zsh', 'C-u', 'crux help session hi', 'Tab');
+    await waitFor('zsh', /crux help session history$/m);
   });
 });

@@ -113,6 +113,44 @@ describe('crux completion', () => {
     expect(fs.existsSync(none)).toBe(false);
   });
 
+  it('help <Tab> names the visible commands (not __complete); help session <Tab> names session\'s commands', async () => {
+    const top = await complete(['help', '']);
+    expect(top).toEqual(expect.arrayContaining(['session', 'case', 'handoff', 'journal']));
+    expect(top).not.toContain('__complete');
+    const session = await complete(['help', 'session', '']);
+    expect(session).toEqual(expect.arrayContaining(['put', 'get', 'list', 'history']));
+    expect(session).not.toContain('case');
+    expect(session).not.toContain('help');
+    expect(await complete(['session', 'help', 'g'])).toEqual(['get']);
+  });
+
+  it('offers ids for the first argument only; bash\'s split --data-dir=/p is followed', async () => {
+    const dir = freshDataDir();
+    await crux(dir, ['session', 'put', 'build-42', '{}']);
+    expect(await complete(['--data-dir', dir, 'session', 'put', 'build-42', ''], CRUX)).toEqual([]);
+    expect(await complete(['--data-dir', dir, 'session', 'put', 'b'], CRUX)).toEqual(['build-42']);
+    // bash splits `--data-dir=/p` into three words (= is a word break): the value is followed, and completed.
+    expect(await complete(['--data-dir', '=', dir, 'session', 'get', 'b'], CRUX)).toEqual(['build-42']);
+    expect(await complete(['session', 'get', '--data-dir', '=', dir, ''], CRUX)).toEqual(['build-42']);
+    const parent = join(dir, '..');
+    expect(await complete(['--data-dir', '=', join(parent, 'da')])).toEqual([dir]);
+    // The cursor right after the =: the directories here (the tests run at the repository's root).
+    expect(await complete(['--data-dir', '='])).toContain('src');
+  });
+
+  it('__complete reads the ids that start with the prefix, at most 200', async () => {
+    const dir = freshDataDir();
+    const file = join(tempDir(), 'many.jsonl');
+    const line = (id: string) => JSON.stringify({ session_id: id, agent: null, status: 'active', created_at: '2026-12-01T10:00:00.000Z', updated_at: '2026-12-01T10:00:00.000Z', total_tokens: 0, expires_at: null, state: {} });
+    fs.writeFileSync(file, [...Array.from({ length: 250 }, (_, i) => line(`job-${String(i).padStart(3, '0')}`)), line('other')].map((l) => `${l}\n`).join(''));
+    expect((await crux(dir, ['session', 'import', file])).exitCode).toBe(0);
+    const ids = (args: string[]) => crux(dir, ['__complete', 'session', ...args]).then((r) => r.stdout.split('\n').filter(Boolean));
+    expect(await ids([])).toHaveLength(200);
+    expect(await ids(['job-24'])).toEqual(Array.from({ length: 10 }, (_, i) => `job-24${i}`));
+    expect(await ids(['oth'])).toEqual(['other']);
+    expect(await ids(['nope'])).toEqual([]);
+  });
+
   it('refuses an unknown shell with exit 2', async () => {
     const run = await crux(freshDataDir(), ['completion', 'fish']);
     expect(run.exitCode).toBe(2);

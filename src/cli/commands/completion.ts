@@ -37,7 +37,8 @@ export function describeTree(command: Command, path: string[] = [], inherited: O
     const childPath = [...path, child.name()];
     if (child.name() === 'help' && !command.commands.includes(child)) {
       // commander's implicit `help [command]`
-      const names = command.commands.map((c) => c.name());
+      // The commands help lists (not the hidden __complete, nor help itself).
+      const names = help.visibleCommands(command).filter((c) => c !== child).map((c) => c.name());
       return { path: childPath, aliases: [], description: child.description(), options: inherited, argument: { kind: 'choices', choices: names } as ValueKind, children: [] };
     }
     return describeTree(child, childPath, options.filter((o) => !o.names.includes('--help') && !o.names.includes('--version')));

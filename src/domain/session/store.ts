@@ -110,6 +110,20 @@ export async function listStoredSessions(scope: SessionScope, filter: Omit<ListF
   return listSessions(await sessionsFor(scope, filter), { ...filter, agent: scope.agent }, scope.now, scope.thresholds);
 }
 
+/**
+ * The caller's session ids that start with `prefix`, in id order, at most `max` (shell completion): read as a
+ * listing reads them, but no view is made and nothing sorted but the ids that match.
+ */
+export async function sessionIdsStartingWith(scope: SessionScope, prefix: string, max: number): Promise<string[]> {
+  const sessions = await sessionsFor(scope, { all: true, archived: false, stranded: false, allAgents: false });
+  const ids: string[] = [];
+  for (const key of sessions.keys()) {
+    const { agent, id } = unscopeSessionId(key);
+    if (agent === scope.agent && id.startsWith(prefix)) ids.push(id);
+  }
+  return ids.sort().slice(0, max);
+}
+
 export function archiveSession(scope: SessionScope, id: LogicalSessionId, reason: string | undefined): Promise<SessionView> {
   return writeOne(scope, id, (sessions, key) => decideArchive(sessions, key, reason, scope.actor));
 }
