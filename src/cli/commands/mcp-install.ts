@@ -55,11 +55,14 @@ const withTargetOptions = (command: Command, verb: string) =>
     .option('--print', `print the configuration file as it would be ${verb} instead of writing it`);
 
 const FILES = [
-  'Files: claude-code  ~/.claude.json (mcpServers; under CLAUDE_CONFIG_DIR when set), --project: .mcp.json',
-  '       claude-desktop ~/.config/Claude/claude_desktop_config.json (macOS: ~/Library/Application Support/Claude/,',
-  '                    Windows: %APPDATA%\\Claude\\)',
-  '       cursor       ~/.cursor/mcp.json, --project: .cursor/mcp.json',
-  '       codex        ~/.codex/config.toml ([mcp_servers.crux]; under CODEX_HOME when set)',
+  'Files:',
+  '  claude-code     ~/.claude.json (mcpServers; under CLAUDE_CONFIG_DIR when set);',
+  '                  --project: .mcp.json',
+  '  claude-desktop  ~/.config/Claude/claude_desktop_config.json',
+  '                  (macOS: ~/Library/Application Support/Claude/,',
+  '                  Windows: %APPDATA%\\Claude\\)',
+  '  cursor          ~/.cursor/mcp.json; --project: .cursor/mcp.json',
+  '  codex           ~/.codex/config.toml ([mcp_servers.crux]; under CODEX_HOME)',
 ];
 
 function run(client: McpClient, scope: McpScope, edit: (text: string, where: string) => ConfigEdit, print: boolean | undefined) {
@@ -78,9 +81,10 @@ export function makeMcpInstallCommand(): Command {
       'after',
       [
         '',
-        'The entry runs this Node binary on this crux script by absolute path, with --agent, --data-dir or --store',
-        'when given before `mcp`. Writes atomically and through a symlink (the link stays, its target is',
-        'replaced); a file that does not parse is left untouched (exit 5).',
+        'The entry runs this Node binary on this crux script by absolute path, with',
+        '--agent, --data-dir or --store when given before `mcp`. Writes atomically and',
+        'through a symlink (the link stays, its target is replaced); a file that does',
+        'not parse is left untouched (exit 5).',
         ...FILES,
         '',
         'Examples:',

@@ -64,8 +64,9 @@ export function makeInstallCommand(): Command {
       'after',
       [
         '',
-        'Writes atomically and through a symlink (the link stays, its target is replaced); a settings file that',
-        'is not valid JSON is left untouched (exit 5). `crux hook uninstall <client>` takes out what this added.',
+        'Writes atomically and through a symlink (the link stays, its target is',
+        'replaced); a settings file that is not valid JSON is left untouched (exit 5).',
+        '`crux hook uninstall <client>` takes out what this added.',
         '',
         'Examples:',
         '  crux hook install claude-code --record-cases',
