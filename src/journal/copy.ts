@@ -1,4 +1,6 @@
-// `journal copy`: every journal of one store, record for record, and its key items, into an empty store of any kind.
+// `journal copy`: every journal of one store, record for record, with its history and key items, from one
+// consistent view of the source (its lock, or one read-only repeatable-read transaction), into an empty store of
+// either kind.
 import { CruxError } from '../shared/errors';
 import type { JournalStore } from './store-boundary';
 import type { StoreSpec } from './store-spec';
@@ -35,7 +37,9 @@ export async function copyStore(source: JournalStore, target: JournalStore, spec
     const bytes = await source.keys.read(name);
     if (bytes !== undefined) await target.keys.create(name, bytes);
   }
-  for (const spec of specs) await target.restore(spec.file, source.rawLines(spec.file));
+  await source.readConsistent(async (view) => {
+    for (const spec of specs) await target.restore(spec.file, view.lines(spec.file), await view.history(spec.file));
+  });
   const after = await target.check(specs, { repair: false, ts });
   const broken = after.find((j) => j.problems.length > 0);
   if (broken !== undefined) {

@@ -19,7 +19,8 @@ import { replayFull, type Loaded, type Reporter } from './load';
 import { CACHE_DIR, derivedFiles, takeUnusable } from './derived';
 import { DryTransaction, LockedTransaction, type TransactionHost } from './transaction';
 import { journalName, type IndexQuery, type StoreSpec } from './store-spec';
-import type { CompactReport, InitReport, JournalReport, JournalStore, ProgressSink, StoreFacts, Transaction } from './store-boundary';
+import type { CompactReport, HistoryPiece, InitReport, JournalReport, JournalStore, ProgressSink, StoreFacts, StoreView, Transaction } from './store-boundary';
+import { readHistoryPieces, writeHistoryPieces } from './history-copy';
 import { DirKeyStore } from './key-files';
 import { surveyStore } from './probes';
 import { DEFAULT_HISTORY_RETENTION, pruneHistory, replayHistory, type HistoryRetention } from './history';
@@ -241,7 +242,7 @@ export class DataDir implements JournalStore, TransactionHost {
     }
   }
 
-  async restore(file: string, lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<void> {
+  async restore(file: string, lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, history: readonly HistoryPiece[] = []): Promise<void> {
     const chunks: Uint8Array[] = [];
     for await (const line of lines) chunks.push(line, NEWLINE);
     if (chunks.length === 0) return;
@@ -252,6 +253,7 @@ export class DataDir implements JournalStore, TransactionHost {
         if (journalSize(this.path(file)) > 0) {
           throw new CruxError('conflict', `${this.path(file)} already has records`, 'copy into an empty store');
         }
+        writeHistoryPieces(this.root, history);
         replaceJournal(this.root, file, Buffer.concat(chunks));
       } finally {
         await lock.release();
@@ -259,6 +261,18 @@ export class DataDir implements JournalStore, TransactionHost {
     } catch (error) {
       removeIfEmpty(created);
       throw error;
+    }
+  }
+
+  /** `journal copy`'s source: the journals and their history under the lock (store-boundary.ts). */
+  async readConsistent<T>(use: (view: StoreView) => Promise<T>): Promise<T> {
+    const view: StoreView = { lines: (file) => this.rawLines(file), history: async (file) => readHistoryPieces(this.root, file) };
+    if (!this.exists()) return use(view);
+    const lock = await this.lock();
+    try {
+      return await use(view);
+    } finally {
+      await lock.release();
     }
   }
 

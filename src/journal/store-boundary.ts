@@ -156,6 +156,19 @@ export interface ServerFacts {
   readonly last_compaction: string | null;
 }
 
+/** One piece of a journal's history: what one compaction dropped, named as history/ names its file. */
+export interface HistoryPiece {
+  /** `<journal>.<head seq, 12 digits>.jsonl` */
+  readonly name: string;
+  readonly lines: readonly Uint8Array[];
+}
+
+/** A consistent view of a store (JournalStore.readConsistent): each journal's lines and its history, as stored. */
+export interface StoreView {
+  lines(file: string): AsyncIterable<Uint8Array>;
+  history(file: string): Promise<HistoryPiece[]>;
+}
+
 /** What `crux store init` did (or, with --print, would do) to make a store ready ahead of its first write. */
 export interface InitReport {
   readonly store: string;
@@ -289,7 +302,14 @@ export interface JournalStore {
   rawLines(file: string): AsyncIterable<Uint8Array>;
   /**
    * Into a store where journal `file` is empty or absent: stores `lines` as that journal byte for byte, all at
-   * once (nothing visible until the last is stored). Refuses (exit 4) when the journal has records.
+   * once (nothing visible until the last is stored), and its history pieces (oldest first) as its history.
+   * Refuses (exit 4) when the journal has records.
    */
-  restore(file: string, lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<void>;
+  restore(file: string, lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, history?: readonly HistoryPiece[]): Promise<void>;
+  /**
+   * Runs `use` over one consistent view of the store, `journal copy`'s source: under the writers' lock (a data
+   * directory), or in one read-only repeatable-read transaction (PostgreSQL), so that every journal and its
+   * history are read as of one moment while writers go on (PostgreSQL) or wait (a data directory).
+   */
+  readConsistent<T>(use: (view: StoreView) => Promise<T>): Promise<T>;
 }

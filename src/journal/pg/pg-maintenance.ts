@@ -1,15 +1,15 @@
 // The PostgreSQL store's whole-journal rewrites and reads: compaction (and its history), history read, restore.
 import { CruxError } from '../../shared/errors';
-import { decodeRecord, VERIFY_ALL } from '../record';
+import { decodeOwn, decodeRecord, VERIFY_ALL } from '../record';
 import { compactionText } from '../policy';
 import { journalName, type StoreSpec } from '../store-spec';
-import type { CompactReport, ProgressSink } from '../store-boundary';
+import type { CompactReport, HistoryPiece, ProgressSink } from '../store-boundary';
 import type { Sql } from './client';
 import { replaceRows, type PgHost } from './pg-host';
 import { RowVerifier } from './rows';
 import { historySink, type HistoryRetention } from '../history';
 import type { RecordSink } from '../verify';
-import { journalTable, type Catalog } from './schema';
+import { arrayLiteral, journalTable, type Catalog } from './schema';
 
 
 export async function compactJournals(
@@ -102,31 +102,87 @@ function reportSkipped(store: PgHost, file: string, verifier: RowVerifier): void
 }
 
 /** Stores `lines` as journal `file` of an empty store, byte for byte, in one transaction. */
-export async function restoreJournal(
-  store: PgHost,
-  spec: StoreSpec<unknown>,
-  lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
-): Promise<void> {
-  const bodies: string[] = [];
-  let n = 0;
-  for await (const bytes of lines) {
-    n += 1;
-    const body = Buffer.from(bytes).toString('utf8');
-    // A table row holds a record, never a fragment: the source must verify line by line.
-    if (!Buffer.from(body).equals(Buffer.from(bytes)) || !decodeRecord(body, VERIFY_ALL).ok) {
-      throw new CruxError('journal_damaged', `line ${n} of ${spec.file} is not a record that verifies`, 'run `crux journal check --repair` on the source first');
-    }
-    bodies.push(body);
+/** A line of a source journal as a row's body: a record that verifies, byte for byte (a row never holds a fragment). */
+function rowBody(bytes: Uint8Array, n: number, where: string): string {
+  const body = Buffer.from(bytes).toString('utf8');
+  if (!Buffer.from(body).equals(Buffer.from(bytes)) || !decodeRecord(body, VERIFY_ALL).ok) {
+    throw new CruxError('journal_damaged', `line ${n} of ${where} is not a record that verifies`, 'run `crux journal check --repair` on the source first');
   }
-  if (bodies.length === 0) return;
+  return body;
+}
+
+/**
+ * Stores `lines` as journal `file` of an empty store, byte for byte, and `history` as its history rows, in one
+ * transaction; the lines stream in (INSERT_ROWS at a time), so memory stays flat in the journal's size.
+ */
+export async function restoreJournal(store: PgHost, spec: StoreSpec<unknown>, lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, history: readonly HistoryPiece[] = []): Promise<void> {
   await store.locked(async (sql, catalog) => {
     const table = journalTable(spec.file);
     if (catalog.tables.has(table)) {
       const [row] = await sql.unsafe(`select 1 from ${store.ident(table)} limit 1`);
       if (row !== undefined) throw new CruxError('conflict', `${store.location} ${table} already has records`, 'copy into an empty store');
     }
-    const current = await store.prepare(sql, catalog, spec.file);
-    await store.insertLines(sql, spec, bodies, 0);
+    let current: Catalog | undefined;
+    let chunk: string[] = [];
+    let n = 0;
+    const flush = async () => {
+      if (chunk.length === 0) return;
+      current ??= await store.prepare(sql, catalog, spec.file);
+      await store.insertLines(sql, spec, chunk, n - chunk.length);
+      chunk = [];
+    };
+    for await (const bytes of lines) {
+      n += 1;
+      chunk.push(rowBody(bytes, n, spec.file));
+      if (chunk.length >= 5000) await flush();
+    }
+    await flush();
+    if (current === undefined) return;
+    await restoreHistory(store, sql, spec, history);
     await store.refreshIndex(sql, current, spec, 'all');
   });
+}
+
+/** History pieces as generations 1, 2, … of the history table, each dated by its newest record (as retention reads a file). */
+async function restoreHistory(store: PgHost, sql: Sql, spec: StoreSpec<unknown>, pieces: readonly HistoryPiece[]): Promise<void> {
+  for (const [g, piece] of pieces.entries()) {
+    const bodies = piece.lines.map((bytes, i) => rowBody(bytes, i + 1, piece.name));
+    const records = bodies.map((b) => decodeOwn(b));
+    const newest = records.reduce((t, r) => (r.ts > t ? r.ts : t), records[0]?.ts ?? new Date(0).toISOString());
+    for (let i = 0; i < bodies.length; i += 5000) {
+      const part = bodies.slice(i, i + 5000);
+      await sql.unsafe(
+        `insert into ${store.ident('history')} (journal, generation, compacted_at, line, seq, body)
+         select $1, $2, $3, * from unnest($4::bigint[], $5::bigint[], $6::text[])`,
+        [spec.file, g + 1, newest, arrayLiteral(part.map((_, k) => i + k + 1)), arrayLiteral(records.slice(i, i + 5000).map((r) => r.seq)), arrayLiteral(part)],
+      );
+    }
+  }
+}
+
+/** Journal `file`'s history rows as pieces, oldest first, each named as its history/ file would be. */
+export async function historyPieces(store: PgHost, sql: Sql, catalog: Catalog, file: string): Promise<HistoryPiece[]> {
+  if (!catalog.tables.has('history')) return [];
+  const rows = await sql.unsafe<{ generation: number; seq: string; body: string }[]>(
+    `select generation, seq, body from ${store.ident('history')} where journal = $1 order by generation, line`,
+    [file],
+  );
+  const pieces: { name: string; lines: Uint8Array[] }[] = [];
+  let generation: number | undefined;
+  let lastSeq = 0;
+  const close = () => {
+    const piece = pieces.at(-1);
+    if (piece !== undefined) piece.name = `${file.replace(/\.jsonl$/, '')}.${String(lastSeq).padStart(12, '0')}.jsonl`;
+  };
+  for (const row of rows) {
+    if (row.generation !== generation) {
+      close();
+      pieces.push({ name: '', lines: [] });
+      generation = row.generation;
+    }
+    pieces.at(-1)!.lines.push(Buffer.from(row.body));
+    lastSeq = Number(row.seq);
+  }
+  close();
+  return pieces;
 }

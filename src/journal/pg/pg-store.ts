@@ -8,7 +8,7 @@ import { decodeOwn, decodeRecord, EMPTY_HEAD, encodeRecords, VERIFY_ALL, type Ch
 import { SNAPSHOT_EVENT, type LinePosition } from '../scan';
 import type { IndexQuery, StoreSpec } from '../store-spec';
 import type {
-  CompactReport, InitReport, JournalReport, JournalStore, KeyFacts, KeyStore, ProgressSink, Reporter, StoreFacts, Transaction,
+  CompactReport, HistoryPiece, InitReport, JournalReport, JournalStore, KeyFacts, StoreView, KeyStore, ProgressSink, Reporter, StoreFacts, Transaction,
 } from '../store-boundary';
 import { crashPoint, holdLockForTest } from '../crash-point';
 import { refuseLateKeyLoad, refuseSecondAppend, refuseWholeAfterKey } from '../policy';
@@ -17,7 +17,7 @@ import { CruxError } from '../../shared/errors';
 import { connectionLost, openClient, storeError, type Client, type Sql } from './client';
 import { arrayLiteral, ensureJournalTable, journalTable, migrate, readCatalog, refuseNewer, type Catalog } from './schema';
 import { rowPosition, RowVerifier, type RowScan } from './rows';
-import { compactJournals, readHistoryRows, restoreJournal } from './pg-maintenance';
+import { compactJournals, historyPieces, readHistoryRows, restoreJournal } from './pg-maintenance';
 import { checkJournals } from './pg-check';
 import { surveyPg } from './pg-survey';
 import type { PgHost } from './pg-host';
@@ -518,10 +518,46 @@ export class PgStore implements JournalStore, PgHost {
     }
   }
 
-  async restore(file: string, lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<void> {
+  async restore(file: string, lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, history: readonly HistoryPiece[] = []): Promise<void> {
     const spec = this.opts.specs.find((s) => s.file === file);
     if (spec === undefined) throw new Error(`restore: no journal ${file}`);
-    return restoreJournal(this, spec, lines);
+    return restoreJournal(this, spec, lines, history);
+  }
+
+  /**
+   * `journal copy`'s source: one read-only repeatable-read transaction, so that every journal and its history are
+   * read as of one moment while writers go on; each journal streams through a cursor (memory flat in its size).
+   */
+  async readConsistent<T>(use: (view: StoreView) => Promise<T>): Promise<T> {
+    return this.guard(async () => {
+      const sql = this.sql;
+      await sql`begin isolation level repeatable read read only`;
+      this.active = sql;
+      try {
+        const catalog = await readCatalog(sql, this.url.schema);
+        refuseNewer(catalog, this.location);
+        const view: StoreView = {
+          lines: (file) => this.cursorLines(sql, catalog, file),
+          history: (file) => historyPieces(this, sql, catalog, file),
+        };
+        const result = await use(view);
+        await sql`commit`;
+        return result;
+      } catch (error) {
+        if (this.client !== undefined && !this.client.lost) await sql`rollback`.catch(() => {});
+        throw error;
+      } finally {
+        this.active = undefined;
+      }
+    });
+  }
+
+  private async *cursorLines(sql: Sql, catalog: Catalog, file: string): AsyncIterable<Uint8Array> {
+    const table = journalTable(file);
+    if (!catalog.tables.has(table)) return;
+    for await (const rows of sql.unsafe(`select body from ${this.ident(table)} order by line`).values().cursor(FETCH_ROWS)) {
+      for (const [body] of rows as [string][]) yield Buffer.from(body);
+    }
   }
 }
 
