@@ -1,7 +1,7 @@
 // `node bench/ui.mjs`: what `crux ui` costs at BENCH_UI_SIZES sessions (default 10,000 and 1,000,000): each API
 // request a page makes (median of BENCH_UI_ROUNDS, default 7), each page as the sum of its requests, beside the
 // CLI's `session list --json --all-agents --limit 50` on the same store; the server's resident memory after each
-// of three rounds of 500 more requests (it must level off); and the front-end bundle's size (raw and gzip).
+// of three rounds of BENCH_UI_MEMORY_REQUESTS (default 500) more requests (it must level off); and the front-end bundle's size (raw and gzip).
 // Every Node process runs without NODE_EXTRA_CA_CERTS (it adds ~42 ms to each start).
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -15,10 +15,13 @@ const ROOT = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathna
 const CRUX = join(ROOT, 'bin', 'crux');
 const SIZES = (process.env.BENCH_UI_SIZES ?? '10000,1000000').split(',').map(Number);
 const ROUNDS = Number(process.env.BENCH_UI_ROUNDS ?? 7);
+// Requests per memory round (three rounds); BENCH_UI_REUSE=<dir>: time the s-<n> stores a kept run left there.
+const MEMORY_REQUESTS = Number(process.env.BENCH_UI_MEMORY_REQUESTS ?? 500);
+const REUSE = process.env.BENCH_UI_REUSE;
 const NOW = Date.parse('2026-12-01T12:00:00Z');
 const HOUR = 3_600_000;
 const env = benchEnv({ CRUX_NOW: new Date(NOW).toISOString() });
-const work = fs.mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'crux-bench-ui-'));
+const work = REUSE ?? fs.mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'crux-bench-ui-'));
 const log = (line) => process.stderr.write(`${line}\n`);
 const size = (n) => (n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1000 ? `${n / 1000}k` : String(n));
 
@@ -77,9 +80,11 @@ const rows = [];
 for (const n of SIZES) {
   const dir = join(work, `s-${n}`);
   const t0 = performance.now();
-  for (let from = 0; from < n; from += 250_000) run(dir, ['session', 'import', '-'], sessionLines(from, Math.min(n, from + 250_000)));
-  for (let i = 0; i < 200; i++) run(dir, ['--agent', 'a5', 'session', 'put', 'busy', JSON.stringify({ step: i, todo: ['x', `y${i}`] })]);
-  log(`bench ui: built ${size(n)} sessions in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  if (!REUSE) {
+    for (let from = 0; from < n; from += 250_000) run(dir, ['session', 'import', '-'], sessionLines(from, Math.min(n, from + 250_000)));
+    for (let i = 0; i < 200; i++) run(dir, ['--agent', 'a5', 'session', 'put', 'busy', JSON.stringify({ step: i, todo: ['x', `y${i}`] })]);
+    log(`bench ui: built ${size(n)} sessions in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  }
   const cli = [];
   for (let i = 0; i < ROUNDS; i++) {
     const t = performance.now();
@@ -99,16 +104,16 @@ for (const n of SIZES) {
     }
     rows.push({ size: size(n), page, ms: median(times).toFixed(1), 'cli list --limit 50 (ms)': median(cli).toFixed(1) });
   }
-  // Resident memory after each 500 more requests of the sessions page: it must level off, not grow with use.
+  // Resident memory after each round of requests of one agent's sessions: it must level off, not grow with use.
   const marks = [rss(ui.pid)];
   for (let k = 0; k < 3; k++) {
-    for (let i = 0; i < 500; i++) await get(Number(port), cookie, PAGES.sessions[0]);
+    for (let i = 0; i < MEMORY_REQUESTS; i++) await get(Number(port), cookie, PAGES['sessions, one agent'][0]);
     marks.push(rss(ui.pid));
   }
-  rows.push({ size: size(n), page: 'server RSS, then after each 500 more requests (MiB)', ms: marks.map((m) => m.toFixed(0)).join(' → '), 'cli list --limit 50 (ms)': '' });
+  rows.push({ size: size(n), page: `server RSS, then after each ${MEMORY_REQUESTS} more requests (MiB)`, ms: marks.map((m) => m.toFixed(0)).join(' → '), 'cli list --limit 50 (ms)': '' });
   ui.kill('SIGTERM');
   await new Promise((ok) => ui.once('exit', ok));
-  if (!process.env.BENCH_KEEP) fs.rmSync(dir, { recursive: true, force: true });
+  if (!process.env.BENCH_KEEP && !REUSE) fs.rmSync(dir, { recursive: true, force: true });
 }
 
 const bundle = Object.fromEntries(['app.js', 'app.css', 'index.html'].map((f) => {
@@ -117,4 +122,4 @@ const bundle = Object.fromEntries(['app.js', 'app.css', 'index.html'].map((f) =>
 }));
 console.table(rows);
 console.log('front-end bundle (dist/ui):', bundle);
-if (!process.env.BENCH_KEEP) fs.rmSync(work, { recursive: true, force: true });
+if (!process.env.BENCH_KEEP && !REUSE) fs.rmSync(work, { recursive: true, force: true });

@@ -44,7 +44,7 @@ function graph(rows: Row[]): HTMLElement {
     const b = at.get(e.to)!;
     const title = svg('title', {}, `${e.from} → ${e.to}: ${e.n} package(s), ${e.outstanding} outstanding`);
     if (e.from === e.to) return svg('circle', { cx: a.x, cy: a.y - 22, r: 14, class: 'edge' }, title);
-    // Stop short of the target's node so the arrowhead shows.
+    // Stop short of the target's node so the arrowhead shows; names sit outside the circle, away from the edges.
     const len = Math.hypot(b.x - a.x, b.y - a.y);
     const k = (len - 30) / len;
     return svg(
@@ -63,7 +63,10 @@ function graph(rows: Row[]): HTMLElement {
   });
   const nodes: Child[] = agents.map((a) => {
     const p = at.get(a)!;
-    return svg('g', { class: 'node' }, svg('circle', { cx: p.x, cy: p.y, r: 24 }), svg('text', { x: p.x, y: p.y + 40, 'text-anchor': 'middle' }, a));
+    // The way out from the centre: the name goes there, beside the node.
+    const dx = (p.x - W / 2) / R;
+    const dy = (p.y - W / 2) / R;
+    return svg('g', { class: 'node' }, svg('circle', { cx: p.x, cy: p.y, r: 24 }), svg('text', { x: p.x + dx * 32, y: p.y + dy * 36 + 4, 'text-anchor': dx > 0.3 ? 'start' : dx < -0.3 ? 'end' : 'middle' }, a));
   });
   const defs = svg(
     'defs',
@@ -77,7 +80,7 @@ function graph(rows: Row[]): HTMLElement {
   return el(
     'figure',
     { class: 'graph' },
-    svg('svg', { viewBox: `0 0 ${W} ${W + 20}`, role: 'img', 'aria-label': 'handoffs between agents' }, defs, lines, nodes),
+    svg('svg', { viewBox: `-110 0 ${W + 220} ${W + 20}`, role: 'img', 'aria-label': 'handoffs between agents' }, defs, lines, nodes),
   );
 }
 
