@@ -31,6 +31,8 @@ export const LOG_MAX_ENTRIES = 8192;
 /** CRUX_TEST_INDEX_LOG_ENTRIES lowers the bound, so that tests merge often. */
 const logMaxEntries = () => Number(process.env.CRUX_TEST_INDEX_LOG_ENTRIES) || LOG_MAX_ENTRIES;
 const LOG_MAX_BYTES = 16 * 1024 * 1024;
+/** Entities of the value a limited read stops at, read past its batch so that the caller orders equals (loadNewest). */
+const TIE_READS = 16;
 /** A reader that finds this much journal past what the index covers writes a new base (temp + rename). */
 export const READER_REBUILD_GAP_BYTES = 256 * 1024;
 
@@ -169,9 +171,11 @@ export class StoreIndex<S> {
     const inTail = new Set(tail.map((key) => hash56(key).join(':')));
     const order = newest.order.filter(([hi, lo]) => !inTail.has(`${hi}:${lo}`));
     for (let at = 0; at < order.length && !enough(state); ) {
-      // In batches (a candidate may no longer match: the caller's exact filter says so), and never stopping
-      // between two of one value, so that the caller's order among equals is its own.
-      for (const end = Math.min(order.length, at + 16); at < end || (at > 0 && at < order.length && order[at]![2] === order[at - 1]![2]); at++) {
+      // In batches (a candidate may no longer match: the caller's exact filter says so), and not stopping
+      // between two of one value, so that the caller orders equals its own way — up to TIE_READS of them (an
+      // import that gave thousands one time): past that, equals come in the index's order.
+      const end = Math.min(order.length, at + 16);
+      for (let ties = 0; at < end || (at > 0 && at < order.length && order[at]![2] === order[at - 1]![2] && ties++ < TIE_READS); at++) {
         const [hi, lo] = order[at]!;
         if (!this.foldHash(state, hi >>> 0, lo, undefined)) return undefined;
       }
