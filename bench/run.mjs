@@ -132,6 +132,9 @@ for (const n of ALL_SIZES) {
   rows.push({ name: at(n, 'session close'), n, cmd: 'session close', before(row) { row.argv = crux(s, 'session', 'close', toClose(), '--outcome', 'completed'); } });
   rows.push({ name: at(n, '--agent a session list'), argv: crux(s, '--agent', 'a', 'session', 'list', '--json'), n, cmd: 'filtered list (--agent a)' });
   rows.push({ name: at(n, 'session list --stranded'), argv: crux(s, 'session', 'list', '--stranded', '--json'), n, cmd: 'filtered list (--stranded)' });
+  // Limited lists read only the rows they show and count the rest from the index (a terminal's list stops at 50).
+  rows.push({ name: at(n, 'session list --limit 50'), argv: crux(s, 'session', 'list', '--limit', '50', '--json'), n, cmd: 'limited list (--limit 50)' });
+  rows.push({ name: at(n, 'session list --stranded --limit 5'), argv: crux(s, 'session', 'list', '--stranded', '--limit', '5', '--json'), n, cmd: 'limited list (--stranded --limit 5)' });
   rows.push({ name: at(n, 'session reap (nothing due)'), argv: crux(s, 'session', 'reap', '--json'), n, cmd: 'reap, nothing due' });
   const source = counter(`src-${RUN_ID}-`);
   rows.push({ name: at(n, 'handoff mint'), n, cmd: 'handoff mint', before(row) { row.argv = crux(s, '--agent', 'a', 'handoff', 'mint', source(), '--to', 'b', '--out', join(work, `pkg-${RUN_ID}-${n}-${row.count = (row.count ?? 0) + 1}.json`)); } });
@@ -257,7 +260,7 @@ for (const [cmd, bySize] of byCmd) {
 }
 const TARGETS = {
   'session get': 1.25, 'session put': 1.25, 'session put (new id)': 1.25, 'session close': 1.25, 'case show': 1.25, 'case record': 1.25,
-  'filtered list (--agent a)': 1.3, 'filtered list (--stranded)': 1.3, 'reap, nothing due': 1.3, 'handoff mint': 1.3, 'handoff accept': 1.3,
+  'filtered list (--agent a)': 1.3, 'filtered list (--stranded)': 1.3, 'limited list (--limit 50)': 1.3, 'limited list (--stranded --limit 5)': 1.3, 'reap, nothing due': 1.3, 'handoff mint': 1.3, 'handoff accept': 1.3,
   'retrieve (rare words)': 1.3, 'retrieve (common words)': 3,
 };
 console.log(`\nGrowth 2k → 200k (ratio at 200k / ratio at 2k, same run):\n`);
