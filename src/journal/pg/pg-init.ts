@@ -8,8 +8,8 @@ import { journalTableSql, migrationSql, quoteLiteral, readCatalog, SCHEMA_VERSIO
 /** The steps that bring the store at `catalog` to this crux's schema, with every journal's table. */
 function steps(store: PgHost, catalog: Catalog, specs: readonly StoreSpec<unknown>[], cruxVersion: string): { what: string; sql: string }[] {
   const out = migrationSql(store.url.schema, catalog, cruxVersion);
-  for (const spec of specs) {
-    const table = journalTableSql(store.url.schema, catalog, spec.file);
+  for (const file of new Set(specs.map((s) => s.file))) {
+    const table = journalTableSql(store.url.schema, catalog, file);
     if (table !== undefined) out.push(table);
   }
   return out;
