@@ -1,5 +1,7 @@
 // A data directory as a kind of store (store-boundary.ts): reads replay a journal (or answer through the derived
 // layer); writes run inside the lock as one transaction.
+// (Past 300 lines: it is the whole boundary of one kind of store — reads, writes, check, compact, copy — each a
+// few lines over the modules that do the work.)
 //
 // The journal layer, bottom up: the core — record.ts (the one codec), verify.ts (chain, sequence, batches),
 // scan.ts (replay of a file), append.ts, lock.ts/lock-fs.ts, rewrite.ts, quarantine.ts, durable-fs.ts; check.ts
