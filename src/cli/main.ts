@@ -17,11 +17,16 @@ function reportError(error: CruxError, json: boolean): void {
 }
 
 /** A usage error as crux reports it; its hint names the help of the innermost command the words reached. */
-function fromCommander(error: CommanderError, path: readonly string[]): CruxError | undefined {
+function fromCommander(error: CommanderError, path: readonly string[], options: readonly string[] = []): CruxError | undefined {
   if (['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(error.code) && error.exitCode === 0) return undefined;
   // A group named without a command has printed its help on stderr.
   if (error.code === 'commander.help') return new CruxError('usage', 'missing command', 'the commands are listed above');
   const message = error.message.replace(/^error: /, '').replace(/\s*\n/g, ' ');
+  // `crux version` is `crux --version` misspelt, not `crux session`: an option of that name beats a near command.
+  const word = /^unknown command '([^']*)'/.exec(message)?.[1];
+  if (word !== undefined && options.includes(`--${word}`)) {
+    return new CruxError('usage', `unknown command '${word}' (did you mean \`crux --${word}\`?)`, 'see `crux --help`');
+  }
   return new CruxError('usage', message, `see \`${['crux', ...path].join(' ')} --help\``);
 }
 
@@ -36,7 +41,7 @@ export async function main(argv: string[]): Promise<number> {
     let error: CruxError | undefined;
     if (caught instanceof CruxError) error = caught;
     else if (caught instanceof CommanderError) {
-      error = fromCommander(caught, program === undefined ? [] : commandPath(program, argv));
+      error = fromCommander(caught, program === undefined ? [] : commandPath(program, argv), program?.options.map((o) => o.long ?? '') ?? []);
       if (error === undefined) return 0;
     } else error = internalError(caught, Boolean(process.env.CRUX_DEBUG));
     // Claude Code reads exit 2 as "block this action": a hook's usage error is invalid input (5) instead.

@@ -31,8 +31,29 @@ const UNTRUSTED_FS: Record<number, string> = {
   0x19830326: 'orangefs',
 };
 
+/** Linux statfs magic numbers of local filesystems, so that doctor names them (ext4, not 0xef53). */
+const LOCAL_FS: Record<number, string> = {
+  0xef53: 'ext4',
+  0x01021994: 'tmpfs',
+  0x58465342: 'xfs',
+  0x9123683e: 'btrfs',
+  0x794c7630: 'overlay',
+  0x2fc12fc1: 'zfs',
+  0xf2f52010: 'f2fs',
+  0x4d44: 'vfat',
+  0x5346544e: 'ntfs',
+  0x2011bab0: 'exfat',
+  0x3153464a: 'jfs',
+  0x52654973: 'reiserfs',
+  0x9fa0: 'proc',
+  0x858458f6: 'ramfs',
+  0x62656572: 'sysfs',
+  0x73717368: 'squashfs',
+  0xca451a4e: 'bcachefs',
+};
+
 export interface LockFilesystem {
-  /** The filesystem's name where crux knows it (nfs, fuse, …), else its magic number in hex. */
+  /** The filesystem's name where crux knows it (ext4, tmpfs, nfs, fuse, …), else its magic number in hex. */
   readonly type: string;
   /** Whether a refused connection proves the holder dead here. */
   readonly trusted: boolean;
@@ -57,7 +78,7 @@ export function lockFilesystem(dir: string): LockFilesystem {
     return { type: 'unknown', trusted: true };
   }
   const name = UNTRUSTED_FS[magic];
-  return { type: name ?? `0x${magic.toString(16)}`, trusted: name === undefined };
+  return { type: name ?? LOCAL_FS[magic] ?? `0x${magic.toString(16)}`, trusted: name === undefined };
 }
 
 /** Warns once per lock directory (a marker file in it) that its filesystem cannot be trusted (see above). */

@@ -16,12 +16,13 @@ const STORE_SOURCE_TEXT: Record<string, string> = { flag: 'from --store', env: '
 
 const from = (source: string, flag: string, env: string) => (source === 'flag' ? `from ${flag}` : source === 'env' ? `from ${env}` : 'not set');
 
-export function renderDoctor(r: DoctorReport, style: Style): string {
+export function renderDoctor(r: DoctorReport & { versions?: { crux: string; node: string } }, style: Style): string {
   const out: string[] = [];
   // On a terminal, prose wraps under its label: no line wider than the table above it.
   const row = (label: string, text: string) => out.push(...wrapWords(`${style.bold(label.padEnd(12))}${text}`, style.width, 12));
   const p = printable;
 
+  if (r.versions !== undefined) row('version', `crux ${r.versions.crux}, Node ${r.versions.node}`);
   const dd = r.data_dir;
   const sv = r.server;
   if (sv === null) row('data dir', `${p(dd.path)}  (${dd.why ?? SOURCE_TEXT[dd.source]})  ${dd.exists ? `mode ${dd.mode}` : style.dim('not created yet')}`);

@@ -38,6 +38,7 @@ export function renderCompact(result: { journals: CompactReport[] }, style: Styl
 
 export function renderCopy(result: { copied: CopyReport }, style: Style): string {
   const c = result.copied;
-  const journals = c.journals.map((j) => `${j.records} ${j.name}`).join(', ');
+  // Records, not sessions: 17 records may be 15 sessions (a put and a close are two).
+  const journals = c.journals.map((j) => `${j.name} ${j.records} record${j.records === 1 ? '' : 's'}`).join(', ');
   return [`copied ${c.from} → ${c.to}: ${journals}; ${c.keys.length} key item(s)`, style.good('journal check on the copy: healthy')].join('\n');
 }

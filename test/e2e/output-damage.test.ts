@@ -105,3 +105,25 @@ describe('history/ that cannot be read', () => {
     expect(history.at(-1).seq).toBe(1);
   });
 });
+
+describe("Node's permission model in NODE_OPTIONS", () => {
+  // Node 20 names it --experimental-permission; 22 and later --permission.
+  const flag = Number(process.versions.node.split('.')[0]) >= 22 ? '--permission' : '--experimental-permission';
+  const env = { NODE_OPTIONS: `${flag} --allow-fs-read=*` };
+
+  it('a write it refuses is exit 5 naming the path (not 1); reads answer; no ExperimentalWarning on stderr', async () => {
+    const dir = freshDataDir();
+    expect((await crux(dir, ['session', 'put', 'a', '{}'])).exitCode).toBe(0);
+    for (const args of [['session', 'put', 'b', '{}'], ['case', 'record', '--task', 't', '--action', 'a', '--outcome', 'o']]) {
+      const run = await crux(dir, args, { env });
+      expect(run.exitCode, `${args.join(' ')}: ${run.stderr}`).toBe(5);
+      expect(run.stderr).toMatch(/^crux: permission denied by Node's permission model: \/\S+ \(ERR_ACCESS_DENIED\) \(.*\)\n$/);
+      expect(run.stderr).not.toContain('ExperimentalWarning');
+    }
+    const json = await crux(dir, ['--json', 'session', 'put', 'b', '{}'], { env });
+    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 5, kind: 'permission_denied' });
+    const read = await crux(dir, ['session', 'get', 'a'], { env });
+    expect(read).toMatchObject({ exitCode: 0, stdout: '{}', stderr: '' });
+    expect(JSON.parse((await crux(dir, ['--json', 'session', 'list'], { env })).stdout).sessions).toHaveLength(1);
+  });
+});

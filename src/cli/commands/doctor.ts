@@ -7,6 +7,7 @@ import { renderDoctor } from '../../output/doctor';
 import { ALL_STORES } from '../../domain/stores';
 import { gatherDoctor, type OptionSource } from '../../domain/doctor';
 import { CruxError } from '../../shared/errors';
+import { VERSION } from '../version';
 
 const sourceOf = (flag: string | undefined, envValue: string | undefined): OptionSource =>
   flag !== undefined ? 'flag' : envValue ? 'env' : 'none';
@@ -32,9 +33,11 @@ export function makeDoctorCommand(): Command {
         // Stranded means stale by the thresholds `session list` uses.
         thresholds: thresholdsOf(ctx.env),
       });
-      await emit({ ...ctx, quiet: ctx.quiet && report.healthy }, report, renderDoctor);
+      // crux's and Node's versions first: what an operator quotes in a bug report.
+      const document = { versions: { crux: VERSION, node: process.versions.node }, ...report };
+      await emit({ ...ctx, quiet: ctx.quiet && report.healthy }, document, renderDoctor);
       if (!report.healthy) {
-        throw new CruxError('journal_damaged', 'the data directory is damaged', 'see the findings above; `crux journal check --repair` quarantines bad lines');
+        throw new CruxError('journal_damaged', 'the data directory is damaged', 'the report names each finding (with --json, in the document); `crux journal check --repair` quarantines bad lines');
       }
     });
 }

@@ -31,7 +31,7 @@ const OP_TOOLS: Readonly<Record<string, string | null>> = {
 
 /** Said in other words: what a tool cannot do, or a flag with no argument behind it. */
 const PHRASES: readonly [RegExp, string][] = [
-  [/see the problems above; `crux journal check --repair` quarantines them/g, 'journal_check lists the problems; an operator repairs them at a shell'],
+  [/the report names each problem \(with --json, in the document\); `crux journal check --repair` quarantines them/g, 'journal_check lists the problems; an operator repairs them at a shell'],
   [/run `crux handoff keygen --agent ([^`]+)` first/g, 'leave alg out to sign with the shared key, or have an operator make agent $1 an Ed25519 key'],
   [/ \(`crux handoff export <id>` on the minting side\)/g, ' from the sender'],
   [/`crux handoff mint` \(or a Crux daemon\) printed/g, 'create_handoff (or crux handoff mint, or a Crux daemon) gave'],
