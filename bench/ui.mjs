@@ -68,7 +68,8 @@ const rss = (pid) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/
 const PAGES = {
   overview: ['/api/overview/sessions', '/api/overview/activity', '/api/overview/tags', '/api/overview/journals'],
   'overview: journal check': ['/api/journal/check'],
-  sessions: ['/api/sessions?all=1&limit=200'],
+  sessions: ['/api/sessions?limit=200'],
+  'sessions, every status': ['/api/sessions?all=1&limit=200'],
   'sessions, stranded': ['/api/sessions?stranded=1&limit=200'],
   'sessions, one agent': ['/api/sessions?agent=a3&limit=200'],
   session: ['/api/sessions/a5/busy', '/api/sessions/a5/busy/history?limit=100'],

@@ -13,7 +13,8 @@ export async function sessions(params: URLSearchParams): Promise<HTMLElement> {
   const stranded = params.get('stranded') === '1';
   const q = params.get('q') ?? '';
   const limit = Number(params.get('limit') ?? 200) || 200;
-  const list = await get<{ sessions: Session[] }>('sessions', { agent: agent || undefined, status: status || undefined, stranded: stranded ? 1 : undefined, all: status === '' && !stranded ? 1 : undefined, limit: q === '' ? limit : undefined });
+  // As `session list`: active and handed-off sessions unless a status is asked for (all: closed and archived too).
+  const list = await get<{ sessions: Session[] }>('sessions', { agent: agent || undefined, status: status === '' || status === 'all' ? undefined : status, all: status === 'all' ? 1 : undefined, stranded: stranded ? 1 : undefined, limit: q === '' ? limit : undefined });
   const shown = q === '' ? list.sessions : list.sessions.filter((s) => s.session_id.includes(q)).slice(0, limit);
   const go = (event: Event) => {
     event.preventDefault();
@@ -31,7 +32,7 @@ export async function sessions(params: URLSearchParams): Promise<HTMLElement> {
       { class: 'filters', onsubmit: go },
       el('input', { name: 'q', placeholder: 'id contains…', value: q, 'aria-label': 'search by id' }),
       el('input', { name: 'agent', placeholder: 'agent', value: agent, 'aria-label': 'agent' }),
-      el('select', { name: 'status', 'aria-label': 'status' }, el('option', { value: '' }, 'any status'), STATUSES.map((s) => el('option', { value: s, selected: s === status }, s))),
+      el('select', { name: 'status', 'aria-label': 'status' }, el('option', { value: '' }, 'active and handed off'), el('option', { value: 'all', selected: status === 'all' }, 'every status'), STATUSES.map((s) => el('option', { value: s, selected: s === status }, s))),
       el('label', {}, el('input', { type: 'checkbox', name: 'stranded', value: '1', checked: stranded }), ' stranded'),
       el('button', { type: 'submit' }, 'Filter'),
     ),
