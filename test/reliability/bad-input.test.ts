@@ -40,6 +40,13 @@ function rows(): Row[] {
     { args: ['session', 'put', 'a', '{}'], env: { CRUX_LOCK_TIMEOUT: 'soon' }, code: 5, why: 'bad CRUX_LOCK_TIMEOUT' },
     { args: ['--agent', 'a::b', 'session', 'put', 'a', '{}'], code: 5, why: 'agent name with ::' },
     { args: ['--agent', 'x\u0007', 'session', 'get', 'a'], code: 5, why: 'agent name with a control character' },
+    // store init, mcp install/uninstall, hook uninstall, ui
+    { args: ['store', 'init', '--bogus'], code: 2, why: 'store init: unknown option' },
+    { args: ['mcp', 'install', 'nope'], code: 2, why: 'mcp install: unknown client' },
+    { args: ['mcp', 'uninstall', 'nope'], code: 2, why: 'mcp uninstall: unknown client' },
+    { args: ['hook', 'uninstall', 'nope'], code: 2, why: 'hook uninstall: unknown client' },
+    { args: ['ui', '--port', '70000'], code: 5, why: 'ui: a port out of range' },
+    { args: ['ui', '--port', 'abc'], code: 5, why: 'ui: a port that is not a number' },
     // session put
     { args: ['session', 'put', 'a', '{'], code: 5, why: 'malformed JSON' },
     { args: ['session', 'put', 'a', '{"a":1}}'], code: 5, why: 'trailing garbage after JSON' },
