@@ -1,7 +1,7 @@
 // What the PostgreSQL store's whole-journal operations (check, compact, survey, restore, init) need of the store:
 // an interface of its own, so that they and pg-store.ts do not import each other.
 import type { ChainHead } from '../record';
-import type { StoreSpec } from '../store-spec';
+import type { IndexQuery, StoreSpec } from '../store-spec';
 import type { ProgressSink } from '../store-boundary';
 import type { Sql } from './client';
 import type { RowScan } from './rows';
@@ -26,6 +26,16 @@ export interface PgHost {
   refreshIndex<S>(sql: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[] | 'all', opts?: { trusted?: boolean; whole?: S }): Promise<void>;
   /** A message for the operator (a record passed over). */
   warn(message: string): void;
+}
+
+/** What a write transaction (pg-transaction.ts) needs of the store besides: its folds, and the commit's note. */
+export interface PgWriter extends PgHost {
+  /** What the running transaction wrote, for the commit log once COMMIT is acknowledged. */
+  readonly committing: string[];
+  foldWhole<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>): Promise<{ state: S; scan: RowScan; line: number }>;
+  foldKeys<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[]): Promise<{ state: S }>;
+  foldIndexed<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, query: IndexQuery): Promise<{ state: S }>;
+  indexTrusted<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, full?: boolean): Promise<boolean>;
 }
 
 /** Replaces every row of a journal with the lines of `text` (repair, compaction); returns its bytes. */

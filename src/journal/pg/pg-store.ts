@@ -4,14 +4,17 @@
 // verified the same way. Every write is one database transaction under a transaction-scoped advisory lock per
 // store: `decide` reads what committed before the lock, and its records (and the schema, on the first write)
 // commit together or not at all. A killed writer's transaction is rolled back by the server.
-import { decodeOwn, decodeRecord, EMPTY_HEAD, encodeRecords, VERIFY_ALL, type ChainHead, type EventDraft, type JournalRecord } from '../record';
+//
+// Longer than 300 lines: the connection's state (one connection, its queue, the transaction running, a lost
+// connection failing what runs on it) is shared by every read path (whole, snapshot, by key, indexed) kept here;
+// the transaction, the keys, check, compaction, survey, init and copy are files of their own.
+import { decodeOwn, decodeRecord, EMPTY_HEAD, VERIFY_ALL, type ChainHead, type JournalRecord } from '../record';
 import { SNAPSHOT_EVENT, type LinePosition } from '../scan';
 import type { IndexQuery, StoreSpec } from '../store-spec';
 import type {
-  CompactReport, HistoryPiece, InitReport, JournalReport, JournalStore, KeyFacts, StoreView, KeyStore, ProgressSink, Reporter, StoreFacts, Transaction,
+  CompactReport, HistoryPiece, InitReport, JournalReport, JournalStore, StoreView, KeyStore, ProgressSink, Reporter, StoreFacts, Transaction,
 } from '../store-boundary';
-import { crashPoint, holdLockForTest } from '../crash-point';
-import { refuseLateKeyLoad, refuseSecondAppend, refuseWholeAfterKey } from '../policy';
+import { holdLockForTest } from '../crash-point';
 import { noteCommit } from '../../shared/commit-log';
 import { CruxError } from '../../shared/errors';
 import { connectionLost, openClient, storeError, type Client, type Sql } from './client';
@@ -20,9 +23,11 @@ import { rowPosition, RowVerifier, type RowScan } from './rows';
 import { compactJournals, historyPieces, readHistoryRows, restoreJournal } from './pg-maintenance';
 import { checkJournals } from './pg-check';
 import { surveyPg } from './pg-survey';
-import type { PgHost } from './pg-host';
+import type { PgWriter } from './pg-host';
+import { PgTransaction } from './pg-transaction';
+import { PgKeyStore } from './pg-keys';
 import { DEFAULT_HISTORY_RETENTION, type HistoryRetention } from '../history';
-import { indexCurrent, keysOf, matchingKeys, writeIndexRows } from './pg-index';
+import { indexCurrent, matchingKeys, writeIndexRows } from './pg-index';
 import { initSchema } from './pg-init';
 import { loadPgSnapshot, savePgSnapshot, SNAPSHOT_AFTER_ROWS } from './pg-snapshot';
 import type { StoreUrl } from './url';
@@ -53,7 +58,7 @@ export interface PgStoreOptions {
   readonly history?: HistoryRetention | undefined;
 }
 
-export class PgStore implements JournalStore, PgHost {
+export class PgStore implements JournalStore, PgWriter {
   readonly location: string;
   readonly keys: KeyStore;
   private client: Client | undefined;
@@ -560,142 +565,3 @@ export class PgStore implements JournalStore, PgHost {
     }
   }
 }
-
-/** One write: loads read under the lock; appends are encoded at once and inserted when `decide` has returned. */
-class PgTransaction implements Transaction {
-  private readonly loaded = new Map<StoreSpec<any>, { state: unknown; full: boolean; head: ChainHead; line: number }>();
-  /** Batches in the order of their append; `lines` is undefined for a store appended to without a load (encoded at commit). */
-  private readonly pending: { spec: StoreSpec<any>; drafts: readonly EventDraft[]; lines?: string[]; afterLine?: number }[] = [];
-
-  constructor(
-    private readonly store: PgStore,
-    private readonly sql: Sql,
-    private catalog: Catalog,
-    readonly ts: string,
-  ) {}
-
-  async load<S>(spec: StoreSpec<S>): Promise<S> {
-    const loaded = this.loaded.get(spec);
-    if (loaded?.full) return loaded.state as S;
-    if (loaded !== undefined) refuseWholeAfterKey(spec);
-    const folded = await this.store.foldWhole(this.sql, this.catalog, spec);
-    this.loaded.set(spec, { state: folded.state, full: true, head: folded.scan.head, line: folded.line });
-    this.applyBlind(spec);
-    return folded.state;
-  }
-
-  loadKey<S>(spec: StoreSpec<S>, ...keys: string[]): Promise<S> {
-    return this.loadSome(spec, () => this.store.foldKeys(this.sql, this.catalog, spec, keys));
-  }
-
-  loadIndexed<S>(spec: StoreSpec<S>, query: IndexQuery): Promise<S> {
-    return this.loadSome(spec, () => this.store.foldIndexed(this.sql, this.catalog, spec, query));
-  }
-
-  /** Some entities of a store (`fold` reads their rows), with the journal's head to append after. */
-  private async loadSome<S>(spec: StoreSpec<S>, fold: () => Promise<{ state: S }>): Promise<S> {
-    const loaded = this.loaded.get(spec);
-    if (loaded?.full) return loaded.state as S;
-    if (loaded !== undefined) refuseLateKeyLoad(spec);
-    if (spec.keyOf === undefined || this.pending.some((p) => p.spec === spec)) return this.load(spec);
-    const [folded, { head, line }] = await Promise.all([fold(), this.store.headOf(this.sql, this.catalog, spec.file)]);
-    this.loaded.set(spec, { state: folded.state, full: false, head, line });
-    return folded.state;
-  }
-
-  append<S>(spec: StoreSpec<S>, drafts: readonly EventDraft[]): void {
-    if (drafts.length === 0) return;
-    refuseSecondAppend(spec, this.pending.some((p) => p.spec === spec));
-    const batch: (typeof this.pending)[number] = { spec, drafts };
-    this.pending.push(batch);
-    if (this.loaded.has(spec)) this.encode(batch);
-  }
-
-  /** Encodes a batch after the loaded head and applies it to the loaded state. */
-  private encode(batch: (typeof this.pending)[number]): void {
-    const loaded = this.loaded.get(batch.spec)!;
-    const { text, head } = encodeRecords(loaded.head, batch.drafts, this.ts, { batch: true });
-    const lines = text.split('\n').slice(0, -1);
-    lines.forEach((body, i) => batch.spec.evolve(loaded.state, decodeOwn(body), rowPosition(loaded.line + i + 1, body)));
-    batch.lines = lines;
-    batch.afterLine = loaded.line;
-    loaded.head = head;
-    loaded.line += lines.length;
-  }
-
-  /** A store appended to before it was loaded: its batch now follows the head just read. */
-  private applyBlind(spec: StoreSpec<any>): void {
-    const batch = this.pending.find((p) => p.spec === spec);
-    if (batch !== undefined && batch.lines === undefined) this.encode(batch);
-  }
-
-  /** Inserts every pending batch, creating the schema and tables they need; the caller's transaction commits. */
-  async commit(): Promise<void> {
-    for (const batch of this.pending) {
-      if (batch.lines === undefined) {
-        const { head, line } = await this.store.headOf(this.sql, this.catalog, batch.spec.file);
-        this.loaded.set(batch.spec, { state: batch.spec.initial(), full: false, head, line });
-        this.encode(batch);
-      }
-      this.catalog = await this.store.prepare(this.sql, this.catalog, batch.spec.file);
-      // Verified before the rows go in: afterwards the binding names the head the journal had.
-      const trusted = batch.spec.secondary !== undefined && (await this.store.indexTrusted(this.sql, this.catalog, batch.spec, false));
-      await this.store.insertLines(this.sql, batch.spec, batch.lines!, batch.afterLine!);
-      await this.store.refreshIndex(this.sql, this.catalog, batch.spec, keysOf(batch.spec, batch.lines!.map(decodeOwn)), { trusted });
-    }
-    // `crux ui` listens: a notice sent in the transaction reaches it only once the transaction commits.
-    for (const batch of this.pending) await this.sql`select pg_notify('crux_changed', ${`${this.store.url.schema}:${batch.spec.file}`})`;
-    // Every row is in, none committed: a writer killed here leaves nothing (the server rolls back).
-    if (this.pending.length > 0) crashPoint('pg-before-commit');
-    for (const batch of this.pending) this.store.committing.push(`${batch.lines!.length} record(s) to ${batch.spec.file}`);
-  }
-}
-
-/** Key items as rows of the `keys` table: created with an insert that only one of racing creators wins. */
-class PgKeyStore implements KeyStore {
-  constructor(private readonly store: PgStore) {}
-
-  describe(name: string): string {
-    return `${this.store.location} keys/${name}`;
-  }
-
-  async read(name: string): Promise<Uint8Array | undefined> {
-    return this.store.guard(async () => {
-      const catalog = await this.store.readCatalog();
-      if (!catalog.tables.has('keys')) return undefined;
-      const [row] = await this.store.reader.unsafe<{ bytes: Buffer }[]>(`select bytes from ${this.store.ident('keys')} where name = $1`, [name]);
-      return row === undefined ? undefined : new Uint8Array(row.bytes);
-    });
-  }
-
-  async create(name: string, bytes: Uint8Array | string): Promise<boolean> {
-    const data = typeof bytes === 'string' ? Buffer.from(bytes) : Buffer.from(bytes);
-    return this.store.locked(async (sql, catalog) => {
-      await migrate(sql, this.store.url.schema, catalog, 'key');
-      const rows = await sql.unsafe(
-        `insert into ${this.store.ident('keys')} (name, bytes) values ($1, $2) on conflict (name) do nothing returning name`,
-        [name, data],
-      );
-      return rows.length === 1;
-    });
-  }
-
-  async stat(name: string): Promise<KeyFacts | undefined> {
-    const bytes = await this.read(name);
-    return bytes === undefined ? undefined : { path: this.describe(name), mode: null, bytes: bytes.length };
-  }
-
-  peek(name: string): Promise<Uint8Array | undefined> {
-    return this.read(name);
-  }
-
-  async list(): Promise<string[]> {
-    return this.store.guard(async () => {
-      const catalog = await this.store.readCatalog();
-      if (!catalog.tables.has('keys')) return [];
-      const rows = await this.store.reader.unsafe<{ name: string }[]>(`select name from ${this.store.ident('keys')} order by name`);
-      return rows.map((r) => r.name);
-    });
-  }
-}
-

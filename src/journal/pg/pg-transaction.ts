@@ -1,0 +1,103 @@
+// One write transaction on PostgreSQL (store-boundary.ts, Transaction): loads read under the advisory lock, appends
+// encoded at once against the loaded head, and every batch inserted (with its index rows) when `decide` returns.
+import { decodeOwn, encodeRecords, type ChainHead, type EventDraft } from '../record';
+import type { IndexQuery, StoreSpec } from '../store-spec';
+import type { Transaction } from '../store-boundary';
+import { crashPoint } from '../crash-point';
+import { refuseLateKeyLoad, refuseSecondAppend, refuseWholeAfterKey } from '../policy';
+import type { Sql } from './client';
+import type { PgWriter } from './pg-host';
+import { keysOf } from './pg-index';
+import { rowPosition } from './rows';
+import type { Catalog } from './schema';
+
+/** One write: loads read under the lock; appends are encoded at once and inserted when `decide` has returned. */
+export class PgTransaction implements Transaction {
+  private readonly loaded = new Map<StoreSpec<any>, { state: unknown; full: boolean; head: ChainHead; line: number }>();
+  /** Batches in the order of their append; `lines` is undefined for a store appended to without a load (encoded at commit). */
+  private readonly pending: { spec: StoreSpec<any>; drafts: readonly EventDraft[]; lines?: string[]; afterLine?: number }[] = [];
+
+  constructor(
+    private readonly store: PgWriter,
+    private readonly sql: Sql,
+    private catalog: Catalog,
+    readonly ts: string,
+  ) {}
+
+  async load<S>(spec: StoreSpec<S>): Promise<S> {
+    const loaded = this.loaded.get(spec);
+    if (loaded?.full) return loaded.state as S;
+    if (loaded !== undefined) refuseWholeAfterKey(spec);
+    const folded = await this.store.foldWhole(this.sql, this.catalog, spec);
+    this.loaded.set(spec, { state: folded.state, full: true, head: folded.scan.head, line: folded.line });
+    this.applyBlind(spec);
+    return folded.state;
+  }
+
+  loadKey<S>(spec: StoreSpec<S>, ...keys: string[]): Promise<S> {
+    return this.loadSome(spec, () => this.store.foldKeys(this.sql, this.catalog, spec, keys));
+  }
+
+  loadIndexed<S>(spec: StoreSpec<S>, query: IndexQuery): Promise<S> {
+    return this.loadSome(spec, () => this.store.foldIndexed(this.sql, this.catalog, spec, query));
+  }
+
+  /** Some entities of a store (`fold` reads their rows), with the journal's head to append after. */
+  private async loadSome<S>(spec: StoreSpec<S>, fold: () => Promise<{ state: S }>): Promise<S> {
+    const loaded = this.loaded.get(spec);
+    if (loaded?.full) return loaded.state as S;
+    if (loaded !== undefined) refuseLateKeyLoad(spec);
+    if (spec.keyOf === undefined || this.pending.some((p) => p.spec === spec)) return this.load(spec);
+    const [folded, { head, line }] = await Promise.all([fold(), this.store.headOf(this.sql, this.catalog, spec.file)]);
+    this.loaded.set(spec, { state: folded.state, full: false, head, line });
+    return folded.state;
+  }
+
+  append<S>(spec: StoreSpec<S>, drafts: readonly EventDraft[]): void {
+    if (drafts.length === 0) return;
+    refuseSecondAppend(spec, this.pending.some((p) => p.spec === spec));
+    const batch: (typeof this.pending)[number] = { spec, drafts };
+    this.pending.push(batch);
+    if (this.loaded.has(spec)) this.encode(batch);
+  }
+
+  /** Encodes a batch after the loaded head and applies it to the loaded state. */
+  private encode(batch: (typeof this.pending)[number]): void {
+    const loaded = this.loaded.get(batch.spec)!;
+    const { text, head } = encodeRecords(loaded.head, batch.drafts, this.ts, { batch: true });
+    const lines = text.split('\n').slice(0, -1);
+    lines.forEach((body, i) => batch.spec.evolve(loaded.state, decodeOwn(body), rowPosition(loaded.line + i + 1, body)));
+    batch.lines = lines;
+    batch.afterLine = loaded.line;
+    loaded.head = head;
+    loaded.line += lines.length;
+  }
+
+  /** A store appended to before it was loaded: its batch now follows the head just read. */
+  private applyBlind(spec: StoreSpec<any>): void {
+    const batch = this.pending.find((p) => p.spec === spec);
+    if (batch !== undefined && batch.lines === undefined) this.encode(batch);
+  }
+
+  /** Inserts every pending batch, creating the schema and tables they need; the caller's transaction commits. */
+  async commit(): Promise<void> {
+    for (const batch of this.pending) {
+      if (batch.lines === undefined) {
+        const { head, line } = await this.store.headOf(this.sql, this.catalog, batch.spec.file);
+        this.loaded.set(batch.spec, { state: batch.spec.initial(), full: false, head, line });
+        this.encode(batch);
+      }
+      this.catalog = await this.store.prepare(this.sql, this.catalog, batch.spec.file);
+      // Verified before the rows go in: afterwards the binding names the head the journal had.
+      const trusted = batch.spec.secondary !== undefined && (await this.store.indexTrusted(this.sql, this.catalog, batch.spec, false));
+      await this.store.insertLines(this.sql, batch.spec, batch.lines!, batch.afterLine!);
+      await this.store.refreshIndex(this.sql, this.catalog, batch.spec, keysOf(batch.spec, batch.lines!.map(decodeOwn)), { trusted });
+    }
+    // `crux ui` listens: a notice sent in the transaction reaches it only once the transaction commits.
+    for (const batch of this.pending) await this.sql`select pg_notify('crux_changed', ${`${this.store.url.schema}:${batch.spec.file}`})`;
+    // Every row is in, none committed: a writer killed here leaves nothing (the server rolls back).
+    if (this.pending.length > 0) crashPoint('pg-before-commit');
+    for (const batch of this.pending) this.store.committing.push(`${batch.lines!.length} record(s) to ${batch.spec.file}`);
+  }
+}
+
