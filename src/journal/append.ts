@@ -3,6 +3,7 @@ import { fs } from '../shared/fs';
 import { adoptOwner, asStorageError, FILE_MODE, fsyncDir, writeAll } from './durable-fs';
 import { quarantineBytes } from './quarantine';
 import { crashPoint, tornWriteForTest } from './crash-point';
+import { openJournalFile } from './journal-file';
 
 export interface AppendOutcome {
   readonly bytes: number;
@@ -28,7 +29,7 @@ export function appendRecords(args: {
   let fd: number;
   let created = false;
   try {
-    fd = fs.openSync(path, 'r+');
+    fd = openJournalFile(path, 'r+');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw asStorageError(error, path);
     try {

@@ -11,6 +11,7 @@ import { journalName, type StoreSpec } from './store-spec';
 import type { CompactReport } from './store-boundary';
 import { CruxError } from '../shared/errors';
 import { noteCommit } from '../shared/commit-log';
+import { openJournalFile } from './journal-file';
 
 /** What check and compaction need of a data directory. */
 export interface JournalDir {
@@ -72,7 +73,7 @@ function undoArchive(history: string, before: Set<string> | undefined): void {
 }
 
 function readRange(path: string, offset: number, length: number): Buffer {
-  const fd = fs.openSync(path, 'r');
+  const fd = openJournalFile(path);
   try {
     const buf = Buffer.alloc(length);
     fs.readSync(fd, buf, 0, length, offset);

@@ -28,6 +28,7 @@ import { surveyStore } from './probes';
 import { DEFAULT_HISTORY_RETENTION, pruneHistory, replayHistory, type HistoryRetention } from './history';
 import { CruxError } from '../shared/errors';
 import { reportTornTail } from './torn-tail';
+import { openJournalFile } from './journal-file';
 
 export type { Reporter } from './load';
 export { COMPACT_MAX_LIVE_FRACTION, COMPACT_MIN_BYTES } from './transaction';
@@ -113,7 +114,7 @@ export class DataDir implements JournalStore, TransactionHost {
     try {
       let fd: number;
       try {
-        fd = fs.openSync(this.path(spec.file), 'r');
+        fd = openJournalFile(this.path(spec.file));
       } catch {
         return positions.map(() => undefined);
       }

@@ -14,6 +14,7 @@ import { quarantineBytes } from './quarantine';
 import { decodeRecord, VERIFY_ALL, type ChainHead, type JournalRecord } from './record';
 import { scanJournal, SNAPSHOT_EVENT, type LinePosition, type RecordSink } from './scan';
 import type { Reporter } from './reporting';
+import { openJournalFile } from './journal-file';
 
 export const HISTORY_DIR = 'history';
 
@@ -139,7 +140,7 @@ export function pruneHistory(root: string, retention: HistoryRetention, now: num
 
 /** The time of a history file's last record (its newest), read from the file's end; 0 when it has none. */
 function newestTime(path: string): number {
-  const fd = fs.openSync(path, 'r');
+  const fd = openJournalFile(path);
   try {
     const size = fs.fstatSync(fd).size;
     const length = Math.min(size, 64 * 1024);
@@ -208,7 +209,7 @@ export function checkHistory(root: string, file: string, vocabulary: ReadonlySet
 function firstRecord(path: string): JournalRecord | undefined {
   let fd: number;
   try {
-    fd = fs.openSync(path, 'r');
+    fd = openJournalFile(path);
   } catch {
     return undefined;
   }

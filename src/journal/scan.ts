@@ -5,6 +5,7 @@ import { EMPTY_HEAD, type ChainHead } from './record';
 import { asStorageError } from './durable-fs';
 import { ChainVerifier, type LineProblem, type LinePosition, type RecordSink } from './verify';
 import type { ProgressSink } from './reporting';
+import { openJournalFile } from './journal-file';
 
 export { SNAPSHOT_EVENT, type LinePosition, type LineProblem, type RecordSink } from './verify';
 const CHUNK = 1 << 20;
@@ -50,7 +51,7 @@ export function scanJournal(path: string | number, vocabulary: ReadonlySet<strin
   const started = process.hrtime.bigint();
   let fd: number;
   try {
-    fd = typeof path === 'number' ? path : fs.openSync(path, 'r');
+    fd = typeof path === 'number' ? path : openJournalFile(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
       return { exists: false, bytes: 0, lines: 0, records: 0, problems: [], head: EMPTY_HEAD, ms: 0 };

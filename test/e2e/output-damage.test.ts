@@ -127,3 +127,20 @@ describe("Node's permission model in NODE_OPTIONS", () => {
     expect(JSON.parse((await crux(dir, ['--json', 'session', 'list'], { env })).stdout).sessions).toHaveLength(1);
   });
 });
+
+describe('a journal that is not a regular file', () => {
+  it('a FIFO in place of a journal never blocks: every command that opens it refuses at once (5), naming it', async () => {
+    const dir = freshDataDir();
+    expect((await crux(dir, ['case', 'record', '--task', 't', '--action', 'a', '--outcome', 'o'])).exitCode).toBe(0);
+    await execa('mkfifo', [join(dir, 'sessions.jsonl')]);
+    for (const args of [['session', 'list'], ['session', 'get', 'x'], ['session', 'put', 'x', '{}'], ['journal', 'check'], ['--json', 'session', 'list']]) {
+      // Without O_NONBLOCK the open alone would wait for a writer forever: the test would time out.
+      const run = await crux(dir, args, { timeout: 20_000 });
+      expect(run.exitCode, `${args.join(' ')}: ${run.stderr}`).toBe(5);
+      expect(run.stderr, args.join(' ')).toContain(`${join(dir, 'sessions.jsonl')} is a FIFO`);
+    }
+    expect(fs.statSync(join(dir, 'sessions.jsonl')).isFIFO()).toBe(true);
+    // The other journals answer.
+    expect(JSON.parse((await crux(dir, ['--json', 'case', 'list'])).stdout).cases).toHaveLength(1);
+  });
+});

@@ -18,6 +18,7 @@ import { DerivedDamage } from './sorted-table';
 import { bindingAt } from './index-tail';
 import { StoreIndex } from './store-index';
 import { AppendUpkeep, loadNewest, loadThroughIndex, ReplayUpkeep } from './through-index';
+import { openJournalFile } from '../journal-file';
 
 export { CACHE_DIR, takeUnusable } from './cache-file';
 
@@ -126,7 +127,7 @@ export class DerivedFiles<S> {
   describeIndex(): 'valid' | 'stale' | 'absent' | 'unusable' {
     let fd: number;
     try {
-      fd = fs.openSync(this.path, 'r');
+      fd = openJournalFile(this.path);
     } catch {
       return 'absent';
     }

@@ -8,6 +8,7 @@ import { mtimeOf } from './cache-file';
 import { openSnapshot, readWhole, snapshotCovers, writeSnapshot, type OpenSnapshot } from './snapshot';
 import { DerivedDamage } from './sorted-table';
 import { bindingAt } from './index-tail';
+import { openJournalFile } from '../journal-file';
 
 /** A snapshot is rewritten once this many bytes of journal follow it (readers replay at most that much). */
 export const SNAPSHOT_TAIL_BYTES = 256 * 1024;
@@ -25,7 +26,7 @@ export function loadSnapshot<S>(root: string, path: string, spec: StoreSpec<S>, 
   if (codec === undefined) return undefined;
   let fd: number;
   try {
-    fd = fs.openSync(path, 'r');
+    fd = openJournalFile(path);
   } catch {
     return undefined;
   }

@@ -10,6 +10,7 @@ import { KeyLines } from './index-entries';
 import { LiveEstimate } from './live-estimate';
 import { RunMissing } from './index-levels';
 import { StoreIndex } from './store-index';
+import { openJournalFile } from '../journal-file';
 
 /** The upkeep of an index open for a writer: its appends go into the next log block. */
 export class AppendUpkeep<S> implements IndexUpkeep {
@@ -53,7 +54,7 @@ export class ReplayUpkeep implements IndexUpkeep {
 
 function openJournal(path: string): number | undefined {
   try {
-    return fs.openSync(path, 'r');
+    return openJournalFile(path);
   } catch {
     return undefined;
   }
