@@ -19,8 +19,8 @@ import { newNonce } from './cache-file';
 
 /** A partition holds about this many entries (2 MiB); a merge splits one that grew past twice that. */
 const PART_ENTRIES = 65536;
-/** Entries of partitions one write merges a frozen run into, at most (two partitions: ~4 MiB read and written). */
-const MERGE_BUDGET = 2 * PART_ENTRIES;
+/** Entries of partitions one write merges a frozen run into, at most (one partition: ~2 MiB read and written). */
+const MERGE_BUDGET = PART_ENTRIES;
 /**
  * CRUX_TEST_INDEX_LOG_ENTRIES scales these down with the log, so that tests freeze, merge and split often;
  * CRUX_TEST_INDEX_PART_ENTRIES sets the partition size alone (to time a full-size merge step sooner).
