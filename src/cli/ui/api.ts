@@ -1,6 +1,6 @@
 // The dashboard's JSON twin (SPEC §12): each path answers with the CLI's `--json` document for the same question,
 // from the same operation, with the same option parsing; query parameters are the options in snake_case.
-import { contextOf, type Context, type GlobalOptions } from '../context';
+import { contextOf, type Context } from '../context';
 import { parseChoices, parseLimit, parseSort } from '../commands/list-options';
 import { getSession, historyOf, listSessions } from '../operations/session';
 import { listCases, retrieve } from '../operations/case';
@@ -19,20 +19,12 @@ import { SESSION_STATES } from '../../domain/session/machine';
 import { DEFAULT_TOP_K, parseMinSimilarity, parseTopK } from '../../domain/case/rank';
 import { parseHistoryPoint } from '../../domain/session/history';
 import { activity, journalSizes, sessionCounts, successByTag } from './overview';
-import type { PgReader } from './pg-reader';
+import type { ApiScope } from './api-scope';
 
 export interface Answer {
   readonly status: number;
   /** A JSON document (one line, no newline). */
   readonly body: string;
-}
-
-/** What an API request needs beyond its path: the global options and environment `crux ui` was started with. */
-export interface ApiScope {
-  readonly globals: GlobalOptions;
-  readonly env: NodeJS.ProcessEnv;
-  /** On a PostgreSQL store, the dashboard's own connection (journal tails, table sizes). */
-  readonly pg?: PgReader | undefined;
 }
 
 const HTTP_STATUS: Partial<Record<CruxError['kind'], number>> = {

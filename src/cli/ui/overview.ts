@@ -10,7 +10,7 @@ import { listCases } from '../operations/case';
 import { parseCount } from '../parse';
 import { invalid } from '../../shared/errors';
 import { ALL_STORES } from '../../domain/stores';
-import type { ApiScope } from './api';
+import type { ApiScope } from './api-scope';
 
 const HOUR = 3_600_000;
 /** Records may be a little out of time order (writers' clocks): the backward scan reads this far past the window. */

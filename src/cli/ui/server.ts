@@ -10,10 +10,11 @@ import { resolveStore } from '../store';
 import { writeStdout } from '../../output/stdout';
 import { CruxError, invalid } from '../../shared/errors';
 import { ALL_STORES } from '../../domain/stores';
-import { answer, type ApiScope } from './api';
+import { answer } from './api';
+import type { ApiScope } from './api-scope';
 import { cookieHeader, judge, SECURITY_HEADERS, type Binding } from './guard';
 import { fanOut, watchDataDir, type Live } from './live';
-import { openPgReader, type PgReader } from './pg-reader';
+import { openPgReader, type PgReader } from '../../journal/pg/pg-reader';
 
 export interface UiOptions {
   readonly port: number;

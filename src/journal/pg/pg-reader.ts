@@ -2,9 +2,9 @@
 // (pg-store.ts notifies `crux_changed` with `<schema>:<journal file>` in the writing transaction, so a notice
 // arrives only once its records are committed), the newest rows of a journal, and each journal table's size.
 import type { Sql } from 'postgres';
-import { storeError } from '../../journal/pg/client';
-import { journalTable } from '../../journal/pg/schema';
-import { parseStoreUrl, type StoreUrl } from '../../journal/pg/url';
+import { storeError } from './client';
+import { journalTable } from './schema';
+import { parseStoreUrl, type StoreUrl } from './url';
 
 /** The channel pg-store.ts notifies on commit. */
 export const CHANGE_CHANNEL = 'crux_changed';
