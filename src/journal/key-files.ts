@@ -21,7 +21,7 @@ export interface KeyFileInfo {
  * Reads a private key file, or undefined when there is none. Like ssh, refuses a file that group or others
  * may read or write (exit 5, with the chmod that fixes it), and anything that is not a regular file.
  */
-export function readPrivateFile(path: string): Buffer | undefined {
+function readPrivateFile(path: string): Buffer | undefined {
   let st: import('node:fs').Stats;
   try {
     st = fs.lstatSync(path);
@@ -48,7 +48,7 @@ export function readPrivateFile(path: string): Buffer | undefined {
  * that is fsynced and then hard-linked into place, so a reader never sees a partial key and of two racing
  * creators exactly one wins. Returns false when the file already existed (the caller reads the winner's).
  */
-export function createPrivateFileExclusive(path: string, bytes: Uint8Array | string): boolean {
+function createPrivateFileExclusive(path: string, bytes: Uint8Array | string): boolean {
   const dir = dirname(path);
   const created = ensurePrivateDir(dir);
   const temp = join(dir, `.${basename(path)}.${process.pid}.${tempSuffix()}.tmp`);
@@ -79,7 +79,7 @@ export function createPrivateFileExclusive(path: string, bytes: Uint8Array | str
 }
 
 /** Mode and size of a key file, or undefined when it does not exist. */
-export function statKeyFile(path: string): KeyFileInfo | undefined {
+function statKeyFile(path: string): KeyFileInfo | undefined {
   try {
     const st = fs.statSync(path);
     return { path, mode: st.mode & 0o777, bytes: st.size };

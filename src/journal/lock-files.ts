@@ -19,7 +19,7 @@ export interface HolderFile {
 const GENERATION = /^g\.(\d+)$/;
 /** A contender's id: its pid and 48 random bits. */
 export const CONTENDER_ID = /^\d+\.[0-9a-f]+$/;
-export const isSocketName = (name: string) => name.startsWith('s.') && CONTENDER_ID.test(name.slice(2));
+const isSocketName = (name: string) => name.startsWith('s.') && CONTENDER_ID.test(name.slice(2));
 
 /** The lock directory of a data directory. */
 export function lockDir(root: string): string {
@@ -88,7 +88,7 @@ const NOT_REGULAR = (path: string, what: string) =>
  * would block read(2) forever, past CRUX_LOCK_TIMEOUT; a FIFO, device or directory is refused (exit 5).
  * Undefined when it is not there.
  */
-export function readRegular(path: string): string | undefined {
+function readRegular(path: string): string | undefined {
   let fd: number;
   try {
     fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);

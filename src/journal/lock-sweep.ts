@@ -8,7 +8,7 @@ import { probe } from './lock-socket';
 /** How many other contenders' leftovers one write looks at: a kill -9'd writer's files go within a few writes. */
 export const SWEEP_PER_WRITE = 4;
 /** How many other contenders' files a holder that had to wait leaves alone (see sweep). */
-export const SWEEP_WHEN_CONTENDED_AT = 32;
+const SWEEP_WHEN_CONTENDED_AT = 32;
 
 /**
  * Removes what dead contenders left (their socket, their holder file), looking at `SWEEP_PER_WRITE` of them per

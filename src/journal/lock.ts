@@ -69,7 +69,7 @@ type Verdict =
   | { state: 'unknown'; holder?: LockHolder; why: string };
 
 /** `pid 1234 (crux session put a …)`, and the host when it is another: for messages and doctor. */
-export function describeHolder(holder: Pick<LockHolder, 'pid' | 'command' | 'host'>): string {
+function describeHolder(holder: Pick<LockHolder, 'pid' | 'command' | 'host'>): string {
   const visible = holder.command.replace(/[\p{Cc}\p{Cf}]/gu, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
   const short = visible.length > 60 ? `${visible.slice(0, 59)}…` : visible;
   return `pid ${holder.pid}${holder.host !== hostname() ? ` on ${holder.host}` : ''}${short ? ` (${short})` : ''}`;

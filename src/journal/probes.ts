@@ -29,7 +29,7 @@ export interface FileFacts {
   readonly mode: number | null;
 }
 
-export function fileFacts(path: string): FileFacts {
+function fileFacts(path: string): FileFacts {
   let st: import('node:fs').Stats;
   try {
     st = fs.statSync(path);
@@ -62,7 +62,7 @@ export interface LockProbe {
 const holderOf = (h: LockHolder | undefined) => (h === undefined ? null : { pid: h.pid, command: h.command, host: h.host });
 
 /** Tries to take the lock without waiting. Free: we now hold it (release `ours`). Held: who holds it. */
-export async function probeLock(root: string): Promise<LockProbe> {
+async function probeLock(root: string): Promise<LockProbe> {
   const { addressing, filesystem } = lockMechanism(root);
   const facts = { name: lockDir(root), mechanism: `socket+link (${addressing})`, filesystem };
   try {
@@ -135,7 +135,7 @@ export function surveyJournal<S>(dir: SurveyedDir, spec: StoreSpec<S>): JournalF
 }
 
 /** Files in the data directory that no store declares (besides the lock, keys, quarantine and the key-index cache). */
-export function strayFiles(root: string, known: readonly string[]): string[] {
+function strayFiles(root: string, known: readonly string[]): string[] {
   try {
     return fs
       .readdirSync(root)

@@ -12,7 +12,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 
-export const FORMAT_VERSION = 1;
+const FORMAT_VERSION = 1;
 export const GENESIS = '0'.repeat(32);
 const HASH_HEX = 32;
 // `,"h":"` + 32 hex + `"}`

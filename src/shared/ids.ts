@@ -13,7 +13,7 @@ export type ActorName = Brand<string, 'ActorName'>;
 export type CaseId = Brand<string, 'CaseId'>;
 export type HandoffId = Brand<string, 'HandoffId'>;
 
-export const MAX_NAME_CHARS = 256;
+const MAX_NAME_CHARS = 256;
 const SCOPE_PREFIX = '__agent_session::';
 
 // C0, DEL and C1 control characters.

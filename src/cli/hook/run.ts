@@ -61,10 +61,10 @@ const numbered = (results: readonly ScoredCase[]) =>
   results.map(({ similarity, case: c }, i) => `${i + 1}. task: ${c.task}\n   action: ${c.action}\n   outcome: ${c.outcome}\n   (similarity ${similarity.toFixed(2)}, case ${c.case_id})`).join('\n');
 
 /** The context the agent adds to the prompt: the successful cases most like it, best first. */
-export const promptContext = (results: readonly ScoredCase[]): string => `crux: cases that worked before for similar tasks\n${numbered(results)}`;
+const promptContext = (results: readonly ScoredCase[]): string => `crux: cases that worked before for similar tasks\n${numbered(results)}`;
 
 /** What SessionStart tells the model: which crux session this is and how to reach it, and what worked before. */
-export function startContext(
+function startContext(
   client: HookClient,
   session: { id: LogicalSessionId; agent: AgentName; closed: boolean },
   project: string | null,

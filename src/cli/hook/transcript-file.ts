@@ -5,7 +5,7 @@ import { envCount } from '../parse';
 import { promptIn, TranscriptFold } from '../../domain/transcript/turns';
 
 /** A transcript larger than this (CRUX_MAX_TRANSCRIPT_BYTES) is not read: nothing is recorded from it. */
-export const DEFAULT_MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024;
+const DEFAULT_MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024;
 /** How much of a transcript's end SessionStart reads for the last prompt. */
 const TAIL_BYTES = 1024 * 1024;
 const CHUNK_BYTES = 1024 * 1024;

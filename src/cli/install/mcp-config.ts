@@ -5,7 +5,7 @@ import { basename } from 'node:path';
 import { invalid } from '../../shared/errors';
 
 /** The name of crux's entry in every client's server table. */
-export const SERVER_NAME = 'crux';
+const SERVER_NAME = 'crux';
 
 export interface ConfigEdit {
   /** The text to write (or the original text, unchanged). */

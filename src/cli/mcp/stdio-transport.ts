@@ -11,8 +11,8 @@ import { TopLevelId } from './top-level-id';
 
 type Message = { jsonrpc?: unknown; id?: unknown; method?: unknown; result?: unknown; error?: unknown };
 
-export const PARSE_ERROR = -32700;
-export const INVALID_REQUEST = -32600;
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
 
 export interface TransportOptions {
   /** The longest line (bytes, without its newline) read as a message. */

@@ -16,7 +16,7 @@ const HOUR = 3_600_000;
 /** Records may be a little out of time order (writers' clocks): the backward scan reads this far past the window. */
 const CLOCK_SLACK_MS = HOUR;
 /** The series of the activity chart, by the record that counts for each. */
-export const ACTIVITY_SERIES = ['puts', 'closes', 'reaps', 'handoffs', 'cases'] as const;
+const ACTIVITY_SERIES = ['puts', 'closes', 'reaps', 'handoffs', 'cases'] as const;
 type Series = (typeof ACTIVITY_SERIES)[number];
 
 /** Sessions by status and by freshness, and the stranded ones (stale, not closed), at most 20, the stalest first. */

@@ -7,12 +7,12 @@ import { formatTime, parseTime, type Instant } from '../../shared/time';
 /** Limits on what one case may hold; over a limit is a clear refusal (exit 5), never a truncation. */
 export const MAX_TEXT_BYTES = 64 * 1024;
 export const MAX_TAGS = 64;
-export const MAX_TAG_BYTES = 1024;
+const MAX_TAG_BYTES = 1024;
 
 /** The fields a caller supplies when recording; everything else is decided by crux. */
-export const RECORD_FIELDS = ['task', 'context', 'action', 'outcome', 'success', 'reward', 'tags', 'source_receipt'] as const;
+const RECORD_FIELDS = ['task', 'context', 'action', 'outcome', 'success', 'reward', 'tags', 'source_receipt'] as const;
 /** An import line may also carry what export prints. */
-export const IMPORT_FIELDS = [...RECORD_FIELDS, 'case_id', 'created_at', 'times_reused'] as const;
+const IMPORT_FIELDS = [...RECORD_FIELDS, 'case_id', 'created_at', 'times_reused'] as const;
 
 export interface CaseDraft {
   readonly task: string;

@@ -11,11 +11,11 @@ export interface BundlableFact {
   readonly stored_at: string | null;
 }
 
-export const DECISIONS_PREFIX = '__decisions__::';
-export const WORK_PREFIX = '__work__::';
+const DECISIONS_PREFIX = '__decisions__::';
+const WORK_PREFIX = '__work__::';
 
 /** Every string value of the state that starts with `f_`: the fact ids it refers to. */
-export function referencedFactIds(strings: readonly string[]): Set<string> {
+function referencedFactIds(strings: readonly string[]): Set<string> {
   return new Set(strings.filter((s) => s.startsWith('f_')));
 }
 

@@ -60,7 +60,7 @@ export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
 
 // ---- Ed25519, via node:crypto (native; a pure-JS implementation costs ~100 ms per process) ----
 
-export const PUBLIC_KEY_PREFIX = 'ed25519:';
+const PUBLIC_KEY_PREFIX = 'ed25519:';
 
 export interface AgentKeyPair {
   /** PKCS#8 PEM, for the 0600 key file. */

@@ -27,7 +27,7 @@ const FACTS = declareEvents<FactEventMap>({
       ? { agent: d.agent, fact_id: d.fact_id, json: d.json, package: typeof d.package === 'string' ? d.package : '' }
       : 'no agent, fact_id or json',
 });
-export const FACT_VOCABULARY = FACTS.vocabulary;
+const FACT_VOCABULARY = FACTS.vocabulary;
 
 export interface StoredFact extends BundlableFact {
   readonly agent: string;
@@ -39,7 +39,7 @@ export interface StoredFact extends BundlableFact {
 export type Facts = Map<string, Map<string, StoredFact>>;
 
 /** Reads the fields the bundling rules need; a fact that does not parse as an object is not kept. */
-export function describeFact(json: string): Omit<BundlableFact, 'fact_id' | 'raw'> | undefined {
+function describeFact(json: string): Omit<BundlableFact, 'fact_id' | 'raw'> | undefined {
   let v: unknown;
   try {
     v = JSON.parse(json);

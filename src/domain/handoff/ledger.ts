@@ -84,7 +84,7 @@ const HANDOFF = declareEvents<HandoffEventMap>({
   'handoff.key_trusted': (d) => (isKey(d) ? (d as KeyTrustedData) : 'no agent, public_key or key_id'),
   'handoff.key_revoked': (d) => (isKey(d) ? (d as KeyRevokedData) : 'no agent, public_key or key_id'),
 });
-export const HANDOFF_VOCABULARY = HANDOFF.vocabulary;
+const HANDOFF_VOCABULARY = HANDOFF.vocabulary;
 
 export interface MintedEntry extends MintedData {
   readonly bytes: number;

@@ -21,7 +21,7 @@ import { tryParseTime, type Instant } from '../../shared/time';
 import { arrayElements, JsonTextError, minifyJson, objectMembers, parseJsonText, type RawMember } from '../../shared/json-text';
 import { encodeTaskRecord, type TaskRecord } from './task-record';
 
-export const PACKAGE_FIELDS = [
+const PACKAGE_FIELDS = [
   'session_id',
   'session_state',
   'facts',

@@ -19,7 +19,7 @@ export interface TaskRecord {
 const TEXT_FIELDS = ['requester', 'desired_outcome', 'blocker_rule'] as const;
 const LIST_FIELDS = ['sources', 'acceptance_criteria', 'boundaries'] as const;
 /** Serialisation order: the daemon's struct order. */
-export const TASK_RECORD_FIELDS = ['requester', 'desired_outcome', 'sources', 'acceptance_criteria', 'boundaries', 'blocker_rule'] as const;
+const TASK_RECORD_FIELDS = ['requester', 'desired_outcome', 'sources', 'acceptance_criteria', 'boundaries', 'blocker_rule'] as const;
 
 type Mutable = { -readonly [K in keyof TaskRecord]: TaskRecord[K] };
 

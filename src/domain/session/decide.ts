@@ -34,7 +34,7 @@ export interface PutCommand {
 }
 
 /** How a stored id reads in a message: `"x"`, or `"x" of agent "a"`. */
-export function describeKey(key: ScopedSessionId): string {
+function describeKey(key: ScopedSessionId): string {
   const { agent, id } = unscopeSessionId(key);
   return agent === undefined ? `session ${JSON.stringify(id)}` : `session ${JSON.stringify(id)} of agent ${JSON.stringify(agent)}`;
 }
@@ -47,7 +47,7 @@ export function requireSession(sessions: Sessions, key: ScopedSessionId): Sessio
 }
 
 /** Refuses `op` on `record` unless the machine allows it (exit 4 naming the state and the allowed ops). */
-export function requireMove(record: SessionRecord, op: SessionOp): void {
+function requireMove(record: SessionRecord, op: SessionOp): void {
   if (nextStatus(record.status, op) !== undefined) return;
   const allowed = allowedOps(record.status);
   throw conflict(
@@ -134,7 +134,7 @@ export function decideTouch(sessions: Sessions, key: ScopedSessionId, create: Pu
 }
 
 /** Is `record` past its expiry at `now` (and so reapable, unless already closed)? */
-export function isExpired(record: SessionRecord, now: Instant): boolean {
+function isExpired(record: SessionRecord, now: Instant): boolean {
   const at = tryParseTime(record.expires_at);
   return at !== undefined && at <= now && !isTerminal(record.status);
 }

@@ -143,7 +143,7 @@ export function toImported(r: SessionRecord): ImportedData {
   };
 }
 
-export const SESSION_INDEXES = ['agent', 'open_updated', 'open_expires', 'unscoped_open_updated', 'listed_updated', 'unscoped_listed_updated'] as const;
+const SESSION_INDEXES = ['agent', 'open_updated', 'open_expires', 'unscoped_open_updated', 'listed_updated', 'unscoped_listed_updated'] as const;
 
 export const SESSION_STORE: StoreSpec<Sessions> = {
   file: 'sessions.jsonl',

@@ -31,7 +31,7 @@ export const CREATING_OPS = ['put', 'import', 'receive'] as const;
 /** The operations that remove a session whatever its state. */
 export const REMOVING_OPS = ['delete'] as const;
 /** (state, op) pairs that are accepted and change nothing. */
-export const IDEMPOTENT: readonly { readonly state: SessionStatus; readonly op: SessionOp }[] = [
+const IDEMPOTENT: readonly { readonly state: SessionStatus; readonly op: SessionOp }[] = [
   { state: 'closed', op: 'close' },
   { state: 'closed', op: 'touch' },
 ];

@@ -34,7 +34,7 @@ export interface Listing {
   readonly hidden_scoped: number;
 }
 
-export const isStranded = (r: SessionRecord, now: Instant, t?: FreshnessThresholds): boolean =>
+const isStranded = (r: SessionRecord, now: Instant, t?: FreshnessThresholds): boolean =>
   r.status !== 'closed' && judgeFreshness(r.updated_at, now, t) === 'stale';
 
 function matchesStatus(r: SessionRecord, f: ListFilter, now: Instant, t?: FreshnessThresholds): boolean {

@@ -83,7 +83,7 @@ export function putSession(scope: SessionScope, id: LogicalSessionId, cmd: Omit<
 }
 
 /** The stored record of `id` in the caller's scope (exit 3 when there is none). */
-export async function findSession(scope: SessionScope, id: LogicalSessionId): Promise<SessionRecord> {
+async function findSession(scope: SessionScope, id: LogicalSessionId): Promise<SessionRecord> {
   const key = keyFor(scope, id);
   return requireSession(await scope.dir.readKey(SESSION_STORE, key), key);
 }

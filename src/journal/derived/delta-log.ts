@@ -14,7 +14,7 @@ import { decodeHeader, encodeHeader, HEADER_BYTES, isBinding, openCacheFile, wri
 import { ENTRY_BYTES, ENTRY_WORDS, EntryList } from './entries';
 
 const MAGIC = 0x424c5843; // "CXLB"
-export const LOG_KIND = 'crux-index-log';
+const LOG_KIND = 'crux-index-log';
 
 export interface LogHeader {
   readonly kind: typeof LOG_KIND;

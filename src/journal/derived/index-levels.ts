@@ -113,7 +113,7 @@ function writeParts(root: string, file: string, sorted: Uint32Array): RunRef[] |
 }
 
 /** A whole new base from sorted entries (a replay's): partitions only, a new generation. False when not written. */
-export function writeWholeBase(root: string, spec: StoreSpec<any>, sorted: Uint32Array, binding: JournalBinding, live: number): boolean {
+function writeWholeBase(root: string, spec: StoreSpec<any>, sorted: Uint32Array, binding: JournalBinding, live: number): boolean {
   const parts = writeParts(root, spec.file, sorted);
   if (parts === undefined) return false;
   const manifest: Manifest = { nonce: newNonce(), binding, live, parts, frozen: [], retired: [] };

@@ -23,7 +23,7 @@ import { openJournalFile } from '../journal-file';
 export { CACHE_DIR, takeUnusable } from './cache-file';
 
 /** The derived files of one journal (`spec.file` in the data directory `root`). */
-export class DerivedFiles<S> {
+class DerivedFiles<S> {
   private readonly path: string;
 
   constructor(

@@ -11,7 +11,7 @@ import { bindingAt } from './index-tail';
 import { openJournalFile } from '../journal-file';
 
 /** A snapshot is rewritten once this many bytes of journal follow it (readers replay at most that much). */
-export const SNAPSHOT_TAIL_BYTES = 256 * 1024;
+const SNAPSHOT_TAIL_BYTES = 256 * 1024;
 
 export const isDamaged = (scan: ScanResult) => scan.problems.some((p) => p.offset !== scan.tornTail?.offset);
 

@@ -34,7 +34,7 @@ const LOG_MAX_BYTES = 16 * 1024 * 1024;
 /** Entities of the value a limited read stops at, read past its batch so that the caller orders equals (loadNewest). */
 const TIE_READS = 16;
 /** A reader that finds this much journal past what the index covers writes a new base (temp + rename). */
-export const READER_REBUILD_GAP_BYTES = 256 * 1024;
+const READER_REBUILD_GAP_BYTES = 256 * 1024;
 
 export class StoreIndex<S> {
   private pending = new EntryList(16);
