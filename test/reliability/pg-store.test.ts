@@ -3,7 +3,9 @@
 // restarted servers: pg-faults.test.ts (a cluster of its own).
 import { describe, expect, it } from 'vitest';
 import { execa } from 'execa';
-import { CRUX, crux, freshStore, journalRecords, testEnv, type Run } from '../helpers/cli';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CRUX, crux, freshStore, journalRecords, tempDir, testEnv, type Run } from '../helpers/cli';
 import { freshStoreUrl, pgPassword, pgServerUrl, pgSkipReason, psql } from '../helpers/pg';
 import { startShell } from './harness';
 
@@ -128,6 +130,17 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL failures', () => {
     expect(human.stdout).toMatch(/handoff key .*keys\/handoff\.key \(a row of the store\)/);
     expect(human.stdout).not.toMatch(/readable by others|chmod/);
     expect(human.stdout).not.toContain(pgPassword());
+  });
+
+  it('a large import on PostgreSQL draws the same progress line on a terminal as on a data directory (one Reporter)', async () => {
+    const store = freshStoreUrl();
+    const dir = tempDir();
+    const file = join(dir, 'import.jsonl');
+    writeFileSync(file, Array.from({ length: 60_000 }, (_, i) => `${JSON.stringify({ session_id: `s${i}`, state: { i } })}\n`).join(''));
+    const run = await execa('script', ['-qec', `${CRUX} --store '${store}' session import ${file}`, '/dev/null'], { reject: false, env: testEnv(), extendEnv: false, stdin: 'ignore' });
+    expect(run.exitCode).toBe(0);
+    expect(String(run.stdout)).toMatch(/\r\x1b\[Kcrux: importing .*: \d+% writing the journal/);
+    expect(psql(`select count(*) from ${new URL(store).searchParams.get('schema')}.journal_sessions`).trim()).toBe('60000');
   });
 
   it('refuses a schema a newer crux wrote, and changes nothing', async () => {

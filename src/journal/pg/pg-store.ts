@@ -441,7 +441,13 @@ export class PgStore implements JournalStore, PgWriter {
    * silent past the client's bound (client.ts) has stopped answering, whatever the size of the batch.
    */
   async insertLines<S>(q: Sql, spec: StoreSpec<S>, lines: readonly string[], afterLine: number): Promise<void> {
-    for (let i = 0; i < lines.length; i += INSERT_ROWS) await this.insertSome(q, spec, lines.slice(i, i + INSERT_ROWS), afterLine + i);
+    // A batch of many statements (an import) tells its progress, as a data directory's write does (one Reporter).
+    const progress = lines.length > INSERT_ROWS ? this.opts.reporter.progress?.bind(this.opts.reporter) : undefined;
+    for (let i = 0; i < lines.length; i += INSERT_ROWS) {
+      progress?.('writing', i, lines.length);
+      await this.insertSome(q, spec, lines.slice(i, i + INSERT_ROWS), afterLine + i);
+    }
+    progress?.('writing', lines.length, lines.length);
   }
 
   private async insertSome<S>(q: Sql, spec: StoreSpec<S>, lines: readonly string[], afterLine: number): Promise<void> {
