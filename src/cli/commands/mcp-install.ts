@@ -8,7 +8,7 @@ import { emit, sentence } from '../../output/emit';
 import { renderMcpInstalled, renderMcpUninstalled } from '../../output/mcp-install';
 import { writeStdout } from '../../output/stdout';
 import { usage } from '../../shared/errors';
-import { MCP_CLIENTS, mcpClientNamed, type McpClient, type McpScope, type ServerSpec } from '../install/mcp-clients';
+import { CLIENT_FILES_HELP, MCP_CLIENTS, mcpClientNamed, type McpClient, type McpScope, type ServerSpec } from '../install/mcp-clients';
 import { editTomlServer, mergeJsonServer, removeJsonServer, type ConfigEdit } from '../install/mcp-config';
 import { readConfigFile, replaceConfigFile } from '../install/config-file';
 import { projectRootOf } from '../install/project-root';
@@ -54,17 +54,6 @@ const withTargetOptions = (command: Command, verb: string) =>
     .option('--project', 'the configuration of the project the current directory is in (Claude Code: .mcp.json, Cursor: .cursor/mcp.json, at the root of its repository)')
     .option('--print', `print the configuration file as it would be ${verb} instead of writing it`);
 
-const FILES = [
-  'Files:',
-  '  claude-code     ~/.claude.json (mcpServers; under CLAUDE_CONFIG_DIR when set);',
-  '                  --project: .mcp.json',
-  '  claude-desktop  ~/.config/Claude/claude_desktop_config.json',
-  '                  (macOS: ~/Library/Application Support/Claude/,',
-  '                  Windows: %APPDATA%\\Claude\\)',
-  '  cursor          ~/.cursor/mcp.json; --project: .cursor/mcp.json',
-  '  codex           ~/.codex/config.toml ([mcp_servers.crux]; under CODEX_HOME)',
-];
-
 function run(client: McpClient, scope: McpScope, edit: (text: string, where: string) => ConfigEdit, print: boolean | undefined) {
   const path = client.file(scope, { env: process.env, platform: process.platform, projectRoot: () => projectRootOf(process.cwd()) });
   const file = readConfigFile(path);
@@ -85,7 +74,7 @@ export function makeMcpInstallCommand(): Command {
         '--agent, --data-dir or --store when given before `mcp`. Writes atomically and',
         'through a symlink (the link stays, its target is replaced); a file that does',
         'not parse is left untouched (exit 5).',
-        ...FILES,
+        ...CLIENT_FILES_HELP,
         '',
         'Examples:',
         '  crux --agent planner mcp install claude-code',
@@ -110,7 +99,7 @@ export function makeMcpInstallCommand(): Command {
 export function makeMcpUninstallCommand(): Command {
   return withTargetOptions(new Command('uninstall'), 'without crux')
     .description("take crux's MCP server out of a client's configuration file, and nothing else; none there changes nothing")
-    .addHelpText('after', ['', ...FILES, '', 'Examples:', '  crux mcp uninstall claude-code', '  crux mcp uninstall cursor --project --print'].join('\n'))
+    .addHelpText('after', ['', ...CLIENT_FILES_HELP, '', 'Examples:', '  crux mcp uninstall claude-code', '  crux mcp uninstall cursor --project --print'].join('\n'))
     .action(async (name: string, opts: TargetOptions, command: Command) => {
       const ctx = buildContext(command);
       const client = clientOf(name);

@@ -86,3 +86,15 @@ export const MCP_CLIENTS: readonly McpClient[] = [
 ];
 
 export const mcpClientNamed = (name: string): McpClient | undefined => MCP_CLIENTS.find((c) => c.name === name);
+
+/** Where each client keeps its configuration, as `mcp install --help` and `mcp uninstall --help` say it. */
+export const CLIENT_FILES_HELP = [
+  'Files:',
+  '  claude-code     ~/.claude.json (mcpServers; under CLAUDE_CONFIG_DIR when set);',
+  '                  --project: .mcp.json',
+  '  claude-desktop  ~/.config/Claude/claude_desktop_config.json',
+  '                  (macOS: ~/Library/Application Support/Claude/,',
+  '                  Windows: %APPDATA%\\Claude\\)',
+  '  cursor          ~/.cursor/mcp.json; --project: .cursor/mcp.json',
+  '  codex           ~/.codex/config.toml ([mcp_servers.crux]; under CODEX_HOME)',
+];
