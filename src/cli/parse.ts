@@ -1,6 +1,7 @@
 // Parsing option values at the edge: each refusal is an invalid-input error (exit 5) naming the option.
 import { invalid } from '../shared/errors';
 import { parseDuration } from '../shared/time';
+import type { Orders, SortSpec } from '../domain/list-window';
 
 /** A non-negative integer (token counts, limits). */
 export function parseCount(raw: string, what: string): number {
@@ -21,4 +22,28 @@ export function parsePositiveDuration(raw: string, what: string, hint = 'write i
 export function envCount(env: NodeJS.ProcessEnv, name: string, fallback: number | undefined): number | undefined {
   const raw = env[name];
   return raw === undefined || raw === '' ? fallback : parseCount(raw, name);
+}
+
+/** `--limit <n>`: a whole number, 0 for every row (undefined). */
+export function parseLimit(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = parseCount(raw, '--limit');
+  return n === 0 ? undefined : n;
+}
+
+/** `--sort <key>` or `-key` (descending), one of the list's orders. */
+export function parseSort<K extends string>(raw: string | undefined, orders: Orders<any, K>): SortSpec<K> | undefined {
+  if (raw === undefined) return undefined;
+  const descending = raw.startsWith('-');
+  const key = (descending ? raw.slice(1) : raw) as K;
+  if (!Object.hasOwn(orders, key)) throw invalid(`--sort must be one of ${Object.keys(orders).join(', ')} (or -key): ${JSON.stringify(raw)}`);
+  return { key, descending };
+}
+
+/** A repeatable or comma-separated choice (--status active,archived), each checked against `allowed`. */
+export function parseChoices<T extends string>(raw: readonly string[] | undefined, allowed: readonly T[], flag: string): T[] | undefined {
+  if (raw === undefined || raw.length === 0) return undefined;
+  const values = raw.flatMap((r) => r.split(',')).map((v) => v.trim());
+  for (const v of values) if (!(allowed as readonly string[]).includes(v)) throw invalid(`${flag} must be one of ${allowed.join(', ')}: ${JSON.stringify(v)}`);
+  return values as T[];
 }

@@ -21,12 +21,10 @@ export type Orders<T, K extends string> = Readonly<Record<K, Compare<T>>>;
 const text = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1);
 const num = (a: number, b: number) => a - b;
 
-/** The rows a window shows: filtered, sorted (stably: ties keep the list's own order), then cut to the limit. */
-export function applyWindow<T, K extends string>(rows: readonly T[], orders: Orders<T, K>, window: ListWindow<T, K>): T[] {
-  return windowOf(rows, orders, window).rows;
-}
-
-/** As applyWindow, and how many rows matched before the limit (a list cut short says how many more there are). */
+/**
+ * The rows a window shows — filtered, sorted (stably: ties keep the list's own order), then cut to the limit —
+ * and how many rows matched before the limit (a list cut short says how many more there are).
+ */
 export function windowOf<T, K extends string>(rows: readonly T[], orders: Orders<T, K>, window: ListWindow<T, K>): { rows: T[]; total: number } {
   let out = window.where === undefined ? [...rows] : rows.filter(window.where);
   if (window.sort !== undefined) {

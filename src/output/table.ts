@@ -68,7 +68,7 @@ function prepare(value: CellValue): Prepared {
 const field = (value: CellValue): string => printable(typeof value === 'string' ? value : value.text);
 
 /** A column's header piped: `last write` → `last_write`, `from → to` → `from_to`. */
-export const headerName = (c: Column): string =>
+const headerName = (c: Column): string =>
   c.name ??
   c.title
     .toLowerCase()

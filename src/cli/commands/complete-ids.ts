@@ -12,7 +12,7 @@ import { listHandoffs } from '../../domain/handoff/listing';
 import { caseScope, handoffScope } from '../operations/scope';
 
 /** A screenful: what a shell can usefully offer; typing more of the id narrows it. */
-export const MAX_IDS = 200;
+const MAX_IDS = 200;
 
 const IDS: Record<IdKind, (ctx: Context, prefix: string) => Promise<string[]>> = {
   session: (ctx, prefix) => sessionIdsStartingWith(sessionScope(ctx), prefix, MAX_IDS),

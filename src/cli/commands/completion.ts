@@ -30,7 +30,7 @@ function optionNode(option: Option): OptionNode {
 }
 
 /** The command tree as --help shows it: visible commands (with the implicit `help`), visible options. */
-export function describeTree(command: Command, path: string[] = [], inherited: OptionNode[] = []): CommandNode {
+function describeTree(command: Command, path: string[] = [], inherited: OptionNode[] = []): CommandNode {
   const help = command.createHelp();
   const options = [...inherited, ...help.visibleOptions(command).map(optionNode)];
   const children = help.visibleCommands(command).map((child) => {

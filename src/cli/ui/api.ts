@@ -1,7 +1,7 @@
 // The dashboard's JSON twin (SPEC §12): each path answers with the CLI's `--json` document for the same question,
 // from the same operation, with the same option parsing; query parameters are the options in snake_case.
 import { contextOf, type Context } from '../context';
-import { parseChoices, parseLimit, parseSort } from '../commands/list-options';
+import { parseChoices, parseLimit, parseSort } from '../parse';
 import { getSession, historyOf, listSessions } from '../operations/session';
 import { listCases, retrieve } from '../operations/case';
 import { HANDOFF_STATUSES, listHandoffs } from '../operations/handoff';

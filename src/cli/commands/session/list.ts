@@ -1,7 +1,8 @@
 // `crux session list`: the sessions of the caller (or of every agent), newest first, filtered, sorted, limited.
 import { Command } from 'commander';
 import { buildContext } from '../../context';
-import { addListOptions, listLimit, parseChoices, parseSort, statusOption } from '../list-options';
+import { addListOptions, listLimit, statusOption } from '../list-options';
+import { parseChoices, parseSort } from '../../parse';
 import { emit } from '../../../output/emit';
 import { listingIds, renderListing } from '../../../output/session';
 import { countedSessions } from '../../operations/session';
