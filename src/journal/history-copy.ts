@@ -34,7 +34,7 @@ export function writeHistoryPieces(root: string, pieces: readonly HistoryPiece[]
 
 const NEWLINE = Buffer.from('\n');
 
-export function splitLines(bytes: Buffer): Uint8Array[] {
+function splitLines(bytes: Buffer): Uint8Array[] {
   const out: Uint8Array[] = [];
   for (let start = 0; start < bytes.length; ) {
     const nl = bytes.indexOf(10, start);

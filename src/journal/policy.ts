@@ -11,12 +11,6 @@ export { EMPTY_HEAD, GENESIS } from './record';
 export const COMPACT_MIN_BYTES = 256 * 1024;
 export const COMPACT_MAX_LIVE_FRACTION = 0.5;
 
-/** The thresholds of automatic compaction, as doctor reports them (the same for every kind of store). */
-export interface CompactionPolicy {
-  readonly min_bytes: number;
-  readonly max_live_fraction: number;
-}
-export const COMPACTION_POLICY: CompactionPolicy = { min_bytes: COMPACT_MIN_BYTES, max_live_fraction: COMPACT_MAX_LIVE_FRACTION };
 
 /** Whether a journal of `bytes`, of which about `liveBytes` are live, is compacted after a write (and overdue if not). */
 export function compactionDue(bytes: number, liveBytes: number | null | undefined): boolean {

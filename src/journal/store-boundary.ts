@@ -1,4 +1,5 @@
 // The store boundary: what a kind of store implements so that every command runs on it unchanged.
+// (Over 300 lines: the whole contract of a kind of store — every interface and its rules — in one place.)
 //
 // A data directory (journal/data-dir.ts) is one kind; a PostgreSQL database (issue 15) is another. The domain
 // sees only these interfaces: it never learns whether its records are lines in a file or rows in a table.

@@ -22,7 +22,7 @@ export interface TransactionHost {
 }
 
 /** Applies freshly encoded records to a state, as replay would; returns their positions. */
-export function applyEncoded<S>(
+function applyEncoded<S>(
   spec: StoreSpec<S>,
   state: S,
   text: string,

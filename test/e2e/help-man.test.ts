@@ -51,6 +51,11 @@ describe('help', () => {
     }
   });
 
+  it('fits 80 columns: no line of any help (epilogues and examples included) is wider', () => {
+    const wide = tree.flatMap((e) => e.text.split('\n').filter((line) => [...line].length > 80).map((line) => `crux ${e.path.join(' ')}: ${line}`));
+    expect(wide).toEqual([]);
+  });
+
   it('shows examples and points at the man pages at the top level', () => {
     const root = tree.find((e) => e.path.length === 0)!;
     expect(root.text).toMatch(/\nExamples:\n {2}crux /);

@@ -18,7 +18,7 @@ export const STALL_GRACE_MS = 4000;
  * end what a vanished or frozen crux left running on the server, and must stay above anything crux does
  * between two statements of one transaction (encoding a 1M-record import).
  */
-export const SERVER_GRACE_MS = 60_000;
+const SERVER_GRACE_MS = 60_000;
 
 /** A connection opened at most once: after it is lost, every query fails instead of reconnecting. */
 export interface Client {

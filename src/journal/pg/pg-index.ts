@@ -69,7 +69,7 @@ export function keysOf(spec: StoreSpec<unknown>, records: readonly JournalRecord
 }
 
 /** The index rows `state` gives the entities `keys`: what the table holds for them when it is right. */
-export function expectedRows<S>(spec: StoreSpec<S>, state: S, keys: Iterable<string>): { key: string; name: string; text: string | null; num: number | null }[] {
+function expectedRows<S>(spec: StoreSpec<S>, state: S, keys: Iterable<string>): { key: string; name: string; text: string | null; num: number | null }[] {
   const secondary = spec.secondary;
   const out: { key: string; name: string; text: string | null; num: number | null }[] = [];
   if (secondary === undefined) return out;

@@ -7,7 +7,7 @@ import { journalTable } from './schema';
 import { parseStoreUrl, type StoreUrl } from './url';
 
 /** The channel pg-store.ts notifies on commit. */
-export const CHANGE_CHANNEL = 'crux_changed';
+const CHANGE_CHANNEL = 'crux_changed';
 const PAGE = 2000;
 const UNDEFINED_TABLE = '42P01';
 

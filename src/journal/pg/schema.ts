@@ -77,7 +77,7 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
 ];
 
 /** The DDL of one journal's table (created with the first record a journal gets). */
-export const journalDdl = (s: string, table: string): string => `
+const journalDdl = (s: string, table: string): string => `
   create table ${s}.${table} (
     line bigint primary key,
     seq bigint not null unique,
@@ -166,7 +166,7 @@ export async function ensureJournalTable(tx: Sql, schema: string, catalog: Catal
 }
 
 /** A schema name is a checked lower-case identifier (url.ts); quoting keeps it so anyway. */
-export const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 export const quoteLiteral = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 
 /** A PostgreSQL array literal for text or numbers (passed as one text parameter and cast, e.g. `::text[]`). */

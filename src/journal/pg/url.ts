@@ -1,7 +1,7 @@
 // A PostgreSQL store's URL: what crux connects to, which schema holds its tables, and how messages name it.
 import { invalid } from '../../shared/errors';
 
-export const DEFAULT_SCHEMA = 'crux';
+const DEFAULT_SCHEMA = 'crux';
 /** Schema names crux accepts: plain lower-case identifiers, so no SQL ever needs to quote one from input. */
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 

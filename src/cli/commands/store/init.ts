@@ -11,12 +11,14 @@ export function makeInitCommand(): Command {
     .option('--print', 'show what it would do (on PostgreSQL, the SQL script) and change nothing')
     .addHelpText('after', [
       '',
-      'Idempotent: on a store that is ready it does nothing. The first write still creates what is missing.',
+      'Idempotent: on a store that is ready it does nothing. The first write still',
+      'creates what is missing.',
       '',
       'Examples:',
       "  crux --store 'postgres://dba@db.internal/agents?schema=crux' store init",
-      "  crux --store 'postgres://dba@db.internal/agents' store init --print | psql …   # review it, or run it yourself",
-      '  crux --data-dir /srv/crux store init          # the directory (0700) and its lock',
+      '  # the SQL, to review or to run yourself:',
+      "  crux --store 'postgres://dba@db.internal/agents' store init --print | psql …",
+      '  crux --data-dir /srv/crux store init    # the directory (0700) and its lock',
     ].join('\n'))
     .action(async (opts: { print?: boolean }, command: Command) => {
       const ctx = buildContext(command);
