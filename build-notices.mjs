@@ -19,11 +19,16 @@ const LICENCE_FILE = /^(licen[cs]e|copying|notice)(\.(md|txt|markdown))?$/i;
 export function noticesText(packageDirs) {
   const entries = [...packageDirs].map((dir) => {
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-    const files = readdirSync(dir).filter((f) => LICENCE_FILE.test(f)).sort();
+    const files = readdirSync(dir)
+      .filter((f) => LICENCE_FILE.test(f))
+      .sort();
     if (files.length === 0 && !pkg.license) throw new Error(`${pkg.name}@${pkg.version} declares no licence and carries no licence file`);
-    const texts = files.length > 0
-      ? files.map((f) => readFileSync(join(dir, f), 'utf8').trim())
-      : [`Licensed under ${pkg.license} as its package.json declares${pkg.author ? ` (author: ${typeof pkg.author === 'string' ? pkg.author : pkg.author.name})` : ''}; the package ships no licence file.`];
+    const texts =
+      files.length > 0
+        ? files.map((f) => readFileSync(join(dir, f), 'utf8').trim())
+        : [
+            `Licensed under ${pkg.license} as its package.json declares${pkg.author ? ` (author: ${typeof pkg.author === 'string' ? pkg.author : pkg.author.name})` : ''}; the package ships no licence file.`,
+          ];
     return { name: pkg.name, head: `${pkg.name} ${pkg.version} (${pkg.license ?? 'see below'})`, texts };
   });
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -112,7 +112,11 @@ try {
     call(6, 'session_get', { session_id: 'missing' }),
   ];
   const mcpEnv = { ...env, CRUX_WARM_UP: '', CRUX_WRITE_CODE_CACHE: 'mcp.cjs' };
-  execFileSync(process.execPath, ['bin/crux', ...d, 'mcp', '--agent', 'build'], { env: mcpEnv, input: `${session.join('\n')}\n`, stdio: ['pipe', 'ignore', 'ignore'] });
+  execFileSync(process.execPath, ['bin/crux', ...d, 'mcp', '--agent', 'build'], {
+    env: mcpEnv,
+    input: `${session.join('\n')}\n`,
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }

@@ -19,7 +19,13 @@ export function transcriptText(bytes, prompt = PROMPT, sessionId = 'cc-bench') {
   let size = 0;
   let i = 0;
   const push = (line) => {
-    const text = JSON.stringify({ parentUuid: i === 0 ? null : `u-${i - 1}`, ...common, ...line, uuid: `u-${i}`, timestamp: new Date(Date.UTC(2026, 11, 1, 9) + i * 1000).toISOString() });
+    const text = JSON.stringify({
+      parentUuid: i === 0 ? null : `u-${i - 1}`,
+      ...common,
+      ...line,
+      uuid: `u-${i}`,
+      timestamp: new Date(Date.UTC(2026, 11, 1, 9) + i * 1000).toISOString(),
+    });
     i += 1;
     lines.push(text);
     size += text.length + 1;
@@ -28,17 +34,48 @@ export function transcriptText(bytes, prompt = PROMPT, sessionId = 'cc-bench') {
     push({ type: 'user', message: { role: 'user', content: turn === 0 ? prompt : `${prompt}, step ${turn}` } });
     for (let k = 0; k < 6 && size < bytes; k++) {
       const id = `toolu_${turn}_${k}`;
-      const tool = k % 3 === 0 ? { name: 'Bash', input: { command: `npm test -- checkout --step ${turn}`, description: 'Run tests' } } : k % 3 === 1 ? { name: 'Read', input: { file_path: `/src/shop/src/pay-${k}.ts` } } : { name: 'Edit', input: { file_path: `/src/shop/src/pay-${k}.ts`, old_string: 'a', new_string: 'b' } };
-      push({ type: 'assistant', message: { id: `msg_${turn}_${k}`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [{ type: 'tool_use', id, ...tool }], stop_reason: 'tool_use', usage: { input_tokens: 4, output_tokens: 80 } } });
+      const tool =
+        k % 3 === 0
+          ? { name: 'Bash', input: { command: `npm test -- checkout --step ${turn}`, description: 'Run tests' } }
+          : k % 3 === 1
+            ? { name: 'Read', input: { file_path: `/src/shop/src/pay-${k}.ts` } }
+            : { name: 'Edit', input: { file_path: `/src/shop/src/pay-${k}.ts`, old_string: 'a', new_string: 'b' } };
+      push({
+        type: 'assistant',
+        message: {
+          id: `msg_${turn}_${k}`,
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5-20250929',
+          content: [{ type: 'tool_use', id, ...tool }],
+          stop_reason: 'tool_use',
+          usage: { input_tokens: 4, output_tokens: 80 },
+        },
+      });
       const output = `${'  ✓ checkout retries once\n'.repeat(60)}`;
-      push({ type: 'user', message: { role: 'user', content: [{ tool_use_id: id, type: 'tool_result', content: output, ...(k === 3 ? { is_error: true } : {}) }] }, toolUseResult: { stdout: output, stderr: '', interrupted: false, isImage: false } });
+      push({
+        type: 'user',
+        message: { role: 'user', content: [{ tool_use_id: id, type: 'tool_result', content: output, ...(k === 3 ? { is_error: true } : {}) }] },
+        toolUseResult: { stdout: output, stderr: '', interrupted: false, isImage: false },
+      });
     }
-    push({ type: 'assistant', message: { id: `msg_${turn}_end`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', content: [{ type: 'text', text: 'Done: the retry is idempotent and the test passes.' }], stop_reason: 'end_turn' } });
+    push({
+      type: 'assistant',
+      message: {
+        id: `msg_${turn}_end`,
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-4-5-20250929',
+        content: [{ type: 'text', text: 'Done: the retry is idempotent and the test passes.' }],
+        stop_reason: 'end_turn',
+      },
+    });
   }
   return `${lines.join('\n')}\n`;
 }
 
-const payload = (event, fields) => JSON.stringify({ session_id: 'cc-1', transcript_path: '/t.jsonl', cwd: '/src/shop', permission_mode: 'default', hook_event_name: event, ...fields });
+const payload = (event, fields) =>
+  JSON.stringify({ session_id: 'cc-1', transcript_path: '/t.jsonl', cwd: '/src/shop', permission_mode: 'default', hook_event_name: event, ...fields });
 
 /**
  * The hook rows over `dir` (a data directory with a case bank): `crux(dir, ...args)` makes an argv, `name(label)`
@@ -51,15 +88,46 @@ export function hookRows({ dir, work, crux, name, prompt = PROMPT, extra = {} })
   let next = 0;
   const fresh = () => `cc-${Date.now().toString(36)}-${next++}`;
   const hook = (...args) => crux(dir, 'hook', 'claude-code', ...args);
-  const started = spawnSync('node', [...hook().slice(1)], { input: payload('SessionStart', { source: 'startup', transcript_path: transcript }), env: benchEnv({ CRUX_NOW: '2026-12-01T12:00:00Z' }) });
+  const started = spawnSync('node', [...hook().slice(1)], {
+    input: payload('SessionStart', { source: 'startup', transcript_path: transcript }),
+    env: benchEnv({ CRUX_NOW: '2026-12-01T12:00:00Z' }),
+  });
   if (started.status !== 0) throw new Error(`SessionStart exited ${started.status}: ${started.stderr}`);
   return [
-    { name: name('hook SessionStart (new session)'), argv: hook(), cmd: 'hook SessionStart (new session)', ...extra, before(row) { row.input = payload('SessionStart', { session_id: fresh(), source: 'startup', transcript_path: transcript }); } },
-    { name: name('hook SessionStart (resume, 1 MB transcript)'), argv: hook(), input: payload('SessionStart', { source: 'resume', transcript_path: transcript }), cmd: 'hook SessionStart (resume, 1 MB transcript)', ...extra },
+    {
+      name: name('hook SessionStart (new session)'),
+      argv: hook(),
+      cmd: 'hook SessionStart (new session)',
+      ...extra,
+      before(row) {
+        row.input = payload('SessionStart', { session_id: fresh(), source: 'startup', transcript_path: transcript });
+      },
+    },
+    {
+      name: name('hook SessionStart (resume, 1 MB transcript)'),
+      argv: hook(),
+      input: payload('SessionStart', { source: 'resume', transcript_path: transcript }),
+      cmd: 'hook SessionStart (resume, 1 MB transcript)',
+      ...extra,
+    },
     { name: name('hook UserPromptSubmit'), argv: hook(), input: payload('UserPromptSubmit', { prompt }), cmd: 'hook UserPromptSubmit', ...extra },
     { name: name('hook Stop (touch)'), argv: hook(), input: payload('Stop', { stop_hook_active: false }), cmd: 'hook Stop (touch)', ...extra },
-    { name: name('hook Stop --record-cases (1 MB, nothing new)'), argv: hook('--record-cases'), input: payload('Stop', { stop_hook_active: false, transcript_path: transcript }), cmd: 'hook Stop --record-cases (1 MB, nothing new)', ...extra },
-    { name: name('hook SessionEnd --record-cases (1 MB transcript)'), argv: hook('--record-cases'), cmd: 'hook SessionEnd --record-cases (1 MB transcript)', ...extra, before(row) { row.input = payload('SessionEnd', { session_id: fresh(), reason: 'prompt_input_exit', transcript_path: transcript }); } },
+    {
+      name: name('hook Stop --record-cases (1 MB, nothing new)'),
+      argv: hook('--record-cases'),
+      input: payload('Stop', { stop_hook_active: false, transcript_path: transcript }),
+      cmd: 'hook Stop --record-cases (1 MB, nothing new)',
+      ...extra,
+    },
+    {
+      name: name('hook SessionEnd --record-cases (1 MB transcript)'),
+      argv: hook('--record-cases'),
+      cmd: 'hook SessionEnd --record-cases (1 MB transcript)',
+      ...extra,
+      before(row) {
+        row.input = payload('SessionEnd', { session_id: fresh(), reason: 'prompt_input_exit', transcript_path: transcript });
+      },
+    },
   ];
 }
 

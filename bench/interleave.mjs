@@ -26,7 +26,12 @@ function shuffle(xs) {
 function timeOnce(row) {
   if (row.before) row.before(row);
   const started = process.hrtime.bigint();
-  const r = spawnSync(row.argv[0], row.argv.slice(1), { env: row.env ?? benchEnv(), input: row.input, stdio: [row.input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'], maxBuffer: 1 << 30 });
+  const r = spawnSync(row.argv[0], row.argv.slice(1), {
+    env: row.env ?? benchEnv(),
+    input: row.input,
+    stdio: [row.input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'],
+    maxBuffer: 1 << 30,
+  });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (r.status !== 0 && !row.allowFail) throw new Error(`${row.name} exited ${r.status}: ${r.stderr}`);
   return ms;

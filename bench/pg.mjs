@@ -51,7 +51,7 @@ function sessionLines(n) {
 const WORDS = Array.from({ length: 3000 }, (_, i) => `w${i.toString(36)}${'xyzq'[i % 4]}`);
 function caseLines(n) {
   let seed = 42;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   const pick = () => WORDS[Math.floor(rand() ** 2 * WORDS.length)];
   let out = '';
   for (let i = 0; i < n; i++) {
@@ -94,7 +94,10 @@ for (const [kind, p] of Object.entries(places)) {
 }
 
 log(`bench: ${ROUNDS} interleaved rounds of ${rows.length} commands …`);
-const results = interleave(rows.map((r) => ({ ...r, env: r.env ?? env })), { rounds: ROUNDS, warmup: 2 });
+const results = interleave(
+  rows.map((r) => ({ ...r, env: r.env ?? env })),
+  { rounds: ROUNDS, warmup: 2 },
+);
 const base = results[0].median;
 const pad = (s, n) => String(s).padEnd(n);
 console.log(`\ncrux bench, PostgreSQL — ${new Date().toISOString()}, node ${process.version}, server ${new URL(server).host}, ${ROUNDS} rounds\n`);
@@ -104,5 +107,6 @@ for (const r of results) {
 }
 console.log(`\ncase import of 100,000 cases: data directory ${loadS.dir.toFixed(1)} s, PostgreSQL ${loadS.pg.toFixed(1)} s`);
 
-if (process.env.CRUX_BENCH_PG_URL) for (const p of Object.values(places.pg)) spawnSync('psql', [server, '-qc', `drop schema if exists ${new URL(p).searchParams.get('schema')} cascade`]);
+if (process.env.CRUX_BENCH_PG_URL)
+  for (const p of Object.values(places.pg)) spawnSync('psql', [server, '-qc', `drop schema if exists ${new URL(p).searchParams.get('schema')} cascade`]);
 fs.rmSync(work, { recursive: true, force: true });

@@ -127,21 +127,63 @@ for (const n of ALL_SIZES) {
   rows.push({ name: at(n, 'session get'), argv: crux(s, 'session', 'get', mid), n, cmd: 'session get' });
   rows.push({ name: at(n, 'session put (replace)'), argv: crux(s, 'session', 'put', mid, '{"step":1}'), n, cmd: 'session put' });
   const fresh = counter(`new-${RUN_ID}-`);
-  rows.push({ name: at(n, 'session put (new id)'), n, cmd: 'session put (new id)', before(row) { row.argv = crux(s, 'session', 'put', fresh(), '{}'); } });
+  rows.push({
+    name: at(n, 'session put (new id)'),
+    n,
+    cmd: 'session put (new id)',
+    before(row) {
+      row.argv = crux(s, 'session', 'put', fresh(), '{}');
+    },
+  });
   const toClose = counter(`close-${RUN_ID}-`);
-  rows.push({ name: at(n, 'session close'), n, cmd: 'session close', before(row) { row.argv = crux(s, 'session', 'close', toClose(), '--outcome', 'completed'); } });
+  rows.push({
+    name: at(n, 'session close'),
+    n,
+    cmd: 'session close',
+    before(row) {
+      row.argv = crux(s, 'session', 'close', toClose(), '--outcome', 'completed');
+    },
+  });
   rows.push({ name: at(n, '--agent a session list'), argv: crux(s, '--agent', 'a', 'session', 'list', '--json'), n, cmd: 'filtered list (--agent a)' });
   rows.push({ name: at(n, 'session list --stranded'), argv: crux(s, 'session', 'list', '--stranded', '--json'), n, cmd: 'filtered list (--stranded)' });
   // Limited lists read only the rows they show and count the rest from the index (a terminal's list stops at 50).
   rows.push({ name: at(n, 'session list --limit 50'), argv: crux(s, 'session', 'list', '--limit', '50', '--json'), n, cmd: 'limited list (--limit 50)' });
-  rows.push({ name: at(n, 'session list --stranded --limit 5'), argv: crux(s, 'session', 'list', '--stranded', '--limit', '5', '--json'), n, cmd: 'limited list (--stranded --limit 5)' });
+  rows.push({
+    name: at(n, 'session list --stranded --limit 5'),
+    argv: crux(s, 'session', 'list', '--stranded', '--limit', '5', '--json'),
+    n,
+    cmd: 'limited list (--stranded --limit 5)',
+  });
   rows.push({ name: at(n, 'session reap (nothing due)'), argv: crux(s, 'session', 'reap', '--json'), n, cmd: 'reap, nothing due' });
   const source = counter(`src-${RUN_ID}-`);
-  rows.push({ name: at(n, 'handoff mint'), n, cmd: 'handoff mint', before(row) { row.argv = crux(s, '--agent', 'a', 'handoff', 'mint', source(), '--to', 'b', '--out', join(work, `pkg-${RUN_ID}-${n}-${row.count = (row.count ?? 0) + 1}.json`)); } });
+  rows.push({
+    name: at(n, 'handoff mint'),
+    n,
+    cmd: 'handoff mint',
+    before(row) {
+      row.argv = crux(
+        s,
+        '--agent',
+        'a',
+        'handoff',
+        'mint',
+        source(),
+        '--to',
+        'b',
+        '--out',
+        join(work, `pkg-${RUN_ID}-${n}-${(row.count = (row.count ?? 0) + 1)}.json`),
+      );
+    },
+  });
   rows.push({ name: at(n, 'case show'), argv: crux(c, 'case', 'show', caseId, '--json'), n, cmd: 'case show' });
   rows.push({ name: at(n, 'case retrieve, 5 common words'), argv: crux(c, 'case', 'retrieve', BOILERPLATE, '--json'), n, cmd: 'retrieve (common words)' });
   rows.push({ name: at(n, 'case retrieve, 5 rare words'), argv: crux(c, 'case', 'retrieve', RARE.join(' '), '--json'), n, cmd: 'retrieve (rare words)' });
-  rows.push({ name: at(n, 'case record'), argv: crux(c, 'case', 'record', '--task', `${WORDS[5]} ${WORDS[9]} bench`, '--action', 'a', '--outcome', 'o'), n, cmd: 'case record' });
+  rows.push({
+    name: at(n, 'case record'),
+    argv: crux(c, 'case', 'record', '--task', `${WORDS[5]} ${WORDS[9]} bench`, '--action', 'a', '--outcome', 'o'),
+    n,
+    cmd: 'case record',
+  });
 }
 // A Claude Code hook (SPEC §10.2): a touch of its session (over the sessions), and the rows of bench/hooks.mjs
 // over the case bank: SessionStart, UserPromptSubmit, Stop and SessionEnd with --record-cases over 1 MB.
@@ -150,7 +192,9 @@ for (const n of ALL_SIZES.filter((x) => SIZES.includes(x))) {
   const { s, c } = builds[n];
   run(s, ['hook', 'claude-code'], hookPayload('SessionStart', { source: 'startup' }));
   rows.push({ name: at(n, 'hook claude-code Stop (touch)'), argv: crux(s, 'hook', 'claude-code'), input: hookPayload('Stop'), n, cmd: 'hook Stop (touch)' });
-  rows.push(...hookRows({ dir: c, work, crux, name: (label) => at(n, label), prompt: RARE.join(' '), extra: { n } }).filter((row) => row.cmd !== 'hook Stop (touch)'));
+  rows.push(
+    ...hookRows({ dir: c, work, crux, name: (label) => at(n, label), prompt: RARE.join(' '), extra: { n } }).filter((row) => row.cmd !== 'hook Stop (touch)'),
+  );
 }
 // accept needs packages minted first: the mint rows above make them as they run, so accept runs in a second pass.
 
@@ -170,13 +214,40 @@ if (has('sqlite3')) {
     if (!built) {
       execFileSync('sqlite3', [db], { input: sql });
       const tasks = join(work, `tasks-${n}.csv`);
-      fs.writeFileSync(tasks, caseLines(n).split('\n').filter(Boolean).map((l) => `"${JSON.parse(l).task}"`).join('\n') + '\n');
+      fs.writeFileSync(
+        tasks,
+        caseLines(n)
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => `"${JSON.parse(l).task}"`)
+          .join('\n') + '\n',
+      );
       execFileSync('sqlite3', [db], { input: `.mode csv\n.import ${tasks} f\n` });
     }
-    rows.push({ name: at(n, 'sqlite3 SELECT by id'), argv: ['sqlite3', db, `SELECT body FROM s WHERE id = 's${Math.floor(n / 2)}'`], n, cmd: 'sqlite3 SELECT by id' });
-    rows.push({ name: at(n, 'sqlite3 INSERT OR REPLACE (WAL, synchronous=FULL)'), argv: ['sqlite3', db, `PRAGMA synchronous=FULL; INSERT OR REPLACE INTO s VALUES('s${Math.floor(n / 2)}', '{"step":1}')`], n, cmd: 'sqlite3 INSERT OR REPLACE' });
-    rows.push({ name: at(n, 'FTS5 bm25 top 5, common words'), argv: ['sqlite3', db, `SELECT rowid FROM f WHERE f MATCH '${BOILERPLATE.split(' ').join(' OR ')}' ORDER BY bm25(f) LIMIT 5`], n, cmd: 'FTS5 (common words)' });
-    rows.push({ name: at(n, 'FTS5 bm25 top 5, rare words'), argv: ['sqlite3', db, `SELECT rowid FROM f WHERE f MATCH '${RARE.join(' OR ')}' ORDER BY bm25(f) LIMIT 5`], n, cmd: 'FTS5 (rare words)' });
+    rows.push({
+      name: at(n, 'sqlite3 SELECT by id'),
+      argv: ['sqlite3', db, `SELECT body FROM s WHERE id = 's${Math.floor(n / 2)}'`],
+      n,
+      cmd: 'sqlite3 SELECT by id',
+    });
+    rows.push({
+      name: at(n, 'sqlite3 INSERT OR REPLACE (WAL, synchronous=FULL)'),
+      argv: ['sqlite3', db, `PRAGMA synchronous=FULL; INSERT OR REPLACE INTO s VALUES('s${Math.floor(n / 2)}', '{"step":1}')`],
+      n,
+      cmd: 'sqlite3 INSERT OR REPLACE',
+    });
+    rows.push({
+      name: at(n, 'FTS5 bm25 top 5, common words'),
+      argv: ['sqlite3', db, `SELECT rowid FROM f WHERE f MATCH '${BOILERPLATE.split(' ').join(' OR ')}' ORDER BY bm25(f) LIMIT 5`],
+      n,
+      cmd: 'FTS5 (common words)',
+    });
+    rows.push({
+      name: at(n, 'FTS5 bm25 top 5, rare words'),
+      argv: ['sqlite3', db, `SELECT rowid FROM f WHERE f MATCH '${RARE.join(' OR ')}' ORDER BY bm25(f) LIMIT 5`],
+      n,
+      cmd: 'FTS5 (rare words)',
+    });
     sqliteRows += 4;
   }
 } else log('bench: sqlite3 is not installed: its rows are skipped');
@@ -193,7 +264,14 @@ const acceptRows = [{ name: 'node -e 0', argv: ['node', '-e', '0'] }];
 for (const n of ALL_SIZES) {
   const { s } = builds[n];
   let k = 0;
-  acceptRows.push({ name: at(n, 'handoff accept'), n, cmd: 'handoff accept', before(row) { row.argv = crux(s, '--agent', 'b', 'handoff', 'accept', join(work, `pkg-${RUN_ID}-${n}-${++k}.json`), '--json'); } });
+  acceptRows.push({
+    name: at(n, 'handoff accept'),
+    n,
+    cmd: 'handoff accept',
+    before(row) {
+      row.argv = crux(s, '--agent', 'b', 'handoff', 'accept', join(work, `pkg-${RUN_ID}-${n}-${++k}.json`), '--json');
+    },
+  });
 }
 const acceptTimed = acceptRows.map((r) => ({ ...r, env }));
 const accepted = interleave(acceptTimed, { rounds: ROUNDS, warmup: 2 });
@@ -205,14 +283,18 @@ const { c: c200 } = builds[200_000];
 const after300 = join(work, 'c-200k-after-300');
 const pendingBuilt = fs.existsSync(after300);
 if (!pendingBuilt) fs.cpSync(c200, after300, { recursive: true });
-for (let i = 0; i < (pendingBuilt ? 0 : 300); i++) run(after300, ['case', 'record', '--task', `${WORDS[i % 3000]} ${WORDS[(i * 7) % 3000]} pending`, '--action', 'a', '--outcome', 'o']);
-const pending = interleave([
-  { name: 'node -e 0', argv: ['node', '-e', '0'] },
-  { name: 'retrieve (rare) before', argv: crux(c200, 'case', 'retrieve', RARE.join(' '), '--json') },
-  { name: 'retrieve (rare) after 300 records', argv: crux(after300, 'case', 'retrieve', RARE.join(' '), '--json') },
-  { name: 'retrieve (common) before', argv: crux(c200, 'case', 'retrieve', BOILERPLATE, '--json') },
-  { name: 'retrieve (common) after 300 records', argv: crux(after300, 'case', 'retrieve', BOILERPLATE, '--json') },
-].map((r) => ({ ...r, env })), { rounds: ROUNDS, warmup: 2 });
+for (let i = 0; i < (pendingBuilt ? 0 : 300); i++)
+  run(after300, ['case', 'record', '--task', `${WORDS[i % 3000]} ${WORDS[(i * 7) % 3000]} pending`, '--action', 'a', '--outcome', 'o']);
+const pending = interleave(
+  [
+    { name: 'node -e 0', argv: ['node', '-e', '0'] },
+    { name: 'retrieve (rare) before', argv: crux(c200, 'case', 'retrieve', RARE.join(' '), '--json') },
+    { name: 'retrieve (rare) after 300 records', argv: crux(after300, 'case', 'retrieve', RARE.join(' '), '--json') },
+    { name: 'retrieve (common) before', argv: crux(c200, 'case', 'retrieve', BOILERPLATE, '--json') },
+    { name: 'retrieve (common) after 300 records', argv: crux(after300, 'case', 'retrieve', BOILERPLATE, '--json') },
+  ].map((r) => ({ ...r, env })),
+  { rounds: ROUNDS, warmup: 2 },
+);
 
 // A lost cache/ (or a `cp -a` that left it behind): the first read rebuilds the index (time and memory), the
 // next reads through it; `journal check` (which reads and verifies every record) is the yardstick. Medians of 3.
@@ -220,14 +302,17 @@ const med3 = (xs) => [...xs].sort((x, y) => x - y)[1];
 const afterLoss = [];
 for (const n of ALL_SIZES) {
   const { s } = builds[n];
-  const firsts = [], seconds = [], checks = [];
+  const firsts = [],
+    seconds = [],
+    checks = [];
   for (let k = 0; k < 3; k++) {
     fs.rmSync(join(s, 'cache'), { recursive: true, force: true });
     firsts.push(runMeasured(crux(s, 'session', 'get', 'target'), { env }));
     seconds.push(runMeasured(crux(s, 'session', 'get', 'target'), { env }));
     checks.push(runMeasured(crux(s, 'journal', 'check', '--json'), { env }));
   }
-  const first = med3(firsts.map((r) => r.ms)), check = med3(checks.map((r) => r.ms));
+  const first = med3(firsts.map((r) => r.ms)),
+    check = med3(checks.map((r) => r.ms));
   const peak = Math.max(...firsts.map((r) => r.peakMiB ?? NaN));
   afterLoss.push({ n, first, second: med3(seconds.map((r) => r.ms)), check, peak, checkPeak: Math.max(...checks.map((r) => r.peakMiB ?? NaN)) });
 }
@@ -251,7 +336,9 @@ for (const r of [...results.slice(1), ...accepted.slice(1)]) {
   byCmd.get(row.cmd).set(row.n, { ...r, b: accepted.includes(r) ? acceptBase : base });
 }
 console.log(`\ncrux bench — ${new Date().toISOString()}, node ${process.version}, ${ROUNDS} interleaved rounds (+2 warm-up), NODE_EXTRA_CA_CERTS unset`);
-console.log(`node -e 0: ${base.toFixed(1)} ms (accept pass: ${acceptBase.toFixed(1)} ms); load average ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}\n`);
+console.log(
+  `node -e 0: ${base.toFixed(1)} ms (accept pass: ${acceptBase.toFixed(1)} ms); load average ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}\n`,
+);
 console.log(`| command | ${SIZES.map(size).join(' | ')} |`);
 console.log(`|---|${SIZES.map(() => '---').join('|')}|`);
 for (const [cmd, bySize] of byCmd) {
@@ -259,34 +346,58 @@ for (const [cmd, bySize] of byCmd) {
   console.log(`| ${cmd} | ${SIZES.map((n) => (bySize.has(n) ? cell(bySize.get(n)) : '')).join(' | ')} |`);
 }
 const TARGETS = {
-  'session get': 1.25, 'session put': 1.25, 'session put (new id)': 1.25, 'session close': 1.25, 'case show': 1.25, 'case record': 1.25,
-  'filtered list (--agent a)': 1.3, 'filtered list (--stranded)': 1.3, 'limited list (--limit 50)': 1.3, 'limited list (--stranded --limit 5)': 1.3, 'reap, nothing due': 1.3, 'handoff mint': 1.3, 'handoff accept': 1.3,
-  'retrieve (rare words)': 1.3, 'retrieve (common words)': 3,
+  'session get': 1.25,
+  'session put': 1.25,
+  'session put (new id)': 1.25,
+  'session close': 1.25,
+  'case show': 1.25,
+  'case record': 1.25,
+  'filtered list (--agent a)': 1.3,
+  'filtered list (--stranded)': 1.3,
+  'limited list (--limit 50)': 1.3,
+  'limited list (--stranded --limit 5)': 1.3,
+  'reap, nothing due': 1.3,
+  'handoff mint': 1.3,
+  'handoff accept': 1.3,
+  'retrieve (rare words)': 1.3,
+  'retrieve (common words)': 3,
 };
 console.log(`\nGrowth 2k → 200k (ratio at 200k / ratio at 2k, same run):\n`);
 console.log('| command | 2k | 200k | growth | target |');
 console.log('|---|---|---|---|---|');
 for (const [cmd, bySize] of byCmd) {
-  const a = bySize.get(2_000), b = bySize.get(200_000);
+  const a = bySize.get(2_000),
+    b = bySize.get(200_000);
   if (!a || !b) continue;
-  const g = (b.median / b.b) / (a.median / a.b);
+  const g = b.median / b.b / (a.median / a.b);
   const target = TARGETS[cmd];
-  console.log(`| ${cmd} | ${ratio(a.median, a.b)} | ${ratio(b.median, b.b)} | ${g.toFixed(2)}× | ${target ? `≤ ${target}× ${g <= target ? 'met' : 'MISSED'}` : ''} |`);
+  console.log(
+    `| ${cmd} | ${ratio(a.median, a.b)} | ${ratio(b.median, b.b)} | ${g.toFixed(2)}× | ${target ? `≤ ${target}× ${g <= target ? 'met' : 'MISSED'}` : ''} |`,
+  );
 }
 const pb = pending[0].median;
 const [rb, ra, cb, ca] = pending.slice(1).map((r) => r.median);
-console.log(`\nretrieve at 200k before / after 300 single records: rare ${ratio(rb, pb)} → ${ratio(ra, pb)} (${(ra / rb).toFixed(2)}×), common ${ratio(cb, pb)} → ${ratio(ca, pb)} (${(ca / cb).toFixed(2)}×); target ≤ 1.3×`);
+console.log(
+  `\nretrieve at 200k before / after 300 single records: rare ${ratio(rb, pb)} → ${ratio(ra, pb)} (${(ra / rb).toFixed(2)}×), common ${ratio(cb, pb)} → ${ratio(ca, pb)} (${(ca / cb).toFixed(2)}×); target ≤ 1.3×`,
+);
 console.log(`\nFirst call after cache/ was lost (it rebuilds the index) against journal check, medians of 3:\n`);
 console.log('| size | first get | its peak | second get | journal check | its peak | first / check |');
 console.log('|---|---|---|---|---|---|---|');
 const mib = (v) => (Number.isFinite(v) ? `${v.toFixed(0)} MiB` : 'n/a');
-for (const r of afterLoss) console.log(`| ${size(r.n)} | ${r.first.toFixed(0)} ms | ${mib(r.peak)} | ${r.second.toFixed(0)} ms | ${r.check.toFixed(0)} ms | ${mib(r.checkPeak)} | ${(r.first / r.check).toFixed(2)}× |`);
+for (const r of afterLoss)
+  console.log(
+    `| ${size(r.n)} | ${r.first.toFixed(0)} ms | ${mib(r.peak)} | ${r.second.toFixed(0)} ms | ${r.check.toFixed(0)} ms | ${mib(r.checkPeak)} | ${(r.first / r.check).toFixed(2)}× |`,
+  );
 if (tail) {
   const t = tail;
-  console.log(`\n${t.count} new-id puts one after another at ${size(largest)}: p50 ${t.p50.toFixed(0)} ms, p99 ${t.p99.toFixed(0)} ms, p99.9 ${t.p999.toFixed(0)} ms, max ${t.max.toFixed(0)} ms (${(t.max / t.p50).toFixed(2)}× the median); peak ${mib(t.peakMiB)}`);
+  console.log(
+    `\n${t.count} new-id puts one after another at ${size(largest)}: p50 ${t.p50.toFixed(0)} ms, p99 ${t.p99.toFixed(0)} ms, p99.9 ${t.p999.toFixed(0)} ms, max ${t.max.toFixed(0)} ms (${(t.max / t.p50).toFixed(2)}× the median); peak ${mib(t.peakMiB)}`,
+  );
 }
 const perPut = (r) => (r.cpuPerPutMs === undefined ? 'n/a' : `${r.cpuPerPutMs.toFixed(1)} ms`);
-console.log(`writers: 1 × 320 puts ${alone.s.toFixed(1)} s, CPU ${perPut(alone)} a put; 16 × 20 puts ${conc.s.toFixed(1)} s (${(conc.puts / conc.s).toFixed(0)} puts/s), CPU ${perPut(conc)} a put = ${conc.cpuPerPutMs && alone.cpuPerPutMs ? (conc.cpuPerPutMs / alone.cpuPerPutMs).toFixed(2) : 'n/a'}× alone${conc.failed + alone.failed > 0 ? `; ${conc.failed + alone.failed} puts failed (a loaded machine: exit 75)` : ''}`);
+console.log(
+  `writers: 1 × 320 puts ${alone.s.toFixed(1)} s, CPU ${perPut(alone)} a put; 16 × 20 puts ${conc.s.toFixed(1)} s (${(conc.puts / conc.s).toFixed(0)} puts/s), CPU ${perPut(conc)} a put = ${conc.cpuPerPutMs && alone.cpuPerPutMs ? (conc.cpuPerPutMs / alone.cpuPerPutMs).toFixed(2) : 'n/a'}× alone${conc.failed + alone.failed > 0 ? `; ${conc.failed + alone.failed} puts failed (a loaded machine: exit 75)` : ''}`,
+);
 console.log(`builds: ${ALL_SIZES.map((n) => `${size(n)} ${(builds[n].ms / 1000).toFixed(1)} s`).join(', ')} (session + case imports)`);
 if (sqliteRows === 0) console.log('sqlite3 not installed: no sqlite3/FTS5 rows');
 if (!process.env.BENCH_KEEP) fs.rmSync(work, { recursive: true, force: true });

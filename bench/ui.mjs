@@ -111,16 +111,23 @@ for (const n of SIZES) {
     for (let i = 0; i < MEMORY_REQUESTS; i++) await get(Number(port), cookie, PAGES['sessions, one agent'][0]);
     marks.push(rss(ui.pid));
   }
-  rows.push({ size: size(n), page: `server RSS, then after each ${MEMORY_REQUESTS} more requests (MiB)`, ms: marks.map((m) => m.toFixed(0)).join(' → '), 'cli list --limit 50 (ms)': '' });
+  rows.push({
+    size: size(n),
+    page: `server RSS, then after each ${MEMORY_REQUESTS} more requests (MiB)`,
+    ms: marks.map((m) => m.toFixed(0)).join(' → '),
+    'cli list --limit 50 (ms)': '',
+  });
   ui.kill('SIGTERM');
   await new Promise((ok) => ui.once('exit', ok));
   if (!process.env.BENCH_KEEP && !REUSE) fs.rmSync(dir, { recursive: true, force: true });
 }
 
-const bundle = Object.fromEntries(['app.js', 'app.css', 'index.html'].map((f) => {
-  const bytes = fs.readFileSync(join(ROOT, 'dist', 'ui', f));
-  return [f, `${bytes.length} B (gzip ${gzipSync(bytes).length} B)`];
-}));
+const bundle = Object.fromEntries(
+  ['app.js', 'app.css', 'index.html'].map((f) => {
+    const bytes = fs.readFileSync(join(ROOT, 'dist', 'ui', f));
+    return [f, `${bytes.length} B (gzip ${gzipSync(bytes).length} B)`];
+  }),
+);
 console.table(rows);
 console.log('front-end bundle (dist/ui):', bundle);
 if (!process.env.BENCH_KEEP && !REUSE) fs.rmSync(work, { recursive: true, force: true });

@@ -11,7 +11,10 @@ type Render = () => Promise<HTMLElement>;
 function route(hash: string): { page: string; render: Render } {
   const [path = '', query = ''] = hash.replace(/^#\/?/, '').split('?');
   const params = new URLSearchParams(query);
-  const parts = path.split('/').filter((p) => p !== '').map(decodeURIComponent);
+  const parts = path
+    .split('/')
+    .filter((p) => p !== '')
+    .map(decodeURIComponent);
   if (parts[0] === 'session' && parts.length === 3) return { page: 'sessions', render: () => session(parts[1]!, parts[2]!) };
   if (parts[0] === 'sessions') return { page: 'sessions', render: () => sessions(params) };
   if (parts[0] === 'cases') return { page: 'cases', render: () => cases(params) };

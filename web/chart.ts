@@ -21,7 +21,19 @@ export function stackedBars(entries: readonly Stack[], series: readonly string[]
     for (const [k, s] of series.entries()) {
       const v = e.values[s] ?? 0;
       if (v === 0) continue;
-      bars.push(svg('rect', { x: (pad.l + i * bw).toFixed(2), y: y(base + v).toFixed(2), width: Math.max(1, bw - 0.6).toFixed(2), height: (y(base) - y(base + v)).toFixed(2), class: `s${k}` }, svg('title', {}, `${e.label} ${s}: ${v}`)));
+      bars.push(
+        svg(
+          'rect',
+          {
+            x: (pad.l + i * bw).toFixed(2),
+            y: y(base + v).toFixed(2),
+            width: Math.max(1, bw - 0.6).toFixed(2),
+            height: (y(base) - y(base + v)).toFixed(2),
+            class: `s${k}`,
+          },
+          svg('title', {}, `${e.label} ${s}: ${v}`),
+        ),
+      );
       base += v;
     }
   });
@@ -33,7 +45,11 @@ export function stackedBars(entries: readonly Stack[], series: readonly string[]
     ticks.push(svg('line', { x1: x, x2: x, y1: pad.t, y2: H - pad.b, class: 'grid' }), svg('text', { x: x + 2, y: H - 6, class: 'tick' }, label));
   }
   const axis = [0, max / 2, max].map((v) => svg('text', { x: pad.l - 4, y: y(v) + 4, class: 'tick', 'text-anchor': 'end' }, String(Math.round(v))));
-  const legend = el('ul', { class: 'legend' }, series.map((s, k) => el('li', {}, el('span', { class: `swatch s${k}` }), s)));
+  const legend = el(
+    'ul',
+    { class: 'legend' },
+    series.map((s, k) => el('li', {}, el('span', { class: `swatch s${k}` }), s)),
+  );
   return el('figure', { class: 'chart' }, svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': 'activity per hour' }, ticks, axis, bars), legend);
 }
 
@@ -49,7 +65,13 @@ export function rateBars(entries: readonly Rate[]): HTMLElement {
     'div',
     { class: 'rates' },
     entries.map((e) =>
-      el('div', { class: 'rate' }, el('span', { class: 'rate-label', title: e.label }, e.label), el('span', { class: 'rate-track' }, el('span', { class: 'rate-fill', style: `width:${(e.rate * 100).toFixed(1)}%` })), el('span', { class: 'rate-note' }, e.note)),
+      el(
+        'div',
+        { class: 'rate' },
+        el('span', { class: 'rate-label', title: e.label }, e.label),
+        el('span', { class: 'rate-track' }, el('span', { class: 'rate-fill', style: `width:${(e.rate * 100).toFixed(1)}%` })),
+        el('span', { class: 'rate-note' }, e.note),
+      ),
     ),
   );
 }

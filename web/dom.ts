@@ -57,15 +57,50 @@ export function ago(iso: string | null | undefined): HTMLElement | string {
   const ms = Date.now() - Date.parse(iso);
   if (Number.isNaN(ms)) return line(iso);
   const abs = Math.abs(ms);
-  const [n, unit] = abs < 60_000 ? [Math.round(abs / 1000), 's'] : abs < 3_600_000 ? [Math.round(abs / 60_000), 'min'] : abs < 86_400_000 ? [Math.round(abs / 3_600_000), 'h'] : [Math.round(abs / 86_400_000), 'd'];
+  const [n, unit] =
+    abs < 60_000
+      ? [Math.round(abs / 1000), 's']
+      : abs < 3_600_000
+        ? [Math.round(abs / 60_000), 'min']
+        : abs < 86_400_000
+          ? [Math.round(abs / 3_600_000), 'h']
+          : [Math.round(abs / 86_400_000), 'd'];
   return el('time', { datetime: iso, title: iso }, ms >= 0 ? `${n} ${unit} ago` : `in ${n} ${unit}`);
 }
 
-export const bytes = (n: number): string => (n < 1024 ? `${n} B` : n < 1 << 20 ? `${(n / 1024).toFixed(1)} KiB` : n < 1 << 30 ? `${(n / (1 << 20)).toFixed(1)} MiB` : `${(n / (1 << 30)).toFixed(2)} GiB`);
+export const bytes = (n: number): string =>
+  n < 1024 ? `${n} B` : n < 1 << 20 ? `${(n / 1024).toFixed(1)} KiB` : n < 1 << 30 ? `${(n / (1 << 20)).toFixed(1)} MiB` : `${(n / (1 << 30)).toFixed(2)} GiB`;
 
 export function table(headers: string[], rows: Child[][], empty = 'nothing here'): HTMLElement {
   if (rows.length === 0) return el('p', { class: 'empty' }, empty);
-  return el('div', { class: 'scroll' }, el('table', {}, el('thead', {}, el('tr', {}, headers.map((h) => el('th', {}, h)))), el('tbody', {}, rows.map((r) => el('tr', {}, r.map((c, i) => el('td', { 'data-label': headers[i] }, c)))))));
+  return el(
+    'div',
+    { class: 'scroll' },
+    el(
+      'table',
+      {},
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          headers.map((h) => el('th', {}, h)),
+        ),
+      ),
+      el(
+        'tbody',
+        {},
+        rows.map((r) =>
+          el(
+            'tr',
+            {},
+            r.map((c, i) => el('td', { 'data-label': headers[i] }, c)),
+          ),
+        ),
+      ),
+    ),
+  );
 }
 
 export const badge = (value: string, kind = value) => el('span', { class: `badge b-${kind.replace(/[^a-z_-]/g, '')}` }, value);

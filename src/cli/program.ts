@@ -31,7 +31,7 @@ const OUTPUT = { writeOut: writeStdout, writeErr: writeStderr, outputError: () =
 const ROOT_EPILOGUE = [
   '',
   'Examples:',
-  "  crux session put build-42 '{\"step\": 1}' --ttl 2h",
+  '  crux session put build-42 \'{"step": 1}\' --ttl 2h',
   '  crux session list',
   '  crux case retrieve rotate the tls certificate',
   '  crux doctor',
@@ -42,24 +42,33 @@ const ROOT_EPILOGUE = [
 ].join('\n');
 
 function makeProgram(): Command {
-  return new Command('crux')
-    .description("An AI agent's working memory — sessions, cases and handoff packages — in append-only JSONL journals.")
-    .version(VERSION, '-V, --version')
-    .addOption(new Option('--data-dir <dir>', 'the data directory (env CRUX_DATA_DIR; default $XDG_DATA_HOME/crux or ~/.local/share/crux)'))
-    .addOption(new Option('--store <url>', 'a shared PostgreSQL store, postgres://user@host/db[?schema=crux], instead of the data directory (env CRUX_STORE)'))
-    .addOption(new Option('--agent <name>', "the calling agent's identity, for session scoping (env CRUX_AGENT)"))
-    .addOption(new Option('--actor <name>', 'who performs the write, recorded with it (env CRUX_ACTOR)'))
-    .addOption(new Option('--json', 'machine output: exactly one JSON document on stdout'))
-    .addOption(new Option('--now <time>', 'the current time, RFC 3339 (env CRUX_NOW)'))
-    .addOption(new Option('-q, --quiet', 'print only ids: a list its ids, one a line; a command that creates something the new id (never hiding the package, state or export a command exists to print)'))
-    .addOption(new Option('--color <when>', 'colour: always, never or auto (on a terminal; NO_COLOR, FORCE_COLOR)').choices(['always', 'never', 'auto']))
-    .addOption(new Option('--no-color', 'no colour, as --color=never (also NO_COLOR)'))
-    .showSuggestionAfterError(true)
-    // A command's help lists the global options it takes too, as gh's does.
-    .configureHelp({ showGlobalOptions: true })
-    .addHelpText('after', ROOT_EPILOGUE)
-    .exitOverride()
-    .configureOutput(OUTPUT);
+  return (
+    new Command('crux')
+      .description("An AI agent's working memory — sessions, cases and handoff packages — in append-only JSONL journals.")
+      .version(VERSION, '-V, --version')
+      .addOption(new Option('--data-dir <dir>', 'the data directory (env CRUX_DATA_DIR; default $XDG_DATA_HOME/crux or ~/.local/share/crux)'))
+      .addOption(
+        new Option('--store <url>', 'a shared PostgreSQL store, postgres://user@host/db[?schema=crux], instead of the data directory (env CRUX_STORE)'),
+      )
+      .addOption(new Option('--agent <name>', "the calling agent's identity, for session scoping (env CRUX_AGENT)"))
+      .addOption(new Option('--actor <name>', 'who performs the write, recorded with it (env CRUX_ACTOR)'))
+      .addOption(new Option('--json', 'machine output: exactly one JSON document on stdout'))
+      .addOption(new Option('--now <time>', 'the current time, RFC 3339 (env CRUX_NOW)'))
+      .addOption(
+        new Option(
+          '-q, --quiet',
+          'print only ids: a list its ids, one a line; a command that creates something the new id (never hiding the package, state or export a command exists to print)',
+        ),
+      )
+      .addOption(new Option('--color <when>', 'colour: always, never or auto (on a terminal; NO_COLOR, FORCE_COLOR)').choices(['always', 'never', 'auto']))
+      .addOption(new Option('--no-color', 'no colour, as --color=never (also NO_COLOR)'))
+      .showSuggestionAfterError(true)
+      // A command's help lists the global options it takes too, as gh's does.
+      .configureHelp({ showGlobalOptions: true })
+      .addHelpText('after', ROOT_EPILOGUE)
+      .exitOverride()
+      .configureOutput(OUTPUT)
+  );
 }
 
 /** Where the words of the command line are that are not options or their values: `session get x` of `--json session get x`. */

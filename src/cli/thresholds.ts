@@ -15,6 +15,7 @@ export function thresholdsOf(env: NodeJS.ProcessEnv, flags: ThresholdFlags = {})
   const freshMs = pick(flags.freshFor, '--fresh-for', 'CRUX_FRESH_FOR', DEFAULT_THRESHOLDS.freshMs);
   const staleMs = pick(flags.staleAfter, '--stale-after', 'CRUX_STALE_AFTER', DEFAULT_THRESHOLDS.staleMs);
   const skewMs = pick(undefined, '', 'CRUX_CLOCK_SKEW', DEFAULT_THRESHOLDS.skewMs);
-  if (freshMs > staleMs) throw invalid(`the fresh threshold (${freshMs} ms) is longer than the stale one (${staleMs} ms)`, '--fresh-for must not exceed --stale-after');
+  if (freshMs > staleMs)
+    throw invalid(`the fresh threshold (${freshMs} ms) is longer than the stale one (${staleMs} ms)`, '--fresh-for must not exceed --stale-after');
   return { freshMs, staleMs, skewMs };
 }

@@ -15,7 +15,21 @@ export function judgeJournal(
 ): DoctorReport['journals'][number] {
   const name = spec.file.replace(/\.jsonl$/, '');
   if (facts === undefined || !facts.exists) {
-    return { name, file: spec.file, exists: false, bytes: 0, records: 0, last_write: null, healthy: true, problems: [], torn_tail: false, quarantined: facts?.quarantined ?? 0, replay_ms: 0, live_bytes: null, index: null };
+    return {
+      name,
+      file: spec.file,
+      exists: false,
+      bytes: 0,
+      records: 0,
+      last_write: null,
+      healthy: true,
+      problems: [],
+      torn_tail: false,
+      quarantined: facts?.quarantined ?? 0,
+      replay_ms: 0,
+      live_bytes: null,
+      index: null,
+    };
   }
   const { problems } = facts;
   if (problems.length > 0) {
@@ -83,4 +97,3 @@ export function judgeJournal(
     index: facts.index,
   };
 }
-

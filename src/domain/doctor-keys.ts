@@ -27,7 +27,11 @@ export async function judgeKey(input: DoctorInput, usable: boolean, findings: Fi
           return undefined;
         }
         if (bytes.length !== KEY_BYTES) {
-          findings.push({ level: 'warning', code: 'key_bad_size', message: `${path} is ${bytes.length} bytes, not ${KEY_BYTES}: mint and accept will refuse it` });
+          findings.push({
+            level: 'warning',
+            code: 'key_bad_size',
+            message: `${path} is ${bytes.length} bytes, not ${KEY_BYTES}: mint and accept will refuse it`,
+          });
           return undefined;
         }
         return new Uint8Array(bytes);
@@ -35,11 +39,19 @@ export async function judgeKey(input: DoctorInput, usable: boolean, findings: Fi
     });
     // A key in a database has no file mode (null): the database's own grants guard it, not chmod.
     if (facts.mode !== null && !isPrivate(facts.mode)) {
-      findings.push({ level: 'warning', code: 'key_exposed', message: `${path} is mode ${octal(facts.mode)}: group or others can read the handoff key, so handoff commands refuse it (chmod 600; a key others have read is no longer secret)` });
+      findings.push({
+        level: 'warning',
+        code: 'key_exposed',
+        message: `${path} is mode ${octal(facts.mode)}: group or others can read the handoff key, so handoff commands refuse it (chmod 600; a key others have read is no longer secret)`,
+      });
     }
   }
   if (env.CRUX_MCP_HANDOFF_SECRET && !env.CRUX_HANDOFF_SECRET) {
-    findings.push({ level: 'note', code: 'compat_key', message: 'the handoff key comes from CRUX_MCP_HANDOFF_SECRET (Crux daemon compatibility: a bare hash of the secret, without domain separation)' });
+    findings.push({
+      level: 'note',
+      code: 'compat_key',
+      message: 'the handoff key comes from CRUX_MCP_HANDOFF_SECRET (Crux daemon compatibility: a bare hash of the secret, without domain separation)',
+    });
   }
   const chosen = present[0];
   const key = await chosen?.key();
@@ -67,4 +79,3 @@ export async function agentKeyOf(dir: JournalStore, agent: string, findings: Fin
     return null;
   }
 }
-

@@ -6,7 +6,6 @@ import type { ActorName, AgentName } from '../shared/ids';
 import { type KeyRow } from './handoff/ledger';
 import { type FreshnessThresholds } from './session/freshness';
 
-
 /** An expired session still open this long after its expiry means nothing is reaping (cron runs every few minutes). */
 export const REAP_GRACE_MS = 15 * 60_000;
 /** How many stranded or overdue sessions the report lists by name (the counts are always complete). */
@@ -119,4 +118,3 @@ export interface DoctorReport {
 
 export const octal = (mode: number | null) => (mode === null ? null : `0${mode.toString(8).padStart(3, '0')}`);
 export const isPrivate = (mode: number | null) => (mode === null ? null : (mode & 0o077) === 0);
-

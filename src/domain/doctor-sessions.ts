@@ -71,4 +71,3 @@ export function judgeSessions(sessions: Sessions | undefined, input: DoctorInput
     overdue_reap: overdue.slice(0, LIST_LIMIT),
   };
 }
-

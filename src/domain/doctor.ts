@@ -25,14 +25,22 @@ export async function gatherDoctor(input: DoctorInput): Promise<DoctorReport> {
   const { usable } = root;
   const server = facts.server;
   if (server !== undefined && server.schema_version > server.crux_schema_version) {
-    findings.push({ level: 'fault', code: 'schema_newer', message: `the schema ${server.schema} is at version ${server.schema_version}, newer than this crux writes (${server.crux_schema_version}): upgrade crux` });
+    findings.push({
+      level: 'fault',
+      code: 'schema_newer',
+      message: `the schema ${server.schema} is at version ${server.schema_version}, newer than this crux writes (${server.crux_schema_version}): upgrade crux`,
+    });
   } else if (root.exists && !usable) {
     findings.push({ level: 'fault', code: 'data_dir_not_directory', message: `${root.path} exists but is not a directory` });
   } else if (!root.exists) {
     const created = server === undefined ? 'the first write creates it, mode 0700' : `the first write creates the schema ${server.schema}`;
     findings.push({ level: 'note', code: 'data_dir_absent', message: `${root.path} does not exist yet: nothing has been written (${created})` });
   } else if (root.mode !== null && !isPrivate(root.mode)) {
-    findings.push({ level: 'warning', code: 'data_dir_exposed', message: `${root.path} is mode ${octal(root.mode)}: group or others can reach it (chmod 700)` });
+    findings.push({
+      level: 'warning',
+      code: 'data_dir_exposed',
+      message: `${root.path} is mode ${octal(root.mode)}: group or others can reach it (chmod 700)`,
+    });
   }
   const surveys: JournalFacts<any>[] = facts.journals;
   const lockProbe = facts.lock;
@@ -42,7 +50,11 @@ export async function gatherDoctor(input: DoctorInput): Promise<DoctorReport> {
     findings.push({ level: 'note', code: 'lock_held', message: `the writers' lock is held right now by ${who}; the journals were read without it` });
   }
   if (lockProbe.stale === true) {
-    findings.push({ level: 'note', code: 'lock_stale', message: `the writers' lock was left by ${who}, which was killed; doctor recovered it (any writer would have, at once)` });
+    findings.push({
+      level: 'note',
+      code: 'lock_stale',
+      message: `the writers' lock was left by ${who}, which was killed; doctor recovered it (any writer would have, at once)`,
+    });
   }
   if (lockProbe.filesystem?.trusted === false) {
     findings.push({
@@ -75,7 +87,14 @@ export async function gatherDoctor(input: DoctorInput): Promise<DoctorReport> {
   return {
     healthy: !findings.some((f) => f.level === 'fault'),
     checked_at: formatTime(now),
-    data_dir: { path: root.path, source: input.dataDirSource, why: input.storeWhy ?? null, exists: root.exists, mode: octal(root.mode), private: isPrivate(root.mode) },
+    data_dir: {
+      path: root.path,
+      source: input.dataDirSource,
+      why: input.storeWhy ?? null,
+      exists: root.exists,
+      mode: octal(root.mode),
+      private: isPrivate(root.mode),
+    },
     identity: {
       agent: input.agent ?? null,
       agent_source: input.agentSource,

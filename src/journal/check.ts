@@ -52,7 +52,14 @@ function repairJournal(dir: JournalDir, spec: StoreSpec<unknown>, scan: ScanResu
     .map((p) => removedLineRecord(p.line, p.offset, p.reason, original.subarray(p.offset, p.offset + p.length)));
   const quarantine = [quarantineBytes(dir.root, file, BEFORE_REPAIR, original, ts)];
   if (removed.length > 0) quarantine.push(quarantineBytes(dir.root, file, REMOVED_LINES, `${removed.join('\n')}\n`, ts));
-  replaceJournal(dir.root, file, rechain(kept.map((k) => k.record), ts));
+  replaceJournal(
+    dir.root,
+    file,
+    rechain(
+      kept.map((k) => k.record),
+      ts,
+    ),
+  );
   noteCommit(`${file} repaired`);
   dir.reindex(spec);
   return quarantine;

@@ -29,7 +29,11 @@ export function compactJournal<S>(dir: JournalDir, spec: StoreSpec<S>, loaded: L
   const before = { records: loaded.records, bytes: loaded.bytes };
   if (loaded.bytes === 0 && loaded.lines === 0) return { name, file: spec.file, before, after: before };
   if (loaded.damaged) {
-    throw new CruxError('journal_damaged', `${spec.file} has damaged lines; compaction would drop them`, 'run `crux journal check --repair` first: it keeps them in quarantine/');
+    throw new CruxError(
+      'journal_damaged',
+      `${spec.file} has damaged lines; compaction would drop them`,
+      'run `crux journal check --repair` first: it keeps them in quarantine/',
+    );
   }
   sweepStrayTemps(dir.root, spec.file, ts);
   if (loaded.tornTail !== undefined) {

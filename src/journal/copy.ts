@@ -23,14 +23,22 @@ export async function copyStore(source: JournalStore, target: JournalStore, spec
   const damaged = checked.find((j) => j.problems.length > 0);
   if (damaged !== undefined) {
     const first = damaged.problems[0]!;
-    throw new CruxError('journal_damaged', `${source.location}: ${damaged.file} line ${first.line}: ${first.reason}; nothing was copied`, 'run `crux journal check --repair` on the source first');
+    throw new CruxError(
+      'journal_damaged',
+      `${source.location}: ${damaged.file} line ${first.line}: ${first.reason}; nothing was copied`,
+      'run `crux journal check --repair` on the source first',
+    );
   }
   const existing = await target.check(specs, { repair: false, ts });
   const occupied = existing.find((j) => j.records > 0 || j.problems.length > 0);
   const targetKeys = await target.keys.list();
   if (occupied !== undefined || targetKeys.length > 0) {
     const what = occupied !== undefined ? `${occupied.file} has records` : `it has key items (${targetKeys.join(', ')})`;
-    throw new CruxError('conflict', `${target.location} is not empty: ${what}; nothing was copied`, 'copy into an empty store (a new directory, or a new ?schema=)');
+    throw new CruxError(
+      'conflict',
+      `${target.location} is not empty: ${what}; nothing was copied`,
+      'copy into an empty store (a new directory, or a new ?schema=)',
+    );
   }
   const keys = await source.keys.list();
   for (const name of keys) {
@@ -43,7 +51,11 @@ export async function copyStore(source: JournalStore, target: JournalStore, spec
   const after = await target.check(specs, { repair: false, ts });
   const broken = after.find((j) => j.problems.length > 0);
   if (broken !== undefined) {
-    throw new CruxError('journal_damaged', `${target.location}: ${broken.file} does not verify after the copy: ${broken.problems[0]!.reason}`, 'this is a bug: please report it');
+    throw new CruxError(
+      'journal_damaged',
+      `${target.location}: ${broken.file} does not verify after the copy: ${broken.problems[0]!.reason}`,
+      'this is a bug: please report it',
+    );
   }
   return {
     from: source.location,

@@ -41,4 +41,3 @@ export function tornWriteForTest(fd: number, buf: Uint8Array, position: number):
   fs.writeSync(fd, buf, 0, n, position);
   process.kill(process.pid, 'SIGKILL');
 }
-

@@ -156,7 +156,11 @@ export class DataDir implements JournalStore, TransactionHost {
    * many there are in all (`total`, from the index, without reading them); a full replay (total undefined)
    * when the index does not verify.
    */
-  async readNewest<S>(spec: StoreSpec<S>, query: { index: string; atMost: number }, enough: (state: S) => boolean): Promise<{ state: S; total: number | undefined }> {
+  async readNewest<S>(
+    spec: StoreSpec<S>,
+    query: { index: string; atMost: number },
+    enough: (state: S) => boolean,
+  ): Promise<{ state: S; total: number | undefined }> {
     try {
       return derivedFiles(this.root, spec).newest(query, enough) ?? { state: this.replayAndKeep(spec).state, total: undefined };
     } finally {

@@ -26,5 +26,9 @@ export function openJournalFile(path: string, mode: 'r' | 'r+' = 'r'): number {
   if (stat.isFile()) return fd;
   fs.closeSync(fd);
   const kind = KINDS.find(([is]) => is(stat))?.[1] ?? 'not a regular file';
-  throw new CruxError('invalid_input', `not a regular file: ${path} is ${kind}; crux opens only regular files as journals`, 'nothing was read or changed; move it away: a missing journal is an empty store');
+  throw new CruxError(
+    'invalid_input',
+    `not a regular file: ${path} is ${kind}; crux opens only regular files as journals`,
+    'nothing was read or changed; move it away: a missing journal is an empty store',
+  );
 }

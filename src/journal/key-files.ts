@@ -135,7 +135,10 @@ export class DirKeyStore implements KeyStore {
 
   async list(): Promise<string[]> {
     try {
-      return fs.readdirSync(join(this.root, KEYS_DIR)).filter((n) => KEY_NAME.test(n) && !n.startsWith('.')).sort();
+      return fs
+        .readdirSync(join(this.root, KEYS_DIR))
+        .filter((n) => KEY_NAME.test(n) && !n.startsWith('.'))
+        .sort();
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw asStorageError(error, join(this.root, KEYS_DIR));

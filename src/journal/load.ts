@@ -55,7 +55,12 @@ export function replayFull<S>(
  * With `keep`, the index stays open in the result for the writer that appends after it (close it with
  * releaseLoaded); without, it is closed here.
  */
-export function loadThroughIndex<S>(root: string, spec: StoreSpec<S>, what: { keys: readonly string[] } | { query: IndexQuery }, keep = false): Loaded<S> | undefined {
+export function loadThroughIndex<S>(
+  root: string,
+  spec: StoreSpec<S>,
+  what: { keys: readonly string[] } | { query: IndexQuery },
+  keep = false,
+): Loaded<S> | undefined {
   const derived = derivedFiles(root, spec);
   return 'keys' in what ? derived.findKeys(what.keys, { keep }) : derived.candidates(what.query, { keep });
 }

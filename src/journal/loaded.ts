@@ -5,7 +5,6 @@ import type { LinePosition, ScanResult, TornTail } from './scan';
 
 export type { Reporter, WorkPhase } from './reporting';
 
-
 /**
  * Where a loaded journal ends (a transaction appends after it): `bytes` and `lines` count an unterminated
  * tail, if there is one (the next append quarantines it).

@@ -51,7 +51,8 @@ export function ensureLockDir(root: string): number {
     }
     const st = fs.lstatSync(dir);
     if (st.isDirectory()) return st.ino;
-    if (!st.isFile() || st.size !== 0 || attempt > 0) throw new CruxError('invalid_input', `${dir} is not the lock directory crux expects`, `move it away; crux keeps its lock there`);
+    if (!st.isFile() || st.size !== 0 || attempt > 0)
+      throw new CruxError('invalid_input', `${dir} is not the lock directory crux expects`, `move it away; crux keeps its lock there`);
     try {
       fs.unlinkSync(dir);
     } catch {

@@ -55,7 +55,9 @@ export class Swept extends Error {}
 /** A contender: its listening socket and holder file, from before it links a generation until it releases. */
 export class Contender {
   // Unique among the contenders of one pid (the pid itself tells processes apart); node:crypto is not needed.
-  readonly id = `${process.pid}.${Math.floor(Math.random() * 2 ** 48).toString(16).padStart(12, '0')}`;
+  readonly id = `${process.pid}.${Math.floor(Math.random() * 2 ** 48)
+    .toString(16)
+    .padStart(12, '0')}`;
   readonly socket = `s.${this.id}`;
   readonly info = `i.${this.id}`;
   private server: Server | undefined;

@@ -19,7 +19,14 @@ const SWEEP_WHEN_CONTENDED_AT = 32;
  * create fails and it starts over (lock-socket.ts), instead of linking a generation to a removed socket.
  * Only on a trusted filesystem: elsewhere a refusal proves nothing.
  */
-export async function sweep(dir: string, address: SocketAddress, names: readonly string[], exclude: ReadonlySet<string>, turn: number, contended = false): Promise<void> {
+export async function sweep(
+  dir: string,
+  address: SocketAddress,
+  names: readonly string[],
+  exclude: ReadonlySet<string>,
+  turn: number,
+  contended = false,
+): Promise<void> {
   const ids = new Set<string>();
   for (const name of names) {
     if ((name.startsWith('i.') || name.startsWith('s.')) && CONTENDER_ID.test(name.slice(2)) && !exclude.has(name.slice(2))) ids.add(name.slice(2));

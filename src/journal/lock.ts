@@ -1,4 +1,6 @@
 // The writers' lock: one per data directory, excluding every writer wherever it runs (SPEC §3).
+// (Over 300 lines: the protocol — take, wait, hand over, recover — reads as one; its files, sockets and sweep
+// are modules of their own.)
 //
 // Files in <data dir>/.lock/ (they are filesystem objects, so network and PID namespaces, symlinks and bind
 // mounts all see the same ones; lock-files.ts reads them):
@@ -214,7 +216,14 @@ function linkGeneration(me: Contender, generation: number): boolean {
   }
 }
 
-function held(root: string, me: Contender, generation: number, filesystem: LockFilesystem, recovered: LockHolder | undefined, cleanUp: () => Promise<void>): HeldLock {
+function held(
+  root: string,
+  me: Contender,
+  generation: number,
+  filesystem: LockFilesystem,
+  recovered: LockHolder | undefined,
+  cleanUp: () => Promise<void>,
+): HeldLock {
   let released = false;
   return {
     generation,
@@ -292,6 +301,7 @@ export function lockMechanism(root: string): { addressing: Addressing; filesyste
 
 function lockStorageError(error: unknown, path: string): unknown {
   // The lock needs a little room too (a socket, a holder file): on a full disk it fails as a write would.
-  if ((error as NodeJS.ErrnoException)?.code === 'EIO') return new CruxError('disk_full', `an I/O error: cannot write ${path} (EIO)`, 'nothing was written; check the disk and retry');
+  if ((error as NodeJS.ErrnoException)?.code === 'EIO')
+    return new CruxError('disk_full', `an I/O error: cannot write ${path} (EIO)`, 'nothing was written; check the disk and retry');
   return asStorageError(error, path);
 }

@@ -11,7 +11,6 @@ export { EMPTY_HEAD, GENESIS } from './record';
 export const COMPACT_MIN_BYTES = 256 * 1024;
 export const COMPACT_MAX_LIVE_FRACTION = 0.5;
 
-
 /** Whether a journal of `bytes`, of which about `liveBytes` are live, is compacted after a write (and overdue if not). */
 export function compactionDue(bytes: number, liveBytes: number | null | undefined): boolean {
   return liveBytes !== null && liveBytes !== undefined && bytes >= COMPACT_MIN_BYTES && liveBytes <= bytes * COMPACT_MAX_LIVE_FRACTION;

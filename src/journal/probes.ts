@@ -101,7 +101,12 @@ export async function surveyStore(dir: SurveyedDir, specs: readonly StoreSpec<un
     },
     journals,
     quarantine: usable ? listQuarantine(dir.root) : [],
-    other_files: usable ? strayFiles(dir.root, specs.map((s) => s.file)) : [],
+    other_files: usable
+      ? strayFiles(
+          dir.root,
+          specs.map((s) => s.file),
+        )
+      : [],
   };
 }
 

@@ -110,7 +110,13 @@ export function scanJournal(path: string | number, vocabulary: ReadonlySet<strin
     problems.push({ ...at, length: tornTail.length, reason: `torn tail (an incomplete batch: ${seen} of ${want} records${fragment})`, skipped: true });
   } else if (carry !== undefined) {
     tornTail = { offset: carryOffset, length: carry.length, line: lineNo + 1 };
-    problems.push({ line: lineNo + 1, offset: carryOffset, length: carry.length, reason: `torn tail (${carry.length} bytes without a final newline)`, skipped: true });
+    problems.push({
+      line: lineNo + 1,
+      offset: carryOffset,
+      length: carry.length,
+      reason: `torn tail (${carry.length} bytes without a final newline)`,
+      skipped: true,
+    });
   }
   return {
     exists: true,

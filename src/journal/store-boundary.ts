@@ -23,7 +23,6 @@ export type { ProgressSink, Reporter } from './reporting';
 import type { IndexQuery, StoreSpec } from './store-spec';
 import type { HistoryReport } from './history';
 
-
 /**
  * One write transaction, handed to `JournalStore.write`'s `decide` under the lock.
  *
@@ -259,7 +258,11 @@ export interface JournalStore {
    * in all (`total`, from the index, without reading them; undefined when it had to read everything). The
    * caller filters exactly and cuts, as after readIndexed. A store without it: readIndexed and count.
    */
-  readNewest?<S>(spec: StoreSpec<S>, query: { readonly index: string; readonly atMost: number }, enough: (state: S) => boolean): Promise<{ state: S; total: number | undefined }>;
+  readNewest?<S>(
+    spec: StoreSpec<S>,
+    query: { readonly index: string; readonly atMost: number },
+    enough: (state: S) => boolean,
+  ): Promise<{ state: S; total: number | undefined }>;
   /**
    * The records at these positions (as the store handed them to `evolve`); undefined where there is no
    * record any more (the journal was rewritten since).

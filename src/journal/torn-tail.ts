@@ -7,7 +7,9 @@ import type { TornTail } from './scan';
 
 /** The reason `journal check` gives for the same tail. */
 const reasonOf = (torn: TornTail) =>
-  torn.batch === undefined ? `torn tail (${torn.length} bytes without a final newline)` : `torn tail (an incomplete batch: ${torn.batch.seen} of ${torn.batch.want} records)`;
+  torn.batch === undefined
+    ? `torn tail (${torn.length} bytes without a final newline)`
+    : `torn tail (an incomplete batch: ${torn.batch.seen} of ${torn.batch.want} records)`;
 
 /** Whether the journal still ends, past `offset`, without its final newline (a writer may have finished meanwhile). */
 function stillTorn(path: string, torn: TornTail): boolean {

@@ -141,11 +141,21 @@ export class LockedTransaction implements Transaction {
     refuseSecondAppend(spec, this.pending.has(spec));
     const loaded = (this.loaded.get(spec) ?? this.loadWhole(spec)) as Loaded<S>;
     const report = this.host.reporter.progress?.bind(this.host.reporter);
-    const { text, head } = encodeRecords(loaded.head, drafts, this.ts, { batch: true, onProgress: report && ((done, total) => report('encoding', done, total)) });
+    const { text, head } = encodeRecords(loaded.head, drafts, this.ts, {
+      batch: true,
+      onProgress: report && ((done, total) => report('encoding', done, total)),
+    });
     this.pending.set(spec, { head: loaded.head, bytes: loaded.bytes, tornTail: loaded.tornTail, text });
     // Apply what will be written, so later steps of this transaction see it, and note it for the index.
     const start = loaded.tornTail?.offset ?? loaded.bytes;
-    const applied = applyEncoded(spec, loaded.state, text, loaded.tornTail ? loaded.tornTail.line - 1 : loaded.lines, start, report && ((done, total) => report('applying', done, total)));
+    const applied = applyEncoded(
+      spec,
+      loaded.state,
+      text,
+      loaded.tornTail ? loaded.tornTail.line - 1 : loaded.lines,
+      start,
+      report && ((done, total) => report('applying', done, total)),
+    );
     const index = loaded.index;
     if (index !== undefined) for (const { at, record } of applied) index.appended(record, at);
     loaded.head = head;
@@ -173,7 +183,9 @@ export class LockedTransaction implements Transaction {
       if (outcome.quarantined) {
         const torn = batch.tornTail!;
         const what = torn.batch === undefined ? 'an unterminated tail' : `an incomplete batch (${torn.batch.seen} of ${torn.batch.want} records)`;
-        this.host.reporter.warn(`${path}: moved ${what} of ${torn.length} bytes at offset ${torn.offset} (a write that never completed) to ${outcome.quarantined}`);
+        this.host.reporter.warn(
+          `${path}: moved ${what} of ${torn.length} bytes at offset ${torn.offset} (a write that never completed) to ${outcome.quarantined}`,
+        );
       }
     }
     if (this.pending.size > 0) noteCommit([...this.pending].map(([spec, batch]) => `${countLines(batch.text)} record(s) to ${spec.file}`).join(', '));

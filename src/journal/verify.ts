@@ -15,7 +15,6 @@ export type { LinePosition, LineProblem, RecordSink } from './line';
 
 export const SNAPSHOT_EVENT = 'journal.snapshot';
 
-
 /** A batch whose last line never came: where it starts and what of it was read. */
 export interface OpenBatch {
   readonly at: LinePosition;
@@ -45,7 +44,18 @@ export class ChainVerifier {
   // The chain as last seen: undefined after an unreadable line, so that one bad line is reported once.
   private chain: ChainHead | undefined;
   private first: boolean;
-  private batch: { at: LinePosition; want: number; seen: number; seq: number; held: { record: JournalRecord; at: LinePosition; fold: boolean }[]; last: LinePosition; before: ChainHead; beforeAt: LinePosition | undefined } | undefined;
+  private batch:
+    | {
+        at: LinePosition;
+        want: number;
+        seen: number;
+        seq: number;
+        held: { record: JournalRecord; at: LinePosition; fold: boolean }[];
+        last: LinePosition;
+        before: ChainHead;
+        beforeAt: LinePosition | undefined;
+      }
+    | undefined;
 
   /** `from`: the head before the first line visited, when the lines before it are known (a snapshot's tail). */
   constructor(
@@ -73,14 +83,16 @@ export class ChainVerifier {
     // A record that does not continue the open batch (a new batch, another sequence number, another chain) means
     // the batch's write stopped there.
     const batch = this.batch;
-    if (batch !== undefined && (record.batch !== undefined || record.seq !== batch.seq + batch.seen || (this.chain !== undefined && record.p !== this.chain.h))) {
+    if (
+      batch !== undefined &&
+      (record.batch !== undefined || record.seq !== batch.seq + batch.seen || (this.chain !== undefined && record.p !== this.chain.h))
+    ) {
       this.breakBatch(`broken at line ${at.line}`);
     }
     const findings: string[] = [];
     if (this.first) {
       const startsChain = record.seq === 1 && record.p === GENESIS;
-      const continuesChain = record.ev === SNAPSHOT_EVENT && record.data?.previous_head?.h === record.p &&
-        record.data?.previous_head?.seq === record.seq - 1;
+      const continuesChain = record.ev === SNAPSHOT_EVENT && record.data?.previous_head?.h === record.p && record.data?.previous_head?.seq === record.seq - 1;
       if (!startsChain && !continuesChain) findings.push('chain break (the journal does not start at the beginning of its chain)');
     } else if (this.chain !== undefined) {
       if (record.p !== this.chain.h) findings.push('chain break');
@@ -92,7 +104,12 @@ export class ChainVerifier {
     if (record.batch !== undefined) {
       this.batch = { at, want: record.batch, seen: 0, seq: record.seq, held: [], last: at, before: this.head, beforeAt: this.headAt };
     }
-    const refused = record.ev === SNAPSHOT_EVENT ? undefined : !this.vocabulary.has(record.ev) ? `unknown event ${JSON.stringify(record.ev)}` : this.vocabulary.payloadProblem?.(record);
+    const refused =
+      record.ev === SNAPSHOT_EVENT
+        ? undefined
+        : !this.vocabulary.has(record.ev)
+          ? `unknown event ${JSON.stringify(record.ev)}`
+          : this.vocabulary.payloadProblem?.(record);
     if (refused !== undefined) {
       this.problems.push({ ...at, reason: this.vocabulary.has(record.ev) ? `bad payload for ${record.ev}: ${refused}` : refused, skipped: true });
       this.countInBatch(at, { record, at, fold: false });
@@ -153,6 +170,11 @@ export class ChainVerifier {
     const batch = this.batch!;
     this.batch = undefined;
     const length = batch.last.offset + batch.last.length - batch.at.offset;
-    this.problems.push({ ...batch.at, length, reason: `incomplete batch (${batch.seen} of ${batch.want} records, ${why}): a write that never completed`, skipped: true });
+    this.problems.push({
+      ...batch.at,
+      length,
+      reason: `incomplete batch (${batch.seen} of ${batch.want} records, ${why}): a write that never completed`,
+      skipped: true,
+    });
   }
 }

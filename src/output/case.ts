@@ -29,7 +29,16 @@ export function* renderRetrieved({ results }: { results: readonly ScoredCase[] }
       { title: 'reward', optional: true },
       { title: 'reused', optional: true },
     ],
-    results.map(({ similarity, case: c }): CellValue[] => [similarity.toFixed(3), c.case_id, c.task, c.action, yesNo(c.success), c.outcome, number(c.reward), String(c.times_reused)]),
+    results.map(({ similarity, case: c }): CellValue[] => [
+      similarity.toFixed(3),
+      c.case_id,
+      c.task,
+      c.action,
+      yesNo(c.success),
+      c.outcome,
+      number(c.reward),
+      String(c.times_reused),
+    ]),
   );
 }
 

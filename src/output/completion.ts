@@ -25,7 +25,8 @@ export interface CommandNode {
 }
 
 const sq = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
-const valueText = (v: ValueKind) => (v.kind === 'choices' ? `choices ${v.choices.join(' ')}` : v.kind === 'ids' ? `ids ${v.of}` : v.kind === 'none' ? '' : v.kind);
+const valueText = (v: ValueKind) =>
+  v.kind === 'choices' ? `choices ${v.choices.join(' ')}` : v.kind === 'ids' ? `ids ${v.of}` : v.kind === 'none' ? '' : v.kind;
 
 // The options of the command line that choose the data (and identity) the ids are read from.
 const DATA_OPTIONS = ['--data-dir', '--agent', '--store'];
@@ -48,9 +49,17 @@ const valueOptionNames = (node: CommandNode) => node.options.filter((o) => o.tak
 export function renderBashCompletion(root: CommandNode): string {
   const nodes = flatten(root);
   const cases = (fn: (n: CommandNode) => string) =>
-    nodes.map((n) => [n, fn(n)] as const).filter(([, v]) => v !== '').map(([n, v]) => `    ${sq(key(n))}) echo ${sq(v)} ;;`).join('\n');
+    nodes
+      .map((n) => [n, fn(n)] as const)
+      .filter(([, v]) => v !== '')
+      .map(([n, v]) => `    ${sq(key(n))}) echo ${sq(v)} ;;`)
+      .join('\n');
   const valueCases = nodes
-    .flatMap((n) => n.options.filter((o) => o.takesValue && o.value.kind !== 'none').flatMap((o) => o.names.map((name) => `    ${sq(`${key(n)}|${name}`)}) echo ${sq(valueText(o.value))} ;;`)))
+    .flatMap((n) =>
+      n.options
+        .filter((o) => o.takesValue && o.value.kind !== 'none')
+        .flatMap((o) => o.names.map((name) => `    ${sq(`${key(n)}|${name}`)}) echo ${sq(valueText(o.value))} ;;`)),
+    )
     .join('\n');
   const aliasCases = nodes
     .flatMap((n) => n.children.flatMap((c) => c.aliases.map((a) => `    ${sq(`${key(n)}|${a}`)}) echo ${sq(c.path.at(-1)!)} ;;`)))

@@ -28,13 +28,21 @@ export function renderDoctor(r: DoctorReport & { versions?: { crux: string; node
   if (sv === null) row('data dir', `${p(dd.path)}  (${dd.why ?? SOURCE_TEXT[dd.source]})  ${dd.exists ? `mode ${dd.mode}` : style.dim('not created yet')}`);
   else {
     row('store', `${p(dd.path)}  (${dd.why ?? STORE_SOURCE_TEXT[dd.source]})`);
-    row('server', `PostgreSQL ${p(sv.version)}, schema ${sv.schema} ${sv.schema_version === 0 ? style.dim('not created yet (the first write creates it)') : `at version ${sv.schema_version}`}`);
+    row(
+      'server',
+      `PostgreSQL ${p(sv.version)}, schema ${sv.schema} ${sv.schema_version === 0 ? style.dim('not created yet (the first write creates it)') : `at version ${sv.schema_version}`}`,
+    );
     const tables = sv.tables.filter((t) => t.name.startsWith('journal_') || t.name === 'history');
     if (tables.length > 0) row('tables', tables.map((t) => `${t.name} ${style.size(t.bytes)}`).join(', '));
     if (sv.schema_version > 0) row('compacted', sv.last_compaction ?? 'never');
   }
   const id = r.identity;
-  row('agent', id.agent === null ? `none (${from(id.agent_source, '--agent', 'CRUX_AGENT')}): session ids are stored as given, unscoped` : `${p(id.agent)} (${from(id.agent_source, '--agent', 'CRUX_AGENT')}): session ids are stored as ${p(id.session_key)}${id.agent_key ? `; Ed25519 key ${id.agent_key.key_id}` : ''}`);
+  row(
+    'agent',
+    id.agent === null
+      ? `none (${from(id.agent_source, '--agent', 'CRUX_AGENT')}): session ids are stored as given, unscoped`
+      : `${p(id.agent)} (${from(id.agent_source, '--agent', 'CRUX_AGENT')}): session ids are stored as ${p(id.session_key)}${id.agent_key ? `; Ed25519 key ${id.agent_key.key_id}` : ''}`,
+  );
   row('actor', id.actor === null ? 'none: writes are recorded without an actor' : `${p(id.actor)} (${from(id.actor_source, '--actor', 'CRUX_ACTOR')})`);
 
   const k = r.handoff_key;
@@ -45,33 +53,62 @@ export function renderDoctor(r: DoctorReport & { versions?: { crux: string; node
       ? `${k.file.path} (a row of the store)`
       : `${k.file.path} mode ${k.file.mode}${k.file.private ? '' : style.bad(' (readable by others)')}`;
   if (k.source === 'none') row('handoff key', `none yet: ${keyFile}`);
-  else row('handoff key', `${k.source === 'file' ? keyFile : k.source}, fingerprint ${k.fingerprint ?? style.bad('unusable')}${k.shadowed.length ? style.dim(` (overrides ${k.shadowed.join(', ')})`) : ''}`);
+  else
+    row(
+      'handoff key',
+      `${k.source === 'file' ? keyFile : k.source}, fingerprint ${k.fingerprint ?? style.bad('unusable')}${k.shadowed.length ? style.dim(` (overrides ${k.shadowed.join(', ')})`) : ''}`,
+    );
 
-  for (const k of r.keyring) row(k.status === 'trusted' ? 'trusted key' : 'revoked key', `${k.agent}: Ed25519 ${k.fingerprint}${k.status === 'revoked' ? style.dim(` (revoked ${k.revoked_at})`) : ''}`);
+  for (const k of r.keyring)
+    row(
+      k.status === 'trusted' ? 'trusted key' : 'revoked key',
+      `${k.agent}: Ed25519 ${k.fingerprint}${k.status === 'revoked' ? style.dim(` (revoked ${k.revoked_at})`) : ''}`,
+    );
 
   const lock = r.lock;
-  const holder = lock.holder ? `pid ${lock.holder.pid} (${lock.holder.command.length > 60 ? `${lock.holder.command.slice(0, 59)}…` : lock.holder.command})` : 'another process';
-  const how = style.dim(`(${[lock.mechanism, lock.filesystem ? `on ${lock.filesystem.type}${lock.filesystem.trusted ? '' : ', not trusted'}` : null].filter(Boolean).join(', ')})`);
-  row('lock', lock.name === null ? style.dim('no data directory yet') : lock.held ? style.warn(`held now by ${holder}${lock.stale === null ? ' (alive or not: cannot be told here)' : ''}`) : lock.stale ? `free ${style.warn(`(recovered a stale lock left by ${holder}, killed)`)}` : `free ${how}`);
+  const holder = lock.holder
+    ? `pid ${lock.holder.pid} (${lock.holder.command.length > 60 ? `${lock.holder.command.slice(0, 59)}…` : lock.holder.command})`
+    : 'another process';
+  const how = style.dim(
+    `(${[lock.mechanism, lock.filesystem ? `on ${lock.filesystem.type}${lock.filesystem.trusted ? '' : ', not trusted'}` : null].filter(Boolean).join(', ')})`,
+  );
+  row(
+    'lock',
+    lock.name === null
+      ? style.dim('no data directory yet')
+      : lock.held
+        ? style.warn(`held now by ${holder}${lock.stale === null ? ' (alive or not: cannot be told here)' : ''}`)
+        : lock.stale
+          ? `free ${style.warn(`(recovered a stale lock left by ${holder}, killed)`)}`
+          : `free ${how}`,
+  );
 
   if (dd.exists) {
-    out.push(...style.table(
-      [{ title: 'journal', flex: true }, 'bytes', 'records', 'last write', 'health', 'quarantined'],
-      r.journals.map((j): CellValue[] => [
-        j.file,
-        j.exists ? style.size(j.bytes) : '-',
-        j.exists ? String(j.records) : '-',
-        style.when(j.last_write),
-        !j.exists ? { text: 'absent', tone: 'dim' } : j.healthy ? { text: 'ok', tone: 'good' } : { text: `${j.problems.length} problem(s)`, tone: 'bad' },
-        String(j.quarantined),
-      ]),
-    ));
+    out.push(
+      ...style.table(
+        [{ title: 'journal', flex: true }, 'bytes', 'records', 'last write', 'health', 'quarantined'],
+        r.journals.map((j): CellValue[] => [
+          j.file,
+          j.exists ? style.size(j.bytes) : '-',
+          j.exists ? String(j.records) : '-',
+          style.when(j.last_write),
+          !j.exists ? { text: 'absent', tone: 'dim' } : j.healthy ? { text: 'ok', tone: 'good' } : { text: `${j.problems.length} problem(s)`, tone: 'bad' },
+          String(j.quarantined),
+        ]),
+      ),
+    );
     const s = r.sessions;
-    const statuses = Object.entries(s.by_status).map(([status, n]) => `${n} ${status}`).join(', ');
-    row('sessions', `${s.total}${statuses ? ` (${statuses})` : ''}; ${s.unscoped} unscoped, ${s.in_scope} in this agent's scope, ${s.other_agents} in other agents' scopes`);
+    const statuses = Object.entries(s.by_status)
+      .map(([status, n]) => `${n} ${status}`)
+      .join(', ');
+    row(
+      'sessions',
+      `${s.total}${statuses ? ` (${statuses})` : ''}; ${s.unscoped} unscoped, ${s.in_scope} in this agent's scope, ${s.other_agents} in other agents' scopes`,
+    );
     if (s.stranded_count > 0) {
       row('stranded', `${s.stranded_count}`);
-      for (const b of s.stranded.slice(0, 10)) out.push(`  ${p(`${b.agent ? `${b.agent}/` : ''}${b.session_id}`)}  ${b.status}, last written ${b.updated_at ?? 'never'}`);
+      for (const b of s.stranded.slice(0, 10))
+        out.push(`  ${p(`${b.agent ? `${b.agent}/` : ''}${b.session_id}`)}  ${b.status}, last written ${b.updated_at ?? 'never'}`);
       if (s.stranded_count > 10) out.push(style.dim(`  … and ${s.stranded_count - 10} more (--json lists up to ${s.stranded.length})`));
     }
   }
@@ -85,6 +122,12 @@ export function renderDoctor(r: DoctorReport & { versions?: { crux: string; node
   }
   out.push('');
   const warnings = r.findings.filter((f) => f.level === 'warning').length;
-  out.push(!r.healthy ? style.bad('damaged') : warnings > 0 ? style.warn(`healthy, ${warnings} warning(s)`) : style.good(dd.exists ? 'healthy' : 'healthy (nothing written yet)'));
+  out.push(
+    !r.healthy
+      ? style.bad('damaged')
+      : warnings > 0
+        ? style.warn(`healthy, ${warnings} warning(s)`)
+        : style.good(dd.exists ? 'healthy' : 'healthy (nothing written yet)'),
+  );
   return out.join('\n');
 }

@@ -101,4 +101,7 @@ export function writeJson(text: string): void {
 }
 
 /** A renderer for results that need no style: a sentence. */
-export const sentence = <T>(make: (result: T) => string): Renderer<T> => (result) => make(result);
+export const sentence =
+  <T>(make: (result: T) => string): Renderer<T> =>
+  (result) =>
+    make(result);

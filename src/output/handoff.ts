@@ -16,7 +16,9 @@ export const renderMinted =
     (out === undefined ? '' : `; envelope written to ${out}`);
 
 export const renderAccepted = ({ accepted, source_agent, handoff_id }: AcceptResult): string =>
-  printable(`accepted session ${accepted.session_id} from ${source_agent} as ${accepted.agent} (${accepted.facts} facts)${handoff_id ? `, package ${handoff_id}` : ''}`);
+  printable(
+    `accepted session ${accepted.session_id} from ${source_agent} as ${accepted.agent} (${accepted.facts} facts)${handoff_id ? `, package ${handoff_id}` : ''}`,
+  );
 
 export const renderKeygen = ({ key, trusted }: KeygenResult): string =>
   [
@@ -25,13 +27,14 @@ export const renderKeygen = ({ key, trusted }: KeygenResult): string =>
     `on the receiving side: crux handoff trust '${key.public_key}' --agent ${printable(key.agent)}`,
   ].join('\n');
 
-export const renderTrusted = (r: TrustResult): string =>
-  `${r.added ? 'now trusting' : 'already trusted:'} key ${r.key_id} of agent ${printable(r.agent)}`;
+export const renderTrusted = (r: TrustResult): string => `${r.added ? 'now trusting' : 'already trusted:'} key ${r.key_id} of agent ${printable(r.agent)}`;
 
 export const renderUntrusted = (r: UntrustResult): string => {
   const agent = printable(r.agent);
   return [
-    r.revoked.length === 0 ? `already revoked: no key of agent ${agent} changed` : `revoked ${r.revoked.map((k) => k.key_id).join(', ')} of agent ${agent}: packages signed with ${r.revoked.length === 1 ? 'it' : 'them'} are refused`,
+    r.revoked.length === 0
+      ? `already revoked: no key of agent ${agent} changed`
+      : `revoked ${r.revoked.map((k) => k.key_id).join(', ')} of agent ${agent}: packages signed with ${r.revoked.length === 1 ? 'it' : 'them'} are refused`,
     r.trusted.length === 0 ? `agent ${agent} has no trusted Ed25519 key left here` : `still trusted: ${r.trusted.map((k) => k.key_id).join(', ')}`,
   ].join('\n');
 };
@@ -39,7 +42,10 @@ export const renderUntrusted = (r: UntrustResult): string => {
 const STATUS_TONE = { accepted: 'good', expired: 'warn' } as const;
 
 /** The handoffs, newest first unless --sort said otherwise (a last line on a terminal when cut short), then the keyring. */
-export function* renderList({ handoffs, keys, total }: { handoffs: readonly HandoffRow[]; keys: readonly KeyRow[]; total?: number }, style: Style): Generator<string> {
+export function* renderList(
+  { handoffs, keys, total }: { handoffs: readonly HandoffRow[]; keys: readonly KeyRow[]; total?: number },
+  style: Style,
+): Generator<string> {
   const columns = [
     { title: 'id', id: true },
     { title: 'session', id: true },
@@ -69,8 +75,18 @@ export function* renderList({ handoffs, keys, total }: { handoffs: readonly Hand
   if (keys.length === 0) return;
   yield '';
   yield* style.table(
-    [{ title: 'agent', flex: true }, { title: 'Ed25519 key fingerprint', name: 'fingerprint', id: true }, 'status', { title: 'public key', name: 'public_key', flex: true, optional: true }],
-    keys.map((k): CellValue[] => [k.agent, k.fingerprint, k.status === 'revoked' ? { text: `revoked ${style.when(k.revoked_at)}`, tone: 'bad' } : { text: 'trusted', tone: 'good' }, k.public_key]),
+    [
+      { title: 'agent', flex: true },
+      { title: 'Ed25519 key fingerprint', name: 'fingerprint', id: true },
+      'status',
+      { title: 'public key', name: 'public_key', flex: true, optional: true },
+    ],
+    keys.map((k): CellValue[] => [
+      k.agent,
+      k.fingerprint,
+      k.status === 'revoked' ? { text: `revoked ${style.when(k.revoked_at)}`, tone: 'bad' } : { text: 'trusted', tone: 'good' },
+      k.public_key,
+    ]),
   );
 }
 
@@ -81,7 +97,9 @@ export function renderInspect(r: InspectResult, style: Style): string {
   const lines: string[] = [];
   lines.push(style.bold('package'));
   if (r.package === null) lines.push('  (the payload does not decode as a JSON object)');
-  else for (const { key, raw } of r.package) lines.push(`  ${printable(key)}: ${printable(raw.length > 400 ? `${raw.slice(0, 400)}… (${raw.length} characters)` : raw)}`);
+  else
+    for (const { key, raw } of r.package)
+      lines.push(`  ${printable(key)}: ${printable(raw.length > 400 ? `${raw.slice(0, 400)}… (${raw.length} characters)` : raw)}`);
   lines.push(style.bold('envelope'));
   lines.push(`  content_hash: ${r.envelope.content_hash}`, `  signature_alg: ${r.envelope.signature_alg}`, `  payload: ${r.envelope.payload_bytes} bytes`);
   lines.push(style.bold('checks'));

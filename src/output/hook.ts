@@ -14,9 +14,7 @@ export interface UninstallResult {
 }
 
 export const renderInstalled = (r: InstallResult): string =>
-  r.changed
-    ? `installed \`${r.command}\` for ${r.events.join(', ')} in ${r.settings}`
-    : `the crux hooks are already in ${r.settings}; nothing changed`;
+  r.changed ? `installed \`${r.command}\` for ${r.events.join(', ')} in ${r.settings}` : `the crux hooks are already in ${r.settings}; nothing changed`;
 
 export const renderUninstalled = (r: UninstallResult): string =>
   r.changed ? `removed the crux hooks of ${r.events.join(', ')} from ${r.settings}` : `no crux hooks in ${r.settings}; nothing changed`;

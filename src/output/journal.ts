@@ -10,7 +10,11 @@ export function renderCheck(result: { healthy: boolean; data_dir: string; journa
     j.file,
     j.exists ? String(j.records) : '-',
     j.exists ? style.size(j.bytes) : '-',
-    j.problems.length === 0 ? { text: 'ok', tone: 'good' } : j.repaired ? { text: `repaired (${j.problems.length})`, tone: 'warn' } : { text: String(j.problems.length), tone: 'bad' },
+    j.problems.length === 0
+      ? { text: 'ok', tone: 'good' }
+      : j.repaired
+        ? { text: `repaired (${j.problems.length})`, tone: 'warn' }
+        : { text: String(j.problems.length), tone: 'bad' },
     String(j.quarantined),
     `${j.replay_ms} ms`,
   ]);
@@ -18,10 +22,13 @@ export function renderCheck(result: { healthy: boolean; data_dir: string; journa
   for (const j of result.journals) {
     for (const p of j.problems) lines.push(`${j.file}:${p.line}: ${printable(p.reason)}`);
     if (j.repaired) lines.push(`${j.file}: removed ${j.repaired.removed} line(s); kept in ${j.repaired.quarantine.join(', ')}`);
-    for (const p of j.derived?.problems ?? []) lines.push(`${j.file}: ${printable(p)}: ${j.derived!.rebuilt ? 'rebuilt' : 'derived rows (`crux journal check --repair` rebuilds them)'}`);
+    for (const p of j.derived?.problems ?? [])
+      lines.push(`${j.file}: ${printable(p)}: ${j.derived!.rebuilt ? 'rebuilt' : 'derived rows (`crux journal check --repair` rebuilds them)'}`);
     const h = j.history;
     if (h === undefined) continue;
-    lines.push(`${j.file}: history ${h.files} file(s), ${h.records} records, ${h.bytes} bytes, ${h.problems.length === 0 ? style.good('ok') : style.bad(`${h.problems.length} problem(s)`)}`);
+    lines.push(
+      `${j.file}: history ${h.files} file(s), ${h.records} records, ${h.bytes} bytes, ${h.problems.length === 0 ? style.good('ok') : style.bad(`${h.problems.length} problem(s)`)}`,
+    );
     for (const p of h.problems) lines.push(`${p.file}:${p.line}: ${p.reason}`);
     if (h.quarantined?.length) lines.push(`${j.file}: damaged history moved to ${h.quarantined.join(', ')}`);
   }

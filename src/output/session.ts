@@ -58,7 +58,16 @@ export function* renderListing(listing: Listing & { all_agents: boolean; total?:
     if (listing.all_agents) head.splice(1, 0, { title: 'agent', flex: true });
     const rows = function* (): Generator<CellValue[]> {
       for (const s of listing.sessions) {
-        const row: CellValue[] = [s.session_id, s.status, s.outcome ?? NONE, style.when(s.updated_at), { text: s.freshness, tone: FRESHNESS_TONE[s.freshness] }, String(s.total_tokens), style.when(s.expires_at), s.actor ?? NONE];
+        const row: CellValue[] = [
+          s.session_id,
+          s.status,
+          s.outcome ?? NONE,
+          style.when(s.updated_at),
+          { text: s.freshness, tone: FRESHNESS_TONE[s.freshness] },
+          String(s.total_tokens),
+          style.when(s.expires_at),
+          s.actor ?? NONE,
+        ];
         if (listing.all_agents) row.splice(1, 0, s.agent ?? NONE);
         yield row;
       }
@@ -86,7 +95,11 @@ export function renderMachine(machine: MachineView, style: Style): string {
   return [
     ...style.table([{ title: 'from \\ op', name: 'from' }, ...ops], rows),
     // Sentences, not rows: broken at spaces to the width of the terminal (or COLUMNS), never cut.
-    ...wrapWords(`a new session starts ${machine.initial}, created by: ${machine.creating.join(', ')} (any other op on a missing session: not found, 3)`, style.width, 2),
+    ...wrapWords(
+      `a new session starts ${machine.initial}, created by: ${machine.creating.join(', ')} (any other op on a missing session: not found, 3)`,
+      style.width,
+      2,
+    ),
     ...wrapWords(`removed from any state by: ${machine.removing.join(', ')}; reap is close with the outcome expired`, style.width, 2),
   ].join('\n');
 }

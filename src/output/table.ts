@@ -127,19 +127,24 @@ export function fitColumns(
       shown = shown.filter((i) => i !== optional.at(-1));
       continue;
     }
-    capColumns(widths, shown.flatMap((i, k) => (columns[i]!.id ? [] : [k])), () => 1, available);
-    capColumns(widths, widths.map((_, k) => k), () => 1, available);
+    capColumns(
+      widths,
+      shown.flatMap((i, k) => (columns[i]!.id ? [] : [k])),
+      () => 1,
+      available,
+    );
+    capColumns(
+      widths,
+      widths.map((_, k) => k),
+      () => 1,
+      available,
+    );
     return { shown, widths };
   }
 }
 
 /** The lines of a table (without newlines): header, then one line per row. */
-export function* tableLines(
-  spec: readonly (string | Column)[],
-  rows: Iterable<readonly CellValue[]>,
-  layout: TableLayout,
-  paint: Paint,
-): Generator<string> {
+export function* tableLines(spec: readonly (string | Column)[], rows: Iterable<readonly CellValue[]>, layout: TableLayout, paint: Paint): Generator<string> {
   const columns = spec.map((c) => (typeof c === 'string' ? { title: c } : c));
   const headers = layout.headers !== false;
   if (!layout.box) {
@@ -183,7 +188,8 @@ export function* tableLines(
 }
 
 // Paint the text only, so every colour is reset before the padding, the tab and the newline.
-const paintCell = (cell: CellValue | Prepared, text: string, paint: Paint) => (typeof cell === 'string' || cell.tone === undefined ? text : paint(cell.tone, text));
+const paintCell = (cell: CellValue | Prepared, text: string, paint: Paint) =>
+  typeof cell === 'string' || cell.tone === undefined ? text : paint(cell.tone, text);
 
 /**
  * The line that ends a list cut short (on a terminal, where lists stop at 50 rows): how many more there are

@@ -93,7 +93,11 @@ export function environmentError(caught: unknown, path?: string): CruxError | un
   // Node's permission model (NODE_OPTIONS=--permission, or --experimental-permission on Node 20) refused it.
   if (code === 'ERR_ACCESS_DENIED') {
     const resource = (caught as { resource?: unknown }).resource;
-    return new CruxError('permission_denied', `permission denied by Node's permission model: ${typeof resource === 'string' && resource !== '' ? resource : where} (ERR_ACCESS_DENIED)`, "nothing was changed; allow writes to the data directory (--allow-fs-write) or run without NODE_OPTIONS's --permission");
+    return new CruxError(
+      'permission_denied',
+      `permission denied by Node's permission model: ${typeof resource === 'string' && resource !== '' ? resource : where} (ERR_ACCESS_DENIED)`,
+      "nothing was changed; allow writes to the data directory (--allow-fs-write) or run without NODE_OPTIONS's --permission",
+    );
   }
   if (PERMISSION.has(code)) {
     const what = code === 'EROFS' ? 'read-only file system' : 'permission denied';

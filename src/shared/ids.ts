@@ -51,7 +51,8 @@ function checkName(what: string, raw: string): string {
  */
 function checkScopePart(what: string, raw: string): string {
   checkName(what, raw);
-  if (raw.startsWith(':') || raw.endsWith(':')) throw invalid(`${what} must not begin or end with ":": ${JSON.stringify(raw)}`, 'a scoped id joins agent and id with "::"');
+  if (raw.startsWith(':') || raw.endsWith(':'))
+    throw invalid(`${what} must not begin or end with ":": ${JSON.stringify(raw)}`, 'a scoped id joins agent and id with "::"');
   return raw;
 }
 

@@ -4,16 +4,19 @@ import { invalid } from './errors';
 /** Milliseconds since the epoch. Domain code receives it; it never reads the clock itself. */
 export type Instant = number;
 
-const RFC3339 =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 
 /** Parses an RFC 3339 time (any precision, any offset, e.g. the daemon's `…21:00:00.123456789+00:00`). */
 export function parseTime(raw: string, what = 'time'): Instant {
   const m = RFC3339.exec(raw.trim());
   if (!m) throw invalid(`${what} is not an RFC 3339 time: ${JSON.stringify(raw)}`, 'e.g. 2026-11-29T21:00:00Z');
   const [, y, mo, d, h, mi, s, frac, , sign, oh, om] = m;
-  const year = Number(y), month = Number(mo), day = Number(d);
-  const hour = Number(h), minute = Number(mi), second = Number(s);
+  const year = Number(y),
+    month = Number(mo),
+    day = Number(d);
+  const hour = Number(h),
+    minute = Number(mi),
+    second = Number(s);
   const daysInMonth = new Date(utc(year, month, 0)).getUTCDate();
   const offsetOk = sign === undefined || (Number(oh) <= 23 && Number(om) <= 59);
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 60 || !offsetOk) {

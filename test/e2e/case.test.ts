@@ -32,14 +32,41 @@ async function refused(dir: string, args: string[], code: number, opts: { input?
 describe('crux case record / show', () => {
   it('records from flags, prints the id, and shows every field', async () => {
     const dir = freshDataDir();
-    const id = await record(dir, ...NOW, '--task', 'Rotate the TLS cert', '--action', 'certbot renew', '--outcome', 'renewed',
-      '--context', 'prod web', '--reward', '0.75', '--tag', 'tls', '--tag', 'ops', '--receipt', 'run-17');
+    const id = await record(
+      dir,
+      ...NOW,
+      '--task',
+      'Rotate the TLS cert',
+      '--action',
+      'certbot renew',
+      '--outcome',
+      'renewed',
+      '--context',
+      'prod web',
+      '--reward',
+      '0.75',
+      '--tag',
+      'tls',
+      '--tag',
+      'ops',
+      '--receipt',
+      'run-17',
+    );
     expect(id).toMatch(/^c_[0-9a-f]{24}$/);
     const { case: c } = await json(dir, ['case', 'show', id]);
     expect(Object.keys(c)).toEqual(CASE_KEYS);
     expect(c).toEqual({
-      case_id: id, task: 'Rotate the TLS cert', context: 'prod web', action: 'certbot renew', outcome: 'renewed', success: true,
-      reward: 0.75, tags: ['tls', 'ops'], source_receipt: 'run-17', created_at: '2026-11-29T21:00:00.000Z', times_reused: 0,
+      case_id: id,
+      task: 'Rotate the TLS cert',
+      context: 'prod web',
+      action: 'certbot renew',
+      outcome: 'renewed',
+      success: true,
+      reward: 0.75,
+      tags: ['tls', 'ops'],
+      source_receipt: 'run-17',
+      created_at: '2026-11-29T21:00:00.000Z',
+      times_reused: 0,
     });
     const human = await crux(dir, ['case', 'show', id]);
     expect(human.stdout).toContain('task:           Rotate the TLS cert');
@@ -120,7 +147,11 @@ describeEachStore('on a %s store', (kind) => {
       const { dir, ids } = await bank();
       const { results } = await json(dir, ['case', 'retrieve', 'restart', 'nginx', '--top-k', '10']);
       expect(results.map((r: any) => [r.case.case_id, r.similarity])).toEqual([
-        [ids.failed, 1], [ids.new, 1], [ids.old, 1], [ids.long, 0.5], [ids.tagged, 1 / 6],
+        [ids.failed, 1],
+        [ids.new, 1],
+        [ids.old, 1],
+        [ids.long, 0.5],
+        [ids.tagged, 1 / 6],
       ]);
       expect(Object.keys(results[0].case)).toEqual(CASE_KEYS);
       const limited = await json(dir, ['case', 'retrieve', 'restart', 'nginx', '--limit', '2']);
@@ -131,7 +162,8 @@ describeEachStore('on a %s store', (kind) => {
       const dir = freshDataDir();
       const id = await record(dir, ...NOW, '--task', 'मेरी किताब खोजो', '--action', 'shelf 3', '--outcome', 'found');
       await record(dir, ...NOW, '--task', 'find my book', '--action', 'shelf 4', '--outcome', 'found');
-      for (let round = 0; round < 2; round++) { // the second round answers from the cached bank
+      for (let round = 0; round < 2; round++) {
+        // the second round answers from the cached bank
         const { results } = await json(dir, ['case', 'retrieve', 'किताब']);
         expect(results.map((r: any) => [r.case.case_id, r.similarity])).toEqual([[id, 1 / 3]]);
       }
@@ -226,12 +258,29 @@ describe('crux case list / delete', () => {
 describe('crux case export / import', () => {
   it('round-trips every field through JSON Lines', async () => {
     const a = freshDataDir();
-    const id = await record(a, ...NOW, '--task', 'Ünïcödé 東京 task', '--action', 'line one\nline two', '--outcome', 'o', '--tag', 'x1', '--failure', '--reward', '0.3');
+    const id = await record(
+      a,
+      ...NOW,
+      '--task',
+      'Ünïcödé 東京 task',
+      '--action',
+      'line one\nline two',
+      '--outcome',
+      'o',
+      '--tag',
+      'x1',
+      '--failure',
+      '--reward',
+      '0.3',
+    );
     await record(a, '--task', 'second', '--action', 'a', '--outcome', 'o');
     await json(a, ['case', 'retrieve', '東京', '--mark-reused']);
     const exported = await crux(a, ['case', 'export']);
     expect(exported.exitCode).toBe(0);
-    const lines = exported.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = exported.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatchObject({ case_id: id, times_reused: 1, success: false, reward: 0.3, action: 'line one\nline two' });
     expect(await json(a, ['case', 'export'])).toEqual({ cases: lines });
@@ -264,7 +313,9 @@ describe('crux case export / import', () => {
     expect(fs.existsSync(dir)).toBe(false);
     await record(dir, '--task', 't', '--action', 'a', '--outcome', 'o');
     expect(await refused(dir, ['case', 'import'], 5, { input: `${ok}\nnot json\n` })).toMatch(/^crux: line 2: not valid JSON/);
-    expect(await refused(dir, ['case', 'import'], 5, { input: `${ok}\n{"task":"t","action":"a","outcome":"o","reward":"x"}\n` })).toMatch(/^crux: line 2: reward/);
+    expect(await refused(dir, ['case', 'import'], 5, { input: `${ok}\n{"task":"t","action":"a","outcome":"o","reward":"x"}\n` })).toMatch(
+      /^crux: line 2: reward/,
+    );
     await refused(dir, ['case', 'import', join(tempDir(), 'missing.jsonl')], 5);
   });
 
@@ -272,7 +323,9 @@ describe('crux case export / import', () => {
     const dir = freshDataDir();
     const n = 5000;
     const id = (i: number) => `c_${String(i).padStart(5, '0')}`;
-    const input = Array.from({ length: n }, (_, i) => JSON.stringify({ case_id: id(i), task: `task ${i} deploy w${i % 97}`, action: 'a', outcome: 'o', reward: (i % 10) / 10 })).join('\n');
+    const input = Array.from({ length: n }, (_, i) =>
+      JSON.stringify({ case_id: id(i), task: `task ${i} deploy w${i % 97}`, action: 'a', outcome: 'o', reward: (i % 10) / 10 }),
+    ).join('\n');
     const run = await crux(dir, ['--json', 'case', 'import'], { input });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout).imported).toBe(n);
@@ -281,7 +334,9 @@ describe('crux case export / import', () => {
     // i ≡ 9 (mod 10): 789, 1759, 2729, 3699, 4669 — all created at once, so the lowest ids win.
     const { results } = await json(dir, ['case', 'retrieve', 'w13', 'deploy', '--top-k', '3']);
     expect(results.map((r: any) => [r.case.case_id, r.similarity, r.case.reward])).toEqual([
-      [id(789), 0.5, 0.9], [id(1759), 0.5, 0.9], [id(2729), 0.5, 0.9],
+      [id(789), 0.5, 0.9],
+      [id(1759), 0.5, 0.9],
+      [id(2729), 0.5, 0.9],
     ]);
   });
 });

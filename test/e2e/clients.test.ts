@@ -45,8 +45,13 @@ function world(opts: { cruxOnPath: boolean }) {
   const dataDir = join(home, 'data');
   const env = (extra: Record<string, string | undefined> = {}) => clientEnv(home, { PATH: `${bin}:/usr/bin:/bin`, CRUX_DATA_DIR: dataDir, ...extra });
   const run = (file: string, args: string[], extra: Record<string, string | undefined> = {}) =>
-    execa(file, args, { cwd: project, env: env(extra), extendEnv: false, reject: false, timeout: 120_000, input: '' }).then((r) => ({ exitCode: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) }));
-  const cruxJson = async (args: string[]) => JSON.parse(String((await execa(CRUX, ['--data-dir', dataDir, ...args, '--json'], { env: testEnv(), extendEnv: false })).stdout));
+    execa(file, args, { cwd: project, env: env(extra), extendEnv: false, reject: false, timeout: 120_000, input: '' }).then((r) => ({
+      exitCode: r.exitCode,
+      stdout: String(r.stdout),
+      stderr: String(r.stderr),
+    }));
+  const cruxJson = async (args: string[]) =>
+    JSON.parse(String((await execa(CRUX, ['--data-dir', dataDir, ...args, '--json'], { env: testEnv(), extendEnv: false })).stdout));
   return { home, project, dataDir, env, run, cruxJson };
 }
 
@@ -97,7 +102,10 @@ describe('Claude Code', () => {
     const { sessions } = await w.cruxJson(['--agent', 'claude-code', 'session', 'list', '--all']);
     expect(sessions).toHaveLength(1);
     expect(sessions[0]).toMatchObject({ status: 'closed' });
-    const transcripts = fs.readdirSync(join(w.home, '.claude', 'projects'), { recursive: true }).map(String).filter((f) => f.endsWith('.jsonl'));
+    const transcripts = fs
+      .readdirSync(join(w.home, '.claude', 'projects'), { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.jsonl'));
     expect(transcripts.map((f) => f.split('/').pop()!.replace('.jsonl', ''))).toContain(sessions[0].session_id);
     const { cases } = await w.cruxJson(['case', 'list']);
     expect(cases).toHaveLength(1);
@@ -108,9 +116,17 @@ describe('Claude Code', () => {
     const claude = client('claude', ctx);
     const w = world({ cruxOnPath: true });
     fs.mkdirSync(join(w.project, 'src'));
-    const installed = await execa('crux', ['hook', 'install', 'claude-code', '--record-cases'], { cwd: join(w.project, 'src'), env: w.env(), extendEnv: false });
+    const installed = await execa('crux', ['hook', 'install', 'claude-code', '--record-cases'], {
+      cwd: join(w.project, 'src'),
+      env: w.env(),
+      extendEnv: false,
+    });
     expect(String(installed.stdout)).toContain(join(w.project, '.claude', 'settings.json'));
-    await w.run(claude, ['-p', 'bump the lockfile'], { ANTHROPIC_API_KEY: 'sk-ant-offline', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', CLAUDE_CODE_MAX_RETRIES: '0' });
+    await w.run(claude, ['-p', 'bump the lockfile'], {
+      ANTHROPIC_API_KEY: 'sk-ant-offline',
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+      CLAUDE_CODE_MAX_RETRIES: '0',
+    });
     const { sessions } = await w.cruxJson(['--agent', 'claude-code', 'session', 'list', '--all']);
     expect(sessions.map((s: { status: string }) => s.status)).toEqual(['closed']);
     expect((await w.cruxJson(['case', 'list'])).cases.map((c: { task: string }) => c.task)).toEqual([expect.stringContaining('bump the lockfile')]);

@@ -25,7 +25,9 @@ describe('a closed stdout', () => {
     const run = await intoClosedPipe(dir, ['--agent', 'a', 'handoff', 'mint', 's']);
     // SPEC §3: exit 0, and one line on stderr saying what was done (a wrapper must not retry it).
     expect(run.exit).toBe('exit=0');
-    expect(run.stderr).toMatch(/^crux: committed \(1 record\(s\) to handoffs.jsonl, 1 record\(s\) to sessions.jsonl\), but its output could not be written \(EPIPE\): the write is durable, do not repeat it$/);
+    expect(run.stderr).toMatch(
+      /^crux: committed \(1 record\(s\) to handoffs.jsonl, 1 record\(s\) to sessions.jsonl\), but its output could not be written \(EPIPE\): the write is durable, do not repeat it$/,
+    );
     const list = await crux(dir, ['--agent', 'a', '--json', 'session', 'list']);
     expect(JSON.parse(list.stdout).sessions[0].status).toBe('handed_off');
     expect(JSON.parse((await crux(dir, ['--json', 'handoff', 'list'])).stdout).handoffs).toHaveLength(1);
@@ -35,7 +37,16 @@ describe('a closed stdout', () => {
     const dir = freshDataDir();
     await crux(dir, ['session', 'put', 's', '{"a":1}']);
     await crux(dir, ['case', 'record', '--task', 't', '--action', 'a', '--outcome', 'o']);
-    for (const args of [['completion', 'bash'], ['completion', 'zsh'], ['session', 'export'], ['case', 'export'], ['session', 'get', 's'], ['session', 'list'], ['case', 'list', '--json'], ['help', 'session']]) {
+    for (const args of [
+      ['completion', 'bash'],
+      ['completion', 'zsh'],
+      ['session', 'export'],
+      ['case', 'export'],
+      ['session', 'get', 's'],
+      ['session', 'list'],
+      ['case', 'list', '--json'],
+      ['help', 'session'],
+    ]) {
       expect(await intoClosedPipe(dir, args), args.join(' ')).toEqual({ exit: 'exit=0', stderr: '' });
     }
   });

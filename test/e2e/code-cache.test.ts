@@ -51,7 +51,7 @@ describe('the code cache', () => {
     expect(fs.statSync(file).ino).toBe(made.ino);
   });
 
-  it('replaces a damaged cache and removes those of other builds, keeping other Nodes\' ones; crux runs the same meanwhile', async () => {
+  it("replaces a damaged cache and removes those of other builds, keeping other Nodes' ones; crux runs the same meanwhile", async () => {
     const pkg = packageWithoutShippedCache();
     const cache = tempDir();
     const dir = join(cache, 'crux', 'code');
@@ -84,10 +84,18 @@ describe('the code cache', () => {
   it('covers the MCP bundle too (dist/mcp.cjs, loaded by crux mcp)', async () => {
     const pkg = packageWithoutShippedCache();
     const cache = tempDir();
-    const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } });
+    const init = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } },
+    });
     const r = await run(pkg, { XDG_CACHE_HOME: cache }, ['mcp'], `${init}\n`);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toContain('"protocolVersion"');
-    expect(fs.readdirSync(join(cache, 'crux', 'code')).sort()).toEqual([`crux.cjs-${buildId(pkg, 'crux.cjs')}-${KEY}.v8cache`, `mcp.cjs-${buildId(pkg, 'mcp.cjs')}-${KEY}.v8cache`]);
+    expect(fs.readdirSync(join(cache, 'crux', 'code')).sort()).toEqual([
+      `crux.cjs-${buildId(pkg, 'crux.cjs')}-${KEY}.v8cache`,
+      `mcp.cjs-${buildId(pkg, 'mcp.cjs')}-${KEY}.v8cache`,
+    ]);
   });
 });

@@ -94,7 +94,9 @@ describe('crux completion', () => {
     await crux(dir, ['--agent', 'planner', 'session', 'put', 'plan-7', '{}']);
     await crux(dir, ['--agent', 'planner', 'session', 'put', 'plan-8', '{}']);
     const caseId = JSON.parse((await crux(dir, ['--json', 'case', 'record', '--task', 't', '--action', 'a', '--outcome', 'o'])).stdout).case.case_id;
-    const minted = JSON.parse(Buffer.from(JSON.parse((await crux(dir, ['--agent', 'planner', 'handoff', 'mint', 'plan-8'], env)).stdout).payload_b64, 'base64').toString());
+    const minted = JSON.parse(
+      Buffer.from(JSON.parse((await crux(dir, ['--agent', 'planner', 'handoff', 'mint', 'plan-8'], env)).stdout).payload_b64, 'base64').toString(),
+    );
     // Read-only: no journal, key or lock is touched (a reader may refresh the derived cache/, as every read does).
     const data = () => Object.fromEntries(Object.entries(snapshotDir(dir)).filter(([path]) => !path.startsWith('cache/')));
     const before = data();
@@ -113,7 +115,7 @@ describe('crux completion', () => {
     expect(fs.existsSync(none)).toBe(false);
   });
 
-  it('help <Tab> names the visible commands (not __complete); help session <Tab> names session\'s commands', async () => {
+  it("help <Tab> names the visible commands (not __complete); help session <Tab> names session's commands", async () => {
     const top = await complete(['help', '']);
     expect(top).toEqual(expect.arrayContaining(['session', 'case', 'handoff', 'journal']));
     expect(top).not.toContain('__complete');
@@ -124,7 +126,7 @@ describe('crux completion', () => {
     expect(await complete(['session', 'help', 'g'])).toEqual(['get']);
   });
 
-  it('offers ids for the first argument only; bash\'s split --data-dir=/p is followed', async () => {
+  it("offers ids for the first argument only; bash's split --data-dir=/p is followed", async () => {
     const dir = freshDataDir();
     await crux(dir, ['session', 'put', 'build-42', '{}']);
     expect(await complete(['--data-dir', dir, 'session', 'put', 'build-42', ''], CRUX)).toEqual([]);
@@ -141,7 +143,17 @@ describe('crux completion', () => {
   it('__complete reads the ids that start with the prefix, at most 200', async () => {
     const dir = freshDataDir();
     const file = join(tempDir(), 'many.jsonl');
-    const line = (id: string) => JSON.stringify({ session_id: id, agent: null, status: 'active', created_at: '2026-12-01T10:00:00.000Z', updated_at: '2026-12-01T10:00:00.000Z', total_tokens: 0, expires_at: null, state: {} });
+    const line = (id: string) =>
+      JSON.stringify({
+        session_id: id,
+        agent: null,
+        status: 'active',
+        created_at: '2026-12-01T10:00:00.000Z',
+        updated_at: '2026-12-01T10:00:00.000Z',
+        total_tokens: 0,
+        expires_at: null,
+        state: {},
+      });
     fs.writeFileSync(file, [...Array.from({ length: 250 }, (_, i) => line(`job-${String(i).padStart(3, '0')}`)), line('other')].map((l) => `${l}\n`).join(''));
     expect((await crux(dir, ['session', 'import', file])).exitCode).toBe(0);
     const ids = (args: string[]) => crux(dir, ['__complete', 'session', ...args]).then((r) => r.stdout.split('\n').filter(Boolean));

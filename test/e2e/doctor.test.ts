@@ -31,16 +31,27 @@ describe('crux doctor', () => {
   it('names where the data directory came from: flag, env, xdg, default', async () => {
     const home = tempDir();
     const run = async (env: Record<string, string>, args: string[] = []) => {
-      const r = await execa(CRUX, [...args, 'doctor', '--json'], { reject: false, env: testEnv({ HOME: home, XDG_DATA_HOME: undefined, ...env }), extendEnv: false });
+      const r = await execa(CRUX, [...args, 'doctor', '--json'], {
+        reject: false,
+        env: testEnv({ HOME: home, XDG_DATA_HOME: undefined, ...env }),
+        extendEnv: false,
+      });
       return JSON.parse(String(r.stdout)).data_dir;
     };
     expect(await run({})).toMatchObject({ source: 'default', path: join(home, '.local/share/crux') });
     expect(await run({ XDG_DATA_HOME: join(home, 'xdg') })).toMatchObject({ source: 'xdg', path: join(home, 'xdg/crux') });
     expect(await run({ XDG_DATA_HOME: join(home, 'xdg'), CRUX_DATA_DIR: join(home, 'env') })).toMatchObject({ source: 'env', path: join(home, 'env') });
-    expect(await run({ CRUX_DATA_DIR: join(home, 'env') }, ['--data-dir', join(home, 'flag')])).toMatchObject({ source: 'flag', path: join(home, 'flag'), why: 'from --data-dir' });
+    expect(await run({ CRUX_DATA_DIR: join(home, 'env') }, ['--data-dir', join(home, 'flag')])).toMatchObject({
+      source: 'flag',
+      path: join(home, 'flag'),
+      why: 'from --data-dir',
+    });
     // A flag of one kind overrides the other kind's variable, and doctor says so.
     const shared = 'postgres://ops:pw@db.invalid/agents';
-    expect(await run({ CRUX_STORE: shared }, ['--data-dir', join(home, 'flag')])).toMatchObject({ source: 'flag', why: 'from --data-dir, which overrides CRUX_STORE' });
+    expect(await run({ CRUX_STORE: shared }, ['--data-dir', join(home, 'flag')])).toMatchObject({
+      source: 'flag',
+      why: 'from --data-dir, which overrides CRUX_STORE',
+    });
     expect(await run({ CRUX_DATA_DIR: join(home, 'env') })).toMatchObject({ why: 'from CRUX_DATA_DIR' });
     expect(fs.readdirSync(home)).toEqual([]);
   });
@@ -51,7 +62,9 @@ describe('crux doctor', () => {
     for (const args of [['session', 'put', 'a', '{}'], ['session', 'list'], ['doctor']]) {
       const r = await execa(CRUX, args, { reject: false, env, extendEnv: false });
       expect(r.exitCode, args.join(' ')).toBe(2);
-      expect(String(r.stderr)).toMatch(/^crux: CRUX_STORE and CRUX_DATA_DIR are both set: they name two stores \(unset one of them, or say which with --store or --data-dir\)$/);
+      expect(String(r.stderr)).toMatch(
+        /^crux: CRUX_STORE and CRUX_DATA_DIR are both set: they name two stores \(unset one of them, or say which with --store or --data-dir\)$/,
+      );
     }
     expect(fs.readdirSync(home)).toEqual([]);
     const flag = await execa(CRUX, ['--data-dir', join(home, 'flag'), 'session', 'put', 'a', '{}'], { reject: false, env, extendEnv: false });
@@ -62,7 +75,14 @@ describe('crux doctor', () => {
   it('shows the identities and how a scoped session id is spelled for them', async () => {
     const dir = freshDataDir();
     const flag = (await doctor(dir, ['--agent', 'build-bot', '--actor', 'ops'])).report.identity;
-    expect(flag).toEqual({ agent: 'build-bot', agent_source: 'flag', actor: 'ops', actor_source: 'flag', session_key: '__agent_session::build-bot::<id>', agent_key: null });
+    expect(flag).toEqual({
+      agent: 'build-bot',
+      agent_source: 'flag',
+      actor: 'ops',
+      actor_source: 'flag',
+      session_key: '__agent_session::build-bot::<id>',
+      agent_key: null,
+    });
     const env = (await doctor(dir, [], { CRUX_AGENT: 'a1', CRUX_ACTOR: 'cron' })).report.identity;
     expect(env).toMatchObject({ agent: 'a1', agent_source: 'env', actor_source: 'env', session_key: '__agent_session::a1::<id>' });
     const none = (await doctor(dir)).report.identity;

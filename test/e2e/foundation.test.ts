@@ -24,8 +24,11 @@ describe('crux foundation', () => {
 
   it('points a usage error at the help of the innermost command it reached', async () => {
     for (const [args, help] of [
-      [['frobnicate'], 'crux --help'], [['session', 'frob'], 'crux session --help'], [['--json', 'session', 'get', 'x', '--bogus'], 'crux session get --help'],
-      [['--agent', 'a', 'case', 'retrieve', '--top-k'], 'crux case retrieve --help'], [['journal', 'check', 'x', 'y', 'z'], 'crux journal check --help'],
+      [['frobnicate'], 'crux --help'],
+      [['session', 'frob'], 'crux session --help'],
+      [['--json', 'session', 'get', 'x', '--bogus'], 'crux session get --help'],
+      [['--agent', 'a', 'case', 'retrieve', '--top-k'], 'crux case retrieve --help'],
+      [['journal', 'check', 'x', 'y', 'z'], 'crux journal check --help'],
     ] as const) {
       const run = await crux(freshDataDir(), [...args]);
       expect(run.exitCode, args.join(' ')).toBe(2);

@@ -50,7 +50,9 @@ describe('handoff fidelity: put → mint → accept → get', () => {
   it('refuses a package whose payload repeats a package field (serde refuses a repeated struct field): 5', async () => {
     const dir = freshDataDir();
     const secret = 'shared secret';
-    const payload = Buffer.from('{"session_id":"s","session_id":"t","session_state":{"a":1,"a":2},"facts":[],"created_at":"2026-11-29T20:00:00Z","source_agent":"alice","target_agent":null,"message":null,"work_ids":[]}');
+    const payload = Buffer.from(
+      '{"session_id":"s","session_id":"t","session_state":{"a":1,"a":2},"facts":[],"created_at":"2026-11-29T20:00:00Z","source_agent":"alice","target_agent":null,"message":null,"work_ids":[]}',
+    );
     const envelope = JSON.stringify({
       payload_b64: payload.toString('base64'),
       content_hash: b3hash(new Uint8Array(payload)),

@@ -58,7 +58,18 @@ describe('mint and accept', () => {
     expect(Object.keys(envelope)).toEqual(['payload_b64', 'content_hash', 'signature_b64', 'signature_alg']);
     expect(text).toBe(`${JSON.stringify(envelope)}\n`);
     const pkg = packageOf(envelope);
-    expect(Object.keys(pkg)).toEqual(['session_id', 'session_state', 'facts', 'created_at', 'source_agent', 'target_agent', 'message', 'work_ids', 'handoff_id', 'expires_at']);
+    expect(Object.keys(pkg)).toEqual([
+      'session_id',
+      'session_state',
+      'facts',
+      'created_at',
+      'source_agent',
+      'target_agent',
+      'message',
+      'work_ids',
+      'handoff_id',
+      'expires_at',
+    ]);
     expect(pkg.message).toBe('see https://git.example/x');
     expect(pkg.work_ids).toEqual(['w_1']);
     expect(pkg.expires_at).toBe('2026-11-30T21:00:00.000Z');
@@ -118,8 +129,13 @@ describe('mint and accept', () => {
   it('carries a task record from --task-file and flags, in struct order, empty fields left out, credentials scrubbed', async () => {
     const dir = freshDataDir();
     await ok(crux(dir, ['--agent', 'alice', 'session', 'put', 's', '{}'], { env: env() }));
-    const task = writeTemp('task.json', JSON.stringify({ blocker_rule: 'ask carol', sources: ['https://bot:pat@git.example/r'], requester: 'carol', acceptance_criteria: [] }));
-    const mint = await ok(crux(dir, ['--agent', 'alice', 'handoff', 'mint', 's', '--task-file', task, '--boundary', 'no prod', '--desired-outcome', 'green CI'], { env: env() }));
+    const task = writeTemp(
+      'task.json',
+      JSON.stringify({ blocker_rule: 'ask carol', sources: ['https://bot:pat@git.example/r'], requester: 'carol', acceptance_criteria: [] }),
+    );
+    const mint = await ok(
+      crux(dir, ['--agent', 'alice', 'handoff', 'mint', 's', '--task-file', task, '--boundary', 'no prod', '--desired-outcome', 'green CI'], { env: env() }),
+    );
     expect(payloadOf(JSON.parse(mint.stdout)).toString()).toContain(
       '"work_ids":[],"task_record":{"requester":"carol","desired_outcome":"green CI","sources":["https://git.example/r"],"boundaries":["no prod"],"blocker_rule":"ask carol"},"handoff_id":',
     );
@@ -152,7 +168,7 @@ describe('keys and b3sum', () => {
     expect(Buffer.from(b3keyed(key, payloadOf(envelope)), 'hex').toString('base64')).toBe(envelope.signature_b64);
   });
 
-  it('CRUX_HANDOFF_SECRET signs with the derive-key of crux\'s context (b3sum --derive-key); no key file is made', async () => {
+  it("CRUX_HANDOFF_SECRET signs with the derive-key of crux's context (b3sum --derive-key); no key file is made", async () => {
     const secret = 'team secret';
     const { dir, envelope } = await mintedSetup([], { CRUX_HANDOFF_SECRET: secret });
     expect(fs.existsSync(join(dir, 'keys', 'handoff.key'))).toBe(false);
@@ -214,7 +230,11 @@ describe('daemon compatibility', () => {
     const state = await ok(crux(dir, ['--agent', 'builder', 'session', 'get', 'task-7'], { env: env() }));
     expect(state.stdout).toBe('{"plan":["w_3","execplan:deploy"],"note":"f_a1","n":1.0}');
     const facts = fs.readFileSync(join(dir, 'facts.jsonl'), 'utf8');
-    expect(facts).toContain(JSON.stringify('{"fact_id":"f_a1","entity":"svc","value":"uses postgres 16","tenant_hash":"t_42","horizon_class":"long","actor":"planner-bot","private":false,"stored_at":"2026-11-29T20:00:00.5Z"}'));
+    expect(facts).toContain(
+      JSON.stringify(
+        '{"fact_id":"f_a1","entity":"svc","value":"uses postgres 16","tenant_hash":"t_42","horizon_class":"long","actor":"planner-bot","private":false,"stored_at":"2026-11-29T20:00:00.5Z"}',
+      ),
+    );
     const list = JSON.parse((await ok(crux(dir, ['handoff', 'list', '--json'], { env: env() }))).stdout);
     expect(list.handoffs).toMatchObject([{ direction: 'accepted', status: 'accepted', session_id: 'task-7', accepted_by: 'builder', handoff_id: null }]);
   });
@@ -225,11 +245,15 @@ describe('daemon compatibility', () => {
       '],"created_at"',
       ',{"fact_id":"f_secret","entity":"task-7","private":true,"stored_at":"2026-11-29T20:00:02Z"},{"fact_id":"f_about","entity":"task-7","tenant_hash":"t_1","stored_at":"2026-11-29T19:00:00Z"}],"created_at"',
     );
-    await ok(crux(dir, ['handoff', 'accept', '-', '--as', 'builder'], { env: env({ CRUX_MCP_HANDOFF_SECRET: secret }), input: daemonPackage(payload, secret) }));
+    await ok(
+      crux(dir, ['handoff', 'accept', '-', '--as', 'builder'], { env: env({ CRUX_MCP_HANDOFF_SECRET: secret }), input: daemonPackage(payload, secret) }),
+    );
     const mint = await ok(crux(dir, ['--agent', 'builder', 'handoff', 'mint', 'task-7', '--include-facts'], { env: env() }));
     const text = payloadOf(JSON.parse(mint.stdout)).toString();
     // f_about (entity = session id, 19:00) before f_a1 (referenced by the state, 20:00:00.5); f_a2 is not related; f_secret is private
-    expect(text).toContain('"facts":[{"fact_id":"f_about","entity":"task-7","tenant_hash":"t_1","stored_at":"2026-11-29T19:00:00Z"},{"fact_id":"f_a1","entity":"svc","value":"uses postgres 16","tenant_hash":"t_42","horizon_class":"long","actor":"planner-bot","private":false,"stored_at":"2026-11-29T20:00:00.5Z"}],');
+    expect(text).toContain(
+      '"facts":[{"fact_id":"f_about","entity":"task-7","tenant_hash":"t_1","stored_at":"2026-11-29T19:00:00Z"},{"fact_id":"f_a1","entity":"svc","value":"uses postgres 16","tenant_hash":"t_42","horizon_class":"long","actor":"planner-bot","private":false,"stored_at":"2026-11-29T20:00:00.5Z"}],',
+    );
     expect(text).not.toContain('f_secret');
     expect(packageOf(JSON.parse(mint.stdout)).work_ids).toEqual(['execplan:deploy', 'w_3']);
     // without --include-facts, no facts travel
@@ -318,7 +342,16 @@ describe('every tamper is refused with its code, and nothing changes', () => {
     const run = await crux(dir, ['handoff', 'inspect', '-', '--json'], { env: env(), input: JSON.stringify({ ...envelope, content_hash: '0'.repeat(64) }) });
     expect(run.exitCode).toBe(6);
     const out = JSON.parse(run.stdout);
-    expect(out.checks).toEqual({ algorithm: 'ok', content_hash: 'failed', signature: 'ok', payload: 'ok', target: 'skipped', expiry: 'ok', replay: 'ok', daemon_compatible: 'ok' });
+    expect(out.checks).toEqual({
+      algorithm: 'ok',
+      content_hash: 'failed',
+      signature: 'ok',
+      payload: 'ok',
+      target: 'skipped',
+      expiry: 'ok',
+      replay: 'ok',
+      daemon_compatible: 'ok',
+    });
     expect(out.package.session_id).toBe('s1');
     expect(snapshotDir(dir)).toEqual(before);
   });
@@ -330,7 +363,10 @@ describeEachStore('on a %s store', (kind) => {
       const { dir, text } = await mintedSetup(['--ttl', '2h'], {}, freshStore(kind));
       expect((await crux(dir, ['handoff', 'accept', '-', '--as', 'bob'], { env: { CRUX_NOW: '2026-11-29T23:00:00.001Z' }, input: text })).exitCode).toBe(7);
       // --max-age does not extend a package that names its own expiry
-      expect((await crux(dir, ['handoff', 'accept', '-', '--as', 'bob', '--max-age', '7d'], { env: { CRUX_NOW: '2026-11-29T23:00:00.001Z' }, input: text })).exitCode).toBe(7);
+      expect(
+        (await crux(dir, ['handoff', 'accept', '-', '--as', 'bob', '--max-age', '7d'], { env: { CRUX_NOW: '2026-11-29T23:00:00.001Z' }, input: text }))
+          .exitCode,
+      ).toBe(7);
       const list = JSON.parse((await ok(crux(dir, ['handoff', 'list', '--json'], { env: { CRUX_NOW: '2026-11-30T00:00:00Z' } }))).stdout);
       expect(list.handoffs[0].status).toBe('expired');
       await ok(crux(dir, ['handoff', 'accept', '-', '--as', 'bob'], { env: { CRUX_NOW: '2026-11-29T23:00:00Z' }, input: text }));
@@ -355,9 +391,7 @@ describeEachStore('on a %s store', (kind) => {
     it('eight simultaneous accepts of one package: exactly one succeeds, seven exit 8', async () => {
       for (let round = 0; round < (kind === 'pg' ? 2 : 3); round += 1) {
         const { dir, text } = await mintedSetup([], {}, freshStore(kind));
-        const runs = await Promise.all(
-          Array.from({ length: 8 }, () => crux(dir, ['handoff', 'accept', '-', '--as', 'bob'], { env: env(), input: text })),
-        );
+        const runs = await Promise.all(Array.from({ length: 8 }, () => crux(dir, ['handoff', 'accept', '-', '--as', 'bob'], { env: env(), input: text })));
         const codes = runs.map((r) => r.exitCode).sort();
         expect(codes, runs.map((r) => r.stderr).join('')).toEqual([0, 8, 8, 8, 8, 8, 8, 8]);
         const ledger = journalLines(dir, 'handoffs.jsonl').join('\n');
@@ -378,7 +412,10 @@ describe('Ed25519', () => {
     const keyFile = fs.readdirSync(join(dir, 'keys')).find((f) => f.includes('alice'))!;
     expect(fs.statSync(join(dir, 'keys', keyFile)).mode & 0o777).toBe(0o600);
     // a second keygen shows the same key
-    expect(JSON.parse((await ok(crux(dir, ['--agent', 'alice', 'handoff', 'keygen', '--json'], { env: env() }))).stdout)).toMatchObject({ public_key: key.public_key, created: false });
+    expect(JSON.parse((await ok(crux(dir, ['--agent', 'alice', 'handoff', 'keygen', '--json'], { env: env() }))).stdout)).toMatchObject({
+      public_key: key.public_key,
+      created: false,
+    });
     await ok(crux(dir, ['--agent', 'alice', 'session', 'put', 's', '{"x":1}'], { env: env() }));
     const mint = await ok(crux(dir, ['--agent', 'alice', 'handoff', 'mint', 's', '--alg', 'ed25519'], { env: env() }));
     const envelope = JSON.parse(mint.stdout) as Envelope;

@@ -52,7 +52,12 @@ describe('help', () => {
   });
 
   it('fits 80 columns: no line of any help (epilogues and examples included) is wider', () => {
-    const wide = tree.flatMap((e) => e.text.split('\n').filter((line) => [...line].length > 80).map((line) => `crux ${e.path.join(' ')}: ${line}`));
+    const wide = tree.flatMap((e) =>
+      e.text
+        .split('\n')
+        .filter((line) => [...line].length > 80)
+        .map((line) => `crux ${e.path.join(' ')}: ${line}`),
+    );
     expect(wide).toEqual([]);
   });
 
@@ -64,7 +69,9 @@ describe('help', () => {
   });
 
   it('shows an example for every command that does something', () => {
-    const missing = tree.filter((e) => e.path.length > 0 && !e.hasSubcommands && !/\nExamples?\b[^\n]*:\n {2}\S/.test(e.text)).map((e) => `crux ${e.path.join(' ')}`);
+    const missing = tree
+      .filter((e) => e.path.length > 0 && !e.hasSubcommands && !/\nExamples?\b[^\n]*:\n {2}\S/.test(e.text))
+      .map((e) => `crux ${e.path.join(' ')}`);
     expect(missing, 'commands without an example in --help (addHelpText)').toEqual([]);
   });
 });
@@ -75,7 +82,12 @@ describe('crux help', () => {
   it('shows the help of the command it names, nested as in git: `help session put` is `session put --help`', async () => {
     const put = String((await run(['session', 'put', '--help'])).stdout);
     expect(put).toMatch(/^Usage: crux session put /);
-    for (const args of [['help', 'session', 'put'], ['session', 'help', 'put'], ['--json', 'help', 'session', 'put'], ['help', 'session', 'put', 'extra']]) {
+    for (const args of [
+      ['help', 'session', 'put'],
+      ['session', 'help', 'put'],
+      ['--json', 'help', 'session', 'put'],
+      ['help', 'session', 'put', 'extra'],
+    ]) {
       const r = await run(args);
       expect([r.exitCode, String(r.stdout)], args.join(' ')).toEqual([0, put]);
     }
@@ -85,7 +97,11 @@ describe('crux help', () => {
   });
 
   it('answers a word that names no command with a suggestion and exit 2, not the whole help', async () => {
-    for (const [args, suggestion] of [[['help', 'sesion'], 'session'], [['help', 'session', 'pt'], 'put'], [['session', 'help', 'lst'], 'list']] as const) {
+    for (const [args, suggestion] of [
+      [['help', 'sesion'], 'session'],
+      [['help', 'session', 'pt'], 'put'],
+      [['session', 'help', 'lst'], 'list'],
+    ] as const) {
       const r = await run([...args]);
       expect(r.exitCode, args.join(' ')).toBe(2);
       expect(String(r.stdout)).toBe('');
@@ -96,7 +112,9 @@ describe('crux help', () => {
   it('lists, for every command, the global options it takes', async () => {
     for (const entry of tree.filter((e) => e.path.length > 0)) {
       const globals = sectionTerms(entry.text, 'Global Options').flatMap((t) => t.split(/[ ,]+/).filter((w) => w.startsWith('--')));
-      expect(globals, `crux ${entry.path.join(' ')} --help`).toEqual(expect.arrayContaining(['--data-dir', '--agent', '--actor', '--json', '--now', '--quiet', '--no-color']));
+      expect(globals, `crux ${entry.path.join(' ')} --help`).toEqual(
+        expect.arrayContaining(['--data-dir', '--agent', '--actor', '--json', '--now', '--quiet', '--no-color']),
+      );
     }
   });
 });
@@ -139,7 +157,8 @@ describe('man pages', () => {
         continue;
       }
       const paragraph = manText(commands.slice(at, commands.indexOf('.TP', at + 1) < 0 ? undefined : commands.indexOf('.TP', at + 1)));
-      for (const entry of tree.filter((e) => e.path.length === 2 && e.path[0] === group)) if (!mentions(paragraph, entry.path[1]!)) missing.push(`crux ${entry.path.join(' ')}`);
+      for (const entry of tree.filter((e) => e.path.length === 2 && e.path[0] === group))
+        if (!mentions(paragraph, entry.path[1]!)) missing.push(`crux ${entry.path.join(' ')}`);
     }
     expect(missing).toEqual([]);
   });
@@ -157,16 +176,24 @@ describe('man pages', () => {
   it('render under man --warnings at 80 columns without a warning, every line within 80 columns', async () => {
     const pages = fs.readdirSync(MAN).filter((n) => /\.[1-8]$/.test(n));
     for (const page of pages) {
-      const run = await execa('man', ['--warnings', '-l', join(MAN, page)], { reject: false, env: { ...testEnv(), MANWIDTH: '80', MAN_KEEP_FORMATTING: '', PAGER: 'cat' } });
+      const run = await execa('man', ['--warnings', '-l', join(MAN, page)], {
+        reject: false,
+        env: { ...testEnv(), MANWIDTH: '80', MAN_KEEP_FORMATTING: '', PAGER: 'cat' },
+      });
       expect(run.stderr, page).toBe('');
-      const wide = String(run.stdout).split('\n').filter((line) => [...line].length > 80);
+      const wide = String(run.stdout)
+        .split('\n')
+        .filter((line) => [...line].length > 80);
       expect(wide, page).toEqual([]);
     }
   });
 
   it('are exactly the pages package.json installs', () => {
     const listed: string[] = JSON.parse(fs.readFileSync(join(ROOT, 'package.json'), 'utf8')).man;
-    const present = fs.readdirSync(MAN).filter((n) => /\.[1-8]$/.test(n)).map((n) => `man/${n}`);
+    const present = fs
+      .readdirSync(MAN)
+      .filter((n) => /\.[1-8]$/.test(n))
+      .map((n) => `man/${n}`);
     for (const page of present) expect(listed, `${page} is not in package.json "man"`).toContain(page);
     const missing = listed.filter((p) => !fs.existsSync(join(ROOT, p)));
     expect(missing, 'pages package.json lists that do not exist').toEqual([]);

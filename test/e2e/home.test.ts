@@ -15,7 +15,12 @@ describe('the default data directory', () => {
   it('is refused (5) with HOME empty, unset or relative and no XDG_DATA_HOME; nothing is written anywhere', async () => {
     for (const home of ['', undefined, 'relative/home']) {
       const cwd = tempDir();
-      for (const args of [['session', 'put', 's', '{}'], ['case', 'record', '--task', 't', '--action', 'a', '--outcome', 'o'], ['session', 'list'], ['doctor']]) {
+      for (const args of [
+        ['session', 'put', 's', '{}'],
+        ['case', 'record', '--task', 't', '--action', 'a', '--outcome', 'o'],
+        ['session', 'list'],
+        ['doctor'],
+      ]) {
         const run = await inDir(cwd, { HOME: home }, args);
         expect(run.exitCode, `HOME=${JSON.stringify(home)} ${args.join(' ')}`).toBe(5);
         expect(run.stderr).toMatch(/^crux: no data directory: HOME is (empty|not set|not an absolute path).*--data-dir.*$/);

@@ -14,7 +14,8 @@ const SID = JSON.parse(read('stop.json')).session_id as string;
 const T0 = '2026-12-01T09:00:00.000Z';
 const SECRET = 'ghp_s3cr3tT0ken';
 
-const hook = (dir: string, body: string, args: string[] = [], env: Record<string, string> = {}) => crux(dir, ['--now', T0, 'hook', 'claude-code', ...args], { input: body, env });
+const hook = (dir: string, body: string, args: string[] = [], env: Record<string, string> = {}) =>
+  crux(dir, ['--now', T0, 'hook', 'claude-code', ...args], { input: body, env });
 const record = (dir: string, body: string, env: Record<string, string> = {}) => hook(dir, body, ['--record-cases'], env);
 const cases = async (dir: string) => JSON.parse((await crux(dir, ['--json', 'case', 'list'])).stdout).cases;
 const context = (run: { stdout: string }) => JSON.parse(run.stdout).hookSpecificOutput.additionalContext as string;
@@ -46,7 +47,9 @@ describe('SessionStart: the model learns its crux session', () => {
     expect(context(agent)).toContain('crux session "other" of agent "planner"');
     // A session Claude Code resumes after its SessionEnd stays closed, and the model is told so.
     ok(await hook(dir, payload('session-end-logout')));
-    expect(context(await hook(dir, payload('session-start-resume')))).toContain('It was closed when it ended before; its crux MCP tools still read it (session_get with session_id');
+    expect(context(await hook(dir, payload('session-start-resume')))).toContain(
+      'It was closed when it ended before; its crux MCP tools still read it (session_get with session_id',
+    );
     const state = JSON.parse((await crux(dir, ['--agent', 'claude-code', 'session', 'get', SID])).stdout);
     expect(state).toEqual({ cwd: '/home/dev/shop', transcript_path: expect.any(String), source: 'startup', project: 'shop' });
   });
@@ -68,7 +71,8 @@ describe('SessionStart: the model learns its crux session', () => {
 
   it("a resumed session is offered this project's successful cases most like its transcript's last prompt", async () => {
     const dir = freshDataDir();
-    const add = (task: string, tag: string, extra: string[] = []) => crux(dir, ['case', 'record', '--task', task, '--action', `did: ${task}`, '--outcome', 'worked', '--tag', tag, ...extra]);
+    const add = (task: string, tag: string, extra: string[] = []) =>
+      crux(dir, ['case', 'record', '--task', task, '--action', `did: ${task}`, '--outcome', 'worked', '--tag', tag, ...extra]);
     await add('benchmark the iterative factorial', 'shop');
     await add('benchmark the iterative factorial against recursion', 'other-project');
     await add('benchmark the recursive factorial', 'shop', ['--failure']);
@@ -78,7 +82,9 @@ describe('SessionStart: the model learns its crux session', () => {
     ok(run);
     const text = context(run);
     expect(text).toContain(`crux session "${SID}"`);
-    expect(text).toContain('crux: cases that worked before in project shop, similar to what this session resumes\n1. task: benchmark the iterative factorial\n   action: did: benchmark the iterative factorial');
+    expect(text).toContain(
+      'crux: cases that worked before in project shop, similar to what this session resumes\n1. task: benchmark the iterative factorial\n   action: did: benchmark the iterative factorial',
+    );
     expect(text).not.toContain('against recursion');
     expect(text).not.toContain('recursive');
     expect(text).not.toContain('staging');
@@ -139,7 +145,12 @@ describe('--record-cases: cases that record themselves', () => {
       ['missing', { transcript_path: join(tempDir(), 'nope.jsonl') }, /^crux: no case recorded: no transcript at \/.*nope\.jsonl$/],
       ['torn', { transcript_path: torn }, /^crux: no case recorded: the transcript .*torn\.jsonl ends in a partial line \(line 32\)$/],
       ['damaged', { transcript_path: damaged }, /^crux: no case recorded: line 2 of the transcript .*damaged\.jsonl is not JSON$/],
-      ['oversized', { transcript_path: transcript('two-prompts') }, /^crux: no case recorded: the transcript .* is 21456 bytes, over the limit of 20000 \(CRUX_MAX_TRANSCRIPT_BYTES\)$/, { CRUX_MAX_TRANSCRIPT_BYTES: '20000' }],
+      [
+        'oversized',
+        { transcript_path: transcript('two-prompts') },
+        /^crux: no case recorded: the transcript .* is 21456 bytes, over the limit of 20000 \(CRUX_MAX_TRANSCRIPT_BYTES\)$/,
+        { CRUX_MAX_TRANSCRIPT_BYTES: '20000' },
+      ],
       ['a directory', { transcript_path: tempDir() }, /^crux: no case recorded: the transcript .* is not a file$/],
       ['a FIFO with no writer', { transcript_path: fifo }, /^crux: no case recorded: the transcript .*fifo is not a file$/],
       ['absent', { transcript_path: undefined }, /^crux: no case recorded: the Claude Code payload names no transcript_path$/],
@@ -161,7 +172,10 @@ describe('--record-cases: cases that record themselves', () => {
 describe('--record-cases for a client whose transcripts crux does not read', () => {
   it('Gemini CLI: accepted (one installed command line for every event), records nothing and says so', async () => {
     const dir = freshDataDir();
-    const gemini = (body: Record<string, unknown>) => crux(dir, ['--now', T0, 'hook', 'gemini-cli', '--record-cases'], { input: JSON.stringify({ session_id: 'g1', cwd: '/home/dev/shop', transcript_path: transcript('two-prompts'), ...body }) });
+    const gemini = (body: Record<string, unknown>) =>
+      crux(dir, ['--now', T0, 'hook', 'gemini-cli', '--record-cases'], {
+        input: JSON.stringify({ session_id: 'g1', cwd: '/home/dev/shop', transcript_path: transcript('two-prompts'), ...body }),
+      });
     ok(await gemini({ hook_event_name: 'SessionStart', source: 'startup' }));
     ok(await gemini({ hook_event_name: 'AfterAgent' }));
     const end = await gemini({ hook_event_name: 'SessionEnd', reason: 'exit' });
@@ -187,9 +201,14 @@ describeEachStore('--record-cases over a %s store', (kind) => {
     });
     expect(one.action).toContain('tools: Bash ×4, Edit ×1, MultiEdit ×1, Read ×1, Task ×1, Write ×1');
     expect(one.action).toContain('git push https://github.com/acme/shop.git main');
-    expect(one.outcome).toMatch(/^Claude Code session ended \(reason: prompt_input_exit\); 9 tool results, 1 error; last command `npm test -- factorial` succeeded/);
+    expect(one.outcome).toMatch(
+      /^Claude Code session ended \(reason: prompt_input_exit\); 9 tool results, 1 error; last command `npm test -- factorial` succeeded/,
+    );
     expect(journalLines(dir, 'cases.jsonl').join('\n')).not.toContain(SECRET);
-    expect(JSON.parse((await crux(dir, ['--agent', 'claude-code', '--json', 'session', 'get', SID])).stdout).session).toMatchObject({ status: 'closed', outcome: 'completed' });
+    expect(JSON.parse((await crux(dir, ['--agent', 'claude-code', '--json', 'session', 'get', SID])).stdout).session).toMatchObject({
+      status: 'closed',
+      outcome: 'completed',
+    });
 
     const before = snapshotDir(dir);
     ok(await record(dir, payload('session-end-prompt_input_exit', { transcript_path: path })));

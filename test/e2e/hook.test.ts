@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { CRUX, crux, freshDataDir, snapshotDir, tempDir, testEnv } from '../helpers/cli';
 
 const FIXTURES = resolve(__dirname, '../fixtures/claude-code');
-const fixture = (name: string, patch: Record<string, unknown> = {}) => JSON.stringify({ ...JSON.parse(fs.readFileSync(join(FIXTURES, `${name}.json`), 'utf8')), ...patch });
+const fixture = (name: string, patch: Record<string, unknown> = {}) =>
+  JSON.stringify({ ...JSON.parse(fs.readFileSync(join(FIXTURES, `${name}.json`), 'utf8')), ...patch });
 const SID = JSON.parse(fs.readFileSync(join(FIXTURES, 'stop.json'), 'utf8')).session_id as string;
 const T0 = '2026-12-01T09:00:00.000Z';
 const T1 = '2026-12-01T09:05:00.000Z';
@@ -19,7 +20,13 @@ const session = async (dir: string, id = SID, agent = 'claude-code') => {
   return run.exitCode === 0 ? JSON.parse(run.stdout).session : undefined;
 };
 const records = (dir: string) =>
-  fs.existsSync(join(dir, 'sessions.jsonl')) ? fs.readFileSync(join(dir, 'sessions.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+  fs.existsSync(join(dir, 'sessions.jsonl'))
+    ? fs
+        .readFileSync(join(dir, 'sessions.jsonl'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : [];
 const ok = (run: { exitCode: number; stdout: string; stderr: string }) => {
   expect(run.stderr).toBe('');
   expect(run.exitCode).toBe(0);
@@ -38,8 +45,16 @@ describe('crux hook claude-code: events', () => {
     expect(JSON.parse(start.stdout).hookSpecificOutput.additionalContext).toContain(SID);
     const created = await session(dir);
     expect(created).toMatchObject({ session_id: SID, agent: 'claude-code', status: 'active', updated_at: T0, expires_at: '2026-12-02T09:00:00.000Z' });
-    expect(created.state).toEqual({ cwd: '/home/dev/shop', transcript_path: `/home/dev/.claude/projects/-home-dev-shop/${SID}.jsonl`, source: 'startup', project: 'shop' });
-    for (const [source, now] of [['resume', '2026-12-01T09:01:00.000Z'], ['compact', '2026-12-01T09:02:00.000Z']] as const) {
+    expect(created.state).toEqual({
+      cwd: '/home/dev/shop',
+      transcript_path: `/home/dev/.claude/projects/-home-dev-shop/${SID}.jsonl`,
+      source: 'startup',
+      project: 'shop',
+    });
+    for (const [source, now] of [
+      ['resume', '2026-12-01T09:01:00.000Z'],
+      ['compact', '2026-12-01T09:02:00.000Z'],
+    ] as const) {
       ok(await hook(dir, fixture(`session-start-${source}`), { now }));
       const touched = await session(dir);
       expect(touched).toMatchObject({ updated_at: now, created_at: T0, expires_at: '2026-12-02T09:00:00.000Z' });
@@ -73,7 +88,8 @@ describe('crux hook claude-code: events', () => {
     ok(none);
     expect(none.stdout).toBe('');
     expect((await session(dir)).updated_at).toBe(T1);
-    const record = (task: string, extra: string[] = []) => crux(dir, ['case', 'record', '--task', task, '--action', `did ${task}`, '--outcome', 'worked', ...extra]);
+    const record = (task: string, extra: string[] = []) =>
+      crux(dir, ['case', 'record', '--task', task, '--action', `did ${task}`, '--outcome', 'worked', ...extra]);
     await record('calculate the factorial of a number recursively');
     await record('write a function to calculate the factorial of a number', ['--failure']);
     await record('calculate a number');
@@ -97,11 +113,21 @@ describe('crux hook claude-code: events', () => {
 
   it('SessionEnd closes exactly once, with the outcome its reason maps to', async () => {
     const dir = freshDataDir();
-    for (const [reason, outcome] of [['clear', 'completed'], ['logout', 'completed'], ['prompt_input_exit', 'completed'], ['other', 'abandoned']]) {
+    for (const [reason, outcome] of [
+      ['clear', 'completed'],
+      ['logout', 'completed'],
+      ['prompt_input_exit', 'completed'],
+      ['other', 'abandoned'],
+    ]) {
       const id = `end-${reason}`;
       ok(await hook(dir, fixture('session-start-startup', { session_id: id })));
       ok(await hook(dir, fixture(`session-end-${reason}`, { session_id: id }), { now: T1 }));
-      expect(await session(dir, id), reason).toMatchObject({ status: 'closed', outcome, closed_at: T1, summary: `Claude Code session ended (reason: ${reason})` });
+      expect(await session(dir, id), reason).toMatchObject({
+        status: 'closed',
+        outcome,
+        closed_at: T1,
+        summary: `Claude Code session ended (reason: ${reason})`,
+      });
       // A second SessionEnd and a late Stop change nothing.
       ok(await hook(dir, fixture(`session-end-${reason}`, { session_id: id })));
       ok(await hook(dir, fixture('stop', { session_id: id })));
@@ -237,12 +263,37 @@ describe('crux hook install claude-code', () => {
     expect(Object.keys(JSON.parse(fs.readFileSync(join(cwd, '.claude', 'settings.json'), 'utf8')).hooks)).toHaveLength(7);
 
     const custom = join(tempDir(), 'settings.local.json');
-    fs.writeFileSync(custom, JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'crux --agent old hook claude-code' }, { type: 'command', command: 'notify-send done' }] }] } }));
+    fs.writeFileSync(
+      custom,
+      JSON.stringify({
+        hooks: {
+          Stop: [
+            {
+              hooks: [
+                { type: 'command', command: 'crux --agent old hook claude-code' },
+                { type: 'command', command: 'notify-send done' },
+              ],
+            },
+          ],
+        },
+      }),
+    );
     const dataDir = join(tempDir(), 'shared data');
-    const run = await execa(CRUX, ['--agent', 'reviewer', '--data-dir', dataDir, 'hook', 'install', 'claude-code', '--settings', custom], { reject: false, env: testEnv(), extendEnv: false });
+    const run = await execa(CRUX, ['--agent', 'reviewer', '--data-dir', dataDir, 'hook', 'install', 'claude-code', '--settings', custom], {
+      reject: false,
+      env: testEnv(),
+      extendEnv: false,
+    });
     expect(run.exitCode).toBe(0);
     const command = `crux --data-dir '${dataDir}' --agent reviewer hook claude-code`;
-    expect(JSON.parse(fs.readFileSync(custom, 'utf8')).hooks.Stop).toEqual([{ hooks: [{ type: 'command', command }, { type: 'command', command: 'notify-send done' }] }]);
+    expect(JSON.parse(fs.readFileSync(custom, 'utf8')).hooks.Stop).toEqual([
+      {
+        hooks: [
+          { type: 'command', command },
+          { type: 'command', command: 'notify-send done' },
+        ],
+      },
+    ]);
 
     const home = tempDir();
     const printed = await install(cwd, ['--user', '--print'], { HOME: home });
@@ -271,10 +322,13 @@ describe('crux hook install claude-code', () => {
     const dataDir = join(tempDir(), 'data');
     const bin = tempDir();
     fs.symlinkSync(CRUX, join(bin, 'crux'));
-    expect((await execa(CRUX, ['--data-dir', dataDir, 'hook', 'install', 'claude-code'], { cwd, reject: false, env: testEnv(), extendEnv: false })).exitCode).toBe(0);
+    expect(
+      (await execa(CRUX, ['--data-dir', dataDir, 'hook', 'install', 'claude-code'], { cwd, reject: false, env: testEnv(), extendEnv: false })).exitCode,
+    ).toBe(0);
     const hooks = JSON.parse(fs.readFileSync(join(cwd, '.claude', 'settings.json'), 'utf8')).hooks;
     const env = testEnv({ PATH: `${bin}:${process.env.PATH}` });
-    const runHook = (event: string, payload: string) => execa('sh', ['-c', hooks[event][0].hooks[0].command], { input: payload, reject: false, env, extendEnv: false });
+    const runHook = (event: string, payload: string) =>
+      execa('sh', ['-c', hooks[event][0].hooks[0].command], { input: payload, reject: false, env, extendEnv: false });
     expect((await runHook('SessionStart', fixture('session-start-startup'))).exitCode).toBe(0);
     expect((await runHook('SessionEnd', fixture('session-end-logout'))).exitCode).toBe(0);
     const closed = JSON.parse((await crux(dataDir, ['--agent', 'claude-code', '--json', 'session', 'get', SID])).stdout).session;
@@ -284,7 +338,8 @@ describe('crux hook install claude-code', () => {
 
 describe('crux hook gemini-cli', () => {
   const GEMINI = resolve(__dirname, '../fixtures/gemini-cli');
-  const gemini = (name: string, patch: Record<string, unknown> = {}) => JSON.stringify({ ...JSON.parse(fs.readFileSync(join(GEMINI, `${name}.json`), 'utf8')), ...patch });
+  const gemini = (name: string, patch: Record<string, unknown> = {}) =>
+    JSON.stringify({ ...JSON.parse(fs.readFileSync(join(GEMINI, `${name}.json`), 'utf8')), ...patch });
   const GID = JSON.parse(fs.readFileSync(join(GEMINI, 'before-agent.json'), 'utf8')).session_id as string;
   const run = (dir: string, payload: string, now = T0) => crux(dir, ['--now', now, 'hook', 'gemini-cli'], { input: payload });
 
@@ -299,7 +354,11 @@ describe('crux hook gemini-cli', () => {
     const out = JSON.parse(prompt.stdout).hookSpecificOutput;
     expect(out.hookEventName).toBe('BeforeAgent');
     expect(out.additionalContext).toContain('action: wrote fact()');
-    for (const [name, now] of [['after-agent', '2026-12-01T09:02:00.000Z'], ['pre-compress-auto', '2026-12-01T09:03:00.000Z'], ['notification', '2026-12-01T09:04:00.000Z']] as const) {
+    for (const [name, now] of [
+      ['after-agent', '2026-12-01T09:02:00.000Z'],
+      ['pre-compress-auto', '2026-12-01T09:03:00.000Z'],
+      ['notification', '2026-12-01T09:04:00.000Z'],
+    ] as const) {
       const r = await run(dir, gemini(name), now);
       ok(r);
       expect(r.stdout).toBe('');
@@ -320,16 +379,32 @@ describe('crux hook gemini-cli', () => {
   it('installs into .gemini/settings.json with named handlers, beside the Claude Code ones and every other setting', async () => {
     const cwd = tempDir();
     fs.mkdirSync(join(cwd, '.gemini'));
-    fs.writeFileSync(join(cwd, '.gemini', 'settings.json'), JSON.stringify({ theme: 'GitHub', hooks: { BeforeTool: [{ matcher: 'run_shell_command', hooks: [{ name: 'audit', type: 'command', command: 'audit.sh' }] }] } }));
+    fs.writeFileSync(
+      join(cwd, '.gemini', 'settings.json'),
+      JSON.stringify({
+        theme: 'GitHub',
+        hooks: { BeforeTool: [{ matcher: 'run_shell_command', hooks: [{ name: 'audit', type: 'command', command: 'audit.sh' }] }] },
+      }),
+    );
     const first = await execa(CRUX, ['hook', 'install', 'gemini-cli'], { cwd, reject: false, env: testEnv(), extendEnv: false });
     expect(first.exitCode).toBe(0);
     const settings = JSON.parse(fs.readFileSync(join(cwd, '.gemini', 'settings.json'), 'utf8'));
     expect(settings.theme).toBe('GitHub');
     expect(settings.hooks.BeforeTool).toEqual([{ matcher: 'run_shell_command', hooks: [{ name: 'audit', type: 'command', command: 'audit.sh' }] }]);
-    expect(Object.keys(settings.hooks).sort()).toEqual(['AfterAgent', 'BeforeAgent', 'BeforeTool', 'Notification', 'PreCompress', 'SessionEnd', 'SessionStart']);
+    expect(Object.keys(settings.hooks).sort()).toEqual([
+      'AfterAgent',
+      'BeforeAgent',
+      'BeforeTool',
+      'Notification',
+      'PreCompress',
+      'SessionEnd',
+      'SessionStart',
+    ]);
     expect(settings.hooks.BeforeAgent).toEqual([{ hooks: [{ name: 'crux', type: 'command', command: 'crux hook gemini-cli' }] }]);
     const bytes = fs.readFileSync(join(cwd, '.gemini', 'settings.json'));
-    expect((await execa(CRUX, ['hook', 'install', 'gemini-cli'], { cwd, reject: false, env: testEnv(), extendEnv: false })).stdout).toContain('nothing changed');
+    expect((await execa(CRUX, ['hook', 'install', 'gemini-cli'], { cwd, reject: false, env: testEnv(), extendEnv: false })).stdout).toContain(
+      'nothing changed',
+    );
     expect(fs.readFileSync(join(cwd, '.gemini', 'settings.json'))).toEqual(bytes);
     expect(fs.existsSync(join(cwd, '.claude'))).toBe(false);
   });

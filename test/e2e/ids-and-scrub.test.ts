@@ -13,19 +13,38 @@ const env = { CRUX_NOW: NOW, CRUX_MCP_HANDOFF_SECRET: SECRET };
 
 /** A MAC-signed package as a Crux daemon mints one, with whatever agents it names. */
 function daemonPackage(agents: string): string {
-  const payload = Buffer.from(`{"session_id":"s","session_state":{"a":1},"facts":[],"created_at":"2026-11-29T20:30:00Z",${agents},"message":null,"work_ids":[]}`);
+  const payload = Buffer.from(
+    `{"session_id":"s","session_state":{"a":1},"facts":[],"created_at":"2026-11-29T20:30:00Z",${agents},"message":null,"work_ids":[]}`,
+  );
   const mac = b3keyed(b3raw(new Uint8Array(Buffer.from(SECRET))), new Uint8Array(payload));
-  return JSON.stringify({ payload_b64: payload.toString('base64'), content_hash: b3hash(new Uint8Array(payload)), signature_b64: Buffer.from(mac, 'hex').toString('base64'), signature_alg: 'blake3-mac-v1' });
+  return JSON.stringify({
+    payload_b64: payload.toString('base64'),
+    content_hash: b3hash(new Uint8Array(payload)),
+    signature_b64: Buffer.from(mac, 'hex').toString('base64'),
+    signature_alg: 'blake3-mac-v1',
+  });
 }
 
 const journalsOf = (dir: string) =>
-  fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith('.jsonl')).map((f) => fs.readFileSync(join(dir, f), 'utf8')).join('') : '';
+  fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir, { recursive: true })
+        .map(String)
+        .filter((f) => f.endsWith('.jsonl'))
+        .map((f) => fs.readFileSync(join(dir, f), 'utf8'))
+        .join('')
+    : '';
 
 describe('ids and agent names that look like others', () => {
   it('are refused with exit 5 wherever they come in: a session id, --agent, --actor, a case id; nothing is written', async () => {
     const dir = freshDataDir();
     for (const bad of ['admin\u202egnp.exe', 'zero\u200bwidth', '\ufffd\ufffd', 'bom\ufeff']) {
-      for (const args of [['session', 'put', bad, '{}'], ['--agent', bad, 'session', 'put', 'ok', '{}'], ['--actor', bad, 'session', 'put', 'ok', '{}'], ['case', 'show', bad]]) {
+      for (const args of [
+        ['session', 'put', bad, '{}'],
+        ['--agent', bad, 'session', 'put', 'ok', '{}'],
+        ['--actor', bad, 'session', 'put', 'ok', '{}'],
+        ['case', 'show', bad],
+      ]) {
         const run = await crux(dir, args);
         expect(run.exitCode, args.join(' ')).toBe(5);
         expect(run.stderr).toMatch(/^crux: .*(invisible or format character|replacement character) .*\n$/);
@@ -37,7 +56,11 @@ describe('ids and agent names that look like others', () => {
 
   it('two ids given as invalid UTF-8 on argv do not become one (\\xff\\xfe and \\xfe\\xff)', async () => {
     const dir = freshDataDir();
-    const run = await execa('bash', ['-c', `"$0" --data-dir "$1" session put $'\\xff\\xfe' '{"a":1}'; echo "exit=$?"`, CRUX, dir], { reject: false, env: testEnv(), extendEnv: false });
+    const run = await execa('bash', ['-c', `"$0" --data-dir "$1" session put $'\\xff\\xfe' '{"a":1}'; echo "exit=$?"`, CRUX, dir], {
+      reject: false,
+      env: testEnv(),
+      extendEnv: false,
+    });
     expect(String(run.stdout)).toBe('exit=5');
     expect(String(run.stderr)).toContain('U+FFFD');
     expect(fs.existsSync(dir)).toBe(false);
@@ -47,7 +70,13 @@ describe('ids and agent names that look like others', () => {
     const dir = freshDataDir();
     await crux(dir, ['--agent', 'a', 'session', 'put', 's', '{}'], { env });
     const before = snapshotDir(dir);
-    for (const agents of ['"source_agent":"","target_agent":null', '"source_agent":"\\u001b]0;OWNED\\u0007\\u001b[2J","target_agent":null', '"source_agent":"p","target_agent":""', '"source_agent":"p\\u202e","target_agent":"b"', '"source_agent":"p","target_agent":"b\\u0000"']) {
+    for (const agents of [
+      '"source_agent":"","target_agent":null',
+      '"source_agent":"\\u001b]0;OWNED\\u0007\\u001b[2J","target_agent":null',
+      '"source_agent":"p","target_agent":""',
+      '"source_agent":"p\\u202e","target_agent":"b"',
+      '"source_agent":"p","target_agent":"b\\u0000"',
+    ]) {
       const pkg = daemonPackage(agents);
       for (const command of ['accept', 'inspect']) {
         const run = await crux(dir, ['handoff', command, '-', '--as', 'b'], { env, input: pkg });
@@ -57,7 +86,11 @@ describe('ids and agent names that look like others', () => {
       }
     }
     expect(snapshotDir(dir)).toEqual(before);
-    for (const args of [['--to', ''], ['--to', 'b\u200b'], ['--from', 'a\u202e']]) {
+    for (const args of [
+      ['--to', ''],
+      ['--to', 'b\u200b'],
+      ['--from', 'a\u202e'],
+    ]) {
       expect((await crux(dir, ['--agent', 'a', 'handoff', 'mint', 's', ...args], { env })).exitCode, args.join(' ')).toBe(5);
     }
     expect(snapshotDir(dir)).toEqual(before);

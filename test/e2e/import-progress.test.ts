@@ -12,7 +12,13 @@ const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 /** Runs crux under a pseudo-terminal (util-linux `script`): stdout and stderr arrive together, as on a screen. */
 async function onTty(args: string[], cols?: number): Promise<{ exitCode: number; screen: string }> {
   const command = `${cols === undefined ? '' : `stty cols ${cols}; `}${[CRUX, ...args].map(quote).join(' ')}`;
-  const run = await execa('script', ['-qec', command, '/dev/null'], { reject: false, stripFinalNewline: false, env: testEnv(), extendEnv: false, stdin: 'ignore' });
+  const run = await execa('script', ['-qec', command, '/dev/null'], {
+    reject: false,
+    stripFinalNewline: false,
+    env: testEnv(),
+    extendEnv: false,
+    stdin: 'ignore',
+  });
   return { exitCode: run.exitCode ?? -1, screen: String(run.stdout) };
 }
 
@@ -34,13 +40,23 @@ describe('import progress', () => {
 
   it('case import on an 80-column terminal: every redraw fits, the phase after parsing is shown, it reaches 100%', async () => {
     const dir = tempDir();
-    const file = writeLines(dir, `a-rather-long-file-name-for-an-import-of-many-cases-${'x'.repeat(30)}.jsonl`, (i) => `{"task":"task ${i}","action":"a","outcome":"o"}`);
+    const file = writeLines(
+      dir,
+      `a-rather-long-file-name-for-an-import-of-many-cases-${'x'.repeat(30)}.jsonl`,
+      (i) => `{"task":"task ${i}","action":"a","outcome":"o"}`,
+    );
     const { exitCode, screen } = await onTty(['--data-dir', join(dir, 'data'), 'case', 'import', file], 80);
     expect(exitCode, screen).toBe(0);
-    const draws = screen.split('\r').map((d) => d.replace('\x1b[K', '')).filter((d) => d.startsWith('crux: importing'));
+    const draws = screen
+      .split('\r')
+      .map((d) => d.replace('\x1b[K', ''))
+      .filter((d) => d.startsWith('crux: importing'));
     expect(draws.length).toBeGreaterThan(0);
     for (const d of draws) expect([...d].length, d).toBeLessThan(80);
-    expect(draws.some((d) => / (encoding|applying|writing)/.test(d)), draws.join('\n')).toBe(true);
+    expect(
+      draws.some((d) => / (encoding|applying|writing)/.test(d)),
+      draws.join('\n'),
+    ).toBe(true);
     expect(draws.at(-1)).toMatch(/ 100% /);
   });
 

@@ -15,8 +15,30 @@ describe('the package', () => {
     const pack = await execa('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', out], { cwd: ROOT, env: testEnv() });
     const [info] = JSON.parse(String(pack.stdout)) as [{ filename: string; files: { path: string }[] }];
     const files = info.files.map((f) => f.path).sort();
-    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'bin/crux', 'dist/crux.cjs', 'dist/loader.cjs', 'dist/mcp.cjs', 'dist/pg.cjs', 'dist/THIRD-PARTY-NOTICES.txt', 'dist/ui/index.html', 'dist/ui/app.js', 'man/crux.1', 'package.json']));
-    expect(files.filter((f) => !/^(LICENSE|README\.md|package\.json|bin\/crux|dist\/[\w.-]+\.(cjs|v8cache)|dist\/THIRD-PARTY-NOTICES\.txt|dist\/ui\/[\w.-]+\.(html|js|css|png|svg)|man\/crux[\w-]*\.[15])$/.test(f))).toEqual([]);
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'LICENSE',
+        'README.md',
+        'bin/crux',
+        'dist/crux.cjs',
+        'dist/loader.cjs',
+        'dist/mcp.cjs',
+        'dist/pg.cjs',
+        'dist/THIRD-PARTY-NOTICES.txt',
+        'dist/ui/index.html',
+        'dist/ui/app.js',
+        'man/crux.1',
+        'package.json',
+      ]),
+    );
+    expect(
+      files.filter(
+        (f) =>
+          !/^(LICENSE|README\.md|package\.json|bin\/crux|dist\/[\w.-]+\.(cjs|v8cache)|dist\/THIRD-PARTY-NOTICES\.txt|dist\/ui\/[\w.-]+\.(html|js|css|png|svg)|man\/crux[\w-]*\.[15])$/.test(
+            f,
+          ),
+      ),
+    ).toEqual([]);
     const manifest = JSON.parse(fs.readFileSync(join(ROOT, 'package.json'), 'utf8'));
     expect(manifest.private).toBeUndefined();
     expect(manifest.dependencies ?? {}).toEqual({});

@@ -18,10 +18,30 @@ async function ok(run: Promise<Run>): Promise<Run> {
 async function populated(): Promise<string> {
   const dir = freshDataDir();
   await ok(crux(dir, [...NOW, '--agent', 'alice', 'session', 'put', 's1', '{"n": 1.0, "big": 12345678901234567890, "f_1": "x"}']));
-  await ok(crux(dir, [...NOW, 'session', 'import', '-'], { input: Array.from({ length: 30 }, (_, i) => JSON.stringify({ session_id: `i${i}`, state: { i } })).join('\n') }));
+  await ok(
+    crux(dir, [...NOW, 'session', 'import', '-'], {
+      input: Array.from({ length: 30 }, (_, i) => JSON.stringify({ session_id: `i${i}`, state: { i } })).join('\n'),
+    }),
+  );
   await ok(crux(dir, [...NOW, 'session', 'close', 'i3', '--summary', 'done']));
   const cases = ['restart the nginx server', 'restart nginx', 'compile the kernel', 'reload nginx config', 'deploy the web app to staging'];
-  for (const [i, task] of cases.entries()) await ok(crux(dir, ['--now', `2026-01-0${i + 1}T00:00:00Z`, 'case', 'record', '--task', task, '--action', `a${i}`, '--outcome', 'o', '--reward', String(0.5 + i / 10)]));
+  for (const [i, task] of cases.entries())
+    await ok(
+      crux(dir, [
+        '--now',
+        `2026-01-0${i + 1}T00:00:00Z`,
+        'case',
+        'record',
+        '--task',
+        task,
+        '--action',
+        `a${i}`,
+        '--outcome',
+        'o',
+        '--reward',
+        String(0.5 + i / 10),
+      ]),
+    );
   await ok(crux(dir, [...NOW, 'handoff', 'keygen', '--agent', 'alice']));
   const pkg = await ok(crux(dir, [...NOW, '--agent', 'alice', 'handoff', 'mint', 's1', '--to', 'bob']));
   await ok(crux(dir, [...NOW, 'handoff', 'accept', '-', '--as', 'bob'], { input: pkg.stdout }));
@@ -69,7 +89,9 @@ describe.skipIf(pgSkipReason() !== undefined)('journal copy', () => {
     const check = JSON.parse((await ok(crux(url, ['--json', 'journal', 'check']))).stdout);
     expect(check.journals.find((j: any) => j.name === 'sessions').history).toMatchObject({ files: 2, problems: [] });
     // The oldest version is still there to read, on the copy.
-    expect((await ok(crux(url, ['--agent', 'alice', 'session', 'get', 's1', '--at', '1']))).stdout).toBe((await ok(crux(source, ['--agent', 'alice', 'session', 'get', 's1', '--at', '1']))).stdout);
+    expect((await ok(crux(url, ['--agent', 'alice', 'session', 'get', 's1', '--at', '1']))).stdout).toBe(
+      (await ok(crux(source, ['--agent', 'alice', 'session', 'get', 's1', '--at', '1']))).stdout,
+    );
     const back = freshDataDir();
     await ok(crux(url, ['journal', 'copy', '--to', back]));
     expect(fs.readdirSync(join(back, 'history')).sort()).toEqual(names);

@@ -57,8 +57,29 @@ describe('crux mcp: case_list, case_show, case_retrieve text', () => {
   it('lists and shows cases as `case list/show --json`, filtered as the CLI filters', async () => {
     const dir = freshDataDir();
     const s = await pool.start(dir, 'planner');
-    const a = (await s.call('case_record', { task: 'rotate the TLS certificate', action: 'certbot renew --force', outcome: 'renewed, nginx reloaded', tags: ['tls', 'prod'] })).structuredContent.case;
-    const b = (await cli(dir, ['case', 'record', '--task', 'deploy web', '--action', 'kubectl apply -f web.yaml', '--outcome', 'crash loop', '--failure', '--tag', 'prod'])).stdout.trim();
+    const a = (
+      await s.call('case_record', {
+        task: 'rotate the TLS certificate',
+        action: 'certbot renew --force',
+        outcome: 'renewed, nginx reloaded',
+        tags: ['tls', 'prod'],
+      })
+    ).structuredContent.case;
+    const b = (
+      await cli(dir, [
+        'case',
+        'record',
+        '--task',
+        'deploy web',
+        '--action',
+        'kubectl apply -f web.yaml',
+        '--outcome',
+        'crash loop',
+        '--failure',
+        '--tag',
+        'prod',
+      ])
+    ).stdout.trim();
     await s.call('case_record', { task: 'write the changelog', action: 'git log --oneline', outcome: 'written', context: 'release 1.2\nsecond line' });
 
     const all = await s.call('case_list');
@@ -118,11 +139,16 @@ describe('crux mcp: handoff_list', () => {
     const all = await builder.call('handoff_list');
     expect(all.structuredContent).toEqual(await cliJson(dir, ['handoff', 'list']));
     // Both minted at one --now: their order is the store's; what each one is, is not.
-    expect(all.structuredContent.handoffs.map((h: any) => [h.session_id, h.status]).sort()).toEqual([['one', 'accepted'], ['two', 'outstanding']]);
+    expect(all.structuredContent.handoffs.map((h: any) => [h.session_id, h.status]).sort()).toEqual([
+      ['one', 'accepted'],
+      ['two', 'outstanding'],
+    ]);
     expect(all.content[0].text).toMatch(/outstanding/);
     const accepted = await planner.call('handoff_list', { status: 'accepted' });
     expect(accepted.structuredContent).toEqual(await cliJson(dir, ['handoff', 'list', '--status', 'accepted']));
-    expect((await planner.call('handoff_list', { status: ['outstanding', 'expired'] })).structuredContent.handoffs.map((h: any) => h.session_id)).toEqual(['two']);
+    expect((await planner.call('handoff_list', { status: ['outstanding', 'expired'] })).structuredContent.handoffs.map((h: any) => h.session_id)).toEqual([
+      'two',
+    ]);
     expect((await planner.call('handoff_list', { limit: 1 })).structuredContent.handoffs).toHaveLength(1);
     await expect(planner.call('handoff_list', { status: 'lost' })).rejects.toMatchObject({ code: -32602 });
   });

@@ -47,7 +47,9 @@ describe('crux mcp: lines that are not requests', () => {
     const raw = await start(dir);
     const big = 'x'.repeat(11 * 1024 * 1024);
     // Its id comes after 11 MiB of params, and params hold an "id" of their own: the top-level one is answered.
-    raw.send(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"session_put","arguments":{"session_id":"huge","state_text":"\\"${big}\\""},"id":"not this"},"id":41}`);
+    raw.send(
+      `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"session_put","arguments":{"session_id":"huge","state_text":"\\"${big}\\""},"id":"not this"},"id":41}`,
+    );
     raw.send(toolCall(42, 'session_put', { session_id: 'small', state: { ok: true } }));
     const refused = await raw.answer(41);
     expect(refused.error.code).toBe(-32600);
@@ -60,7 +62,12 @@ describe('crux mcp: lines that are not requests', () => {
     raw.write('"}\n');
     raw.send(toolCall(43, 'session_get', { session_id: 'small' }));
     expect((await raw.answer(43)).result.content[0].text).toBe('{"ok":true}');
-    expect(raw.messages().filter((m) => m.id === null).map((m) => m.error.code)).toEqual([-32600]);
+    expect(
+      raw
+        .messages()
+        .filter((m) => m.id === null)
+        .map((m) => m.error.code),
+    ).toEqual([-32600]);
     expect(await raw.end()).toBe(0);
     open.length = 0;
     expect((await crux(dir, ['--agent', 'planner', 'session', 'get', 'huge'])).exitCode).toBe(3);
@@ -96,7 +103,10 @@ describe('crux mcp: calls on one session answered in the order received', () => 
       expect(got.result.content[0].text).toBe(state);
     }
     // Answers on one session come out in the order asked.
-    const order = raw.messages().filter((m) => typeof m.id === 'number').map((m) => m.id);
+    const order = raw
+      .messages()
+      .filter((m) => typeof m.id === 'number')
+      .map((m) => m.id);
     for (const [put, get] of pairs) expect(order.indexOf(put)).toBeLessThan(order.indexOf(get));
   }, 60_000);
 

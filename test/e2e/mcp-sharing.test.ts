@@ -10,9 +10,21 @@ import { startMcp, type McpSession } from '../helpers/mcp';
 
 const NOW = '2026-12-01T10:00:00.000Z';
 const TOOLS = [
-  'session_put', 'session_get', 'session_list', 'session_archive', 'session_unarchive', 'session_close',
-  'case_record', 'case_retrieve', 'create_handoff', 'accept_handoff',
-  'session_history', 'case_list', 'case_show', 'handoff_list', 'journal_check',
+  'session_put',
+  'session_get',
+  'session_list',
+  'session_archive',
+  'session_unarchive',
+  'session_close',
+  'case_record',
+  'case_retrieve',
+  'create_handoff',
+  'accept_handoff',
+  'session_history',
+  'case_list',
+  'case_show',
+  'handoff_list',
+  'journal_check',
 ];
 
 const open: McpSession[] = [];
@@ -32,7 +44,12 @@ const refusal = (result: any, code: number) => {
   expect(Object.keys(result.structuredContent.error)).toEqual(['code', 'kind', 'message', 'hint']);
   expect(result.content[0].text).toMatch(/^crux: .+ \(.+\)$/);
 };
-const journalLines = (dir: string, file: string) => fs.readFileSync(join(dir, file), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const journalLines = (dir: string, file: string) =>
+  fs
+    .readFileSync(join(dir, file), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
 describe('crux mcp: sharing a data directory', () => {
   it('4 MCP servers and 4 CLI processes closing one session at once write exactly one close record', async () => {
@@ -101,7 +118,12 @@ describe('crux mcp: sharing a data directory', () => {
     child.stdout.on('data', (c) => (stdout += String(c)));
     child.stderr.on('data', (c) => (stderr += String(c)));
     const send = (m: unknown) => child.stdin.write(`${JSON.stringify(m)}\n`);
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     child.stdin.write('this is not json\n');
     send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'session_put', arguments: { session_id: 'raw', state_text: '{"a":1}' } } });
@@ -119,7 +141,10 @@ describe('crux mcp: sharing a data directory', () => {
     const started = performance.now();
     expect(await exited).toBe(0);
     expect(performance.now() - started).toBeLessThan(2000);
-    const messages = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    const messages = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
     expect(messages.every((m) => m.jsonrpc === '2.0')).toBe(true);
     expect(messages.find((m) => m.id === 3).result.content[0].text).toBe('{"a":1}');
     expect(stderr).not.toContain('at ');
@@ -141,7 +166,12 @@ describeEachStore('crux mcp on a %s store, its input ended at once', (kind) => {
     const lines = [
       { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } },
       { jsonrpc: '2.0', method: 'notifications/initialized' },
-      ...Array.from({ length: 6 }, (_, i) => ({ jsonrpc: '2.0', id: 10 + i, method: 'tools/call', params: { name: 'session_put', arguments: { session_id: `p${i}`, state: i } } })),
+      ...Array.from({ length: 6 }, (_, i) => ({
+        jsonrpc: '2.0',
+        id: 10 + i,
+        method: 'tools/call',
+        params: { name: 'session_put', arguments: { session_id: `p${i}`, state: i } },
+      })),
       { jsonrpc: '2.0', id: 20, method: 'tools/list' },
       { jsonrpc: '2.0', id: 21, method: 'no/such/method' },
       { jsonrpc: '2.0', id: 22, method: 'tools/call', params: { name: 'case_record', arguments: { task: 'piped in', action: 'a', outcome: 'o' } } },
@@ -153,7 +183,11 @@ describeEachStore('crux mcp on a %s store, its input ended at once', (kind) => {
     // All of it in one write, then end: as a shell pipe delivers it.
     child.stdin.end(lines.map((m) => `${JSON.stringify(m)}\n`).join(''));
     expect(await exited).toBe(0);
-    const ids = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line).id).sort((a, b) => a - b);
+    const ids = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line).id)
+      .sort((a, b) => a - b);
     expect(ids).toEqual([1, 10, 11, 12, 13, 14, 15, 20, 21, 22]);
     if (process.env.DEBUG_MCP) console.log(stdout);
     for (let i = 0; i < 6; i++) expect((await crux(store, ['--agent', 'piper', 'session', 'get', `p${i}`])).stdout).toBe(String(i));

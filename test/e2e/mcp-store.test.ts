@@ -47,7 +47,12 @@ describe.each(STORE_KINDS)('crux mcp on a %s store shared with the CLI', (kind) 
 });
 
 describe('a session state through a handoff, byte for byte (SPEC §6)', () => {
-  const STATES = ['{"plan": ["a", "b"]}', '{\n  "plan": [ "a" , "b" ],\n  "n": 12345678901234567890, "x": 1.0, "e": 1e400\n}\n', '  [1,  2]  ', '"text with  spaces"'];
+  const STATES = [
+    '{"plan": ["a", "b"]}',
+    '{\n  "plan": [ "a" , "b" ],\n  "n": 12345678901234567890, "x": 1.0, "e": 1e400\n}\n',
+    '  [1,  2]  ',
+    '"text with  spaces"',
+  ];
 
   it('put → mint → accept → get through the CLI', async () => {
     const dir = freshDataDir();

@@ -8,9 +8,21 @@ import { startMcp, withoutStateText, type McpSession } from '../helpers/mcp';
 
 const NOW = '2026-12-01T10:00:00.000Z';
 const TOOLS = [
-  'session_put', 'session_get', 'session_list', 'session_archive', 'session_unarchive', 'session_close',
-  'case_record', 'case_retrieve', 'create_handoff', 'accept_handoff',
-  'session_history', 'case_list', 'case_show', 'handoff_list', 'journal_check',
+  'session_put',
+  'session_get',
+  'session_list',
+  'session_archive',
+  'session_unarchive',
+  'session_close',
+  'case_record',
+  'case_retrieve',
+  'create_handoff',
+  'accept_handoff',
+  'session_history',
+  'case_list',
+  'case_show',
+  'handoff_list',
+  'journal_check',
 ];
 
 const open: McpSession[] = [];
@@ -25,7 +37,10 @@ afterEach(async () => {
 
 const cli = (dir: string, args: string[], input?: string) => crux(dir, ['--now', NOW, ...args], input === undefined ? {} : { input });
 const protocolError = async (p: Promise<unknown>) => {
-  const error: any = await p.then(() => undefined, (e) => e);
+  const error: any = await p.then(
+    () => undefined,
+    (e) => e,
+  );
   expect(error, 'a protocol error').toBeDefined();
   expect(error.code).toBe(-32602);
   return String(error.message);
@@ -60,7 +75,13 @@ describe('crux mcp: tools', () => {
     const s = await server(dir, 'planner');
     const put = await s.call('session_put', { session_id: 'build-42', state: { step: 3, files: ['a.ts'] }, ttl: '2h', tokens: 10, add_tokens: 5 });
     expect(put.isError).toBeFalsy();
-    expect(put.structuredContent.session).toMatchObject({ session_id: 'build-42', agent: 'planner', status: 'active', total_tokens: 15, expires_at: '2026-12-01T12:00:00.000Z' });
+    expect(put.structuredContent.session).toMatchObject({
+      session_id: 'build-42',
+      agent: 'planner',
+      status: 'active',
+      total_tokens: 15,
+      expires_at: '2026-12-01T12:00:00.000Z',
+    });
     expect(put.content[0].text).toContain('stored session build-42');
 
     const get = await s.call('session_get', { session_id: 'build-42' });
@@ -97,7 +118,14 @@ describe('crux mcp: tools', () => {
   it('keeps state byte-for-byte both ways between MCP and the CLI', async () => {
     const dir = freshDataDir();
     const s = await server(dir, 'planner');
-    const states = ['{"n":12345678901234567890,"x":1.0,"e":1e400}', '{"b":1,"a":2,"b2":[]}', '  {"pad" : "é\\u00e9 \u{1F600}"}\n', '"just a string"', 'null', '[1,2.50,-0]'];
+    const states = [
+      '{"n":12345678901234567890,"x":1.0,"e":1e400}',
+      '{"b":1,"a":2,"b2":[]}',
+      '  {"pad" : "é\\u00e9 \u{1F600}"}\n',
+      '"just a string"',
+      'null',
+      '[1,2.50,-0]',
+    ];
     for (const [i, state] of states.entries()) {
       await s.call('session_put', { session_id: `m${i}`, state_text: state });
       const viaCli = await cli(dir, ['--agent', 'planner', 'session', 'get', `m${i}`]);
@@ -145,14 +173,35 @@ describe('crux mcp: tools', () => {
     const dir = freshDataDir();
     const s = await server(dir, 'planner');
     const recorded = await s.call('case_record', {
-      task: 'rotate the TLS certificate', action: 'certbot renew', outcome: 'renewed', tags: ['tls'], reward: 0.8, context: 'prod https://u:p@h.example/x',
+      task: 'rotate the TLS certificate',
+      action: 'certbot renew',
+      outcome: 'renewed',
+      tags: ['tls'],
+      reward: 0.8,
+      context: 'prod https://u:p@h.example/x',
     });
-    expect(recorded.structuredContent.case).toMatchObject({ task: 'rotate the TLS certificate', reward: 0.8, success: true, tags: ['tls'], context: 'prod https://h.example/x' });
+    expect(recorded.structuredContent.case).toMatchObject({
+      task: 'rotate the TLS certificate',
+      reward: 0.8,
+      success: true,
+      tags: ['tls'],
+      context: 'prod https://h.example/x',
+    });
     const id = recorded.structuredContent.case.case_id;
     const found = JSON.parse((await cli(dir, ['--json', 'case', 'retrieve', 'renew', 'tls', 'certificate'])).stdout);
     expect(found.results.map((r: any) => r.case.case_id)).toEqual([id]);
 
-    const cliRecorded = await cli(dir, ['case', 'record', '--task', 'deploy the web service', '--action', 'kubectl apply', '--outcome', 'rolled out', '--failure']);
+    const cliRecorded = await cli(dir, [
+      'case',
+      'record',
+      '--task',
+      'deploy the web service',
+      '--action',
+      'kubectl apply',
+      '--outcome',
+      'rolled out',
+      '--failure',
+    ]);
     const cliId = cliRecorded.stdout.trim();
     const viaMcp = await s.call('case_retrieve', { task: 'deploy web service', top_k: 3 });
     expect(viaMcp.structuredContent).toEqual(JSON.parse((await cli(dir, ['--json', 'case', 'retrieve', 'deploy', 'web', 'service', '--top-k', '3'])).stdout));
@@ -170,7 +219,12 @@ describe('crux mcp: tools', () => {
     const builder = await server(dir, 'builder');
     const state = '{"plan":["a","b"],"big":12345678901234567890}';
     await planner.call('session_put', { session_id: 'job', state_text: state });
-    const minted = await planner.call('create_handoff', { session_id: 'job', target_agent: 'builder', message: 'tests green', task_record: { requester: 'ops', acceptance_criteria: ['ci passes'] } });
+    const minted = await planner.call('create_handoff', {
+      session_id: 'job',
+      target_agent: 'builder',
+      message: 'tests green',
+      task_record: { requester: 'ops', acceptance_criteria: ['ci passes'] },
+    });
     expect(minted.isError).toBeFalsy();
     const envelopeText: string = minted.content[0].text;
     expect(JSON.parse(envelopeText)).toEqual(minted.structuredContent);
@@ -181,7 +235,12 @@ describe('crux mcp: tools', () => {
     refusal(await other.call('accept_handoff', { handoff: envelopeText }), 6);
 
     const accepted = await builder.call('accept_handoff', { handoff: envelopeText });
-    expect(accepted.structuredContent.accepted).toMatchObject({ session_id: 'job', agent: 'builder', content_hash: minted.structuredContent.content_hash, facts: 0 });
+    expect(accepted.structuredContent.accepted).toMatchObject({
+      session_id: 'job',
+      agent: 'builder',
+      content_hash: minted.structuredContent.content_hash,
+      facts: 0,
+    });
     expect((await builder.call('session_get', { session_id: 'job' })).content[0].text).toBe(state);
     expect((await cli(dir, ['--agent', 'builder', 'session', 'get', 'job'])).stdout).toBe(state);
     // The replay, as a string and as an object, through MCP and through the CLI: 8 each time.

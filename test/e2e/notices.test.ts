@@ -20,7 +20,17 @@ describe('third-party notices', () => {
   it('name every package an independent esbuild run finds in the bundles, each at its installed version and licence', async () => {
     // The entry points build.mjs bundles (the postgres client is a bundle of its own).
     const entries = ['src/cli/main.ts', 'src/cli/mcp/sdk.ts', 'src/cli/code-cache.ts', 'node_modules/postgres/cjs/src/index.js'].map((e) => join(ROOT, e));
-    const { metafile } = await build({ entryPoints: entries, bundle: true, platform: 'node', format: 'cjs', write: false, metafile: true, outdir: '/nonexistent', logLevel: 'silent', external: ['postgres'] });
+    const { metafile } = await build({
+      entryPoints: entries,
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      write: false,
+      metafile: true,
+      outdir: '/nonexistent',
+      logLevel: 'silent',
+      external: ['postgres'],
+    });
     const bundled = new Set(
       Object.keys(metafile.inputs).flatMap((input) => {
         const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
@@ -33,7 +43,8 @@ describe('third-party notices', () => {
       const pkg = JSON.parse(fs.readFileSync(join(ROOT, 'node_modules', h.name, 'package.json'), 'utf8'));
       expect(`${h.name} ${h.version} ${h.licence}`).toBe(`${h.name} ${pkg.version} ${pkg.license}`);
     }
-    for (const name of ['commander', 'chalk', 'zod', '@modelcontextprotocol/sdk', 'ajv', 'fast-uri', 'postgres', '@noble/hashes']) expect(bundled).toContain(name);
+    for (const name of ['commander', 'chalk', 'zod', '@modelcontextprotocol/sdk', 'ajv', 'fast-uri', 'postgres', '@noble/hashes'])
+      expect(bundled).toContain(name);
   });
 
   it('are in the files the package ships', () => {

@@ -33,7 +33,11 @@ describe('a torn tail on read', () => {
 
   it('every read reports it: get, a human list; journal check still says 9 and the next write quarantines it', async () => {
     const dir = await tornStore();
-    for (const args of [['session', 'get', 'a'], ['session', 'list'], ['--json', 'session', 'get', 'a']]) {
+    for (const args of [
+      ['session', 'get', 'a'],
+      ['session', 'list'],
+      ['--json', 'session', 'get', 'a'],
+    ]) {
       const run = await crux(dir, args);
       expect(run.exitCode, args.join(' ')).toBe(0);
       expect(run.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
@@ -65,7 +69,11 @@ const NOBODY = 65534;
 
 /** crux as another user, with no supplementary groups. */
 async function cruxAs(uid: number, dir: string, args: string[]) {
-  const run = await execa('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', CRUX, '--data-dir', dir, ...args], { reject: false, env: testEnv({ HOME: '/tmp' }), extendEnv: false });
+  const run = await execa('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', CRUX, '--data-dir', dir, ...args], {
+    reject: false,
+    env: testEnv({ HOME: '/tmp' }),
+    extendEnv: false,
+  });
   return { exitCode: run.exitCode ?? -1, stdout: String(run.stdout), stderr: String(run.stderr) };
 }
 
@@ -75,20 +83,34 @@ describe('history/ that cannot be read', () => {
     const parent = tempDir();
     fs.chmodSync(parent, 0o755);
     const dir = join(parent, 'data');
-    for (const args of [['session', 'put', 's', '{"v":1}'], ['session', 'put', 's', '{"v":2}'], ['journal', 'compact'], ['session', 'put', 's', '{"v":3}']]) {
+    for (const args of [
+      ['session', 'put', 's', '{"v":1}'],
+      ['session', 'put', 's', '{"v":2}'],
+      ['journal', 'compact'],
+      ['session', 'put', 's', '{"v":3}'],
+    ]) {
       expect((await crux(dir, args)).exitCode, args.join(' ')).toBe(0);
     }
     await execa('chown', ['-R', `${NOBODY}:${NOBODY}`, dir]);
     // history/ is root's, 0700: its owner ran a compaction as root, say.
     fs.chownSync(join(dir, 'history'), 0, 0);
     fs.chmodSync(join(dir, 'history'), 0o700);
-    for (const args of [['session', 'history', 's'], ['session', 'get', 's', '--at', '1'], ['journal', 'check'], ['--json', 'session', 'history', 's']]) {
+    for (const args of [
+      ['session', 'history', 's'],
+      ['session', 'get', 's', '--at', '1'],
+      ['journal', 'check'],
+      ['--json', 'session', 'history', 's'],
+    ]) {
       const run = await cruxAs(NOBODY, dir, args);
       expect(run.exitCode, `${args.join(' ')}: ${run.stderr}`).toBe(5);
       expect(run.stderr, args.join(' ')).toContain(`${join(dir, 'history')} (EACCES)`);
       expect(run.stdout, args.join(' ')).toBe('');
     }
-    for (const args of [['session', 'get', 's'], ['session', 'list'], ['session', 'put', 't', '{}']]) {
+    for (const args of [
+      ['session', 'get', 's'],
+      ['session', 'list'],
+      ['session', 'put', 't', '{}'],
+    ]) {
       expect((await cruxAs(NOBODY, dir, args)).exitCode, args.join(' ')).toBe(0);
     }
     // A history file that cannot be read, in a history/ that can: the file is named.
@@ -114,7 +136,10 @@ describe("Node's permission model in NODE_OPTIONS", () => {
   it('a write it refuses is exit 5 naming the path (not 1); reads answer; no ExperimentalWarning on stderr', async () => {
     const dir = freshDataDir();
     expect((await crux(dir, ['session', 'put', 'a', '{}'])).exitCode).toBe(0);
-    for (const args of [['session', 'put', 'b', '{}'], ['case', 'record', '--task', 't', '--action', 'a', '--outcome', 'o']]) {
+    for (const args of [
+      ['session', 'put', 'b', '{}'],
+      ['case', 'record', '--task', 't', '--action', 'a', '--outcome', 'o'],
+    ]) {
       const run = await crux(dir, args, { env });
       expect(run.exitCode, `${args.join(' ')}: ${run.stderr}`).toBe(5);
       expect(run.stderr).toMatch(/^crux: permission denied by Node's permission model: \/\S+ \(ERR_ACCESS_DENIED\) \(.*\)\n$/);
@@ -133,7 +158,13 @@ describe('a journal that is not a regular file', () => {
     const dir = freshDataDir();
     expect((await crux(dir, ['case', 'record', '--task', 't', '--action', 'a', '--outcome', 'o'])).exitCode).toBe(0);
     await execa('mkfifo', [join(dir, 'sessions.jsonl')]);
-    for (const args of [['session', 'list'], ['session', 'get', 'x'], ['session', 'put', 'x', '{}'], ['journal', 'check'], ['--json', 'session', 'list']]) {
+    for (const args of [
+      ['session', 'list'],
+      ['session', 'get', 'x'],
+      ['session', 'put', 'x', '{}'],
+      ['journal', 'check'],
+      ['--json', 'session', 'list'],
+    ]) {
       // Without O_NONBLOCK the open alone would wait for a writer forever: the test would time out.
       const run = await crux(dir, args, { timeout: 20_000 });
       expect(run.exitCode, `${args.join(' ')}: ${run.stderr}`).toBe(5);

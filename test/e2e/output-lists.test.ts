@@ -14,7 +14,17 @@ const at = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
 
 /** One exported session line (what `session import` reads). */
 const sessionLine = (id: string, minutes: number, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ session_id: id, agent: null, status: 'active', created_at: at(minutes), updated_at: at(minutes), total_tokens: 0, expires_at: null, state: {}, ...extra });
+  JSON.stringify({
+    session_id: id,
+    agent: null,
+    status: 'active',
+    created_at: at(minutes),
+    updated_at: at(minutes),
+    total_tokens: 0,
+    expires_at: null,
+    state: {},
+    ...extra,
+  });
 
 async function ok(dir: string, args: string[], opts: Parameters<typeof crux>[2] = {}) {
   const run = await crux(dir, args, opts);
@@ -37,8 +47,13 @@ describe('lists', () => {
     for (const [task, action] of [
       ['renew the tls certificate of the edge nodes', 'certbot renew --cert-name edge'],
       ['renew the tls certificate of the edge nodes', 'acme.sh --renew -d edge.example'],
-    ] as const) caseIds.push((await ok(dir, ['case', 'record', '--task', task, '--action', action, '--outcome', 'renewed'])).stdout.trim());
-    caseIds.push((await ok(dir, ['case', 'record', '--task', `a task of many characters ${'x'.repeat(100)} and its end`, '--action', 'a', '--outcome', 'o'])).stdout.trim());
+    ] as const)
+      caseIds.push((await ok(dir, ['case', 'record', '--task', task, '--action', action, '--outcome', 'renewed'])).stdout.trim());
+    caseIds.push(
+      (
+        await ok(dir, ['case', 'record', '--task', `a task of many characters ${'x'.repeat(100)} and its end`, '--action', 'a', '--outcome', 'o'])
+      ).stdout.trim(),
+    );
   });
 
   it('at 80 columns session list keeps every id whole; an empty column is not shown', async () => {
@@ -56,7 +71,12 @@ describe('lists', () => {
     expect(screen).toContain('outcome');
     expect(screen).toMatch(new RegExp(`│ ${UUID(0)} │ closed +│ failed +│`));
     const piped = (await ok(dir, [...NOW, 'session', 'list', '--all'])).stdout.split('\n');
-    expect(piped.find((l) => l.startsWith(UUID(0)))!.split('\t').slice(1, 3)).toEqual(['closed', 'failed']);
+    expect(
+      piped
+        .find((l) => l.startsWith(UUID(0)))!
+        .split('\t')
+        .slice(1, 3),
+    ).toEqual(['closed', 'failed']);
   });
 
   it('on a terminal a list stops at 50 rows and says how many more there are and how to see them', async () => {
@@ -87,9 +107,20 @@ describe('lists', () => {
 
   it('--no-headers leaves the header line out, piped and on a terminal', async () => {
     const piped = (await ok(dir, [...NOW, 'session', 'list', '--no-headers', '--limit', '2'])).stdout;
-    expect(piped).toBe(piped.split('\n').filter((l) => l.startsWith('f61400e1')).map((l) => `${l}\n`).join(''));
+    expect(piped).toBe(
+      piped
+        .split('\n')
+        .filter((l) => l.startsWith('f61400e1'))
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
     expect(piped.split('\n')).toHaveLength(3);
-    for (const args of [['case', 'list'], ['handoff', 'list'], ['case', 'retrieve', 'tls'], ['session', 'history', UUID(1)]]) {
+    for (const args of [
+      ['case', 'list'],
+      ['handoff', 'list'],
+      ['case', 'retrieve', 'tls'],
+      ['session', 'history', UUID(1)],
+    ]) {
       expect((await ok(dir, [...args, '--no-headers'])).stdout.split('\n')[0], args.join(' ')).not.toMatch(/^(id|similarity|seq)\t/);
     }
     const { screen } = await onTty(dir, ['case', 'list', '--no-headers']);
@@ -107,7 +138,12 @@ describe('lists', () => {
     expect(screen).toMatch(/certbot/);
     const piped = (await ok(dir, ['case', 'retrieve', 'renew', 'tls'])).stdout.split('\n');
     expect(piped[0]).toBe('similarity\tid\ttask\taction\tsuccess\toutcome\treward\treused');
-    expect(piped.slice(1, 3).map((l) => l.split('\t')[3]).sort()).toEqual(['acme.sh --renew -d edge.example', 'certbot renew --cert-name edge']);
+    expect(
+      piped
+        .slice(1, 3)
+        .map((l) => l.split('\t')[3])
+        .sort(),
+    ).toEqual(['acme.sh --renew -d edge.example', 'certbot renew --cert-name edge']);
   });
 
   it('case list: newest first, the task whole on a wide terminal, cut to fit a narrow one', async () => {

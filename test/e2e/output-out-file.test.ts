@@ -22,13 +22,16 @@ describe('--out', () => {
   const isEnvelope = (text: string) => 'payload_b64' in JSON.parse(text);
 
   beforeAll(() => {
-    expect(process.getuid?.(), 'these tests run as root (mknod, another user\'s file)').toBe(0);
+    expect(process.getuid?.(), "these tests run as root (mknod, another user's file)").toBe(0);
   });
 
   it('writes into a character device without replacing it', async () => {
     const device = join(out, 'mynull');
     await execa('mknod', ['-m', '666', device, 'c', '1', '3']);
-    for (const run of [await mint(device), await crux(dir, ['handoff', 'export', (await crux(dir, ['-q', 'handoff', 'list'])).stdout.split('\n')[0]!, '--out', device])]) {
+    for (const run of [
+      await mint(device),
+      await crux(dir, ['handoff', 'export', (await crux(dir, ['-q', 'handoff', 'list'])).stdout.split('\n')[0]!, '--out', device]),
+    ]) {
       expect(run.exitCode, run.stderr).toBe(0);
       const st = fs.lstatSync(device);
       expect(st.isCharacterDevice()).toBe(true);

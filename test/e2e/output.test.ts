@@ -44,7 +44,22 @@ describe('operator output', () => {
     await run(['session', 'put', 'archived-one', '{}']);
     await run(['session', 'archive', 'archived-one', '--reason', `old ${HOSTILE}`]);
     await run(['session', 'close', 'build-42', '--summary', `done ${HOSTILE}`]);
-    caseId = (await run(['case', 'record', '--task', `rotate the TLS certificate ${HOSTILE} on every edge node before the weekend`, '--action', `certbot ${HOSTILE}`, '--outcome', `renewed ${HOSTILE}`, '--context', `a\nmulti-line ${HOSTILE}`, '--tag', `tls${HOSTILE}`])).stdout.trim();
+    caseId = (
+      await run([
+        'case',
+        'record',
+        '--task',
+        `rotate the TLS certificate ${HOSTILE} on every edge node before the weekend`,
+        '--action',
+        `certbot ${HOSTILE}`,
+        '--outcome',
+        `renewed ${HOSTILE}`,
+        '--context',
+        `a\nmulti-line ${HOSTILE}`,
+        '--tag',
+        `tls${HOSTILE}`,
+      ])
+    ).stdout.trim();
     for (let i = 0; i < 5; i++) await run(['case', 'record', '--task', `task ${i} rotate`, '--action', 'a', '--outcome', 'o', ...(i % 2 ? ['--failure'] : [])]);
   });
 
@@ -80,7 +95,10 @@ describe('operator output', () => {
   });
 
   it('fits a 40-column terminal too, and COLUMNS overrides the terminal', async () => {
-    for (const args of [['case', 'list'], ['session', 'list', '--all', '--all-agents']]) {
+    for (const args of [
+      ['case', 'list'],
+      ['session', 'list', '--all', '--all-agents'],
+    ]) {
       const narrow = await onTty(dir, args, 40);
       for (const line of narrow.screen.split('\n').filter((l) => BOX.test(l))) expect(width(line), line).toBeLessThanOrEqual(40);
       const wide = await onTty(dir, args, 40, { COLUMNS: '120' });
@@ -120,7 +138,11 @@ describe('operator output', () => {
     const sessions = json(await crux(dir, ['--json', 'session', 'list', '--all', '--all-agents', '--sort=id']));
     const ids = sessions.sessions.map((s: any) => s.session_id);
     expect(ids).toEqual([...ids].sort());
-    expect(json(await crux(dir, ['--json', 'session', 'list', '--status', 'closed,archived'])).sessions.map((s: any) => s.status).sort()).toEqual(['archived', 'closed']);
+    expect(
+      json(await crux(dir, ['--json', 'session', 'list', '--status', 'closed,archived']))
+        .sessions.map((s: any) => s.status)
+        .sort(),
+    ).toEqual(['archived', 'closed']);
     expect(json(await crux(dir, ['--json', 'session', 'list', '--all', '--limit', '1'])).sessions).toHaveLength(1);
     expect(json(await crux(dir, ['--json', 'handoff', 'list', '--status', 'accepted', '--from', 'planner'])).handoffs).toHaveLength(1);
     expect(json(await crux(dir, ['--json', 'handoff', 'list', '--to', 'nobody'])).handoffs).toHaveLength(0);
@@ -128,7 +150,12 @@ describe('operator output', () => {
     expect(json(await crux(dir, ['--json', 'case', 'list', '--limit', '0'])).cases).toHaveLength(6);
     const refusals = await Promise.all(['-1', 'x'].map((n) => crux(dir, ['case', 'list', '--limit', n])));
     for (const r of refusals) expect(r.stderr).toMatch(/^crux: --limit must be a whole number ≥ 0: /);
-    for (const bad of [['case', 'list', '--limit', '-1'], ['case', 'list', '--limit', 'x'], ['session', 'list', '--sort', 'colour'], ['session', 'list', '--status', 'sleeping']]) {
+    for (const bad of [
+      ['case', 'list', '--limit', '-1'],
+      ['case', 'list', '--limit', 'x'],
+      ['session', 'list', '--sort', 'colour'],
+      ['session', 'list', '--status', 'sleeping'],
+    ]) {
       const r = await crux(dir, bad);
       expect(r.exitCode, bad.join(' ')).toBe(5);
     }
@@ -138,7 +165,11 @@ describe('operator output', () => {
     expect((await crux(dir, ['--color=always', 'case', 'list'])).stdout).toMatch(SGR);
     expect((await crux(dir, ['case', 'list'], { env: { FORCE_COLOR: '1' } })).stdout).toMatch(SGR);
     expect((await crux(dir, ['case', 'list'], { env: { FORCE_COLOR: '0' } })).stdout).not.toMatch(/\u001b/);
-    for (const args of [['--no-color', 'case', 'list'], ['--color', 'never', 'case', 'list']]) expect((await onTty(dir, args)).screen).not.toMatch(/\u001b/);
+    for (const args of [
+      ['--no-color', 'case', 'list'],
+      ['--color', 'never', 'case', 'list'],
+    ])
+      expect((await onTty(dir, args)).screen).not.toMatch(/\u001b/);
     expect((await onTty(dir, ['case', 'list'], 80, { NO_COLOR: '1' })).screen).not.toMatch(/\u001b/);
     expect((await onTty(dir, ['case', 'list'])).screen).toMatch(SGR);
     // Every colour is reset before the line ends.
@@ -153,7 +184,13 @@ describe('operator output', () => {
     const tty = (await onTty(dir, ['session', 'get', 'rtl'])).screen;
     expect(tty).toBe('{"name":"admin\\u202egnp.exe","csi":"\\u009b2J"}\n');
     expect(JSON.parse(tty)).toEqual(JSON.parse(state));
-    for (const args of [['--json', 'session', 'get', 'rtl'], ['session', 'export'], ['case', 'export'], ['--json', 'case', 'list'], ['--json', 'session', 'list', '--all']]) {
+    for (const args of [
+      ['--json', 'session', 'get', 'rtl'],
+      ['session', 'export'],
+      ['case', 'export'],
+      ['--json', 'case', 'list'],
+      ['--json', 'session', 'list', '--all'],
+    ]) {
       const screen = (await onTty(dir, args)).screen;
       expect(screen, args.join(' ')).not.toMatch(RAW);
       expect(screen, args.join(' ')).toContain('\\u202e');

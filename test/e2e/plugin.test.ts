@@ -70,13 +70,43 @@ describe('the Claude Code plugin', () => {
     const viaPlugin = join(home, 'plugin-data');
     const direct = join(home, 'direct-data');
     // A case to offer at the prompt, in both stores.
-    for (const d of [viaPlugin, direct]) await execa(CRUX, ['--data-dir', d, 'case', 'record', '--task', 'fix the failing checkout test', '--action', 'ran npm test, fixed the rounding in cart.ts', '--outcome', 'tests pass'], { env: testEnv({ CRUX_NOW: NOW }), extendEnv: false });
+    for (const d of [viaPlugin, direct])
+      await execa(
+        CRUX,
+        [
+          '--data-dir',
+          d,
+          'case',
+          'record',
+          '--task',
+          'fix the failing checkout test',
+          '--action',
+          'ran npm test, fixed the rounding in cart.ts',
+          '--outcome',
+          'tests pass',
+        ],
+        { env: testEnv({ CRUX_NOW: NOW }), extendEnv: false },
+      );
     const commands = commandsOf(join(PLUGIN, 'hooks', 'hooks.json'));
-    const env = { HOME: home, PATH: pathWith(true), CLAUDE_PLUGIN_ROOT: PLUGIN, CLAUDE_PLUGIN_OPTION_DATA_DIR: viaPlugin, CLAUDE_PLUGIN_OPTION_AGENT: 'claude-code', CLAUDE_PLUGIN_OPTION_RECORD_CASES: 'true', CLAUDE_PLUGIN_OPTION_STORE: '' };
+    const env = {
+      HOME: home,
+      PATH: pathWith(true),
+      CLAUDE_PLUGIN_ROOT: PLUGIN,
+      CLAUDE_PLUGIN_OPTION_DATA_DIR: viaPlugin,
+      CLAUDE_PLUGIN_OPTION_AGENT: 'claude-code',
+      CLAUDE_PLUGIN_OPTION_RECORD_CASES: 'true',
+      CLAUDE_PLUGIN_OPTION_STORE: '',
+    };
     for (const payload of payloads(transcript)) {
       const event = JSON.parse(payload).hook_event_name as string;
       const plugin = await runHook(commands[event]![0]!, payload, env);
-      const crux = await execa(CRUX, ['--data-dir', direct, 'hook', 'claude-code', '--record-cases'], { input: payload, env: testEnv({ HOME: home, CRUX_NOW: NOW }), extendEnv: false, reject: false, stripFinalNewline: false });
+      const crux = await execa(CRUX, ['--data-dir', direct, 'hook', 'claude-code', '--record-cases'], {
+        input: payload,
+        env: testEnv({ HOME: home, CRUX_NOW: NOW }),
+        extendEnv: false,
+        reject: false,
+        stripFinalNewline: false,
+      });
       expect([plugin.exitCode, String(plugin.stderr)], event).toEqual([crux.exitCode, String(crux.stderr)]);
       const ids = (out: unknown) => String(out).replace(/\bc_[0-9a-f]{24}\b/g, 'c_…');
       expect(ids(plugin.stdout).replaceAll(viaPlugin, direct), event).toBe(ids(crux.stdout));
@@ -97,7 +127,15 @@ describe('the Claude Code plugin', () => {
     const dataDir = join(home, 'data');
     const command = commandsOf(join(PLUGIN, 'hooks', 'hooks.json')).SessionStart![0]!;
     // The variables the user's shell may carry are overruled by the options, and both stores never reach crux.
-    const env = { HOME: home, PATH: pathWith(true), CLAUDE_PLUGIN_ROOT: PLUGIN, CLAUDE_PLUGIN_OPTION_AGENT: 'reviewer', CLAUDE_PLUGIN_OPTION_DATA_DIR: dataDir, CLAUDE_PLUGIN_OPTION_RECORD_CASES: 'false', CRUX_STORE: 'postgres://nobody@127.0.0.1:1/none' };
+    const env = {
+      HOME: home,
+      PATH: pathWith(true),
+      CLAUDE_PLUGIN_ROOT: PLUGIN,
+      CLAUDE_PLUGIN_OPTION_AGENT: 'reviewer',
+      CLAUDE_PLUGIN_OPTION_DATA_DIR: dataDir,
+      CLAUDE_PLUGIN_OPTION_RECORD_CASES: 'false',
+      CRUX_STORE: 'postgres://nobody@127.0.0.1:1/none',
+    };
     for (const payload of payloads(transcript)) expect((await runHook(command, payload, env)).exitCode).toBe(0);
     expect((await listed(dataDir, ['--agent', 'reviewer', 'session', 'list', '--all'])).sessions).toHaveLength(1);
     expect((await listed(dataDir, ['case', 'list'])).cases).toEqual([]);
@@ -115,7 +153,11 @@ describe('the Claude Code plugin', () => {
     expect(server.exitCode).toBe(127);
     expect(String(server.stderr).trim().split('\n')).toHaveLength(1);
     // The crux_path option names one explicitly.
-    const named = await runHook(`"${copy}/bin/crux-plugin" hook claude-code`, payloads('/nowhere')[0]!, { ...env, CLAUDE_PLUGIN_OPTION_CRUX_PATH: CRUX, CLAUDE_PLUGIN_OPTION_DATA_DIR: join(env.HOME, 'd') });
+    const named = await runHook(`"${copy}/bin/crux-plugin" hook claude-code`, payloads('/nowhere')[0]!, {
+      ...env,
+      CLAUDE_PLUGIN_OPTION_CRUX_PATH: CRUX,
+      CLAUDE_PLUGIN_OPTION_DATA_DIR: join(env.HOME, 'd'),
+    });
     expect([named.exitCode, String(named.stderr)]).toEqual([0, '']);
     expect(JSON.parse(String(named.stdout)).hookSpecificOutput.hookEventName).toBe('SessionStart');
   });
@@ -133,15 +175,30 @@ describe('the Gemini CLI extension', () => {
     // Gemini CLI substitutes ${extensionPath} and ${/}; a setting nobody gave is an empty variable.
     const expand = (s: string) => s.replaceAll('${extensionPath}', ROOT).replaceAll('${/}', '/');
     const env = { HOME: home, PATH: pathWith(true), CRUX_DATA_DIR: dataDir, CRUX_AGENT: '', CRUX_STORE: '' };
-    const start = JSON.stringify({ session_id: 'g-1', transcript_path: join(home, 't.json'), cwd: ROOT, hook_event_name: 'SessionStart', source: 'startup', timestamp: NOW });
+    const start = JSON.stringify({
+      session_id: 'g-1',
+      transcript_path: join(home, 't.json'),
+      cwd: ROOT,
+      hook_event_name: 'SessionStart',
+      source: 'startup',
+      timestamp: NOW,
+    });
     const r = await runHook(expand(commands.SessionStart![0]!), start, env);
     expect([r.exitCode, String(r.stderr)]).toEqual([0, '']);
     expect((await listed(dataDir, ['--agent', 'gemini-cli', 'session', 'list'])).sessions.map((s: { session_id: string }) => s.session_id)).toEqual(['g-1']);
     const server = manifest.mcpServers.crux;
     const initialize = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'session_list', arguments: {} } })}\n`;
     const hello = `${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } })}\n`;
-    const answer = await execa(expand(server.command), server.args, { input: hello + initialize, env: testEnv({ ...env, ...server.env }), extendEnv: false, reject: false });
-    const lines = String(answer.stdout).trim().split('\n').map((l) => JSON.parse(l));
+    const answer = await execa(expand(server.command), server.args, {
+      input: hello + initialize,
+      env: testEnv({ ...env, ...server.env }),
+      extendEnv: false,
+      reject: false,
+    });
+    const lines = String(answer.stdout)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.find((l) => l.id === 1).result.structuredContent.sessions.map((s: { session_id: string }) => s.session_id)).toEqual(['g-1']);
   });
 });

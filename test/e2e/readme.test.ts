@@ -66,11 +66,18 @@ describe('README', () => {
     expect(run.stdout).toMatch(/healthy/);
     // The tour keeps to its throwaway directory.
     // (and HOME's ~/.cache/crux/code, where another Node than the one that built crux keeps its code cache).
-    expect(fs.readdirSync(cwd).filter((name) => name !== '.cache').sort()).toEqual(['tmp']);
+    expect(
+      fs
+        .readdirSync(cwd)
+        .filter((name) => name !== '.cache')
+        .sort(),
+    ).toEqual(['tmp']);
   });
 
   it('crontab: a valid schedule every five minutes whose command reaps expired sessions and prints nothing', async () => {
-    const lines = block('crontab').code.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
+    const lines = block('crontab')
+      .code.split('\n')
+      .filter((l) => l.trim() !== '' && !l.startsWith('#'));
     expect(lines).toHaveLength(1);
     const fields = lines[0]!.trim().split(/\s+/);
     expect(fields.slice(0, 5)).toEqual(['*/5', '*', '*', '*', '*']);
@@ -87,7 +94,11 @@ describe('README', () => {
   });
 
   it('hook: records a session at start and closes it at exit, completed or failed', async () => {
-    for (const [ending, outcome] of [['true', 'completed'], ['false', 'failed'], ['exit 3', 'failed']] as const) {
+    for (const [ending, outcome] of [
+      ['true', 'completed'],
+      ['false', 'failed'],
+      ['exit 3', 'failed'],
+    ] as const) {
       const { env, dataDir, cwd } = shellEnv();
       const run = await bash(`${block('hook').code}\necho "working as $session_id"\n${ending}\n`, env, cwd);
       expect(run.stderr, ending).toBe('');
@@ -103,7 +114,13 @@ describe('README', () => {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       const { env, dataDir, cwd } = shellEnv();
       // The job works in a foreground child (as jobs do), in a process group of its own, like a terminal's job.
-      const job = execa('bash', ['-c', `${block('hook').code}\necho "working as $session_id"\nsleep 60\necho "not reached"\n`], { env, extendEnv: false, cwd, reject: false, detached: true });
+      const job = execa('bash', ['-c', `${block('hook').code}\necho "working as $session_id"\nsleep 60\necho "not reached"\n`], {
+        env,
+        extendEnv: false,
+        cwd,
+        reject: false,
+        detached: true,
+      });
       const id = await new Promise<string>((resolve, reject) => {
         let seen = '';
         job.stdout!.on('data', (chunk: Buffer) => {
@@ -126,7 +143,12 @@ describe('README', () => {
   it.skipIf(!canUnsharePid())('hook: two jobs with the same PID (each PID 1 of its own PID namespace) are two sessions', async () => {
     const { env, dataDir, cwd } = shellEnv();
     for (let i = 0; i < 2; i++) {
-      const run = await execa('unshare', ['--pid', '--fork', '--', 'bash', '-c', `${block('hook').code}\necho "working as $session_id"\n`], { env, extendEnv: false, cwd, reject: false });
+      const run = await execa('unshare', ['--pid', '--fork', '--', 'bash', '-c', `${block('hook').code}\necho "working as $session_id"\n`], {
+        env,
+        extendEnv: false,
+        cwd,
+        reject: false,
+      });
       expect(run.stderr).toBe('');
       expect(String(run.stdout)).toMatch(/working as job-1-[0-9a-f]{8}/);
     }

@@ -64,7 +64,11 @@ describe('crux session get --at', () => {
     const then = JSON.parse((await run(['--json', 'session', 'get', 's', '--at', '3'])).stdout);
     expect(then.session).toMatchObject({ session_id: 's', status: 'archived', archive_reason: null, state: { v: 2 } });
     const before = snapshotDir(dir);
-    for (const [point, code] of [['2026-11-01T09:00:00Z', 3], ['soon', 5], ['0', 5]] as const) {
+    for (const [point, code] of [
+      ['2026-11-01T09:00:00Z', 3],
+      ['soon', 5],
+      ['0', 5],
+    ] as const) {
       const r = await crux(dir, ['session', 'get', 's', '--at', point]);
       expect(r.exitCode, point).toBe(code);
       expect(r.stdout).toBe('');
@@ -114,7 +118,9 @@ describe('history/ retention and journal check', () => {
     fs.writeFileSync(file, bytes);
     const damaged = await crux(dir, ['--json', 'journal', 'check']);
     expect(damaged.exitCode).toBe(9);
-    expect(JSON.parse(damaged.stdout).journals[0].history.problems).toEqual([{ file: 'history/sessions.000000000003.jsonl', line: 1, reason: expect.any(String) }]);
+    expect(JSON.parse(damaged.stdout).journals[0].history.problems).toEqual([
+      { file: 'history/sessions.000000000003.jsonl', line: 1, reason: expect.any(String) },
+    ]);
     expect((await crux(dir, ['journal', 'check'])).stdout).toMatch(/history\/sessions\.000000000003\.jsonl:1: /);
     await run(['journal', 'check', '--repair']);
     await run(['journal', 'check']);

@@ -10,7 +10,19 @@ const at = (t: string) => ['--now', t];
 const json = (run: { stdout: string }) => JSON.parse(run.stdout);
 const journalLines = (store: string) => storedLines(store, 'sessions.jsonl').map((l) => JSON.parse(l));
 
-const S_FIELDS = ['session_id', 'agent', 'status', 'updated_at', 'total_tokens', 'expires_at', 'archived', 'archived_at', 'archive_reason', 'actor', 'freshness'];
+const S_FIELDS = [
+  'session_id',
+  'agent',
+  'status',
+  'updated_at',
+  'total_tokens',
+  'expires_at',
+  'archived',
+  'archived_at',
+  'archive_reason',
+  'actor',
+  'freshness',
+];
 
 describeEachStore('on a %s store', (kind) => {
   const freshDataDir = () => freshStore(kind);
@@ -18,11 +30,35 @@ describeEachStore('on a %s store', (kind) => {
   describe('session put / get', () => {
     it('stores with ttl, tokens and actor, and answers {"session": S}', async () => {
       const dir = freshDataDir();
-      const put = await crux(dir, ['--json', '--actor', 'ops', ...at(NOW), 'session', 'put', 'a', '{"n":1}', '--ttl', '2h', '--tokens', '10', '--add-tokens', '5']);
+      const put = await crux(dir, [
+        '--json',
+        '--actor',
+        'ops',
+        ...at(NOW),
+        'session',
+        'put',
+        'a',
+        '{"n":1}',
+        '--ttl',
+        '2h',
+        '--tokens',
+        '10',
+        '--add-tokens',
+        '5',
+      ]);
       expect(put.exitCode).toBe(0);
       const s = json(put).session;
       for (const f of S_FIELDS) expect(s, f).toHaveProperty(f);
-      expect(s).toMatchObject({ session_id: 'a', agent: null, status: 'active', total_tokens: 15, expires_at: '2026-03-01T14:00:00.000Z', actor: 'ops', archived: false, freshness: 'fresh' });
+      expect(s).toMatchObject({
+        session_id: 'a',
+        agent: null,
+        status: 'active',
+        total_tokens: 15,
+        expires_at: '2026-03-01T14:00:00.000Z',
+        actor: 'ops',
+        archived: false,
+        freshness: 'fresh',
+      });
       const add = await crux(dir, ['--json', ...at(NOW), 'session', 'put', 'a', '{"n":2}', '--add-tokens', '5', '--expires-at', '2026-03-02T00:00:00+02:00']);
       expect(json(add).session).toMatchObject({ total_tokens: 20, expires_at: '2026-03-01T22:00:00.000Z', actor: null });
       const file = join(tempDir(), 'state.json');
@@ -37,7 +73,11 @@ describeEachStore('on a %s store', (kind) => {
     it('reads the state from standard input without an argument or with -, byte-for-byte', async () => {
       const dir = freshDataDir();
       const state = '{"via": "stdin", "n": 1.0}\n';
-      for (const args of [['session', 'put', 'a'], ['session', 'put', 'a', '-'], ['session', 'put', 'a', '--file', '-']]) {
+      for (const args of [
+        ['session', 'put', 'a'],
+        ['session', 'put', 'a', '-'],
+        ['session', 'put', 'a', '--file', '-'],
+      ]) {
         expect((await crux(dir, args, { input: state })).exitCode, args.join(' ')).toBe(0);
         expect((await crux(dir, ['session', 'get', 'a'])).stdout).toBe(state);
       }
@@ -136,7 +176,10 @@ describeEachStore('on a %s store', (kind) => {
       expect(json(await crux(dir, ['--json', 'session', 'list'])).sessions).toEqual([]);
       expect(json(await crux(dir, ['--json', 'session', 'list', '--archived'])).sessions.map((s: any) => s.session_id)).toEqual(['a']);
       const before = snapshotDir(dir);
-      for (const args of [['session', 'archive', 'a'], ['session', 'put', 'a', '{}']]) {
+      for (const args of [
+        ['session', 'archive', 'a'],
+        ['session', 'put', 'a', '{}'],
+      ]) {
         const run = await crux(dir, args);
         expect(run.exitCode).toBe(4);
         expect(run.stderr).toContain('it is archived');
@@ -149,7 +192,13 @@ describeEachStore('on a %s store', (kind) => {
       const again = await crux(dir, ['session', 'unarchive', 'a']);
       expect(again.exitCode).toBe(4);
       expect(again.stderr).toContain('it is active');
-      for (const args of [['session', 'archive', 'zz'], ['session', 'unarchive', 'zz'], ['session', 'close', 'zz'], ['session', 'delete', 'zz', '--yes'], ['session', 'get', 'zz']]) {
+      for (const args of [
+        ['session', 'archive', 'zz'],
+        ['session', 'unarchive', 'zz'],
+        ['session', 'close', 'zz'],
+        ['session', 'delete', 'zz', '--yes'],
+        ['session', 'get', 'zz'],
+      ]) {
         expect((await crux(dir, args)).exitCode, args.join(' ')).toBe(3);
       }
     });
@@ -178,7 +227,10 @@ describeEachStore('on a %s store', (kind) => {
       await crux(dir, ['session', 'put', 'a', '{}']);
       const first = await crux(dir, ['--json', ...at(NOW), 'session', 'close', 'a', '--outcome', 'failed', '--summary', 'log at https://u:pw@ci.example/1']);
       expect(first.exitCode).toBe(0);
-      expect(json(first)).toMatchObject({ outcome: 'closed', session: { status: 'closed', outcome: 'failed', summary: 'log at https://ci.example/1', closed_at: NOW } });
+      expect(json(first)).toMatchObject({
+        outcome: 'closed',
+        session: { status: 'closed', outcome: 'failed', summary: 'log at https://ci.example/1', closed_at: NOW },
+      });
       const second = await crux(dir, ['--json', ...at('2026-03-02T00:00:00Z'), 'session', 'close', 'a', '--outcome', 'abandoned', '--summary', 'again']);
       expect(second.exitCode).toBe(0);
       expect(json(second)).toMatchObject({ outcome: 'already_closed', session: { outcome: 'failed', summary: 'log at https://ci.example/1', closed_at: NOW } });
@@ -265,7 +317,10 @@ describeEachStore('on a %s store', (kind) => {
       const human = await crux(dir, ['session', 'ls']);
       expect(human.stdout).toContain('3 scoped sessions hidden (use --all-agents)');
       const bob = json(await crux(dir, ['--json', '--agent', 'bob', 'session', 'list']));
-      expect(bob.sessions.map((s: any) => [s.agent, s.session_id]).sort()).toEqual([['bob', 'x'], ['bob', 'y']]);
+      expect(bob.sessions.map((s: any) => [s.agent, s.session_id]).sort()).toEqual([
+        ['bob', 'x'],
+        ['bob', 'y'],
+      ]);
       const all = await crux(dir, ['session', 'list', '--all-agents']);
       expect(all.stdout).toMatch(/^id\tagent\tstatus\toutcome\tupdated\tfreshness\ttokens\texpires\tactor\n/);
       expect(all.stdout).not.toContain('hidden');

@@ -18,7 +18,10 @@ describe('man/crux-session.1', () => {
   });
 
   it('names every command and every option of `crux session <command> --help`', async () => {
-    const page = fs.readFileSync(PAGE, 'utf8').replace(/\\-/g, '-').replace(/\\f[BIRP]/g, '');
+    const page = fs
+      .readFileSync(PAGE, 'utf8')
+      .replace(/\\-/g, '-')
+      .replace(/\\f[BIRP]/g, '');
     const group = await crux(freshDataDir(), ['session', '--help']);
     const listed = [...group.stdout.matchAll(/^ {2}([a-z]+)(?:\|[a-z]+)? /gm)].map((m) => m[1]).filter((c) => c !== 'help');
     expect(listed.sort()).toEqual([...COMMANDS].sort());

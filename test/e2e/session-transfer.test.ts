@@ -70,7 +70,10 @@ describe('export / import', () => {
     await crux(dir, [...NOW, 'session', 'put', 'done', '{}']);
     await crux(dir, [...NOW, 'session', 'close', 'done', '--outcome', 'abandoned', '--summary', 'dropped']);
     const exported = (await crux(dir, [...NOW, 'session', 'export'])).stdout;
-    const rows = exported.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const rows = exported
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(rows.map((r) => [r.agent, r.session_id, r.status])).toEqual([
       ['bob', 'a', 'active'],
       [null, 'a', 'active'],
@@ -90,10 +93,13 @@ describe('export / import', () => {
     expect((await crux(copy, ['--agent', 'bob', 'session', 'get', 'a'])).stdout).toBe('{"bob":1}');
     // Closed stays closed: a put is refused, a close reports the imported record.
     expect((await crux(copy, ['session', 'put', 'done', '{}'])).exitCode).toBe(4);
-    expect(JSON.parse((await crux(copy, ['--json', 'session', 'close', 'done'])).stdout)).toMatchObject({ outcome: 'already_closed', session: { outcome: 'abandoned' } });
+    expect(JSON.parse((await crux(copy, ['--json', 'session', 'close', 'done'])).stdout)).toMatchObject({
+      outcome: 'already_closed',
+      session: { outcome: 'abandoned' },
+    });
   });
 
-  it('needs only session_id and state; lines without agent take the caller\'s', async () => {
+  it("needs only session_id and state; lines without agent take the caller's", async () => {
     const dir = freshDataDir();
     const input = '{"session_id":"m","state":{"min":true}}\n\n{"session_id":"n","state":[1.0],"agent":null}\n';
     const run = await crux(dir, ['--json', '--agent', 'eve', ...NOW, 'session', 'import', '-'], { input });
@@ -101,7 +107,11 @@ describe('export / import', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ imported: 2, lines: 2 });
     expect((await crux(dir, ['--agent', 'eve', 'session', 'get', 'm'])).stdout).toBe('{"min":true}');
     expect((await crux(dir, ['session', 'get', 'n'])).stdout).toBe('[1.0]');
-    expect(JSON.parse((await crux(dir, ['--json', '--agent', 'eve', ...NOW, 'session', 'get', 'm'])).stdout).session).toMatchObject({ status: 'active', total_tokens: 0, updated_at: '2026-03-01T12:00:00.000Z' });
+    expect(JSON.parse((await crux(dir, ['--json', '--agent', 'eve', ...NOW, 'session', 'get', 'm'])).stdout).session).toMatchObject({
+      status: 'active',
+      total_tokens: 0,
+      updated_at: '2026-03-01T12:00:00.000Z',
+    });
   });
 
   it('refuses the whole import on a bad line (5, its line number) and writes nothing', async () => {
@@ -148,7 +158,13 @@ describe('export / import', () => {
     const run = await crux(clean, ['--json', 'session', 'import'], { input, env: { CRUX_TEST_LOCK_LOG: lockLog } });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ imported: 10_000, created: 10_000 });
-    expect(fs.readFileSync(lockLog, 'utf8').trim().split('\n').map((l) => l.split(' ')[0])).toEqual(['enter', 'exit']);
+    expect(
+      fs
+        .readFileSync(lockLog, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ')[0]),
+    ).toEqual(['enter', 'exit']);
     expect(lineCount(join(clean, 'sessions.jsonl'))).toBe(10_000);
     expect((await crux(clean, ['--agent', 'odd', 'session', 'get', 's9999'])).stdout).toBe('{"i":9999,"big":12345678901234567890}');
     expect(JSON.parse((await crux(clean, ['--json', 'session', 'list'])).stdout).hidden_scoped).toBe(5_000);

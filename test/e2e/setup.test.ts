@@ -20,7 +20,13 @@ function setup(): Setup {
 }
 
 async function run(s: Setup, args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}) {
-  const r = await execa(CRUX, args, { cwd: opts.cwd ?? s.cwd, reject: false, stripFinalNewline: false, env: testEnv({ HOME: s.home, XDG_CONFIG_HOME: undefined, CLAUDE_CONFIG_DIR: undefined, CODEX_HOME: undefined, ...opts.env }), extendEnv: false });
+  const r = await execa(CRUX, args, {
+    cwd: opts.cwd ?? s.cwd,
+    reject: false,
+    stripFinalNewline: false,
+    env: testEnv({ HOME: s.home, XDG_CONFIG_HOME: undefined, CLAUDE_CONFIG_DIR: undefined, CODEX_HOME: undefined, ...opts.env }),
+    extendEnv: false,
+  });
   return { exitCode: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) };
 }
 
@@ -46,7 +52,13 @@ describe.each(CLIENTS)('crux mcp install $name', (client) => {
     expect(first.stderr).toBe('');
     expect(first.exitCode).toBe(0);
     const doc = JSON.parse(first.stdout);
-    expect(doc).toMatchObject({ client: client.name, scope: 'user', file, changed: true, server: { command: process.execPath, args: [CRUX, '--agent', 'planner', 'mcp'] } });
+    expect(doc).toMatchObject({
+      client: client.name,
+      scope: 'user',
+      file,
+      changed: true,
+      server: { command: process.execPath, args: [CRUX, '--agent', 'planner', 'mcp'] },
+    });
     const written = fs.readFileSync(file, 'utf8');
     if (client.format === 'json') {
       const parsed = JSON.parse(written);
@@ -138,8 +150,19 @@ describe('crux mcp install: the entry', () => {
     const entry = JSON.parse(printed.stdout).mcpServers.crux;
     expect(entry.command).toBe(process.execPath);
     expect(entry.args).toEqual([CRUX, '--data-dir', join(s.home, 'data'), 'mcp']);
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'desktop', version: '0' } } };
-    const server = await execa(entry.command, entry.args, { input: `${JSON.stringify(initialize)}\n`, env: { PATH: '' }, extendEnv: false, reject: false, cwd: '/' });
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'desktop', version: '0' } },
+    };
+    const server = await execa(entry.command, entry.args, {
+      input: `${JSON.stringify(initialize)}\n`,
+      env: { PATH: '' },
+      extendEnv: false,
+      reject: false,
+      cwd: '/',
+    });
     expect(server.exitCode).toBe(0);
     expect(JSON.parse(String(server.stdout).split('\n')[0]!)).toMatchObject({ id: 1, result: { serverInfo: { name: 'crux' } } });
   });
@@ -228,12 +251,21 @@ describe('crux hook install / uninstall', () => {
 
   it('an unknown client is a usage error (2) for install, uninstall and the hook itself; a known hook stays never-2', async () => {
     const s = setup();
-    for (const args of [['hook', 'install', 'nope'], ['hook', 'uninstall', 'nope'], ['hook', 'nope']]) {
+    for (const args of [
+      ['hook', 'install', 'nope'],
+      ['hook', 'uninstall', 'nope'],
+      ['hook', 'nope'],
+    ]) {
       const r = await run(s, args);
       expect(r.exitCode, args.join(' ')).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
     }
-    const bad = await execa(CRUX, ['--data-dir', join(s.home, 'd'), 'hook', 'claude-code', '--bogus'], { input: '{}', reject: false, env: testEnv(), extendEnv: false });
+    const bad = await execa(CRUX, ['--data-dir', join(s.home, 'd'), 'hook', 'claude-code', '--bogus'], {
+      input: '{}',
+      reject: false,
+      env: testEnv(),
+      extendEnv: false,
+    });
     expect(bad.exitCode).toBe(5);
     const malformed = join(s.cwd, '.claude', 'settings.json');
     fs.mkdirSync(dirname(malformed));

@@ -11,7 +11,10 @@ describe.each(STORE_KINDS)('crux store init on a %s store', (kind) => {
     const printed = await crux(store, ['store', 'init', '--print']);
     expect(printed.exitCode, printed.stderr).toBe(0);
     expect(printed.stderr).toBe('');
-    if (kind === 'pg') expect(printed.stdout).toMatch(/^-- crux .*\nbegin;\nselect pg_advisory_xact_lock\(.*\n[\s\S]*create schema if not exists "[a-z0-9_]+";[\s\S]*create table [\s\S]*\ncommit;\n$/);
+    if (kind === 'pg')
+      expect(printed.stdout).toMatch(
+        /^-- crux .*\nbegin;\nselect pg_advisory_xact_lock\(.*\n[\s\S]*create schema if not exists "[a-z0-9_]+";[\s\S]*create table [\s\S]*\ncommit;\n$/,
+      );
     else expect(printed.stdout).toBe(`would create ${store}, ${join(store, '.lock')}: nothing was changed\n`);
     expect(storeExists(store)).toBe(false);
     const json = JSON.parse((await crux(store, ['--json', 'store', 'init', '--print'])).stdout);
@@ -23,7 +26,10 @@ describe.each(STORE_KINDS)('crux store init on a %s store', (kind) => {
     const report = JSON.parse(init.stdout);
     expect(report.printed).toBe(false);
     if (kind === 'pg') {
-      expect(report).toMatchObject({ schema_version: 2, created: expect.arrayContaining(['schema version 1', 'schema version 2', 'table journal_sessions', 'table journal_cases']) });
+      expect(report).toMatchObject({
+        schema_version: 2,
+        created: expect.arrayContaining(['schema version 1', 'schema version 2', 'table journal_sessions', 'table journal_cases']),
+      });
       expect((await crux(store, ['--json', 'doctor'])).stdout).toContain('"schema_version":2');
     } else {
       expect(report.created).toEqual([store, join(store, '.lock')]);

@@ -61,7 +61,8 @@ describe.skipIf(skip !== undefined).each(STORE_KINDS)(`crux ui in chromium on a 
       if (m.type() === 'error' && !/401|403/.test(m.text())) problems.push(`console: ${m.text()}`);
     });
     page.on('request', (r) => {
-      if (!r.url().startsWith(ui.base) && !r.url().startsWith('http://rebind.example') && !r.url().startsWith('http://localhost')) problems.push(`a request elsewhere: ${r.url()}`);
+      if (!r.url().startsWith(ui.base) && !r.url().startsWith('http://rebind.example') && !r.url().startsWith('http://localhost'))
+        problems.push(`a request elsewhere: ${r.url()}`);
     });
     await page.goto(`${ui.base}/?token=${ui.token}`);
     await page.waitForFunction(() => document.body.dataset.rendered !== undefined);
@@ -82,7 +83,10 @@ describe.skipIf(skip !== undefined).each(STORE_KINDS)(`crux ui in chromium on a 
 
   it('renders every page, at desktop and phone widths (screenshots in test-artifacts/ui/)', async () => {
     for (const [name, hash, heading] of PAGES) {
-      for (const [width, height, label] of [[1280, 900, 'desktop'], [390, 844, 'phone']] as const) {
+      for (const [width, height, label] of [
+        [1280, 900, 'desktop'],
+        [390, 844, 'phone'],
+      ] as const) {
         await page.setViewportSize({ width, height });
         await visit(hash, heading);
         // Nothing wider than the screen but the tables' own scrolling boxes.

@@ -7,7 +7,8 @@ import { crux, freshStore, snapshotDir, STORE_KINDS, tempDir } from '../helpers/
 import { api, nextChange, raw, startUi, URL_LINE, type RunningUi } from '../helpers/ui';
 import { populate, UI_NOW } from '../helpers/ui-store';
 
-const recorded = (snapshot: Record<string, string>) => Object.fromEntries(Object.entries(snapshot).filter(([name]) => !name.startsWith('cache/') && !/_index$|^snapshots$|^secondary_indexes$/.test(name)));
+const recorded = (snapshot: Record<string, string>) =>
+  Object.fromEntries(Object.entries(snapshot).filter(([name]) => !name.startsWith('cache/') && !/_index$|^snapshots$|^secondary_indexes$/.test(name)));
 
 const cliJson = async (store: string, args: string[]) => {
   const r = await crux(store, ['--now', UI_NOW, '--json', ...args]);
@@ -152,7 +153,7 @@ describe.each(STORE_KINDS)('crux ui on a %s store', (kind) => {
     expect(r.body).toBe(cli.stdout);
   });
 
-  it("/api/handoffs/<id>/inspect is `handoff export <id> | handoff inspect --as <its target> --json`", async () => {
+  it('/api/handoffs/<id>/inspect is `handoff export <id> | handoff inspect --as <its target> --json`', async () => {
     const [minted] = (await api(ui, '/api/handoffs')).doc.handoffs;
     const file = join(tempDir(), 'pkg.json');
     expect((await crux(store, ['--now', UI_NOW, 'handoff', 'export', minted.handoff_id, '--out', file])).exitCode).toBe(0);
@@ -168,7 +169,14 @@ describe.each(STORE_KINDS)('crux ui on a %s store', (kind) => {
     const missing = await api(ui, '/api/sessions/planner/nope');
     expect(missing.status).toBe(404);
     expect(missing.doc.error.code).toBe(3);
-    for (const path of ['/api/sessions?limit=abc', '/api/sessions?status=bogus', '/api/sessions?stranded=maybe', '/api/cases/retrieve', '/api/sessions/bad%3A%3Aagent/x', '/api/handoffs?sort=nope']) {
+    for (const path of [
+      '/api/sessions?limit=abc',
+      '/api/sessions?status=bogus',
+      '/api/sessions?stranded=maybe',
+      '/api/cases/retrieve',
+      '/api/sessions/bad%3A%3Aagent/x',
+      '/api/handoffs?sort=nope',
+    ]) {
       const r = await api(ui, path);
       expect(r.status, path).toBe(400);
       expect(r.doc.error.code, path).toBe(5);

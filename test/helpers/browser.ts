@@ -19,7 +19,16 @@ export function browserSkipReason(): string | undefined {
   return undefined;
 }
 
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** A browser with a fresh profile; `resolve` maps host names to 127.0.0.1 (a foreign Host header, as a rebinding attack sends). */
 export async function launch(opts: { resolve?: string[] } = {}): Promise<BrowserContext> {

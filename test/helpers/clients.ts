@@ -29,7 +29,11 @@ export async function ensureClient(name: ClientName): Promise<{ bin: string } | 
     fs.mkdirSync(cacheDir(), { recursive: true });
     // Installed aside and renamed into place: a run stopped half-way never leaves a half-installed client.
     const staging = fs.mkdtempSync(join(cacheDir(), '.install-'));
-    const install = await execa('npm', ['install', '--no-audit', '--no-fund', '--no-save', '--prefix', staging, `${pkg}@${version}`], { reject: false, env: testEnv(), all: true });
+    const install = await execa('npm', ['install', '--no-audit', '--no-fund', '--no-save', '--prefix', staging, `${pkg}@${version}`], {
+      reject: false,
+      env: testEnv(),
+      all: true,
+    });
     if (install.exitCode !== 0) {
       fs.rmSync(staging, { recursive: true, force: true });
       return { skipped: `${pkg}@${version} could not be installed from the npm registry: ${String(install.all).trim().split('\n').slice(-1)[0]}` };
@@ -40,8 +44,14 @@ export async function ensureClient(name: ClientName): Promise<{ bin: string } | 
       fs.rmSync(staging, { recursive: true, force: true }); // another run put it there first
     }
   }
-  const version_ = await execa(bin, ['--version'], { reject: false, env: clientEnv(fs.mkdtempSync(join(tmpdir(), 'crux-client-home-'))), extendEnv: false, timeout: 60_000 });
-  if (version_.exitCode !== 0 || !String(version_.stdout).includes(version)) return { skipped: `${pkg}@${version} does not run here: ${String(version_.stderr).trim().split('\n').slice(-1)[0]}` };
+  const version_ = await execa(bin, ['--version'], {
+    reject: false,
+    env: clientEnv(fs.mkdtempSync(join(tmpdir(), 'crux-client-home-'))),
+    extendEnv: false,
+    timeout: 60_000,
+  });
+  if (version_.exitCode !== 0 || !String(version_.stdout).includes(version))
+    return { skipped: `${pkg}@${version} does not run here: ${String(version_.stderr).trim().split('\n').slice(-1)[0]}` };
   return { bin };
 }
 

@@ -13,7 +13,11 @@ export interface McpSession {
 }
 
 /** Starts `crux [globals] mcp [args]` on `dataDir` (a path, or a postgres:// URL) and connects (initialize + initialized). */
-export async function startMcp(dataDir: string, args: string[] = [], opts: { env?: Record<string, string | undefined>; globals?: string[] } = {}): Promise<McpSession> {
+export async function startMcp(
+  dataDir: string,
+  args: string[] = [],
+  opts: { env?: Record<string, string | undefined>; globals?: string[] } = {},
+): Promise<McpSession> {
   const env = Object.fromEntries(Object.entries(testEnv(opts.env)).filter((e): e is [string, string] => e[1] !== undefined));
   const transport = new StdioClientTransport({ command: CRUX, args: [...storeArgs(dataDir), ...(opts.globals ?? []), 'mcp', ...args], env, stderr: 'pipe' });
   let stderr = '';
@@ -81,7 +85,11 @@ export async function rawMcp(dataDir: string, args: string[] = [], env: Record<s
   });
   child.stderr.on('data', (c) => (err += String(c)));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const messages = () => out.split('\n').filter((l) => l.endsWith('}')).map((l) => JSON.parse(l));
+  const messages = () =>
+    out
+      .split('\n')
+      .filter((l) => l.endsWith('}'))
+      .map((l) => JSON.parse(l));
   const raw: RawMcp = {
     send: (m) => child.stdin.write(`${typeof m === 'string' ? m : JSON.stringify(m)}\n`),
     write: (bytes) => child.stdin.write(bytes),
@@ -100,11 +108,21 @@ export async function rawMcp(dataDir: string, args: string[] = [], env: Record<s
       return exited;
     },
   };
-  raw.send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+  raw.send({
+    jsonrpc: '2.0',
+    id: 'init',
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
   await raw.answer('init');
   raw.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   return raw;
 }
 
 /** A tools/call request as one JSON-RPC message. */
-export const toolCall = (id: number | string, name: string, args: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+export const toolCall = (id: number | string, name: string, args: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});

@@ -39,7 +39,11 @@ export function edgesOf(file: string): Edge[] {
   const edges: Edge[] = [];
   for (const m of text.matchAll(STATIC)) {
     const clause = m[3]!;
-    const names = /^\{([^}]*)\}$/.exec(clause.trim())?.[1]?.split(',').map((n) => n.trim()).filter((n) => n !== '');
+    const names = /^\{([^}]*)\}$/
+      .exec(clause.trim())?.[1]
+      ?.split(',')
+      .map((n) => n.trim())
+      .filter((n) => n !== '');
     const allTypes = names !== undefined && names.length > 0 && names.every((n) => n.startsWith('type '));
     edges.push(edge(m[4]!, m[2] !== undefined || allTypes));
   }

@@ -18,7 +18,10 @@ export default function setup(): (() => void) | undefined {
   try {
     url = execFileSync(SCRIPT, ['start', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
   } catch (error) {
-    const why = String((error as { stderr?: unknown }).stderr ?? error).trim().split('\n').at(-1);
+    const why = String((error as { stderr?: unknown }).stderr ?? error)
+      .trim()
+      .split('\n')
+      .at(-1);
     if (process.env.CRUX_REQUIRE_PG === '1') throw new Error(`no PostgreSQL server for the tests: ${why}`);
     process.env.CRUX_TEST_PG_SKIP = `no PostgreSQL server (${why}): the PostgreSQL suites are skipped; install Debian's postgresql to run them`;
     console.warn(`crux tests: ${process.env.CRUX_TEST_PG_SKIP}`);

@@ -9,7 +9,7 @@ const CLUSTER = resolve(__dirname, '../../.ci/pg-cluster');
 
 /** Why the PostgreSQL suites are skipped in this run, or undefined when a server is at hand. */
 export const pgSkipReason = (): string | undefined =>
-  process.env.CRUX_TEST_PG_URL ? undefined : process.env.CRUX_TEST_PG_SKIP ?? 'no PostgreSQL server for the tests';
+  process.env.CRUX_TEST_PG_URL ? undefined : (process.env.CRUX_TEST_PG_SKIP ?? 'no PostgreSQL server for the tests');
 
 export const pgAvailable = (): boolean => pgSkipReason() === undefined;
 
@@ -79,7 +79,10 @@ export class OwnCluster {
   /** The postmaster and every process it started (the server's processes), by pid. */
   private pids(): number[] {
     const postmaster = Number(readFileSync(join(this.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
-    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)], { encoding: 'utf8' }).split('\n').map(Number).filter((n) => n > 0);
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)], { encoding: 'utf8' })
+      .split('\n')
+      .map(Number)
+      .filter((n) => n > 0);
     return [postmaster, ...children];
   }
 

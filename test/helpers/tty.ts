@@ -14,9 +14,17 @@ function ttyEnv(): NodeJS.ProcessEnv {
 /** Runs crux on a pseudo-terminal of `cols` columns; returns what the screen received (CR LF as LF). */
 export async function onTty(dir: string, args: string[], cols = 80, env: Record<string, string> = {}): Promise<{ exitCode: number; screen: string }> {
   // Set after stty: the shell rewrites COLUMNS when the window size changes.
-  const exports = Object.entries(env).map(([k, v]) => `export ${k}=${quote(v)}; `).join('');
+  const exports = Object.entries(env)
+    .map(([k, v]) => `export ${k}=${quote(v)}; `)
+    .join('');
   const command = `stty cols ${cols} rows 50; ${exports}${[CRUX, '--data-dir', dir, ...args].map(quote).join(' ')}`;
-  const run = await execa('script', ['-qefc', command, '/dev/null'], { reject: false, stripFinalNewline: false, env: ttyEnv(), extendEnv: false, stdin: 'ignore' });
+  const run = await execa('script', ['-qefc', command, '/dev/null'], {
+    reject: false,
+    stripFinalNewline: false,
+    env: ttyEnv(),
+    extendEnv: false,
+    stdin: 'ignore',
+  });
   return { exitCode: run.exitCode ?? -1, screen: String(run.stdout).replace(/\r\n/g, '\n') };
 }
 

@@ -25,5 +25,17 @@ export async function populate(store: string): Promise<void> {
   await ok(store, ['--agent', 'planner', 'handoff', 'mint', 'plan-1', '--to', 'builder', '--message', 'over to you']);
   await ok(store, ['case', 'record', '--task', HOSTILE_TASK, '--action', 'render it', '--outcome', 'shown as text', '--tag', 'web']);
   await ok(store, ['case', 'record', '--task', 'renew the tls certificate', '--action', 'certbot renew', '--outcome', 'renewed', '--tag', 'tls']);
-  await ok(store, ['case', 'record', '--task', 'renew the tls certificate by hand', '--action', 'openssl', '--outcome', 'expired key', '--failure', '--tag', 'tls']);
+  await ok(store, [
+    'case',
+    'record',
+    '--task',
+    'renew the tls certificate by hand',
+    '--action',
+    'openssl',
+    '--outcome',
+    'expired key',
+    '--failure',
+    '--tag',
+    'tls',
+  ]);
 }

@@ -63,7 +63,10 @@ export async function api(ui: RunningUi, path: string): Promise<{ status: number
 }
 
 /** Opens /api/events and resolves with the first `changed` event's data for which `want` holds. */
-export function nextChange(ui: RunningUi, want: (data: { journal: string }) => boolean): { ready: Promise<void>; changed: Promise<{ journal: string }>; close(): void } {
+export function nextChange(
+  ui: RunningUi,
+  want: (data: { journal: string }) => boolean,
+): { ready: Promise<void>; changed: Promise<{ journal: string }>; close(): void } {
   let close = () => {};
   let onReady = () => {};
   const ready = new Promise<void>((r) => {

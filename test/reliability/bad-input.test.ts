@@ -64,7 +64,12 @@ function rows(): Row[] {
     { args: ['session', 'put', 'a', '{}', '--tokens=-1'], code: 5, why: 'negative count' },
     { args: ['session', 'put', 'a', '{}', '--add-tokens', 'NaN'], code: 5, why: 'NaN' },
     { args: ['session', 'put', 'a', '{}', '--tokens', '10', '--max-tokens', '5'], code: 5, why: 'over the token ceiling' },
-    { args: ['session', 'put', 'a', '{"big":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}'], env: { CRUX_MAX_STATE_BYTES: '16' }, code: 5, why: 'over the state size limit' },
+    {
+      args: ['session', 'put', 'a', '{"big":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}'],
+      env: { CRUX_MAX_STATE_BYTES: '16' },
+      code: 5,
+      why: 'over the state size limit',
+    },
     { args: ['session', 'put', 'a', '{}'], env: { CRUX_MAX_STATE_BYTES: 'lots' }, code: 5, why: 'bad CRUX_MAX_STATE_BYTES' },
     { args: ['session', 'put', 'a', '--file', missing], code: 5, why: 'state file does not exist' },
     { args: ['session', 'put', 'a', '--file', directory], code: 5, why: 'state file is a directory' },
@@ -205,7 +210,14 @@ describe('bad input', { timeout: TIMEOUT }, () => {
       expect(run.exitCode, `${args.join(' ')}: ${run.stderr}`).toBe(0);
     }
     // Reads that may warm caches, so that only a failing command could change the directory.
-    for (const args of [['session', 'list', '--all'], ['session', 'get', 'a'], ['case', 'list'], ['handoff', 'list'], ['journal', 'check']]) await crux(dir, args);
+    for (const args of [
+      ['session', 'list', '--all'],
+      ['session', 'get', 'a'],
+      ['case', 'list'],
+      ['handoff', 'list'],
+      ['journal', 'check'],
+    ])
+      await crux(dir, args);
   });
 
   it('every row exits with its documented code, one clean line on stderr, and the data directory untouched', async () => {
@@ -213,7 +225,13 @@ describe('bad input', { timeout: TIMEOUT }, () => {
     const before = snapshotDir(dir);
     const results = await pool(table, 4, async (row) => ({ row, run: await crux(dir, row.args, { input: row.input ?? '', env: row.env ?? {} }) }));
     const wrong = results
-      .filter(({ row, run }) => run.exitCode !== row.code || run.stderr.split('\n').filter(Boolean).length !== 1 || /\n\s+at |internal error|\u001b/.test(run.stderr) || !run.stderr.startsWith('crux: '))
+      .filter(
+        ({ row, run }) =>
+          run.exitCode !== row.code ||
+          run.stderr.split('\n').filter(Boolean).length !== 1 ||
+          /\n\s+at |internal error|\u001b/.test(run.stderr) ||
+          !run.stderr.startsWith('crux: '),
+      )
       .map(({ row, run }) => `${row.why} [${row.args.join(' ').slice(0, 80)}]: expected ${row.code}, got ${run.exitCode}: ${run.stderr.trim().slice(0, 300)}`);
     expect(wrong).toEqual([]);
     for (const { run } of results) expect([0, 1]).not.toContain(run.exitCode);
@@ -221,8 +239,13 @@ describe('bad input', { timeout: TIMEOUT }, () => {
   });
 
   it('with --json, a bad input prints the JSON error object with the same code', async () => {
-    const table = rows().filter((r) => r.code !== 2 && !r.args.includes('--data-dir')).slice(0, 40);
-    const results = await pool(table, 4, async (row) => ({ row, run: await crux(dir, ['--json', ...row.args], { input: row.input ?? '', env: row.env ?? {} }) }));
+    const table = rows()
+      .filter((r) => r.code !== 2 && !r.args.includes('--data-dir'))
+      .slice(0, 40);
+    const results = await pool(table, 4, async (row) => ({
+      row,
+      run: await crux(dir, ['--json', ...row.args], { input: row.input ?? '', env: row.env ?? {} }),
+    }));
     for (const { row, run } of results) {
       expect(run.exitCode, row.why).toBe(row.code);
       expect(JSON.parse(run.stderr).error.code, row.why).toBe(row.code);
@@ -232,7 +255,14 @@ describe('bad input', { timeout: TIMEOUT }, () => {
 
   it('the table covers every command crux has (extend it when a command lands)', async () => {
     const commands = (await walkHelp()).filter((e) => e.path.length > 0 && !e.hasSubcommands).map((e) => e.path.join(' '));
-    const covered = new Set(rows().map((r) => r.args.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ')));
+    const covered = new Set(
+      rows().map((r) =>
+        r.args
+          .filter((a) => !a.startsWith('-'))
+          .slice(0, 2)
+          .join(' '),
+      ),
+    );
     const topLevel = new Set(rows().map((r) => r.args.filter((a) => !a.startsWith('-'))[0]));
     const missing = commands.filter((c) => !covered.has(c) && !(c.split(' ').length === 1 && topLevel.has(c)));
     expect(missing, 'commands without a bad-input row').toEqual([]);

@@ -22,7 +22,14 @@ const KINDS: Kind[] = [
   {
     name: 'case import',
     args: ['case', 'import'],
-    line: (i) => JSON.stringify({ case_id: `c_${i.toString(16).padStart(24, '0')}`, created_at: '2026-11-01T00:00:00.000Z', task: `task ${i}`, action: 'a', outcome: 'o' }),
+    line: (i) =>
+      JSON.stringify({
+        case_id: `c_${i.toString(16).padStart(24, '0')}`,
+        created_at: '2026-11-01T00:00:00.000Z',
+        task: `task ${i}`,
+        action: 'a',
+        outcome: 'o',
+      }),
     base: ['case', 'record', '--task', 'base', '--action', 'a', '--outcome', 'o'],
     count: async (dir) => JSON.parse((await crux(dir, ['--json', 'case', 'list'])).stdout).cases.length,
   },
@@ -41,7 +48,9 @@ async function expectTornBatch(dir: string): Promise<void> {
   expect(check.exitCode).toBe(9);
   const torn = JSON.parse(check.stdout).journals.filter((j: any) => j.torn_tail);
   expect(torn).toHaveLength(1);
-  expect(torn[0].problems.map((p: any) => p.reason).join('; ')).toMatch(/torn tail \((an incomplete batch: \d+ of \d+ records|\d+ bytes without a final newline)/);
+  expect(torn[0].problems.map((p: any) => p.reason).join('; ')).toMatch(
+    /torn tail \((an incomplete batch: \d+ of \d+ records|\d+ bytes without a final newline)/,
+  );
 }
 
 describe('atomic batches', { timeout: TIMEOUT }, () => {

@@ -159,4 +159,3 @@ describe('a cache/ crux cannot use', { timeout: TIMEOUT }, () => {
     }
   });
 });
-

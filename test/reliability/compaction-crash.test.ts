@@ -23,7 +23,8 @@ async function seed(): Promise<string> {
 }
 
 const stateOf = (dir: string) => new Map([...readSessions(dir)].map(([k, v]) => [k, `${v.status} ${v.state}`]));
-const casesOf = async (dir: string) => (JSON.parse((await crux(dir, ['--json', 'case', 'list'])).stdout).cases as { case_id: string }[]).map((c) => c.case_id).sort();
+const casesOf = async (dir: string) =>
+  (JSON.parse((await crux(dir, ['--json', 'case', 'list'])).stdout).cases as { case_id: string }[]).map((c) => c.case_id).sort();
 
 describe('crash during compaction', { timeout: TIMEOUT }, () => {
   it('journal check and compact cover the cases journal too (not only sessions)', async () => {

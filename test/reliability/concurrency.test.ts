@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireLock, type HeldLock } from '../../src/journal/lock';
 import { crux, describeEachStore, freshDataDir, freshStore, snapshotDir, tempDir } from '../helpers/cli';
-import {
-  expectHealthy, figure, journalRecords, percentile, pool, readSessions, scaled, sleep, startCrux, startShell, type Child, TIMEOUT } from './harness';
+import { expectHealthy, figure, journalRecords, percentile, pool, readSessions, scaled, sleep, startCrux, startShell, type Child, TIMEOUT } from './harness';
 import { findOverlaps, parseLockLog, untilEntered } from './lock-log';
 
 const WRITERS = 16;
@@ -38,12 +37,17 @@ describe('concurrent writers', { timeout: TIMEOUT }, () => {
     const writers = Array.from({ length: WRITERS }, (_, w) => startShell(writerScript(dir, w, puts), { CRUX_TEST_LOCK_LOG: lockLog }));
     const exits = await Promise.all(writers.map((c) => c.done));
     const wallMs = performance.now() - started;
-    const results = exits.flatMap((e) => e.stdout.split('\n').filter(Boolean)).map((line) => {
-      const [kind, id, rc, ms, caseId] = line.split(' ');
-      return { kind: kind!, id: id!, rc: Number(rc), ms: Number(ms), caseId };
-    });
+    const results = exits
+      .flatMap((e) => e.stdout.split('\n').filter(Boolean))
+      .map((line) => {
+        const [kind, id, rc, ms, caseId] = line.split(' ');
+        return { kind: kind!, id: id!, rc: Number(rc), ms: Number(ms), caseId };
+      });
     const failures = results.filter((r) => r.rc !== 0);
-    const errs = Array.from({ length: WRITERS }, (_, w) => `${dir}.w${w}.err`).filter(fs.existsSync).map((f) => fs.readFileSync(f, 'utf8')).join('');
+    const errs = Array.from({ length: WRITERS }, (_, w) => `${dir}.w${w}.err`)
+      .filter(fs.existsSync)
+      .map((f) => fs.readFileSync(f, 'utf8'))
+      .join('');
     expect(failures, errs).toEqual([]);
     const putIds = results.filter((r) => r.kind === 'put').map((r) => r.id);
     const cases = results.filter((r) => r.kind === 'case');
@@ -98,14 +102,21 @@ describe('concurrent writers', { timeout: TIMEOUT }, () => {
       envelopes.push(mint.stdout);
     }
     // 16 processes at once: 3 accepts of each package (12) and 4 other writers.
-    const accepts = envelopes.flatMap((env, p) => Array.from({ length: 3 }, () => ({ p, child: startCrux(dir, ['handoff', 'accept', '-', '--as', 'bob'], {}, env) })));
+    const accepts = envelopes.flatMap((env, p) =>
+      Array.from({ length: 3 }, () => ({ p, child: startCrux(dir, ['handoff', 'accept', '-', '--as', 'bob'], {}, env) })),
+    );
     const others = Array.from({ length: 4 }, (_, w) =>
-      w % 2 ? startCrux(dir, ['session', 'put', `o${w}`, `{"w":${w}}`]) : startCrux(dir, ['case', 'record', '--task', `race ${w}`, '--action', 'a', '--outcome', 'o']),
+      w % 2
+        ? startCrux(dir, ['session', 'put', `o${w}`, `{"w":${w}}`])
+        : startCrux(dir, ['case', 'record', '--task', `race ${w}`, '--action', 'a', '--outcome', 'o']),
     );
     const results = await Promise.all(accepts.map(async ({ p, child }) => ({ p, exit: await child.done })));
     for (const o of others) expect((await o.done).code).toBe(0);
     for (let p = 0; p < packages; p++) {
-      const codes = results.filter((r) => r.p === p).map((r) => r.exit.code).sort();
+      const codes = results
+        .filter((r) => r.p === p)
+        .map((r) => r.exit.code)
+        .sort();
       expect(codes, results.map((r) => r.exit.stderr).join('')).toEqual([0, 8, 8]);
     }
     const consumed = journalRecords(join(dir, 'handoffs.jsonl')).filter((r) => /accept/.test(r.ev));
@@ -187,36 +198,40 @@ describe('killing the lock holder', { timeout: TIMEOUT }, () => {
     const total = scaled(48, 240);
     const acked: string[] = [];
     let kills = 0;
-    await pool(Array.from({ length: total }, (_, i) => i), 12, async (i) => {
-      // A stay inside the lock widens the critical section, so an overlap would show. Every third process is
-      // killed: half of those at a random moment, half once the log shows them inside the lock.
-      const insideKill = i % 6 === 0;
-      const randomKill = i % 6 === 3;
-      const hold = insideKill ? 30 + Math.floor(Math.random() * 30) : i % 5;
-      const child = startCrux(dir, ['session', 'put', `k${i}`, `{"i":${i}}`], { CRUX_TEST_LOCK_LOG: lockLog, CRUX_TEST_LOCK_HOLD_MS: String(hold) });
-      const alive = () => child.proc.exitCode === null && child.proc.signalCode === null;
-      let killed = false;
-      const kill = () => {
-        if (!alive()) return;
-        fs.appendFileSync(lockLog, `kill ${child.proc.pid} ${process.hrtime.bigint()}\n`);
-        killed = child.proc.kill('SIGKILL');
-      };
-      if (randomKill) setTimeout(kill, 40 + Math.random() * 200);
-      if (insideKill) {
-        void (async () => {
-          await untilEntered(lockLog, child.proc.pid, 2, alive);
-          await sleep(Math.random() * hold * 0.8);
-          kill();
-        })();
-      }
-      const exit = await child.done;
-      if (exit.code === 0) acked.push(`k${i}`);
-      else {
-        expect(exit.signal, exit.stderr).toBe('SIGKILL');
-        expect(killed).toBe(true);
-        kills += 1;
-      }
-    });
+    await pool(
+      Array.from({ length: total }, (_, i) => i),
+      12,
+      async (i) => {
+        // A stay inside the lock widens the critical section, so an overlap would show. Every third process is
+        // killed: half of those at a random moment, half once the log shows them inside the lock.
+        const insideKill = i % 6 === 0;
+        const randomKill = i % 6 === 3;
+        const hold = insideKill ? 30 + Math.floor(Math.random() * 30) : i % 5;
+        const child = startCrux(dir, ['session', 'put', `k${i}`, `{"i":${i}}`], { CRUX_TEST_LOCK_LOG: lockLog, CRUX_TEST_LOCK_HOLD_MS: String(hold) });
+        const alive = () => child.proc.exitCode === null && child.proc.signalCode === null;
+        let killed = false;
+        const kill = () => {
+          if (!alive()) return;
+          fs.appendFileSync(lockLog, `kill ${child.proc.pid} ${process.hrtime.bigint()}\n`);
+          killed = child.proc.kill('SIGKILL');
+        };
+        if (randomKill) setTimeout(kill, 40 + Math.random() * 200);
+        if (insideKill) {
+          void (async () => {
+            await untilEntered(lockLog, child.proc.pid, 2, alive);
+            await sleep(Math.random() * hold * 0.8);
+            kill();
+          })();
+        }
+        const exit = await child.done;
+        if (exit.code === 0) acked.push(`k${i}`);
+        else {
+          expect(exit.signal, exit.stderr).toBe('SIGKILL');
+          expect(killed).toBe(true);
+          kills += 1;
+        }
+      },
+    );
     const log = parseLockLog(fs.readFileSync(lockLog, 'utf8'));
     const { overlaps, sections, killedInside } = findOverlaps(log);
     expect(overlaps).toEqual([]);
@@ -225,7 +240,15 @@ describe('killing the lock holder', { timeout: TIMEOUT }, () => {
     const sessions = readSessions(dir);
     for (const id of acked) expect(sessions.get(id as never)?.state, id).toBe(`{"i":${id.slice(1)}}`);
     await expectHealthy(dir);
-    figure('lock-no-overlap', { commands: total, killed: kills, killed_inside_lock: killedInside, sections, overlaps: overlaps.length, acked: acked.length, lost: 0 });
+    figure('lock-no-overlap', {
+      commands: total,
+      killed: kills,
+      killed_inside_lock: killedInside,
+      sections,
+      overlaps: overlaps.length,
+      acked: acked.length,
+      lost: 0,
+    });
   });
 
   it('a holder killed with SIGKILL hands the lock to a waiter at once (measured)', async () => {
@@ -267,13 +290,17 @@ describe('killing the lock holder', { timeout: TIMEOUT }, () => {
 });
 
 describeEachStore('first writes racing into a %s store that does not exist yet', (kind) => {
-  it('every one succeeds, nothing lost', async () => {
-    for (let round = 0; round < (kind === 'dir' ? 6 : 2); round++) {
-      const store = kind === 'dir' ? join(freshDataDir(), 'not', 'yet') : freshStore(kind);
-      const runs = await Promise.all(Array.from({ length: 12 }, (_, i) => crux(store, ['session', 'put', `first-${i}`, `{"i":${i}}`])));
-      expect(runs.map((r) => [r.exitCode, r.stderr])).toEqual(runs.map(() => [0, '']));
-      const listed = JSON.parse((await crux(store, ['--json', 'session', 'list'])).stdout).sessions.map((x: { session_id: string }) => x.session_id);
-      expect(listed.sort()).toEqual(Array.from({ length: 12 }, (_, i) => `first-${i}`).sort());
-    }
-  }, TIMEOUT);
+  it(
+    'every one succeeds, nothing lost',
+    async () => {
+      for (let round = 0; round < (kind === 'dir' ? 6 : 2); round++) {
+        const store = kind === 'dir' ? join(freshDataDir(), 'not', 'yet') : freshStore(kind);
+        const runs = await Promise.all(Array.from({ length: 12 }, (_, i) => crux(store, ['session', 'put', `first-${i}`, `{"i":${i}}`])));
+        expect(runs.map((r) => [r.exitCode, r.stderr])).toEqual(runs.map(() => [0, '']));
+        const listed = JSON.parse((await crux(store, ['--json', 'session', 'list'])).stdout).sessions.map((x: { session_id: string }) => x.session_id);
+        expect(listed.sort()).toEqual(Array.from({ length: 12 }, (_, i) => `first-${i}`).sort());
+      }
+    },
+    TIMEOUT,
+  );
 });

@@ -23,7 +23,10 @@ function truth(dir: string): string {
   scanJournal(join(dir, CASE_STORE.file), CASE_STORE.vocabulary, (r, at) => CASE_STORE.evolve(cases, r, at));
   return JSON.stringify({
     sessions: [...sessions].map(([k, v]) => `${k} ${v.status} ${v.state}`).sort(),
-    cases: cases.liveSlots().map((s) => cases.idOf(s)).sort(),
+    cases: cases
+      .liveSlots()
+      .map((s) => cases.idOf(s))
+      .sort(),
   });
 }
 
@@ -118,7 +121,14 @@ const SCENARIOS: Scenario[] = [
 
 describe('the crash-state explorer itself', () => {
   it('finds the states a wrong order leaves: a rename whose data was never fsynced, a write acknowledged before its fsync', () => {
-    const start = { paths: new Map([['', 0], ['j', 1]]), data: new Map([[1, Buffer.from('old\n')]]), dirs: new Set([0]) };
+    const start = {
+      paths: new Map([
+        ['', 0],
+        ['j', 1],
+      ]),
+      data: new Map([[1, Buffer.from('old\n')]]),
+      dirs: new Set([0]),
+    };
     const rename = crashStates(start, [
       { k: 'create', path: 'j.tmp', ino: 2, parent: 0 },
       { k: 'write', ino: 2, off: 0, data: Buffer.from('new\n') },
@@ -159,8 +169,14 @@ describe('crash states (ALICE-style, from strace)', { timeout: TIMEOUT }, () => 
       const { calls, main } = straceCrux(dir, scenario.args, { trace: TRACED, extra: ['-xx', '-s', String(64 << 20)], input: scenario.input });
       const after = truth(dir);
       const ops = toOps(calls, main, dir, start);
-      expect(ops.some((o) => o.k === 'ack'), 'the command printed its result').toBe(true);
-      expect(ops.some((o) => o.k === 'write'), 'the trace holds the writes').toBe(true);
+      expect(
+        ops.some((o) => o.k === 'ack'),
+        'the command printed its result',
+      ).toBe(true);
+      expect(
+        ops.some((o) => o.k === 'write'),
+        'the trace holds the writes',
+      ).toBe(true);
       // A put and an import change what a replay sees; compaction and repair must not.
       if (scenario.args[0] !== 'journal') expect(after).not.toBe(before);
       else expect(after).toBe(before);

@@ -16,7 +16,8 @@ import { dirname, join, relative } from 'node:path';
 import type { Syscall } from './strace';
 
 /** The calls the model needs; any other call on a file of the data directory is an error (unmodelled). */
-export const TRACED = 'openat,write,pwrite64,writev,pwritev,ftruncate,truncate,fsync,fdatasync,rename,renameat,renameat2,link,linkat,unlink,unlinkat,mkdir,mkdirat,rmdir,close,lseek,copy_file_range,sendfile';
+export const TRACED =
+  'openat,write,pwrite64,writev,pwritev,ftruncate,truncate,fsync,fdatasync,rename,renameat,renameat2,link,linkat,unlink,unlinkat,mkdir,mkdirat,rmdir,close,lseek,copy_file_range,sendfile';
 
 type Op =
   | { k: 'create'; path: string; ino: number; parent: number }

@@ -96,12 +96,14 @@ const duplicate = (j: Journal) =>
 
 // Deleting the last line is undetectable by design (a shorter journal): any line but the last.
 const deleteLine = (j: Journal) =>
-  j.lines.length < 2 ? duplicate(j) : fc.nat(j.lines.length - 2).map((i): Damage => {
-    const lines = [...j.lines];
-    lines.splice(i, 1);
-    // The line after the gap is where the chain and the sequence break.
-    return { kind: 'delete', bytes: join_(lines), lines: [i + 1], survivors: without(j, i) };
-  });
+  j.lines.length < 2
+    ? duplicate(j)
+    : fc.nat(j.lines.length - 2).map((i): Damage => {
+        const lines = [...j.lines];
+        lines.splice(i, 1);
+        // The line after the gap is where the chain and the sequence break.
+        return { kind: 'delete', bytes: join_(lines), lines: [i + 1], survivors: without(j, i) };
+      });
 
 const INVALID_UTF8 = [[0xff], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xf8, 0x88, 0x80, 0x80, 0x80]];
 const invalidUtf8 = (j: Journal) =>
@@ -121,12 +123,14 @@ const nulRun = (j: Journal) =>
 
 /** A zeroed block at the end, as a crash on some filesystems leaves it (etcd's torn-write test). */
 const nulTail = (j: Journal) =>
-  fc.integer({ min: 1, max: 4096 }).map((len): Damage => ({
-    kind: 'nul-tail',
-    bytes: Buffer.concat([j.text, Buffer.alloc(len)]),
-    lines: [j.lines.length + 1],
-    survivors: all(j),
-  }));
+  fc.integer({ min: 1, max: 4096 }).map(
+    (len): Damage => ({
+      kind: 'nul-tail',
+      bytes: Buffer.concat([j.text, Buffer.alloc(len)]),
+      lines: [j.lines.length + 1],
+      survivors: all(j),
+    }),
+  );
 
 const rawU2028 = (j: Journal) =>
   fc.record({ i: fc.nat(j.lines.length - 1), at: fc.nat() }).map(({ i, at }) => {
@@ -177,10 +181,17 @@ describe('damaged journals (property tests)', { timeout: TIMEOUT }, () => {
         fs.rmSync(dir, { recursive: true, force: true });
         const reported = [...new Set(scan.problems.map((p) => p.line))];
         const extra = reported.filter((l) => !d.lines.includes(l));
-        expect(d.lines.filter((l) => !reported.includes(l)), `${d.kind}: not reported`).toEqual([]);
-        expect(extra.filter((l) => !d.followOn?.includes(l)), `${d.kind}: reported at the wrong line`).toEqual([]);
+        expect(
+          d.lines.filter((l) => !reported.includes(l)),
+          `${d.kind}: not reported`,
+        ).toEqual([]);
+        expect(
+          extra.filter((l) => !d.followOn?.includes(l)),
+          `${d.kind}: reported at the wrong line`,
+        ).toEqual([]);
         for (const p of scan.problems.filter((p) => extra.includes(p.line))) expect(p.reason).toMatch(/chain break|sequence gap/);
-        for (const p of scan.problems.filter((p) => p.reason === 'hash mismatch')) expect(d.bytes.subarray(p.offset, p.offset + p.length).toString('utf8')).not.toContain('\ufffd');
+        for (const p of scan.problems.filter((p) => p.reason === 'hash mismatch'))
+          expect(d.bytes.subarray(p.offset, p.offset + p.length).toString('utf8')).not.toContain('\ufffd');
         expect(state).toEqual(expectedState(j, d.survivors));
       }),
       { numRuns: RUNS * 3 },

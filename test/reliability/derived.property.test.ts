@@ -42,13 +42,35 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ op: fc.constant('put' as const), agent, id, ttl: fc.boolean() }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('close' as const), agent, id }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('delete' as const), agent, id }) },
-  { weight: 4, arbitrary: fc.record({ op: fc.constant('record' as const), words: fc.array(fc.nat(WORDS.length - 1), { minLength: 1, maxLength: 4 }), success: fc.boolean(), reward: fc.constantFrom(0, 0.5, 1) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      op: fc.constant('record' as const),
+      words: fc.array(fc.nat(WORDS.length - 1), { minLength: 1, maxLength: 4 }),
+      success: fc.boolean(),
+      reward: fc.constantFrom(0, 0.5, 1),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('import' as const), n: fc.integer({ min: 1, max: 30 }) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('unrecord' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('reuse' as const), words: fc.array(fc.nat(WORDS.length - 1), { minLength: 1, maxLength: 3 }) }) },
   { weight: 1, arbitrary: fc.constant({ op: 'reap' as const }) },
-  { weight: 5, arbitrary: fc.record({ op: fc.constant('damage' as const), file: fc.nat(), how: fc.constantFrom('flip', 'truncate', 'zero', 'delete', 'foreign', 'older') as fc.Arbitrary<'flip'>, at: fc.nat() }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('fault' as const), kind: fc.constantFrom('cache-enospc', 'cache-short', 'journal-enospc') as fc.Arbitrary<'cache-enospc'> }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      op: fc.constant('damage' as const),
+      file: fc.nat(),
+      how: fc.constantFrom('flip', 'truncate', 'zero', 'delete', 'foreign', 'older') as fc.Arbitrary<'flip'>,
+      at: fc.nat(),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant('fault' as const),
+      kind: fc.constantFrom('cache-enospc', 'cache-short', 'journal-enospc') as fc.Arbitrary<'cache-enospc'>,
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('later' as const), hours: fc.integer({ min: 1, max: 40 }) }) },
   { weight: 4, arbitrary: fc.record({ op: fc.constant('kill' as const), command: fc.nat(), agent, id, point: fc.nat() }) },
 );
@@ -56,7 +78,14 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 // kill -9 inside a write, through the built binary: at a crash point of the append or of the derived files
 // (#2: its second occurrence in the command), or not at all when the command never gets there (compaction's
 // and history's points are the compaction crash tests'; these sequences never grow a journal that far).
-const CRASH_POINTS = ['append:before-write', 'append:after-quarantine', 'append:before-fsync', 'derived:before-rename', 'derived:before-rename#2', 'derived:mid-block'];
+const CRASH_POINTS = [
+  'append:before-write',
+  'append:after-quarantine',
+  'append:before-fsync',
+  'derived:before-rename',
+  'derived:before-rename#2',
+  'derived:mid-block',
+];
 const killCommand = (s: Step & { op: 'kill' }): string[] => {
   const as = AGENTS[s.agent] === undefined ? [] : ['--agent', AGENTS[s.agent]!];
   const commands = [
@@ -76,7 +105,7 @@ const quiet = { warn: () => {} };
 let kills = 0;
 
 /** Injected write faults: the next write(s) of a kind fail (ENOSPC) or are short. */
-let fault: Step & { op: 'fault' } | undefined;
+let fault: (Step & { op: 'fault' }) | undefined;
 // The CommonJS fs object, the one the journal layer requires (a module namespace cannot be patched).
 const fs = createRequire(import.meta.url)('node:fs') as typeof import('node:fs');
 const realWriteSync = fs.writeSync;
@@ -113,7 +142,11 @@ afterEach(() => {
 
 function cacheFiles(root: string): string[] {
   try {
-    return fs.readdirSync(join(root, 'cache')).filter((f) => !f.endsWith('.tmp')).sort().map((f) => join(root, 'cache', f));
+    return fs
+      .readdirSync(join(root, 'cache'))
+      .filter((f) => !f.endsWith('.tmp'))
+      .sort()
+      .map((f) => join(root, 'cache', f));
   } catch {
     return [];
   }
@@ -177,7 +210,9 @@ async function apply(dir: DataDir, other: DataDir, saved: Map<string, Buffer>, s
   };
   switch (s.op) {
     case 'put':
-      return run(() => sessions.putSession(scope(s.agent), `s${s.id}` as LogicalSessionId, { state: `{"n":${now}}`, ...(s.ttl ? { ttlMs: 5 * 3_600_000 } : {}) }));
+      return run(() =>
+        sessions.putSession(scope(s.agent), `s${s.id}` as LogicalSessionId, { state: `{"n":${now}}`, ...(s.ttl ? { ttlMs: 5 * 3_600_000 } : {}) }),
+      );
     case 'close':
       return run(() => sessions.closeSession(scope(s.agent), `s${s.id}` as LogicalSessionId, { outcome: 'completed' }));
     case 'delete':
@@ -187,13 +222,31 @@ async function apply(dir: DataDir, other: DataDir, saved: Map<string, Buffer>, s
     case 'record': {
       const caseId = `c_${recorded.length}_${now}` as CaseId;
       recorded.push(caseId);
-      const draft = { task: s.words.map((w) => WORDS[w]).join(' '), context: null, action: 'a', outcome: 'o', success: s.success, reward: s.reward, tags: [], source_receipt: null };
+      const draft = {
+        task: s.words.map((w) => WORDS[w]).join(' '),
+        context: null,
+        action: 'a',
+        outcome: 'o',
+        success: s.success,
+        reward: s.reward,
+        tags: [],
+        source_receipt: null,
+      };
       return run(() => cases.recordCase({ dir, now }, draft, caseId));
     }
     case 'import': {
       const batch = Array.from({ length: s.n }, (_, i) => ({
-        case_id: `c_imp_${i % 12}` as CaseId, task: `${WORDS[i % WORDS.length]} ${WORDS[(i * 3) % WORDS.length]}`, context: null, action: 'a', outcome: 'o',
-        success: i % 3 !== 0, reward: (i % 5) / 4, tags: [], source_receipt: null, created_at: new Date(now).toISOString(), times_reused: 0,
+        case_id: `c_imp_${i % 12}` as CaseId,
+        task: `${WORDS[i % WORDS.length]} ${WORDS[(i * 3) % WORDS.length]}`,
+        context: null,
+        action: 'a',
+        outcome: 'o',
+        success: i % 3 !== 0,
+        reward: (i % 5) / 4,
+        tags: [],
+        source_receipt: null,
+        created_at: new Date(now).toISOString(),
+        times_reused: 0,
       }));
       const unique = [...new Map(batch.map((c) => [c.case_id, c])).values()];
       return run(() => cases.importCases({ dir, now }, unique));
@@ -202,7 +255,9 @@ async function apply(dir: DataDir, other: DataDir, saved: Map<string, Buffer>, s
       if (recorded.length === 0) return;
       return run(() => cases.deleteCase({ dir, now }, recorded[s.pick % recorded.length]!));
     case 'reuse':
-      return run(() => cases.retrieveCases({ dir, now }, { text: s.words.map((w) => WORDS[w]).join(' '), topK: 2, onlySuccess: false, minSimilarity: 0 }, true));
+      return run(() =>
+        cases.retrieveCases({ dir, now }, { text: s.words.map((w) => WORDS[w]).join(' '), topK: 2, onlySuccess: false, minSimilarity: 0 }, true),
+      );
     case 'fault':
       fault = s;
       return;
@@ -249,48 +304,56 @@ async function apply(dir: DataDir, other: DataDir, saved: Map<string, Buffer>, s
 }
 
 describe('derived files never change an answer (property, real stores)', () => {
-  it('every answer equals a replay of the journals alone, under cache damage and write faults', async () => {
-    // Another directory with its own history, whose caches get copied in.
-    const other = new DataDir(join(tempDir(), 'other'), quiet, 5_000);
-    for (let i = 0; i < 4; i++) {
-      await sessions.putSession({ dir: other, agent: 'a' as AgentName, now: START }, `s${i}` as LogicalSessionId, { state: '{"other":true}' });
-      await cases.recordCase({ dir: other, now: START }, { task: 'the deploy alpha', context: null, action: 'x', outcome: 'y', success: true, reward: 1, tags: [], source_receipt: null }, `c_other_${i}` as CaseId);
-    }
-    installFaults();
-    process.env.CRUX_TEST_INDEX_LOG_ENTRIES = '24';
-    try {
-      await fc.assert(
-        fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 24 }), async (steps) => {
-          fault = undefined;
-          const dir = new DataDir(join(tempDir(), 'data'), quiet, 5_000);
-          const saved = new Map<string, Buffer>();
-          const recorded: CaseId[] = [];
-          let now = START;
-          for (const s of steps) {
-            now += s.op === 'later' ? s.hours * 3_600_000 : 60_000;
-            // The test's own file damage is not a write of crux's: a pending fault waits for the next command.
-            const pending: typeof fault = s.op === 'damage' ? fault : undefined;
-            if (pending !== undefined) fault = undefined;
-            await apply(dir, other, saved, s, now, recorded);
-            if (pending !== undefined) {
-              fault = pending;
-              continue;
-            }
-            if (s.op === 'fault') continue;
+  it(
+    'every answer equals a replay of the journals alone, under cache damage and write faults',
+    async () => {
+      // Another directory with its own history, whose caches get copied in.
+      const other = new DataDir(join(tempDir(), 'other'), quiet, 5_000);
+      for (let i = 0; i < 4; i++) {
+        await sessions.putSession({ dir: other, agent: 'a' as AgentName, now: START }, `s${i}` as LogicalSessionId, { state: '{"other":true}' });
+        await cases.recordCase(
+          { dir: other, now: START },
+          { task: 'the deploy alpha', context: null, action: 'x', outcome: 'y', success: true, reward: 1, tags: [], source_receipt: null },
+          `c_other_${i}` as CaseId,
+        );
+      }
+      installFaults();
+      process.env.CRUX_TEST_INDEX_LOG_ENTRIES = '24';
+      try {
+        await fc.assert(
+          fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 24 }), async (steps) => {
             fault = undefined;
-            if (!dir.exists()) continue;
-            const want = await answers(journalsOnly(dir.root), now);
-            const got = await answers(dir, now);
-            expect(got).toEqual(want);
-          }
-        }),
-        { numRuns: RUNS },
-      );
-      expect(kills).toBeGreaterThan(0);
-    } finally {
-      delete process.env.CRUX_TEST_INDEX_LOG_ENTRIES;
-    }
-  }, TIMEOUT);
+            const dir = new DataDir(join(tempDir(), 'data'), quiet, 5_000);
+            const saved = new Map<string, Buffer>();
+            const recorded: CaseId[] = [];
+            let now = START;
+            for (const s of steps) {
+              now += s.op === 'later' ? s.hours * 3_600_000 : 60_000;
+              // The test's own file damage is not a write of crux's: a pending fault waits for the next command.
+              const pending: typeof fault = s.op === 'damage' ? fault : undefined;
+              if (pending !== undefined) fault = undefined;
+              await apply(dir, other, saved, s, now, recorded);
+              if (pending !== undefined) {
+                fault = pending;
+                continue;
+              }
+              if (s.op === 'fault') continue;
+              fault = undefined;
+              if (!dir.exists()) continue;
+              const want = await answers(journalsOnly(dir.root), now);
+              const got = await answers(dir, now);
+              expect(got).toEqual(want);
+            }
+          }),
+          { numRuns: RUNS },
+        );
+        expect(kills).toBeGreaterThan(0);
+      } finally {
+        delete process.env.CRUX_TEST_INDEX_LOG_ENTRIES;
+      }
+    },
+    TIMEOUT,
+  );
 });
 
 describe('derived files after kill -9 at their crash points (the built binary)', () => {
@@ -300,7 +363,10 @@ describe('derived files after kill -9 at their crash points (the built binary)',
   async function cliAnswers(dir: string): Promise<string[]> {
     const out: string[] = [];
     for (const args of [
-      ['session', 'get', 's2'], ['--agent', 'a', 'session', 'list', '--json'], ['session', 'reap', '--dry-run', '--json'], ['case', 'retrieve', 'deploy the cache', '--json'],
+      ['session', 'get', 's2'],
+      ['--agent', 'a', 'session', 'list', '--json'],
+      ['session', 'reap', '--dry-run', '--json'],
+      ['case', 'retrieve', 'deploy the cache', '--json'],
     ]) {
       const r = await cli(dir, args);
       out.push(`${r.exitCode} ${r.stdout}`);
@@ -308,30 +374,38 @@ describe('derived files after kill -9 at their crash points (the built binary)',
     return out;
   }
 
-  it('every crash point of a derived write leaves answers equal to the journals alone, and the next write heals', async () => {
-    const points = ['derived:before-rename', 'derived:before-rename#2', 'derived:mid-block', 'append:before-fsync'];
-    const commands = [
-      ['--agent', 'a', 'session', 'put', 's1', '{"n":2}'],
-      ['case', 'record', '--task', 'deploy the cache again', '--action', 'a', '--outcome', 'o'],
-      ['session', 'close', 's2'],
-    ];
-    let killed = 0;
-    for (const [p, point] of points.entries()) {
-      // npm test: one command per point (in turn); CRUX_STRESS=1: every command at every point.
-      for (const command of scaled(1, commands.length) === 1 ? [commands[p % commands.length]!] : commands) {
-        const dir = join(tempDir(), 'data');
-        for (const args of [['session', 'put', 's2', '{"n":1}'], ['--agent', 'a', 'session', 'put', 's1', '{"n":1}'], ['case', 'record', '--task', 'deploy the cache', '--action', 'a', '--outcome', 'o']]) {
-          expect((await cli(dir, args)).exitCode).toBe(0);
-        }
-        const run = await cli(dir, command, { CRUX_TEST_CRASH_AT: point });
-        if (run.exitCode !== 0) killed += 1;
-        expect(await cliAnswers(dir)).toEqual(await cliAnswers(journalsOnly(dir).root));
-        if (p === 0) {
-          expect((await cli(dir, ['session', 'put', 's4', '{}'])).exitCode).toBe(0);
+  it(
+    'every crash point of a derived write leaves answers equal to the journals alone, and the next write heals',
+    async () => {
+      const points = ['derived:before-rename', 'derived:before-rename#2', 'derived:mid-block', 'append:before-fsync'];
+      const commands = [
+        ['--agent', 'a', 'session', 'put', 's1', '{"n":2}'],
+        ['case', 'record', '--task', 'deploy the cache again', '--action', 'a', '--outcome', 'o'],
+        ['session', 'close', 's2'],
+      ];
+      let killed = 0;
+      for (const [p, point] of points.entries()) {
+        // npm test: one command per point (in turn); CRUX_STRESS=1: every command at every point.
+        for (const command of scaled(1, commands.length) === 1 ? [commands[p % commands.length]!] : commands) {
+          const dir = join(tempDir(), 'data');
+          for (const args of [
+            ['session', 'put', 's2', '{"n":1}'],
+            ['--agent', 'a', 'session', 'put', 's1', '{"n":1}'],
+            ['case', 'record', '--task', 'deploy the cache', '--action', 'a', '--outcome', 'o'],
+          ]) {
+            expect((await cli(dir, args)).exitCode).toBe(0);
+          }
+          const run = await cli(dir, command, { CRUX_TEST_CRASH_AT: point });
+          if (run.exitCode !== 0) killed += 1;
           expect(await cliAnswers(dir)).toEqual(await cliAnswers(journalsOnly(dir).root));
+          if (p === 0) {
+            expect((await cli(dir, ['session', 'put', 's4', '{}'])).exitCode).toBe(0);
+            expect(await cliAnswers(dir)).toEqual(await cliAnswers(journalsOnly(dir).root));
+          }
         }
       }
-    }
-    expect(killed).toBeGreaterThanOrEqual(2);
-  }, TIMEOUT);
+      expect(killed).toBeGreaterThanOrEqual(2);
+    },
+    TIMEOUT,
+  );
 });

@@ -30,7 +30,8 @@ async function populated(): Promise<string> {
     ['session', 'put', 'a', '{"n":1}'],
     ['case', 'record', '--task', 't', '--action', 'a', '--outcome', 'o'],
     ['--agent', 'x', 'session', 'put', 'h', '{}'],
-  ]) expect((await crux(dir, args)).exitCode).toBe(0);
+  ])
+    expect((await crux(dir, args)).exitCode).toBe(0);
   return dir;
 }
 
@@ -80,11 +81,19 @@ describe('permission denied', { timeout: TIMEOUT }, () => {
     fs.chmodSync(dir, 0o755);
     const journal = join(dir, 'sessions.jsonl');
     const before = snapshotDir(dir);
-    for (const args of [['session', 'get', 'a'], ['session', 'list'], ['case', 'list']]) {
+    for (const args of [
+      ['session', 'get', 'a'],
+      ['session', 'list'],
+      ['case', 'list'],
+    ]) {
       expectPermissionDenied(await cruxAs(NOBODY, dir, args), args[0] === 'case' ? join(dir, 'cases.jsonl') : journal, args.join(' '));
     }
     // A writer (and check, which takes the lock) meets root's lock before the journal: it names that.
-    for (const args of [['session', 'put', 'b', '{}'], ['journal', 'check']]) expectPermissionDenied(await cruxAs(NOBODY, dir, args), dir, args.join(' '));
+    for (const args of [
+      ['session', 'put', 'b', '{}'],
+      ['journal', 'check'],
+    ])
+      expectPermissionDenied(await cruxAs(NOBODY, dir, args), dir, args.join(' '));
     expect(snapshotDir(dir)).toEqual(before);
   });
 });
@@ -174,7 +183,9 @@ describe('output that cannot be written after a committed write', { timeout: TIM
       extendEnv: false,
     });
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(String(run.stderr), String(run.stderr)).toMatch(/^crux: committed \(1 record\(s\) to sessions.jsonl\), but its output could not be written \(EPIPE\)[^\n]*$/);
+    expect(String(run.stderr), String(run.stderr)).toMatch(
+      /^crux: committed \(1 record\(s\) to sessions.jsonl\), but its output could not be written \(EPIPE\)[^\n]*$/,
+    );
     expect(readSessions(dir).get('a' as never)?.status).toBe('closed');
     // A query into a closed pipe stays quiet, as `crux … | head` should.
     const query = await execa('bash', ['-c', `"$CRUX" --data-dir '${dir}' session list --all | (exec 0<&-; true); exit \${PIPESTATUS[0]}`], {

@@ -37,7 +37,9 @@ const state = (i: number, bytes: number) => JSON.stringify({ i, pad: 'y'.repeat(
 
 function expectDiskFull(run: { exitCode: number; stderr: string }): void {
   expect(run.exitCode, run.stderr).toBe(75);
-  expect(run.stderr).toMatch(/^crux: (the disk is full|the file is too large for this file system): cannot write .* \((ENOSPC|EFBIG)\) \(nothing was written; free some space and retry\)\n$/);
+  expect(run.stderr).toMatch(
+    /^crux: (the disk is full|the file is too large for this file system): cannot write .* \((ENOSPC|EFBIG)\) \(nothing was written; free some space and retry\)\n$/,
+  );
   expect(run.stderr).not.toMatch(/\n\s+at /);
 }
 

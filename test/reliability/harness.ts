@@ -83,7 +83,10 @@ export async function expectCachedReadsAgree(dataDir: string): Promise<void> {
 export async function expectHealthy(dataDir: string): Promise<any> {
   const check = await crux(dataDir, ['journal', 'check', '--json']);
   const report = JSON.parse(check.stdout || '{}');
-  expect(report.journals?.flatMap((j: any) => j.problems.map((p: any) => `${j.name}:${p.line}: ${p.reason}`)), check.stderr).toEqual([]);
+  expect(
+    report.journals?.flatMap((j: any) => j.problems.map((p: any) => `${j.name}:${p.line}: ${p.reason}`)),
+    check.stderr,
+  ).toEqual([]);
   expect(check.exitCode).toBe(0);
   expect(report.healthy).toBe(true);
   return report;
@@ -92,7 +95,11 @@ export async function expectHealthy(dataDir: string): Promise<any> {
 /** Every record of a journal file as parsed JSON (the file must be healthy). */
 export function journalRecords(path: string): any[] {
   if (!fs.existsSync(path)) return [];
-  return fs.readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return fs
+    .readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
 /** Records a measured figure: printed, and appended to $CRUX_FIGURES_FILE for the Reliability section of README.md. */

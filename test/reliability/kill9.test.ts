@@ -23,7 +23,11 @@ done`;
 function tornFragment(path: string): string {
   const text = fs.readFileSync(path, 'utf8');
   const last = JSON.parse(text.trimEnd().split('\n').pop()!);
-  const { text: next } = encodeRecords({ seq: last.seq, h: last.h }, [{ ev: 'session.put', data: { id: 'torn', state: '{"never":"acknowledged"}' } }], new Date().toISOString());
+  const { text: next } = encodeRecords(
+    { seq: last.seq, h: last.h },
+    [{ ev: 'session.put', data: { id: 'torn', state: '{"never":"acknowledged"}' } }],
+    new Date().toISOString(),
+  );
   return next.slice(0, 1 + Math.floor(Math.random() * (next.length - 2)));
 }
 
@@ -71,12 +75,23 @@ describe('kill -9', { timeout: TIMEOUT }, () => {
     const sample = [...acked].sort(() => Math.random() - 0.5).slice(0, 12);
     for (const id of sample) expect((await crux(dir, ['session', 'get', id])).stdout, id).toBe(sessions.get(id as never)!.state);
     // Each injected torn tail is in quarantine, byte for byte.
-    const quarantined = fs.readdirSync(join(dir, 'quarantine')).filter((n) => n.includes('.tail-at-')).map((n) => fs.readFileSync(join(dir, 'quarantine', n), 'utf8'));
+    const quarantined = fs
+      .readdirSync(join(dir, 'quarantine'))
+      .filter((n) => n.includes('.tail-at-'))
+      .map((n) => fs.readFileSync(join(dir, 'quarantine', n), 'utf8'));
     for (const fragment of injected) expect(quarantined).toContain(fragment);
     // How many kills landed inside the lock (between its enter and exit): the writes most at risk.
     const open = new Set<number>();
     for (const e of parseLockLog(fs.readFileSync(lockLog, 'utf8'))) e.kind === 'enter' ? open.add(e.pid) : open.delete(e.pid);
-    figure('kill9-random', { kills, killed_inside_lock: open.size, acknowledged: acked.size, lost: lost.length, torn_tails_injected: injected.length, torn_tails_quarantined: quarantined.length, seconds: Math.round(seconds) });
+    figure('kill9-random', {
+      kills,
+      killed_inside_lock: open.size,
+      acknowledged: acked.size,
+      lost: lost.length,
+      torn_tails_injected: injected.length,
+      torn_tails_quarantined: quarantined.length,
+      seconds: Math.round(seconds),
+    });
   });
 
   it('SIGKILL at each crash point of the append: nothing acknowledged is lost, the next write repairs', async () => {
@@ -112,7 +127,8 @@ describe('kill -9', { timeout: TIMEOUT }, () => {
     }
     const sessions = readSessions(dir);
     expect(sessions.get('base' as never)?.state).toBe('{"n":0}');
-    for (let n = 0; n < repeats; n++) for (const point of points) expect(sessions.get(`after-${point.replace(/\W/g, '-')}-${n}` as never)?.state).toBe(`{"n":${n}}`);
+    for (let n = 0; n < repeats; n++)
+      for (const point of points) expect(sessions.get(`after-${point.replace(/\W/g, '-')}-${n}` as never)?.state).toBe(`{"n":${n}}`);
     figure('kill9-crash-points', { points, crashes, lost: 0 });
   });
 });

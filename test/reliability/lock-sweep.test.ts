@@ -22,7 +22,9 @@ const names = (dir: string) => fs.readdirSync(dir).sort();
 
 /** A socket in `dir` whose process was killed: it stays on disk and refuses every connection. */
 async function deadSocket(dir: string, name: string): Promise<void> {
-  const child = spawn(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(join(dir, name))}, () => console.log('up'))`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(join(dir, name))}, () => console.log('up'))`], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGKILL');

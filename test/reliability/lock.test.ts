@@ -16,7 +16,11 @@ const permitted = (args: string[]) => spawnSync('unshare', [...args, 'true'], { 
 const NETNS = permitted(['-n']);
 const PIDNS = permitted(['-p', '-f', '--mount-proc']);
 const BIND = spawnSync('sh', ['-c', 'd=$(mktemp -d) && mkdir $d/a $d/b && mount --bind $d/a $d/b && umount $d/b'], { stdio: 'ignore' }).status === 0;
-for (const [ok, what] of [[NETNS, 'unshare -n'], [PIDNS, 'unshare -p'], [BIND, 'mount --bind']] as const) {
+for (const [ok, what] of [
+  [NETNS, 'unshare -n'],
+  [PIDNS, 'unshare -p'],
+  [BIND, 'mount --bind'],
+] as const) {
   if (!ok) console.warn(`lock.test: ${what} is not permitted here (it needs root): those tests are skipped`);
 }
 
@@ -37,10 +41,12 @@ async function runWriters(writers: readonly Writer[], puts: number) {
     ),
   );
   const exits = await Promise.all(children.map((c) => c.done));
-  const results = exits.flatMap((e) => e.stdout.split('\n').filter(Boolean)).map((l) => {
-    const [id, rc] = l.split(' ');
-    return { id: id!, rc: Number(rc) };
-  });
+  const results = exits
+    .flatMap((e) => e.stdout.split('\n').filter(Boolean))
+    .map((l) => {
+      const [id, rc] = l.split(' ');
+      return { id: id!, rc: Number(rc) };
+    });
   const errors = fs.existsSync(`${lockLog}.err`) ? fs.readFileSync(`${lockLog}.err`, 'utf8') : '';
   return { results, errors, log: parseLockLog(fs.readFileSync(lockLog, 'utf8')) };
 }
@@ -49,7 +55,10 @@ async function runWriters(writers: readonly Writer[], puts: number) {
 async function expectExclusion(dir: string, writers: readonly Writer[], puts: number): Promise<{ sections: number }> {
   const { results, errors, log } = await runWriters(writers, puts);
   expect(results).toHaveLength(writers.length * puts);
-  expect(results.filter((r) => r.rc !== 0), errors).toEqual([]);
+  expect(
+    results.filter((r) => r.rc !== 0),
+    errors,
+  ).toEqual([]);
   expect(errors).toBe('');
   const sessions = readSessions(dir);
   for (const { id } of results) {
@@ -94,7 +103,11 @@ describe('the lock excludes every writer, wherever it runs', { timeout: TIMEOUT 
     expect((await crux(dir, ['session', 'put', 'seed', '{}'])).exitCode).toBe(0);
     const link = join(tempDir(), 'link');
     fs.symlinkSync(dir, link);
-    const writers: Writer[] = [{ prefix: '', dataDir: dir }, { prefix: '', dataDir: link }, { prefix: '', dataDir: `${link}/../link` }];
+    const writers: Writer[] = [
+      { prefix: '', dataDir: dir },
+      { prefix: '', dataDir: link },
+      { prefix: '', dataDir: `${link}/../link` },
+    ];
     if (BIND) {
       const bound = join(tempDir(), 'bound');
       fs.mkdirSync(bound);
@@ -103,7 +116,10 @@ describe('the lock excludes every writer, wherever it runs', { timeout: TIMEOUT 
       writers.push({ prefix: '', dataDir: bound });
     }
     const { results, errors, log } = await runWriters(writers, puts);
-    expect(results.filter((r) => r.rc !== 0), errors).toEqual([]);
+    expect(
+      results.filter((r) => r.rc !== 0),
+      errors,
+    ).toEqual([]);
     expect(findOverlaps(log).overlaps).toEqual([]);
     const sessions = readSessions(dir);
     for (const { id } of results) expect(sessions.has(id as never), id).toBe(true);
@@ -172,22 +188,41 @@ describe('the holder, named; the lock on a filesystem it cannot trust', { timeou
     const dir = freshDataDir();
     expect((await crux(dir, ['session', 'put', 'a', '{}'])).exitCode).toBe(0);
     const lockLog = join(tempDir(), 'lock.log');
-    const holder = startCrux(dir, ['session', 'put', 'held', `{"url":"https://user:SECRET@h/${'x'.repeat(100)}"}`], { CRUX_TEST_LOCK_LOG: lockLog, CRUX_TEST_LOCK_HOLD_MS: '4000' });
+    const holder = startCrux(dir, ['session', 'put', 'held', `{"url":"https://user:SECRET@h/${'x'.repeat(100)}"}`], {
+      CRUX_TEST_LOCK_LOG: lockLog,
+      CRUX_TEST_LOCK_HOLD_MS: '4000',
+    });
     await untilEntered(lockLog, holder.proc.pid);
     const run = await crux(dir, ['session', 'put', 'b', '{}'], { env: { CRUX_LOCK_TIMEOUT: '500ms' } });
     expect(run.exitCode).toBe(75);
-    expect(run.stderr).toMatch(new RegExp(`^crux: the data directory is locked by another crux process \\(waited 1 s\\): .*, locked by pid ${holder.proc.pid} \\(crux --data-dir .* session put held.*…\\) \\(safe to retry`));
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^crux: the data directory is locked by another crux process \\(waited 1 s\\): .*, locked by pid ${holder.proc.pid} \\(crux --data-dir .* session put held.*…\\) \\(safe to retry`,
+      ),
+    );
     expect(run.stderr).not.toContain('SECRET');
     // The holder file names the command scrubbed of credentials (it is what doctor shows in full).
-    const generation = `g.${Math.max(...fs.readdirSync(join(dir, '.lock')).filter((n) => /^g\.\d+$/.test(n)).map((n) => Number(n.slice(2))))}`;
+    const generation = `g.${Math.max(
+      ...fs
+        .readdirSync(join(dir, '.lock'))
+        .filter((n) => /^g\.\d+$/.test(n))
+        .map((n) => Number(n.slice(2))),
+    )}`;
     const file = JSON.parse(fs.readFileSync(join(dir, '.lock', generation), 'utf8'));
     expect(file).toMatchObject({ pid: holder.proc.pid, command: expect.stringContaining('session put held {"url":"https://h/x') });
     expect(JSON.stringify(file)).not.toContain('SECRET');
     expect(run.stderr.split('\n').filter(Boolean)).toHaveLength(1);
     const json = await crux(dir, ['--json', 'session', 'put', 'b', '{}'], { env: { CRUX_LOCK_TIMEOUT: '200ms' } });
-    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 75, kind: 'lock_timeout', message: expect.stringContaining(`locked by pid ${holder.proc.pid}`) });
+    expect(JSON.parse(json.stderr).error).toMatchObject({
+      code: 75,
+      kind: 'lock_timeout',
+      message: expect.stringContaining(`locked by pid ${holder.proc.pid}`),
+    });
     const files = fs.readdirSync(join(dir, '.lock'));
-    expect(files.filter((n) => n.startsWith('s.')), 'only the holder has a socket').toHaveLength(1);
+    expect(
+      files.filter((n) => n.startsWith('s.')),
+      'only the holder has a socket',
+    ).toHaveLength(1);
     expect((await holder.done).code).toBe(0);
     expect(fs.readdirSync(join(dir, '.lock')).filter((n) => !/^g\.\d+$/.test(n))).toEqual([]);
   });
@@ -230,9 +265,15 @@ describe('the holder, named; the lock on a filesystem it cannot trust', { timeou
     victim.proc.kill('SIGKILL');
     await victim.done;
     const report = JSON.parse((await crux(dir, ['--json', 'doctor'])).stdout);
-    expect(report.lock).toMatchObject({ held: false, stale: true, holder: { pid: victim.proc.pid }, mechanism: 'socket+link (procfd)', filesystem: { trusted: true } });
+    expect(report.lock).toMatchObject({
+      held: false,
+      stale: true,
+      holder: { pid: victim.proc.pid },
+      mechanism: 'socket+link (procfd)',
+      filesystem: { trusted: true },
+    });
     expect(report.findings.map((f: { code: string }) => f.code)).toContain('lock_stale');
-    expect((JSON.parse((await crux(dir, ['--json', 'doctor'])).stdout)).lock).toMatchObject({ held: false, stale: false, holder: null });
+    expect(JSON.parse((await crux(dir, ['--json', 'doctor'])).stdout).lock).toMatchObject({ held: false, stale: false, holder: null });
     const human = await crux(dir, ['doctor']);
     expect(human.stdout).toMatch(/lock\s.*free/);
   });
@@ -271,7 +312,10 @@ describe('the holder, named; the lock on a filesystem it cannot trust', { timeou
   it('a writer killed between listen() and its holder file, or just after it, leaves files that later writes sweep', async () => {
     const dir = freshDataDir();
     expect((await crux(dir, ['session', 'put', 'a', '{}'])).exitCode).toBe(0);
-    for (const [point, n] of [['lock:listening', 10], ['lock:named', 10]] as const) {
+    for (const [point, n] of [
+      ['lock:listening', 10],
+      ['lock:named', 10],
+    ] as const) {
       for (let i = 0; i < n; i++) {
         const exit = await startCrux(dir, ['session', 'put', `k-${i}`, '{}'], { CRUX_TEST_CRASH_AT: point }).done;
         expect(exit.signal, `${point}: ${exit.stderr}`).toBe('SIGKILL');

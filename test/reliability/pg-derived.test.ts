@@ -16,7 +16,8 @@ async function seeded(): Promise<{ store: string; answers: () => Promise<unknown
   const store = freshStoreUrl('derived');
   expect((await crux(store, ['session', 'put', 'old', '{}', '--now', '2026-01-01T00:00:00Z'])).exitCode).toBe(0);
   expect((await crux(store, ['session', 'put', 'lease', '{}', '--ttl', '1h', '--now', '2026-01-03T00:00:00Z'])).exitCode).toBe(0);
-  for (const id of ['a', 'b', 'c']) expect((await crux(store, ['--agent', 'bot', 'session', 'put', id, '{}', '--now', '2026-01-03T01:00:00Z'])).exitCode).toBe(0);
+  for (const id of ['a', 'b', 'c'])
+    expect((await crux(store, ['--agent', 'bot', 'session', 'put', id, '{}', '--now', '2026-01-03T01:00:00Z'])).exitCode).toBe(0);
   const now = ['--now', '2026-01-03T02:00:00Z'];
   const answers = async () => ({
     stranded: (await json(store, [...now, 'session', 'list', '--stranded'])).doc.sessions.map((s: any) => s.session_id),
@@ -29,8 +30,16 @@ async function seeded(): Promise<{ store: string; answers: () => Promise<unknown
 describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL store', () => {
   for (const [what, damage] of [
     ['every index row deleted', (s: string) => `delete from ${s}.journal_sessions_index`],
-    ['one wrong num_value', (s: string) => `update ${s}.journal_sessions_index set num_value = num_value + 10000000000000 where key = 'old' and num_value is not null and name = (select min(name) from ${s}.journal_sessions_index where key = 'old' and num_value is not null)`],
-    ['one wrong text_value', (s: string) => `update ${s}.journal_sessions_index set text_value = 'nobody' where text_value = 'bot' and key = (select min(key) from ${s}.journal_sessions_index where text_value = 'bot')`],
+    [
+      'one wrong num_value',
+      (s: string) =>
+        `update ${s}.journal_sessions_index set num_value = num_value + 10000000000000 where key = 'old' and num_value is not null and name = (select min(name) from ${s}.journal_sessions_index where key = 'old' and num_value is not null)`,
+    ],
+    [
+      'one wrong text_value',
+      (s: string) =>
+        `update ${s}.journal_sessions_index set text_value = 'nobody' where text_value = 'bot' and key = (select min(key) from ${s}.journal_sessions_index where text_value = 'bot')`,
+    ],
   ] as const) {
     it(`${what}: the same answers, check 9 naming the index, --repair rebuilds it, reap still reaps`, async () => {
       const { store, answers } = await seeded();

@@ -43,7 +43,10 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL server faults (a clust
     expect((await crux(store, ['session', 'put', 'a', '{}'])).exitCode).toBe(0);
     cluster.freeze();
     try {
-      for (const args of [['session', 'list'], ['session', 'put', 'b', '{}']]) {
+      for (const args of [
+        ['session', 'list'],
+        ['session', 'put', 'b', '{}'],
+      ]) {
         const started = Date.now();
         const run = await crux(store, args, { env });
         expectUnavailable(run, new URL(store));
@@ -110,7 +113,10 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL server faults (a clust
     const store = cluster.freshStore('restart');
     expect((await crux(store, ['session', 'put', 'seed', '{}'])).exitCode).toBe(0);
     const writers = Array.from({ length: 8 }, (_, w) =>
-      startShell(`for i in $(seq 1 12); do "$CRUX" --store '${store}' session put "w${w}-$i" "{\\"i\\":$i}" >/dev/null 2>/dev/null; echo "w${w}-$i $?"; done`, env),
+      startShell(
+        `for i in $(seq 1 12); do "$CRUX" --store '${store}' session put "w${w}-$i" "{\\"i\\":$i}" >/dev/null 2>/dev/null; echo "w${w}-$i $?"; done`,
+        env,
+      ),
     );
     const restarts = STRESS ? 8 : 3;
     for (let r = 0; r < restarts; r++) {
@@ -121,9 +127,14 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL server faults (a clust
     const results = exits.flatMap((e) => e.stdout.split('\n').filter(Boolean)).map((l) => l.split(' ') as [string, string]);
     expect(results).toHaveLength(8 * 12);
     const codes = new Set(results.map(([, rc]) => rc));
-    expect([...codes].every((c) => c === '0' || c === '75'), [...codes].join(',')).toBe(true);
+    expect(
+      [...codes].every((c) => c === '0' || c === '75'),
+      [...codes].join(','),
+    ).toBe(true);
     const acknowledged = results.filter(([, rc]) => rc === '0').map(([id]) => id);
-    const puts = journalRecords(store, 'sessions.jsonl').filter((r) => r.ev === 'session.put').map((r) => r.data.id as string);
+    const puts = journalRecords(store, 'sessions.jsonl')
+      .filter((r) => r.ev === 'session.put')
+      .map((r) => r.data.id as string);
     const listed = new Set<string>(JSON.parse((await crux(store, ['--json', 'session', 'list'])).stdout).sessions.map((s: any) => s.session_id));
     console.log(`restarts ${restarts}: ${acknowledged.length} acknowledged, ${results.length - acknowledged.length} exit 75, ${puts.length - 1} present`);
     for (const id of acknowledged) expect(listed.has(id), id).toBe(true);

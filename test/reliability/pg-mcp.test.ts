@@ -60,7 +60,12 @@ describe.skipIf(pgSkipReason() !== undefined)('crux mcp on PostgreSQL, the serve
     const store = cluster.freshStore('mcpstdin');
     const child = spawn(CRUX, [...storeArgs(store), 'mcp'], { env: testEnv({ CRUX_LOCK_TIMEOUT: '1s' }), stdio: ['pipe', 'pipe', 'pipe'] });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
     const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'session_list', arguments: {} } };
     let out = '';
     const answered = new Promise<void>((resolve) => child.stdout.on('data', (c) => ((out += String(c)), out.includes('"id":2') && resolve())));

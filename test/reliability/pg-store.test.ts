@@ -25,7 +25,9 @@ describe.skipIf(pgSkipReason() !== undefined)(`16 concurrent writers on a pg sto
     const store = freshStore(kind);
     const at = kind === 'pg' ? `--store '${store}'` : `--data-dir '${store}'`;
     const writers = Array.from({ length: 16 }, (_, w) =>
-      startShell(`for i in 1 2 3 4 5 6 7 8; do "$CRUX" ${at} session put "w${w}-$i" "{\\"w\\": ${w}, \\"i\\": $i.0}" >/dev/null || echo "fail w${w}-$i $?"; done`),
+      startShell(
+        `for i in 1 2 3 4 5 6 7 8; do "$CRUX" ${at} session put "w${w}-$i" "{\\"w\\": ${w}, \\"i\\": $i.0}" >/dev/null || echo "fail w${w}-$i $?"; done`,
+      ),
     );
     const exits = await Promise.all(writers.map((c) => c.done));
     expect(exits.map((e) => e.stdout).join('') + exits.map((e) => e.stderr).join('')).toBe('');
@@ -33,7 +35,12 @@ describe.skipIf(pgSkipReason() !== undefined)(`16 concurrent writers on a pg sto
     expect(puts).toHaveLength(128);
     const list = JSON.parse((await crux(store, ['--json', 'session', 'list'])).stdout).sessions;
     expect(list).toHaveLength(128);
-    for (const [w, i] of [[0, 1], [15, 8], [7, 4]]) expect((await crux(store, ['session', 'get', `w${w}-${i}`])).stdout).toBe(`{"w": ${w}, "i": ${i}.0}`);
+    for (const [w, i] of [
+      [0, 1],
+      [15, 8],
+      [7, 4],
+    ])
+      expect((await crux(store, ['session', 'get', `w${w}-${i}`])).stdout).toBe(`{"w": ${w}, "i": ${i}.0}`);
     expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
   });
 });
@@ -73,7 +80,12 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL failures', () => {
     noDb.pathname = '/no_such_db';
     const missing = await crux(noDb.href, ['--json', 'session', 'list']);
     expect(missing.exitCode).toBe(5);
-    expect(JSON.parse(missing.stderr).error).toMatchObject({ code: 5, kind: 'store_refused', message: expect.stringContaining('has no database "no_such_db"'), hint: expect.stringContaining('createdb no_such_db') });
+    expect(JSON.parse(missing.stderr).error).toMatchObject({
+      code: 5,
+      kind: 'store_refused',
+      message: expect.stringContaining('has no database "no_such_db"'),
+      hint: expect.stringContaining('createdb no_such_db'),
+    });
     const socketDir = psql('show unix_socket_directories').trim().split(',')[0]!;
     const noRole = await crux(`postgres://ghost_role@/postgres?host=${socketDir}&port=${server.port}`, ['session', 'list']);
     expect(noRole.exitCode, noRole.stderr).toBe(5);
@@ -137,7 +149,12 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL failures', () => {
     const dir = tempDir();
     const file = join(dir, 'import.jsonl');
     writeFileSync(file, Array.from({ length: 60_000 }, (_, i) => `${JSON.stringify({ session_id: `s${i}`, state: { i } })}\n`).join(''));
-    const run = await execa('script', ['-qec', `${CRUX} --store '${store}' session import ${file}`, '/dev/null'], { reject: false, env: testEnv(), extendEnv: false, stdin: 'ignore' });
+    const run = await execa('script', ['-qec', `${CRUX} --store '${store}' session import ${file}`, '/dev/null'], {
+      reject: false,
+      env: testEnv(),
+      extendEnv: false,
+      stdin: 'ignore',
+    });
     expect(run.exitCode).toBe(0);
     expect(String(run.stdout)).toMatch(/\r\x1b\[Kcrux: importing .*: \d+% writing the journal/);
     expect(psql(`select count(*) from ${new URL(store).searchParams.get('schema')}.journal_sessions`).trim()).toBe('60000');

@@ -73,9 +73,27 @@ c journal compact >/dev/null
     const dir = freshDataDir();
     const taskFile = `${dir}.task.json`;
     fs.mkdirSync(resolve(dir, '..'), { recursive: true });
-    fs.writeFileSync(taskFile, JSON.stringify({ requester: URL, desired_outcome: `push to ${URL}`, sources: [URL], acceptance_criteria: [URL], boundaries: [URL], blocker_rule: URL }));
+    fs.writeFileSync(
+      taskFile,
+      JSON.stringify({ requester: URL, desired_outcome: `push to ${URL}`, sources: [URL], acceptance_criteria: [URL], boundaries: [URL], blocker_rule: URL }),
+    );
     const runs = [
-      await crux(dir, ['case', 'record', '--task', `clone ${URL}`, '--action', `git clone ${URL}`, '--outcome', `ok ${URL}`, '--context', URL, '--tag', 'git', '--receipt', URL]),
+      await crux(dir, [
+        'case',
+        'record',
+        '--task',
+        `clone ${URL}`,
+        '--action',
+        `git clone ${URL}`,
+        '--outcome',
+        `ok ${URL}`,
+        '--context',
+        URL,
+        '--tag',
+        'git',
+        '--receipt',
+        URL,
+      ]),
       await crux(dir, ['case', 'record', '--stdin'], { input: JSON.stringify({ task: URL, action: URL, outcome: URL, context: URL }) }),
       await crux(dir, ['--json', 'case', 'list']),
       await crux(dir, ['case', 'retrieve', 'clone', 'git', 'example']),
@@ -88,7 +106,21 @@ c journal compact >/dev/null
       await crux(dir, ['--json', 'session', 'get', 'a']),
       await crux(dir, ['session', 'export']),
       await crux(dir, ['--agent', 'alice', 'session', 'put', 's', '{}']),
-      await crux(dir, ['handoff', 'mint', 's', '--from', 'alice', '--to', 'bob', '--message', `pick up ${URL}`, '--task-file', taskFile, '--out', `${dir}.pkg`]),
+      await crux(dir, [
+        'handoff',
+        'mint',
+        's',
+        '--from',
+        'alice',
+        '--to',
+        'bob',
+        '--message',
+        `pick up ${URL}`,
+        '--task-file',
+        taskFile,
+        '--out',
+        `${dir}.pkg`,
+      ]),
       await crux(dir, ['handoff', 'inspect', `${dir}.pkg`, '--as', 'bob']),
       await crux(dir, ['handoff', 'accept', `${dir}.pkg`, '--as', 'bob']),
       await crux(dir, ['--json', 'handoff', 'list']),
@@ -98,7 +130,9 @@ c journal compact >/dev/null
       expect(run.exitCode, run.stderr).toBe(0);
       expect(run.stdout + run.stderr).not.toContain(SECRET);
     }
-    const onDisk = walk(dir).filter((e) => !e.dir).map((e) => e.path);
+    const onDisk = walk(dir)
+      .filter((e) => !e.dir)
+      .map((e) => e.path);
     for (const path of [...onDisk, `${dir}.pkg`]) {
       const bytes = fs.readFileSync(path);
       expect(bytes.includes(SECRET), path).toBe(false);

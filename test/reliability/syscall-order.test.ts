@@ -73,7 +73,9 @@ describe('syscall order (strace)', { timeout: TIMEOUT }, () => {
     expect(write).toBeLessThan(sync);
     expect(sync).toBeLessThan(printed);
     const again = trace(dir, ['session', 'put', 'a', '{"n":2}']);
-    expect(index(again, (c) => c.path === journal && /f(data)?sync/.test(c.name), 'journal fsync')).toBeLessThan(index(again, (c) => c.name === 'write' && c.fd === 1, 'output'));
+    expect(index(again, (c) => c.path === journal && /f(data)?sync/.test(c.name), 'journal fsync')).toBeLessThan(
+      index(again, (c) => c.name === 'write' && c.fd === 1, 'output'),
+    );
   });
 
   it('compaction: temp written and fsynced, renamed over the journal, directory fsynced, then success is printed', async () => {

@@ -71,7 +71,14 @@ describe('architecture', () => {
   });
 
   it('finds a circle when there is one (the check itself can fail)', () => {
-    const planted = { files: ['a.ts', 'b.ts', 'c.ts'], edges: new Map([['a.ts', [{ spec: './b', target: 'b.ts', typeOnly: true }]], ['b.ts', [{ spec: './a', target: 'a.ts', typeOnly: false }]], ['c.ts', []]]) };
+    const planted = {
+      files: ['a.ts', 'b.ts', 'c.ts'],
+      edges: new Map([
+        ['a.ts', [{ spec: './b', target: 'b.ts', typeOnly: true }]],
+        ['b.ts', [{ spec: './a', target: 'a.ts', typeOnly: false }]],
+        ['c.ts', []],
+      ]),
+    };
     expect(importCircles(planted)).toEqual([['a.ts', 'b.ts']]);
   });
 
@@ -79,7 +86,10 @@ describe('architecture', () => {
     const routes = graph.files
       .filter((f) => layerOf(f) === 'domain')
       .flatMap((f) => {
-        const direct = graph.edges.get(f)!.filter((e) => FS_MODULES.has(e.spec)).map((e) => `${f} imports ${e.spec}`);
+        const direct = graph.edges
+          .get(f)!
+          .filter((e) => FS_MODULES.has(e.spec))
+          .map((e) => `${f} imports ${e.spec}`);
         const path = runtimePathTo(graph, f, touchesFileSystem);
         return [...direct, ...(path === undefined ? [] : [path.join(' → ')])];
       });
@@ -110,8 +120,22 @@ describe('architecture', () => {
   it('exports no value that no other file uses (src, test, bench or the build)', () => {
     const root = join(SRC, '..');
     const walk = (dir: string): string[] =>
-      fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : /\.(ts|mts|mjs)$/.test(e.name) ? [join(dir, e.name)] : [])) : [];
-    const texts = new Map([...walk(SRC), ...walk(join(root, 'test')), ...walk(join(root, 'bench')), ...fs.readdirSync(root).filter((f) => f.endsWith('.mjs')).map((f) => join(root, f))].map((f) => [f, fs.readFileSync(f, 'utf8')]));
+      fs.existsSync(dir)
+        ? fs
+            .readdirSync(dir, { withFileTypes: true })
+            .flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : /\.(ts|mts|mjs)$/.test(e.name) ? [join(dir, e.name)] : []))
+        : [];
+    const texts = new Map(
+      [
+        ...walk(SRC),
+        ...walk(join(root, 'test')),
+        ...walk(join(root, 'bench')),
+        ...fs
+          .readdirSync(root)
+          .filter((f) => f.endsWith('.mjs'))
+          .map((f) => join(root, f)),
+      ].map((f) => [f, fs.readFileSync(f, 'utf8')]),
+    );
     const unused = graph.files.flatMap((file) =>
       [...textOf(file).matchAll(/^export\s+(?:async\s+)?(?:const|function\*?|class|let|enum)\s+([A-Za-z_$][\w$]*)/gm)]
         .map((m) => m[1]!)

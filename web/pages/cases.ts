@@ -2,7 +2,15 @@
 import { get, type Case } from '../api';
 import { ago, badge, el, table } from '../dom';
 
-const caseRow = (c: Case) => [el('code', {}, c.case_id), el('span', { class: 'task' }, c.task), c.action, c.success ? badge('success') : badge('failure'), c.tags.map((t) => badge(t, 'tag')), c.times_reused, ago(c.created_at)];
+const caseRow = (c: Case) => [
+  el('code', {}, c.case_id),
+  el('span', { class: 'task' }, c.task),
+  c.action,
+  c.success ? badge('success') : badge('failure'),
+  c.tags.map((t) => badge(t, 'tag')),
+  c.times_reused,
+  ago(c.created_at),
+];
 
 export async function cases(params: URLSearchParams): Promise<HTMLElement> {
   const task = params.get('task') ?? '';
@@ -16,7 +24,12 @@ export async function cases(params: URLSearchParams): Promise<HTMLElement> {
   };
   const parts: HTMLElement[] = [
     el('h2', {}, 'Cases'),
-    el('form', { class: 'filters', onsubmit: nav }, el('input', { name: 'task', placeholder: 'a task, as an agent would ask', value: task, 'aria-label': 'task', size: 40 }), el('button', { type: 'submit' }, 'Retrieve')),
+    el(
+      'form',
+      { class: 'filters', onsubmit: nav },
+      el('input', { name: 'task', placeholder: 'a task, as an agent would ask', value: task, 'aria-label': 'task', size: 40 }),
+      el('button', { type: 'submit' }, 'Retrieve'),
+    ),
   ];
   if (task !== '') {
     const { results } = await get<{ results: { similarity: number; case: Case }[] }>('cases/retrieve', { task, top_k: 20 });
@@ -24,12 +37,21 @@ export async function cases(params: URLSearchParams): Promise<HTMLElement> {
       el('h3', {}, `Best matches for “`, task, '”'),
       table(
         ['similarity', 'case', 'task', 'action', 'outcome', 'tags', 'reused', 'created'],
-        results.map((r) => [el('span', { class: 'sim' }, el('span', { class: 'sim-bar', style: `width:${(r.similarity * 100).toFixed(0)}%` }), r.similarity.toFixed(3)), ...caseRow(r.case)]),
+        results.map((r) => [
+          el('span', { class: 'sim' }, el('span', { class: 'sim-bar', style: `width:${(r.similarity * 100).toFixed(0)}%` }), r.similarity.toFixed(3)),
+          ...caseRow(r.case),
+        ]),
         'no case shares a word with that task',
       ),
     );
   }
-  const { cases: list } = await get<{ cases: Case[] }>('cases', { tag: tag || undefined, only_success: outcome === 'success' ? 1 : undefined, only_failure: outcome === 'failure' ? 1 : undefined, sort: '-created', limit: 100 });
+  const { cases: list } = await get<{ cases: Case[] }>('cases', {
+    tag: tag || undefined,
+    only_success: outcome === 'success' ? 1 : undefined,
+    only_failure: outcome === 'failure' ? 1 : undefined,
+    sort: '-created',
+    limit: 100,
+  });
   parts.push(
     el('h3', {}, 'Browse'),
     el(
@@ -37,7 +59,11 @@ export async function cases(params: URLSearchParams): Promise<HTMLElement> {
       { class: 'filters', onsubmit: nav },
       task === '' ? null : el('input', { type: 'hidden', name: 'task', value: task }),
       el('input', { name: 'tag', placeholder: 'tag', value: tag, 'aria-label': 'tag' }),
-      el('select', { name: 'outcome', 'aria-label': 'outcome' }, ['', 'success', 'failure'].map((o) => el('option', { value: o, selected: o === outcome }, o === '' ? 'any outcome' : o))),
+      el(
+        'select',
+        { name: 'outcome', 'aria-label': 'outcome' },
+        ['', 'success', 'failure'].map((o) => el('option', { value: o, selected: o === outcome }, o === '' ? 'any outcome' : o)),
+      ),
       el('button', { type: 'submit' }, 'Browse'),
     ),
     table(['case', 'task', 'action', 'outcome', 'tags', 'reused', 'created'], list.map(caseRow), 'no cases match'),

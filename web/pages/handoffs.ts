@@ -66,7 +66,12 @@ function graph(rows: Row[]): HTMLElement {
     // The way out from the centre: the name goes there, beside the node.
     const dx = (p.x - W / 2) / R;
     const dy = (p.y - W / 2) / R;
-    return svg('g', { class: 'node' }, svg('circle', { cx: p.x, cy: p.y, r: 24 }), svg('text', { x: p.x + dx * 32, y: p.y + dy * 36 + 4, 'text-anchor': dx > 0.3 ? 'start' : dx < -0.3 ? 'end' : 'middle' }, a));
+    return svg(
+      'g',
+      { class: 'node' },
+      svg('circle', { cx: p.x, cy: p.y, r: 24 }),
+      svg('text', { x: p.x + dx * 32, y: p.y + dy * 36 + 4, 'text-anchor': dx > 0.3 ? 'start' : dx < -0.3 ? 'end' : 'middle' }, a),
+    );
   });
   const defs = svg(
     'defs',

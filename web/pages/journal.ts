@@ -30,7 +30,15 @@ export async function journal(): Promise<HTMLElement> {
     el('p', { class: 'muted' }, c.data_dir),
     table(
       ['journal', 'records', 'size', 'problems', 'torn tail', 'quarantined', 'history'],
-      c.journals.map((j) => [j.name, j.records, bytes(j.bytes), j.problems.length, j.torn_tail ? 'yes' : 'no', j.quarantined, j.history === undefined ? '-' : `${j.history.records ?? '?'} records, ${j.history.problems.length} problems`]),
+      c.journals.map((j) => [
+        j.name,
+        j.records,
+        bytes(j.bytes),
+        j.problems.length,
+        j.torn_tail ? 'yes' : 'no',
+        j.quarantined,
+        j.history === undefined ? '-' : `${j.history.records ?? '?'} records, ${j.history.problems.length} problems`,
+      ]),
     ),
     el('h3', {}, 'Problems'),
     table(['journal', 'line', 'reason'], problems, 'none: every record verifies'),

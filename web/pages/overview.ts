@@ -30,12 +30,26 @@ interface Check {
 }
 
 const cards = (title: string, counts: Record<string, number>) =>
-  el('section', { class: 'card' }, el('h3', {}, title), el('ul', { class: 'counts' }, Object.entries(counts).map(([k, n]) => el('li', {}, badge(k), el('strong', {}, n)))));
+  el(
+    'section',
+    { class: 'card' },
+    el('h3', {}, title),
+    el(
+      'ul',
+      { class: 'counts' },
+      Object.entries(counts).map(([k, n]) => el('li', {}, badge(k), el('strong', {}, n))),
+    ),
+  );
 
 export const sessionLink = (s: Session) => el('a', { href: href('session', s.agent ?? '-', s.session_id) }, s.session_id);
 
 export async function overview(): Promise<HTMLElement> {
-  const [counts, act, tags, journals] = await Promise.all([get<Counts>('overview/sessions'), get<Activity>('overview/activity'), get<Tags>('overview/tags'), get<Journals>('overview/journals')]);
+  const [counts, act, tags, journals] = await Promise.all([
+    get<Counts>('overview/sessions'),
+    get<Activity>('overview/activity'),
+    get<Tags>('overview/tags'),
+    get<Journals>('overview/journals'),
+  ]);
   const health = el('p', { class: 'muted', id: 'health' }, 'checking the journals…');
   // The check verifies every record: it comes after the rest is on screen.
   get<Check>('journal/check').then(
@@ -48,7 +62,13 @@ export async function overview(): Promise<HTMLElement> {
     'div',
     { class: 'page overview' },
     el('h2', {}, 'Overview'),
-    el('div', { class: 'cards' }, el('section', { class: 'card' }, el('h3', {}, 'Sessions'), el('p', { class: 'big' }, counts.total)), cards('By status', counts.by_status), cards('By freshness', counts.by_freshness)),
+    el(
+      'div',
+      { class: 'cards' },
+      el('section', { class: 'card' }, el('h3', {}, 'Sessions'), el('p', { class: 'big' }, counts.total)),
+      cards('By status', counts.by_status),
+      cards('By freshness', counts.by_freshness),
+    ),
     el('h3', {}, `Stranded (${counts.stranded.length}${counts.stranded.length === 20 ? '+' : ''})`),
     table(
       ['session', 'agent', 'status', 'updated', 'freshness'],
@@ -60,7 +80,9 @@ export async function overview(): Promise<HTMLElement> {
     stackedBars(entries, act.series, (label) => (label.endsWith('T00:00:00.000Z') ? label.slice(5, 10) : undefined)),
     el('p', { class: 'muted' }, totals),
     el('h3', {}, `Success rate by tag (${tags.cases} cases)`),
-    tags.tags.length === 0 ? el('p', { class: 'empty' }, 'no cases yet') : rateBars(tags.tags.map((t) => ({ label: t.tag, rate: t.success_rate, note: `${Math.round(t.success_rate * 100)}% of ${t.cases}` }))),
+    tags.tags.length === 0
+      ? el('p', { class: 'empty' }, 'no cases yet')
+      : rateBars(tags.tags.map((t) => ({ label: t.tag, rate: t.success_rate, note: `${Math.round(t.success_rate * 100)}% of ${t.cases}` }))),
     el('h3', {}, 'Journals'),
     el('p', { class: 'muted' }, `${journals.store === 'postgres' ? 'PostgreSQL' : 'data directory'} ${journals.location}`),
     health,

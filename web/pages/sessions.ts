@@ -14,7 +14,13 @@ export async function sessions(params: URLSearchParams): Promise<HTMLElement> {
   const q = params.get('q') ?? '';
   const limit = Number(params.get('limit') ?? 200) || 200;
   // As `session list`: active and handed-off sessions unless a status is asked for (all: closed and archived too).
-  const list = await get<{ sessions: Session[] }>('sessions', { agent: agent || undefined, status: status === '' || status === 'all' ? undefined : status, all: status === 'all' ? 1 : undefined, stranded: stranded ? 1 : undefined, limit: q === '' ? limit : undefined });
+  const list = await get<{ sessions: Session[] }>('sessions', {
+    agent: agent || undefined,
+    status: status === '' || status === 'all' ? undefined : status,
+    all: status === 'all' ? 1 : undefined,
+    stranded: stranded ? 1 : undefined,
+    limit: q === '' ? limit : undefined,
+  });
   const shown = q === '' ? list.sessions : list.sessions.filter((s) => s.session_id.includes(q)).slice(0, limit);
   const go = (event: Event) => {
     event.preventDefault();
@@ -32,7 +38,13 @@ export async function sessions(params: URLSearchParams): Promise<HTMLElement> {
       { class: 'filters', onsubmit: go },
       el('input', { name: 'q', placeholder: 'id contains…', value: q, 'aria-label': 'search by id' }),
       el('input', { name: 'agent', placeholder: 'agent', value: agent, 'aria-label': 'agent' }),
-      el('select', { name: 'status', 'aria-label': 'status' }, el('option', { value: '' }, 'active and handed off'), el('option', { value: 'all', selected: status === 'all' }, 'every status'), STATUSES.map((s) => el('option', { value: s, selected: s === status }, s))),
+      el(
+        'select',
+        { name: 'status', 'aria-label': 'status' },
+        el('option', { value: '' }, 'active and handed off'),
+        el('option', { value: 'all', selected: status === 'all' }, 'every status'),
+        STATUSES.map((s) => el('option', { value: s, selected: s === status }, s)),
+      ),
       el('label', {}, el('input', { type: 'checkbox', name: 'stranded', value: '1', checked: stranded }), ' stranded'),
       el('button', { type: 'submit' }, 'Filter'),
     ),
@@ -71,11 +83,23 @@ async function fetchSession(agent: string, id: string, at?: number): Promise<{ s
 function diffView(before: string, after: string): HTMLElement {
   const lines = diffLines(pretty(before), pretty(after));
   const changed = lines.filter((l) => l.op !== ' ').length;
-  return el('div', { class: 'diff' }, el('p', { class: 'muted' }, changed === 0 ? 'no change to the state' : `${changed} line(s) changed`), el('pre', {}, lines.map((l) => el('span', { class: l.op === '+' ? 'add' : l.op === '-' ? 'del' : 'ctx' }, block(`${l.op} ${l.text}\n`)))));
+  return el(
+    'div',
+    { class: 'diff' },
+    el('p', { class: 'muted' }, changed === 0 ? 'no change to the state' : `${changed} line(s) changed`),
+    el(
+      'pre',
+      {},
+      lines.map((l) => el('span', { class: l.op === '+' ? 'add' : l.op === '-' ? 'del' : 'ctx' }, block(`${l.op} ${l.text}\n`))),
+    ),
+  );
 }
 
 export async function session(agent: string, id: string): Promise<HTMLElement> {
-  const [{ session: s, exact }, { history }] = await Promise.all([fetchSession(agent, id), get<{ history: HistoryEntry[] }>(`sessions/${encodeURIComponent(agent)}/${encodeURIComponent(id)}/history`, { limit: 100 })]);
+  const [{ session: s, exact }, { history }] = await Promise.all([
+    fetchSession(agent, id),
+    get<{ history: HistoryEntry[] }>(`sessions/${encodeURIComponent(agent)}/${encodeURIComponent(id)}/history`, { limit: 100 }),
+  ]);
   const detail = el('div', { class: 'version', id: 'version' }, el('p', { class: 'muted' }, 'pick a version to see what it changed'));
   const pick = async (i: number) => {
     const entry = history[i]!;
@@ -84,7 +108,11 @@ export async function session(agent: string, id: string): Promise<HTMLElement> {
     try {
       const now = entry.state_bytes === null ? '' : (await fetchSession(agent, id, entry.seq)).exact;
       const before = previous === undefined ? '' : (await fetchSession(agent, id, previous.seq)).exact;
-      show(detail, el('h4', {}, `record ${entry.seq}: ${line(entry.ev)}${previous === undefined ? ' (first version)' : ` against record ${previous.seq}`}`), diffView(before, now));
+      show(
+        detail,
+        el('h4', {}, `record ${entry.seq}: ${line(entry.ev)}${previous === undefined ? ' (first version)' : ` against record ${previous.seq}`}`),
+        diffView(before, now),
+      );
     } catch (error) {
       show(detail, el('p', { class: 'error' }, (error as Error).message));
     }
@@ -93,20 +121,66 @@ export async function session(agent: string, id: string): Promise<HTMLElement> {
   const timeline = el(
     'ol',
     { class: 'timeline' },
-    history.map((h, i) => el('li', {}, el('button', { type: 'button', onclick: () => void pick(i) }, el('strong', {}, `#${h.seq}`), ' ', h.ev.replace(/^session\./, ''), ' ', h.status === null ? '' : badge(h.status), ' ', ago(h.ts), h.actor === null ? '' : ` by ${line(h.actor)}`, h.state_bytes === null ? '' : ` · ${h.state_bytes} B`))),
+    history.map((h, i) =>
+      el(
+        'li',
+        {},
+        el(
+          'button',
+          { type: 'button', onclick: () => void pick(i) },
+          el('strong', {}, `#${h.seq}`),
+          ' ',
+          h.ev.replace(/^session\./, ''),
+          ' ',
+          h.status === null ? '' : badge(h.status),
+          ' ',
+          ago(h.ts),
+          h.actor === null ? '' : ` by ${line(h.actor)}`,
+          h.state_bytes === null ? '' : ` · ${h.state_bytes} B`,
+        ),
+      ),
+    ),
   );
   const closeRecord =
     s.status === 'closed'
-      ? el('section', { class: 'card' }, el('h3', {}, 'Closed'), el('p', {}, badge(s.outcome ?? 'closed'), ' ', ago(s.closed_at ?? null)), s.summary ? el('pre', { class: 'summary' }, block(s.summary)) : el('p', { class: 'muted' }, 'no summary'))
+      ? el(
+          'section',
+          { class: 'card' },
+          el('h3', {}, 'Closed'),
+          el('p', {}, badge(s.outcome ?? 'closed'), ' ', ago(s.closed_at ?? null)),
+          s.summary ? el('pre', { class: 'summary' }, block(s.summary)) : el('p', { class: 'muted' }, 'no summary'),
+        )
       : null;
   return el(
     'div',
     { class: 'page' },
     el('p', {}, el('a', { href: href('sessions') }, '← sessions')),
     el('h2', {}, s.session_id, ' ', badge(s.status), ' ', badge(s.freshness)),
-    table(['agent', 'updated', 'expires', 'tokens', 'actor', 'archived'], [[s.agent ?? '- (unscoped)', ago(s.updated_at), ago(s.expires_at), s.total_tokens, s.actor ?? '-', s.archived ? `yes: ${line(s.archive_reason ?? '')}` : 'no']]),
+    table(
+      ['agent', 'updated', 'expires', 'tokens', 'actor', 'archived'],
+      [
+        [
+          s.agent ?? '- (unscoped)',
+          ago(s.updated_at),
+          ago(s.expires_at),
+          s.total_tokens,
+          s.actor ?? '-',
+          s.archived ? `yes: ${line(s.archive_reason ?? '')}` : 'no',
+        ],
+      ],
+    ),
     closeRecord,
-    el('div', { class: 'two' }, el('section', {}, el('h3', {}, 'State'), el('pre', { class: 'state', id: 'state-pretty' }, block(pretty(exact)))), el('section', {}, el('h3', {}, `Exact bytes (${new TextEncoder().encode(exact).length} B)`), el('pre', { class: 'state', id: 'state-exact' }, block(exact)))),
+    el(
+      'div',
+      { class: 'two' },
+      el('section', {}, el('h3', {}, 'State'), el('pre', { class: 'state', id: 'state-pretty' }, block(pretty(exact)))),
+      el(
+        'section',
+        {},
+        el('h3', {}, `Exact bytes (${new TextEncoder().encode(exact).length} B)`),
+        el('pre', { class: 'state', id: 'state-exact' }, block(exact)),
+      ),
+    ),
     el('h3', {}, `History (${history.length}${history.length === 100 ? ', the newest 100' : ''})`),
     el('div', { class: 'two' }, timeline, detail),
   );

@@ -18,7 +18,8 @@ const IDS: Record<IdKind, (ctx: Context, prefix: string) => Promise<string[]>> =
   session: (ctx, prefix) => sessionIdsStartingWith(sessionScope(ctx), prefix, MAX_IDS),
   case: async (ctx) => (await listCases(caseScope(ctx))).map((c) => c.case_id),
   // `handoff export` takes a package minted here.
-  handoff: async (ctx) => (await listHandoffs(handoffScope(ctx))).handoffs.flatMap((h) => (h.direction === 'minted' && h.handoff_id !== null ? [h.handoff_id] : [])),
+  handoff: async (ctx) =>
+    (await listHandoffs(handoffScope(ctx))).handoffs.flatMap((h) => (h.direction === 'minted' && h.handoff_id !== null ? [h.handoff_id] : [])),
 };
 
 export function makeCompleteIdsCommand(): Command {
@@ -29,6 +30,12 @@ export function makeCompleteIdsCommand(): Command {
     .action(async (kind: IdKind, prefix: string, _opts, command: Command) => {
       const ids = (await IDS[kind](buildContext(command), prefix)).filter((id) => id.startsWith(prefix));
       // A name a shell cannot take as one word (a newline) is left out rather than split.
-      writeStdout([...new Set(ids)].filter((id) => !id.includes('\n')).slice(0, MAX_IDS).map((id) => `${id}\n`).join(''));
+      writeStdout(
+        [...new Set(ids)]
+          .filter((id) => !id.includes('\n'))
+          .slice(0, MAX_IDS)
+          .map((id) => `${id}\n`)
+          .join(''),
+      );
     });
 }

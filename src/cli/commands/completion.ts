@@ -38,10 +38,24 @@ function describeTree(command: Command, path: string[] = [], inherited: OptionNo
     if (child.name() === 'help' && !command.commands.includes(child)) {
       // commander's implicit `help [command]`
       // The commands help lists (not the hidden __complete, nor help itself).
-      const names = help.visibleCommands(command).filter((c) => c !== child).map((c) => c.name());
-      return { path: childPath, aliases: [], description: child.description(), options: inherited, argument: { kind: 'choices', choices: names } as ValueKind, children: [] };
+      const names = help
+        .visibleCommands(command)
+        .filter((c) => c !== child)
+        .map((c) => c.name());
+      return {
+        path: childPath,
+        aliases: [],
+        description: child.description(),
+        options: inherited,
+        argument: { kind: 'choices', choices: names } as ValueKind,
+        children: [],
+      };
     }
-    return describeTree(child, childPath, options.filter((o) => !o.names.includes('--help') && !o.names.includes('--version')));
+    return describeTree(
+      child,
+      childPath,
+      options.filter((o) => !o.names.includes('--help') && !o.names.includes('--version')),
+    );
   });
   const first = command.registeredArguments[0];
   return {
@@ -59,7 +73,10 @@ export function makeCompletionCommand(): Command {
   return new Command('completion')
     .description('print a completion script for every command and option (bash or zsh)')
     .addArgument(new Argument('<shell>', 'the shell').choices(['bash', 'zsh']))
-    .addHelpText('after', '\nExamples:\n  source <(crux completion bash)\n  crux completion bash > ~/.local/share/bash-completion/completions/crux\n  crux completion zsh > "${fpath[1]}/_crux"')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  source <(crux completion bash)\n  crux completion bash > ~/.local/share/bash-completion/completions/crux\n  crux completion zsh > "${fpath[1]}/_crux"',
+    )
     .action((shell: 'bash' | 'zsh', _opts, command: Command) => {
       const tree = describeTree(command.parent!);
       writeStdout(shell === 'bash' ? renderBashCompletion(tree) : renderZshCompletion(tree));

@@ -9,8 +9,7 @@ import { gatherDoctor, type OptionSource } from '../../domain/doctor';
 import { CruxError } from '../../shared/errors';
 import { VERSION } from '../version';
 
-const sourceOf = (flag: string | undefined, envValue: string | undefined): OptionSource =>
-  flag !== undefined ? 'flag' : envValue ? 'env' : 'none';
+const sourceOf = (flag: string | undefined, envValue: string | undefined): OptionSource => (flag !== undefined ? 'flag' : envValue ? 'env' : 'none');
 
 export function makeDoctorCommand(): Command {
   return new Command('doctor')
@@ -37,7 +36,11 @@ export function makeDoctorCommand(): Command {
       const document = { versions: { crux: VERSION, node: process.versions.node }, ...report };
       await emit({ ...ctx, quiet: ctx.quiet && report.healthy }, document, renderDoctor);
       if (!report.healthy) {
-        throw new CruxError('journal_damaged', 'the data directory is damaged', 'the report names each finding (with --json, in the document); `crux journal check --repair` quarantines bad lines');
+        throw new CruxError(
+          'journal_damaged',
+          'the data directory is damaged',
+          'the report names each finding (with --json, in the document); `crux journal check --repair` quarantines bad lines',
+        );
       }
     });
 }

@@ -14,7 +14,12 @@ export function addListOptions(command: Command, orders: Orders<any, string>, de
   const keys = Object.keys(orders);
   return command
     .option('--limit <n>', `show at most n (after sorting and filtering); 0: all (default: ${TERMINAL_ROWS} on a terminal, all piped and with --json)`)
-    .addOption(completingWith(new Option('--sort <key>', `order by ${keys.join(', ')}; -key for descending (default: ${defaultOrder})`), [...keys, ...keys.map((k) => `-${k}`)]))
+    .addOption(
+      completingWith(new Option('--sort <key>', `order by ${keys.join(', ')}; -key for descending (default: ${defaultOrder})`), [
+        ...keys,
+        ...keys.map((k) => `-${k}`),
+      ]),
+    )
     .option('--no-headers', 'leave out the header line of the table');
 }
 

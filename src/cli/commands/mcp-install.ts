@@ -7,32 +7,10 @@ import { buildContext, type GlobalOptions } from '../context';
 import { emit, sentence } from '../../output/emit';
 import { renderMcpInstalled, renderMcpUninstalled } from '../../output/mcp-install';
 import { writeStdout } from '../../output/stdout';
-import { usage } from '../../shared/errors';
-import { CLIENT_FILES_HELP, MCP_CLIENTS, mcpClientNamed, type McpClient, type McpScope, type ServerSpec } from '../install/mcp-clients';
+import { CLIENT_FILES_HELP, CLIENT_NAMES, clientOf, scopeOf, type McpClient, type McpScope, type ServerSpec, type TargetOptions } from '../install/mcp-clients';
 import { editTomlServer, mergeJsonServer, removeJsonServer, type ConfigEdit } from '../install/mcp-config';
 import { readConfigFile, replaceConfigFile } from '../install/config-file';
 import { projectRootOf } from '../install/project-root';
-
-interface TargetOptions {
-  user?: boolean;
-  project?: boolean;
-  print?: boolean;
-}
-
-const CLIENT_NAMES = MCP_CLIENTS.map((c) => c.name).join(', ');
-
-function clientOf(name: string): McpClient {
-  const client = mcpClientNamed(name);
-  if (client === undefined) throw usage(`unknown client ${JSON.stringify(name)}`, `the clients are: ${CLIENT_NAMES}`);
-  return client;
-}
-
-function scopeOf(client: McpClient, opts: TargetOptions): McpScope {
-  if (opts.user && opts.project) throw usage('give --user or --project, not both');
-  const scope = opts.project ? 'project' : opts.user ? 'user' : client.scopes[0]!;
-  if (!client.scopes.includes(scope)) throw usage(`${client.label} has no ${scope} configuration`, `its configuration is the ${client.scopes.join(' or ')} one`);
-  return scope;
-}
 
 /**
  * The server as it runs now: this Node binary and this crux script, both absolute (a symlink to the script,
@@ -51,8 +29,17 @@ const withTargetOptions = (command: Command, verb: string) =>
   command
     .argument('<client>', CLIENT_NAMES)
     .option('--user', "the user's configuration (the default): every project of this user")
-    .option('--project', 'the configuration of the project the current directory is in (Claude Code: .mcp.json, Cursor: .cursor/mcp.json, at the root of its repository)')
+    .option(
+      '--project',
+      'the configuration of the project the current directory is in (Claude Code: .mcp.json, Cursor: .cursor/mcp.json, at the root of its repository)',
+    )
     .option('--print', `print the configuration file as it would be ${verb} instead of writing it`);
+
+/** The edit of a client's file: the entry merged in, or (undefined) crux's entry taken out. */
+const editing =
+  (client: McpClient, entry: Parameters<typeof mergeJsonServer>[1] | undefined) =>
+  (text: string, where: string): ConfigEdit =>
+    client.format === 'toml' ? editTomlServer(text, entry, where) : entry === undefined ? removeJsonServer(text, where) : mergeJsonServer(text, entry, where);
 
 function run(client: McpClient, scope: McpScope, edit: (text: string, where: string) => ConfigEdit, print: boolean | undefined) {
   const path = client.file(scope, { env: process.env, platform: process.platform, projectRoot: () => projectRootOf(process.cwd()) });
@@ -89,7 +76,7 @@ export function makeMcpInstallCommand(): Command {
       const scope = scopeOf(client, opts);
       const server = serverSpec(command.optsWithGlobals<GlobalOptions>());
       const entry = client.entry(server);
-      const { path, result } = run(client, scope, (text, where) => (client.format === 'toml' ? editTomlServer(text, entry, where) : mergeJsonServer(text, entry, where)), opts.print);
+      const { path, result } = run(client, scope, editing(client, entry), opts.print);
       if (result.reformatted) ctx.warn(`${path} was written anew by the TOML library: every entry is kept, its comments and layout are not`);
       if (opts.print) return;
       await emit(ctx, { client: client.name, scope, file: path, changed: result.changed, server, afterwards: client.afterwards }, sentence(renderMcpInstalled));
@@ -99,12 +86,15 @@ export function makeMcpInstallCommand(): Command {
 export function makeMcpUninstallCommand(): Command {
   return withTargetOptions(new Command('uninstall'), 'without crux')
     .description("take crux's MCP server out of a client's configuration file, and nothing else; none there changes nothing")
-    .addHelpText('after', ['', ...CLIENT_FILES_HELP, '', 'Examples:', '  crux mcp uninstall claude-code', '  crux mcp uninstall cursor --project --print'].join('\n'))
+    .addHelpText(
+      'after',
+      ['', ...CLIENT_FILES_HELP, '', 'Examples:', '  crux mcp uninstall claude-code', '  crux mcp uninstall cursor --project --print'].join('\n'),
+    )
     .action(async (name: string, opts: TargetOptions, command: Command) => {
       const ctx = buildContext(command);
       const client = clientOf(name);
       const scope = scopeOf(client, opts);
-      const { path, result } = run(client, scope, (text, where) => (client.format === 'toml' ? editTomlServer(text, undefined, where) : removeJsonServer(text, where)), opts.print);
+      const { path, result } = run(client, scope, editing(client, undefined), opts.print);
       if (result.foreign) ctx.warn(`the "crux" server in ${path} does not run crux's mcp command: left as it is`);
       if (result.reformatted) ctx.warn(`${path} was written anew by the TOML library: every entry is kept, its comments and layout are not`);
       if (opts.print) return;

@@ -9,7 +9,8 @@ const SUBCOMMANDS = { install: makeMcpInstallCommand, uninstall: makeMcpUninstal
 /** `crux mcp`, with only the subcommand `wanted` names (as every group is made), or both. */
 export function makeMcpCommand(wanted?: string): Command {
   const command = new Command('mcp');
-  for (const [name, make] of Object.entries(SUBCOMMANDS)) if (wanted === undefined || !Object.hasOwn(SUBCOMMANDS, wanted) || wanted === name) command.addCommand(make());
+  for (const [name, make] of Object.entries(SUBCOMMANDS))
+    if (wanted === undefined || !Object.hasOwn(SUBCOMMANDS, wanted) || wanted === name) command.addCommand(make());
   return command
     .description("serve the agent's sessions, cases and handoffs as MCP tools over stdio (until the client closes stdin)")
     .addHelpText(

@@ -58,7 +58,12 @@ function touch(ctx: Context, payload: Payload, project: string | null, opts: Hoo
 }
 
 const numbered = (results: readonly ScoredCase[]) =>
-  results.map(({ similarity, case: c }, i) => `${i + 1}. task: ${c.task}\n   action: ${c.action}\n   outcome: ${c.outcome}\n   (similarity ${similarity.toFixed(2)}, case ${c.case_id})`).join('\n');
+  results
+    .map(
+      ({ similarity, case: c }, i) =>
+        `${i + 1}. task: ${c.task}\n   action: ${c.action}\n   outcome: ${c.outcome}\n   (similarity ${similarity.toFixed(2)}, case ${c.case_id})`,
+    )
+    .join('\n');
 
 /** The context the agent adds to the prompt: the successful cases most like it, best first. */
 const promptContext = (results: readonly ScoredCase[]): string => `crux: cases that worked before for similar tasks\n${numbered(results)}`;
@@ -100,7 +105,14 @@ async function resumedCases(ctx: Context, payload: Payload, project: string | nu
 /** Records the open stretch of the payload's transcript, when the hook records cases and the client can. */
 async function record(client: HookClient, ctx: Context, payload: Payload, project: string | null, ending: Ending) {
   const { recordFromTranscript } = await import('./recording');
-  await recordFromTranscript(client, ctx, { sessionId: payload.sessionId, agent: ctx.agent!, transcriptPath: text(payload.fields.transcript_path), cwd: text(payload.fields.cwd), project, ending });
+  await recordFromTranscript(client, ctx, {
+    sessionId: payload.sessionId,
+    agent: ctx.agent!,
+    transcriptPath: text(payload.fields.transcript_path),
+    cwd: text(payload.fields.cwd),
+    project,
+    ending,
+  });
 }
 
 /**
@@ -118,7 +130,10 @@ export async function runHook(client: HookClient, ctx: Context, input: Buffer, o
       if (opts.recordCases && client.turnEnd === undefined) ctx.warn(`no case recorded: crux does not read ${client.label} transcripts`);
       else if (opts.recordCases) await record(client, ctx, payload, project, { kind: 'session', reason, completed });
       try {
-        await closeSession(ctx, payload.sessionId, { outcome: completed ? 'completed' : 'abandoned', summary: `${client.label} session ended (reason: ${reason})` });
+        await closeSession(ctx, payload.sessionId, {
+          outcome: completed ? 'completed' : 'abandoned',
+          summary: `${client.label} session ended (reason: ${reason})`,
+        });
       } catch (error) {
         // Nothing to close: the session began before the hooks were installed (or was deleted).
         if (!(error instanceof CruxError && error.kind === 'not_found')) throw error;

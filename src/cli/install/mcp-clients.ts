@@ -1,7 +1,7 @@
 // The MCP clients `crux mcp install` configures, each as data: where its configuration file lives (as the client
 // documents it), in which format, and how one server entry is spelled there.
 import { join } from 'node:path';
-import { invalid } from '../../shared/errors';
+import { invalid, usage } from '../../shared/errors';
 
 export type McpScope = 'user' | 'project';
 
@@ -98,3 +98,28 @@ export const CLIENT_FILES_HELP = [
   '  cursor          ~/.cursor/mcp.json; --project: .cursor/mcp.json',
   '  codex           ~/.codex/config.toml ([mcp_servers.crux]; under CODEX_HOME)',
 ];
+
+/** `--user`, `--project` and `--print` as install and uninstall take them. */
+export interface TargetOptions {
+  user?: boolean;
+  project?: boolean;
+  print?: boolean;
+}
+
+export const CLIENT_NAMES = MCP_CLIENTS.map((c) => c.name).join(', ');
+
+/** The client named on the command line (exit 2 for one crux does not know). */
+export function clientOf(name: string): McpClient {
+  const client = mcpClientNamed(name);
+  if (client === undefined) throw usage(`unknown client ${JSON.stringify(name)}`, `the clients are: ${CLIENT_NAMES}`);
+  return client;
+}
+
+/** The configuration install writes: --user, --project, or the client's first (exit 2 for one it has not). */
+export function scopeOf(client: McpClient, opts: TargetOptions): McpScope {
+  if (opts.user && opts.project) throw usage('give --user or --project, not both');
+  const scope = opts.project ? 'project' : opts.user ? 'user' : client.scopes[0]!;
+  if (!client.scopes.includes(scope))
+    throw usage(`${client.label} has no ${scope} configuration`, `its configuration is the ${client.scopes.join(' or ')} one`);
+  return scope;
+}

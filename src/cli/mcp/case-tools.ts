@@ -43,7 +43,7 @@ export const caseRetrieve = tool({
   name: 'case_retrieve',
   title: 'Retrieve similar cases',
   description:
-    'The recorded cases whose task and tags share the most words with a query (Jaccard similarity), best first, like `crux case retrieve`: the text gives each one\'s task, action and outcome.',
+    "The recorded cases whose task and tags share the most words with a query (Jaccard similarity), best first, like `crux case retrieve`: the text gives each one's task, action and outcome.",
   readOnly: false,
   destructive: false,
   idempotent: false,
@@ -72,14 +72,17 @@ export const caseList = tool({
   name: 'case_list',
   title: 'List the recorded cases',
   description:
-    'Every recorded case in the order written, like `crux case list`: successes or failures only, those with a tag, the first few. The text gives each one\'s task, action and outcome; case_show one case\'s every field.',
+    "Every recorded case in the order written, like `crux case list`: successes or failures only, those with a tag, the first few. The text gives each one's task, action and outcome; case_show one case's every field.",
   readOnly: true,
   destructive: false,
   idempotent: true,
   input: (z) => ({
     only_success: z.boolean().optional().describe('Only the cases that worked.'),
     only_failure: z.boolean().optional().describe('Only the cases that failed.'),
-    tag: z.union([z.string(), z.array(z.string())]).optional().describe('Only cases with this tag (a list: with every one of them).'),
+    tag: z
+      .union([z.string(), z.array(z.string())])
+      .optional()
+      .describe('Only cases with this tag (a list: with every one of them).'),
     limit: limit(z, 'cases, the first written'),
   }),
   output: { cases: { type: 'array', items: OBJECT } },

@@ -131,7 +131,10 @@ export class LineTransport {
     if (oversized !== undefined) {
       const limit = this.options.maxMessageBytes;
       writeStderr(`crux: refused a message of ${bytes} bytes, over the limit of ${limit} bytes; still serving\n`);
-      this.reply(oversized.id ?? null, INVALID_REQUEST, `the message is ${bytes} bytes, over the limit of ${limit} bytes: refused, nothing was done`, { limit_bytes: limit, message_bytes: bytes });
+      this.reply(oversized.id ?? null, INVALID_REQUEST, `the message is ${bytes} bytes, over the limit of ${limit} bytes: refused, nothing was done`, {
+        limit_bytes: limit,
+        message_bytes: bytes,
+      });
       return;
     }
     const text = line!.toString('utf8').replace(/\r$/, '');

@@ -5,17 +5,63 @@
 
 /** Every tool (SPEC §10.1). */
 export const TOOL_NAMES: ReadonlySet<string> = new Set([
-  'session_put', 'session_get', 'session_list', 'session_archive', 'session_unarchive', 'session_close',
-  'case_record', 'case_retrieve', 'create_handoff', 'accept_handoff',
-  'session_history', 'case_list', 'case_show', 'handoff_list', 'journal_check',
+  'session_put',
+  'session_get',
+  'session_list',
+  'session_archive',
+  'session_unarchive',
+  'session_close',
+  'case_record',
+  'case_retrieve',
+  'create_handoff',
+  'accept_handoff',
+  'session_history',
+  'case_list',
+  'case_show',
+  'handoff_list',
+  'journal_check',
 ]);
 
 /** Every argument some tool takes: an option spelled --x-y is the argument x_y. */
 export const ARGUMENT_NAMES: ReadonlySet<string> = new Set([
-  'session_id', 'state', 'state_text', 'ttl', 'expires_at', 'tokens', 'add_tokens', 'max_tokens', 'at', 'all', 'archived',
-  'stranded', 'limit', 'reason', 'outcome', 'summary', 'task', 'action', 'context', 'success', 'reward', 'tags',
-  'source_receipt', 'top_k', 'only_success', 'only_failure', 'min_similarity', 'mark_reused', 'target_agent', 'message',
-  'include_facts', 'task_record', 'alg', 'handoff', 'max_age', 'tag', 'case_id', 'status',
+  'session_id',
+  'state',
+  'state_text',
+  'ttl',
+  'expires_at',
+  'tokens',
+  'add_tokens',
+  'max_tokens',
+  'at',
+  'all',
+  'archived',
+  'stranded',
+  'limit',
+  'reason',
+  'outcome',
+  'summary',
+  'task',
+  'action',
+  'context',
+  'success',
+  'reward',
+  'tags',
+  'source_receipt',
+  'top_k',
+  'only_success',
+  'only_failure',
+  'min_similarity',
+  'mark_reused',
+  'target_agent',
+  'message',
+  'include_facts',
+  'task_record',
+  'alg',
+  'handoff',
+  'max_age',
+  'tag',
+  'case_id',
+  'status',
 ]);
 
 /** What a session state allows, as the machine names it (decide.ts), in the tools that do it (touch: a hook's). */
@@ -31,13 +77,16 @@ const OP_TOOLS: Readonly<Record<string, string | null>> = {
 
 /** Said in other words: what a tool cannot do, or a flag with no argument behind it. */
 const PHRASES: readonly [RegExp, string][] = [
-  [/the report names each problem \(with --json, in the document\); `crux journal check --repair` quarantines them/g, 'journal_check lists the problems; an operator repairs them at a shell'],
+  [
+    /the report names each problem \(with --json, in the document\); `crux journal check --repair` quarantines them/g,
+    'journal_check lists the problems; an operator repairs them at a shell',
+  ],
   [/run `crux handoff keygen --agent ([^`]+)` first/g, 'leave alg out to sign with the shared key, or have an operator make agent $1 an Ed25519 key'],
   [/ \(`crux handoff export <id>` on the minting side\)/g, ' from the sender'],
   [/`crux handoff mint` \(or a Crux daemon\) printed/g, 'create_handoff (or crux handoff mint, or a Crux daemon) gave'],
   [/accept it as the agent it is addressed to \(--as\)/g, 'only the agent it is addressed to can accept it, through its own server'],
   [/, or an earlier --now/g, ''],
-  [/ \(use --all-agents\)/g, ' (another agent\'s server lists its own)'],
+  [/ \(use --all-agents\)/g, " (another agent's server lists its own)"],
   [/see `crux --help`/g, 'tools/list describes every tool and its arguments'],
   [/the command's --help shows what it accepts/g, 'tools/list describes what each argument accepts'],
   [/only delete removes it/g, 'only an operator can delete it'],
@@ -51,7 +100,13 @@ const ALLOWS = /allows: ([a-z]+(?:, [a-z]+)*)/g;
 function callOf(match: string, verb: string | undefined, group: string, command: string, flags: string): string {
   const name = `${group}_${command}`;
   if (!TOOL_NAMES.has(name)) return match;
-  const args = flags.trim() === '' ? [] : flags.trim().split(' ').map((f) => f.slice(2).replace(/-/g, '_'));
+  const args =
+    flags.trim() === ''
+      ? []
+      : flags
+          .trim()
+          .split(' ')
+          .map((f) => f.slice(2).replace(/-/g, '_'));
   if (!args.every((a) => ARGUMENT_NAMES.has(a))) return match;
   return `${verb === undefined ? '' : 'call '}${name}${args.length === 0 ? '' : ` with ${args.map((a) => `${a}: true`).join(', ')}`}`;
 }

@@ -51,7 +51,10 @@ export async function human<T>(render: Renderer<T>, result: T): Promise<string> 
 
 export function requireAgent(ctx: Context, tool: string): AgentName {
   if (ctx.agent !== undefined) return ctx.agent;
-  throw usage(`${tool} needs this server's agent identity`, "give the server one in the client's configuration: the arguments mcp --agent <name>, or CRUX_AGENT");
+  throw usage(
+    `${tool} needs this server's agent identity`,
+    "give the server one in the client's configuration: the arguments mcp --agent <name>, or CRUX_AGENT",
+  );
 }
 
 export const sessionId = (z: Z) => z.string().describe("The session's id in this agent's scope (1-256 characters, no '::', no control characters).");
@@ -61,7 +64,8 @@ export const limit = (z: Z, what: string) => count(z, `At most this many ${what}
 /** `limit` as the operations take it: 0 means no limit, as `--limit 0` does (SPEC §8). */
 export const limitOf = (n: number | undefined): number | undefined => (n === undefined || n === 0 ? undefined : n);
 /** A string or a list of them (a repeatable CLI option), as a list. */
-export const listOf = <T extends string>(v: T | readonly T[] | undefined): T[] | undefined => (v === undefined ? undefined : typeof v === 'string' ? [v] : [...v]);
+export const listOf = <T extends string>(v: T | readonly T[] | undefined): T[] | undefined =>
+  v === undefined ? undefined : typeof v === 'string' ? [v] : [...v];
 
 export const OBJECT: JsonSchema = { type: 'object' };
 export const SESSION = { session: OBJECT };

@@ -41,7 +41,10 @@ export async function listCases(ctx: Context, filter: CaseFilter, window: CaseWi
 /** As listCases, with how many cases matched, shown or not (a list cut short says how many more there are). */
 export async function countedCases(ctx: Context, filter: CaseFilter, window: CaseWindow = {}) {
   const { success, tags = [] } = filter;
-  const where = success === undefined && tags.length === 0 ? undefined : (c: Case) => (success === undefined || c.success === success) && tags.every((t) => c.tags.includes(t));
+  const where =
+    success === undefined && tags.length === 0
+      ? undefined
+      : (c: Case) => (success === undefined || c.success === success) && tags.every((t) => c.tags.includes(t));
   // Ties of --sort keep the newest-first order too.
   const { rows, total } = windowOf((await list(caseScope(ctx))).toReversed(), CASE_ORDERS, { ...window, where });
   return { document: { cases: rows }, total };

@@ -38,7 +38,8 @@ export async function listHandoffs(ctx: Context, filter: HandoffFilter, window: 
 /** As listHandoffs, with how many packages matched, shown or not (a list cut short says how many more there are). */
 export async function countedHandoffs(ctx: Context, filter: HandoffFilter, window: HandoffWindow = {}) {
   const { statuses, from, to } = filter;
-  const where = (r: HandoffRow) => (statuses === undefined || statuses.includes(r.status)) && (from === undefined || r.source_agent === from) && (to === undefined || r.target_agent === to);
+  const where = (r: HandoffRow) =>
+    (statuses === undefined || statuses.includes(r.status)) && (from === undefined || r.source_agent === from) && (to === undefined || r.target_agent === to);
   const { handoffs, keys } = await list(handoffScope(ctx));
   // Newest first: the reverse of the order written (ties of --sort keep it too).
   const { rows, total } = windowOf(handoffs.toReversed(), HANDOFF_ORDERS, { ...window, where });

@@ -17,4 +17,9 @@ export async function checkJournals(ctx: Context, opts: Omit<CheckOptions, 'ts'>
   return { healthy: !damaged, data_dir: ctx.dataDir.location, journals };
 }
 
-export const journalDamaged = () => new CruxError('journal_damaged', 'a journal is damaged', 'the report names each problem (with --json, in the document); `crux journal check --repair` quarantines them');
+export const journalDamaged = () =>
+  new CruxError(
+    'journal_damaged',
+    'a journal is damaged',
+    'the report names each problem (with --json, in the document); `crux journal check --repair` quarantines them',
+  );

@@ -70,7 +70,8 @@ export async function countedSessions(
   const limit = window.limit ?? flags?.limit;
   // Newest first and only cut: the store reads just the rows shown, and counts the rest from its index.
   const limited = window.sort === undefined && window.where === undefined && limit !== undefined ? await listNewest(scope, filter, limit) : undefined;
-  if (limited !== undefined) return { document: { sessions: limited.sessions, hidden_scoped: limited.hidden_scoped, all_agents: filter.allAgents }, total: limited.total };
+  if (limited !== undefined)
+    return { document: { sessions: limited.sessions, hidden_scoped: limited.hidden_scoped, all_agents: filter.allAgents }, total: limited.total };
   const listing = await store.listStoredSessions(scope, filter);
   const { rows: sessions, total } = windowOf(listing.sessions, SESSION_ORDERS, { ...window, limit });
   return { document: { ...listing, sessions, all_agents: filter.allAgents }, total };

@@ -8,7 +8,8 @@ import { stretchCase, stretchCaseId, stretchToRecord, type Ending, type StretchS
 import { caseScope } from './scope';
 
 /** Whether the stretch that ends with the prompt of this key was recorded: a cheap look before reading a transcript. */
-export const stretchRecorded = (ctx: Context, source: StretchSource, promptKey: string) => hasHeldCase(caseScope(ctx), stretchCaseId(source, { key: promptKey }));
+export const stretchRecorded = (ctx: Context, source: StretchSource, promptKey: string) =>
+  hasHeldCase(caseScope(ctx), stretchCaseId(source, { key: promptKey }));
 
 /** Records the turns after the last recorded stretch as one case (see stretchToRecord); `case` is null when there are none. */
 export async function recordStretch(ctx: Context, all: readonly Turn[], ending: Ending, source: StretchSource, label: string) {

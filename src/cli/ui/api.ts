@@ -64,7 +64,11 @@ async function sessions(scope: ApiScope, q: URLSearchParams): Promise<[Context, 
   const agent = text(q, 'agent');
   const ctx = contextFor(scope, agent);
   const statuses = parseChoices<string>(many(q, 'status'), SESSION_STATES, 'status');
-  const window = { sort: parseSort(text(q, 'sort'), SESSION_ORDERS), limit: parseLimit(text(q, 'limit')), where: statuses && ((s: { status: string }) => statuses.includes(s.status)) };
+  const window = {
+    sort: parseSort(text(q, 'sort'), SESSION_ORDERS),
+    limit: parseLimit(text(q, 'limit')),
+    where: statuses && ((s: { status: string }) => statuses.includes(s.status)),
+  };
   const filter = {
     all: flag(q, 'all') === true || statuses !== undefined,
     archived: flag(q, 'archived') === true,
@@ -103,7 +107,11 @@ async function handoffs(scope: ApiScope, q: URLSearchParams): Promise<[Context, 
   const ctx = contextFor(scope);
   const from = text(q, 'from');
   const to = text(q, 'to');
-  const filter = { statuses: parseChoices<string>(many(q, 'status'), HANDOFF_STATUSES, 'status'), from: from === undefined ? undefined : parseAgentName(from), to: to === undefined ? undefined : parseAgentName(to) };
+  const filter = {
+    statuses: parseChoices<string>(many(q, 'status'), HANDOFF_STATUSES, 'status'),
+    from: from === undefined ? undefined : parseAgentName(from),
+    to: to === undefined ? undefined : parseAgentName(to),
+  };
   const window = { sort: parseSort(text(q, 'sort'), HANDOFF_ORDERS), limit: parseLimit(text(q, 'limit')) };
   return [ctx, await listHandoffs(ctx, filter, window)];
 }
@@ -169,7 +177,10 @@ export async function answer(scope: ApiScope, parts: string[], q: URLSearchParam
       const [ctx, , documentText] = await inspection(scope, parts[1]!, q);
       return { status: 200, body: withWarnings(documentText, ctx.warnings) };
     }
-    const route = parts.length >= 3 && parts[0] === 'sessions' && (parts.length === 3 || (parts.length === 4 && parts[3] === 'history')) ? (s: ApiScope, qq: URLSearchParams) => session(s, parts.slice(1), qq) : ROUTES[parts.join('/')];
+    const route =
+      parts.length >= 3 && parts[0] === 'sessions' && (parts.length === 3 || (parts.length === 4 && parts[3] === 'history'))
+        ? (s: ApiScope, qq: URLSearchParams) => session(s, parts.slice(1), qq)
+        : ROUTES[parts.join('/')];
     if (route === undefined) throw notFound(`no such API path: /api/${parts.join('/')}`, 'see crux-ui(1) for the paths');
     const [ctx, document, documentText] = await route(scope, q, parts);
     return { status: 200, body: withWarnings(documentText ?? JSON.stringify(document), ctx.warnings) };

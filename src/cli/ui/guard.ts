@@ -29,9 +29,7 @@ export interface Asked {
   readonly token: string | null;
 }
 
-export type Verdict =
-  | { readonly ok: true; readonly setCookie: boolean }
-  | { readonly ok: false; readonly status: 401 | 403 | 405; readonly message: string };
+export type Verdict = { readonly ok: true; readonly setCookie: boolean } | { readonly ok: false; readonly status: 401 | 403 | 405; readonly message: string };
 
 /** The cookie's name carries the port: two dashboards on one host keep a cookie each. */
 export const cookieName = (b: Binding) => `crux_ui_${b.port}`;

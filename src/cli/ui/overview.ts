@@ -28,7 +28,10 @@ export async function sessionCounts(ctx: Context) {
     byStatus[s.status] = (byStatus[s.status] ?? 0) + 1;
     byFreshness[s.freshness] = (byFreshness[s.freshness] ?? 0) + 1;
   }
-  const stranded = await listSessions(ctx, { all: false, archived: false, stranded: true, allAgents: true }, undefined, { sort: { key: 'updated', descending: false }, limit: 20 });
+  const stranded = await listSessions(ctx, { all: false, archived: false, stranded: true, allAgents: true }, undefined, {
+    sort: { key: 'updated', descending: false },
+    limit: 20,
+  });
   return { total: sessions.length, by_status: byStatus, by_freshness: byFreshness, stranded: stranded.sessions };
 }
 
@@ -85,7 +88,14 @@ export async function activity(ctx: Context, scope: ApiScope, rawDays: string | 
   const days = rawDays === undefined ? 7 : parseCount(rawDays, 'days');
   if (days < 1 || days > 31) throw invalid(`days must be from 1 to 31: ${JSON.stringify(rawDays)}`);
   const first = Math.floor((ctx.now - days * 24 * HOUR) / HOUR) * HOUR + HOUR;
-  const hours = Array.from({ length: days * 24 }, (_, i) => ({ hour: new Date(first + i * HOUR).toISOString(), puts: 0, closes: 0, reaps: 0, handoffs: 0, cases: 0 }));
+  const hours = Array.from({ length: days * 24 }, (_, i) => ({
+    hour: new Date(first + i * HOUR).toISOString(),
+    puts: 0,
+    closes: 0,
+    reaps: 0,
+    handoffs: 0,
+    cases: 0,
+  }));
   const count = (line: string): boolean => {
     const ts = tsOf(line);
     if (ts < first - CLOCK_SLACK_MS) return false;

@@ -80,7 +80,11 @@ export async function startUi(globals: GlobalOptions, ui: UiOptions, env: NodeJS
     const out = fanOut();
     await pg.listen(out.tell);
     live = out;
-  } else live = watchDataDir(probe.dataDir.location, ALL_STORES.map((s) => s.file));
+  } else
+    live = watchDataDir(
+      probe.dataDir.location,
+      ALL_STORES.map((s) => s.file),
+    );
 
   let queue: Promise<unknown> = Promise.resolve();
   const serially = <T>(fn: () => Promise<T>): Promise<T> => {

@@ -15,9 +15,18 @@ const VERSION = 4;
 type Numeric = Float64Array | Uint32Array | Uint16Array | Uint8Array;
 type Ctor = { new (buffer: ArrayBuffer, byteOffset: number, length: number): Numeric; BYTES_PER_ELEMENT: number };
 const NUMERIC: readonly [keyof BankColumns, Ctor][] = [
-  ['idStarts', Uint32Array], ['reward', Float64Array], ['created', Float64Array], ['success', Uint8Array],
-  ['reused', Float64Array], ['termCount', Uint32Array], ['recOffset', Float64Array], ['recLength', Uint32Array],
-  ['recLine', Uint32Array], ['postStart', Uint32Array], ['postSlots', Uint32Array], ['idHash', Uint32Array],
+  ['idStarts', Uint32Array],
+  ['reward', Float64Array],
+  ['created', Float64Array],
+  ['success', Uint8Array],
+  ['reused', Float64Array],
+  ['termCount', Uint32Array],
+  ['recOffset', Float64Array],
+  ['recLength', Uint32Array],
+  ['recLine', Uint32Array],
+  ['postStart', Uint32Array],
+  ['postSlots', Uint32Array],
+  ['idHash', Uint32Array],
   ['postMeta', Uint16Array],
 ];
 
@@ -70,7 +79,8 @@ function lazyNumbers(body: SnapshotBody, start: number, length: number, ctor: Ct
   const pages = new Map<number, Buffer>();
   const wholeAfter = Math.max(WHOLE_AFTER_PAGES, Math.ceil(((length * size) / PAGE) * WHOLE_AFTER_SHARE));
   let whole: Numeric | undefined;
-  const read = (buf: Buffer, at: number) => (size === 8 ? buf.readDoubleLE(at) : size === 4 ? buf.readUInt32LE(at) : size === 2 ? buf.readUInt16LE(at) : buf[at]!);
+  const read = (buf: Buffer, at: number) =>
+    size === 8 ? buf.readDoubleLE(at) : size === 4 ? buf.readUInt32LE(at) : size === 2 ? buf.readUInt16LE(at) : buf[at]!;
   return {
     length,
     get(i: number): number {
@@ -120,7 +130,12 @@ export function decodeBank(body: SnapshotBody): CaseBank | undefined {
     return undefined;
   }
   if (
-    header?.magic !== MAGIC || header.v !== VERSION || !Array.isArray(header.sections) || header.sections.length !== NUMERIC.length + 2 || typeof header.liveRecordBytes !== 'number') {
+    header?.magic !== MAGIC ||
+    header.v !== VERSION ||
+    !Array.isArray(header.sections) ||
+    header.sections.length !== NUMERIC.length + 2 ||
+    typeof header.liveRecordBytes !== 'number'
+  ) {
     return undefined;
   }
   let at = pad8(nl + 1);

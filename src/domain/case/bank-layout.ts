@@ -56,9 +56,22 @@ export interface Bytes {
 }
 
 export const emptyColumns = (): BankColumns => ({
-  idBytes: new Uint8Array(0), idStarts: new Uint32Array(0), vocab: [], reward: new Float64Array(0), created: new Float64Array(0),
-  success: new Uint8Array(0), reused: new Float64Array(0), termCount: new Uint32Array(0), recOffset: new Float64Array(0),
-  recLength: new Uint32Array(0), recLine: new Uint32Array(0), postStart: new Uint32Array(1), postSlots: new Uint32Array(0), postMeta: new Uint16Array(0), idHash: new Uint32Array(0), liveRecordBytes: 0,
+  idBytes: new Uint8Array(0),
+  idStarts: new Uint32Array(0),
+  vocab: [],
+  reward: new Float64Array(0),
+  created: new Float64Array(0),
+  success: new Uint8Array(0),
+  reused: new Float64Array(0),
+  termCount: new Uint32Array(0),
+  recOffset: new Float64Array(0),
+  recLength: new Uint32Array(0),
+  recLine: new Uint32Array(0),
+  postStart: new Uint32Array(1),
+  postSlots: new Uint32Array(0),
+  postMeta: new Uint16Array(0),
+  idHash: new Uint32Array(0),
+  liveRecordBytes: 0,
 });
 
 /** The largest term count a meta holds exactly; at it, the termCount column has the true count. */

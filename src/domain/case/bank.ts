@@ -119,7 +119,8 @@ export class CaseBank {
   postingsOf(id: number): { readonly cached: Uint32Array; readonly cachedMeta: Uint16Array; readonly later: readonly number[] } {
     const { postStart, postSlots, postMeta } = this.base;
     if (id + 1 >= postStart.length) return { cached: NO_SLOTS, cachedMeta: NO_META, later: this.laterPostings.get(id) ?? [] };
-    const from = postStart[id]!, to = postStart[id + 1]!;
+    const from = postStart[id]!,
+      to = postStart[id + 1]!;
     const cached = ArrayBuffer.isView(postSlots) ? postSlots.subarray(from, to) : postSlots.slice(from, to);
     const cachedMeta = ArrayBuffer.isView(postMeta) ? postMeta.subarray(from, to) : postMeta.slice(from, to);
     return { cached, cachedMeta, later: this.laterPostings.get(id) ?? [] };
@@ -238,7 +239,9 @@ export class CaseBank {
       idHash[2 * i + 1] = Number(pair & 0xffffffffn);
     });
     return {
-      idBytes: UTF8_ENCODER.encode(ids.join('\n')), idStarts, vocab: [...this.vocab],
+      idBytes: UTF8_ENCODER.encode(ids.join('\n')),
+      idStarts,
+      vocab: [...this.vocab],
       reward: pick(this.reward, (n) => new Float64Array(n)),
       created: pick(this.created, (n) => new Float64Array(n)),
       success: pick(this.success, (n) => new Uint8Array(n)),
@@ -247,7 +250,11 @@ export class CaseBank {
       recOffset: pick(this.recOffset, (n) => new Float64Array(n)),
       recLength: pick(this.recLength, (n) => new Uint32Array(n)),
       recLine: pick(this.recLine, (n) => new Uint32Array(n)),
-      postStart, postSlots: Uint32Array.from(postSlots), postMeta: Uint16Array.from(postMeta), idHash, liveRecordBytes: this.liveRecordBytes,
+      postStart,
+      postSlots: Uint32Array.from(postSlots),
+      postMeta: Uint16Array.from(postMeta),
+      idHash,
+      liveRecordBytes: this.liveRecordBytes,
     };
   }
 }

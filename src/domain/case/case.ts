@@ -67,7 +67,11 @@ export function parseReward(value: unknown): number {
   let n: number;
   if (typeof value === 'number') n = value;
   else if (typeof value === 'string' && DECIMAL.test(value.trim())) n = Number(value.trim());
-  else throw invalid(`reward must be a number, not ${typeof value === 'string' ? JSON.stringify(value) : describe(value)}`, 'e.g. --reward 0.8; values outside [0,1] are clamped');
+  else
+    throw invalid(
+      `reward must be a number, not ${typeof value === 'string' ? JSON.stringify(value) : describe(value)}`,
+      'e.g. --reward 0.8; values outside [0,1] are clamped',
+    );
   if (!Number.isFinite(n)) throw invalid(`reward must be a finite number, not ${String(value)}`);
   // Clamping also turns -0 into 0, so that the stored value prints as 0.
   return n <= 0 ? 0 : n >= 1 ? 1 : n;
@@ -103,7 +107,10 @@ function checkKeys(value: unknown, allowed: readonly string[], what: string): Re
   }
   const unknown = Object.keys(value).filter((key) => !allowed.includes(key));
   if (unknown.length > 0) {
-    throw invalid(`${what} has unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => JSON.stringify(k)).join(', ')}`, `known fields: ${allowed.join(', ')}`);
+    throw invalid(
+      `${what} has unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => JSON.stringify(k)).join(', ')}`,
+      `known fields: ${allowed.join(', ')}`,
+    );
   }
   return value as Record<string, unknown>;
 }
@@ -130,7 +137,8 @@ export function parseImportObject(value: unknown, newCaseId: () => CaseId, now: 
   const draft = parseCaseDraft(obj);
   const { case_id, created_at, times_reused } = obj;
   if (case_id !== undefined && case_id !== null && typeof case_id !== 'string') throw invalid(`case_id must be a string, not ${describe(case_id)}`);
-  if (created_at !== undefined && created_at !== null && typeof created_at !== 'string') throw invalid(`created_at must be an RFC 3339 string, not ${describe(created_at)}`);
+  if (created_at !== undefined && created_at !== null && typeof created_at !== 'string')
+    throw invalid(`created_at must be an RFC 3339 string, not ${describe(created_at)}`);
   if (times_reused !== undefined && times_reused !== null && !(Number.isSafeInteger(times_reused) && (times_reused as number) >= 0)) {
     throw invalid(`times_reused must be a non-negative integer, not ${JSON.stringify(times_reused)}`);
   }

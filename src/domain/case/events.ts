@@ -23,13 +23,16 @@ export const CASE_EVENTS = {
   deleted: 'case.deleted',
 } as const satisfies Record<string, keyof CaseEventMap>;
 
-const wholeCase = (d: CaseBody): Case | string => (isFoldableCase(d) ? (d as unknown as Case) : 'not a whole case (case_id, task, action, outcome, reward, success, created_at)');
+const wholeCase = (d: CaseBody): Case | string =>
+  isFoldableCase(d) ? (d as unknown as Case) : 'not a whole case (case_id, task, action, outcome, reward, success, created_at)';
 
 const CASES = declareEvents<CaseEventMap>({
   'case.recorded': wholeCase,
   'case.imported': wholeCase,
   'case.reused': (d) =>
-    typeof d.case_id === 'string' && Number.isSafeInteger(d.times_reused) && d.times_reused >= 0 ? { case_id: d.case_id, times_reused: d.times_reused } : 'no case_id and count',
+    typeof d.case_id === 'string' && Number.isSafeInteger(d.times_reused) && d.times_reused >= 0
+      ? { case_id: d.case_id, times_reused: d.times_reused }
+      : 'no case_id and count',
   'case.deleted': (d) => (typeof d.case_id === 'string' ? { case_id: d.case_id } : 'no case_id'),
 });
 

@@ -9,14 +9,13 @@ import { parseImportObject, type Case } from './case';
  * refuses the whole import, naming its 1-based line number; so does a case_id given twice.
  * `onLine` hears the bytes read so far and the total after each case (a progress display).
  */
-export function parseImportLines(
-  input: Buffer,
-  newCaseId: () => CaseId,
-  now: Instant,
-  onLine?: (doneBytes: number, totalBytes: number) => void,
-): Case[] {
+export function parseImportLines(input: Buffer, newCaseId: () => CaseId, now: Instant, onLine?: (doneBytes: number, totalBytes: number) => void): Case[] {
   const hint = 'one case object per line';
   const lines = parseJsonLines(input, (text) => parseImportObject(parseJsonText(text, hint), newCaseId, now), { onLine });
-  refuseRepeatedIds(lines, (c) => c.case_id, (id) => `case_id ${JSON.stringify(id)}`);
+  refuseRepeatedIds(
+    lines,
+    (c) => c.case_id,
+    (id) => `case_id ${JSON.stringify(id)}`,
+  );
   return lines.map((l) => l.value);
 }

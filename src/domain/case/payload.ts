@@ -53,4 +53,3 @@ export function toCase(body: CaseBody, timesReused: number): Case {
     times_reused: timesReused,
   };
 }
-

@@ -45,11 +45,14 @@ export function compareCodePoints(a: string, b: string): number {
 function compareHits(bank: CaseBank, a: Hit, b: Hit): number {
   if (a.similarity !== b.similarity) return b.similarity - a.similarity;
   // Different quanta are different rewards, in the same order: the exact rewards are read only on a tie.
-  const qa = metaReward(a.meta), qb = metaReward(b.meta);
+  const qa = metaReward(a.meta),
+    qb = metaReward(b.meta);
   if (qa !== qb) return qb - qa;
-  const ra = bank.reward.get(a.slot), rb = bank.reward.get(b.slot);
+  const ra = bank.reward.get(a.slot),
+    rb = bank.reward.get(b.slot);
   if (ra !== rb) return rb - ra;
-  const ca = bank.created.get(a.slot), cb = bank.created.get(b.slot);
+  const ca = bank.created.get(a.slot),
+    cb = bank.created.get(b.slot);
   if (ca !== cb) return cb - ca;
   return compareCodePoints(bank.idOf(a.slot), bank.idOf(b.slot));
 }

@@ -114,7 +114,10 @@ export async function importCases(scope: CaseScope, cases: readonly Case[]): Pro
   return scope.dir.write(async (tx) => {
     const bank = await tx.load(CASE_STORE);
     const replaced = cases.filter((c) => bank.slotOf(c.case_id) !== undefined).length;
-    tx.append(CASE_STORE, cases.map((c) => draftOf(CASE_EVENTS.imported, c, scope.actor)));
+    tx.append(
+      CASE_STORE,
+      cases.map((c) => draftOf(CASE_EVENTS.imported, c, scope.actor)),
+    );
     return { imported: cases.length, created: cases.length - replaced, replaced };
   }, formatTime(scope.now));
 }

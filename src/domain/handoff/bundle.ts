@@ -47,11 +47,7 @@ export function selectFacts(state: unknown, sessionId: string, visible: readonly
   return visible
     .filter((f) => !f.deleted && !f.private)
     .filter(
-      (f) =>
-        referenced.has(f.fact_id) ||
-        f.entity === sessionId ||
-        f.entity === decisions ||
-        (f.entity !== null && f.entity.startsWith(`${decisions}::`)),
+      (f) => referenced.has(f.fact_id) || f.entity === sessionId || f.entity === decisions || (f.entity !== null && f.entity.startsWith(`${decisions}::`)),
     )
     .sort(compareFacts);
 }

@@ -91,7 +91,9 @@ export function verifyPackage(received: ReceivedEnvelope, ctx: CheckContext): Ve
 
   const actual = contentHashOf(payload);
   checks.content_hash =
-    actual === envelope.content_hash ? ok(actual) : failed(`content hash mismatch: the payload hashes to ${actual}, the envelope says ${JSON.stringify(envelope.content_hash.slice(0, 80))}`);
+    actual === envelope.content_hash
+      ? ok(actual)
+      : failed(`content hash mismatch: the payload hashes to ${actual}, the envelope says ${JSON.stringify(envelope.content_hash.slice(0, 80))}`);
 
   let pkg: DecodedPackage | undefined;
   let payloadError: CruxError | undefined;
@@ -122,9 +124,7 @@ export function verifyPackage(received: ReceivedEnvelope, ctx: CheckContext): Ve
         : ok(`valid until ${formatTime(expiresAt)} (${basis})`);
   }
 
-  checks.replay = ctx.consumed(envelope.content_hash) || ctx.consumed(actual)
-    ? failed('the package was already accepted here')
-    : ok('not accepted before');
+  checks.replay = ctx.consumed(envelope.content_hash) || ctx.consumed(actual) ? failed('the package was already accepted here') : ok('not accepted before');
 
   if (pkg === undefined) checks.daemon_compatible = skipped('the payload does not decode');
   else {
@@ -163,7 +163,8 @@ function checkSignature(received: ReceivedEnvelope, pkg: DecodedPackage | undefi
   const noKey = (detail: string) => (ctx.strict ? failed(detail) : skipped(detail));
 
   if (alg === MAC_ALG) {
-    if (ctx.macKey === undefined) return noKey('no handoff key at hand to check the MAC (no keys/handoff.key, no CRUX_HANDOFF_SECRET or CRUX_MCP_HANDOFF_SECRET)');
+    if (ctx.macKey === undefined)
+      return noKey('no handoff key at hand to check the MAC (no keys/handoff.key, no CRUX_HANDOFF_SECRET or CRUX_MCP_HANDOFF_SECRET)');
     const expected = macOf(ctx.macKey.key, payload);
     return constantTimeEqual(expected, signature)
       ? ok(`MAC verified with the ${ctx.macKey.source}`)
@@ -175,7 +176,9 @@ function checkSignature(received: ReceivedEnvelope, pkg: DecodedPackage | undefi
   if (pkg === undefined) return failed('the payload does not decode, so its signer cannot be identified');
   const keys = ctx.trustedKeys(pkg.source_agent);
   // A revoked key fails the check even where no key is trusted (inspect does not merely skip it).
-  const revoked = ctx.revokedKeys(pkg.source_agent).find((k) => (pkg.key_id !== null ? k.key_id === pkg.key_id : verifyEd25519(k.public_key, payload, signature)));
+  const revoked = ctx
+    .revokedKeys(pkg.source_agent)
+    .find((k) => (pkg.key_id !== null ? k.key_id === pkg.key_id : verifyEd25519(k.public_key, payload, signature)));
   if (revoked !== undefined) {
     return failed(`agent ${JSON.stringify(pkg.source_agent)} signed with key ${revoked.key_id}, which was revoked here (\`crux handoff untrust\`)`);
   }

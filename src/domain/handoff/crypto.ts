@@ -1,14 +1,6 @@
 // The handoff cryptography: BLAKE3 content hash and keyed MAC (daemon-compatible), key derivation, Ed25519.
 import { blake3 } from '@noble/hashes/blake3.js';
-import {
-  createPrivateKey,
-  createPublicKey,
-  generateKeyPairSync,
-  sign as nodeSign,
-  timingSafeEqual,
-  verify as nodeVerify,
-  type KeyObject,
-} from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign as nodeSign, timingSafeEqual, verify as nodeVerify, type KeyObject } from 'node:crypto';
 import { invalid } from '../../shared/errors';
 
 export const MAC_ALG = 'blake3-mac-v1';

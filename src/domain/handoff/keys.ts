@@ -52,9 +52,7 @@ export async function resolveMacKey(keys: KeyStore, env: Env, opts: { create: bo
 
 /** The private-key item of an agent: readable names stay readable, others are hashed into a safe name. */
 function agentKeyName(agent: string): string {
-  const safe = /^[A-Za-z0-9._-]{1,64}$/.test(agent) && !agent.startsWith('.')
-    ? agent
-    : `h-${hash('sha256', agent, 'hex').slice(0, 32)}`;
+  const safe = /^[A-Za-z0-9._-]{1,64}$/.test(agent) && !agent.startsWith('.') ? agent : `h-${hash('sha256', agent, 'hex').slice(0, 32)}`;
   return `agent-${safe}.ed25519.pem`;
 }
 

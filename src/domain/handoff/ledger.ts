@@ -12,7 +12,6 @@ export const HANDOFF_EVENTS = {
   keyRevoked: 'handoff.key_revoked',
 } as const;
 
-
 /** A package this data directory minted. */
 export interface MintedData {
   readonly handoff_id: string;
@@ -79,7 +78,8 @@ const isEnvelope = (v: any): v is Envelope =>
 const isKey = (d: any) => isString(d.agent) && isString(d.public_key) && isString(d.key_id);
 
 const HANDOFF = declareEvents<HandoffEventMap>({
-  'handoff.minted': (d) => (isString(d.handoff_id) && isString(d.content_hash) && isEnvelope(d.envelope) ? (d as MintedData) : 'no handoff_id, content_hash or envelope'),
+  'handoff.minted': (d) =>
+    isString(d.handoff_id) && isString(d.content_hash) && isEnvelope(d.envelope) ? (d as MintedData) : 'no handoff_id, content_hash or envelope',
   'handoff.accepted': (d) => (isString(d.content_hash) ? (d as AcceptedData) : 'no content_hash'),
   'handoff.key_trusted': (d) => (isKey(d) ? (d as KeyTrustedData) : 'no agent, public_key or key_id'),
   'handoff.key_revoked': (d) => (isKey(d) ? (d as KeyRevokedData) : 'no agent, public_key or key_id'),
@@ -139,9 +139,14 @@ function evolve(ledger: Ledger, record: JournalRecord, at: LinePosition): void {
     }
     case 'handoff.key_revoked': {
       const d = event.data;
-      setOrDelete(ledger.trusted, d.agent, (ledger.trusted.get(d.agent) ?? []).filter((k) => k.key_id !== d.key_id));
+      setOrDelete(
+        ledger.trusted,
+        d.agent,
+        (ledger.trusted.get(d.agent) ?? []).filter((k) => k.key_id !== d.key_id),
+      );
       const revoked = ledger.revoked.get(d.agent) ?? [];
-      if (!revoked.some((k) => k.key_id === d.key_id)) ledger.revoked.set(d.agent, [...revoked, { public_key: d.public_key, key_id: d.key_id, revoked_at: record.ts, bytes: at.length }]);
+      if (!revoked.some((k) => k.key_id === d.key_id))
+        ledger.revoked.set(d.agent, [...revoked, { public_key: d.public_key, key_id: d.key_id, revoked_at: record.ts, bytes: at.length }]);
       return;
     }
     default:
@@ -192,7 +197,9 @@ export interface KeyRow {
 /** The keyring: every trusted and revoked Ed25519 key, by agent. */
 export function keyRows(ledger: Ledger): KeyRow[] {
   const rows: KeyRow[] = [];
-  for (const [agent, keys] of ledger.trusted) for (const k of keys) rows.push({ agent, fingerprint: k.key_id, public_key: k.public_key, status: 'trusted', revoked_at: null });
-  for (const [agent, keys] of ledger.revoked) for (const k of keys) rows.push({ agent, fingerprint: k.key_id, public_key: k.public_key, status: 'revoked', revoked_at: k.revoked_at });
+  for (const [agent, keys] of ledger.trusted)
+    for (const k of keys) rows.push({ agent, fingerprint: k.key_id, public_key: k.public_key, status: 'trusted', revoked_at: null });
+  for (const [agent, keys] of ledger.revoked)
+    for (const k of keys) rows.push({ agent, fingerprint: k.key_id, public_key: k.public_key, status: 'revoked', revoked_at: k.revoked_at });
   return rows.sort((a, b) => (a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : a.status === b.status ? 0 : a.status === 'trusted' ? -1 : 1));
 }

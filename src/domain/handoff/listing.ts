@@ -88,4 +88,3 @@ export async function exportHandoff(scope: HandoffScope, id: string): Promise<{ 
   const { bytes: _bytes, ...minted } = found;
   return { envelope: found.envelope, minted };
 }
-

@@ -84,7 +84,8 @@ const SIGNATURE_BYTES = { [MAC_ALG]: 32, [ED25519_ALG]: 64 } as const;
  */
 function checkEnvelopeSize(payload: Uint8Array, contentHash: string, alg: Signer['alg']): void {
   const signatureB64 = 'A'.repeat(4 * Math.ceil(SIGNATURE_BYTES[alg] / 3));
-  const bytes = Buffer.byteLength(encodeEnvelope({ payload_b64: toBase64(payload), content_hash: contentHash, signature_b64: signatureB64, signature_alg: alg })) + 1;
+  const bytes =
+    Buffer.byteLength(encodeEnvelope({ payload_b64: toBase64(payload), content_hash: contentHash, signature_b64: signatureB64, signature_alg: alg })) + 1;
   if (bytes > MAX_ENVELOPE_BYTES) {
     throw invalid(
       `the package would be ${bytes} bytes, over the limit of ${MAX_ENVELOPE_BYTES} (8 MiB) that \`crux handoff accept\` reads`,

@@ -58,19 +58,21 @@ export function mintHandoff(scope: HandoffScope, cmd: MintCommand): Promise<Mint
     // The machine decides first (exit 3/4 before any key is made or anything written).
     const handOff = decideHandOff(sessions, key, cmd.handoffId, scope.actor);
     const facts = cmd.includeFacts ? factsVisibleTo(await tx.load(FACT_STORE), cmd.from) : [];
-    const minted = await mintSigned(scope, cmd, (signer) => mintPackage({
-      sessionId: cmd.sessionId,
-      state: record.state,
-      source: cmd.from,
-      target: cmd.to,
-      message: cmd.message,
-      taskRecord: cmd.taskRecord,
-      facts,
-      handoffId: cmd.handoffId,
-      now: scope.now,
-      ttlMs: cmd.ttlMs,
-      signer,
-    }));
+    const minted = await mintSigned(scope, cmd, (signer) =>
+      mintPackage({
+        sessionId: cmd.sessionId,
+        state: record.state,
+        source: cmd.from,
+        target: cmd.to,
+        message: cmd.message,
+        taskRecord: cmd.taskRecord,
+        facts,
+        handoffId: cmd.handoffId,
+        now: scope.now,
+        ttlMs: cmd.ttlMs,
+        signer,
+      }),
+    );
     const data: MintedData = {
       handoff_id: cmd.handoffId,
       session_id: cmd.sessionId,
@@ -104,7 +106,12 @@ async function mintSigned<M>(scope: HandoffScope, cmd: MintCommand, mint: (signe
     const existing = await resolveMacKey(scope.dir.keys, scope.env, { create: false });
     if (existing !== undefined) return mint({ alg: MAC_ALG, key: existing.key });
     try {
-      return mint({ alg: MAC_ALG, key: () => { throw new KeyNeeded(); } });
+      return mint({
+        alg: MAC_ALG,
+        key: () => {
+          throw new KeyNeeded();
+        },
+      });
     } catch (error) {
       if (!(error instanceof KeyNeeded)) throw error;
     }
@@ -117,9 +124,13 @@ async function mintSigned<M>(scope: HandoffScope, cmd: MintCommand, mint: (signe
   return mint({ alg: ED25519_ALG, privatePem: key.privatePem, keyId: key.key_id });
 }
 
-async function verify(scope: HandoffScope, received: ReceivedEnvelope, ledger: Ledger, opts: { receiver: string | undefined; maxAgeMs: number; strict: boolean }): Promise<Verification> {
-  const macKey =
-    received.envelope.signature_alg === MAC_ALG ? await resolveMacKey(scope.dir.keys, scope.env, { create: false }) : undefined;
+async function verify(
+  scope: HandoffScope,
+  received: ReceivedEnvelope,
+  ledger: Ledger,
+  opts: { receiver: string | undefined; maxAgeMs: number; strict: boolean },
+): Promise<Verification> {
+  const macKey = received.envelope.signature_alg === MAC_ALG ? await resolveMacKey(scope.dir.keys, scope.env, { create: false }) : undefined;
   return verifyPackage(received, {
     macKey: macKey && { key: macKey.key, source: macKey.label },
     trustedKeys: (agent) => ledger.trusted.get(agent) ?? [],

@@ -226,7 +226,10 @@ export function decideImport(sessions: Sessions, entries: readonly ImportEntry[]
     }
     // The machine's terminal state is final: an import restores any other state whole, never that one.
     if (current !== undefined && isTerminal(current.status)) {
-      throw conflict(`line ${line}: ${describeKey(current.key)} is ${current.status} and differs from this line`, `${current.status} is final; delete it first to restore another record`);
+      throw conflict(
+        `line ${line}: ${describeKey(current.key)} is ${current.status} and differs from this line`,
+        `${current.status} is final; delete it first to restore another record`,
+      );
     }
     if (current === undefined) created += 1;
     else replaced += 1;

@@ -111,14 +111,17 @@ function stateful<T>(d: any, build: () => T): T | string {
 
 const SESSION = declareEvents<SessionEventMap>({
   'session.put': (d) =>
-    stateful(d, (): PutData => ({
-      id: d.id,
-      state: d.state,
-      total_tokens: count(d.total_tokens),
-      expires_at: text(d.expires_at),
-      ...('created_at' in d ? { created_at: text(d.created_at) } : {}),
-      ...('handoff_id' in d ? { handoff_id: text(d.handoff_id) } : {}),
-    })),
+    stateful(
+      d,
+      (): PutData => ({
+        id: d.id,
+        state: d.state,
+        total_tokens: count(d.total_tokens),
+        expires_at: text(d.expires_at),
+        ...('created_at' in d ? { created_at: text(d.created_at) } : {}),
+        ...('handoff_id' in d ? { handoff_id: text(d.handoff_id) } : {}),
+      }),
+    ),
   'session.archived': (d) => (typeof d.id === 'string' ? { id: d.id, reason: text(d.reason) } : 'no session id'),
   'session.unarchived': idOnly,
   'session.handed_off': (d) => (typeof d.id === 'string' ? { id: d.id, handoff_id: text(d.handoff_id) } : 'no session id'),
@@ -126,24 +129,30 @@ const SESSION = declareEvents<SessionEventMap>({
   'session.closed': (d) => (typeof d.id === 'string' ? { id: d.id, outcome: outcome(d.outcome) ?? 'completed', summary: text(d.summary) } : 'no session id'),
   'session.deleted': idOnly,
   'session.imported': (d) =>
-    stateful(d, (): ImportedData => ({
-      id: d.id,
-      state: d.state,
-      status: (SESSION_STATES as readonly unknown[]).includes(d.status) ? d.status : 'active',
-      created_at: text(d.created_at),
-      updated_at: text(d.updated_at),
-      total_tokens: count(d.total_tokens),
-      expires_at: text(d.expires_at),
-      archived_at: text(d.archived_at),
-      archive_reason: text(d.archive_reason),
-      actor: text(d.actor),
-      closed_at: text(d.closed_at),
-      outcome: outcome(d.outcome),
-      summary: text(d.summary),
-      handoff_id: text(d.handoff_id),
-    })),
+    stateful(
+      d,
+      (): ImportedData => ({
+        id: d.id,
+        state: d.state,
+        status: (SESSION_STATES as readonly unknown[]).includes(d.status) ? d.status : 'active',
+        created_at: text(d.created_at),
+        updated_at: text(d.updated_at),
+        total_tokens: count(d.total_tokens),
+        expires_at: text(d.expires_at),
+        archived_at: text(d.archived_at),
+        archive_reason: text(d.archive_reason),
+        actor: text(d.actor),
+        closed_at: text(d.closed_at),
+        outcome: outcome(d.outcome),
+        summary: text(d.summary),
+        handoff_id: text(d.handoff_id),
+      }),
+    ),
   'session.received': (d) =>
-    stateful(d, (): ReceivedData => ({ id: d.id, state: d.state, total_tokens: count(d.total_tokens), expires_at: text(d.expires_at), handoff_id: text(d.handoff_id) })),
+    stateful(
+      d,
+      (): ReceivedData => ({ id: d.id, state: d.state, total_tokens: count(d.total_tokens), expires_at: text(d.expires_at), handoff_id: text(d.handoff_id) }),
+    ),
   'session.touched': idOnly,
 });
 

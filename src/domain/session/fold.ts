@@ -174,11 +174,17 @@ export const SESSION_STORE: StoreSpec<Sessions> = {
       const openUpdated = open ? updated : undefined;
       const listedUpdated = r.status === 'active' || r.status === 'handed_off' ? updated : undefined;
       const unscoped = agent === undefined;
-      return [agent, openUpdated, open ? tryParseTime(r.expires_at) : undefined, unscoped ? openUpdated : undefined, listedUpdated, unscoped ? listedUpdated : undefined];
+      return [
+        agent,
+        openUpdated,
+        open ? tryParseTime(r.expires_at) : undefined,
+        unscoped ? openUpdated : undefined,
+        listedUpdated,
+        unscoped ? listedUpdated : undefined,
+      ];
     },
   },
-  live: (sessions): SessionDraft[] =>
-    [...sessions.values()].map((r) => ({ ev: E.imported, data: toImported(r), actor: r.actor ?? undefined })),
+  live: (sessions): SessionDraft[] => [...sessions.values()].map((r) => ({ ev: E.imported, data: toImported(r), actor: r.actor ?? undefined })),
   liveBytes: (sessions) => {
     let total = 0;
     for (const r of sessions.values()) total += r.bytes + 200;

@@ -37,7 +37,11 @@ export function parseHistoryPoint(raw: string, what = '--at'): HistoryPoint {
 const describePoint = (p: HistoryPoint) => ('seq' in p ? `at record ${p.seq}` : `at ${formatTime(p.at)}`);
 
 /** Folds every kept record of `key`, telling `onVersion` the session after each one. */
-async function foldHistory(scope: SessionScope, key: ScopedSessionId, onVersion: (record: JournalRecord, after: SessionRecord | undefined) => boolean | void): Promise<boolean> {
+async function foldHistory(
+  scope: SessionScope,
+  key: ScopedSessionId,
+  onVersion: (record: JournalRecord, after: SessionRecord | undefined) => boolean | void,
+): Promise<boolean> {
   const sessions: Sessions = SESSION_STORE.initial();
   let seen = false;
   let stopped = false;
@@ -51,7 +55,11 @@ async function foldHistory(scope: SessionScope, key: ScopedSessionId, onVersion:
 }
 
 /** Every recorded version of the session, newest first (exit 3 when nothing of it was ever kept). */
-export async function sessionHistory(scope: SessionScope, id: LogicalSessionId, opts: { limit?: number | undefined } = {}): Promise<{ history: HistoryEntry[]; total: number }> {
+export async function sessionHistory(
+  scope: SessionScope,
+  id: LogicalSessionId,
+  opts: { limit?: number | undefined } = {},
+): Promise<{ history: HistoryEntry[]; total: number }> {
   const key = keyFor(scope, id);
   const history: HistoryEntry[] = [];
   const seen = await foldHistory(scope, key, (record, after) => {

@@ -47,4 +47,3 @@ export async function listNewest(scope: Scope, filter: Omit<ListFilter, 'agent'>
   }
   return { sessions, hidden_scoped: hidden, total: shown.total };
 }
-

@@ -54,7 +54,11 @@ type Reads = { readonly key: ScopedSessionId } | { readonly indexed: IndexQuery 
 function transact<T>(scope: SessionScope, reads: Reads, decide: (sessions: Sessions) => Decided<T>): Promise<T> {
   return scope.dir.write(async (tx) => {
     const sessions =
-      reads === 'all' ? await tx.load(SESSION_STORE) : 'key' in reads ? await tx.loadKey(SESSION_STORE, reads.key) : await tx.loadIndexed(SESSION_STORE, reads.indexed);
+      reads === 'all'
+        ? await tx.load(SESSION_STORE)
+        : 'key' in reads
+          ? await tx.loadKey(SESSION_STORE, reads.key)
+          : await tx.loadIndexed(SESSION_STORE, reads.indexed);
     const { events, answer } = decide(sessions);
     const result = answer(sessionsAfter(sessions, events, tx.ts));
     if (events.length > 0) tx.append(SESSION_STORE, events);
@@ -73,7 +77,11 @@ function sessionsAfter(sessions: Sessions, events: readonly SessionDraft[], ts: 
 }
 
 /** One session's write, answered with its view afterwards. */
-function writeOne(scope: SessionScope, id: LogicalSessionId, decide: (sessions: Sessions, key: ScopedSessionId) => readonly SessionDraft[]): Promise<SessionView> {
+function writeOne(
+  scope: SessionScope,
+  id: LogicalSessionId,
+  decide: (sessions: Sessions, key: ScopedSessionId) => readonly SessionDraft[],
+): Promise<SessionView> {
   const key = keyFor(scope, id);
   return transact(scope, { key }, (sessions) => ({ events: decide(sessions, key), answer: (after) => view(scope, after(key)!) }));
 }
@@ -194,7 +202,10 @@ export async function reapSessions(scope: SessionScope, opts: { dryRun: boolean 
 
 export function deleteSession(scope: SessionScope, id: LogicalSessionId): Promise<{ deleted: string; agent: string | null }> {
   const key = keyFor(scope, id);
-  return transact(scope, { key }, (sessions) => ({ events: decideDelete(sessions, key, scope.actor), answer: () => ({ deleted: id, agent: scope.agent ?? null }) }));
+  return transact(scope, { key }, (sessions) => ({
+    events: decideDelete(sessions, key, scope.actor),
+    answer: () => ({ deleted: id, agent: scope.agent ?? null }),
+  }));
 }
 
 /** Export lines: with an agent, its sessions; without one (or with allAgents), every session. */

@@ -43,7 +43,11 @@ export function parseImportLines(input: Buffer, opts: ImportOptions): ImportEntr
     hint: 'one session object per line, with session_id and state',
     onLine: opts.onLine,
   });
-  refuseRepeatedIds(lines, (data) => data.id, (id) => `the session ${JSON.stringify(id)}`);
+  refuseRepeatedIds(
+    lines,
+    (data) => data.id,
+    (id) => `the session ${JSON.stringify(id)}`,
+  );
   return lines.map(({ line, value }) => ({ line, data: value }));
 }
 
@@ -53,7 +57,13 @@ function parseImportLine(text: string, opts: ImportOptions): ImportedData {
   const o = value as Record<string, unknown>;
   if (typeof o.session_id !== 'string') throw invalid('session_id is required (a string)');
   const id = parseLogicalSessionId(o.session_id);
-  const agent = !('agent' in o) ? opts.agent : o.agent === null ? undefined : typeof o.agent === 'string' ? parseAgentName(o.agent) : fail('agent must be a string or null');
+  const agent = !('agent' in o)
+    ? opts.agent
+    : o.agent === null
+      ? undefined
+      : typeof o.agent === 'string'
+        ? parseAgentName(o.agent)
+        : fail('agent must be a string or null');
   const state = importedState(text, o, opts.maxStateBytes);
 
   const status: SessionStatus =
@@ -81,7 +91,12 @@ function parseImportLine(text: string, opts: ImportOptions): ImportedData {
     closed_at: closed ? (time(o, 'closed_at') ?? updatedAt) : null,
     outcome: closed ? outcome(o.outcome) : null,
     summary: closed ? text_(o, 'summary') : null,
-    handoff_id: o.handoff_id === undefined || o.handoff_id === null ? null : typeof o.handoff_id === 'string' ? o.handoff_id : fail('handoff_id must be a string or null'),
+    handoff_id:
+      o.handoff_id === undefined || o.handoff_id === null
+        ? null
+        : typeof o.handoff_id === 'string'
+          ? o.handoff_id
+          : fail('handoff_id must be a string or null'),
   };
 }
 

@@ -16,7 +16,8 @@ export type TranscriptEntry =
 
 // User lines that the user did not type as a prompt: slash commands and their output, `!` shell input and
 // its output (Claude Code wraps each in these tags).
-const NOT_A_PROMPT = /^<(?:command-name|command-message|command-args|local-command-stdout|local-command-stderr|local-command-caveat|bash-input|bash-stdout|bash-stderr|user-memory-input)>/;
+const NOT_A_PROMPT =
+  /^<(?:command-name|command-message|command-args|local-command-stdout|local-command-stderr|local-command-caveat|bash-input|bash-stdout|bash-stderr|user-memory-input)>/;
 // What Claude Code writes as a user line when the user pressed Esc mid-turn.
 const INTERRUPTED = /^\[Request interrupted by user[^\]]*\]$/;
 
@@ -49,7 +50,8 @@ function assistantEntries(content: unknown): readonly TranscriptEntry[] {
   for (const b of content) {
     if (!isObject(b)) continue;
     if (b.type === 'text' && typeof b.text === 'string' && b.text.trim() !== '') out.push({ kind: 'reply', text: b.text.trim() });
-    else if (b.type === 'tool_use' && typeof b.name === 'string') out.push({ kind: 'tool_use', id: str(b.id), name: b.name, input: isObject(b.input) ? b.input : {} });
+    else if (b.type === 'tool_use' && typeof b.name === 'string')
+      out.push({ kind: 'tool_use', id: str(b.id), name: b.name, input: isObject(b.input) ? b.input : {} });
   }
   return out;
 }

@@ -86,7 +86,14 @@ function action(turns: readonly Turn[], cwd: string | null): string {
   if (tools.size === 0) return 'answered without tools';
   const byUse = [...tools].sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0));
   const lines = [`tools: ${byUse.map(([name, n]) => `${name} ×${n}`).join(', ')}`];
-  if (commands.length > 0) lines.push(`commands: ${listed(commands.map((c) => clip(c, COMMAND_CHARS)), SHOWN_COMMANDS, more.commands)}`);
+  if (commands.length > 0)
+    lines.push(
+      `commands: ${listed(
+        commands.map((c) => clip(c, COMMAND_CHARS)),
+        SHOWN_COMMANDS,
+        more.commands,
+      )}`,
+    );
   if (files.length > 0) lines.push(`files changed: ${listed(files, SHOWN_FILES, more.files)}`);
   return lines.join('\n');
 }

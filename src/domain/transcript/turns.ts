@@ -92,7 +92,23 @@ export class TranscriptFold {
 }
 
 function newTurn(key: string, prompt: string, ts: string | null, sessionId: string | null): Turn {
-  return { key, prompt, ts, sessionId, tools: new Map(), commands: [], files: [], moreCommands: 0, moreFiles: 0, results: 0, errors: 0, lastCommand: null, lastResultError: null, reply: null, interrupted: false };
+  return {
+    key,
+    prompt,
+    ts,
+    sessionId,
+    tools: new Map(),
+    commands: [],
+    files: [],
+    moreCommands: 0,
+    moreFiles: 0,
+    results: 0,
+    errors: 0,
+    lastCommand: null,
+    lastResultError: null,
+    reply: null,
+    interrupted: false,
+  };
 }
 
 /**

@@ -184,8 +184,18 @@ export function readHeader<H>(fd: number): H | undefined {
 export function isBinding(b: unknown): b is JournalBinding {
   const x = b as JournalBinding;
   return (
-    x !== null && typeof x === 'object' && Number.isSafeInteger(x.size) && x.size >= 0 && Number.isSafeInteger(x.lines) && x.lines >= 0 &&
-    Number.isSafeInteger(x.seq) && x.seq >= 0 && typeof x.h === 'string' && Number.isSafeInteger(x.head_offset) && Number.isSafeInteger(x.head_length) && typeof x.mtime_ns === 'string'
+    x !== null &&
+    typeof x === 'object' &&
+    Number.isSafeInteger(x.size) &&
+    x.size >= 0 &&
+    Number.isSafeInteger(x.lines) &&
+    x.lines >= 0 &&
+    Number.isSafeInteger(x.seq) &&
+    x.seq >= 0 &&
+    typeof x.h === 'string' &&
+    Number.isSafeInteger(x.head_offset) &&
+    Number.isSafeInteger(x.head_length) &&
+    typeof x.mtime_ns === 'string'
   );
 }
 

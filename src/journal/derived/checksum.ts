@@ -59,8 +59,14 @@ export function jsCrc32(bytes: Uint8Array, seed = 0): number {
   for (const end = n - 7; i < end; i += 8) {
     const a = c ^ (bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24));
     c =
-      t[1792 + (a & 255)]! ^ t[1536 + ((a >>> 8) & 255)]! ^ t[1280 + ((a >>> 16) & 255)]! ^ t[1024 + (a >>> 24)]! ^
-      t[768 + bytes[i + 4]!]! ^ t[512 + bytes[i + 5]!]! ^ t[256 + bytes[i + 6]!]! ^ t[bytes[i + 7]!]!;
+      t[1792 + (a & 255)]! ^
+      t[1536 + ((a >>> 8) & 255)]! ^
+      t[1280 + ((a >>> 16) & 255)]! ^
+      t[1024 + (a >>> 24)]! ^
+      t[768 + bytes[i + 4]!]! ^
+      t[512 + bytes[i + 5]!]! ^
+      t[256 + bytes[i + 6]!]! ^
+      t[bytes[i + 7]!]!;
   }
   for (; i < n; i++) c = t[(c ^ bytes[i]!) & 255]! ^ (c >>> 8);
   return ~c >>> 0;

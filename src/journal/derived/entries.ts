@@ -38,10 +38,10 @@ export function sortKey(space: number, value: string | number): [number, number]
     return [((space << 24) | hi) >>> 0, lo];
   }
   const v = Math.max(0, Math.min(Math.floor(value), 2 ** 56 - 1));
-  return [((space << 24) | Math.floor(v / TWO32)) >>> 0, v % TWO32 >>> 0];
+  return [((space << 24) | Math.floor(v / TWO32)) >>> 0, (v % TWO32) >>> 0];
 }
 
-export const splitOffset = (offset: number): [number, number] => [Math.floor(offset / TWO32) >>> 0, offset % TWO32 >>> 0];
+export const splitOffset = (offset: number): [number, number] => [Math.floor(offset / TWO32) >>> 0, (offset % TWO32) >>> 0];
 export const joinOffset = (hi: number, lo: number) => hi * TWO32 + lo;
 
 /** A growable array of entries. */
@@ -68,7 +68,14 @@ export class EntryList {
     }
     const at = this.count * ENTRY_WORDS;
     const w = this.words;
-    w[at] = w0; w[at + 1] = w1; w[at + 2] = w2; w[at + 3] = w3; w[at + 4] = w4; w[at + 5] = w5; w[at + 6] = w6; w[at + 7] = w7;
+    w[at] = w0;
+    w[at + 1] = w1;
+    w[at + 2] = w2;
+    w[at + 3] = w3;
+    w[at + 4] = w4;
+    w[at + 5] = w5;
+    w[at + 6] = w6;
+    w[at + 7] = w7;
     this.count += 1;
   }
 

@@ -11,7 +11,18 @@
 import { fs } from '../../shared/fs';
 import type { StoreSpec } from '../store-spec';
 import { crc32 } from './checksum';
-import { cachePath, dropCacheFile, encodeHeader, HEADER_BYTES, isBinding, newNonce, openCacheFile, readHeader, writeCacheFile, type JournalBinding } from './cache-file';
+import {
+  cachePath,
+  dropCacheFile,
+  encodeHeader,
+  HEADER_BYTES,
+  isBinding,
+  newNonce,
+  openCacheFile,
+  readHeader,
+  writeCacheFile,
+  type JournalBinding,
+} from './cache-file';
 import { ENTRY_WORDS } from './entries';
 import { encodePages, PAGE_BYTES, PAGE_ENTRIES, PAGES_START, SortedTable } from './sorted-table';
 
@@ -63,8 +74,16 @@ interface ManifestHeader {
 const storeTag = (spec: StoreSpec<any>) => `${spec.file}:${spec.secondary?.version ?? 0}:${(spec.secondary?.names ?? []).join(',')}`;
 
 const isRun = (r: any): r is RunRef =>
-  r !== null && typeof r === 'object' && typeof r.id === 'string' && /^[0-9a-f]{8}$/.test(r.id) && Number.isInteger(r.nonce) && Number.isSafeInteger(r.entries) &&
-  r.entries >= 0 && Array.isArray(r.first) && r.first.length === (r.entries === 0 ? 0 : 4) && r.first.every((w: unknown) => Number.isInteger(w));
+  r !== null &&
+  typeof r === 'object' &&
+  typeof r.id === 'string' &&
+  /^[0-9a-f]{8}$/.test(r.id) &&
+  Number.isInteger(r.nonce) &&
+  Number.isSafeInteger(r.entries) &&
+  r.entries >= 0 &&
+  Array.isArray(r.first) &&
+  r.first.length === (r.entries === 0 ? 0 : 4) &&
+  r.first.every((w: unknown) => Number.isInteger(w));
 
 /** The manifest, if there is one that verifies for this store's declaration. */
 export function openManifest(root: string, spec: StoreSpec<any>): Manifest | undefined {
@@ -79,7 +98,12 @@ export function openManifest(root: string, spec: StoreSpec<any>): Manifest | und
     if (fs.readSync(fd, body, 0, size, HEADER_BYTES) !== size || crc32(body) !== header.body_crc) return undefined;
     const { parts, frozen, retired } = JSON.parse(body.toString('utf8'));
     if (!Array.isArray(parts) || !parts.every(isRun) || !Array.isArray(frozen) || !Array.isArray(retired)) return undefined;
-    if (!frozen.every((f: FrozenRef, i: number) => isRun(f) && Number.isInteger(f.cursor) && f.cursor >= 0 && f.cursor <= parts.length && (i === 0 || f.cursor === 0))) return undefined;
+    if (
+      !frozen.every(
+        (f: FrozenRef, i: number) => isRun(f) && Number.isInteger(f.cursor) && f.cursor >= 0 && f.cursor <= parts.length && (i === 0 || f.cursor === 0),
+      )
+    )
+      return undefined;
     return { nonce: header.nonce, binding: header.binding, live: header.live, parts, frozen, retired: retired.filter((id: unknown) => typeof id === 'string') };
   } catch {
     return undefined;
@@ -91,7 +115,16 @@ export function openManifest(root: string, spec: StoreSpec<any>): Manifest | und
 /** Writes the manifest (temp + rename). False when it could not be written. */
 export function writeManifest(root: string, spec: StoreSpec<any>, m: Manifest): boolean {
   const body = Buffer.from(JSON.stringify({ parts: m.parts, frozen: m.frozen, retired: m.retired }));
-  const header = encodeHeader({ kind: INDEX_KIND, v: INDEX_VERSION, store: storeTag(spec), nonce: m.nonce, binding: m.binding, live: m.live, body_bytes: body.length, body_crc: crc32(body) });
+  const header = encodeHeader({
+    kind: INDEX_KIND,
+    v: INDEX_VERSION,
+    store: storeTag(spec),
+    nonce: m.nonce,
+    binding: m.binding,
+    live: m.live,
+    body_bytes: body.length,
+    body_crc: crc32(body),
+  });
   return writeCacheFile(root, indexName(spec.file), [header, body]);
 }
 
@@ -117,7 +150,14 @@ export function openRun(root: string, file: string, ref: RunRef): { table: Sorte
   } catch {
     // Checked below: a run that cannot be measured is not used.
   }
-  if (header?.kind !== RUN_KIND || header.v !== INDEX_VERSION || header.nonce !== ref.nonce || header.entries !== ref.entries || header.pages !== pages || size !== PAGES_START + pages * PAGE_BYTES) {
+  if (
+    header?.kind !== RUN_KIND ||
+    header.v !== INDEX_VERSION ||
+    header.nonce !== ref.nonce ||
+    header.entries !== ref.entries ||
+    header.pages !== pages ||
+    size !== PAGES_START + pages * PAGE_BYTES
+  ) {
     fs.closeSync(fd);
     return undefined;
   }

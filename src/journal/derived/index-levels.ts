@@ -66,7 +66,14 @@ export class IndexTables {
    * Every entry whose sort key lies in [from, to], from the partitions and the frozen runs (unordered), or
    * only from the one or the other.
    */
-  range(fromHi: number, fromLo: number, toHi: number, toLo: number, visit: (words: Uint32Array, index: number) => void, which: 'all' | 'parts' | 'frozen' = 'all'): void {
+  range(
+    fromHi: number,
+    fromLo: number,
+    toHi: number,
+    toLo: number,
+    visit: (words: Uint32Array, index: number) => void,
+    which: 'all' | 'parts' | 'frozen' = 'all',
+  ): void {
     const { parts, frozen } = this.manifest;
     for (let p = 0; p < parts.length && which !== 'frozen'; p++) {
       const first = parts[p]!.first;
@@ -193,7 +200,12 @@ export function mergeStep(tables: IndexTables, root: string, spec: StoreSpec<any
       });
       while (f < freshCount && (upper === undefined || compareFirst(fresh, f, upper) < 0)) merged.pushFrom(fresh, f++);
       // A partition left empty is dropped (the one before it then reaches up to the next one's first entry).
-      const made = merged.count === 0 && parts.length > 1 ? [] : merged.count > 2 * partEntries() ? writeParts(root, spec.file, merged.view()) : [writeRun(root, spec.file, merged.view())];
+      const made =
+        merged.count === 0 && parts.length > 1
+          ? []
+          : merged.count > 2 * partEntries()
+            ? writeParts(root, spec.file, merged.view())
+            : [writeRun(root, spec.file, merged.view())];
       if (made === undefined || made.some((r) => r === undefined)) return true;
       parts.splice(cursor, 1, ...(made as RunRef[]));
       retired.push(ref.id);
@@ -218,7 +230,15 @@ export function mergeStep(tables: IndexTables, root: string, spec: StoreSpec<any
  * A whole index from a full replay: every record's key line (`records`, in journal order) and every entity's
  * secondary keys as `state` holds them.
  */
-export function buildIndex<S>(root: string, spec: StoreSpec<S>, state: S, records: EntryList, keys: Iterable<string>, binding: JournalBinding, live: number): void {
+export function buildIndex<S>(
+  root: string,
+  spec: StoreSpec<S>,
+  state: S,
+  records: EntryList,
+  keys: Iterable<string>,
+  binding: JournalBinding,
+  live: number,
+): void {
   const all = new EntryList(records.count + 16);
   all.append(records);
   for (const key of keys) secondaryEntries(all, spec, state, key, binding.size, false);

@@ -38,11 +38,15 @@ export function readTail(spec: StoreSpec<any>, fd: number, size: number, covered
   const head = { seq: covered.seq, h: covered.h };
   const atHead = covered.seq === 0 ? undefined : { line: covered.lines, offset: covered.head_offset, length: covered.head_length };
   if (size === covered.size) return { entries, keys, head, headAt: atHead, lines: covered.lines, bytes: size, tornTail: undefined };
-  const scan = scanJournal(fd, spec.vocabulary, (record, at) => {
-    const key = keyEntry(entries, spec, record, at);
-    if (key !== undefined) keys.add(key);
-  }, covered.seq === 0 ? undefined : { offset: covered.size, line: covered.lines, head });
+  const scan = scanJournal(
+    fd,
+    spec.vocabulary,
+    (record, at) => {
+      const key = keyEntry(entries, spec, record, at);
+      if (key !== undefined) keys.add(key);
+    },
+    covered.seq === 0 ? undefined : { offset: covered.size, line: covered.lines, head },
+  );
   if (scan.problems.some((p) => p.offset !== scan.tornTail?.offset)) return undefined;
   return { entries, keys, head: scan.head, headAt: scan.headAt ?? atHead, lines: scan.lines, bytes: scan.bytes, tornTail: scan.tornTail };
 }
-

@@ -45,9 +45,27 @@ export function loadSnapshot<S>(root: string, path: string, spec: StoreSpec<S>, 
     const release = opts.lazy ? () => open.close() : () => {};
     if (size === b.size) {
       kept = opts.lazy === true;
-      return { state, full: true, source: 'snapshot', damaged: false, head: { seq: b.seq, h: b.h }, headAt, bytes: b.size, lines: b.lines, records: b.lines, tornTail: undefined, snapshotAt: b.size, release };
+      return {
+        state,
+        full: true,
+        source: 'snapshot',
+        damaged: false,
+        head: { seq: b.seq, h: b.h },
+        headAt,
+        bytes: b.size,
+        lines: b.lines,
+        records: b.lines,
+        tornTail: undefined,
+        snapshotAt: b.size,
+        release,
+      };
     }
-    const scan = scanJournal(fd, spec.vocabulary, (record, at) => spec.evolve(state, record, at), b.seq === 0 ? undefined : { offset: b.size, line: b.lines, head: { seq: b.seq, h: b.h } });
+    const scan = scanJournal(
+      fd,
+      spec.vocabulary,
+      (record, at) => spec.evolve(state, record, at),
+      b.seq === 0 ? undefined : { offset: b.size, line: b.lines, head: { seq: b.seq, h: b.h } },
+    );
     // Damage past the snapshot: a replay reports it exactly as it always does.
     if (isDamaged(scan)) return undefined;
     kept = opts.lazy === true;
@@ -102,5 +120,16 @@ function replayState<S>(path: string, spec: StoreSpec<S>): Loaded<S> | undefined
   const state = spec.initial();
   const scan = scanJournal(path, spec.vocabulary, (record, at) => spec.evolve(state, record, at));
   if (isDamaged(scan)) return undefined;
-  return { state, full: true, source: 'replay', damaged: false, head: scan.head, headAt: scan.headAt, bytes: scan.bytes, lines: scan.lines, records: scan.records, tornTail: scan.tornTail };
+  return {
+    state,
+    full: true,
+    source: 'replay',
+    damaged: false,
+    head: scan.head,
+    headAt: scan.headAt,
+    bytes: scan.bytes,
+    lines: scan.lines,
+    records: scan.records,
+    tornTail: scan.tornTail,
+  };
 }

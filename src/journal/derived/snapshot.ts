@@ -12,7 +12,18 @@
 import { fs } from '../../shared/fs';
 import type { SnapshotBody } from '../store-spec';
 import { crc32, expectChecksumBytes, seedOf } from './checksum';
-import { bindingHolds, dropCacheFile, openCacheFile, encodeHeader, HEADER_BYTES, isBinding, newNonce, readHeader, writeCacheFile, type JournalBinding } from './cache-file';
+import {
+  bindingHolds,
+  dropCacheFile,
+  openCacheFile,
+  encodeHeader,
+  HEADER_BYTES,
+  isBinding,
+  newNonce,
+  readHeader,
+  writeCacheFile,
+  type JournalBinding,
+} from './cache-file';
 import { DerivedDamage } from './sorted-table';
 
 const SNAPSHOT_KIND = 'crux-snapshot';
@@ -60,7 +71,8 @@ export function openSnapshot(root: string, file: string, codec: number, journalF
   let ok = false;
   try {
     const header = readHeader<SnapshotHeader>(fd);
-    if (header?.kind !== SNAPSHOT_KIND || header.v !== SNAPSHOT_VERSION || header.file !== file || header.codec !== codec || !isBinding(header.binding)) return undefined;
+    if (header?.kind !== SNAPSHOT_KIND || header.v !== SNAPSHOT_VERSION || header.file !== file || header.codec !== codec || !isBinding(header.binding))
+      return undefined;
     const { body_bytes: bodyBytes, nonce } = header;
     if (!Number.isSafeInteger(bodyBytes) || bodyBytes < 0 || !Number.isInteger(nonce)) return undefined;
     const bodyAt = HEADER_BYTES + tableBytes(bodyBytes);
@@ -161,4 +173,3 @@ export function writeSnapshot(root: string, file: string, codec: number, binding
 export function dropSnapshot(root: string, file: string): void {
   dropCacheFile(root, snapshotName(file));
 }
-

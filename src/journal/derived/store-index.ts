@@ -134,7 +134,8 @@ export class StoreIndex<S> {
     if (log !== undefined) {
       for (let j = 0; j < log.count; j++) {
         const w = log.words;
-        const a = w[j * ENTRY_WORDS]!, b = w[j * ENTRY_WORDS + 1]!;
+        const a = w[j * ENTRY_WORDS]!,
+          b = w[j * ENTRY_WORDS + 1]!;
         if ((a > fromHi || (a === fromHi && b >= fromLo)) && (a < toHi || (a === toHi && b <= toLo))) take(w, j);
       }
     }
@@ -299,7 +300,11 @@ export class StoreIndex<S> {
       let nonce = log?.header.nonce;
       if (log === undefined || at === undefined || nonce === undefined) {
         nonce = newNonce();
-        if (!writeCacheFile(this.root, logName(this.spec.file), [encodeLogHeader({ kind: 'crux-index-log', v: INDEX_VERSION, nonce, base: this.tables.manifest.nonce })])) {
+        if (
+          !writeCacheFile(this.root, logName(this.spec.file), [
+            encodeLogHeader({ kind: 'crux-index-log', v: INDEX_VERSION, nonce, base: this.tables.manifest.nonce }),
+          ])
+        ) {
           throw new Error('log not written');
         }
         at = 512;
@@ -359,4 +364,3 @@ export class StoreIndex<S> {
     dropIndexFiles(this.root, this.spec.file);
   }
 }
-

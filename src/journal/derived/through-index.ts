@@ -66,7 +66,13 @@ function openJournal(path: string): number | undefined {
  * With `keep`, the index stays open in the result for the writer that appends after it (released with the
  * upkeep); without, it is closed here.
  */
-export function loadThroughIndex<S>(path: string, root: string, spec: StoreSpec<S>, what: { keys: readonly string[] } | { query: IndexQuery }, keep = false): Loaded<S> | undefined {
+export function loadThroughIndex<S>(
+  path: string,
+  root: string,
+  spec: StoreSpec<S>,
+  what: { keys: readonly string[] } | { query: IndexQuery },
+  keep = false,
+): Loaded<S> | undefined {
   if (spec.keyOf === undefined) return undefined;
   try {
     return loadOnce(path, root, spec, what, keep);
@@ -82,7 +88,13 @@ export function loadThroughIndex<S>(path: string, root: string, spec: StoreSpec<
   }
 }
 
-function loadOnce<S>(path: string, root: string, spec: StoreSpec<S>, what: { keys: readonly string[] } | { query: IndexQuery }, keep: boolean): Loaded<S> | undefined {
+function loadOnce<S>(
+  path: string,
+  root: string,
+  spec: StoreSpec<S>,
+  what: { keys: readonly string[] } | { query: IndexQuery },
+  keep: boolean,
+): Loaded<S> | undefined {
   // No journal (an empty store: nothing to index yet), or one that cannot be opened: the caller replays.
   const fd = openJournal(path);
   if (fd === undefined) return undefined;
@@ -130,7 +142,13 @@ function loadOnce<S>(path: string, root: string, spec: StoreSpec<S>, what: { key
  * first, at least until `enough(state)`; and how many the index holds in that range. undefined when there is
  * no index that verifies (the caller replays).
  */
-export function loadNewest<S>(path: string, root: string, spec: StoreSpec<S>, query: { index: string; atMost: number }, enough: (state: S) => boolean): { state: S; total: number } | undefined {
+export function loadNewest<S>(
+  path: string,
+  root: string,
+  spec: StoreSpec<S>,
+  query: { index: string; atMost: number },
+  enough: (state: S) => boolean,
+): { state: S; total: number } | undefined {
   for (let attempt = 0; attempt < 2; attempt++) {
     const fd = openJournal(path);
     if (fd === undefined) return undefined;

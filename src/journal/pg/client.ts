@@ -177,7 +177,8 @@ const UNREACHABLE: Record<string, string> = {
 
 /** Whether an error means the connection is gone (the store opens a new one for its next operation). */
 export const connectionLost = (error: unknown): boolean =>
-  error instanceof Error && (String((error as { code?: unknown }).code ?? '') in UNREACHABLE || String((error as { code?: unknown }).code ?? '').startsWith('08'));
+  error instanceof Error &&
+  (String((error as { code?: unknown }).code ?? '') in UNREACHABLE || String((error as { code?: unknown }).code ?? '').startsWith('08'));
 
 /** Server errors (SQLSTATE) that mean "not now", each with what the message says. */
 function sqlstateReason(code: string): string | undefined {
@@ -197,19 +198,39 @@ function refusal(code: string, url: StoreUrl, message: string): CruxError | unde
   const said = scrubText(message).replace(/\s+/g, ' ').slice(0, 200);
   const server = `the PostgreSQL server ${url.server}`;
   if (code === '28P01') {
-    return new CruxError('store_refused', `${server} refused the password: ${said}`, 'check the user and password in the URL (or PGPASSWORD, ~/.pgpass); retrying will not help');
+    return new CruxError(
+      'store_refused',
+      `${server} refused the password: ${said}`,
+      'check the user and password in the URL (or PGPASSWORD, ~/.pgpass); retrying will not help',
+    );
   }
   if (code === '28000') {
     const role = /role "([^"]*)" does not exist/.exec(message);
     return role
-      ? new CruxError('store_refused', `${server} has no role ${JSON.stringify(role[1])}: ${said}`, `create it (createuser ${role[1]}) or name an existing user in the URL; retrying will not help`)
-      : new CruxError('store_refused', `${server} does not let the user in: ${said}`, "check the server's pg_hba.conf and the user in the URL; retrying will not help");
+      ? new CruxError(
+          'store_refused',
+          `${server} has no role ${JSON.stringify(role[1])}: ${said}`,
+          `create it (createuser ${role[1]}) or name an existing user in the URL; retrying will not help`,
+        )
+      : new CruxError(
+          'store_refused',
+          `${server} does not let the user in: ${said}`,
+          "check the server's pg_hba.conf and the user in the URL; retrying will not help",
+        );
   }
   if (code === '3D000') {
-    return new CruxError('store_refused', `${server} has no database ${JSON.stringify(url.database)}: ${said}`, `create it (createdb ${url.database}) or name an existing database in the URL; retrying will not help`);
+    return new CruxError(
+      'store_refused',
+      `${server} has no database ${JSON.stringify(url.database)}: ${said}`,
+      `create it (createdb ${url.database}) or name an existing database in the URL; retrying will not help`,
+    );
   }
   if (code === '42501') {
-    return new CruxError('store_refused', `${server}: permission denied: ${said}`, `grant the user what the schema ${url.schema} needs (GRANT CREATE, USAGE), or run \`crux store init\` as its owner`);
+    return new CruxError(
+      'store_refused',
+      `${server}: permission denied: ${said}`,
+      `grant the user what the schema ${url.schema} needs (GRANT CREATE, USAGE), or run \`crux store init\` as its owner`,
+    );
   }
   return undefined;
 }

@@ -41,7 +41,11 @@ async function quarantine(store: PgHost, sql: Sql, file: string, name: string, b
   return `${store.location} quarantine/${name}`;
 }
 
-export async function checkJournals(store: PgHost, specs: readonly StoreSpec<unknown>[], opts: { repair: boolean; ts: string; progress?: ProgressSink }): Promise<JournalReport[]> {
+export async function checkJournals(
+  store: PgHost,
+  specs: readonly StoreSpec<unknown>[],
+  opts: { repair: boolean; ts: string; progress?: ProgressSink },
+): Promise<JournalReport[]> {
   return store.locked(async (sql, catalog) => {
     const reports: JournalReport[] = [];
     for (const spec of specs) reports.push(await checkOne(store, sql, catalog, spec, opts));
@@ -49,7 +53,13 @@ export async function checkJournals(store: PgHost, specs: readonly StoreSpec<unk
   });
 }
 
-async function checkOne(store: PgHost, sql: Sql, catalog: Catalog, spec: StoreSpec<unknown>, opts: { repair: boolean; ts: string; progress?: ProgressSink }): Promise<JournalReport> {
+async function checkOne(
+  store: PgHost,
+  sql: Sql,
+  catalog: Catalog,
+  spec: StoreSpec<unknown>,
+  opts: { repair: boolean; ts: string; progress?: ProgressSink },
+): Promise<JournalReport> {
   const kept: JournalRecord[] = [];
   const keys = new Set<string>();
   const state = spec.initial();
@@ -65,14 +75,17 @@ async function checkOne(store: PgHost, sql: Sql, catalog: Catalog, spec: StoreSp
   });
   const rows: { line: number; body: string }[] = [];
   if (catalog.tables.has(table)) {
-    await sql.unsafe(`select line, body from ${store.ident(table)} order by line`).values().cursor(5000, (batch) => {
-      for (const [line, body] of batch as [string, string][]) {
-        const row = { line: Number(line), body };
-        verifier.visit(row);
-        if (opts.repair) rows.push(row);
-      }
-      opts.progress?.(spec.file, verifier.visited, 0);
-    });
+    await sql
+      .unsafe(`select line, body from ${store.ident(table)} order by line`)
+      .values()
+      .cursor(5000, (batch) => {
+        for (const [line, body] of batch as [string, string][]) {
+          const row = { line: Number(line), body };
+          verifier.visit(row);
+          if (opts.repair) rows.push(row);
+        }
+        opts.progress?.(spec.file, verifier.visited, 0);
+      });
   }
   const scan = verifier.finish();
   const history = await checkHistoryRows(store, sql, catalog, spec, first, opts);
@@ -114,8 +127,13 @@ async function derivedDisagreements<S>(store: PgHost, sql: Sql, catalog: Catalog
   if (spec.secondary !== undefined && catalog.tables.has(journalTable(spec.file))) {
     const wrong = await indexDisagreements(sql, ident, catalog, spec, state, keys);
     if (wrong.length > 0) {
-      const shown = wrong.slice(0, 5).map((k) => JSON.stringify(k)).join(', ');
-      problems.push(`${journalTable(spec.file)}_index disagrees with a replay for ${wrong.length} entit${wrong.length === 1 ? 'y' : 'ies'} (${shown}${wrong.length > 5 ? ', …' : ''})`);
+      const shown = wrong
+        .slice(0, 5)
+        .map((k) => JSON.stringify(k))
+        .join(', ');
+      problems.push(
+        `${journalTable(spec.file)}_index disagrees with a replay for ${wrong.length} entit${wrong.length === 1 ? 'y' : 'ies'} (${shown}${wrong.length > 5 ? ', …' : ''})`,
+      );
     }
   }
   if (spec.snapshot !== undefined) {
@@ -124,9 +142,12 @@ async function derivedDisagreements<S>(store: PgHost, sql: Sql, catalog: Catalog
     if (snapshot !== undefined) {
       const forward = snapshot.state;
       const verifier = new RowVerifier(spec.vocabulary, (record, at) => spec.evolve(forward, record, at), snapshot.head);
-      await sql.unsafe(`select line, body from ${store.ident(journalTable(spec.file))} where line > $1 order by line`, [snapshot.line]).values().cursor(5000, (rows) => {
-        for (const [line, body] of rows as [string, string][]) verifier.visit({ line: Number(line), body });
-      });
+      await sql
+        .unsafe(`select line, body from ${store.ident(journalTable(spec.file))} where line > $1 order by line`, [snapshot.line])
+        .values()
+        .cursor(5000, (rows) => {
+          for (const [line, body] of rows as [string, string][]) verifier.visit({ line: Number(line), body });
+        });
       verifier.finish();
       if (!Buffer.from(spec.snapshot.encode(forward)).equals(Buffer.from(spec.snapshot.encode(state)))) {
         problems.push(`the snapshot row of ${spec.file} (taken at line ${snapshot.line}) disagrees with a replay`);
@@ -141,9 +162,19 @@ async function derivedDisagreements<S>(store: PgHost, sql: Sql, catalog: Catalog
  * continuing the one before (its opening snapshot names the previous head), the journal continuing the newest.
  * With repair, a damaged generation moves whole into the quarantine table.
  */
-async function checkHistoryRows(store: PgHost, sql: Sql, catalog: Catalog, spec: StoreSpec<unknown>, journalFirst: JournalRecord | undefined, opts: { repair: boolean; ts: string }): Promise<HistoryReport | undefined> {
+async function checkHistoryRows(
+  store: PgHost,
+  sql: Sql,
+  catalog: Catalog,
+  spec: StoreSpec<unknown>,
+  journalFirst: JournalRecord | undefined,
+  opts: { repair: boolean; ts: string },
+): Promise<HistoryReport | undefined> {
   if (!catalog.tables.has('history')) return undefined;
-  const generations = await sql.unsafe<{ generation: number }[]>(`select distinct generation from ${store.ident('history')} where journal = $1 order by generation`, [spec.file]);
+  const generations = await sql.unsafe<{ generation: number }[]>(
+    `select distinct generation from ${store.ident('history')} where journal = $1 order by generation`,
+    [spec.file],
+  );
   if (generations.length === 0) return undefined;
   const problems: HistoryReport['problems'] = [];
   const damaged: number[] = [];
@@ -154,16 +185,20 @@ async function checkHistoryRows(store: PgHost, sql: Sql, catalog: Catalog, spec:
   const continues = (where: string, first: JournalRecord | undefined, line: number) => {
     if (previous === undefined || first === undefined) return;
     const named = first.ev === SNAPSHOT_EVENT ? (first.data as { previous_head?: ChainHead } | undefined)?.previous_head : undefined;
-    if (named?.seq !== previous.seq || named?.h !== previous.h) problems.push({ file: where, line, reason: `chain break: does not continue the history before it (head seq ${previous.seq})` });
+    if (named?.seq !== previous.seq || named?.h !== previous.h)
+      problems.push({ file: where, line, reason: `chain break: does not continue the history before it (head seq ${previous.seq})` });
   };
   for (const { generation } of generations) {
     let first: JournalRecord | undefined;
     const verifier = new RowVerifier(spec.vocabulary, (record) => {
       first ??= record;
     });
-    await sql.unsafe(`select line, body from ${store.ident('history')} where journal = $1 and generation = $2 order by line`, [spec.file, generation]).values().cursor(5000, (rows) => {
-      for (const [line, body] of rows as [string, string][]) verifier.visit({ line: Number(line), body });
-    });
+    await sql
+      .unsafe(`select line, body from ${store.ident('history')} where journal = $1 and generation = $2 order by line`, [spec.file, generation])
+      .values()
+      .cursor(5000, (rows) => {
+        for (const [line, body] of rows as [string, string][]) verifier.visit({ line: Number(line), body });
+      });
     const scan = verifier.finish();
     const before = problems.length;
     continues(name(generation), first, 1);
@@ -178,7 +213,10 @@ async function checkHistoryRows(store: PgHost, sql: Sql, catalog: Catalog, spec:
   if (opts.repair) {
     quarantined = [];
     for (const generation of damaged) {
-      const rows = await sql.unsafe<{ body: string }[]>(`select body from ${store.ident('history')} where journal = $1 and generation = $2 order by line`, [spec.file, generation]);
+      const rows = await sql.unsafe<{ body: string }[]>(`select body from ${store.ident('history')} where journal = $1 and generation = $2 order by line`, [
+        spec.file,
+        generation,
+      ]);
       quarantined.push(await quarantine(store, sql, spec.file, `${spec.file}.history-${generation}`, rows.map((r) => `${r.body}\n`).join(''), opts.ts));
       await sql.unsafe(`delete from ${store.ident('history')} where journal = $1 and generation = $2`, [spec.file, generation]);
     }

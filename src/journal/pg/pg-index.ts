@@ -51,9 +51,10 @@ export async function indexCurrent(q: Sql, ident: (t: string) => string, catalog
 /** The keys of the entities whose value of `query.index` matches (possibly more, never fewer). */
 export async function matchingKeys(q: Sql, ident: (t: string) => string, spec: StoreSpec<unknown>, query: IndexQuery): Promise<string[]> {
   const table = ident(indexTable(journalTable(spec.file)));
-  const rows = 'equals' in query
-    ? await q.unsafe<{ key: string }[]>(`select key from ${table} where name = $1 and text_value = $2`, [query.index, query.equals])
-    : await q.unsafe<{ key: string }[]>(`select key from ${table} where name = $1 and num_value <= $2`, [query.index, query.atMost]);
+  const rows =
+    'equals' in query
+      ? await q.unsafe<{ key: string }[]>(`select key from ${table} where name = $1 and text_value = $2`, [query.index, query.equals])
+      : await q.unsafe<{ key: string }[]>(`select key from ${table} where name = $1 and num_value <= $2`, [query.index, query.atMost]);
   return rows.map((r) => r.key);
 }
 
@@ -117,7 +118,12 @@ export async function writeIndexRows<S>(
       `with came as (insert into ${table} (key, name, text_value, num_value)
          select * from unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) returning ${ROW_HASH} as h)
        select count(*) as n, coalesce(sum(h), 0) as s from came`,
-      [arrayLiteral(rows.map((r) => r.key)), arrayLiteral(rows.map((r) => r.name)), arrayLiteral(rows.map((r) => r.text)), arrayLiteral(rows.map((r) => r.num))],
+      [
+        arrayLiteral(rows.map((r) => r.key)),
+        arrayLiteral(rows.map((r) => r.name)),
+        arrayLiteral(rows.map((r) => r.text)),
+        arrayLiteral(rows.map((r) => r.num)),
+      ],
     );
     came = inserted[0]!;
   }
@@ -129,10 +135,15 @@ export async function writeIndexRows<S>(
       [spec.file, secondary.version, signature(spec), head.line, head.h, came.n, came.s],
     );
   } else {
-    await q.unsafe(
-      `update ${binding} set line = $2, h = $3, rows = rows - $4 + $5, sum = sum - $6::numeric + $7::numeric where journal = $1`,
-      [spec.file, head.line, head.h, gone!.n, came.n, gone!.s, came.s],
-    );
+    await q.unsafe(`update ${binding} set line = $2, h = $3, rows = rows - $4 + $5, sum = sum - $6::numeric + $7::numeric where journal = $1`, [
+      spec.file,
+      head.line,
+      head.h,
+      gone!.n,
+      came.n,
+      gone!.s,
+      came.s,
+    ]);
   }
 }
 
@@ -140,14 +151,23 @@ export async function writeIndexRows<S>(
  * `journal check`'s comparison: the entities whose index rows differ from what a replay gives (`state` holds the
  * whole journal folded), sorted; empty when the rows are right.
  */
-export async function indexDisagreements<S>(q: Sql, ident: (t: string) => string, catalog: Catalog, spec: StoreSpec<S>, state: S, keys: Iterable<string>): Promise<string[]> {
+export async function indexDisagreements<S>(
+  q: Sql,
+  ident: (t: string) => string,
+  catalog: Catalog,
+  spec: StoreSpec<S>,
+  state: S,
+  keys: Iterable<string>,
+): Promise<string[]> {
   if (spec.secondary === undefined) return [];
   const want = new Map<string, string>();
   for (const r of expectedRows(spec, state, keys)) want.set(`${r.key}\u0001${r.name}`, `${r.text}\u0001${r.num}`);
   const table = indexTable(journalTable(spec.file));
   const have = new Map<string, string>();
   if (catalog.tables.has(table)) {
-    const rows = await q.unsafe<{ key: string; name: string; text_value: string | null; num_value: string | null }[]>(`select key, name, text_value, num_value from ${ident(table)}`);
+    const rows = await q.unsafe<{ key: string; name: string; text_value: string | null; num_value: string | null }[]>(
+      `select key, name, text_value, num_value from ${ident(table)}`,
+    );
     for (const r of rows) have.set(`${r.key}\u0001${r.name}`, `${r.text_value}\u0001${r.num_value === null ? null : Number(r.num_value)}`);
   }
   const wrong = new Set<string>();

@@ -26,16 +26,17 @@ export async function initSchema(store: PgHost, specs: readonly StoreSpec<unknow
     const catalog = await store.guard(() => readCatalog(store.reader, store.url.schema));
     const todo = steps(store, catalog, specs, cruxVersion);
     const head = `-- crux ${cruxVersion}: the schema ${store.url.schema} of ${store.location} at version ${SCHEMA_VERSION}`;
-    const sql = todo.length === 0
-      ? `${head}: nothing to do (it is at version ${catalog.version} with every journal's table)\n`
-      : [
-          `${head} (it is at version ${catalog.version}): run as the schema's owner, e.g. psql -v ON_ERROR_STOP=1 -f`,
-          'begin;',
-          `select pg_advisory_xact_lock(${LOCK_CLASS_SQL}, hashtext(${quoteLiteral(store.url.schema)}));`,
-          ...todo.map((t) => `-- ${t.what}\n${t.sql}`),
-          'commit;',
-          '',
-        ].join('\n');
+    const sql =
+      todo.length === 0
+        ? `${head}: nothing to do (it is at version ${catalog.version} with every journal's table)\n`
+        : [
+            `${head} (it is at version ${catalog.version}): run as the schema's owner, e.g. psql -v ON_ERROR_STOP=1 -f`,
+            'begin;',
+            `select pg_advisory_xact_lock(${LOCK_CLASS_SQL}, hashtext(${quoteLiteral(store.url.schema)}));`,
+            ...todo.map((t) => `-- ${t.what}\n${t.sql}`),
+            'commit;',
+            '',
+          ].join('\n');
     return { ...base, created: todo.map((t) => t.what), schema_version: catalog.version, sql };
   }
   return store.locked(async (sql, catalog) => {

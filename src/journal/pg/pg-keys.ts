@@ -24,10 +24,10 @@ export class PgKeyStore implements KeyStore {
     const data = typeof bytes === 'string' ? Buffer.from(bytes) : Buffer.from(bytes);
     return this.store.locked(async (sql, catalog) => {
       await migrate(sql, this.store.url.schema, catalog, 'key');
-      const rows = await sql.unsafe(
-        `insert into ${this.store.ident('keys')} (name, bytes) values ($1, $2) on conflict (name) do nothing returning name`,
-        [name, data],
-      );
+      const rows = await sql.unsafe(`insert into ${this.store.ident('keys')} (name, bytes) values ($1, $2) on conflict (name) do nothing returning name`, [
+        name,
+        data,
+      ]);
       return rows.length === 1;
     });
   }
@@ -50,4 +50,3 @@ export class PgKeyStore implements KeyStore {
     });
   }
 }
-

@@ -11,7 +11,6 @@ import { historySink, type HistoryRetention } from '../history';
 import type { RecordSink } from '../verify';
 import { arrayLiteral, journalTable, type Catalog } from './schema';
 
-
 export async function compactJournals(
   store: PgHost,
   specs: readonly StoreSpec<unknown>[],
@@ -30,7 +29,11 @@ export async function compactJournals(
         continue;
       }
       if (folded.scan.problems.length > 0) {
-        throw new CruxError('journal_damaged', `${store.location} ${journalTable(spec.file)} has damaged rows; compaction would drop them`, 'run `crux journal check --repair` first: it keeps them in quarantine');
+        throw new CruxError(
+          'journal_damaged',
+          `${store.location} ${journalTable(spec.file)} has damaged rows; compaction would drop them`,
+          'run `crux journal check --repair` first: it keeps them in quarantine',
+        );
       }
       const live = spec.live(folded.state);
       const text = compactionText(folded.scan.head, before, live, ts);
@@ -76,23 +79,27 @@ export async function readHistoryRows<S>(store: PgHost, sql: Sql, catalog: Catal
   const visit = historySink(sink);
   const table = journalTable(spec.file);
   const sources: [string, unknown[]][] = [];
-  if (catalog.tables.has('history')) sources.push([`select line, body from ${store.ident('history')} where journal = $1 order by generation, line`, [spec.file]]);
+  if (catalog.tables.has('history'))
+    sources.push([`select line, body from ${store.ident('history')} where journal = $1 order by generation, line`, [spec.file]]);
   if (catalog.tables.has(table)) sources.push([`select line, body from ${store.ident(table)} order by line`, []]);
   for (const [query, params] of sources) {
     // Each compaction's rows, and the journal, are chains of their own: verified one by one, as history files are.
     let verifier: RowVerifier | undefined;
     let previous = 0;
-    await sql.unsafe(query, params as never[]).values().cursor(5000, (rows) => {
-      for (const [line, body] of rows as [string, string][]) {
-        const n = Number(line);
-        if (verifier === undefined || n <= previous) {
-          if (verifier !== undefined) reportSkipped(store, spec.file, verifier);
-          verifier = new RowVerifier(spec.vocabulary, visit);
+    await sql
+      .unsafe(query, params as never[])
+      .values()
+      .cursor(5000, (rows) => {
+        for (const [line, body] of rows as [string, string][]) {
+          const n = Number(line);
+          if (verifier === undefined || n <= previous) {
+            if (verifier !== undefined) reportSkipped(store, spec.file, verifier);
+            verifier = new RowVerifier(spec.vocabulary, visit);
+          }
+          previous = n;
+          verifier.visit({ line: n, body });
         }
-        previous = n;
-        verifier.visit({ line: n, body });
-      }
-    });
+      });
     if (verifier !== undefined) reportSkipped(store, spec.file, verifier);
   }
 }
@@ -115,7 +122,12 @@ function rowBody(bytes: Uint8Array, n: number, where: string): string {
  * Stores `lines` as journal `file` of an empty store, byte for byte, and `history` as its history rows, in one
  * transaction; the lines stream in (INSERT_ROWS at a time), so memory stays flat in the journal's size.
  */
-export async function restoreJournal(store: PgHost, spec: StoreSpec<unknown>, lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, history: readonly HistoryPiece[] = []): Promise<void> {
+export async function restoreJournal(
+  store: PgHost,
+  spec: StoreSpec<unknown>,
+  lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  history: readonly HistoryPiece[] = [],
+): Promise<void> {
   await store.locked(async (sql, catalog) => {
     const table = journalTable(spec.file);
     if (catalog.tables.has(table)) {

@@ -39,7 +39,10 @@ export function openPgReader(rawUrl: string, what: string): PgReader {
         for (;;) {
           let rows: { line: string; body: string }[];
           try {
-            rows = await sql.unsafe<{ line: string; body: string }[]>(`select line::text as line, body from ${table(file)} where line < $1 order by line desc limit ${PAGE}`, [below]);
+            rows = await sql.unsafe<{ line: string; body: string }[]>(
+              `select line::text as line, body from ${table(file)} where line < $1 order by line desc limit ${PAGE}`,
+              [below],
+            );
           } catch (error) {
             if ((error as { code?: string }).code === UNDEFINED_TABLE) return;
             throw error;
@@ -52,7 +55,10 @@ export function openPgReader(rawUrl: string, what: string): PgReader {
     sizes: (files) =>
       guard(async () => {
         const names = files.map((f) => `${url.schema}.${journalTable(f)}`);
-        const rows = await sql.unsafe<{ bytes: string | null }[]>('select pg_total_relation_size(to_regclass(n))::text as bytes from unnest($1::text[]) with ordinality as t(n, i) order by i', [`{${names.join(',')}}`]);
+        const rows = await sql.unsafe<{ bytes: string | null }[]>(
+          'select pg_total_relation_size(to_regclass(n))::text as bytes from unnest($1::text[]) with ordinality as t(n, i) order by i',
+          [`{${names.join(',')}}`],
+        );
         return files.map((file, i) => ({ name: file.replace(/\.jsonl$/, ''), file, bytes: Number(rows[i]?.bytes ?? 0), modified_at: null }));
       }),
     listen: (onChange) =>

@@ -12,7 +12,17 @@ import { decodeOwn, decodeRecord, EMPTY_HEAD, VERIFY_ALL, type ChainHead, type J
 import { SNAPSHOT_EVENT, type LinePosition } from '../scan';
 import type { IndexQuery, StoreSpec } from '../store-spec';
 import type {
-  CompactReport, HistoryPiece, InitReport, JournalReport, JournalStore, StoreView, KeyStore, ProgressSink, Reporter, StoreFacts, Transaction,
+  CompactReport,
+  HistoryPiece,
+  InitReport,
+  JournalReport,
+  JournalStore,
+  StoreView,
+  KeyStore,
+  ProgressSink,
+  Reporter,
+  StoreFacts,
+  Transaction,
 } from '../store-boundary';
 import { holdLockForTest } from '../crash-point';
 import { noteCommit } from '../../shared/commit-log';
@@ -216,9 +226,12 @@ export class PgStore implements JournalStore, PgWriter {
     }
     const state = snapshot.state;
     const verifier = new RowVerifier(spec.vocabulary, (record, at) => spec.evolve(state, record, at), snapshot.head);
-    await q.unsafe(`select line, body from ${this.ident(journalTable(spec.file))} where line > $1 order by line`, [snapshot.line]).values().cursor(FETCH_ROWS, (rows) => {
-      for (const [line, body] of rows as [string, string][]) verifier.visit({ line: Number(line), body });
-    });
+    await q
+      .unsafe(`select line, body from ${this.ident(journalTable(spec.file))} where line > $1 order by line`, [snapshot.line])
+      .values()
+      .cursor(FETCH_ROWS, (rows) => {
+        for (const [line, body] of rows as [string, string][]) verifier.visit({ line: Number(line), body });
+      });
     const tail = verifier.finish();
     this.report(spec.file, tail);
     const line = tail.lines > 0 ? tail.lastLine : snapshot.line;
@@ -263,7 +276,13 @@ export class PgStore implements JournalStore, PgWriter {
    * entities `keys` (from their rows as they now are) when the rows verified before the change (`trusted`), else
    * — or with 'all' — every entity (from `whole`, or a fold of the journal): rebuilt in the same transaction.
    */
-  async refreshIndex<S>(sql: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[] | 'all', opts: { trusted?: boolean; whole?: S } = {}): Promise<void> {
+  async refreshIndex<S>(
+    sql: Sql,
+    catalog: Catalog,
+    spec: StoreSpec<S>,
+    keys: readonly string[] | 'all',
+    opts: { trusted?: boolean; whole?: S } = {},
+  ): Promise<void> {
     if (spec.secondary === undefined || spec.keyOf === undefined) return;
     const ident = (t: string) => this.ident(t);
     const { line, head } = await this.headOf(sql, catalog, spec.file);
@@ -273,7 +292,15 @@ export class PgStore implements JournalStore, PgWriter {
     } else {
       const state = opts.whole ?? (await this.fold(sql, catalog, spec, { quiet: true })).state;
       const rows = await sql.unsafe<{ key: string }[]>(`select distinct key from ${this.ident(journalTable(spec.file))} where key is not null`);
-      await writeIndexRows(sql, ident, spec, state, rows.map((r) => r.key), true, bound);
+      await writeIndexRows(
+        sql,
+        ident,
+        spec,
+        state,
+        rows.map((r) => r.key),
+        true,
+        bound,
+      );
     }
     this.verdicts.set(spec.file, true);
   }
@@ -379,10 +406,13 @@ export class PgStore implements JournalStore, PgWriter {
     const table = journalTable(spec.file);
     if (catalog.tables.has(table)) {
       const total = opts.progress === undefined ? 0 : await this.count(q, table);
-      await q.unsafe(`select line, body from ${this.ident(table)} order by line`).values().cursor(FETCH_ROWS, (rows) => {
-        for (const [line, body] of rows as [string, string][]) verifier.visit({ line: Number(line), body });
-        opts.progress?.(spec.file, verifier.visited, total);
-      });
+      await q
+        .unsafe(`select line, body from ${this.ident(table)} order by line`)
+        .values()
+        .cursor(FETCH_ROWS, (rows) => {
+          for (const [line, body] of rows as [string, string][]) verifier.visit({ line: Number(line), body });
+          opts.progress?.(spec.file, verifier.visited, total);
+        });
     }
     const scan = verifier.finish();
     if (!opts.quiet) this.report(spec.file, scan);
@@ -430,9 +460,7 @@ export class PgStore implements JournalStore, PgWriter {
   async headOf(q: Query, catalog: Catalog, file: string): Promise<{ head: ChainHead; line: number }> {
     const table = journalTable(file);
     if (!catalog.tables.has(table)) return { head: EMPTY_HEAD, line: 0 };
-    const [row] = await q.unsafe<{ line: string; seq: string; h: string }[]>(
-      `select line, seq, h from ${this.ident(table)} order by line desc limit 1`,
-    );
+    const [row] = await q.unsafe<{ line: string; seq: string; h: string }[]>(`select line, seq, h from ${this.ident(table)} order by line desc limit 1`);
     return row === undefined ? { head: EMPTY_HEAD, line: 0 } : { head: { seq: Number(row.seq), h: row.h }, line: Number(row.line) };
   }
 
@@ -518,10 +546,9 @@ export class PgStore implements JournalStore, PgWriter {
     let after = 0;
     for (;;) {
       const rows = await this.guard(() =>
-        this.sql.unsafe<{ line: string; body: string }[]>(
-          `select line, body from ${this.ident(table)} where line > $1 order by line limit ${FETCH_ROWS}`,
-          [after],
-        ),
+        this.sql.unsafe<{ line: string; body: string }[]>(`select line, body from ${this.ident(table)} where line > $1 order by line limit ${FETCH_ROWS}`, [
+          after,
+        ]),
       );
       for (const row of rows) yield Buffer.from(row.body);
       if (rows.length < FETCH_ROWS) return;
@@ -566,7 +593,10 @@ export class PgStore implements JournalStore, PgWriter {
   private async *cursorLines(sql: Sql, catalog: Catalog, file: string): AsyncIterable<Uint8Array> {
     const table = journalTable(file);
     if (!catalog.tables.has(table)) return;
-    for await (const rows of sql.unsafe(`select body from ${this.ident(table)} order by line`).values().cursor(FETCH_ROWS)) {
+    for await (const rows of sql
+      .unsafe(`select body from ${this.ident(table)} order by line`)
+      .values()
+      .cursor(FETCH_ROWS)) {
       for (const [body] of rows as [string][]) yield Buffer.from(body);
     }
   }

@@ -15,44 +15,52 @@ const OWN_TABLES = new Set(['schema_version', 'keys', 'history', 'quarantine', '
 
 export async function surveyPg(store: PgHost, specs: readonly StoreSpec<unknown>[]): Promise<StoreFacts> {
   return store.transaction(async (sql) => {
-      const [got] = await sql<{ ok: boolean }[]>`select pg_try_advisory_xact_lock(${0x63727578}, hashtext(${store.url.schema})) as ok`;
-      const held = got?.ok !== true;
-      const holder = held ? await lockHolder(sql, store.url.schema) : null;
-      const [info] = await sql<{ v: string }[]>`select current_setting('server_version') as v`;
-      const catalog = await readCatalog(sql, store.url.schema);
-      const exists = catalog.tables.size > 0;
-      const usable = exists && catalog.version <= SCHEMA_VERSION;
-      const journals: JournalFacts<any>[] = [];
-      if (usable) {
-        for (const spec of specs) journals.push(await surveyJournal(store, sql, catalog, spec));
-      }
-      const quarantine = usable && catalog.tables.has('quarantine')
-        ? (await sql.unsafe<{ name: string; at: Date }[]>(`select name, at from ${store.ident('quarantine')} order by at, name`)).map((r) => `${r.at.toISOString()} ${r.name}`)
+    const [got] = await sql<{ ok: boolean }[]>`select pg_try_advisory_xact_lock(${0x63727578}, hashtext(${store.url.schema})) as ok`;
+    const held = got?.ok !== true;
+    const holder = held ? await lockHolder(sql, store.url.schema) : null;
+    const [info] = await sql<{ v: string }[]>`select current_setting('server_version') as v`;
+    const catalog = await readCatalog(sql, store.url.schema);
+    const exists = catalog.tables.size > 0;
+    const usable = exists && catalog.version <= SCHEMA_VERSION;
+    const journals: JournalFacts<any>[] = [];
+    if (usable) {
+      for (const spec of specs) journals.push(await surveyJournal(store, sql, catalog, spec));
+    }
+    const quarantine =
+      usable && catalog.tables.has('quarantine')
+        ? (await sql.unsafe<{ name: string; at: Date }[]>(`select name, at from ${store.ident('quarantine')} order by at, name`)).map(
+            (r) => `${r.at.toISOString()} ${r.name}`,
+          )
         : [];
-      const known = new Set(specs.map((s) => journalTable(s.file)));
-      const other = [...catalog.tables].filter((t) => !OWN_TABLES.has(t) && !known.has(t) && !known.has(t.replace(/_index$/, ''))).sort();
-      return {
-        location: { path: store.location, exists, usable, mode: null },
-        lock: {
-          held,
-          name: `pg_advisory_xact_lock(${0x63727578}, hashtext('${store.url.schema}'))`,
-          holder,
-          // The server frees a transaction's advisory lock when the transaction or its connection ends: never stale.
-          stale: false,
-          mechanism: 'advisory lock of a transaction, freed by the server when its holder goes',
-        },
-        journals,
-        quarantine,
-        other_files: other.map((t) => journalFileOf(t) ?? t),
-        server: {
-          version: info?.v ?? 'unknown',
-          schema: store.url.schema,
-          schema_version: catalog.version,
-          crux_schema_version: SCHEMA_VERSION,
-          tables: await tableSizes(sql, store.url.schema),
-          last_compaction: journals.map((j) => j.compacted_at ?? null).filter((t): t is string => t !== null).sort().at(-1) ?? null,
-        },
-      };
+    const known = new Set(specs.map((s) => journalTable(s.file)));
+    const other = [...catalog.tables].filter((t) => !OWN_TABLES.has(t) && !known.has(t) && !known.has(t.replace(/_index$/, ''))).sort();
+    return {
+      location: { path: store.location, exists, usable, mode: null },
+      lock: {
+        held,
+        name: `pg_advisory_xact_lock(${0x63727578}, hashtext('${store.url.schema}'))`,
+        holder,
+        // The server frees a transaction's advisory lock when the transaction or its connection ends: never stale.
+        stale: false,
+        mechanism: 'advisory lock of a transaction, freed by the server when its holder goes',
+      },
+      journals,
+      quarantine,
+      other_files: other.map((t) => journalFileOf(t) ?? t),
+      server: {
+        version: info?.v ?? 'unknown',
+        schema: store.url.schema,
+        schema_version: catalog.version,
+        crux_schema_version: SCHEMA_VERSION,
+        tables: await tableSizes(sql, store.url.schema),
+        last_compaction:
+          journals
+            .map((j) => j.compacted_at ?? null)
+            .filter((t): t is string => t !== null)
+            .sort()
+            .at(-1) ?? null,
+      },
+    };
   });
 }
 
@@ -84,9 +92,12 @@ async function surveyJournal(store: PgHost, sql: Sql, catalog: Catalog, spec: St
   });
   const table = journalTable(spec.file);
   if (catalog.tables.has(table)) {
-    await sql.unsafe(`select line, body from ${store.ident(table)} order by line`).values().cursor(5000, (rows) => {
-      for (const [line, body] of rows as [string, string][]) verifier.visit({ line: Number(line), body });
-    });
+    await sql
+      .unsafe(`select line, body from ${store.ident(table)} order by line`)
+      .values()
+      .cursor(5000, (rows) => {
+        for (const [line, body] of rows as [string, string][]) verifier.visit({ line: Number(line), body });
+      });
   }
   const scan = verifier.finish();
   return {
@@ -101,4 +112,3 @@ async function surveyJournal(store: PgHost, sql: Sql, catalog: Catalog, spec: St
     index: null,
   };
 }
-

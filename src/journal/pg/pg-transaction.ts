@@ -55,7 +55,10 @@ export class PgTransaction implements Transaction {
 
   append<S>(spec: StoreSpec<S>, drafts: readonly EventDraft[]): void {
     if (drafts.length === 0) return;
-    refuseSecondAppend(spec, this.pending.some((p) => p.spec === spec));
+    refuseSecondAppend(
+      spec,
+      this.pending.some((p) => p.spec === spec),
+    );
     const batch: (typeof this.pending)[number] = { spec, drafts };
     this.pending.push(batch);
     if (this.loaded.has(spec)) this.encode(batch);
@@ -100,4 +103,3 @@ export class PgTransaction implements Transaction {
     for (const batch of this.pending) this.store.committing.push(`${batch.lines!.length} record(s) to ${batch.spec.file}`);
   }
 }
-

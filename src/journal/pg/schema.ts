@@ -137,7 +137,9 @@ export function migrationSql(schema: string, catalog: Catalog, cruxVersion: stri
   for (let v = catalog.version; v < SCHEMA_VERSION; v++) {
     steps.push({
       what: `schema version ${v + 1}`,
-      sql: `${MIGRATIONS[v]!(s).trim().replace(/\n {4}/g, '\n')}\ninsert into ${s}.schema_version (version, crux_version) values (${v + 1}, ${quoteLiteral(cruxVersion)});`,
+      sql: `${MIGRATIONS[v]!(s)
+        .trim()
+        .replace(/\n {4}/g, '\n')}\ninsert into ${s}.schema_version (version, crux_version) values (${v + 1}, ${quoteLiteral(cruxVersion)});`,
     });
   }
   return steps;
@@ -154,7 +156,14 @@ export async function migrate(tx: Sql, schema: string, catalog: Catalog, cruxVer
 /** The DDL of a journal's table unless the catalog has it (for `store init`: every journal's table ahead of its first record). */
 export function journalTableSql(schema: string, catalog: Catalog, file: string): { what: string; sql: string } | undefined {
   const table = journalTable(file);
-  return catalog.tables.has(table) ? undefined : { what: `table ${table}`, sql: `${journalDdl(quoteIdent(schema), table).trim().replace(/\n {2}/g, '\n')}` };
+  return catalog.tables.has(table)
+    ? undefined
+    : {
+        what: `table ${table}`,
+        sql: `${journalDdl(quoteIdent(schema), table)
+          .trim()
+          .replace(/\n {2}/g, '\n')}`,
+      };
 }
 
 /** Creates a journal's table unless it exists (under the writers' lock). */

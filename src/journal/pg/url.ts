@@ -71,7 +71,17 @@ export function parseStoreUrl(value: string, what = '--store', env: NodeJS.Proce
   let connect = `${scheme}:${url.href.slice('http:'.length)}`;
   // The client reads a host-less URL as invalid: `localhost` stands in, and the `host` option (below) wins over it.
   if (noHost) connect = connect.replace('no-host.invalid', 'localhost');
-  return { connect, schema, label, server, user, database, tls, ...(hostParam !== undefined ? { host: hostParam } : {}), ...(portParam !== undefined ? { port: Number(portParam) } : {}) };
+  return {
+    connect,
+    schema,
+    label,
+    server,
+    user,
+    database,
+    tls,
+    ...(hostParam !== undefined ? { host: hostParam } : {}),
+    ...(portParam !== undefined ? { port: Number(portParam) } : {}),
+  };
 }
 
 function loginName(): string {

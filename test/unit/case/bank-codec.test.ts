@@ -32,11 +32,7 @@ describe('bank codec', () => {
 
   it('keeps folding after a decode', () => {
     const decoded = bankOf(
-      [
-        recorded({ id: 'c_4', task: 'restart apache' }),
-        recorded({ id: 'c_1', task: 'restart nothing' }),
-        { ev: 'case.deleted', data: { case_id: 'c_2' } },
-      ],
+      [recorded({ id: 'c_4', task: 'restart apache' }), recorded({ id: 'c_1', task: 'restart nothing' }), { ev: 'case.deleted', data: { case_id: 'c_2' } }],
       decodeBank(bodyOf(encodeBank(bank)))!,
     );
     // Both 1/2, same reward and time: the lower id first.

@@ -21,7 +21,14 @@ function refusal(f: () => unknown): string {
 describe('parseCaseDraft', () => {
   it('defaults success to true, reward to 1, tags to none, optional text to null', () => {
     expect(parseCaseDraft({ task: 't', action: 'a', outcome: 'o' })).toEqual({
-      task: 't', context: null, action: 'a', outcome: 'o', success: true, reward: 1, tags: [], source_receipt: null,
+      task: 't',
+      context: null,
+      action: 'a',
+      outcome: 'o',
+      success: true,
+      reward: 1,
+      tags: [],
+      source_receipt: null,
     });
   });
 
@@ -78,12 +85,20 @@ describe('parseRecordObject / parseImportObject', () => {
 
   it('imports a bare case with a new id, the current time and no reuse', () => {
     expect(parseImportObject({ task: 't', action: 'a', outcome: 'o' }, () => 'c_fresh' as CaseId, NOW)).toMatchObject({
-      case_id: 'c_fresh', created_at: '2026-11-29T21:00:00.000Z', times_reused: 0, success: true, reward: 1,
+      case_id: 'c_fresh',
+      created_at: '2026-11-29T21:00:00.000Z',
+      times_reused: 0,
+      success: true,
+      reward: 1,
     });
   });
 
   it('keeps a given id, time (normalized to UTC) and reuse count', () => {
-    const c = parseImportObject({ case_id: 'c_old', task: 't', action: 'a', outcome: 'o', created_at: '2026-01-01T01:00:00+01:00', times_reused: 4, reward: 7 }, nextId, NOW);
+    const c = parseImportObject(
+      { case_id: 'c_old', task: 't', action: 'a', outcome: 'o', created_at: '2026-01-01T01:00:00+01:00', times_reused: 4, reward: 7 },
+      nextId,
+      NOW,
+    );
     expect(c).toMatchObject({ case_id: 'c_old', created_at: '2026-01-01T00:00:00.000Z', times_reused: 4, reward: 1 });
     expect(refusal(() => parseImportObject({ task: 't', action: 'a', outcome: 'o', times_reused: -1 }, nextId, NOW))).toMatch(/^5: times_reused/);
     expect(refusal(() => parseImportObject({ task: 't', action: 'a', outcome: 'o', created_at: 'yesterday' }, nextId, NOW))).toMatch(/^5: created_at/);
@@ -104,7 +119,9 @@ describe('parseImportLines', () => {
     expect(refusal(() => parseImportLines(lines(ok, ok, '{"task":"t"', ok), nextId, NOW))).toMatch(/^5: line 3: not valid JSON/);
     expect(refusal(() => parseImportLines(lines(ok, '{"task":"t","action":"a"}'), nextId, NOW))).toBe('5: line 2: outcome is required');
     expect(refusal(() => parseImportLines(lines(ok, '[]'), nextId, NOW))).toBe('5: line 2: the case must be a JSON object, not an array');
-    expect(refusal(() => parseImportLines(Buffer.concat([Buffer.from(`${ok}\n`), Buffer.from([0xff, 0xfe, 0x0a])]), nextId, NOW))).toBe('5: line 2: not valid UTF-8');
+    expect(refusal(() => parseImportLines(Buffer.concat([Buffer.from(`${ok}\n`), Buffer.from([0xff, 0xfe, 0x0a])]), nextId, NOW))).toBe(
+      '5: line 2: not valid UTF-8',
+    );
   });
 
   it('refuses the same case_id twice', () => {
@@ -116,6 +133,10 @@ describe('parseImportLines', () => {
     const input = lines(ok, '', ok, ok);
     const heard: [number, number][] = [];
     parseImportLines(input, nextId, NOW, (done, total) => heard.push([done, total]));
-    expect(heard).toEqual([[ok.length + 1, input.length], [2 * ok.length + 3, input.length], [input.length, input.length]]);
+    expect(heard).toEqual([
+      [ok.length + 1, input.length],
+      [2 * ok.length + 3, input.length],
+      [input.length, input.length],
+    ]);
   });
 });

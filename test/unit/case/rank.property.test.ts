@@ -38,7 +38,8 @@ function naiveRank(cases: Map<string, CaseSpec>, q: string, topK: number, onlySu
   }
   const cp = (s: string) => Array.from(s).map((ch) => ch.codePointAt(0)!);
   const byCodePoints = (a: string, b: string) => {
-    const x = cp(a), y = cp(b);
+    const x = cp(a),
+      y = cp(b);
     for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
     return x.length - y.length;
   };
@@ -46,7 +47,32 @@ function naiveRank(cases: Map<string, CaseSpec>, q: string, topK: number, onlySu
   return scored.slice(0, topK).map((s) => [s.id, s.sim]);
 }
 
-const WORDS = ['longaa', 'deploy', 'Deploy', 'db', 'x', '9', '42', 'café', 'cafe\u0301', 'İstanbul', '東京', '日', '𐐀𐐀', '𐐀', 'ΟΔΟΣ', 'snake_case', 'a-b', 'ok!', '🚀go', 'किताब', 'हिन्दी', 'कि', 'தமிழ்', 'ক্ষ'];
+const WORDS = [
+  'longaa',
+  'deploy',
+  'Deploy',
+  'db',
+  'x',
+  '9',
+  '42',
+  'café',
+  'cafe\u0301',
+  'İstanbul',
+  '東京',
+  '日',
+  '𐐀𐐀',
+  '𐐀',
+  'ΟΔΟΣ',
+  'snake_case',
+  'a-b',
+  'ok!',
+  '🚀go',
+  'किताब',
+  'हिन्दी',
+  'कि',
+  'தமிழ்',
+  'ক্ষ',
+];
 const text = fc.array(fc.constantFrom(...WORDS), { maxLength: 6 }).map((w) => w.join(' '));
 // Past 127 distinct terms a posting's meta saturates and ranking reads the term count from its column.
 const LONG = Array.from({ length: 130 }, (_, i) => `long${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`).join(' ');
@@ -68,29 +94,36 @@ const op = fc.oneof(
 describe('rankCases against a naive reference', () => {
   it('returns the same ids and similarities, in the same order', () => {
     fc.assert(
-      fc.property(fc.array(op, { maxLength: 25 }), text, fc.integer({ min: 0, max: 8 }), fc.boolean(), fc.constantFrom(0, 0.2, 0.5), (ops, q, topK, onlySuccess, min) => {
-        const model = new Map<string, CaseSpec>();
-        const events: Given[] = [];
-        for (const o of ops) {
-          if (o.kind === 'put') {
-            model.delete(o.c.id);
-            model.set(o.c.id, o.c);
-            events.push(recorded(o.c));
-          } else {
-            model.delete(o.id);
-            events.push({ ev: 'case.deleted', data: { case_id: o.id } });
+      fc.property(
+        fc.array(op, { maxLength: 25 }),
+        text,
+        fc.integer({ min: 0, max: 8 }),
+        fc.boolean(),
+        fc.constantFrom(0, 0.2, 0.5),
+        (ops, q, topK, onlySuccess, min) => {
+          const model = new Map<string, CaseSpec>();
+          const events: Given[] = [];
+          for (const o of ops) {
+            if (o.kind === 'put') {
+              model.delete(o.c.id);
+              model.set(o.c.id, o.c);
+              events.push(recorded(o.c));
+            } else {
+              model.delete(o.id);
+              events.push({ ev: 'case.deleted', data: { case_id: o.id } });
+            }
           }
-        }
-        const bank = bankOf(events);
-        // The same bank through the cache codec, cut at some point and continued by replay.
-        const cut = Math.floor(events.length / 2);
-        const resumed = bankOf(events.slice(cut), decodeBank(bodyOf(encodeBank(bankOf(events.slice(0, cut)))))!);
-        const viaCache = rankCases(resumed, { text: q, topK, onlySuccess, minSimilarity: min }).map((h) => [resumed.idOf(h.slot), h.similarity]);
-        const got = rankCases(bank, { text: q, topK, onlySuccess, minSimilarity: min }).map((h) => [bank.idOf(h.slot), h.similarity]);
-        expect(got).toEqual(naiveRank(model, q, topK, onlySuccess, min));
-        expect(viaCache).toEqual(got);
-        expect(resumed.liveCount).toBe(model.size);
-      }),
+          const bank = bankOf(events);
+          // The same bank through the cache codec, cut at some point and continued by replay.
+          const cut = Math.floor(events.length / 2);
+          const resumed = bankOf(events.slice(cut), decodeBank(bodyOf(encodeBank(bankOf(events.slice(0, cut)))))!);
+          const viaCache = rankCases(resumed, { text: q, topK, onlySuccess, minSimilarity: min }).map((h) => [resumed.idOf(h.slot), h.similarity]);
+          const got = rankCases(bank, { text: q, topK, onlySuccess, minSimilarity: min }).map((h) => [bank.idOf(h.slot), h.similarity]);
+          expect(got).toEqual(naiveRank(model, q, topK, onlySuccess, min));
+          expect(viaCache).toEqual(got);
+          expect(resumed.liveCount).toBe(model.size);
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -56,7 +56,10 @@ describe('rankCases', () => {
   });
 
   it('keeps the best topK, in order', () => {
-    expect(ranked(bank, query('restart nginx', { topK: 2 }))).toEqual([['c_failed', 1], ['c_b', 1]]);
+    expect(ranked(bank, query('restart nginx', { topK: 2 }))).toEqual([
+      ['c_failed', 1],
+      ['c_b', 1],
+    ]);
     expect(ranked(bank, query('restart nginx', { topK: 0 }))).toEqual([]);
   });
 
@@ -70,7 +73,7 @@ describe('rankCases', () => {
       recorded({ id: 'c_1', task: 'restart nginx' }),
       recorded({ id: 'c_2', task: 'restart nginx now' }),
       { ev: 'case.deleted', data: { case_id: 'c_1' } },
-      { ev: 'case.imported', data: { ...recorded({ id: 'c_2', task: 'nginx' }).data as object } },
+      { ev: 'case.imported', data: { ...(recorded({ id: 'c_2', task: 'nginx' }).data as object) } },
     ]);
     expect(ranked(changed, query('restart nginx'))).toEqual([['c_2', 0.5]]);
   });
@@ -94,7 +97,9 @@ describe('rankCases', () => {
     const cached = decodeBank(bodyOf(encodeBank(bankOf(events))))!;
     for (const bank of [bankOf(events), cached, bankOf(events.slice(1), decodeBank(bodyOf(encodeBank(bankOf(events.slice(0, 1)))))!)]) {
       for (const topK of [1, 2, 3]) {
-        expect(rankCases(bank, { text: 'rotate keys', topK, onlySuccess: false, minSimilarity: 0 }).map((h) => bank.idOf(h.slot))).toEqual(['c1', 'c0', 'c2'].slice(0, topK));
+        expect(rankCases(bank, { text: 'rotate keys', topK, onlySuccess: false, minSimilarity: 0 }).map((h) => bank.idOf(h.slot))).toEqual(
+          ['c1', 'c0', 'c2'].slice(0, topK),
+        );
       }
     }
   });
@@ -104,7 +109,10 @@ describe('rankCases', () => {
     const events = [recorded({ id: 'long', task: `deploy ${many}` }), recorded({ id: 'short', task: 'deploy now' })];
     const bank = decodeBank(bodyOf(encodeBank(bankOf(events))))!;
     const hits = rankCases(bank, { text: 'deploy', topK: 5, onlySuccess: false, minSimilarity: 0 });
-    expect(hits.map((h) => [bank.idOf(h.slot), h.similarity])).toEqual([['short', 1 / 2], ['long', 1 / 201]]);
+    expect(hits.map((h) => [bank.idOf(h.slot), h.similarity])).toEqual([
+      ['short', 1 / 2],
+      ['long', 1 / 201],
+    ]);
   });
 
   it('breaks ties on case id by code point, as Rust and Python order strings', () => {

@@ -84,8 +84,14 @@ describe('tokenize: Alphabetic runs (Rust char::is_alphanumeric), not \\p{L} run
 
 describe('caseTerms', () => {
   it('is tokens(task) ∪ tokens(each tag)', () => {
-    expect([...caseTerms('Deploy the web app', ['web', 'Production', 'blue-green', 'x'])].sort()).toEqual(
-      ['app', 'blue', 'deploy', 'green', 'production', 'the', 'web'],
-    );
+    expect([...caseTerms('Deploy the web app', ['web', 'Production', 'blue-green', 'x'])].sort()).toEqual([
+      'app',
+      'blue',
+      'deploy',
+      'green',
+      'production',
+      'the',
+      'web',
+    ]);
   });
 });

@@ -19,7 +19,11 @@ describe('mergeHooks', () => {
   });
 
   it('keeps every other setting, group and handler, in their order', () => {
-    const settings = { a: 1, hooks: { Stop: [{ matcher: '', hooks: [{ type: 'command', command: 'say done' }] }], PostToolUse: [{ matcher: 'Write', hooks: [] }] }, z: [1] };
+    const settings = {
+      a: 1,
+      hooks: { Stop: [{ matcher: '', hooks: [{ type: 'command', command: 'say done' }] }], PostToolUse: [{ matcher: 'Write', hooks: [] }] },
+      z: [1],
+    };
     const merged = JSON.parse(mergeHooks(JSON.stringify(settings), CMD, 's').text);
     expect(Object.keys(merged)).toEqual(['a', 'hooks', 'z']);
     expect(merged.hooks.Stop).toEqual([...settings.hooks.Stop, { hooks: [ours] }]);
@@ -51,7 +55,10 @@ describe('mergeHooks', () => {
 describe('removeHooks', () => {
   const settings = {
     model: 'opus',
-    hooks: { Stop: [{ matcher: '', hooks: [{ type: 'command', command: 'say done' }] }], PostToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: 'fmt' }] }] },
+    hooks: {
+      Stop: [{ matcher: '', hooks: [{ type: 'command', command: 'say done' }] }],
+      PostToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: 'fmt' }] }],
+    },
     permissions: { allow: ['Bash(ls)'] },
   };
   const original = `${JSON.stringify(settings, null, 2)}\n`;
@@ -70,7 +77,9 @@ describe('removeHooks', () => {
 
   it("keeps another handler in the same group, and Gemini CLI's entries when Claude Code's go", () => {
     const shared = { hooks: { Stop: [{ matcher: 'x', hooks: [ours, { type: 'command', command: 'say done' }] }] } };
-    expect(JSON.parse(removeHooks(CLAUDE_CODE, JSON.stringify(shared), 's').text)).toEqual({ hooks: { Stop: [{ matcher: 'x', hooks: [{ type: 'command', command: 'say done' }] }] } });
+    expect(JSON.parse(removeHooks(CLAUDE_CODE, JSON.stringify(shared), 's').text)).toEqual({
+      hooks: { Stop: [{ matcher: 'x', hooks: [{ type: 'command', command: 'say done' }] }] },
+    });
     const both = merge(GEMINI_CLI, mergeHooks('', CMD, 's').text, 'crux hook gemini-cli', 's').text;
     const left = JSON.parse(removeHooks(CLAUDE_CODE, both, 's').text).hooks;
     expect(Object.keys(left).sort()).toEqual(Object.keys(GEMINI_CLI.events).sort());

@@ -105,7 +105,7 @@ describe('editTomlServer (Codex config.toml)', () => {
     expect(editTomlServer('', undefined, 'c')).toEqual({ text: '', changed: false });
   });
 
-  it('keeps a section after crux\'s where it was', () => {
+  it("keeps a section after crux's where it was", () => {
     const middle = '[mcp_servers.crux]\ncommand = "crux"\nargs = ["mcp"]\n\n[profiles.a]\nmodel = "b"\n';
     const removed = editTomlServer(middle, undefined, 'c');
     expect(removed.text).toBe('[profiles.a]\nmodel = "b"\n');
@@ -133,7 +133,8 @@ describe('editTomlServer (Codex config.toml)', () => {
 
 describe('the MCP clients', () => {
   const where = (env: NodeJS.ProcessEnv, platform: NodeJS.Platform = 'linux') => ({ env, platform, projectRoot: () => '/src/app' });
-  const file = (name: string, scope: 'user' | 'project', env: NodeJS.ProcessEnv, platform?: NodeJS.Platform) => mcpClientNamed(name)!.file(scope, where(env, platform));
+  const file = (name: string, scope: 'user' | 'project', env: NodeJS.ProcessEnv, platform?: NodeJS.Platform) =>
+    mcpClientNamed(name)!.file(scope, where(env, platform));
 
   it('name each file where the client documents it', () => {
     expect(file('claude-code', 'user', { HOME: '/h' })).toBe('/h/.claude.json');

@@ -8,7 +8,11 @@ const build = (...args: string[]) => buildProgram(['node', 'crux', ...args]);
 
 describe('buildProgram', () => {
   it('builds one group with one command for `session get`, whatever the global options before it', async () => {
-    for (const args of [['session', 'get', 'x'], ['--data-dir', 'session', 'session', 'get', 'x'], ['--json', '--agent', 'a', 'session', 'get', 'x']]) {
+    for (const args of [
+      ['session', 'get', 'x'],
+      ['--data-dir', 'session', 'session', 'get', 'x'],
+      ['--json', '--agent', 'a', 'session', 'get', 'x'],
+    ]) {
       const program = await build(...args);
       expect(names(program), args.join(' ')).toEqual(['session']);
       expect(names(program.commands[0]!), args.join(' ')).toEqual(['get']);

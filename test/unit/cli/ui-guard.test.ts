@@ -8,7 +8,18 @@ const ask = (over: Partial<Parameters<typeof judge>[1]>) => judge(b, { method: '
 describe('the dashboard gate', () => {
   it('allows the bound address and localhost at the bound port only', () => {
     for (const host of ['127.0.0.1:4242', 'localhost:4242', 'LocalHost:4242']) expect(hostAllowed(b, host), host).toBe(true);
-    for (const host of [undefined, '', '127.0.0.1', 'localhost', '127.0.0.1:4243', 'evil.example:4242', 'localhost.evil.example:4242', '127.0.0.1:4242@evil', '[::1]:4242', '127.0.0.1:04242x'])
+    for (const host of [
+      undefined,
+      '',
+      '127.0.0.1',
+      'localhost',
+      '127.0.0.1:4243',
+      'evil.example:4242',
+      'localhost.evil.example:4242',
+      '127.0.0.1:4242@evil',
+      '[::1]:4242',
+      '127.0.0.1:04242x',
+    ])
       expect(hostAllowed(b, host), String(host)).toBe(false);
     const v6 = { ...b, host: '[::1]' };
     expect(hostAllowed(v6, '[::1]:4242')).toBe(true);

@@ -26,7 +26,16 @@ describe('the server in-process', () => {
     await putSession(planner, parseLogicalSessionId('p1'), { state: '{"a":1}' });
     await putSession(planner, parseLogicalSessionId('p1'), { state: '{"a":2}' });
     await putSession(contextOf({ dataDir }, env), parseLogicalSessionId('loose'), { state: '[]' });
-    await recordCase(contextOf({ dataDir }, env), { task: 'tidy the logs', context: null, action: 'rm', outcome: 'ok', success: true, reward: 1, tags: ['ops'], source_receipt: null });
+    await recordCase(contextOf({ dataDir }, env), {
+      task: 'tidy the logs',
+      context: null,
+      action: 'rm',
+      outcome: 'ok',
+      success: true,
+      reward: 1,
+      tags: ['ops'],
+      source_receipt: null,
+    });
     server = await startUi({ dataDir }, { port: 0, bind: '127.0.0.1', open: false, assets: resolve(__dirname, '../../../dist/ui') }, env);
     const { port, token } = server.binding;
     ui = { proc: undefined as never, line: '', port, token, base: `http://127.0.0.1:${port}`, cookie: `crux_ui_${port}=${token}` };
@@ -36,9 +45,13 @@ describe('the server in-process', () => {
 
   it('answers /api/sessions with the operation’s document, all agents unless one is named', async () => {
     const ctx = contextOf({ dataDir }, env);
-    expect((await api(ui, '/api/sessions')).doc).toEqual(JSON.parse(JSON.stringify(await listSessions(ctx, { all: false, archived: false, stranded: false, allAgents: true }))));
+    expect((await api(ui, '/api/sessions')).doc).toEqual(
+      JSON.parse(JSON.stringify(await listSessions(ctx, { all: false, archived: false, stranded: false, allAgents: true }))),
+    );
     const scoped = contextOf({ dataDir, agent: 'planner' }, env);
-    expect((await api(ui, '/api/sessions?agent=planner')).doc).toEqual(JSON.parse(JSON.stringify(await listSessions(scoped, { all: false, archived: false, stranded: false, allAgents: false }))));
+    expect((await api(ui, '/api/sessions?agent=planner')).doc).toEqual(
+      JSON.parse(JSON.stringify(await listSessions(scoped, { all: false, archived: false, stranded: false, allAgents: false }))),
+    );
     expect((await api(ui, '/api/sessions?limit=1')).doc.sessions).toHaveLength(1);
   });
 
@@ -65,7 +78,16 @@ describe('the server in-process', () => {
   it('streams `changed` after a write', async () => {
     const events = nextChange(ui, (d) => d.journal === 'cases');
     await events.ready;
-    await recordCase(contextOf({ dataDir }, env), { task: 'again', context: null, action: 'x', outcome: 'y', success: false, reward: 0, tags: [], source_receipt: null });
+    await recordCase(contextOf({ dataDir }, env), {
+      task: 'again',
+      context: null,
+      action: 'x',
+      outcome: 'y',
+      success: false,
+      reward: 0,
+      tags: [],
+      source_receipt: null,
+    });
     expect(await events.changed).toEqual({ journal: 'cases' });
   });
 });

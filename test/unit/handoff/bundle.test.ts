@@ -27,9 +27,11 @@ describe('selectFacts', () => {
       fact('f_deleted', { entity: 's1', deleted: true }),
       fact('f_unrelated', { entity: 'other' }),
     ];
-    expect(selectFacts(state, 's1', visible).map((f) => f.fact_id).sort()).toEqual(
-      ['f_about', 'f_decision', 'f_decision_sub', 'f_deep', 'f_ref'].sort(),
-    );
+    expect(
+      selectFacts(state, 's1', visible)
+        .map((f) => f.fact_id)
+        .sort(),
+    ).toEqual(['f_about', 'f_decision', 'f_decision_sub', 'f_deep', 'f_ref'].sort());
   });
 
   it('"see f_ref" is not a reference: only strings that start with f_', () => {
@@ -49,7 +51,7 @@ describe('selectFacts', () => {
 
 describe('collectWorkIds', () => {
   it('w_ and execplan: strings plus the tail of bundled __work__:: facts, a set in byte order', () => {
-    const state = { a: 'w_2', b: ['execplan:x', 'w_2', 'w_10', 'xw_1'], c: { 'w_key': 'é', d: 'w_é' } };
+    const state = { a: 'w_2', b: ['execplan:x', 'w_2', 'w_10', 'xw_1'], c: { w_key: 'é', d: 'w_é' } };
     const bundled = [fact('f_1', { entity: '__work__::team::w_9' }), fact('f_2', { entity: '__work__::' }), fact('f_3', { entity: 'w_not' })];
     expect(collectWorkIds(state, bundled)).toEqual(['execplan:x', 'w_10', 'w_2', 'w_9', 'w_é']);
   });

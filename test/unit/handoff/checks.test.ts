@@ -58,7 +58,16 @@ describe('a minted package', () => {
 
   it('passes every check', () => {
     const v = verifyPackage(received(minted.envelope), ctx());
-    expect(statuses(v)).toEqual({ algorithm: 'ok', content_hash: 'ok', signature: 'ok', payload: 'ok', target: 'ok', expiry: 'ok', replay: 'ok', daemon_compatible: 'ok' });
+    expect(statuses(v)).toEqual({
+      algorithm: 'ok',
+      content_hash: 'ok',
+      signature: 'ok',
+      payload: 'ok',
+      target: 'ok',
+      expiry: 'ok',
+      replay: 'ok',
+      daemon_compatible: 'ok',
+    });
     expect(v.failure).toBeUndefined();
     expect(v.expiresAt).toBe(T0 + 2 * HOUR);
   });
@@ -106,7 +115,10 @@ describe('each check fails with its code, in SPEC order', () => {
 
   it('a forged payload that is not even JSON is a verification failure, not malformed input', () => {
     const payload = enc('garbage');
-    expect(failureOf({ ...e, payload_b64: Buffer.from(payload).toString('base64'), content_hash: b3hash(payload) })).toMatchObject({ code: 6, first: 'signature' });
+    expect(failureOf({ ...e, payload_b64: Buffer.from(payload).toString('base64'), content_hash: b3hash(payload) })).toMatchObject({
+      code: 6,
+      first: 'signature',
+    });
   });
 
   it('target (6)', () => {
@@ -197,7 +209,10 @@ describe('Ed25519 packages', () => {
     const other = generateAgentKeyPair();
     for (const strict of [true, false]) {
       for (const trustedKeys of [() => [], () => [{ public_key: other.publicKey, key_id: other.keyId }]]) {
-        const v = verifyPackage(received(minted.envelope), ctx({ macKey: undefined, trustedKeys, revokedKeys: (a) => (a === 'alice' ? aliceKey : []), strict }));
+        const v = verifyPackage(
+          received(minted.envelope),
+          ctx({ macKey: undefined, trustedKeys, revokedKeys: (a) => (a === 'alice' ? aliceKey : []), strict }),
+        );
         expect(v.checks.signature).toEqual({ status: 'failed', detail: expect.stringContaining(`key ${alice.keyId}, which was revoked here`) });
         expect(v.failure?.exitCode).toBe(6);
       }

@@ -115,17 +115,53 @@ describe('decodePackage', () => {
     ['no source_agent', '{"session_id":"s","facts":[],"created_at":"2026-01-01T00:00:00Z"}', /has no source_agent/],
     ['a bad time', '{"session_id":"s","facts":[],"created_at":"yesterday","source_agent":"a"}', /not an RFC 3339 time/],
     ['a fact that is not an object', '{"session_id":"s","facts":[1],"created_at":"2026-01-01T00:00:00Z","source_agent":"a"}', /fact that is not an object/],
-    ['duplicate keys', '{"session_id":"s","session_id":"t","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":"a"}', /has the field "session_id" twice/],
+    [
+      'duplicate keys',
+      '{"session_id":"s","session_id":"t","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":"a"}',
+      /has the field "session_id" twice/,
+    ],
     ['work_ids of numbers', '{"session_id":"s","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":"a","work_ids":[1]}', /work_ids/],
     // source_agent and target_agent are agent names, as --agent takes them.
-    ['an empty source_agent', '{"session_id":"s","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":""}', /source_agent that is not an agent name \(agent name must not be empty\)/],
-    ['a source_agent with terminal escapes', '{"session_id":"s","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":"\\u001b]0;OWNED\\u0007\\u001b[2J"}', /source_agent that is not an agent name \(agent name must not contain control/],
-    ['a source_agent with a bidi override', '{"session_id":"s","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":"a\\u202eb"}', /source_agent that is not an agent name .*U\+202E/],
-    ['a source_agent with "::"', '{"session_id":"s","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":"a::b"}', /source_agent that is not an agent name/],
-    ['a source_agent that is not a string', '{"session_id":"s","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":7}', /source_agent that is not a string/],
-    ['an empty target_agent', '{"session_id":"s","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":"a","target_agent":""}', /target_agent that is not an agent name/],
-    ['a target_agent with a zero-width space', '{"session_id":"s","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":"a","target_agent":"b\\u200b"}', /target_agent that is not an agent name .*U\+200B/],
-    ['a target_agent with U+FFFD', '{"session_id":"s","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":"a","target_agent":"\\ufffd"}', /target_agent that is not an agent name .*U\+FFFD/],
+    [
+      'an empty source_agent',
+      '{"session_id":"s","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":""}',
+      /source_agent that is not an agent name \(agent name must not be empty\)/,
+    ],
+    [
+      'a source_agent with terminal escapes',
+      '{"session_id":"s","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":"\\u001b]0;OWNED\\u0007\\u001b[2J"}',
+      /source_agent that is not an agent name \(agent name must not contain control/,
+    ],
+    [
+      'a source_agent with a bidi override',
+      '{"session_id":"s","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":"a\\u202eb"}',
+      /source_agent that is not an agent name .*U\+202E/,
+    ],
+    [
+      'a source_agent with "::"',
+      '{"session_id":"s","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":"a::b"}',
+      /source_agent that is not an agent name/,
+    ],
+    [
+      'a source_agent that is not a string',
+      '{"session_id":"s","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":7}',
+      /source_agent that is not a string/,
+    ],
+    [
+      'an empty target_agent',
+      '{"session_id":"s","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":"a","target_agent":""}',
+      /target_agent that is not an agent name/,
+    ],
+    [
+      'a target_agent with a zero-width space',
+      '{"session_id":"s","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":"a","target_agent":"b\\u200b"}',
+      /target_agent that is not an agent name .*U\+200B/,
+    ],
+    [
+      'a target_agent with U+FFFD',
+      '{"session_id":"s","facts":[],"created_at":"2026-01-01T00:00:00Z","source_agent":"a","target_agent":"\\ufffd"}',
+      /target_agent that is not an agent name .*U\+FFFD/,
+    ],
   ])('refuses %s with exit 5', (_name, text, message) => {
     expect(() => decodePackage(bytes(text))).toThrow(message);
     try {
@@ -178,8 +214,9 @@ describe('what put accepts, a package carries', () => {
     }
   });
 
-  it('keeps accepting minified packages (a daemon\'s, an older crux\'s) as they are, and null as no state', () => {
-    const old = '{"session_id":"s","session_state":{"plan":["a","b"]},"facts":[],"created_at":"2026-11-29T21:00:00.000Z","source_agent":"a","target_agent":null,"message":null,"work_ids":[]}';
+  it("keeps accepting minified packages (a daemon's, an older crux's) as they are, and null as no state", () => {
+    const old =
+      '{"session_id":"s","session_state":{"plan":["a","b"]},"facts":[],"created_at":"2026-11-29T21:00:00.000Z","source_agent":"a","target_agent":null,"message":null,"work_ids":[]}';
     expect(decodePackage(bytes(old)).session_state).toBe('{"plan":["a","b"]}');
     expect(decodePackage(bytes(old.replace('{"plan":["a","b"]}', 'null'))).session_state).toBeNull();
   });

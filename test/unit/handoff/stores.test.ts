@@ -8,7 +8,15 @@ import { HANDOFF_STORE } from '../../../src/domain/handoff/ledger';
 function replay<S>(spec: StoreSpec<S>, drafts: readonly EventDraft[]): S {
   const state = spec.initial();
   drafts.forEach((d, i) => {
-    const record: JournalRecord = { seq: i + 1, ts: d.ts ?? `2026-11-29T21:00:0${i % 10}.000Z`, ev: d.ev, data: d.data, p: '', h: '', ...(d.actor ? { actor: d.actor } : {}) };
+    const record: JournalRecord = {
+      seq: i + 1,
+      ts: d.ts ?? `2026-11-29T21:00:0${i % 10}.000Z`,
+      ev: d.ev,
+      data: d.data,
+      p: '',
+      h: '',
+      ...(d.actor ? { actor: d.actor } : {}),
+    };
     spec.evolve(state, record, { line: i + 1, offset: i * 100, length: 100 });
   });
   return state;
@@ -17,11 +25,36 @@ function replay<S>(spec: StoreSpec<S>, drafts: readonly EventDraft[]): S {
 const envelope = { payload_b64: 'e30=', content_hash: 'aa', signature_b64: 'bb', signature_alg: 'blake3-mac-v1' };
 const minted = (id: string, hash: string): EventDraft => ({
   ev: 'handoff.minted',
-  data: { handoff_id: id, session_id: 's', source_agent: 'a', target_agent: null, created_at: '2026-11-29T21:00:00.000Z', expires_at: '2026-11-30T21:00:00.000Z', content_hash: hash, signature_alg: 'blake3-mac-v1', facts: 0, work_ids: 0, message: null, envelope: { ...envelope, content_hash: hash } },
+  data: {
+    handoff_id: id,
+    session_id: 's',
+    source_agent: 'a',
+    target_agent: null,
+    created_at: '2026-11-29T21:00:00.000Z',
+    expires_at: '2026-11-30T21:00:00.000Z',
+    content_hash: hash,
+    signature_alg: 'blake3-mac-v1',
+    facts: 0,
+    work_ids: 0,
+    message: null,
+    envelope: { ...envelope, content_hash: hash },
+  },
 });
 const accepted = (hash: string, agent: string): EventDraft => ({
   ev: 'handoff.accepted',
-  data: { content_hash: hash, handoff_id: null, session_id: 's', source_agent: 'a', agent, target_agent: null, created_at: '2026-11-29T21:00:00.000Z', expires_at: '2026-11-30T21:00:00.000Z', signature_alg: 'blake3-mac-v1', facts: 0, message: null },
+  data: {
+    content_hash: hash,
+    handoff_id: null,
+    session_id: 's',
+    source_agent: 'a',
+    agent,
+    target_agent: null,
+    created_at: '2026-11-29T21:00:00.000Z',
+    expires_at: '2026-11-30T21:00:00.000Z',
+    signature_alg: 'blake3-mac-v1',
+    facts: 0,
+    message: null,
+  },
   actor: 'ops',
 });
 

@@ -21,7 +21,12 @@ afterAll(async () => {
 
 function open(kind: StoreKind): JournalStore {
   if (kind === 'dir') return new DataDir(join(tempDir(), 'data'), { warn: () => {} }, 5_000);
-  const store = new PgStore(parseStoreUrl(freshStoreUrl('conf')), { reporter: { warn: () => {} }, lockTimeoutMs: 5_000, cruxVersion: 'test', specs: [ITEM_STORE, KEYED as typeof ITEM_STORE] });
+  const store = new PgStore(parseStoreUrl(freshStoreUrl('conf')), {
+    reporter: { warn: () => {} },
+    lockTimeoutMs: 5_000,
+    cruxVersion: 'test',
+    specs: [ITEM_STORE, KEYED as typeof ITEM_STORE],
+  });
   opened.push(store);
   return store;
 }
@@ -37,25 +42,31 @@ describe.each(STORE_KINDS)('the JournalStore contract on a %s store', (kind) => 
     const store = open(kind);
     expect(await keysOf(store)).toEqual([]);
     expect((await store.check([ITEM_STORE], { repair: false, ts: TS }))[0]).toMatchObject({ records: 0, problems: [] });
-    await expect(store.write(async (tx) => {
-      tx.append(ITEM_STORE, puts(2));
-      throw new Error('refused');
-    }, TS)).rejects.toThrow('refused');
+    await expect(
+      store.write(async (tx) => {
+        tx.append(ITEM_STORE, puts(2));
+        throw new Error('refused');
+      }, TS),
+    ).rejects.toThrow('refused');
     expect((await store.survey([ITEM_STORE])).location.exists).toBe(false);
   });
 
   it('sees its own appends and refuses a second append to one store (one batch per store)', async () => {
     const store = open(kind);
     await write(store, puts(2));
-    expect(await store.write(async (tx) => {
-      const items = await tx.load(ITEM_STORE);
-      tx.append(ITEM_STORE, puts(1, 3));
-      return items.size;
-    }, TS)).toBe(3);
-    await expect(store.write(async (tx) => {
-      tx.append(ITEM_STORE, puts(1, 4));
-      tx.append(ITEM_STORE, puts(1, 5));
-    }, TS)).rejects.toThrow(/second append in one transaction/);
+    expect(
+      await store.write(async (tx) => {
+        const items = await tx.load(ITEM_STORE);
+        tx.append(ITEM_STORE, puts(1, 3));
+        return items.size;
+      }, TS),
+    ).toBe(3);
+    await expect(
+      store.write(async (tx) => {
+        tx.append(ITEM_STORE, puts(1, 4));
+        tx.append(ITEM_STORE, puts(1, 5));
+      }, TS),
+    ).rejects.toThrow(/second append in one transaction/);
     expect(await keysOf(store)).toEqual(['k1', 'k2', 'k3']);
   });
 
@@ -102,7 +113,9 @@ describe.each(STORE_KINDS)('the JournalStore contract on a %s store', (kind) => 
       const [checked] = await to.check([ITEM_STORE], { repair: false, ts: TS });
       expect(checked).toMatchObject({ problems: [], history: { files: 1, problems: [] } });
       const again = await to.readConsistent(async (view) => view.history(ITEM_STORE.file));
-      expect(again.map((p) => [p.name, p.lines.map((l) => Buffer.from(l).toString())])).toEqual(history.map((p) => [p.name, p.lines.map((l) => Buffer.from(l).toString())]));
+      expect(again.map((p) => [p.name, p.lines.map((l) => Buffer.from(l).toString())])).toEqual(
+        history.map((p) => [p.name, p.lines.map((l) => Buffer.from(l).toString())]),
+      );
       await expect(to.restore(ITEM_STORE.file, lines)).rejects.toMatchObject({ kind: 'conflict' });
     }
   });

@@ -104,11 +104,13 @@ describe('sorted table', () => {
     expect(damaged((b) => b.fill(0, PAGES_START + PAGE_BYTES, PAGES_START + 2 * PAGE_BYTES))).toThrow(DerivedDamage);
     expect(damaged(() => {}, 8)).toThrow(DerivedDamage);
     // Two pages swapped: each is checked with its own number.
-    expect(damaged((b) => {
-      const first = Buffer.from(b.subarray(PAGES_START, PAGES_START + PAGE_BYTES));
-      b.copy(b, PAGES_START, PAGES_START + PAGE_BYTES, PAGES_START + 2 * PAGE_BYTES);
-      first.copy(b, PAGES_START + PAGE_BYTES);
-    })).toThrow(DerivedDamage);
+    expect(
+      damaged((b) => {
+        const first = Buffer.from(b.subarray(PAGES_START, PAGES_START + PAGE_BYTES));
+        b.copy(b, PAGES_START, PAGES_START + PAGE_BYTES, PAGES_START + 2 * PAGE_BYTES);
+        first.copy(b, PAGES_START + PAGE_BYTES);
+      }),
+    ).toThrow(DerivedDamage);
   });
 });
 
@@ -183,7 +185,14 @@ function dataDir(root = join(tempDir(), 'data')): { dir: DataDir; warnings: stri
 
 async function seeded(n = 300) {
   const { dir, warnings } = dataDir();
-  await dir.write(async (tx) => tx.append(GROUPED, Array.from({ length: n }, (_, i) => put(`k${i}`, i, `g${i % 7}`))), TS);
+  await dir.write(
+    async (tx) =>
+      tx.append(
+        GROUPED,
+        Array.from({ length: n }, (_, i) => put(`k${i}`, i, `g${i % 7}`)),
+      ),
+    TS,
+  );
   // Single-key writes: each appends a block to the log.
   for (let i = 0; i < 20; i++) {
     await dir.write(async (tx) => {
@@ -209,11 +218,29 @@ async function expectReplayAnswers(dir: DataDir): Promise<void> {
   }
   for (const group of ['g3', 'moved', 'none']) {
     const state = await dir.readIndexed(GROUPED, { index: 'group', equals: group });
-    const want = [...truth].filter(([, v]) => v.group === group).map(([k]) => k).sort();
-    expect([...state].filter(([, v]) => v.group === group).map(([k]) => k).sort()).toEqual(want);
+    const want = [...truth]
+      .filter(([, v]) => v.group === group)
+      .map(([k]) => k)
+      .sort();
+    expect(
+      [...state]
+        .filter(([, v]) => v.group === group)
+        .map(([k]) => k)
+        .sort(),
+    ).toEqual(want);
   }
   const low = await dir.readIndexed(GROUPED, { index: 'value', atMost: 50 });
-  expect([...low].filter(([, v]) => v.value <= 50).map(([k]) => k).sort()).toEqual([...truth].filter(([, v]) => v.value <= 50).map(([k]) => k).sort());
+  expect(
+    [...low]
+      .filter(([, v]) => v.value <= 50)
+      .map(([k]) => k)
+      .sort(),
+  ).toEqual(
+    [...truth]
+      .filter(([, v]) => v.value <= 50)
+      .map(([k]) => k)
+      .sort(),
+  );
 }
 
 describe('a store index through DataDir', () => {
@@ -262,7 +289,14 @@ describe('a store index through DataDir', () => {
   it('is not used for another directory’s journal, and a reader rebuilds what it could not use', async () => {
     const a = await seeded(300);
     const { dir: b } = dataDir();
-    await b.write(async (tx) => tx.append(GROUPED, Array.from({ length: 300 }, (_, i) => put(`k${i}`, -i, 'other'))), TS);
+    await b.write(
+      async (tx) =>
+        tx.append(
+          GROUPED,
+          Array.from({ length: 300 }, (_, i) => put(`k${i}`, -i, 'other')),
+        ),
+      TS,
+    );
     fs.rmSync(join(b.root, 'cache'), { recursive: true });
     fs.cpSync(join(a.dir.root, 'cache'), join(b.root, 'cache'), { recursive: true });
     await expectReplayAnswers(b);
@@ -301,8 +335,22 @@ describe('a store index through DataDir', () => {
 
   it('a base built from a replay holds no withdrawals, which would sort at value 0 and lengthen every "at most" query', async () => {
     const { dir } = dataDir();
-    await dir.write(async (tx) => tx.append(GROUPED, Array.from({ length: 400 }, (_, i) => put(`k${i}`, i, `g${i % 3}`))), TS);
-    await dir.write(async (tx) => tx.append(GROUPED, Array.from({ length: 350 }, (_, i) => ({ ev: 'item.deleted', data: { id: `k${i}` } }))), TS);
+    await dir.write(
+      async (tx) =>
+        tx.append(
+          GROUPED,
+          Array.from({ length: 400 }, (_, i) => put(`k${i}`, i, `g${i % 3}`)),
+        ),
+      TS,
+    );
+    await dir.write(
+      async (tx) =>
+        tx.append(
+          GROUPED,
+          Array.from({ length: 350 }, (_, i) => ({ ev: 'item.deleted', data: { id: `k${i}` } })),
+        ),
+      TS,
+    );
     fs.rmSync(join(dir.root, 'cache'), { recursive: true });
     await expectReplayAnswers(dir); // a reader rebuilds the base from its replay
     const manifest = openManifest(dir.root, GROUPED)!;
@@ -331,7 +379,14 @@ describe('a store index through DataDir', () => {
     onTestFinished(() => {
       delete process.env.CRUX_TEST_INDEX_LOG_ENTRIES;
     });
-    await dir.write(async (tx) => tx.append(GROUPED, Array.from({ length: 120 }, (_, i) => put(`k${i}`, i, `g${i % 7}`))), TS);
+    await dir.write(
+      async (tx) =>
+        tx.append(
+          GROUPED,
+          Array.from({ length: 120 }, (_, i) => put(`k${i}`, i, `g${i % 7}`)),
+        ),
+      TS,
+    );
     let sawMidMerge = false;
     let most = 0;
     for (let i = 0; i < 60; i++) {
@@ -348,7 +403,10 @@ describe('a store index through DataDir', () => {
     // A big batch (a reap's) goes to a frozen run of its own: no write rewrites every partition.
     await dir.write(async (tx) => {
       await tx.loadKey(GROUPED, ...Array.from({ length: 40 }, (_, i) => `k${i * 3}`));
-      tx.append(GROUPED, Array.from({ length: 40 }, (_, i) => put(`k${i * 3}`, 900 + i, 'big')));
+      tx.append(
+        GROUPED,
+        Array.from({ length: 40 }, (_, i) => put(`k${i * 3}`, 900 + i, 'big')),
+      );
     }, TS);
     await expectReplayAnswers(dir);
     expect(sawMidMerge).toBe(true);
@@ -367,7 +425,14 @@ describe('a store index through DataDir', () => {
     onTestFinished(() => {
       delete process.env.CRUX_TEST_INDEX_LOG_ENTRIES;
     });
-    await dir.write(async (tx) => tx.append(GROUPED, Array.from({ length: 50 }, (_, i) => put(`k${i}`, i, 'a'))), TS);
+    await dir.write(
+      async (tx) =>
+        tx.append(
+          GROUPED,
+          Array.from({ length: 50 }, (_, i) => put(`k${i}`, i, 'a')),
+        ),
+      TS,
+    );
     // Enough single writes to pass the log bound (each adds 3 entries).
     for (let i = 0; i < 40; i++) {
       await dir.write(async (tx) => {

@@ -31,7 +31,12 @@ describe('history/', () => {
       join(HISTORY_DIR, 'items.000000000003.jsonl'),
       join(HISTORY_DIR, 'items.000000000007.jsonl'),
     ]);
-    expect(await kept(dir)).toEqual([[1, 'item.put', 1], [2, 'item.put', 2], [3, 'item.put', 10], [7, 'item.deleted', undefined]]);
+    expect(await kept(dir)).toEqual([
+      [1, 'item.put', 1],
+      [2, 'item.put', 2],
+      [3, 'item.put', 10],
+      [7, 'item.deleted', undefined],
+    ]);
     expect([...(await dir.read(ITEM_STORE))]).toEqual([['k1', 10]]);
     const [report] = await dir.check([ITEM_STORE], { repair: false, ts: at(5) });
     expect(report!.history).toEqual({ files: 2, records: 7, bytes: expect.any(Number), problems: [] });
@@ -43,7 +48,10 @@ describe('history/', () => {
     await dir.compact([ITEM_STORE], at(1));
     await dir.compact([ITEM_STORE], at(2), undefined, { dropHistory: true });
     expect(fs.readdirSync(join(dir.root, HISTORY_DIR))).toEqual([]);
-    expect(await kept(dir)).toEqual([[7, 'item.put', 1], [8, 'item.put', 2]]);
+    expect(await kept(dir)).toEqual([
+      [7, 'item.put', 1],
+      [8, 'item.put', 2],
+    ]);
     expect((await dir.check([ITEM_STORE], { repair: false, ts: at(3) }))[0]!.history).toBeUndefined();
   });
 
@@ -91,9 +99,17 @@ describe('history/', () => {
     fs.linkSync(join(dir.root, ITEM_STORE.file), join(dir.root, HISTORY_DIR, 'items.000000000002.jsonl'));
     await write(dir, puts(1, 3), at(1));
     expect(listHistory(dir.root, ITEM_STORE.file)).toEqual([]);
-    expect(await kept(dir)).toEqual([[1, 'item.put', 1], [2, 'item.put', 2], [3, 'item.put', 3]]);
+    expect(await kept(dir)).toEqual([
+      [1, 'item.put', 1],
+      [2, 'item.put', 2],
+      [3, 'item.put', 3],
+    ]);
     await dir.compact([ITEM_STORE], at(2));
     expect(fs.readdirSync(join(dir.root, HISTORY_DIR))).toEqual(['items.000000000003.jsonl']);
-    expect(await kept(dir)).toEqual([[1, 'item.put', 1], [2, 'item.put', 2], [3, 'item.put', 3]]);
+    expect(await kept(dir)).toEqual([
+      [1, 'item.put', 1],
+      [2, 'item.put', 2],
+      [3, 'item.put', 3],
+    ]);
   });
 });

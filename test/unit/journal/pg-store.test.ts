@@ -42,7 +42,10 @@ async function lines(store: PgStore): Promise<string[]> {
 }
 
 async function failure(p: Promise<unknown>): Promise<CruxError> {
-  const error = await p.then(() => undefined, (e: unknown) => e);
+  const error = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(CruxError);
   return error as CruxError;
 }
@@ -52,7 +55,10 @@ describe.skipIf(pgSkipReason() !== undefined)('PgStore', () => {
     const store = open();
     try {
       expect(await store.read(COUNTERS)).toEqual(new Map());
-      const drafts = [{ ev: 'counter.put', data: { id: 'a', n: 1 } }, { ev: 'counter.put', data: { id: 'b', n: 1e21, s: '"\\\u00e9\u2028' } }];
+      const drafts = [
+        { ev: 'counter.put', data: { id: 'a', n: 1 } },
+        { ev: 'counter.put', data: { id: 'b', n: 1e21, s: '"\\\u00e9\u2028' } },
+      ];
       await append(store, drafts);
       await store.write(async (tx) => {
         const s = await tx.loadKey(COUNTERS, 'a');
@@ -64,7 +70,12 @@ describe.skipIf(pgSkipReason() !== undefined)('PgStore', () => {
       expect(`${got.slice(0, 2).join('\n')}\n`).toBe(expected);
       expect(JSON.parse(got[2]!).seq).toBe(3);
       expect(JSON.parse(got[2]!).p).toBe(JSON.parse(got[1]!).h);
-      expect(await store.read(COUNTERS)).toEqual(new Map([['a', 3], ['b', 1e21]]));
+      expect(await store.read(COUNTERS)).toEqual(
+        new Map([
+          ['a', 3],
+          ['b', 1e21],
+        ]),
+      );
       const byKey = await store.readKey(COUNTERS, 'a');
       expect(byKey).toEqual(new Map([['a', 3]]));
       const [report] = await store.check([COUNTERS], { repair: false, ts: TS });
@@ -80,10 +91,12 @@ describe.skipIf(pgSkipReason() !== undefined)('PgStore', () => {
     const url = freshStoreUrl();
     const store = open(url);
     try {
-      await expect(store.write(async (tx) => {
-        await tx.load(COUNTERS);
-        throw new CruxError('conflict', 'no');
-      }, TS)).rejects.toThrow('no');
+      await expect(
+        store.write(async (tx) => {
+          await tx.load(COUNTERS);
+          throw new CruxError('conflict', 'no');
+        }, TS),
+      ).rejects.toThrow('no');
       await store.write(async (tx) => void (await tx.load(COUNTERS)), TS);
       const schema = new URL(url).searchParams.get('schema');
       expect(psql(`select count(*) from pg_namespace where nspname = '${schema}'`).trim()).toBe('0');
@@ -96,15 +109,17 @@ describe.skipIf(pgSkipReason() !== undefined)('PgStore', () => {
     const url = freshStoreUrl();
     const stores = Array.from({ length: 16 }, () => open(url, 30_000));
     try {
-      await Promise.all(stores.map(async (store, w) => {
-        for (let i = 0; i < 8; i++) {
-          await store.write(async (tx) => {
-            const s = await tx.loadKey(COUNTERS, 'total');
-            tx.append(COUNTERS, [{ ev: 'counter.added', data: { id: 'total', n: 1, w, i } }]);
-            return s;
-          }, TS);
-        }
-      }));
+      await Promise.all(
+        stores.map(async (store, w) => {
+          for (let i = 0; i < 8; i++) {
+            await store.write(async (tx) => {
+              const s = await tx.loadKey(COUNTERS, 'total');
+              tx.append(COUNTERS, [{ ev: 'counter.added', data: { id: 'total', n: 1, w, i } }]);
+              return s;
+            }, TS);
+          }
+        }),
+      );
       expect((await stores[0]!.read(COUNTERS)).get('total')).toBe(128);
       const [report] = await stores[0]!.check([COUNTERS], { repair: false, ts: TS });
       expect(report).toMatchObject({ records: 128, problems: [] });
@@ -173,7 +188,10 @@ describe.skipIf(pgSkipReason() !== undefined)('PgStore', () => {
     refused.port = '1';
     const wrong = new URL(server.href);
     wrong.password = 'not-the-password';
-    for (const [url, code] of [[refused.href, 75], [wrong.href, 5]] as const) {
+    for (const [url, code] of [
+      [refused.href, 75],
+      [wrong.href, 5],
+    ] as const) {
       const store = open(url);
       try {
         const error = await failure(store.read(COUNTERS));
@@ -241,7 +259,10 @@ describe.skipIf(pgSkipReason() !== undefined)('PgStore', () => {
     const url = freshStoreUrl();
     const store = open(url);
     try {
-      await append(store, [1, 2, 3].map((n) => ({ ev: 'counter.put', data: { id: `k${n}`, n } })));
+      await append(
+        store,
+        [1, 2, 3].map((n) => ({ ev: 'counter.put', data: { id: `k${n}`, n } })),
+      );
       const schema = new URL(url).searchParams.get('schema');
       psql(`update ${schema}.journal_counters set body = replace(body, '"n":2', '"n":7') where line = 2`);
       const [bad] = await store.check([COUNTERS], { repair: false, ts: TS });
@@ -260,7 +281,10 @@ describe.skipIf(pgSkipReason() !== undefined)('PgStore', () => {
     const source = open();
     const target = open();
     try {
-      await append(source, [{ ev: 'counter.put', data: { id: 'x', n: 1 } }, { ev: 'counter.added', data: { id: 'x', n: 2 } }]);
+      await append(source, [
+        { ev: 'counter.put', data: { id: 'x', n: 1 } },
+        { ev: 'counter.added', data: { id: 'x', n: 2 } },
+      ]);
       await target.restore(COUNTERS.file, source.rawLines(COUNTERS.file));
       expect(await lines(target)).toEqual(await lines(source));
       expect(await target.readKey(COUNTERS, 'x')).toEqual(new Map([['x', 3]]));
@@ -292,7 +316,10 @@ describe.skipIf(pgSkipReason() !== undefined)('PgStore', () => {
     try {
       await store.write(async (tx) => {
         await tx.load(SNAP);
-        tx.append(SNAP, Array.from({ length: 2100 }, (_, i) => ({ ev: 'counter.put', data: { id: `k${i % 700}`, n: i } })));
+        tx.append(
+          SNAP,
+          Array.from({ length: 2100 }, (_, i) => ({ ev: 'counter.put', data: { id: `k${i % 700}`, n: i } })),
+        );
       }, TS);
       const expected = await store.read(SNAP);
       expect(psql(`select line from ${schema}.snapshots`).trim()).toBe('2100');

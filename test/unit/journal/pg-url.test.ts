@@ -37,7 +37,13 @@ describe('parseStoreUrl', () => {
   });
 
   it('refuses other schemes, bad schema names and repeated schemas (exit 5), quoting no password', () => {
-    for (const bad of ['mysql://u:pw@h/x', 'postgres://u:pw@h/x?schema=Team', 'postgres://u:pw@h/x?schema=a;drop', 'postgres://u:pw@h/x?schema=a&schema=b', 'postgres://u:pw@[bad/x']) {
+    for (const bad of [
+      'mysql://u:pw@h/x',
+      'postgres://u:pw@h/x?schema=Team',
+      'postgres://u:pw@h/x?schema=a;drop',
+      'postgres://u:pw@h/x?schema=a&schema=b',
+      'postgres://u:pw@[bad/x',
+    ]) {
       let error: any;
       try {
         parseStoreUrl(bad);

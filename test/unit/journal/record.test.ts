@@ -7,7 +7,14 @@ const TS = '2026-11-29T21:00:00.000Z';
 
 describe('record codec', () => {
   it('encodes contiguous, chained records that decode and verify', () => {
-    const { text, head } = encodeRecords(EMPTY_HEAD, [{ ev: 'a.b', data: { x: 1 } }, { ev: 'a.c', data: null, actor: 'ops' }], TS);
+    const { text, head } = encodeRecords(
+      EMPTY_HEAD,
+      [
+        { ev: 'a.b', data: { x: 1 } },
+        { ev: 'a.c', data: null, actor: 'ops' },
+      ],
+      TS,
+    );
     const [l1, l2] = text.split('\n');
     const r1 = decodeLine(l1!);
     const r2 = decodeLine(l2!);
@@ -25,7 +32,12 @@ describe('record codec', () => {
 
   it('detects a flipped character anywhere in the record', () => {
     const line = encodeRecords(EMPTY_HEAD, [{ ev: 'a.b', data: { name: 'hello', n: 12 } }], TS).text.trimEnd();
-    for (const [from, to] of [['hello', 'hellp'], ['"n":12', '"n":13'], ['"seq":1', '"seq":2'], ['a.b', 'a.c']] as const) {
+    for (const [from, to] of [
+      ['hello', 'hellp'],
+      ['"n":12', '"n":13'],
+      ['"seq":1', '"seq":2'],
+      ['a.b', 'a.c'],
+    ] as const) {
       const result = decodeLine(line.replace(from, to));
       expect(result.ok, from).toBe(false);
       expect(!result.ok && result.reason).toBe('hash mismatch');
@@ -62,8 +74,20 @@ describe('verification policy', () => {
   });
 
   it('marks the first record of a multi-record batch with its size, inside the hash', () => {
-    const { text } = encodeRecords(EMPTY_HEAD, [{ ev: 'a.b', data: 1 }, { ev: 'a.b', data: 2 }, { ev: 'a.b', data: 3 }], TS, { batch: true });
-    const records = text.trimEnd().split('\n').map((l) => decodeRecord(l, VERIFY_ALL));
+    const { text } = encodeRecords(
+      EMPTY_HEAD,
+      [
+        { ev: 'a.b', data: 1 },
+        { ev: 'a.b', data: 2 },
+        { ev: 'a.b', data: 3 },
+      ],
+      TS,
+      { batch: true },
+    );
+    const records = text
+      .trimEnd()
+      .split('\n')
+      .map((l) => decodeRecord(l, VERIFY_ALL));
     expect(records.map((r) => r.ok && r.record.batch)).toEqual([3, undefined, undefined]);
     expect(text.split('\n')[0]).toMatch(/^\{"v":1,"seq":1,"batch":3,"ts":/);
     const unmarked = text.split('\n')[0]!.replace(',"batch":3', '');

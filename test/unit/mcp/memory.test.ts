@@ -33,7 +33,10 @@ async function liveBytes(): Promise<number> {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const file = writeHeapSnapshot(join(scratch(), 'heap.heapsnapshot'));
-  const { snapshot, nodes } = JSON.parse(readFileSync(file, 'utf8')) as { snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }; nodes: number[] };
+  const { snapshot, nodes } = JSON.parse(readFileSync(file, 'utf8')) as {
+    snapshot: { meta: { node_fields: string[]; node_types: [string[]] } };
+    nodes: number[];
+  };
   rmSync(file);
   const fields = snapshot.meta.node_fields;
   const [type, size] = [fields.indexOf('type'), fields.indexOf('self_size')];
@@ -47,37 +50,41 @@ async function liveBytes(): Promise<number> {
 const openFds = () => (existsSync('/proc/self/fd') ? readdirSync('/proc/self/fd').length : undefined);
 
 describe('crux mcp: memory over many calls', () => {
-  it(`stays flat from ${FIRST} to ${TOTAL} calls (writes and reads of a few sessions)`, async () => {
-    const { server, inFlight } = createServer(sdk, { dataDir: join(scratch(), 'data'), agent: 'planner', now: '2026-12-01T10:00:00Z' }, 'test');
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const client = new Client({ name: 'memory-test', version: '1' });
-    await client.connect(clientSide);
-    let calls = 0;
-    const run = async (until: number) => {
-      for (; calls < until; calls += 2) {
-        const id = `s${calls % 8}`;
-        const put = await client.callTool({ name: 'session_put', arguments: { session_id: id, state_text: `{"n":${calls}}`, add_tokens: 1 } });
-        if (put.isError) throw new Error(JSON.stringify(put.structuredContent));
-        const get = await client.callTool({ name: 'session_get', arguments: { session_id: id } });
-        if ((get.content as { text: string }[])[0]!.text !== `{"n":${calls}}`) throw new Error(`call ${calls}: read ${JSON.stringify(get.content)}`);
-      }
-    };
-    await run(FIRST);
-    const first = await liveBytes();
-    const fdsFirst = openFds();
-    await run(TOTAL);
-    const last = await liveBytes();
-    // Nor descriptors: one left open per write (the journal's, kept for the index's upkeep) ran out at ~1000.
-    if (fdsFirst !== undefined) expect(openFds()).toBeLessThan(fdsFirst + 10);
-    const perCall = (last - first) / (TOTAL - FIRST);
-    if (process.env.CRUX_MEMORY_REPORT) console.log({ first, last, perCall });
-    // Measured here, 1k → 4k calls: ~18 bytes a call; with the commit log that kept a line per write, ~56.
-    expect(perCall).toBeLessThan(40);
-    expect(inFlight.size).toBe(0);
-    // The commit log keeps its first entries and a count, not one entry per write.
-    expect(committed().length).toBeLessThanOrEqual(9);
-    expect(committed().at(-1)).toMatch(/^\d+ more commits$/);
-    await client.close();
-  }, STRESS ? 1_800_000 : 300_000);
+  it(
+    `stays flat from ${FIRST} to ${TOTAL} calls (writes and reads of a few sessions)`,
+    async () => {
+      const { server, inFlight } = createServer(sdk, { dataDir: join(scratch(), 'data'), agent: 'planner', now: '2026-12-01T10:00:00Z' }, 'test');
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      await server.connect(serverSide);
+      const client = new Client({ name: 'memory-test', version: '1' });
+      await client.connect(clientSide);
+      let calls = 0;
+      const run = async (until: number) => {
+        for (; calls < until; calls += 2) {
+          const id = `s${calls % 8}`;
+          const put = await client.callTool({ name: 'session_put', arguments: { session_id: id, state_text: `{"n":${calls}}`, add_tokens: 1 } });
+          if (put.isError) throw new Error(JSON.stringify(put.structuredContent));
+          const get = await client.callTool({ name: 'session_get', arguments: { session_id: id } });
+          if ((get.content as { text: string }[])[0]!.text !== `{"n":${calls}}`) throw new Error(`call ${calls}: read ${JSON.stringify(get.content)}`);
+        }
+      };
+      await run(FIRST);
+      const first = await liveBytes();
+      const fdsFirst = openFds();
+      await run(TOTAL);
+      const last = await liveBytes();
+      // Nor descriptors: one left open per write (the journal's, kept for the index's upkeep) ran out at ~1000.
+      if (fdsFirst !== undefined) expect(openFds()).toBeLessThan(fdsFirst + 10);
+      const perCall = (last - first) / (TOTAL - FIRST);
+      if (process.env.CRUX_MEMORY_REPORT) console.log({ first, last, perCall });
+      // Measured here, 1k → 4k calls: ~18 bytes a call; with the commit log that kept a line per write, ~56.
+      expect(perCall).toBeLessThan(40);
+      expect(inFlight.size).toBe(0);
+      // The commit log keeps its first entries and a count, not one entry per write.
+      expect(committed().length).toBeLessThanOrEqual(9);
+      expect(committed().at(-1)).toMatch(/^\d+ more commits$/);
+      await client.close();
+    },
+    STRESS ? 1_800_000 : 300_000,
+  );
 });

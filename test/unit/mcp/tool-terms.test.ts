@@ -18,7 +18,9 @@ describe('inToolTerms', () => {
     expect(inToolTerms('see `crux session list --all`')).toBe('call session_list with all: true');
     expect(inToolTerms('each package is accepted once; `crux handoff list` shows it')).toBe('each package is accepted once; handoff_list shows it');
     expect(inToolTerms('run `crux journal check` for the details')).toBe('call journal_check for the details');
-    expect(inToolTerms('raise --max-tokens / CRUX_SESSION_TOKEN_BUDGET, or close the session')).toBe('raise argument max_tokens / CRUX_SESSION_TOKEN_BUDGET, or close the session');
+    expect(inToolTerms('raise --max-tokens / CRUX_SESSION_TOKEN_BUDGET, or close the session')).toBe(
+      'raise argument max_tokens / CRUX_SESSION_TOKEN_BUDGET, or close the session',
+    );
     expect(inToolTerms('--top-k must be a whole number')).toBe('argument top_k must be a whole number');
     expect(inToolTerms('the state archived allows: unarchive, close, touch')).toBe('the state archived allows: session_unarchive, session_close');
   });

@@ -12,8 +12,17 @@ const piped = makeStyle(PLAIN_PAINTS, { box: false, width: undefined }, false, D
 const terminal = makeStyle(PLAIN_PAINTS, { box: true, width: 80 }, false, Date.parse('2026-12-01T12:00:00Z'));
 
 const aCase = {
-  case_id: 'c_000000000000000000000001', task: `task ${HOSTILE}`, context: `ctx\nline two ${HOSTILE}`, action: HOSTILE, outcome: HOSTILE,
-  success: true, reward: 1, tags: [HOSTILE], source_receipt: HOSTILE, created_at: '2026-12-01T11:55:00.000Z', times_reused: 0,
+  case_id: 'c_000000000000000000000001',
+  task: `task ${HOSTILE}`,
+  context: `ctx\nline two ${HOSTILE}`,
+  action: HOSTILE,
+  outcome: HOSTILE,
+  success: true,
+  reward: 1,
+  tags: [HOSTILE],
+  source_receipt: HOSTILE,
+  created_at: '2026-12-01T11:55:00.000Z',
+  times_reused: 0,
 } as any;
 
 describe('withWarnings', () => {
@@ -43,8 +52,29 @@ describe('renderers escape stored text', () => {
     for (const style of [piped, terminal]) expect([...renderCaseList({ cases: [aCase] }, style)].join('\n')).not.toMatch(RAW);
     const session = { session_id: `s${HOSTILE}`, agent: HOSTILE, outcome: 'completed', summary: HOSTILE, closed_at: 'x' } as any;
     expect(renderClose({ outcome: 'closed', session } as any)).not.toMatch(RAW);
-    const row = { handoff_id: `h${HOSTILE}`, session_id: HOSTILE, source_agent: HOSTILE, target_agent: HOSTILE, accepted_by: HOSTILE, status: 'outstanding', created_at: '2026-12-01T11:00:00.000Z', expires_at: '2026-12-02T11:00:00.000Z', content_hash: 'ab' } as any;
-    for (const style of [piped, terminal]) expect([...renderList({ handoffs: [row], keys: [{ agent: HOSTILE, fingerprint: `f${HOSTILE}`, status: "revoked", revoked_at: "2026-12-01T11:00:00.000Z", public_key: HOSTILE } as any] }, style)].join('\n')).not.toMatch(RAW);
+    const row = {
+      handoff_id: `h${HOSTILE}`,
+      session_id: HOSTILE,
+      source_agent: HOSTILE,
+      target_agent: HOSTILE,
+      accepted_by: HOSTILE,
+      status: 'outstanding',
+      created_at: '2026-12-01T11:00:00.000Z',
+      expires_at: '2026-12-02T11:00:00.000Z',
+      content_hash: 'ab',
+    } as any;
+    for (const style of [piped, terminal])
+      expect(
+        [
+          ...renderList(
+            {
+              handoffs: [row],
+              keys: [{ agent: HOSTILE, fingerprint: `f${HOSTILE}`, status: 'revoked', revoked_at: '2026-12-01T11:00:00.000Z', public_key: HOSTILE } as any],
+            },
+            style,
+          ),
+        ].join('\n'),
+      ).not.toMatch(RAW);
   });
 
   it('relative times and short ids on a terminal; exact values piped', () => {

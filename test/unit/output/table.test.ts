@@ -30,7 +30,11 @@ describe('tableLines', () => {
   ];
 
   it('piped: tab-separated values, one header line of one-word names, nothing cut, no box drawing', () => {
-    const lines = render(['id', 'status', { title: 'task', flex: true }, 'state bytes', { title: 'from → to' }], rows.map((r) => [...r, '12', 'a → b']), { box: false, width: undefined });
+    const lines = render(
+      ['id', 'status', { title: 'task', flex: true }, 'state bytes', { title: 'from → to' }],
+      rows.map((r) => [...r, '12', 'a → b']),
+      { box: false, width: undefined },
+    );
     expect(lines).toEqual([
       'id\tstatus\ttask\tstate_bytes\tfrom_to',
       'build-42\tactive\trotate the TLS certificate on every edge node before Friday\t12\ta → b',
@@ -41,7 +45,13 @@ describe('tableLines', () => {
   });
 
   it('piped: --no-headers leaves the header out, on a terminal too', () => {
-    expect(render(['id', 'status'], rows.map((r) => r.slice(0, 2)), { box: false, width: undefined, headers: false })).toEqual(['build-42\tactive', 'x\tclosed']);
+    expect(
+      render(
+        ['id', 'status'],
+        rows.map((r) => r.slice(0, 2)),
+        { box: false, width: undefined, headers: false },
+      ),
+    ).toEqual(['build-42\tactive', 'x\tclosed']);
     const boxed = render(['id'], [['a']], { box: true, width: 80, headers: false });
     expect(boxed).toEqual(['┌───┐', '│ a │', '└───┘']);
   });
@@ -68,7 +78,10 @@ describe('tableLines', () => {
 
   it('leaves out optional columns (whole, never mid-row) before cutting ids', () => {
     const id = 'c_5f0c2a9e1b7d4c3a2f1e0d9c';
-    const lines = render(['id', { title: 'task', flex: true }, { title: 'reused', optional: true }], [[id, 'a task of some length here', '3']], { box: true, width: 45 });
+    const lines = render(['id', { title: 'task', flex: true }, { title: 'reused', optional: true }], [[id, 'a task of some length here', '3']], {
+      box: true,
+      width: 45,
+    });
     expect(lines.join('\n')).not.toContain('reused');
     expect(lines[3]).toContain(id);
     for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(45);
@@ -76,7 +89,11 @@ describe('tableLines', () => {
 
   it('cuts every column as a last resort, so even a narrow terminal gets no wrapped line', () => {
     const wide = Array.from({ length: 6 }, (_, i) => `column-${i}-with-a-long-value`);
-    const lines = render(wide.map((_, i) => `h${i}`), [wide], { box: true, width: 50 });
+    const lines = render(
+      wide.map((_, i) => `h${i}`),
+      [wide],
+      { box: true, width: 50 },
+    );
     for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(50);
   });
 
@@ -98,7 +115,14 @@ describe('tableLines', () => {
 
   it('never cuts an id: free text first, then optional columns, then the other columns', () => {
     const uuid = 'f61400e1-2b3c-4d5e-8f90-1234567890ab';
-    const columns: Column[] = [{ title: 'id', id: true }, { title: 'status' }, { title: 'updated' }, { title: 'freshness', optional: true }, { title: 'tokens', optional: true }, { title: 'actor', flex: true, optional: true }];
+    const columns: Column[] = [
+      { title: 'id', id: true },
+      { title: 'status' },
+      { title: 'updated' },
+      { title: 'freshness', optional: true },
+      { title: 'tokens', optional: true },
+      { title: 'actor', flex: true, optional: true },
+    ];
     const lines = render(columns, [[uuid, 'handed_off', '5m ago', 'fresh', '1200', 'someone with a long name']], { box: true, width: 80 });
     expect(lines[3]).toContain(`│ ${uuid} │`);
     for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(80);
@@ -109,7 +133,14 @@ describe('tableLines', () => {
   });
 
   it('leaves out a column that is empty (or -) in every row, on a terminal only', () => {
-    const lines = render(['id', 'actor', 'status'], [['a', '-', 'active'], ['b', '', 'closed']], { box: true, width: 80 });
+    const lines = render(
+      ['id', 'actor', 'status'],
+      [
+        ['a', '-', 'active'],
+        ['b', '', 'closed'],
+      ],
+      { box: true, width: 80 },
+    );
     expect(lines.join('\n')).not.toContain('actor');
     expect(render(['id', 'actor'], [['a', '-']], { box: false, width: undefined })).toEqual(['id\tactor', 'a\t-']);
   });

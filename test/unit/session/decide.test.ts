@@ -36,12 +36,23 @@ describe('put', () => {
     const first = decidePut(s, { key: A, state: '{"n":1}', tokens: 5, ttlMs: 60_000 }, T0);
     const created = '2026-01-01T00:00:00.000Z';
     expect(first).toEqual([
-      { ev: 'session.put', data: { id: 'a', state: '{"n":1}', total_tokens: 5, expires_at: '2026-01-01T00:01:00.000Z', created_at: created, handoff_id: null }, actor: undefined },
+      {
+        ev: 'session.put',
+        data: { id: 'a', state: '{"n":1}', total_tokens: 5, expires_at: '2026-01-01T00:01:00.000Z', created_at: created, handoff_id: null },
+        actor: undefined,
+      },
     ]);
     apply(s, first);
     const second = decidePut(s, { key: A, state: '{"n":2}', addTokens: 7 }, T0 + 1000);
     // The put carries what it keeps of the session (created_at), so it alone determines the session.
-    expect(second[0]!.data).toEqual({ id: 'a', state: '{"n":2}', total_tokens: 12, expires_at: '2026-01-01T00:01:00.000Z', created_at: created, handoff_id: null });
+    expect(second[0]!.data).toEqual({
+      id: 'a',
+      state: '{"n":2}',
+      total_tokens: 12,
+      expires_at: '2026-01-01T00:01:00.000Z',
+      created_at: created,
+      handoff_id: null,
+    });
     // Replaying the same record twice changes nothing.
     apply(s, second);
     apply(s, second);
@@ -153,7 +164,10 @@ describe('reap', () => {
   });
 
   it('reaps only what the filter admits (an agent its own)', () => {
-    const s = given(put('a', '{}', { expires_at: '2025-01-01T00:00:00.000Z' }), put('__agent_session::bob::a', '{}', { expires_at: '2025-01-01T00:00:00.000Z' }));
+    const s = given(
+      put('a', '{}', { expires_at: '2025-01-01T00:00:00.000Z' }),
+      put('__agent_session::bob::a', '{}', { expires_at: '2025-01-01T00:00:00.000Z' }),
+    );
     expect(decideReap(s, T0, (key) => key.startsWith('__agent_session::bob::')).keys).toEqual(['__agent_session::bob::a']);
   });
 });
@@ -192,7 +206,10 @@ describe('handoff (for the handoff commands)', () => {
     apply(s, decideReceive(s, rk, { state: '{"v":3}', handoffId: 'h_2' }));
     expect(s.get(rk)).toMatchObject({ status: 'active', state: '{"v":3}', handoff_id: 'h_2', total_tokens: 9 });
     apply(s, decideArchive(s, rk, undefined));
-    expect(refusal(() => decideReceive(s, rk, { state: '{}' }))).toMatchObject({ code: 4, message: 'cannot receive session "t" of agent "bob": it is archived' });
+    expect(refusal(() => decideReceive(s, rk, { state: '{}' }))).toMatchObject({
+      code: 4,
+      message: 'cannot receive session "t" of agent "bob": it is archived',
+    });
     apply(s, decideClose(s, rk, { outcome: 'completed' }).drafts);
     expect(refusal(() => decideReceive(s, rk, { state: '{}' })).code).toBe(4);
   });
@@ -226,7 +243,10 @@ describe('import', () => {
     expect(summary).toEqual({ imported: 2, created: 1, replaced: 1, unchanged: 0 });
     apply(s, drafts);
     expect(s.get(k('b'))!.state).toBe('[2]');
-    const again = decideImport(s, [1, 2].map((line) => ({ line, data: toImported([...s.values()][line - 1]!) })));
+    const again = decideImport(
+      s,
+      [1, 2].map((line) => ({ line, data: toImported([...s.values()][line - 1]!) })),
+    );
     expect(again).toEqual({ drafts: [], summary: { imported: 0, created: 0, replaced: 0, unchanged: 2 } });
   });
 

@@ -48,7 +48,12 @@ describe('session events', () => {
     const s = given(put('s', '{"v":1}'));
     const before = s.get('s' as ScopedSessionId)!;
     const frozen = JSON.stringify(before);
-    const after = nextRecord(before.key, before, { ev: 'session.archived', data: { id: 's', reason: 'r' } }, { ts: '2026-01-02T00:00:00.000Z', actor: 'a', bytes: 1 });
+    const after = nextRecord(
+      before.key,
+      before,
+      { ev: 'session.archived', data: { id: 's', reason: 'r' } },
+      { ts: '2026-01-02T00:00:00.000Z', actor: 'a', bytes: 1 },
+    );
     expect(after).toMatchObject({ status: 'archived', archive_reason: 'r', actor: 'a' });
     expect(after).not.toBe(before);
     expect(JSON.stringify(before)).toBe(frozen);
@@ -58,11 +63,11 @@ describe('session events', () => {
   it('a payload that does not parse is reported like a bad line: skipped, counted, the rest loads', async () => {
     const root = join(tempDir(), 'data');
     fs.mkdirSync(root, { recursive: true });
-    const { text } = encodeRecords(EMPTY_HEAD, [
-      put('a', '{}'),
-      { ev: 'session.put', data: { id: 'b', total_tokens: 3 } },
-      put('c', '[]'),
-    ], '2026-01-01T00:00:00.000Z');
+    const { text } = encodeRecords(
+      EMPTY_HEAD,
+      [put('a', '{}'), { ev: 'session.put', data: { id: 'b', total_tokens: 3 } }, put('c', '[]')],
+      '2026-01-01T00:00:00.000Z',
+    );
     fs.writeFileSync(join(root, SESSION_STORE.file), text);
     const warnings: string[] = [];
     const dir = new DataDir(root, { warn: (m) => warnings.push(m) }, 5_000);

@@ -10,14 +10,27 @@ import { ev, put, T0 } from './given';
 const HOUR = 3_600_000;
 /** A store whose whole kept past is `drafts`, one record an hour from T0 (seq 1, 2, …). */
 function scopeOver(drafts: EventDraft[], agent?: string): SessionScope {
-  const records: JournalRecord[] = drafts.map((d, i) => ({ seq: i + 1, ts: new Date(T0 + i * HOUR).toISOString(), ev: d.ev, data: d.data, p: '', h: '', ...(d.actor ? { actor: d.actor } : {}) }));
+  const records: JournalRecord[] = drafts.map((d, i) => ({
+    seq: i + 1,
+    ts: new Date(T0 + i * HOUR).toISOString(),
+    ev: d.ev,
+    data: d.data,
+    p: '',
+    h: '',
+    ...(d.actor ? { actor: d.actor } : {}),
+  }));
   const dir = {
-    readHistory: async (_spec: unknown, sink: (r: JournalRecord, at: { line: number; offset: number; length: number }) => void) => records.forEach((r, i) => sink(r, { line: i + 1, offset: 0, length: 10 })),
+    readHistory: async (_spec: unknown, sink: (r: JournalRecord, at: { line: number; offset: number; length: number }) => void) =>
+      records.forEach((r, i) => sink(r, { line: i + 1, offset: 0, length: 10 })),
   } as unknown as JournalStore;
   return { dir, agent: agent as never, now: T0 + 100 * HOUR };
 }
 const id = (s: string) => s as LogicalSessionId;
-const code = async (p: Promise<unknown>) => p.then(() => 0, (e) => e.exitCode);
+const code = async (p: Promise<unknown>) =>
+  p.then(
+    () => 0,
+    (e) => e.exitCode,
+  );
 
 const past = [
   put('s', '{"v":1}'),

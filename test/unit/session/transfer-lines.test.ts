@@ -25,11 +25,17 @@ describe('import lines', () => {
     const [e] = parse('{"session_id":"a","state":{"x": 12345678901234567890}}\n');
     expect(e).toEqual({
       line: 1,
-      data: expect.objectContaining({ id: 'a', state: '{"x": 12345678901234567890}', status: 'active', total_tokens: 0, updated_at: '2026-01-01T00:00:00.000Z' }),
+      data: expect.objectContaining({
+        id: 'a',
+        state: '{"x": 12345678901234567890}',
+        status: 'active',
+        total_tokens: 0,
+        updated_at: '2026-01-01T00:00:00.000Z',
+      }),
     });
   });
 
-  it('honours agent in the line, else the caller\'s; null is unscoped', () => {
+  it("honours agent in the line, else the caller's; null is unscoped", () => {
     const text = '{"session_id":"a","state":1,"agent":"bob"}\n{"session_id":"b","state":2}\n{"session_id":"c","state":3,"agent":null}\n';
     expect(parse(text, { ...opts, agent: 'eve' as never }).map((e) => e.data.id)).toEqual(['__agent_session::bob::a', '__agent_session::eve::b', 'c']);
   });
@@ -44,7 +50,9 @@ describe('import lines', () => {
     expect(codeOf(() => parse('{"session_id":"a","state":1,"status":"zombie"}'))).toMatch(/^5 line 1: status must be one of/);
     expect(codeOf(() => parse('{"session_id":"a","state":1,"expires_at":"tomorrow"}'))).toMatch(/^5 line 1: expires_at is not an RFC 3339 time/);
     expect(codeOf(() => parse('{"session_id":"a","state":1,"total_tokens":-1}'))).toMatch(/^5 line 1: total_tokens/);
-    expect(codeOf(() => parse('{"session_id":"a","state":"xxxxxx"}', { ...opts, maxStateBytes: 4 }))).toMatch(/^5 line 1: the state is 8 bytes, over the limit of 4/);
+    expect(codeOf(() => parse('{"session_id":"a","state":"xxxxxx"}', { ...opts, maxStateBytes: 4 }))).toMatch(
+      /^5 line 1: the state is 8 bytes, over the limit of 4/,
+    );
     expect(codeOf(() => parseImportLines(Buffer.from([0x7b, 0xff, 0x0a]), opts))).toBe('5 line 1: not valid UTF-8');
   });
 
@@ -52,12 +60,21 @@ describe('import lines', () => {
     const text = '{"session_id":"a","state":1}\n\n{"session_id":"b","state":2}\n';
     const heard: [number, number][] = [];
     parseImportLines(Buffer.from(text), { ...opts, onLine: (done, total) => heard.push([done, total]) });
-    expect(heard).toEqual([[29, text.length], [text.length, text.length]]);
+    expect(heard).toEqual([
+      [29, text.length],
+      [text.length, text.length],
+    ]);
   });
 
   it('normalises times and keeps status-consistent fields only', () => {
     const [e] = parse('{"session_id":"a","state":1,"status":"closed","updated_at":"2026-01-01T01:00:00+01:00","archive_reason":"x"}');
-    expect(e!.data).toMatchObject({ status: 'closed', updated_at: '2026-01-01T00:00:00.000Z', closed_at: '2026-01-01T00:00:00.000Z', outcome: 'completed', archive_reason: null });
+    expect(e!.data).toMatchObject({
+      status: 'closed',
+      updated_at: '2026-01-01T00:00:00.000Z',
+      closed_at: '2026-01-01T00:00:00.000Z',
+      outcome: 'completed',
+      archive_reason: null,
+    });
   });
 });
 

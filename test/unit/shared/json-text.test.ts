@@ -9,7 +9,12 @@ describe('objectMembers and arrayElements', () => {
   it('finds each member value as written', () => {
     const text = ' { "a" : 12345678901234567890 , "s":"x\\"}]" ,"o":{"k":[1.0,{"z":-0}]},"e":1e400,"n":null, "b\\\\":"\\\\"}\n';
     expect(members(text)).toEqual([
-      ['a', '12345678901234567890'], ['s', '"x\\"}]"'], ['o', '{"k":[1.0,{"z":-0}]}'], ['e', '1e400'], ['n', 'null'], ['b\\', '"\\\\"'],
+      ['a', '12345678901234567890'],
+      ['s', '"x\\"}]"'],
+      ['o', '{"k":[1.0,{"z":-0}]}'],
+      ['e', '1e400'],
+      ['n', 'null'],
+      ['b\\', '"\\\\"'],
     ]);
     expect(arrayElements('[ {"a":1} , 2 ,"]"]')).toEqual(['{"a":1}', '2', '"]"']);
     expect(arrayElements(' [ ] ')).toEqual([]);
@@ -17,14 +22,22 @@ describe('objectMembers and arrayElements', () => {
   });
 
   it('keeps repeated keys, each where it stands (JSON.parse keeps the last)', () => {
-    expect(members('{"a":1,"b":{"a":3,"a":4},"a":2}')).toEqual([['a', '1'], ['b', '{"a":3,"a":4}'], ['a', '2']]);
+    expect(members('{"a":1,"b":{"a":3,"a":4},"a":2}')).toEqual([
+      ['a', '1'],
+      ['b', '{"a":3,"a":4}'],
+      ['a', '2'],
+    ]);
   });
 
   it('round-trips any JSON value spliced into an object', () => {
     fc.assert(
       fc.property(fc.jsonValue(), fc.string(), (value, other) => {
         const raw = JSON.stringify(value, null, 1).replace(/\n/g, ' ');
-        expect(members(`{"before":${JSON.stringify(other)},"state":${raw},"after":1}`)).toEqual([['before', JSON.stringify(other)], ['state', raw], ['after', '1']]);
+        expect(members(`{"before":${JSON.stringify(other)},"state":${raw},"after":1}`)).toEqual([
+          ['before', JSON.stringify(other)],
+          ['state', raw],
+          ['after', '1'],
+        ]);
       }),
     );
   });
@@ -61,7 +74,17 @@ describe('minifyJson', () => {
 
 describe('serdeIncompatibility: what the Crux daemon could not deserialize', () => {
   it('passes what serde_json reads', () => {
-    for (const text of ['{"a":1,"a":2}', '12345678901234567890', '1e308', '-1e-400', '"\\ud83d\\ude00"', '"\\\\ud800"', '"😀"', nested(SERDE_MAX_DEPTH), '{"x":"1e400"}']) {
+    for (const text of [
+      '{"a":1,"a":2}',
+      '12345678901234567890',
+      '1e308',
+      '-1e-400',
+      '"\\ud83d\\ude00"',
+      '"\\\\ud800"',
+      '"😀"',
+      nested(SERDE_MAX_DEPTH),
+      '{"x":"1e400"}',
+    ]) {
       expect(serdeIncompatibility(text), text).toBeUndefined();
     }
   });

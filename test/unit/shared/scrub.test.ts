@@ -20,7 +20,19 @@ describe('scrubText (SPEC §7)', () => {
   });
 
   it('leaves text without userinfo alone', () => {
-    for (const text of ['https://h/path@x', 'https://h/x?y=a@b', 'mailto:a@b', 'file:///home/u@x', 'a / b@c', 'no url here', '', '100%', '%zz%2F%2Fx', 'https%3A%2F%2Fh%2Fa%40b', 'next=https%3A%2F%2Fh&mail=a%40b']) {
+    for (const text of [
+      'https://h/path@x',
+      'https://h/x?y=a@b',
+      'mailto:a@b',
+      'file:///home/u@x',
+      'a / b@c',
+      'no url here',
+      '',
+      '100%',
+      '%zz%2F%2Fx',
+      'https%3A%2F%2Fh%2Fa%40b',
+      'next=https%3A%2F%2Fh&mail=a%40b',
+    ]) {
       expect(scrubText(text)).toBe(text);
     }
   });
@@ -60,11 +72,14 @@ describe('scrubText (SPEC §7)', () => {
       (k) => '%2F%2Fa%40'.repeat(k / 2),
       (k) => '/'.repeat(2 * k),
     ];
-    const best = (text: string) => Math.min(...Array.from({ length: 5 }, () => {
-      const start = performance.now();
-      scrubText(text);
-      return performance.now() - start;
-    }));
+    const best = (text: string) =>
+      Math.min(
+        ...Array.from({ length: 5 }, () => {
+          const start = performance.now();
+          scrubText(text);
+          return performance.now() - start;
+        }),
+      );
     for (const make of patterns) {
       const small = best(make(4 * 1024));
       const large = best(make(32 * 1024));

@@ -9,13 +9,24 @@ import { openStretch, stretchCase, stretchCaseId, stretchToRecord, type Ending, 
 import type { CaseId } from '../../../src/shared/ids';
 
 const FIXTURES = resolve(__dirname, '../../fixtures/claude-code');
-const linesOf = (name: string) => fs.readFileSync(join(FIXTURES, `transcript-${name}.jsonl`), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const linesOf = (name: string) =>
+  fs
+    .readFileSync(join(FIXTURES, `transcript-${name}.jsonl`), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 const fold = (lines: unknown[]) => {
   const f = new TranscriptFold();
   for (const line of lines) f.add(line);
   return f;
 };
-const SOURCE: StretchSource = { client: 'claude-code', sessionKey: '__agent_session::claude-code::s1', sessionId: 's1', cwd: '/home/dev/shop', project: 'shop' };
+const SOURCE: StretchSource = {
+  client: 'claude-code',
+  sessionKey: '__agent_session::claude-code::s1',
+  sessionId: 's1',
+  cwd: '/home/dev/shop',
+  project: 'shop',
+};
 const END: Ending = { kind: 'session', reason: 'prompt_input_exit', completed: true };
 const caseOf = (lines: unknown[], ending: Ending = END, source: StretchSource = SOURCE) => stretchCase(fold(lines).turns, ending, source, 'Claude Code')!;
 
@@ -29,10 +40,15 @@ describe('transcript entries', () => {
       'Now benchmark the iterative factorial against the recursive one',
     ]);
     expect(entriesOf({ type: 'user', isSidechain: true, message: { role: 'user', content: 'a subagent prompt' } })).toEqual([]);
-    expect(entriesOf({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: '[Request interrupted by user]' }] } })).toEqual([{ kind: 'interrupted' }]);
+    expect(entriesOf({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: '[Request interrupted by user]' }] } })).toEqual([
+      { kind: 'interrupted' },
+    ]);
     expect(entriesOf({ type: 'user', message: { role: 'user', content: '<bash-input>ls</bash-input>' } })).toEqual([]);
-    expect(entriesOf({ type: 'user', message: { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBO' } }] } })).toEqual([]);
-    for (const odd of [null, 7, 'text', [], { type: 'user' }, { type: 'user', message: { content: 5 } }, { type: 'summary', summary: 'x' }]) expect(entriesOf(odd)).toEqual([]);
+    expect(
+      entriesOf({ type: 'user', message: { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBO' } }] } }),
+    ).toEqual([]);
+    for (const odd of [null, 7, 'text', [], { type: 'user' }, { type: 'user', message: { content: 5 } }, { type: 'summary', summary: 'x' }])
+      expect(entriesOf(odd)).toEqual([]);
     expect(promptIn(linesOf('two-prompts')[4])).toEqual({ text: expect.stringMatching(/^The factorial tests fail/), uuid: linesOf('two-prompts')[4].uuid });
     expect(promptIn(linesOf('two-prompts')[3])).toBeUndefined();
   });
@@ -52,7 +68,9 @@ describe('transcript entries', () => {
 describe('a stretch as a case', () => {
   it('task: the prompts; action: tools, commands, files changed; outcome: the ending and the last results; tag: the project', () => {
     const c = caseOf(linesOf('two-prompts'));
-    expect(c.fields.task).toBe('The factorial tests fail for n = 0: fix factorial and push to https://dev:ghp_s3cr3tT0ken@github.com/acme/shop.git\nAlso add a test for negative numbers');
+    expect(c.fields.task).toBe(
+      'The factorial tests fail for n = 0: fix factorial and push to https://dev:ghp_s3cr3tT0ken@github.com/acme/shop.git\nAlso add a test for negative numbers',
+    );
     expect(c.fields.action).toBe(
       [
         'tools: Bash ×4, Edit ×1, MultiEdit ×1, Read ×1, Task ×1, Write ×1',
@@ -74,9 +92,14 @@ describe('a stretch as a case', () => {
     expect(caseOf(linesOf('two-prompts'), { kind: 'session', reason: 'other', completed: false }).fields.success).toBe(false);
     const interrupted = caseOf(linesOf('interrupted'));
     expect(interrupted.fields.success).toBe(false);
-    expect(interrupted.fields.outcome).toBe('Claude Code session ended (reason: prompt_input_exit); interrupted by the user; 2 tool results, 2 errors; last command `./deploy.sh staging --retry 5` failed');
+    expect(interrupted.fields.outcome).toBe(
+      'Claude Code session ended (reason: prompt_input_exit); interrupted by the user; 2 tool results, 2 errors; last command `./deploy.sh staging --retry 5` failed',
+    );
     const failing = linesOf('interrupted').slice(0, 3);
-    expect(caseOf(failing, { kind: 'turn' }).fields).toMatchObject({ success: false, outcome: 'Claude Code session went on to a new prompt; 1 tool result, 1 error; last command `./deploy.sh staging` failed' });
+    expect(caseOf(failing, { kind: 'turn' }).fields).toMatchObject({
+      success: false,
+      outcome: 'Claude Code session went on to a new prompt; 1 tool result, 1 error; last command `./deploy.sh staging` failed',
+    });
     expect(caseOf(linesOf('compacted'), { kind: 'turn' }).fields.success).toBe(true);
   });
 
@@ -90,7 +113,15 @@ describe('a stretch as a case', () => {
   it('stays bounded however much the session did', () => {
     const big = [{ type: 'user', uuid: 'u0', message: { role: 'user', content: `fix ${'x'.repeat(5000)}` } }];
     for (let i = 0; i < 3 * KEPT_PER_TURN; i++) {
-      big.push({ type: 'assistant', message: { content: [{ type: 'tool_use', id: `t${i}`, name: 'Bash', input: { command: `step ${i} ${'y'.repeat(300)}` } }, { type: 'tool_use', id: `e${i}`, name: 'Edit', input: { file_path: `/home/dev/shop/f${i}.ts` } }] } } as never);
+      big.push({
+        type: 'assistant',
+        message: {
+          content: [
+            { type: 'tool_use', id: `t${i}`, name: 'Bash', input: { command: `step ${i} ${'y'.repeat(300)}` } },
+            { type: 'tool_use', id: `e${i}`, name: 'Edit', input: { file_path: `/home/dev/shop/f${i}.ts` } },
+          ],
+        },
+      } as never);
     }
     for (let i = 1; i < 40; i++) big.push({ type: 'user', uuid: `u${i}`, message: { role: 'user', content: `and then ${'z'.repeat(900)} ${i}` } });
     const c = caseOf(big);
@@ -121,7 +152,14 @@ describe('the open stretch', () => {
     expect(stretchToRecord(turns, SOURCE, { kind: 'turn' }, (id) => id === ids[0])).toEqual([]);
     expect(stretchToRecord(turns, SOURCE, END, (id) => id === ids[0])).toEqual(turns.slice(1));
     const held = new Set<CaseId>([ids[0]!]);
-    expect(stretchCase(openStretch(turns, SOURCE, (id) => held.has(id)), END, SOURCE, 'Claude Code')!.fields.task).toBe('Also add a test for negative numbers');
+    expect(
+      stretchCase(
+        openStretch(turns, SOURCE, (id) => held.has(id)),
+        END,
+        SOURCE,
+        'Claude Code',
+      )!.fields.task,
+    ).toBe('Also add a test for negative numbers');
   });
 
   it("of a resumed session's transcript, only the prompts typed in that session are its own", () => {

@@ -21,8 +21,14 @@ function readDraft(opts: Record<string, any>): CaseDraft {
     if (opts[flag] === undefined) throw usage(`--${flag} is required`, 'or give the whole case as a JSON object with --stdin');
   }
   return parseCaseDraft({
-    task: opts.task, action: opts.action, outcome: opts.outcome, context: opts.context,
-    success: !opts.failure, reward: opts.reward, tags: opts.tag, source_receipt: opts.receipt,
+    task: opts.task,
+    action: opts.action,
+    outcome: opts.outcome,
+    context: opts.context,
+    success: !opts.failure,
+    reward: opts.reward,
+    tags: opts.tag,
+    source_receipt: opts.receipt,
   });
 }
 

@@ -33,8 +33,11 @@ export function makeTrustCommand(): Command {
 export function makeUntrustCommand(): Command {
   return new Command('untrust')
     .arguments('[fingerprint]')
-    .description("revoke a trusted Ed25519 key of the agent (by fingerprint or public key), or all of its keys; what they sign is refused (6)")
-    .addHelpText('after', '\nExamples:\n  crux handoff untrust 9f2c4e1a0b3d5c7e --agent planner\n  crux handoff untrust --agent planner     # every key of planner')
+    .description('revoke a trusted Ed25519 key of the agent (by fingerprint or public key), or all of its keys; what they sign is refused (6)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  crux handoff untrust 9f2c4e1a0b3d5c7e --agent planner\n  crux handoff untrust --agent planner     # every key of planner',
+    )
     .action(async (fingerprint: string | undefined, _opts, command: Command) => {
       const ctx = buildContext(command);
       const result = await untrustKey(scopeOf(ctx), agentOf(undefined, ctx, '--agent'), fingerprint);

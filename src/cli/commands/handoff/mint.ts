@@ -28,8 +28,12 @@ function readTaskRecord(opts: Record<string, any>): TaskRecord | undefined {
   }
   const list = (v: string[]) => (v.length > 0 ? v : undefined);
   return mergeTaskRecord(base, {
-    requester: opts.requester, desired_outcome: opts.desiredOutcome, blocker_rule: opts.blockerRule,
-    sources: list(opts.source), acceptance_criteria: list(opts.acceptance), boundaries: list(opts.boundary),
+    requester: opts.requester,
+    desired_outcome: opts.desiredOutcome,
+    blocker_rule: opts.blockerRule,
+    sources: list(opts.source),
+    acceptance_criteria: list(opts.acceptance),
+    boundaries: list(opts.boundary),
   });
 }
 
@@ -49,7 +53,12 @@ export function makeMintCommand(): Command {
     .option('--acceptance <text>', 'task record: an acceptance criterion (repeatable)', collect, [])
     .option('--boundary <text>', 'task record: a boundary (repeatable)', collect, [])
     .option('--blocker-rule <text>', 'task record: what to do when blocked')
-    .addOption(completingWith(new Option('--alg <alg>', `${MAC_ALG} (shared key, default) or ${ED25519_ALG} (the source agent's own key)`).default(MAC_ALG), [MAC_ALG, ED25519_ALG]))
+    .addOption(
+      completingWith(new Option('--alg <alg>', `${MAC_ALG} (shared key, default) or ${ED25519_ALG} (the source agent's own key)`).default(MAC_ALG), [
+        MAC_ALG,
+        ED25519_ALG,
+      ]),
+    )
     .option('--out <file>', 'write the envelope to this file instead of stdout, as > does (a new file: mode 0600; - is stdout)')
     .addHelpText('after', "\nExample:\n  crux handoff mint build-42 --from planner --to builder \\\n    --message 'tests are green' --out pkg.json")
     .action(async (rawId: string, opts, command: Command) => {

@@ -52,13 +52,16 @@ function settingsPath(client: HookClient, opts: TargetOptions, env: NodeJS.Proce
 const withTargetOptions = (command: Command, verb: string) =>
   command
     .argument('<client>', HOOK_CLIENTS.map((c) => c.name).join(' or '))
-    .option('--settings <file>', `the settings file (default .claude/settings.json or .gemini/settings.json at the root of the repository the current directory is in, else in it)`)
+    .option(
+      '--settings <file>',
+      `the settings file (default .claude/settings.json or .gemini/settings.json at the root of the repository the current directory is in, else in it)`,
+    )
     .option('--user', "the user's settings, ~/.claude/settings.json or ~/.gemini/settings.json")
     .option('--print', `print the settings as they would be ${verb} instead of writing them`);
 
 export function makeInstallCommand(): Command {
   return withTargetOptions(new Command('install'), 'with the hooks')
-    .description('add crux\'s hooks to a coding agent\'s settings file, keeping every other setting; a second install changes nothing')
+    .description("add crux's hooks to a coding agent's settings file, keeping every other setting; a second install changes nothing")
     .option('--record-cases', 'install the hooks with --record-cases: each session ending records one case from its transcript')
     .addHelpText(
       'after',

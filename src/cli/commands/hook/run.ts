@@ -10,14 +10,17 @@ import { parseMinSimilarity, parseTopK } from '../../../domain/case/rank';
 const MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;
 const DEFAULT_TTL = '24h';
 
-const eventsOf = (client: HookClient, effect: string) => Object.keys(client.events).filter((e) => client.events[e] === effect).join(', ');
+const eventsOf = (client: HookClient, effect: string) =>
+  Object.keys(client.events)
+    .filter((e) => client.events[e] === effect)
+    .join(', ');
 
 function helpText(client: HookClient): string[] {
   const lines = [
     '',
     'Events:',
     `  ${eventsOf(client, 'start')}: creates or touches the session; answers additionalContext`,
-    "    naming it (id, agent, the MCP tools) and, for a resume or compact, this",
+    '    naming it (id, agent, the MCP tools) and, for a resume or compact, this',
     "    project's successful cases most similar to the transcript's last prompt",
     `  ${eventsOf(client, 'prompt')}: touches it; adds the successful cases most similar`,
     '    to the prompt',

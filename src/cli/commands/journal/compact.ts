@@ -10,7 +10,10 @@ export function makeCompactCommand(): Command {
   return new Command('compact')
     .description('rewrite each journal to its live records (atomic; the old journal, chain intact, moves into history/)')
     .option('--drop-history', 'delete history/ at once (session history and get --at then reach back only to this compaction)')
-    .addHelpText('after', '\nhistory/ keeps CRUX_HISTORY_KEEP (default 30d) and at most\nCRUX_HISTORY_MAX_BYTES (default 256 MiB).\n\nExamples:\n  crux journal compact --json\n  crux journal compact --drop-history')
+    .addHelpText(
+      'after',
+      '\nhistory/ keeps CRUX_HISTORY_KEEP (default 30d) and at most\nCRUX_HISTORY_MAX_BYTES (default 256 MiB).\n\nExamples:\n  crux journal compact --json\n  crux journal compact --drop-history',
+    )
     .action(async (opts, command: Command) => {
       const ctx = buildContext(command);
       const progress = startProgress('compacting', { enabled: !ctx.quiet });

@@ -17,6 +17,11 @@ export function makeHistoryCommand(): Command {
     .action(async (rawId: string, opts, command: Command) => {
       const ctx = buildContext(command);
       const { document, total } = await countedHistory(ctx, parseLogicalSessionId(rawId), listLimit(opts.limit, ctx));
-      await emit({ ...ctx, headers: opts.headers }, document, (r, style) => renderHistory({ ...r, total }, style), (r) => r.history.map((h) => String(h.seq)));
+      await emit(
+        { ...ctx, headers: opts.headers },
+        document,
+        (r, style) => renderHistory({ ...r, total }, style),
+        (r) => r.history.map((h) => String(h.seq)),
+      );
     });
 }

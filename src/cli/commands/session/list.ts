@@ -21,12 +21,24 @@ export function makeListCommand(): Command {
     .option('--fresh-for <duration>', 'fresh up to this age (env CRUX_FRESH_FOR, default 15m)')
     .option('--stale-after <duration>', 'stale beyond this age (env CRUX_STALE_AFTER, default 24h)');
   return addListOptions(command, SESSION_ORDERS, '-updated, newest first')
-    .addHelpText('after', '\nExamples:\n  crux session list --all-agents\n  crux session list --stranded --stale-after 2h --json\n  crux session list --status closed --sort -tokens --limit 10')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  crux session list --all-agents\n  crux session list --stranded --stale-after 2h --json\n  crux session list --status closed --sort -tokens --limit 10',
+    )
     .action(async (opts, command: Command) => {
       const ctx = buildContext(command);
       const statuses = parseChoices<string>(opts.status, SESSION_STATES, '--status');
-      const window = { sort: parseSort(opts.sort, SESSION_ORDERS), limit: listLimit(opts.limit, ctx), where: statuses && ((s: { status: string }) => statuses.includes(s.status)) };
-      const filter = { all: opts.all === true || statuses !== undefined, archived: opts.archived === true, stranded: opts.stranded === true, allAgents: opts.allAgents === true };
+      const window = {
+        sort: parseSort(opts.sort, SESSION_ORDERS),
+        limit: listLimit(opts.limit, ctx),
+        where: statuses && ((s: { status: string }) => statuses.includes(s.status)),
+      };
+      const filter = {
+        all: opts.all === true || statuses !== undefined,
+        archived: opts.archived === true,
+        stranded: opts.stranded === true,
+        allAgents: opts.allAgents === true,
+      };
       // How many matched (for the line that ends a list cut short) is the table's, not the document's.
       const { document, total } = await countedSessions(ctx, filter, { freshFor: opts.freshFor, staleAfter: opts.staleAfter }, window);
       await emit({ ...ctx, headers: opts.headers }, document, (r, style) => renderListing({ ...r, total }, style), listingIds);

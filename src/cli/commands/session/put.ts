@@ -39,7 +39,8 @@ export function makePutCommand(): Command {
         tokens: opts.tokens === undefined ? undefined : parseCount(opts.tokens, '--tokens'),
         addTokens: opts.addTokens === undefined ? undefined : parseCount(opts.addTokens, '--add-tokens'),
         maxTokens: tokenBudget(ctx, opts.maxTokens === undefined ? undefined : parseCount(opts.maxTokens, '--max-tokens')),
-        ttlMs: opts.ttl === undefined ? undefined : parsePositiveDuration(opts.ttl, '--ttl', 'write it as 90s, 15m, 2h or 7d; --expires-at takes an exact time'),
+        ttlMs:
+          opts.ttl === undefined ? undefined : parsePositiveDuration(opts.ttl, '--ttl', 'write it as 90s, 15m, 2h or 7d; --expires-at takes an exact time'),
         expiresAt: opts.expiresAt === undefined ? undefined : parseTime(opts.expiresAt, '--expires-at'),
       };
       await emit(ctx, await putSession(ctx, id, { ...cmd, state: readState(ctx, json, opts.file) }), renderSession('stored'));

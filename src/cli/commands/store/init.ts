@@ -9,17 +9,20 @@ export function makeInitCommand(): Command {
   return new Command('init')
     .description("create or migrate the store ahead of its first write: a PostgreSQL schema with every journal's table, or a data directory")
     .option('--print', 'show what it would do (on PostgreSQL, the SQL script) and change nothing')
-    .addHelpText('after', [
-      '',
-      'Idempotent: on a store that is ready it does nothing. The first write still',
-      'creates what is missing.',
-      '',
-      'Examples:',
-      "  crux --store 'postgres://dba@db.internal/agents?schema=crux' store init",
-      '  # the SQL, to review or to run yourself:',
-      "  crux --store 'postgres://dba@db.internal/agents' store init --print | psql …",
-      '  crux --data-dir /srv/crux store init    # the directory (0700) and its lock',
-    ].join('\n'))
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Idempotent: on a store that is ready it does nothing. The first write still',
+        'creates what is missing.',
+        '',
+        'Examples:',
+        "  crux --store 'postgres://dba@db.internal/agents?schema=crux' store init",
+        '  # the SQL, to review or to run yourself:',
+        "  crux --store 'postgres://dba@db.internal/agents' store init --print | psql …",
+        '  crux --data-dir /srv/crux store init    # the directory (0700) and its lock',
+      ].join('\n'),
+    )
     .action(async (opts: { print?: boolean }, command: Command) => {
       const ctx = buildContext(command);
       const report = await initStore(ctx, opts.print === true);
