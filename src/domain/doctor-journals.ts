@@ -2,7 +2,7 @@
 import type { StoreSpec } from '../journal/store-spec';
 import type { JournalFacts } from '../journal/store-boundary';
 import { tryParseTime, type Instant } from '../shared/time';
-import { type FreshnessThresholds } from './session/freshness';
+import type { FreshnessThresholds } from './session/freshness';
 
 import type { DoctorReport, Finding } from './doctor-report';
 

@@ -1,10 +1,10 @@
 // `crux doctor`'s report: its input, its findings and the document it prints (--json), and the small judgements of modes.
 import type { StoreSpec } from '../journal/store-spec';
 import type { JournalStore, ServerFacts } from '../journal/store-boundary';
-import { type Instant } from '../shared/time';
+import type { Instant } from '../shared/time';
 import type { ActorName, AgentName } from '../shared/ids';
-import { type KeyRow } from './handoff/ledger';
-import { type FreshnessThresholds } from './session/freshness';
+import type { KeyRow } from './handoff/ledger';
+import type { FreshnessThresholds } from './session/freshness';
 
 /** An expired session still open this long after its expiry means nothing is reaping (cron runs every few minutes). */
 export const REAP_GRACE_MS = 15 * 60_000;

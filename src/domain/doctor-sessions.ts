@@ -3,7 +3,7 @@ import { tryParseTime } from '../shared/time';
 import type { ScopedSessionId } from '../shared/ids';
 import { unscopeSessionId } from '../shared/ids';
 import { DEFAULT_THRESHOLDS } from './session/freshness';
-import { type Sessions } from './session/fold';
+import type { Sessions } from './session/fold';
 import { viewSession } from './session/view';
 
 import { LIST_LIMIT, REAP_GRACE_MS, type DoctorInput, type DoctorReport, type Finding, type SessionBrief } from './doctor-report';

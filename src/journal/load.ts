@@ -2,7 +2,7 @@
 // entities a command names, or a snapshot and the verified records after it.
 import { scanJournal, type LinePosition, type ScanResult } from './scan';
 import { derivedFiles, replayUpkeep } from './derived';
-import type { Loaded, Reporter } from './loaded';
+import { loadedAt, type Loaded, type Reporter } from './loaded';
 import type { IndexQuery, StoreSpec } from './store-spec';
 
 export type { Loaded, Reporter, WorkPhase } from './loaded';
@@ -34,16 +34,7 @@ export function replayFull<S>(
     }
   }
   return {
-    state,
-    full: true,
-    source: 'replay',
-    damaged: isDamaged(scan),
-    head: scan.head,
-    headAt: scan.headAt,
-    bytes: scan.bytes,
-    lines: scan.lines,
-    records: scan.records,
-    tornTail: scan.tornTail,
+    ...loadedAt(state, 'replay', scan, isDamaged(scan)),
     scan,
     ...(upkeep === undefined ? {} : { index: upkeep }),
   };

@@ -1,5 +1,6 @@
 // What a load hands a transaction and the derived layer: a store's state, where its journal ends, and how
-// its index is kept in step after an append. Types only, so that load.ts and derived/ both build on them.
+// its index is kept in step after an append. Types and one constructor, so that load.ts and derived/ both build
+// on them.
 import type { ChainHead, JournalRecord } from './record';
 import type { LinePosition, ScanResult, TornTail } from './scan';
 
@@ -49,3 +50,22 @@ export interface Loaded<S> {
   /** How the store's index is kept after writes (absent for a store without keys). */
   index?: IndexUpkeep;
 }
+
+/** A whole state loaded up to where `at` (a scan, or a snapshot's binding) says the journal ends. */
+export const loadedAt = <S>(
+  state: S,
+  source: Loaded<S>['source'],
+  at: Pick<ScanResult, 'head' | 'headAt' | 'bytes' | 'lines' | 'records' | 'tornTail'>,
+  damaged = false,
+): Loaded<S> => ({
+  state,
+  full: true,
+  source,
+  damaged,
+  head: at.head,
+  headAt: at.headAt,
+  bytes: at.bytes,
+  lines: at.lines,
+  records: at.records,
+  tornTail: at.tornTail,
+});

@@ -2,7 +2,7 @@
 // snapshot in step: rewritten once SNAPSHOT_TAIL_BYTES of journal follow it.
 import { fs } from '../../shared/fs';
 import { scanJournal, type ScanResult } from '../scan';
-import type { Loaded } from '../loaded';
+import { loadedAt, type Loaded } from '../loaded';
 import type { SnapshotBody, StoreSpec } from '../store-spec';
 import { mtimeOf } from './cache-file';
 import { openSnapshot, readWhole, snapshotCovers, writeSnapshot, type OpenSnapshot } from './snapshot';
@@ -45,20 +45,8 @@ export function loadSnapshot<S>(root: string, path: string, spec: StoreSpec<S>, 
     const release = opts.lazy ? () => open.close() : () => {};
     if (size === b.size) {
       kept = opts.lazy === true;
-      return {
-        state,
-        full: true,
-        source: 'snapshot',
-        damaged: false,
-        head: { seq: b.seq, h: b.h },
-        headAt,
-        bytes: b.size,
-        lines: b.lines,
-        records: b.lines,
-        tornTail: undefined,
-        snapshotAt: b.size,
-        release,
-      };
+      const at = { head: { seq: b.seq, h: b.h }, headAt, bytes: b.size, lines: b.lines, records: b.lines, tornTail: undefined };
+      return { ...loadedAt(state, 'snapshot', at), snapshotAt: b.size, release };
     }
     const scan = scanJournal(
       fd,
@@ -69,20 +57,7 @@ export function loadSnapshot<S>(root: string, path: string, spec: StoreSpec<S>, 
     // Damage past the snapshot: a replay reports it exactly as it always does.
     if (isDamaged(scan)) return undefined;
     kept = opts.lazy === true;
-    return {
-      state,
-      full: true,
-      source: 'snapshot',
-      damaged: false,
-      head: scan.head,
-      headAt: scan.headAt ?? headAt,
-      bytes: scan.bytes,
-      lines: scan.lines,
-      records: scan.lines,
-      tornTail: scan.tornTail,
-      snapshotAt: b.size,
-      release,
-    };
+    return { ...loadedAt(state, 'snapshot', { ...scan, headAt: scan.headAt ?? headAt, records: scan.lines }), snapshotAt: b.size, release };
   } catch (error) {
     // A page of the snapshot that does not verify (read while folding the records after it): replay.
     if (error instanceof DerivedDamage) return undefined;
@@ -120,16 +95,5 @@ function replayState<S>(path: string, spec: StoreSpec<S>): Loaded<S> | undefined
   const state = spec.initial();
   const scan = scanJournal(path, spec.vocabulary, (record, at) => spec.evolve(state, record, at));
   if (isDamaged(scan)) return undefined;
-  return {
-    state,
-    full: true,
-    source: 'replay',
-    damaged: false,
-    head: scan.head,
-    headAt: scan.headAt,
-    bytes: scan.bytes,
-    lines: scan.lines,
-    records: scan.records,
-    tornTail: scan.tornTail,
-  };
+  return loadedAt(state, 'replay', scan);
 }

@@ -295,7 +295,7 @@ export class StoreIndex<S> {
 
   private appendToLog(add: EntryList, binding: JournalBinding, live: number): void {
     try {
-      let log = this.log;
+      const log = this.log;
       let at = log?.end;
       let nonce = log?.header.nonce;
       if (log === undefined || at === undefined || nonce === undefined) {
