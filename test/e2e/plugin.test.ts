@@ -116,7 +116,9 @@ describe('the Claude Code plugin', () => {
     expect(sessions.sessions).toEqual([expect.objectContaining({ session_id: '8b5d2a6e-4c1f-4e7a-9d3b-2f6a1c0e9b47', status: 'closed' })]);
     expect(comparable(sessions)).toEqual(comparable(await listed(direct, ['--agent', 'claude-code', 'session', 'list', '--all'])));
     const cases = await listed(viaPlugin, ['case', 'list']);
-    expect(cases.cases).toHaveLength(2);
+    // The case recorded first, the first prompt's stretch (recorded at Stop: the second prompt closed it) and the
+    // open stretch (recorded at SessionEnd).
+    expect(cases.cases).toHaveLength(3);
     expect(comparable(cases)).toEqual(comparable(await listed(direct, ['case', 'list'])));
   });
 
