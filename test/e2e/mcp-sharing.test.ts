@@ -4,38 +4,12 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CRUX, crux, describeEachStore, freshDataDir, freshStore, storeArgs, testEnv } from '../helpers/cli';
-import { startMcp, type McpSession } from '../helpers/mcp';
+import { serversClosedAfterEach, SPEC_TOOLS } from '../helpers/mcp';
 
 const NOW = '2026-12-01T10:00:00.000Z';
-const TOOLS = [
-  'session_put',
-  'session_get',
-  'session_list',
-  'session_archive',
-  'session_unarchive',
-  'session_close',
-  'case_record',
-  'case_retrieve',
-  'create_handoff',
-  'accept_handoff',
-  'session_history',
-  'case_list',
-  'case_show',
-  'handoff_list',
-  'journal_check',
-];
-
-const open: McpSession[] = [];
-async function server(dir: string, agent: string | undefined, opts: Parameters<typeof startMcp>[2] = {}): Promise<McpSession> {
-  const s = await startMcp(dir, agent === undefined ? [] : ['--agent', agent], { globals: ['--now', NOW], ...opts });
-  open.push(s);
-  return s;
-}
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()));
-});
+const server = serversClosedAfterEach(NOW);
 
 const cli = (dir: string, args: string[], input?: string) => crux(dir, ['--now', NOW, ...args], input === undefined ? {} : { input });
 const refusal = (result: any, code: number) => {
@@ -156,7 +130,7 @@ describe('crux mcp: sharing a data directory', () => {
     expect(bad.exitCode).toBe(5);
     expect(bad.stdout).toBe('');
     const help = await crux(freshDataDir(), ['mcp', '--help']);
-    for (const name of TOOLS) expect(help.stdout).toContain(name);
+    for (const name of SPEC_TOOLS) expect(help.stdout).toContain(name);
   });
 });
 

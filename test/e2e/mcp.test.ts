@@ -2,38 +2,12 @@
 // same documents and bytes as the CLI, handoffs between two servers, racing closes, malformed arguments.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { crux, freshDataDir, tempDir } from '../helpers/cli';
-import { startMcp, withoutStateText, type McpSession } from '../helpers/mcp';
+import { serversClosedAfterEach, SPEC_TOOLS, withoutStateText } from '../helpers/mcp';
 
 const NOW = '2026-12-01T10:00:00.000Z';
-const TOOLS = [
-  'session_put',
-  'session_get',
-  'session_list',
-  'session_archive',
-  'session_unarchive',
-  'session_close',
-  'case_record',
-  'case_retrieve',
-  'create_handoff',
-  'accept_handoff',
-  'session_history',
-  'case_list',
-  'case_show',
-  'handoff_list',
-  'journal_check',
-];
-
-const open: McpSession[] = [];
-async function server(dir: string, agent: string | undefined, opts: Parameters<typeof startMcp>[2] = {}): Promise<McpSession> {
-  const s = await startMcp(dir, agent === undefined ? [] : ['--agent', agent], { globals: ['--now', NOW], ...opts });
-  open.push(s);
-  return s;
-}
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()));
-});
+const server = serversClosedAfterEach(NOW);
 
 const cli = (dir: string, args: string[], input?: string) => crux(dir, ['--now', NOW, ...args], input === undefined ? {} : { input });
 const protocolError = async (p: Promise<unknown>) => {
@@ -56,7 +30,7 @@ describe('crux mcp: tools', () => {
   it('lists the tools of SPEC §10.1 with described arguments and output schemas', async () => {
     const s = await server(freshDataDir(), 'planner');
     const { tools } = await s.client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(TOOLS);
+    expect(tools.map((t) => t.name)).toEqual(SPEC_TOOLS);
     for (const t of tools) {
       expect(t.description!.length, t.name).toBeGreaterThan(30);
       expect(t.inputSchema.type).toBe('object');

@@ -1,7 +1,7 @@
 // An MCP client (the SDK's own Client over stdio) talking to the built `bin/crux mcp`, as an agent's host would.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { CRUX, storeArgs, testEnv } from './cli';
 
 export interface McpSession {
@@ -126,3 +126,38 @@ export const toolCall = (id: number | string, name: string, args: Record<string,
   method: 'tools/call',
   params: { name, arguments: args },
 });
+
+/** The tools of SPEC §10.1, in the order the server lists them: written out here, not taken from src/. */
+export const SPEC_TOOLS = [
+  'session_put',
+  'session_get',
+  'session_list',
+  'session_archive',
+  'session_unarchive',
+  'session_close',
+  'case_record',
+  'case_retrieve',
+  'create_handoff',
+  'accept_handoff',
+  'session_history',
+  'case_list',
+  'case_show',
+  'handoff_list',
+  'journal_check',
+];
+
+/**
+ * A suite's servers on a data directory (`--now` given), each closed after its test: call at the top of a test
+ * file; the function it returns starts one for `agent` (none: no --agent).
+ */
+export function serversClosedAfterEach(now: string) {
+  const open: McpSession[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((s) => s.close()));
+  });
+  return async (dir: string, agent: string | undefined, opts: Parameters<typeof startMcp>[2] = {}): Promise<McpSession> => {
+    const s = await startMcp(dir, agent === undefined ? [] : ['--agent', agent], { globals: ['--now', now], ...opts });
+    open.push(s);
+    return s;
+  };
+}

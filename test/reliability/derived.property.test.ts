@@ -110,7 +110,7 @@ let fault: (Step & { op: 'fault' }) | undefined;
 const fs = createRequire(import.meta.url)('node:fs') as typeof import('node:fs');
 const realWriteSync = fs.writeSync;
 function installFaults(): void {
-  (fs as { writeSync: unknown }).writeSync = function (fd: number, buffer: any, ...rest: any[]) {
+  (fs as { writeSync: unknown }).writeSync = (fd: number, buffer: any, ...rest: any[]) => {
     const f = fault;
     if (f !== undefined && typeof buffer !== 'string') {
       let path = '';

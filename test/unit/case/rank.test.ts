@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareCodePoints, parseMinSimilarity, parseTopK, rankCases, type RetrieveQuery } from '../../../src/domain/case/rank';
 import type { CaseBank } from '../../../src/domain/case/bank';
-import { CruxError } from '../../../src/shared/errors';
+import type { CruxError } from '../../../src/shared/errors';
 import { decodeBank, encodeBank } from '../../../src/domain/case/bank-codec';
 import { bankOf, bodyOf, recorded } from './fixtures';
 

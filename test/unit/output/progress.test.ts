@@ -17,7 +17,7 @@ describe('progress on stderr', () => {
 
   it('stays silent for short work, even on a TTY', () => {
     const stream = fakeStream(true);
-    let t = 0;
+    const t = 0;
     const progress = startProgress('checking', { stream, clock: () => t });
     for (let i = 1; i <= 10_000; i++) progress.sink!('sessions.jsonl', i * 100, 1_000_000);
     progress.done();
