@@ -10,6 +10,8 @@ import { serversClosedAfterEach, SPEC_TOOLS } from '../helpers/mcp';
 
 const NOW = '2026-12-01T10:00:00.000Z';
 const server = serversClosedAfterEach(NOW);
+/** Wall-clock bounds hold only on a quiet machine (CRUX_STRESS); the order of events holds everywhere. */
+const STRESS = process.env.CRUX_STRESS === '1';
 
 const cli = (dir: string, args: string[], input?: string) => crux(dir, ['--now', NOW, ...args], input === undefined ? {} : { input });
 const refusal = (result: any, code: number) => {
@@ -67,19 +69,23 @@ describe('crux mcp: sharing a data directory', () => {
     const dir = freshDataDir();
     await cli(dir, ['session', 'put', 'held', '{"v":1}']);
     const s = await server(dir, undefined, { env: { CRUX_LOCK_TIMEOUT: '1s' } });
-    // A CLI writer that sits inside the lock for 4 s.
-    const holder = crux(dir, ['session', 'put', 'holder', '{}'], { env: { CRUX_TEST_LOCK_HOLD_MS: '4000' } });
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    // A CLI writer that sits inside the lock for 4 s; the test goes on once it is inside (its lock-log entry).
+    const lockLog = join(dir, '..', 'lock.log');
+    const holder = crux(dir, ['session', 'put', 'holder', '{}'], { env: { CRUX_TEST_LOCK_HOLD_MS: '4000', CRUX_TEST_LOCK_LOG: lockLog } });
+    while (!(fs.existsSync(lockLog) && fs.readFileSync(lockLog, 'utf8').includes('enter '))) await new Promise((resolve) => setImmediate(resolve));
     const started = performance.now();
     const write = s.call('session_put', { session_id: 'waits', state: 1 });
+    let writeAnswered = false;
+    void write.then(() => (writeAnswered = true));
     const read = await s.call('session_get', { session_id: 'held' });
+    expect(writeAnswered, 'the read was answered while the write still waited').toBe(false);
     const readMs = performance.now() - started;
     expect(read.content[0].text).toBe('{"v":1}');
-    expect(readMs).toBeLessThan(900);
     refusal(await write, 75);
     const waitedMs = performance.now() - started;
+    // The write waited out its 1 s; the read did not wait behind it (bounds in ms only on a quiet machine).
     expect(waitedMs).toBeGreaterThan(900);
-    expect(waitedMs).toBeLessThan(3000);
+    if (STRESS) expect([readMs < 900, waitedMs < 3000]).toEqual([true, true]);
     expect((await holder).exitCode).toBe(0);
     expect((await s.call('session_put', { session_id: 'waits', state: 1 })).isError).toBeFalsy();
   }, 30_000);
