@@ -32,6 +32,12 @@ export function freshDataDir(): string {
   return join(tempDir(), 'data');
 }
 
+/**
+ * `npm run test:stress` sets CRUX_STRESS=1: the heavy variants, and the wall-clock bounds that hold only on a quiet
+ * machine (everywhere else a test asserts the order of events, and records times as figures).
+ */
+export const STRESS = (process.env.CRUX_STRESS ?? '') !== '' && process.env.CRUX_STRESS !== '0';
+
 /** The kinds of store the parameterized suites run over: a data directory, and PostgreSQL when a server is at hand. */
 export type StoreKind = 'dir' | 'pg';
 export const STORE_KINDS: StoreKind[] = pgAvailable() ? ['dir', 'pg'] : ['dir'];

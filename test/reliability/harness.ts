@@ -7,10 +7,9 @@ import { join } from 'node:path';
 import { DataDir } from '../../src/journal/data-dir';
 import { scanJournal } from '../../src/journal/scan';
 import { SESSION_STORE, type Sessions } from '../../src/domain/session/fold';
-import { crux, CRUX, testEnv } from '../helpers/cli';
+import { crux, CRUX, STRESS, testEnv } from '../helpers/cli';
 
-/** `npm run test:stress` sets CRUX_STRESS=1: the heavy variants. */
-export const STRESS = (process.env.CRUX_STRESS ?? '') !== '' && process.env.CRUX_STRESS !== '0';
+export { STRESS } from '../helpers/cli';
 export const scaled = (normal: number, stress: number): number => (STRESS ? stress : normal);
 /** Per-test time limit: the stress variants run for minutes. */
 export const TIMEOUT = STRESS ? 1_200_000 : 120_000;

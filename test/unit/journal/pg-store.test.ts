@@ -6,6 +6,7 @@ import { encodeRecords, EMPTY_HEAD, type EventDraft, type JournalRecord } from '
 import { declareVocabulary, type StoreSpec } from '../../../src/journal/store-spec';
 import { CruxError } from '../../../src/shared/errors';
 import { freshStoreUrl, pgPassword, pgServerUrl, pgSkipReason, psql } from '../../helpers/pg';
+import { STRESS } from '../../helpers/cli';
 
 /** A small keyed store: `put` sets an entity's value (and resets it), `add` adds to it. */
 type Counters = Map<string, number>;
@@ -173,7 +174,7 @@ describe.skipIf(pgSkipReason() !== undefined)('PgStore', () => {
       const error = await failure(waiter.write(async (tx) => void (await tx.load(COUNTERS)), TS));
       expect(error.kind).toBe('lock_timeout');
       expect(error.exitCode).toBe(75);
-      expect(Date.now() - started).toBeLessThan(3000);
+      if (STRESS) expect(Date.now() - started).toBeLessThan(3000);
       release();
       await holding;
     } finally {

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { scrubText } from '../../../src/shared/scrub';
-
-/** Wall-clock bounds hold only under CRUX_STRESS (a quiet machine); ratios hold everywhere. */
-const STRESS = process.env.CRUX_STRESS === '1';
+import { STRESS } from '../../helpers/cli';
 
 describe('scrubText (SPEC §7)', () => {
   it('removes the userinfo of every URL, whatever the scheme', () => {
