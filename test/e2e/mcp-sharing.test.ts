@@ -106,9 +106,17 @@ describe('crux mcp: sharing a data directory', () => {
     child.stdin.write('this is not json\n');
     send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'session_put', arguments: { session_id: 'raw', state_text: '{"a":1}' } } });
     // Calls run concurrently (a read never waits for a write): the get goes once the put has answered.
-    const answered = async (id: number) => {
-      for (let i = 0; i < 100 && !stdout.includes(`"id":${id}`); i++) await new Promise((r) => setTimeout(r, 50));
-    };
+    // Woken by the server's own output, not a timer: the answer is there when a chunk carrying its id has come.
+    const answered = (id: number) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (!stdout.includes(`"id":${id}`)) return;
+          child.stdout.off('data', check);
+          resolve();
+        };
+        child.stdout.on('data', check);
+        check();
+      });
     await answered(2);
     send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'session_get', arguments: { session_id: 'raw' } } });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
