@@ -46,5 +46,5 @@ export async function initSchema(store: PgHost, specs: readonly StoreSpec<unknow
   });
 }
 
-/** The advisory lock's first key (pg-store.ts LOCK_CLASS), as SQL. */
+/** The advisory lock's first key (pg-connection.ts LOCK_CLASS), as SQL. */
 const LOCK_CLASS_SQL = 0x63727578;

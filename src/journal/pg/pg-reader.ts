@@ -1,12 +1,12 @@
 // The dashboard's own PostgreSQL connection, beside the store's: LISTEN for the writers' commit notices
-// (pg-store.ts notifies `crux_changed` with `<schema>:<journal file>` in the writing transaction, so a notice
+// (pg-transaction.ts notifies `crux_changed` with `<schema>:<journal file>` in the writing transaction, so a notice
 // arrives only once its records are committed), the newest rows of a journal, and each journal table's size.
 import type { Sql } from 'postgres';
 import { storeError } from './client';
 import { journalTable } from './schema';
 import { parseStoreUrl, type StoreUrl } from './url';
 
-/** The channel pg-store.ts notifies on commit. */
+/** The channel pg-transaction.ts notifies on commit. */
 const CHANGE_CHANNEL = 'crux_changed';
 const PAGE = 2000;
 const UNDEFINED_TABLE = '42P01';

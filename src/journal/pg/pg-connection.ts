@@ -1,0 +1,235 @@
+// The PostgreSQL store's one connection and what runs on it: one operation at a time, transactions under the
+// writers' lock, a lost connection failing what runs on it and replaced before the next operation (SPEC §11).
+import { holdLockForTest } from '../crash-point';
+import { noteCommit } from '../../shared/commit-log';
+import { CruxError } from '../../shared/errors';
+import { connectionLost, openClient, storeError, type Client, type Sql } from './client';
+import { readCatalog, refuseNewer, type Catalog } from './schema';
+import type { StoreUrl } from './url';
+
+/** The first half of every crux advisory lock key ('crux'); the second is the schema name's hash. */
+const LOCK_CLASS = 0x63727578;
+
+export class PgConnection {
+  readonly location: string;
+  private client: Client | undefined;
+  protected catalog: Catalog | undefined;
+  /** The transaction `write` is running, if any: key items created meanwhile join it (one connection, one lock). */
+  protected active: Sql | undefined;
+  /** What the running transaction wrote, for noteCommit once COMMIT is acknowledged. */
+  readonly committing: string[] = [];
+  /** Operations running now (close waits for them). */
+  private readonly inflight = new Set<Promise<unknown>>();
+  /** Fails the operation running now (the connection was lost under it); see untilLost. */
+  private failRunning: ((error: Error) => void) | undefined;
+  /**
+   * The store has one connection, so its operations run one at a time: `crux mcp` runs tool calls concurrently,
+   * and two calls' statements interleaved on one connection would run inside each other's transaction (a put
+   * answered "stored" inside a transaction that another call's error then rolled back). A call made from
+   * inside the running operation (a key created while a write decides, a read within it) joins it instead.
+   */
+  private queue: Promise<void> = Promise.resolve();
+  private readonly within = new (require('node:async_hooks') as typeof import('node:async_hooks')).AsyncLocalStorage<PgConnection>();
+
+  /** The lock's key, for doctor: the same two numbers every crux takes for this schema. */
+  static readonly LOCK_CLASS = LOCK_CLASS;
+
+  constructor(
+    readonly url: StoreUrl,
+    protected readonly lockTimeoutMs: number,
+  ) {
+    this.location = url.schema === 'crux' ? url.label : `${url.label}?schema=${url.schema}`;
+  }
+
+  /** The connection, opened on first use. */
+  get sql(): Sql {
+    // A connection lost between transactions (a long-lived `crux mcp`, a restarted server) is replaced; one lost
+    // inside a transaction is not (client.ts), so that transaction fails as a whole.
+    if (this.client?.lost && this.active === undefined) this.dropClient();
+    this.client ??= openClient(this.url, { lockTimeoutMs: this.lockTimeoutMs, onLost: (error) => this.failRunning?.(error) });
+    return this.client.sql;
+  }
+
+  private dropClient(): void {
+    const client = this.client;
+    this.client = undefined;
+    void client?.end(0).catch(() => {});
+  }
+
+  /** Whether the connection is open and not lost (a failed transaction is rolled back only on a live one). */
+  protected get live(): boolean {
+    return this.client !== undefined && !this.client.lost;
+  }
+
+  /** A quoted `schema.table`. */
+  ident(table: string): string {
+    return `"${this.url.schema}".${table}`;
+  }
+
+  /**
+   * Ends the connection (at the end of every command), once the operations still running have finished: a server
+   * whose input ended (`crux mcp`) may still be answering a call.
+   */
+  async close(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+    const client = this.client;
+    this.client = undefined;
+    if (client !== undefined) await client.end(1).catch(() => {});
+  }
+
+  /** What an operation starts from: nothing kept from the one before (another process may have written since). */
+  protected forget(): void {
+    this.catalog = undefined;
+  }
+
+  /**
+   * Runs `fn` alone on the connection (see `queue`), or at once when called from the operation running. Each
+   * operation reads the catalog afresh: a long-lived process (`crux mcp`) must see the tables another process
+   * created since its last call.
+   */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.within.getStore() === this) return fn();
+    const before = this.queue;
+    let release!: () => void;
+    this.queue = new Promise<void>((resolve) => (release = resolve));
+    return before
+      .then(() => {
+        this.forget();
+        return this.within.run(this, () => this.untilLost(fn));
+      })
+      .finally(release);
+  }
+
+  /**
+   * Runs `fn`, failing it as soon as the connection is lost. The client does not always settle the statement it
+   * was waiting on when its socket goes (a server that went silent, then was cut off): a promise left pending
+   * with nothing else to wait for would let the process exit 0 with nothing committed, an acknowledgement of a
+   * write that never happened. So the store settles the operation itself, and forgets the transaction it ran.
+   */
+  private untilLost<T>(fn: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.failRunning = (error) => {
+        this.active = undefined;
+        this.catalog = undefined;
+        this.committing.length = 0;
+        this.dropClient();
+        reject(error);
+      };
+      fn().then(resolve, reject);
+    }).finally(() => {
+      this.failRunning = undefined;
+    });
+  }
+
+  /** Runs `fn`, turning failures of the server or the network into their CruxError (exit 75). */
+  async guard<T>(fn: () => Promise<T>): Promise<T> {
+    const running = this.exclusive(fn);
+    this.inflight.add(running);
+    try {
+      return await running;
+    } catch (error) {
+      // A connection that failed is not used again: the next operation opens a new one.
+      if (connectionLost(error) && this.active === undefined) this.dropClient();
+      throw storeError(error, this.url, this.lockTimeoutMs) ?? error;
+    } finally {
+      this.inflight.delete(running);
+    }
+  }
+
+  /**
+   * What reads go through: the running write transaction when there is one (the connection is busy with it, and
+   * it sees its own rows), else the connection.
+   */
+  get reader(): Sql {
+    return this.active ?? this.sql;
+  }
+
+  /** The catalog for reads, read once per command; a schema a newer crux wrote is refused. */
+  async readCatalog(): Promise<Catalog> {
+    if (this.catalog === undefined) {
+      this.catalog = await readCatalog(this.reader, this.url.schema);
+      refuseNewer(this.catalog, this.location);
+    }
+    return this.catalog;
+  }
+
+  /**
+   * Runs `fn` in one transaction holding the store's writers' lock (waiting at most CRUX_LOCK_TIMEOUT), with the
+   * catalog as of the lock. A nested call (a key created while `write` decides) joins the running transaction.
+   */
+  async locked<T>(fn: (sql: Sql, catalog: Catalog) => Promise<T>): Promise<T> {
+    if (this.active !== undefined && this.within.getStore() === this) {
+      const active = this.active;
+      try {
+        return await fn(active, await readCatalog(active, this.url.schema));
+      } finally {
+        this.catalog = undefined;
+      }
+    }
+    return this.transaction(async (sql) => {
+      await sql`select pg_advisory_xact_lock(${LOCK_CLASS}, hashtext(${this.url.schema}))`;
+      const catalog = await readCatalog(sql, this.url.schema);
+      refuseNewer(catalog, this.location);
+      await holdLockForTest();
+      this.active = sql;
+      this.catalog = catalog;
+      try {
+        return await fn(sql, catalog);
+      } finally {
+        this.active = undefined;
+        this.catalog = undefined;
+      }
+    });
+  }
+
+  /**
+   * Runs `fn` in one transaction on the store's one connection, which is never reconnected (client.ts): every
+   * statement `fn` issues is in the transaction, or fails.
+   */
+  async transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    return this.guard(async () => {
+      const sql = this.sql;
+      await sql`begin`;
+      try {
+        const result = await fn(sql);
+        // PostgreSQL answers COMMIT of a transaction that an earlier statement aborted with the tag ROLLBACK, not
+        // an error: only the tag COMMIT acknowledges the write (anything else exits 75, nothing was changed).
+        const outcome = await sql`commit`;
+        if (outcome.command !== 'COMMIT') {
+          throw new CruxError('store_unavailable', `the PostgreSQL store ${this.location} rolled the transaction back (${outcome.command})`);
+        }
+        if (this.committing.length > 0) noteCommit(this.committing.splice(0).join(', '));
+        return result;
+      } catch (error) {
+        this.committing.length = 0;
+        // A lost connection's transaction was rolled back by the server; a live one is rolled back here.
+        if (this.live) await sql`rollback`.catch(() => {});
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * Runs `use` in one read-only repeatable-read transaction (`journal copy`'s source): every read in it sees the
+   * store as of one moment while writers go on.
+   */
+  async consistent<T>(use: (sql: Sql, catalog: Catalog) => Promise<T>): Promise<T> {
+    return this.guard(async () => {
+      const sql = this.sql;
+      await sql`begin isolation level repeatable read read only`;
+      this.active = sql;
+      try {
+        const catalog = await readCatalog(sql, this.url.schema);
+        refuseNewer(catalog, this.location);
+        const result = await use(sql, catalog);
+        await sql`commit`;
+        return result;
+      } catch (error) {
+        if (this.live) await sql`rollback`.catch(() => {});
+        throw error;
+      } finally {
+        this.active = undefined;
+      }
+    });
+  }
+}
