@@ -82,15 +82,21 @@ export class DataDir implements JournalStore, TransactionHost {
   async readWith<S, T>(spec: StoreSpec<S>, use: (state: S) => T | Promise<T>): Promise<T> {
     try {
       const viaSnapshot = await derivedFiles(this.root, spec).readWith(use);
-      if (viaSnapshot !== undefined) return viaSnapshot.answer;
-      return await use(this.replayAndKeep(spec).state);
+      if (viaSnapshot !== undefined) {
+        await this.tellTorn(spec, viaSnapshot);
+        return viaSnapshot.answer;
+      }
+      const replayed = this.replayAndKeep(spec);
+      const answer = await use(replayed.state);
+      await this.tellTorn(spec, replayed);
+      return answer;
     } finally {
       this.tellUnusable();
     }
   }
 
   /** `loaded`, after a torn tail it passed over is reported, unless a writer is writing it (torn-tail.ts). */
-  private async tellTorn<L extends Loaded<unknown>>(spec: StoreSpec<unknown>, loaded: L): Promise<L> {
+  private async tellTorn<L extends Pick<Loaded<unknown>, 'tornTail'>>(spec: StoreSpec<unknown>, loaded: L): Promise<L> {
     await reportTornTail(this.root, this.path(spec.file), spec.file, loaded.tornTail, this.reporter);
     return loaded;
   }

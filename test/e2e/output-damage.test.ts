@@ -65,6 +65,66 @@ describe('a torn tail on read', () => {
   });
 });
 
+describe('a torn tail of cases.jsonl on read', () => {
+  async function tornCases() {
+    const dir = freshDataDir();
+    for (const task of ['rotate the tls certificate', 'renew the tls certificate']) {
+      expect((await crux(dir, ['case', 'record', '--task', task, '--action', 'a', '--outcome', 'o'])).exitCode).toBe(0);
+    }
+    fs.appendFileSync(join(dir, 'cases.jsonl'), TAIL);
+    return dir;
+  }
+  const warning = (dir: string) => `crux: ${join(dir, 'cases.jsonl')}:3: torn tail (${TAIL.length} bytes without a final newline) (run \`crux journal check\`)\n`;
+  const entry = { file: 'cases.jsonl', line: 3, reason: `torn tail (${TAIL.length} bytes without a final newline)` };
+
+  it('case retrieve reports it through the snapshot and through a replay (cache/ gone); list and show too', async () => {
+    const dir = await tornCases();
+    const before = fs.readFileSync(join(dir, 'cases.jsonl'));
+    expect(fs.existsSync(join(dir, 'cache', 'cases.jsonl.state')), 'the snapshot a retrieve reads through').toBe(true);
+    for (const drop of [false, true]) {
+      if (drop) fs.rmSync(join(dir, 'cache'), { recursive: true, force: true });
+      const run = await crux(dir, ['--json', 'case', 'retrieve', 'tls certificate']);
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(run.stderr).toBe(warning(dir));
+      const doc = JSON.parse(run.stdout);
+      expect(doc.results).toHaveLength(2);
+      expect(doc.warnings).toEqual([entry]);
+      const human = await crux(dir, ['case', 'retrieve', 'tls', 'certificate']);
+      expect(human.exitCode).toBe(0);
+      expect(human.stderr).toBe(warning(dir));
+    }
+    const id = JSON.parse((await crux(dir, ['--json', 'case', 'list'])).stdout).cases[0].case_id;
+    for (const args of [
+      ['--json', 'case', 'list'],
+      ['--json', 'case', 'show', id],
+    ]) {
+      const run = await crux(dir, args);
+      expect(run.exitCode, args.join(' ')).toBe(0);
+      expect(run.stderr, args.join(' ')).toBe(warning(dir));
+      expect(JSON.parse(run.stdout).warnings, args.join(' ')).toEqual([entry]);
+    }
+    // A read repairs nothing.
+    expect(fs.readFileSync(join(dir, 'cases.jsonl'))).toEqual(before);
+  });
+
+  it('retrieve passes it over while a writer holds the lock; after the next write it is gone', async () => {
+    const dir = await tornCases();
+    const held = await acquireLock(dir, 1000);
+    try {
+      const run = await crux(dir, ['--json', 'case', 'retrieve', 'tls']);
+      expect(run.exitCode).toBe(0);
+      expect(run.stderr).toBe('');
+      expect(JSON.parse(run.stdout)).not.toHaveProperty('warnings');
+    } finally {
+      await held.release();
+    }
+    expect((await crux(dir, ['case', 'record', '--task', 'tls again', '--action', 'a', '--outcome', 'o'])).exitCode).toBe(0);
+    const after = await crux(dir, ['--json', 'case', 'retrieve', 'tls']);
+    expect(after.stderr).toBe('');
+    expect(JSON.parse(after.stdout).results).toHaveLength(3);
+  });
+});
+
 const NOBODY = 65534;
 
 /** crux as another user, with no supplementary groups. */

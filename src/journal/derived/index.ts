@@ -59,15 +59,16 @@ class DerivedFiles<S> {
   /**
    * Runs `use` over the state of the snapshot, its body read on demand while `use` runs (a retrieve reads only
    * its terms' postings). undefined when there is no snapshot that verifies, or when a page of it turns out
-   * damaged meanwhile (the snapshot is dropped): then the caller answers from a replay.
+   * damaged meanwhile (the snapshot is dropped): then the caller answers from a replay. With the answer, the
+   * torn tail the read passed over (the caller reports it).
    */
-  async readWith<T>(use: (state: S) => T | Promise<T>): Promise<{ answer: T } | undefined> {
+  async readWith<T>(use: (state: S) => T | Promise<T>): Promise<{ answer: T; tornTail: Loaded<S>['tornTail'] } | undefined> {
     const lazy = loadSnapshot(this.root, this.path, this.spec, { lazy: true });
     if (lazy === undefined) return undefined;
     try {
       const answer = await use(lazy.state);
       this.keep(lazy, { writer: false });
-      return { answer };
+      return { answer, tornTail: lazy.tornTail };
     } catch (error) {
       if (!(error instanceof DerivedDamage)) throw error;
       dropSnapshot(this.root, this.spec.file);
