@@ -74,7 +74,8 @@ describe('a torn tail of cases.jsonl on read', () => {
     fs.appendFileSync(join(dir, 'cases.jsonl'), TAIL);
     return dir;
   }
-  const warning = (dir: string) => `crux: ${join(dir, 'cases.jsonl')}:3: torn tail (${TAIL.length} bytes without a final newline) (run \`crux journal check\`)\n`;
+  const warning = (dir: string) =>
+    `crux: ${join(dir, 'cases.jsonl')}:3: torn tail (${TAIL.length} bytes without a final newline) (run \`crux journal check\`)\n`;
   const entry = { file: 'cases.jsonl', line: 3, reason: `torn tail (${TAIL.length} bytes without a final newline)` };
 
   it('case retrieve reports it through the snapshot and through a replay (cache/ gone); list and show too', async () => {
