@@ -75,14 +75,7 @@ export class IndexTables {
     which: 'all' | 'parts' | 'frozen' = 'all',
   ): void {
     const { parts, frozen } = this.manifest;
-    for (let p = 0; p < parts.length && which !== 'frozen'; p++) {
-      const first = parts[p]!.first;
-      const next = parts[p + 1]?.first;
-      // Partition p holds [first, next's first): skip it when the range ends before it or starts after it.
-      if (p > 0 && first.length === 4 && (first[0]! > toHi || (first[0] === toHi && first[1]! > toLo))) break;
-      if (next !== undefined && next.length === 4 && (next[0]! < fromHi || (next[0] === fromHi && next[1]! < fromLo))) continue;
-      this.table(parts[p]!).range(fromHi, fromLo, toHi, toLo, visit);
-    }
+    if (which !== 'frozen') for (const part of this.partsOver(fromHi, fromLo, toHi, toLo)) this.table(part).range(fromHi, fromLo, toHi, toLo, visit);
     for (const [i, run] of frozen.entries()) {
       if (which === 'parts') break;
       const merged = i === 0 && run.cursor > 0 ? (run.cursor < parts.length ? parts[run.cursor]!.first : undefined) : null;
@@ -93,6 +86,26 @@ export class IndexTables {
         visit(w, j);
       });
     }
+  }
+
+  /** The partitions' entries whose sort key lies in [from, to], in order, as spans of pages (SortedTable.spans). */
+  partSpans(fromHi: number, fromLo: number, toHi: number, toLo: number, visit: (words: Uint32Array, start: number, end: number) => void): void {
+    for (const part of this.partsOver(fromHi, fromLo, toHi, toLo)) this.table(part).spans(fromHi, fromLo, toHi, toLo, visit);
+  }
+
+  /** The partitions that may hold sort keys in [from, to], in order. */
+  private partsOver(fromHi: number, fromLo: number, toHi: number, toLo: number): RunRef[] {
+    const parts = this.manifest.parts;
+    const over: RunRef[] = [];
+    for (let p = 0; p < parts.length; p++) {
+      const first = parts[p]!.first;
+      const next = parts[p + 1]?.first;
+      // Partition p holds [first, next's first): skip it when the range ends before it or starts after it.
+      if (p > 0 && first.length === 4 && (first[0]! > toHi || (first[0] === toHi && first[1]! > toLo))) break;
+      if (next !== undefined && next.length === 4 && (next[0]! < fromHi || (next[0] === fromHi && next[1]! < fromLo))) continue;
+      over.push(parts[p]!);
+    }
+    return over;
   }
 
   close(): void {

@@ -14,6 +14,8 @@ export const PAGE_ENTRIES = 127;
 export const PAGES_START = 4096;
 const COUNT_AT = 4088;
 const CRC_AT = 4092;
+/** Pages a long range reads at once (256 KiB). */
+const SPAN_PAGES = 64;
 
 /** Damage found in a derived file while reading it: the caller bypasses the file and rebuilds it. */
 export class DerivedDamage extends Error {}
@@ -38,6 +40,8 @@ export function encodePages(sorted: Uint32Array, nonce: number): Buffer {
 /** A sorted table open for positioned lookups; pages are read on demand and verified once each. */
 export class SortedTable {
   private readonly cache = new Map<number, Uint32Array>();
+  /** Pages read ahead by spans(), each verified when first used. */
+  private chunk: { first: number; pages: number; buf: Buffer } | undefined;
 
   constructor(
     private readonly fd: number,
@@ -50,21 +54,72 @@ export class SortedTable {
   page(p: number): Uint32Array {
     const cached = this.cache.get(p);
     if (cached !== undefined) return cached;
-    const buf = Buffer.allocUnsafeSlow(PAGE_BYTES);
-    let n: number;
-    try {
-      n = fs.readSync(this.fd, buf, 0, PAGE_BYTES, PAGES_START + p * PAGE_BYTES);
-    } catch {
-      throw new DerivedDamage(`page ${p} unreadable`);
-    }
+    const chunk = this.chunk;
+    const inChunk = chunk !== undefined && p >= chunk.first && p < chunk.first + chunk.pages;
+    const buf = inChunk ? chunk.buf.subarray((p - chunk.first) * PAGE_BYTES, (p - chunk.first + 1) * PAGE_BYTES) : this.read(p, 1);
+    if (buf.length !== PAGE_BYTES) throw new DerivedDamage(`page ${p} is short`);
     const count = buf.readUInt32LE(COUNT_AT);
     const expected = p === this.pages - 1 ? this.entries - p * PAGE_ENTRIES : PAGE_ENTRIES;
-    if (n !== PAGE_BYTES || count !== expected || buf.readUInt32LE(CRC_AT) !== crc32(buf.subarray(0, CRC_AT), seedOf(this.nonce, p))) {
+    if (count !== expected || buf.readUInt32LE(CRC_AT) !== crc32(buf.subarray(0, CRC_AT), seedOf(this.nonce, p))) {
       throw new DerivedDamage(`page ${p} does not verify`);
     }
     const words = new Uint32Array(buf.buffer, buf.byteOffset, count * ENTRY_WORDS);
     this.cache.set(p, words);
     return words;
+  }
+
+  /** Pages [first, first + n) as read (short at the end of the file), not verified yet. */
+  private read(first: number, n: number): Buffer {
+    const buf = Buffer.allocUnsafeSlow(n * PAGE_BYTES);
+    try {
+      return buf.subarray(0, fs.readSync(this.fd, buf, 0, buf.length, PAGES_START + first * PAGE_BYTES));
+    } catch {
+      throw new DerivedDamage(`page ${first} unreadable`);
+    }
+  }
+
+  /** The first page whose last entry is ≥ (hi, lo), by a binary search over pages. */
+  private firstPageFrom(hi: number, lo: number): number {
+    let a = 0;
+    let b = this.pages - 1;
+    while (a < b) {
+      const mid = (a + b) >> 1;
+      const words = this.page(mid);
+      if (compareKey(words, words.length / ENTRY_WORDS - 1, hi, lo) < 0) a = mid + 1;
+      else b = mid;
+    }
+    return a;
+  }
+
+  /**
+   * The entries whose sort key lies in [from, to], as spans of pages: `visit(words, start, end)` for entries
+   * start ≤ i < end of one page, in order. Pages past the first are read several at a time (one read each),
+   * verified as each is used, and not kept: a long range is counted or ordered without a call per entry.
+   */
+  spans(fromHi: number, fromLo: number, toHi: number, toLo: number, visit: (words: Uint32Array, start: number, end: number) => void): void {
+    if (this.pages === 0) return;
+    // Read ahead in doubling chunks: a short range reads little more than its pages, a long one 256 KiB a read.
+    let ahead = 2;
+    for (let p = this.firstPageFrom(fromHi, fromLo); p < this.pages; p++) {
+      const c = this.chunk;
+      if (!this.cache.has(p) && (c === undefined || p < c.first || p >= c.first + c.pages)) {
+        const n = Math.min(ahead, this.pages - p);
+        this.chunk = { first: p, pages: n, buf: this.read(p, n) };
+        ahead = Math.min(SPAN_PAGES, ahead * 2);
+      }
+      const words = this.page(p);
+      this.cache.delete(p);
+      const n = words.length / ENTRY_WORDS;
+      let start = 0;
+      while (start < n && compareKey(words, start, fromHi, fromLo) < 0) start++;
+      let end = n;
+      if (compareKey(words, n - 1, toHi, toLo) > 0) {
+        end = start;
+        while (end < n && compareKey(words, end, toHi, toLo) <= 0) end++;
+      }
+      if (end > start) visit(words, start, end);
+      if (end < n) return;
+    }
   }
 
   /**
@@ -73,16 +128,7 @@ export class SortedTable {
    */
   range(fromHi: number, fromLo: number, toHi: number, toLo: number, visit: (words: Uint32Array, index: number) => void): void {
     if (this.pages === 0) return;
-    // The first page whose last entry is ≥ from.
-    let lo = 0;
-    let hi = this.pages - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      const words = this.page(mid);
-      if (compareKey(words, words.length / ENTRY_WORDS - 1, fromHi, fromLo) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    for (let p = lo; p < this.pages; p++) {
+    for (let p = this.firstPageFrom(fromHi, fromLo); p < this.pages; p++) {
       const words = this.page(p);
       const n = words.length / ENTRY_WORDS;
       for (let i = 0; i < n; i++) {

@@ -158,34 +158,34 @@ export class StoreIndex<S> {
   loadNewest(state: S, query: { index: string; atMost: number }, enough: (state: S) => boolean): number | undefined {
     const i = this.spec.secondary?.names.indexOf(query.index) ?? -1;
     if (i < 0) throw new Error(`${this.spec.file}: no secondary key ${query.index}`);
+    // Entities written past the index are read first, whatever their values (not indexed yet): each counts as
+    // its folded state says. The rest come by descending value, counted as the index says.
+    const tail = [...this.tail.keys];
+    const inTail = new Set(tail.map((key) => hash56(key).join(':')));
     let newest: Newest;
     try {
-      newest = newestInRange(this.tables, this.log?.entries, 1 + i, query.atMost);
+      newest = newestInRange(this.tables, this.log?.entries, 1 + i, query.atMost, inTail);
     } catch (error) {
       if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return undefined;
       throw error;
     }
-    // Entities written past the index are read first, whatever their values (not indexed yet): each counts as
-    // its folded state says. The rest come by descending value, counted as the index says.
-    const tail = [...this.tail.keys];
     if (tail.length > 0 && !this.loadKeys(state, tail)) return undefined;
-    const inTail = new Set(tail.map((key) => hash56(key).join(':')));
-    const order = newest.order.filter(([hi, lo]) => !inTail.has(`${hi}:${lo}`));
-    for (let at = 0; at < order.length && !enough(state); ) {
-      // In batches (a candidate may no longer match: the caller's exact filter says so), and not stopping
-      // between two of one value, so that the caller orders equals its own way — up to TIE_READS of them (an
-      // import that gave thousands one time): past that, equals come in the index's order.
-      const end = Math.min(order.length, at + 16);
-      for (let ties = 0; at < end || (at > 0 && at < order.length && order[at]![2] === order[at - 1]![2] && ties++ < TIE_READS); at++) {
-        const [hi, lo] = order[at]!;
-        if (!this.foldHash(state, hi >>> 0, lo, undefined)) return undefined;
+    // In batches (a candidate may no longer match: the caller's exact filter says so), and not stopping
+    // between two of one value, so that the caller orders equals its own way — up to TIE_READS of them (an
+    // import that gave thousands one time): past that, equals come in the index's order.
+    let next = newest.next();
+    while (next !== undefined && !enough(state)) {
+      let last: number | undefined;
+      for (let n = 0, ties = 0; next !== undefined && (n < 16 || (next[2] === last && ties++ < TIE_READS)); n++, next = newest.next()) {
+        if (!this.foldHash(state, next[0] >>> 0, next[1], undefined)) return undefined;
+        last = next[2];
       }
     }
     const matching = tail.filter((key) => {
       const value = this.spec.secondary!.values(state, key)[i];
       return typeof value === 'number' && value <= query.atMost;
     });
-    return order.length + matching.length;
+    return newest.total + matching.length;
   }
 
   /** Positions (journal order) of every line whose key hashes to (hi, lo), from the base, the log and the tail. */
