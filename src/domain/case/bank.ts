@@ -42,7 +42,8 @@ export class CaseBank {
     this.base = from;
     this.baseSlots = from.idStarts.length;
     this.vocab = from.vocab;
-    this.alive = u8(new Uint8Array(this.baseSlots).fill(1));
+    // Every cached slot is live: only those removed since are kept (a bank of 1M slots allocates nothing here).
+    this.alive = u8({ length: this.baseSlots, get: () => 1 });
     this.reward = f64(from.reward);
     this.created = f64(from.created);
     this.success = u8(from.success);

@@ -2,16 +2,19 @@
 // whole-store queries (case retrieve) read what they need of it and replay only the records written after it.
 //
 // File: the 512-byte header (cache-file.ts) naming the store's codec and its version, the journal binding,
-// the body's length and the CRC-32 of the page table; the page table (one CRC-32 per 4 KiB page of the body,
-// each seeded with the file's nonce and the page number; padded to 8 bytes); then the body. The header and
-// the page table are verified when the snapshot is opened, and each page of the body when it is first read,
-// so a query pays for the pages it touches (the postings of its terms, its candidates' numbers), not for
-// the whole file. It is used only when the binding holds for a prefix of the journal; the records after
-// that prefix are read from the journal and verified as a replay would. Written atomically (temp + rename)
-// by writers and by readers that had to replay; a snapshot that fails any check is bypassed and replaced.
+// the body's length and the CRC-32 of the directory; the directory (one CRC-32 per chunk of the page table,
+// padded to 8 bytes); the page table (one CRC-32 per 4 KiB page of the body, each seeded with the file's
+// nonce and the page number; padded to 8 bytes); then the body. The header and the directory are verified
+// when the snapshot is opened, a chunk of the page table (CHUNK_PAGES pages' checksums) when a page it covers
+// is first read, and each page of the body then, so a query pays for the pages it touches (the postings of
+// its terms, its candidates' numbers), not for the whole file: opening a snapshot of 1M cases verifies 2 KiB,
+// not its 140 KiB page table. It is used only when the binding holds for a prefix of the journal; the
+// records after that prefix are read from the journal and verified as a replay would. Written atomically
+// (temp + rename) by writers and by readers that had to replay; a snapshot that fails any check is bypassed
+// and replaced.
 import { fs } from '../../shared/fs';
 import type { SnapshotBody } from '../store-spec';
-import { crc32, expectChecksumBytes, seedOf } from './checksum';
+import { crc32, seedOf } from './checksum';
 import {
   bindingHolds,
   dropCacheFile,
@@ -27,8 +30,10 @@ import {
 import { DerivedDamage } from './sorted-table';
 
 const SNAPSHOT_KIND = 'crux-snapshot';
-const SNAPSHOT_VERSION = 3;
+const SNAPSHOT_VERSION = 4;
 const PAGE = 4096;
+/** Pages whose checksums one chunk of the page table holds (256 bytes of table, 256 KiB of body). */
+const CHUNK_PAGES = 64;
 
 interface SnapshotHeader {
   readonly kind: typeof SNAPSHOT_KIND;
@@ -38,12 +43,18 @@ interface SnapshotHeader {
   readonly nonce: number;
   readonly binding: JournalBinding;
   readonly body_bytes: number;
-  readonly table_crc: number;
+  /** CRC-32 of the directory: one CRC-32 per chunk of the page table. */
+  readonly dir_crc: number;
 }
 
 export const snapshotName = (file: string) => `${file}.state`;
 const pages = (bytes: number) => Math.ceil(bytes / PAGE);
-const tableBytes = (bytes: number) => (pages(bytes) * 4 + 7) & ~7;
+const chunks = (bytes: number) => Math.ceil(pages(bytes) / CHUNK_PAGES);
+const pad8 = (n: number) => (n + 7) & ~7;
+const tableBytes = (bytes: number) => pad8(pages(bytes) * 4);
+const dirBytes = (bytes: number) => pad8(chunks(bytes) * 4);
+/** A chunk's seed: below every page's (pages are numbered from 0). */
+const chunkSeed = (nonce: number, chunk: number) => seedOf(nonce, -1 - chunk);
 
 /** The size of journal the snapshot covers, from its header alone (undefined when none verifies). */
 export function snapshotCovers(root: string, file: string): number | undefined {
@@ -60,6 +71,8 @@ export function snapshotCovers(root: string, file: string): number | undefined {
 /** A snapshot open for reading: its binding, and its body read on demand. Close it when done. */
 export interface OpenSnapshot {
   readonly binding: JournalBinding;
+  /** The file's nonce: what a file derived from this snapshot names it by. */
+  readonly nonce: number;
   readonly body: SnapshotBody;
   close(): void;
 }
@@ -75,16 +88,72 @@ export function openSnapshot(root: string, file: string, codec: number, journalF
       return undefined;
     const { body_bytes: bodyBytes, nonce } = header;
     if (!Number.isSafeInteger(bodyBytes) || bodyBytes < 0 || !Number.isInteger(nonce)) return undefined;
-    const bodyAt = HEADER_BYTES + tableBytes(bodyBytes);
+    const tableAt = HEADER_BYTES + dirBytes(bodyBytes);
+    const bodyAt = tableAt + tableBytes(bodyBytes);
     if (fs.fstatSync(fd).size !== bodyAt + bodyBytes) return undefined;
-    const table = Buffer.allocUnsafe(tableBytes(bodyBytes));
-    expectChecksumBytes(table.length);
-    if (fs.readSync(fd, table, 0, table.length, HEADER_BYTES) !== table.length || crc32(table) !== header.table_crc) return undefined;
+    const dir = Buffer.allocUnsafe(dirBytes(bodyBytes));
+    if (fs.readSync(fd, dir, 0, dir.length, HEADER_BYTES) !== dir.length || crc32(dir) !== header.dir_crc) return undefined;
     if (!bindingHolds(journalFd, journalSize, header.binding, { prefix: true })) return undefined;
     ok = true;
-    return { binding: header.binding, body: new PagedBody(fd, bodyAt, bodyBytes, table, nonce), close: () => fs.closeSync(fd) };
+    return {
+      binding: header.binding,
+      nonce,
+      body: new PagedBody(fd, bodyAt, bodyBytes, new PageTable(fd, tableAt, dir, pages(bodyBytes), nonce), nonce),
+      close: () => fs.closeSync(fd),
+    };
   } finally {
     if (!ok) fs.closeSync(fd);
+  }
+}
+
+/** The page table, read and verified a chunk at a time against the directory. */
+class PageTable {
+  private readonly chunks = new Map<number, Buffer>();
+
+  constructor(
+    private readonly fd: number,
+    private readonly at: number,
+    private readonly dir: Buffer,
+    private readonly pages: number,
+    private readonly nonce: number,
+  ) {}
+
+  /** The checksums of pages first..last are at hand (their chunks read in one positioned read, and verified). */
+  load(first: number, last: number): void {
+    const from = Math.floor(first / CHUNK_PAGES);
+    const to = Math.floor(last / CHUNK_PAGES);
+    let c = from;
+    while (c <= to) {
+      if (this.chunks.has(c)) {
+        c += 1;
+        continue;
+      }
+      let end = c;
+      while (end < to && !this.chunks.has(end + 1)) end += 1;
+      // The last chunk holds the checksums of the pages left (fewer than CHUNK_PAGES, maybe).
+      const bytes = Buffer.allocUnsafeSlow((Math.min(this.pages, (end + 1) * CHUNK_PAGES) - c * CHUNK_PAGES) * 4);
+      let n: number;
+      try {
+        n = fs.readSync(this.fd, bytes, 0, bytes.length, this.at + c * CHUNK_PAGES * 4);
+      } catch {
+        throw new DerivedDamage('snapshot unreadable');
+      }
+      if (n !== bytes.length) throw new DerivedDamage('snapshot truncated');
+      for (let k = c; k <= end; k++) {
+        const piece = bytes.subarray((k - c) * CHUNK_PAGES * 4, (k - c + 1) * CHUNK_PAGES * 4);
+        if (crc32(piece, chunkSeed(this.nonce, k)) !== this.dir.readUInt32LE(k * 4)) {
+          throw new DerivedDamage(`snapshot page table chunk ${k} does not verify`);
+        }
+        this.chunks.set(k, piece);
+      }
+      c = end + 1;
+    }
+  }
+
+  /** The checksum of page `p` (load() must have covered it). */
+  crcOf(p: number): number {
+    const chunk = this.chunks.get(Math.floor(p / CHUNK_PAGES))!;
+    return chunk.readUInt32LE((p % CHUNK_PAGES) * 4);
   }
 }
 
@@ -96,7 +165,7 @@ class PagedBody implements SnapshotBody {
     private readonly fd: number,
     private readonly at: number,
     readonly length: number,
-    private readonly table: Buffer,
+    private readonly table: PageTable,
     private readonly nonce: number,
   ) {}
 
@@ -148,9 +217,10 @@ class PagedBody implements SnapshotBody {
       throw new DerivedDamage('snapshot unreadable');
     }
     if (n !== run.length) throw new DerivedDamage('snapshot truncated');
+    this.table.load(first, last);
     for (let q = first; q <= last; q++) {
       const page = run.subarray((q - first) * PAGE, Math.min(run.length, (q - first + 1) * PAGE));
-      if (crc32(page, seedOf(this.nonce, q)) !== this.table.readUInt32LE(q * 4)) throw new DerivedDamage(`snapshot page ${q} does not verify`);
+      if (crc32(page, seedOf(this.nonce, q)) !== this.table.crcOf(q)) throw new DerivedDamage(`snapshot page ${q} does not verify`);
       this.verified.set(q, page);
     }
     return run;
@@ -166,8 +236,14 @@ export function writeSnapshot(root: string, file: string, codec: number, binding
   const nonce = newNonce();
   const table = Buffer.alloc(tableBytes(body.length));
   for (let p = 0; p < pages(body.length); p++) table.writeUInt32LE(crc32(body.subarray(p * PAGE, (p + 1) * PAGE), seedOf(nonce, p)), p * 4);
-  const header = encodeHeader({ kind: SNAPSHOT_KIND, v: SNAPSHOT_VERSION, file, codec, nonce, binding, body_bytes: body.length, table_crc: crc32(table) });
-  if (!writeCacheFile(root, snapshotName(file), [header, table, body])) dropSnapshot(root, file);
+  const dir = Buffer.alloc(dirBytes(body.length));
+  const tableUsed = pages(body.length) * 4;
+  for (let c = 0; c < chunks(body.length); c++) {
+    const piece = table.subarray(c * CHUNK_PAGES * 4, Math.min(tableUsed, (c + 1) * CHUNK_PAGES * 4));
+    dir.writeUInt32LE(crc32(piece, chunkSeed(nonce, c)), c * 4);
+  }
+  const header = encodeHeader({ kind: SNAPSHOT_KIND, v: SNAPSHOT_VERSION, file, codec, nonce, binding, body_bytes: body.length, dir_crc: crc32(dir) });
+  if (!writeCacheFile(root, snapshotName(file), [header, dir, table, body])) dropSnapshot(root, file);
 }
 
 export function dropSnapshot(root: string, file: string): void {
