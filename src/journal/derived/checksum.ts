@@ -1,12 +1,87 @@
-// Checksums of derived files. CRC-32 (the zlib polynomial) computed in JS for pages and blocks (≈ 10 µs per
-// 4 KiB), and by zlib's native crc32 for large bodies (≈ 7 GB/s, but node:zlib costs ~1 ms to load, so it is
-// loaded only when a body is large). Every checksum is seeded: a page or a block is checked with the identity
+// Checksums of derived files: CRC-32 (the zlib polynomial), by a small WebAssembly module for pages and blocks
+// and by zlib's native crc32 past a MiB. Every checksum is seeded: a page or a block is checked with the identity
 // of the file it belongs to and its own position, so a zeroed page (whose stored checksum reads 0), a page
 // copied from another cache, or a block moved within its file does not verify.
 
-// Slicing-by-8 (Intel's method): eight tables, eight bytes a step — about five times the byte-at-a-time loop,
-// which matters most while the code is still cold (every call is a fresh process).
-const TABLES = (() => {
+// CRC-32 runs in WebAssembly: crc32.wat beside this file, assembled by wabt's wat2wasm into the bytes below
+// (`npx wabt` 1.0.39: wat2wasm crc32.wat, then base64). Compiled and instantiated in ~0.1 ms, it checksums a
+// byte in a few instructions from the first call, where the JS loop runs cold, is optimized by TurboFan in the
+// middle of a command (~2 ms of CPU for the pages of one lookup) and needs its tables built first. Without
+// WebAssembly (`node --jitless`) the JS loop below does the same work.
+const CRC32_WASM =
+  'AGFzbQEAAAABCgJgAABgAn9/AX8DAwIAAQUDAQABBxACBm1lbW9yeQIAA2NyYwABCAEACpsBAksBA38DQCAAIQFBCCECA0BBoIbi7X4gAUEBdnMgAUEBdiABQQFxGyEBIAJBAWsiAg0ACyAAQQJ0IAE2AgAgAEEBaiIAQYACRw0ACwtNAQN/IABBf3MhAkGACCEDQYAIIAFqIQQCQANAIAMgBE8NASACIAMtAABzQf8BcUECdCgCACACQQh2cyECIANBAWohAwwACwsgAkF/cws=';
+// The module's memory is one 64 KiB page: its table of 256 words, then the bytes to checksum.
+const WASM_INPUT_AT = 1024;
+const WASM_CHUNK = 64 * 1024 - WASM_INPUT_AT;
+
+interface WasmCrc {
+  readonly crc: (seed: number, length: number) => number;
+  readonly input: Uint8Array;
+}
+let wasm: WasmCrc | null | undefined;
+
+// The little of WebAssembly's API used here (the compiler's lib has no declarations for it).
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object) => { exports: { crc: WasmCrc['crc']; memory: { buffer: ArrayBuffer } } };
+}
+
+function loadWasm(): WasmCrc | null {
+  const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+  if (api === undefined) return null;
+  const { crc, memory } = new api.Instance(new api.Module(Buffer.from(CRC32_WASM, 'base64'))).exports;
+  return { crc, input: new Uint8Array(memory.buffer, WASM_INPUT_AT, WASM_CHUNK) };
+}
+
+/** The WebAssembly implementation, a chunk of at most WASM_CHUNK bytes at a time (exported for its test). */
+export function wasmCrc32(bytes: Uint8Array, seed = 0): number {
+  wasm ??= loadWasm();
+  if (wasm === null) return jsCrc32(bytes, seed);
+  let c = seed >>> 0;
+  for (let at = 0; at < bytes.length; at += WASM_CHUNK) {
+    const chunk = bytes.subarray(at, Math.min(at + WASM_CHUNK, bytes.length));
+    wasm.input.set(chunk);
+    c = wasm.crc(c, chunk.length) >>> 0;
+  }
+  return c;
+}
+
+// zlib's native CRC (~7 GB/s) pays for node:zlib's loading (~1.2 ms, 8 M instructions) past about a MiB of
+// WebAssembly's (~15 instructions a byte).
+const NATIVE_FROM_BYTES = 1024 * 1024;
+let checkedBytes = 0;
+let native: ((data: Uint8Array, value?: number) => number) | undefined;
+
+/**
+ * A caller about to checksum `bytes` bytes in many small pieces (a log's blocks, a snapshot's page table):
+ * past NATIVE_FROM_BYTES in all, zlib's CRC is loaded now rather than after a MiB in small pieces.
+ */
+export function expectChecksumBytes(bytes: number): void {
+  if (native === undefined && bytes >= NATIVE_FROM_BYTES) loadNative();
+}
+
+function loadNative(): void {
+  const zlib = require('node:zlib') as typeof import('node:zlib') & { crc32?: (data: Uint8Array, value?: number) => number };
+  native = zlib.crc32 ?? wasmCrc32;
+}
+
+/** CRC-32 of `bytes`, continuing from `seed` (0 for a fresh checksum). */
+export function crc32(bytes: Uint8Array, seed = 0): number {
+  // zlib answers 0 for no bytes (a null buffer), whatever the seed; the CRC of nothing is the seed.
+  if (bytes.length === 0) return seed >>> 0;
+  if (native !== undefined) return native(bytes, seed) >>> 0;
+  checkedBytes += bytes.length;
+  if (checkedBytes > NATIVE_FROM_BYTES) {
+    loadNative();
+    return native!(bytes, seed) >>> 0;
+  }
+  return wasmCrc32(bytes, seed);
+}
+
+// Slicing-by-8 (Intel's method): eight tables, eight bytes a step — about five times the byte-at-a-time loop.
+// Built on first use: only a Node without WebAssembly needs them.
+let tables: Int32Array | undefined;
+function crcTables(): Int32Array {
   const t = new Int32Array(256 * 8);
   for (let n = 0; n < 256; n++) {
     let c = n;
@@ -15,44 +90,12 @@ const TABLES = (() => {
   }
   for (let n = 0; n < 256; n++) for (let k = 1; k < 8; k++) t[k * 256 + n] = (t[(k - 1) * 256 + n]! >>> 8) ^ t[t[(k - 1) * 256 + n]! & 255]!;
   return t;
-})();
-
-const NATIVE_FROM_BYTES = 64 * 1024;
-/** Past this many bytes checksummed in JS (a long range of pages), zlib's native CRC pays for its loading. */
-const NATIVE_AFTER_BYTES = 512 * 1024;
-let jsBytes = 0;
-let native: ((data: Uint8Array, value?: number) => number) | undefined;
-
-/**
- * A caller about to checksum `bytes` bytes in many small pieces (a log's blocks, a snapshot's page table):
- * past NATIVE_FROM_BYTES in all, zlib's CRC is loaded now rather than after NATIVE_AFTER_BYTES of cold JS
- * (~20 ns a byte in a fresh process, against ~1.2 ms to load zlib once).
- */
-export function expectChecksumBytes(bytes: number): void {
-  if (native === undefined && bytes >= NATIVE_FROM_BYTES) loadNative();
-}
-
-function loadNative(): void {
-  const zlib = require('node:zlib') as typeof import('node:zlib') & { crc32?: (data: Uint8Array, value?: number) => number };
-  native = zlib.crc32 ?? jsCrc32;
-}
-
-/** CRC-32 of `bytes`, continuing from `seed` (0 for a fresh checksum). */
-export function crc32(bytes: Uint8Array, seed = 0): number {
-  // zlib answers 0 for no bytes (a null buffer), whatever the seed; the CRC of nothing is the seed.
-  if (bytes.length === 0) return seed >>> 0;
-  if (native !== undefined) return native(bytes, seed) >>> 0;
-  jsBytes += bytes.length;
-  if (bytes.length >= NATIVE_FROM_BYTES || jsBytes > NATIVE_AFTER_BYTES) {
-    if (native === undefined) loadNative();
-    return native!(bytes, seed) >>> 0;
-  }
-  return jsCrc32(bytes, seed);
 }
 
 /** The JS implementation (exported for its test against zlib). */
 export function jsCrc32(bytes: Uint8Array, seed = 0): number {
-  const t = TABLES;
+  tables ??= crcTables();
+  const t = tables;
   let c = ~seed;
   let i = 0;
   const n = bytes.length;
@@ -76,6 +119,6 @@ export function jsCrc32(bytes: Uint8Array, seed = 0): number {
 export function seedOf(nonce: number, position: number): number {
   SEED.writeUInt32LE(nonce >>> 0, 0);
   SEED.writeDoubleLE(position, 4);
-  return jsCrc32(SEED, 0x43525558); // "CRUX"
+  return wasmCrc32(SEED, 0x43525558); // "CRUX"
 }
 const SEED = Buffer.alloc(12);
