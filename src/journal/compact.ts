@@ -1,11 +1,13 @@
 // `journal compact` (and the automatic compaction after a write): a journal rewritten to its live records,
-// after a snapshot record that continues the old chain; the old journal goes to history/ (SPEC §3).
+// after a snapshot record that continues the old chain; the old journal goes to history/, each record kept once,
+// and a journal with nothing dead is left as it is (SPEC §3; the rules in policy.ts, planCompaction).
 import { fs } from '../shared/fs';
 import { join } from 'node:path';
-import { compactionText } from './policy';
+import { compactionText, planCompaction } from './policy';
 import { replaceJournal, sweepStrayTemps } from './rewrite';
 import { quarantineBytes } from './quarantine';
-import { archiveJournal, HISTORY_DIR, pruneHistory, type HistoryRetention } from './history';
+import { firstRecord, HISTORY_DIR, historyHead, pruneHistory, type HistoryRetention } from './history';
+import { archiveJournal } from './history-archive';
 import type { Loaded, Reporter } from './load';
 import { journalName, type StoreSpec } from './store-spec';
 import type { CompactReport } from './store-boundary';
@@ -36,15 +38,27 @@ export function compactJournal<S>(dir: JournalDir, spec: StoreSpec<S>, loaded: L
     );
   }
   sweepStrayTemps(dir.root, spec.file, ts);
+  const live = spec.live(loaded.state);
+  const first = firstRecord(dir.path(spec.file));
+  const plan = planCompaction({ records: loaded.records, first, tornTail: loaded.tornTail !== undefined }, live.length, historyHead(dir.root, spec.file));
+  if (!plan.rewrite) {
+    // Nothing to rewrite; retention still applies, as after any compaction.
+    pruneHistory(dir.root, dir.historyRetention, Date.parse(ts));
+    return { name, file: spec.file, before, after: before };
+  }
   if (loaded.tornTail !== undefined) {
     const tail = readRange(dir.path(spec.file), loaded.tornTail.offset, loaded.tornTail.length);
     quarantineBytes(dir.root, spec.file, `tail-at-${loaded.tornTail.offset}`, tail, ts);
   }
-  const live = spec.live(loaded.state);
   const text = compactionText(loaded.head, before, live, ts);
   const history = join(dir.root, HISTORY_DIR);
   const previous = historyNames(history);
-  archiveJournal(dir.root, spec.file, loaded.head);
+  // The restatements to leave out are the lines after the opening snapshot (line 1, seq first.seq).
+  const range =
+    plan.leaveOut && first
+      ? { leaveOut: { fromLine: plan.leaveOut.from - first.seq + 1, toLine: plan.leaveOut.to - first.seq + 1 }, end: loaded.tornTail?.offset ?? loaded.bytes }
+      : undefined;
+  archiveJournal(dir.root, spec.file, loaded.head, range);
   let bytes: number;
   try {
     bytes = replaceJournal(dir.root, spec.file, text);

@@ -1,18 +1,20 @@
-// history/: what compaction drops, kept. Each compaction moves the old journal here whole (a hard link taken
-// before the new journal is renamed over it), its chain intact, named after its head's sequence number, so
-// `session history` and `session get --at` can read every record ever kept. Retention (CRUX_HISTORY_KEEP,
-// CRUX_HISTORY_MAX_BYTES) deletes the oldest files at a later compaction; nothing else reads this directory.
+// history/: what compaction drops, kept. Each compaction archives the old journal here (history-archive.ts),
+// named after its head's sequence number, so `session history` and `session get --at` can read every record ever
+// kept; a record is kept once: the records a compaction wrote to restate history already here are left out of
+// the next archive (policy.ts, planCompaction). Retention (CRUX_HISTORY_KEEP, CRUX_HISTORY_MAX_BYTES) deletes
+// the oldest files at a later compaction; nothing else reads this directory.
 //
-// Crash safety: until the rename, the link and the journal are one inode, so a crash between the two leaves
-// a "history" file that is still the live journal. Such a file (same inode as the journal) is never read as
-// history and is replaced by the next compaction; readers also skip any record whose seq they have seen.
+// Crash safety: a compaction archives before it renames the new journal over the old one, so a crash between the
+// two leaves a history file whose records the journal still holds (its head is not before the journal's first
+// record; a hard link is the journal's own inode). Such a file is never read as history and is replaced by the
+// next compaction; readers also skip any record whose seq they have seen.
 import { fs } from '../shared/fs';
 import { join } from 'node:path';
-import { asStorageError, ensurePrivateDir, fsyncDir } from './durable-fs';
-import { crashPoint } from './crash-point';
+import { asStorageError, fsyncDir } from './durable-fs';
 import { quarantineBytes } from './quarantine';
 import { decodeRecord, VERIFY_ALL, type ChainHead, type JournalRecord } from './record';
 import { scanJournal, SNAPSHOT_EVENT, type LinePosition, type RecordSink } from './scan';
+import { restatedCount } from './verify';
 import type { Reporter } from './reporting';
 import { openJournalFile } from './journal-file';
 
@@ -28,20 +30,29 @@ export interface HistoryRetention {
 export const DEFAULT_HISTORY_RETENTION: HistoryRetention = { keepMs: 30 * 86_400_000, maxBytes: 256 * 1024 * 1024 };
 
 const stem = (file: string) => file.replace(/\.jsonl$/, '');
-const nameFor = (file: string, head: ChainHead) => `${stem(file)}.${String(head.seq).padStart(12, '0')}.jsonl`;
+/** A history file's name: the journal's stem and the sequence number of the last record it holds. */
+export const historyName = (file: string, head: ChainHead) => `${stem(file)}.${String(head.seq).padStart(12, '0')}.jsonl`;
+const headOfName = (name: string) => Number(/\.(\d{12})\.jsonl$/.exec(name)?.[1]);
 
 export interface HistoryFile {
   readonly name: string;
   readonly path: string;
   readonly bytes: number;
+  /** The sequence number of the last record it holds (from its name). */
+  readonly head: number;
 }
 
 /**
- * The history files of journal `file`, oldest first; a crashed link that is still the live journal is left out.
- * No history/ is no history; one that cannot be read (permission denied, I/O) is an error naming it, never
- * "no history" (SPEC §3).
+ * The history files of journal `file`, oldest first; what a crashed compaction left (records the journal still
+ * holds) is left out. No history/ is no history; one that cannot be read (permission denied, I/O) is an error
+ * naming it, never "no history" (SPEC §3).
  */
 export function listHistory(root: string, file: string): HistoryFile[] {
+  return historyFiles(root, file).filter((h) => !h.leftover);
+}
+
+/** Every file of history/ named as journal `file`'s history, oldest first, each marked when it is a crashed compaction's. */
+export function historyFiles(root: string, file: string): (HistoryFile & { readonly leftover: boolean })[] {
   let names: string[];
   try {
     names = fs.readdirSync(join(root, HISTORY_DIR));
@@ -49,66 +60,42 @@ export function listHistory(root: string, file: string): HistoryFile[] {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw asStorageError(error, join(root, HISTORY_DIR));
   }
-  const live = inodeOf(join(root, file));
+  const journal = fs.statSync(join(root, file), { throwIfNoEntry: false });
+  const firstSeq = journal === undefined ? undefined : firstSeqOf(join(root, file));
   const pattern = new RegExp(`^${stem(file).replace(/[.]/g, '\\.')}\\.\\d{12}\\.jsonl$`);
-  const out: HistoryFile[] = [];
+  const out: (HistoryFile & { leftover: boolean })[] = [];
   for (const name of names.filter((n) => pattern.test(n)).sort()) {
     const path = join(root, HISTORY_DIR, name);
     const st = fs.statSync(path, { throwIfNoEntry: false });
-    if (st === undefined || !st.isFile() || (live !== undefined && st.ino === live)) continue;
-    out.push({ name: join(HISTORY_DIR, name), path, bytes: st.size });
+    if (st === undefined || !st.isFile()) continue;
+    const head = headOfName(name);
+    const leftover = (journal !== undefined && st.ino === journal.ino) || (firstSeq !== undefined && head >= firstSeq);
+    out.push({ name: join(HISTORY_DIR, name), path, bytes: st.size, head, leftover });
   }
   return out;
 }
 
-function inodeOf(path: string): number | undefined {
-  return fs.statSync(path, { throwIfNoEntry: false })?.ino;
-}
-
-/**
- * Compaction's hook, under the lock, before the new journal replaces `file`: the old journal (head `head`)
- * becomes a history file. A hard link where the filesystem has them, else a durable copy.
- */
-export function archiveJournal(root: string, file: string, head: ChainHead): void {
-  const source = join(root, file);
-  if (!fs.existsSync(source)) return;
-  const dir = join(root, HISTORY_DIR);
-  let created = false;
-  const target = join(dir, nameFor(file, head));
+/** The sequence number of a journal's first record, read from the start of its first line (undefined if none). */
+function firstSeqOf(path: string): number | undefined {
+  let fd: number;
   try {
-    created = ensurePrivateDir(dir);
-    // A link left by a crashed compaction (still the live inode, or the same head) is taken again.
-    fs.rmSync(target, { force: true });
-    for (const stale of fs.readdirSync(dir)) {
-      if (inodeOf(join(dir, stale)) === inodeOf(source)) fs.rmSync(join(dir, stale), { force: true });
-    }
-    try {
-      fs.linkSync(source, target);
-    } catch (error) {
-      if (!['EXDEV', 'EPERM', 'ENOTSUP', 'EMLINK', 'ENOSYS'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
-      fs.copyFileSync(source, target, fs.constants.COPYFILE_EXCL);
-      const fd = fs.openSync(target, 'r+');
-      try {
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
-    }
-    fsyncDir(dir);
-    crashPoint('history:after-link');
-  } catch (error) {
-    undo(target, dir, created);
-    throw asStorageError(error, dir);
-  }
-}
-
-function undo(target: string, dir: string, created: boolean): void {
-  try {
-    fs.rmSync(target, { force: true });
-    if (created) fs.rmdirSync(dir);
+    fd = openJournalFile(path);
   } catch {
-    // Best effort: what is left is a history file that repeats the journal, which readers pass over.
+    return undefined;
   }
+  try {
+    const buf = Buffer.alloc(64);
+    const n = fs.readSync(fd, buf, 0, buf.length, 0);
+    const seq = /^\{"v":\d+,"seq":(\d+)[,}]/.exec(buf.toString('latin1', 0, n))?.[1];
+    return seq === undefined ? undefined : Number(seq);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The sequence number of the newest record journal `file`'s history holds (undefined: no history). */
+export function historyHead(root: string, file: string): number | undefined {
+  return listHistory(root, file).at(-1)?.head;
 }
 
 /** Deletes history past its retention (all of it with `drop`), oldest first, across journals; returns what it deleted. */
@@ -188,9 +175,15 @@ export function checkHistory(root: string, file: string, vocabulary: ReadonlySet
   for (const h of files) {
     let first: JournalRecord | undefined;
     let firstAt: LinePosition | undefined;
-    const scan = scanJournal(h.path, vocabulary, (record, at) => {
-      if (first === undefined) [first, firstAt] = [record, at];
-    });
+    const scan = scanJournal(
+      h.path,
+      vocabulary,
+      (record, at) => {
+        if (first === undefined) [first, firstAt] = [record, at];
+      },
+      undefined,
+      { history: true },
+    );
     const before = problems.length;
     continues(h.name, first, firstAt);
     for (const p of scan.problems) problems.push({ file: h.name, line: p.line, reason: p.reason });
@@ -206,7 +199,7 @@ export function checkHistory(root: string, file: string, vocabulary: ReadonlySet
 }
 
 /** The journal's first record (its opening snapshot after a compaction), if its first line verifies. */
-function firstRecord(path: string): JournalRecord | undefined {
+export function firstRecord(path: string): JournalRecord | undefined {
   let fd: number;
   try {
     fd = openJournalFile(path);
@@ -239,8 +232,8 @@ function quarantineHistory(root: string, file: string, path: string, ts: string)
  */
 export function replayHistory(root: string, file: string, vocabulary: ReadonlySet<string>, reporter: Reporter, sink: RecordSink): void {
   const visit = historySink(sink);
-  for (const path of [...listHistory(root, file).map((h) => h.path), join(root, file)]) {
-    const scan = scanJournal(path, vocabulary, visit);
+  for (const [path, history] of [...listHistory(root, file).map((h) => [h.path, true] as const), [join(root, file), false] as const]) {
+    const scan = scanJournal(path, vocabulary, visit, undefined, { history });
     const shown = path.startsWith(root) ? path.slice(root.length + 1) : path;
     for (const p of scan.problems) {
       if (!p.skipped) continue;
@@ -252,24 +245,35 @@ export function replayHistory(root: string, file: string, vocabulary: ReadonlySe
 
 /**
  * Passes a journal's records, history first, oldest first, on to `sink` once each, without the records a
- * compaction wrote to restate history that is still at hand (any kind of store reads its history through it).
+ * compaction wrote to restate versions already passed on (any kind of store reads its history through it).
+ * Restatements are passed over only when every version before them was passed on: the history reaches back to
+ * the chain's start (or to restatements passed on whole) with nothing missing since, a snapshot's restatements
+ * left out of an archive aside. Otherwise (older history deleted, a line lost) they are the oldest versions left.
  */
 export function historySink(sink: RecordSink): RecordSink {
   let lastSeq = 0;
-  let restating = 0;
+  let whole = false;
+  // The last snapshot, the last seq of its restatements, whether they repeat versions passed on, whether every
+  // one of them has followed the one before (so that, passed on, they make the versions whole again).
+  let snapshot = -1;
+  let restatedThrough = 0;
+  let repeats = false;
+  let intact = false;
   return (record, at) => {
-    if (record.seq <= lastSeq) return;
-    // The records before this one are at hand: a snapshot after them opens restatements to pass over.
-    const covered = lastSeq > 0 && lastSeq === record.seq - 1;
-    lastSeq = record.seq;
+    const seq = record.seq;
+    if (seq <= lastSeq) return;
+    const next = seq === lastSeq + 1;
+    const pastLeftOut = repeats && lastSeq === snapshot && seq === restatedThrough + 1;
+    whole = seq === 1 || (whole && (next || pastLeftOut));
+    lastSeq = seq;
     if (record.ev === SNAPSHOT_EVENT) {
-      const live = record.data?.live_records;
-      restating = covered && Number.isSafeInteger(live) ? live : 0;
+      [snapshot, restatedThrough, repeats, intact] = [seq, seq + restatedCount(record), whole, true];
       return;
     }
-    if (restating > 0) {
-      restating -= 1;
-      return;
+    if (seq <= restatedThrough) {
+      if (repeats) return;
+      intact &&= next;
+      if (intact && seq === restatedThrough) whole = true;
     }
     sink(record, at);
   };

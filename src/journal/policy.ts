@@ -1,8 +1,9 @@
 // The journal's rules, kind-neutral: what every store (a data directory, a PostgreSQL schema) decides the same way,
-// so that each store only reads and writes. The transaction's refusals, repair's re-chaining, compaction's batch
-// and when it runs on its own, the quarantine's record of a removed line, the clock bound doctor judges by.
+// so that each store only reads and writes. The transaction's refusals, repair's re-chaining, compaction's batch,
+// when it runs on its own, when it does nothing and what of the old journal it archives, the quarantine's record of
+// a removed line, the clock bound doctor judges by.
 import { EMPTY_HEAD, encodeRecords, type ChainHead, type EventDraft, type JournalRecord } from './record';
-import { SNAPSHOT_EVENT } from './verify';
+import { restatedCount, SNAPSHOT_EVENT } from './verify';
 import type { StoreSpec } from './store-spec';
 
 export { EMPTY_HEAD, GENESIS } from './record';
@@ -55,6 +56,36 @@ export function compactionText(head: ChainHead, before: { records: number; bytes
   };
   return encodeRecords(head, [snapshot, ...live], ts).text;
 }
+
+/**
+ * What a compaction does with a journal of `records` records (a first record `first`, a snapshot if the journal
+ * was compacted before), whose live state restates as `live` records, when the newest record its history holds
+ * has sequence number `historyHead` (undefined: no history).
+ *
+ * Nothing dead: each live record stands for at least one record of the journal, so when the journal holds no
+ * more records than its live state restates (its opening snapshot aside), nothing in it is dead. The rewrite
+ * would restate what is there and archive it again: the compaction does nothing (`rewrite: false`).
+ *
+ * Something dead: the journal is rewritten, and history keeps each record once. The records a compaction wrote
+ * to restate the live state (the `live_records` after the journal's opening snapshot) repeat records that
+ * history holds, when its newest record is the one just before that snapshot: those are left out of the archive
+ * (`leaveOut`, a range of sequence numbers; history readers and check accept the gap they leave, verify.ts).
+ * When that history is gone (retention, --drop-history), the restatements are the oldest versions left and
+ * are archived with the rest.
+ */
+export function planCompaction(
+  journal: { records: number; first: JournalRecord | undefined; tornTail: boolean },
+  live: number,
+  historyHead: number | undefined,
+): CompactionPlan {
+  const snapshot = journal.first?.ev === SNAPSHOT_EVENT ? journal.first : undefined;
+  if (!journal.tornTail && live >= journal.records - (snapshot ? 1 : 0)) return { rewrite: false };
+  const restated = restatedCount(snapshot);
+  if (snapshot === undefined || restated === 0 || historyHead !== snapshot.seq - 1) return { rewrite: true };
+  return { rewrite: true, leaveOut: { from: snapshot.seq + 1, to: snapshot.seq + restated } };
+}
+
+type CompactionPlan = { readonly rewrite: false } | { readonly rewrite: true; readonly leaveOut?: { readonly from: number; readonly to: number } };
 
 /** The names of what repair keeps in quarantine: the journal as it was, and the lines it removed. */
 export const BEFORE_REPAIR = 'before-repair';

@@ -45,9 +45,16 @@ export interface ScanStart {
 
 /**
  * Reads `path` line by line. Each record that verifies (own hash, known event) goes to `sink`; every
- * other line becomes a problem with its line number. A missing file is an empty journal.
+ * other line becomes a problem with its line number. A missing file is an empty journal. `history`: the
+ * file is a history file (a snapshot's restatements may be left out, verify.ts).
  */
-export function scanJournal(path: string | number, vocabulary: ReadonlySet<string>, sink: RecordSink, from?: ScanStart): ScanResult {
+export function scanJournal(
+  path: string | number,
+  vocabulary: ReadonlySet<string>,
+  sink: RecordSink,
+  from?: ScanStart,
+  opts: { history?: boolean } = {},
+): ScanResult {
   const started = process.hrtime.bigint();
   let fd: number;
   try {
@@ -59,7 +66,7 @@ export function scanJournal(path: string | number, vocabulary: ReadonlySet<strin
     throw asStorageError(error, String(path));
   }
   let lineNo = from?.line ?? 0;
-  const verifier = new ChainVerifier(vocabulary, sink, from?.head);
+  const verifier = new ChainVerifier(vocabulary, sink, from?.head, opts.history);
   const visit = (buf: Buffer, start: number, end: number, offset: number) => {
     lineNo += 1;
     verifier.visit(buf.toString('utf8', start, end), { line: lineNo, offset, length: end - start }, () => !isUtf8(buf.subarray(start, end)));

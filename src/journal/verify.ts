@@ -7,6 +7,11 @@
 // line and the other records still fold (as anywhere else). A batch that never ends — the journal stops, or
 // another write starts, before its N-th line — was a write that never completed: none of its records is
 // folded, and at the end of the journal it is a torn tail that the next write quarantines.
+//
+// History (verified with `history`): a compaction leaves out of the history it archives the records that restate
+// history already kept (policy.ts, planCompaction), so there a snapshot may be followed by the record after its
+// restatements. That one step is accepted; every record's own hash and the chain from it on are verified as
+// anywhere else, and the file still has to continue the one before it.
 import { decodeRecord, EMPTY_HEAD, GENESIS, VERIFY_ALL, type ChainHead, type JournalRecord } from './record';
 import type { LinePosition, LineProblem, RecordSink } from './line';
 import type { Vocabulary } from './store-spec';
@@ -14,6 +19,12 @@ import type { Vocabulary } from './store-spec';
 export type { LinePosition, LineProblem, RecordSink } from './line';
 
 export const SNAPSHOT_EVENT = 'journal.snapshot';
+
+/** How many records after a compaction's snapshot restate the live state (0 for any other record). */
+export function restatedCount(snapshot: JournalRecord | undefined): number {
+  const live = snapshot?.ev === SNAPSHOT_EVENT ? snapshot.data?.live_records : undefined;
+  return Number.isSafeInteger(live) && live > 0 ? live : 0;
+}
 
 /** A batch whose last line never came: where it starts and what of it was read. */
 export interface OpenBatch {
@@ -57,11 +68,18 @@ export class ChainVerifier {
       }
     | undefined;
 
-  /** `from`: the head before the first line visited, when the lines before it are known (a snapshot's tail). */
+  // In history: the snapshot just visited and how many restatements followed it in the journal.
+  private restated: { seq: number; count: number } | undefined;
+
+  /**
+   * `from`: the head before the first line visited, when the lines before it are known (a snapshot's tail).
+   * `history`: the lines are a history file's (or rows), where a snapshot's restatements may be left out.
+   */
   constructor(
     private readonly vocabulary: Vocabulary,
     private readonly sink: RecordSink,
     from?: ChainHead,
+    private readonly history = false,
   ) {
     this.head = from ?? EMPTY_HEAD;
     this.chain = this.head;
@@ -94,10 +112,11 @@ export class ChainVerifier {
       const startsChain = record.seq === 1 && record.p === GENESIS;
       const continuesChain = record.ev === SNAPSHOT_EVENT && record.data?.previous_head?.h === record.p && record.data?.previous_head?.seq === record.seq - 1;
       if (!startsChain && !continuesChain) findings.push('chain break (the journal does not start at the beginning of its chain)');
-    } else if (this.chain !== undefined) {
+    } else if (this.chain !== undefined && !this.leftOut(record)) {
       if (record.p !== this.chain.h) findings.push('chain break');
       if (record.seq !== this.chain.seq + 1) findings.push(`sequence gap (expected ${this.chain.seq + 1}, found ${record.seq})`);
     }
+    this.restated = this.history && restatedCount(record) > 0 ? { seq: record.seq, count: restatedCount(record) } : undefined;
     this.first = false;
     this.chain = { seq: record.seq, h: record.h };
     if (findings.length > 0) this.problems.push({ ...at, reason: findings.join('; '), skipped: false });
@@ -117,6 +136,12 @@ export class ChainVerifier {
     }
     if (this.batch === undefined) this.fold(record, at);
     else this.countInBatch(at, { record, at, fold: true });
+  }
+
+  /** Whether `record` follows, in history, the snapshot just before it with that snapshot's restatements left out. */
+  private leftOut(record: JournalRecord): boolean {
+    const r = this.restated;
+    return r !== undefined && this.chain?.seq === r.seq && record.seq === r.seq + r.count + 1;
   }
 
   /** The outcome. A batch still open is left unfolded, in `open`, for the caller to report. */

@@ -96,8 +96,11 @@ describe('history/ retention and journal check', () => {
     await run([...at('2026-11-02T12:00:00Z'), 'journal', 'compact']);
     expect(fs.readdirSync(join(dir, 'history'))).toHaveLength(2);
     // Two days after 11-01 23:00: the first file (newest record 11-01 12:00) goes, the second (11-02 02:00) stays.
+    // Nothing in the journal is dead by then (its snapshot and one restatement): it is not rewritten, not archived again.
+    const journal = fs.readFileSync(join(dir, 'sessions.jsonl'));
     await run([...at('2026-11-03T23:00:00Z'), 'journal', 'compact']);
-    expect(fs.readdirSync(join(dir, 'history'))).toEqual(['sessions.000000000007.jsonl', 'sessions.000000000009.jsonl']);
+    expect(fs.readdirSync(join(dir, 'history'))).toEqual(['sessions.000000000007.jsonl']);
+    expect(fs.readFileSync(join(dir, 'sessions.jsonl')).equals(journal)).toBe(true);
     expect((await crux(dir, ['session', 'get', 's', '--at', '2'])).exitCode).toBe(3);
     expect((await crux(dir, ['journal', 'compact'], { env: { CRUX_HISTORY_KEEP: 'soon' } })).exitCode).toBe(5);
   });

@@ -10,7 +10,7 @@ const REWRITE_POINTS = ['rewrite:before-rename', 'rewrite:after-rename'] as cons
 const strayTemps = (dir: string) => fs.readdirSync(dir).filter((n) => n.endsWith('.tmp'));
 const quarantine = (dir: string) => (fs.existsSync(join(dir, 'quarantine')) ? fs.readdirSync(join(dir, 'quarantine')) : []);
 
-/** A data directory with history worth compacting: sessions overwritten many times, and some cases. */
+/** A data directory with history worth compacting: sessions overwritten many times, and cases, one of them deleted. */
 async function seed(): Promise<string> {
   const dir = freshDataDir();
   const lines = Array.from({ length: 12 }, (_, i) => JSON.stringify({ session_id: `s${i}`, state: { i, v: `v${i}` } }));
@@ -19,6 +19,9 @@ async function seed(): Promise<string> {
   const puts = await startShell(`for i in 0 1 2 3 4 5 0 1 2; do "$CRUX" --data-dir '${dir}' session put "s$i" "{\\"put\\":$i}" || exit 1; done`).done;
   expect(puts.code, puts.stderr).toBe(0);
   for (let i = 0; i < 3; i++) expect((await crux(dir, ['case', 'record', '--task', `task ${i}`, '--action', 'a', '--outcome', 'o'])).exitCode).toBe(0);
+  // A journal with nothing dead is never rewritten: a deleted case makes the cases journal worth compacting too.
+  const gone = await crux(dir, ['--quiet', 'case', 'record', '--task', 'gone', '--action', 'a', '--outcome', 'o']);
+  expect((await crux(dir, ['case', 'delete', gone.stdout.trim(), '--yes'])).exitCode).toBe(0);
   return dir;
 }
 
@@ -142,22 +145,33 @@ describe('crash during compaction', { timeout: TIMEOUT }, () => {
     expect(readSessions(dir).size).toBe(12);
   });
 
-  it('repeated compactions crashed at random steps never lose a record', async () => {
+  it('repeated compactions crashed at random steps never lose a record, nor a version from history', async () => {
     const dir = await seed();
-    const reference = stateOf(dir);
+    // Each round overwrites a session (something to compact), then a compaction is killed: after its history file
+    // is in place (whole, or without the restatements history already holds), before or after its rename.
+    const points = ['history:after-link', ...REWRITE_POINTS] as const;
+    const versions = async () => JSON.parse((await crux(dir, ['--json', 'session', 'history', 's0'])).stdout).history.map((v: any) => v.seq);
     const rounds = scaled(6, 40);
     let crashes = 0;
     for (let r = 0; r < rounds; r++) {
-      const point = REWRITE_POINTS[r % 2]!;
-      const exit = await startCrux(dir, ['journal', 'compact'], { CRUX_TEST_CRASH_AT: point }).done;
-      expect(exit.signal).toBe('SIGKILL');
+      expect((await crux(dir, ['session', 'put', 's0', `{"round":${r}}`])).exitCode).toBe(0);
+      const reference = stateOf(dir);
+      const kept = await versions();
+      const exit = await startCrux(dir, ['journal', 'compact'], { CRUX_TEST_CRASH_AT: points[r % points.length]! }).done;
+      expect(exit.signal, exit.stderr).toBe('SIGKILL');
       crashes += 1;
       expect(stateOf(dir)).toEqual(reference);
+      expect(await versions()).toEqual(kept);
+      await expectHealthy(dir);
     }
+    const reference = stateOf(dir);
+    const kept = await versions();
+    expect(kept).toHaveLength(rounds + 3); // the import, two puts of the seed, one put a round
     expect((await crux(dir, ['journal', 'compact'])).exitCode).toBe(0);
     expect(strayTemps(dir)).toEqual([]);
     await expectHealthy(dir);
     expect(stateOf(dir)).toEqual(reference);
-    figure('compaction-crashes-repeated', { crashes, points: REWRITE_POINTS, lost: 0 });
+    expect(await versions()).toEqual(kept);
+    figure('compaction-crashes-repeated', { crashes, points, lost: 0 });
   });
 });

@@ -115,6 +115,13 @@ describe('a rewrite keeps owner, group and mode', { timeout: TIMEOUT }, () => {
     expect(compact.exitCode, compact.stderr).toBe(0);
     expect(JSON.parse(compact.stdout).journals[0].after.records).toBe(4);
     expect(owned()).toEqual({ uid: NOBODY, gid: NOBODY, mode: '640' });
+    // A second compaction archives a copy (without the restatements the first history file repeats): the owner's too.
+    expect((await cruxAs(NOBODY, dir, ['session', 'put', 's0', '{"i":30}'])).exitCode).toBe(0);
+    expect((await crux(dir, ['journal', 'compact'])).exitCode).toBe(0);
+    const history = fs.readdirSync(join(dir, 'history'));
+    expect(history).toHaveLength(2);
+    for (const name of history) expect(fs.statSync(join(dir, 'history', name)).uid, name).toBe(NOBODY);
+    expect(owned()).toEqual({ uid: NOBODY, gid: NOBODY, mode: '640' });
     // A bad line, repaired by root: the same.
     fs.appendFileSync(journal, 'garbage\n');
     const repair = await crux(dir, ['journal', 'check', '--repair']);
@@ -126,6 +133,7 @@ describe('a rewrite keeps owner, group and mode', { timeout: TIMEOUT }, () => {
     expect(put.exitCode, put.stderr).toBe(0);
     expect((await cruxAs(NOBODY, dir, ['journal', 'check'])).exitCode).toBe(0);
     expect(readSessions(dir).get('s2' as never)?.state).toBe('{"i":29}');
+    expect(readSessions(dir).get('s0' as never)?.state).toBe('{"i":30}');
   });
 });
 

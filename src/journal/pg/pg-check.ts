@@ -190,9 +190,14 @@ async function checkHistoryRows(
   };
   for (const { generation } of generations) {
     let first: JournalRecord | undefined;
-    const verifier = new RowVerifier(spec.vocabulary, (record) => {
-      first ??= record;
-    });
+    const verifier = new RowVerifier(
+      spec.vocabulary,
+      (record) => {
+        first ??= record;
+      },
+      undefined,
+      true,
+    );
     await sql
       .unsafe(`select line, body from ${store.ident('history')} where journal = $1 and generation = $2 order by line`, [spec.file, generation])
       .values()

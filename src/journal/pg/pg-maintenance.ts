@@ -1,7 +1,7 @@
 // The PostgreSQL store's whole-journal rewrites and reads: compaction (and its history), history read, restore.
 import { CruxError } from '../../shared/errors';
 import { decodeOwn, decodeRecord, VERIFY_ALL } from '../record';
-import { compactionText } from '../policy';
+import { compactionText, planCompaction } from '../policy';
 import { journalName, type StoreSpec } from '../store-spec';
 import type { CompactReport, HistoryPiece, ProgressSink } from '../store-boundary';
 import type { Sql } from './client';
@@ -36,13 +36,30 @@ export async function compactJournals(
         );
       }
       const live = spec.live(folded.state);
+      const table = store.ident(journalTable(spec.file));
+      const [first] = await sql.unsafe<{ body: string }[]>(`select body from ${table} order by line limit 1`);
+      const [kept] = catalog.tables.has('history')
+        ? await sql.unsafe<{ head: string | null }[]>(`select max(seq) as head from ${store.ident('history')} where journal = $1`, [spec.file])
+        : [];
+      const firstRecord = first === undefined ? undefined : decodeOwn(first.body);
+      const plan = planCompaction(
+        { records: folded.scan.records, first: firstRecord, tornTail: false },
+        live.length,
+        kept?.head == null ? undefined : Number(kept.head),
+      );
+      if (!plan.rewrite) {
+        reports.push({ name, file: spec.file, before, after: before });
+        continue;
+      }
       const text = compactionText(folded.scan.head, before, live, ts);
-      // What compaction drops is kept: the old rows, chain intact, move to `history`.
+      // What compaction drops is kept: the old rows, chain intact, move to `history`, without the restatements
+      // of what history already holds (policy.ts).
+      const [from, to] = plan.leaveOut ? [plan.leaveOut.from, plan.leaveOut.to] : [0, -1];
       await sql.unsafe(
         `insert into ${store.ident('history')} (journal, generation, compacted_at, line, seq, body)
          select $1, (select coalesce(max(generation), 0) + 1 from ${store.ident('history')} where journal = $1), $2, line, seq, body
-         from ${store.ident(journalTable(spec.file))}`,
-        [spec.file, ts],
+         from ${table} where seq not between $3 and $4`,
+        [spec.file, ts, from, to],
       );
       const bytes = await replaceRows(store, sql, spec, text);
       await store.refreshIndex(sql, catalog, spec, 'all', { whole: folded.state });
@@ -78,11 +95,11 @@ async function pruneHistory(store: PgHost, sql: Sql, ts: string, retention: Hist
 export async function readHistoryRows<S>(store: PgHost, sql: Sql, catalog: Catalog, spec: StoreSpec<S>, sink: RecordSink): Promise<void> {
   const visit = historySink(sink);
   const table = journalTable(spec.file);
-  const sources: [string, unknown[]][] = [];
+  const sources: [string, unknown[], boolean][] = [];
   if (catalog.tables.has('history'))
-    sources.push([`select line, body from ${store.ident('history')} where journal = $1 order by generation, line`, [spec.file]]);
-  if (catalog.tables.has(table)) sources.push([`select line, body from ${store.ident(table)} order by line`, []]);
-  for (const [query, params] of sources) {
+    sources.push([`select line, body from ${store.ident('history')} where journal = $1 order by generation, line`, [spec.file], true]);
+  if (catalog.tables.has(table)) sources.push([`select line, body from ${store.ident(table)} order by line`, [], false]);
+  for (const [query, params, history] of sources) {
     // Each compaction's rows, and the journal, are chains of their own: verified one by one, as history files are.
     let verifier: RowVerifier | undefined;
     let previous = 0;
@@ -94,7 +111,7 @@ export async function readHistoryRows<S>(store: PgHost, sql: Sql, catalog: Catal
           const n = Number(line);
           if (verifier === undefined || n <= previous) {
             if (verifier !== undefined) reportSkipped(store, spec.file, verifier);
-            verifier = new RowVerifier(spec.vocabulary, visit);
+            verifier = new RowVerifier(spec.vocabulary, visit, undefined, history);
           }
           previous = n;
           verifier.visit({ line: n, body });

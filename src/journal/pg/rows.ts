@@ -37,9 +37,12 @@ export class RowVerifier {
   private bytes = 0;
   private lastLine = 0;
 
-  /** `from`: the head before the first row visited, when the rows before it are known (a snapshot's tail). */
-  constructor(vocabulary: ReadonlySet<string>, sink: RecordSink, from?: ChainHead) {
-    this.chain = new ChainVerifier(vocabulary, sink, from);
+  /**
+   * `from`: the head before the first row visited, when the rows before it are known (a snapshot's tail).
+   * `history`: the rows are history rows (a snapshot's restatements may be left out, verify.ts).
+   */
+  constructor(vocabulary: ReadonlySet<string>, sink: RecordSink, from?: ChainHead, history = false) {
+    this.chain = new ChainVerifier(vocabulary, sink, from, history);
   }
 
   visit(row: Row): void {
