@@ -175,6 +175,19 @@ export class DataDir implements JournalStore, TransactionHost {
   }
 
   /**
+   * A state holding, in the order of their values, the entities whose value of the prefixed key `query.index`
+   * starts with `query.prefix`, at least until `enough(state)` (the caller filters exactly and cuts); a full
+   * replay when the index does not verify.
+   */
+  async readPrefix<S>(spec: StoreSpec<S>, query: { index: string; prefix: string }, enough: (state: S) => boolean): Promise<S> {
+    try {
+      return derivedFiles(this.root, spec).prefix(query, enough) ?? this.replayAndKeep(spec).state;
+    } finally {
+      this.tellUnusable();
+    }
+  }
+
+  /**
    * Runs `decide` as one write transaction under the lock. Against a directory that does not exist yet,
    * `decide` first runs against empty stores without creating anything: a refused command leaves no trace.
    */

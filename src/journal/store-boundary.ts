@@ -264,6 +264,13 @@ export interface JournalStore {
     enough: (state: S) => boolean,
   ): Promise<{ state: S; total: number | undefined }>;
   /**
+   * Optional (completion): a state holding, in the order of their values, the entities whose value of the
+   * prefixed secondary key `query.index` (StoreSpec.secondary.prefixed) starts with `query.prefix`, at least
+   * until `enough(state)`: a matching entity it leaves out sorts after every matching entity it holds. It may
+   * hold entities that do not match (the caller filters exactly and cuts). A store without it: read and filter.
+   */
+  readPrefix?<S>(spec: StoreSpec<S>, query: { readonly index: string; readonly prefix: string }, enough: (state: S) => boolean): Promise<S>;
+  /**
    * The records at these positions (as the store handed them to `evolve`); undefined where there is no
    * record any more (the journal was rewritten since).
    */

@@ -48,6 +48,14 @@ export interface SecondaryKeys<S> {
    * no such entity). Numbers must be whole, from 0 to 2^53.
    */
   values(state: S, key: string): readonly (string | number | undefined)[];
+  /**
+   * Names whose string values are kept in order of their leading bytes rather than matched exactly, so that
+   * they can be read by prefix (JournalStore.readPrefix); `equals` on one reads every value that shares its
+   * first 7 bytes (UTF-16 order, as JS compares strings). A value that should read well by prefix starts
+   * with its distinguishing part, and stays the entity's for its life (derived from its key): a read by
+   * prefix takes every entry in the range as a candidate, and orders them by the value they carry.
+   */
+  readonly prefixed?: readonly string[];
 }
 
 /**

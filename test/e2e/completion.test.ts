@@ -140,7 +140,7 @@ describe('crux completion', () => {
     expect(await complete(['--data-dir', '='])).toContain('src');
   });
 
-  it('__complete reads the ids that start with the prefix, at most 200', async () => {
+  it('__complete reads the ids of its scope that start with the prefix, in order, at most 200, with or without the cache', async () => {
     const dir = freshDataDir();
     const file = join(tempDir(), 'many.jsonl');
     const line = (id: string) =>
@@ -161,6 +161,20 @@ describe('crux completion', () => {
     expect(await ids(['job-24'])).toEqual(Array.from({ length: 10 }, (_, i) => `job-24${i}`));
     expect(await ids(['oth'])).toEqual(['other']);
     expect(await ids(['nope'])).toEqual([]);
+    // In id order, the first 200 of them.
+    expect(await ids(['job-'])).toEqual(Array.from({ length: 200 }, (_, i) => `job-${String(i).padStart(3, '0')}`));
+    // Each scope its own: another agent's job-2xx is offered to that agent only.
+    for (const id of ['job-2a', 'job-2b', 'plan-1']) expect((await crux(dir, ['--agent', 'planner', 'session', 'put', id, '{}'])).exitCode).toBe(0);
+    expect(await ids(['job-2'])).toEqual(Array.from({ length: 50 }, (_, i) => `job-2${String(i).padStart(2, '0')}`));
+    expect(await crux(dir, ['--agent', 'planner', '__complete', 'session', 'job']).then((r) => r.stdout)).toBe('job-2a\njob-2b\n');
+    expect(await crux(dir, ['--agent', 'planner', '__complete', 'session']).then((r) => r.stdout)).toBe('job-2a\njob-2b\nplan-1\n');
+    // The same answers from the journal alone: without cache/, and with cache/ unusable (a file in its place).
+    const want = await Promise.all([[], ['job-1'], ['o']].map(ids));
+    fs.rmSync(join(dir, 'cache'), { recursive: true });
+    expect(await Promise.all([[], ['job-1'], ['o']].map(ids))).toEqual(want);
+    fs.rmSync(join(dir, 'cache'), { recursive: true });
+    fs.writeFileSync(join(dir, 'cache'), 'not a directory');
+    expect(await Promise.all([[], ['job-1'], ['o']].map(ids))).toEqual(want);
   });
 
   it('refuses an unknown shell with exit 2', async () => {

@@ -330,6 +330,27 @@ describeEachStore('on a %s store', (kind) => {
       expect(json(await crux(dir, ['--json', '--agent', 'bob', 'session', 'close', 'x'])).outcome).toBe('closed');
       expect(json(await crux(dir, ['--json', 'session', 'get', 'x'])).session.status).toBe('active');
     });
+
+    it('a get that names the wrong agent (or none) is 3 with a hint naming the scopes that hold the id', async () => {
+      const dir = freshDataDir();
+      await crux(dir, ['--agent', 'planner', 'session', 'put', 'plan-1', '{}']);
+      await crux(dir, ['session', 'put', 'solo', '{}']);
+      const none = await crux(dir, ['session', 'get', 'plan-1']);
+      expect(none.exitCode).toBe(3);
+      expect(none.stderr).toBe('crux: no session "plan-1" (it exists under agent "planner": use --agent planner)\n');
+      await crux(dir, ['--agent', 'reviewer', 'session', 'put', 'plan-1', '{}']);
+      await crux(dir, ['session', 'put', 'plan-1x', '{}']);
+      const err = json({ stdout: (await crux(dir, ['--json', '--agent', 'x', 'session', 'get', 'plan-1'])).stderr });
+      expect(err.error).toMatchObject({ code: 3, kind: 'not_found', message: 'no session "plan-1" of agent "x"' });
+      expect(err.error.hint).toBe('it exists under agents "planner", "reviewer": use --agent <name>');
+      expect((await crux(dir, ['--agent', 'planner', 'session', 'get', 'solo'])).stderr).toBe(
+        'crux: no session "solo" of agent "planner" (it exists without an agent: leave --agent out)\n',
+      );
+      // An id no scope holds keeps the general hint; the store is left as it was.
+      const before = snapshotDir(dir);
+      expect((await crux(dir, ['session', 'get', 'plan-2'])).stderr).toBe('crux: no session "plan-2" (see `crux session list`)\n');
+      expect(snapshotDir(dir)).toEqual(before);
+    });
   });
 
   describe('freshness and stranded', () => {

@@ -2,9 +2,9 @@
 // session and case commands through the domain operations, with faults injected — ENOSPC and short writes at
 // derived-file writes (and ENOSPC at journal appends), cache files flipped, truncated, zeroed by 4 KiB page,
 // deleted, replaced by another directory's or by an older copy of their own, and writes of the built binary
-// killed with SIGKILL at a crash point. After every step each answer
-// (get, show, --agent list, --stranded list, reap --dry-run, retrieve) equals the answer of a copy of the
-// journals alone, with no cache/ at all.
+// killed with SIGKILL at a crash point. After every step each answer (get and its hint, show, --agent list,
+// --stranded list, reap --dry-run, completion, retrieve) equals the answer of a copy of the journals alone,
+// with no cache/ at all.
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -164,7 +164,8 @@ async function answer<T>(fn: () => Promise<T>): Promise<T | { error: string }> {
   try {
     return await fn();
   } catch (error) {
-    if (error instanceof CruxError) return { error: error.kind };
+    // A not-found's hint names the other agents that hold the id (read by logical id through the index).
+    if (error instanceof CruxError) return { error: error.kind, ...(error.kind === 'not_found' ? { hint: error.hint } : {}) };
     throw Object.assign(new Error(`not a CruxError: ${(error as Error).stack}`), { cause: error });
   }
 }
@@ -178,6 +179,8 @@ async function answers(dir: DataDir, now: number): Promise<unknown> {
     if (a !== undefined) out.push(await answer(() => sessions.listStoredSessions(scope, { all: true, archived: false, stranded: false, allAgents: false })));
     out.push(await answer(() => sessions.listStoredSessions(scope, { all: false, archived: false, stranded: true, allAgents: false })));
     out.push(await answer(() => sessions.reapSessions(scope, { dryRun: true })));
+    // Completion: the scope's ids from a prefix on, in order, cut (read by prefix through the index).
+    for (const prefix of ['', 's', 's3']) for (const max of [2, 200]) out.push(await answer(() => sessions.sessionIdsStartingWith(scope, prefix, max)));
     // Limited lists newest first (through the index where it verifies): the rows and the count a replay gives.
     if (a === undefined) {
       for (const stranded of [true, false]) {

@@ -87,6 +87,7 @@ const PHRASES: readonly [RegExp, string][] = [
   [/accept it as the agent it is addressed to \(--as\)/g, 'only the agent it is addressed to can accept it, through its own server'],
   [/, or an earlier --now/g, ''],
   [/ \(use --all-agents\)/g, " (another agent's server lists its own)"],
+  [/: (?:use --agent|leave --agent out).*$/, ': a server of that scope reads it'],
   [/see `crux --help`/g, 'tools/list describes every tool and its arguments'],
   [/the command's --help shows what it accepts/g, 'tools/list describes what each argument accepts'],
   [/only delete removes it/g, 'only an operator can delete it'],

@@ -1,7 +1,7 @@
 // Pure decisions: given the sessions and a command, the events to append, or the error that refuses it.
 // Time and ids come in as arguments; nothing here reads the clock or the disk.
 import { conflict, invalid, notFound } from '../../shared/errors';
-import { unscopeSessionId, type ScopedSessionId } from '../../shared/ids';
+import { unscopeSessionId, type AgentName, type ScopedSessionId } from '../../shared/ids';
 import { scrubText } from '../../shared/scrub';
 import { formatLaterTime, formatTime, tryParseTime, type Instant } from '../../shared/time';
 import { allowedOps, isIdempotent, isTerminal, nextStatus, type SessionOp } from './machine';
@@ -39,12 +39,30 @@ function describeKey(key: ScopedSessionId): string {
   return agent === undefined ? `session ${JSON.stringify(id)}` : `session ${JSON.stringify(id)} of agent ${JSON.stringify(agent)}`;
 }
 
-/** The record of `key`, or "not found" (exit 3). */
-export function requireSession(sessions: Sessions, key: ScopedSessionId): SessionRecord {
+/**
+ * The record of `key`, or "not found" (exit 3). `elsewhere`: the other scopes that hold a session of the same
+ * logical id (an agent, or undefined for none), which the hint names — the id is right, the agent is not.
+ */
+export function requireSession(sessions: Sessions, key: ScopedSessionId, elsewhere: readonly (AgentName | undefined)[] = []): SessionRecord {
   const record = sessions.get(key);
-  if (record === undefined) throw notFound(`no ${describeKey(key)}`, 'see `crux session list`');
+  if (record === undefined) throw notFound(`no ${describeKey(key)}`, elsewhereHint(elsewhere) ?? 'see `crux session list`');
   return record;
 }
+
+function elsewhereHint(scopes: readonly (AgentName | undefined)[]): string | undefined {
+  const agents = scopes.filter((a) => a !== undefined).sort();
+  const unscoped = scopes.includes(undefined);
+  const parts: string[] = [];
+  if (unscoped) parts.push('without an agent');
+  if (agents.length > 0) parts.push(`under agent${agents.length > 1 ? 's' : ''} ${agents.map((a) => JSON.stringify(a)).join(', ')}`);
+  if (parts.length === 0) return undefined;
+  const one = agents.length === 1 ? `--agent ${shellWord(agents[0]!)}` : '--agent <name>';
+  const how = agents.length === 0 ? 'leave --agent out' : unscoped ? `use ${one}, or leave --agent out` : `use ${one}`;
+  return `it exists ${parts.join(' and ')}: ${how}`;
+}
+
+/** A name as one shell word: as it is when it is plain, else single-quoted. */
+const shellWord = (name: string) => (/^[\w.@%+=:,/-]+$/.test(name) ? name : `'${name.replace(/'/g, `'\\''`)}'`);
 
 /** Refuses `op` on `record` unless the machine allows it (exit 4 naming the state and the allowed ops). */
 function requireMove(record: SessionRecord, op: SessionOp): void {

@@ -143,7 +143,31 @@ export function toImported(r: SessionRecord): ImportedData {
   };
 }
 
-const SESSION_INDEXES = ['agent', 'open_updated', 'open_expires', 'unscoped_open_updated', 'listed_updated', 'unscoped_listed_updated'] as const;
+const SESSION_INDEXES = [
+  'agent',
+  'open_updated',
+  'open_expires',
+  'unscoped_open_updated',
+  'listed_updated',
+  'unscoped_listed_updated',
+  'logical_id',
+  'scoped_order',
+] as const;
+
+/**
+ * A session's value of `scoped_order`, the ids of one scope in order for a read by prefix (completion): a
+ * tag of the scope, then the logical id. The tag is short, so that the index's 7 ordered bytes hold most of
+ * the id: `!` for no agent, else two characters from a hash of the agent's name (two agents that share a tag
+ * only add candidates, which the caller's exact filter removes). Printable, so a database stores it as text.
+ */
+export function scopedOrder(agent: string | undefined, id: string): string {
+  if (agent === undefined) return `!${id}`;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < agent.length; i++) h = Math.imul(h ^ agent.charCodeAt(i), 0x01000193);
+  h >>>= 0;
+  // 92 characters from # to ~ (never !, the unscoped tag).
+  return `${String.fromCharCode(0x23 + (h % 92))}${String.fromCharCode(0x23 + (Math.floor(h / 92) % 92))}${id}`;
+}
 
 export const SESSION_STORE: StoreSpec<Sessions> = {
   file: 'sessions.jsonl',
@@ -161,15 +185,18 @@ export const SESSION_STORE: StoreSpec<Sessions> = {
   // last written (stranded) and by when they expire (reap). A closed session has neither time. A limited list
   // reads newest first by the time of the last write: the open sessions (--stranded) and the sessions a plain
   // list shows (active, handed off), each also among the unscoped ones only, so that the sessions a caller
-  // without an agent does not see are counted from the index alone (hidden_scoped).
+  // without an agent does not see are counted from the index alone (hidden_scoped). By logical id, every
+  // agent's session of that id (the hint of a get that names the wrong agent); and each scope's ids in order
+  // (completion reads those that start with what is typed).
   secondary: {
     names: SESSION_INDEXES,
-    version: 2,
+    version: 3,
+    prefixed: ['scoped_order'],
     values: (sessions, key) => {
       const r = sessions.get(key as ScopedSessionId);
-      if (r === undefined) return [undefined, undefined, undefined, undefined, undefined, undefined];
+      if (r === undefined) return SESSION_INDEXES.map(() => undefined);
       const open = !isTerminal(r.status);
-      const agent = unscopeSessionId(r.key).agent;
+      const { agent, id } = unscopeSessionId(r.key);
       const updated = tryParseTime(r.updated_at);
       const openUpdated = open ? updated : undefined;
       const listedUpdated = r.status === 'active' || r.status === 'handed_off' ? updated : undefined;
@@ -181,6 +208,8 @@ export const SESSION_STORE: StoreSpec<Sessions> = {
         unscoped ? openUpdated : undefined,
         listedUpdated,
         unscoped ? listedUpdated : undefined,
+        id,
+        scopedOrder(agent, id),
       ];
     },
   },

@@ -21,7 +21,7 @@ import { DEFAULT_THRESHOLDS, type FreshnessThresholds } from './freshness';
 import { formatExportLine, parseImportLines, type ImportOptions } from './transfer-lines';
 import { isVisible, listSessions, visibleRecords, type ListFilter, type Listing } from './query';
 import type { SessionDraft } from './events';
-import { nextRecord, SESSION_STORE, type SessionRecord, type Sessions } from './fold';
+import { nextRecord, scopedOrder, SESSION_STORE, type SessionRecord, type Sessions } from './fold';
 import { viewSession, type SessionView } from './view';
 
 export interface SessionScope {
@@ -90,10 +90,21 @@ export function putSession(scope: SessionScope, id: LogicalSessionId, cmd: Omit<
   return writeOne(scope, id, (sessions, key) => decidePut(sessions, { ...cmd, key, actor: scope.actor }, scope.now));
 }
 
-/** The stored record of `id` in the caller's scope (exit 3 when there is none). */
+/**
+ * The stored record of `id` in the caller's scope; when there is none, exit 3 with a hint naming the other
+ * scopes that hold a session of that id (read by logical id through the index: only those sessions).
+ */
 async function findSession(scope: SessionScope, id: LogicalSessionId): Promise<SessionRecord> {
   const key = keyFor(scope, id);
-  return requireSession(await scope.dir.readKey(SESSION_STORE, key), key);
+  const record = (await scope.dir.readKey(SESSION_STORE, key)).get(key);
+  if (record !== undefined) return record;
+  const same = await scope.dir.readIndexed(SESSION_STORE, { index: 'logical_id', equals: id });
+  const elsewhere = [...same.keys()].map((k) => unscopeSessionId(k)).filter((k) => k.id === id && k.agent !== scope.agent);
+  return requireSession(
+    same,
+    key,
+    elsewhere.map((k) => k.agent),
+  );
 }
 
 export async function getSession(scope: SessionScope, id: LogicalSessionId): Promise<{ session: SessionView; state: string }> {
@@ -119,17 +130,26 @@ export async function listStoredSessions(scope: SessionScope, filter: Omit<ListF
 }
 
 /**
- * The caller's session ids that start with `prefix`, in id order, at most `max` (shell completion): read as a
- * listing reads them, but no view is made and nothing sorted but the ids that match.
+ * The caller's session ids that start with `prefix`, in id order, at most `max` (shell completion): only the
+ * sessions whose ids come first from the prefix on are read (the index's `scoped_order`), no view is made,
+ * and nothing sorted but the ids that match.
  */
 export async function sessionIdsStartingWith(scope: SessionScope, prefix: string, max: number): Promise<string[]> {
-  const sessions = await sessionsFor(scope, { all: true, archived: false, stranded: false, allAgents: false });
-  const ids: string[] = [];
-  for (const key of sessions.keys()) {
-    const { agent, id } = unscopeSessionId(key);
-    if (agent === scope.agent && id.startsWith(prefix)) ids.push(id);
-  }
-  return ids.sort().slice(0, max);
+  const matching = (sessions: Sessions) => {
+    const ids: string[] = [];
+    for (const key of sessions.keys()) {
+      const { agent, id } = unscopeSessionId(key);
+      if (agent === scope.agent && id.startsWith(prefix)) ids.push(id);
+    }
+    return ids;
+  };
+  // A store without a read by prefix: as a listing reads them.
+  const read = scope.dir.readPrefix?.bind(scope.dir);
+  const sessions =
+    read === undefined
+      ? await sessionsFor(scope, { all: true, archived: false, stranded: false, allAgents: false })
+      : await read(SESSION_STORE, { index: 'scoped_order', prefix: scopedOrder(scope.agent, prefix) }, (s) => matching(s).length >= max);
+  return matching(sessions).sort().slice(0, max);
 }
 
 export function archiveSession(scope: SessionScope, id: LogicalSessionId, reason: string | undefined): Promise<SessionView> {

@@ -6,7 +6,8 @@
 //     secondary    space 1 + i (the store's i-th named index): value in the key; key hash (hi, lo),
 //                  version (the journal offset of the write that set it, hi, lo), flags (bit 1: withdrawn), 0
 // A key or a string value becomes a 56-bit hash (FNV-1a 64 folded); collisions are harmless because every
-// line and entity read through the index is checked against its real key.
+// line and entity read through the index is checked against its real key. A value of a prefixed name
+// (StoreSpec.secondary.prefixed) keeps its first 7 bytes in order instead (textKey), so that a prefix is a range.
 
 export const ENTRY_WORDS = 8;
 export const ENTRY_BYTES = ENTRY_WORDS * 4;
@@ -39,6 +40,38 @@ export function sortKey(space: number, value: string | number): [number, number]
   }
   const v = Math.max(0, Math.min(Math.floor(value), 2 ** 56 - 1));
   return [((space << 24) | Math.floor(v / TWO32)) >>> 0, (v % TWO32) >>> 0];
+}
+
+/** Bytes of a text value a prefixed key keeps in order (the sort key's 56 bits). */
+const TEXT_KEY_BYTES = 7;
+
+/**
+ * The leading bytes of `text` in an order-preserving form: each UTF-16 unit as UTF-8 would encode its value
+ * (1–3 bytes), so that byte order is UTF-16 order — the order of JS's `<` and sort() — and the form of a
+ * prefix begins the form of every text that starts with it. Cut at `max` bytes; `fill` pads the rest.
+ */
+function textBytes(text: string, max: number, fill: number): Uint8Array {
+  const out = new Uint8Array(max).fill(fill);
+  let n = 0;
+  for (let i = 0; i < text.length && n < max; i++) {
+    const u = text.charCodeAt(i);
+    const bytes = u < 0x80 ? [u] : u < 0x800 ? [0xc0 | (u >> 6), 0x80 | (u & 63)] : [0xe0 | (u >> 12), 0x80 | ((u >> 6) & 63), 0x80 | (u & 63)];
+    for (const b of bytes) if (n < max) out[n++] = b;
+  }
+  return out;
+}
+
+const keyOfBytes = (space: number, b: Uint8Array): [number, number] => [
+  ((space << 24) | (b[0]! << 16) | (b[1]! << 8) | b[2]!) >>> 0,
+  ((b[3]! << 24) | (b[4]! << 16) | (b[5]! << 8) | b[6]!) >>> 0,
+];
+
+/** The sort key of a prefixed text value: its first 7 bytes in order (texts that share them tie). */
+export const textKey = (space: number, text: string): [number, number] => keyOfBytes(space, textBytes(text, TEXT_KEY_BYTES, 0));
+
+/** The sort keys [from, to] that every text starting with `prefix` lies within. */
+export function textRange(space: number, prefix: string): [fromHi: number, fromLo: number, toHi: number, toLo: number] {
+  return [...keyOfBytes(space, textBytes(prefix, TEXT_KEY_BYTES, 0)), ...keyOfBytes(space, textBytes(prefix, TEXT_KEY_BYTES, 0xff))];
 }
 
 export const splitOffset = (offset: number): [number, number] => [Math.floor(offset / TWO32) >>> 0, (offset % TWO32) >>> 0];

@@ -3,7 +3,7 @@
 import type { JournalRecord } from '../record';
 import type { LinePosition } from '../scan';
 import type { StoreSpec } from '../store-spec';
-import { ENTRY_WORDS, EntryList, FLAG_RESET, FLAG_WITHDRAWN, hash56, joinOffset, KEY_SPACE, sortKey, splitOffset } from './entries';
+import { ENTRY_WORDS, EntryList, FLAG_RESET, FLAG_WITHDRAWN, hash56, joinOffset, KEY_SPACE, sortKey, splitOffset, textKey } from './entries';
 
 /** The key line entry of a record, if its store keys it. */
 export function keyEntry(list: EntryList, spec: StoreSpec<any>, record: JournalRecord, at: LinePosition): string | undefined {
@@ -13,6 +13,12 @@ export function keyEntry(list: EntryList, spec: StoreSpec<any>, record: JournalR
   const [oh, ol] = splitOffset(at.offset);
   list.push(hi, lo, oh, ol, at.length, at.line, spec.resets?.(record) ? FLAG_RESET : 0, 0);
   return key;
+}
+
+/** The sort key of the store's i-th secondary name's value: a prefixed name's text in order, else sortKey. */
+export function valueKey(spec: StoreSpec<any>, i: number, value: string | number): [number, number] {
+  const space = 1 + i;
+  return typeof value === 'string' && spec.secondary?.prefixed?.includes(spec.secondary.names[i]!) ? textKey(space, value) : sortKey(space, value);
 }
 
 /**
@@ -31,7 +37,7 @@ export function secondaryEntries(list: EntryList, spec: StoreSpec<any>, state: u
     if (value === undefined) {
       if (withdraw) list.push(((1 + i) << 24) >>> 0, 0, kh, kl, vh, vl, FLAG_WITHDRAWN, 0);
     } else {
-      const [hi, lo] = sortKey(1 + i, value);
+      const [hi, lo] = valueKey(spec, i, value);
       list.push(hi, lo, kh, kl, vh, vl, 0, 0);
     }
   });

@@ -88,9 +88,13 @@ export class IndexTables {
     }
   }
 
-  /** The partitions' entries whose sort key lies in [from, to], in order, as spans of pages (SortedTable.spans). */
-  partSpans(fromHi: number, fromLo: number, toHi: number, toLo: number, visit: (words: Uint32Array, start: number, end: number) => void): void {
-    for (const part of this.partsOver(fromHi, fromLo, toHi, toLo)) this.table(part).spans(fromHi, fromLo, toHi, toLo, visit);
+  /**
+   * The partitions' entries whose sort key lies in [from, to], in order, as spans of pages (SortedTable.spans);
+   * true when a visit stopped the read.
+   */
+  partSpans(fromHi: number, fromLo: number, toHi: number, toLo: number, visit: (words: Uint32Array, start: number, end: number) => boolean | void): boolean {
+    for (const part of this.partsOver(fromHi, fromLo, toHi, toLo)) if (this.table(part).spans(fromHi, fromLo, toHi, toLo, visit)) return true;
+    return false;
   }
 
   /** The partitions that may hold sort keys in [from, to], in order. */

@@ -17,7 +17,7 @@ import { keepSnapshot, loadSnapshot } from './snapshot-load';
 import { DerivedDamage } from './sorted-table';
 import { bindingAt } from './index-tail';
 import { StoreIndex } from './store-index';
-import { AppendUpkeep, loadNewest, loadThroughIndex, ReplayUpkeep } from './through-index';
+import { AppendUpkeep, loadNewest, loadPrefix, loadThroughIndex, ReplayUpkeep } from './through-index';
 import { openJournalFile } from '../journal-file';
 
 export { CACHE_DIR, takeUnusable } from './cache-file';
@@ -49,6 +49,15 @@ class DerivedFiles<S> {
    */
   newest(query: { index: string; atMost: number }, enough: (state: S) => boolean): { state: S; total: number } | undefined {
     return loadNewest(this.path, this.root, this.spec, query, enough);
+  }
+
+  /**
+   * The entities whose value of the prefixed key `query.index` starts with `query.prefix`, in the order of
+   * their values, read until `enough(state)` (a matching entity left out sorts after those read); undefined
+   * as findKeys.
+   */
+  prefix(query: { index: string; prefix: string }, enough: (state: S) => boolean): S | undefined {
+    return loadPrefix(this.path, this.root, this.spec, query, enough);
   }
 
   /** The whole state from the snapshot and the records after it; undefined when there is none that verifies. */

@@ -95,9 +95,10 @@ export class SortedTable {
    * The entries whose sort key lies in [from, to], as spans of pages: `visit(words, start, end)` for entries
    * start ≤ i < end of one page, in order. Pages past the first are read several at a time (one read each),
    * verified as each is used, and not kept: a long range is counted or ordered without a call per entry.
+   * A visit that returns true stops the read (spans then returns true).
    */
-  spans(fromHi: number, fromLo: number, toHi: number, toLo: number, visit: (words: Uint32Array, start: number, end: number) => void): void {
-    if (this.pages === 0) return;
+  spans(fromHi: number, fromLo: number, toHi: number, toLo: number, visit: (words: Uint32Array, start: number, end: number) => boolean | void): boolean {
+    if (this.pages === 0) return false;
     // Read ahead in doubling chunks: a short range reads little more than its pages, a long one 256 KiB a read.
     let ahead = 2;
     for (let p = this.firstPageFrom(fromHi, fromLo); p < this.pages; p++) {
@@ -117,9 +118,10 @@ export class SortedTable {
         end = start;
         while (end < n && compareKey(words, end, toHi, toLo) <= 0) end++;
       }
-      if (end > start) visit(words, start, end);
-      if (end < n) return;
+      if (end > start && visit(words, start, end) === true) return true;
+      if (end < n) return false;
     }
+    return false;
   }
 
   /**

@@ -18,8 +18,8 @@ import type { Position } from '../loaded';
 import type { IndexQuery, StoreSpec } from '../store-spec';
 import { bindingHolds, dropCacheFile, mtimeOf, newNonce, readVerified, writeCacheFile, type JournalBinding } from './cache-file';
 import { appendBlock, encodeLogHeader, readLog, type OpenLog } from './delta-log';
-import { ENTRY_WORDS, EntryList, FLAG_RESET, FLAG_WITHDRAWN, hash56, joinOffset, KEY_SPACE, sortKey } from './entries';
-import { keyEntry, secondaryEntries } from './index-entries';
+import { compareAt, ENTRY_WORDS, EntryList, FLAG_RESET, FLAG_WITHDRAWN, hash56, joinOffset, KEY_SPACE, sortKey, textRange } from './entries';
+import { keyEntry, secondaryEntries, valueKey } from './index-entries';
 import { dropIndexFiles, INDEX_VERSION, logName, openManifest, type Manifest } from './index-base';
 import { freeze, IndexTables, mergeStep, RunMissing } from './index-levels';
 import { bindingAt, readTail, type Tail } from './index-tail';
@@ -116,7 +116,7 @@ export class StoreIndex<S> {
     const i = secondary?.names.indexOf(query.index) ?? -1;
     if (i < 0) throw new Error(`${this.spec.file}: no secondary key ${query.index}`);
     const space = 1 + i;
-    const [fromHi, fromLo] = 'equals' in query ? sortKey(space, query.equals) : [(space << 24) >>> 0, 0];
+    const [fromHi, fromLo] = 'equals' in query ? valueKey(this.spec, i, query.equals) : [(space << 24) >>> 0, 0];
     const [toHi, toLo] = 'equals' in query ? [fromHi, fromLo] : sortKey(space, query.atMost);
     const hashes = new Map<string, [number, number]>();
     const take = (w: Uint32Array, j: number) => {
@@ -186,6 +186,72 @@ export class StoreIndex<S> {
       return typeof value === 'number' && value <= query.atMost;
     });
     return newest.total + matching.length;
+  }
+
+  /**
+   * Folds into `state` the entities whose value of the prefixed key `query.index` starts with `query.prefix`,
+   * in the order of the values' leading bytes (those written past the index first: not indexed yet), until
+   * `enough(state)` and then every entity that ties with the last one read — so that an entity left out sorts
+   * after every one read. Candidates come from every entry in the range: an entity's prefixed value is its
+   * own, and a stale candidate (deleted since) costs a read, never an answer (the caller filters exactly).
+   * False after damage.
+   */
+  loadPrefix(state: S, query: { index: string; prefix: string }, enough: (state: S) => boolean): boolean {
+    const secondary = this.spec.secondary;
+    const i = secondary?.names.indexOf(query.index) ?? -1;
+    if (i < 0 || !secondary?.prefixed?.includes(query.index)) throw new Error(`${this.spec.file}: no prefixed secondary key ${query.index}`);
+    const [fromHi, fromLo, toHi, toLo] = textRange(1 + i, query.prefix);
+    const tail = [...this.tail.keys];
+    if (tail.length > 0 && !this.loadKeys(state, tail)) return false;
+    const seen = new Set(tail.map((key) => hash56(key).join(':')));
+    const inRange = (w: Uint32Array, x: number) =>
+      !(w[x + 6]! & FLAG_WITHDRAWN) && (w[x]! > fromHi || (w[x] === fromHi && w[x + 1]! >= fromLo)) && (w[x]! < toHi || (w[x] === toHi && w[x + 1]! <= toLo));
+    // The frozen runs' and the log's entries in the range (few), in order, merged into the partitions' as they come.
+    const extra = new EntryList(64);
+    try {
+      for (const run of this.tables.manifest.frozen) this.tables.table(run).range(fromHi, fromLo, toHi, toLo, (w, j) => extra.pushFrom(w, j));
+    } catch (error) {
+      if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return false;
+      throw error;
+    }
+    const log = this.log?.entries;
+    if (log !== undefined) for (let j = 0; j < log.count; j++) if (inRange(log.words, j * ENTRY_WORDS)) extra.pushFrom(log.words, j);
+    const sorted = extra.sorted();
+    let e = 0;
+    let read = 0;
+    let stopAt: [number, number] | undefined;
+    let failed = false;
+    // One candidate, in order: read unless seen; true when the read is done (enough, and past the ties).
+    const offer = (w: Uint32Array, j: number): boolean => {
+      const x = j * ENTRY_WORDS;
+      if (w[x + 6]! & FLAG_WITHDRAWN) return false;
+      if (stopAt !== undefined && (w[x]! > stopAt[0] || (w[x] === stopAt[0] && w[x + 1]! > stopAt[1]))) return true;
+      const id = `${w[x + 2]}:${w[x + 3]}`;
+      if (seen.has(id)) return false;
+      seen.add(id);
+      if (!this.foldHash(state, w[x + 2]!, w[x + 3]!, undefined)) {
+        failed = true;
+        return true;
+      }
+      // enough() is asked every 16 reads (it may cost what the caller's filter costs).
+      if (stopAt === undefined && ++read % 16 === 0 && enough(state)) stopAt = [w[x]!, w[x + 1]!];
+      return false;
+    };
+    let done: boolean;
+    try {
+      done = this.tables.partSpans(fromHi, fromLo, toHi, toLo, (w, start, end) => {
+        for (let j = start; j < end; j++) {
+          while (e < sorted.length / ENTRY_WORDS && compareAt(sorted, e, w, j) < 0) if (offer(sorted, e++)) return true;
+          if (offer(w, j)) return true;
+        }
+        return false;
+      });
+    } catch (error) {
+      if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return false;
+      throw error;
+    }
+    while (!done && e < sorted.length / ENTRY_WORDS) done = offer(sorted, e++);
+    return !failed;
   }
 
   /** Positions (journal order) of every line whose key hashes to (hi, lo), from the base, the log and the tail. */

@@ -149,6 +149,29 @@ export function loadNewest<S>(
   query: { index: string; atMost: number },
   enough: (state: S) => boolean,
 ): { state: S; total: number } | undefined {
+  return readOpen(path, root, spec, (index, state) => {
+    const total = index.loadNewest(state, query, enough);
+    return total === undefined ? undefined : { state, total };
+  });
+}
+
+/**
+ * A state holding, in the order of their values, the entities whose value of the prefixed key `query.index`
+ * starts with `query.prefix`, at least until `enough(state)` (StoreIndex.loadPrefix). undefined when there is
+ * no index that verifies (the caller replays).
+ */
+export function loadPrefix<S>(
+  path: string,
+  root: string,
+  spec: StoreSpec<S>,
+  query: { index: string; prefix: string },
+  enough: (state: S) => boolean,
+): S | undefined {
+  return readOpen(path, root, spec, (index, state) => (index.loadPrefix(state, query, enough) ? state : undefined));
+}
+
+/** Runs `use` over the open index and a fresh state, without the lock; undefined (the index dropped) after damage. */
+function readOpen<S, T>(path: string, root: string, spec: StoreSpec<S>, use: (index: StoreIndex<S>, state: S) => T | undefined): T | undefined {
   for (let attempt = 0; attempt < 2; attempt++) {
     const fd = openJournal(path);
     if (fd === undefined) return undefined;
@@ -156,13 +179,9 @@ export function loadNewest<S>(
     try {
       index = StoreIndex.open(root, spec, fd);
       if (index === undefined) return undefined;
-      const state = spec.initial();
-      const total = index.loadNewest(state, query, enough);
-      if (total === undefined) {
-        index.drop();
-        return undefined;
-      }
-      return { state, total };
+      const answer = use(index, spec.initial());
+      if (answer === undefined) index.drop();
+      return answer;
     } catch (error) {
       // A writer's merge replaced a run after this reader opened the manifest: once more, with the new one.
       if (!(error instanceof RunMissing)) throw error;

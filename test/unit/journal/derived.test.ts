@@ -4,12 +4,13 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as zlib from 'node:zlib';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { DataDir } from '../../../src/journal/data-dir';
 import { cachePath, decodeHeader, encodeHeader, HEADER_BYTES } from '../../../src/journal/derived/cache-file';
 import { crc32, jsCrc32 } from '../../../src/journal/derived/checksum';
 import { encodeBlock, parseLog, encodeLogHeader } from '../../../src/journal/derived/delta-log';
-import { ENTRY_WORDS, EntryList, sortKey } from '../../../src/journal/derived/entries';
+import { ENTRY_WORDS, EntryList, sortKey, textKey, textRange } from '../../../src/journal/derived/entries';
 import { DerivedDamage, encodePages, PAGE_BYTES, PAGES_START, SortedTable } from '../../../src/journal/derived/sorted-table';
 import { INDEX_VERSION, indexName, logName, openManifest, openRun } from '../../../src/journal/derived/index-base';
 import type { StoreSpec } from '../../../src/journal/store-spec';
@@ -72,6 +73,27 @@ function openTable(words: Uint32Array, nonce = 7): { table: SortedTable; path: s
   const fd = fs.openSync(path, 'r');
   return { table: new SortedTable(fd, nonce, pages.length / PAGE_BYTES, words.length / ENTRY_WORDS), path, bytes };
 }
+
+describe('prefixed text keys', () => {
+  const atOrBefore = (a: [number, number], b: [number, number]) => a[0] < b[0] || (a[0] === b[0] && a[1] <= b[1]);
+  it('keep UTF-16 order (as JS compares strings), and put every text that starts with a prefix in its range', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 12 }), (a, b) => {
+        const [x, y] = a < b ? [a, b] : [b, a];
+        expect(atOrBefore(textKey(3, x), textKey(3, y))).toBe(true);
+        const [fromHi, fromLo, toHi, toLo] = textRange(3, x);
+        const inside = (t: string) => atOrBefore([fromHi, fromLo], textKey(3, t)) && atOrBefore(textKey(3, t), [toHi, toLo]);
+        expect(inside(x + y)).toBe(true);
+        expect(inside(x)).toBe(true);
+        // A text outside the range does not start with the prefix.
+        if (!inside(y)) expect(y.startsWith(x)).toBe(false);
+      }),
+      { numRuns: 2000 },
+    );
+    // Within its space.
+    expect(textKey(3, '\uffff\uffff\uffff')[0]! >>> 24).toBe(3);
+  });
+});
 
 describe('sorted table', () => {
   it('finds every key by positioned page reads, as a scan of the entries would', () => {
@@ -196,11 +218,13 @@ const GROUPED: StoreSpec<Items> = {
   keyOf: (record) => record.data?.id,
   resets: (record) => record.ev === 'item.put',
   secondary: {
-    names: ['group', 'value'],
+    names: ['group', 'value', 'name'],
     version: 1,
+    // The item's own key, in order: read by prefix.
+    prefixed: ['name'],
     values: (state, key) => {
       const item = state.get(key);
-      return [item?.group, item?.value];
+      return [item?.group, item?.value, item === undefined ? undefined : key];
     },
   },
   live: (state) => [...state].map(([id, v]) => ({ ev: 'item.put', data: { id, ...v } })),
@@ -278,6 +302,19 @@ async function expectReplayAnswers(dir: DataDir): Promise<void> {
     const { state, total } = await dir.readNewest(GROUPED, { index: 'value', atMost }, (s) => [...s.values()].filter((v) => v.value <= atMost).length >= k);
     if (total !== undefined) expect(total).toBe(matching.length);
     expect(top(state)).toEqual(top(truth));
+  }
+  // By prefix, in order, read until enough: the first ids a replay gives, whatever is cut.
+  const named = (m: Items, prefix: string) => [...m.keys()].filter((k) => k.startsWith(prefix)).sort();
+  for (const prefix of ['', 'k', 'k1', 'k19', 'k2999', 'k30', 'zz']) {
+    for (const max of [1, 7, 1000]) {
+      const state = await dir.readPrefix(GROUPED, { index: 'name', prefix }, (m) => named(m, prefix).length >= max);
+      expect(named(state, prefix).slice(0, max), `${prefix} ${max}`).toEqual(named(truth, prefix).slice(0, max));
+    }
+  }
+  // equals on a prefixed name reads the values that share its first bytes: the one asked for among them.
+  for (const key of ['k5', 'k30', 'nope']) {
+    const state = await dir.readIndexed(GROUPED, { index: 'name', equals: key });
+    expect(state.get(key)).toEqual(truth.get(key));
   }
   const low = await dir.readIndexed(GROUPED, { index: 'value', atMost: 50 });
   expect(
@@ -417,7 +454,7 @@ describe('a store index through DataDir', () => {
       });
     }
     expect(withdrawn).toBe(0);
-    expect(secondary).toBe(2 * 50); // group and value of the 50 items left
+    expect(secondary).toBe(3 * 50); // group, value and name of the 50 items left
     // Later writes still withdraw through the log, and every answer stays a replay's.
     await dir.write(async (tx) => tx.append(GROUPED, [{ ev: 'item.deleted', data: { id: 'k399' } }, put('k5', 5, 'g0')]), TS);
     await expectReplayAnswers(dir);
@@ -467,6 +504,37 @@ describe('a store index through DataDir', () => {
     const runs = fs.readdirSync(join(dir.root, 'cache')).filter((n) => /\.idx\.[0-9a-f]{8}$/.test(n));
     expect(runs.filter((n) => !named.has(n.slice(-8)))).toEqual([]);
     expect(runs.length).toBe(named.size);
+  });
+
+  it('reads by prefix in order past the 7 bytes it keeps: ids that tie there are all read before it stops', async () => {
+    const { dir } = dataDir();
+    // 50 groups of 6 ids that share their first 7 bytes (`s07-lon`).
+    const id = (i: number) => `s${String(i % 50).padStart(2, '0')}-long-${'zyxw'[i % 4]}${i}`;
+    await dir.write(
+      async (tx) =>
+        tx.append(
+          GROUPED,
+          Array.from({ length: 300 }, (_, i) => put(id((i * 7) % 300), i, 'g')),
+        ),
+      TS,
+    );
+    // Some more in the log, some deleted.
+    for (let i = 0; i < 6; i++) {
+      await dir.write(async (tx) => {
+        await tx.loadKey(GROUPED, id(i * 11));
+        tx.append(GROUPED, [i % 2 ? { ev: 'item.deleted', data: { id: id(i * 11) } } : put(`${id(i * 11)}b`, 1, 'h')]);
+      }, TS);
+    }
+    const truth = replay(dir);
+    const named = (m: Items, prefix: string) => [...m.keys()].filter((k) => k.startsWith(prefix)).sort();
+    for (const prefix of ['', 's', 's0', 's07', 's07-long-y', 's49-long-', 's50']) {
+      for (const max of [1, 3, 14, 20]) {
+        const state = await dir.readPrefix(GROUPED, { index: 'name', prefix }, (m) => named(m, prefix).length >= max);
+        expect(named(state, prefix).slice(0, max), `${prefix} ${max}`).toEqual(named(truth, prefix).slice(0, max));
+        // It stops early: not every item is read.
+        if (prefix.length < 3) expect(state.size).toBeLessThan(truth.size / 2);
+      }
+    }
   });
 
   it('merges its log into a new base past LOG_MAX_ENTRIES, keeping each entity’s latest secondary keys only', async () => {

@@ -25,6 +25,13 @@ describe('inToolTerms', () => {
     expect(inToolTerms('the state archived allows: unarchive, close, touch')).toBe('the state archived allows: session_unarchive, session_close');
   });
 
+  it('names the scope that holds a session of another agent without --agent', () => {
+    expect(inToolTerms('it exists under agent "planner": use --agent planner')).toBe('it exists under agent "planner": a server of that scope reads it');
+    expect(inToolTerms('it exists without an agent and under agents "a", "b": use --agent <name>, or leave --agent out')).toBe(
+      'it exists without an agent and under agents "a", "b": a server of that scope reads it',
+    );
+  });
+
   it('leaves what it does not know as it is: a command without a tool, a quoted value, an unknown operation', () => {
     expect(inToolTerms('see `crux doctor`')).toBe('see `crux doctor`');
     expect(inToolTerms('no session "--at"')).toBe('no session "--at"');
