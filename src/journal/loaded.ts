@@ -47,6 +47,9 @@ export interface Loaded<S> {
   scan?: ScanResult;
   /** The size of journal the snapshot this state was decoded from covers (snapshot loads). */
   snapshotAt?: number;
+  /** That snapshot's nonce, and how many records were folded from the journal past it and its delta. */
+  snapshotNonce?: number;
+  foldedPast?: number;
   /** How the store's index is kept after writes (absent for a store without keys). */
   index?: IndexUpkeep;
 }

@@ -76,6 +76,16 @@ export interface SnapshotCodec<S> {
    * layer then answers from a replay (DataDir.readWith).
    */
   decode(body: SnapshotBody): S | undefined;
+  /**
+   * The state's changes since it was decoded, kept beside the snapshot (cache/<file>.state-delta) so that the
+   * records after a snapshot are verified and folded once, not by every reader: `encode` gives them as bytes
+   * (undefined when it cannot), `apply` continues a state decoded just now with them, or answers false and
+   * leaves it untouched when they do not fit it.
+   */
+  readonly delta?: {
+    encode(state: S): Uint8Array | undefined;
+    apply(state: S, bytes: Uint8Array): boolean;
+  };
 }
 
 /** A snapshot's body, read on demand from verified pages. */

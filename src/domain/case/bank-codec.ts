@@ -3,7 +3,8 @@
 // Loading it is a few views and two string decodes, not a replay. Text fields are not included: they stay
 // in the journal, at the positions the bank records.
 import type { SnapshotBody } from '../../journal/store-spec';
-import { CaseBank } from './bank';
+import { CaseBank, idHash32 } from './bank';
+import type { Column } from './columns';
 import type { BankColumns, LazyColumns } from './bank-layout';
 import type { Numbers } from './columns';
 
@@ -41,7 +42,7 @@ interface Header {
 const pad8 = (n: number) => (n + 7) & ~7;
 
 export function encodeBank(bank: CaseBank): Buffer {
-  const columns = bank.toColumns();
+  const columns = columnsOf(bank);
   const sections: Uint8Array[] = [
     columns.idBytes,
     Buffer.from(columns.vocab.join('\n')),
@@ -63,6 +64,70 @@ export function encodeBank(bank: CaseBank): Buffer {
   }
   return out;
 }
+
+/** The bank's live state as columns, dead slots dropped and the rest renumbered in order. */
+export function columnsOf(bank: CaseBank): BankColumns {
+  const live = bank.liveSlots();
+  const renumber = new Int32Array(bank.slots).fill(-1);
+  live.forEach((s, i) => (renumber[s] = i));
+  const pick = <T extends Float64Array | Uint32Array | Uint8Array>(column: Column<T>, make: (n: number) => T): T => {
+    const out = make(live.length);
+    live.forEach((s, i) => (out[i] = column.get(s)));
+    return out;
+  };
+  const idStarts = new Uint32Array(live.length);
+  const ids: string[] = [];
+  let at = 0;
+  live.forEach((s, i) => {
+    const id = bank.idOf(s);
+    idStarts[i] = at;
+    ids.push(id);
+    at += UTF8_ENCODER.encode(id).length + 1;
+  });
+  const postStart = new Uint32Array(bank.vocab.length + 1);
+  const postSlots: number[] = [];
+  const postMeta: number[] = [];
+  const post = (slot: number) => {
+    if (renumber[slot]! < 0) return;
+    postSlots.push(renumber[slot]!);
+    postMeta.push(bank.metaOf(slot));
+  };
+  for (let t = 0; t < bank.vocab.length; t++) {
+    postStart[t] = postSlots.length;
+    const { cached, later } = bank.postingsOf(t);
+    for (const slot of cached) post(slot);
+    for (const slot of later) post(slot);
+  }
+  postStart[bank.vocab.length] = postSlots.length;
+  const byHash = new BigUint64Array(ids.length);
+  ids.forEach((id, i) => (byHash[i] = (BigInt(idHash32(id)) << 32n) | BigInt(i)));
+  byHash.sort();
+  const idHash = new Uint32Array(ids.length * 2);
+  byHash.forEach((pair, i) => {
+    idHash[2 * i] = Number(pair >> 32n);
+    idHash[2 * i + 1] = Number(pair & 0xffffffffn);
+  });
+  return {
+    idBytes: UTF8_ENCODER.encode(ids.join('\n')),
+    idStarts,
+    vocab: [...bank.vocab],
+    reward: pick(bank.reward, (n) => new Float64Array(n)),
+    created: pick(bank.created, (n) => new Float64Array(n)),
+    success: pick(bank.success, (n) => new Uint8Array(n)),
+    reused: pick(bank.reused, (n) => new Float64Array(n)),
+    termCount: pick(bank.termCount, (n) => new Uint32Array(n)),
+    recOffset: pick(bank.recOffset, (n) => new Float64Array(n)),
+    recLength: pick(bank.recLength, (n) => new Uint32Array(n)),
+    recLine: pick(bank.recLine, (n) => new Uint32Array(n)),
+    postStart,
+    postSlots: Uint32Array.from(postSlots),
+    postMeta: Uint16Array.from(postMeta),
+    idHash,
+    liveRecordBytes: bank.liveRecordBytes,
+  };
+}
+
+const UTF8_ENCODER = new TextEncoder();
 
 const PAGE = 4096;
 /**

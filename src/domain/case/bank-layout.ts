@@ -49,6 +49,32 @@ export interface LazyColumns {
   readonly liveRecordBytes: number;
 }
 
+/**
+ * A bank's state beyond the cache it was decoded from (CaseBank.changes): per slot folded since, its id and
+ * numbers; the postings of those slots by term id; the terms met since (their ids follow the cache's); the
+ * cached slots removed or re-counted since; and the counts that follow. Plain data: a delta file holds it.
+ */
+export interface BankChanges {
+  readonly cachedSlots: number;
+  readonly cachedTerms: number;
+  readonly ids: readonly string[];
+  readonly terms: readonly string[];
+  readonly alive: readonly number[];
+  readonly reward: readonly number[];
+  readonly created: readonly number[];
+  readonly success: readonly number[];
+  readonly reused: readonly number[];
+  readonly termCount: readonly number[];
+  readonly recOffset: readonly number[];
+  readonly recLength: readonly number[];
+  readonly recLine: readonly number[];
+  readonly postings: readonly (readonly [number, readonly number[]])[];
+  readonly killed: readonly number[];
+  readonly reusedCached: readonly (readonly [number, number])[];
+  readonly liveCount: number;
+  readonly liveRecordBytes: number;
+}
+
 /** Bytes read on demand. */
 export interface Bytes {
   readonly length: number;

@@ -3,8 +3,8 @@
 // A case's text fields stay where they were written: in memory when this process replayed the record,
 // else at the record's journal position (see `position`).
 import type { LinePosition } from '../../journal/scan';
-import { f64, u32, u8, type Column } from './columns';
-import { checkColumns, emptyColumns, packMeta, type BankColumns, type LazyColumns } from './bank-layout';
+import { f64, u32, u8, type Column, type Typed } from './columns';
+import { checkColumns, emptyColumns, packMeta, type BankChanges, type BankColumns, type LazyColumns } from './bank-layout';
 import { foldable, type CaseBody } from './payload';
 import { caseTerms } from './tokenize';
 
@@ -29,6 +29,8 @@ export class CaseBank {
   liveRecordBytes = 0;
   private readonly base: BankColumns | LazyColumns;
   private readonly baseSlots: number;
+  /** How many terms the cache held (vocab grows past them as records are folded). */
+  private readonly baseTerms: number;
   private readonly laterIds: string[] = [];
   /** Postings of slots added after the base, by term id. */
   private readonly laterPostings = new Map<number, number[]>();
@@ -42,6 +44,7 @@ export class CaseBank {
     this.base = from;
     this.baseSlots = from.idStarts.length;
     this.vocab = from.vocab;
+    this.baseTerms = from.vocab.length;
     // Every cached slot is live: only those removed since are kept (a bank of 1M slots allocates nothing here).
     this.alive = u8({ length: this.baseSlots, get: () => 1 });
     this.reward = f64(from.reward);
@@ -197,66 +200,59 @@ export class CaseBank {
     return { line: this.recLine.get(slot), offset: this.recOffset.get(slot), length: this.recLength.get(slot) };
   }
 
-  /** The live state as columns, dead slots dropped and the rest renumbered in order. */
-  toColumns(): BankColumns {
-    const live = this.liveSlots();
-    const renumber = new Int32Array(this.slots).fill(-1);
-    live.forEach((s, i) => (renumber[s] = i));
-    const pick = <T extends Float64Array | Uint32Array | Uint8Array>(column: Column<T>, make: (n: number) => T): T => {
-      const out = make(live.length);
-      live.forEach((s, i) => (out[i] = column.get(s)));
-      return out;
-    };
-    const idStarts = new Uint32Array(live.length);
-    const ids: string[] = [];
-    let at = 0;
-    live.forEach((s, i) => {
-      const id = this.idOf(s);
-      idStarts[i] = at;
-      ids.push(id);
-      at += UTF8_ENCODER.encode(id).length + 1;
-    });
-    const postStart = new Uint32Array(this.vocab.length + 1);
-    const postSlots: number[] = [];
-    const postMeta: number[] = [];
-    const post = (slot: number) => {
-      if (renumber[slot]! < 0) return;
-      postSlots.push(renumber[slot]!);
-      postMeta.push(this.metaOf(slot));
-    };
-    for (let t = 0; t < this.vocab.length; t++) {
-      postStart[t] = postSlots.length;
-      const { cached, later } = this.postingsOf(t);
-      for (const slot of cached) post(slot);
-      for (const slot of later) post(slot);
-    }
-    postStart[this.vocab.length] = postSlots.length;
-    const byHash = new BigUint64Array(ids.length);
-    ids.forEach((id, i) => (byHash[i] = (BigInt(idHash32(id)) << 32n) | BigInt(i)));
-    byHash.sort();
-    const idHash = new Uint32Array(ids.length * 2);
-    byHash.forEach((pair, i) => {
-      idHash[2 * i] = Number(pair >> 32n);
-      idHash[2 * i + 1] = Number(pair & 0xffffffffn);
-    });
+  /**
+   * What this bank holds beyond the cache it was decoded from: the slots folded since, with their postings
+   * and the terms met since, and the cached slots removed or re-counted since. undefined when its cache's
+   * slots cannot tell their changes (columns held whole, which only an empty cache or a test gives).
+   */
+  changes(): BankChanges | undefined {
+    const killed = this.alive.overlaid();
+    const reused = this.reused.overlaid();
+    if (killed === undefined || reused === undefined) return undefined;
+    const later = (column: Column<Typed>) => Array.from({ length: this.slots - this.baseSlots }, (_, i) => column.get(this.baseSlots + i));
     return {
-      idBytes: UTF8_ENCODER.encode(ids.join('\n')),
-      idStarts,
-      vocab: [...this.vocab],
-      reward: pick(this.reward, (n) => new Float64Array(n)),
-      created: pick(this.created, (n) => new Float64Array(n)),
-      success: pick(this.success, (n) => new Uint8Array(n)),
-      reused: pick(this.reused, (n) => new Float64Array(n)),
-      termCount: pick(this.termCount, (n) => new Uint32Array(n)),
-      recOffset: pick(this.recOffset, (n) => new Float64Array(n)),
-      recLength: pick(this.recLength, (n) => new Uint32Array(n)),
-      recLine: pick(this.recLine, (n) => new Uint32Array(n)),
-      postStart,
-      postSlots: Uint32Array.from(postSlots),
-      postMeta: Uint16Array.from(postMeta),
-      idHash,
+      cachedSlots: this.baseSlots,
+      cachedTerms: this.baseTerms,
+      ids: [...this.laterIds],
+      terms: this.vocab.slice(this.baseTerms),
+      alive: later(this.alive),
+      reward: later(this.reward),
+      created: later(this.created),
+      success: later(this.success),
+      reused: later(this.reused),
+      termCount: later(this.termCount),
+      recOffset: later(this.recOffset),
+      recLength: later(this.recLength),
+      recLine: later(this.recLine),
+      postings: [...this.laterPostings],
+      killed: [...killed].filter(([, alive]) => alive === 0).map(([slot]) => slot),
+      reusedCached: [...reused],
+      liveCount: this.liveCount,
       liveRecordBytes: this.liveRecordBytes,
     };
+  }
+
+  /** Continues a bank just decoded from its cache with `changes` (checked by the caller against this bank). */
+  applyChanges(changes: BankChanges): void {
+    this.vocab.push(...changes.terms);
+    changes.ids.forEach((id, i) => {
+      this.laterIds.push(id);
+      this.laterIndex.set(id, this.baseSlots + i);
+      this.alive.push(changes.alive[i]!);
+      this.reward.push(changes.reward[i]!);
+      this.created.push(changes.created[i]!);
+      this.success.push(changes.success[i]!);
+      this.reused.push(changes.reused[i]!);
+      this.termCount.push(changes.termCount[i]!);
+      this.recOffset.push(changes.recOffset[i]!);
+      this.recLength.push(changes.recLength[i]!);
+      this.recLine.push(changes.recLine[i]!);
+    });
+    for (const [term, slots] of changes.postings) this.laterPostings.set(term, [...slots]);
+    for (const slot of changes.killed) this.alive.set(slot, 0);
+    for (const [slot, count] of changes.reusedCached) this.reused.set(slot, count);
+    this.liveCount = changes.liveCount;
+    this.liveRecordBytes = changes.liveRecordBytes;
   }
 }
 
@@ -264,10 +260,9 @@ const NO_SLOTS = new Uint32Array(0);
 const NO_META = new Uint16Array(0);
 
 /** FNV-1a over the id's UTF-16 units: the bank's id lookup key (collisions are checked against the id). */
-function idHash32(id: string): number {
+export function idHash32(id: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
   return h >>> 0;
 }
 const UTF8 = new TextDecoder();
-const UTF8_ENCODER = new TextEncoder();

@@ -2,7 +2,7 @@
 // read on demand from the snapshot's pages) and a tail of slots added since. Appending to a 100k-slot column
 // must not copy it: a bank decoded to answer one query often folds a record or two written after its snapshot.
 
-type Typed = Float64Array | Uint32Array | Uint8Array;
+export type Typed = Float64Array | Uint32Array | Uint8Array;
 type TypedCtor<T extends Typed> = { new (length: number): T; BYTES_PER_ELEMENT: number };
 
 /** Numbers read on demand (a snapshot's column, page by page). */
@@ -43,6 +43,15 @@ export class Column<T extends Typed> {
 
   push(value: number): void {
     this.tail.push(value);
+  }
+
+  /**
+   * The values set over the base since (slot → value): what a bank's delta carries. undefined for a base held
+   * whole, whose sets are written into it (only an empty bank, or one built in a test, has such a base).
+   */
+  overlaid(): ReadonlyMap<number, number> | undefined {
+    if (this.typed !== undefined) return this.baseLength === 0 ? this.overlay : undefined;
+    return this.overlay;
   }
 }
 

@@ -11,6 +11,7 @@ import { toCase, type CaseBody } from './payload';
 import { newCase, type Case, type CaseDraft } from './case';
 import { CASE_EVENTS, CASE_VOCABULARY, type CaseDraftEvent, type CaseEventMap } from './events';
 import { decodeBank, encodeBank } from './bank-codec';
+import { applyBankDelta, encodeBankDelta } from './bank-delta';
 import { MAX_TOP_K, rankCases, type RetrieveQuery } from './rank';
 import { tokenize } from './tokenize';
 
@@ -27,12 +28,14 @@ export const CASE_STORE: StoreSpec<CaseBank> = {
   /**
    * The bank between invocations (the journal layer keeps it in cache/cases.jsonl.state): retrieve over
    * 100k cases decodes columns instead of replaying. A decoded bank holds no case text; results read theirs
-   * from the journal (see resultCase), and compaction replays for a bank with bodies.
+   * from the journal (see resultCase), and compaction replays for a bank with bodies. The records after the
+   * snapshot are kept folded in its delta (bank-delta.ts).
    */
   snapshot: {
     version: 1,
     encode: encodeBank,
     decode: (body) => decodeBank(body),
+    delta: { encode: encodeBankDelta, apply: applyBankDelta },
   },
 };
 

@@ -14,6 +14,7 @@ import { dropIndexFiles, indexName } from './index-base';
 import { buildIndex } from './index-levels';
 import { dropSnapshot, snapshotCovers, snapshotName } from './snapshot';
 import { keepSnapshot, loadSnapshot } from './snapshot-load';
+import { deltaName, dropDelta } from './snapshot-delta';
 import { DerivedDamage } from './sorted-table';
 import { bindingAt } from './index-tail';
 import { StoreIndex } from './store-index';
@@ -122,6 +123,7 @@ class DerivedFiles<S> {
   drop(): void {
     dropIndexFiles(this.root, this.spec.file);
     dropSnapshot(this.root, this.spec.file);
+    dropDelta(this.root, this.spec.file);
   }
 
   /** Opens what derived files there are, so that any that cannot be used is noted (takeUnusable): for `journal check`. */
@@ -130,6 +132,7 @@ class DerivedFiles<S> {
     if (this.spec.snapshot !== undefined) {
       cacheFileState(this.root, snapshotName(this.spec.file));
       snapshotCovers(this.root, this.spec.file);
+      if (this.spec.snapshot.delta !== undefined) cacheFileState(this.root, deltaName(this.spec.file));
     }
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeBank, encodeBank } from '../../../src/domain/case/bank-codec';
+import { columnsOf, decodeBank, encodeBank } from '../../../src/domain/case/bank-codec';
 import { CaseBank } from '../../../src/domain/case/bank';
 import { rankCases } from '../../../src/domain/case/rank';
 import { bankOf, bodyOf, recorded } from './fixtures';
@@ -66,7 +66,7 @@ describe('bank codec', () => {
     expect(header.v).toBe(4);
     for (const v of [1, 2, 3]) expect(decodeBank(bodyOf(withHeader({ ...header, v })))).toBeUndefined();
     // Shapes that disagree are refused.
-    const columns = bank.toColumns();
+    const columns = columnsOf(bank);
     expect(() => new CaseBank({ ...columns, reward: new Float64Array(1) })).toThrow(RangeError);
     expect(() => new CaseBank({ ...columns, postStart: new Uint32Array(1) })).toThrow(RangeError);
     expect(() => new CaseBank({ ...columns, idHash: new Uint32Array(2) })).toThrow(RangeError);

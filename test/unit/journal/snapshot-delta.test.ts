@@ -1,0 +1,186 @@
+// The snapshot's delta (cache/cases.jsonl.state-delta): the records after the case bank's snapshot, folded once
+// by a reader and applied by the next ones; damaged, stale, foreign or moved past by another writer, it never
+// changes an answer (each read is compared with a replay of the journal alone).
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CaseBank } from '../../../src/domain/case/bank';
+import { rankCases } from '../../../src/domain/case/rank';
+import { CASE_STORE } from '../../../src/domain/case/store';
+import { DataDir } from '../../../src/journal/data-dir';
+import { cachePath } from '../../../src/journal/derived/cache-file';
+import { deltaName, writeDelta } from '../../../src/journal/derived/snapshot-delta';
+import { snapshotName } from '../../../src/journal/derived/snapshot';
+import type { StoreSpec } from '../../../src/journal/store-spec';
+import { tempDir } from '../../helpers/cli';
+import { body } from '../case/fixtures';
+
+const TS = '2026-11-29T21:00:00.000Z';
+const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'omega', 'kappa', 'sigma', 'theta'];
+const QUERIES = ['alpha beta', 'gamma', 'omega kappa sigma', 'late', 'theta alpha late', 'base zeta'];
+
+/** The case store, counting the records it folds. */
+function countingStore(): StoreSpec<CaseBank> & { folded: number } {
+  const spec = {
+    ...CASE_STORE,
+    folded: 0,
+    evolve(bank: CaseBank, record: any, at: any) {
+      spec.folded += 1;
+      CASE_STORE.evolve(bank, record, at);
+    },
+  };
+  return spec;
+}
+
+const caseBody = (i: number, task: string, reward = ((i * 37) % 100) / 100) => body({ id: `c_${i}`, task, reward, tags: i % 3 === 0 ? ['late'] : [] });
+
+async function bankWithPending(pending: number) {
+  const spec = countingStore();
+  const dir = new DataDir(join(tempDir(), 'data'), { warn: () => {} }, 5_000);
+  const base = Array.from({ length: 60 }, (_, i) => ({ ev: 'case.imported', data: caseBody(i, `base zeta ${WORDS[i % 8]} ${WORDS[(i * 3) % 8]}`) }));
+  await dir.write((tx) => tx.append(spec, base), TS);
+  for (let i = 0; i < pending; i++) await writeOne(dir, spec, i);
+  return { spec, dir };
+}
+
+/** One single write, as `case record`, `case delete` and `--mark-reused` make them: new cases, replaced and deleted cached ones, counts. */
+async function writeOne(dir: DataDir, spec: StoreSpec<CaseBank>, i: number): Promise<void> {
+  const kind = i % 5;
+  const draft =
+    kind === 1
+      ? { ev: 'case.recorded', data: caseBody(i % 60, `replaced ${WORDS[i % 8]} late`, 0.5) }
+      : kind === 2
+        ? { ev: 'case.deleted', data: { case_id: `c_${(i * 7) % 60}` } }
+        : kind === 3
+          ? { ev: 'case.reused', data: { case_id: `c_${(i * 11) % 60}`, times_reused: i } }
+          : { ev: 'case.recorded', data: caseBody(1000 + i, `late ${WORDS[i % 8]} ${WORDS[(i + 2) % 8]} new${i}`) };
+  await dir.write(async (tx) => {
+    await tx.loadKey(spec, String((draft.data as { case_id: string }).case_id));
+    tx.append(spec, [draft as never]);
+  }, TS);
+}
+
+/** What a read answers: the rankings of QUERIES, the live cases and their reuse counts, the counts. */
+function answers(bank: CaseBank) {
+  const ranked = QUERIES.map((text) => rankCases(bank, { text, topK: 10, onlySuccess: false, minSimilarity: 0 }).map((h) => [bank.idOf(h.slot), h.similarity]));
+  const live = bank.liveSlots().map((s) => [bank.idOf(s), bank.reused.get(s), bank.reward.get(s)]);
+  return { ranked, live, liveCount: bank.liveCount, liveRecordBytes: bank.liveRecordBytes };
+}
+
+const read = (dir: DataDir, spec: StoreSpec<CaseBank>) => dir.readWith(spec, (bank) => answers(bank));
+const replayed = (dir: DataDir) => answers(dir.replay(CASE_STORE, { quiet: true }).state);
+const deltaPath = (dir: DataDir) => cachePath(dir.root, deltaName('cases.jsonl'));
+
+describe('the snapshot delta', () => {
+  it('a reader folds the records after the snapshot once; the next ones apply its delta and answer as a replay does', async () => {
+    const { spec, dir } = await bankWithPending(40);
+    expect(fs.existsSync(deltaPath(dir)), 'writers leave the delta to readers').toBe(false);
+    spec.folded = 0;
+    const first = await read(dir, spec);
+    expect(spec.folded).toBe(40);
+    expect(fs.existsSync(deltaPath(dir))).toBe(true);
+    spec.folded = 0;
+    const second = await read(dir, spec);
+    expect(spec.folded).toBe(0);
+    expect(second).toEqual(first);
+    expect(second).toEqual(replayed(dir));
+    // Whole-store reads (case list) and a writer's whole load read through it too.
+    spec.folded = 0;
+    expect(answers(await dir.read(spec))).toEqual(replayed(dir));
+    expect(spec.folded).toBe(0);
+  });
+
+  it('moved past by another writer: applied, the records after it folded, and replaced once enough follow', async () => {
+    const { spec, dir } = await bankWithPending(20);
+    await read(dir, spec);
+    for (let i = 20; i < 25; i++) await writeOne(dir, spec, i);
+    spec.folded = 0;
+    expect(await read(dir, spec)).toEqual(replayed(dir));
+    expect(spec.folded).toBe(5);
+    const before = fs.readFileSync(deltaPath(dir));
+    for (let i = 25; i < 45; i++) await writeOne(dir, spec, i);
+    spec.folded = 0;
+    expect(await read(dir, spec)).toEqual(replayed(dir));
+    expect(spec.folded).toBe(25);
+    expect(fs.readFileSync(deltaPath(dir)).equals(before)).toBe(false);
+    spec.folded = 0;
+    expect(await read(dir, spec)).toEqual(replayed(dir));
+    expect(spec.folded).toBe(0);
+  });
+
+  it('damaged (a flipped bit in its header or body, truncated, emptied) is bypassed and replaced', async () => {
+    const { spec, dir } = await bankWithPending(30);
+    await read(dir, spec);
+    const good = fs.readFileSync(deltaPath(dir));
+    const damages: [string, (b: Buffer) => Buffer][] = [
+      ['header bit', (b) => flip(b, 40)],
+      ['body bit', (b) => flip(b, 512 + Math.floor((b.length - 512) / 2))],
+      ['truncated', (b) => b.subarray(0, b.length - 9)],
+      ['empty', () => Buffer.alloc(0)],
+      ['zeroed body', (b) => Buffer.concat([b.subarray(0, 512), Buffer.alloc(b.length - 512)])],
+    ];
+    for (const [what, damage] of damages) {
+      fs.writeFileSync(deltaPath(dir), damage(Buffer.from(good)));
+      spec.folded = 0;
+      expect(await read(dir, spec), what).toEqual(replayed(dir));
+      expect(spec.folded, what).toBe(30);
+      spec.folded = 0;
+      expect(await read(dir, spec), what).toEqual(replayed(dir));
+      expect(spec.folded, `${what}: replaced`).toBe(0);
+    }
+  });
+
+  it('stale or foreign — another snapshot, another directory, an edited journal — never changes an answer', async () => {
+    const { spec, dir } = await bankWithPending(30);
+    await read(dir, spec);
+    // A delta from another directory (its snapshot has another nonce): ignored.
+    const other = await bankWithPending(30);
+    await read(other.dir, other.spec);
+    fs.copyFileSync(deltaPath(other.dir), deltaPath(dir));
+    spec.folded = 0;
+    expect(await read(dir, spec)).toEqual(replayed(dir));
+    expect(spec.folded).toBe(30);
+    // A new snapshot (a reader that replayed after the old one was lost): the old delta does not continue it.
+    const kept = fs.readFileSync(deltaPath(dir));
+    fs.rmSync(cachePath(dir.root, snapshotName('cases.jsonl')));
+    await read(dir, spec);
+    fs.writeFileSync(deltaPath(dir), kept);
+    spec.folded = 0;
+    expect(await read(dir, spec)).toEqual(replayed(dir));
+    expect(spec.folded).toBe(0);
+    // The journal edited under the delta's head (same length, not through crux): the replay's answer, damage and all.
+    for (let i = 30; i < 50; i++) await writeOne(dir, spec, i);
+    await read(dir, spec);
+    const path = dir.path('cases.jsonl');
+    const lines = fs.readFileSync(path, 'utf8').split('\n');
+    lines[lines.length - 2] = lines[lines.length - 2]!.replace('"late ', '"LATE ');
+    fs.writeFileSync(path, lines.join('\n'));
+    const warnings: string[] = [];
+    const quiet = new DataDir(dir.root, { warn: (m) => warnings.push(m) }, 5_000);
+    expect(await read(quiet, spec)).toEqual(replayed(quiet));
+    expect(warnings.join('\n')).toContain('hash mismatch');
+  });
+
+  it('one that verifies but does not fit the snapshot (other counts, a slot out of range) is refused whole', async () => {
+    const { spec, dir } = await bankWithPending(30);
+    await read(dir, spec);
+    const file = fs.readFileSync(deltaPath(dir));
+    const header = JSON.parse(file.subarray(0, 503).toString().trim());
+    const doc = JSON.parse(file.subarray(512).toString());
+    for (const bad of [
+      { ...doc, cachedSlots: doc.cachedSlots + 1 },
+      { ...doc, killed: [...doc.killed, 10_000] },
+      { ...doc, postings: [[0, [0]]] },
+    ]) {
+      writeDelta(dir.root, 'cases.jsonl', header.codec, header.base, header.binding, Buffer.from(JSON.stringify(bad)));
+      spec.folded = 0;
+      expect(await read(dir, spec)).toEqual(replayed(dir));
+      expect(spec.folded).toBe(30);
+    }
+  });
+});
+
+function flip(bytes: Buffer, at: number): Buffer {
+  bytes[at] = bytes[at]! ^ 0x04;
+  return bytes;
+}
