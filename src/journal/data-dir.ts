@@ -95,6 +95,11 @@ export class DataDir implements JournalStore, TransactionHost {
     }
   }
 
+  /** Its snapshot already reads only the terms' postings on demand (readWith): the terms ask nothing more of it. */
+  async readTerms<S, T>(spec: StoreSpec<S>, _query: { readonly terms: readonly string[] }, use: (state: S) => T | Promise<T>): Promise<T> {
+    return this.readWith(spec, use);
+  }
+
   /** `loaded`, after a torn tail it passed over is reported, unless a writer is writing it (torn-tail.ts). */
   private async tellTorn<L extends Pick<Loaded<unknown>, 'tornTail'>>(spec: StoreSpec<unknown>, loaded: L): Promise<L> {
     await reportTornTail(this.root, this.path(spec.file), spec.file, loaded.tornTail, this.reporter);

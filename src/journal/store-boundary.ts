@@ -237,6 +237,14 @@ export interface JournalStore {
    * replay instead. A store without such a state: `use(await this.read(spec))`.
    */
   readWith<S, T>(spec: StoreSpec<S>, use: (state: S) => T | Promise<T>): Promise<T>;
+  /**
+   * Runs `use` over a state that answers a query over `terms` as the whole state would, without the lock: at
+   * least every entity holding one of `terms` (StoreSpec.terms) and, with `among`, holding every one of
+   * `among` as well. A database reads only those entities' term rows (a GIN index), so that the cost follows
+   * the candidates, not the store; a data directory (whose snapshot reads its terms' postings on demand) and a
+   * store without term rows it can trust: `readWith`.
+   */
+  readTerms<S, T>(spec: StoreSpec<S>, query: { readonly terms: readonly string[]; readonly among?: readonly string[] }, use: (state: S) => T | Promise<T>): Promise<T>;
   /** A state holding at least the entity `key`, without the lock. */
   readKey<S>(spec: StoreSpec<S>, key: string): Promise<S>;
   /**

@@ -29,6 +29,12 @@ export interface StoreSpec<S> {
    * match. A number is ordered (queried with `atMost`), a string is matched exactly (`equals`).
    */
   secondary?: SecondaryKeys<S>;
+  /**
+   * The words each entity is found by (with keyOf), for queries that read only the entities holding some of
+   * them (JournalStore.readTerms): a database keeps each live entity's terms and facts as a row (a GIN index
+   * over the terms), a data directory's snapshot keeps postings of its own.
+   */
+  terms?: TermKeys<S>;
   /** Bytes of journal the live state needs (an estimate), for stores without keyOf, to decide when compaction pays. */
   liveBytes?(state: S): number;
   /**
@@ -56,6 +62,35 @@ export interface SecondaryKeys<S> {
    * prefix takes every entry in the range as a candidate, and orders them by the value they carry.
    */
   readonly prefixed?: readonly string[];
+}
+
+export interface TermKeys<S> {
+  /** Bumped whenever `entries` changes what it gives: rows of another version are not trusted. */
+  readonly version: number;
+  /**
+   * The live entities `keys` (every live entity when undefined) as `state` holds them: each one's terms and
+   * its facts (what a query over these entities needs of it, as one text the spec alone reads).
+   */
+  entries(state: S, keys?: readonly string[]): Iterable<TermEntry>;
+  /**
+   * A state holding exactly `hits`, for a query over `terms`: enough to answer it as the whole state would
+   * (the postings of `terms` are the hits that hold them; every other entity holds none of them).
+   */
+  fromHits(terms: readonly string[], hits: readonly TermHit[]): S;
+}
+
+export interface TermEntry {
+  readonly key: string;
+  /** Distinct terms, sorted (by code unit). */
+  readonly terms: readonly string[];
+  readonly facts: string;
+}
+
+/** An entity holding at least one term of a query: which of the query's terms (indexes into them), and its facts. */
+export interface TermHit {
+  readonly key: string;
+  readonly has: readonly number[];
+  readonly facts: string;
 }
 
 /**

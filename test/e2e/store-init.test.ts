@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { crux, freshStore, STORE_KINDS, storeExists } from '../helpers/cli';
 import { pgSkipReason, psql, psqlScript } from '../helpers/pg';
+import { SCHEMA_VERSION } from '../../src/journal/pg/schema';
 
 describe.each(STORE_KINDS)('crux store init on a %s store', (kind) => {
   it('--print exits 0 and writes nothing; init makes the store the next command uses; a second init does nothing', async () => {
@@ -27,10 +28,10 @@ describe.each(STORE_KINDS)('crux store init on a %s store', (kind) => {
     expect(report.printed).toBe(false);
     if (kind === 'pg') {
       expect(report).toMatchObject({
-        schema_version: 2,
-        created: expect.arrayContaining(['schema version 1', 'schema version 2', 'table journal_sessions', 'table journal_cases']),
+        schema_version: SCHEMA_VERSION,
+        created: expect.arrayContaining(['schema version 1', 'schema version 2', 'schema version 3', 'table journal_sessions', 'table journal_cases']),
       });
-      expect((await crux(store, ['--json', 'doctor'])).stdout).toContain('"schema_version":2');
+      expect((await crux(store, ['--json', 'doctor'])).stdout).toContain(`"schema_version":${SCHEMA_VERSION}`);
     } else {
       expect(report.created).toEqual([store, join(store, '.lock')]);
       expect(fs.statSync(store).mode & 0o777).toBe(0o700);
@@ -50,9 +51,68 @@ describe.skipIf(pgSkipReason() !== undefined)('crux store init --print on Postgr
     const script = (await crux(store, ['store', 'init', '--print'])).stdout;
     psqlScript(`\\set ON_ERROR_STOP 1\n${script}`);
     const schema = new URL(store).searchParams.get('schema');
-    expect(psql(`select max(version) from ${schema}.schema_version`).trim()).toBe('2');
+    expect(psql(`select max(version) from ${schema}.schema_version`).trim()).toBe(String(SCHEMA_VERSION));
     expect((await crux(store, ['store', 'init'])).stdout).toMatch(/^nothing to do/);
     expect((await crux(store, ['session', 'put', 'a', '{}'])).exitCode).toBe(0);
     expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
+  });
+});
+
+/** Takes a schema this crux made back to version 2 (as crux 2 left it): what migration 3 added, removed again. */
+function downgradeTo2(schema: string): void {
+  psqlScript(`\\set ON_ERROR_STOP 1
+    set client_min_messages = warning;
+    begin;
+    drop function ${schema}.crux_derived_changed() cascade;
+    drop table ${schema}.term_indexes;
+    drop table ${schema}.journal_sessions_terms, ${schema}.journal_cases_terms;
+    alter table ${schema}.secondary_indexes drop column trusted, add column rows bigint not null default 0, add column sum numeric not null default 0;
+    delete from ${schema}.schema_version where version = 3;
+    commit;`);
+}
+
+describe.skipIf(pgSkipReason() !== undefined)('a PostgreSQL store at an older schema version', () => {
+  const seed = async (store: string) => {
+    expect((await crux(store, ['--agent', 'bot', 'session', 'put', 'a', '{"x":1}'])).exitCode).toBe(0);
+    for (const task of ['deploy the api', 'deploy the web', 'fix the api'])
+      expect((await crux(store, ['case', 'record', '--task', task, '--action', 'a', '--outcome', 'o'])).exitCode).toBe(0);
+  };
+  const answers = async (store: string) => ({
+    agent: (await crux(store, ['--json', '--agent', 'bot', 'session', 'list'])).stdout,
+    retrieve: JSON.parse((await crux(store, ['--json', 'case', 'retrieve', 'deploy', 'api'])).stdout).results.map((r: any) => [r.case.task, r.similarity]),
+  });
+
+  it('is read as it is, migrated by the first write, and then answers through its new rows', async () => {
+    const store = freshStore('pg');
+    await seed(store);
+    const before = await answers(store);
+    const schema = new URL(store).searchParams.get('schema')!;
+    downgradeTo2(schema);
+    expect(await answers(store)).toEqual(before);
+    expect((await crux(store, ['session', 'put', 'b', '{}'])).exitCode).toBe(0);
+    expect(psql(`select max(version) from ${schema}.schema_version`).trim()).toBe(String(SCHEMA_VERSION));
+    // The first write to cases makes its term rows (the migration left them untrusted), trusted from then on.
+    expect((await crux(store, ['case', 'record', '--task', 'unrelated', '--action', 'a', '--outcome', 'o'])).exitCode).toBe(0);
+    expect(psql(`select trusted from ${schema}.term_indexes`).trim()).toBe('t');
+    expect(psql(`select count(*) from ${schema}.journal_cases_terms`).trim()).toBe('4');
+    expect(await answers(store)).toEqual(before);
+    expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
+  });
+
+  it('is migrated by `store init`, which `--print` shows first', async () => {
+    const store = freshStore('pg');
+    await seed(store);
+    const before = await answers(store);
+    const schema = new URL(store).searchParams.get('schema')!;
+    downgradeTo2(schema);
+    const printed = (await crux(store, ['store', 'init', '--print'])).stdout;
+    expect(printed).toMatch(/it is at version 2/);
+    expect(printed).toMatch(/-- schema version 3\n[\s\S]*create table "[a-z0-9_]+".term_indexes/);
+    expect(printed).toMatch(/create trigger crux_derived_rows after insert or update or delete on "[a-z0-9_]+".journal_cases_terms/);
+    const init = JSON.parse((await crux(store, ['--json', 'store', 'init'])).stdout);
+    expect(init).toMatchObject({ schema_version: SCHEMA_VERSION, created: expect.arrayContaining(['schema version 3', 'derived tables of journal_cases']) });
+    expect(await answers(store)).toEqual(before);
+    expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
+    expect((await crux(store, ['store', 'init'])).stdout).toMatch(/^nothing to do/);
   });
 });

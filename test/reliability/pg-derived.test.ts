@@ -1,6 +1,8 @@
-// Derived rows of a PostgreSQL store are derived state (SPEC §3, §11): index rows deleted or edited never change
-// an answer (reap, `list --stranded`, doctor agree with a replay), `journal check` reports them (9) and --repair
-// rebuilds them; an edited history row is damage (9) with the same `history` member as a data directory.
+// Derived rows of a PostgreSQL store are derived state (SPEC §3, §11): index rows and term rows deleted or edited
+// never change an answer (reap, `list --stranded`, doctor, retrieve agree with a replay), `journal check` reports
+// them (9) and --repair rebuilds them; the triggers that withdraw trust from rows written by anyone but crux hold
+// when they are dropped or disabled, or silenced by replication mode; an edited history row is damage (9) with
+// the same `history` member as a data directory.
 import { describe, expect, it } from 'vitest';
 import { crux } from '../helpers/cli';
 import { freshStoreUrl, pgSkipReason, psql } from '../helpers/pg';
@@ -26,6 +28,31 @@ async function seeded(): Promise<{ store: string; answers: () => Promise<unknown
   });
   return { store, answers };
 }
+
+/** A store with cases sharing some terms, and what retrieve answers for a few queries (ids and similarities). */
+async function seededCases(): Promise<{ store: string; answers: () => Promise<unknown> }> {
+  const store = freshStoreUrl('terms');
+  const cases = [
+    ['deploy the api to staging', '--reward', '0.9'],
+    ['deploy the web frontend', '--reward', '0.9'],
+    ['fix the api timeout', '--failure'],
+    ['rotate the api keys', '--tag', 'deploy'],
+    ['write the release notes', '--reward', '0.2'],
+  ];
+  for (const [task, ...rest] of cases)
+    expect((await crux(store, ['case', 'record', '--task', task!, '--action', 'a', '--outcome', 'o', ...rest])).exitCode).toBe(0);
+  const retrieve = async (...args: string[]) =>
+    (await json(store, ['case', 'retrieve', ...args])).doc.results.map((r: any) => [r.case.task, r.similarity, r.case.times_reused]);
+  const answers = async () => ({
+    api: await retrieve('deploy', 'api'),
+    success: await retrieve('the', 'api', '--only-success'),
+    one: await retrieve('release', '--top-k', '1'),
+  });
+  return { store, answers };
+}
+
+/** Whether retrieve went through the term rows: their binding is trusted and follows the journal. */
+const termsTrusted = (store: string) => psql(`select trusted from ${schemaOf(store)}.term_indexes where journal = 'cases.jsonl'`).trim() === 't';
 
 describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL store', () => {
   for (const [what, damage] of [
@@ -64,6 +91,88 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
       expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
     });
   }
+
+  for (const [what, damage] of [
+    ['a term row deleted', (s: string) => `delete from ${s}.journal_cases_terms where 'staging' = any(terms)`],
+    ['a term row\'s facts edited', (s: string) => `update ${s}.journal_cases_terms set facts = regexp_replace(facts, '^[^ ]+', '0') where 'staging' = any(terms)`],
+    ['a term row\'s terms edited', (s: string) => `update ${s}.journal_cases_terms set terms = array['release'] where 'timeout' = any(terms)`],
+    ['a term row added', (s: string) => `insert into ${s}.journal_cases_terms (key, terms, facts) values ('c_forged', array['deploy', 'api'], '1 0 1 0 2 1 10')`],
+    ['the term rows truncated', (s: string) => `truncate ${s}.journal_cases_terms`],
+  ] as const) {
+    it(`${what}: the same retrieve answers, check 9 naming the term rows, --repair rebuilds them`, async () => {
+      const { store, answers } = await seededCases();
+      const before = await answers();
+      expect((before as any).api).toEqual([
+        ['rotate the api keys', 2 / 5, 0],
+        ['deploy the api to staging', 2 / 5, 0],
+        ['fix the api timeout', 1 / 5, 0],
+        ['deploy the web frontend', 1 / 5, 0],
+      ]);
+      expect(termsTrusted(store)).toBe(true);
+      psql(damage(schemaOf(store)));
+      // The write was not crux's: the rows lost their trust in the same transaction, and retrieve does without them.
+      expect(termsTrusted(store)).toBe(false);
+      expect(await answers()).toEqual(before);
+      const check = await json(store, ['journal', 'check']);
+      expect(check.exitCode).toBe(9);
+      expect(check.doc.journals.find((j: any) => j.name === 'cases').derived.problems[0]).toMatch(/journal_cases_terms disagrees with a replay/);
+      const repaired = await json(store, ['journal', 'check', '--repair']);
+      expect(repaired.exitCode, repaired.stderr).toBe(0);
+      expect(repaired.doc.journals.find((j: any) => j.name === 'cases').derived).toMatchObject({ rebuilt: true });
+      expect(termsTrusted(store)).toBe(true);
+      expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
+      expect(await answers()).toEqual(before);
+      // Damaged again, then a write (a reuse counted): it rebuilds the rows in its own transaction.
+      psql(damage(schemaOf(store)));
+      const reused = await json(store, ['case', 'retrieve', 'release', '--mark-reused']);
+      expect(reused.exitCode, reused.stderr).toBe(0);
+      expect(termsTrusted(store)).toBe(true);
+      expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
+      expect((await answers() as any).one).toEqual([['write the release notes', 1 / 4, 1]]);
+    });
+  }
+
+  it('retrieve reads the term rows: a write that forges crux\'s own (the documented limit) is believed, and check still finds it', async () => {
+    const { store, answers } = await seededCases();
+    const before = (await answers()) as any;
+    psql(`begin; select set_config('crux.writer', 'on', true); delete from ${schemaOf(store)}.journal_cases_terms where 'staging' = any(terms); commit;`);
+    expect(termsTrusted(store)).toBe(true);
+    expect(((await answers()) as any).api).toEqual(before.api.filter((r: any) => r[0] !== 'deploy the api to staging'));
+    expect((await crux(store, ['journal', 'check'])).exitCode).toBe(9);
+    expect((await crux(store, ['journal', 'check', '--repair'])).exitCode).toBe(0);
+    expect(await answers()).toEqual(before);
+  });
+
+  for (const [what, bypass] of [
+    ['trigger dropped', (s: string) => `drop trigger crux_derived_rows on ${s}.journal_sessions_index`],
+    ['trigger disabled', (s: string) => `alter table ${s}.journal_sessions_index disable trigger crux_derived_rows`],
+    ['trigger function replaced', (s: string) => `create or replace function ${s}.crux_derived_changed() returns trigger language plpgsql as $$ begin return null; end $$`],
+  ] as const) {
+    it(`the index's ${what}, then a row deleted: the same answers, and the next write guards the table again`, async () => {
+      const { store, answers } = await seeded();
+      const before = await answers();
+      const s = schemaOf(store);
+      psql(bypass(s));
+      psql(`delete from ${s}.journal_sessions_index where key = 'old'`);
+      // The binding may still say trusted (nothing cleared it): the catalog shows the guard gone, so it is not believed.
+      expect(await answers()).toEqual(before);
+      expect((await crux(store, ['journal', 'check'])).exitCode).toBe(9);
+      expect((await crux(store, ['--now', '2026-01-03T02:00:00Z', 'session', 'put', 'd', '{}'])).exitCode).toBe(0);
+      expect(psql(`select count(*) from pg_trigger where tgrelid = '${s}.journal_sessions_index'::regclass and tgenabled = 'A'`).trim()).toBe('2');
+      expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
+      expect(await answers()).toEqual(before);
+    });
+  }
+
+  it('rows edited under session_replication_role = replica (ordinary triggers silent) still lose their trust', async () => {
+    const { store, answers } = await seeded();
+    const before = await answers();
+    const s = schemaOf(store);
+    psql(`set session_replication_role = replica; delete from ${s}.journal_sessions_index where key = 'old'`);
+    expect(psql(`select trusted from ${s}.secondary_indexes where journal = 'sessions.jsonl'`).trim()).toBe('f');
+    expect(await answers()).toEqual(before);
+    expect((await crux(store, ['journal', 'check'])).exitCode).toBe(9);
+  });
 
   it('an edited history row is 9 with the `history` member a data directory has; --repair quarantines it', async () => {
     const store = freshStoreUrl('hist');

@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CRUX, crux, freshStore, journalRecords, type Run, STRESS, tempDir, testEnv } from '../helpers/cli';
 import { freshStoreUrl, pgPassword, pgServerUrl, pgSkipReason, psql } from '../helpers/pg';
+import { SCHEMA_VERSION } from '../../src/journal/pg/schema';
 import { startShell } from './harness';
 
 /** One line on stderr, exit 75, naming host:port, never the password. */
@@ -122,7 +123,7 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL failures', () => {
     const run = await crux(store, ['--json', '--now', '2026-06-01T00:00:00Z', 'doctor']);
     expect(run.exitCode, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout);
-    expect(report.server).toMatchObject({ schema: new URL(store).searchParams.get('schema'), schema_version: 2, crux_schema_version: 2 });
+    expect(report.server).toMatchObject({ schema: new URL(store).searchParams.get('schema'), schema_version: SCHEMA_VERSION, crux_schema_version: SCHEMA_VERSION });
     expect(report.server.version).toMatch(/^\d+/);
     expect(report.journals.find((j: any) => j.name === 'sessions')).toMatchObject({ exists: true, records: 1, healthy: true });
     expect(report.sessions.stranded.map((s: any) => s.session_id)).toEqual(['old']);

@@ -14,6 +14,7 @@ import { decodeBank, encodeBank } from './bank-codec';
 import { applyBankDelta, encodeBankDelta } from './bank-delta';
 import { MAX_TOP_K, rankCases, type RetrieveQuery } from './rank';
 import { tokenize } from './tokenize';
+import { CASE_TERMS } from './bank-terms';
 
 export const CASE_STORE: StoreSpec<CaseBank> = {
   file: 'cases.jsonl',
@@ -25,6 +26,8 @@ export const CASE_STORE: StoreSpec<CaseBank> = {
   // Each record concerns one case: show, delete and record read only that case's lines (the key index).
   keyOf: (record) => (typeof record.data?.case_id === 'string' ? record.data.case_id : undefined),
   liveBytes: (bank) => bank.liveRecordBytes,
+  // A database keeps each live case's terms and ranking facts as a row: retrieve reads its candidates' alone.
+  terms: CASE_TERMS,
   /**
    * The bank between invocations (the journal layer keeps it in cache/cases.jsonl.state): retrieve over
    * 100k cases decodes columns instead of replaying. A decoded bank holds no case text; results read theirs
@@ -128,7 +131,7 @@ export async function importCases(scope: CaseScope, cases: readonly Case[]): Pro
 /** Ranked matches; with `markReused`, each returned case's reuse count goes up by one, journaled. */
 export async function retrieveCases(scope: CaseScope, query: RetrieveQuery, markReused: boolean): Promise<ScoredCase[]> {
   // The bank reads only what ranking needs (its terms' postings, its candidates' numbers) while this runs.
-  if (!markReused) return scope.dir.readWith(CASE_STORE, (bank) => resultsOf(scope.dir, bank, rankCases(bank, query)));
+  if (!markReused) return scope.dir.readTerms(CASE_STORE, { terms: [...tokenize(query.text)] }, (bank) => resultsOf(scope.dir, bank, rankCases(bank, query)));
   return scope.dir.write(async (tx) => {
     const bank = await tx.load(CASE_STORE);
     const hits = rankCases(bank, query);
@@ -144,8 +147,9 @@ export async function retrieveCases(scope: CaseScope, query: RetrieveQuery, mark
  * whose task merely says the word is passed over (ranking keeps a margin of them: 4 × top-k, at most MAX_TOP_K).
  */
 export async function retrieveTaggedCases(scope: CaseScope, query: RetrieveQuery, tag: string): Promise<ScoredCase[]> {
-  return scope.dir.readWith(CASE_STORE, async (bank) => {
-    const termIds = [...tokenize(tag)].map((term) => bank.termIdOf(term));
+  const tagTerms = [...tokenize(tag)];
+  return scope.dir.readTerms(CASE_STORE, { terms: [...tokenize(query.text)], among: tagTerms }, async (bank) => {
+    const termIds = tagTerms.map((term) => bank.termIdOf(term));
     if (termIds.some((id) => id === undefined)) return [];
     const postings = termIds.map((id) => bank.postingsOf(id!));
     const among = (slot: number) => postings.every((list) => holds(list.cached, slot) || list.later.includes(slot));

@@ -11,9 +11,10 @@ import type { HistoryReport } from '../history';
 import type { Sql } from './client';
 import { replaceRows, type PgHost } from './pg-host';
 import { indexDisagreements } from './pg-index';
+import { termDisagreements } from './pg-terms';
 import { loadPgSnapshot } from './pg-snapshot';
 import { RowVerifier, type RowScan } from './rows';
-import { journalTable, type Catalog } from './schema';
+import { indexTable, journalTable, termsTable, type Catalog } from './schema';
 
 async function quarantinedCount(store: PgHost, sql: Sql, catalog: Catalog, file: string): Promise<number> {
   if (!catalog.tables.has('quarantine')) return 0;
@@ -116,8 +117,24 @@ async function checkOne(
       if (catalog.tables.has('snapshots')) await sql.unsafe(`delete from ${store.ident('snapshots')} where journal = $1`, [spec.file]);
       report = { ...report, derived: { problems: derived, rebuilt: true } };
     }
+  } else if (opts.repair && catalog.tables.has(table)) {
+    // Rows that agree with the replay but lost their trust (written by hand, then put back): trusted again, so that
+    // reads take the indexed path once more.
+    const trust = await store.derivedTrusted(sql, catalog, spec);
+    if ((spec.secondary !== undefined && !trust.index) || (spec.terms !== undefined && !trust.terms)) {
+      await store.refreshIndex(sql, catalog, spec, 'all', { whole: state });
+    }
   }
   return report;
+}
+
+/** "3 entities ("a", "b", "c")", the first five named. */
+function entities(keys: readonly string[]): string {
+  const shown = keys
+    .slice(0, 5)
+    .map((k) => JSON.stringify(k))
+    .join(', ');
+  return `${keys.length} entit${keys.length === 1 ? 'y' : 'ies'} (${shown}${keys.length > 5 ? ', …' : ''})`;
 }
 
 /** How the derived rows of a journal disagree with a replay (`state`, the journal folded whole): one line each. */
@@ -126,15 +143,11 @@ async function derivedDisagreements<S>(store: PgHost, sql: Sql, catalog: Catalog
   const ident = (t: string) => store.ident(t);
   if (spec.secondary !== undefined && catalog.tables.has(journalTable(spec.file))) {
     const wrong = await indexDisagreements(sql, ident, catalog, spec, state, keys);
-    if (wrong.length > 0) {
-      const shown = wrong
-        .slice(0, 5)
-        .map((k) => JSON.stringify(k))
-        .join(', ');
-      problems.push(
-        `${journalTable(spec.file)}_index disagrees with a replay for ${wrong.length} entit${wrong.length === 1 ? 'y' : 'ies'} (${shown}${wrong.length > 5 ? ', …' : ''})`,
-      );
-    }
+    if (wrong.length > 0) problems.push(`${indexTable(journalTable(spec.file))} disagrees with a replay for ${entities(wrong)}`);
+  }
+  if (spec.terms !== undefined && catalog.tables.has(journalTable(spec.file))) {
+    const wrong = await termDisagreements(sql, ident, catalog, spec, state);
+    if (wrong.length > 0) problems.push(`${termsTable(journalTable(spec.file))} disagrees with a replay for ${entities(wrong)}`);
   }
   if (spec.snapshot !== undefined) {
     // A snapshot that verifies (its row, its digest) and folds forward to another state than the replay's.

@@ -5,6 +5,7 @@ import { noteCommit } from '../../shared/commit-log';
 import { CruxError } from '../../shared/errors';
 import { connectionLost, openClient, storeError, type Client, type Sql } from './client';
 import { readCatalog, refuseNewer, type Catalog } from './schema';
+import { markWriter } from './pg-trust';
 import type { StoreUrl } from './url';
 
 /** The first half of every crux advisory lock key ('crux'); the second is the schema name's hash. */
@@ -170,6 +171,8 @@ export class PgConnection {
       await sql`select pg_advisory_xact_lock(${LOCK_CLASS}, hashtext(${this.url.schema}))`;
       const catalog = await readCatalog(sql, this.url.schema);
       refuseNewer(catalog, this.location);
+      // Derived rows written in this transaction keep their trust (pg-trust.ts).
+      await markWriter(sql);
       await holdLockForTest();
       this.active = sql;
       this.catalog = catalog;

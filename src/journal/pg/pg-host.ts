@@ -8,6 +8,12 @@ import type { RowScan } from './rows';
 import { journalTable, type Catalog } from './schema';
 import type { StoreUrl } from './url';
 
+/** Whether a journal's index rows and term rows can be trusted (pg-trust.ts). */
+export interface DerivedTrust {
+  readonly index: boolean;
+  readonly terms: boolean;
+}
+
 export interface PgHost {
   readonly location: string;
   readonly url: StoreUrl;
@@ -23,7 +29,8 @@ export interface PgHost {
   headOf(q: Sql, catalog: Catalog, file: string): Promise<{ head: ChainHead; line: number }>;
   prepare(sql: Sql, catalog: Catalog, file: string): Promise<Catalog>;
   insertLines<S>(q: Sql, spec: StoreSpec<S>, lines: readonly string[], afterLine: number): Promise<void>;
-  refreshIndex<S>(sql: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[] | 'all', opts?: { trusted?: boolean; whole?: S }): Promise<void>;
+  derivedTrusted<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>): Promise<DerivedTrust>;
+  refreshIndex<S>(sql: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[] | 'all', opts?: { trusted?: DerivedTrust; whole?: S }): Promise<void>;
   /** A message for the operator (a record passed over). */
   warn(message: string): void;
 }
@@ -35,7 +42,6 @@ export interface PgWriter extends PgHost {
   foldWhole<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>): Promise<{ state: S; scan: RowScan; line: number }>;
   foldKeys<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[]): Promise<{ state: S }>;
   foldIndexed<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, query: IndexQuery): Promise<{ state: S }>;
-  indexTrusted<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, full?: boolean): Promise<boolean>;
 }
 
 /** Replaces every row of a journal with the lines of `text` (repair, compaction); returns its bytes. */

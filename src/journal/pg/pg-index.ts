@@ -3,10 +3,10 @@
 // that `session list --agent`, `--stranded` and `reap` read only the entities that may match.
 //
 // Derived state (SPEC §3, §11): never trusted unverified. `secondary_indexes` binds the rows to the journal's
-// head (the line and hash of its last row, as a cache file names its journal's head) and carries the count and
-// the sum of a hash of every row, kept up to date by each write in its own transaction. A read trusts the rows
-// only when the binding names the head the journal has and the rows still add up to the count and the sum: a row
-// deleted, added or edited (one wrong `num_value`) fails it, and the read folds the whole journal instead (the
+// head (the line and hash of its last row, as a cache file names its journal's head) and says whether they are
+// trusted; the table's triggers clear that on any write crux did not make (pg-trust.ts). A read trusts the rows
+// only when the binding names the head the journal has and is trusted, and the table is guarded: a row deleted,
+// added or edited (one wrong `num_value`) by hand fails it, and the read folds the whole journal instead (the
 // same answer, slower) until a write or `journal check --repair` rebuilds them.
 import { SNAPSHOT_EVENT } from '../verify';
 import type { JournalRecord } from '../record';
@@ -16,36 +16,44 @@ import { arrayLiteral, indexTable, journalTable, type Catalog } from './schema';
 
 const signature = (spec: StoreSpec<unknown>) => spec.secondary!.names.join(',');
 
-/** Each index row's hash, in SQL: what the binding's count and sum add up. */
-const ROW_HASH = `hashtextextended(key || chr(1) || name || chr(1) || coalesce(text_value, chr(2)) || chr(1) || coalesce(num_value::text, chr(2)), 0)`;
-
-/** The row of a journal the index rows follow. */
+/** The row of a journal the derived rows follow. */
 export interface IndexHead {
   readonly line: number;
   readonly h: string;
 }
 
 /**
- * Whether the index rows of `spec`'s journal can be trusted: they follow the spec's names and version, are bound
- * to the journal's current head, and (`full`) add up to the binding's count and sum. One statement; the full
- * check reads every index row of the journal, the price of never answering from damaged rows. A write that only
- * maintains the rows of the entities it touches asks without `full`: it answers nothing from them, and rows
- * damaged before stay detectable (their count and sum stay off by what the damage changed).
+ * Whether the derived rows bound in `binding` (its row for `file`) may be believed: the table is guarded, and the
+ * binding is of `version` (and `names`), trusted, and names the journal's current head. One indexed look-up.
  */
-export async function indexCurrent(q: Sql, ident: (t: string) => string, catalog: Catalog, spec: StoreSpec<unknown>, full = true): Promise<boolean> {
-  if (spec.secondary === undefined || !catalog.tables.has('secondary_indexes') || !catalog.tables.has(journalTable(spec.file))) return false;
-  const journal = ident(journalTable(spec.file));
-  const index = ident(indexTable(journalTable(spec.file)));
+export async function boundCurrent(
+  q: Sql,
+  ident: (t: string) => string,
+  catalog: Catalog,
+  derived: { table: string; binding: string; file: string; version: number; names?: string },
+): Promise<boolean> {
+  const journal = journalTable(derived.file);
+  if (!catalog.tables.has(derived.binding) || !catalog.tables.has(journal) || !catalog.guarded.has(derived.table)) return false;
   const [row] = await q.unsafe<{ ok: boolean }[]>(
-    `select b.version = $2 and b.names = $3 and b.line = coalesce(hd.line, 0) and b.h = coalesce(hd.h, '')
-        ${full ? 'and b.rows = agg.n and b.sum = agg.s' : ''} as ok
-     from ${ident('secondary_indexes')} b
-       left join lateral (select line, h from ${journal} order by line desc limit 1) hd on true
-       ${full ? `cross join lateral (select count(*) as n, coalesce(sum(${ROW_HASH}), 0) as s from ${index}) agg` : ''}
+    `select b.trusted and b.version = $2 ${derived.names === undefined ? '' : 'and b.names = $3'}
+        and b.line = coalesce(hd.line, 0) and b.h = coalesce(hd.h, '') as ok
+     from ${ident(derived.binding)} b left join lateral (select line, h from ${ident(journal)} order by line desc limit 1) hd on true
      where b.journal = $1`,
-    [spec.file, spec.secondary.version, signature(spec)],
+    derived.names === undefined ? [derived.file, derived.version] : [derived.file, derived.version, derived.names],
   );
   return row?.ok === true;
+}
+
+/** Whether the index rows of `spec`'s journal can be trusted (see boundCurrent). */
+export async function indexCurrent(q: Sql, ident: (t: string) => string, catalog: Catalog, spec: StoreSpec<unknown>): Promise<boolean> {
+  if (spec.secondary === undefined) return false;
+  return boundCurrent(q, ident, catalog, {
+    table: indexTable(journalTable(spec.file)),
+    binding: 'secondary_indexes',
+    file: spec.file,
+    version: spec.secondary.version,
+    names: signature(spec),
+  });
 }
 
 /** The keys of the entities whose value of `query.index` matches (possibly more, never fewer). */
@@ -86,10 +94,9 @@ function expectedRows<S>(spec: StoreSpec<S>, state: S, keys: Iterable<string>): 
 }
 
 /**
- * Writes the index rows of `keys` from `state` (which holds those entities as they now are): their old rows
- * go, their current values come in, and the binding follows (count and sum adjusted by what went and came, bound
- * to `head`, the journal's last row after this write). With `all`, every row of the journal is replaced and the
- * binding written afresh.
+ * Writes the index rows of `keys` from `state` (which holds those entities as they now are): their old rows go,
+ * their current values come in, and the binding follows `head` (the journal's last row after this write). With
+ * `all`, every row of the journal is replaced and the binding written afresh, trusted.
  */
 export async function writeIndexRows<S>(
   q: Sql,
@@ -103,48 +110,43 @@ export async function writeIndexRows<S>(
   const secondary = spec.secondary;
   if (secondary === undefined) return;
   const table = ident(indexTable(journalTable(spec.file)));
-  const [gone] = all
-    ? await q.unsafe<{ n: string; s: string }[]>(`with gone as (delete from ${table} returning 1) select count(*) as n, 0 as s from gone`)
-    : keys.length > 0
-      ? await q.unsafe<{ n: string; s: string }[]>(
-          `with gone as (delete from ${table} where key = any($1::text[]) returning ${ROW_HASH} as h) select count(*) as n, coalesce(sum(h), 0) as s from gone`,
-          [arrayLiteral(keys)],
-        )
-      : [{ n: '0', s: '0' }];
+  if (all) await q.unsafe(`delete from ${table}`);
+  else if (keys.length > 0) await q.unsafe(`delete from ${table} where key = any($1::text[])`, [arrayLiteral(keys)]);
   const rows = expectedRows(spec, state, keys);
-  let came = { n: '0', s: '0' };
   if (rows.length > 0) {
-    const inserted = await q.unsafe<{ n: string; s: string }[]>(
-      `with came as (insert into ${table} (key, name, text_value, num_value)
-         select * from unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) returning ${ROW_HASH} as h)
-       select count(*) as n, coalesce(sum(h), 0) as s from came`,
-      [
-        arrayLiteral(rows.map((r) => r.key)),
-        arrayLiteral(rows.map((r) => r.name)),
-        arrayLiteral(rows.map((r) => r.text)),
-        arrayLiteral(rows.map((r) => r.num)),
-      ],
-    );
-    came = inserted[0]!;
-  }
-  const binding = ident('secondary_indexes');
-  if (all) {
-    await q.unsafe(
-      `insert into ${binding} (journal, version, names, line, h, rows, sum) values ($1, $2, $3, $4, $5, $6, $7::numeric)
-       on conflict (journal) do update set version = excluded.version, names = excluded.names, line = excluded.line, h = excluded.h, rows = excluded.rows, sum = excluded.sum`,
-      [spec.file, secondary.version, signature(spec), head.line, head.h, came.n, came.s],
-    );
-  } else {
-    await q.unsafe(`update ${binding} set line = $2, h = $3, rows = rows - $4 + $5, sum = sum - $6::numeric + $7::numeric where journal = $1`, [
-      spec.file,
-      head.line,
-      head.h,
-      gone!.n,
-      came.n,
-      gone!.s,
-      came.s,
+    await q.unsafe(`insert into ${table} (key, name, text_value, num_value) select * from unnest($1::text[], $2::text[], $3::text[], $4::bigint[])`, [
+      arrayLiteral(rows.map((r) => r.key)),
+      arrayLiteral(rows.map((r) => r.name)),
+      arrayLiteral(rows.map((r) => r.text)),
+      arrayLiteral(rows.map((r) => r.num)),
     ]);
   }
+  await bindRows(q, ident, 'secondary_indexes', spec.file, { version: secondary.version, names: signature(spec) }, head, all);
+}
+
+/**
+ * Binds derived rows to `head`: afresh and trusted after a rebuild (`all`), else only following the head (a write
+ * maintaining rows it trusted: the flag stays as the triggers left it).
+ */
+export async function bindRows(
+  q: Sql,
+  ident: (t: string) => string,
+  binding: string,
+  file: string,
+  of: { version: number; names?: string },
+  head: IndexHead,
+  all: boolean,
+): Promise<void> {
+  if (!all) {
+    await q.unsafe(`update ${ident(binding)} set line = $2, h = $3 where journal = $1`, [file, head.line, head.h]);
+    return;
+  }
+  const named = of.names === undefined ? { cols: '', vals: '', set: '' } : { cols: ', names', vals: ', $5', set: ', names = excluded.names' };
+  await q.unsafe(
+    `insert into ${ident(binding)} (journal, version, line, h, trusted${named.cols}) values ($1, $2, $3, $4, true${named.vals})
+     on conflict (journal) do update set version = excluded.version, line = excluded.line, h = excluded.h, trusted = true${named.set}`,
+    of.names === undefined ? [file, of.version, head.line, head.h] : [file, of.version, head.line, head.h, of.names],
+  );
 }
 
 /**

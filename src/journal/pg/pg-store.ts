@@ -25,15 +25,16 @@ import type {
   Transaction,
 } from '../store-boundary';
 import type { Sql } from './client';
-import { arrayLiteral, ensureJournalTable, journalTable, migrate, type Catalog } from './schema';
+import { arrayLiteral, ensureJournalTable, journalTable, migrate, readCatalog, SCHEMA_VERSION, type Catalog } from './schema';
 import { compactJournals, historyPieces, readHistoryRows, restoreJournal } from './pg-maintenance';
 import { checkJournals } from './pg-check';
 import { surveyPg } from './pg-survey';
-import type { PgWriter } from './pg-host';
+import type { DerivedTrust, PgWriter } from './pg-host';
 import { PgTransaction } from './pg-transaction';
 import { PgKeyStore } from './pg-keys';
 import { DEFAULT_HISTORY_RETENTION, type HistoryRetention } from '../history';
 import { indexCurrent, matchingKeys, writeIndexRows } from './pg-index';
+import { matchTerms, termsCurrent, writeTermRows } from './pg-terms';
 import { initSchema } from './pg-init';
 import { PgReads, type Folded } from './pg-fold';
 import { insertLines } from './pg-insert';
@@ -53,8 +54,8 @@ export interface PgStoreOptions {
 
 export class PgStore extends PgReads implements JournalStore, PgWriter {
   readonly keys: KeyStore;
-  /** Which journals' index rows verified in the operation running (pg-index.ts), by file. */
-  private readonly verdicts = new Map<string, boolean>();
+  /** Which journals' derived rows are trusted in the operation running (pg-trust.ts), by file. */
+  private readonly verdicts = new Map<string, DerivedTrust>();
 
   constructor(
     url: StoreUrl,
@@ -87,54 +88,97 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
 
   /** The entities that may match `query`, through the index table when its rows are current, else the whole journal. */
   async foldIndexed<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, query: IndexQuery): Promise<Folded<S>> {
-    if (spec.keyOf === undefined || !(await this.indexTrusted(q, catalog, spec))) return this.fold(q, catalog, spec);
+    if (spec.keyOf === undefined || !(await this.derivedTrusted(q, catalog, spec)).index) return this.fold(q, catalog, spec);
     return this.foldKeys(q, catalog, spec, await matchingKeys(q, (t) => this.ident(t), spec as StoreSpec<unknown>, query));
   }
 
   /**
-   * Whether a journal's index rows verify (pg-index.ts), fully (asked once per operation: nothing else writes
-   * meanwhile), or, for a write that only maintains them (`full` false), by their binding alone.
+   * A state of only the entities holding the query's terms, from the term rows when they can be trusted (a GIN
+   * look-up: the cost follows the candidates), else the whole state.
    */
-  async indexTrusted<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, full = true): Promise<boolean> {
+  async readTerms<S, T>(
+    spec: StoreSpec<S>,
+    query: { readonly terms: readonly string[]; readonly among?: readonly string[] },
+    use: (state: S) => T | Promise<T>,
+  ): Promise<T> {
+    const codec = spec.terms;
+    if (codec === undefined) return this.readWith(spec, use);
+    const state = await this.guard(async () => {
+      const q = this.reader;
+      const catalog = await this.readCatalog();
+      if (!(await this.derivedTrusted(q, catalog, spec)).terms) return undefined;
+      const among = query.among ?? [];
+      const all = [...new Set([...query.terms, ...among])];
+      const hits = query.terms.length === 0 ? [] : await matchTerms(q, (t) => this.ident(t), spec as StoreSpec<unknown>, all, query.terms, among);
+      return codec.fromHits(all, hits);
+    });
+    return state === undefined ? this.readWith(spec, use) : use(state);
+  }
+
+  /**
+   * Whether a journal's index rows and term rows can be trusted (pg-trust.ts): one look-up each, asked once per
+   * operation (a write asks before its rows go in, and keeps the answer: it then maintains what it trusted).
+   */
+  async derivedTrusted<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>): Promise<DerivedTrust> {
     const known = this.verdicts.get(spec.file);
     if (known !== undefined) return known;
-    const verdict = await indexCurrent(q, (t) => this.ident(t), catalog, spec as StoreSpec<unknown>, full);
-    if (full) this.verdicts.set(spec.file, verdict);
+    const ident = (t: string) => this.ident(t);
+    const verdict = {
+      index: spec.secondary !== undefined && (await indexCurrent(q, ident, catalog, spec as StoreSpec<unknown>)),
+      terms: spec.terms !== undefined && (await termsCurrent(q, ident, catalog, spec as StoreSpec<unknown>)),
+    };
+    this.verdicts.set(spec.file, verdict);
     return verdict;
   }
 
   /**
-   * Brings the index rows of a journal up to date inside a locked transaction, after its rows changed: the
-   * entities `keys` (from their rows as they now are) when the rows verified before the change (`trusted`), else
-   * — or with 'all' — every entity (from `whole`, or a fold of the journal): rebuilt in the same transaction.
+   * Brings the derived rows of a journal up to date inside a locked transaction, after its rows changed: those of
+   * the entities `keys` (from their rows as they now are) where the rows were trusted before the change
+   * (`trusted`), else — or with 'all' — every entity's (from `whole`, or a fold of the journal): rebuilt in the
+   * same transaction, and trusted again.
    */
   async refreshIndex<S>(
     sql: Sql,
     catalog: Catalog,
     spec: StoreSpec<S>,
     keys: readonly string[] | 'all',
-    opts: { trusted?: boolean; whole?: S } = {},
+    opts: { trusted?: DerivedTrust; whole?: S } = {},
   ): Promise<void> {
-    if (spec.secondary === undefined || spec.keyOf === undefined) return;
+    if (spec.keyOf === undefined || (spec.secondary === undefined && spec.terms === undefined)) return;
+    // The derived tables and their triggers, made again if they went (a repair after a table or trigger was
+    // dropped), in a schema at this crux's version (a repair is a write: it migrates an older one).
+    const current = catalog.version < SCHEMA_VERSION ? await readCatalog(sql, this.url.schema) : catalog;
+    catalog = await this.prepare(sql, current, spec.file);
     const ident = (t: string) => this.ident(t);
     const { line, head } = await this.headOf(sql, catalog, spec.file);
     const bound = { line, h: line === 0 ? '' : head.h };
-    if (keys !== 'all' && opts.trusted === true) {
-      if (keys.length > 0) await writeIndexRows(sql, ident, spec, (await this.foldKeys(sql, catalog, spec, keys)).state, keys, false, bound);
-    } else {
-      const state = opts.whole ?? (await this.fold(sql, catalog, spec, { quiet: true })).state;
-      const rows = await sql.unsafe<{ key: string }[]>(`select distinct key from ${this.ident(journalTable(spec.file))} where key is not null`);
-      await writeIndexRows(
-        sql,
-        ident,
-        spec,
-        state,
-        rows.map((r) => r.key),
-        true,
-        bound,
-      );
+    const none = { index: false, terms: false };
+    const trusted = keys === 'all' ? none : (opts.trusted ?? none);
+    const maintain = { index: spec.secondary !== undefined && trusted.index, terms: spec.terms !== undefined && trusted.terms };
+    const rebuild = { index: spec.secondary !== undefined && !trusted.index, terms: spec.terms !== undefined && !trusted.terms };
+    if (keys !== 'all' && (maintain.index || maintain.terms)) {
+      // Only the entities this write touched (none: the bindings just follow the head).
+      const some = keys.length === 0 ? spec.initial() : (await this.foldKeys(sql, catalog, spec, keys)).state;
+      if (maintain.index) await writeIndexRows(sql, ident, spec, some, keys, false, bound);
+      if (maintain.terms) await writeTermRows(sql, ident, spec, some, keys, bound);
     }
-    this.verdicts.set(spec.file, true);
+    if (rebuild.index || rebuild.terms) {
+      const state = opts.whole ?? (await this.fold(sql, catalog, spec, { quiet: true })).state;
+      if (rebuild.index) {
+        const rows = await sql.unsafe<{ key: string }[]>(`select distinct key from ${this.ident(journalTable(spec.file))} where key is not null`);
+        await writeIndexRows(
+          sql,
+          ident,
+          spec,
+          state,
+          rows.map((r) => r.key),
+          true,
+          bound,
+        );
+      }
+      if (rebuild.terms) await writeTermRows(sql, ident, spec, state, 'all', bound);
+    }
+    this.verdicts.set(spec.file, { index: spec.secondary !== undefined, terms: spec.terms !== undefined });
   }
 
   async readAt<S>(spec: StoreSpec<S>, positions: readonly LinePosition[]): Promise<(JournalRecord | undefined)[]> {

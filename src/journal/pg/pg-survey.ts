@@ -11,7 +11,7 @@ import { SNAPSHOT_EVENT } from '../verify';
 import { journalFileOf, journalTable, readCatalog, SCHEMA_VERSION, type Catalog } from './schema';
 
 /** Tables of the schema that are not journals. */
-const OWN_TABLES = new Set(['schema_version', 'keys', 'history', 'quarantine', 'secondary_indexes', 'snapshots']);
+const OWN_TABLES = new Set(['schema_version', 'keys', 'history', 'quarantine', 'secondary_indexes', 'term_indexes', 'snapshots']);
 
 export async function surveyPg(store: PgHost, specs: readonly StoreSpec<unknown>[]): Promise<StoreFacts> {
   return store.transaction(async (sql) => {
@@ -33,7 +33,7 @@ export async function surveyPg(store: PgHost, specs: readonly StoreSpec<unknown>
           )
         : [];
     const known = new Set(specs.map((s) => journalTable(s.file)));
-    const other = [...catalog.tables].filter((t) => !OWN_TABLES.has(t) && !known.has(t) && !known.has(t.replace(/_index$/, ''))).sort();
+    const other = [...catalog.tables].filter((t) => !OWN_TABLES.has(t) && !known.has(t) && !known.has(t.replace(/_(index|terms)$/, ''))).sort();
     return {
       location: { path: store.location, exists, usable, mode: null },
       lock: {

@@ -92,7 +92,7 @@ export class PgTransaction implements Transaction {
       }
       this.catalog = await this.store.prepare(this.sql, this.catalog, batch.spec.file);
       // Verified before the rows go in: afterwards the binding names the head the journal had.
-      const trusted = batch.spec.secondary !== undefined && (await this.store.indexTrusted(this.sql, this.catalog, batch.spec, false));
+      const trusted = await this.store.derivedTrusted(this.sql, this.catalog, batch.spec);
       await this.store.insertLines(this.sql, batch.spec, batch.lines!, batch.afterLine!);
       await this.store.refreshIndex(this.sql, this.catalog, batch.spec, keysOf(batch.spec, batch.lines!.map(decodeOwn)), { trusted });
     }

@@ -6,9 +6,10 @@
 // items; `history` the records compaction dropped.
 import { CruxError } from '../../shared/errors';
 import type { Sql } from './client';
+import { GUARD_TRIGGERS, guardDdl, TRUST_FUNCTION, TRUST_FUNCTION_BODY, trustFunctionDdl } from './pg-trust';
 
 /** The layout this crux reads and writes. A store at a higher version is refused, never downgraded. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 type Query = Sql;
 
@@ -21,7 +22,7 @@ export function journalTable(file: string): string {
 
 /** The journal file name a table holds (the inverse of journalTable), or undefined for other tables. */
 export const journalFileOf = (table: string): string | undefined =>
-  table.startsWith('journal_') && !table.endsWith('_index') ? `${table.slice(8)}.jsonl` : undefined;
+  table.startsWith('journal_') && !table.endsWith('_index') && !table.endsWith('_terms') ? `${table.slice(8)}.jsonl` : undefined;
 
 /** Migration i takes the schema from version i to i+1. Released migrations are never edited, only appended. */
 const MIGRATIONS: readonly ((s: string) => string)[] = [
@@ -74,6 +75,22 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
       add column rows bigint not null default 0,
       add column sum numeric not null default 0;
     alter table ${s}.snapshots add column digest text not null default '';`,
+  // 3: derived rows trusted by a flag that the tables' triggers clear on any write crux did not make (pg-trust.ts),
+  // instead of a count and sum over every row; each live entity's terms as a row (pg-terms.ts). Rows written
+  // before are not trusted: the next write rebuilds them, and adds the tables and triggers a journal lacks.
+  (s) => `
+    alter table ${s}.secondary_indexes
+      add column trusted boolean not null default false,
+      drop column rows,
+      drop column sum;
+    create table ${s}.term_indexes (
+      journal text primary key,
+      version integer not null,
+      line bigint not null,
+      h text not null,
+      trusted boolean not null default false
+    );
+    ${trustFunctionDdl(s)}`,
 ];
 
 /** The DDL of one journal's table (created with the first record a journal gets). */
@@ -86,7 +103,10 @@ const journalDdl = (s: string, table: string): string => `
     key text,
     resets boolean not null default false
   );
-  create index on ${s}.${table} (key, line) where key is not null;
+  create index on ${s}.${table} (key, line) where key is not null;`;
+
+/** The DDL of a journal's table of secondary keys (pg-index.ts), guarded (pg-trust.ts). */
+const indexDdl = (s: string, table: string): string => `
   create table ${s}.${indexTable(table)} (
     key text not null,
     name text not null,
@@ -97,24 +117,48 @@ const journalDdl = (s: string, table: string): string => `
   create index on ${s}.${indexTable(table)} (name, text_value) where text_value is not null;
   create index on ${s}.${indexTable(table)} (name, num_value) where num_value is not null;`;
 
+/** The DDL of a journal's table of terms (pg-terms.ts): one row per live entity, a GIN index over its terms. */
+const termsDdl = (s: string, table: string): string => `
+  create table ${s}.${termsTable(table)} (
+    key text primary key,
+    terms text[] not null,
+    facts text not null
+  );
+  create index on ${s}.${termsTable(table)} using gin (terms);`;
+
 /** The table of a journal's secondary keys (StoreSpec.secondary): one row per entity and name with a value. */
 export const indexTable = (table: string): string => `${table}_index`;
+/** The table of a journal's terms (StoreSpec.terms): one row per live entity. */
+export const termsTable = (table: string): string => `${table}_terms`;
+
+/** The derived tables of a journal and the binding table each one's trust is kept in. */
+export const derivedTables = (table: string): { table: string; binding: string }[] => [
+  { table: indexTable(table), binding: 'secondary_indexes' },
+  { table: termsTable(table), binding: 'term_indexes' },
+];
 
 export interface Catalog {
   /** The schema's version, 0 when the schema does not exist (or holds no crux tables yet). */
   readonly version: number;
   readonly tables: ReadonlySet<string>;
+  /** The tables whose writes crux's triggers watch, enabled always, calling the function as crux wrote it (pg-trust.ts). */
+  readonly guarded: ReadonlySet<string>;
 }
 
 /** What exists in the store's schema: one catalog query, then the version when there is a version table. */
 export async function readCatalog(q: Query, schema: string): Promise<Catalog> {
-  const rows = await q<{ relname: string }[]>`
-    select c.relname::text as relname from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+  const rows = await q<{ relname: string; guards: number }[]>`
+    select c.relname::text as relname,
+      (select count(*) from pg_catalog.pg_trigger t
+        where t.tgrelid = c.oid and t.tgfoid = f.oid and t.tgenabled = 'A' and t.tgname in (${GUARD_TRIGGERS[0]}, ${GUARD_TRIGGERS[1]}))::int as guards
+    from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+      left join pg_catalog.pg_proc f on f.pronamespace = n.oid and f.proname = ${TRUST_FUNCTION} and f.prosrc = ${TRUST_FUNCTION_BODY}
     where n.nspname = ${schema} and c.relkind in ('r', 'p')`;
   const tables = new Set(rows.map((r) => r.relname));
-  if (!tables.has('schema_version')) return { version: 0, tables };
+  const guarded = new Set(rows.filter((r) => r.guards === GUARD_TRIGGERS.length).map((r) => r.relname));
+  if (!tables.has('schema_version')) return { version: 0, tables, guarded };
   const [row] = await q<{ version: number | null }[]>`select max(version) as version from ${q(schema)}.schema_version`;
-  return { version: row?.version ?? 0, tables };
+  return { version: row?.version ?? 0, tables, guarded };
 }
 
 /** Refuses a store whose schema a newer crux wrote. */
@@ -153,25 +197,33 @@ export async function migrate(tx: Sql, schema: string, catalog: Catalog, cruxVer
   return readCatalog(tx, schema);
 }
 
-/** The DDL of a journal's table unless the catalog has it (for `store init`: every journal's table ahead of its first record). */
+/**
+ * The DDL of what a journal lacks of its tables (for `store init`: every journal's ahead of its first record; for
+ * a write: the journal it appends to): its own table, its derived tables, and their triggers (a trigger dropped or
+ * disabled by hand is made again, and the rows it guarded, untrusted meanwhile, are rebuilt by that write).
+ */
 export function journalTableSql(schema: string, catalog: Catalog, file: string): { what: string; sql: string } | undefined {
   const table = journalTable(file);
-  return catalog.tables.has(table)
-    ? undefined
-    : {
-        what: `table ${table}`,
-        sql: `${journalDdl(quoteIdent(schema), table)
-          .trim()
-          .replace(/\n {2}/g, '\n')}`,
-      };
+  const s = quoteIdent(schema);
+  const parts: string[] = [];
+  if (!catalog.tables.has(table)) parts.push(journalDdl(s, table));
+  if (!catalog.tables.has(indexTable(table))) parts.push(indexDdl(s, table));
+  if (!catalog.tables.has(termsTable(table))) parts.push(termsDdl(s, table));
+  const unguarded = derivedTables(table).filter((derived) => !catalog.guarded.has(derived.table));
+  if (unguarded.length > 0 && catalog.version >= 3) parts.push(trustFunctionDdl(s));
+  for (const derived of unguarded) parts.push(guardDdl(s, derived.table, derived.binding, file));
+  if (parts.length === 0) return undefined;
+  return { what: catalog.tables.has(table) ? `derived tables of ${table}` : `table ${table}`, sql: parts.join('\n').trim().replace(/\n {2}/g, '\n') };
 }
 
-/** Creates a journal's table unless it exists (under the writers' lock). */
+/** Creates what a journal lacks of its tables and triggers (under the writers' lock). */
 export async function ensureJournalTable(tx: Sql, schema: string, catalog: Catalog, file: string): Promise<void> {
+  const missing = journalTableSql(schema, catalog, file);
+  if (missing === undefined) return;
+  await tx.unsafe(missing.sql);
   const table = journalTable(file);
-  if (catalog.tables.has(table)) return;
-  await tx.unsafe(journalDdl(quoteIdent(schema), table));
-  (catalog.tables as Set<string>).add(table);
+  for (const t of [table, indexTable(table), termsTable(table)]) (catalog.tables as Set<string>).add(t);
+  for (const derived of derivedTables(table)) (catalog.guarded as Set<string>).add(derived.table);
 }
 
 /** A schema name is a checked lower-case identifier (url.ts); quoting keeps it so anyway. */

@@ -3,6 +3,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { rankCases } from '../../../src/domain/case/rank';
 import { decodeBank, encodeBank } from '../../../src/domain/case/bank-codec';
+import { CASE_TERMS } from '../../../src/domain/case/bank-terms';
+import { tokenize } from '../../../src/domain/case/tokenize';
+import type { CaseBank } from '../../../src/domain/case/bank';
 import { bankOf, bodyOf, recorded, type CaseSpec, type Given } from './fixtures';
 
 // Deliberately written differently from src: char by char, code points via Array.from, Rust's
@@ -97,6 +100,16 @@ const FILLER: Given[] = Array.from({ length: 600 }, (_, i) =>
   recorded({ id: `c_fill${i}`, task: `filler${i} padding`, tags: [], reward: 1, success: true, created: '2026-01-01T00:00:00.000Z' }),
 );
 
+/** What a database's term rows give a query (StoreSpec.terms): a bank of only the cases holding one of its terms. */
+function viaTermRows(bank: CaseBank, q: string): CaseBank {
+  const terms = [...tokenize(q)];
+  const hits = [...CASE_TERMS.entries(bank)].flatMap((e) => {
+    const has = terms.flatMap((t, i) => (e.terms.includes(t) ? [i] : []));
+    return has.length === 0 ? [] : [{ key: e.key, has, facts: e.facts }];
+  });
+  return CASE_TERMS.fromHits(terms, hits);
+}
+
 describe('rankCases against a naive reference', () => {
   it('returns the same ids and similarities, in the same order', () => {
     fc.assert(
@@ -129,6 +142,13 @@ describe('rankCases against a naive reference', () => {
           expect(got).toEqual(naiveRank(model, q, topK, onlySuccess, min));
           expect(viaCache).toEqual(got);
           expect(resumed.liveCount).toBe(model.size + (filled ? FILLER.length : 0));
+
+          // Through term rows as PostgreSQL keeps them, from a replayed bank and from one decoded from a snapshot.
+          for (const from of [bank, resumed]) {
+            const rows = viaTermRows(from, q);
+            expect(rankCases(rows, { text: q, topK, onlySuccess, minSimilarity: min }).map((h) => [rows.idOf(h.slot), h.similarity])).toEqual(got);
+          }
+          expect(resumed.liveCount).toBe(model.size);
         },
       ),
       { numRuns: 500 },

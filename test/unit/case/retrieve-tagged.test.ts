@@ -16,7 +16,7 @@ describe('retrieveTaggedCases', () => {
     recorded({ id: 'e', task: 'checkout retry', tags: ['shop'], success: false }),
     recorded({ id: 'f', task: 'checkout', tags: ['shop'] }),
   ]);
-  const scope = { dir: { readWith: (_spec: unknown, use: (b: unknown) => unknown) => use(bank) } as unknown as JournalStore, now: 0 };
+  const scope = { dir: { readTerms: (_spec: unknown, _query: unknown, use: (b: unknown) => unknown) => use(bank) } as unknown as JournalStore, now: 0 };
   const ids = async (tag: string, query = QUERY) => (await retrieveTaggedCases(scope, query, tag)).map((r) => r.case.case_id);
 
   it('keeps the cases with the tag itself, best first, at most top-k', async () => {

@@ -1,0 +1,111 @@
+// A journal's terms (StoreSpec.terms) as rows: `journal_<name>_terms` holds each live entity's terms (a GIN index
+// over them) and its facts, recomputed from its folded state by every write that touches it, so that `case
+// retrieve` reads only the rows of the entities holding one of its terms, never the whole bank.
+//
+// Derived state, trusted as the index rows are (pg-trust.ts): bound in `term_indexes` to the journal's head and
+// trusted only while no one but crux wrote the table; else a retrieve answers from the whole state (readWith).
+import type { StoreSpec, TermEntry, TermHit } from '../store-spec';
+import type { Sql } from './client';
+import { bindRows, boundCurrent, type IndexHead } from './pg-index';
+import { arrayLiteral, journalTable, termsTable, type Catalog } from './schema';
+
+/** Entities written per statement. */
+const WRITE_ROWS = 5000;
+
+/** Whether the term rows of `spec`'s journal can be trusted (pg-index.ts boundCurrent). */
+export async function termsCurrent(q: Sql, ident: (t: string) => string, catalog: Catalog, spec: StoreSpec<unknown>): Promise<boolean> {
+  if (spec.terms === undefined) return false;
+  return boundCurrent(q, ident, catalog, { table: termsTable(journalTable(spec.file)), binding: 'term_indexes', file: spec.file, version: spec.terms.version });
+}
+
+/**
+ * The entities holding one of `terms` (and, with `among`, every one of `among`), each with the indexes into
+ * `all` of the terms it holds: one statement through the GIN index.
+ */
+export async function matchTerms(
+  q: Sql,
+  ident: (t: string) => string,
+  spec: StoreSpec<unknown>,
+  all: readonly string[],
+  terms: readonly string[],
+  among: readonly string[],
+): Promise<TermHit[]> {
+  const rows = await q.unsafe<{ key: string; facts: string; has: string }[]>(
+    `select r.key, r.facts, array_to_string(array(select i - 1 from unnest($1::text[]) with ordinality a(t, i) where a.t = any(r.terms) order by i), ',') as has
+     from ${ident(termsTable(journalTable(spec.file)))} r
+     where r.terms && $2::text[] ${among.length > 0 ? 'and r.terms @> $3::text[]' : ''}
+     order by r.key`,
+    among.length > 0 ? [arrayLiteral(all), arrayLiteral(terms), arrayLiteral(among)] : [arrayLiteral(all), arrayLiteral(terms)],
+  );
+  return rows.map((r) => ({ key: r.key, facts: r.facts, has: r.has === '' ? [] : r.has.split(',').map(Number) }));
+}
+
+/**
+ * Writes the term rows of `keys` from `state` (which holds those entities as they now are; every live entity with
+ * `all`, which replaces every row and binds them afresh, trusted), and binds them to `head`.
+ */
+export async function writeTermRows<S>(
+  q: Sql,
+  ident: (t: string) => string,
+  spec: StoreSpec<S>,
+  state: S,
+  keys: readonly string[] | 'all',
+  head: IndexHead,
+): Promise<void> {
+  const terms = spec.terms;
+  if (terms === undefined) return;
+  const table = ident(termsTable(journalTable(spec.file)));
+  if (keys === 'all') await q.unsafe(`delete from ${table}`);
+  else if (keys.length > 0) await q.unsafe(`delete from ${table} where key = any($1::text[])`, [arrayLiteral(keys)]);
+  let batch: TermEntry[] = [];
+  const flush = async () => {
+    if (batch.length === 0) return;
+    // Terms are runs of letters and digits (no space): joined by spaces, split again by the server.
+    await q.unsafe(
+      `insert into ${table} (key, terms, facts) select k, string_to_array(t, ' '), f from unnest($1::text[], $2::text[], $3::text[]) as e(k, t, f)`,
+      [arrayLiteral(batch.map((e) => e.key)), arrayLiteral(batch.map((e) => e.terms.join(' '))), arrayLiteral(batch.map((e) => e.facts))],
+    );
+    batch = [];
+  };
+  for (const entry of terms.entries(state, keys === 'all' ? undefined : keys)) {
+    batch.push(entry);
+    if (batch.length === WRITE_ROWS) await flush();
+  }
+  await flush();
+  await bindRows(q, ident, 'term_indexes', spec.file, { version: terms.version }, head, keys === 'all');
+}
+
+/**
+ * Whether a journal's term rows were ever written: rows not built yet (a schema just migrated, a table just made)
+ * are no disagreement, as a missing cache file is none: reads do without them, and the next write builds them.
+ */
+async function everBuilt(q: Sql, ident: (t: string) => string, catalog: Catalog, file: string, table: string): Promise<boolean> {
+  const bound = catalog.tables.has('term_indexes') ? `exists (select 1 from ${ident('term_indexes')} where journal = $1)` : 'false';
+  const [row] = await q.unsafe<{ built: boolean }[]>(`select ${bound} or exists (select 1 from ${ident(table)}) as built`, [file]);
+  return row?.built === true;
+}
+
+/**
+ * `journal check`'s comparison: the entities whose term rows differ from what a replay gives (`state` holds the
+ * whole journal folded), sorted; empty when the rows are right.
+ */
+export async function termDisagreements<S>(q: Sql, ident: (t: string) => string, catalog: Catalog, spec: StoreSpec<S>, state: S): Promise<string[]> {
+  if (spec.terms === undefined) return [];
+  const table = termsTable(journalTable(spec.file));
+  if (!catalog.tables.has(table) || !(await everBuilt(q, ident, catalog, spec.file, table))) return [];
+  const want = new Map<string, string>();
+  for (const e of spec.terms.entries(state)) want.set(e.key, `${e.terms.join(' ')}\u0001${e.facts}`);
+  const wrong = new Set<string>();
+  const seen = new Set<string>();
+  await q
+    .unsafe(`select key, array_to_string(terms, ' ') as terms, facts from ${ident(table)}`)
+    .values()
+    .cursor(WRITE_ROWS, (rows) => {
+      for (const [key, terms, facts] of rows as [string, string, string][]) {
+        seen.add(key);
+        if (want.get(key) !== `${terms}\u0001${facts}`) wrong.add(key);
+      }
+    });
+  for (const key of want.keys()) if (!seen.has(key)) wrong.add(key);
+  return [...wrong].sort();
+}
