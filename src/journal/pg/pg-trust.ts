@@ -28,7 +28,7 @@ export const TRUST_FUNCTION = 'crux_derived_changed';
 /** The two triggers every derived table carries. */
 export const GUARD_TRIGGERS = ['crux_derived_rows', 'crux_derived_truncate'] as const;
 /** The setting crux's own writing transactions carry (transaction-local). */
-export const WRITER_SETTING = 'crux.writer';
+const WRITER_SETTING = 'crux.writer';
 
 /**
  * tg_argv[0]: the binding table; tg_argv[1]: the journal (its file name), whose binding loses its trust. One line:

@@ -132,7 +132,7 @@ export const indexTable = (table: string): string => `${table}_index`;
 export const termsTable = (table: string): string => `${table}_terms`;
 
 /** The derived tables of a journal and the binding table each one's trust is kept in. */
-export const derivedTables = (table: string): { table: string; binding: string }[] => [
+const derivedTables = (table: string): { table: string; binding: string }[] => [
   { table: indexTable(table), binding: 'secondary_indexes' },
   { table: termsTable(table), binding: 'term_indexes' },
 ];

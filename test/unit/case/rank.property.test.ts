@@ -142,13 +142,11 @@ describe('rankCases against a naive reference', () => {
           expect(got).toEqual(naiveRank(model, q, topK, onlySuccess, min));
           expect(viaCache).toEqual(got);
           expect(resumed.liveCount).toBe(model.size + (filled ? FILLER.length : 0));
-
           // Through term rows as PostgreSQL keeps them, from a replayed bank and from one decoded from a snapshot.
           for (const from of [bank, resumed]) {
             const rows = viaTermRows(from, q);
             expect(rankCases(rows, { text: q, topK, onlySuccess, minSimilarity: min }).map((h) => [rows.idOf(h.slot), h.similarity])).toEqual(got);
           }
-          expect(resumed.liveCount).toBe(model.size);
         },
       ),
       { numRuns: 500 },
