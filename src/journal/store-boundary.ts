@@ -244,7 +244,11 @@ export interface JournalStore {
    * the candidates, not the store; a data directory (whose snapshot reads its terms' postings on demand) and a
    * store without term rows it can trust: `readWith`.
    */
-  readTerms<S, T>(spec: StoreSpec<S>, query: { readonly terms: readonly string[]; readonly among?: readonly string[] }, use: (state: S) => T | Promise<T>): Promise<T>;
+  readTerms<S, T>(
+    spec: StoreSpec<S>,
+    query: { readonly terms: readonly string[]; readonly among?: readonly string[] },
+    use: (state: S) => T | Promise<T>,
+  ): Promise<T>;
   /** A state holding at least the entity `key`, without the lock. */
   readKey<S>(spec: StoreSpec<S>, key: string): Promise<S>;
   /**

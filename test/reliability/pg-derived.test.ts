@@ -94,9 +94,15 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
 
   for (const [what, damage] of [
     ['a term row deleted', (s: string) => `delete from ${s}.journal_cases_terms where 'staging' = any(terms)`],
-    ['a term row\'s facts edited', (s: string) => `update ${s}.journal_cases_terms set facts = regexp_replace(facts, '^[^ ]+', '0') where 'staging' = any(terms)`],
-    ['a term row\'s terms edited', (s: string) => `update ${s}.journal_cases_terms set terms = array['release'] where 'timeout' = any(terms)`],
-    ['a term row added', (s: string) => `insert into ${s}.journal_cases_terms (key, terms, facts) values ('c_forged', array['deploy', 'api'], '1 0 1 0 2 1 10')`],
+    [
+      "a term row's facts edited",
+      (s: string) => `update ${s}.journal_cases_terms set facts = regexp_replace(facts, '^[^ ]+', '0') where 'staging' = any(terms)`,
+    ],
+    ["a term row's terms edited", (s: string) => `update ${s}.journal_cases_terms set terms = array['release'] where 'timeout' = any(terms)`],
+    [
+      'a term row added',
+      (s: string) => `insert into ${s}.journal_cases_terms (key, terms, facts) values ('c_forged', array['deploy', 'api'], '1 0 1 0 2 1 10')`,
+    ],
     ['the term rows truncated', (s: string) => `truncate ${s}.journal_cases_terms`],
   ] as const) {
     it(`${what}: the same retrieve answers, check 9 naming the term rows, --repair rebuilds them`, async () => {
@@ -128,11 +134,11 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
       expect(reused.exitCode, reused.stderr).toBe(0);
       expect(termsTrusted(store)).toBe(true);
       expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
-      expect((await answers() as any).one).toEqual([['write the release notes', 1 / 4, 1]]);
+      expect(((await answers()) as any).one).toEqual([['write the release notes', 1 / 4, 1]]);
     });
   }
 
-  it('retrieve reads the term rows: a write that forges crux\'s own (the documented limit) is believed, and check still finds it', async () => {
+  it("retrieve reads the term rows: a write that forges crux's own (the documented limit) is believed, and check still finds it", async () => {
     const { store, answers } = await seededCases();
     const before = (await answers()) as any;
     psql(`begin; select set_config('crux.writer', 'on', true); delete from ${schemaOf(store)}.journal_cases_terms where 'staging' = any(terms); commit;`);
@@ -146,7 +152,10 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
   for (const [what, bypass] of [
     ['trigger dropped', (s: string) => `drop trigger crux_derived_rows on ${s}.journal_sessions_index`],
     ['trigger disabled', (s: string) => `alter table ${s}.journal_sessions_index disable trigger crux_derived_rows`],
-    ['trigger function replaced', (s: string) => `create or replace function ${s}.crux_derived_changed() returns trigger language plpgsql as $$ begin return null; end $$`],
+    [
+      'trigger function replaced',
+      (s: string) => `create or replace function ${s}.crux_derived_changed() returns trigger language plpgsql as $$ begin return null; end $$`,
+    ],
   ] as const) {
     it(`the index's ${what}, then a row deleted: the same answers, and the next write guards the table again`, async () => {
       const { store, answers } = await seeded();

@@ -123,7 +123,11 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL failures', () => {
     const run = await crux(store, ['--json', '--now', '2026-06-01T00:00:00Z', 'doctor']);
     expect(run.exitCode, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout);
-    expect(report.server).toMatchObject({ schema: new URL(store).searchParams.get('schema'), schema_version: SCHEMA_VERSION, crux_schema_version: SCHEMA_VERSION });
+    expect(report.server).toMatchObject({
+      schema: new URL(store).searchParams.get('schema'),
+      schema_version: SCHEMA_VERSION,
+      crux_schema_version: SCHEMA_VERSION,
+    });
     expect(report.server.version).toMatch(/^\d+/);
     expect(report.journals.find((j: any) => j.name === 'sessions')).toMatchObject({ exists: true, records: 1, healthy: true });
     expect(report.sessions.stranded.map((s: any) => s.session_id)).toEqual(['old']);

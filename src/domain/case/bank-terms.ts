@@ -22,7 +22,7 @@ function* entriesOf(bank: CaseBank, keys: readonly string[] | undefined): Iterab
   for (const slot of slots) {
     const fields = foldable(bank.bodies.get(slot));
     // A slot without its body (a bank decoded from a snapshot) has its terms in the postings only.
-    const terms = fields !== undefined ? [...caseTerms(fields.task, fields.tags)] : (inverted ??= invertPostings(bank)).get(slot) ?? [];
+    const terms = fields !== undefined ? [...caseTerms(fields.task, fields.tags)] : ((inverted ??= invertPostings(bank)).get(slot) ?? []);
     yield { key: bank.idOf(slot), terms: terms.sort(), facts: factsOf(bank, slot) };
   }
 }

@@ -213,7 +213,13 @@ export function journalTableSql(schema: string, catalog: Catalog, file: string):
   if (unguarded.length > 0 && catalog.version >= 3) parts.push(trustFunctionDdl(s));
   for (const derived of unguarded) parts.push(guardDdl(s, derived.table, derived.binding, file));
   if (parts.length === 0) return undefined;
-  return { what: catalog.tables.has(table) ? `derived tables of ${table}` : `table ${table}`, sql: parts.join('\n').trim().replace(/\n {2}/g, '\n') };
+  return {
+    what: catalog.tables.has(table) ? `derived tables of ${table}` : `table ${table}`,
+    sql: parts
+      .join('\n')
+      .trim()
+      .replace(/\n {2}/g, '\n'),
+  };
 }
 
 /** Creates what a journal lacks of its tables and triggers (under the writers' lock). */
