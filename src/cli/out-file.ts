@@ -11,7 +11,7 @@ import { invalid } from '../shared/errors';
 
 export type OutTarget = { readonly kind: 'stdout' } | { readonly kind: 'file'; readonly path: string; readonly shown: string; readonly exists: boolean };
 
-/** Checks `--out` before anything is done (a missing directory, a directory named): exit 5. */
+/** Checks `--out` before anything is done (a missing directory, a directory named, no permission to write): exit 5. */
 export function resolveOut(raw: string): OutTarget {
   if (raw === '-' || raw === '/dev/stdout') return { kind: 'stdout' };
   const path = resolve(raw);
@@ -22,10 +22,18 @@ export function resolveOut(raw: string): OutTarget {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw asStorageError(error, path);
     exists = false;
   }
+  const dir = dirname(path);
   if (!exists) {
-    const dir = dirname(path);
     if (!fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw invalid(`--out ${raw}: no such directory ${dir}`);
   } else if (fs.statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw invalid(`--out ${raw} is a directory`);
+  // Permission is asked before anything is done, so that a file crux may not write refuses the command (5) instead
+  // of failing after a mint was committed.
+  // (A dangling symlink's target is made when written, as > makes it.)
+  try {
+    fs.accessSync(exists ? path : dir, fs.constants.W_OK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw asStorageError(error, exists ? path : dir);
+  }
   return { kind: 'file', path, shown: raw, exists };
 }
 

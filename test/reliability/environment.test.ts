@@ -161,6 +161,58 @@ describe('full disk', { timeout: TIMEOUT }, () => {
     expect(retry.exitCode, retry.stderr).toBe(0);
     await expectHealthy(dir);
   });
+
+  it('handoff mint --out into a file or directory the user may not write: 5 before anything is minted', async () => {
+    const parent = tempDir();
+    fs.chownSync(parent, NOBODY, NOBODY);
+    const dir = join(parent, 'data');
+    expect((await cruxAs(NOBODY, dir, ['--agent', 'x', 'session', 'put', 'h', '{}'])).exitCode).toBe(0);
+    // root's, readable and searchable by everyone, writable by root alone.
+    const locked = tempDir();
+    fs.chmodSync(locked, 0o755);
+    fs.writeFileSync(join(locked, 'theirs.json'), 'kept\n', { mode: 0o644 });
+    const before = snapshotDir(dir);
+    for (const target of [join(locked, 'theirs.json'), join(locked, 'new.json')]) {
+      const mint = await cruxAs(NOBODY, dir, ['--agent', 'x', 'handoff', 'mint', 'h', '--out', target]);
+      expect(mint.exitCode, mint.stderr).toBe(5);
+      expect(mint.stderr).toMatch(/^crux: permission denied: .* \(EACCES\)/);
+      expect(snapshotDir(dir)).toEqual(before);
+    }
+    expect(fs.readFileSync(join(locked, 'theirs.json'), 'utf8')).toBe('kept\n');
+    expect(fs.readdirSync(locked)).toEqual(['theirs.json']);
+  });
+
+  it('handoff mint --out onto a full disk after the mint committed: exit 0, one line naming the export, minted once', async () => {
+    const dir = freshDataDir();
+    expect((await crux(dir, ['--agent', 'x', 'session', 'put', 'h', '{}'])).exitCode).toBe(0);
+    const mount = tempDir('crux-tmpfs-');
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k,mode=0755', 'tmpfs', mount]);
+    mounted.push(mount);
+    try {
+      fs.writeFileSync(join(mount, 'filler'), Buffer.alloc(1 << 20));
+    } catch {
+      // ENOSPC: full now.
+    }
+    const out = join(mount, 'pkg.json');
+    for (const quiet of [false, true]) {
+      const mint = await crux(dir, [...(quiet ? ['--quiet'] : []), '--agent', 'x', 'handoff', 'mint', 'h', '--out', out]);
+      expect(mint.exitCode, mint.stderr).toBe(0);
+      const lines = mint.stderr.split('\n').filter(Boolean);
+      expect(lines).toHaveLength(1);
+      const id = /`crux handoff export (h_[0-9a-f]+) --out /.exec(lines[0]!)?.[1];
+      expect(lines[0]).toMatch(/^crux: committed \(.*handoffs\.jsonl.*\), but --out could not be written: the disk is full: .*\(ENOSPC\).* do not repeat it/);
+      // Under --quiet the new id still goes to stdout (it was created); otherwise nothing claims the file was written.
+      expect(mint.stdout).toBe(quiet ? `${id}\n` : '');
+      expect(fs.readdirSync(mount)).toEqual(['filler']);
+    }
+    const listed = JSON.parse((await crux(dir, ['--agent', 'x', '--json', 'handoff', 'list'])).stdout).handoffs;
+    expect(listed).toHaveLength(2);
+    // With room again, the export the line names writes the envelope.
+    fs.rmSync(join(mount, 'filler'));
+    const again = await crux(dir, ['--agent', 'x', 'handoff', 'export', listed[0].handoff_id, '--out', out]);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(JSON.parse(fs.readFileSync(out, 'utf8')).content_hash).toBe(listed[0].content_hash);
+  });
 });
 
 describe('output that cannot be written after a committed write', { timeout: TIMEOUT }, () => {

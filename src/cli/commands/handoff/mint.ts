@@ -76,8 +76,8 @@ export function makeMintCommand(): Command {
         alg: opts.alg as SignatureAlg,
         handoffId: newId<HandoffId>('h'),
       });
-      writeEnvelope(ctx, result.envelope, out);
+      const written = writeEnvelope(ctx, result.envelope, out, result.minted.handoff_id);
       // With --out, --quiet prints the new package's id (what was created); stdout is free for it.
-      if (out?.kind === 'file' && !ctx.json) await emit(ctx, result, renderMinted(out.shown), (r) => [r.minted.handoff_id]);
+      if (out?.kind === 'file' && !ctx.json && (written || ctx.quiet)) await emit(ctx, result, renderMinted(out.shown), (r) => [r.minted.handoff_id]);
     });
 }
