@@ -278,20 +278,23 @@ const accepted = interleave(acceptTimed, { rounds: ROUNDS, warmup: 2 });
 const acceptBase = accepted[0].median;
 for (const [name, peak] of peakOfRows(acceptTimed.slice(1), env)) peaks.set(name, peak);
 
-// Retrieve before and after 300 single `case record`s, interleaved (the 200k case store).
+// Retrieve before and after PENDING single `case record`s, interleaved (the 200k case store): 517 records of
+// ~385 bytes stay under the 256 KiB after which the snapshot is rewritten, so they all follow it. The first
+// retrieve folds them into the snapshot's delta (a warm-up round), the timed ones apply it.
+const PENDING = 517;
 const { c: c200 } = builds[200_000];
-const after300 = join(work, 'c-200k-after-300');
-const pendingBuilt = fs.existsSync(after300);
-if (!pendingBuilt) fs.cpSync(c200, after300, { recursive: true });
-for (let i = 0; i < (pendingBuilt ? 0 : 300); i++)
-  run(after300, ['case', 'record', '--task', `${WORDS[i % 3000]} ${WORDS[(i * 7) % 3000]} pending`, '--action', 'a', '--outcome', 'o']);
+const afterPending = join(work, `c-200k-after-${PENDING}`);
+const pendingBuilt = fs.existsSync(afterPending);
+if (!pendingBuilt) fs.cpSync(c200, afterPending, { recursive: true });
+for (let i = 0; i < (pendingBuilt ? 0 : PENDING); i++)
+  run(afterPending, ['case', 'record', '--task', `${WORDS[i % 3000]} ${WORDS[(i * 7) % 3000]} pending`, '--action', 'a', '--outcome', 'o']);
 const pending = interleave(
   [
     { name: 'node -e 0', argv: ['node', '-e', '0'] },
     { name: 'retrieve (rare) before', argv: crux(c200, 'case', 'retrieve', RARE.join(' '), '--json') },
-    { name: 'retrieve (rare) after 300 records', argv: crux(after300, 'case', 'retrieve', RARE.join(' '), '--json') },
+    { name: `retrieve (rare) after ${PENDING} records`, argv: crux(afterPending, 'case', 'retrieve', RARE.join(' '), '--json') },
     { name: 'retrieve (common) before', argv: crux(c200, 'case', 'retrieve', BOILERPLATE, '--json') },
-    { name: 'retrieve (common) after 300 records', argv: crux(after300, 'case', 'retrieve', BOILERPLATE, '--json') },
+    { name: `retrieve (common) after ${PENDING} records`, argv: crux(afterPending, 'case', 'retrieve', BOILERPLATE, '--json') },
   ].map((r) => ({ ...r, env })),
   { rounds: ROUNDS, warmup: 2 },
 );
@@ -378,7 +381,7 @@ for (const [cmd, bySize] of byCmd) {
 const pb = pending[0].median;
 const [rb, ra, cb, ca] = pending.slice(1).map((r) => r.median);
 console.log(
-  `\nretrieve at 200k before / after 300 single records: rare ${ratio(rb, pb)} → ${ratio(ra, pb)} (${(ra / rb).toFixed(2)}×), common ${ratio(cb, pb)} → ${ratio(ca, pb)} (${(ca / cb).toFixed(2)}×); target ≤ 1.3×`,
+  `\nretrieve at 200k before / after ${PENDING} single records: rare ${ratio(rb, pb)} → ${ratio(ra, pb)} (${(ra / rb).toFixed(2)}×), common ${ratio(cb, pb)} → ${ratio(ca, pb)} (${(ca / cb).toFixed(2)}×); target ≤ 1.15×`,
 );
 console.log(`\nFirst call after cache/ was lost (it rebuilds the index) against journal check, medians of 3:\n`);
 console.log('| size | first get | its peak | second get | journal check | its peak | first / check |');
