@@ -9,6 +9,8 @@
 // of BENCH_TAIL_PUTS (default 10,000; 0 skips) new-id puts one after another at the largest size, the first
 // call after a lost cache/ against `journal check` (time and memory), and 16 writers × 20 puts against one
 // writer's 320: CPU per put (the children's user + system time, from /proc/self/stat), wall and puts/s.
+// Where util-linux `script` is installed, `session get` and `session list` also run on a pseudo-terminal (a
+// list there stops at 50 rows); the limited lists, the terminal list and completion are set against the get.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,6 +41,8 @@ function run(dir, args, input, extraEnv = {}) {
   return r.stdout;
 }
 const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
+const HAS_SCRIPT = has('script');
+const shellWord = (w) => `'${w.replace(/'/g, `'\\''`)}'`;
 const size = (n) => (n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1000 ? `${n / 1000}k` : String(n));
 
 // ---- data sets ---------------------------------------------------------------------------------------
@@ -154,6 +158,14 @@ for (const n of ALL_SIZES) {
     n,
     cmd: 'limited list (--stranded --limit 5)',
   });
+  // What Tab runs (`crux __complete session <prefix>`): the ids from the prefix on, in order, at most 200.
+  rows.push({ name: at(n, '__complete session s1'), argv: crux(s, '__complete', 'session', 's1'), n, cmd: 'complete ids (prefix s1)' });
+  // On a pseudo-terminal (util-linux script), where a list stops at 50 rows and its last line says how many more.
+  if (HAS_SCRIPT) {
+    const onTty = (...args) => ['script', '-qefc', `stty cols 120 rows 50; ${crux(s, ...args).map(shellWord).join(' ')}`, '/dev/null'];
+    rows.push({ name: at(n, 'terminal session get'), argv: onTty('session', 'get', mid), n, cmd: 'terminal: session get' });
+    rows.push({ name: at(n, 'terminal session list'), argv: onTty('session', 'list'), n, cmd: 'terminal: session list (50 rows)' });
+  }
   rows.push({ name: at(n, 'session reap (nothing due)'), argv: crux(s, 'session', 'reap', '--json'), n, cmd: 'reap, nothing due' });
   const source = counter(`src-${RUN_ID}-`);
   rows.push({
@@ -377,6 +389,23 @@ for (const [cmd, bySize] of byCmd) {
   console.log(
     `| ${cmd} | ${ratio(a.median, a.b)} | ${ratio(b.median, b.b)} | ${g.toFixed(2)}× | ${target ? `≤ ${target}× ${g <= target ? 'met' : 'MISSED'}` : ''} |`,
   );
+}
+// Against `session get` at the same size, in the same run (issues 22 and 23: a limited list costs about a get).
+const LIKE_GET = [
+  ['limited list (--limit 50)', 'session get', 1.3],
+  ['limited list (--stranded --limit 5)', 'session get', 1.3],
+  ['terminal: session list (50 rows)', 'terminal: session get', 1.3],
+  ['complete ids (prefix s1)', 'session get', undefined],
+];
+console.log('\nAgainst session get (median / median of the get at that size; completion: target under 1 s):\n');
+console.log(`| command | ${SIZES.map(size).join(' | ')} | target |`);
+console.log(`|---|${SIZES.map(() => '---').join('|')}|---|`);
+for (const [cmd, get, target] of LIKE_GET) {
+  const mine = byCmd.get(cmd);
+  const gets = byCmd.get(get);
+  if (mine === undefined || gets === undefined) continue;
+  const cells = SIZES.map((n) => (mine.has(n) && gets.has(n) ? `${(mine.get(n).median / gets.get(n).median).toFixed(2)}× (${mine.get(n).median.toFixed(0)} ms)` : ''));
+  console.log(`| ${cmd} | ${cells.join(' | ')} | ${target === undefined ? '< 1,000 ms' : `≤ ${target}× of ${get}`} |`);
 }
 const pb = pending[0].median;
 const [rb, ra, cb, ca] = pending.slice(1).map((r) => r.median);
