@@ -181,3 +181,41 @@ describe('lists', () => {
     expect(JSON.parse((await ok(dir, ['--json', 'handoff', 'list', '--sort', 'created'])).stdout).handoffs.map((h: any) => h.handoff_id)).toEqual(minted);
   });
 });
+
+describe('the count of the rest on a terminal', () => {
+  it('is what the whole list holds, from the index through freezes and merges, and from the journal alone', async () => {
+    const dir = freshDataDir();
+    const file = join(dir, '..', 'many.jsonl');
+    const NOW = ['--now', at(600)];
+    // A small index log, so that writes freeze it into runs and merge them while the lists are counted.
+    const env = { CRUX_TEST_INDEX_LOG_ENTRIES: '8' };
+    fs.mkdirSync(join(dir, '..'), { recursive: true });
+    // 120 sessions: active ones (listed), and every fifth stale enough to be stranded (older than a day).
+    const lines = Array.from({ length: 120 }, (_, i) => sessionLine(`s${i}`, i % 5 === 0 ? -3000 + i : i));
+    fs.writeFileSync(file, lines.map((l) => `${l}\n`).join(''));
+    await ok(dir, ['session', 'import', file], { env });
+    // The whole list, from a copy of the journal alone (a whole read here would rebuild this index from a replay).
+    const truth = join(dir, '..', 'truth');
+    const expectCounts = async (why: string) => {
+      fs.rmSync(truth, { recursive: true, force: true });
+      fs.mkdirSync(truth, { mode: 0o700 });
+      fs.copyFileSync(join(dir, 'sessions.jsonl'), join(truth, 'sessions.jsonl'));
+      for (const args of [[], ['--stranded']]) {
+        const whole = JSON.parse((await ok(truth, ['--json', ...NOW, 'session', 'list', ...args])).stdout).sessions.length;
+        const { screen } = await onTty(dir, [...NOW, 'session', 'list', ...args, '--limit', '5'], 120, env);
+        expect(screen, `${why} ${args.join(' ')}`).toContain(`… ${whole - 5} more sessions (5 of ${whole} shown`);
+      }
+    };
+    await expectCounts('imported');
+    // Writes that move sessions in and out of both lists: new ones, closes, deletes, puts that make a stale one fresh.
+    for (let i = 0; i < 12; i++) {
+      if (i % 4 === 0) await ok(dir, [...NOW, 'session', 'put', `new-${i}`, '{}'], { env });
+      if (i % 4 === 1) await ok(dir, [...NOW, 'session', 'close', `s${i * 5}`], { env });
+      if (i % 4 === 2) await ok(dir, [...NOW, 'session', 'delete', `s${i * 3 + 1}`, '--yes'], { env });
+      if (i % 4 === 3) await ok(dir, [...NOW, 'session', 'put', `s${i * 5}`, '{"fresh":true}'], { env });
+      if (i % 3 === 2) await expectCounts(`after write ${i}`);
+    }
+    fs.rmSync(join(dir, 'cache'), { recursive: true });
+    await expectCounts('without the cache');
+  });
+});
