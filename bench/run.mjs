@@ -162,7 +162,11 @@ for (const n of ALL_SIZES) {
   rows.push({ name: at(n, '__complete session s1'), argv: crux(s, '__complete', 'session', 's1'), n, cmd: 'complete ids (prefix s1)' });
   // On a pseudo-terminal (util-linux script), where a list stops at 50 rows and its last line says how many more.
   if (HAS_SCRIPT) {
-    const onTty = (...args) => ['script', '-qefc', `stty cols 120 rows 50; ${crux(s, ...args).map(shellWord).join(' ')}`, '/dev/null'];
+    const line = (...args) =>
+      crux(s, ...args)
+        .map(shellWord)
+        .join(' ');
+    const onTty = (...args) => ['script', '-qefc', `stty cols 120 rows 50; ${line(...args)}`, '/dev/null'];
     rows.push({ name: at(n, 'terminal session get'), argv: onTty('session', 'get', mid), n, cmd: 'terminal: session get' });
     rows.push({ name: at(n, 'terminal session list'), argv: onTty('session', 'list'), n, cmd: 'terminal: session list (50 rows)' });
   }
@@ -404,7 +408,9 @@ for (const [cmd, get, target] of LIKE_GET) {
   const mine = byCmd.get(cmd);
   const gets = byCmd.get(get);
   if (mine === undefined || gets === undefined) continue;
-  const cells = SIZES.map((n) => (mine.has(n) && gets.has(n) ? `${(mine.get(n).median / gets.get(n).median).toFixed(2)}× (${mine.get(n).median.toFixed(0)} ms)` : ''));
+  const cells = SIZES.map((n) =>
+    mine.has(n) && gets.has(n) ? `${(mine.get(n).median / gets.get(n).median).toFixed(2)}× (${mine.get(n).median.toFixed(0)} ms)` : '',
+  );
   console.log(`| ${cmd} | ${cells.join(' | ')} | ${target === undefined ? '< 1,000 ms' : `≤ ${target}× of ${get}`} |`);
 }
 const pb = pending[0].median;
