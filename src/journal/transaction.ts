@@ -8,6 +8,7 @@ import type { LinePosition, TornTail } from './scan';
 import type { IndexQuery, StoreSpec } from './store-spec';
 import type { Transaction } from './store-boundary';
 import { noteCommit } from '../shared/commit-log';
+import { CruxError } from '../shared/errors';
 
 import { compactionDue, refuseLateKeyLoad, refuseSecondAppend, refuseWholeAfterKey } from './policy';
 
@@ -205,11 +206,28 @@ export class LockedTransaction implements Transaction {
       const live = loaded.index?.live ?? spec.liveBytes?.(loaded.state);
       if (compactionDue(loaded.bytes, live)) {
         // Compaction needs every record's payload: only a verifying replay gives it.
-        const whole = loaded.source === 'replay' ? loaded : replayFull(this.host.path(spec.file), spec, this.host.reporter, { quiet: true });
-        if (!whole.damaged) this.host.compactLoaded(spec, whole, this.ts);
+        this.compactAfterCommit(spec, loaded);
         continue;
       }
       derivedFiles(this.host.root, spec).keep(loaded, { writer: true });
+    }
+  }
+
+  /**
+   * The automatic compaction after a committed write. It is upkeep: whatever stops it (a history/ that cannot be
+   * read, a full disk) is one warning, never a failure of the write, which is durable (a retry would repeat it).
+   */
+  private compactAfterCommit<S>(spec: StoreSpec<S>, loaded: Loaded<S>): void {
+    try {
+      // Compaction needs every record's payload: only a verifying replay gives it.
+      const whole = loaded.source === 'replay' ? loaded : replayFull(this.host.path(spec.file), spec, this.host.reporter, { quiet: true });
+      if (!whole.damaged) this.host.compactLoaded(spec, whole, this.ts);
+    } catch (error) {
+      if (!(error instanceof CruxError)) throw error;
+      derivedFiles(this.host.root, spec).drop();
+      this.host.reporter.warn(
+        `${spec.file}: the write is committed, but its automatic compaction did not run: ${error.message} (run \`crux journal compact\` once that is fixed)`,
+      );
     }
   }
 }
