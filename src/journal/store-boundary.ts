@@ -49,6 +49,11 @@ export interface Transaction {
    */
   loadIndexed<S>(spec: StoreSpec<S>, query: IndexQuery): Promise<S>;
   /**
+   * A state that answers a query over `query.terms` as the whole state would, as of the lock (see
+   * JournalStore.readTerms); it may be the whole state. Same rules as loadKey.
+   */
+  loadTerms<S>(spec: StoreSpec<S>, query: { readonly terms: readonly string[] }): Promise<S>;
+  /**
    * Appends `drafts` to the store as one batch and applies them to its loaded state (loading it whole first
    * if it was not loaded). At most one append per store per transaction: give all of a store's drafts in one
    * call, so that they are one batch.

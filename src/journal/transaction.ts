@@ -61,6 +61,9 @@ export class DryTransaction implements Transaction {
   async loadIndexed<S>(spec: StoreSpec<S>): Promise<S> {
     return this.stateOf(spec);
   }
+  async loadTerms<S>(spec: StoreSpec<S>): Promise<S> {
+    return this.stateOf(spec);
+  }
   append<S>(spec: StoreSpec<S>, drafts: readonly EventDraft[]): void {
     if (drafts.length === 0) return;
     refuseSecondAppend(spec, this.appended.has(spec));
@@ -102,6 +105,11 @@ export class LockedTransaction implements Transaction {
 
   async loadIndexed<S>(spec: StoreSpec<S>, query: IndexQuery): Promise<S> {
     return this.loadSome(spec, { query });
+  }
+
+  /** The whole state: its snapshot already reads only the terms' postings on demand. */
+  async loadTerms<S>(spec: StoreSpec<S>): Promise<S> {
+    return this.loadWhole(spec).state;
   }
 
   private loadSome<S>(spec: StoreSpec<S>, what: { keys: readonly string[] } | { query: IndexQuery }): S {

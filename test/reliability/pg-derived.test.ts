@@ -138,6 +138,18 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
     });
   }
 
+  it('retrieve --mark-reused ranks its candidates from the term rows under the lock and keeps them trusted', async () => {
+    const { store, answers } = await seededCases();
+    const before = (await answers()) as any;
+    const marked = await json(store, ['case', 'retrieve', 'deploy', 'api', '--mark-reused']);
+    expect(marked.exitCode, marked.stderr).toBe(0);
+    // The count each result carries is the one just journaled, as on a data directory.
+    expect(marked.doc.results.map((r: any) => [r.case.task, r.similarity, r.case.times_reused])).toEqual(before.api.map((r: any) => [r[0], r[1], 1]));
+    expect(termsTrusted(store)).toBe(true);
+    expect(((await answers()) as any).api).toEqual(before.api.map((r: any) => [r[0], r[1], 1]));
+    expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
+  });
+
   it("retrieve reads the term rows: a write that forges crux's own (the documented limit) is believed, and check still finds it", async () => {
     const { store, answers } = await seededCases();
     const before = (await answers()) as any;

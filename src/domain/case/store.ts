@@ -133,7 +133,7 @@ export async function retrieveCases(scope: CaseScope, query: RetrieveQuery, mark
   // The bank reads only what ranking needs (its terms' postings, its candidates' numbers) while this runs.
   if (!markReused) return scope.dir.readTerms(CASE_STORE, { terms: [...tokenize(query.text)] }, (bank) => resultsOf(scope.dir, bank, rankCases(bank, query)));
   return scope.dir.write(async (tx) => {
-    const bank = await tx.load(CASE_STORE);
+    const bank = await tx.loadTerms(CASE_STORE, { terms: [...tokenize(query.text)] });
     const hits = rankCases(bank, query);
     const drafts = hits.map((hit) => draftOf(CASE_EVENTS.reused, { case_id: bank.idOf(hit.slot), times_reused: bank.reused.get(hit.slot) + 1 }, scope.actor));
     tx.append(CASE_STORE, drafts);

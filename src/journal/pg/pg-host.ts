@@ -8,6 +8,12 @@ import type { RowScan } from './rows';
 import { journalTable, type Catalog } from './schema';
 import type { StoreUrl } from './url';
 
+/** A query over a journal's terms (JournalStore.readTerms). */
+export interface TermQuery {
+  readonly terms: readonly string[];
+  readonly among?: readonly string[];
+}
+
 /** Whether a journal's index rows and term rows can be trusted (pg-trust.ts). */
 export interface DerivedTrust {
   readonly index: boolean;
@@ -42,6 +48,7 @@ export interface PgWriter extends PgHost {
   foldWhole<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>): Promise<{ state: S; scan: RowScan; line: number }>;
   foldKeys<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[]): Promise<{ state: S }>;
   foldIndexed<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, query: IndexQuery): Promise<{ state: S }>;
+  foldTerms<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, query: TermQuery): Promise<{ state: S } | undefined>;
 }
 
 /** Replaces every row of a journal with the lines of `text` (repair, compaction); returns its bytes. */

@@ -29,7 +29,7 @@ import { arrayLiteral, ensureJournalTable, journalTable, migrate, readCatalog, S
 import { compactJournals, historyPieces, readHistoryRows, restoreJournal } from './pg-maintenance';
 import { checkJournals } from './pg-check';
 import { surveyPg } from './pg-survey';
-import type { DerivedTrust, PgWriter } from './pg-host';
+import type { DerivedTrust, PgWriter, TermQuery } from './pg-host';
 import { PgTransaction } from './pg-transaction';
 import { PgKeyStore } from './pg-keys';
 import { DEFAULT_HISTORY_RETENTION, type HistoryRetention } from '../history';
@@ -96,23 +96,19 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
    * A state of only the entities holding the query's terms, from the term rows when they can be trusted (a GIN
    * look-up: the cost follows the candidates), else the whole state.
    */
-  async readTerms<S, T>(
-    spec: StoreSpec<S>,
-    query: { readonly terms: readonly string[]; readonly among?: readonly string[] },
-    use: (state: S) => T | Promise<T>,
-  ): Promise<T> {
+  async readTerms<S, T>(spec: StoreSpec<S>, query: TermQuery, use: (state: S) => T | Promise<T>): Promise<T> {
+    const some = await this.guard(async () => this.foldTerms(this.reader, await this.readCatalog(), spec, query));
+    return some === undefined ? this.readWith(spec, use) : use(some.state);
+  }
+
+  /** The candidates of a query over terms, from trusted term rows; undefined when there are none to trust. */
+  async foldTerms<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, query: TermQuery): Promise<{ state: S } | undefined> {
     const codec = spec.terms;
-    if (codec === undefined) return this.readWith(spec, use);
-    const state = await this.guard(async () => {
-      const q = this.reader;
-      const catalog = await this.readCatalog();
-      if (!(await this.derivedTrusted(q, catalog, spec)).terms) return undefined;
-      const among = query.among ?? [];
-      const all = [...new Set([...query.terms, ...among])];
-      const hits = query.terms.length === 0 ? [] : await matchTerms(q, (t) => this.ident(t), spec as StoreSpec<unknown>, all, query.terms, among);
-      return codec.fromHits(all, hits);
-    });
-    return state === undefined ? this.readWith(spec, use) : use(state);
+    if (codec === undefined || !(await this.derivedTrusted(q, catalog, spec)).terms) return undefined;
+    const among = query.among ?? [];
+    const all = [...new Set([...query.terms, ...among])];
+    const hits = query.terms.length === 0 ? [] : await matchTerms(q, (t) => this.ident(t), spec as StoreSpec<unknown>, all, query.terms, among);
+    return { state: codec.fromHits(all, hits) };
   }
 
   /**

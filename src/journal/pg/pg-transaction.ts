@@ -42,13 +42,22 @@ export class PgTransaction implements Transaction {
     return this.loadSome(spec, () => this.store.foldIndexed(this.sql, this.catalog, spec, query));
   }
 
-  /** Some entities of a store (`fold` reads their rows), with the journal's head to append after. */
-  private async loadSome<S>(spec: StoreSpec<S>, fold: () => Promise<{ state: S }>): Promise<S> {
+  /** The candidates of a query over `query.terms`, from the term rows when they are trusted, else the whole state. */
+  loadTerms<S>(spec: StoreSpec<S>, query: { readonly terms: readonly string[] }): Promise<S> {
+    return this.loadSome(spec, () => this.store.foldTerms(this.sql, this.catalog, spec, query));
+  }
+
+  /**
+   * Some entities of a store (`fold` reads their rows; undefined: it cannot, and the whole store is loaded),
+   * with the journal's head to append after.
+   */
+  private async loadSome<S>(spec: StoreSpec<S>, fold: () => Promise<{ state: S } | undefined>): Promise<S> {
     const loaded = this.loaded.get(spec);
     if (loaded?.full) return loaded.state as S;
     if (loaded !== undefined) refuseLateKeyLoad(spec);
     if (spec.keyOf === undefined || this.pending.some((p) => p.spec === spec)) return this.load(spec);
     const [folded, { head, line }] = await Promise.all([fold(), this.store.headOf(this.sql, this.catalog, spec.file)]);
+    if (folded === undefined) return this.load(spec);
     this.loaded.set(spec, { state: folded.state, full: false, head, line });
     return folded.state;
   }
