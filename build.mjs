@@ -78,6 +78,8 @@ await bundle('node_modules/smol-toml/dist/index.cjs', 'toml.cjs');
 // as dist/mcp.cjs, which the mcp command loads at run time through its own code cache (made below).
 await bundle('src/cli/mcp/sdk.ts', 'mcp.cjs', { stamp: true });
 await bundle('src/cli/main.ts', 'crux.cjs', { stamp: true, plugins: [lazyChildProcess, separatePostgres, separateToml] });
+// The fast path (src/cli/fast): `session get|put|close` and `case record` without commander or the other commands.
+await bundle('src/cli/fast/main.ts', 'fast.cjs', { stamp: true, plugins: [separatePostgres, separateToml] });
 // The dashboard's front-end (`crux ui` alone reads it): dist/ui/.
 await bundleUi();
 // legalComments is 'none' (comments cost start-up): the notices of what the bundles carry ship beside them.
@@ -99,6 +101,20 @@ try {
   const env = { ...process.env, CRUX_WRITE_CODE_CACHE: 'crux.cjs', CRUX_WARM_UP: JSON.stringify(commands) };
   for (const key of Object.keys(env)) if (key.startsWith('CRUX_') && !['CRUX_WRITE_CODE_CACHE', 'CRUX_WARM_UP'].includes(key)) delete env[key];
   execFileSync(process.execPath, ['bin/crux'], { env, stdio: 'ignore' });
+  // The fast path's code cache: its commands, as most calls make them (a new session, a replace, --json, a close).
+  const fastCommands = [
+    [...d, 'session', 'put', 'warm-fast', '{"step":1}'],
+    [...d, 'session', 'put', 'warm-fast', '{"step":2}', '--add-tokens', '5', '--ttl', '2h'],
+    [...d, 'session', 'get', 'warm-fast'],
+    [...d, 'session', 'get', 'warm-fast', '--json'],
+    [...d, 'session', 'close', 'warm-fast', '--summary', 'done'],
+    [...d, 'case', 'record', '--task', 'warm up the fast path', '--action', 'run', '--outcome', 'ok', '--tag', 'warm'],
+  ];
+  const fastEnv = { ...env, CRUX_WRITE_CODE_CACHE: 'fast.cjs', CRUX_WARM_UP: JSON.stringify(fastCommands) };
+  execFileSync(process.execPath, ['-e', "require('./dist/loader.cjs').runBundle(require('node:path').resolve('dist/fast.cjs'))"], {
+    env: fastEnv,
+    stdio: 'ignore',
+  });
   // The MCP server's code cache: one client session (initialize, the tool list, a few calls) over stdin.
   const rpc = (id, method, params) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
   const call = (id, name, args) => rpc(id, 'tools/call', { name, arguments: args });

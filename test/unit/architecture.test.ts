@@ -18,7 +18,7 @@ const FORBIDDEN: Record<string, { layers: string[]; packages: string[] }> = {
 };
 
 /**
- * cli/'s floors, top to bottom: main → program → commands/ → the adapters (mcp/, hook/, install/, ui/) →
+ * cli/'s floors, top to bottom: main → program and its fast twin (fast/) → commands/ → the adapters (mcp/, hook/, install/, ui/) →
  * operations/ (what every adapter runs) → the base (context, store, parse, …). An import goes down or stays
  * on its floor, and one adapter does not reach into another.
  */
@@ -26,6 +26,7 @@ function floorOf(file: string): { floor: number; name: string } {
   const [, first] = file.split('/');
   if (first === 'main.ts') return { floor: 5, name: 'main' };
   if (first === 'program.ts') return { floor: 4, name: 'program' };
+  if (first === 'fast') return { floor: 4, name: 'fast' };
   if (first === 'commands') return { floor: 3, name: 'commands' };
   if (first === 'mcp' || first === 'hook' || first === 'install' || first === 'ui') return { floor: 2, name: first };
   if (first === 'operations') return { floor: 1, name: 'operations' };

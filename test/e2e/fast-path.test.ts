@@ -1,0 +1,125 @@
+// bin/crux runs `session get|put|close` and `case record` from dist/fast.cjs, and every other line — or a line
+// of those commands the fast path does not read as commander would — from the full program: either way the same
+// bytes on stdout and stderr, the same exit code and the same journal, as the full program alone gives.
+import { execa } from 'execa';
+import * as fs from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CRUX, snapshotDir, tempDir, testEnv } from '../helpers/cli';
+
+const ROOT = resolve(__dirname, '../..');
+const scripts = tempDir('crux-fast-');
+/** The full program alone (dist/crux.cjs through the loader), as bin/crux ran every command before the fast path. */
+const FULL = join(scripts, 'full.cjs');
+fs.writeFileSync(FULL, `require(${JSON.stringify(join(ROOT, 'dist/loader.cjs'))}).runBundle(${JSON.stringify(join(ROOT, 'dist/crux.cjs'))});\n`);
+/** Preloaded: records which bundles a process reads. */
+const TRACE = join(scripts, 'trace.cjs');
+fs.writeFileSync(
+  TRACE,
+  `const fs = require('node:fs'); const read = fs.readFileSync;
+   fs.readFileSync = function (path, ...rest) { if (/\\.cjs$/.test(String(path))) fs.appendFileSync(process.env.TRACE_TO, require('node:path').basename(String(path)) + '\\n'); return read.call(this, path, ...rest); };\n`,
+);
+
+const ENV = { CRUX_NOW: '2026-12-01T12:00:00Z', CRUX_AGENT: 'a' };
+
+async function run(entry: string, data: string, args: string[], input?: string) {
+  const trace = join(tempDir(), 'trace');
+  fs.writeFileSync(trace, '');
+  const r = await execa(process.execPath, ['--require', TRACE, entry, '--data-dir', data, ...args], {
+    reject: false,
+    stripFinalNewline: false,
+    input: input ?? '',
+    env: testEnv({ ...ENV, TRACE_TO: trace }),
+    extendEnv: false,
+  });
+  // Case ids are random: the same line gives two; the rest of the bytes must be equal.
+  const norm = (s: string) => s.replace(/\bc_[0-9a-z]{10,}\b/g, 'c_ID');
+  return { exitCode: r.exitCode, stdout: norm(String(r.stdout)), stderr: norm(String(r.stderr)), bundles: fs.readFileSync(trace, 'utf8').trim().split('\n') };
+}
+
+const SETUP = [
+  ['session', 'put', 's1', '{"step":1}', '--ttl', '2h'],
+  ['session', 'put', 's2', '{"b": [1, 2.50]}'],
+  ['session', 'close', 's2', '--outcome', 'failed'],
+];
+
+// [args, stdin, which bundle bin/crux answers it from]
+const LINES: [string[], string | undefined, 'fast' | 'full' | 'other'][] = [
+  [['session', 'get', 's1'], undefined, 'fast'],
+  [['session', 'get', 's1', '--json'], undefined, 'fast'],
+  [['--json', 'session', 'get', 's2'], undefined, 'fast'],
+  [['session', 'get', 'nope'], undefined, 'fast'],
+  [['session', 'get', 'nope', '--json'], undefined, 'fast'],
+  [['session', 'get', 's1', '--at', '1'], undefined, 'fast'],
+  [['session', 'get', 's1', '--at', 'yesterday'], undefined, 'fast'],
+  [['session', 'get', 'bad id!'], undefined, 'fast'],
+  [['session', 'put', 's1', '{"step":2}', '--add-tokens', '5'], undefined, 'fast'],
+  [['session', 'put', 's3', '--ttl', '90s'], '{"from":"stdin"}', 'fast'],
+  [['session', 'put', 's3', '-', '--json'], '{"from":"stdin"}', 'fast'],
+  [['session', 'put', 's1', '{not json'], undefined, 'fast'],
+  [['session', 'put', 's1', '{}', '--ttl', '2h', '--expires-at', '2026-12-02T00:00:00Z'], undefined, 'fast'],
+  [['session', 'put', 's1', '{}', '--tokens', 'many'], undefined, 'fast'],
+  [['session', 'put', 's2', '{}'], undefined, 'fast'],
+  [['-q', 'session', 'put', 's4', '{}'], undefined, 'fast'],
+  [['session', 'close', 's1', '--summary', 'done https://u:secret@h/x'], undefined, 'fast'],
+  [['session', 'close', 's1'], undefined, 'fast'],
+  [['session', 'close', 's2', '--outcome', 'expired'], undefined, 'fast'],
+  [['session', 'close', 'nope', '--json'], undefined, 'fast'],
+  [['case', 'record', '--task', 'rotate the cert', '--action', 'renew', '--outcome', 'ok', '--tag', 'tls', '--tag', 'ops'], undefined, 'fast'],
+  [['case', 'record', '--task', 't', '--action', 'a', '--outcome', 'o', '--reward', 'lots'], undefined, 'fast'],
+  [['case', 'record', '--task', 't'], undefined, 'fast'],
+  [['case', 'record', '--stdin', '--json'], '{"task":"t","action":"a","outcome":"o"}', 'fast'],
+  [['case', 'record', '--stdin', '--task', 't'], '{}', 'fast'],
+  // Lines the fast path leaves to commander: help, usage errors, other commands.
+  [['session', 'get'], undefined, 'full'],
+  [['session', 'get', 's1', 'extra'], undefined, 'full'],
+  [['session', 'get', 's1', '--bogus'], undefined, 'full'],
+  [['session', 'get', '--help'], undefined, 'full'],
+  [['help', 'session', 'put'], undefined, 'full'],
+  [['session', 'put', 's1', '--ttl'], undefined, 'full'],
+  [['session', 'close', 's1', '--summary', '-x'], undefined, 'full'],
+  [['--color', 'bogus', 'session', 'get', 's1'], undefined, 'full'],
+  [['case', 'record', 'extra'], undefined, 'full'],
+  [['session', 'list', '--json'], undefined, 'other'],
+];
+
+/** The data directory after SETUP (made once by the full program), copied: one for bin/crux, one for the full program. */
+let template: string | undefined;
+async function twoStores() {
+  if (template === undefined) {
+    template = join(tempDir(), 'data');
+    for (const args of SETUP) expect((await run(FULL, template, args)).exitCode).toBe(0);
+  }
+  const [a, b] = [join(tempDir(), 'data'), join(tempDir(), 'data')];
+  for (const dir of [a, b]) fs.cpSync(template, dir, { recursive: true });
+  return [a, b] as const;
+}
+
+describe('the fast path', () => {
+  it('answers as the full program does, byte for byte, exit code and journal too', async () => {
+    for (const [args, input, bundle] of LINES) {
+      const [a, b] = await twoStores();
+      const viaBin = await run(CRUX, a, args, input);
+      const full = await run(FULL, b, args, input);
+      const line = args.join(' ');
+      expect({ exitCode: viaBin.exitCode, stdout: viaBin.stdout, stderr: viaBin.stderr }, line).toEqual({
+        exitCode: full.exitCode,
+        stdout: full.stdout,
+        stderr: full.stderr,
+      });
+      // The same files (a derived file's name carries a random nonce), the same journal.
+      const files = (dir: string) =>
+        Object.keys(snapshotDir(dir))
+          .map((f) => f.replace(/[0-9a-f]{8,}/g, 'N'))
+          .sort();
+      expect(files(a), line).toEqual(files(b));
+      if (!args.includes('record')) expect(fs.readFileSync(join(a, 'sessions.jsonl'), 'utf8'), line).toBe(fs.readFileSync(join(b, 'sessions.jsonl'), 'utf8'));
+      // bin/crux read the fast bundle only, or it and then the full program (nothing done meanwhile), or the latter.
+      const read = { fast: ['fast.cjs'], full: ['fast.cjs', 'crux.cjs'], other: ['crux.cjs'] }[bundle];
+      expect(
+        viaBin.bundles.filter((f) => f !== 'loader.cjs'),
+        line,
+      ).toEqual(read);
+    }
+  });
+});

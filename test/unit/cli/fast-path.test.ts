@@ -1,0 +1,166 @@
+// The fast path (src/cli/fast) reads a command line only as commander would: its tables are commander's
+// definitions, and every line it takes — listed shapes and random ones — parses to commander's operands, options
+// and global options; every line it leaves (help, errors, misplaced or unknown options) the full program answers.
+import fc from 'fast-check';
+import type { Command, Option } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { buildProgram, helpAsOption } from '../../../src/cli/program';
+import { FAST_COMMANDS } from '../../../src/cli/fast/commands';
+import { GLOBAL_OPTIONS, parseFast, type FastOption } from '../../../src/cli/fast/parse';
+
+const silence = (command: Command) => {
+  command.configureOutput({ writeOut: () => {}, writeErr: () => {}, outputError: () => {} });
+  for (const sub of command.commands) silence(sub);
+};
+const sub = (program: Command, [group, name]: readonly string[]) => program.commands.find((c) => c.name() === group)!.commands.find((c) => c.name() === name)!;
+
+/** What the fast path's table says of `option`, as commander defines it. */
+function asFast(option: Option): FastOption {
+  const repeatable = Array.isArray(option.defaultValue) && option.parseArg !== undefined;
+  return {
+    attribute: option.attributeName(),
+    takesValue: option.required,
+    ...(option.negate ? { sets: false } : {}),
+    ...(option.argChoices ? { choices: option.argChoices } : {}),
+    ...(repeatable ? { repeatable: true } : {}),
+  };
+}
+
+/** commander's parse of `args`: the operands, the command's options and the program's, or its error's code. */
+async function commanderParse(args: readonly string[]) {
+  const argv = ['node', 'crux', ...args];
+  const program = await buildProgram(argv);
+  silence(program);
+  let seen: { path: string[]; operands: unknown[]; opts: unknown; globals: unknown } | undefined;
+  for (const { path } of FAST_COMMANDS) {
+    const command = program.commands.find((c) => c.name() === path[0])?.commands.find((c) => c.name() === path[1]);
+    command?.action((...given: unknown[]) => {
+      const operands = given.slice(0, command.registeredArguments.length);
+      while (operands.length > 0 && operands[operands.length - 1] === undefined) operands.pop();
+      seen = { path: [...path], operands, opts: { ...command.opts() }, globals: { ...program.opts() } };
+    });
+  }
+  try {
+    await program.parseAsync(helpAsOption(program, argv));
+  } catch (error) {
+    return { error: (error as { code?: string }).code ?? String(error) };
+  }
+  return seen ?? { error: 'another command' };
+}
+
+async function expectSameParse(args: readonly string[]) {
+  const fast = parseFast(args, FAST_COMMANDS);
+  if (fast === undefined) return false;
+  expect({ path: [...fast.command.path], operands: fast.operands, opts: fast.opts, globals: fast.globals }, args.join(' ')).toEqual(await commanderParse(args));
+  return true;
+}
+
+describe('the fast path', () => {
+  it("has commander's own definitions: the program's options, each command's options, defaults and operands", async () => {
+    const program = await buildProgram(['node', 'crux']);
+    const globals = program.options.filter((o) => o.long !== '--version');
+    const expected: Record<string, FastOption> = {};
+    for (const o of globals) {
+      expected[o.long!] = asFast(o);
+      if (o.short) expected[o.short] = asFast(o);
+    }
+    expect(GLOBAL_OPTIONS).toEqual(expected);
+    for (const fast of FAST_COMMANDS) {
+      const command = sub(await buildProgram(['node', 'crux', ...fast.path]), fast.path);
+      expect(command.aliases(), fast.path.join(' ')).toEqual([]);
+      expect(fast.options, fast.path.join(' ')).toEqual(Object.fromEntries(command.options.map((o) => [o.long!, asFast(o)])));
+      const defaults = Object.fromEntries(command.options.filter((o) => typeof o.defaultValue === 'string').map((o) => [o.long!, o.defaultValue]));
+      expect(fast.defaults ?? {}, fast.path.join(' ')).toEqual(defaults);
+      const args = command.registeredArguments;
+      expect(fast.operands, fast.path.join(' ')).toEqual([args.filter((a) => a.required).length, args.length]);
+    }
+  });
+
+  it('takes the lines agents write, each parsed as commander parses it', async () => {
+    const lines = [
+      ['session', 'get', 'build-42'],
+      ['session', 'get', 'build-42', '--json'],
+      ['--json', 'session', 'get', 'build-42'],
+      ['--data-dir', '/d', 'session', 'get', 'x', '--at', '3'],
+      ['--data-dir=/d', '--agent', 'a', 'session', 'get', 'help'],
+      ['--data-dir', 'session', 'session', 'get', 'x'],
+      ['session', '--quiet', 'get', 'x', '-q', '--no-color', '--color', 'always'],
+      ['session', 'put', 'x', '{"step":1}'],
+      ['session', 'put', 'x', '-'],
+      ['session', 'put', 'x', '--file', '-', '--ttl', '2h'],
+      ['session', 'put', '--ttl', '2h', 'x', '{}', '--add-tokens', '5', '--json', '--max-tokens=9'],
+      ['session', 'put', 'x', '', '--tokens', '1', '--tokens', '2', '--expires-at', '2026-12-01T00:00:00Z'],
+      ['--store', 'postgres://h/db', '--actor', 'ci', '--now', '2026-12-01T00:00:00Z', 'session', 'put', 'x', '{}'],
+      ['session', 'close', 'x'],
+      ['session', 'close', 'x', '--outcome', 'failed', '--summary', 'tests red'],
+      ['case', 'record', '--task', 't', '--action', 'a', '--outcome', 'o'],
+      ['case', 'record', '--task', 't', '--tag', 'a', '--tag=b', '--failure', '--reward', '0.5', '--context', 'c', '--receipt', 'r'],
+      ['case', 'record', '--stdin', '--json'],
+      ['case', 'record'],
+    ];
+    for (const line of lines) expect(await expectSameParse(line), line.join(' ')).toBe(true);
+  });
+
+  it('leaves help, versions, errors and whatever it cannot read as commander would to the full program', () => {
+    const lines = [
+      ['session', 'get'],
+      ['session', 'get', 'a', 'b'],
+      ['session', 'get', 'x', '--help'],
+      ['session', 'get', 'x', '-h'],
+      ['help', 'session', 'get'],
+      ['session', 'help', 'get'],
+      ['-V', 'session', 'get', 'x'],
+      ['session', 'get', '--', 'x'],
+      ['session', 'get', 'x', '--bogus'],
+      ['session', 'get', 'x', '--json=1'],
+      ['--at', '3', 'session', 'get', 'x'],
+      ['session', '--at', '3', 'get', 'x'],
+      ['session', 'get', 'x', '--at'],
+      ['session', 'get', 'x', '--color', 'bogus'],
+      ['session', 'put', 'x', '--summary', 'y'],
+      ['session', 'close', 'x', '--summary', '-q'],
+      ['session', 'close', 'x', '-qj'],
+      ['session', 'ls'],
+      ['session', 'list'],
+      ['case', 'record', 'extra'],
+      ['case', 'retrieve', 'x'],
+      ['x', 'session', 'get', 'y'],
+    ];
+    for (const line of lines) expect(parseFast(line, FAST_COMMANDS), line.join(' ')).toBeUndefined();
+  });
+
+  it('parses any line it takes exactly as commander does (random lines of the words and options involved)', async () => {
+    // Lines made of a fast command's words and units before, between and after them: its options and the
+    // program's with values (some refused, some reading as options), flags, operands, and now and then another
+    // command's option or what commander alone reads (help, `--`, a combined flag, an unknown option).
+    const values = fc.constantFrom('x', '2h', '-', '', '3', 'always', 'never', 'bogus', '-q', '--json', 'session', 'get');
+    const foreign = ['--', '-h', '--help', '-V', '-qj', '--bogus', '--summary', '--tag=b', '--json=1', '--failure=1', '--at'];
+    const line = fc.constantFrom(...FAST_COMMANDS).chain((command) => {
+      const options = { ...GLOBAL_OPTIONS, ...command.options };
+      const unit: fc.Arbitrary<string[]> = fc.oneof(
+        {
+          weight: 6,
+          arbitrary: fc
+            .constantFrom(...Object.keys(options))
+            .chain((o) => (options[o]!.takesValue ? values.map((v): string[] => [o, v]) : fc.constant<string[]>([o]))),
+        },
+        { weight: 1, arbitrary: fc.constantFrom(...Object.keys(options).filter((o) => o.startsWith('--'))).chain((o) => values.map((v) => [`${o}=${v}`])) },
+        { weight: 3, arbitrary: fc.constantFrom('x', '{}', '-', '', 'help').map((w) => [w]) },
+        { weight: 1, arbitrary: fc.constantFrom(...foreign).map((w) => [w]) },
+      );
+      const units = (max: number) => fc.array(unit, { maxLength: max }).map((us) => us.flat());
+      return fc
+        .tuple(units(2), units(1), units(4))
+        .map(([before, between, after]): string[] => [...before, command.path[0], ...between, command.path[1], ...after]);
+    });
+    let taken = 0;
+    await fc.assert(
+      fc.asyncProperty(line, async (args) => {
+        if (await expectSameParse(args)) taken++;
+      }),
+      { numRuns: 1000 },
+    );
+    // The property is about lines the fast path takes: enough of them are.
+    expect(taken).toBeGreaterThan(50);
+  });
+});
