@@ -53,11 +53,10 @@ export function compactJournal<S>(dir: JournalDir, spec: StoreSpec<S>, loaded: L
   const text = compactionText(loaded.head, before, live, ts);
   const history = join(dir.root, HISTORY_DIR);
   const previous = historyNames(history);
-  // The restatements to leave out are the lines after the opening snapshot (line 1, seq first.seq).
-  const range =
-    plan.leaveOut && first
-      ? { leaveOut: { fromLine: plan.leaveOut.from - first.seq + 1, toLine: plan.leaveOut.to - first.seq + 1 }, end: loaded.tornTail?.offset ?? loaded.bytes }
-      : undefined;
+  // The restatements to leave out are the lines after the opening snapshot (line 1, seq first.seq); a torn tail
+  // is quarantined, not history.
+  const leaveOut = plan.leaveOut && first ? { fromLine: plan.leaveOut.from - first.seq + 1, toLine: plan.leaveOut.to - first.seq + 1 } : undefined;
+  const range = leaveOut !== undefined || loaded.tornTail !== undefined ? { leaveOut, end: loaded.tornTail?.offset ?? loaded.bytes } : undefined;
   archiveJournal(dir.root, spec.file, loaded.head, range);
   let bytes: number;
   try {

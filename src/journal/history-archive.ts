@@ -1,7 +1,8 @@
 // Compaction's archive into history/: the old journal becomes a history file before the new journal is renamed
-// over it. Whole, as a hard link where the filesystem has them (else a durable copy); or, when its restatements
-// repeat history already kept (policy.ts, planCompaction), a durable copy without them, so that history keeps
-// each record once. A crash at any step leaves a file the readers pass over (history.ts) or none.
+// over it. Whole, as a hard link where the filesystem has them (else a durable copy); or a durable copy without
+// what history must not hold: a torn tail (quarantined apart), and the restatements that repeat history already
+// kept (policy.ts, planCompaction), so that history keeps each record once. A crash at any step leaves a file the
+// readers pass over (history.ts) or none.
 import { fs } from '../shared/fs';
 import { join } from 'node:path';
 import { asStorageError, ensurePrivateDir, fsyncDir, ownershipOf, writeNewFileDurable } from './durable-fs';
@@ -10,8 +11,8 @@ import { HISTORY_DIR, historyFiles, historyName } from './history';
 import { openJournalFile } from './journal-file';
 import type { ChainHead } from './record';
 
-/** What of the journal to archive: all of it, or all but lines [fromLine, toLine] (1-based), up to byte `end`. */
-type ArchiveRange = { readonly leaveOut: { readonly fromLine: number; readonly toLine: number }; readonly end: number } | undefined;
+/** What of the journal to archive: all of it, or its bytes up to `end` (a torn tail left out), without lines [fromLine, toLine] (1-based). */
+type ArchiveRange = { readonly leaveOut?: { readonly fromLine: number; readonly toLine: number } | undefined; readonly end: number } | undefined;
 
 /**
  * Compaction's hook, under the lock, before the new journal replaces `file`: the old journal (head `head`)
@@ -57,8 +58,8 @@ function linkOrCopy(source: string, target: string): void {
   }
 }
 
-/** The bytes of `path` up to `end`, without its lines [fromLine, toLine] (a verified journal: every line ends in \n). */
-function withoutLines(path: string, skip: { fromLine: number; toLine: number }, end: number): Buffer {
+/** The bytes of `path` up to `end`, without its lines [fromLine, toLine] if given (a verified journal: every line ends in \n). */
+function withoutLines(path: string, skip: { fromLine: number; toLine: number } | undefined, end: number): Buffer {
   const fd = openJournalFile(path);
   try {
     const bytes = Buffer.alloc(end);
@@ -67,6 +68,7 @@ function withoutLines(path: string, skip: { fromLine: number; toLine: number }, 
       if (n === 0) throw new Error(`${path} ended at byte ${done} of ${end} while it was archived`);
       done += n;
     }
+    if (skip === undefined) return bytes;
     const lineStart = (line: number) => {
       let at = 0;
       for (let l = 1; l < line && at < end; l++) at = bytes.indexOf(10, at) + 1 || end;

@@ -125,11 +125,14 @@ export function pruneHistory(root: string, retention: HistoryRetention, now: num
   return deleted;
 }
 
-/** The time of a history file's last record (its newest), read from the file's end; 0 when it has none. */
+/**
+ * The time of a history file's last record (its newest), read from the file's end; when its last line has no
+ * time to read, the file's own (never the epoch, which would delete it at once).
+ */
 function newestTime(path: string): number {
   const fd = openJournalFile(path);
   try {
-    const size = fs.fstatSync(fd).size;
+    const { size, mtimeMs } = fs.fstatSync(fd);
     const length = Math.min(size, 64 * 1024);
     const buf = Buffer.alloc(length);
     fs.readSync(fd, buf, 0, length, size - length);
@@ -137,7 +140,7 @@ function newestTime(path: string): number {
     const line = text.slice(text.lastIndexOf('\n') + 1);
     const ts = /"ts":"([^"]+)"/.exec(line)?.[1];
     const at = ts === undefined ? NaN : Date.parse(ts);
-    return Number.isNaN(at) ? 0 : at;
+    return Number.isNaN(at) ? mtimeMs : at;
   } finally {
     fs.closeSync(fd);
   }

@@ -142,6 +142,32 @@ describe('history/', () => {
     expect(listHistory(dir.root, ITEM_STORE.file).map((h) => seqsOf(h.path))).toEqual([[4, 5, 6, 7]]);
   });
 
+  it('a torn tail goes to quarantine, never into history: the history file ends at the last whole record and is kept', async () => {
+    const dir = open();
+    await write(dir, [...puts(2), ...put('k1', 3)], at(0));
+    const journal = join(dir.root, ITEM_STORE.file);
+    const whole = fs.readFileSync(journal);
+    fs.appendFileSync(journal, '{"v":1,"seq":4,"ts":"2026-');
+    await dir.compact([ITEM_STORE], at(1));
+    const [history] = listHistory(dir.root, ITEM_STORE.file);
+    expect(fs.readFileSync(history!.path)).toEqual(whole);
+    expect(await kept(dir)).toEqual([
+      [1, 'item.put', 1],
+      [2, 'item.put', 2],
+      [3, 'item.put', 3],
+    ]);
+    // Again with restatements to leave out: the copy stops before the tail too.
+    await write(dir, put('k2', 20), at(2));
+    fs.appendFileSync(journal, '{"v":1,"seq":8,"ts":"2026-');
+    await dir.compact([ITEM_STORE], at(3));
+    expect(listHistory(dir.root, ITEM_STORE.file).map((h) => seqsOf(h.path))).toEqual([
+      [1, 2, 3],
+      [4, 7],
+    ]);
+    expect(fs.readdirSync(join(dir.root, 'quarantine'))).toHaveLength(2);
+    expect((await dir.check([ITEM_STORE], { repair: false, ts: at(4) }))[0]!.history!.problems).toEqual([]);
+  });
+
   it('retention: a later compaction deletes history older than keep, and the oldest beyond max bytes', async () => {
     const dir = open(undefined, { keepMs: 10 * DAY, maxBytes: 1 << 30 });
     await write(dir, [...puts(1), ...put('k1', 5)], at(0));
