@@ -47,6 +47,8 @@ async function seededCases(): Promise<{ store: string; answers: () => Promise<un
     api: await retrieve('deploy', 'api'),
     success: await retrieve('the', 'api', '--only-success'),
     one: await retrieve('release', '--top-k', '1'),
+    // More words than one integer's bits: which of them a row holds comes back as a list.
+    long: await retrieve('api', 'notes', ...Array.from({ length: 40 }, (_, i) => `word${i}`)),
   });
   return { store, answers };
 }
@@ -114,6 +116,7 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
         ['fix the api timeout', 1 / 5, 0],
         ['deploy the web frontend', 1 / 5, 0],
       ]);
+      expect((before as any).long).toHaveLength(4);
       expect(termsTrusted(store)).toBe(true);
       psql(damage(schemaOf(store)));
       // The write was not crux's: the rows lost their trust in the same transaction, and retrieve does without them.

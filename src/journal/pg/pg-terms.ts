@@ -18,9 +18,12 @@ export async function termsCurrent(q: Sql, ident: (t: string) => string, catalog
   return boundCurrent(q, ident, catalog, { table: termsTable(journalTable(spec.file)), binding: 'term_indexes', file: spec.file, version: spec.terms.version });
 }
 
+/** Up to this many terms, which of them a row holds is told as the bits of one integer (faster than an array). */
+const MASK_TERMS = 31;
+
 /**
  * The entities holding one of `terms` (and, with `among`, every one of `among`), each with the indexes into
- * `all` of the terms it holds: one statement through the GIN index.
+ * `all` of the terms it holds: one statement through the GIN index, in no particular order.
  */
 export async function matchTerms(
   q: Sql,
@@ -30,14 +33,30 @@ export async function matchTerms(
   terms: readonly string[],
   among: readonly string[],
 ): Promise<TermHit[]> {
-  const rows = await q.unsafe<{ key: string; facts: string; has: string }[]>(
-    `select r.key, r.facts, array_to_string(array(select i - 1 from unnest($1::text[]) with ordinality a(t, i) where a.t = any(r.terms) order by i), ',') as has
-     from ${ident(termsTable(journalTable(spec.file)))} r
-     where r.terms && $2::text[] ${among.length > 0 ? 'and r.terms @> $3::text[]' : ''}
-     order by r.key`,
-    among.length > 0 ? [arrayLiteral(all), arrayLiteral(terms), arrayLiteral(among)] : [arrayLiteral(all), arrayLiteral(terms)],
+  const params: string[] = [arrayLiteral(terms), ...(among.length > 0 ? [arrayLiteral(among)] : [])];
+  const masked = all.length <= MASK_TERMS;
+  const first = params.length + 1;
+  const has = masked
+    ? all.map((_, i) => `((r.terms @> array[$${first + i}::text])::int << ${i})`).join(' | ')
+    : `array_to_string(array(select i - 1 from unnest($${first}::text[]) with ordinality a(t, i) where a.t = any(r.terms) order by i), ',')`;
+  params.push(...(masked ? all : [arrayLiteral(all)]));
+  const rows = await q.unsafe<{ key: string; facts: string; has: string | number }[]>(
+    `select r.key, r.facts, ${has} as has from ${ident(termsTable(journalTable(spec.file)))} r
+     where r.terms && $1::text[] ${among.length > 0 ? 'and r.terms @> $2::text[]' : ''}`,
+    params,
   );
-  return rows.map((r) => ({ key: r.key, facts: r.facts, has: r.has === '' ? [] : r.has.split(',').map(Number) }));
+  return rows.map((r) => ({
+    key: r.key,
+    facts: r.facts,
+    has: masked ? bitsOf(Number(r.has), all.length) : r.has === '' ? [] : String(r.has).split(',').map(Number),
+  }));
+}
+
+/** The indexes of the bits set in `mask`, of the first `n`. */
+function bitsOf(mask: number, n: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) if ((mask >>> i) & 1) out.push(i);
+  return out;
 }
 
 /**
