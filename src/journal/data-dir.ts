@@ -17,7 +17,7 @@ import { replaceJournal } from './rewrite';
 import { QUARANTINE_DIR } from './quarantine';
 import { checkJournal } from './check';
 import { compactJournal } from './compact';
-import { replayFull, type Loaded, type Reporter } from './load';
+import { rebuildIndex, replayFull, type Loaded, type Reporter } from './load';
 import { CACHE_DIR, derivedFiles, takeUnusable } from './derived';
 import { DryTransaction, LockedTransaction, type TransactionHost } from './transaction';
 import { journalName, type IndexQuery, type StoreSpec } from './store-spec';
@@ -140,13 +140,25 @@ export class DataDir implements JournalStore, TransactionHost {
     }
   }
 
-  /** A state holding at least the entity `key`: through the index when it verifies, else a full replay. */
+  /**
+   * A state holding at least the entity `key`: through the index when it verifies, else from the scan that
+   * rebuilds it (bounded memory), else (a store without a key index) a full replay.
+   */
   async readKey<S>(spec: StoreSpec<S>, key: string): Promise<S> {
     try {
-      return (await this.tellTorn(spec, derivedFiles(this.root, spec).findKeys([key]) ?? this.replayAndKeep(spec))).state;
+      const loaded = derivedFiles(this.root, spec).findKeys([key]) ?? rebuildIndex(this.root, spec, [key], this.reporter) ?? this.replayAndKeep(spec);
+      return (await this.tellTorn(spec, loaded)).state;
     } finally {
       this.tellUnusable();
     }
+  }
+
+  /**
+   * After the index was found missing or unusable: rebuilds it by streaming (reporting nothing: a caller that
+   * gets false replays, and that reports) and says whether it now stands.
+   */
+  private rebuilt(spec: StoreSpec<unknown>): boolean {
+    return rebuildIndex(this.root, spec, [], this.reporter, { quiet: true, needIndex: true })?.built === true;
   }
 
   /**
@@ -155,7 +167,9 @@ export class DataDir implements JournalStore, TransactionHost {
    */
   async readIndexed<S>(spec: StoreSpec<S>, query: IndexQuery): Promise<S> {
     try {
-      return (await this.tellTorn(spec, derivedFiles(this.root, spec).candidates(query) ?? this.replayAndKeep(spec))).state;
+      const derived = derivedFiles(this.root, spec);
+      const loaded = derived.candidates(query) ?? (this.rebuilt(spec) ? derived.candidates(query) : undefined) ?? this.replayAndKeep(spec);
+      return (await this.tellTorn(spec, loaded)).state;
     } finally {
       this.tellUnusable();
     }
@@ -173,7 +187,11 @@ export class DataDir implements JournalStore, TransactionHost {
     enough: (state: S) => boolean,
   ): Promise<{ state: S; total: number | undefined }> {
     try {
-      return derivedFiles(this.root, spec).newest(query, enough) ?? { state: this.replayAndKeep(spec).state, total: undefined };
+      const derived = derivedFiles(this.root, spec);
+      return (
+        derived.newest(query, enough) ??
+        (this.rebuilt(spec) ? derived.newest(query, enough) : undefined) ?? { state: this.replayAndKeep(spec).state, total: undefined }
+      );
     } finally {
       this.tellUnusable();
     }

@@ -25,19 +25,41 @@ export function replayFull<S>(
     upkeep?.appended(record, at);
     opts.onRecord?.(at);
   });
-  if (!opts.quiet) {
-    for (const problem of scan.problems) {
-      // A torn tail is the last write of a killed process: the next write quarantines it.
-      if (problem.offset === scan.tornTail?.offset) continue;
-      reporter.warn(`${path}:${problem.line}: ${problem.reason} (run \`crux journal check\`)`);
-      reporter.damage?.(spec.file, problem.line, problem.reason);
-    }
-  }
+  if (!opts.quiet) reportProblems(path, spec, scan, reporter);
   return {
     ...loadedAt(state, 'replay', scan, isDamaged(scan)),
     scan,
     ...(upkeep === undefined ? {} : { index: upkeep }),
   };
+}
+
+/** Each problem a scan found, once, as `path:line: reason` (a torn tail aside: the next write quarantines it). */
+function reportProblems(path: string, spec: StoreSpec<unknown>, scan: ScanResult, reporter: Reporter): void {
+  for (const problem of scan.problems) {
+    if (problem.offset === scan.tornTail?.offset) continue;
+    reporter.warn(`${path}:${problem.line}: ${problem.reason} (run \`crux journal check\`)`);
+    reporter.damage?.(spec.file, problem.line, problem.reason);
+  }
+}
+
+/**
+ * The entities `keys`, folded during one verifying scan that also writes a whole new index of the journal in
+ * bounded memory (the first read after cache/ was lost: derived/rebuild.ts). The scan's problems are reported
+ * as a replay reports them, unless quiet. With `needIndex`, undefined as soon as the index cannot be written
+ * (the caller wanted only the index). Also undefined for a store without a key index.
+ */
+export function rebuildIndex<S>(
+  root: string,
+  spec: StoreSpec<S>,
+  keys: readonly string[],
+  reporter: Reporter,
+  opts: { quiet?: boolean; needIndex?: boolean } = {},
+): (Loaded<S> & { scan: ScanResult; built: boolean }) | undefined {
+  const rebuilt = derivedFiles(root, spec).rebuild(keys, opts.needIndex === true);
+  if (rebuilt === undefined) return undefined;
+  const { scan, state, built } = rebuilt;
+  if (!opts.quiet) reportProblems(rebuilt.path, spec, scan, reporter);
+  return { ...loadedAt(state, 'keys', scan, isDamaged(scan)), full: false, scan, built };
 }
 
 /**

@@ -1,7 +1,7 @@
 // Streaming replay of one journal file: verifies every line and its place in the chain; never throws on bad data.
 import { fs } from '../shared/fs';
 import { isUtf8 } from 'node:buffer';
-import { EMPTY_HEAD, type ChainHead } from './record';
+import { EMPTY_HEAD, type ChainHead, type JournalRecord } from './record';
 import { asStorageError } from './durable-fs';
 import { ChainVerifier, type LineProblem, type LinePosition, type RecordSink } from './verify';
 import type { ProgressSink } from './reporting';
@@ -46,14 +46,29 @@ export interface ScanStart {
 /**
  * Reads `path` line by line. Each record that verifies (own hash, known event) goes to `sink`; every
  * other line becomes a problem with its line number. A missing file is an empty journal. `history`: the
- * file is a history file (a snapshot's restatements may be left out, verify.ts).
+ * file is a history file (a snapshot's restatements may be left out, verify.ts). With `keep`, `sink` is
+ * handed what `keep` made of each record as it was read (ChainVerifier: a long batch held in little memory).
  */
 export function scanJournal(
   path: string | number,
   vocabulary: ReadonlySet<string>,
   sink: RecordSink,
   from?: ScanStart,
-  opts: { history?: boolean } = {},
+  opts?: { history?: boolean },
+): ScanResult;
+export function scanJournal<T>(
+  path: string | number,
+  vocabulary: ReadonlySet<string>,
+  sink: (item: T, at: LinePosition) => void,
+  from: ScanStart | undefined,
+  opts: { history?: boolean; keep: (record: JournalRecord, at: LinePosition) => T },
+): ScanResult;
+export function scanJournal<T>(
+  path: string | number,
+  vocabulary: ReadonlySet<string>,
+  sink: (item: T, at: LinePosition) => void,
+  from?: ScanStart,
+  opts: { history?: boolean; keep?: (record: JournalRecord, at: LinePosition) => T } = {},
 ): ScanResult {
   const started = process.hrtime.bigint();
   let fd: number;
@@ -66,7 +81,7 @@ export function scanJournal(
     throw asStorageError(error, String(path));
   }
   let lineNo = from?.line ?? 0;
-  const verifier = new ChainVerifier(vocabulary, sink, from?.head, opts.history);
+  const verifier = new ChainVerifier<T>(vocabulary, sink, from?.head, opts.history, opts.keep);
   const visit = (buf: Buffer, start: number, end: number, offset: number) => {
     lineNo += 1;
     verifier.visit(buf.toString('utf8', start, end), { line: lineNo, offset, length: end - start }, () => !isUtf8(buf.subarray(start, end)));

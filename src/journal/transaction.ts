@@ -2,7 +2,7 @@
 // compact a journal that has become mostly dead.
 import { appendRecords } from './append';
 import { decodeOwn, EMPTY_HEAD, encodeRecords, PROGRESS_EVERY, type ChainHead, type EventDraft, type JournalRecord } from './record';
-import { loadSnapshot, loadThroughIndex, releaseLoaded, replayFull, type Loaded, type Reporter } from './load';
+import { loadSnapshot, loadThroughIndex, rebuildIndex, releaseLoaded, replayFull, type Loaded, type Reporter } from './load';
 import { derivedFiles } from './derived';
 import type { LinePosition, TornTail } from './scan';
 import type { IndexQuery, StoreSpec } from './store-spec';
@@ -116,7 +116,13 @@ export class LockedTransaction implements Transaction {
     const loaded = this.loaded.get(spec);
     if (loaded?.full) return loaded.state;
     if (loaded !== undefined) refuseLateKeyLoad(spec);
-    const some = loadThroughIndex(this.host.root, spec, what, true);
+    // No index that verifies: rebuilt by streaming (bounded memory) unless the journal is damaged, which the
+    // whole replay then reports.
+    const some =
+      loadThroughIndex(this.host.root, spec, what, true) ??
+      (rebuildIndex(this.host.root, spec, [], this.host.reporter, { quiet: true, needIndex: true })?.built
+        ? loadThroughIndex(this.host.root, spec, what, true)
+        : undefined);
     if (some === undefined) return this.loadWhole(spec).state;
     this.loaded.set(spec, some);
     return some.state;

@@ -13,7 +13,7 @@
 // restatements. That one step is accepted; every record's own hash and the chain from it on are verified as
 // anywhere else, and the file still has to continue the one before it.
 import { decodeRecord, EMPTY_HEAD, GENESIS, VERIFY_ALL, type ChainHead, type JournalRecord } from './record';
-import type { LinePosition, LineProblem, RecordSink } from './line';
+import type { LinePosition, LineProblem } from './line';
 import type { Vocabulary } from './store-spec';
 
 export type { LinePosition, LineProblem, RecordSink } from './line';
@@ -47,7 +47,27 @@ export interface Verified {
   readonly open?: OpenBatch;
 }
 
-export class ChainVerifier {
+/** Held in an open batch for a line that does not fold (a bad payload). */
+const NOT_FOLDED = Symbol('not folded');
+
+/**
+ * The lines of an open batch, flat (a batch may hold a million lines): what `keep` kept of each, and where
+ * each is (line, offset, length).
+ */
+interface Held<T> {
+  readonly items: (T | typeof NOT_FOLDED)[];
+  readonly ats: number[];
+  /** The chain head after the last line held. */
+  last: ChainHead;
+}
+
+/**
+ * Verifies records in order and hands each one that folds to `sink`. A batch's records are held until its last
+ * line has been read; `keep` says what is held of each (by default the record itself): a streaming reader that
+ * needs only a little of every record keeps a long batch (an import of a million sessions) in bounded memory.
+ * `keep` runs as each record is read, before its batch is known to be whole; `sink` only once it is.
+ */
+export class ChainVerifier<T = JournalRecord> {
   private readonly problems: LineProblem[] = [];
   private records = 0;
   private head: ChainHead;
@@ -61,7 +81,7 @@ export class ChainVerifier {
         want: number;
         seen: number;
         seq: number;
-        held: { record: JournalRecord; at: LinePosition; fold: boolean }[];
+        held: Held<T>;
         last: LinePosition;
         before: ChainHead;
         beforeAt: LinePosition | undefined;
@@ -77,9 +97,10 @@ export class ChainVerifier {
    */
   constructor(
     private readonly vocabulary: Vocabulary,
-    private readonly sink: RecordSink,
+    private readonly sink: (item: T, at: LinePosition) => void,
     from?: ChainHead,
     private readonly history = false,
+    private readonly keep: (record: JournalRecord, at: LinePosition) => T = (record) => record as unknown as T,
   ) {
     this.head = from ?? EMPTY_HEAD;
     this.chain = this.head;
@@ -121,7 +142,16 @@ export class ChainVerifier {
     this.chain = { seq: record.seq, h: record.h };
     if (findings.length > 0) this.problems.push({ ...at, reason: findings.join('; '), skipped: false });
     if (record.batch !== undefined) {
-      this.batch = { at, want: record.batch, seen: 0, seq: record.seq, held: [], last: at, before: this.head, beforeAt: this.headAt };
+      this.batch = {
+        at,
+        want: record.batch,
+        seen: 0,
+        seq: record.seq,
+        held: { items: [], ats: [], last: this.head },
+        last: at,
+        before: this.head,
+        beforeAt: this.headAt,
+      };
     }
     const refused =
       record.ev === SNAPSHOT_EVENT
@@ -131,11 +161,12 @@ export class ChainVerifier {
           : this.vocabulary.payloadProblem?.(record);
     if (refused !== undefined) {
       this.problems.push({ ...at, reason: this.vocabulary.has(record.ev) ? `bad payload for ${record.ev}: ${refused}` : refused, skipped: true });
-      this.countInBatch(at, { record, at, fold: false });
+      this.countInBatch(at, { seq: record.seq, h: record.h }, NOT_FOLDED);
       return;
     }
-    if (this.batch === undefined) this.fold(record, at);
-    else this.countInBatch(at, { record, at, fold: true });
+    const item = this.keep(record, at);
+    if (this.batch === undefined) this.fold({ seq: record.seq, h: record.h }, item, at);
+    else this.countInBatch(at, { seq: record.seq, h: record.h }, item);
   }
 
   /** Whether `record` follows, in history, the snapshot just before it with that snapshot's restatements left out. */
@@ -159,35 +190,43 @@ export class ChainVerifier {
     };
   }
 
-  private fold(record: JournalRecord, at: LinePosition): void {
-    this.head = { seq: record.seq, h: record.h };
+  private fold(head: ChainHead, item: T, at: LinePosition): void {
+    this.head = head;
     this.headAt = at;
     this.records += 1;
-    this.sink(record, at);
+    this.sink(item, at);
   }
 
-  private countInBatch(at: LinePosition, held?: { record: JournalRecord; at: LinePosition; fold: boolean }): void {
+  /** A line of the open batch, if there is one (`head` undefined: the line did not decode). */
+  private countInBatch(at: LinePosition, head?: ChainHead, item: T | typeof NOT_FOLDED = NOT_FOLDED): void {
     const batch = this.batch;
     if (batch === undefined) {
       // An unknown event outside a batch still moves the chain head (the next append continues after it).
-      if (held !== undefined && !held.fold) {
-        this.head = { seq: held.record.seq, h: held.record.h };
+      if (head !== undefined) {
+        this.head = head;
         this.headAt = at;
       }
       return;
     }
     batch.seen += 1;
     batch.last = at;
-    if (held !== undefined) batch.held.push(held);
+    if (head !== undefined) {
+      batch.held.items.push(item);
+      batch.held.ats.push(at.line, at.offset, at.length);
+      batch.held.last = head;
+    }
     if (batch.seen < batch.want) return;
     this.batch = undefined;
-    for (const h of batch.held) {
-      if (h.fold) this.fold(h.record, h.at);
-      else {
-        this.head = { seq: h.record.seq, h: h.record.h };
-        this.headAt = h.at;
-      }
+    const { items, ats } = batch.held;
+    for (let i = 0; i < items.length; i++) {
+      const held = items[i]!;
+      const where = { line: ats[3 * i]!, offset: ats[3 * i + 1]!, length: ats[3 * i + 2]! };
+      this.headAt = where;
+      if (held === NOT_FOLDED) continue;
+      this.records += 1;
+      this.sink(held, where);
     }
+    if (items.length > 0) this.head = batch.held.last;
   }
 
   /** A batch that another write interrupted: none of its records is folded; its lines are one problem. */

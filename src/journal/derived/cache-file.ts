@@ -14,7 +14,7 @@ import { fs } from '../../shared/fs';
 import { join } from 'node:path';
 import { crashPoint } from '../crash-point';
 import { ensurePrivateDir, FILE_MODE } from '../durable-fs';
-import { decodeRecord, VERIFY_ALL, type JournalRecord } from '../record';
+import { decodeRecord, VERIFY_ALL, type JournalRecord, type VerifyPolicy } from '../record';
 import { crc32 } from './checksum';
 
 export const CACHE_DIR = 'cache';
@@ -216,16 +216,21 @@ export function bindingHolds(fd: number, size: number, b: JournalBinding, opts: 
 
 /**
  * The line at `at` of the journal open at `fd`, verified as a replay would (its own hash, its fields), or
- * undefined: a derived file only says where to look.
+ * undefined: a derived file only says where to look. (TRUST_VOUCHED: a line this process verified moments
+ * ago through the same descriptor, a rebuild's second look.)
  */
-export function readVerified(fd: number, at: { readonly offset: number; readonly length: number }): JournalRecord | undefined {
+export function readVerified(
+  fd: number,
+  at: { readonly offset: number; readonly length: number },
+  policy: VerifyPolicy = VERIFY_ALL,
+): JournalRecord | undefined {
   const buf = Buffer.allocUnsafe(at.length + 1);
   try {
     if (fs.readSync(fd, buf, 0, buf.length, at.offset) !== buf.length || buf[at.length] !== 10) return undefined;
   } catch {
     return undefined;
   }
-  const decoded = decodeRecord(buf.toString('utf8', 0, at.length), VERIFY_ALL);
+  const decoded = decodeRecord(buf.toString('utf8', 0, at.length), policy);
   return decoded.ok ? decoded.record : undefined;
 }
 

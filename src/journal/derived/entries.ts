@@ -144,15 +144,63 @@ export class EntryList {
     return this.words.subarray(0, this.count * ENTRY_WORDS);
   }
 
-  /** A copy sorted by the first four words (stable: equal entries keep their order). */
+  /**
+   * A copy sorted by the first four words (stable: equal entries keep their order). Past a few thousand
+   * entries, a radix sort, least significant word first: each word's values gathered in the current order,
+   * then sorted 11 bits a pass (a word all of one value, or a digit all alike, costs no pass). A comparison
+   * sort of a rebuild's quarter-million entries cost three times as much.
+   */
   sorted(): Uint32Array {
+    const n = this.count;
     const w = this.words;
-    const order = Array.from({ length: this.count }, (_, i) => i);
-    order.sort((x, y) => compareAt(w, x, w, y));
-    const out = new Uint32Array(this.count * ENTRY_WORDS);
-    order.forEach((from, to) => out.set(w.subarray(from * ENTRY_WORDS, (from + 1) * ENTRY_WORDS), to * ENTRY_WORDS));
+    let order = new Uint32Array(n);
+    for (let i = 0; i < n; i++) order[i] = i;
+    if (n < 4096) order.sort((x, y) => compareAt(w, x, w, y) || x - y);
+    else order = radixOrder(w, order);
+    const out = new Uint32Array(n * ENTRY_WORDS);
+    for (let to = 0; to < n; to++) {
+      const from = order[to]! * ENTRY_WORDS;
+      for (let k = 0; k < ENTRY_WORDS; k++) out[to * ENTRY_WORDS + k] = w[from + k]!;
+    }
     return out;
   }
+}
+
+/** `order` (entry indexes) stably sorted by the entries' first four words. */
+function radixOrder(w: Uint32Array, start: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> {
+  const n = start.length;
+  let order = start;
+  let spare = new Uint32Array(n);
+  let keys = new Uint32Array(n);
+  let moved = new Uint32Array(n);
+  const counts = new Uint32Array(2048);
+  for (let word = 3; word >= 0; word--) {
+    let alike = true;
+    for (let i = 0; i < n; i++) {
+      const v = w[order[i]! * ENTRY_WORDS + word]!;
+      keys[i] = v;
+      if (v !== keys[0]) alike = false;
+    }
+    if (alike) continue;
+    for (let shift = 0; shift < 32; shift += 11) {
+      counts.fill(0);
+      for (let i = 0; i < n; i++) counts[(keys[i]! >>> shift) & 0x7ff]! += 1;
+      if (counts[(keys[0]! >>> shift) & 0x7ff] === n) continue;
+      for (let d = 0, sum = 0; d < 2048; d++) {
+        const c = counts[d]!;
+        counts[d] = sum;
+        sum += c;
+      }
+      for (let i = 0; i < n; i++) {
+        const to = counts[(keys[i]! >>> shift) & 0x7ff]!++;
+        spare[to] = order[i]!;
+        moved[to] = keys[i]!;
+      }
+      [order, spare] = [spare, order];
+      [keys, moved] = [moved, keys];
+    }
+  }
+  return order;
 }
 
 /** Compares entry i of `a` with entry j of `b` on their first four words. */

@@ -26,7 +26,7 @@ export function valueKey(spec: StoreSpec<any>, i: number, value: string | number
  * unless `withdraw` is false (a whole base, which holds no older value to withdraw: a withdrawal there sorts at
  * value 0 and would lengthen every range query from the start, as "expires by now" is).
  */
-export function secondaryEntries(list: EntryList, spec: StoreSpec<any>, state: unknown, key: string, version: number, withdraw = true): void {
+export function secondaryEntries(list: Pick<EntryList, 'push'>, spec: StoreSpec<any>, state: unknown, key: string, version: number, withdraw = true): void {
   const secondary = spec.secondary;
   if (secondary === undefined) return;
   const values = secondary.values(state, key);

@@ -26,7 +26,7 @@ const MERGE_BUDGET = PART_ENTRIES;
  * CRUX_TEST_INDEX_PART_ENTRIES sets the partition size alone (to time a full-size merge step sooner).
  */
 const testScale = () => Number(process.env.CRUX_TEST_INDEX_LOG_ENTRIES) || 0;
-const partEntries = () => Number(process.env.CRUX_TEST_INDEX_PART_ENTRIES) || (testScale() > 0 ? testScale() * 2 : PART_ENTRIES);
+export const partEntries = () => Number(process.env.CRUX_TEST_INDEX_PART_ENTRIES) || (testScale() > 0 ? testScale() * 2 : PART_ENTRIES);
 const mergeBudget = () => (partEntries() === PART_ENTRIES ? MERGE_BUDGET : partEntries() * 2);
 
 /** Compares entry i of `w` with a run's first entry (sort words 0–3). */
@@ -139,7 +139,11 @@ function writeParts(root: string, file: string, sorted: Uint32Array): RunRef[] |
 /** A whole new base from sorted entries (a replay's): partitions only, a new generation. False when not written. */
 function writeWholeBase(root: string, spec: StoreSpec<any>, sorted: Uint32Array, binding: JournalBinding, live: number): boolean {
   const parts = writeParts(root, spec.file, sorted);
-  if (parts === undefined) return false;
+  return parts !== undefined && installBase(root, spec, parts, binding, live);
+}
+
+/** Names `parts` (written in sort order) as a whole new base, a new generation. False when not written. */
+export function installBase(root: string, spec: StoreSpec<any>, parts: RunRef[], binding: JournalBinding, live: number): boolean {
   const manifest: Manifest = { nonce: newNonce(), binding, live, parts, frozen: [], retired: [] };
   if (!writeManifest(root, spec, manifest)) return false;
   sweep(root, spec.file, manifest);

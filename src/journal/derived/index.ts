@@ -20,6 +20,7 @@ import { bindingAt } from './index-tail';
 import { StoreIndex } from './store-index';
 import { AppendUpkeep, loadNewest, loadPrefix, loadThroughIndex, ReplayUpkeep } from './through-index';
 import { openJournalFile } from '../journal-file';
+import { rebuildIndex, type Rebuilt } from './rebuild';
 
 export { CACHE_DIR, takeUnusable } from './cache-file';
 
@@ -59,6 +60,27 @@ class DerivedFiles<S> {
    */
   prefix(query: { index: string; prefix: string }, enough: (state: S) => boolean): S | undefined {
     return loadPrefix(this.path, this.root, this.spec, query, enough);
+  }
+
+  /**
+   * One verifying scan of the journal, folding the entities `keys`, that writes a whole new index in bounded
+   * memory unless it finds damage (rebuild.ts). undefined without a key index or a journal, or (`needIndex`)
+   * as soon as the index cannot be written.
+   */
+  rebuild(keys: readonly string[], needIndex: boolean): (Rebuilt<S> & { path: string }) | undefined {
+    if (this.spec.keyOf === undefined) return undefined;
+    let fd: number;
+    try {
+      fd = openJournalFile(this.path);
+    } catch {
+      return undefined;
+    }
+    try {
+      const rebuilt = rebuildIndex(this.root, this.spec, fd, keys, needIndex);
+      return rebuilt === undefined ? undefined : { ...rebuilt, path: this.path };
+    } finally {
+      fs.closeSync(fd);
+    }
   }
 
   /** The whole state from the snapshot and the records after it; undefined when there is none that verifies. */

@@ -141,6 +141,11 @@ export class SortedTable {
     }
   }
 
+  /** Drops page p from the cache (a merge reads each page once). */
+  forget(p: number): void {
+    this.cache.delete(p);
+  }
+
   /** Every page's entries, in order (for a merge), verifying every page. */
   eachPage(visit: (words: Uint32Array) => void): void {
     for (let p = 0; p < this.pages; p++) {

@@ -1,0 +1,282 @@
+// Rebuilding a store's index from its journal in bounded memory (the first read after cache/ was lost): one
+// verifying scan, then one merge — instead of a replay that holds the whole state and every entry at once.
+//
+// The scan sorts every key line into spilled runs (spill.ts) and folds the records into a window: a state of
+// a bounded number of line bytes, started afresh whenever it fills. An entity that a window folded from one
+// of its resetting lines on (StoreSpec.resets) has its secondary values there when the window closes; they are
+// kept as pending values (spilled too, sorted by key) with the offset of the entity's last line it folded.
+// The merge then walks the key lines by key: an entity whose last line is the one its pending values were
+// taken at has them; any other (its lines since its last reset span windows) is folded again from its own
+// lines, read back from the journal. The entries go out as the base's partitions in sort order: the key
+// lines first, then the secondary entries (spilled and merged in turn).
+//
+// A key hashes to 56 bits in the index; here a second 32-bit hash (in word 7 of the sorted key lines) tells
+// entities that share the 56 bits apart, so each gets its own values. A batch's records are folded into the
+// window as they are read (ChainVerifier's `keep`), before the batch is known to be whole: pending values
+// taken from a batch that never completed name a line that is not a key line, so they never match.
+// Damage (any problem but a torn tail) leaves no index, as a replay's would not; the caller reports the scan.
+import type { JournalRecord } from '../record';
+import { TRUST_VOUCHED } from '../record';
+import { scanJournal, type LinePosition, type ScanResult } from '../scan';
+import type { StoreSpec } from '../store-spec';
+import { mtimeOf, readVerified } from './cache-file';
+import { ENTRY_WORDS, EntryList, FLAG_RESET, hash56, joinOffset, KEY_SPACE, sortKey, splitOffset } from './entries';
+import { secondaryEntries } from './index-entries';
+import { dropRun } from './index-base';
+import { installBase, partEntries } from './index-levels';
+import { bindingAt } from './index-tail';
+import { PartWriter, SpillFailed, SpillSort, type Merged } from './spill';
+
+/** Line bytes a window folds before it closes (its state is about that size again); scaled down for tests. */
+const windowBytes = () => (Number(process.env.CRUX_TEST_REBUILD_ENTRIES) || 0) * 64 || 8 * 1024 * 1024;
+
+/** A second hash of a key (FNV-1a, another basis), independent of hash56. */
+function hash32(text: string): number {
+  let h = 0x9dc5811c;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+export interface Rebuilt<S> {
+  readonly scan: ScanResult;
+  /** The entities asked for, folded from every record of theirs the scan verified. */
+  readonly state: S;
+  /** Whether a whole new index was written (not over damage, nor when cache/ could not take it). */
+  readonly built: boolean;
+}
+
+/** What a scan keeps of a record until its batch is whole: whether it has a key, and the record of a key asked for. */
+const KEYLESS = Symbol('keyless');
+const KEYED = Symbol('keyed');
+type Kept = typeof KEYLESS | typeof KEYED | JournalRecord;
+
+/**
+ * Scans the journal open at `fd`, folding the entities `keys` into a new state, and writes a whole new index
+ * of it unless the scan finds damage. With `needIndex`, stops as soon as the index cannot be written (the
+ * caller then replays instead: only the index was wanted).
+ */
+export function rebuildIndex<S>(root: string, spec: StoreSpec<S>, fd: number, keys: readonly string[], needIndex: boolean): Rebuilt<S> | undefined {
+  const mtime_ns = mtimeOf(fd);
+  const wanted = new Set(keys);
+  const state = spec.initial();
+  const lines = new SpillSort(root, spec.file);
+  const pending = spec.secondary === undefined ? undefined : new SpillSort(root, spec.file);
+  let window = spec.initial();
+  let resident = new Map<string, number>();
+  let folded = 0;
+  const maxFolded = windowBytes();
+  let failed = false;
+  const closeWindow = () => {
+    if (pending !== undefined) for (const [key, last] of resident) pendValues(pending, spec, window, key, last);
+    window = spec.initial();
+    resident = new Map();
+    folded = 0;
+  };
+  // Each keyed record's key line waits in `held` until its batch is whole (the sink takes them in order).
+  const held = new EntryList(1024);
+  let taken = 0;
+  const keep = (record: JournalRecord, at: LinePosition): Kept => {
+    const key = spec.keyOf!(record);
+    if (key === undefined) return KEYLESS;
+    const reset = spec.resets?.(record) === true;
+    if (!failed) {
+      const [hi, lo] = sortKey(KEY_SPACE, key);
+      const [oh, ol] = splitOffset(at.offset);
+      held.push(hi, lo, oh, ol, at.length, at.line, reset ? FLAG_RESET : 0, hash32(key));
+    }
+    if (pending !== undefined && !failed && (reset || resident.has(key))) {
+      spec.evolve(window, record, at);
+      resident.set(key, at.offset);
+      folded += at.length;
+      if (folded >= maxFolded) {
+        try {
+          closeWindow();
+        } catch (error) {
+          stop(error);
+        }
+      }
+    }
+    return wanted.has(key) ? record : KEYED;
+  };
+  const stop = (error: unknown) => {
+    if (!(error instanceof SpillFailed)) throw error;
+    failed = true;
+    lines.close();
+    pending?.close();
+    window = spec.initial();
+    resident.clear();
+    if (needIndex) throw error;
+  };
+  let scan: ScanResult;
+  try {
+    scan = scanJournal(
+      fd,
+      spec.vocabulary,
+      (kept: Kept, at) => {
+        if (kept === KEYLESS) return;
+        if (kept !== KEYED) spec.evolve(state, kept, at);
+        if (failed) return;
+        try {
+          lines.pushFrom(held.words, taken++);
+        } catch (error) {
+          stop(error);
+        }
+        if (taken === held.count) held.count = taken = 0;
+      },
+      undefined,
+      { keep },
+    );
+  } catch (error) {
+    if (error instanceof SpillFailed) return undefined;
+    throw error;
+  }
+  const damaged = scan.problems.some((p) => p.offset !== scan.tornTail?.offset);
+  if (failed || damaged) {
+    lines.close();
+    pending?.close();
+    return { scan, state, built: false };
+  }
+  const out = new PartWriter(root, spec.file, partEntries());
+  let built = false;
+  try {
+    closeWindow();
+    const version = scan.tornTail?.offset ?? scan.bytes;
+    const live = mergeOut(spec, fd, lines.merged(), pending?.merged(), out, new SpillSort(root, spec.file), version);
+    built = live !== undefined && installBase(root, spec, out.finish(), bindingAt({ ...scan, tornTail: scan.tornTail }, mtime_ns), live);
+  } catch (error) {
+    if (!(error instanceof SpillFailed)) throw error;
+  } finally {
+    lines.close();
+    pending?.close();
+    if (!built) for (const run of out.parts) dropRun(root, spec.file, run.id);
+  }
+  return { scan, state, built };
+}
+
+/** An entity's values in the window, pending: a marker, then one entry per value (its sort key in words 6–7). */
+function pendValues<S>(pending: SpillSort, spec: StoreSpec<S>, window: S, key: string, last: number): void {
+  const [kh, kl] = hash56(key);
+  const h2 = hash32(key);
+  const [oh, ol] = splitOffset(last);
+  pending.push(kh, kl, h2, 0, oh, ol, 0, 0);
+  spec.secondary!.values(window, key).forEach((value, i) => {
+    if (value === undefined) return;
+    const [vh, vl] = sortKey(1 + i, value);
+    pending.push(kh, kl, h2, 0, oh, ol, vh, vl);
+  });
+}
+
+/**
+ * Writes the key lines (word 7 cleared: the index's own layout) to `out`, working out each entity's secondary
+ * entries on the way into `secondaries`, then those. Returns the live-bytes estimate (each entity's largest
+ * line), or undefined when a line read back does not verify (the journal changed under the scan).
+ */
+function mergeOut<S>(
+  spec: StoreSpec<S>,
+  fd: number,
+  lines: Merged,
+  pending: Merged | undefined,
+  out: PartWriter,
+  secondaries: SpillSort,
+  version: number,
+): number | undefined {
+  const group = new EntryList(16);
+  const values = new EntryList(16);
+  let live = 0;
+  try {
+    while (!lines.done) {
+      const hi = lines.words[lines.index * ENTRY_WORDS]!;
+      const lo = lines.words[lines.index * ENTRY_WORDS + 1]!;
+      group.count = 0;
+      while (!lines.done && lines.words[lines.index * ENTRY_WORDS] === hi && lines.words[lines.index * ENTRY_WORDS + 1] === lo) {
+        group.pushFrom(lines.words, lines.index);
+        out.push(lines.words, lines.index, 0);
+        lines.next();
+      }
+      const subgroups = bySecondHash(group);
+      for (const at of subgroups.values()) live += Math.max(...at.map((j) => group.words[j * ENTRY_WORDS + 4]!));
+      if (pending === undefined) continue;
+      values.count = 0;
+      while (!pending.done && before(pending, hi, lo)) pending.next();
+      while (!pending.done && pending.words[pending.index * ENTRY_WORDS] === hi && pending.words[pending.index * ENTRY_WORDS + 1] === lo) {
+        values.pushFrom(pending.words, pending.index);
+        pending.next();
+      }
+      for (const [h2, at] of subgroups) {
+        if (!takePending(values, h2, group, at, secondaries, version) && !refold(spec, fd, group, at, secondaries, version)) return undefined;
+      }
+    }
+    const merged = secondaries.merged();
+    for (; !merged.done; merged.next()) out.push(merged.words, merged.index, merged.words[merged.index * ENTRY_WORDS + 7]!);
+    return live;
+  } finally {
+    secondaries.close();
+  }
+}
+
+const before = (m: Merged, hi: number, lo: number) => {
+  const x = m.index * ENTRY_WORDS;
+  return m.words[x]! < hi || (m.words[x] === hi && m.words[x + 1]! < lo);
+};
+
+/** The group's entries (their indexes, in journal order) by the second hash of their key. */
+function bySecondHash(group: EntryList): Map<number, number[]> {
+  const by = new Map<number, number[]>();
+  for (let j = 0; j < group.count; j++) {
+    const h2 = group.words[j * ENTRY_WORDS + 7]!;
+    const at = by.get(h2);
+    if (at === undefined) by.set(h2, [j]);
+    else at.push(j);
+  }
+  return by;
+}
+
+const offsetOf = (w: Uint32Array, j: number) => joinOffset(w[j * ENTRY_WORDS + 2]!, w[j * ENTRY_WORDS + 3]!);
+
+/** The pending values taken at the entity's last line, as secondary entries; false when there are none. */
+function takePending(values: EntryList, h2: number, group: EntryList, at: number[], out: SpillSort, version: number): boolean {
+  const last = offsetOf(group.words, at.at(-1)!);
+  const [oh, ol] = splitOffset(last);
+  const w = values.words;
+  const match = (j: number) => w[j * ENTRY_WORDS + 2] === h2 && w[j * ENTRY_WORDS + 4] === oh && w[j * ENTRY_WORDS + 5] === ol;
+  let markers = 0;
+  for (let j = 0; j < values.count; j++) if (match(j) && w[j * ENTRY_WORDS + 6] === 0) markers += 1;
+  if (markers !== 1) return false;
+  const [kh, kl] = [group.words[0]!, group.words[1]!];
+  const [vh, vl] = splitOffset(version);
+  for (let j = 0; j < values.count; j++) {
+    if (match(j) && w[j * ENTRY_WORDS + 6] !== 0) out.push(w[j * ENTRY_WORDS + 6]!, w[j * ENTRY_WORDS + 7]!, kh, kl, vh, vl, 0, 0);
+  }
+  return true;
+}
+
+/**
+ * Folds the entity of one subgroup again from its lines since its last resetting one, read back through the
+ * scan's descriptor, and adds its secondary entries; should two keys share both hashes (never seen, but
+ * exact), every line of the subgroup, so that each key's entity is folded whole. False when a line does not
+ * read back as the scan verified it.
+ */
+function refold<S>(spec: StoreSpec<S>, fd: number, group: EntryList, at: number[], out: SpillSort, version: number, whole = false): boolean {
+  const w = group.words;
+  let from = 0;
+  for (let k = at.length - 1; k >= 0 && !whole; k--) {
+    if (w[at[k]! * ENTRY_WORDS + 6]! & FLAG_RESET) {
+      from = k;
+      break;
+    }
+  }
+  const read: { record: JournalRecord; at: LinePosition; key: string }[] = [];
+  for (let k = from; k < at.length; k++) {
+    const x = at[k]! * ENTRY_WORDS;
+    const where = { offset: joinOffset(w[x + 2]!, w[x + 3]!), length: w[x + 4]!, line: w[x + 5]! };
+    const record = readVerified(fd, where, TRUST_VOUCHED);
+    const key = record === undefined ? undefined : spec.keyOf!(record);
+    if (record === undefined || key === undefined) return false;
+    read.push({ record, at: where, key });
+  }
+  if (from > 0 && read.some((r) => r.key !== read[0]!.key)) return refold(spec, fd, group, at, out, version, true);
+  const scratch = spec.initial();
+  for (const r of read) spec.evolve(scratch, r.record, r.at);
+  for (const key of new Set(read.map((r) => r.key))) secondaryEntries(out, spec, scratch, key, version, false);
+  return true;
+}
