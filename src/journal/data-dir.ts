@@ -199,12 +199,13 @@ export class DataDir implements JournalStore, TransactionHost {
 
   /**
    * A state holding, in the order of their values, the entities whose value of the prefixed key `query.index`
-   * starts with `query.prefix`, at least until `enough(state)` (the caller filters exactly and cuts); a full
-   * replay when the index does not verify.
+   * starts with `query.prefix`, at least until `enough(state)` (the caller filters exactly and cuts); when the
+   * index does not verify, it is rebuilt by streaming first (a full replay over damage).
    */
   async readPrefix<S>(spec: StoreSpec<S>, query: { index: string; prefix: string }, enough: (state: S) => boolean): Promise<S> {
     try {
-      return derivedFiles(this.root, spec).prefix(query, enough) ?? this.replayAndKeep(spec).state;
+      const derived = derivedFiles(this.root, spec);
+      return derived.prefix(query, enough) ?? (this.rebuilt(spec) ? derived.prefix(query, enough) : undefined) ?? this.replayAndKeep(spec).state;
     } finally {
       this.tellUnusable();
     }

@@ -21,7 +21,7 @@ import { scanJournal, type LinePosition, type ScanResult } from '../scan';
 import type { StoreSpec } from '../store-spec';
 import { mtimeOf, readVerified } from './cache-file';
 import { ENTRY_WORDS, EntryList, FLAG_RESET, hash56, joinOffset, KEY_SPACE, sortKey, splitOffset } from './entries';
-import { secondaryEntries } from './index-entries';
+import { secondaryEntries, valueKey } from './index-entries';
 import { dropRun } from './index-base';
 import { installBase, partEntries } from './index-levels';
 import { bindingAt } from './index-tail';
@@ -161,7 +161,7 @@ function pendValues<S>(pending: SpillSort, spec: StoreSpec<S>, window: S, key: s
   pending.push(kh, kl, h2, 0, oh, ol, 0, 0);
   spec.secondary!.values(window, key).forEach((value, i) => {
     if (value === undefined) return;
-    const [vh, vl] = sortKey(1 + i, value);
+    const [vh, vl] = valueKey(spec, i, value);
     pending.push(kh, kl, h2, 0, oh, ol, vh, vl);
   });
 }

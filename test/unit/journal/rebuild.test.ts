@@ -63,7 +63,8 @@ async function seeded(): Promise<DataDir> {
 }
 
 const journal = (dir: DataDir) => join(dir.root, SESSION_STORE.file);
-const dropCache = (dir: DataDir) => fs.rmSync(join(dir.root, 'cache'), { recursive: true, force: true });
+// (Retried: a writer in another process may be adding a file to cache/ meanwhile.)
+const dropCache = (dir: DataDir) => fs.rmSync(join(dir.root, 'cache'), { recursive: true, force: true, maxRetries: 20 });
 const replay = (dir: DataDir) => dir.replay(SESSION_STORE, { quiet: true }).state;
 const now = () => START + 400 * 61_000;
 
