@@ -78,6 +78,13 @@ export async function gatherDoctor(input: DoctorInput): Promise<DoctorReport> {
       message: `${quarantineItems.length} item(s) in ${root.path}/quarantine: bytes taken out of journals, kept for you to inspect (crux never deletes them)`,
     });
   }
+  if (facts.history_unreadable !== undefined) {
+    findings.push({
+      level: 'warning',
+      code: 'history_unreadable',
+      message: `${facts.history_unreadable}: session history, session get --at, journal check and journal compact exit 5 until crux can read it (make it a directory the user running crux may read and write)`,
+    });
+  }
   const other = facts.other_files;
   if (other.length > 0) {
     findings.push({ level: 'note', code: 'other_files', message: `not checked (no store declares them): ${other.join(', ')}` });

@@ -1,5 +1,6 @@
 // File facts for `crux doctor`: what is on disk, read without changing anything and without waiting.
 import { fs } from '../shared/fs';
+import { join } from 'node:path';
 import { acquireLock, LOCK_DIR, lockDir, lockMechanism, LockTimeout, type HeldLock, type LockHolder } from './lock';
 import { HISTORY_DIR } from './history';
 import { QUARANTINE_DIR } from './quarantine';
@@ -101,6 +102,7 @@ export async function surveyStore(dir: SurveyedDir, specs: readonly StoreSpec<un
     },
     journals,
     quarantine: usable ? listQuarantine(dir.root) : [],
+    ...(usable ? historyUnreadable(dir.root) : {}),
     other_files: usable
       ? strayFiles(
           dir.root,
@@ -137,6 +139,17 @@ export function surveyJournal<S>(dir: SurveyedDir, spec: StoreSpec<S>): JournalF
     compaction_due: compactionDue(scan.bytes, spec.liveBytes?.(loaded.state) ?? loaded.index?.live),
     index,
   };
+}
+
+/** history/ that exists but cannot be read: what session history, get --at, check and compact will refuse with (5). */
+function historyUnreadable(root: string): { history_unreadable?: string } {
+  try {
+    fs.readdirSync(join(root, HISTORY_DIR));
+    return {};
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? {} : { history_unreadable: `${join(root, HISTORY_DIR)} cannot be read (${code ?? String(error)})` };
+  }
 }
 
 /** Files in the data directory that no store declares (besides the lock, keys, quarantine and the key-index cache). */

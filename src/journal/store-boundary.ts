@@ -144,6 +144,8 @@ export interface StoreFacts {
   readonly quarantine: string[];
   /** Things in the store no spec declares (not checked). */
   readonly other_files: string[];
+  /** Why the history compactions kept cannot be read (a data directory's history/: permission, I/O), if it cannot. */
+  readonly history_unreadable?: string;
   /** A database store's server and schema; absent for a data directory. */
   readonly server?: ServerFacts;
 }

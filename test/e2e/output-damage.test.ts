@@ -160,6 +160,7 @@ describe('history/ that cannot be read', () => {
       ['session', 'history', 's'],
       ['session', 'get', 's', '--at', '1'],
       ['journal', 'check'],
+      ['journal', 'compact'],
       ['--json', 'session', 'history', 's'],
     ]) {
       const run = await cruxAs(NOBODY, dir, args);
@@ -174,6 +175,15 @@ describe('history/ that cannot be read', () => {
     ]) {
       expect((await cruxAs(NOBODY, dir, args)).exitCode, args.join(' ')).toBe(0);
     }
+    // doctor says so (a warning: the journals are whole), never "healthy" alone.
+    const doctor = JSON.parse((await cruxAs(NOBODY, dir, ['--json', 'doctor'])).stdout);
+    expect(doctor.findings).toContainEqual(
+      expect.objectContaining({
+        level: 'warning',
+        code: 'history_unreadable',
+        message: expect.stringContaining(`${join(dir, 'history')} cannot be read (EACCES)`),
+      }),
+    );
     // A history file that cannot be read, in a history/ that can: the file is named.
     fs.chownSync(join(dir, 'history'), NOBODY, NOBODY);
     const [file] = fs.readdirSync(join(dir, 'history'));
