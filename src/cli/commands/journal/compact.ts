@@ -12,7 +12,7 @@ export function makeCompactCommand(): Command {
     .option('--drop-history', 'delete history/ at once (session history and get --at then reach back only to this compaction)')
     .addHelpText(
       'after',
-      '\nhistory/ keeps CRUX_HISTORY_KEEP (default 30d) and at most\nCRUX_HISTORY_MAX_BYTES (default 256 MiB).\n\nExamples:\n  crux journal compact --json\n  crux journal compact --drop-history',
+      '\nA journal with nothing dead is left as it is; history/ keeps each record\nonce, CRUX_HISTORY_KEEP (default 30d) and at most CRUX_HISTORY_MAX_BYTES\n(default 256 MiB).\n\nExamples:\n  crux journal compact --json\n  crux journal compact --drop-history',
     )
     .action(async (opts, command: Command) => {
       const ctx = buildContext(command);
