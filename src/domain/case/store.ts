@@ -66,14 +66,39 @@ function caseAt(bank: CaseBank, slot: number): Case {
  * read through the key index (a few lines, not a replay); the reuse count is the bank's.
  */
 async function resultCase(dir: JournalStore, bank: CaseBank, slot: number): Promise<Case> {
-  if (bank.bodies.has(slot)) return caseAt(bank, slot);
-  const id = bank.idOf(slot);
-  const [record] = await dir.readAt(CASE_STORE, [bank.position(slot)]);
-  if (record?.data?.case_id === id) return toCase(record.data, bank.reused.get(slot));
-  const own = await dir.readKey(CASE_STORE, id);
-  const ownSlot = own.slotOf(id);
-  if (ownSlot === undefined) throw new CruxError('internal', `case ${id} is in the cached bank but not in the journal`);
-  return { ...caseAt(own, ownSlot), times_reused: bank.reused.get(slot) };
+  return (await resultCases(dir, bank, [slot]))[0]!;
+}
+
+/** The whole cases of `slots`, in order: the records of those without text in memory read in one go. */
+async function resultCases(dir: JournalStore, bank: CaseBank, slots: readonly number[]): Promise<Case[]> {
+  const unread = slots.filter((slot) => !bank.bodies.has(slot));
+  const records =
+    unread.length === 0
+      ? []
+      : await dir.readAt(
+          CASE_STORE,
+          unread.map((slot) => bank.position(slot)),
+        );
+  const read = new Map(unread.map((slot, i) => [slot, records[i]]));
+  const cases: Case[] = [];
+  for (const slot of slots) {
+    if (bank.bodies.has(slot)) {
+      cases.push(caseAt(bank, slot));
+      continue;
+    }
+    const id = bank.idOf(slot);
+    const record = read.get(slot);
+    if (record?.data?.case_id === id) {
+      cases.push(toCase(record.data, bank.reused.get(slot)));
+      continue;
+    }
+    // The journal was rewritten since the position was taken: the case's own rows, by the key index.
+    const own = await dir.readKey(CASE_STORE, id);
+    const ownSlot = own.slotOf(id);
+    if (ownSlot === undefined) throw new CruxError('internal', `case ${id} is in the cached bank but not in the journal`);
+    cases.push({ ...caseAt(own, ownSlot), times_reused: bank.reused.get(slot) });
+  }
+  return cases;
 }
 
 const draftOf = <E extends CaseDraftEvent['ev']>(ev: E, data: CaseEventMap[E], actor: string | undefined): CaseDraftEvent =>
@@ -176,9 +201,12 @@ function holds(slots: Uint32Array, slot: number): boolean {
 }
 
 async function resultsOf(dir: JournalStore, bank: CaseBank, hits: readonly { slot: number; similarity: number }[]): Promise<ScoredCase[]> {
-  const results: ScoredCase[] = [];
-  for (const hit of hits) results.push({ similarity: hit.similarity, case: await resultCase(dir, bank, hit.slot) });
-  return results;
+  const cases = await resultCases(
+    dir,
+    bank,
+    hits.map((hit) => hit.slot),
+  );
+  return hits.map((hit, i) => ({ similarity: hit.similarity, case: cases[i]! }));
 }
 
 export async function showCase(scope: CaseScope, id: CaseId): Promise<Case> {
