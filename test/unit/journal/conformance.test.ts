@@ -92,6 +92,30 @@ describe.each(STORE_KINDS)('the JournalStore contract on a %s store', (kind) => 
     expect(checked).toMatchObject({ problems: [], history: { files: 1, records: 4, problems: [] } });
   });
 
+  it('keeps each record once: nothing dead is no compaction, and an archive leaves out restatements history holds', async () => {
+    const store = open(kind);
+    await write(store, puts(3));
+    for (let i = 0; i < 3; i++) expect(await store.compact([ITEM_STORE], TS)).toMatchObject([{ before: { records: 3 }, after: { records: 3 } }]);
+    const history = async () =>
+      (await store.readConsistent(async (view) => view.history(ITEM_STORE.file))).map((piece) =>
+        piece.lines.map((l) => JSON.parse(Buffer.from(l).toString()).seq),
+      );
+    expect(await history()).toEqual([]);
+    await write(store, [{ ev: 'item.deleted', data: { id: 'k2' } }]);
+    await store.compact([ITEM_STORE], TS); // snapshot 5, restatements 6 and 7
+    await write(store, [{ ev: 'item.put', data: { id: 'k1', value: 10 } }]);
+    await store.compact([ITEM_STORE], TS);
+    expect(await history()).toEqual([
+      [1, 2, 3, 4],
+      [5, 8],
+    ]);
+    const seen: number[] = [];
+    await store.readHistory(ITEM_STORE, (record) => seen.push(record.seq));
+    expect(seen).toEqual([1, 2, 3, 4, 8]);
+    const [checked] = await store.check([ITEM_STORE], { repair: false, ts: TS });
+    expect(checked).toMatchObject({ problems: [], history: { files: 2, records: 6, problems: [] } });
+  });
+
   it('enumerates its lines and history in one consistent view, and restores them byte for byte into an empty store', async () => {
     const from = open(kind);
     await write(from, puts(3));
