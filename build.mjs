@@ -86,21 +86,34 @@ await bundleUi();
 writeNotices(bundled);
 const scratch = mkdtempSync(join(tmpdir(), 'crux-build-'));
 try {
-  // The hot paths: one session written and read, listed, a case recorded and retrieved, a journal checked.
+  // The full program's commands (the fast path's own are dist/fast.cjs's, below): a session written and listed,
+  // a case recorded and retrieved, a journal checked, then an MCP client's session (initialize, the tool list, a
+  // few calls) over stdin. One process makes both caches: crux.cjs's holds the MCP server's code (cli/mcp/ is
+  // in the main bundle), mcp.cjs's the SDK and zod; an MCP session in a process of its own would leave the
+  // server's code to compile from source at every `crux mcp` start.
   const d = ['--data-dir', join(scratch, 'data')];
+  const rpc = (id, method, params) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
+  const call = (id, name, args) => rpc(id, 'tools/call', { name, arguments: args });
+  const session = [
+    rpc(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'build', version: '0' } }),
+    JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    rpc(2, 'tools/list', {}),
+    call(3, 'session_put', { session_id: 'warm-up', state: { step: 1 } }),
+    call(4, 'session_get', { session_id: 'warm-up' }),
+    call(5, 'case_retrieve', { task: 'warm up the cache' }),
+    call(6, 'session_get', { session_id: 'missing' }),
+  ];
   const commands = [
     [...d, 'session', 'put', 'warm-up', '{"step":1}'],
-    [...d, 'session', 'put', 'warm-up', '{"step":2}', '--add-tokens', '5'],
-    [...d, 'session', 'get', 'warm-up'],
-    [...d, 'session', 'get', 'warm-up', '--json'],
     [...d, 'session', 'list', '--json'],
     [...d, 'case', 'record', '--task', 'warm up the cache', '--action', 'run', '--outcome', 'ok'],
     [...d, 'case', 'retrieve', 'warm', 'cache', '--json'],
     [...d, 'journal', 'check', '--json'],
+    [...d, 'mcp', '--agent', 'build'],
   ];
-  const env = { ...process.env, CRUX_WRITE_CODE_CACHE: 'crux.cjs', CRUX_WARM_UP: JSON.stringify(commands) };
+  const env = { ...process.env, CRUX_WRITE_CODE_CACHE: 'crux.cjs,mcp.cjs', CRUX_WARM_UP: JSON.stringify(commands) };
   for (const key of Object.keys(env)) if (key.startsWith('CRUX_') && !['CRUX_WRITE_CODE_CACHE', 'CRUX_WARM_UP'].includes(key)) delete env[key];
-  execFileSync(process.execPath, ['bin/crux'], { env, stdio: 'ignore' });
+  execFileSync(process.execPath, ['bin/crux'], { env, input: `${session.join('\n')}\n`, stdio: ['pipe', 'ignore', 'ignore'] });
   // The fast path's code cache: its commands, as most calls make them (a new session, a replace, --json, a close).
   const fastCommands = [
     [...d, 'session', 'put', 'warm-fast', '{"step":1}'],
@@ -114,24 +127,6 @@ try {
   execFileSync(process.execPath, ['-e', "require('./dist/loader.cjs').runBundle(require('node:path').resolve('dist/fast.cjs'))"], {
     env: fastEnv,
     stdio: 'ignore',
-  });
-  // The MCP server's code cache: one client session (initialize, the tool list, a few calls) over stdin.
-  const rpc = (id, method, params) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
-  const call = (id, name, args) => rpc(id, 'tools/call', { name, arguments: args });
-  const session = [
-    rpc(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'build', version: '0' } }),
-    JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-    rpc(2, 'tools/list', {}),
-    call(3, 'session_put', { session_id: 'warm-up', state: { step: 1 } }),
-    call(4, 'session_get', { session_id: 'warm-up' }),
-    call(5, 'case_retrieve', { task: 'warm up the cache' }),
-    call(6, 'session_get', { session_id: 'missing' }),
-  ];
-  const mcpEnv = { ...env, CRUX_WARM_UP: '', CRUX_WRITE_CODE_CACHE: 'mcp.cjs' };
-  execFileSync(process.execPath, ['bin/crux', ...d, 'mcp', '--agent', 'build'], {
-    env: mcpEnv,
-    input: `${session.join('\n')}\n`,
-    stdio: ['pipe', 'ignore', 'ignore'],
   });
 } finally {
   rmSync(scratch, { recursive: true, force: true });

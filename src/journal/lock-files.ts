@@ -1,7 +1,8 @@
 // The files of the writers' lock directory (see lock.ts for the protocol): their names, the holder files read
 // as regular files only, the generations.
 import { fs } from '../shared/fs';
-import { hostname } from 'node:os';
+// node:os on first use: a read never takes the lock, and loading it costs every command ~0.9 M instructions.
+const os = (): typeof import('node:os') => require('node:os');
 import { join } from 'node:path';
 import { CruxError } from '../shared/errors';
 
@@ -128,7 +129,7 @@ export function holderByInode(dir: string, generationPath: string): HolderFile |
     for (const name of fs.readdirSync(dir)) {
       if (!name.startsWith('i.') || fs.statSync(join(dir, name)).ino !== ino) continue;
       const id = name.slice(2);
-      return { pid: Number(id.split('.')[0]), command: '', host: hostname(), since: '', socket: `s.${id}` };
+      return { pid: Number(id.split('.')[0]), command: '', host: os().hostname(), since: '', socket: `s.${id}` };
     }
   } catch {
     // Changed while being read: judged unknown, and looked at again.

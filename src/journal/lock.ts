@@ -23,7 +23,8 @@
 // can be waited on: an untrusted filesystem, an unreadable holder file). Each release sweeps a few of the files
 // dead contenders left (lock-sweep.ts).
 import { fs } from '../shared/fs';
-import { hostname, uptime } from 'node:os';
+// node:os on first use: a read never takes the lock, and loading it costs every command ~0.9 M instructions.
+const os = (): typeof import('node:os') => require('node:os');
 import { join } from 'node:path';
 import type { Socket } from 'node:net';
 import { CruxError } from '../shared/errors';
@@ -74,10 +75,10 @@ type Verdict =
 function describeHolder(holder: Pick<LockHolder, 'pid' | 'command' | 'host'>): string {
   const visible = holder.command.replace(/[\p{Cc}\p{Cf}]/gu, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
   const short = visible.length > 60 ? `${visible.slice(0, 59)}…` : visible;
-  return `pid ${holder.pid}${holder.host !== hostname() ? ` on ${holder.host}` : ''}${short ? ` (${short})` : ''}`;
+  return `pid ${holder.pid}${holder.host !== os().hostname() ? ` on ${holder.host}` : ''}${short ? ` (${short})` : ''}`;
 }
 
-const bootTime = () => Date.now() - uptime() * 1000;
+const bootTime = () => Date.now() - os().uptime() * 1000;
 
 /** Decides about the highest generation: may we take the next one? */
 async function judge(contender: Contender, generation: number, filesystem: LockFilesystem): Promise<Verdict> {

@@ -66,8 +66,15 @@ function refusal(error: CruxError) {
 export function createServer(sdk: typeof Sdk, opts: GlobalOptions, version: string) {
   // Thrown as a plain Error with a JSON-RPC code: an McpError would put "MCP error -32602:" in its message twice.
   const invalidParams = (message: string) => Object.assign(new Error(message), { code: sdk.ErrorCode.InvalidParams });
-  const inputs = new Map(TOOLS.map((tool) => [tool.name, sdk.z.object(tool.input(sdk.z)).strict()]));
-  const listing = TOOLS.map((tool) => describeTool(sdk, tool, inputs.get(tool.name)!));
+  // Each tool's schema is built when first needed (its call, or the tool list, whose JSON Schemas cost most):
+  // `initialize`, which a client's start waits for, needs none of them.
+  const inputs = new Map<string, Sdk.z.ZodObject>();
+  const inputOf = (tool: Tool) => {
+    let input = inputs.get(tool.name);
+    if (input === undefined) inputs.set(tool.name, (input = sdk.z.object(tool.input(sdk.z)).strict()));
+    return input;
+  };
+  let listing: ReturnType<typeof describeTool>[] | undefined;
   const server = new sdk.Server({ name: 'crux', version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   const order = new CallOrder();
   const inFlight = new Set<Promise<unknown>>();
@@ -88,12 +95,12 @@ export function createServer(sdk: typeof Sdk, opts: GlobalOptions, version: stri
     }
   };
 
-  server.setRequestHandler(sdk.ListToolsRequestSchema, async () => ({ tools: listing }));
+  server.setRequestHandler(sdk.ListToolsRequestSchema, async () => ({ tools: (listing ??= TOOLS.map((tool) => describeTool(sdk, tool, inputOf(tool)))) }));
   server.setRequestHandler(sdk.CallToolRequestSchema, (request) => {
     const { name, arguments: args } = request.params;
     const tool = TOOLS.find((t) => t.name === name);
     if (tool === undefined) throw invalidParams(`unknown tool ${JSON.stringify(name)}; tools/list names them`);
-    const parsed = inputs.get(name)!.safeParse(args ?? {});
+    const parsed = inputOf(tool).safeParse(args ?? {});
     if (!parsed.success) throw invalidParams(`invalid arguments for ${name}: ${sdk.z.prettifyError(parsed.error).replace(/\n/g, '; ')}`);
     // Handlers start in the order the requests arrived: the call takes its place in that order here, at once.
     const call = order.run(tool.touches(parsed.data), () => answer(tool, parsed.data));
