@@ -22,17 +22,18 @@ export function resolveOut(raw: string): OutTarget {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw asStorageError(error, path);
     exists = false;
   }
-  const dir = dirname(path);
-  if (!exists) {
-    if (!fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw invalid(`--out ${raw}: no such directory ${dir}`);
-  } else if (fs.statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw invalid(`--out ${raw} is a directory`);
+  const target = exists ? fs.statSync(path, { throwIfNoEntry: false }) : undefined;
+  if (target?.isDirectory()) throw invalid(`--out ${raw} is a directory`);
+  // What will be made: the path, or the file a dangling symlink names (made when written, as > makes it).
+  const made = exists && target === undefined ? resolve(dirname(path), fs.readlinkSync(path)) : exists ? undefined : path;
+  const dir = dirname(made ?? path);
+  if (made !== undefined && !fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw invalid(`--out ${raw}: no such directory ${dir}`);
   // Permission is asked before anything is done, so that a file crux may not write refuses the command (5) instead
   // of failing after a mint was committed.
-  // (A dangling symlink's target is made when written, as > makes it.)
   try {
-    fs.accessSync(exists ? path : dir, fs.constants.W_OK);
+    fs.accessSync(made === undefined ? path : dir, fs.constants.W_OK);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw asStorageError(error, exists ? path : dir);
+    throw asStorageError(error, made === undefined ? path : dir);
   }
   return { kind: 'file', path, shown: raw, exists };
 }

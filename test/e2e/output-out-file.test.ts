@@ -53,6 +53,14 @@ describe('--out', () => {
     expect((await mint(dangling)).exitCode).toBe(0);
     expect(fs.lstatSync(dangling).isSymbolicLink()).toBe(true);
     expect(isEnvelope(fs.readFileSync(join(out, 'made.json'), 'utf8'))).toBe(true);
+    // One into a directory that does not exist is 5, as a missing directory is, before anything is minted.
+    const nowhere = join(out, 'nowhere.json');
+    fs.symlinkSync(join(out, 'no', 'such', 'dir.json'), nowhere);
+    const listed = (await crux(dir, ['-q', '--agent', 'a', 'handoff', 'list'])).stdout;
+    const refused = await mint(nowhere);
+    expect(refused.exitCode, refused.stderr).toBe(5);
+    expect(refused.stderr).toMatch(/^crux: --out .*nowhere\.json: no such directory .*no\/such/);
+    expect((await crux(dir, ['-q', '--agent', 'a', 'handoff', 'list'])).stdout).toBe(listed);
   });
 
   it("keeps an existing file's owner, mode and hard links", async () => {
