@@ -16,6 +16,10 @@
 // session command) should not pay at start-up.
 let run: RegExp | undefined;
 const RUN = () => (run ??= /[\p{Alphabetic}\p{N}]+/gu);
+// In ASCII the Alphabetic characters of lowercased text are a–z and the Numeric ones 0–9: the same runs, from a
+// class that costs nothing to build (most queries and tasks are ASCII; a retrieve tokenizes one query).
+const ASCII_RUN = /[a-z0-9]+/g;
+const NON_ASCII = /[^\x00-\x7f]/;
 
 /** The token set of one text. */
 export function tokenize(text: string): Set<string> {
@@ -26,7 +30,8 @@ export function tokenize(text: string): Set<string> {
 
 /** Adds the tokens of `text` to `into` (case terms are the union over task and tags). */
 export function addTokens(into: Set<string>, text: string): void {
-  const runs = text.toLowerCase().match(RUN());
+  const lower = text.toLowerCase();
+  const runs = lower.match(NON_ASCII.test(lower) ? RUN() : ASCII_RUN);
   if (runs === null) return;
   for (const run of runs) if (countCodePointsAtLeast2(run)) into.add(run);
 }

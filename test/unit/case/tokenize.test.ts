@@ -82,6 +82,16 @@ describe('tokenize: Alphabetic runs (Rust char::is_alphanumeric), not \\p{L} run
   });
 });
 
+describe('tokenize, ASCII text', () => {
+  it('gives the runs the Alphabetic class gives (ASCII text takes a cheaper class: a–z and 0–9 after lowercasing)', () => {
+    const unicode = (text: string) => [...new Set(text.toLowerCase().match(/[\p{Alphabetic}\p{N}]+/gu) ?? [])].filter((t) => [...t].length >= 2).sort();
+    const ascii = Array.from({ length: 128 }, (_, c) => String.fromCharCode(c)).join('');
+    for (const text of [ascii, `${ascii} ab${ascii}cd`, 'Deploy_the web-app v2 9x X', 'a b c dd ee_ff 12 3']) expect(tokens(text)).toEqual(unicode(text));
+    // A character that lowercases into ASCII (U+212A KELVIN SIGN → k) is read after lowercasing, as before.
+    expect(tokens('\u212Aey OK')).toEqual(['key', 'ok']);
+  });
+});
+
 describe('caseTerms', () => {
   it('is tokens(task) ∪ tokens(each tag)', () => {
     expect([...caseTerms('Deploy the web app', ['web', 'Production', 'blue-green', 'x'])].sort()).toEqual([
