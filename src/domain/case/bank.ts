@@ -46,7 +46,7 @@ export class CaseBank {
     this.vocab = from.vocab;
     this.baseTerms = from.vocab.length;
     // Every cached slot is live: only those removed since are kept (a bank of 1M slots allocates nothing here).
-    this.alive = u8({ length: this.baseSlots, get: () => 1 });
+    this.alive = u8({ length: this.baseSlots, every: 1 });
     this.reward = f64(from.reward);
     this.created = f64(from.created);
     this.success = u8(from.success);

@@ -1,6 +1,7 @@
-// The case bank's per-slot numbers: a base (decoded from a snapshot, never copied: a typed array, or numbers
-// read on demand from the snapshot's pages) and a tail of slots added since. Appending to a 100k-slot column
-// must not copy it: a bank decoded to answer one query often folds a record or two written after its snapshot.
+// The case bank's per-slot numbers: a base (decoded from a snapshot, never copied: a typed array, numbers read
+// on demand from the snapshot's pages, or one value throughout) and a tail of slots added since. Appending to a
+// 100k-slot column must not copy it: a bank decoded to answer one query often folds a record or two written after
+// its snapshot.
 
 export type Typed = Float64Array | Uint32Array | Uint8Array;
 type TypedCtor<T extends Typed> = { new (length: number): T; BYTES_PER_ELEMENT: number };
@@ -14,15 +15,18 @@ export interface Numbers {
 export class Column<T extends Typed> {
   private readonly typed: T | undefined;
   private readonly lazy: Numbers | undefined;
+  /** The value of every base slot, for a base that holds one value throughout (nothing is allocated for it). */
+  private readonly constant: number | undefined;
   private readonly baseLength: number;
   /** Values set over a base that is read on demand (it is never written). */
   private readonly overlay = new Map<number, number>();
   private readonly tail: number[] = [];
 
-  constructor(ctor: TypedCtor<T>, initial?: T | Numbers) {
+  constructor(ctor: TypedCtor<T>, initial?: T | Numbers | { readonly length: number; readonly every: number }) {
     if (initial === undefined || ArrayBuffer.isView(initial)) this.typed = (initial as T | undefined) ?? new ctor(0);
+    else if ('every' in initial) this.constant = initial.every;
     else this.lazy = initial;
-    this.baseLength = (this.typed ?? this.lazy)!.length;
+    this.baseLength = initial?.length ?? 0;
   }
 
   get length(): number {
@@ -32,7 +36,8 @@ export class Column<T extends Typed> {
   get(i: number): number {
     if (i >= this.baseLength) return this.tail[i - this.baseLength]!;
     if (this.typed !== undefined) return this.typed[i]!;
-    return this.overlay.size > 0 && this.overlay.has(i) ? this.overlay.get(i)! : this.lazy!.get(i);
+    if (this.overlay.size > 0 && this.overlay.has(i)) return this.overlay.get(i)!;
+    return this.constant ?? this.lazy!.get(i);
   }
 
   set(i: number, value: number): void {
@@ -57,4 +62,4 @@ export class Column<T extends Typed> {
 
 export const f64 = (initial?: Float64Array | Numbers) => new Column(Float64Array, initial);
 export const u32 = (initial?: Uint32Array | Numbers) => new Column(Uint32Array, initial);
-export const u8 = (initial?: Uint8Array | Numbers) => new Column(Uint8Array, initial);
+export const u8 = (initial?: Uint8Array | Numbers | { readonly length: number; readonly every: number }) => new Column(Uint8Array, initial);
