@@ -150,6 +150,8 @@ const SESSION_INDEXES = [
   'unscoped_open_updated',
   'listed_updated',
   'unscoped_listed_updated',
+  'scoped_open_updated',
+  'scoped_listed_updated',
   'logical_id',
   'scoped_order',
 ] as const;
@@ -184,13 +186,14 @@ export const SESSION_STORE: StoreSpec<Sessions> = {
   // What filtered queries look up (store.ts): an agent's sessions, and the open sessions by when they were
   // last written (stranded) and by when they expire (reap). A closed session has neither time. A limited list
   // reads newest first by the time of the last write: the open sessions (--stranded) and the sessions a plain
-  // list shows (active, handed off), each also among the unscoped ones only, so that the sessions a caller
-  // without an agent does not see are counted from the index alone (hidden_scoped). By logical id, every
+  // list shows (active, handed off), each also among the unscoped and the scoped ones apart, so that a caller
+  // without an agent reads its own and counts those it does not see (hidden_scoped) from the index alone, each
+  // entry of the range once. By logical id, every
   // agent's session of that id (the hint of a get that names the wrong agent); and each scope's ids in order
   // (completion reads those that start with what is typed).
   secondary: {
     names: SESSION_INDEXES,
-    version: 3,
+    version: 4,
     prefixed: ['scoped_order'],
     values: (sessions, key) => {
       const r = sessions.get(key as ScopedSessionId);
@@ -208,6 +211,8 @@ export const SESSION_STORE: StoreSpec<Sessions> = {
         unscoped ? openUpdated : undefined,
         listedUpdated,
         unscoped ? listedUpdated : undefined,
+        unscoped ? undefined : openUpdated,
+        unscoped ? undefined : listedUpdated,
         id,
         scopedOrder(agent, id),
       ];

@@ -34,7 +34,7 @@ export async function listNewest(scope: Scope, filter: Omit<ListFilter, 'agent'>
   const name = filter.stranded ? 'open_updated' : 'listed_updated';
   const f: ListFilter = { ...filter, agent: scope.agent };
   const visible = (sessions: Sessions) => listSessions(sessions, f, scope.now, scope.thresholds).sessions.length;
-  // A caller without an agent sees the unscoped sessions only: read those, and count the rest as hidden.
+  // A caller without an agent sees the unscoped sessions only: read those, and count the scoped ones as hidden.
   const own = filter.allAgents ? name : `unscoped_${name}`;
   const shown = await read(SESSION_STORE, { index: own, atMost }, (s) => visible(s) >= limit);
   const listing = listSessions(shown.state, f, scope.now, scope.thresholds);
@@ -42,8 +42,8 @@ export async function listNewest(scope: Scope, filter: Omit<ListFilter, 'agent'>
   if (shown.total === undefined) return { ...listing, sessions, total: listing.sessions.length };
   let hidden = 0;
   if (!filter.allAgents) {
-    const every = await read(SESSION_STORE, { index: name, atMost }, () => true);
-    hidden = every.total === undefined ? listing.hidden_scoped : every.total - shown.total;
+    const scoped = await read(SESSION_STORE, { index: `scoped_${name}`, atMost }, () => true);
+    hidden = scoped.total ?? listing.hidden_scoped;
   }
   return { sessions, hidden_scoped: hidden, total: shown.total };
 }
