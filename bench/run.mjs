@@ -18,6 +18,7 @@ import { join, resolve } from 'node:path';
 import { benchEnv, interleave } from './interleave.mjs';
 import { hookRows } from './hooks.mjs';
 import { peakOfRows, runMeasured, tailLatency, writersAtOnce } from './measure.mjs';
+import { BOILERPLATE, caseLines, firstCaseId, midSession, RARE, sessionLines, WORDS } from './data.mjs';
 
 const CRUX = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', 'bin', 'crux');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
@@ -31,8 +32,6 @@ const work = REUSE ?? fs.mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'cr
 const RUN_ID = Date.now().toString(36);
 const env = benchEnv({ CRUX_NOW: '2026-12-01T12:00:00Z' });
 const log = (line) => process.stderr.write(`${line}\n`);
-const NOW = Date.parse('2026-12-01T12:00:00Z');
-const HOUR = 3_600_000;
 
 const crux = (dir, ...args) => ['node', CRUX, '--data-dir', dir, ...args];
 function run(dir, args, input, extraEnv = {}) {
@@ -44,51 +43,6 @@ const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 const HAS_SCRIPT = has('script');
 const shellWord = (w) => `'${w.replace(/'/g, `'\\''`)}'`;
 const size = (n) => (n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1000 ? `${n / 1000}k` : String(n));
-
-// ---- data sets ---------------------------------------------------------------------------------------
-// Sessions: 70% closed, 10% active and fresh, 20% active with expires_at in 20 hourly slots from 2 h ahead
-// (nothing due: reap finds none), and 24 active and stale at every size (evenly spread, so that
-// `--stranded`'s answer is the same at every size, as `--agent a`'s is). Agent a owns only its handoff
-// sources (ROUNDS + 2).
-const iso = (ms) => new Date(ms).toISOString();
-const sessionClass = (i) => (i * 2654435761) % 100;
-const STRANDED = 24;
-const isStale = (i, n) => i % Math.max(1, Math.floor(n / STRANDED)) === 0 && i / Math.max(1, Math.floor(n / STRANDED)) < STRANDED;
-function sessionLines(from, to, n) {
-  let out = '';
-  for (let i = from; i < to; i++) {
-    const r = sessionClass(i);
-    const line = { session_id: `s${i}`, state: { step: i, notes: 'n'.repeat(200), plan: ['a', 'b', 'c'] } };
-    if (isStale(i, n)) line.updated_at = iso(NOW - 3 * 24 * HOUR);
-    else if (r < 70) Object.assign(line, { status: 'closed', updated_at: iso(NOW - 30 * 24 * HOUR) });
-    else if (r < 80) line.updated_at = iso(NOW - 60_000);
-    else Object.assign(line, { updated_at: iso(NOW - HOUR), expires_at: iso(NOW + (2 + (r % 20)) * HOUR) });
-    out += `${JSON.stringify(line)}\n`;
-  }
-  return out;
-}
-const WORDS = Array.from({ length: 3000 }, (_, i) => `w${i.toString(36)}${'xyzq'[i % 4]}`);
-const BOILERPLATE = 'update the database migration timeout';
-function caseLines(n, seed0 = 42) {
-  // mulberry32: 32-bit integer steps (a float LCG loses its low bits past 2^53 and repeats within ~1,000 cases).
-  let seed = seed0 >>> 0;
-  const rand = () => {
-    seed = (seed + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const pick = () => WORDS[Math.floor(rand() ** 2 * WORDS.length)];
-  let out = '';
-  for (let i = 0; i < n; i++) {
-    const prefix = rand() < 0.5 ? `${BOILERPLATE} ` : 'the ';
-    const task = prefix + Array.from({ length: 3 + Math.floor(rand() * 8) }, pick).join(' ');
-    const tags = Array.from({ length: Math.floor(rand() * 3) }, pick);
-    out += `${JSON.stringify({ task, action: `ran ${pick()} then ${pick()}`, outcome: rand() < 0.8 ? 'worked' : 'failed', success: rand() < 0.8, reward: Math.round(rand() * 100) / 100, tags })}\n`;
-  }
-  return out;
-}
-const RARE = [WORDS[800], WORDS[1200], WORDS[1700], WORDS[2100], WORDS[2400]];
 
 const builds = {};
 for (const n of ALL_SIZES) {
@@ -105,11 +59,7 @@ for (const n of ALL_SIZES) {
   for (let i = 0; i < ROUNDS + 3; i++) run(s, ['--agent', 'a', 'session', 'put', `src-${RUN_ID}-${i}`, '{"step":0}']);
   // Sessions to close (one per timed close).
   for (let i = 0; i < ROUNDS + 3; i++) run(s, ['session', 'put', `close-${RUN_ID}-${i}`, '{"step":0}']);
-  const fd = fs.openSync(join(c, 'cases.jsonl'), 'r');
-  const head = Buffer.alloc(8192);
-  fs.readSync(fd, head, 0, head.length, 0);
-  fs.closeSync(fd);
-  const caseId = head.toString().match(/"case_id":"([^"]+)"/)[1];
+  const caseId = firstCaseId(fs, join(c, 'cases.jsonl'));
   builds[n] = { s, c, caseId, ms: performance.now() - t };
   log(`bench: built ${size(n)} sessions and cases in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 }
@@ -125,9 +75,7 @@ const at = (n, name) => `${name} @${size(n)}`;
 for (const n of ALL_SIZES) {
   const { s, c, caseId } = builds[n];
   // A mid-journal session that is active (put and get both apply), or one put after the import at size 1.
-  let m = Math.floor(n / 2);
-  while (m < n && !(sessionClass(m) >= 70 && sessionClass(m) < 80 && !isStale(m, n))) m++;
-  const mid = m < n ? `s${m}` : 'target';
+  const mid = midSession(n, 'target');
   rows.push({ name: at(n, 'session get'), argv: crux(s, 'session', 'get', mid), n, cmd: 'session get' });
   rows.push({ name: at(n, 'session put (replace)'), argv: crux(s, 'session', 'put', mid, '{"step":1}'), n, cmd: 'session put' });
   const fresh = counter(`new-${RUN_ID}-`);
