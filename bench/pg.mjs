@@ -52,10 +52,12 @@ const store = (schema) => {
   return u.href;
 };
 // The same server through its Unix socket (the throwaway cluster's socket is in its directory, `trust` there).
-const socketUrl = process.env.CRUX_BENCH_PG_URL ? undefined : (href) => {
-  const u = new URL(href);
-  return `postgres://${u.username}@/${u.pathname.slice(1)}?host=${encodeURIComponent(cluster)}&port=${u.port}&schema=${u.searchParams.get('schema')}`;
-};
+const socketUrl = process.env.CRUX_BENCH_PG_URL
+  ? undefined
+  : (href) => {
+      const u = new URL(href);
+      return `postgres://${u.username}@/${u.pathname.slice(1)}?host=${encodeURIComponent(cluster)}&port=${u.port}&schema=${u.searchParams.get('schema')}`;
+    };
 const at = (where) => (where.startsWith('postgres') ? ['--store', where] : ['--data-dir', where]);
 const crux = (where, ...args) => ['node', CRUX, ...at(where), ...args];
 function run(where, args, input) {
@@ -89,7 +91,12 @@ for (const n of SIZES) {
     copies.push({ n, what: k === 's' ? 'sessions' : 'cases', ...copied });
   }
   builds[n] = { dir, pg, caseId: firstCaseId(fs, join(dir.c, 'cases.jsonl')) };
-  log(`bench: built ${size(n)} in ${(built / 1000).toFixed(1)} s, copied into PostgreSQL in ${copies.slice(-2).map((c) => `${(c.ms / 1000).toFixed(1)} s`).join(' + ')}`);
+  log(
+    `bench: built ${size(n)} in ${(built / 1000).toFixed(1)} s, copied into PostgreSQL in ${copies
+      .slice(-2)
+      .map((c) => `${(c.ms / 1000).toFixed(1)} s`)
+      .join(' + ')}`,
+  );
 }
 
 // ---- timed rows: every command on both kinds, at every size ------------------------------------------------
@@ -119,7 +126,9 @@ for (const n of SIZES) {
     );
     let accepted = 0;
     acceptRows.push(
-      row('handoff accept', { before: (r) => (r.argv = crux(s, '--agent', 'b', 'handoff', 'accept', join(work, `pkg-${kind}-${n}-${++accepted}.json`), '--json')) }),
+      row('handoff accept', {
+        before: (r) => (r.argv = crux(s, '--agent', 'b', 'handoff', 'accept', join(work, `pkg-${kind}-${n}-${++accepted}.json`), '--json')),
+      }),
     );
     rows.push(row('case show', { argv: crux(c, 'case', 'show', builds[n].caseId, '--json') }));
     rows.push(row('retrieve (common words)', { argv: crux(c, 'case', 'retrieve', BOILERPLATE, '--json') }));
@@ -147,7 +156,13 @@ const peaks = peakOfRows(timed.slice(1), env);
 const acceptTimed = acceptRows.map((r) => ({ ...r, env }));
 const acceptResults = interleave(acceptTimed, { rounds: ROUNDS, warmup: 2 });
 for (const [name, peak] of peakOfRows(acceptTimed.slice(1), env)) peaks.set(name, peak);
-const conn = connRows.length > 1 ? interleave(connRows.map((r) => ({ ...r, env })), { rounds: Math.max(ROUNDS, 21), warmup: 2 }) : [];
+const conn =
+  connRows.length > 1
+    ? interleave(
+        connRows.map((r) => ({ ...r, env })),
+        { rounds: Math.max(ROUNDS, 21), warmup: 2 },
+      )
+    : [];
 const largest = SIZES.at(-1);
 const tail = TAIL_PUTS > 0 ? tailLatency(TAIL_PUTS, (i) => crux(builds[largest].pg.s, 'session', 'put', `tail-${RUN_ID}-${i}`, '{"step":1}'), env) : undefined;
 const loadAfter = loadavg();
@@ -162,12 +177,15 @@ for (const r of [...results.slice(1), ...acceptResults.slice(1)]) {
 }
 const cmds = [...new Set([...rows, ...acceptRows].filter((r) => r.cmd).map((r) => r.cmd))];
 const mib = (v) => (Number.isFinite(v) ? `${v.toFixed(0)} MiB` : 'n/a');
-console.log(`\ncrux bench, PostgreSQL — ${new Date().toISOString()}, node ${process.version}, server ${new URL(server).host}, ${ROUNDS} interleaved rounds (+2 warm-up)`);
+console.log(
+  `\ncrux bench, PostgreSQL — ${new Date().toISOString()}, node ${process.version}, server ${new URL(server).host}, ${ROUNDS} interleaved rounds (+2 warm-up)`,
+);
 console.log(`node -e 0: ${base.toFixed(1)} ms (accept pass: ${acceptBase.toFixed(1)} ms); load average ${loadBefore} before, ${loadAfter} after\n`);
 console.log(`| command | ${SIZES.map((n) => `dir @${size(n)} | pg @${size(n)}`).join(' | ')} |`);
 console.log(`|---|${SIZES.map(() => '---|---').join('|')}|`);
 const cell = (c) => (c === undefined ? '' : `${c.ratio.toFixed(2)}× (${c.median.toFixed(0)} ms, ${mib(c.peak)})`);
-for (const cmd of cmds) console.log(`| ${cmd} | ${SIZES.map((n) => `${cell(cells.get(`dir|${cmd}|${n}`))} | ${cell(cells.get(`pg|${cmd}|${n}`))}`).join(' | ')} |`);
+for (const cmd of cmds)
+  console.log(`| ${cmd} | ${SIZES.map((n) => `${cell(cells.get(`dir|${cmd}|${n}`))} | ${cell(cells.get(`pg|${cmd}|${n}`))}`).join(' | ')} |`);
 
 // Issue 19's targets: growth from the smallest to the largest size on PostgreSQL (ratio at the largest / ratio at
 // the smallest, same run), and peak memory at every size.
@@ -189,7 +207,9 @@ const TARGETS = {
 };
 const [lo, hi] = [SIZES[0], largest];
 if (lo !== hi) {
-  console.log(`\nGrowth on PostgreSQL ${size(lo)} → ${size(hi)} (ratio at ${size(hi)} / ratio at ${size(lo)}), pg / dir at ${size(hi)}, peak memory at ${size(hi)} (≤ 150 MiB):\n`);
+  console.log(
+    `\nGrowth on PostgreSQL ${size(lo)} → ${size(hi)} (ratio at ${size(hi)} / ratio at ${size(lo)}), pg / dir at ${size(hi)}, peak memory at ${size(hi)} (≤ 150 MiB):\n`,
+  );
   console.log(`| command | pg @${size(lo)} | pg @${size(hi)} | growth | target | pg / dir @${size(hi)} | peak @${size(hi)} |`);
   console.log('|---|---|---|---|---|---|---|');
   for (const cmd of cmds) {
@@ -207,7 +227,8 @@ if (lo !== hi) {
 console.log(`\njournal copy of the data directory into PostgreSQL (≤ 200 MiB at 1M):\n`);
 console.log('| size | journal | time | peak |');
 console.log('|---|---|---|---|');
-for (const c of copies) console.log(`| ${size(c.n)} | ${c.what} | ${(c.ms / 1000).toFixed(1)} s | ${mib(c.peakMiB)}${c.n >= 1_000_000 && c.peakMiB > 200 ? ' MISSED' : ''} |`);
+for (const c of copies)
+  console.log(`| ${size(c.n)} | ${c.what} | ${(c.ms / 1000).toFixed(1)} s | ${mib(c.peakMiB)}${c.n >= 1_000_000 && c.peakMiB > 200 ? ' MISSED' : ''} |`);
 if (conn.length > 0) {
   const cb = conn[0].median;
   console.log(`\nThe connection, at ${size(SIZES[0])} sessions, ${Math.max(ROUNDS, 21)} rounds (median, ratio to node -e 0 at ${cb.toFixed(1)} ms):\n`);
