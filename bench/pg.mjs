@@ -44,7 +44,12 @@ const stopCluster = () => {
   else for (const schema of schemas) spawnSync('psql', [server, '-qc', `drop schema if exists ${schema} cascade`], { stdio: 'ignore' });
 };
 const schemas = [];
-process.on('exit', stopCluster);
+process.on('exit', () => {
+  stopCluster();
+  fs.rmSync(work, { recursive: true, force: true });
+});
+// A bench stopped by a signal stops its cluster too (exit handlers do not run on a signal's default action).
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
 const store = (schema) => {
   schemas.push(schema);
   const u = new URL(server);
@@ -243,4 +248,3 @@ if (tail) {
     `\n${tail.count} new-id puts one after another on PostgreSQL at ${size(largest)}: p50 ${tail.p50.toFixed(0)} ms, p99 ${tail.p99.toFixed(0)} ms, max ${tail.max.toFixed(0)} ms; peak ${mib(tail.peakMiB)}`,
   );
 }
-fs.rmSync(work, { recursive: true, force: true });

@@ -1,9 +1,10 @@
 // `journal copy`: every journal of one store, record for record, with its history and key items, from one
 // consistent view of the source (its lock, or one read-only repeatable-read transaction), into an empty store of
-// either kind.
+// either kind; streamed, so that memory stays flat in the number of records (SPEC §11).
 import { CruxError } from '../shared/errors';
+import { ChainVerifier } from './verify';
 import type { JournalStore } from './store-boundary';
-import type { StoreSpec } from './store-spec';
+import { journalName, type StoreSpec } from './store-spec';
 
 export interface CopyReport {
   readonly from: string;
@@ -12,55 +13,104 @@ export interface CopyReport {
   readonly keys: string[];
 }
 
+/** What a streamed verification found: the records that fold, and the first problem (line, reason). */
+interface Verdict {
+  records: number;
+  problem: { line: number; reason: string } | undefined;
+}
+
+/**
+ * Verifies lines as `journal check` does (format, hashes, chain, sequence, batches, vocabulary) while they stream
+ * past, holding nothing of them: each line is handed on to `pass` (if any) once verified far enough to be stored.
+ * A batch still open at the end is a problem (a table never holds one; a file's torn tail is not copied).
+ */
+async function* verified(lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, spec: StoreSpec<unknown>, verdict: Verdict): AsyncIterable<Uint8Array> {
+  const verifier = new ChainVerifier(spec.vocabulary, () => {}, undefined, false, () => 0);
+  let line = 0;
+  let offset = 0;
+  for await (const bytes of lines) {
+    line += 1;
+    const text = Buffer.from(bytes).toString('utf8');
+    verifier.visit(text, { line, offset, length: bytes.length }, () => !Buffer.from(text).equals(Buffer.from(bytes)));
+    offset += bytes.length + 1;
+    yield bytes;
+  }
+  const result = verifier.finish();
+  verdict.records = result.records;
+  const first = result.problems[0] ?? (result.open === undefined ? undefined : { line: result.open.at.line, reason: 'incomplete batch (torn tail)' });
+  verdict.problem = first === undefined ? undefined : { line: first.line, reason: first.reason };
+}
+
+/** Drains a stream through `verified`: the verdict of a journal (or a history piece) read once. */
+async function verify(lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, spec: StoreSpec<unknown>): Promise<Verdict> {
+  const verdict: Verdict = { records: 0, problem: undefined };
+  for await (const _ of verified(lines, spec, verdict));
+  return verdict;
+}
+
+async function hasLines(store: JournalStore, file: string): Promise<boolean> {
+  for await (const _ of store.rawLines(file)) return true;
+  return false;
+}
+
 /**
  * Copies `specs`' journals and every key item from `source` into `target`, which must hold no records and no
- * keys. The source must verify (a damaged line has no place in a table): `journal check --repair` first.
- * Each journal arrives whole or not at all; the target is checked afterwards.
+ * keys. The source must verify (a damaged line has no place in a table): `journal check --repair` first. It is
+ * verified in one pass over the consistent view before anything is written, then copied in a second; each journal
+ * arrives whole or not at all, and the target is verified afterwards. Nothing is held but a chunk of lines.
  */
-export async function copyStore(source: JournalStore, target: JournalStore, specs: readonly StoreSpec<unknown>[], ts: string): Promise<CopyReport> {
+export async function copyStore(source: JournalStore, target: JournalStore, specs: readonly StoreSpec<unknown>[]): Promise<CopyReport> {
   if (source.location === target.location) throw new CruxError('usage', `--to names the store being copied (${source.location})`, 'name another store');
-  const checked = await source.check(specs, { repair: false, ts });
-  const damaged = checked.find((j) => j.problems.length > 0);
-  if (damaged !== undefined) {
-    const first = damaged.problems[0]!;
-    throw new CruxError(
-      'journal_damaged',
-      `${source.location}: ${damaged.file} line ${first.line}: ${first.reason}; nothing was copied`,
-      'run `crux journal check --repair` on the source first',
-    );
-  }
-  const existing = await target.check(specs, { repair: false, ts });
-  const occupied = existing.find((j) => j.records > 0 || j.problems.length > 0);
+  let occupied: string | undefined;
+  for (const spec of specs) if (occupied === undefined && (await hasLines(target, spec.file))) occupied = spec.file;
   const targetKeys = await target.keys.list();
   if (occupied !== undefined || targetKeys.length > 0) {
-    const what = occupied !== undefined ? `${occupied.file} has records` : `it has key items (${targetKeys.join(', ')})`;
+    const what = occupied !== undefined ? `${occupied} has records` : `it has key items (${targetKeys.join(', ')})`;
     throw new CruxError(
       'conflict',
       `${target.location} is not empty: ${what}; nothing was copied`,
       'copy into an empty store (a new directory, or a new ?schema=)',
     );
   }
+  const copied = new Map<string, number>();
   const keys = await source.keys.list();
-  for (const name of keys) {
-    const bytes = await source.keys.read(name);
-    if (bytes !== undefined) await target.keys.create(name, bytes);
-  }
   await source.readConsistent(async (view) => {
-    for (const spec of specs) await target.restore(spec.file, view.lines(spec.file), await view.history(spec.file));
+    // First pass: the journals and their history verify, or nothing is copied.
+    for (const spec of specs) {
+      const pieces = [
+        ...(await view.history(spec.file)).map((p) => ({ where: `history/${p.name}`, lines: p.lines })),
+        { where: spec.file, lines: view.lines(spec.file) },
+      ];
+      for (const { where, lines } of pieces) {
+        const { problem } = await verify(lines, spec);
+        if (problem !== undefined) {
+          throw new CruxError(
+            'journal_damaged',
+            `${source.location}: ${where} line ${problem.line}: ${problem.reason}; nothing was copied`,
+            'run `crux journal check --repair` on the source first',
+          );
+        }
+      }
+    }
+    for (const name of keys) {
+      const bytes = await source.keys.read(name);
+      if (bytes !== undefined) await target.keys.create(name, bytes);
+    }
+    // Second pass: each journal streamed into the target, its lines first, then its history (one cursor at a time).
+    for (const spec of specs) {
+      const verdict: Verdict = { records: 0, problem: undefined };
+      await target.restore(spec.file, verified(view.lines(spec.file), spec, verdict), await view.history(spec.file));
+      copied.set(spec.file, verdict.records);
+    }
   });
-  const after = await target.check(specs, { repair: false, ts });
-  const broken = after.find((j) => j.problems.length > 0);
-  if (broken !== undefined) {
-    throw new CruxError(
-      'journal_damaged',
-      `${target.location}: ${broken.file} does not verify after the copy: ${broken.problems[0]!.reason}`,
-      'this is a bug: please report it',
-    );
+  const journals: CopyReport['journals'] = [];
+  for (const spec of specs) {
+    const after = await verify(target.rawLines(spec.file), spec);
+    if (after.problem !== undefined || after.records !== copied.get(spec.file)) {
+      const why = after.problem?.reason ?? `${after.records} records where ${copied.get(spec.file)} were copied`;
+      throw new CruxError('journal_damaged', `${target.location}: ${spec.file} does not verify after the copy: ${why}`, 'this is a bug: please report it');
+    }
+    journals.push({ name: journalName(spec.file), file: spec.file, records: after.records });
   }
-  return {
-    from: source.location,
-    to: target.location,
-    journals: after.map((j) => ({ name: j.name, file: j.file, records: j.records })),
-    keys,
-  };
+  return { from: source.location, to: target.location, journals, keys };
 }

@@ -13,7 +13,8 @@ import { acquireLock, LOCK_DIR, type HeldLock } from './lock';
 import { adoptOwner, asStorageError, ensurePrivateDir, pathExists } from './durable-fs';
 import { withTotal, type LinePosition, type ScanResult } from './scan';
 import type { JournalRecord } from './record';
-import { replaceJournal } from './rewrite';
+import { replaceJournalFrom } from './rewrite';
+import { fileLines } from './line-stream';
 import { QUARANTINE_DIR } from './quarantine';
 import { checkJournal } from './check';
 import { compactJournal } from './compact';
@@ -276,26 +277,24 @@ export class DataDir implements JournalStore, TransactionHost {
     }
   }
 
-  async *rawLines(file: string): AsyncIterable<Uint8Array> {
-    let bytes: Buffer;
-    try {
-      bytes = fs.readFileSync(this.path(file));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw asStorageError(error, this.path(file));
-    }
-    for (let start = 0; start < bytes.length; ) {
-      const nl = bytes.indexOf(10, start);
-      const end = nl === -1 ? bytes.length : nl;
-      yield bytes.subarray(start, end);
-      start = end + 1;
-    }
+  rawLines(file: string): AsyncIterable<Uint8Array> {
+    return fileLines(this.path(file));
   }
 
+  /**
+   * Streams `lines` into a new journal (nothing visible until the last is durable), then its history: one source at
+   * a time, as a StoreView wants (a database's cursors share one connection).
+   */
   async restore(file: string, lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, history: readonly HistoryPiece[] = []): Promise<void> {
-    const chunks: Uint8Array[] = [];
-    for await (const line of lines) chunks.push(line, NEWLINE);
-    if (chunks.length === 0) return;
+    const source = (Symbol.asyncIterator in lines ? lines[Symbol.asyncIterator]() : lines[Symbol.iterator]()) as
+      | AsyncIterator<Uint8Array>
+      | Iterator<Uint8Array>;
+    const first = await source.next();
+    if (first.done) return;
+    async function* all(): AsyncIterable<Uint8Array> {
+      yield first.value;
+      for (let next = await source.next(); !next.done; next = await source.next()) yield next.value;
+    }
     const created = this.exists() ? [] : this.create();
     try {
       const lock = await this.lock();
@@ -303,8 +302,7 @@ export class DataDir implements JournalStore, TransactionHost {
         if (journalSize(this.path(file)) > 0) {
           throw new CruxError('conflict', `${this.path(file)} already has records`, 'copy into an empty store');
         }
-        writeHistoryPieces(this.root, history);
-        replaceJournal(this.root, file, Buffer.concat(chunks));
+        await replaceJournalFrom(this.root, file, all(), () => writeHistoryPieces(this.root, history));
       } finally {
         await lock.release();
       }
@@ -418,8 +416,6 @@ export class DataDir implements JournalStore, TransactionHost {
     derivedFiles(this.root, spec).keep(loaded, { writer: true });
   }
 }
-
-const NEWLINE = Buffer.from('\n');
 
 function journalSize(path: string): number {
   try {

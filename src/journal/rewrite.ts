@@ -1,4 +1,4 @@
-// Replacing a journal whole (compaction, repair): temp file (with the old file's owner, group and mode), fsync,
+// Replacing a journal whole (compaction, repair, copy's restore): temp file (with the old file's owner, group and mode), fsync,
 // atomic rename, fsync the directory.
 // A crash at any step leaves either the old journal or the new one, never a mixture.
 import { fs } from '../shared/fs';
@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { asStorageError, fsyncDir, ownershipOf, writeNewFileDurable } from './durable-fs';
 import { crashPoint } from './crash-point';
 import { quarantineBytes } from './quarantine';
+import { writeNewFileFrom } from './line-stream';
 
 const tempPrefix = (file: string) => `.${file}.rewrite-`;
 
@@ -24,6 +25,30 @@ export function replaceJournal(root: string, file: string, text: string | Uint8A
     throw asStorageError(error, join(root, file));
   }
   return typeof text === 'string' ? Buffer.byteLength(text) : text.length;
+}
+
+/**
+ * replaceJournal from a stream of lines (each written with its `\n`), a chunk at a time: `journal copy`'s restore.
+ * `beforeRename` runs once every line is written and durable, before the new journal appears.
+ */
+export async function replaceJournalFrom(
+  root: string,
+  file: string,
+  lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  beforeRename: () => Promise<void> = async () => {},
+): Promise<number> {
+  const temp = join(root, `${tempPrefix(file)}${process.pid}.tmp`);
+  fs.rmSync(temp, { force: true });
+  try {
+    const bytes = await writeNewFileFrom(temp, lines);
+    await beforeRename();
+    fs.renameSync(temp, join(root, file));
+    fsyncDir(root);
+    return bytes;
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw asStorageError(error, join(root, file));
+  }
 }
 
 /** Moves temp files left by a rewrite that crashed before its rename into quarantine. Call under the lock. */

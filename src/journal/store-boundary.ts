@@ -167,10 +167,14 @@ export interface ServerFacts {
 export interface HistoryPiece {
   /** `<journal>.<head seq, 12 digits>.jsonl` */
   readonly name: string;
-  readonly lines: readonly Uint8Array[];
+  /** Its lines as stored, read as they are iterated (from a StoreView: only while that view is open, once). */
+  readonly lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
 }
 
-/** A consistent view of a store (JournalStore.readConsistent): each journal's lines and its history, as stored. */
+/**
+ * A consistent view of a store (JournalStore.readConsistent): each journal's lines and its history, as stored,
+ * streamed (memory flat in their size): iterate one journal, or one history piece, to its end before the next.
+ */
 export interface StoreView {
   lines(file: string): AsyncIterable<Uint8Array>;
   history(file: string): Promise<HistoryPiece[]>;

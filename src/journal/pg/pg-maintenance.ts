@@ -172,46 +172,62 @@ export async function restoreJournal(
   });
 }
 
-/** History pieces as generations 1, 2, … of the history table, each dated by its newest record (as retention reads a file). */
+/**
+ * History pieces as generations 1, 2, … of the history table, streamed in (INSERT_ROWS at a time), each dated by its
+ * newest record (as retention reads a file).
+ */
 async function restoreHistory(store: PgHost, sql: Sql, spec: StoreSpec<unknown>, pieces: readonly HistoryPiece[]): Promise<void> {
+  const history = store.ident('history');
   for (const [g, piece] of pieces.entries()) {
-    const bodies = piece.lines.map((bytes, i) => rowBody(bytes, i + 1, piece.name));
-    const records = bodies.map((b) => decodeOwn(b));
-    const newest = records.reduce((t, r) => (r.ts > t ? r.ts : t), records[0]?.ts ?? new Date(0).toISOString());
-    for (let i = 0; i < bodies.length; i += 5000) {
-      const part = bodies.slice(i, i + 5000);
+    let newest = new Date(0).toISOString();
+    let bodies: string[] = [];
+    let seqs: number[] = [];
+    let n = 0;
+    const flush = async () => {
+      if (bodies.length === 0) return;
       await sql.unsafe(
-        `insert into ${store.ident('history')} (journal, generation, compacted_at, line, seq, body)
+        `insert into ${history} (journal, generation, compacted_at, line, seq, body)
          select $1, $2, $3, * from unnest($4::bigint[], $5::bigint[], $6::text[])`,
-        [spec.file, g + 1, newest, arrayLiteral(part.map((_, k) => i + k + 1)), arrayLiteral(records.slice(i, i + 5000).map((r) => r.seq)), arrayLiteral(part)],
+        [spec.file, g + 1, newest, arrayLiteral(bodies.map((_, k) => n - bodies.length + k + 1)), arrayLiteral(seqs), arrayLiteral(bodies)],
       );
+      bodies = [];
+      seqs = [];
+    };
+    for await (const bytes of piece.lines) {
+      n += 1;
+      const body = rowBody(bytes, n, piece.name);
+      const record = decodeOwn(body);
+      if (record.ts > newest) newest = record.ts;
+      bodies.push(body);
+      seqs.push(record.seq);
+      if (bodies.length >= 5000) await flush();
     }
+    await flush();
+    // The generation's date is its newest record's, known once every row is in.
+    await sql.unsafe(`update ${history} set compacted_at = $3 where journal = $1 and generation = $2`, [spec.file, g + 1, newest]);
   }
 }
 
-/** Journal `file`'s history rows as pieces, oldest first, each named as its history/ file would be. */
+/**
+ * Journal `file`'s history rows as pieces, oldest first, each named as its history/ file would be (by its last
+ * seq), each piece's rows read through a cursor as it is iterated (inside the caller's transaction).
+ */
 export async function historyPieces(store: PgHost, sql: Sql, catalog: Catalog, file: string): Promise<HistoryPiece[]> {
   if (!catalog.tables.has('history')) return [];
-  const rows = await sql.unsafe<{ generation: number; seq: string; body: string }[]>(
-    `select generation, seq, body from ${store.ident('history')} where journal = $1 order by generation, line`,
+  const history = store.ident('history');
+  const generations = await sql.unsafe<{ generation: number; last: string }[]>(
+    `select generation, (array_agg(seq order by line desc))[1] as last from ${history} where journal = $1 group by generation order by generation`,
     [file],
   );
-  const pieces: { name: string; lines: Uint8Array[] }[] = [];
-  let generation: number | undefined;
-  let lastSeq = 0;
-  const close = () => {
-    const piece = pieces.at(-1);
-    if (piece !== undefined) piece.name = `${file.replace(/\.jsonl$/, '')}.${String(lastSeq).padStart(12, '0')}.jsonl`;
-  };
-  for (const row of rows) {
-    if (row.generation !== generation) {
-      close();
-      pieces.push({ name: '', lines: [] });
-      generation = row.generation;
-    }
-    pieces.at(-1)!.lines.push(Buffer.from(row.body));
-    lastSeq = Number(row.seq);
-  }
-  close();
-  return pieces;
+  return generations.map(({ generation, last }) => ({
+    name: `${file.replace(/\.jsonl$/, '')}.${String(last).padStart(12, '0')}.jsonl`,
+    lines: (async function* () {
+      for await (const rows of sql
+        .unsafe(`select body from ${history} where journal = $1 and generation = $2 order by line`, [file, generation])
+        .values()
+        .cursor(5000)) {
+        for (const [body] of rows as [string][]) yield Buffer.from(body);
+      }
+    })(),
+  }));
 }

@@ -24,7 +24,7 @@ export function makeCopyCommand(): Command {
     .action(async (opts: { to: string }, command: Command) => {
       const ctx = buildContext(command);
       const target = openStore(targetOf(opts.to), { warn: ctx.warn }, ctx.lockTimeoutMs);
-      const copied = await copyStore(ctx.dataDir, target, ALL_STORES, ctx.nowIso);
+      const copied = await copyStore(ctx.dataDir, target, ALL_STORES);
       await emit(ctx, { copied }, renderCopy);
     });
 }
