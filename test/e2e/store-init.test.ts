@@ -29,7 +29,7 @@ describe.each(STORE_KINDS)('crux store init on a %s store', (kind) => {
     if (kind === 'pg') {
       expect(report).toMatchObject({
         schema_version: SCHEMA_VERSION,
-        created: expect.arrayContaining(['schema version 1', 'schema version 2', 'schema version 3', 'table journal_sessions', 'table journal_cases']),
+        created: expect.arrayContaining(['schema version 1', 'schema version 2', 'schema version 3', 'schema version 4', 'table journal_sessions', 'table journal_cases']),
       });
       expect((await crux(store, ['--json', 'doctor'])).stdout).toContain(`"schema_version":${SCHEMA_VERSION}`);
     } else {
@@ -58,7 +58,7 @@ describe.skipIf(pgSkipReason() !== undefined)('crux store init --print on Postgr
   });
 });
 
-/** Takes a schema this crux made back to version 2 (as crux 2 left it): what migration 3 added, removed again. */
+/** Takes a schema this crux made back to version 2 (as crux 2 left it): what migrations 3 and 4 added, removed again. */
 function downgradeTo2(schema: string): void {
   psqlScript(`\\set ON_ERROR_STOP 1
     set client_min_messages = warning;
@@ -67,7 +67,8 @@ function downgradeTo2(schema: string): void {
     drop table ${schema}.term_indexes;
     drop table ${schema}.journal_sessions_terms, ${schema}.journal_cases_terms;
     alter table ${schema}.secondary_indexes drop column trusted, add column rows bigint not null default 0, add column sum numeric not null default 0;
-    delete from ${schema}.schema_version where version = 3;
+    drop table ${schema}.journal_stats;
+    delete from ${schema}.schema_version where version in (3, 4);
     commit;`);
 }
 

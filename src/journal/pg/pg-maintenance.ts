@@ -8,6 +8,11 @@ import type { Sql } from './client';
 import { replaceRows, type PgHost } from './pg-host';
 import { RowVerifier } from './rows';
 import { reindexByKey } from './pg-reindex';
+import { recount, stillDue, writeStats } from './pg-autocompact';
+
+import { historySink, type HistoryRetention } from '../history';
+import type { RecordSink } from '../verify';
+import { arrayLiteral, journalTable, type Catalog } from './schema';
 
 /**
  * Rows restored per statement. Small on purpose: a statement's parameters (the rows as array literals, then as the
@@ -15,21 +20,24 @@ import { reindexByKey } from './pg-reindex';
  * ~200 MB during a copy where 1,000-row ones keep the peak near 150 MB (measured at 100k sessions), no slower.
  */
 const RESTORE_ROWS = 1000;
-import { historySink, type HistoryRetention } from '../history';
-import type { RecordSink } from '../verify';
-import { arrayLiteral, journalTable, type Catalog } from './schema';
 
 export async function compactJournals(
   store: PgHost,
   specs: readonly StoreSpec<unknown>[],
   ts: string,
-  opts: { progress?: ProgressSink | undefined; dropHistory?: boolean | undefined; retention: HistoryRetention },
+  opts: { progress?: ProgressSink | undefined; dropHistory?: boolean | undefined; retention: HistoryRetention; auto?: boolean },
 ): Promise<CompactReport[]> {
   const progress = opts.progress;
   return store.locked(async (sql, catalog) => {
     const reports: CompactReport[] = [];
     for (const spec of specs) {
       const name = journalName(spec.file);
+      // The compaction after a write (pg-autocompact.ts) runs only if the journal is still due under the lock:
+      // another host's write may have compacted it since.
+      if (opts.auto === true) {
+        const { line, head } = await store.headOf(sql, catalog, spec.file);
+        if (!(await stillDue(sql, (t) => store.ident(t), catalog, spec, { line, h: head.h }))) continue;
+      }
       const folded = await store.fold(sql, catalog, spec, { quiet: true, ...(progress ? { progress } : {}) });
       const before = { records: folded.scan.records, bytes: folded.scan.bytes };
       if (folded.scan.lines === 0) {
@@ -71,12 +79,27 @@ export async function compactJournals(
       );
       const bytes = await replaceRows(store, sql, spec, text);
       await store.refreshIndex(sql, catalog, spec, 'all', { whole: folded.state });
+      await countAfterRewrite(store, sql, catalog, spec, spec.liveBytes?.(folded.state));
       reports.push({ name, file: spec.file, before, after: { records: live.length + 1, bytes } });
     }
     // Past retention, or all of it with --drop-history (this compaction's rows too), as in a data directory.
     if (catalog.tables.has('history')) await pruneHistory(store, sql, ts, opts.dropHistory === true ? undefined : opts.retention);
     return reports;
   });
+}
+
+/**
+ * The statistics row of a journal just rewritten (compaction, restore), counted afresh and bound to its new head, so
+ * that the next write need not count it: a journal without entities takes `wholeLive` (its state's estimate),
+ * unknown after a restore (then the whole journal: nothing is due until a write that loads it says otherwise).
+ */
+async function countAfterRewrite(store: PgHost, sql: Sql, catalog: Catalog, spec: StoreSpec<unknown>, wholeLive: number | undefined): Promise<void> {
+  if (!catalog.tables.has('journal_stats')) return;
+  const ident = (t: string) => store.ident(t);
+  const counted = await recount(sql, ident, spec);
+  const { line, head } = await store.headOf(sql, catalog, spec.file);
+  const live = spec.keyOf !== undefined ? counted.live : (wholeLive ?? counted.bytes);
+  await writeStats(sql, ident, spec.file, { line, h: line === 0 ? '' : head.h, bytes: counted.bytes, live });
 }
 
 /**
@@ -178,6 +201,7 @@ export async function restoreJournal(
     await restoreHistory(store, sql, spec, history);
     // Entity by entity: a whole fold here would hold every entity of the journal (journal copy's memory).
     await reindexByKey(store, sql, current, spec);
+    await countAfterRewrite(store, sql, current, spec, undefined);
   });
 }
 

@@ -25,6 +25,7 @@ import type {
   Transaction,
 } from '../store-boundary';
 import type { Sql } from './client';
+import { CruxError } from '../../shared/errors';
 import { arrayLiteral, ensureJournalTable, journalTable, migrate, readCatalog, SCHEMA_VERSION, type Catalog } from './schema';
 import { compactJournals, historyPieces, readHistoryRows, restoreJournal } from './pg-maintenance';
 import { checkJournals } from './pg-check';
@@ -196,12 +197,31 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
   }
 
   async write<T>(decide: (tx: Transaction) => T | Promise<T>, ts: string): Promise<T> {
-    return this.locked(async (sql, catalog) => {
+    let due: StoreSpec<any>[] = [];
+    const result = await this.locked(async (sql, catalog) => {
       const tx = new PgTransaction(this, sql, catalog, ts);
       const result = await decide(tx);
       await tx.commit();
+      due = tx.due;
       return result;
     });
+    // Committed: a journal the write took past the rule is compacted now, in a transaction of its own (pg-autocompact.ts).
+    if (due.length > 0 && this.active === undefined) await this.compactAfterWrite(due, ts);
+    return result;
+  }
+
+  /**
+   * Automatic compaction after a committed write. The write stands whatever happens here: a compaction that cannot
+   * run (the lock held past its bound, the server gone) is said once, and the next write that finds the journal
+   * due tries again.
+   */
+  private async compactAfterWrite(due: StoreSpec<any>[], ts: string): Promise<void> {
+    try {
+      await compactJournals(this, due, ts, { retention: this.opts.history ?? DEFAULT_HISTORY_RETENTION, auto: true });
+    } catch (error) {
+      if (!(error instanceof CruxError)) throw error;
+      this.warn(`${this.location}: automatic compaction of ${due.map((s) => s.file).join(', ')} did not run (${error.message}); the write is committed`);
+    }
   }
 
   /** Creates the schema (first write) and the journal's table (its first record), inside a locked transaction. */

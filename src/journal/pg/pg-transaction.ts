@@ -8,6 +8,7 @@ import { refuseLateKeyLoad, refuseSecondAppend, refuseWholeAfterKey } from '../p
 import type { Sql } from './client';
 import type { PgWriter } from './pg-host';
 import { keysOf } from './pg-index';
+import { trackGrowth } from './pg-autocompact';
 import { rowPosition } from './rows';
 import type { Catalog } from './schema';
 
@@ -15,7 +16,9 @@ import type { Catalog } from './schema';
 export class PgTransaction implements Transaction {
   private readonly loaded = new Map<StoreSpec<any>, { state: unknown; full: boolean; head: ChainHead; line: number }>();
   /** Batches in the order of their append; `lines` is undefined for a store appended to without a load (encoded at commit). */
-  private readonly pending: { spec: StoreSpec<any>; drafts: readonly EventDraft[]; lines?: string[]; afterLine?: number }[] = [];
+  private readonly pending: { spec: StoreSpec<any>; drafts: readonly EventDraft[]; lines?: string[]; afterLine?: number; afterHead?: ChainHead }[] = [];
+  /** The journals this write took past the automatic-compaction rule (pg-autocompact.ts): compacted once it commits. */
+  readonly due: StoreSpec<any>[] = [];
 
   constructor(
     private readonly store: PgWriter,
@@ -81,6 +84,7 @@ export class PgTransaction implements Transaction {
     lines.forEach((body, i) => batch.spec.evolve(loaded.state, decodeOwn(body), rowPosition(loaded.line + i + 1, body)));
     batch.lines = lines;
     batch.afterLine = loaded.line;
+    batch.afterHead = loaded.head;
     loaded.head = head;
     loaded.line += lines.length;
   }
@@ -102,8 +106,15 @@ export class PgTransaction implements Transaction {
       this.catalog = await this.store.prepare(this.sql, this.catalog, batch.spec.file);
       // Verified before the rows go in: afterwards the binding names the head the journal had.
       const trusted = await this.store.derivedTrusted(this.sql, this.catalog, batch.spec);
-      await this.store.insertLines(this.sql, batch.spec, batch.lines!, batch.afterLine!);
-      await this.store.refreshIndex(this.sql, this.catalog, batch.spec, keysOf(batch.spec, batch.lines!.map(decodeOwn)), { trusted });
+      const keys = keysOf(batch.spec, batch.lines!.map(decodeOwn));
+      const loaded = this.loaded.get(batch.spec)!;
+      const insert = () => this.store.insertLines(this.sql, batch.spec, batch.lines!, batch.afterLine!);
+      const before = { line: batch.afterLine!, head: batch.afterHead! };
+      const whole = loaded.full ? loaded.state : undefined;
+      if (await trackGrowth(this.sql, (t) => this.store.ident(t), this.catalog, batch.spec, { lines: batch.lines!, keys, before, whole }, insert)) {
+        this.due.push(batch.spec);
+      }
+      await this.store.refreshIndex(this.sql, this.catalog, batch.spec, keys, { trusted });
     }
     // `crux ui` listens: a notice sent in the transaction reaches it only once the transaction commits.
     for (const batch of this.pending) await this.sql`select pg_notify('crux_changed', ${`${this.store.url.schema}:${batch.spec.file}`})`;

@@ -3,13 +3,13 @@
 // One schema per store (`?schema=`, default `crux`). Each journal is a table `journal_<name>` (the journal's
 // file name without `.jsonl`): one row per record, its line kept byte for byte in `body`, with the columns the
 // database indexes (seq, entity key). `schema_version` has one row per migration applied; `keys` holds key
-// items; `history` the records compaction dropped.
+// items; `history` the records compaction dropped; `journal_stats` what automatic compaction decides by.
 import { CruxError } from '../../shared/errors';
 import type { Sql } from './client';
 import { GUARD_TRIGGERS, guardDdl, TRUST_FUNCTION, TRUST_FUNCTION_BODY, trustFunctionDdl } from './pg-trust';
 
 /** The layout this crux reads and writes. A store at a higher version is refused, never downgraded. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 type Query = Sql;
 
@@ -91,6 +91,16 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
       trusted boolean not null default false
     );
     ${trustFunctionDdl(s)}`,
+  // 4: what automatic compaction decides by (pg-autocompact.ts): each journal's bytes and live estimate, bound to
+  // its head. A journal without a row is counted by its next write.
+  (s) => `
+    create table ${s}.journal_stats (
+      journal text primary key,
+      line bigint not null,
+      h text not null,
+      bytes bigint not null,
+      live bigint not null
+    );`,
 ];
 
 /** The DDL of one journal's table (created with the first record a journal gets). */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { scanJournal } from '../../../src/journal/scan';
 import { EMPTY_HEAD, encodeRecords } from '../../../src/journal/record';
+import { ChainVerifier } from '../../../src/journal/verify';
 import { journalText, lines, puts, VOCAB, writeJournal } from './fixtures';
 
 function scan(text: string | Buffer) {
@@ -150,5 +151,39 @@ describe('scanJournal', () => {
       expect(applied).toEqual([1, 2, 3, 4, 5, 6]);
       expect(problems).toEqual([]);
     });
+  });
+});
+
+describe('ChainVerifier without a sink (journal copy verifies so: nothing of a batch is held)', () => {
+  const verdict = (text: string, withSink: boolean) => {
+    const verifier = new ChainVerifier(VOCAB, withSink ? () => {} : undefined);
+    let offset = 0;
+    for (const [i, line] of text.split('\n').slice(0, -1).entries()) {
+      verifier.visit(line, { line: i + 1, offset, length: Buffer.byteLength(line) });
+      offset += Buffer.byteLength(line) + 1;
+    }
+    const { records, problems, head, open } = verifier.finish();
+    return { records, head, open: open && { want: open.want, seen: open.seen }, problems: problems.map((p) => `${p.line}: ${p.reason}`) };
+  };
+  const single = encodeRecords(EMPTY_HEAD, puts(2), '2026-11-29T21:00:00.000Z');
+  const batch = encodeRecords(single.head, [...puts(3, 3), { ev: 'item.unknown', data: {} }, ...puts(2, 6)], '2026-11-29T21:00:00.000Z', { batch: true });
+  const after = encodeRecords(batch.head, puts(1, 8), '2026-11-29T21:00:00.000Z');
+
+  it.each([
+    ['a complete batch between single records', single.text + batch.text + after.text],
+    ['a batch cut short at the end', single.text + lines(batch.text).slice(0, 4).join('\n') + '\n'],
+    ['a batch another write interrupted', single.text + lines(batch.text).slice(0, 2).join('\n') + '\n' + after.text],
+    [
+      'a damaged line inside a batch',
+      single.text +
+        lines(batch.text)
+          .map((l, i) => (i === 1 ? l.replace('"k4"', '"kX"') : l))
+          .join('\n') +
+        '\n',
+    ],
+  ])('counts, heads and problems as with a sink: %s', (_, text) => {
+    const counted = verdict(text, false);
+    expect(counted).toEqual(verdict(text, true));
+    expect(counted.records).toBeGreaterThan(0);
   });
 });

@@ -1,0 +1,149 @@
+// Automatic compaction by one rule on both kinds of store (policy.ts, compactionDue): a journal past the size
+// whose live records need at most half of it is compacted by the write that takes it there; answers stay the
+// same, history keeps every record, check is healthy; on PostgreSQL, writers on other connections during it lose
+// nothing, and a journal whose statistics row is gone is counted afresh.
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DataDir } from '../../../src/journal/data-dir';
+import { PgStore } from '../../../src/journal/pg/pg-store';
+import { parseStoreUrl } from '../../../src/journal/pg/url';
+import { COMPACT_MIN_BYTES } from '../../../src/journal/policy';
+import { SNAPSHOT_EVENT } from '../../../src/journal/verify';
+import { declareVocabulary, type StoreSpec } from '../../../src/journal/store-spec';
+import type { JournalStore } from '../../../src/journal/store-boundary';
+import { STORE_KINDS, tempDir, type StoreKind } from '../../helpers/cli';
+import { freshStoreUrl, pgSkipReason, psql } from '../../helpers/pg';
+
+/** Notes of ~1 KB each, by id; every put replaces the note (and resets the entity): old puts are dead. */
+const NOTES: StoreSpec<Map<string, number>> = {
+  file: 'notes.jsonl',
+  vocabulary: declareVocabulary(['note.put']),
+  initial: () => new Map(),
+  evolve(state, record) {
+    if (record.ev === 'note.put') state.set(record.data.id, record.data.n);
+  },
+  live: (state) => [...state].map(([id, n]) => ({ ev: 'note.put', data: { id, n, pad: 'p'.repeat(1000) } })),
+  keyOf: (record) => record.data?.id,
+  resets: () => true,
+};
+const TS = '2026-12-01T09:00:00.000Z';
+const opened: PgStore[] = [];
+afterAll(async () => {
+  await Promise.all(opened.map((s) => s.close()));
+});
+const warnings: string[] = [];
+
+function openPg(url: string): PgStore {
+  const store = new PgStore(parseStoreUrl(url), { reporter: { warn: (m) => warnings.push(m) }, lockTimeoutMs: 10_000, cruxVersion: 'test', specs: [NOTES] });
+  opened.push(store);
+  return store;
+}
+const open = (kind: StoreKind): JournalStore =>
+  kind === 'dir' ? new DataDir(join(tempDir(), 'data'), { warn: (m) => warnings.push(m) }, 10_000) : openPg(freshStoreUrl('autoc'));
+
+/** One command's write: the note `id` set to `n`, loaded by key as `session put` loads its session. */
+const put = (store: JournalStore, id: string, n: number) =>
+  store.write(async (tx) => {
+    await tx.loadKey(NOTES, id);
+    tx.append(NOTES, [{ ev: 'note.put', data: { id, n, pad: 'p'.repeat(1000) } }]);
+  }, TS);
+
+async function firstRecord(store: JournalStore): Promise<{ ev: string; data: any } | undefined> {
+  for await (const line of store.rawLines(NOTES.file)) return JSON.parse(Buffer.from(line).toString());
+  return undefined;
+}
+async function lineCount(store: JournalStore): Promise<number> {
+  let n = 0;
+  for await (const _ of store.rawLines(NOTES.file)) n += 1;
+  return n;
+}
+async function journalBytes(store: JournalStore): Promise<number> {
+  let n = 0;
+  for await (const line of store.rawLines(NOTES.file)) n += line.length + 1;
+  return n;
+}
+
+describe.each(STORE_KINDS)('automatic compaction on a %s store', (kind) => {
+  it('compacts the journal on the write that takes it past the rule, keeping answers, history and a healthy check', async () => {
+    const store = open(kind);
+    // 10 notes rewritten over and over: ~1.1 KB a record, so the journal passes COMPACT_MIN_BYTES after ~230
+    // writes, when 10 of them are live.
+    let compactedAt: number | undefined;
+    let bytes = 0;
+    for (let i = 0; i < 300 && compactedAt === undefined; i++) {
+      const before = bytes;
+      await put(store, `n${i % 10}`, i);
+      if ((await firstRecord(store))?.ev === SNAPSHOT_EVENT) {
+        compactedAt = i + 1;
+        // The write that took the journal past the rule's size (its 10 live notes are far below half of it),
+        // not one before: the journal was just under the size before it.
+        const record = (await journalBytes(store)) / (await lineCount(store));
+        expect(before + record).toBeGreaterThanOrEqual(COMPACT_MIN_BYTES);
+        expect(before).toBeLessThan(COMPACT_MIN_BYTES);
+      } else bytes = await journalBytes(store);
+    }
+    expect(compactedAt, 'the journal was compacted by a write').toBeDefined();
+    expect(await lineCount(store)).toBeLessThanOrEqual(11);
+    const want = new Map(Array.from({ length: 10 }, (_, k) => [`n${k}`, compactedAt! - 1 - ((compactedAt! - 1 - k) % 10)]));
+    expect(await store.read(NOTES)).toEqual(want);
+    let history = 0;
+    await store.readHistory(NOTES, (record) => {
+      if (record.ev === 'note.put') history += 1;
+    });
+    expect(history).toBe(compactedAt);
+    const [checked] = await store.check([NOTES], { repair: false, ts: TS });
+    expect(checked).toMatchObject({ problems: [], history: { files: 1, problems: [] } });
+    expect(checked!.derived).toBeUndefined();
+  });
+});
+
+describe.skipIf(pgSkipReason() !== undefined)('automatic compaction on PostgreSQL', () => {
+  it('writers on other connections during compactions lose nothing: every acknowledged put is in the answer and in history', async () => {
+    const url = freshStoreUrl('autoc');
+    const writers = Array.from({ length: 4 }, () => openPg(url));
+    const acknowledged = new Map<string, number>();
+    let puts = 0;
+    await Promise.all(
+      writers.map(async (store, w) => {
+        for (let i = 0; i < 150; i++) {
+          const id = `w${w}-${i % 3}`;
+          await put(store, id, i);
+          acknowledged.set(id, i);
+          puts += 1;
+        }
+      }),
+    );
+    const reader = openPg(url);
+    expect(await reader.read(NOTES)).toEqual(acknowledged);
+    const seen = new Set<string>();
+    await reader.readHistory(NOTES, (record) => {
+      if (record.ev === 'note.put') seen.add(`${record.data.id}#${record.data.n}`);
+    });
+    expect(seen.size).toBe(puts);
+    const schema = new URL(url).searchParams.get('schema');
+    const generations = Number(psql(`select count(distinct generation) from ${schema}.history`).trim());
+    // 600 records of ~1.1 KB: past the rule two times at least.
+    expect(generations).toBeGreaterThanOrEqual(2);
+    const [checked] = await reader.check([NOTES], { repair: false, ts: TS });
+    expect(checked).toMatchObject({ problems: [], history: { files: generations, problems: [] } });
+  });
+
+  it('counts a journal afresh when its statistics row is gone or wrong, and still compacts by the rule', async () => {
+    const url = freshStoreUrl('autoc');
+    const store = openPg(url);
+    const schema = new URL(url).searchParams.get('schema');
+    for (let i = 0; i < 100; i++) await put(store, `n${i % 10}`, i);
+    psql(`delete from ${schema}.journal_stats`);
+    await put(store, 'n0', 100);
+    const [row] = psql(`select bytes, live from ${schema}.journal_stats`).trim().split('\n');
+    const [bytes, live] = row!.split('|').map(Number);
+    const actual = Number(psql(`select sum(octet_length(body) + 1) from ${schema}.journal_notes`).trim());
+    expect(bytes).toBe(actual);
+    expect(live).toBeGreaterThan(10 * 1000);
+    expect(live).toBeLessThan(10 * 1200);
+    // A wrong count (bound to another head) is not trusted either: the next write counts again.
+    psql(`update ${schema}.journal_stats set bytes = 1, h = 'x'`);
+    for (let i = 101; i < 300 && (await firstRecord(store))?.ev !== SNAPSHOT_EVENT; i++) await put(store, `n${i % 10}`, i);
+    expect((await firstRecord(store))?.ev).toBe(SNAPSHOT_EVENT);
+  });
+});
