@@ -3,7 +3,7 @@
 // either kind; streamed, so that memory stays flat in the number of records (SPEC §11).
 import { CruxError } from '../shared/errors';
 import { ChainVerifier } from './verify';
-import type { JournalStore } from './store-boundary';
+import type { JournalStore, StoreView } from './store-boundary';
 import { journalName, type StoreSpec } from './store-spec';
 
 export interface CopyReport {
@@ -21,11 +21,18 @@ interface Verdict {
 
 /**
  * Verifies lines as `journal check` does (format, hashes, chain, sequence, batches, vocabulary) while they stream
- * past, holding nothing of them: each line is handed on to `pass` (if any) once verified far enough to be stored.
- * A batch still open at the end is a problem (a table never holds one; a file's torn tail is not copied).
+ * past, holding nothing of them, and hands each on; `verdict` is filled in at the end. A batch still open at the
+ * end is a problem (a table never holds one; a file's torn tail is not copied). A history piece is verified as
+ * history is (`history`: its compaction may leave out restatements that history already holds).
  */
-async function* verified(lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, spec: StoreSpec<unknown>, verdict: Verdict): AsyncIterable<Uint8Array> {
-  const verifier = new ChainVerifier(spec.vocabulary, () => {}, undefined, false, () => 0);
+async function* verified(
+  lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  spec: StoreSpec<unknown>,
+  verdict: Verdict,
+  history = false,
+): AsyncIterable<Uint8Array> {
+  // Nothing of a record is kept while its batch is open (`keep`: a number), nor handed anywhere after.
+  const verifier = new ChainVerifier(spec.vocabulary, () => {}, undefined, history, () => 0);
   let line = 0;
   let offset = 0;
   for await (const bytes of lines) {
@@ -42,10 +49,20 @@ async function* verified(lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>
 }
 
 /** Drains a stream through `verified`: the verdict of a journal (or a history piece) read once. */
-async function verify(lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, spec: StoreSpec<unknown>): Promise<Verdict> {
+async function verify(lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, spec: StoreSpec<unknown>, history = false): Promise<Verdict> {
   const verdict: Verdict = { records: 0, problem: undefined };
-  for await (const _ of verified(lines, spec, verdict));
+  for await (const _ of verified(lines, spec, verdict, history));
   return verdict;
+}
+
+/** Verifies a journal's history pieces and then its lines, in one view; the first problem, named by where it is. */
+async function verifyView(view: StoreView, spec: StoreSpec<unknown>): Promise<{ records: number; problem?: string }> {
+  for (const piece of await view.history(spec.file)) {
+    const { problem } = await verify(piece.lines, spec, true);
+    if (problem !== undefined) return { records: 0, problem: `history/${piece.name} line ${problem.line}: ${problem.reason}` };
+  }
+  const { records, problem } = await verify(view.lines(spec.file), spec);
+  return problem === undefined ? { records } : { records, problem: `${spec.file} line ${problem.line}: ${problem.reason}` };
 }
 
 async function hasLines(store: JournalStore, file: string): Promise<boolean> {
@@ -77,19 +94,9 @@ export async function copyStore(source: JournalStore, target: JournalStore, spec
   await source.readConsistent(async (view) => {
     // First pass: the journals and their history verify, or nothing is copied.
     for (const spec of specs) {
-      const pieces = [
-        ...(await view.history(spec.file)).map((p) => ({ where: `history/${p.name}`, lines: p.lines })),
-        { where: spec.file, lines: view.lines(spec.file) },
-      ];
-      for (const { where, lines } of pieces) {
-        const { problem } = await verify(lines, spec);
-        if (problem !== undefined) {
-          throw new CruxError(
-            'journal_damaged',
-            `${source.location}: ${where} line ${problem.line}: ${problem.reason}; nothing was copied`,
-            'run `crux journal check --repair` on the source first',
-          );
-        }
+      const { problem } = await verifyView(view, spec);
+      if (problem !== undefined) {
+        throw new CruxError('journal_damaged', `${source.location}: ${problem}; nothing was copied`, 'run `crux journal check --repair` on the source first');
       }
     }
     for (const name of keys) {
@@ -104,13 +111,15 @@ export async function copyStore(source: JournalStore, target: JournalStore, spec
     }
   });
   const journals: CopyReport['journals'] = [];
-  for (const spec of specs) {
-    const after = await verify(target.rawLines(spec.file), spec);
-    if (after.problem !== undefined || after.records !== copied.get(spec.file)) {
-      const why = after.problem?.reason ?? `${after.records} records where ${copied.get(spec.file)} were copied`;
-      throw new CruxError('journal_damaged', `${target.location}: ${spec.file} does not verify after the copy: ${why}`, 'this is a bug: please report it');
+  await target.readConsistent(async (view) => {
+    for (const spec of specs) {
+      const after = await verifyView(view, spec);
+      if (after.problem !== undefined || after.records !== copied.get(spec.file)) {
+        const why = after.problem ?? `${after.records} records where ${copied.get(spec.file)} were copied`;
+        throw new CruxError('journal_damaged', `${target.location} does not verify after the copy: ${why}`, 'this is a bug: please report it');
+      }
+      journals.push({ name: journalName(spec.file), file: spec.file, records: after.records });
     }
-    journals.push({ name: journalName(spec.file), file: spec.file, records: after.records });
-  }
+  });
   return { from: source.location, to: target.location, journals, keys };
 }

@@ -64,6 +64,12 @@ export async function compactJournals(
         kept?.head == null ? undefined : Number(kept.head),
       );
       if (!plan.rewrite) {
+        // Nothing dead after all (the estimate was low): counted as all live, so that the next attempt waits until
+        // the journal has doubled, and no write after this one folds it again for nothing.
+        if (opts.auto === true) {
+          const { line, head } = await store.headOf(sql, catalog, spec.file);
+          await writeStats(sql, (t) => store.ident(t), spec.file, { line, h: head.h, bytes: folded.scan.bytes, live: folded.scan.bytes });
+        }
         reports.push({ name, file: spec.file, before, after: before });
         continue;
       }
