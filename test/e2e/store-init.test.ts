@@ -29,7 +29,14 @@ describe.each(STORE_KINDS)('crux store init on a %s store', (kind) => {
     if (kind === 'pg') {
       expect(report).toMatchObject({
         schema_version: SCHEMA_VERSION,
-        created: expect.arrayContaining(['schema version 1', 'schema version 2', 'schema version 3', 'schema version 4', 'table journal_sessions', 'table journal_cases']),
+        created: expect.arrayContaining([
+          'schema version 1',
+          'schema version 2',
+          'schema version 3',
+          'schema version 4',
+          'table journal_sessions',
+          'table journal_cases',
+        ]),
       });
       expect((await crux(store, ['--json', 'doctor'])).stdout).toContain(`"schema_version":${SCHEMA_VERSION}`);
     } else {

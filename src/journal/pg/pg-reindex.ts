@@ -1,4 +1,4 @@
-// A journal's index rows rebuilt entity by entity (journal copy's restore): the rows read in key order through a
+// A journal's index and term rows rebuilt entity by entity (journal copy's restore): the rows read in key order through a
 // cursor, each run of keys folded on its own and its index rows written, so that memory stays flat in the number
 // of entities (a whole fold of a million sessions would hold them all).
 import { decodeRecord, VERIFY_ALL } from '../record';
@@ -6,6 +6,7 @@ import type { StoreSpec } from '../store-spec';
 import type { Sql } from './client';
 import type { PgHost } from './pg-host';
 import { writeIndexRows } from './pg-index';
+import { writeTermRows } from './pg-terms';
 import { rowPosition } from './rows';
 import { journalTable, type Catalog } from './schema';
 
@@ -15,19 +16,21 @@ const KEYS_PER_ROUND = 2000;
 const PAGE_ROWS = 1000;
 
 /**
- * Replaces every index row of `spec`'s journal (inside the caller's locked transaction) from its rows, one run of
+ * Replaces every index and term row of `spec`'s journal (inside the caller's locked transaction) from its rows, one run of
  * entities at a time: an entity's state depends only on its own records (what a read by key relies on too).
  */
 export async function reindexByKey<S>(store: PgHost, sql: Sql, catalog: Catalog, spec: StoreSpec<S>): Promise<void> {
-  if (spec.secondary === undefined || spec.keyOf === undefined) return;
+  if (spec.keyOf === undefined || (spec.secondary === undefined && spec.terms === undefined)) return;
   const ident = (t: string) => store.ident(t);
   const { line, head } = await store.headOf(sql, catalog, spec.file);
   const bound = { line, h: line === 0 ? '' : head.h };
   let first = true;
   let state = spec.initial();
   let keys: string[] = [];
+  // The first round replaces every row and binds them afresh (trusted); later ones add their entities' rows.
   const flush = async () => {
-    await writeIndexRows(sql, ident, spec, state, keys, first, bound);
+    if (spec.secondary !== undefined) await writeIndexRows(sql, ident, spec, state, keys, first, bound);
+    if (spec.terms !== undefined) await writeTermRows(sql, ident, spec, state, first ? 'all' : keys, bound);
     first = false;
     state = spec.initial();
     keys = [];
