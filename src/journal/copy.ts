@@ -32,7 +32,13 @@ async function* verified(
   history = false,
 ): AsyncIterable<Uint8Array> {
   // Nothing of a record is kept while its batch is open (`keep`: a number), nor handed anywhere after.
-  const verifier = new ChainVerifier(spec.vocabulary, () => {}, undefined, history, () => 0);
+  const verifier = new ChainVerifier(
+    spec.vocabulary,
+    () => {},
+    undefined,
+    history,
+    () => 0,
+  );
   let line = 0;
   let offset = 0;
   for await (const bytes of lines) {
