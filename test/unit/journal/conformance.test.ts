@@ -104,7 +104,7 @@ describe.each(STORE_KINDS)('the JournalStore contract on a %s store', (kind) => 
     await write(store, puts(3));
     for (let i = 0; i < 3; i++) expect(await store.compact([ITEM_STORE], TS)).toMatchObject([{ before: { records: 3 }, after: { records: 3 } }]);
     const history = async () =>
-      (await store.readConsistent(async (view) => view.history(ITEM_STORE.file))).map((piece) =>
+      (await store.readConsistent(async (view) => pieces(view.history(ITEM_STORE.file)))).map((piece) =>
         piece.lines.map((l) => JSON.parse(Buffer.from(l).toString()).seq),
       );
     expect(await history()).toEqual([]);
