@@ -25,6 +25,10 @@ async function seeded(): Promise<{ store: string; answers: () => Promise<unknown
     stranded: (await json(store, [...now, 'session', 'list', '--stranded'])).doc.sessions.map((s: any) => s.session_id),
     agent: (await json(store, [...now, '--agent', 'bot', 'session', 'list'])).doc.sessions.map((s: any) => s.session_id).sort(),
     doctor: (await json(store, [...now, 'doctor'])).doc.sessions.stranded_count,
+    // Limited lists read newest first through the index (JournalStore.readNewest), with the count of the rest.
+    newest: (await crux(store, [...now, 'session', 'list', '--limit', '2', '--all-agents'])).stdout,
+    newestJson: (await json(store, [...now, 'session', 'list', '--limit', '2'])).doc,
+    strandedNewest: (await crux(store, [...now, 'session', 'list', '--stranded', '--limit', '1'])).stdout,
   });
   return { store, answers };
 }
@@ -184,7 +188,10 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
       expect((await crux(store, ['--now', '2026-01-03T02:00:00Z', 'session', 'put', 'd', '{}'])).exitCode).toBe(0);
       expect(psql(`select count(*) from pg_trigger where tgrelid = '${s}.journal_sessions_index'::regclass and tgenabled = 'A'`).trim()).toBe('2');
       expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
-      expect(await answers()).toEqual(before);
+      // The answers through the rebuilt rows are a replay's (the write added a session: `before` is out of date).
+      const indexed = await answers();
+      psql(`update ${s}.secondary_indexes set trusted = false`);
+      expect(await answers()).toEqual(indexed);
     });
   }
 

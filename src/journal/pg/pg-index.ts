@@ -66,6 +66,79 @@ export async function matchingKeys(q: Sql, ident: (t: string) => string, spec: S
   return rows.map((r) => r.key);
 }
 
+/** Entities read in a limited list's first page (a terminal's list shows 50). */
+const NEWEST_PAGE = 64;
+/** Entities of the last value read past a limited list's end, at most (store-index.ts TIE_READS). */
+const NEWEST_TIES = 16;
+
+/**
+ * JournalStore.readNewest through trusted index rows: the entities with the highest values of an ordered key,
+ * a page at a time until `enough` (each page 4× the one before, the keys read so far folded again by `fold`: at
+ * most 4/3 of what the answer needs), with how many match counted in the index.
+ */
+export async function readNewestRows<S>(
+  q: Sql,
+  ident: (t: string) => string,
+  spec: StoreSpec<S>,
+  query: { readonly index: string; readonly atMost: number },
+  enough: (state: S) => boolean,
+  fold: (keys: readonly string[]) => Promise<S>,
+): Promise<{ state: S; total: number }> {
+  const any = spec as StoreSpec<unknown>;
+  const total = await countAtMost(q, ident, any, query);
+  const keys: string[] = [];
+  let last: NewestAfter | undefined;
+  for (let page = NEWEST_PAGE; ; page *= 4) {
+    const more = await newestKeys(q, ident, any, query, page, last);
+    keys.push(...more.map((k) => k.key));
+    last = more.at(-1) ?? last;
+    const state = await fold(keys);
+    if (more.length < page) return { state, total };
+    if (!enough(state)) continue;
+    // As a data directory does: not stopping between two of one value (up to NEWEST_TIES of them), so that the
+    // caller orders equals its own way.
+    const ties = await newestKeys(q, ident, any, { index: query.index, atMost: last!.value }, NEWEST_TIES, last);
+    const tied = ties.filter((t) => t.value === last!.value).map((t) => t.key);
+    return { state: tied.length === 0 ? state : await fold([...keys, ...tied]), total };
+  }
+}
+
+/** A position in a read newest first: the value and key of the last entity read. */
+interface NewestAfter {
+  readonly value: number;
+  readonly key: string;
+}
+
+/**
+ * The next `limit` entities (after `after`) whose value of the ordered key `query.index` is at most
+ * `query.atMost`, highest value first (ties by key): the index's (name, num_value) b-tree read backwards.
+ */
+async function newestKeys(
+  q: Sql,
+  ident: (t: string) => string,
+  spec: StoreSpec<unknown>,
+  query: { index: string; atMost: number },
+  limit: number,
+  after: NewestAfter | undefined,
+): Promise<NewestAfter[]> {
+  const table = ident(indexTable(journalTable(spec.file)));
+  const from = after === undefined ? '' : 'and (num_value, key) < ($4, $5)';
+  const rows = await q.unsafe<{ key: string; value: string }[]>(
+    `select key, num_value as value from ${table} where name = $1 and num_value <= $2 ${from} order by num_value desc, key desc limit $3`,
+    after === undefined ? [query.index, query.atMost, limit] : [query.index, query.atMost, limit, after.value, after.key],
+  );
+  return rows.map((r) => ({ key: r.key, value: Number(r.value) }));
+}
+
+/** How many entities' value of `query.index` is at most `query.atMost`: counted in the index, none read. */
+async function countAtMost(q: Sql, ident: (t: string) => string, spec: StoreSpec<unknown>, query: { index: string; atMost: number }): Promise<number> {
+  const [row] = await q.unsafe<{ n: string }[]>(`select count(*) as n from ${ident(indexTable(journalTable(spec.file)))} where name = $1 and num_value <= $2`, [
+    query.index,
+    query.atMost,
+  ]);
+  return Number(row?.n ?? 0);
+}
+
 /** The entity keys a batch of lines touches. */
 export function keysOf(spec: StoreSpec<unknown>, records: readonly JournalRecord[]): string[] {
   const keys = new Set<string>();

@@ -34,7 +34,7 @@ import type { DerivedTrust, PgWriter, TermQuery } from './pg-host';
 import { PgTransaction } from './pg-transaction';
 import { PgKeyStore } from './pg-keys';
 import { DEFAULT_HISTORY_RETENTION, type HistoryRetention } from '../history';
-import { indexCurrent, matchingKeys, writeIndexRows } from './pg-index';
+import { indexCurrent, matchingKeys, readNewestRows, writeIndexRows } from './pg-index';
 import { matchTerms, termsCurrent, writeTermRows } from './pg-terms';
 import { initSchema } from './pg-init';
 import { PgReads, type Folded } from './pg-fold';
@@ -91,6 +91,22 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
   async foldIndexed<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, query: IndexQuery): Promise<Folded<S>> {
     if (spec.keyOf === undefined || !(await this.derivedTrusted(q, catalog, spec)).index) return this.fold(q, catalog, spec);
     return this.foldKeys(q, catalog, spec, await matchingKeys(q, (t) => this.ident(t), spec as StoreSpec<unknown>, query));
+  }
+
+  /** The entities with the highest values of an ordered key (a limited list): pg-index.ts, else the whole state. */
+  async readNewest<S>(
+    spec: StoreSpec<S>,
+    query: { readonly index: string; readonly atMost: number },
+    enough: (state: S) => boolean,
+  ): Promise<{ state: S; total: number | undefined }> {
+    return this.guard(async () => {
+      const q = this.reader;
+      const catalog = await this.readCatalog();
+      if (spec.keyOf === undefined || !(await this.derivedTrusted(q, catalog, spec)).index)
+        return { state: (await this.foldWhole(q, catalog, spec)).state, total: undefined };
+      const fold = async (keys: readonly string[]) => (await this.foldKeys(q, catalog, spec, keys)).state;
+      return readNewestRows(q, (t) => this.ident(t), spec, query, enough, fold);
+    });
   }
 
   /**
