@@ -257,7 +257,8 @@ describe('history/', () => {
     expect(listHistory(dir.root, ITEM_STORE.file).map((h) => h.name)).toEqual([join(HISTORY_DIR, 'items.000000000003.jsonl')]);
     expect(await kept(dir)).toEqual(before);
     expect((await dir.check([ITEM_STORE], { repair: false, ts: at(3) }))[0]!.history!.problems).toEqual([]);
-    // The compaction run again replaces it.
+    // The compaction run again replaces it, and a copy a crash cut short before its rename.
+    fs.writeFileSync(join(dir.root, HISTORY_DIR, '.items.000000000005.jsonl.partial'), '{"v":1,"seq":4');
     await write(dir, put('k2', 8), at(3));
     await dir.compact([ITEM_STORE], at(4));
     expect(fs.readdirSync(join(dir.root, HISTORY_DIR)).sort()).toEqual(['items.000000000003.jsonl', 'items.000000000008.jsonl']);
