@@ -195,6 +195,24 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
     });
   }
 
+  it('rows of an older declaration of the keys (before an upgrade) are stale, not damage: check 0, the same answers, the next write rebuilds them', async () => {
+    const { store, answers } = await seeded();
+    const before = await answers();
+    const s = schemaOf(store);
+    // As an older crux left them: another version and names, rows without the newer names.
+    psql(
+      `update ${s}.secondary_indexes set version = 1, names = 'agent' where journal = 'sessions.jsonl'; delete from ${s}.journal_sessions_index where name <> 'agent'`,
+    );
+    expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
+    expect(await answers()).toEqual(before);
+    expect((await crux(store, ['session', 'put', 'later', '{}'])).exitCode).toBe(0);
+    expect(psql(`select names <> 'agent' from ${s}.secondary_indexes where journal = 'sessions.jsonl'`).trim()).toBe('t');
+    expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
+    // A row edited at the current version is still damage.
+    psql(`delete from ${s}.journal_sessions_index where key = 'old'`);
+    expect((await crux(store, ['journal', 'check'])).exitCode).toBe(9);
+  });
+
   it('rows edited under session_replication_role = replica (ordinary triggers silent) still lose their trust', async () => {
     const { store, answers } = await seeded();
     const before = await answers();

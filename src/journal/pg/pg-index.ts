@@ -56,6 +56,21 @@ export async function indexCurrent(q: Sql, ident: (t: string) => string, catalog
   });
 }
 
+/**
+ * Whether the index rows follow another declaration of the keys (an older crux's version or names): stale, not
+ * wrong — the next write rebuilds them, and until then reads fold the journal (`journal check` does not count
+ * them as damage).
+ */
+export async function indexOfOtherVersion(q: Sql, ident: (t: string) => string, catalog: Catalog, spec: StoreSpec<unknown>): Promise<boolean> {
+  if (spec.secondary === undefined || !catalog.tables.has('secondary_indexes')) return false;
+  const [row] = await q.unsafe<{ other: boolean }[]>(`select version <> $2 or names <> $3 as other from ${ident('secondary_indexes')} where journal = $1`, [
+    spec.file,
+    spec.secondary.version,
+    signature(spec),
+  ]);
+  return row?.other === true;
+}
+
 /** The keys of the entities whose value of `query.index` matches (possibly more, never fewer). */
 export async function matchingKeys(q: Sql, ident: (t: string) => string, spec: StoreSpec<unknown>, query: IndexQuery): Promise<string[]> {
   const table = ident(indexTable(journalTable(spec.file)));
