@@ -28,7 +28,7 @@ import { bindingAt } from './index-tail';
 import { PartWriter, SpillFailed, SpillSort, type Merged } from './spill';
 
 /** Line bytes a window folds before it closes (its state is about that size again); scaled down for tests. */
-const windowBytes = () => (Number(process.env.CRUX_TEST_REBUILD_ENTRIES) || 0) * 64 || 8 * 1024 * 1024;
+const windowBytes = () => (Number(process.env.CRUX_TEST_REBUILD_ENTRIES) || 0) * 64 || 4 * 1024 * 1024;
 
 /** A second hash of a key (FNV-1a, another basis), independent of hash56. */
 function hash32(text: string): number {

@@ -7,8 +7,8 @@ import { compareAt, ENTRY_WORDS, EntryList } from './entries';
 import { dropRun, openRun, writeRun, type RunRef } from './index-base';
 import type { SortedTable } from './sorted-table';
 
-/** Entries a buffer holds before it is spilled (8 MiB); CRUX_TEST_REBUILD_ENTRIES lowers it, so that tests spill. */
-const spillEntries = () => Number(process.env.CRUX_TEST_REBUILD_ENTRIES) || 1 << 18;
+/** Entries a buffer holds before it is spilled (4 MiB); CRUX_TEST_REBUILD_ENTRIES lowers it, so that tests spill. */
+const spillEntries = () => Number(process.env.CRUX_TEST_REBUILD_ENTRIES) || 1 << 17;
 
 /** A run could not be written (a full disk, an unusable cache/): nothing is built. */
 export class SpillFailed extends Error {}
