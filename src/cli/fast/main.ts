@@ -1,5 +1,5 @@
 // The fast path's entry (dist/fast.cjs, loaded by bin/crux for `session get|put|close` and `case record`): a
-// small bundle without commander or the other commands, ~40% of a `get`'s instructions over `node -e 0`. The
+// small bundle without commander or the other commands, with a code cache of its own (README: Start-up). The
 // command line it cannot read as commander would (parse.ts) is handed back to bin/crux, which runs the full
 // program (dist/crux.cjs) on it: nothing has been read or written by then.
 import { closeStores } from '../store';

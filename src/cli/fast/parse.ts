@@ -2,7 +2,7 @@
 // parse one way only, read without building commander's program (~11 M instructions of a 2k `get`). Anything
 // else — help, a version, `--`, an unknown or misplaced option, an option's value that starts with a dash, a
 // value commander would refuse, too few or too many operands — is not parsed here: the full program answers it
-// (fast/main.ts), with commander's own words and exit codes. test/unit/cli/fast-parse.test.ts holds each table
+// (fast/main.ts), with commander's own words and exit codes. test/unit/cli/fast-path.test.ts holds each table
 // below to commander's definitions and each parse to commander's.
 import type { GlobalOptions } from '../context';
 
