@@ -43,7 +43,7 @@ async function largestRows(q: Sql, ident: Ident, file: string, keys: readonly st
 }
 
 /** The row as stored, or undefined (no table yet, or no row). */
-export async function readStats(q: Sql, ident: Ident, catalog: Catalog, file: string): Promise<JournalStats | undefined> {
+async function readStats(q: Sql, ident: Ident, catalog: Catalog, file: string): Promise<JournalStats | undefined> {
   if (!catalog.tables.has('journal_stats')) return undefined;
   const [row] = await q.unsafe<{ line: string; h: string; bytes: string; live: string }[]>(
     `select line, h, bytes, live from ${ident('journal_stats')} where journal = $1`,

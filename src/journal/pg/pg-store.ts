@@ -5,9 +5,8 @@
 // store: `decide` reads what committed before the lock, and its records (and the schema, on the first write)
 // commit together or not at all. A killed writer's transaction is rolled back by the server.
 //
-// The connection and its transactions are pg-connection.ts, the folds pg-fold.ts; this file is the boundary's
-// methods and the derived index rows' place in them. The transaction, the keys, check, compaction, survey,
-// init and copy are files of their own.
+// The connection and its transactions are pg-connection.ts, the folds pg-fold.ts; this file is the boundary's methods and the
+// derived index rows' place in them. The transaction, the keys, check, compaction, survey, init and copy are files of their own.
 import { decodeRecord, VERIFY_ALL, type JournalRecord } from '../record';
 import type { LinePosition } from '../scan';
 import type { IndexQuery, StoreSpec } from '../store-spec';
