@@ -14,6 +14,9 @@ import type { IndexQuery, StoreSpec } from '../store-spec';
 import type { Sql } from './client';
 import { arrayLiteral, indexTable, journalTable, type Catalog } from './schema';
 
+/** Entities whose index rows are inserted per statement. */
+const WRITE_KEYS = 5000;
+
 const signature = (spec: StoreSpec<unknown>) => spec.secondary!.names.join(',');
 
 /** The row of a journal the derived rows follow. */
@@ -200,8 +203,11 @@ export async function writeIndexRows<S>(
   const table = ident(indexTable(journalTable(spec.file)));
   if (all) await q.unsafe(`delete from ${table}`);
   else if (keys.length > 0) await q.unsafe(`delete from ${table} where key = any($1::text[])`, [arrayLiteral(keys)]);
-  const rows = expectedRows(spec, state, keys);
-  if (rows.length > 0) {
+  // WRITE_KEYS entities a statement: a rebuild of every row stays a series of short statements, each within the
+  // client's bound (client.ts), however many entities the journal holds.
+  for (let i = 0; i < keys.length; i += WRITE_KEYS) {
+    const rows = expectedRows(spec, state, keys.slice(i, i + WRITE_KEYS));
+    if (rows.length === 0) continue;
     await q.unsafe(`insert into ${table} (key, name, text_value, num_value) select * from unnest($1::text[], $2::text[], $3::text[], $4::bigint[])`, [
       arrayLiteral(rows.map((r) => r.key)),
       arrayLiteral(rows.map((r) => r.name)),
