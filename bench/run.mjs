@@ -7,7 +7,8 @@
 // sqlite3 rows (SELECT by id, INSERT OR REPLACE, FTS5 bm25 top 5) run where `sqlite3` is installed.
 // Beside the ratios: the peak memory of every row (one more run of each under /usr/bin/time), the tail latency
 // of BENCH_TAIL_PUTS (default 10,000; 0 skips) new-id puts one after another at the largest size, the first
-// call after a lost cache/ against `journal check` (time and memory), and 16 writers × 20 puts against one
+// call after a lost cache/ against `journal check` (time and memory), a reap closing 1% at 2k and 200k (cost
+// per reaped session), and 16 writers × 20 puts against one
 // writer's 320: CPU per put (the children's user + system time, from /proc/self/stat), wall and puts/s.
 // Where util-linux `script` is installed, `session get` and `session list` also run on a pseudo-terminal (a
 // list there stops at 50 rows); the limited lists, the terminal list and completion are set against the get.
@@ -284,6 +285,29 @@ for (const n of ALL_SIZES) {
   afterLoss.push({ n, first, second: med3(seconds.map((r) => r.ms)), check, peak, checkPeak: Math.max(...checks.map((r) => r.peakMiB ?? NaN)) });
 }
 
+// A reap that closes 1% of the store (the sessions of the first expiry slot, 2.5 h on), at 2k and 200k: its
+// cost per reaped session should not grow with the store (the index takes the closes as one frozen run and one
+// bounded merge step, never a base rewrite). Each run on a fresh copy; medians of 3.
+const REAP_NOW = new Date(NOW + 2.5 * HOUR).toISOString();
+const reapEnv = benchEnv({ CRUX_NOW: REAP_NOW });
+const reaps = [];
+for (const n of GROWTH) {
+  const times = [];
+  const peaks = [];
+  let count = 0;
+  for (let k = 0; k < 3; k++) {
+    const copy = join(work, `reap-${n}-${RUN_ID}`);
+    fs.rmSync(copy, { recursive: true, force: true });
+    fs.cpSync(builds[n].s, copy, { recursive: true });
+    count = JSON.parse(run(copy, ['session', 'reap', '--dry-run', '--json'], undefined, { CRUX_NOW: REAP_NOW })).count;
+    const r = runMeasured(crux(copy, 'session', 'reap', '--json'), { env: reapEnv });
+    times.push(r.ms);
+    peaks.push(r.peakMiB ?? NaN);
+    fs.rmSync(copy, { recursive: true, force: true });
+  }
+  reaps.push({ n, count, ms: med3(times), peak: Math.max(...peaks) });
+}
+
 // Tail latency: puts of new ids one after another at the largest size (each adds an index entry, so the index
 // log is folded into the base along the way).
 const largest = ALL_SIZES.at(-1);
@@ -374,6 +398,12 @@ for (const r of afterLoss)
   console.log(
     `| ${size(r.n)} | ${r.first.toFixed(0)} ms | ${mib(r.peak)} | ${r.second.toFixed(0)} ms | ${r.check.toFixed(0)} ms | ${mib(r.checkPeak)} | ${(r.first / r.check).toFixed(2)}× |`,
   );
+console.log(`\nA reap closing 1% of the store (fresh copies, medians of 3; per reaped session after node -e 0):\n`);
+console.log('| size | reaped | reap | its peak | per reaped session |');
+console.log('|---|---|---|---|---|');
+const perReaped = (r) => (r.ms - base) / Math.max(1, r.count);
+for (const r of reaps) console.log(`| ${size(r.n)} | ${r.count} | ${r.ms.toFixed(0)} ms | ${mib(r.peak)} | ${perReaped(r).toFixed(2)} ms |`);
+if (reaps.length === 2) console.log(`per reaped session, 200k / 2k: ${(perReaped(reaps[1]) / perReaped(reaps[0])).toFixed(2)}× (target: flat)`);
 if (tail) {
   const t = tail;
   console.log(
