@@ -3,7 +3,7 @@
 // Loading it is a few views and two string decodes, not a replay. Text fields are not included: they stay
 // in the journal, at the positions the bank records.
 import type { SnapshotBody } from '../../journal/store-spec';
-import { CaseBank, idHash32 } from './bank';
+import { CaseBank, hashIds } from './bank';
 import type { Column } from './columns';
 import type { BankColumns, LazyColumns } from './bank-layout';
 import type { Numbers } from './columns';
@@ -99,14 +99,7 @@ export function columnsOf(bank: CaseBank): BankColumns {
     for (const slot of later) post(slot);
   }
   postStart[bank.vocab.length] = postSlots.length;
-  const byHash = new BigUint64Array(ids.length);
-  ids.forEach((id, i) => (byHash[i] = (BigInt(idHash32(id)) << 32n) | BigInt(i)));
-  byHash.sort();
-  const idHash = new Uint32Array(ids.length * 2);
-  byHash.forEach((pair, i) => {
-    idHash[2 * i] = Number(pair >> 32n);
-    idHash[2 * i + 1] = Number(pair & 0xffffffffn);
-  });
+  const idHash = hashIds(ids);
   return {
     idBytes: UTF8_ENCODER.encode(ids.join('\n')),
     idStarts,

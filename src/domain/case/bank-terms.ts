@@ -5,7 +5,7 @@
 // union's size), its reuse count and where its record is (line, length). A candidate's postings carry the same
 // packMeta as a snapshot's, computed here from the same facts.
 import type { TermEntry, TermHit, TermKeys } from '../../journal/store-spec';
-import { CaseBank, idHash32 } from './bank';
+import { CaseBank, hashIds } from './bank';
 import { packMeta, type BankColumns } from './bank-layout';
 import { foldable } from './payload';
 import { caseTerms } from './tokenize';
@@ -108,19 +108,6 @@ function bankOfHits(terms: readonly string[], hits: readonly TermHit[]): CaseBan
     liveRecordBytes: 0,
   };
   return new CaseBank(columns);
-}
-
-/** The (hash of the id, slot) pairs of slots 0… holding `ids`, sorted by hash: the idHash column (bank-codec.ts). */
-function hashIds(ids: readonly string[]): Uint32Array {
-  const byHash = new BigUint64Array(ids.length);
-  ids.forEach((id, i) => (byHash[i] = (BigInt(idHash32(id)) << 32n) | BigInt(i)));
-  byHash.sort();
-  const idHash = new Uint32Array(ids.length * 2);
-  byHash.forEach((pair, i) => {
-    idHash[2 * i] = Number(pair >> 32n);
-    idHash[2 * i + 1] = Number(pair & 0xffffffffn);
-  });
-  return idHash;
 }
 
 const UTF8 = new TextEncoder();

@@ -260,9 +260,22 @@ const NO_SLOTS = new Uint32Array(0);
 const NO_META = new Uint16Array(0);
 
 /** FNV-1a over the id's UTF-16 units: the bank's id lookup key (collisions are checked against the id). */
-export function idHash32(id: string): number {
+function idHash32(id: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
   return h >>> 0;
+}
+
+/** The (hash of the id, slot) pairs of slots 0… holding `ids`, sorted by hash: a bank's idHash column. */
+export function hashIds(ids: readonly string[]): Uint32Array {
+  const byHash = new BigUint64Array(ids.length);
+  ids.forEach((id, i) => (byHash[i] = (BigInt(idHash32(id)) << 32n) | BigInt(i)));
+  byHash.sort();
+  const idHash = new Uint32Array(ids.length * 2);
+  byHash.forEach((pair, i) => {
+    idHash[2 * i] = Number(pair >> 32n);
+    idHash[2 * i + 1] = Number(pair & 0xffffffffn);
+  });
+  return idHash;
 }
 const UTF8 = new TextDecoder();
