@@ -114,7 +114,10 @@ describe('README', () => {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       const { env, dataDir, cwd } = shellEnv();
       // The job works in a foreground child (as jobs do), in a process group of its own, like a terminal's job.
-      const job = execa('bash', ['-c', `${block('hook').code}\necho "working as $session_id"\nsleep 60\necho "not reached"\n`], {
+      // The child says it runs only once it is a process of its own: a signal sent between the shell's fork and
+      // the child's exec would reach the fork while it still has the shell's traps, be lost at the exec, and
+      // leave the job waiting for a child that never got it.
+      const job = execa('bash', ['-c', `${block('hook').code}\necho "working as $session_id"\nbash -c 'echo "child running"; exec sleep 60'\necho "not reached"\n`], {
         env,
         extendEnv: false,
         cwd,
@@ -125,7 +128,7 @@ describe('README', () => {
         let seen = '';
         job.stdout!.on('data', (chunk: Buffer) => {
           seen += String(chunk);
-          const m = /working as (job-\d+-[0-9a-f]{8})/.exec(seen);
+          const m = /working as (job-\d+-[0-9a-f]{8})\nchild running\n/.exec(seen);
           if (m) resolve(m[1]!);
         });
         job.once('exit', () => reject(new Error(`the job ended before it started working: ${seen}`)));
