@@ -117,13 +117,17 @@ describe('README', () => {
       // The child says it runs only once it is a process of its own: a signal sent between the shell's fork and
       // the child's exec would reach the fork while it still has the shell's traps, be lost at the exec, and
       // leave the job waiting for a child that never got it.
-      const job = execa('bash', ['-c', `${block('hook').code}\necho "working as $session_id"\nbash -c 'echo "child running"; exec sleep 60'\necho "not reached"\n`], {
-        env,
-        extendEnv: false,
-        cwd,
-        reject: false,
-        detached: true,
-      });
+      const job = execa(
+        'bash',
+        ['-c', `${block('hook').code}\necho "working as $session_id"\nbash -c 'echo "child running"; exec sleep 60'\necho "not reached"\n`],
+        {
+          env,
+          extendEnv: false,
+          cwd,
+          reject: false,
+          detached: true,
+        },
+      );
       const id = await new Promise<string>((resolve, reject) => {
         let seen = '';
         job.stdout!.on('data', (chunk: Buffer) => {
