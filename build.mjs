@@ -1,10 +1,10 @@
 // Bundle the CLI into one minified CommonJS file (one file to compile is the fastest start-up on Node 20),
-// then record V8's code cache for it by running one representative command (see bin/crux).
+// then record V8's code cache for it by running one representative command (see src/cli/launch.ts).
 import { build } from 'esbuild';
 import { bundleUi } from './web/bundle.mjs';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundledPackages, writeNotices } from './build-notices.mjs';
@@ -51,8 +51,8 @@ const stampBuildId = (file) => appendFileSync(file, `\n//# crux-build ${createHa
  * nothing and exit 0. A bundle loaded through src/cli/code-cache.ts is stamped with its build id first.
  */
 const bundled = new Set();
-async function bundle(entry, name, { stamp = false, plugins = [] } = {}) {
-  const staged = `dist/${name}.${process.pid}.tmp`;
+async function bundle(entry, name, { stamp = false, plugins = [], to = `dist/${name}`, banner } = {}) {
+  const staged = `${to}.${process.pid}.tmp`;
   const { metafile } = await build({
     entryPoints: [entry],
     outfile: staged,
@@ -65,13 +65,17 @@ async function bundle(entry, name, { stamp = false, plugins = [] } = {}) {
     logLevel: 'warning',
     metafile: true,
     plugins,
+    banner: banner === undefined ? undefined : { js: banner },
   });
   for (const dir of bundledPackages(metafile)) bundled.add(dir);
   if (stamp) stampBuildId(staged);
-  renameSync(staged, `dist/${name}`);
+  if (banner !== undefined) chmodSync(staged, 0o755);
+  renameSync(staged, to);
 }
 
-await bundle('src/cli/code-cache.ts', 'loader.cjs');
+// bin/crux: the launcher with the code-cache loader inside it (src/cli/launch.ts).
+mkdirSync('bin', { recursive: true });
+await bundle('src/cli/launch.ts', 'crux', { to: 'bin/crux', banner: '#!/usr/bin/env node' });
 await bundle('node_modules/postgres/cjs/src/index.js', 'pg.cjs');
 await bundle('node_modules/smol-toml/dist/index.cjs', 'toml.cjs');
 // The MCP SDK and zod load only for `crux mcp`: src/cli/mcp/sdk.ts re-exports what the server uses, bundled apart
@@ -124,7 +128,18 @@ try {
     [...d, 'case', 'record', '--task', 'warm up the fast path', '--action', 'run', '--outcome', 'ok', '--tag', 'warm'],
   ];
   const fastEnv = { ...env, CRUX_WRITE_CODE_CACHE: 'fast.cjs', CRUX_WARM_UP: JSON.stringify(fastCommands) };
-  execFileSync(process.execPath, ['-e', "require('./dist/loader.cjs').runBundle(require('node:path').resolve('dist/fast.cjs'))"], {
+  // The loader on its own, for this run only (bin/crux picks a bundle by its command line, a warm-up has none).
+  const loader = join(scratch, 'loader.cjs');
+  await build({
+    entryPoints: ['src/cli/code-cache.ts'],
+    outfile: loader,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'warning',
+  });
+  execFileSync(process.execPath, ['-e', `require(${JSON.stringify(loader)}).runBundle(require('node:path').resolve('dist/fast.cjs'))`], {
     env: fastEnv,
     stdio: 'ignore',
   });

@@ -6,7 +6,7 @@
 //     Node and the bundle's build id (a content hash build.mjs appends), written atomically (a temporary file
 //     renamed into place), so a crux starting meanwhile reads a whole cache or none.
 // No usable cache (none, rejected by V8, an unwritable directory): the bundle compiles as usual and runs the same.
-// This file is built on its own as dist/loader.cjs (bin/crux) and into the main bundle (crux mcp): node:* only.
+// This file is built into bin/crux (src/cli/launch.ts) and into the main bundle (crux mcp): node:* only.
 import { fs } from '../shared/fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 
