@@ -118,17 +118,9 @@ try {
   const env = { ...process.env, CRUX_WRITE_CODE_CACHE: 'crux.cjs,mcp.cjs', CRUX_WARM_UP: JSON.stringify(commands) };
   for (const key of Object.keys(env)) if (key.startsWith('CRUX_') && !['CRUX_WRITE_CODE_CACHE', 'CRUX_WARM_UP'].includes(key)) delete env[key];
   execFileSync(process.execPath, ['bin/crux'], { env, input: `${session.join('\n')}\n`, stdio: ['pipe', 'ignore', 'ignore'] });
-  // The fast path's code cache: its commands, as most calls make them (a new session, a replace, --json, a close).
-  const fastCommands = [
-    [...d, 'session', 'put', 'warm-fast', '{"step":1}'],
-    [...d, 'session', 'put', 'warm-fast', '{"step":2}', '--add-tokens', '5', '--ttl', '2h'],
-    [...d, 'session', 'get', 'warm-fast'],
-    [...d, 'session', 'get', 'warm-fast', '--json'],
-    [...d, 'session', 'close', 'warm-fast', '--summary', 'done'],
-    [...d, 'case', 'record', '--task', 'warm up the fast path', '--action', 'run', '--outcome', 'ok', '--tag', 'warm'],
-  ];
-  const fastEnv = { ...env, CRUX_WRITE_CODE_CACHE: 'fast.cjs', CRUX_WARM_UP: JSON.stringify(fastCommands) };
-  // The loader on its own, for this run only (bin/crux picks a bundle by its command line, a warm-up has none).
+  // The fast path's code caches (src/cli/launch.ts): a get's, over a store a process of its own wrote (so that
+  // the cache holds none of a write's code), and the writes', as most calls make them (a new session, a replace,
+  // a close, a case).
   const loader = join(scratch, 'loader.cjs');
   await build({
     entryPoints: ['src/cli/code-cache.ts'],
@@ -139,10 +131,27 @@ try {
     target: 'node20',
     logLevel: 'warning',
   });
-  execFileSync(process.execPath, ['-e', `require(${JSON.stringify(loader)}).runBundle(require('node:path').resolve('dist/fast.cjs'))`], {
-    env: fastEnv,
+  const warmFast = (variant, commands) =>
+    execFileSync(
+      process.execPath,
+      ['-e', `require(${JSON.stringify(loader)}).runBundle(require('node:path').resolve('dist/fast.cjs'), { variant: ${JSON.stringify(variant)} })`],
+      { env: { ...env, CRUX_WRITE_CODE_CACHE: `fast.cjs.${variant}`, CRUX_WARM_UP: JSON.stringify(commands) }, stdio: 'ignore' },
+    );
+  execFileSync(process.execPath, ['bin/crux', ...d, 'session', 'put', 'warm-read', '{"step":1}'], {
+    env: { ...env, CRUX_WARM_UP: '', CRUX_WRITE_CODE_CACHE: '' },
     stdio: 'ignore',
   });
+  warmFast('read', [
+    [...d, 'session', 'get', 'warm-read'],
+    [...d, 'session', 'get', 'warm-read', '--json'],
+  ]);
+  warmFast('write', [
+    [...d, 'session', 'put', 'warm-fast', '{"step":1}'],
+    [...d, 'session', 'put', 'warm-fast', '{"step":2}', '--add-tokens', '5', '--ttl', '2h'],
+    [...d, 'session', 'put', 'warm-fast', '{"step":3}', '--json'],
+    [...d, 'session', 'close', 'warm-fast', '--summary', 'done'],
+    [...d, 'case', 'record', '--task', 'warm up the fast path', '--action', 'run', '--outcome', 'ok', '--tag', 'warm'],
+  ]);
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }

@@ -6,6 +6,9 @@
 //     Node and the bundle's build id (a content hash build.mjs appends), written atomically (a temporary file
 //     renamed into place), so a crux starting meanwhile reads a whole cache or none.
 // No usable cache (none, rejected by V8, an unwritable directory): the bundle compiles as usual and runs the same.
+// A bundle that runs several commands may keep one cache per kind of call (a `variant`, named in the cache's
+// file name): a cache holds the compiled code of every function its warm-up ran, all deserialized at every
+// start, so `session get` reading a cache made by puts and closes too deserializes ~90 KB it never runs.
 // This file is built into bin/crux (src/cli/launch.ts) and into the main bundle (crux mcp): node:* only.
 import { fs } from '../shared/fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
@@ -54,11 +57,13 @@ function pruneOtherBuilds(dir: string, bundle: string, buildId: string): void {
 const WRAP_HEAD = '(function (exports, require, module, __filename, __dirname) { ';
 const WRAP_TAIL = '\n});';
 
-export function runBundle(file: string, env: NodeJS.ProcessEnv = process.env): unknown {
+export function runBundle(file: string, opts: { variant?: string; env?: NodeJS.ProcessEnv } = {}): unknown {
+  const env = opts.env ?? process.env;
   const vm = require('node:vm') as typeof import('node:vm');
   const source = fs.readFileSync(file, 'utf8');
-  const bundle = basename(file);
-  const shipped = `${file}.${KEY}.v8cache`;
+  // The cache's name: the bundle's, and its variant's.
+  const bundle = opts.variant === undefined ? basename(file) : `${basename(file)}.${opts.variant}`;
+  const shipped = join(dirname(file), `${bundle}.${KEY}.v8cache`);
   const at = source.lastIndexOf(BUILD_ID);
   const buildId = at < 0 ? undefined : source.slice(at + BUILD_ID.length).trim();
   const userDir = buildId === undefined ? undefined : userCacheDir(env);
