@@ -48,10 +48,12 @@ export interface ChainHead {
 
 export const EMPTY_HEAD: ChainHead = { seq: 0, h: GENESIS };
 
-// SHA-256 of a line, as lowercase hex. node:crypto hashes a line in ~1.5 µs but costs 3–7 ms to load
-// (it pulls in Node's streams); @noble/hashes' pure-JS SHA-256 loads with the bundle and takes ~4 µs a line.
-// A command that hashes a few lines (one put) uses the latter; a replay switches to node:crypto.
-const NATIVE_AFTER_LINES = 256;
+// SHA-256 of a line, as lowercase hex. node:crypto hashes a line in ~1.5 µs but costs ~9 M instructions to
+// load (it pulls in Node's streams); @noble/hashes' pure-JS SHA-256 loads with the bundle, and its first two
+// lines cost ~1 M instructions each, cold. From the third on, V8 starts optimizing it (~30 M instructions
+// spent before it runs fast): a command that hashes one or two lines (a get, a put) uses it, any other (a
+// list's rows, a retrieve's results, a replay) switches to node:crypto at its third line.
+const NATIVE_AFTER_LINES = 2;
 let hashedLines = 0;
 let nativeHash: ((body: string) => string) | undefined;
 

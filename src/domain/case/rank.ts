@@ -70,23 +70,11 @@ export function rankCases(bank: CaseBank, query: RetrieveQuery): Hit[] {
     const id = bank.termIdOf(term);
     return id === undefined ? [] : [bank.postingsOf(id)];
   });
-  const { alive } = bank;
   // Terms no case has still count in the union.
   const q = queryTerms.size;
-  const best: Hit[] = [];
-  eachCandidate(bank, lists, (slot, n, meta) => {
-    if (alive.get(slot) === 0 || (query.onlySuccess && !metaSuccess(meta)) || (query.among !== undefined && !query.among(slot))) return;
-    const terms = metaTerms(meta);
-    const similarity = n / (q + (terms < META_TERMS_MAX ? terms : bank.termCount.get(slot)) - n);
-    if (similarity < query.minSimilarity) return;
-    // Most candidates lose to the worst kept hit on similarity or reward quantum alone: no column read.
-    if (best.length === query.topK) {
-      const worst = best[best.length - 1]!;
-      if (similarity < worst.similarity || (similarity === worst.similarity && metaReward(meta) < metaReward(worst.meta))) return;
-    }
-    offer(bank, best, { slot, similarity, meta }, query.topK);
-  });
-  return best;
+  const total = lists.reduce((sum, list) => sum + list.cached.length + list.later.length, 0);
+  if (total * DENSE_AFTER_SHARE > bank.slots) return rankDense(bank, lists, query, q);
+  return rankSparse(bank, postingKeys(bank, lists, total), query, q);
 }
 
 type Postings = ReturnType<CaseBank['postingsOf']>;
@@ -94,25 +82,122 @@ type Postings = ReturnType<CaseBank['postingsOf']>;
 /** Past one posting per this many slots, counts go into arrays the size of the bank rather than a sorted list. */
 const DENSE_AFTER_SHARE = 16;
 
+/** The similarity of a slot sharing `n` of the query's `q` terms, or -1 when the query's filters leave it out. */
+function similarityOf(bank: CaseBank, query: RetrieveQuery, q: number, slot: number, n: number, meta: number): number {
+  if (bank.alive.get(slot) === 0 || (query.onlySuccess && !metaSuccess(meta)) || (query.among !== undefined && !query.among(slot))) return -1;
+  const terms = metaTerms(meta);
+  const similarity = n / (q + (terms < META_TERMS_MAX ? terms : bank.termCount.get(slot)) - n);
+  return similarity < query.minSimilarity ? -1 : similarity;
+}
+
 /**
- * Visits each slot in the postings `lists` once, with how many of the lists hold it and its packMeta. A slot
- * out of range (a damaged cache) is passed over.
+ * Ranks from the sorted posting keys (postingKeys) in plain loops over typed arrays, each a small function of
+ * its own: a rare word's thousands of candidates cost arithmetic and no call each, and what V8 optimizes in
+ * the middle of the retrieve is a few lines (a loop that calls out, run that often, cost ~30 M instructions
+ * to optimize). First each candidate's similarity, then the topK-th best of them (a native sort of a copy);
+ * only the candidates at or above it are offered, exactly as every candidate was before.
  */
-function eachCandidate(bank: CaseBank, lists: readonly Postings[], visit: (slot: number, shared: number, meta: number) => void): void {
-  const total = lists.reduce((sum, list) => sum + list.cached.length + list.later.length, 0);
-  if (total * DENSE_AFTER_SHARE > bank.slots) {
-    denseCandidates(bank, lists, visit);
-    return;
+function rankSparse(bank: CaseBank, keys: Float64Array, query: RetrieveQuery, q: number): Hit[] {
+  const sims = new Float64Array(keys.length);
+  const picked = new Float64Array(keys.length);
+  const saturated: number[] = [];
+  // Every slot live and no filter to call: the similarity from the posting's meta alone.
+  const d =
+    bank.liveCount === bank.slots && query.among === undefined
+      ? plainSimilarities(keys, q, query.onlySuccess, query.minSimilarity, sims, picked, saturated)
+      : filteredSimilarities(bank, keys, query, q, sims, picked);
+  let left = d;
+  // A meta's term count saturates at META_TERMS_MAX: those take the exact count from the column.
+  for (const c of saturated) {
+    const slot = Math.floor(picked[c]! / META_SPAN);
+    const similarity = similarityOf(bank, query, q, slot, -sims[c]!, picked[c]! - slot * META_SPAN);
+    sims[c] = similarity;
+    if (similarity < 0) left -= 1;
   }
-  const keys = postingKeys(bank, lists, total);
+  // Every hit of the best k has at least the k-th best similarity (left out: below 0, sorted first).
+  const k = query.topK;
+  const floor = left <= k ? 0 : sims.slice(0, d).sort()[d - k]!;
+  return offerFrom(bank, sims, picked, d, floor, k);
+}
+
+/**
+ * Writes each slot's similarity (and its key) for the slots the query keeps, from the posting metas alone;
+ * a saturated meta's slot gets minus its shared count, and its index goes into `saturated`. Returns how many.
+ */
+function plainSimilarities(
+  keys: Float64Array,
+  q: number,
+  onlySuccess: boolean,
+  min: number,
+  sims: Float64Array,
+  picked: Float64Array,
+  saturated: number[],
+): number {
+  let d = 0;
   for (let i = 0; i < keys.length; ) {
-    // A run of equal slots: one posting per list that holds the slot.
-    const slot = Math.floor(keys[i]! / META_SPAN);
-    const meta = keys[i]! - slot * META_SPAN;
-    let n = 1;
-    for (i += 1; i < keys.length && Math.floor(keys[i]! / META_SPAN) === slot; i++) n += 1;
-    visit(slot, n, meta);
+    // A run of one slot's keys: one posting per list that holds the slot.
+    const key = keys[i]!;
+    const slot = Math.floor(key / META_SPAN);
+    const meta = key - slot * META_SPAN;
+    const next = (slot + 1) * META_SPAN;
+    let j = i + 1;
+    while (j < keys.length && keys[j]! < next) j++;
+    const n = j - i;
+    i = j;
+    if (onlySuccess && (meta & 0x8000) === 0) continue;
+    const terms = (meta >>> 8) & 0x7f;
+    if (terms === META_TERMS_MAX) {
+      saturated.push(d);
+      sims[d] = -n;
+    } else {
+      const similarity = n / (q + terms - n);
+      if (similarity < min) continue;
+      sims[d] = similarity;
+    }
+    picked[d] = key;
+    d++;
   }
+  return d;
+}
+
+/** As plainSimilarities, each candidate through similarityOf (a bank with dead slots, a query with `among`). */
+function filteredSimilarities(bank: CaseBank, keys: Float64Array, query: RetrieveQuery, q: number, sims: Float64Array, picked: Float64Array): number {
+  let d = 0;
+  for (let i = 0; i < keys.length; ) {
+    const key = keys[i]!;
+    const slot = Math.floor(key / META_SPAN);
+    const next = (slot + 1) * META_SPAN;
+    let j = i + 1;
+    while (j < keys.length && keys[j]! < next) j++;
+    const similarity = similarityOf(bank, query, q, slot, j - i, key - slot * META_SPAN);
+    i = j;
+    if (similarity < 0) continue;
+    sims[d] = similarity;
+    picked[d] = key;
+    d++;
+  }
+  return d;
+}
+
+/** The best k of the first `d` candidates whose similarity is at least `floor` (and not below 0). */
+function offerFrom(bank: CaseBank, sims: Float64Array, picked: Float64Array, d: number, floor: number, k: number): Hit[] {
+  const best: Hit[] = [];
+  for (let c = 0; c < d; c++) {
+    const similarity = sims[c]!;
+    if (similarity < floor || similarity < 0) continue;
+    const slot = Math.floor(picked[c]! / META_SPAN);
+    consider(bank, best, { slot, similarity, meta: picked[c]! - slot * META_SPAN }, k);
+  }
+  return best;
+}
+
+/** Offers a hit unless it loses to the worst kept one on similarity or reward quantum alone (no column read). */
+function consider(bank: CaseBank, best: Hit[], hit: Hit, k: number): void {
+  if (best.length === k) {
+    const worst = best[k - 1]!;
+    if (hit.similarity < worst.similarity || (hit.similarity === worst.similarity && metaReward(hit.meta) < metaReward(worst.meta))) return;
+  }
+  offer(bank, best, hit, k);
 }
 
 /** Slot × META_SPAN + meta: a posting as one number (slots < 2^32, metas < 2^16: exact in a double). */
@@ -135,7 +220,7 @@ function postingKeys(bank: CaseBank, lists: readonly Postings[], total: number):
 }
 
 /** Counts in arrays the size of the bank: for queries whose postings cover a good share of it (common words). */
-function denseCandidates(bank: CaseBank, lists: readonly Postings[], visit: (slot: number, shared: number, meta: number) => void): void {
+function rankDense(bank: CaseBank, lists: readonly Postings[], query: RetrieveQuery, q: number): Hit[] {
   const slots = bank.slots;
   const shared = new Uint32Array(slots);
   const metas = new Int32Array(slots);
@@ -153,7 +238,12 @@ function denseCandidates(bank: CaseBank, lists: readonly Postings[], visit: (slo
     for (let i = 0; i < cached.length; i++) count(cached[i]!, cachedMeta[i]!);
     for (const slot of later) if (slot < slots) count(slot, bank.metaOf(slot));
   }
-  for (const slot of touched) visit(slot, shared[slot]!, metas[slot]!);
+  const best: Hit[] = [];
+  for (const slot of touched) {
+    const similarity = similarityOf(bank, query, q, slot, shared[slot]!, metas[slot]!);
+    if (similarity >= 0) consider(bank, best, { slot, similarity, meta: metas[slot]! }, query.topK);
+  }
+  return best;
 }
 
 // Keeps `best` sorted and at most k long: most candidates lose to the worst kept one and cost one compare.
