@@ -68,7 +68,7 @@ export class CaseBank {
     const { idStarts, idBytes } = this.base;
     const at = (i: number) => (ArrayBuffer.isView(idStarts) ? idStarts[i]! : idStarts.get(i));
     const end = slot + 1 < this.baseSlots ? at(slot + 1) - 1 : idBytes.length;
-    return UTF8.decode(idBytes.slice(at(slot), end));
+    return utf8().decode(idBytes.slice(at(slot), end));
   }
 
   /** The live slot of a case id. */
@@ -278,4 +278,6 @@ export function hashIds(ids: readonly string[]): Uint32Array {
   });
   return idHash;
 }
-const UTF8 = new TextDecoder();
+// Made on first use: a session command loads this module too, and TextDecoder compiles Node's encoding code.
+let decoder: InstanceType<typeof TextDecoder> | undefined;
+const utf8 = () => (decoder ??= new TextDecoder());
