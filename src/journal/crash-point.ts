@@ -2,7 +2,9 @@
 // CRUX_TEST_TORN_WRITE=<bytes> makes an append write only that many bytes of its batch and then SIGKILLs (what a
 // kill -9 or a power cut in the middle of write(2) leaves);
 // CRUX_TEST_LOCK_LOG=<file> records each entry to and exit from the lock (O_APPEND), to prove no two holders
-// overlap; CRUX_TEST_LOCK_HOLD_MS=<n> stays that long inside the lock, so a test can kill a holder there.
+// overlap; CRUX_TEST_LOCK_WAITS=<file> records each time a waiter goes to sleep, and on whom (O_APPEND), to prove
+// that a release wakes one waiter; CRUX_TEST_LOCK_HOLD_MS=<n> stays that long inside the lock, so a test can kill
+// a holder there.
 import { fs } from '../shared/fs';
 
 const passes = new Map<string, number>();
@@ -23,6 +25,13 @@ export function traceLock(event: 'enter' | 'exit'): void {
   const log = process.env.CRUX_TEST_LOCK_LOG;
   token ??= Math.random().toString(36).slice(2, 10);
   if (log) fs.appendFileSync(log, `${event} ${process.pid} ${process.hrtime.bigint()} ${token}\n`);
+}
+
+/** A waiter goes to sleep: on a contender ahead of it in the queue, on the holder, or for a back-off. */
+export function traceWait(on: 'ahead' | 'holder' | 'back-off'): void {
+  const log = process.env.CRUX_TEST_LOCK_WAITS;
+  token ??= Math.random().toString(36).slice(2, 10);
+  if (log) fs.appendFileSync(log, `wait ${process.pid} ${process.hrtime.bigint()} ${token} ${on}\n`);
 }
 
 export async function holdLockForTest(): Promise<void> {

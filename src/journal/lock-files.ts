@@ -63,7 +63,7 @@ export function ensureLockDir(root: string): number {
 }
 
 /** The generations in `names` (a listing of the lock directory), lowest first. */
-function generationsIn(names: readonly string[]): number[] {
+export function generationsIn(names: readonly string[]): number[] {
   const found: number[] = [];
   for (const name of names) {
     const m = GENERATION.exec(name);

@@ -67,6 +67,8 @@ export class Contender {
   private named = false;
   /** Whether the holder file is this contender's own (not a sweeper's claim). */
   private ownsInfo = false;
+  /** Its ticket in the waiters' queue (q.<t>.<id>, lock-queue.ts) while it waits in it. */
+  ticket: string | undefined;
 
   constructor(
     readonly dir: string,
@@ -130,6 +132,12 @@ export class Contender {
     if (fs.lstatSync(socketPath, { throwIfNoEntry: false }) === undefined) throw new Swept();
   }
 
+  /** Leaves the waiters' queue: on taking the lock (the queue holds waiters only), and on closing. */
+  leaveQueue(dir = this.dir): void {
+    if (this.ticket !== undefined) unlinkQuiet(join(dir, this.ticket));
+    this.ticket = undefined;
+  }
+
   /**
    * `held`: this contender holds the highest generation; an empty holder file stays (the next holder removes
    * it), so that the generation can still be traced to its socket by inode. `movedTo`: the lock
@@ -137,7 +145,7 @@ export class Contender {
    */
   close(opts: { held?: boolean; movedTo?: string } = {}): void {
     const { movedTo } = opts;
-    for (const conn of this.conns) conn.destroy();
+    this.leaveQueue(movedTo);
     // Closing the server unlinks its socket by the name it was bound to (libuv), so close where that name resolves.
     const server = this.server;
     this.server = undefined;
@@ -147,6 +155,9 @@ export class Contender {
     }
     unlinkQuiet(join(movedTo ?? this.dir, this.socket));
     if (this.ownsInfo && (!opts.held || this.named)) unlinkQuiet(join(movedTo ?? this.dir, this.info));
+    // The waiters' connections close last, which wakes them: each then finds the socket gone (a release), not
+    // one still listening that it would sleep on again until this process exits.
+    for (const conn of this.conns) conn.destroy();
     this.address.close();
   }
 }

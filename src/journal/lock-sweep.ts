@@ -39,11 +39,14 @@ export async function sweep(
   const count = Math.min(SWEEP_PER_WRITE, all.length);
   for (let k = 0; k < count; k++) {
     const id = all[(turn * SWEEP_PER_WRITE + k) % all.length]!;
-    await sweepOne(dir, address, id, names.includes(`i.${id}`));
+    const gone = await sweepOne(dir, address, id, names.includes(`i.${id}`));
+    // Its ticket in the waiters' queue (lock-queue.ts), when it was killed while waiting.
+    if (gone) for (const name of names) if (name.startsWith('q.') && name.endsWith(`.${id}`)) unlinkQuiet(join(dir, name));
   }
 }
 
-async function sweepOne(dir: string, address: SocketAddress, id: string, hasHolderFile: boolean): Promise<void> {
+/** Removes contender `id`'s socket and holder file when it proves gone or dead; true when it did. */
+async function sweepOne(dir: string, address: SocketAddress, id: string, hasHolderFile: boolean): Promise<boolean> {
   const info = join(dir, `i.${id}`);
   let claimed = false;
   if (!hasHolderFile) {
@@ -51,15 +54,16 @@ async function sweepOne(dir: string, address: SocketAddress, id: string, hasHold
       fs.closeSync(fs.openSync(info, 'wx', 0o600));
       claimed = true;
     } catch {
-      return; // Its holder file appeared meanwhile: a live contender, or another sweeper's claim.
+      return false; // Its holder file appeared meanwhile: a live contender, or another sweeper's claim.
     }
   }
   const seen = await probe(address, `s.${id}`);
   if (seen.answer === 'alive') {
     seen.conn?.destroy();
     if (claimed) unlinkQuiet(info);
-    return;
+    return false;
   }
   unlinkQuiet(join(dir, `s.${id}`));
   unlinkQuiet(info);
+  return true;
 }

@@ -29,9 +29,10 @@ import { join } from 'node:path';
 import type { Socket } from 'node:net';
 import { CruxError } from '../shared/errors';
 import { asStorageError } from './durable-fs';
-import { holdLockForTest, traceLock } from './crash-point';
+import { holdLockForTest, traceLock, traceWait } from './crash-point';
 import { chooseAddressing, lockFilesystem, socketAddress, warnOnce, type Addressing, type LockFilesystem } from './lock-fs';
-import { ensureLockDir, generations, holderByInode, LOCK_DIR, lockDir, readHolder, unlinkQuiet } from './lock-files';
+import { ensureLockDir, generations, generationsIn, holderByInode, LOCK_DIR, lockDir, readHolder, unlinkQuiet } from './lock-files';
+import { ahead, hasQueue, joinQueue } from './lock-queue';
 import { Contender, probe, Swept } from './lock-socket';
 import { sweep } from './lock-sweep';
 
@@ -158,7 +159,19 @@ async function contend(root: string, deadline: number, timeoutMs: number, opts: 
     // Whether this writer waited for another: its release then leaves the files of the waiters behind it alone.
     let waited = false;
     for (;;) {
-      const seen = generations(dir);
+      const names = fs.readdirSync(dir);
+      // Waiters are queued: this one queues behind them and sleeps on the nearest one ahead, if any lives.
+      if ((me.ticket !== undefined || hasQueue(names)) && Date.now() < deadline) {
+        joinQueue(me, names);
+        const next = await ahead(me, names, filesystem.trusted);
+        if (next !== undefined) {
+          waited = true;
+          traceWait('ahead');
+          await waitForHolder(next, deadline, 0);
+          continue;
+        }
+      }
+      const seen = generationsIn(names);
       const max = seen.at(-1) ?? 0;
       const verdict: Verdict = max === 0 ? { state: 'free' } : await judge(me, max, filesystem);
       if (verdict.state === 'free' || verdict.state === 'dead' || verdict.state === 'mine') {
@@ -185,6 +198,7 @@ async function contend(root: string, deadline: number, timeoutMs: number, opts: 
           }
           if (filesystem.trusted) await sweep(dir, me!.address, fs.readdirSync(dir), new Set([me!.id]), target, waited);
         };
+        me.leaveQueue();
         traceLock('enter');
         await holdLockForTest();
         return held(root, me, target, filesystem, verdict.state === 'dead' ? verdict.holder : undefined, cleanUp);
@@ -197,6 +211,9 @@ async function contend(root: string, deadline: number, timeoutMs: number, opts: 
       // untrusted filesystem, an unreadable holder file), a jittered exponential back-off, capped, so that many
       // waiters do not retry in lock-step.
       waited = true;
+      // The first to wait on a live holder starts the queue; those that come later sleep on it, not the holder.
+      if (verdict.state === 'alive') joinQueue(me, names);
+      traceWait(verdict.state === 'alive' && verdict.conn !== undefined ? 'holder' : 'back-off');
       await waitForHolder(verdict.state === 'alive' ? verdict.conn : undefined, deadline, delay * (0.5 + Math.random()));
       delay = Math.min(delay * 2, verdict.state === 'unknown' ? 100 : 25);
     }

@@ -1,4 +1,5 @@
-// Reading the lock's enter/exit side log (CRUX_TEST_LOCK_LOG): proves that no two holders ever overlapped.
+// Reading the lock's enter/exit side log (CRUX_TEST_LOCK_LOG): proves that no two holders ever overlapped; and its
+// log of waiters' sleeps (CRUX_TEST_LOCK_WAITS): proves that a release wakes one waiter.
 //
 // Lines, in the order the kernel appended them (O_APPEND): `enter <pid> <ns> <token>`, `exit <pid> <ns> <token>`
 // (the token tells apart processes of different PID namespaces that share a pid), and
@@ -6,7 +7,7 @@
 // its section ends at its death, which comes after its `kill` line. So an `enter` while another process is
 // inside is an overlap unless that process's `kill` line came first.
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
 export interface LockEvent {
   readonly kind: 'enter' | 'exit' | 'kill';
@@ -67,4 +68,21 @@ export function hasEntered(path: string, pid: number | undefined): boolean {
 /** Waits until process `pid` is inside the lock (while `alive()`, when given), polling every `ms`. */
 export async function untilEntered(path: string, pid: number | undefined, ms = 5, alive: () => boolean = () => true): Promise<void> {
   while (alive() && !hasEntered(path, pid)) await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The sleeps of each waiter in a CRUX_TEST_LOCK_WAITS log (`wait <pid> <ns> <token> <on>`): pid → what it slept on, in order. */
+export function readWaits(path: string): Map<number, string[]> {
+  const waits = new Map<number, string[]>();
+  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  for (const line of text.split('\n').filter(Boolean)) {
+    const [kind, pid, , , on] = line.split(' ');
+    if (kind !== 'wait' || !pid || !on) throw new Error(`bad lock wait line: ${line}`);
+    waits.set(Number(pid), [...(waits.get(Number(pid)) ?? []), on]);
+  }
+  return waits;
+}
+
+/** Waits until process `pid` has gone to sleep `times` times in the CRUX_TEST_LOCK_WAITS log at `path` (while `alive()`), polling every 5 ms. */
+export async function untilSlept(path: string, pid: number | undefined, times: number, alive: () => boolean): Promise<void> {
+  while (alive() && (readWaits(path).get(pid!)?.length ?? 0) < times) await new Promise((resolve) => setTimeout(resolve, 5));
 }

@@ -296,7 +296,10 @@ describe('the holder, named; the lock on a filesystem it cannot trust', { timeou
     const doomed = Array.from({ length: 12 }, (_, i) => startCrux(dir, ['session', 'put', `d${i}`, '{}'], { CRUX_LOCK_TIMEOUT: '60s' }));
     const live = startCrux(dir, ['session', 'put', 'live', '{}'], { CRUX_LOCK_TIMEOUT: '60s' });
     const infos = () => lockFiles(dir).filter((n) => n.startsWith('i.'));
-    while (infos().length < 14) await sleep(20);
+    const tickets = () => lockFiles(dir).filter((n) => n.startsWith('q.'));
+    // Each waits in the queue (lock-queue.ts) with a ticket, which goes with its other files once it is proved dead.
+    while (infos().length < 14 || tickets().length < 13) await sleep(20);
+    expect(tickets()).toHaveLength(13);
     for (const d of doomed) d.proc.kill('SIGKILL');
     await Promise.all(doomed.map((d) => d.done));
     expect(infos()).toHaveLength(14);
@@ -304,8 +307,9 @@ describe('the holder, named; the lock on a filesystem it cannot trust', { timeou
     expect((await live.done).code).toBe(0);
     await holder.done;
     expect(readSessions(dir).get('live' as never)?.state).toBe('{}');
-    // The live waiter's own files went with it; the dead ones go a few per write.
-    expect(leftovers(dir).length).toBeLessThanOrEqual(2 * 12);
+    // The live waiter's own files went with it (and the tickets of the dead ones it passed over in the queue);
+    // the dead ones' files go a few per write.
+    expect(leftovers(dir).length).toBeLessThanOrEqual(3 * 12);
     await expectSweptBy(dir, 12);
   });
 
@@ -358,12 +362,12 @@ describe('the holder, named; the lock on a filesystem it cannot trust', { timeou
 
 /** The lock directory's names. */
 const lockFiles = (dir: string) => fs.readdirSync(join(dir, '.lock'));
-/** What contenders left: every socket and holder file (the last generation and warn markers are not). */
-const leftovers = (dir: string) => lockFiles(dir).filter((n) => n.startsWith('s.') || n.startsWith('i.'));
+/** What contenders left: every socket, holder file and queue ticket (the last generation and warn markers are not). */
+const leftovers = (dir: string) => lockFiles(dir).filter((n) => n.startsWith('s.') || n.startsWith('i.') || n.startsWith('q.'));
 
 /** `dead` writers' leftovers are gone after ceil(dead / 4) more writes, and no write removes more than 4 writers' files. */
 async function expectSweptBy(dir: string, dead: number): Promise<void> {
-  const ids = () => new Set(leftovers(dir).map((n) => n.slice(2)));
+  const ids = () => new Set(leftovers(dir).map((n) => n.replace(/^(?:[si]|q\.\d+)\./, '')));
   for (let write = 0; write < Math.ceil(dead / 4); write++) {
     const before = ids().size;
     expect((await crux(dir, ['session', 'put', `after-${write}`, '{}'])).exitCode).toBe(0);

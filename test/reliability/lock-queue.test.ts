@@ -1,0 +1,97 @@
+// The waiters' queue of the writers' lock (src/journal/lock-queue.ts): a release wakes one waiter, not all of
+// them; waiters enter in the order they came; a waiter killed or timed out in the queue hands its place on, and
+// its ticket goes. The holder is this test process (acquireLock), so that it releases exactly when the test says;
+// the waiters are bin/crux writers, each started once the one before it sleeps (CRUX_TEST_LOCK_WAITS).
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { crux, freshDataDir, tempDir } from '../helpers/cli';
+import { acquireLock } from '../../src/journal/lock';
+import { expectHealthy, readSessions, startCrux, TIMEOUT, type Child } from './harness';
+import { findOverlaps, parseLockLog, readWaits, untilSlept } from './lock-log';
+
+const alive = (c: Child) => () => c.proc.exitCode === null && c.proc.signalCode === null;
+const lockFiles = (dir: string) => fs.readdirSync(join(dir, '.lock')).sort();
+
+/** A data directory whose lock this process holds, and `n` writers queued behind it one after another. */
+async function queued(n: number, env: (k: number) => Record<string, string | undefined> = () => ({})) {
+  const dir = freshDataDir();
+  expect((await crux(dir, ['session', 'put', 'seed', '{}'])).exitCode).toBe(0);
+  const logs = tempDir();
+  const lockLog = join(logs, 'lock.log');
+  const waits = join(logs, 'waits.log');
+  const held = await acquireLock(dir);
+  const waiters: Child[] = [];
+  for (let k = 0; k < n; k++) {
+    const w = startCrux(dir, ['session', 'put', `q${k}`, `{"k":${k}}`], {
+      CRUX_TEST_LOCK_LOG: lockLog,
+      CRUX_TEST_LOCK_WAITS: waits,
+      CRUX_LOCK_TIMEOUT: '60s',
+      ...env(k),
+    });
+    await untilSlept(waits, w.proc.pid, 1, alive(w));
+    waiters.push(w);
+  }
+  return { dir, lockLog, waits, held, waiters };
+}
+
+describe("the waiters' queue", { timeout: TIMEOUT }, () => {
+  it('a release wakes one waiter: each of 5 queued waiters sleeps once, on the one ahead of it, and they enter in order', async () => {
+    const { dir, lockLog, waits, held, waiters } = await queued(5);
+    const pids = waiters.map((w) => w.proc.pid!);
+    // The first sleeps on the holder, each later one on the waiter ahead of it; each holds a ticket meanwhile.
+    expect(pids.map((p) => readWaits(waits).get(p))).toEqual([['holder'], ['ahead'], ['ahead'], ['ahead'], ['ahead']]);
+    expect(lockFiles(dir).filter((n) => n.startsWith('q.'))).toHaveLength(5);
+    await held.release();
+    const exits = await Promise.all(waiters.map((w) => w.done));
+    expect(exits.map((e) => [e.code, e.stderr])).toEqual(exits.map(() => [0, '']));
+    // No waiter woke and went back to sleep: each release woke the one waiter behind the leaver.
+    expect(pids.map((p) => readWaits(waits).get(p)?.length)).toEqual([1, 1, 1, 1, 1]);
+    const log = parseLockLog(fs.readFileSync(lockLog, 'utf8'));
+    expect(findOverlaps(log).overlaps).toEqual([]);
+    expect(log.filter((e) => e.kind === 'enter').map((e) => e.pid)).toEqual(pids);
+    expect(lockFiles(dir).filter((n) => !/^g\.\d+$/.test(n))).toEqual([]);
+    const sessions = readSessions(dir);
+    for (let k = 0; k < 5; k++) expect(sessions.get(`q${k}` as never)?.state).toBe(`{"k":${k}}`);
+    await expectHealthy(dir);
+  });
+
+  it('a waiter killed with SIGKILL in the queue: the one behind it sleeps on the next one ahead, and removes its ticket', async () => {
+    const { dir, lockLog, waits, held, waiters } = await queued(3);
+    const [first, victim, last] = waiters as [Child, Child, Child];
+    fs.appendFileSync(lockLog, `kill ${victim.proc.pid} ${process.hrtime.bigint()}\n`);
+    victim.proc.kill('SIGKILL');
+    await untilSlept(waits, last.proc.pid, 2, alive(last));
+    expect(readWaits(waits).get(last.proc.pid!)).toEqual(['ahead', 'ahead']);
+    expect(lockFiles(dir).some((n) => n.startsWith('q.') && n.includes(`.${victim.proc.pid}.`))).toBe(false);
+    await held.release();
+    expect((await victim.done).signal).toBe('SIGKILL');
+    for (const e of await Promise.all([first.done, last.done])) expect([e.code, e.stderr]).toEqual([0, '']);
+    expect(readWaits(waits).get(first.proc.pid!)).toEqual(['holder']);
+    const log = parseLockLog(fs.readFileSync(lockLog, 'utf8'));
+    expect(findOverlaps(log).overlaps).toEqual([]);
+    expect(log.filter((e) => e.kind === 'enter').map((e) => e.pid)).toEqual([first.proc.pid, last.proc.pid]);
+    // The killed waiter's socket and holder file are swept by later writes, as any dead contender's.
+    for (let i = 0; i < 3 && lockFiles(dir).some((n) => !/^g\.\d+$/.test(n)); i++)
+      expect((await crux(dir, ['session', 'put', `after${i}`, '{}'])).exitCode).toBe(0);
+    expect(lockFiles(dir).filter((n) => !/^g\.\d+$/.test(n))).toEqual([]);
+    await expectHealthy(dir);
+  });
+
+  it('a waiter that times out in the queue (exit 75) hands its place on: the one behind it sleeps on the next one ahead', async () => {
+    const { dir, lockLog, waits, held, waiters } = await queued(3, (k) => (k === 1 ? { CRUX_LOCK_TIMEOUT: '300ms' } : {}));
+    const [first, quitter, last] = waiters as [Child, Child, Child];
+    const gaveUp = await quitter.done;
+    expect(gaveUp.code).toBe(75);
+    expect(gaveUp.stderr).toMatch(new RegExp(`locked by pid ${process.pid}\\b`));
+    await untilSlept(waits, last.proc.pid, 2, alive(last));
+    expect(readWaits(waits).get(last.proc.pid!)).toEqual(['ahead', 'ahead']);
+    // The quitter left nothing behind: no socket, holder file or ticket of its own.
+    expect(lockFiles(dir).some((n) => n.includes(`.${quitter.proc.pid}.`))).toBe(false);
+    await held.release();
+    for (const e of await Promise.all([first.done, last.done])) expect([e.code, e.stderr]).toEqual([0, '']);
+    const log = parseLockLog(fs.readFileSync(lockLog, 'utf8'));
+    expect(log.filter((e) => e.kind === 'enter').map((e) => e.pid)).toEqual([first.proc.pid, last.proc.pid]);
+    expect(lockFiles(dir).filter((n) => !/^g\.\d+$/.test(n))).toEqual([]);
+  });
+});
