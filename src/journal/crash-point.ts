@@ -27,11 +27,11 @@ export function traceLock(event: 'enter' | 'exit'): void {
   if (log) fs.appendFileSync(log, `${event} ${process.pid} ${process.hrtime.bigint()} ${token}\n`);
 }
 
-/** A waiter goes to sleep: on a contender ahead of it in the queue, on the holder, or for a back-off. */
-export function traceWait(on: 'ahead' | 'holder' | 'back-off'): void {
+/** A waiter goes to sleep: on a contender ahead of it in the queue or on the holder (`pid`: that one's), or for a back-off. */
+export function traceWait(on: 'ahead' | 'holder' | 'back-off', pid?: number): void {
   const log = process.env.CRUX_TEST_LOCK_WAITS;
   token ??= Math.random().toString(36).slice(2, 10);
-  if (log) fs.appendFileSync(log, `wait ${process.pid} ${process.hrtime.bigint()} ${token} ${on}\n`);
+  if (log) fs.appendFileSync(log, `wait ${process.pid} ${process.hrtime.bigint()} ${token} ${on}${pid === undefined ? '' : ` ${pid}`}\n`);
 }
 
 export async function holdLockForTest(): Promise<void> {

@@ -52,12 +52,12 @@ export function joinQueue(me: Contender, names: readonly string[]): void {
 }
 
 /**
- * A connection to the nearest live contender ahead of `me`, to sleep on until that one stops contending (it
+ * A connection to the nearest live contender ahead of `me` (and that one's pid), to sleep on until that one stops contending (it
  * took the lock and released it, gave up, or died: the kernel closes the connection in each case); undefined
  * when none is ahead. Tickets whose contender proves gone or dead are removed on the way (only where a
  * refusal proves a death: on an untrusted filesystem they are passed over).
  */
-export async function ahead(me: Contender, names: readonly string[], trusted: boolean): Promise<Socket | undefined> {
+export async function ahead(me: Contender, names: readonly string[], trusted: boolean): Promise<{ conn: Socket; pid: number } | undefined> {
   const mine = me.ticket === undefined ? undefined : ticketsIn([me.ticket])[0];
   if (mine === undefined) return undefined;
   const front = ticketsIn(names)
@@ -67,7 +67,7 @@ export async function ahead(me: Contender, names: readonly string[], trusted: bo
     const seen = await probe(me.address, `s.${t.id}`);
     if (seen.answer === 'alive') {
       // A busy socket (its backlog full) gives no connection to sleep on: the next one ahead is tried.
-      if (seen.conn !== undefined) return seen.conn;
+      if (seen.conn !== undefined) return { conn: seen.conn, pid: Number(t.id.split('.')[0]) };
     } else if (seen.answer === 'gone' || trusted) {
       unlinkQuiet(join(me.dir, t.name));
     }

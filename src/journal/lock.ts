@@ -166,8 +166,8 @@ async function contend(root: string, deadline: number, timeoutMs: number, opts: 
         const next = await ahead(me, names, filesystem.trusted);
         if (next !== undefined) {
           waited = true;
-          traceWait('ahead');
-          await waitForHolder(next, deadline, 0);
+          traceWait('ahead', next.pid);
+          await waitForHolder(next.conn, deadline, 0);
           continue;
         }
       }
@@ -213,7 +213,8 @@ async function contend(root: string, deadline: number, timeoutMs: number, opts: 
       waited = true;
       // The first to wait on a live holder starts the queue; those that come later sleep on it, not the holder.
       if (verdict.state === 'alive') joinQueue(me, names);
-      traceWait(verdict.state === 'alive' && verdict.conn !== undefined ? 'holder' : 'back-off');
+      if (verdict.state === 'alive' && verdict.conn !== undefined) traceWait('holder', verdict.holder?.pid);
+      else traceWait('back-off');
       await waitForHolder(verdict.state === 'alive' ? verdict.conn : undefined, deadline, delay * (0.5 + Math.random()));
       delay = Math.min(delay * 2, verdict.state === 'unknown' ? 100 : 25);
     }

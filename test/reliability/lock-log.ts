@@ -70,19 +70,22 @@ export async function untilEntered(path: string, pid: number | undefined, ms = 5
   while (alive() && !hasEntered(path, pid)) await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** The sleeps of each waiter in a CRUX_TEST_LOCK_WAITS log (`wait <pid> <ns> <token> <on>`): pid → what it slept on, in order. */
+/**
+ * The sleeps of each waiter in a CRUX_TEST_LOCK_WAITS log (`wait <pid> <ns> <token> <on> [<their pid>]`): pid →
+ * what it slept on, in order: `ahead <pid>` (a waiter ahead of it), `holder <pid>`, or `back-off`.
+ */
 export function readWaits(path: string): Map<number, string[]> {
   const waits = new Map<number, string[]>();
   const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
   for (const line of text.split('\n').filter(Boolean)) {
-    const [kind, pid, , , on] = line.split(' ');
-    if (kind !== 'wait' || !pid || !on) throw new Error(`bad lock wait line: ${line}`);
-    waits.set(Number(pid), [...(waits.get(Number(pid)) ?? []), on]);
+    const [kind, pid, , , ...on] = line.split(' ');
+    if (kind !== 'wait' || !pid || on.length === 0) throw new Error(`bad lock wait line: ${line}`);
+    waits.set(Number(pid), [...(waits.get(Number(pid)) ?? []), on.join(' ')]);
   }
   return waits;
 }
 
-/** Waits until process `pid` has gone to sleep `times` times in the CRUX_TEST_LOCK_WAITS log at `path` (while `alive()`), polling every 5 ms. */
-export async function untilSlept(path: string, pid: number | undefined, times: number, alive: () => boolean): Promise<void> {
-  while (alive() && (readWaits(path).get(pid!)?.length ?? 0) < times) await new Promise((resolve) => setTimeout(resolve, 5));
+/** Waits until process `pid` has gone to sleep on `on` (`ahead <pid>`, …) in the CRUX_TEST_LOCK_WAITS log at `path` (while `alive()`), polling every 5 ms. */
+export async function untilSlept(path: string, pid: number | undefined, on: (sleep: string) => boolean, alive: () => boolean): Promise<void> {
+  while (alive() && !(readWaits(path).get(pid!) ?? []).some(on)) await new Promise((resolve) => setTimeout(resolve, 5));
 }

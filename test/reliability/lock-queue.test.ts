@@ -29,7 +29,7 @@ async function queued(n: number, env: (k: number) => Record<string, string | und
       CRUX_LOCK_TIMEOUT: '60s',
       ...env(k),
     });
-    await untilSlept(waits, w.proc.pid, 1, alive(w));
+    await untilSlept(waits, w.proc.pid, () => true, alive(w));
     waiters.push(w);
   }
   return { dir, lockLog, waits, held, waiters };
@@ -39,8 +39,8 @@ describe("the waiters' queue", { timeout: TIMEOUT }, () => {
   it('a release wakes one waiter: each of 5 queued waiters sleeps once, on the one ahead of it, and they enter in order', async () => {
     const { dir, lockLog, waits, held, waiters } = await queued(5);
     const pids = waiters.map((w) => w.proc.pid!);
-    // The first sleeps on the holder, each later one on the waiter ahead of it; each holds a ticket meanwhile.
-    expect(pids.map((p) => readWaits(waits).get(p))).toEqual([['holder'], ['ahead'], ['ahead'], ['ahead'], ['ahead']]);
+    // The first sleeps on the holder (this process), each later one on the waiter ahead of it; each holds a ticket.
+    expect(pids.map((p) => readWaits(waits).get(p))).toEqual([[`holder ${process.pid}`], ...pids.slice(0, -1).map((p) => [`ahead ${p}`])]);
     expect(lockFiles(dir).filter((n) => n.startsWith('q.'))).toHaveLength(5);
     await held.release();
     const exits = await Promise.all(waiters.map((w) => w.done));
@@ -61,13 +61,15 @@ describe("the waiters' queue", { timeout: TIMEOUT }, () => {
     const [first, victim, last] = waiters as [Child, Child, Child];
     fs.appendFileSync(lockLog, `kill ${victim.proc.pid} ${process.hrtime.bigint()}\n`);
     victim.proc.kill('SIGKILL');
-    await untilSlept(waits, last.proc.pid, 2, alive(last));
-    expect(readWaits(waits).get(last.proc.pid!)).toEqual(['ahead', 'ahead']);
+    // Woken by the death, it passes over the victim's ticket (refused: removed) and sleeps on the first waiter.
+    // (It may sleep on the victim once more between: its connection can close before the victim's socket does.)
+    await untilSlept(waits, last.proc.pid, (on) => on === `ahead ${first.proc.pid}`, alive(last));
+    expect(readWaits(waits).get(last.proc.pid!)?.at(0)).toBe(`ahead ${victim.proc.pid}`);
     expect(lockFiles(dir).some((n) => n.startsWith('q.') && n.includes(`.${victim.proc.pid}.`))).toBe(false);
     await held.release();
     expect((await victim.done).signal).toBe('SIGKILL');
     for (const e of await Promise.all([first.done, last.done])) expect([e.code, e.stderr]).toEqual([0, '']);
-    expect(readWaits(waits).get(first.proc.pid!)).toEqual(['holder']);
+    expect(readWaits(waits).get(first.proc.pid!)).toEqual([`holder ${process.pid}`]);
     const log = parseLockLog(fs.readFileSync(lockLog, 'utf8'));
     expect(findOverlaps(log).overlaps).toEqual([]);
     expect(log.filter((e) => e.kind === 'enter').map((e) => e.pid)).toEqual([first.proc.pid, last.proc.pid]);
@@ -84,8 +86,9 @@ describe("the waiters' queue", { timeout: TIMEOUT }, () => {
     const gaveUp = await quitter.done;
     expect(gaveUp.code).toBe(75);
     expect(gaveUp.stderr).toMatch(new RegExp(`locked by pid ${process.pid}\\b`));
-    await untilSlept(waits, last.proc.pid, 2, alive(last));
-    expect(readWaits(waits).get(last.proc.pid!)).toEqual(['ahead', 'ahead']);
+    await untilSlept(waits, last.proc.pid, (on) => on === `ahead ${first.proc.pid}`, alive(last));
+    // A waiter that gives up closes its socket before it exits: the one behind wakes once, and sleeps on the next.
+    expect(readWaits(waits).get(last.proc.pid!)).toEqual([`ahead ${quitter.proc.pid}`, `ahead ${first.proc.pid}`]);
     // The quitter left nothing behind: no socket, holder file or ticket of its own.
     expect(lockFiles(dir).some((n) => n.includes(`.${quitter.proc.pid}.`))).toBe(false);
     await held.release();
