@@ -2,11 +2,14 @@
 //
 //   word 0–1  the sort key: (space << 24 | 24 high bits of a 56-bit value, 32 low bits)
 //   word 2–7  the payload, by space:
-//     key line     space 0: offset (hi, lo), length, line, flags (bit 0: the record resets its entity), 0
+//     key line     space 0: offset (hi, lo), length, line, flags (bit 0: the record resets its entity), the
+//                  key's second hash (keyCheck; 0 only by chance: then not known)
 //     secondary    space 1 + i (the store's i-th named index): value in the key; key hash (hi, lo),
-//                  version (the journal offset of the write that set it, hi, lo), flags (bit 1: withdrawn), 0
+//                  version (the journal offset of the write that set it, hi, lo), flags (bit 1: withdrawn),
+//                  the key's second hash (with the key hash, the entity's identity: index-entries.ts entityOf)
 // A key or a string value becomes a 56-bit hash (FNV-1a 64 folded); collisions are harmless because every
-// line and entity read through the index is checked against its real key. A value of a prefixed name
+// line and entity read through the index is checked against its real key, and a key line's second hash tells
+// the entities that share the 56 bits apart before their lines are read (StoreIndex.foldHash). A value of a prefixed name
 // (StoreSpec.secondary.prefixed) keeps its first 7 bytes in order instead (textKey), so that a prefix is a range.
 
 export const ENTRY_WORDS = 8;
@@ -15,6 +18,12 @@ export const FLAG_RESET = 1;
 export const FLAG_WITHDRAWN = 2;
 export const KEY_SPACE = 0;
 const TWO32 = 0x1_0000_0000;
+
+/**
+ * CRUX_TEST_HASH56_BITS=n keeps only the low n bits of every 56-bit hash (read once, at load): tests of keys
+ * and values that share a hash, which real keys do once in ~2^28 pairs.
+ */
+const TEST_HASH_MASK = process.env.CRUX_TEST_HASH56_BITS === undefined ? undefined : 2 ** Number(process.env.CRUX_TEST_HASH56_BITS) - 1;
 
 /** A 56-bit hash of a string as (hi 24 bits, lo 32 bits). */
 export function hash56(text: string): [number, number] {
@@ -29,7 +38,15 @@ export function hash56(text: string): [number, number] {
   a ^= b >>> 13;
   a = Math.imul(a, 0xc2b2ae35);
   b ^= a >>> 16;
+  if (TEST_HASH_MASK !== undefined) return [0, (a >>> 0) & TEST_HASH_MASK];
   return [(b ^ (b >>> 24)) & 0xffffff, a >>> 0];
+}
+
+/** A second hash of a key (FNV-1a, another basis), independent of hash56: a key line's word 7. */
+export function keyCheck(text: string): number {
+  let h = 0x9dc5811c;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h ^ (h >>> 16)) >>> 0;
 }
 
 /** The sort key of a value in a space: a string hashes, a number (≥ 0, < 2^56) is kept in order. */

@@ -3,7 +3,7 @@
 import type { JournalRecord } from '../record';
 import type { LinePosition } from '../scan';
 import type { StoreSpec } from '../store-spec';
-import { ENTRY_WORDS, EntryList, FLAG_RESET, FLAG_WITHDRAWN, hash56, joinOffset, KEY_SPACE, sortKey, splitOffset, textKey } from './entries';
+import { ENTRY_WORDS, EntryList, FLAG_RESET, FLAG_WITHDRAWN, hash56, joinOffset, KEY_SPACE, keyCheck, sortKey, splitOffset, textKey } from './entries';
 
 /** The key line entry of a record, if its store keys it. */
 export function keyEntry(list: EntryList, spec: StoreSpec<any>, record: JournalRecord, at: LinePosition): string | undefined {
@@ -11,7 +11,7 @@ export function keyEntry(list: EntryList, spec: StoreSpec<any>, record: JournalR
   if (key === undefined) return undefined;
   const [hi, lo] = sortKey(KEY_SPACE, key);
   const [oh, ol] = splitOffset(at.offset);
-  list.push(hi, lo, oh, ol, at.length, at.line, spec.resets?.(record) ? FLAG_RESET : 0, 0);
+  list.push(hi, lo, oh, ol, at.length, at.line, spec.resets?.(record) ? FLAG_RESET : 0, keyCheck(key));
   return key;
 }
 
@@ -31,14 +31,15 @@ export function secondaryEntries(list: Pick<EntryList, 'push'>, spec: StoreSpec<
   if (secondary === undefined) return;
   const values = secondary.values(state, key);
   const [kh, kl] = hash56(key);
+  const check = keyCheck(key);
   const [vh, vl] = splitOffset(version);
   secondary.names.forEach((_, i) => {
     const value = values[i];
     if (value === undefined) {
-      if (withdraw) list.push(((1 + i) << 24) >>> 0, 0, kh, kl, vh, vl, FLAG_WITHDRAWN, 0);
+      if (withdraw) list.push(((1 + i) << 24) >>> 0, 0, kh, kl, vh, vl, FLAG_WITHDRAWN, check);
     } else {
       const [hi, lo] = valueKey(spec, i, value);
-      list.push(hi, lo, kh, kl, vh, vl, 0, 0);
+      list.push(hi, lo, kh, kl, vh, vl, 0, check);
     }
   });
 }
@@ -55,7 +56,10 @@ export class KeyLines {
   }
 }
 
-/** The (space, key hash) of every secondary entry in `list`, with the index of its latest entry. */
+/** An entity's identity in a secondary entry: its key's 56-bit hash and second hash (keys may share the former). */
+export const entityOf = (w: Uint32Array, x: number): string => `${w[x + 2]}:${w[x + 3]}:${w[x + 7]}`;
+
+/** The (space, entity) of every secondary entry in `list`, with the index of its latest entry. */
 export function latestSecondaries(list: EntryList): Map<string, number> {
   const latest = new Map<string, number>();
   const w = list.words;
@@ -63,7 +67,7 @@ export function latestSecondaries(list: EntryList): Map<string, number> {
     const x = j * ENTRY_WORDS;
     const space = w[x]! >>> 24;
     if (space === KEY_SPACE) continue;
-    const id = `${space}:${w[x + 2]}:${w[x + 3]}`;
+    const id = `${space}:${entityOf(w, x)}`;
     const before = latest.get(id);
     if (before === undefined || joinOffset(w[before * ENTRY_WORDS + 4]!, w[before * ENTRY_WORDS + 5]!) <= joinOffset(w[x + 4]!, w[x + 5]!)) latest.set(id, j);
   }
@@ -77,7 +81,7 @@ export function keepLatest(list: EntryList, latest: Map<string, number>): Uint32
   for (let j = 0; j < list.count; j++) {
     const x = j * ENTRY_WORDS;
     const space = w[x]! >>> 24;
-    if (space !== KEY_SPACE && (latest.get(`${space}:${w[x + 2]}:${w[x + 3]}`) !== j || w[x + 6]! & FLAG_WITHDRAWN)) continue;
+    if (space !== KEY_SPACE && (latest.get(`${space}:${entityOf(w, x)}`) !== j || w[x + 6]! & FLAG_WITHDRAWN)) continue;
     kept.pushFrom(w, j);
   }
   return kept.view();

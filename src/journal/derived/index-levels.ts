@@ -12,7 +12,7 @@ import { fs } from '../../shared/fs';
 import type { StoreSpec } from '../store-spec';
 import type { JournalBinding } from './cache-file';
 import { compareAt, ENTRY_WORDS, EntryList, KEY_SPACE } from './entries';
-import { keepLatest, latestSecondaries, secondaryEntries } from './index-entries';
+import { entityOf, keepLatest, latestSecondaries, secondaryEntries } from './index-entries';
 import { dropIndexFiles, dropRun, openRun, strayRuns, writeManifest, writeRun, type FrozenRef, type Manifest, type RunRef } from './index-base';
 import { DerivedDamage, type SortedTable } from './sorted-table';
 import { newNonce } from './cache-file';
@@ -179,7 +179,8 @@ export function mergeStep(tables: IndexTables, root: string, spec: StoreSpec<any
     tables.table(run).all((w, i) => all.pushFrom(w, i));
     latest = latestSecondaries(all);
     fresh = keepLatest(all, latest);
-    for (const id of latest.keys()) superseded.add(Number(id.slice(id.lastIndexOf(':') + 1)));
+    // (space:hi:lo:check) — the quick test is by lo.
+    for (const id of latest.keys()) superseded.add(Number(id.split(':')[2]));
   } catch (error) {
     if (error instanceof DerivedDamage) return false;
     throw error;
@@ -210,7 +211,7 @@ export function mergeStep(tables: IndexTables, root: string, spec: StoreSpec<any
         for (let i = 0; i < n; i++) {
           const x = i * ENTRY_WORDS;
           // A secondary entry the frozen run supersedes is dropped (a quick numeric test first, then the exact one).
-          const drop = w[x]! >>> 24 !== KEY_SPACE && superseded.has(w[x + 3]!) && latest.has(`${w[x]! >>> 24}:${w[x + 2]}:${w[x + 3]}`);
+          const drop = w[x]! >>> 24 !== KEY_SPACE && superseded.has(w[x + 3]!) && latest.has(`${w[x]! >>> 24}:${entityOf(w, x)}`);
           const insert = f < freshCount && compareAt(fresh, f, w, i) < 0 && (upper === undefined || compareFirst(fresh, f, upper) < 0);
           if (!drop && !insert) continue;
           merged.appendWords(w.subarray(from * ENTRY_WORDS, x));

@@ -12,6 +12,7 @@
 import type { EntryList } from './entries';
 import { ENTRY_WORDS, FLAG_WITHDRAWN, joinOffset, sortKey } from './entries';
 import type { IndexTables } from './index-levels';
+import { entityOf } from './index-entries';
 
 /** The entities by descending value: `next()` gives each one's key hash (hi, lo) and value, then undefined. */
 export interface Newest {
@@ -31,7 +32,8 @@ const valueAt = (w: Uint32Array, x: number) => (w[x]! & 0xffffff) * 0x1_0000_000
 
 /**
  * The entities of `space` whose current value is at most `atMost`, by descending value (ties by descending key
- * hash), leaving out `exclude` (key hashes as `hi:lo`: entities the caller reads some other way).
+ * hash), leaving out `exclude` (entities as entityOf names them, `hi:lo:check`: ones the caller reads some
+ * other way). An entity is its key hash and second hash: keys that share the 56-bit hash stay apart.
  */
 export function newestInRange(tables: IndexTables, log: EntryList | undefined, space: number, atMost: number, exclude: ReadonlySet<string>): Newest {
   const [fromHi, fromLo] = [(space << 24) >>> 0, 0];
@@ -43,7 +45,7 @@ export function newestInRange(tables: IndexTables, log: EntryList | undefined, s
   const touched = new Map<string, Latest>();
   const take = (w: Uint32Array, j: number) => {
     const x = j * ENTRY_WORDS;
-    const id = `${w[x + 2]}:${w[x + 3]}`;
+    const id = entityOf(w, x);
     if (exclude.has(id)) return;
     const version = joinOffset(w[x + 4]!, w[x + 5]!);
     const before = touched.get(id);
@@ -60,7 +62,7 @@ export function newestInRange(tables: IndexTables, log: EntryList | undefined, s
   // A quick test first (a bitmap of the key hashes' low 16 bits: an int, never a boxed number), then the exact one.
   const special = new Uint8Array(0x10000);
   for (const e of touched.values()) special[e.lo & 0xffff] = 1;
-  for (const id of exclude) special[Number(id.slice(id.indexOf(':') + 1)) & 0xffff] = 1;
+  for (const id of exclude) special[Number(id.split(':')[1]) & 0xffff] = 1;
   // The partitions' other entries in the range, ascending (partitions in order, each sorted).
   // (value, hi, lo) per entry, in a typed array: three numbers an entry, unboxed, for hundreds of thousands.
   let plain = new Float64Array(3 * 1024);
@@ -69,7 +71,7 @@ export function newestInRange(tables: IndexTables, log: EntryList | undefined, s
     for (let j = start; j < end; j++) {
       const x = j * ENTRY_WORDS;
       if (special[w[x + 3]! & 0xffff] === 1) {
-        const id = `${w[x + 2]}:${w[x + 3]}`;
+        const id = entityOf(w, x);
         if (exclude.has(id)) continue;
         if (touched.has(id)) {
           take(w, j);

@@ -10,8 +10,8 @@
 // lines, read back from the journal. The entries go out as the base's partitions in sort order: the key
 // lines first, then the secondary entries (spilled and merged in turn).
 //
-// A key hashes to 56 bits in the index; here a second 32-bit hash (in word 7 of the sorted key lines) tells
-// entities that share the 56 bits apart, so each gets its own values. A batch's records are folded into the
+// A key hashes to 56 bits in the index; its second 32-bit hash (word 7 of each key line, kept in the index)
+// tells entities that share the 56 bits apart, so each gets its own values. A batch's records are folded into the
 // window as they are read (ChainVerifier's `keep`), before the batch is known to be whole: pending values
 // taken from a batch that never completed name a line that is not a key line, so they never match.
 // Damage (any problem but a torn tail) leaves no index, as a replay's would not; the caller reports the scan.
@@ -20,7 +20,7 @@ import { TRUST_VOUCHED } from '../record';
 import { scanJournal, type LinePosition, type ScanResult } from '../scan';
 import type { StoreSpec } from '../store-spec';
 import { mtimeOf, readVerified } from './cache-file';
-import { ENTRY_WORDS, EntryList, FLAG_RESET, hash56, joinOffset, KEY_SPACE, sortKey, splitOffset } from './entries';
+import { ENTRY_WORDS, EntryList, FLAG_RESET, hash56, joinOffset, KEY_SPACE, keyCheck, sortKey, splitOffset } from './entries';
 import { secondaryEntries, valueKey } from './index-entries';
 import { dropRun } from './index-base';
 import { installBase, partEntries } from './index-levels';
@@ -29,13 +29,6 @@ import { PartWriter, SpillFailed, SpillSort, type Merged } from './spill';
 
 /** Line bytes a window folds before it closes (its state is about that size again); scaled down for tests. */
 const windowBytes = () => (Number(process.env.CRUX_TEST_REBUILD_ENTRIES) || 0) * 64 || 4 * 1024 * 1024;
-
-/** A second hash of a key (FNV-1a, another basis), independent of hash56. */
-function hash32(text: string): number {
-  let h = 0x9dc5811c;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return (h ^ (h >>> 16)) >>> 0;
-}
 
 export interface Rebuilt<S> {
   readonly scan: ScanResult;
@@ -82,7 +75,7 @@ export function rebuildIndex<S>(root: string, spec: StoreSpec<S>, fd: number, ke
     if (!failed) {
       const [hi, lo] = sortKey(KEY_SPACE, key);
       const [oh, ol] = splitOffset(at.offset);
-      held.push(hi, lo, oh, ol, at.length, at.line, reset ? FLAG_RESET : 0, hash32(key));
+      held.push(hi, lo, oh, ol, at.length, at.line, reset ? FLAG_RESET : 0, keyCheck(key));
     }
     if (pending !== undefined && !failed && (reset || resident.has(key))) {
       spec.evolve(window, record, at);
@@ -156,7 +149,7 @@ export function rebuildIndex<S>(root: string, spec: StoreSpec<S>, fd: number, ke
 /** An entity's values in the window, pending: a marker, then one entry per value (its sort key in words 6–7). */
 function pendValues<S>(pending: SpillSort, spec: StoreSpec<S>, window: S, key: string, last: number): void {
   const [kh, kl] = hash56(key);
-  const h2 = hash32(key);
+  const h2 = keyCheck(key);
   const [oh, ol] = splitOffset(last);
   pending.push(kh, kl, h2, 0, oh, ol, 0, 0);
   spec.secondary!.values(window, key).forEach((value, i) => {
@@ -167,7 +160,7 @@ function pendValues<S>(pending: SpillSort, spec: StoreSpec<S>, window: S, key: s
 }
 
 /**
- * Writes the key lines (word 7 cleared: the index's own layout) to `out`, working out each entity's secondary
+ * Writes the key lines (word 7: the key's second hash, as the index keeps it) to `out`, working out each entity's secondary
  * entries on the way into `secondaries`, then those. Returns the live-bytes estimate (each entity's largest
  * line), or undefined when a line read back does not verify (the journal changed under the scan).
  */
@@ -190,7 +183,7 @@ function mergeOut<S>(
       group.count = 0;
       while (!lines.done && lines.words[lines.index * ENTRY_WORDS] === hi && lines.words[lines.index * ENTRY_WORDS + 1] === lo) {
         group.pushFrom(lines.words, lines.index);
-        out.push(lines.words, lines.index, 0);
+        out.push(lines.words, lines.index, lines.words[lines.index * ENTRY_WORDS + 7]!);
         lines.next();
       }
       const subgroups = bySecondHash(group);
@@ -245,7 +238,7 @@ function takePending(values: EntryList, h2: number, group: EntryList, at: number
   const [kh, kl] = [group.words[0]!, group.words[1]!];
   const [vh, vl] = splitOffset(version);
   for (let j = 0; j < values.count; j++) {
-    if (match(j) && w[j * ENTRY_WORDS + 6] !== 0) out.push(w[j * ENTRY_WORDS + 6]!, w[j * ENTRY_WORDS + 7]!, kh, kl, vh, vl, 0, 0);
+    if (match(j) && w[j * ENTRY_WORDS + 6] !== 0) out.push(w[j * ENTRY_WORDS + 6]!, w[j * ENTRY_WORDS + 7]!, kh, kl, vh, vl, 0, h2);
   }
   return true;
 }

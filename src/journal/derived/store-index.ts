@@ -18,8 +18,8 @@ import type { Position } from '../loaded';
 import type { IndexQuery, StoreSpec } from '../store-spec';
 import { bindingHolds, dropCacheFile, mtimeOf, newNonce, readVerified, writeCacheFile, type JournalBinding } from './cache-file';
 import { appendBlock, encodeLogHeader, readLog, type OpenLog } from './delta-log';
-import { compareAt, ENTRY_WORDS, EntryList, FLAG_RESET, FLAG_WITHDRAWN, hash56, joinOffset, KEY_SPACE, sortKey, textRange } from './entries';
-import { keyEntry, secondaryEntries, valueKey } from './index-entries';
+import { compareAt, ENTRY_WORDS, EntryList, FLAG_RESET, FLAG_WITHDRAWN, hash56, joinOffset, KEY_SPACE, keyCheck, sortKey, textRange } from './entries';
+import { entityOf, keyEntry, secondaryEntries, valueKey } from './index-entries';
 import { dropIndexFiles, INDEX_VERSION, logName, openManifest, type Manifest } from './index-base';
 import { freeze, IndexTables, mergeStep, RunMissing } from './index-levels';
 import { bindingAt, readTail, type Tail } from './index-tail';
@@ -35,6 +35,16 @@ const LOG_MAX_BYTES = 16 * 1024 * 1024;
 const TIE_READS = 16;
 /** A reader that finds this much journal past what the index covers writes a new base (temp + rename). */
 const READER_REBUILD_GAP_BYTES = 256 * 1024;
+
+/** A key's entity as secondary entries name it (index-entries.ts entityOf). */
+const entityOfKey = (key: string) => `${hash56(key).join(':')}:${keyCheck(key)}`;
+
+/** A key line of the index: where it is, whether it resets its entity, and its key's second hash (0: not known). */
+interface KeyLine {
+  readonly at: LinePosition;
+  readonly reset: boolean;
+  readonly check: number;
+}
 
 export class StoreIndex<S> {
   private pending = new EntryList(16);
@@ -161,7 +171,7 @@ export class StoreIndex<S> {
     // Entities written past the index are read first, whatever their values (not indexed yet): each counts as
     // its folded state says. The rest come by descending value, counted as the index says.
     const tail = [...this.tail.keys];
-    const inTail = new Set(tail.map((key) => hash56(key).join(':')));
+    const inTail = new Set(tail.map(entityOfKey));
     let newest: Newest;
     try {
       newest = newestInRange(this.tables, this.log?.entries, 1 + i, query.atMost, inTail);
@@ -203,7 +213,7 @@ export class StoreIndex<S> {
     const [fromHi, fromLo, toHi, toLo] = textRange(1 + i, query.prefix);
     const tail = [...this.tail.keys];
     if (tail.length > 0 && !this.loadKeys(state, tail)) return false;
-    const seen = new Set(tail.map((key) => hash56(key).join(':')));
+    const seen = new Set(tail.map(entityOfKey));
     const inRange = (w: Uint32Array, x: number) =>
       !(w[x + 6]! & FLAG_WITHDRAWN) && (w[x]! > fromHi || (w[x] === fromHi && w[x + 1]! >= fromLo)) && (w[x]! < toHi || (w[x] === toHi && w[x + 1]! <= toLo));
     // The frozen runs' and the log's entries in the range (few), in order, merged into the partitions' as they come.
@@ -226,7 +236,7 @@ export class StoreIndex<S> {
       const x = j * ENTRY_WORDS;
       if (w[x + 6]! & FLAG_WITHDRAWN) return false;
       if (stopAt !== undefined && (w[x]! > stopAt[0] || (w[x] === stopAt[0] && w[x + 1]! > stopAt[1]))) return true;
-      const id = `${w[x + 2]}:${w[x + 3]}`;
+      const id = entityOf(w, x);
       if (seen.has(id)) return false;
       seen.add(id);
       if (!this.foldHash(state, w[x + 2]!, w[x + 3]!, undefined)) {
@@ -254,12 +264,15 @@ export class StoreIndex<S> {
     return !failed;
   }
 
-  /** Positions (journal order) of every line whose key hashes to (hi, lo), from the base, the log and the tail. */
-  private linesOfHash(hi: number, lo: number): { at: LinePosition; reset: boolean }[] {
-    const found: { at: LinePosition; reset: boolean }[] = [];
+  /**
+   * Positions (journal order) of every line whose key hashes to (hi, lo), from the base, the log and the tail,
+   * each with its key's second hash (0: not known).
+   */
+  private linesOfHash(hi: number, lo: number): KeyLine[] {
+    const found: KeyLine[] = [];
     const take = (w: Uint32Array, j: number) => {
       const x = j * ENTRY_WORDS;
-      found.push({ at: { offset: joinOffset(w[x + 2]!, w[x + 3]!), length: w[x + 4]!, line: w[x + 5]! }, reset: (w[x + 6]! & FLAG_RESET) !== 0 });
+      found.push({ at: { offset: joinOffset(w[x + 2]!, w[x + 3]!), length: w[x + 4]!, line: w[x + 5]! }, reset: (w[x + 6]! & FLAG_RESET) !== 0, check: w[x + 7]! });
     };
     this.tables.range(hi, lo, hi, lo, take);
     for (const [list, j] of this.unsortedByHash().get(`${hi}:${lo}`) ?? []) take(list.words, j);
@@ -289,10 +302,13 @@ export class StoreIndex<S> {
 
   /**
    * Folds the entities whose key hashes to (hi, lo) — only `key` when given — reading their lines from the
-   * end back to each one's last resetting line.
+   * end back to each one's last resetting line. Without `key`, the lines may be several entities' (keys that
+   * share the 56 bits): reading stops early only once every second hash among them has met its resetting
+   * line, and with a second hash not known (0: an entry from before they were kept), or one met with two
+   * keys, every line is read.
    */
   private foldHash(state: S, hi: number, lo: number, key: string | undefined): boolean {
-    let lines: { at: LinePosition; reset: boolean }[];
+    let lines: KeyLine[];
     try {
       lines = this.linesOfHash(hi, lo);
     } catch (error) {
@@ -301,20 +317,29 @@ export class StoreIndex<S> {
     }
     const byKey = new Map<string, { record: JournalRecord; at: LinePosition }[]>();
     const done = new Set<string>();
+    const checks = new Set(lines.map((l) => l.check));
+    let whole = checks.has(0);
+    const keyOfCheck = new Map<number, string>();
+    const checksDone = new Set<number>();
     for (let i = lines.length - 1; i >= 0; i--) {
-      const { at } = lines[i]!;
+      const { at, check } = lines[i]!;
       const record = readVerified(this.journalFd, at);
       if (record === undefined) return false;
       const own = this.spec.keyOf!(record);
       if (own === undefined) return false;
+      if (key === undefined && keyOfCheck.get(check) !== own) {
+        if (keyOfCheck.has(check)) whole = true;
+        keyOfCheck.set(check, own);
+      }
       if ((key !== undefined && own !== key) || done.has(own)) continue;
       let list = byKey.get(own);
       if (list === undefined) byKey.set(own, (list = []));
       list.push({ record, at });
       if (this.spec.resets?.(record)) {
         done.add(own);
-        // Without a collision, the key's earlier lines need not be read.
-        if (key !== undefined || byKey.size === 1) break;
+        checksDone.add(check);
+        // The earlier lines of the key (of every key, without one) need not be read.
+        if (key !== undefined || (!whole && checksDone.size === checks.size)) break;
       }
     }
     for (const list of byKey.values()) for (let i = list.length - 1; i >= 0; i--) this.spec.evolve(state, list[i]!.record, list[i]!.at);
