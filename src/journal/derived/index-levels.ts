@@ -57,6 +57,10 @@ export class IndexTables {
     if (run === undefined) {
       run = openRun(this.root, this.file, ref);
       if (run === undefined) throw new RunMissing(`index run ${ref.id} is missing or not the one named`);
+      // A partition's keys lie from its first to the next one's first: a lookup's probes start there.
+      const parts = this.manifest.parts;
+      const p = parts.indexOf(ref as RunRef);
+      if (p >= 0) run.table.bound(ref.first, parts[p + 1]?.first);
       this.open.set(ref.id, run);
     }
     return run.table;
