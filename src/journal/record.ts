@@ -9,8 +9,7 @@
 // previous record's h (GENESIS for the first record of a chain). A damaged line fails its own hash; a
 // deleted or reordered line breaks the `p` chain and the contiguous `seq`.
 
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { sha256Hex } from '../shared/sha256';
 
 const FORMAT_VERSION = 1;
 export const GENESIS = '0'.repeat(32);
@@ -48,24 +47,8 @@ export interface ChainHead {
 
 export const EMPTY_HEAD: ChainHead = { seq: 0, h: GENESIS };
 
-// SHA-256 of a line, as lowercase hex. node:crypto hashes a line in ~1.5 µs but costs ~9 M instructions to
-// load (it pulls in Node's streams); @noble/hashes' pure-JS SHA-256 loads with the bundle, and its first two
-// lines cost ~1 M instructions each, cold. From the third on, V8 starts optimizing it (~30 M instructions
-// spent before it runs fast): a command that hashes one or two lines (a get, a put) uses it, any other (a
-// list's rows, a retrieve's results, a replay) switches to node:crypto at its third line.
-const NATIVE_AFTER_LINES = 2;
-let hashedLines = 0;
-let nativeHash: ((body: string) => string) | undefined;
-
-function lineHash(body: string): string {
-  if (nativeHash === undefined && ++hashedLines > NATIVE_AFTER_LINES) {
-    const { hash } = require('node:crypto') as typeof import('node:crypto');
-    nativeHash = (text) => hash('sha256', text, 'hex');
-  }
-  return (nativeHash ?? jsSha256Hex)(body).slice(0, HASH_HEX);
-}
-
-const jsSha256Hex = (text: string): string => bytesToHex(sha256(utf8ToBytes(text)));
+// SHA-256 of a line (shared/sha256.ts says how: WebAssembly, node:crypto for a replay).
+const lineHash = (body: string): string => sha256Hex(body).slice(0, HASH_HEX);
 
 /**
  * Encodes drafts as the lines that follow `head`; returns the text (each line ends in \n) and the new head.

@@ -1,9 +1,8 @@
 // A stretch of a transcript as one case (SPEC §10.2, §5): the prompts since the last case recorded for the
 // session, what was done, how it ended. Deterministic: the same transcript and ending make the same case,
 // under an id derived from the session and the stretch's last prompt, so a stretch is recorded once.
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { CaseId } from '../../shared/ids';
+import { sha256Hex } from '../../shared/sha256';
 import { collapse, type Turn } from './turns';
 
 /**
@@ -32,7 +31,7 @@ const REPLY_CHARS = 400;
 
 /** The case id of the stretch that ends with `turn`: the same for every process that reads that stretch. */
 export function stretchCaseId(source: StretchSource, turn: Pick<Turn, 'key'>): CaseId {
-  return `c_${bytesToHex(sha256(utf8ToBytes(`${source.client}\n${source.sessionKey}\n${turn.key}`))).slice(0, 24)}` as CaseId;
+  return `c_${sha256Hex(`${source.client}\n${source.sessionKey}\n${turn.key}`).slice(0, 24)}` as CaseId;
 }
 
 /** The turns not yet in a case: those after the last turn whose stretch case the bank has held. */

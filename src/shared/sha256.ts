@@ -1,0 +1,97 @@
+// SHA-256 of a string's UTF-8, as lowercase hex: record lines' hashes (journal/record.ts) and the ids derived
+// from content (domain/transcript/stretch.ts), by a small WebAssembly module, by node:crypto past many strings.
+
+// sha256.wat beside this file, assembled by wabt's wat2wasm into the bytes below (`npx wabt` 1.0.39:
+// wat2wasm sha256.wat, then base64). Why not the others first:
+// - node:crypto hashes a line in ~0.5 µs but costs ~3 ms to load (it pulls in Node's streams): a command that
+//   hashes a few lines (a `get` hashes two: the cache binding's head and the record) must not load it.
+// - @noble/hashes' pure-JS SHA-256 loads with the bundle but runs cold in V8's interpreter: in a fresh process
+//   its first call on a 166-byte line takes ~0.5 ms, the second ~0.35, later ones ~0.1.
+// The module compiles and instantiates in ~0.1 ms and hashes such a line in a few µs from its first call.
+// Its steady pace (~1.4 µs a line) is below node:crypto's, so a replay still switches to node:crypto past
+// NATIVE_AFTER strings. Without WebAssembly (`node --jitless`) @noble/hashes does the work.
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+
+const SHA256_WASM =
+  'AGFzbQEAAAABEgRgAABgAX8Bf2ABfwBgAn9/AAMGBQABAgIDBQMBAAEHHAMGbWVtb3J5AgAGYmxvY2tzAAMGZmluaXNoAAQIAQAKpAYFYgBBAEHnzKfQBjYCgARBAEGF3Z7bezYChARBAEHy5rvjAzYCiARBAEG66r+qejYCjARBAEH/pLmIBTYCkARBAEGM0ZXYeTYClARBAEGrs4/8ATYCmARBAEGZmoPfBTYCnAQLGQAgAEEId0H/gfwHcSAAQQh4QYD+g3hxcgu+AwEMfwNAIAEgACABaigCABABNgKAAiABQQRqIgFBwABHDQALA0AgASgCxAEhAiABKAL4ASEDIAEgASgCwAEgASgC5AFqIAJBB3ggAkESeHMgAkEDdnMgA0EReCADQRN4cyADQQp2c2pqNgKAAiABQQRqIgFBgAJHDQALQQAoAoAEIQVBACgChAQhBkEAKAKIBCEHQQAoAowEIQhBACgCkAQhCUEAKAKUBCEKQQAoApgEIQtBACgCnAQhDEEAIQEDQCAMIAlBBnggCUELeHMgCUEZeHNqIAsgCSAKIAtzcXNqIAEoAgAgASgCgAJqaiEEIAshDCAKIQsgCSEKIAggBGohCSAHIQggBCAFQQJ4IAVBDXhzIAVBFnhzIAUgBnEgByAFIAZycXJqaiEEIAYhByAFIQYgBCEFIAFBBGoiAUGAAkcNAAtBAEEAKAKABCAFajYCgARBAEEAKAKEBCAGajYChARBAEEAKAKIBCAHajYCiARBAEEAKAKMBCAIajYCjARBAEEAKAKQBCAJajYCkARBAEEAKAKUBCAKajYClARBAEEAKAKYBCALajYCmARBAEEAKAKcBCAMajYCnAQLLwECf0GACCEBQYAIIABBBnRqIQICQANAIAEgAk8NASABEAIgAUHAAGohAQwACwsLtAEBA39BgAggAGohAiACQYABOgAAIAJBAWohAkE3IABrQT9xIQQgAkEAIAT8CwAgAiAEaiECIAIgAUEddhABNgIAIAIgAUEDdBABNgIEIAJBCGpBgAhrQQZ2EANBoAQhAgNAIAJBoARrQQF2KAKABCEDIAJBCGohBANAIAIgA0EcdkEwakEnQQAgA0EcdkEJSxtqOgAAIANBBHQhAyACQQFqIgIgBEcNAAsgAkHgBEcNAAsQAAsLhwIBAEEAC4ACmC+KQpFEN3HP+8C1pdu16VvCVjnxEfFZpII/ktVeHKuYqgfYAVuDEr6FMSTDfQxVdF2+cv6x3oCnBtybdPGbwcFpm+SGR77vxp3BD8yhDCRvLOktqoR0StypsFzaiPl2UlE+mG3GMajIJwOwx39Zv/ML4MZHkafVUWPKBmcpKRSFCrcnOCEbLvxtLE0TDThTVHMKZbsKanYuycKBhSxykqHov6JLZhqocItLwqNRbMcZ6JLRJAaZ1oU1DvRwoGoQFsGkGQhsNx5Md0gntbywNLMMHDlKqthOT8qcW/NvLmjugo90b2OleBR4yIQIAseM+v++kOtsUKT3o/m+8nhxxg==';
+// The module's memory is one 64 KiB page: constants, schedule, state and the digest's hex below INPUT_AT, then
+// the bytes to hash, and room past them for the padding (at most 72 bytes).
+const INPUT_AT = 1024;
+/** The most bytes hashed in one pass (exported for its test: longer strings go through in chunks). */
+export const INPUT_CHUNK = 64 * 1024 - INPUT_AT - 128;
+const DIGEST_AT = 544;
+
+interface WasmSha {
+  /** Compresses the first n whole 64-byte blocks of the input. */
+  readonly blocks: (n: number) => void;
+  /** Pads and compresses the input's first `length` bytes, the end of a message of `total` bytes; writes the hex. */
+  readonly finish: (length: number, total: number) => void;
+  readonly input: Uint8Array;
+  readonly digest: Buffer;
+  readonly encoder: InstanceType<typeof TextEncoder>;
+}
+let wasm: WasmSha | null | undefined;
+
+// The little of WebAssembly's API used here (the compiler's lib has no declarations for it).
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object) => { exports: Pick<WasmSha, 'blocks' | 'finish'> & { memory: { buffer: ArrayBuffer } } };
+}
+
+function loadWasm(): WasmSha | null {
+  const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+  if (api === undefined) return null;
+  const { blocks, finish, memory } = new api.Instance(new api.Module(Buffer.from(SHA256_WASM, 'base64'))).exports;
+  return {
+    blocks,
+    finish,
+    input: new Uint8Array(memory.buffer, INPUT_AT, INPUT_CHUNK),
+    digest: Buffer.from(memory.buffer, DIGEST_AT, 64),
+    encoder: new TextEncoder(),
+  };
+}
+
+/**
+ * The WebAssembly implementation (exported for its test). The string is encoded straight into the module's
+ * memory, a chunk at a time: encodeInto never splits a character, and writes a lone surrogate as U+FFFD, as
+ * TextEncoder (so @noble/hashes' utf8ToBytes) and node:crypto do.
+ */
+export function wasmSha256Hex(text: string): string {
+  wasm ??= loadWasm();
+  if (wasm === null) return jsSha256Hex(text);
+  const { blocks, finish, input, encoder } = wasm;
+  let rest = text;
+  let filled = 0;
+  let total = 0;
+  for (;;) {
+    const { read, written } = encoder.encodeInto(rest, filled === 0 ? input : input.subarray(filled));
+    total += written;
+    filled += written;
+    if (read === rest.length) break;
+    rest = rest.slice(read);
+    // The whole blocks go now; the bytes of the last partial one move to the front of the input.
+    blocks(filled >>> 6);
+    const whole = filled & ~63;
+    input.copyWithin(0, whole, filled);
+    filled -= whole;
+  }
+  finish(filled, total);
+  return wasm.digest.toString('latin1');
+}
+
+const jsSha256Hex = (text: string): string => bytesToHex(sha256(utf8ToBytes(text)));
+
+// Past NATIVE_AFTER strings (a replay, a check), node:crypto's load is paid back by its pace.
+const NATIVE_AFTER = 256;
+let hashed = 0;
+let native: ((text: string) => string) | undefined;
+
+/** SHA-256 of `text`'s UTF-8 (a lone surrogate as U+FFFD), as 64 lowercase hex digits. */
+export function sha256Hex(text: string): string {
+  if (native === undefined && ++hashed > NATIVE_AFTER) {
+    const { hash } = require('node:crypto') as typeof import('node:crypto');
+    native = (text) => hash('sha256', text, 'hex');
+  }
+  return (native ?? wasmSha256Hex)(text);
+}

@@ -1,0 +1,112 @@
+// SHA-256 of strings: the WebAssembly module and the switching front (sha256Hex) against node:crypto, at every
+// length a block boundary or the padding can split, on multi-byte and ill-formed UTF-16, past the module's
+// input chunk, in a seeded random run; and @noble/hashes alone where a Node has no WebAssembly.
+import { hash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { buildSync } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { INPUT_CHUNK, sha256Hex, wasmSha256Hex } from '../../../src/shared/sha256';
+
+const expected = (text: string) => hash('sha256', text, 'hex');
+
+/** A seeded generator (mulberry32): a failure names its seed and comes back the same. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// UTF-16 units of every UTF-8 width, surrogate pairs, and lone surrogates (high, low, a low before a high).
+const PIECES = ['a', '"', '\\', '\n', '\u0000', '\u007f', 'é', '\u07ff', '\u0800', '€', '\ufffd', '\uffff', '😀', '\u{10ffff}', '\ud800', '\udfff', '\udc00\ud800'];
+function randomText(next: () => number, units: number): string {
+  let text = '';
+  while (text.length < units) text += next() < 0.5 ? String.fromCharCode(32 + Math.floor(next() * 95)) : PIECES[Math.floor(next() * PIECES.length)]!;
+  return text;
+}
+
+describe('sha256Hex', () => {
+  it('is SHA-256: the FIPS 180-4 vectors', () => {
+    expect(wasmSha256Hex('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    expect(wasmSha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(wasmSha256Hex('abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq')).toBe('248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1');
+  });
+
+  it('agrees with node:crypto at every length 0..300 (the padding’s 55/56, 63/64, 119/120 included)', () => {
+    const next = random(1);
+    for (let length = 0; length <= 300; length++) {
+      const text = Array.from({ length }, () => String.fromCharCode(32 + Math.floor(next() * 95))).join('');
+      expect(wasmSha256Hex(text), `length ${length}`).toBe(expected(text));
+      expect(sha256Hex(text), `length ${length}`).toBe(expected(text));
+    }
+  });
+
+  it('hashes the UTF-8 of multi-byte characters, and a lone surrogate as U+FFFD, as node:crypto and TextEncoder do', () => {
+    const replacement = hash('sha256', Buffer.from([0xef, 0xbf, 0xbd]), 'hex');
+    for (const lone of ['\ud800', '\udbff', '\udc00', '\udfff']) {
+      expect(wasmSha256Hex(lone)).toBe(replacement);
+      expect(expected(lone)).toBe(replacement);
+    }
+    expect(wasmSha256Hex('\udc00\ud800')).toBe(hash('sha256', Buffer.from([0xef, 0xbf, 0xbd, 0xef, 0xbf, 0xbd]), 'hex'));
+    expect(wasmSha256Hex('😀')).toBe(hash('sha256', Buffer.from([0xf0, 0x9f, 0x98, 0x80]), 'hex'));
+    // Each width at each byte offset around the 56- and 64-byte boundaries.
+    for (const piece of PIECES) {
+      for (let pad = 50; pad <= 66; pad++) {
+        const text = `${'x'.repeat(pad)}${piece}`;
+        expect(wasmSha256Hex(text), `${pad} + ${JSON.stringify(piece)}`).toBe(expected(text));
+      }
+    }
+  });
+
+  it('takes a string past the module’s input chunk in pieces, never splitting a character at a chunk’s end', () => {
+    for (const piece of PIECES) {
+      for (let pad = INPUT_CHUNK - 4; pad <= INPUT_CHUNK + 1; pad++) {
+        const text = `${'y'.repeat(pad)}${piece}${'z'.repeat(70)}`;
+        expect(wasmSha256Hex(text), `${pad} + ${JSON.stringify(piece)}`).toBe(expected(text));
+      }
+    }
+    for (const length of [INPUT_CHUNK - 1, INPUT_CHUNK, INPUT_CHUNK + 1, 2 * INPUT_CHUNK + 63, 200_000]) {
+      const text = 'q'.repeat(length);
+      expect(wasmSha256Hex(text), `length ${length}`).toBe(expected(text));
+    }
+    // Long multi-byte text: 1–4 bytes a character, so the chunks end at every kind of character.
+    const next = random(2);
+    for (let i = 0; i < 6; i++) {
+      const text = randomText(next, 40_000 + Math.floor(next() * 200_000));
+      expect(wasmSha256Hex(text)).toBe(expected(text));
+    }
+  });
+
+  it('agrees with node:crypto on random text, before and after the switch to node:crypto (seeded)', () => {
+    for (const seed of [3, 4, 5]) {
+      const next = random(seed);
+      for (let i = 0; i < 700; i++) {
+        const text = randomText(next, Math.floor(next() * (next() < 0.9 ? 400 : 5000)));
+        expect(wasmSha256Hex(text), `seed ${seed}, case ${i}`).toBe(expected(text));
+        expect(sha256Hex(text), `seed ${seed}, case ${i}`).toBe(expected(text));
+      }
+    }
+  });
+
+  it('without WebAssembly (node --jitless) @noble/hashes answers the same', () => {
+    // The module as the bundle has it, run by a Node whose V8 has no WebAssembly.
+    const { outputFiles } = buildSync({
+      entryPoints: [new URL('../../../src/shared/sha256.ts', import.meta.url).pathname],
+      bundle: true,
+      format: 'cjs',
+      platform: 'node',
+      write: false,
+    });
+    const texts = ['', 'abc', 'x'.repeat(119), '😀\ud800é', 'w'.repeat(70_000)];
+    const script = `const module = { exports: {} }; (function (exports, module) { ${outputFiles[0]!.text} })(module.exports, module);
+      const { sha256Hex, wasmSha256Hex } = module.exports;
+      const texts = ${JSON.stringify(texts)};
+      process.stdout.write(JSON.stringify([typeof WebAssembly, texts.map(wasmSha256Hex), texts.map(sha256Hex)]));`;
+    const out = execFileSync(process.execPath, ['--jitless', '-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    expect(JSON.parse(out)).toEqual(['undefined', texts.map(expected), texts.map(expected)]);
+  });
+});
