@@ -1,17 +1,18 @@
 // SHA-256 of a string's UTF-8, as lowercase hex: record lines' hashes (journal/record.ts) and the ids derived
-// from content (domain/transcript/stretch.ts), by a small WebAssembly module, by node:crypto past many strings.
+// from content (domain/transcript/stretch.ts), by a small WebAssembly module, by node:crypto past ~200 KB of text.
 
 // sha256.wat beside this file, assembled by wabt's wat2wasm into the bytes below (`npx wabt` 1.0.39:
-// wat2wasm sha256.wat, then base64). Why not the others first:
-// - node:crypto hashes a line in ~0.5 µs but costs ~3 ms to load (it pulls in Node's streams): a command that
-//   hashes a few lines (a `get` hashes two: the cache binding's head and the record) must not load it.
-// - @noble/hashes' pure-JS SHA-256 loads with the bundle but runs cold in V8's interpreter: in a fresh process
-//   its first call on a 166-byte line takes ~0.5 ms, the second ~0.35, later ones ~0.1.
-// The module compiles and instantiates in ~0.1 ms and hashes such a line in a few µs from its first call.
-// Its steady pace (~1.4 µs a line) is below node:crypto's, so a replay still switches to node:crypto past
-// NATIVE_AFTER strings. Without WebAssembly (`node --jitless`) @noble/hashes does the work.
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+// wat2wasm sha256.wat, then base64). Measured, for a command that hashes a few lines (a `session get` hashes
+// two: the cache binding's head and the record; a put a few more):
+// - node:crypto hashes fastest but costs ~3 ms (13 M instructions) to load: it pulls in Node's streams.
+// - @noble/hashes' pure-JS SHA-256 runs cold in V8's interpreter: in a fresh process its first call on a
+//   166-byte line takes ~0.5 ms, the second ~0.35, later ones ~0.1; and its module's set-up costs every start.
+// - This module compiles lazily and instantiates in well under a million instructions and hashes such a line in
+//   a few µs from its first call: a `get` runs ~5 M instructions fewer than with @noble/hashes, a `put` ~6 M.
+// Past NATIVE_AFTER_UNITS of text (a replay, a check, an import) node:crypto is loaded all the same. Without
+// WebAssembly (`node --jitless`) @noble/hashes does the work. CRC-32 (journal/derived/checksum.ts) is a module
+// of its own: one module for both would save one compilation, ~0.2 M instructions, and put the derived files'
+// checksum below the journal.
 
 const SHA256_WASM =
   'AGFzbQEAAAABEgRgAABgAX8Bf2ABfwBgAn9/AAMGBQABAgIDBQMBAAEHHAMGbWVtb3J5AgAGYmxvY2tzAAMGZmluaXNoAAQIAQAKpAYFYgBBAEHnzKfQBjYCgARBAEGF3Z7bezYChARBAEHy5rvjAzYCiARBAEG66r+qejYCjARBAEH/pLmIBTYCkARBAEGM0ZXYeTYClARBAEGrs4/8ATYCmARBAEGZmoPfBTYCnAQLGQAgAEEId0H/gfwHcSAAQQh4QYD+g3hxcgu+AwEMfwNAIAEgACABaigCABABNgKAAiABQQRqIgFBwABHDQALA0AgASgCxAEhAiABKAL4ASEDIAEgASgCwAEgASgC5AFqIAJBB3ggAkESeHMgAkEDdnMgA0EReCADQRN4cyADQQp2c2pqNgKAAiABQQRqIgFBgAJHDQALQQAoAoAEIQVBACgChAQhBkEAKAKIBCEHQQAoAowEIQhBACgCkAQhCUEAKAKUBCEKQQAoApgEIQtBACgCnAQhDEEAIQEDQCAMIAlBBnggCUELeHMgCUEZeHNqIAsgCSAKIAtzcXNqIAEoAgAgASgCgAJqaiEEIAshDCAKIQsgCSEKIAggBGohCSAHIQggBCAFQQJ4IAVBDXhzIAVBFnhzIAUgBnEgByAFIAZycXJqaiEEIAYhByAFIQYgBCEFIAFBBGoiAUGAAkcNAAtBAEEAKAKABCAFajYCgARBAEEAKAKEBCAGajYChARBAEEAKAKIBCAHajYCiARBAEEAKAKMBCAIajYCjARBAEEAKAKQBCAJajYCkARBAEEAKAKUBCAKajYClARBAEEAKAKYBCALajYCmARBAEEAKAKcBCAMajYCnAQLLwECf0GACCEBQYAIIABBBnRqIQICQANAIAEgAk8NASABEAIgAUHAAGohAQwACwsLtAEBA39BgAggAGohAiACQYABOgAAIAJBAWohAkE3IABrQT9xIQQgAkEAIAT8CwAgAiAEaiECIAIgAUEddhABNgIAIAIgAUEDdBABNgIEIAJBCGpBgAhrQQZ2EANBoAQhAgNAIAJBoARrQQF2KAKABCEDIAJBCGohBANAIAIgA0EcdkEwakEnQQAgA0EcdkEJSxtqOgAAIANBBHQhAyACQQFqIgIgBEcNAAsgAkHgBEcNAAsQAAsLhwIBAEEAC4ACmC+KQpFEN3HP+8C1pdu16VvCVjnxEfFZpII/ktVeHKuYqgfYAVuDEr6FMSTDfQxVdF2+cv6x3oCnBtybdPGbwcFpm+SGR77vxp3BD8yhDCRvLOktqoR0StypsFzaiPl2UlE+mG3GMajIJwOwx39Zv/ML4MZHkafVUWPKBmcpKRSFCrcnOCEbLvxtLE0TDThTVHMKZbsKanYuycKBhSxykqHov6JLZhqocItLwqNRbMcZ6JLRJAaZ1oU1DvRwoGoQFsGkGQhsNx5Md0gntbywNLMMHDlKqthOT8qcW/NvLmjugo90b2OleBR4yIQIAseM+v++kOtsUKT3o/m+8nhxxg==';
@@ -80,16 +81,19 @@ export function wasmSha256Hex(text: string): string {
   return wasm.digest.toString('latin1');
 }
 
-const jsSha256Hex = (text: string): string => bytesToHex(sha256(utf8ToBytes(text)));
+// @noble/hashes is required on first use: only a Node without WebAssembly needs it, and setting up its module
+// (the SHA-2 family's classes and constants) costs every start ~1 M instructions.
+const jsSha256Hex = (text: string): string => (require('./sha256-js') as typeof import('./sha256-js')).jsSha256Hex(text);
 
-// Past NATIVE_AFTER strings (a replay, a check), node:crypto's load is paid back by its pace.
-const NATIVE_AFTER = 256;
-let hashed = 0;
+// node:crypto costs ~13 M instructions to load and then hashes ~60 instructions a byte fewer than the module
+// does: it pays back past ~200 KB hashed (a replay, a check, an import), not for the few lines of a command.
+const NATIVE_AFTER_UNITS = 200_000;
+let hashedUnits = 0;
 let native: ((text: string) => string) | undefined;
 
 /** SHA-256 of `text`'s UTF-8 (a lone surrogate as U+FFFD), as 64 lowercase hex digits. */
 export function sha256Hex(text: string): string {
-  if (native === undefined && ++hashed > NATIVE_AFTER) {
+  if (native === undefined && (hashedUnits += text.length) > NATIVE_AFTER_UNITS) {
     const { hash } = require('node:crypto') as typeof import('node:crypto');
     native = (text) => hash('sha256', text, 'hex');
   }

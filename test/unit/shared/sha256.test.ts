@@ -22,7 +22,25 @@ function random(seed: number): () => number {
 }
 
 // UTF-16 units of every UTF-8 width, surrogate pairs, and lone surrogates (high, low, a low before a high).
-const PIECES = ['a', '"', '\\', '\n', '\u0000', '\u007f', 'é', '\u07ff', '\u0800', '€', '\ufffd', '\uffff', '😀', '\u{10ffff}', '\ud800', '\udfff', '\udc00\ud800'];
+const PIECES = [
+  'a',
+  '"',
+  '\\',
+  '\n',
+  '\u0000',
+  '\u007f',
+  'é',
+  '\u07ff',
+  '\u0800',
+  '€',
+  '\ufffd',
+  '\uffff',
+  '😀',
+  '\u{10ffff}',
+  '\ud800',
+  '\udfff',
+  '\udc00\ud800',
+];
 function randomText(next: () => number, units: number): string {
   let text = '';
   while (text.length < units) text += next() < 0.5 ? String.fromCharCode(32 + Math.floor(next() * 95)) : PIECES[Math.floor(next() * PIECES.length)]!;
