@@ -84,6 +84,8 @@ await bundle('src/cli/mcp/sdk.ts', 'mcp.cjs', { stamp: true });
 await bundle('src/cli/main.ts', 'crux.cjs', { stamp: true, plugins: [lazyChildProcess, separatePostgres, separateToml] });
 // The fast path (src/cli/fast): `session get|put|close` and `case record` without commander or the other commands.
 await bundle('src/cli/fast/main.ts', 'fast.cjs', { stamp: true, plugins: [separatePostgres, separateToml] });
+// The query fast path: `session list` and `case retrieve`, in a bundle of their own so that fast.cjs stays small.
+await bundle('src/cli/fast/query-main.ts', 'fast-query.cjs', { stamp: true, plugins: [separatePostgres, separateToml] });
 // The dashboard's front-end (`crux ui` alone reads it): dist/ui/.
 await bundleUi();
 // legalComments is 'none' (comments cost start-up): the notices of what the bundles carry ship beside them.
@@ -131,12 +133,14 @@ try {
     target: 'node20',
     logLevel: 'warning',
   });
-  const warmFast = (variant, commands) =>
+  // One bundle's warm-up (a variant's, when it has them) in a process of its own, which writes its code cache.
+  const warmBundle = (name, variant, commands) =>
     execFileSync(
       process.execPath,
-      ['-e', `require(${JSON.stringify(loader)}).runBundle(require('node:path').resolve('dist/fast.cjs'), { variant: ${JSON.stringify(variant)} })`],
-      { env: { ...env, CRUX_WRITE_CODE_CACHE: `fast.cjs.${variant}`, CRUX_WARM_UP: JSON.stringify(commands) }, stdio: 'ignore' },
+      ['-e', `require(${JSON.stringify(loader)}).runBundle(require('node:path').resolve('dist/${name}'), ${JSON.stringify({ variant })})`],
+      { env: { ...env, CRUX_WRITE_CODE_CACHE: variant === undefined ? name : `${name}.${variant}`, CRUX_WARM_UP: JSON.stringify(commands) }, stdio: 'ignore' },
     );
+  const warmFast = (variant, commands) => warmBundle('fast.cjs', variant, commands);
   execFileSync(process.execPath, ['bin/crux', ...d, 'session', 'put', 'warm-read', '{"step":1}'], {
     env: { ...env, CRUX_WARM_UP: '', CRUX_WRITE_CODE_CACHE: '' },
     stdio: 'ignore',
@@ -151,6 +155,15 @@ try {
     [...d, 'session', 'put', 'warm-fast', '{"step":3}', '--json'],
     [...d, 'session', 'close', 'warm-fast', '--summary', 'done'],
     [...d, 'case', 'record', '--task', 'warm up the fast path', '--action', 'run', '--outcome', 'ok', '--tag', 'warm'],
+  ]);
+  // The query fast path's (dist/fast-query.cjs): the lists and retrieves agents make (--json, a table, --quiet,
+  // a limited list).
+  warmBundle('fast-query.cjs', undefined, [
+    [...d, 'session', 'list', '--stranded', '--limit', '24', '--json'],
+    [...d, 'session', 'list'],
+    [...d, 'session', 'list', '--all', '--quiet'],
+    [...d, 'case', 'retrieve', 'warm', 'fast', '--json'],
+    [...d, 'case', 'retrieve', 'warm', 'cache', '--only-success', '--top-k', '3'],
   ]);
 } finally {
   rmSync(scratch, { recursive: true, force: true });

@@ -9,12 +9,17 @@ import { runBundle } from './code-cache';
 process.removeAllListeners('warning');
 const dist = join(__dirname, '..', 'dist');
 // The commands most calls are (`session get|put|close`, `case record`) run from a small bundle of their own,
-// dist/fast.cjs (src/cli/fast); a command line it does not read as commander would, it hands to the full program.
+// dist/fast.cjs (src/cli/fast), and the queries (`session list`, `case retrieve`) from another, dist/fast-query.cjs,
+// so that neither carries the other's code; a command line the bundle does not read as commander would, it hands
+// to the full program.
 const args = process.argv.slice(2);
 const session = args.includes('session');
 const read = session && args.includes('get');
 const fast = read || (session && (args.includes('put') || args.includes('close'))) || (args.includes('case') && args.includes('record'));
 // Its code cache comes in two variants (code-cache.ts): a get's and the writes'. A line taken for the wrong one
 // (a put of a session named "get") runs the same, with the other's cache.
-const ran = fast && (runBundle(join(dist, 'fast.cjs'), { variant: read ? 'read' : 'write' }) as { handled?: boolean }).handled;
+const query = !fast && ((session && (args.includes('list') || args.includes('ls'))) || (args.includes('case') && args.includes('retrieve')));
+const ran = fast
+  ? (runBundle(join(dist, 'fast.cjs'), { variant: read ? 'read' : 'write' }) as { handled?: boolean }).handled
+  : query && (runBundle(join(dist, 'fast-query.cjs')) as { handled?: boolean }).handled;
 if (!ran) runBundle(join(dist, 'crux.cjs'));

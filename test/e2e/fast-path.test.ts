@@ -1,11 +1,13 @@
-// bin/crux runs `session get|put|close` and `case record` from dist/fast.cjs, and every other line — or a line
-// of those commands the fast path does not read as commander would — from the full program: either way the same
-// bytes on stdout and stderr, the same exit code and the same journal, as the full program alone gives.
+// bin/crux runs `session get|put|close` and `case record` from dist/fast.cjs, `session list` and `case retrieve`
+// from dist/fast-query.cjs, and every other line — or a line of those commands the fast path does not read as
+// commander would — from the full program: either way the same bytes on stdout and stderr (piped and on a
+// terminal), the same exit code and the same journals, as the full program alone gives.
 import { execa } from 'execa';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CRUX, snapshotDir, tempDir, testEnv } from '../helpers/cli';
+import { onTty } from '../helpers/tty';
 
 const ROOT = resolve(__dirname, '../..');
 const scripts = tempDir('crux-fast-');
@@ -40,10 +42,15 @@ const SETUP = [
   ['session', 'put', 's1', '{"step":1}', '--ttl', '2h'],
   ['session', 'put', 's2', '{"b": [1, 2.50]}'],
   ['session', 'close', 's2', '--outcome', 'failed'],
+  ['--now', '2026-11-28T12:00:00Z', 'session', 'put', 's5', '{"old":true}', '--tokens', '7'],
+  ['--agent', 'b', 'session', 'put', 's6', '{}'],
+  ['case', 'record', '--task', 'rotate the tls cert', '--action', 'certbot renew', '--outcome', 'renewed', '--tag', 'tls'],
+  ['case', 'record', '--task', 'rotate the signing key', '--action', 'kms rotate', '--outcome', 'failed', '--failure'],
+  ['case', 'record', '--task', 'deploy the web tier', '--action', 'helm upgrade', '--outcome', 'ok', '--tag', 'deploy'],
 ];
 
 // [args, stdin, which bundle bin/crux answers it from]
-const LINES: [string[], string | undefined, 'fast' | 'full' | 'other'][] = [
+const LINES: [string[], string | undefined, 'fast' | 'full' | 'query' | 'query-full' | 'other'][] = [
   [['session', 'get', 's1'], undefined, 'fast'],
   [['session', 'get', 's1', '--json'], undefined, 'fast'],
   [['--json', 'session', 'get', 's2'], undefined, 'fast'],
@@ -76,10 +83,44 @@ const LINES: [string[], string | undefined, 'fast' | 'full' | 'other'][] = [
   [['session', 'get', '--help'], undefined, 'full'],
   [['help', 'session', 'put'], undefined, 'full'],
   [['session', 'put', 's1', '--ttl'], undefined, 'full'],
-  [['session', 'close', 's1', '--summary', '-x'], undefined, 'full'],
+  [['session', 'close', 's1', '--summary', '-q'], undefined, 'full'],
+  [['session', 'close', 's1', '--summary', '-x'], undefined, 'fast'],
   [['--color', 'bogus', 'session', 'get', 's1'], undefined, 'full'],
   [['case', 'record', 'extra'], undefined, 'full'],
-  [['session', 'list', '--json'], undefined, 'other'],
+  // The queries, from dist/fast-query.cjs: tables, --json, --quiet, each option, refused values.
+  [['session', 'list'], undefined, 'query'],
+  [['session', 'ls', '--json'], undefined, 'query'],
+  [['session', 'list', '--stranded', '--limit', '24', '--json'], undefined, 'query'],
+  [['session', 'list', '--stranded', '--stale-after', '1h', '--fresh-for', '1m'], undefined, 'query'],
+  [['session', 'list', '--all', '--quiet'], undefined, 'query'],
+  [['-q', 'session', 'list', '--archived'], undefined, 'query'],
+  [['session', 'list', '--all', '--sort', '-tokens', '--no-headers', '--limit', '2'], undefined, 'query'],
+  [['session', 'list', '--status', 'closed,active', '--status=active', '--json'], undefined, 'query'],
+  [['--agent', 'a', 'session', 'list', '--all-agents'], undefined, 'query'],
+  [['--agent', 'a', 'session', 'list'], undefined, 'query'],
+  [['session', 'list', '--status', 'bogus'], undefined, 'query'],
+  [['session', 'list', '--limit', '-5'], undefined, 'query'],
+  [['session', 'list', '--sort', 'nope', '--json'], undefined, 'query'],
+  [['session', 'list', '--stale-after', 'soon'], undefined, 'query'],
+  [['case', 'retrieve', 'rotate', 'the', 'cert'], undefined, 'query'],
+  [['case', 'retrieve', 'rotate', '--json', 'tls'], undefined, 'query'],
+  [['case', 'retrieve', 'rotate', '--only-success', '--min-similarity', '0.1', '--top-k', '2', '--no-headers'], undefined, 'query'],
+  [['case', 'retrieve', 'rotate', 'key', '--mark-reused', '--json'], undefined, 'query'],
+  [['-q', 'case', 'retrieve', 'deploy', '--limit', '1'], undefined, 'query'],
+  [['case', 'retrieve', 'nothing', 'matches', 'this'], undefined, 'query'],
+  [['case', 'retrieve', 'rotate', '--top-k', '500'], undefined, 'query'],
+  [['case', 'retrieve', 'rotate', '--min-similarity', '2', '--json'], undefined, 'query'],
+  // Lines of the queries that commander answers: usage errors, help.
+  [['session', 'list', 'extra'], undefined, 'query-full'],
+  [['session', 'list', '--bogus'], undefined, 'query-full'],
+  [['session', 'list', '--limit'], undefined, 'query-full'],
+  [['session', 'list', '--sort', '--json'], undefined, 'query-full'],
+  [['session', 'list', '--help'], undefined, 'query-full'],
+  [['case', 'retrieve'], undefined, 'query-full'],
+  [['case', 'retrieve', 'x', '--bogus', '--json'], undefined, 'query-full'],
+  [['case', 'retrieve', 'x', '--limit', '-q'], undefined, 'query-full'],
+  [['help', 'case', 'retrieve'], undefined, 'query-full'],
+  [['case', 'list', '--json'], undefined, 'other'],
 ];
 
 /** The data directory after SETUP (made once by the full program), copied: one for bin/crux, one for the full program. */
@@ -112,10 +153,44 @@ describe('the fast path', () => {
           .map((f) => f.replace(/[0-9a-f]{8,}/g, 'N'))
           .sort();
       expect(files(a), line).toEqual(files(b));
-      if (!args.includes('record')) expect(fs.readFileSync(join(a, 'sessions.jsonl'), 'utf8'), line).toBe(fs.readFileSync(join(b, 'sessions.jsonl'), 'utf8'));
-      // bin/crux read the fast bundle only, or it and then the full program (nothing done meanwhile), or the latter.
-      const read = { fast: ['fast.cjs'], full: ['fast.cjs', 'crux.cjs'], other: ['crux.cjs'] }[bundle];
+      // A new case's id is random; the rest of the journals is the same.
+      for (const journal of args.includes('record') ? [] : ['sessions.jsonl', 'cases.jsonl']) {
+        expect(fs.readFileSync(join(a, journal), 'utf8'), `${line}: ${journal}`).toBe(fs.readFileSync(join(b, journal), 'utf8'));
+      }
+      // bin/crux read a fast bundle only, or it and then the full program (nothing done meanwhile), or the latter.
+      const read = {
+        fast: ['fast.cjs'],
+        full: ['fast.cjs', 'crux.cjs'],
+        query: ['fast-query.cjs'],
+        'query-full': ['fast-query.cjs', 'crux.cjs'],
+        other: ['crux.cjs'],
+      }[bundle];
       expect(viaBin.bundles, line).toEqual(read);
+    }
+  });
+
+  it('answers the queries on a terminal as the full program does, from dist/fast-query.cjs', async () => {
+    const trace = join(tempDir(), 'trace');
+    const lines = [
+      ['session', 'list'],
+      ['session', 'list', '--all', '--color', 'always'],
+      ['case', 'retrieve', 'rotate', 'the', 'cert'],
+      ['case', 'retrieve', 'rotate', '--only-success', '--no-color'],
+      ['session', 'list', '--status', 'bogus'],
+    ];
+    for (const args of lines) {
+      const [a, b] = await twoStores();
+      fs.writeFileSync(trace, '');
+      const env = { ...ENV, NODE_OPTIONS: `--require ${TRACE}`, TRACE_TO: trace };
+      const viaBin = await onTty(a, args, 100, env);
+      const read = fs.readFileSync(trace, 'utf8').trim().split('\n');
+      const full = await onTty(b, args, 100, ENV, [process.execPath, FULL]);
+      expect(viaBin, args.join(' ')).toEqual(full);
+      expect(viaBin.screen, args.join(' ')).not.toBe('');
+      expect(
+        read.filter((f) => f !== 'loader.cjs'),
+        args.join(' '),
+      ).toEqual(['fast-query.cjs']);
     }
   });
 });

@@ -21,6 +21,8 @@ describe('the package', () => {
         'README.md',
         'bin/crux',
         'dist/crux.cjs',
+        'dist/fast.cjs',
+        'dist/fast-query.cjs',
         'dist/loader.cjs',
         'dist/mcp.cjs',
         'dist/pg.cjs',

@@ -11,13 +11,22 @@ function ttyEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Runs crux on a pseudo-terminal of `cols` columns; returns what the screen received (CR LF as LF). */
-export async function onTty(dir: string, args: string[], cols = 80, env: Record<string, string> = {}): Promise<{ exitCode: number; screen: string }> {
+/**
+ * Runs crux (or `entry`, the words that start it) on a pseudo-terminal of `cols` columns; returns what the
+ * screen received (CR LF as LF).
+ */
+export async function onTty(
+  dir: string,
+  args: string[],
+  cols = 80,
+  env: Record<string, string> = {},
+  entry: readonly string[] = [CRUX],
+): Promise<{ exitCode: number; screen: string }> {
   // Set after stty: the shell rewrites COLUMNS when the window size changes.
   const exports = Object.entries(env)
     .map(([k, v]) => `export ${k}=${quote(v)}; `)
     .join('');
-  const command = `stty cols ${cols} rows 50; ${exports}${[CRUX, '--data-dir', dir, ...args].map(quote).join(' ')}`;
+  const command = `stty cols ${cols} rows 50; ${exports}${[...entry, '--data-dir', dir, ...args].map(quote).join(' ')}`;
   const run = await execa('script', ['-qefc', command, '/dev/null'], {
     reject: false,
     stripFinalNewline: false,

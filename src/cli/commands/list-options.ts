@@ -1,13 +1,9 @@
-// The options every list takes (--limit, --sort, --no-headers), the parsing of their values at the edge
-// (exit 5), and how many rows a list shows when --limit is not given (50 on a terminal, every row elsewhere).
+// The options every list takes (--limit, --sort, --no-headers) and the repeatable --status; how many rows a list
+// shows when --limit is not given is cli/list-limit.ts's.
 import { Option, type Command } from 'commander';
 import { completingWith } from './group';
 import type { Orders } from '../../domain/list-window';
-import { stdoutIsTerminal } from '../../output/terminal';
-import { parseLimit } from '../parse';
-
-/** The rows a list shows on a terminal when --limit is not given (SPEC §8). */
-export const TERMINAL_ROWS = 50;
+import { TERMINAL_ROWS } from '../list-limit';
 
 /** Adds --limit, --sort (with the keys of `orders`; `defaultOrder` names the list's own order) and --no-headers. */
 export function addListOptions(command: Command, orders: Orders<any, string>, defaultOrder: string): Command {
@@ -26,15 +22,6 @@ export function addListOptions(command: Command, orders: Orders<any, string>, de
 /** A repeatable `--status` (comma-separated too) whose values a shell completes. */
 export const statusOption = (description: string, statuses: readonly string[]): Option =>
   completingWith(new Option('--status <status>', description).argParser(collect), statuses);
-
-/**
- * How many rows a list shows: --limit (0: all); without it, at most TERMINAL_ROWS when a table goes to a
- * terminal, every row piped, with --json and with --quiet (a script's view is never cut unless it asks).
- */
-export function listLimit(raw: string | undefined, mode: { json: boolean; quiet: boolean }): number | undefined {
-  if (raw !== undefined) return parseLimit(raw);
-  return !mode.json && !mode.quiet && stdoutIsTerminal() ? TERMINAL_ROWS : undefined;
-}
 
 /** A repeatable option's values (no default: help shows none). */
 export const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];

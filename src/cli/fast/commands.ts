@@ -48,6 +48,7 @@ export const FAST_COMMANDS: readonly FastCommand<any>[] = [
       '--receipt': value('receipt'),
       '--stdin': flag('stdin'),
     },
+    defaults: { '--tag': [] },
     run: (_, opts: RecordOptions, globals) => runRecord(opts, globals),
   },
 ];

@@ -1,9 +1,9 @@
-// The fast path's command line: the shapes of `session get|put|close` and `case record` that commander would
-// parse one way only, read without building commander's program (~11 M instructions of a 2k `get`). Anything
-// else — help, a version, `--`, an unknown or misplaced option, an option's value that starts with a dash, a
-// value commander would refuse, too few or too many operands — is not parsed here: the full program answers it
-// (fast/main.ts), with commander's own words and exit codes. test/unit/cli/fast-path.test.ts holds each table
-// below to commander's definitions and each parse to commander's.
+// The fast paths' command line: the shapes of their commands (fast/commands.ts, fast/query-commands.ts) that
+// commander would parse one way only, read without building commander's program (~11 M instructions of a 2k
+// `get`). Anything else — help, a version, `--`, an unknown or misplaced option, an option's value that reads as
+// an option, a value commander would refuse, too few or too many operands — is not parsed here: the full
+// program answers it (fast/start.ts), with commander's own words and exit codes.
+// test/unit/cli/fast-path.test.ts holds each table to commander's definitions and each parse to commander's.
 import type { GlobalOptions } from '../context';
 
 /** An option as the fast path reads it: commander's attribute name, whether it takes a value, and its choices. */
@@ -13,18 +13,20 @@ export interface FastOption {
   /** `--no-color`: the value a flag sets, when not true. */
   readonly sets?: boolean;
   readonly choices?: readonly string[];
-  /** A repeatable option (commander's collect into a list, default []). */
+  /** A repeatable option (commander's collect into a list; its default, if any, is in the command's defaults). */
   readonly repeatable?: boolean;
 }
 
 export interface FastCommand<Opts> {
   /** The group and the command: `session get`. */
   readonly path: readonly [string, string];
-  /** How many operands it takes: at least, at most. */
+  /** The command's other names (`session ls`). */
+  readonly aliases?: readonly string[];
+  /** How many operands it takes: at least, at most (Infinity: a variadic last one, `<query...>`). */
   readonly operands: readonly [number, number];
   /** Its own options by flag (`--expires-at`), and the values commander gives those not on the line. */
   readonly options: Readonly<Record<string, FastOption>>;
-  readonly defaults?: Readonly<Record<string, string>>;
+  readonly defaults?: Readonly<Record<string, string | boolean | readonly string[]>>;
   readonly run: (operands: readonly string[], opts: Opts, globals: GlobalOptions) => Promise<void>;
 }
 
@@ -46,6 +48,17 @@ export const GLOBAL_OPTIONS: Readonly<Record<string, FastOption>> = {
 };
 
 export { value as valueOption, flag as flagOption };
+
+/**
+ * Whether commander may read a value given apart (`--summary -q`) as an option: the program reads its own
+ * anywhere on the line (`-q` is --quiet, and a group `-qx` starts with it), so a command's option would be left
+ * without its value. A command's own option takes one that begins with a dash and a letter or digit no program
+ * option begins with (`--sort -tokens`, `--limit -5`), as commander does; anything else that reads as an option
+ * is left to commander, as is every such value of a program's option. `--sort=-tokens` is a value whatever it holds.
+ */
+function readsAsOption(value: string, global: boolean): boolean {
+  return value.length > 1 && value.startsWith('-') && (global || !/^-[0-9a-pr-z]/.test(value));
+}
 
 export interface FastParse<Opts> {
   readonly command: FastCommand<Opts>;
@@ -75,9 +88,9 @@ export function parseFast(args: readonly string[], commands: readonly FastComman
       if (option === undefined) return undefined;
       let given: unknown = option.sets ?? true;
       if (option.takesValue) {
-        given = eq > 2 ? arg.slice(eq + 1) : args[++i];
-        // A value commander would take as it is but that reads as an option (`--summary -q`) is left to it.
-        if (given === undefined || ((given as string).length > 1 && (given as string).startsWith('-'))) return undefined;
+        const inline = eq > 2;
+        given = inline ? arg.slice(eq + 1) : args[++i];
+        if (given === undefined || (!inline && readsAsOption(given as string, global !== undefined))) return undefined;
         if (option.choices !== undefined && !option.choices.includes(given as string)) return undefined;
       } else if (eq > 2) return undefined;
       const into = global !== undefined ? globals : opts;
@@ -88,7 +101,7 @@ export function parseFast(args: readonly string[], commands: readonly FastComman
     if (words.length < 2) {
       words.push(arg);
       if (words.length === 2) {
-        command = commands.find((c) => c.path[0] === words[0] && c.path[1] === words[1]);
+        command = commands.find((c) => c.path[0] === words[0] && (c.path[1] === words[1] || c.aliases?.includes(words[1]!)));
         if (command === undefined) return undefined;
       }
       continue;
@@ -98,9 +111,9 @@ export function parseFast(args: readonly string[], commands: readonly FastComman
   if (command === undefined) return undefined;
   const operands = words.slice(2);
   if (operands.length < command.operands[0] || operands.length > command.operands[1]) return undefined;
-  for (const [name, option] of Object.entries(command.options)) {
-    if (option.repeatable && opts[option.attribute] === undefined) opts[option.attribute] = [];
-    else if (opts[option.attribute] === undefined && command.defaults?.[name] !== undefined) opts[option.attribute] = command.defaults[name];
+  for (const [name, given] of Object.entries(command.defaults ?? {})) {
+    const { attribute } = command.options[name]!;
+    if (opts[attribute] === undefined) opts[attribute] = Array.isArray(given) ? [...given] : given;
   }
   return { command, operands, opts, globals: globals as GlobalOptions };
 }

@@ -1,12 +1,18 @@
-// The fast path (src/cli/fast) reads a command line only as commander would: its tables are commander's
-// definitions, and every line it takes — listed shapes and random ones — parses to commander's operands, options
-// and global options; every line it leaves (help, errors, misplaced or unknown options) the full program answers.
+// The fast paths (src/cli/fast: dist/fast.cjs's commands and dist/fast-query.cjs's) read a command line only as
+// commander would: their tables are commander's definitions, and every line one takes — listed shapes and random
+// ones — parses to commander's operands, options and global options; every line it leaves (help, errors,
+// misplaced or unknown options) the full program answers.
 import fc from 'fast-check';
 import type { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram, helpAsOption } from '../../../src/cli/program';
 import { FAST_COMMANDS } from '../../../src/cli/fast/commands';
-import { GLOBAL_OPTIONS, parseFast, type FastOption } from '../../../src/cli/fast/parse';
+import { QUERY_COMMANDS } from '../../../src/cli/fast/query-commands';
+import { GLOBAL_OPTIONS, parseFast, type FastCommand, type FastOption } from '../../../src/cli/fast/parse';
+
+/** Each bundle's table: a line reaches one of them (bin/crux), which reads it with its own commands only. */
+const TABLES = { fast: FAST_COMMANDS, query: QUERY_COMMANDS };
+const EVERY_COMMAND = [...FAST_COMMANDS, ...QUERY_COMMANDS];
 
 const silence = (command: Command) => {
   command.configureOutput({ writeOut: () => {}, writeErr: () => {}, outputError: () => {} });
@@ -16,7 +22,9 @@ const sub = (program: Command, [group, name]: readonly string[]) => program.comm
 
 /** What the fast path's table says of `option`, as commander defines it. */
 function asFast(option: Option): FastOption {
-  const repeatable = Array.isArray(option.defaultValue) && option.parseArg !== undefined;
+  // Repeatable: its parser collects (record's --tag, list's --status).
+  const collected = option.argChoices ? undefined : (option.parseArg?.('b', ['a'] as never) as unknown);
+  const repeatable = Array.isArray(collected) && collected.join() === 'a,b';
   return {
     attribute: option.attributeName(),
     takesValue: option.required,
@@ -32,10 +40,11 @@ async function commanderParse(args: readonly string[]) {
   const program = await buildProgram(argv);
   silence(program);
   let seen: { path: string[]; operands: unknown[]; opts: unknown; globals: unknown } | undefined;
-  for (const { path } of FAST_COMMANDS) {
+  for (const { path } of EVERY_COMMAND) {
     const command = program.commands.find((c) => c.name() === path[0])?.commands.find((c) => c.name() === path[1]);
     command?.action((...given: unknown[]) => {
-      const operands = given.slice(0, command.registeredArguments.length);
+      // A variadic last operand (`<query...>`) comes as one list: the fast path's operands are flat.
+      const operands = given.slice(0, command.registeredArguments.length).flat();
       while (operands.length > 0 && operands[operands.length - 1] === undefined) operands.pop();
       seen = { path: [...path], operands, opts: { ...command.opts() }, globals: { ...program.opts() } };
     });
@@ -48,8 +57,8 @@ async function commanderParse(args: readonly string[]) {
   return seen ?? { error: 'another command' };
 }
 
-async function expectSameParse(args: readonly string[]) {
-  const fast = parseFast(args, FAST_COMMANDS);
+async function expectSameParse(args: readonly string[], table: readonly FastCommand<any>[]) {
+  const fast = parseFast(args, table);
   if (fast === undefined) return false;
   expect({ path: [...fast.command.path], operands: fast.operands, opts: fast.opts, globals: fast.globals }, args.join(' ')).toEqual(await commanderParse(args));
   return true;
@@ -65,15 +74,22 @@ describe('the fast path', () => {
       if (o.short) expected[o.short] = asFast(o);
     }
     expect(GLOBAL_OPTIONS).toEqual(expected);
-    for (const fast of FAST_COMMANDS) {
+    for (const fast of EVERY_COMMAND) {
       const command = sub(await buildProgram(['node', 'crux', ...fast.path]), fast.path);
-      expect(command.aliases(), fast.path.join(' ')).toEqual([]);
+      expect(command.aliases(), fast.path.join(' ')).toEqual(fast.aliases ?? []);
       expect(fast.options, fast.path.join(' ')).toEqual(Object.fromEntries(command.options.map((o) => [o.long!, asFast(o)])));
-      const defaults = Object.fromEntries(command.options.filter((o) => typeof o.defaultValue === 'string').map((o) => [o.long!, o.defaultValue]));
+      // The values a command starts with before the line is read (`--no-headers`: headers true, `--tag`: []).
+      const start: Record<string, unknown> = command.opts();
+      const defaults = Object.fromEntries(
+        command.options.filter((o) => start[o.attributeName()] !== undefined).map((o) => [o.long!, start[o.attributeName()]]),
+      );
       expect(fast.defaults ?? {}, fast.path.join(' ')).toEqual(defaults);
       const args = command.registeredArguments;
-      expect(fast.operands, fast.path.join(' ')).toEqual([args.filter((a) => a.required).length, args.length]);
+      const most = args.some((a) => a.variadic) ? Infinity : args.length;
+      expect(fast.operands, fast.path.join(' ')).toEqual([args.filter((a) => a.required).length, most]);
     }
+    // Each bundle's table has its own commands: a line bin/crux gives to the one is never the other's.
+    expect(FAST_COMMANDS.filter((c) => QUERY_COMMANDS.some((q) => q.path.join() === c.path.join()))).toEqual([]);
   });
 
   it('takes the lines agents write, each parsed as commander parses it', async () => {
@@ -97,8 +113,23 @@ describe('the fast path', () => {
       ['case', 'record', '--task', 't', '--tag', 'a', '--tag=b', '--failure', '--reward', '0.5', '--context', 'c', '--receipt', 'r'],
       ['case', 'record', '--stdin', '--json'],
       ['case', 'record'],
+      ['case', 'record', '--task', 't', '--context', '-v', '--tag=-q'],
     ];
-    for (const line of lines) expect(await expectSameParse(line), line.join(' ')).toBe(true);
+    for (const line of lines) expect(await expectSameParse(line, FAST_COMMANDS), line.join(' ')).toBe(true);
+    const queries = [
+      ['session', 'list'],
+      ['session', 'ls', '--json'],
+      ['session', 'list', '--stranded', '--limit', '24', '--json'],
+      ['--agent', 'a', 'session', 'list', '--all-agents', '--stale-after', '2h', '--fresh-for=5m', '-q'],
+      ['session', 'list', '--status', 'closed', '--status=active,archived', '--sort', '-tokens', '--limit', '10', '--no-headers'],
+      ['session', 'list', '--all', '--archived', '--sort', 'updated', '--limit', '-5', '--color', 'never'],
+      ['case', 'retrieve', 'deploy'],
+      ['case', 'retrieve', 'renew', 'the', 'tls', 'certificate', '--only-success', '--min-similarity', '0.2'],
+      ['--json', 'case', 'retrieve', 'a', '--top-k', '3', 'b', '--limit=4', '--mark-reused', '--no-headers', 'c'],
+      ['case', 'retrieve', 'help'],
+      ['case', 'retrieve', '-', '', 'x'],
+    ];
+    for (const line of queries) expect(await expectSameParse(line, QUERY_COMMANDS), line.join(' ')).toBe(true);
   });
 
   it('leaves help, versions, errors and whatever it cannot read as commander would to the full program', () => {
@@ -119,6 +150,10 @@ describe('the fast path', () => {
       ['session', 'get', 'x', '--color', 'bogus'],
       ['session', 'put', 'x', '--summary', 'y'],
       ['session', 'close', 'x', '--summary', '-q'],
+      ['session', 'close', 'x', '--summary', '-qx'],
+      ['session', 'close', 'x', '--summary', '-V'],
+      ['session', 'close', 'x', '--summary', '--json'],
+      ['--agent', '-x', 'session', 'get', 'x'],
       ['session', 'close', 'x', '-qj'],
       ['session', 'ls'],
       ['session', 'list'],
@@ -127,15 +162,44 @@ describe('the fast path', () => {
       ['x', 'session', 'get', 'y'],
     ];
     for (const line of lines) expect(parseFast(line, FAST_COMMANDS), line.join(' ')).toBeUndefined();
+    const queries = [
+      ['session', 'list', 'x'],
+      ['session', 'list', '--help'],
+      ['help', 'session', 'list'],
+      ['session', 'help', 'ls'],
+      ['session', 'list', '--limit'],
+      ['session', 'list', '--limit', '-q'],
+      ['session', 'list', '--sort', '--json'],
+      ['session', 'list', '--no-headers=1'],
+      ['session', 'list', '--top-k', '3'],
+      ['session', 'list', '--', '--all'],
+      ['case', 'retrieve'],
+      ['case', 'retrieve', '--json'],
+      ['case', 'retrieve', '-5'],
+      ['case', 'retrieve', 'x', '--status', 'active'],
+      ['case', 'retrieve', 'x', '--', '--json'],
+      ['case', 'retrieve', 'x', '-h'],
+      ['case', 'help', 'retrieve'],
+      ['case', 'record', '--task', 't'],
+      ['session', 'get', 'x'],
+    ];
+    for (const line of queries) expect(parseFast(line, QUERY_COMMANDS), line.join(' ')).toBeUndefined();
   });
 
   it('parses any line it takes exactly as commander does (random lines of the words and options involved)', async () => {
     // Lines made of a fast command's words and units before, between and after them: its options and the
     // program's with values (some refused, some reading as options), flags, operands, and now and then another
     // command's option or what commander alone reads (help, `--`, a combined flag, an unknown option).
-    const values = fc.constantFrom('x', '2h', '-', '', '3', 'always', 'never', 'bogus', '-q', '--json', 'session', 'get');
-    const foreign = ['--', '-h', '--help', '-V', '-qj', '--bogus', '--summary', '--tag=b', '--json=1', '--failure=1', '--at'];
-    const line = fc.constantFrom(...FAST_COMMANDS).chain((command) => {
+    const values = fc.constantFrom(
+      ...['x', '2h', '-', '', '3', 'always', 'never', 'bogus', '-q', '--json', 'session', 'get', 'list', 'help'],
+      ...['-tokens', '-5', '-x', '-qx', '-Vx', '-h', '--', 'active,closed'],
+    );
+    const foreign = [
+      ...['--', '-h', '--help', '-V', '-qj', '--bogus', '--summary', '--tag=b', '--json=1', '--failure=1', '--at'],
+      ...['--status', '--top-k', '--no-headers=1', '-5', '-tokens'],
+    ];
+    const tables = Object.entries(TABLES).flatMap(([name, table]) => table.map((command) => [name, command] as const));
+    const line = fc.constantFrom(...tables).chain(([table, command]) => {
       const options = { ...GLOBAL_OPTIONS, ...command.options };
       const unit: fc.Arbitrary<string[]> = fc.oneof(
         {
@@ -150,17 +214,18 @@ describe('the fast path', () => {
       );
       const units = (max: number) => fc.array(unit, { maxLength: max }).map((us) => us.flat());
       return fc
-        .tuple(units(2), units(1), units(4))
-        .map(([before, between, after]): string[] => [...before, command.path[0], ...between, command.path[1], ...after]);
+        .tuple(units(2), units(1), units(4), fc.constantFrom(command.path[1], ...(command.aliases ?? [])))
+        .map(([before, between, after, name]) => ({ table, args: [...before, command.path[0], ...between, name, ...after] }));
     });
-    let taken = 0;
+    const taken = { fast: 0, query: 0 };
     await fc.assert(
-      fc.asyncProperty(line, async (args) => {
-        if (await expectSameParse(args)) taken++;
+      fc.asyncProperty(line, async ({ table, args }) => {
+        if (await expectSameParse(args, TABLES[table as keyof typeof TABLES])) taken[table as keyof typeof TABLES]++;
       }),
-      { numRuns: 1000 },
+      { numRuns: 4000 },
     );
-    // The property is about lines the fast path takes: enough of them are.
-    expect(taken).toBeGreaterThan(50);
+    // The property is about lines the fast paths take: enough of them are, of each.
+    expect(taken.fast).toBeGreaterThan(50);
+    expect(taken.query).toBeGreaterThan(50);
   });
 });

@@ -1,7 +1,8 @@
 // `crux case list`: every case, newest first; filtered, sorted, limited.
 import { Command } from 'commander';
 import { buildContext } from '../../context';
-import { addListOptions, collect, listLimit } from '../list-options';
+import { addListOptions, collect } from '../list-options';
+import { listLimit } from '../../list-limit';
 import { parseSort } from '../../parse';
 import { emit } from '../../../output/emit';
 import { caseIds, renderCaseList } from '../../../output/case';

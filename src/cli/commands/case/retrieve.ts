@@ -1,10 +1,8 @@
 // `crux case retrieve <query...>`: cases ranked by the similarity of their task and tags to the query.
 import { Command } from 'commander';
-import { buildContext } from '../../context';
-import { emit } from '../../../output/emit';
-import { renderRetrieved, retrievedIds } from '../../../output/case';
-import { DEFAULT_TOP_K, parseMinSimilarity, parseTopK } from '../../../domain/case/rank';
-import { retrieve } from '../../operations/case';
+import type { GlobalOptions } from '../../context';
+import { DEFAULT_TOP_K } from '../../../domain/case/rank';
+import { runRetrieve } from './run-retrieve';
 
 export function makeRetrieveCommand(): Command {
   return new Command('retrieve')
@@ -17,14 +15,5 @@ export function makeRetrieveCommand(): Command {
     .option('--mark-reused', 'count each returned case as reused (journaled)')
     .option('--no-headers', 'leave out the header line of the table')
     .addHelpText('after', '\nExample:\n  crux case retrieve renew the tls certificate --only-success \\\n    --min-similarity 0.2')
-    .action(async (words: string[], opts, command: Command) => {
-      const ctx = buildContext(command);
-      const query = {
-        text: words.join(' '),
-        topK: (opts.topK ?? opts.limit) === undefined ? DEFAULT_TOP_K : parseTopK(opts.topK ?? opts.limit),
-        onlySuccess: opts.onlySuccess === true,
-        minSimilarity: opts.minSimilarity === undefined ? 0 : parseMinSimilarity(opts.minSimilarity),
-      };
-      await emit({ ...ctx, headers: opts.headers }, await retrieve(ctx, query, opts.markReused === true), renderRetrieved, retrievedIds);
-    });
+    .action((words: string[], opts, command: Command) => runRetrieve(words, opts, command.optsWithGlobals<GlobalOptions>()));
 }

@@ -1,7 +1,8 @@
 // `crux handoff list`: minted and accepted handoffs with their status, newest first (filtered, sorted, limited), and the keyring.
 import { Command } from 'commander';
 import { buildContext } from '../../context';
-import { addListOptions, listLimit, statusOption } from '../list-options';
+import { addListOptions, statusOption } from '../list-options';
+import { listLimit } from '../../list-limit';
 import { parseChoices, parseSort } from '../../parse';
 import { emit } from '../../../output/emit';
 import { handoffIds, renderList } from '../../../output/handoff';

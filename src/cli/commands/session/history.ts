@@ -1,7 +1,7 @@
 // `crux session history <id>`: every recorded version of a session, newest first, from the journal and history/.
 import { Command } from 'commander';
 import { buildContext } from '../../context';
-import { listLimit, TERMINAL_ROWS } from '../list-options';
+import { listLimit, TERMINAL_ROWS } from '../../list-limit';
 import { emit } from '../../../output/emit';
 import { renderHistory } from '../../../output/history';
 import { parseLogicalSessionId } from '../../../shared/ids';

@@ -1,11 +1,8 @@
 // `crux session list`: the sessions of the caller (or of every agent), newest first, filtered, sorted, limited.
 import { Command } from 'commander';
-import { buildContext } from '../../context';
-import { addListOptions, listLimit, statusOption } from '../list-options';
-import { parseChoices, parseSort } from '../../parse';
-import { emit } from '../../../output/emit';
-import { listingIds, renderListing } from '../../../output/session';
-import { countedSessions } from '../../operations/session';
+import type { GlobalOptions } from '../../context';
+import { addListOptions, statusOption } from '../list-options';
+import { runList } from './run-list';
 import { SESSION_ORDERS } from '../../../domain/list-window';
 import { SESSION_STATES } from '../../../domain/session/machine';
 
@@ -25,22 +22,5 @@ export function makeListCommand(): Command {
       'after',
       '\nExamples:\n  crux session list --all-agents\n  crux session list --stranded --stale-after 2h --json\n  crux session list --status closed --sort -tokens --limit 10',
     )
-    .action(async (opts, command: Command) => {
-      const ctx = buildContext(command);
-      const statuses = parseChoices<string>(opts.status, SESSION_STATES, '--status');
-      const window = {
-        sort: parseSort(opts.sort, SESSION_ORDERS),
-        limit: listLimit(opts.limit, ctx),
-        where: statuses && ((s: { status: string }) => statuses.includes(s.status)),
-      };
-      const filter = {
-        all: opts.all === true || statuses !== undefined,
-        archived: opts.archived === true,
-        stranded: opts.stranded === true,
-        allAgents: opts.allAgents === true,
-      };
-      // How many matched (for the line that ends a list cut short) is the table's, not the document's.
-      const { document, total } = await countedSessions(ctx, filter, { freshFor: opts.freshFor, staleAfter: opts.staleAfter }, window);
-      await emit({ ...ctx, headers: opts.headers }, document, (r, style) => renderListing({ ...r, total }, style), listingIds);
-    });
+    .action((opts, command: Command) => runList(opts, command.optsWithGlobals<GlobalOptions>()));
 }

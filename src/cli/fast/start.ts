@@ -1,0 +1,41 @@
+// What each fast bundle's entry does (fast/main.ts, fast/query-main.ts): the command its table reads on the line,
+// run and turned into one exit code as the full program would (SPEC §2); or, for a line it cannot read as
+// commander would (parse.ts), nothing at all: bin/crux then runs the full program (dist/crux.cjs) on it.
+import { closeStores } from '../store';
+import { cruxErrorOf, exitWith, failed, outputOutcome } from '../outcome';
+import { parseFast, type FastCommand, type FastParse } from './parse';
+
+async function run(parsed: FastParse<any>, json: boolean): Promise<number> {
+  try {
+    await parsed.command.run(parsed.operands, parsed.opts, parsed.globals);
+    return outputOutcome(json);
+  } catch (caught) {
+    return failed(cruxErrorOf(caught), json);
+  } finally {
+    // A shared store's connection would keep the process alive.
+    await closeStores();
+  }
+}
+
+/** Build step (see build.mjs): run several commands in one process so V8's code cache covers them all. */
+async function warmUp(commands: readonly FastCommand<any>[], lines: string[][]): Promise<number> {
+  for (const args of lines) {
+    const parsed = parseFast(args, commands);
+    if (parsed === undefined) throw new Error(`not a fast command: ${args.join(' ')}`);
+    await run(parsed, args.includes('--json'));
+  }
+  return 0;
+}
+
+/** Runs the line of this process with `commands`, answering whether it took it (else bin/crux runs the full program). */
+export function startFast(commands: readonly FastCommand<any>[]): boolean {
+  const warmUpLines = process.env.CRUX_WARM_UP;
+  if (warmUpLines) {
+    exitWith(warmUp(commands, JSON.parse(warmUpLines)));
+    return true;
+  }
+  const parsed = parseFast(process.argv.slice(2), commands);
+  if (parsed === undefined) return false;
+  exitWith(run(parsed, process.argv.includes('--json')));
+  return true;
+}
