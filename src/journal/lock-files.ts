@@ -1,7 +1,8 @@
 // The files of the writers' lock directory (see lock.ts for the protocol): their names, the holder files read
 // as regular files only, the generations.
 import { fs } from '../shared/fs';
-// node:os on first use: a read never takes the lock, and loading it costs every command ~0.9 M instructions.
+// node:os only where /proc does not tell the host name: loading it costs ~0.9 M instructions, reading /proc nothing
+// a put does not pay already.
 const os = (): typeof import('node:os') => require('node:os');
 import { join } from 'node:path';
 import { CruxError } from '../shared/errors';
@@ -21,6 +22,18 @@ const GENERATION = /^g\.(\d+)$/;
 /** A contender's id: its pid and 48 random bits. */
 export const CONTENDER_ID = /^\d+\.[0-9a-f]+$/;
 const isSocketName = (name: string) => name.startsWith('s.') && CONTENDER_ID.test(name.slice(2));
+
+let host: string | undefined;
+/** This host's name, for holder files: Linux's /proc/sys/kernel/hostname is gethostname(2)'s (the UTS namespace's). */
+export function hostname(): string {
+  if (host !== undefined) return host;
+  try {
+    if (process.platform === 'linux') host = fs.readFileSync('/proc/sys/kernel/hostname', 'utf8').trim() || undefined;
+  } catch {
+    // No /proc (a container without it): as Node tells.
+  }
+  return (host ??= os().hostname());
+}
 
 /** The lock directory of a data directory. */
 export function lockDir(root: string): string {
@@ -129,7 +142,7 @@ export function holderByInode(dir: string, generationPath: string): HolderFile |
     for (const name of fs.readdirSync(dir)) {
       if (!name.startsWith('i.') || fs.statSync(join(dir, name)).ino !== ino) continue;
       const id = name.slice(2);
-      return { pid: Number(id.split('.')[0]), command: '', host: os().hostname(), since: '', socket: `s.${id}` };
+      return { pid: Number(id.split('.')[0]), command: '', host: hostname(), since: '', socket: `s.${id}` };
     }
   } catch {
     // Changed while being read: judged unknown, and looked at again.

@@ -2,13 +2,11 @@
 // directory, which accepts while its process lives and refuses (ECONNREFUSED) once it has died, and the probe
 // that tells which. node:net is loaded by writers only, and listen() is called without the cluster module.
 import { fs } from '../shared/fs';
-// node:os on first use: a read never takes the lock, and loading it costs every command ~0.9 M instructions.
-const os = (): typeof import('node:os') => require('node:os');
 import { join } from 'node:path';
 import type { Server, Socket } from 'node:net';
 import { scrubText } from '../shared/scrub';
 import type { SocketAddress } from './lock-fs';
-import { ownerOf, unlinkQuiet, type HolderFile } from './lock-files';
+import { hostname, ownerOf, unlinkQuiet, type HolderFile } from './lock-files';
 import { crashPoint } from './crash-point';
 
 type Net = typeof import('node:net');
@@ -106,7 +104,7 @@ export class Contender {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Swept();
       throw error;
     }
-    const holder: HolderFile = { pid: process.pid, command: commandLine(), host: os().hostname(), since: new Date().toISOString(), socket: this.socket };
+    const holder: HolderFile = { pid: process.pid, command: commandLine(), host: hostname(), since: new Date().toISOString(), socket: this.socket };
     let fd: number;
     try {
       fd = fs.openSync(join(this.dir, this.info), 'wx', 0o600);

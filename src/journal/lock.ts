@@ -23,7 +23,7 @@
 // can be waited on: an untrusted filesystem, an unreadable holder file). Each release sweeps a few of the files
 // dead contenders left (lock-sweep.ts).
 import { fs } from '../shared/fs';
-// node:os on first use: a read never takes the lock, and loading it costs every command ~0.9 M instructions.
+// node:os on first use, for the boot time: loading it costs every command ~0.9 M instructions.
 const os = (): typeof import('node:os') => require('node:os');
 import { join } from 'node:path';
 import type { Socket } from 'node:net';
@@ -31,7 +31,7 @@ import { CruxError } from '../shared/errors';
 import { asStorageError } from './durable-fs';
 import { holdLockForTest, traceLock, traceWait } from './crash-point';
 import { chooseAddressing, lockFilesystem, socketAddress, warnOnce, type Addressing, type LockFilesystem } from './lock-fs';
-import { ensureLockDir, generations, generationsIn, holderByInode, LOCK_DIR, lockDir, readHolder, unlinkQuiet } from './lock-files';
+import { ensureLockDir, generations, generationsIn, holderByInode, hostname, LOCK_DIR, lockDir, readHolder, unlinkQuiet } from './lock-files';
 import { ahead, hasQueue, joinQueue } from './lock-queue';
 import { Contender, probe, Swept } from './lock-socket';
 import { sweep } from './lock-sweep';
@@ -76,7 +76,7 @@ type Verdict =
 function describeHolder(holder: Pick<LockHolder, 'pid' | 'command' | 'host'>): string {
   const visible = holder.command.replace(/[\p{Cc}\p{Cf}]/gu, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
   const short = visible.length > 60 ? `${visible.slice(0, 59)}…` : visible;
-  return `pid ${holder.pid}${holder.host !== os().hostname() ? ` on ${holder.host}` : ''}${short ? ` (${short})` : ''}`;
+  return `pid ${holder.pid}${holder.host !== hostname() ? ` on ${holder.host}` : ''}${short ? ` (${short})` : ''}`;
 }
 
 const bootTime = () => Date.now() - os().uptime() * 1000;

@@ -9,16 +9,18 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { crux, freshDataDir, tempDir } from '../helpers/cli';
-import { expectHealthy, figure, journalRecords, percentile, readSessions, scaled, sleep, startCrux, startShell, STRESS, TIMEOUT } from './harness';
+import { expectHealthy, figure, journalRecords, killGroup, percentile, readSessions, scaled, sleep, startCrux, startShell, STRESS, TIMEOUT } from './harness';
 import { findOverlaps, parseLockLog, untilEntered } from './lock-log';
 
 const permitted = (args: string[]) => spawnSync('unshare', [...args, 'true'], { stdio: 'ignore' }).status === 0;
 const NETNS = permitted(['-n']);
 const PIDNS = permitted(['-p', '-f', '--mount-proc']);
+const UTSNS = permitted(['-u']);
 const BIND = spawnSync('sh', ['-c', 'd=$(mktemp -d) && mkdir $d/a $d/b && mount --bind $d/a $d/b && umount $d/b'], { stdio: 'ignore' }).status === 0;
 for (const [ok, what] of [
   [NETNS, 'unshare -n'],
   [PIDNS, 'unshare -p'],
+  [UTSNS, 'unshare -u'],
   [BIND, 'mount --bind'],
 ] as const) {
   if (!ok) console.warn(`lock.test: ${what} is not permitted here (it needs root): those tests are skipped`);
@@ -225,6 +227,24 @@ describe('the holder, named; the lock on a filesystem it cannot trust', { timeou
     ).toHaveLength(1);
     expect((await holder.done).code).toBe(0);
     expect(fs.readdirSync(join(dir, '.lock')).filter((n) => !/^g\.\d+$/.test(n))).toEqual([]);
+  });
+
+  it.skipIf(!UTSNS)("a holder in another UTS namespace is named with that namespace's host name (unshare -u)", async () => {
+    const dir = freshDataDir();
+    expect((await crux(dir, ['session', 'put', 'a', '{}'])).exitCode).toBe(0);
+    const lockLog = join(tempDir(), 'lock.log');
+    const holder = startShell(`unshare -u bash -c 'hostname crux-uts-test && exec "$CRUX" --data-dir "${dir}" session put held "{}"'`, {
+      CRUX_TEST_LOCK_LOG: lockLog,
+      CRUX_TEST_LOCK_HOLD_MS: '60000',
+    });
+    // exec: the shell's pid is the holder's.
+    await untilEntered(lockLog, holder.proc.pid);
+    const run = await crux(dir, ['session', 'put', 'b', '{}'], { env: { CRUX_LOCK_TIMEOUT: '300ms' } });
+    expect(run.exitCode).toBe(75);
+    expect(run.stderr).toContain(`locked by pid ${holder.proc.pid} on crux-uts-test (crux --data-dir`);
+    killGroup(holder);
+    await holder.done;
+    expect((await crux(dir, ['session', 'put', 'b', '{}'])).exitCode).toBe(0);
   });
 
   it('on an untrusted filesystem (pretended NFS): one warning at the first write, and a killed holder is never broken (exit 75, naming it)', async () => {
