@@ -81,8 +81,7 @@ export function unscopeSessionId(scoped: ScopedSessionId): { agent?: AgentName; 
   return { agent: rest.slice(0, cut) as AgentName, id: rest.slice(cut + 2) as LogicalSessionId };
 }
 
-/** A new random id with a readable prefix: `c_` for cases, `h_` for handoffs. */
-export function newId<T extends CaseId | HandoffId>(prefix: 'c' | 'h', bytes?: Buffer): T {
-  bytes ??= (require('node:crypto') as typeof import('node:crypto')).randomBytes(12);
-  return `${prefix}_${bytes.toString('hex')}` as T;
+/** An id with a readable prefix (`c_` for cases, `h_` for handoffs) over 12 random bytes (shared/random.ts). */
+export function newId<T extends CaseId | HandoffId>(prefix: 'c' | 'h', bytes: Uint8Array): T {
+  return `${prefix}_${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}` as T;
 }

@@ -5,6 +5,7 @@ import * as handoffOps from '../operations/handoff';
 import { renderAccepted, renderList } from '../../output/handoff';
 import { invalid } from '../../shared/errors';
 import { newId, parseAgentName, parseLogicalSessionId, type HandoffId } from '../../shared/ids';
+import { randomBytes } from '../../shared/random';
 import { ED25519_ALG, MAC_ALG } from '../../domain/handoff/crypto';
 import { MAX_ENVELOPE_BYTES } from '../../domain/handoff/envelope';
 import { DEFAULT_MAX_AGE_MS, DEFAULT_TTL_MS } from '../../domain/handoff/store';
@@ -52,7 +53,7 @@ export const createHandoff = tool({
       includeFacts: args.include_facts === true,
       taskRecord: args.task_record === undefined ? undefined : parseTaskRecord(args.task_record, 'task_record'),
       alg: args.alg ?? MAC_ALG,
-      handoffId: newId<HandoffId>('h'),
+      handoffId: newId<HandoffId>('h', randomBytes(12)),
     });
     return { structured: { ...result.envelope }, text: result.text };
   },

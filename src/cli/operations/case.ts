@@ -1,6 +1,7 @@
 // Case operations as every adapter runs them (CLI, MCP, hooks): the `--json` document of each (SPEC §8).
 import type { Context } from '../context';
 import { newId, type CaseId } from '../../shared/ids';
+import { randomBytes } from '../../shared/random';
 import type { Case, CaseDraft } from '../../domain/case/case';
 import type { RetrieveQuery } from '../../domain/case/rank';
 import { listCases as list, recordCase as record, retrieveCases, retrieveTaggedCases, showCase as show } from '../../domain/case/store';
@@ -8,7 +9,7 @@ import { CASE_ORDERS, windowOf, type SortSpec } from '../../domain/list-window';
 import { caseScope } from './scope';
 
 export async function recordCase(ctx: Context, draft: CaseDraft) {
-  return { case: await record(caseScope(ctx), draft, newId<CaseId>('c')) };
+  return { case: await record(caseScope(ctx), draft, newId<CaseId>('c', randomBytes(12))) };
 }
 
 export async function retrieve(ctx: Context, query: RetrieveQuery, markReused: boolean) {

@@ -9,6 +9,7 @@ import { closeSession, getSession, historyOf, listSessions, putSession } from '.
 import { MAC_ALG } from '../../../src/domain/handoff/crypto';
 import { CruxError } from '../../../src/shared/errors';
 import { newId, parseAgentName, parseLogicalSessionId, type CaseId, type HandoffId } from '../../../src/shared/ids';
+import { randomBytes } from '../../../src/shared/random';
 import { freshStore, testEnv } from '../../helpers/cli';
 
 const id = parseLogicalSessionId;
@@ -62,7 +63,7 @@ describe('operations in-process on a data directory', () => {
     expect((await listCases(ctx, {} as never)).cases).toHaveLength(2);
     const { results } = await retrieve(ctx, { text: 'renew the tls certificate', topK: 3, onlySuccess: true, minSimilarity: 0.3 }, false);
     expect(results.map((r) => r.case.case_id)).toEqual([tls.case.case_id]);
-    expect(await refusal(() => showCase(ctx, newId<CaseId>('c')))).toBe('not_found');
+    expect(await refusal(() => showCase(ctx, newId<CaseId>('c', randomBytes(12))))).toBe('not_found');
   });
 
   it('a handoff minted and accepted carries the state byte for byte; a second accept is replayed', async () => {
@@ -78,7 +79,7 @@ describe('operations in-process on a data directory', () => {
       includeFacts: false,
       taskRecord: undefined,
       alg: MAC_ALG,
-      handoffId: newId<HandoffId>('h'),
+      handoffId: newId<HandoffId>('h', randomBytes(12)),
     });
     const builder = ctxOn(store, '2026-12-01T10:05:00.000Z', 'builder');
     const bytes = Buffer.from(minted.text);

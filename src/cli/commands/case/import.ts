@@ -5,6 +5,7 @@ import { readImportInput, withImportProgress } from '../../import-progress';
 import { emit } from '../../../output/emit';
 import { renderImported } from '../../../output/case';
 import { newId, type CaseId } from '../../../shared/ids';
+import { randomBytes } from '../../../shared/random';
 import { parseImportLines } from '../../../domain/case/import-lines';
 import { importCases } from '../../../domain/case/store';
 import { caseScope as scopeOf } from '../../operations/scope';
@@ -13,11 +14,10 @@ const DEFAULT_MAX_IMPORT_BYTES = 1024 * 1024 * 1024;
 
 // Ids drawn from the random source a thousand at a time: importing 100k cases makes 100 reads, not 100k.
 function caseIdSource(): () => CaseId {
-  let pool = Buffer.alloc(0);
+  let pool: Buffer = Buffer.alloc(0);
   let next = 0;
   return () => {
-    // node:crypto is loaded only when an id is needed: retrieve never pays for it.
-    if (next === pool.length) [pool, next] = [(require('node:crypto') as typeof import('node:crypto')).randomBytes(12 * 1000), 0];
+    if (next === pool.length) [pool, next] = [randomBytes(12 * 1000), 0];
     return newId<CaseId>('c', pool.subarray(next, (next += 12)));
   };
 }

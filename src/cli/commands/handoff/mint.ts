@@ -6,6 +6,7 @@ import { emit } from '../../../output/emit';
 import { renderMinted } from '../../../output/handoff';
 import { invalid, usage } from '../../../shared/errors';
 import { newId, parseAgentName, parseLogicalSessionId, type HandoffId } from '../../../shared/ids';
+import { randomBytes } from '../../../shared/random';
 import { ED25519_ALG, MAC_ALG, type SignatureAlg } from '../../../domain/handoff/crypto';
 import { mergeTaskRecord, parseTaskRecord, type TaskRecord } from '../../../domain/handoff/task-record';
 import { DEFAULT_TTL_MS } from '../../../domain/handoff/store';
@@ -74,7 +75,7 @@ export function makeMintCommand(): Command {
         includeFacts: opts.includeFacts === true,
         taskRecord: readTaskRecord(opts),
         alg: opts.alg as SignatureAlg,
-        handoffId: newId<HandoffId>('h'),
+        handoffId: newId<HandoffId>('h', randomBytes(12)),
       });
       const written = writeEnvelope(ctx, result.envelope, out, result.minted.handoff_id);
       // With --out, --quiet prints the new package's id (what was created); stdout is free for it.
