@@ -48,12 +48,14 @@ async function answers(dir: DataDir, now: number): Promise<unknown[]> {
   for (const agent of AGENTS) {
     const scope = { dir, agent, now };
     for (let i = 0; i < 5; i++) out.push(await answer(() => sessions.getSession(scope, `s${i}` as LogicalSessionId)));
-    if (agent !== undefined) out.push(await answer(() => sessions.listStoredSessions(scope, { all: true, archived: false, stranded: false, allAgents: false })));
+    if (agent !== undefined)
+      out.push(await answer(() => sessions.listStoredSessions(scope, { all: true, archived: false, stranded: false, allAgents: false })));
     out.push(await answer(() => sessions.listStoredSessions(scope, { all: false, archived: false, stranded: true, allAgents: false })));
     out.push(await answer(() => sessions.reapSessions(scope, { dryRun: true })));
     out.push(await answer(() => sessions.sessionIdsStartingWith(scope, 's', 200)));
     for (const stranded of [true, false]) {
-      for (const limit of [1, 2, 50]) out.push(await answer(() => listNewest(scope, { all: false, archived: false, stranded, allAgents: agent === undefined }, limit)));
+      for (const limit of [1, 2, 50])
+        out.push(await answer(() => listNewest(scope, { all: false, archived: false, stranded, allAgents: agent === undefined }, limit)));
     }
   }
   return out;
