@@ -116,46 +116,52 @@ describe('sorted table', () => {
     // pages, a cluster far from the rest, and powers (uneven: it must fall back to halving and still be exact).
     const shape = fc.constantFrom('even', 'runs', 'cluster', 'powers');
     fc.assert(
-      fc.property(shape, fc.integer({ min: 1, max: 1500 }), fc.array(fc.nat(), { minLength: 1, maxLength: 12 }), fc.constantFrom('none', 'true', 'wrong'), (kind, n, probes, bounds) => {
-        const list = new EntryList(n);
-        for (let i = 0; i < n; i++) {
-          const [hi, lo] =
-            kind === 'even'
-              ? sortKey(0, `k${i}`)
-              : kind === 'runs'
-                ? [5, Math.floor(i / 300)]
-                : kind === 'cluster'
-                  ? i < n - 3
-                    ? [1, i]
-                    : [0xffffff00, i]
-                  : [Math.min(0xffffffff, 2 ** Math.floor(i / 40)), i % 7];
-          list.push(hi, lo, 0, i, 10, i + 1, 0, 0);
-        }
-        const words = list.sorted();
-        const { table } = openTable(words);
-        const keys = Array.from({ length: n }, (_, i) => [words[i * ENTRY_WORDS]!, words[i * ENTRY_WORDS + 1]!] as const);
-        // Bounds as a partition's manifest gives them (its first key, the next one's), or wrong ones: never an answer.
-        if (bounds === 'true') table.bound([...keys[0]!], [keys[n - 1]![0], keys[n - 1]![1] + 1]);
-        if (bounds === 'wrong') table.bound([0xfffffff0, 0], [3, 3]);
-        for (const probe of probes) {
-          // An existing key, or one just past it (absent, or the next one's).
-          const [hi, lo] = keys[probe % n]!;
-          for (const [qh, ql] of [
-            [hi, lo],
-            [hi, (lo + 1) >>> 0],
-          ] as const) {
-            const found: number[] = [];
-            table.range(qh, ql, qh, ql, (w, j) => found.push(w[j * ENTRY_WORDS + 3]!));
-            const expected = keys.flatMap(([h, l], i) => (h === qh && l === ql ? [words[i * ENTRY_WORDS + 3]!] : []));
-            expect(found).toEqual(expected);
-            const after: number[] = [];
-            table.spans(qh, ql, 0xffffffff, 0xffffffff, (w, start, end) => {
-              for (let j = start; j < end; j++) after.push(w[j * ENTRY_WORDS + 3]!);
-            });
-            expect(after).toEqual(keys.flatMap(([h, l], i) => (h > qh || (h === qh && l >= ql) ? [words[i * ENTRY_WORDS + 3]!] : [])));
+      fc.property(
+        shape,
+        fc.integer({ min: 1, max: 1500 }),
+        fc.array(fc.nat(), { minLength: 1, maxLength: 12 }),
+        fc.constantFrom('none', 'true', 'wrong'),
+        (kind, n, probes, bounds) => {
+          const list = new EntryList(n);
+          for (let i = 0; i < n; i++) {
+            const [hi, lo] =
+              kind === 'even'
+                ? sortKey(0, `k${i}`)
+                : kind === 'runs'
+                  ? [5, Math.floor(i / 300)]
+                  : kind === 'cluster'
+                    ? i < n - 3
+                      ? [1, i]
+                      : [0xffffff00, i]
+                    : [Math.min(0xffffffff, 2 ** Math.floor(i / 40)), i % 7];
+            list.push(hi, lo, 0, i, 10, i + 1, 0, 0);
           }
-        }
-      }),
+          const words = list.sorted();
+          const { table } = openTable(words);
+          const keys = Array.from({ length: n }, (_, i) => [words[i * ENTRY_WORDS]!, words[i * ENTRY_WORDS + 1]!] as const);
+          // Bounds as a partition's manifest gives them (its first key, the next one's), or wrong ones: never an answer.
+          if (bounds === 'true') table.bound([...keys[0]!], [keys[n - 1]![0], keys[n - 1]![1] + 1]);
+          if (bounds === 'wrong') table.bound([0xfffffff0, 0], [3, 3]);
+          for (const probe of probes) {
+            // An existing key, or one just past it (absent, or the next one's).
+            const [hi, lo] = keys[probe % n]!;
+            for (const [qh, ql] of [
+              [hi, lo],
+              [hi, (lo + 1) >>> 0],
+            ] as const) {
+              const found: number[] = [];
+              table.range(qh, ql, qh, ql, (w, j) => found.push(w[j * ENTRY_WORDS + 3]!));
+              const expected = keys.flatMap(([h, l], i) => (h === qh && l === ql ? [words[i * ENTRY_WORDS + 3]!] : []));
+              expect(found).toEqual(expected);
+              const after: number[] = [];
+              table.spans(qh, ql, 0xffffffff, 0xffffffff, (w, start, end) => {
+                for (let j = start; j < end; j++) after.push(w[j * ENTRY_WORDS + 3]!);
+              });
+              expect(after).toEqual(keys.flatMap(([h, l], i) => (h > qh || (h === qh && l >= ql) ? [words[i * ENTRY_WORDS + 3]!] : [])));
+            }
+          }
+        },
+      ),
       { numRuns: 400 },
     );
   });
