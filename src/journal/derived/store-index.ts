@@ -272,7 +272,11 @@ export class StoreIndex<S> {
     const found: KeyLine[] = [];
     const take = (w: Uint32Array, j: number) => {
       const x = j * ENTRY_WORDS;
-      found.push({ at: { offset: joinOffset(w[x + 2]!, w[x + 3]!), length: w[x + 4]!, line: w[x + 5]! }, reset: (w[x + 6]! & FLAG_RESET) !== 0, check: w[x + 7]! });
+      found.push({
+        at: { offset: joinOffset(w[x + 2]!, w[x + 3]!), length: w[x + 4]!, line: w[x + 5]! },
+        reset: (w[x + 6]! & FLAG_RESET) !== 0,
+        check: w[x + 7]!,
+      });
     };
     this.tables.range(hi, lo, hi, lo, take);
     for (const [list, j] of this.unsortedByHash().get(`${hi}:${lo}`) ?? []) take(list.words, j);
