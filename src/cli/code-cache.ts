@@ -53,7 +53,7 @@ function pruneOtherBuilds(dir: string, bundle: string, buildId: string): void {
 }
 
 // CommonJS's wrapper (node:module's Module.wrap), written here: loading node:module for it and createRequire
-// costs ~1.5 M instructions a call, and every bundle lives in dist/, where this module's own require resolves.
+// costs ~1.5 M instructions a call (a bundle's relative requires are resolved below, from its directory).
 const WRAP_HEAD = '(function (exports, require, module, __filename, __dirname) { ';
 const WRAP_TAIL = '\n});';
 
@@ -92,6 +92,10 @@ export function runBundle(file: string, opts: { variant?: string; env?: NodeJS.P
     });
   }
   const module = { exports: {} };
-  script.runInThisContext()(module.exports, require, module, file, dirname(file));
+  // A bundle's own `require('./pg.cjs')` names a bundle beside it: resolved from its directory, not from the
+  // module that runs it (bin/crux, where this loader is built in).
+  const dir = dirname(file);
+  const bundleRequire = (id: string) => require(id.startsWith('./') ? join(dir, id) : id);
+  script.runInThisContext()(module.exports, bundleRequire, module, file, dir);
   return module.exports;
 }
