@@ -16,6 +16,25 @@ const loadNet = (): Net => (net ??= require('node:net') as Net);
 
 export type ProbeAnswer = { answer: 'alive'; conn?: Socket } | { answer: 'gone' | 'refused' };
 
+// Connections this process is done with, destroyed at its next contention, not at once: Socket#destroy makes Node
+// create process.stderr (its _destroy compares the socket with it), 1.6 M instructions where stderr is a file and
+// 4.4 M where it is a pipe, which a one-shot command never needs; its exit closes them. They are unref'd, half-open
+// (allowHalfOpen on both ends, so that no end-of-stream destroys them either) and hold no lock.
+const lingering = new Set<Socket>();
+
+/** Leaves `conn` to the process's exit, or to its next contention (a long-lived process: crux mcp). */
+export function linger(conn: Socket | undefined): void {
+  if (conn === undefined || conn.destroyed) return;
+  conn.unref();
+  lingering.add(conn);
+}
+
+/** Destroys the connections earlier contentions of this process lingered. */
+export function destroyLingering(): void {
+  for (const conn of lingering) conn.destroy();
+  lingering.clear();
+}
+
 /** Connects to a socket of the lock directory: alive (connected, or busy), or proved gone (ENOENT) or dead (ECONNREFUSED). */
 export function probe(address: SocketAddress, socket: string): Promise<ProbeAnswer> {
   // A socket that is not there is gone, as a connect would find (ENOENT): the common case, the last holder having
@@ -23,10 +42,10 @@ export function probe(address: SocketAddress, socket: string): Promise<ProbeAnsw
   if (address.at(socket, (path) => fs.lstatSync(path, { throwIfNoEntry: false })) === undefined) return Promise.resolve({ answer: 'gone' });
   return new Promise((resolve) => {
     // The connect(2) happens inside net.connect, synchronously: the address is resolved before `at` returns.
-    const conn = address.at(socket, (path) => loadNet().connect(path));
+    const conn = address.at(socket, (path) => loadNet().connect({ path, allowHalfOpen: true }));
     conn.on('error', () => {});
     conn.once('connect', () => {
-      // Flowing, so that the holder's end of the connection (its release or death) closes ours.
+      // Flowing, so that the holder's end of the connection (its release or death) ends ours.
       conn.resume();
       resolve({ answer: 'alive', conn });
     });
@@ -74,11 +93,13 @@ export class Contender {
   ) {}
 
   async open(): Promise<void> {
-    const server = loadNet().createServer((conn) => {
-      // A waiter's probe: kept open (and closed by the kernel when this process ends) so the waiter wakes then.
+    // Never read: a waiter says nothing, and an end of stream read here would destroy the connection (see
+    // `lingering`) once this end is ended too.
+    const server = loadNet().createServer({ allowHalfOpen: true, pauseOnConnect: true }, (conn) => {
+      // A waiter's probe: kept open (and ended at close, or closed by the kernel when this process ends) so that
+      // the waiter wakes then.
       conn.unref();
       conn.on('error', () => {});
-      conn.resume();
       this.conns.add(conn);
       conn.once('close', () => this.conns.delete(conn));
     });
@@ -153,9 +174,14 @@ export class Contender {
     }
     unlinkQuiet(join(movedTo ?? this.dir, this.socket));
     if (this.ownsInfo && (!opts.held || this.named)) unlinkQuiet(join(movedTo ?? this.dir, this.info));
-    // The waiters' connections close last, which wakes them: each then finds the socket gone (a release), not
-    // one still listening that it would sleep on again until this process exits.
-    for (const conn of this.conns) conn.destroy();
+    // The waiters' connections end last, which wakes them: each then finds the socket gone (a release), not one
+    // still listening that it would sleep on again until this process exits. Ended (a FIN), not destroyed: see
+    // `lingering`.
+    for (const conn of this.conns) {
+      conn.end();
+      linger(conn);
+    }
+    this.conns.clear();
     this.address.close();
   }
 }

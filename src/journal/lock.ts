@@ -33,7 +33,7 @@ import { holdLockForTest, traceLock, traceWait } from './crash-point';
 import { chooseAddressing, lockFilesystem, socketAddress, warnOnce, type Addressing, type LockFilesystem } from './lock-fs';
 import { ensureLockDir, generations, generationsIn, holderByInode, hostname, LOCK_DIR, lockDir, readHolder, unlinkQuiet } from './lock-files';
 import { ahead, hasQueue, joinQueue } from './lock-queue';
-import { Contender, probe, Swept } from './lock-socket';
+import { Contender, destroyLingering, linger, probe, Swept } from './lock-socket';
 import { sweep } from './lock-sweep';
 
 export { LOCK_DIR, lockDir };
@@ -106,24 +106,28 @@ async function judge(contender: Contender, generation: number, filesystem: LockF
 }
 
 /**
- * Waits for the holder to leave: until the probe connection to it closes (the kernel closes it when the holder
- * releases or dies) or `until`, whichever comes first. Without a connection to wait on, sleeps `backOff` ms.
+ * Waits for the holder to leave: until the probe connection to it ends (the holder ends it at release, the kernel
+ * at its death) or `until`, whichever comes first. Without a connection to wait on, sleeps `backOff` ms.
  */
 function waitForHolder(conn: Socket | undefined, until: number, backOff: number): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);
-      conn?.destroy();
+      linger(conn);
       resolve();
     };
     const timer = setTimeout(done, Math.max(1, conn === undefined ? Math.min(backOff, until - Date.now()) : until - Date.now()));
-    if (conn?.destroyed) done();
-    else conn?.once('close', done);
+    if (conn?.destroyed || conn?.readableEnded) done();
+    else {
+      conn?.once('end', done);
+      conn?.once('close', done);
+    }
   });
 }
 
 /** Takes the lock of `root`, waiting at most `timeoutMs`; then fails with exit 75 (safe to retry), naming the holder. */
 export async function acquireLock(root: string, timeoutMs = DEFAULT_LOCK_TIMEOUT_MS, opts: LockOptions = {}): Promise<HeldLock> {
+  destroyLingering();
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const got = await contend(root, deadline, timeoutMs, opts);
@@ -204,7 +208,7 @@ async function contend(root: string, deadline: number, timeoutMs: number, opts: 
         return held(root, me, target, filesystem, verdict.state === 'dead' ? verdict.holder : undefined, cleanUp);
       }
       if (Date.now() >= deadline) {
-        if (verdict.state === 'alive') verdict.conn?.destroy();
+        if (verdict.state === 'alive') linger(verdict.conn);
         throw timeoutError(root, dir, timeoutMs, max, verdict);
       }
       // A live holder is waited for on its connection; where there is none to wait on (a busy socket, an
