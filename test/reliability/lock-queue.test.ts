@@ -56,6 +56,25 @@ describe("the waiters' queue", { timeout: TIMEOUT }, () => {
     await expectHealthy(dir);
   });
 
+  it('a long-lived process (crux mcp) keeps no connection past its next contention: what one lingered, the next destroys', async () => {
+    const dir = freshDataDir();
+    expect((await crux(dir, ['session', 'put', 'seed', '{}'])).exitCode).toBe(0);
+    const waits = join(tempDir(), 'waits.log');
+    const fds = () => fs.readdirSync('/proc/self/fd').length;
+    await (await acquireLock(dir)).release();
+    const before = fds();
+    for (let round = 0; round < 4; round++) {
+      const held = await acquireLock(dir);
+      const w = startCrux(dir, ['session', 'put', `r${round}`, '{}'], { CRUX_TEST_LOCK_WAITS: waits, CRUX_LOCK_TIMEOUT: '60s' });
+      await untilSlept(waits, w.proc.pid, () => true, alive(w));
+      // Ended, not destroyed: the waiter's connection stays open in this process until its next contention.
+      await held.release();
+      expect((await w.done).code).toBe(0);
+    }
+    await (await acquireLock(dir)).release();
+    expect(fds()).toBeLessThanOrEqual(before);
+  });
+
   it('a waiter killed with SIGKILL in the queue: the one behind it sleeps on the next one ahead, and removes its ticket', async () => {
     const { dir, lockLog, waits, held, waiters } = await queued(3);
     const [first, victim, last] = waiters as [Child, Child, Child];
