@@ -156,12 +156,14 @@ try {
     [...d, 'session', 'close', 'warm-fast', '--summary', 'done'],
     [...d, 'case', 'record', '--task', 'warm up the fast path', '--action', 'run', '--outcome', 'ok', '--tag', 'warm'],
   ]);
-  // The query fast path's (dist/fast-query.cjs): the lists and retrieves agents make (--json, a table, --quiet,
-  // a limited list).
-  warmBundle('fast-query.cjs', undefined, [
+  // The query fast path's (dist/fast-query.cjs), one for each command: the lists and retrieves agents make
+  // (--json, a table, --quiet, a limited list).
+  warmBundle('fast-query.cjs', 'list', [
     [...d, 'session', 'list', '--stranded', '--limit', '24', '--json'],
     [...d, 'session', 'list'],
     [...d, 'session', 'list', '--all', '--quiet'],
+  ]);
+  warmBundle('fast-query.cjs', 'retrieve', [
     [...d, 'case', 'retrieve', 'warm', 'fast', '--json'],
     [...d, 'case', 'retrieve', 'warm', 'cache', '--only-success', '--top-k', '3'],
   ]);

@@ -18,8 +18,10 @@ const read = session && args.includes('get');
 const fast = read || (session && (args.includes('put') || args.includes('close'))) || (args.includes('case') && args.includes('record'));
 // Its code cache comes in two variants (code-cache.ts): a get's and the writes'. A line taken for the wrong one
 // (a put of a session named "get") runs the same, with the other's cache.
-const query = !fast && ((session && (args.includes('list') || args.includes('ls'))) || (args.includes('case') && args.includes('retrieve')));
+// The queries' bundle has a cache for each of its two commands, as fast.cjs has for a get and the writes.
+const retrieve = args.includes('case') && args.includes('retrieve');
+const query = !fast && (retrieve || (session && (args.includes('list') || args.includes('ls'))));
 const ran = fast
   ? (runBundle(join(dist, 'fast.cjs'), { variant: read ? 'read' : 'write' }) as { handled?: boolean }).handled
-  : query && (runBundle(join(dist, 'fast-query.cjs')) as { handled?: boolean }).handled;
+  : query && (runBundle(join(dist, 'fast-query.cjs'), { variant: retrieve ? 'retrieve' : 'list' }) as { handled?: boolean }).handled;
 if (!ran) runBundle(join(dist, 'crux.cjs'));
