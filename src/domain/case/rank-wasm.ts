@@ -57,7 +57,8 @@ export function keptCandidates(
   q: number,
   query: { readonly topK: number; readonly onlySuccess: boolean; readonly minSimilarity: number },
 ): Candidate[] | undefined {
-  kernel ??= load();
+  // Loaded once: null (no WebAssembly) is kept too.
+  if (kernel === undefined) kernel = load();
   if (kernel === null) return undefined;
   const k = query.topK;
   // Memory: the k best similarities, the lists' (position, end), the slots, their metas, then the candidates.
