@@ -51,6 +51,7 @@ const stampBuildId = (file) => appendFileSync(file, `\n//# crux-build ${createHa
  * nothing and exit 0. A bundle loaded through src/cli/code-cache.ts is stamped with its build id first.
  */
 const bundled = new Set();
+const built = new Set();
 async function bundle(entry, name, { stamp = false, plugins = [], to = `dist/${name}`, banner } = {}) {
   const staged = `${to}.${process.pid}.tmp`;
   const { metafile } = await build({
@@ -71,6 +72,7 @@ async function bundle(entry, name, { stamp = false, plugins = [], to = `dist/${n
   if (stamp) stampBuildId(staged);
   if (banner !== undefined) chmodSync(staged, 0o755);
   renameSync(staged, to);
+  built.add(to);
 }
 
 // bin/crux: the launcher with the code-cache loader inside it (src/cli/launch.ts).
@@ -90,6 +92,9 @@ await bundle('src/cli/fast/query-main.ts', 'fast-query.cjs', { stamp: true, plug
 await bundleUi();
 // legalComments is 'none' (comments cost start-up): the notices of what the bundles carry ship beside them.
 writeNotices(bundled);
+// A bundle an older build made and this one does not (dist/loader.cjs, before bin/crux took the loader in) would
+// be packed and shipped unused.
+for (const name of readdirSync('dist')) if (name.endsWith('.cjs') && !built.has(`dist/${name}`)) rmSync(`dist/${name}`, { force: true });
 const scratch = mkdtempSync(join(tmpdir(), 'crux-build-'));
 try {
   // The full program's commands (the fast path's own are dist/fast.cjs's, below): a session written and listed,

@@ -23,7 +23,6 @@ describe('the package', () => {
         'dist/crux.cjs',
         'dist/fast.cjs',
         'dist/fast-query.cjs',
-        'dist/loader.cjs',
         'dist/mcp.cjs',
         'dist/pg.cjs',
         'dist/THIRD-PARTY-NOTICES.txt',
