@@ -59,7 +59,7 @@ function loadWasm(): WasmSha | null {
  * TextEncoder (so @noble/hashes' utf8ToBytes) and node:crypto do.
  */
 export function wasmSha256Hex(text: string): string {
-  wasm ??= loadWasm();
+  if (wasm === undefined) wasm = loadWasm(); // null (no WebAssembly) is kept: not tried again each call
   if (wasm === null) return jsSha256Hex(text);
   const { blocks, finish, input, encoder } = wasm;
   let rest = text;

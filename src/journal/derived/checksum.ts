@@ -35,7 +35,7 @@ function loadWasm(): WasmCrc | null {
 
 /** The WebAssembly implementation, a chunk of at most WASM_CHUNK bytes at a time (exported for its test). */
 export function wasmCrc32(bytes: Uint8Array, seed = 0): number {
-  wasm ??= loadWasm();
+  if (wasm === undefined) wasm = loadWasm(); // null (no WebAssembly) is kept: not tried again each call
   if (wasm === null) return jsCrc32(bytes, seed);
   let c = seed >>> 0;
   for (let at = 0; at < bytes.length; at += WASM_CHUNK) {
