@@ -1,5 +1,5 @@
 // SHA-256 of a string's UTF-8, as lowercase hex: record lines' hashes (journal/record.ts) and the ids derived
-// from content (domain/transcript/stretch.ts), by a small WebAssembly module, by node:crypto past ~200 KB of text.
+// from content (domain/transcript/stretch.ts), by a small WebAssembly module, by node:crypto past a few KB of text.
 
 // sha256.wat beside this file, assembled by wabt's wat2wasm into the bytes below (`npx wabt` 1.0.39:
 // wat2wasm sha256.wat, then base64). Measured, for a command that hashes a few lines (a `session get` hashes
@@ -85,9 +85,11 @@ export function wasmSha256Hex(text: string): string {
 // (the SHA-2 family's classes and constants) costs every start ~1 M instructions.
 const jsSha256Hex = (text: string): string => (require('./sha256-js') as typeof import('./sha256-js')).jsSha256Hex(text);
 
-// node:crypto costs ~13 M instructions to load and then hashes ~60 instructions a byte fewer than the module
-// does: it pays back past ~200 KB hashed (a replay, a check, an import), not for the few lines of a command.
-const NATIVE_AFTER_UNITS = 200_000;
+// node:crypto costs ~13 M instructions to load, and the module's first calls run in V8's baseline tier (~350
+// instructions a byte): past a command's few lines (8,192 UTF-16 units: a get, a put, a close, a case record
+// hash well under that) node:crypto is loaded. Measured on `journal check` of 50,000 records: switching at
+// 32,768 or 200,000 units cost ~2% more instructions than at once; at 2,000 records no difference was seen.
+const NATIVE_AFTER_UNITS = 8192;
 let hashedUnits = 0;
 let native: ((text: string) => string) | undefined;
 

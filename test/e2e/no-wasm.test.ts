@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { crux, freshDataDir, tempDir, testEnv } from '../helpers/cli';
 
 const NOW = '2026-12-01T12:00:00Z';
-// More text than shared/sha256.ts hashes before it loads node:crypto (200,000 UTF-16 units), in one process.
+// More text than shared/sha256.ts hashes before it loads node:crypto (8,192 UTF-16 units), in one process.
 const IMPORT = Array.from({ length: 300 }, (_, i) =>
   JSON.stringify({ session_id: `m${i}`, state: { step: i, note: `ünï ${'😀'.repeat(i % 7)} ${'x'.repeat(3 * i)}` } }),
 ).join('\n');
