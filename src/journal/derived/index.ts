@@ -135,10 +135,35 @@ class DerivedFiles<S> {
     const mtime_ns = mtimeOf(this.path);
     const upkeep = loaded.index;
     if (upkeep instanceof AppendUpkeep && opts.writer) upkeep.index.persist(loaded.state, { ...loaded, live: upkeep.live });
-    else if (upkeep instanceof ReplayUpkeep && loaded.full) {
+    else if (upkeep instanceof ReplayUpkeep && loaded.full && (opts.writer || !this.indexCoversJournal())) {
       buildIndex(this.root, this.spec, loaded.state, upkeep.lines.entries, upkeep.lines.keys, bindingAt(loaded, mtime_ns), upkeep.live);
     }
     keepSnapshot(this.root, this.path, this.spec, loaded, mtime_ns);
+  }
+
+  /**
+   * Whether the index as it stands verifies and covers the whole journal: a reader that replayed (a whole list)
+   * then leaves it as it is. Building it again anyway wrote a new base at every such read, and the old one
+   * stayed until a writer's sweep: a store only read (a dashboard polling its list) gathered them without end.
+   */
+  private indexCoversJournal(): boolean {
+    let fd: number;
+    try {
+      fd = openJournalFile(this.path);
+    } catch {
+      return false;
+    }
+    try {
+      const index = StoreIndex.open(this.root, this.spec, fd);
+      if (index === undefined) return false;
+      try {
+        return index.gap === 0;
+      } finally {
+        index.close();
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
   }
 
   /** Removes every derived file of the journal (after damage, or before a rewrite). */
