@@ -67,3 +67,22 @@ export function firstCaseId(fs, path) {
   fs.closeSync(fd);
   return head.toString().match(/"case_id":"([^"]+)"/)[1];
 }
+
+/** Growth targets of every command, smallest size to largest (ratio at the largest / at the smallest, one run), both kinds of store. */
+export const GROWTH_TARGETS = {
+  'session get': 1.25,
+  'session put': 1.25,
+  'session put (new id)': 1.25,
+  'session close': 1.25,
+  'case show': 1.25,
+  'case record': 1.25,
+  'filtered list (--agent a)': 1.3,
+  'filtered list (--stranded)': 1.3,
+  'limited list (--limit 50)': 1.3,
+  'limited list (--stranded --limit 5)': 1.3,
+  'reap, nothing due': 1.3,
+  'handoff mint': 1.3,
+  'handoff accept': 1.3,
+  'retrieve (rare words)': 1.3,
+  'retrieve (common words)': 3,
+};

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { benchEnv, interleave } from './interleave.mjs';
 import { peakOfRows, runMeasured, tailLatency } from './measure.mjs';
-import { BOILERPLATE, caseLines, firstCaseId, midSession, RARE, sessionLines, WORDS } from './data.mjs';
+import { BOILERPLATE, caseLines, firstCaseId, GROWTH_TARGETS, midSession, RARE, sessionLines, WORDS } from './data.mjs';
 
 const ROOT = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
 const CRUX = join(ROOT, 'bin', 'crux');
@@ -194,22 +194,6 @@ for (const cmd of cmds)
 
 // Issue 19's targets: growth from the smallest to the largest size on PostgreSQL (ratio at the largest / ratio at
 // the smallest, same run), and peak memory at every size.
-const TARGETS = {
-  'session get': 1.25,
-  'session put': 1.25,
-  'session put (new id)': 1.25,
-  'session close': 1.25,
-  'case show': 1.25,
-  'case record': 1.25,
-  'filtered list (--agent a)': 1.3,
-  'filtered list (--stranded)': 1.3,
-  'limited list (--limit 50)': 1.3,
-  'reap, nothing due': 1.3,
-  'handoff mint': 1.3,
-  'handoff accept': 1.3,
-  'retrieve (rare words)': 1.3,
-  'retrieve (common words)': 3,
-};
 const [lo, hi] = [SIZES[0], largest];
 if (lo !== hi) {
   console.log(
@@ -223,7 +207,7 @@ if (lo !== hi) {
     const d = cells.get(`dir|${cmd}|${hi}`);
     if (!a || !b) continue;
     const g = b.ratio / a.ratio;
-    const target = TARGETS[cmd];
+    const target = GROWTH_TARGETS[cmd];
     console.log(
       `| ${cmd} | ${a.ratio.toFixed(2)}× | ${b.ratio.toFixed(2)}× | ${g.toFixed(2)}× | ${target ? `≤ ${target}× ${g <= target ? 'met' : 'MISSED'}` : ''} | ${(b.median / d.median).toFixed(2)}× | ${mib(b.peak)}${b.peak > 150 ? ' MISSED' : ''} |`,
     );

@@ -19,7 +19,7 @@ import { join, resolve } from 'node:path';
 import { benchEnv, interleave } from './interleave.mjs';
 import { hookRows } from './hooks.mjs';
 import { peakOfRows, runMeasured, tailLatency, writersAtOnce } from './measure.mjs';
-import { BOILERPLATE, caseLines, firstCaseId, midSession, RARE, sessionLines, WORDS } from './data.mjs';
+import { BOILERPLATE, caseLines, firstCaseId, GROWTH_TARGETS, midSession, RARE, sessionLines, WORDS } from './data.mjs';
 
 const CRUX = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', 'bin', 'crux');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
@@ -336,23 +336,6 @@ for (const [cmd, bySize] of byCmd) {
   const cell = (r) => `${ratio(r.median, r.b)} (${r.median.toFixed(0)} ms${peaks.get(r.name) === undefined ? '' : `, ${peaks.get(r.name).toFixed(0)} MiB`})`;
   console.log(`| ${cmd} | ${SIZES.map((n) => (bySize.has(n) ? cell(bySize.get(n)) : '')).join(' | ')} |`);
 }
-const TARGETS = {
-  'session get': 1.25,
-  'session put': 1.25,
-  'session put (new id)': 1.25,
-  'session close': 1.25,
-  'case show': 1.25,
-  'case record': 1.25,
-  'filtered list (--agent a)': 1.3,
-  'filtered list (--stranded)': 1.3,
-  'limited list (--limit 50)': 1.3,
-  'limited list (--stranded --limit 5)': 1.3,
-  'reap, nothing due': 1.3,
-  'handoff mint': 1.3,
-  'handoff accept': 1.3,
-  'retrieve (rare words)': 1.3,
-  'retrieve (common words)': 3,
-};
 console.log(`\nGrowth 2k → 200k (ratio at 200k / ratio at 2k, same run):\n`);
 console.log('| command | 2k | 200k | growth | target |');
 console.log('|---|---|---|---|---|');
@@ -361,7 +344,7 @@ for (const [cmd, bySize] of byCmd) {
     b = bySize.get(200_000);
   if (!a || !b) continue;
   const g = b.median / b.b / (a.median / a.b);
-  const target = TARGETS[cmd];
+  const target = GROWTH_TARGETS[cmd];
   console.log(
     `| ${cmd} | ${ratio(a.median, a.b)} | ${ratio(b.median, b.b)} | ${g.toFixed(2)}× | ${target ? `≤ ${target}× ${g <= target ? 'met' : 'MISSED'}` : ''} |`,
   );

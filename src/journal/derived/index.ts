@@ -69,15 +69,22 @@ class DerivedFiles<S> {
    */
   rebuild(keys: readonly string[], needIndex: boolean): (Rebuilt<S> & { path: string }) | undefined {
     if (this.spec.keyOf === undefined) return undefined;
+    return this.withJournal(undefined, (fd) => {
+      const rebuilt = rebuildIndex(this.root, this.spec, fd, keys, needIndex);
+      return rebuilt === undefined ? undefined : { ...rebuilt, path: this.path };
+    });
+  }
+
+  /** `use` of the journal open for reading (closed after), or `none` when it cannot be opened. */
+  private withJournal<T>(none: T, use: (fd: number) => T): T {
     let fd: number;
     try {
       fd = openJournalFile(this.path);
     } catch {
-      return undefined;
+      return none;
     }
     try {
-      const rebuilt = rebuildIndex(this.root, this.spec, fd, keys, needIndex);
-      return rebuilt === undefined ? undefined : { ...rebuilt, path: this.path };
+      return use(fd);
     } finally {
       fs.closeSync(fd);
     }
@@ -147,13 +154,7 @@ class DerivedFiles<S> {
    * stayed until a writer's sweep: a store only read (a dashboard polling its list) gathered them without end.
    */
   private indexCoversJournal(): boolean {
-    let fd: number;
-    try {
-      fd = openJournalFile(this.path);
-    } catch {
-      return false;
-    }
-    try {
+    return this.withJournal(false, (fd) => {
       const index = StoreIndex.open(this.root, this.spec, fd);
       if (index === undefined) return false;
       try {
@@ -161,9 +162,7 @@ class DerivedFiles<S> {
       } finally {
         index.close();
       }
-    } finally {
-      fs.closeSync(fd);
-    }
+    });
   }
 
   /** Removes every derived file of the journal (after damage, or before a rewrite). */
