@@ -5,7 +5,7 @@
 // (nothing due: reap finds none), and 24 active and stale at every size (evenly spread, so that `--stranded`'s
 // answer is the same at every size, as `--agent a`'s is). Agent a owns only its handoff sources.
 export const NOW = Date.parse('2026-12-01T12:00:00Z');
-const HOUR = 3_600_000;
+export const HOUR = 3_600_000;
 const iso = (ms) => new Date(ms).toISOString();
 export const sessionClass = (i) => (i * 2654435761) % 100;
 const STRANDED = 24;

@@ -19,7 +19,7 @@ import { join, resolve } from 'node:path';
 import { benchEnv, interleave } from './interleave.mjs';
 import { hookRows } from './hooks.mjs';
 import { peakOfRows, runMeasured, tailLatency, writersAtOnce } from './measure.mjs';
-import { BOILERPLATE, caseLines, firstCaseId, GROWTH_TARGETS, midSession, RARE, sessionLines, WORDS } from './data.mjs';
+import { BOILERPLATE, caseLines, firstCaseId, GROWTH_TARGETS, HOUR, midSession, NOW, RARE, sessionLines, WORDS } from './data.mjs';
 
 const CRUX = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', 'bin', 'crux');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
