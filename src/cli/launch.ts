@@ -20,8 +20,9 @@ const fast = read || (session && (args.includes('put') || args.includes('close')
 // (a put of a session named "get") runs the same, with the other's cache.
 // The queries' bundle has a cache for each of its two commands, as fast.cjs has for a get and the writes.
 const retrieve = args.includes('case') && args.includes('retrieve');
-const query = !fast && (retrieve || (session && (args.includes('list') || args.includes('ls'))));
-const ran = fast
-  ? (runBundle(join(dist, 'fast.cjs'), { variant: read ? 'read' : 'write' }) as { handled?: boolean }).handled
-  : query && (runBundle(join(dist, 'fast-query.cjs'), { variant: retrieve ? 'retrieve' : 'list' }) as { handled?: boolean }).handled;
+const query = retrieve || (session && (args.includes('list') || args.includes('ls')));
+const handled = (bundle: string, variant: string) => (runBundle(join(dist, bundle), { variant }) as { handled?: boolean }).handled === true;
+// A line with the words of both (`session list --agent get`, `case retrieve session get`) is offered to each in
+// turn: a bundle that does not read a line as its own does nothing with it.
+const ran = (fast && handled('fast.cjs', read ? 'read' : 'write')) || (query && handled('fast-query.cjs', retrieve ? 'retrieve' : 'list'));
 if (!ran) runBundle(join(dist, 'crux.cjs'));

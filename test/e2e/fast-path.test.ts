@@ -50,7 +50,7 @@ const SETUP = [
 ];
 
 // [args, stdin, which bundle bin/crux answers it from]
-const LINES: [string[], string | undefined, 'fast' | 'full' | 'query' | 'query-full' | 'other'][] = [
+const LINES: [string[], string | undefined, 'fast' | 'full' | 'query' | 'query-full' | 'fast-query' | 'fast-query-full' | 'other'][] = [
   [['session', 'get', 's1'], undefined, 'fast'],
   [['session', 'get', 's1', '--json'], undefined, 'fast'],
   [['--json', 'session', 'get', 's2'], undefined, 'fast'],
@@ -121,6 +121,15 @@ const LINES: [string[], string | undefined, 'fast' | 'full' | 'query' | 'query-f
   [['case', 'retrieve', 'x', '--limit', '-q'], undefined, 'query-full'],
   [['help', 'case', 'retrieve'], undefined, 'query-full'],
   [['case', 'list', '--json'], undefined, 'other'],
+  // The words of both fast bundles: fast.cjs does not read these as its own, and hands them on to fast-query.cjs.
+  [['session', 'list', '--agent', 'get', '--json'], undefined, 'fast-query'],
+  [['session', 'ls', '--sort', 'put', '--json'], undefined, 'fast-query'],
+  [['case', 'retrieve', 'session', 'get', '--json'], undefined, 'fast-query'],
+  [['case', 'retrieve', 'record', 'case'], undefined, 'fast-query'],
+  [['session', 'list', 'get'], undefined, 'fast-query-full'],
+  // A get of a session named like a query: fast.cjs's.
+  [['session', 'get', 'list'], undefined, 'fast'],
+  [['session', 'put', 'ls', '{"n":1}'], undefined, 'fast'],
 ];
 
 /** The data directory after SETUP (made once by the full program), copied: one for bin/crux, one for the full program. */
@@ -163,6 +172,8 @@ describe('the fast path', () => {
         full: ['fast.cjs', 'crux.cjs'],
         query: ['fast-query.cjs'],
         'query-full': ['fast-query.cjs', 'crux.cjs'],
+        'fast-query': ['fast.cjs', 'fast-query.cjs'],
+        'fast-query-full': ['fast.cjs', 'fast-query.cjs', 'crux.cjs'],
         other: ['crux.cjs'],
       }[bundle];
       expect(viaBin.bundles, line).toEqual(read);
