@@ -179,12 +179,12 @@ export class DataDir implements JournalStore, TransactionHost {
   /**
    * A state holding, highest value first, the entities whose value of the ordered secondary key `query.index`
    * is at most `query.atMost`, at least until `enough(state)` (the caller filters exactly and cuts), and how
-   * many there are in all (`total`, from the index, without reading them); a full replay (total undefined)
-   * when the index does not verify.
+   * many there are in all (`total`, from the index, without reading them; not counted when `query.count` is
+   * false); a full replay (total undefined) when the index does not verify.
    */
   async readNewest<S>(
     spec: StoreSpec<S>,
-    query: { index: string; atMost: number },
+    query: { index: string; atMost: number; count?: boolean },
     enough: (state: S) => boolean,
   ): Promise<{ state: S; total: number | undefined }> {
     try {

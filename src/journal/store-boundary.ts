@@ -278,12 +278,14 @@ export interface JournalStore {
   /**
    * Optional (a limited list): a state holding, highest value first, the entities whose value of the ordered
    * secondary key `query.index` is at most `query.atMost`, at least until `enough(state)`, and how many match
-   * in all (`total`, from the index, without reading them; undefined when it had to read everything). The
-   * caller filters exactly and cuts, as after readIndexed. A store without it: readIndexed and count.
+   * in all (`total`, from the index, without reading them; undefined when it had to read everything). With
+   * `count: false` the caller does not need `total` (a list cut short that says nothing of the rest): a store
+   * may then leave it undefined and read only what it folds. The caller filters exactly and cuts, as after
+   * readIndexed. A store without it: readIndexed and count.
    */
   readNewest?<S>(
     spec: StoreSpec<S>,
-    query: { readonly index: string; readonly atMost: number },
+    query: { readonly index: string; readonly atMost: number; readonly count?: boolean },
     enough: (state: S) => boolean,
   ): Promise<{ state: S; total: number | undefined }>;
   /**

@@ -186,6 +186,19 @@ async function answers(dir: DataDir, now: number): Promise<unknown> {
       for (const stranded of [true, false]) {
         for (const allAgents of [false, true]) {
           for (const limit of [1, 3]) out.push(await answer(() => listNewest(scope, { all: false, archived: false, stranded, allAgents }, limit)));
+          // Not counted (a --json list or a pipe): the pages of the rows shown only, and the rows and hidden count a
+          // replay gives; where it cannot tell (no index), the whole list cut, as the CLI then lists.
+          for (const limit of [1, 3]) {
+            const filter = { all: false, archived: false, stranded, allAgents };
+            out.push(
+              await answer(async () => {
+                const cut = await listNewest(scope, filter, limit, { count: false });
+                if (cut !== undefined) return { sessions: cut.sessions, hidden_scoped: cut.hidden_scoped, total: cut.total ?? 'not counted' };
+                const whole = await sessions.listStoredSessions(scope, filter);
+                return { sessions: whole.sessions.slice(0, limit), hidden_scoped: whole.hidden_scoped, total: 'not counted' };
+              }),
+            );
+          }
         }
       }
     }

@@ -59,17 +59,22 @@ export async function listSessions(
   return (await countedSessions(ctx, filter, flags, window)).document;
 }
 
-/** As listSessions, with how many sessions matched, shown or not (a list cut short says how many more there are). */
+/**
+ * As listSessions, with how many sessions matched, shown or not (a list cut short says how many more there
+ * are). `count: false`: the caller shows no such count (its total may then be undefined, and a limited list
+ * reads the rows it shows only).
+ */
 export async function countedSessions(
   ctx: Context,
   filter: Omit<ListFilter, 'agent'>,
   flags?: ThresholdFlags & { limit?: number | undefined },
   window: ListWindow<SessionView, SessionOrder> = {},
+  opts: { count?: boolean } = {},
 ) {
   const scope = sessionScope(ctx, flags);
   const limit = window.limit ?? flags?.limit;
   // Newest first and only cut: the store reads just the rows shown, and counts the rest from its index.
-  const limited = window.sort === undefined && window.where === undefined && limit !== undefined ? await listNewest(scope, filter, limit) : undefined;
+  const limited = window.sort === undefined && window.where === undefined && limit !== undefined ? await listNewest(scope, filter, limit, opts) : undefined;
   if (limited !== undefined)
     return { document: { sessions: limited.sessions, hidden_scoped: limited.hidden_scoped, all_agents: filter.allAgents }, total: limited.total };
   const listing = await store.listStoredSessions(scope, filter);

@@ -101,6 +101,11 @@ export class IndexTables {
     return false;
   }
 
+  /** The partitions' entries whose sort key lies in [from, to], highest first, as spans of pages (SortedTable.spansDown). */
+  *partSpansDown(fromHi: number, fromLo: number, toHi: number, toLo: number): Generator<readonly [words: Uint32Array, start: number, end: number]> {
+    for (const part of this.partsOver(fromHi, fromLo, toHi, toLo).reverse()) yield* this.table(part).spansDown(fromHi, fromLo, toHi, toLo);
+  }
+
   /** The partitions that may hold sort keys in [from, to], in order. */
   private partsOver(fromHi: number, fromLo: number, toHi: number, toLo: number): RunRef[] {
     const parts = this.manifest.parts;

@@ -14,11 +14,21 @@ import { ENTRY_WORDS, FLAG_WITHDRAWN, joinOffset, sortKey } from './entries';
 import type { IndexTables } from './index-levels';
 import { entityOf } from './index-entries';
 
-/** The entities by descending value: `next()` gives each one's key hash (hi, lo) and value, then undefined. */
+/**
+ * The entities by descending value: `next()` gives each one's key hash (hi, lo) and value, then undefined.
+ * `total`: how many there are, when they were counted (undefined when not asked for).
+ */
 export interface Newest {
-  readonly total: number;
+  readonly total: number | undefined;
   next(): readonly [hi: number, lo: number, value: number] | undefined;
 }
+
+/**
+ * Thrown by a `next()` that is not counting when a partition holds an entry of an entity written since that is
+ * newer than the entity's entries in the frozen runs and the log, which merges never make: the index is then
+ * not what this reader takes it for, and the caller drops and rebuilds it.
+ */
+export class NewestOutOfStep extends Error {}
 
 interface Latest {
   version: number;
@@ -35,7 +45,14 @@ const valueAt = (w: Uint32Array, x: number) => (w[x]! & 0xffffff) * 0x1_0000_000
  * hash), leaving out `exclude` (entities as entityOf names them, `hi:lo:check`: ones the caller reads some
  * other way). An entity is its key hash and second hash: keys that share the 56-bit hash stay apart.
  */
-export function newestInRange(tables: IndexTables, log: EntryList | undefined, space: number, atMost: number, exclude: ReadonlySet<string>): Newest {
+export function newestInRange(
+  tables: IndexTables,
+  log: EntryList | undefined,
+  space: number,
+  atMost: number,
+  exclude: ReadonlySet<string>,
+  opts: { count?: boolean } = {},
+): Newest {
   const [fromHi, fromLo] = [(space << 24) >>> 0, 0];
   const [toHi, toLo] = sortKey(space, atMost);
   const [endHi, endLo] = [((space << 24) | 0xffffff) >>> 0, 0xffffffff];
@@ -63,6 +80,7 @@ export function newestInRange(tables: IndexTables, log: EntryList | undefined, s
   const special = new Uint8Array(0x10000);
   for (const e of touched.values()) special[e.lo & 0xffff] = 1;
   for (const id of exclude) special[Number(id.split(':')[1]) & 0xffff] = 1;
+  if (opts.count === false) return uncounted(tables, [fromHi, fromLo, toHi, toLo], touched, special, exclude);
   // The partitions' other entries in the range, ascending (partitions in order, each sorted).
   // (value, hi, lo) per entry, in a typed array: three numbers an entry, unboxed, for hundreds of thousands.
   let plain = new Float64Array(3 * 1024);
@@ -103,6 +121,69 @@ export function newestInRange(tables: IndexTables, log: EntryList | undefined, s
       if (t === undefined || (p >= 0 && (plain[p]! - t.value || plain[p + 1]! - t.hi || plain[p + 2]! - t.lo) > 0)) {
         const out = [plain[p + 1]!, plain[p + 2]!, plain[p]!] as const;
         p -= 3;
+        return out;
+      }
+      c++;
+      return [t.hi, t.lo, t.value] as const;
+    },
+  };
+}
+
+/**
+ * newestInRange without the count: the partitions' entries are read from the highest down, a page at a time,
+ * as `next()` asks for them, so a list of 50 rows reads their pages, not the range's (a million at 1M). The
+ * entities written since the partitions (`touched`) are all known first: no partition entry of theirs is
+ * newer than theirs in the frozen runs and the log (a merge copies a run's entries, never newer ones), so each
+ * one's current value is known before the walk and is merged in its place.
+ */
+function uncounted(
+  tables: IndexTables,
+  [fromHi, fromLo, toHi, toLo]: readonly [number, number, number, number],
+  touched: ReadonlyMap<string, Latest>,
+  special: Uint8Array,
+  exclude: ReadonlySet<string>,
+): Newest {
+  const current = [...touched.values()].filter((e) => e.value >= 0);
+  current.sort((a, b) => b.value - a.value || b.hi - a.hi || b.lo - a.lo);
+  const spans = tables.partSpansDown(fromHi, fromLo, toHi, toLo);
+  let words: Uint32Array | undefined;
+  let start = 0;
+  let j = -1;
+  /** The partitions' next entry down that is current as it stands ([value, hi, lo]), or undefined past the range. */
+  const partNext = (): readonly [value: number, hi: number, lo: number] | undefined => {
+    for (;;) {
+      if (words === undefined || j < start) {
+        const span = spans.next();
+        if (span.done) return undefined;
+        [words, start] = span.value;
+        j = span.value[2] - 1;
+      }
+      const w = words;
+      const x = j-- * ENTRY_WORDS;
+      if (special[w[x + 3]! & 0xffff] === 1) {
+        const id = entityOf(w, x);
+        if (exclude.has(id)) continue;
+        const mine = touched.get(id);
+        if (mine !== undefined) {
+          if (joinOffset(w[x + 4]!, w[x + 5]!) > mine.version) throw new NewestOutOfStep();
+          continue;
+        }
+      }
+      if (w[x + 6]! & FLAG_WITHDRAWN) continue;
+      return [valueAt(w, x), w[x + 2]!, w[x + 3]!];
+    }
+  };
+  let part = partNext();
+  let c = 0;
+  return {
+    total: undefined,
+    next() {
+      const t = current[c];
+      if (part === undefined && t === undefined) return undefined;
+      // As the counted walk merges them: the partition's entry first when it sorts after the touched one.
+      if (t === undefined || (part !== undefined && (part[0] - t.value || part[1] - t.hi || part[2] - t.lo) > 0)) {
+        const out = [part![1], part![2], part![0]] as const;
+        part = partNext();
         return out;
       }
       c++;

@@ -47,9 +47,10 @@ class DerivedFiles<S> {
 
   /**
    * The entities whose value of the ordered key `query.index` is at most `query.atMost`, highest first, read
-   * until `enough(state)`, and how many the index holds in that range; undefined as findKeys.
+   * until `enough(state)`, and how many the index holds in that range (unless `query.count` is false: then
+   * only the pages of the entities read are read); undefined as findKeys.
    */
-  newest(query: { index: string; atMost: number }, enough: (state: S) => boolean): { state: S; total: number } | undefined {
+  newest(query: { index: string; atMost: number; count?: boolean }, enough: (state: S) => boolean): { state: S; total: number | undefined } | undefined {
     return loadNewest(this.path, this.root, this.spec, query, enough);
   }
 

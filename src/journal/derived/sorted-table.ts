@@ -184,6 +184,30 @@ export class SortedTable {
   }
 
   /**
+   * The entries whose sort key lies in [from, to], highest first, as spans of pages: [words, start, end] for
+   * entries start ≤ i < end of one page (to be read from end - 1 down), from the page that holds `to` down.
+   * Each page is read when the caller asks for the span after the one before it, and verified: a limited read
+   * that stops after its first rows reads the pages of those rows only.
+   */
+  *spansDown(fromHi: number, fromLo: number, toHi: number, toLo: number): Generator<readonly [words: Uint32Array, start: number, end: number]> {
+    if (this.pages === 0) return;
+    // The first page whose last entry is past `to`: every entry up to `to` is on it or below it (entries equal to
+    // `to` may run over several pages).
+    const [pastHi, pastLo] = toLo === 0xffffffff ? [toHi + 1, 0] : [toHi, toLo + 1];
+    for (let p = this.firstPageFrom(pastHi, pastLo); p >= 0; p--) {
+      const words = this.page(p);
+      this.cache.delete(p);
+      let end = words.length / ENTRY_WORDS;
+      while (end > 0 && compareKey(words, end - 1, toHi, toLo) > 0) end--;
+      let start = end;
+      while (start > 0 && compareKey(words, start - 1, fromHi, fromLo) >= 0) start--;
+      if (end > start) yield [words, start, end];
+      // An entry below `from` on this page: the pages below hold none in the range.
+      if (start > 0) return;
+    }
+  }
+
+  /**
    * Every entry whose sort key (words 0–1) lies in [from, to], in order, as copies of their eight words.
    * Reads the pages of a binary search for `from`, then the pages the range spans.
    */

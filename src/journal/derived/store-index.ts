@@ -23,7 +23,7 @@ import { entityOf, keyEntry, secondaryEntries, valueKey } from './index-entries'
 import { dropIndexFiles, INDEX_VERSION, logName, openManifest, type Manifest } from './index-base';
 import { freeze, IndexTables, mergeStep, RunMissing } from './index-levels';
 import { bindingAt, readTail, type Tail } from './index-tail';
-import { newestInRange, type Newest } from './index-newest';
+import { NewestOutOfStep, newestInRange, type Newest } from './index-newest';
 import { DerivedDamage } from './sorted-table';
 
 /** The log is frozen into a run once it holds this many entries (reads scan the whole log). */
@@ -163,9 +163,10 @@ export class StoreIndex<S> {
   /**
    * Folds into `state` the entities whose value of the ordered key `query.index` is at most `query.atMost`,
    * highest value first, until `enough(state)` (those written past the index first: their values are not
-   * indexed yet). Returns how many entities the index holds in that range, or undefined after damage.
+   * indexed yet). Returns how many entities the index holds in that range (`total`: unless `query.count` is
+   * false, which reads only the pages of the entities folded), or undefined after damage.
    */
-  loadNewest(state: S, query: { index: string; atMost: number }, enough: (state: S) => boolean): number | undefined {
+  loadNewest(state: S, query: { index: string; atMost: number; count?: boolean }, enough: (state: S) => boolean): { total: number | undefined } | undefined {
     const i = this.spec.secondary?.names.indexOf(query.index) ?? -1;
     if (i < 0) throw new Error(`${this.spec.file}: no secondary key ${query.index}`);
     // Entities written past the index are read first, whatever their values (not indexed yet): each counts as
@@ -174,7 +175,7 @@ export class StoreIndex<S> {
     const inTail = new Set(tail.map(entityOfKey));
     let newest: Newest;
     try {
-      newest = newestInRange(this.tables, this.log?.entries, 1 + i, query.atMost, inTail);
+      newest = newestInRange(this.tables, this.log?.entries, 1 + i, query.atMost, inTail, { count: query.count });
     } catch (error) {
       if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return undefined;
       throw error;
@@ -183,19 +184,26 @@ export class StoreIndex<S> {
     // In batches (a candidate may no longer match: the caller's exact filter says so), and not stopping
     // between two of one value, so that the caller orders equals its own way — up to TIE_READS of them (an
     // import that gave thousands one time): past that, equals come in the index's order.
-    let next = newest.next();
-    while (next !== undefined && !enough(state)) {
-      let last: number | undefined;
-      for (let n = 0, ties = 0; next !== undefined && (n < 16 || (next[2] === last && ties++ < TIE_READS)); n++, next = newest.next()) {
-        if (!this.foldHash(state, next[0] >>> 0, next[1], undefined)) return undefined;
-        last = next[2];
+    try {
+      let next = newest.next();
+      while (next !== undefined && !enough(state)) {
+        let last: number | undefined;
+        for (let n = 0, ties = 0; next !== undefined && (n < 16 || (next[2] === last && ties++ < TIE_READS)); n++, next = newest.next()) {
+          if (!this.foldHash(state, next[0] >>> 0, next[1], undefined)) return undefined;
+          last = next[2];
+        }
       }
+    } catch (error) {
+      // A page read on demand that does not verify, or an index out of step with its runs: dropped and rebuilt.
+      if ((error instanceof DerivedDamage && !(error instanceof RunMissing)) || error instanceof NewestOutOfStep) return undefined;
+      throw error;
     }
+    if (newest.total === undefined) return { total: undefined };
     const matching = tail.filter((key) => {
       const value = this.spec.secondary!.values(state, key)[i];
       return typeof value === 'number' && value <= query.atMost;
     });
-    return newest.total + matching.length;
+    return { total: newest.total + matching.length };
   }
 
   /**

@@ -139,19 +139,19 @@ function loadOnce<S>(
 
 /**
  * A state holding the entities whose value of the ordered key `query.index` is at most `query.atMost`, highest
- * first, at least until `enough(state)`; and how many the index holds in that range. undefined when there is
- * no index that verifies (the caller replays).
+ * first, at least until `enough(state)`; and how many the index holds in that range (unless `query.count` is
+ * false). undefined when there is no index that verifies (the caller replays).
  */
 export function loadNewest<S>(
   path: string,
   root: string,
   spec: StoreSpec<S>,
-  query: { index: string; atMost: number },
+  query: { index: string; atMost: number; count?: boolean },
   enough: (state: S) => boolean,
-): { state: S; total: number } | undefined {
+): { state: S; total: number | undefined } | undefined {
   return readOpen(path, root, spec, (index, state) => {
-    const total = index.loadNewest(state, query, enough);
-    return total === undefined ? undefined : { state, total };
+    const read = index.loadNewest(state, query, enough);
+    return read === undefined ? undefined : { state, total: read.total };
   });
 }
 

@@ -354,9 +354,14 @@ async function expectReplayAnswers(dir: DataDir): Promise<void> {
         .sort(([ka, a], [kb, b]) => b.value - a.value || (ka < kb ? -1 : 1))
         .slice(0, k)
         .map(([key]) => key);
-    const { state, total } = await dir.readNewest(GROUPED, { index: 'value', atMost }, (s) => [...s.values()].filter((v) => v.value <= atMost).length >= k);
+    const enough = (s: Items) => [...s.values()].filter((v) => v.value <= atMost).length >= k;
+    const { state, total } = await dir.readNewest(GROUPED, { index: 'value', atMost }, enough);
     if (total !== undefined) expect(total).toBe(matching.length);
     expect(top(state)).toEqual(top(truth));
+    // Not counted: the same highest values, read from the top down (no total).
+    const uncounted = await dir.readNewest(GROUPED, { index: 'value', atMost, count: false }, enough);
+    expect(uncounted.total).toBeUndefined();
+    expect(top(uncounted.state)).toEqual(top(truth));
   }
   // By prefix, in order, read until enough: the first ids a replay gives, whatever is cut.
   const named = (m: Items, prefix: string) => [...m.keys()].filter((k) => k.startsWith(prefix)).sort();

@@ -4,6 +4,7 @@ import { contextOf, type GlobalOptions } from '../../context';
 import { listLimit } from '../../list-limit';
 import { parseChoices, parseSort } from '../../parse';
 import { emit } from '../../../output/emit';
+import { stdoutIsTerminal } from '../../../output/terminal';
 import { listingIds, renderListing } from '../../../output/session';
 import { countedSessions } from '../../operations/session';
 import { SESSION_ORDERS } from '../../../domain/list-window';
@@ -37,7 +38,9 @@ export async function runList(opts: ListOptions, globals: GlobalOptions): Promis
     stranded: opts.stranded === true,
     allAgents: opts.allAgents === true,
   };
-  // How many matched (for the line that ends a list cut short) is the table's, not the document's.
-  const { document, total } = await countedSessions(ctx, filter, { freshFor: opts.freshFor, staleAfter: opts.staleAfter }, window);
+  // How many matched (for the line that ends a list cut short) is the table's, not the document's: only a table
+  // on a terminal says it, so only it is counted (a limited --json list or pipe reads the rows it shows only).
+  const count = !ctx.json && !ctx.quiet && stdoutIsTerminal();
+  const { document, total } = await countedSessions(ctx, filter, { freshFor: opts.freshFor, staleAfter: opts.staleAfter }, window, { count });
   await emit({ ...ctx, headers: opts.headers }, document, (r, style) => renderListing({ ...r, total }, style), listingIds);
 }
