@@ -6,6 +6,7 @@ import { asStorageError } from './durable-fs';
 import { ChainVerifier, type LineProblem, type LinePosition, type RecordSink } from './verify';
 import type { ProgressSink } from './reporting';
 import { openJournalFile } from './journal-file';
+import { expectHashUnits } from '../shared/sha256';
 
 export { SNAPSHOT_EVENT, type LinePosition, type LineProblem, type RecordSink } from './verify';
 const CHUNK = 1 << 20;
@@ -100,6 +101,8 @@ export function scanJournal<T>(
         throw asStorageError(error, String(path));
       }
       if (n === 0) break;
+      // Its lines are hashed one by one: a long read loads the native hash first (shared/sha256.ts).
+      if (position === (from?.offset ?? 0)) expectHashUnits(n);
       let buf = chunk.subarray(0, n);
       let base = position;
       if (carry !== undefined) {

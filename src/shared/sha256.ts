@@ -86,18 +86,30 @@ export function wasmSha256Hex(text: string): string {
 const jsSha256Hex = (text: string): string => (require('./sha256-js') as typeof import('./sha256-js')).jsSha256Hex(text);
 
 // node:crypto costs ~13 M instructions to load, and the module's first calls run in V8's baseline tier (~350
-// instructions a byte): past a command's few lines (8,192 UTF-16 units: a get, a put, a close, a case record
-// hash well under that) node:crypto is loaded. Measured on `journal check` of 50,000 records: switching at
-// 32,768 or 200,000 units cost ~2% more instructions than at once; at 2,000 records no difference was seen.
-const NATIVE_AFTER_UNITS = 8192;
+// instructions a byte): past about what that load costs (32,768 UTF-16 units) node:crypto is loaded. A get, a
+// put, a close or a case record hashes far less; a limited list of 24 or 50 rows at 1M hashes 10–20 k units,
+// and switching at 8,192 cost it ~14 M instructions (9%). A replay, a check, an import say beforehand how much
+// they will hash (expectHashUnits), and load it at once.
+const NATIVE_AFTER_UNITS = 32_768;
 let hashedUnits = 0;
 let native: ((text: string) => string) | undefined;
 
+function loadNative(): (text: string) => string {
+  const { hash } = require('node:crypto') as typeof import('node:crypto');
+  native = (text) => hash('sha256', text, 'hex');
+  return native;
+}
+
+/**
+ * A caller about to hash `units` UTF-16 units of text in small pieces (the lines of that many bytes of journal):
+ * past NATIVE_AFTER_UNITS, node:crypto is loaded now, not after the first NATIVE_AFTER_UNITS of them.
+ */
+export function expectHashUnits(units: number): void {
+  if (native === undefined && units > NATIVE_AFTER_UNITS) loadNative();
+}
+
 /** SHA-256 of `text`'s UTF-8 (a lone surrogate as U+FFFD), as 64 lowercase hex digits. */
 export function sha256Hex(text: string): string {
-  if (native === undefined && (hashedUnits += text.length) > NATIVE_AFTER_UNITS) {
-    const { hash } = require('node:crypto') as typeof import('node:crypto');
-    native = (text) => hash('sha256', text, 'hex');
-  }
+  if (native === undefined && (hashedUnits += text.length) > NATIVE_AFTER_UNITS) loadNative();
   return (native ?? wasmSha256Hex)(text);
 }
