@@ -6,9 +6,10 @@
 // write that set it). Only entities with an entry in a frozen run or the log (few: what writers added since
 // the partitions were merged) can have more than one entry, or a newer value outside the range, or a
 // withdrawal: their entries decide by version, as a lookup's do. Every other entity's one partition entry in
-// the range is current as it stands, so the partitions' range is counted and ordered without a map or an
-// object per entry (the partitions are sorted by value, so it comes in order) — a list of 50 rows at 1M
-// sessions does not pay for the 300k it does not show.
+// the range is current as it stands, so the partitions' range is counted without a map, an object or a copy
+// per entry, and read from its highest value down (the partitions are sorted by value), a page at a time, only
+// as far as the caller reads: a list of 50 rows at 1M sessions reads its rows' pages, and counts the 300k it
+// does not show only when it says how many more there are.
 import type { EntryList } from './entries';
 import { ENTRY_WORDS, FLAG_WITHDRAWN, joinOffset, sortKey } from './entries';
 import type { IndexTables } from './index-levels';
@@ -24,9 +25,9 @@ export interface Newest {
 }
 
 /**
- * Thrown by a `next()` that is not counting when a partition holds an entry of an entity written since that is
- * newer than the entity's entries in the frozen runs and the log, which merges never make: the index is then
- * not what this reader takes it for, and the caller drops and rebuilds it.
+ * Thrown when a partition holds an entry of an entity written since that is newer than the entity's entries in
+ * the frozen runs and the log, which merges never make: the index is then not what this reader takes it for,
+ * and the caller drops and rebuilds it.
  */
 export class NewestOutOfStep extends Error {}
 
@@ -80,77 +81,59 @@ export function newestInRange(
   const special = new Uint8Array(0x10000);
   for (const e of touched.values()) special[e.lo & 0xffff] = 1;
   for (const id of exclude) special[Number(id.split(':')[1]) & 0xffff] = 1;
-  if (opts.count === false) return uncounted(tables, [fromHi, fromLo, toHi, toLo], touched, special, exclude);
-  // The partitions' other entries in the range, ascending (partitions in order, each sorted).
-  // (value, hi, lo) per entry, in a typed array: three numbers an entry, unboxed, for hundreds of thousands.
-  let plain = new Float64Array(3 * 1024);
-  let n = 0;
+  const current = [...touched.values()].filter((e) => e.value >= 0);
+  current.sort((a, b) => b.value - a.value || b.hi - a.hi || b.lo - a.lo);
+  const next = descending(tables, [fromHi, fromLo, toHi, toLo], touched, current, special, exclude);
+  if (opts.count === false) return { total: undefined, next };
+  // Counted: the partitions' entries in the range that are current as they stand, without a map, an object or a
+  // copy per entry (a list of 50 rows at 1M sessions counts the 300k it does not show, and reads only its own).
+  let counted = 0;
   tables.partSpans(fromHi, fromLo, toHi, toLo, (w, start, end) => {
     for (let j = start; j < end; j++) {
       const x = j * ENTRY_WORDS;
-      if (special[w[x + 3]! & 0xffff] === 1) {
-        const id = entityOf(w, x);
-        if (exclude.has(id)) continue;
-        if (touched.has(id)) {
-          take(w, j);
-          continue;
-        }
-      }
-      if (w[x + 6]! & FLAG_WITHDRAWN) continue;
-      if (n + 3 > plain.length) {
-        const grown = new Float64Array(plain.length * 2);
-        grown.set(plain);
-        plain = grown;
-      }
-      plain[n] = (w[x]! & 0xffffff) * 0x1_0000_0000 + w[x + 1]!;
-      plain[n + 1] = w[x + 2]!;
-      plain[n + 2] = w[x + 3]!;
-      n += 3;
+      if (special[w[x + 3]! & 0xffff] === 1 && !standsAsItIs(w, x, touched, exclude)) continue;
+      if (!(w[x + 6]! & FLAG_WITHDRAWN)) counted++;
     }
   });
-  const current = [...touched.values()].filter((e) => e.value >= 0);
-  current.sort((a, b) => b.value - a.value || b.hi - a.hi || b.lo - a.lo);
-  // Merged from the end of the ascending partition entries and the start of the descending touched ones.
-  let p = n - 3;
-  let c = 0;
-  return {
-    total: n / 3 + current.length,
-    next() {
-      const t = current[c];
-      if (p < 0 && t === undefined) return undefined;
-      if (t === undefined || (p >= 0 && (plain[p]! - t.value || plain[p + 1]! - t.hi || plain[p + 2]! - t.lo) > 0)) {
-        const out = [plain[p + 1]!, plain[p + 2]!, plain[p]!] as const;
-        p -= 3;
-        return out;
-      }
-      c++;
-      return [t.hi, t.lo, t.value] as const;
-    },
-  };
+  return { total: counted + current.length, next };
 }
 
 /**
- * newestInRange without the count: the partitions' entries are read from the highest down, a page at a time,
- * as `next()` asks for them, so a list of 50 rows reads their pages, not the range's (a million at 1M). The
- * entities written since the partitions (`touched`) are all known first: no partition entry of theirs is
- * newer than theirs in the frozen runs and the log (a merge copies a run's entries, never newer ones), so each
- * one's current value is known before the walk and is merged in its place.
+ * Whether a partition's entry, of an entity whose key hash the quick test marks, is its entity's current one:
+ * not when the caller reads that entity some other way (`exclude`), nor when it was written since (`touched`:
+ * its entries in the frozen runs and the log decide). None of those is ever older than a partition's entry of
+ * the same entity (a merge copies a run's entries, never newer ones): one that is means the index is out of step.
  */
-function uncounted(
+function standsAsItIs(w: Uint32Array, x: number, touched: ReadonlyMap<string, Latest>, exclude: ReadonlySet<string>): boolean {
+  const id = entityOf(w, x);
+  if (exclude.has(id)) return false;
+  const mine = touched.get(id);
+  if (mine === undefined) return true;
+  if (joinOffset(w[x + 4]!, w[x + 5]!) > mine.version) throw new NewestOutOfStep();
+  return false;
+}
+
+/**
+ * The `next()` of newestInRange: the partitions' entries are read from the highest down, a page at a time, as
+ * it is asked for them, so a list of 50 rows reads their pages, not the range's (a million at 1M). The
+ * entities written since the partitions (`current`, those of them in the range, by descending value) are
+ * merged in their places.
+ */
+function descending(
   tables: IndexTables,
   [fromHi, fromLo, toHi, toLo]: readonly [number, number, number, number],
   touched: ReadonlyMap<string, Latest>,
+  current: readonly Latest[],
   special: Uint8Array,
   exclude: ReadonlySet<string>,
-): Newest {
-  const current = [...touched.values()].filter((e) => e.value >= 0);
-  current.sort((a, b) => b.value - a.value || b.hi - a.hi || b.lo - a.lo);
-  const spans = tables.partSpansDown(fromHi, fromLo, toHi, toLo);
+): Newest['next'] {
+  let spans: ReturnType<IndexTables['partSpansDown']> | undefined;
   let words: Uint32Array | undefined;
   let start = 0;
   let j = -1;
   /** The partitions' next entry down that is current as it stands ([value, hi, lo]), or undefined past the range. */
   const partNext = (): readonly [value: number, hi: number, lo: number] | undefined => {
+    spans ??= tables.partSpansDown(fromHi, fromLo, toHi, toLo);
     for (;;) {
       if (words === undefined || j < start) {
         const span = spans.next();
@@ -160,34 +143,24 @@ function uncounted(
       }
       const w = words;
       const x = j-- * ENTRY_WORDS;
-      if (special[w[x + 3]! & 0xffff] === 1) {
-        const id = entityOf(w, x);
-        if (exclude.has(id)) continue;
-        const mine = touched.get(id);
-        if (mine !== undefined) {
-          if (joinOffset(w[x + 4]!, w[x + 5]!) > mine.version) throw new NewestOutOfStep();
-          continue;
-        }
-      }
+      if (special[w[x + 3]! & 0xffff] === 1 && !standsAsItIs(w, x, touched, exclude)) continue;
       if (w[x + 6]! & FLAG_WITHDRAWN) continue;
       return [valueAt(w, x), w[x + 2]!, w[x + 3]!];
     }
   };
-  let part = partNext();
+  let part: ReturnType<typeof partNext> | null = null;
   let c = 0;
-  return {
-    total: undefined,
-    next() {
-      const t = current[c];
-      if (part === undefined && t === undefined) return undefined;
-      // As the counted walk merges them: the partition's entry first when it sorts after the touched one.
-      if (t === undefined || (part !== undefined && (part[0] - t.value || part[1] - t.hi || part[2] - t.lo) > 0)) {
-        const out = [part![1], part![2], part![0]] as const;
-        part = partNext();
-        return out;
-      }
-      c++;
-      return [t.hi, t.lo, t.value] as const;
-    },
+  return () => {
+    if (part === null) part = partNext();
+    const t = current[c];
+    if (part === undefined && t === undefined) return undefined;
+    // Ties by descending key hash: the partition's entry first when it sorts after the touched one.
+    if (t === undefined || (part !== undefined && (part[0] - t.value || part[1] - t.hi || part[2] - t.lo) > 0)) {
+      const out = [part![1], part![2], part![0]] as const;
+      part = partNext();
+      return out;
+    }
+    c++;
+    return [t.hi, t.lo, t.value] as const;
   };
 }

@@ -177,7 +177,7 @@ export class StoreIndex<S> {
     try {
       newest = newestInRange(this.tables, this.log?.entries, 1 + i, query.atMost, inTail, { count: query.count });
     } catch (error) {
-      if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return undefined;
+      if ((error instanceof DerivedDamage && !(error instanceof RunMissing)) || error instanceof NewestOutOfStep) return undefined;
       throw error;
     }
     if (tail.length > 0 && !this.loadKeys(state, tail)) return undefined;
