@@ -92,18 +92,19 @@ const NEWEST_TIES = 16;
 /**
  * JournalStore.readNewest through trusted index rows: the entities with the highest values of an ordered key,
  * a page at a time until `enough` (each page 4× the one before, the keys read so far folded again by `fold`: at
- * most 4/3 of what the answer needs), with how many match counted in the index.
+ * most 4/3 of what the answer needs), with how many match counted in the index (not with `count: false`: a
+ * count reads every matching index row).
  */
 export async function readNewestRows<S>(
   q: Sql,
   ident: (t: string) => string,
   spec: StoreSpec<S>,
-  query: { readonly index: string; readonly atMost: number },
+  query: { readonly index: string; readonly atMost: number; readonly count?: boolean },
   enough: (state: S) => boolean,
   fold: (keys: readonly string[]) => Promise<S>,
-): Promise<{ state: S; total: number }> {
+): Promise<{ state: S; total: number | undefined }> {
   const any = spec as StoreSpec<unknown>;
-  const total = await countAtMost(q, ident, any, query);
+  const total = query.count === false ? undefined : await countAtMost(q, ident, any, query);
   const keys: string[] = [];
   let last: NewestAfter | undefined;
   for (let page = NEWEST_PAGE; ; page *= 4) {

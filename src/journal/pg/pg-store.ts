@@ -95,7 +95,7 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
   /** The entities with the highest values of an ordered key (a limited list): pg-index.ts, else the whole state. */
   async readNewest<S>(
     spec: StoreSpec<S>,
-    query: { readonly index: string; readonly atMost: number },
+    query: { readonly index: string; readonly atMost: number; readonly count?: boolean },
     enough: (state: S) => boolean,
   ): Promise<{ state: S; total: number | undefined }> {
     return this.guard(async () => {
