@@ -7,7 +7,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { crux, freshDataDir, tempDir } from '../helpers/cli';
 import { expectHealthy, figure, journalRecords, killGroup, percentile, readSessions, scaled, sleep, startCrux, startShell, STRESS, TIMEOUT } from './harness';
 import { findOverlaps, parseLockLog, untilEntered } from './lock-log';
@@ -318,8 +318,13 @@ describe('the holder, named; the lock on a filesystem it cannot trust', { timeou
     const infos = () => lockFiles(dir).filter((n) => n.startsWith('i.'));
     const tickets = () => lockFiles(dir).filter((n) => n.startsWith('q.'));
     // Each waits in the queue (lock-queue.ts) with a ticket, which goes with its other files once it is proved dead.
-    while (infos().length < 14 || tickets().length < 13) await sleep(20);
-    expect(tickets()).toHaveLength(13);
+    await vi.waitFor(
+      () => {
+        expect(infos()).toHaveLength(14);
+        expect(tickets()).toHaveLength(13);
+      },
+      { timeout: 30_000, interval: 20 },
+    );
     for (const d of doomed) d.proc.kill('SIGKILL');
     await Promise.all(doomed.map((d) => d.done));
     expect(infos()).toHaveLength(14);

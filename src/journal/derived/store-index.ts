@@ -176,15 +176,10 @@ export class StoreIndex<S> {
     let newest: Newest;
     try {
       newest = newestInRange(this.tables, this.log?.entries, 1 + i, query.atMost, inTail, { count: query.count });
-    } catch (error) {
-      if ((error instanceof DerivedDamage && !(error instanceof RunMissing)) || error instanceof NewestOutOfStep) return undefined;
-      throw error;
-    }
-    if (tail.length > 0 && !this.loadKeys(state, tail)) return undefined;
-    // In batches (a candidate may no longer match: the caller's exact filter says so), and not stopping
-    // between two of one value, so that the caller orders equals its own way — up to TIE_READS of them (an
-    // import that gave thousands one time): past that, equals come in the index's order.
-    try {
+      if (tail.length > 0 && !this.loadKeys(state, tail)) return undefined;
+      // In batches (a candidate may no longer match: the caller's exact filter says so), and not stopping
+      // between two of one value, so that the caller orders equals its own way — up to TIE_READS of them (an
+      // import that gave thousands one time): past that, equals come in the index's order.
       let next = newest.next();
       while (next !== undefined && !enough(state)) {
         let last: number | undefined;
@@ -194,7 +189,8 @@ export class StoreIndex<S> {
         }
       }
     } catch (error) {
-      // A page read on demand that does not verify, or an index out of step with its runs: dropped and rebuilt.
+      // A page (read while counting, or on demand) that does not verify, or an index out of step with its
+      // runs: dropped and rebuilt.
       if ((error instanceof DerivedDamage && !(error instanceof RunMissing)) || error instanceof NewestOutOfStep) return undefined;
       throw error;
     }

@@ -158,6 +158,16 @@ describe('sorted table', () => {
                 for (let j = start; j < end; j++) after.push(w[j * ENTRY_WORDS + 3]!);
               });
               expect(after).toEqual(keys.flatMap(([h, l], i) => (h > qh || (h === qh && l >= ql) ? [words[i * ENTRY_WORDS + 3]!] : [])));
+              // Highest first, from the key down (a run of equal keys may span pages: all of it), and the run alone.
+              const atMost = (i: number) => keys[i]![0] < qh || (keys[i]![0] === qh && keys[i]![1] <= ql);
+              for (const [fh, fl, within] of [
+                [0, 0, atMost],
+                [qh, ql, (i: number) => atMost(i) && keys[i]![0] === qh && keys[i]![1] === ql],
+              ] as const) {
+                const down: number[] = [];
+                for (const [w, start, end] of table.spansDown(fh, fl, qh, ql)) for (let j = end - 1; j >= start; j--) down.push(w[j * ENTRY_WORDS + 3]!);
+                expect(down).toEqual(keys.flatMap((_, i) => (within(i) ? [words[i * ENTRY_WORDS + 3]!] : [])).reverse());
+              }
             }
           }
         },
