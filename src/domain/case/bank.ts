@@ -7,6 +7,7 @@ import { f64, u32, u8, type Column, type Typed } from './columns';
 import { checkColumns, emptyColumns, packMeta, type BankChanges, type BankColumns, type LazyColumns } from './bank-layout';
 import { foldable, type CaseBody } from './payload';
 import { caseTerms } from './tokenize';
+import { firstAtLeast } from './key-search';
 
 export class CaseBank {
   readonly alive: Column<Uint8Array>;
@@ -84,22 +85,15 @@ export class CaseBank {
   }
 
   // A bank decoded from a cache answers a query or folds the records written after it: each id is found by a
-  // binary search of the cached (hash, slot) pairs — a few probes, where a search of every id cost ~1 ms per
-  // record at 100k cases, and a map of every id ~100 ms.
+  // search of the cached (hash, slot) pairs (key-search.ts) — a few probes, each a page of the snapshot at most,
+  // where a search of every id cost ~1 ms per record at 100k cases, and a map of every id ~100 ms.
   private baseSlotOf(id: string): number | undefined {
     const hashes = this.base.idHash;
     const pairs = ArrayBuffer.isView(hashes) ? { get: (i: number) => hashes[i]! } : hashes;
     const n = hashes.length >> 1;
     if (n === 0) return undefined;
     const h = idHash32(id);
-    let lo = 0;
-    let hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (pairs.get(2 * mid) < h) lo = mid + 1;
-      else hi = mid;
-    }
-    for (let i = lo; i < n && pairs.get(2 * i) === h; i++) {
+    for (let i = firstAtLeast((i) => pairs.get(2 * i), n, h); i < n && pairs.get(2 * i) === h; i++) {
       const slot = pairs.get(2 * i + 1);
       if (slot < this.baseSlots && this.idOf(slot) === id) return slot;
     }
@@ -136,7 +130,14 @@ export class CaseBank {
   }
 
   private internTerm(term: string): number {
-    if (this.vocabIndex === undefined) this.vocabIndex = new Map(this.vocab.map((t, i) => [t, i]));
+    // A plain loop: a bank decoded from a cache folds the few records written since it in a process whose code
+    // is cold, where a callback a term (vocab.map) ran interpreted, ~1 µs each (~3 ms over 3,000 terms at 1M).
+    if (this.vocabIndex === undefined) {
+      const index = new Map<string, number>();
+      const vocab = this.vocab;
+      for (let i = 0; i < vocab.length; i++) index.set(vocab[i]!, i);
+      this.vocabIndex = index;
+    }
     let id = this.vocabIndex.get(term);
     if (id === undefined) {
       id = this.vocab.length;
