@@ -1,7 +1,11 @@
 // The handoff cryptography: BLAKE3 content hash and keyed MAC (daemon-compatible), key derivation, Ed25519.
 import { blake3 } from '@noble/hashes/blake3.js';
-import { createPrivateKey, createPublicKey, generateKeyPairSync, sign as nodeSign, timingSafeEqual, verify as nodeVerify, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { invalid } from '../../shared/errors';
+
+// node:crypto is loaded by the first signature or key, not with this module: `crux mcp` and the full program
+// import the handoff domain at start, and its loading costs ~3 ms (~13 M instructions) a start.
+export const nodeCrypto = () => require('node:crypto') as typeof import('node:crypto');
 
 export const MAC_ALG = 'blake3-mac-v1';
 export const ED25519_ALG = 'ed25519';
@@ -47,7 +51,7 @@ export function deriveCompatKey(secret: string): Uint8Array {
  */
 export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
-  return timingSafeEqual(a, b);
+  return nodeCrypto().timingSafeEqual(a, b);
 }
 
 // ---- Ed25519, via node:crypto (native; a pure-JS implementation costs ~100 ms per process) ----
@@ -63,7 +67,7 @@ export interface AgentKeyPair {
 }
 
 export function generateAgentKeyPair(): AgentKeyPair {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const { privateKey, publicKey } = nodeCrypto().generateKeyPairSync('ed25519');
   const raw = rawPublicKey(publicKey);
   return {
     privatePem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
@@ -92,17 +96,20 @@ export function parsePublicKey(text: string): { publicKey: string; keyId: string
 
 /** The public key (canonical text and id) of a PKCS#8 PEM private key. */
 export function publicKeyOfPrivate(privatePem: string): { publicKey: string; keyId: string } {
+  const { createPrivateKey, createPublicKey } = nodeCrypto();
   const raw = rawPublicKey(createPublicKey(createPrivateKey(privatePem)));
   return { publicKey: formatPublicKey(raw), keyId: keyIdOf(raw) };
 }
 
 export function signEd25519(privatePem: string, payload: Uint8Array): Uint8Array {
-  return new Uint8Array(nodeSign(null, payload, createPrivateKey(privatePem)));
+  const { createPrivateKey, sign } = nodeCrypto();
+  return new Uint8Array(sign(null, payload, createPrivateKey(privatePem)));
 }
 
 export function verifyEd25519(publicKey: string, payload: Uint8Array, signature: Uint8Array): boolean {
   const { raw } = parsePublicKey(publicKey);
+  const { createPublicKey, verify } = nodeCrypto();
   const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(raw).toString('base64url') }, format: 'jwk' });
   if (signature.length !== 64) return false;
-  return nodeVerify(null, payload, key, signature);
+  return verify(null, payload, key, signature);
 }

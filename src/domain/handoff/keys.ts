@@ -1,8 +1,7 @@
 // Which key signs and verifies: the MAC key (secret, compat secret, or the persistent key file) and agents' Ed25519 keys.
-import { hash, randomBytes } from 'node:crypto';
 import { invalid } from '../../shared/errors';
 import type { KeyStore } from '../../journal/store-boundary';
-import { deriveCompatKey, deriveKeyFromSecret, generateAgentKeyPair, KEY_BYTES, publicKeyOfPrivate } from './crypto';
+import { deriveCompatKey, deriveKeyFromSecret, generateAgentKeyPair, KEY_BYTES, nodeCrypto, publicKeyOfPrivate } from './crypto';
 
 /** The MAC key's item in the key store, and how reports name it (relative to the data directory). */
 export const HANDOFF_KEY = 'handoff.key';
@@ -41,7 +40,7 @@ export async function resolveMacKey(keys: KeyStore, env: Env, opts: { create: bo
   if (bytes === undefined) {
     if (!opts.create) return undefined;
     // Two first mints race here: one file wins, both then read it.
-    await keys.create(HANDOFF_KEY, randomBytes(KEY_BYTES));
+    await keys.create(HANDOFF_KEY, nodeCrypto().randomBytes(KEY_BYTES));
     bytes = (await keys.read(HANDOFF_KEY))!;
   }
   if (bytes.length !== KEY_BYTES) {
@@ -52,7 +51,7 @@ export async function resolveMacKey(keys: KeyStore, env: Env, opts: { create: bo
 
 /** The private-key item of an agent: readable names stay readable, others are hashed into a safe name. */
 function agentKeyName(agent: string): string {
-  const safe = /^[A-Za-z0-9._-]{1,64}$/.test(agent) && !agent.startsWith('.') ? agent : `h-${hash('sha256', agent, 'hex').slice(0, 32)}`;
+  const safe = /^[A-Za-z0-9._-]{1,64}$/.test(agent) && !agent.startsWith('.') ? agent : `h-${nodeCrypto().hash('sha256', agent, 'hex').slice(0, 32)}`;
   return `agent-${safe}.ed25519.pem`;
 }
 
