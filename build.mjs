@@ -52,7 +52,7 @@ const stampBuildId = (file) => appendFileSync(file, `\n//# crux-build ${createHa
  */
 const bundled = new Set();
 const built = new Set();
-async function bundle(entry, name, { stamp = false, plugins = [], to = `dist/${name}`, banner } = {}) {
+async function bundle(entry, name, { stamp = false, plugins = [], to = `dist/${name}`, banner, define } = {}) {
   const staged = `${to}.${process.pid}.tmp`;
   const { metafile } = await build({
     entryPoints: [entry],
@@ -66,6 +66,7 @@ async function bundle(entry, name, { stamp = false, plugins = [], to = `dist/${n
     logLevel: 'warning',
     metafile: true,
     plugins,
+    define,
     banner: banner === undefined ? undefined : { js: banner },
   });
   for (const dir of bundledPackages(metafile)) bundled.add(dir);
@@ -83,7 +84,36 @@ await bundle('node_modules/smol-toml/dist/index.cjs', 'toml.cjs');
 // The MCP SDK and zod load only for `crux mcp`: src/cli/mcp/sdk.ts re-exports what the server uses, bundled apart
 // as dist/mcp.cjs, which the mcp command loads at run time through its own code cache (made below).
 await bundle('src/cli/mcp/sdk.ts', 'mcp.cjs', { stamp: true });
-await bundle('src/cli/main.ts', 'crux.cjs', { stamp: true, plugins: [lazyChildProcess, separatePostgres, separateToml] });
+// The MCP server's tool list, JSON Schemas and all, derived once here from the tools' zod shapes
+// (src/cli/mcp/listing.ts) and carried by the main bundle as JSON text: a server answers `tools/list` with it.
+async function derivedMcpListing() {
+  const dir = mkdtempSync(join(tmpdir(), 'crux-listing-'));
+  try {
+    const script = join(dir, 'listing.cjs');
+    await build({
+      stdin: {
+        contents:
+          "import * as sdk from './src/cli/mcp/sdk'; import { deriveListing } from './src/cli/mcp/listing'; process.stdout.write(JSON.stringify(deriveListing(sdk)));",
+        resolveDir: process.cwd(),
+        loader: 'ts',
+      },
+      outfile: script,
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      logLevel: 'warning',
+    });
+    return execFileSync(process.execPath, [script], { encoding: 'utf8' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+await bundle('src/cli/main.ts', 'crux.cjs', {
+  stamp: true,
+  plugins: [lazyChildProcess, separatePostgres, separateToml],
+  define: { CRUX_MCP_LISTING: JSON.stringify(await derivedMcpListing()) },
+});
 // The fast path (src/cli/fast): `session get|put|close` and `case record` without commander or the other commands.
 await bundle('src/cli/fast/main.ts', 'fast.cjs', { stamp: true, plugins: [separatePostgres, separateToml] });
 // The query fast path: `session list` and `case retrieve`, in a bundle of their own so that fast.cjs stays small.

@@ -4,6 +4,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { crux, freshDataDir } from '../helpers/cli';
 import { rawMcp, serverPool, toolCall, type RawMcp } from '../helpers/mcp';
+import * as sdk from '../../src/cli/mcp/sdk';
+import { deriveListing } from '../../src/cli/mcp/listing';
 
 const open: RawMcp[] = [];
 const pool = serverPool();
@@ -126,5 +128,16 @@ describe('crux mcp: calls on one session answered in the order received', () => 
     expect(close.structuredContent.outcome).toBe('closed');
     expect(after.structuredContent.session.status).toBe('closed');
     expect(list.structuredContent.sessions.map((x: any) => x.status)).toEqual(['closed']);
+  });
+});
+
+describe('crux mcp: the tool list', () => {
+  it("answers tools/list with the build's list, the same JSON as the tools' zod shapes give now", async () => {
+    // The built server carries the list the build derived (listing.ts): a tool changed since would show here.
+    const raw = await start(freshDataDir());
+    raw.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const { result } = await raw.answer(1);
+    expect(result.tools).toEqual(JSON.parse(JSON.stringify(deriveListing(sdk))));
+    expect(result.tools.map((t: { name: string }) => t.name)).toContain('session_put');
   });
 });

@@ -6,6 +6,7 @@ import type * as Sdk from './sdk';
 import { contextOf, type GlobalOptions } from '../context';
 import { maxStateBytes } from '../operations/session';
 import { TOOLS } from './tools';
+import { builtListing, deriveListing, inputSchemaOf, type ToolListing } from './listing';
 import { ArgumentError, type Tool } from './tool';
 import { CallOrder } from './call-order';
 import { LineTransport } from './stdio-transport';
@@ -21,40 +22,11 @@ const INSTRUCTIONS =
   'and handoff packages (create_handoff for another agent, accept_handoff from one; handoff_list). ' +
   'A refused call answers isError with {"error": {code, kind, message, hint}}; the hint says what to do.';
 
-const ERROR_SCHEMA = {
-  type: 'object',
-  properties: { code: { type: 'integer' }, kind: { type: 'string' }, message: { type: 'string' }, hint: { type: 'string' } },
-  required: ['code', 'kind', 'message', 'hint'],
-};
-
-const WARNINGS_SCHEMA = {
-  type: 'array',
-  description: 'The damaged journal lines this call passed over, as the --json document carries them.',
-  items: { type: 'object', properties: { file: { type: 'string' }, line: { type: 'integer' }, reason: { type: 'string' } } },
-};
-
 /** The SDK's read buffer limit, at the least: and room for a state at its limit, every byte escaped (\u00xx). */
 const messageLimit = (stateLimit: number) => Math.max(10 * 1024 * 1024, 6 * stateLimit + 64 * 1024);
 
 /** The SDK: dist/mcp.cjs beside the running dist/crux.cjs (build.mjs bundles it apart), loaded here only. */
 const loadSdk = (): typeof Sdk => runBundle((require('node:path') as typeof import('node:path')).join(__dirname, 'mcp.cjs')) as typeof Sdk;
-
-function describeTool(sdk: typeof Sdk, tool: Tool, input: Sdk.z.ZodObject) {
-  const { $schema: _, ...inputSchema } = sdk.z.toJSONSchema(input, { io: 'input' }) as Record<string, unknown>;
-  return {
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema,
-    // A refusal carries {error} instead of the document: the SDK's Client validates both against this schema.
-    outputSchema: {
-      type: 'object',
-      properties: { ...tool.output, warnings: WARNINGS_SCHEMA, error: ERROR_SCHEMA },
-      anyOf: [{ required: Object.keys(tool.output) }, { required: ['error'] }],
-    },
-    annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: tool.destructive, idempotentHint: tool.idempotent, openWorldHint: false },
-  };
-}
 
 /** A refused call: the error table's code and kind, its message and hint in tool terms (tool-terms.ts). */
 function refusal(error: CruxError) {
@@ -66,15 +38,15 @@ function refusal(error: CruxError) {
 export function createServer(sdk: typeof Sdk, opts: GlobalOptions, version: string) {
   // Thrown as a plain Error with a JSON-RPC code: an McpError would put "MCP error -32602:" in its message twice.
   const invalidParams = (message: string) => Object.assign(new Error(message), { code: sdk.ErrorCode.InvalidParams });
-  // Each tool's schema is built when first needed (its call, or the tool list, whose JSON Schemas cost most):
-  // `initialize`, which a client's start waits for, needs none of them.
+  // Each tool's schema is built when first needed, by its first call: `initialize` and the tool list (the
+  // build's, listing.ts) need none of them.
   const inputs = new Map<string, Sdk.z.ZodObject>();
   const inputOf = (tool: Tool) => {
     let input = inputs.get(tool.name);
-    if (input === undefined) inputs.set(tool.name, (input = sdk.z.object(tool.input(sdk.z)).strict()));
+    if (input === undefined) inputs.set(tool.name, (input = inputSchemaOf(sdk, tool)));
     return input;
   };
-  let listing: ReturnType<typeof describeTool>[] | undefined;
+  let listing: ToolListing | undefined;
   const server = new sdk.Server({ name: 'crux', version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   const order = new CallOrder();
   const inFlight = new Set<Promise<unknown>>();
@@ -95,7 +67,7 @@ export function createServer(sdk: typeof Sdk, opts: GlobalOptions, version: stri
     }
   };
 
-  server.setRequestHandler(sdk.ListToolsRequestSchema, async () => ({ tools: (listing ??= TOOLS.map((tool) => describeTool(sdk, tool, inputOf(tool)))) }));
+  server.setRequestHandler(sdk.ListToolsRequestSchema, async () => ({ tools: (listing ??= builtListing() ?? deriveListing(sdk)) }));
   server.setRequestHandler(sdk.CallToolRequestSchema, (request) => {
     const { name, arguments: args } = request.params;
     const tool = TOOLS.find((t) => t.name === name);
