@@ -6,7 +6,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // A throwaway PostgreSQL cluster for the suites that run over a shared store (or CRUX_TEST_PG_URL's server).
-    globalSetup: ['test/helpers/pg-cluster.ts'],
+    // One directory for what the tests make, removed at the end; a throwaway PostgreSQL cluster for the suites
+    // that run over a shared store (or CRUX_TEST_PG_URL's server).
+    globalSetup: ['test/helpers/temp-root.ts', 'test/helpers/pg-cluster.ts'],
   },
 });

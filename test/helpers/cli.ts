@@ -23,8 +23,9 @@ export interface Run {
   stderr: string;
 }
 
+/** A new directory for a test, under this run's directory (temp-root.ts: removed when the run ends). */
 export function tempDir(prefix = 'crux-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return mkdtempSync(join(process.env.CRUX_TEST_TMP || tmpdir(), prefix));
 }
 
 /** A fresh, not yet existing data directory inside a new temp dir. */
