@@ -1,6 +1,7 @@
 // A contender's proof of life for the writers' lock (see lock.ts): a listening Unix socket in the lock
 // directory, which accepts while its process lives and refuses (ECONNREFUSED) once it has died, and the probe
-// that tells which. node:net is loaded by writers only, and listen() is called without the cluster module.
+// that tells which. A contender listens through Node's own binding for Unix sockets where it may (listener
+// below), which loads neither node:net nor its streams; node:net is loaded by waiters' probes only.
 import { fs } from '../shared/fs';
 import { join } from 'node:path';
 import type { Server, Socket } from 'node:net';
@@ -56,15 +57,129 @@ export function probe(address: SocketAddress, socket: string): Promise<ProbeAnsw
   });
 }
 
+/** A contender's listening socket and the waiters' connections it accepted (their probes, never read). */
+interface Listener {
+  /** Stops listening: libuv unlinks the socket by the name it was bound to, so call it where that name resolves. */
+  stop(): void;
+  /** Ends the waiters' connections, which wakes them. */
+  endConnections(): void;
+}
+
+/** What `process.binding('pipe_wrap')` gives: the Unix-socket handle node:net's servers are built on. */
+interface PipeHandle {
+  bind(path: string, port: number): number;
+  listen(backlog: number): number;
+  onconnection: ((status: number, client: PipeHandle | undefined) => void) | null;
+  close(): void;
+  unref(): void;
+}
+interface PipeBinding {
+  readonly Pipe: new (type: number) => PipeHandle;
+  readonly constants: { readonly SERVER: number };
+}
+
+let pipeBinding: PipeBinding | null | undefined;
 /**
- * listen(2) on a Unix socket. Server#listen loads the cluster module (and child_process with it, ~0.8 ms) to
- * ask whether this is a cluster worker; `_listen2`, which Node keeps under that name for code that wraps it,
- * is what it then calls for a primary, so it is called directly where it exists.
+ * Node's pipe binding, or undefined where it may not be had (refused under the permission model): node:net is
+ * then used, the same socket listened on the same way. process.binding is deprecated (DEP0111) in the
+ * documentation only: --pending-deprecation makes it warn, and --throw-deprecation makes that warning an
+ * exception thrown on the next tick, out of reach of any catch here. Deprecation warnings are off for the one
+ * synchronous call (process.noDeprecation, which emitWarning reads as it is called), so neither reaches a user.
  */
-function listenOn(server: Server, path: string): void {
-  const direct = (server as Server & { _listen2?: (address: string, port: number, addressType: number, backlog: number) => void })._listen2;
-  if (typeof direct === 'function') direct.call(server, path, -1, -1, 511);
-  else server.listen(path);
+function pipes(): PipeBinding | undefined {
+  if (pipeBinding === undefined) {
+    const quiet = process.noDeprecation;
+    process.noDeprecation = true;
+    try {
+      const binding = (process as unknown as { binding(name: string): Partial<PipeBinding> | undefined }).binding('pipe_wrap');
+      pipeBinding = typeof binding?.Pipe === 'function' && typeof binding.constants?.SERVER === 'number' ? (binding as PipeBinding) : null;
+    } catch {
+      pipeBinding = null;
+    } finally {
+      process.noDeprecation = quiet;
+    }
+  }
+  return pipeBinding ?? undefined;
+}
+
+/** An error as node:net's listen gives it, from a libuv error number. */
+function listenError(errno: number, path: string): NodeJS.ErrnoException {
+  const code = (require('node:util') as typeof import('node:util')).getSystemErrorName(errno);
+  return Object.assign(new Error(`listen ${code}: ${path}`), { errno, code, syscall: 'listen', address: path });
+}
+
+/**
+ * listen(2) through the binding, synchronously: ~12 M instructions (~3 ms) less than node:net's server on every
+ * write, which loads node:net and its streams for it. Accepted connections are kept, unread and unref'd, and
+ * closed at release (a close, not node:net's end: there is no stream here to destroy, see `lingering`).
+ */
+function listenDirect(binding: PipeBinding, address: SocketAddress, socket: string): Listener {
+  const handle = new binding.Pipe(binding.constants.SERVER);
+  const conns = new Set<PipeHandle>();
+  address.at(socket, (path) => {
+    // bind(2) and listen(2) happen here, synchronously, where the name resolves.
+    let errno = handle.bind(path, -1);
+    if (errno === 0) errno = handle.listen(511);
+    if (errno !== 0) {
+      handle.close();
+      throw listenError(errno, path);
+    }
+  });
+  handle.onconnection = (status, client) => {
+    if (status !== 0 || client === undefined) return;
+    client.unref();
+    conns.add(client);
+  };
+  handle.unref();
+  return {
+    stop: () => handle.close(),
+    endConnections: () => {
+      for (const conn of conns) conn.close();
+      conns.clear();
+    },
+  };
+}
+
+/**
+ * listen(2) with node:net. Server#listen loads the cluster module (and child_process with it, ~0.8 ms) to ask
+ * whether this is a cluster worker; `_listen2`, which Node keeps under that name for code that wraps it, is
+ * what it then calls for a primary, so it is called directly where it exists.
+ */
+async function listenWithNet(address: SocketAddress, socket: string): Promise<Listener> {
+  const conns = new Set<Socket>();
+  // Never read: a waiter says nothing, and an end of stream read here would destroy the connection (see
+  // `lingering`) once this end is ended too.
+  const server = loadNet().createServer({ allowHalfOpen: true, pauseOnConnect: true }, (conn) => {
+    // A waiter's probe: kept open (and ended at close, or closed by the kernel when this process ends) so that
+    // the waiter wakes then.
+    conn.unref();
+    conn.on('error', () => {});
+    conns.add(conn);
+    conn.once('close', () => conns.delete(conn));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.once('listening', resolve);
+    // bind(2) and listen(2) happen here, synchronously.
+    address.at(socket, (path) => {
+      const direct = (server as Server & { _listen2?: (address: string, port: number, addressType: number, backlog: number) => void })._listen2;
+      if (typeof direct === 'function') direct.call(server, path, -1, -1, 511);
+      else server.listen(path);
+    });
+  });
+  server.on('error', () => {});
+  server.unref();
+  return {
+    stop: () => server.close(),
+    endConnections: () => {
+      // Ended (a FIN), not destroyed: see `lingering`.
+      for (const conn of conns) {
+        conn.end();
+        linger(conn);
+      }
+      conns.clear();
+    },
+  };
 }
 
 /** Thrown by Contender.open when a sweeper claimed this contender's files (it saw them as a dead writer's). */
@@ -78,8 +193,7 @@ export class Contender {
     .padStart(12, '0')}`;
   readonly socket = `s.${this.id}`;
   readonly info = `i.${this.id}`;
-  private server: Server | undefined;
-  private readonly conns = new Set<Socket>();
+  private listener: Listener | undefined;
   /** Whether the holder file holds the holder's name (not so on a full disk). */
   private named = false;
   /** Whether the holder file is this contender's own (not a sweeper's claim). */
@@ -93,25 +207,8 @@ export class Contender {
   ) {}
 
   async open(): Promise<void> {
-    // Never read: a waiter says nothing, and an end of stream read here would destroy the connection (see
-    // `lingering`) once this end is ended too.
-    const server = loadNet().createServer({ allowHalfOpen: true, pauseOnConnect: true }, (conn) => {
-      // A waiter's probe: kept open (and ended at close, or closed by the kernel when this process ends) so that
-      // the waiter wakes then.
-      conn.unref();
-      conn.on('error', () => {});
-      this.conns.add(conn);
-      conn.once('close', () => this.conns.delete(conn));
-    });
-    this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.once('listening', resolve);
-      // bind(2) and listen(2) happen here, synchronously.
-      this.address.at(this.socket, (path) => listenOn(server, path));
-    });
-    server.on('error', () => {});
-    server.unref();
+    const binding = pipes();
+    this.listener = binding !== undefined ? listenDirect(binding, this.address, this.socket) : await listenWithNet(this.address, this.socket);
     crashPoint('lock:listening');
     // Private like every file crux makes (0600); a root writer in a user's data directory gives its files to
     // the directory's owner, so that the owner's writers can connect, read and clean up.
@@ -166,22 +263,17 @@ export class Contender {
     const { movedTo } = opts;
     this.leaveQueue(movedTo);
     // Closing the server unlinks its socket by the name it was bound to (libuv), so close where that name resolves.
-    const server = this.server;
-    this.server = undefined;
-    if (server !== undefined) {
-      if (movedTo === undefined) this.address.at(this.socket, () => server.close());
-      else server.close();
+    const listener = this.listener;
+    this.listener = undefined;
+    if (listener !== undefined) {
+      if (movedTo === undefined) this.address.at(this.socket, () => listener.stop());
+      else listener.stop();
     }
     unlinkQuiet(join(movedTo ?? this.dir, this.socket));
     if (this.ownsInfo && (!opts.held || this.named)) unlinkQuiet(join(movedTo ?? this.dir, this.info));
     // The waiters' connections end last, which wakes them: each then finds the socket gone (a release), not one
-    // still listening that it would sleep on again until this process exits. Ended (a FIN), not destroyed: see
-    // `lingering`.
-    for (const conn of this.conns) {
-      conn.end();
-      linger(conn);
-    }
-    this.conns.clear();
+    // still listening that it would sleep on again until this process exits.
+    listener?.endConnections();
     this.address.close();
   }
 }
