@@ -399,5 +399,5 @@ console.log(
 );
 console.log(`builds: ${ALL_SIZES.map((n) => `${size(n)} ${(builds[n].ms / 1000).toFixed(1)} s`).join(', ')} (session + case imports)`);
 if (sqliteRows === 0) console.log('sqlite3 not installed: no sqlite3/FTS5 rows');
-if (!process.env.BENCH_KEEP) fs.rmSync(work, { recursive: true, force: true });
+if (!process.env.BENCH_KEEP && !REUSE) fs.rmSync(work, { recursive: true, force: true });
 else log(`bench: data kept in ${work}`);
