@@ -112,27 +112,41 @@ function listenError(errno: number, path: string): NodeJS.ErrnoException {
  * listen(2) through the binding, synchronously: ~12 M instructions (~3 ms) less than node:net's server on every
  * write, which loads node:net and its streams for it. Accepted connections are kept, unread and unref'd, and
  * closed at release (a close, not node:net's end: there is no stream here to destroy, see `lingering`).
+ * Undefined when the binding is not the one crux knows (it is internal to Node: a constructor that throws, an
+ * answer that is not an error number): nothing is left bound, and this process uses node:net from then on.
  */
-function listenDirect(binding: PipeBinding, address: SocketAddress, socket: string): Listener {
-  const handle = new binding.Pipe(binding.constants.SERVER);
+function listenDirect(binding: PipeBinding, address: SocketAddress, socket: string): Listener | undefined {
+  let handle: PipeHandle | undefined;
+  let refused: NodeJS.ErrnoException | undefined;
+  try {
+    const made = (handle = new binding.Pipe(binding.constants.SERVER));
+    address.at(socket, (path) => {
+      // bind(2) and listen(2) happen here, synchronously, where the name resolves.
+      let errno = made.bind(path, -1);
+      if (errno === 0) errno = made.listen(511);
+      if (typeof errno !== 'number') throw new TypeError('the pipe binding answered no error number');
+      // Refused for a reason of the file system (EACCES, ENOSPC): the error node:net would give.
+      if (errno !== 0) refused = listenError(errno, path);
+    });
+  } catch {
+    pipeBinding = null;
+  }
+  if (refused !== undefined || pipeBinding === null) {
+    // Closing unlinks what a bind made (libuv), where the name resolves: node:net may then bind it afresh.
+    if (handle !== undefined) address.at(socket, () => handle!.close());
+    if (refused !== undefined) throw refused;
+    return undefined;
+  }
+  const listening = handle!;
   const conns = new Set<PipeHandle>();
-  address.at(socket, (path) => {
-    // bind(2) and listen(2) happen here, synchronously, where the name resolves.
-    let errno = handle.bind(path, -1);
-    if (errno === 0) errno = handle.listen(511);
-    if (errno !== 0) {
-      handle.close();
-      throw listenError(errno, path);
-    }
-  });
-  handle.onconnection = (status, client) => {
+  listening.onconnection = (status, client) => {
     if (status !== 0 || client === undefined) return;
     client.unref();
     conns.add(client);
   };
-  handle.unref();
+  listening.unref();
   return {
-    stop: () => handle.close(),
+    stop: () => listening.close(),
     endConnections: () => {
       for (const conn of conns) conn.close();
       conns.clear();
@@ -208,7 +222,7 @@ export class Contender {
 
   async open(): Promise<void> {
     const binding = pipes();
-    this.listener = binding !== undefined ? listenDirect(binding, this.address, this.socket) : await listenWithNet(this.address, this.socket);
+    this.listener = (binding === undefined ? undefined : listenDirect(binding, this.address, this.socket)) ?? (await listenWithNet(this.address, this.socket));
     crashPoint('lock:listening');
     // Private like every file crux makes (0600); a root writer in a user's data directory gives its files to
     // the directory's owner, so that the owner's writers can connect, read and clean up.

@@ -3,7 +3,9 @@
 // positioned read and a checksum. The keys are hashes, spread evenly over 32 bits, so the search starts where
 // the key would fall (interpolation), gallops from there to a bracket and bisects it: at 1M pairs it reads ~2
 // pages, where bisection of the whole column reads ~12. Keys that are not spread evenly (collisions, a crafted
-// id) cost at most about twice bisection's probes.
+// id) cost at most about twice bisection's probes. (The session index's page search, SortedTable.firstPageFrom,
+// places probes the same way over pages of 64-bit keys it compares exactly, ending at the first page that holds
+// the key; this one reads single 32-bit keys of a column.)
 
 /** The least i in [0, n) with keyAt(i) >= key (keyAt non-decreasing, keys in [0, 2^32)), or n when none is. */
 export function firstAtLeast(keyAt: (i: number) => number, n: number, key: number): number {
