@@ -36,6 +36,6 @@ export function startFast(commands: readonly FastCommand<any>[]): boolean {
   }
   const parsed = parseFast(process.argv.slice(2), commands);
   if (parsed === undefined) return false;
-  exitWith(run(parsed, process.argv.includes('--json')));
+  exitWith(run(parsed, process.argv.includes('--json')), { promptly: true });
   return true;
 }
