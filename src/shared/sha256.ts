@@ -1,27 +1,20 @@
 // SHA-256 of a string's UTF-8, as lowercase hex: record lines' hashes (journal/record.ts) and the ids derived
 // from content (domain/transcript/stretch.ts), by a small WebAssembly module, by node:crypto past a few KB of text.
+import { SHA_DIGEST_AT, SHA_INPUT_AT, wasmKernels } from './wasm';
 
-// sha256.wat beside this file, assembled by wabt's wat2wasm into the bytes below (`npx wabt` 1.0.39:
-// wat2wasm sha256.wat, then base64). Measured, for a command that hashes a few lines (a `session get` hashes
-// two: the cache binding's head and the record; a put a few more):
+// The SHA-256 kernel is in src/shared/wasm.ts's module (kernels.wat), with CRC-32's. Measured, for a command that
+// hashes a few lines (a `session get` hashes two: the cache binding's head and the record; a put a few more):
 // - node:crypto hashes fastest but costs ~3 ms (13 M instructions) to load: it pulls in Node's streams.
 // - @noble/hashes' pure-JS SHA-256 runs cold in V8's interpreter: in a fresh process its first call on a
 //   166-byte line takes ~0.5 ms, the second ~0.35, later ones ~0.1; and its module's set-up costs every start.
-// - This module compiles lazily and instantiates in well under a million instructions and hashes such a line in
-//   a few µs from its first call: a `get` runs ~5 M instructions fewer than with @noble/hashes, a `put` ~6 M.
+//   A lean JS SHA-256 written for a cold start measured no better: ~0.65 ms for its first line.
+// - The kernel hashes such a line in a few µs from its first call: a `get` runs ~5 M instructions fewer than
+//   with @noble/hashes, a `put` ~6 M.
 // Past NATIVE_AFTER_UNITS of text (a replay, a check, an import) node:crypto is loaded all the same. Without
-// WebAssembly (`node --jitless`) @noble/hashes does the work. CRC-32 (journal/derived/checksum.ts) is a module
-// of its own: one module for both would save one compilation, ~0.2 M instructions, and put the derived files'
-// checksum below the journal.
+// WebAssembly (`node --jitless`) @noble/hashes does the work.
 
-const SHA256_WASM =
-  'AGFzbQEAAAABEgRgAABgAX8Bf2ABfwBgAn9/AAMGBQABAgIDBQMBAAEHHAMGbWVtb3J5AgAGYmxvY2tzAAMGZmluaXNoAAQIAQAKpAYFYgBBAEHnzKfQBjYCgARBAEGF3Z7bezYChARBAEHy5rvjAzYCiARBAEG66r+qejYCjARBAEH/pLmIBTYCkARBAEGM0ZXYeTYClARBAEGrs4/8ATYCmARBAEGZmoPfBTYCnAQLGQAgAEEId0H/gfwHcSAAQQh4QYD+g3hxcgu+AwEMfwNAIAEgACABaigCABABNgKAAiABQQRqIgFBwABHDQALA0AgASgCxAEhAiABKAL4ASEDIAEgASgCwAEgASgC5AFqIAJBB3ggAkESeHMgAkEDdnMgA0EReCADQRN4cyADQQp2c2pqNgKAAiABQQRqIgFBgAJHDQALQQAoAoAEIQVBACgChAQhBkEAKAKIBCEHQQAoAowEIQhBACgCkAQhCUEAKAKUBCEKQQAoApgEIQtBACgCnAQhDEEAIQEDQCAMIAlBBnggCUELeHMgCUEZeHNqIAsgCSAKIAtzcXNqIAEoAgAgASgCgAJqaiEEIAshDCAKIQsgCSEKIAggBGohCSAHIQggBCAFQQJ4IAVBDXhzIAVBFnhzIAUgBnEgByAFIAZycXJqaiEEIAYhByAFIQYgBCEFIAFBBGoiAUGAAkcNAAtBAEEAKAKABCAFajYCgARBAEEAKAKEBCAGajYChARBAEEAKAKIBCAHajYCiARBAEEAKAKMBCAIajYCjARBAEEAKAKQBCAJajYCkARBAEEAKAKUBCAKajYClARBAEEAKAKYBCALajYCmARBAEEAKAKcBCAMajYCnAQLLwECf0GACCEBQYAIIABBBnRqIQICQANAIAEgAk8NASABEAIgAUHAAGohAQwACwsLtAEBA39BgAggAGohAiACQYABOgAAIAJBAWohAkE3IABrQT9xIQQgAkEAIAT8CwAgAiAEaiECIAIgAUEddhABNgIAIAIgAUEDdBABNgIEIAJBCGpBgAhrQQZ2EANBoAQhAgNAIAJBoARrQQF2KAKABCEDIAJBCGohBANAIAIgA0EcdkEwakEnQQAgA0EcdkEJSxtqOgAAIANBBHQhAyACQQFqIgIgBEcNAAsgAkHgBEcNAAsQAAsLhwIBAEEAC4ACmC+KQpFEN3HP+8C1pdu16VvCVjnxEfFZpII/ktVeHKuYqgfYAVuDEr6FMSTDfQxVdF2+cv6x3oCnBtybdPGbwcFpm+SGR77vxp3BD8yhDCRvLOktqoR0StypsFzaiPl2UlE+mG3GMajIJwOwx39Zv/ML4MZHkafVUWPKBmcpKRSFCrcnOCEbLvxtLE0TDThTVHMKZbsKanYuycKBhSxykqHov6JLZhqocItLwqNRbMcZ6JLRJAaZ1oU1DvRwoGoQFsGkGQhsNx5Md0gntbywNLMMHDlKqthOT8qcW/NvLmjugo90b2OleBR4yIQIAseM+v++kOtsUKT3o/m+8nhxxg==';
-// The module's memory is one 64 KiB page: constants, schedule, state and the digest's hex below INPUT_AT, then
-// the bytes to hash, and room past them for the padding (at most 72 bytes).
-const INPUT_AT = 1024;
 /** The most bytes hashed in one pass (exported for its test: longer strings go through in chunks). */
-export const INPUT_CHUNK = 64 * 1024 - INPUT_AT - 128;
-const DIGEST_AT = 544;
+export const INPUT_CHUNK = 64 * 1024 - SHA_INPUT_AT - 128;
 
 interface WasmSha {
   /** Compresses the first n whole 64-byte blocks of the input. */
@@ -34,21 +27,14 @@ interface WasmSha {
 }
 let wasm: WasmSha | null | undefined;
 
-// The little of WebAssembly's API used here (the compiler's lib has no declarations for it).
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object) => { exports: Pick<WasmSha, 'blocks' | 'finish'> & { memory: { buffer: ArrayBuffer } } };
-}
-
 function loadWasm(): WasmSha | null {
-  const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
-  if (api === undefined) return null;
-  const { blocks, finish, memory } = new api.Instance(new api.Module(Buffer.from(SHA256_WASM, 'base64'))).exports;
+  const k = wasmKernels();
+  if (k === null) return null;
   return {
-    blocks,
-    finish,
-    input: new Uint8Array(memory.buffer, INPUT_AT, INPUT_CHUNK),
-    digest: Buffer.from(memory.buffer, DIGEST_AT, 64),
+    blocks: k.blocks,
+    finish: k.finish,
+    input: new Uint8Array(k.memory, SHA_INPUT_AT, INPUT_CHUNK),
+    digest: Buffer.from(k.memory, SHA_DIGEST_AT, 64),
     encoder: new TextEncoder(),
   };
 }

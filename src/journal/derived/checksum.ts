@@ -2,17 +2,14 @@
 // and by zlib's native crc32 past a MiB. Every checksum is seeded: a page or a block is checked with the identity
 // of the file it belongs to and its own position, so a zeroed page (whose stored checksum reads 0), a page
 // copied from another cache, or a block moved within its file does not verify.
+import { CRC_INPUT_AT, MEMORY_BYTES, wasmKernels } from '../../shared/wasm';
 
-// CRC-32 runs in WebAssembly: crc32.wat beside this file, assembled by wabt's wat2wasm into the bytes below
-// (`npx wabt` 1.0.39: wat2wasm crc32.wat, then base64). Compiled and instantiated in ~0.1 ms, it checksums a
-// byte in a few instructions from the first call, where the JS loop runs cold, is optimized by TurboFan in the
-// middle of a command (~2 ms of CPU for the pages of one lookup) and needs its tables built first. Without
-// WebAssembly (`node --jitless`) the JS loop below does the same work.
-const CRC32_WASM =
-  'AGFzbQEAAAABCgJgAABgAn9/AX8DAwIAAQUDAQABBxACBm1lbW9yeQIAA2NyYwABCAEACpsBAksBA38DQCAAIQFBCCECA0BBoIbi7X4gAUEBdnMgAUEBdiABQQFxGyEBIAJBAWsiAg0ACyAAQQJ0IAE2AgAgAEEBaiIAQYACRw0ACwtNAQN/IABBf3MhAkGACCEDQYAIIAFqIQQCQANAIAMgBE8NASACIAMtAABzQf8BcUECdCgCACACQQh2cyECIANBAWohAwwACwsgAkF/cws=';
-// The module's memory is one 64 KiB page: its table of 256 words, then the bytes to checksum.
-const WASM_INPUT_AT = 1024;
-const WASM_CHUNK = 64 * 1024 - WASM_INPUT_AT;
+// CRC-32 runs in WebAssembly: the kernel in src/shared/wasm.ts's module (kernels.wat), with SHA-256's. It
+// checksums a byte in a few instructions from the first call, where the JS loop runs cold (~0.8 ms for a get's
+// 5 KB of pages and headers in a fresh process), is optimized by TurboFan in the middle of a command and needs
+// its tables built first. Without WebAssembly (`node --jitless`) the JS loop below does the same work.
+/** The kernel's input: from CRC_INPUT_AT to the end of the module's memory. */
+const WASM_CHUNK = MEMORY_BYTES - CRC_INPUT_AT;
 
 interface WasmCrc {
   readonly crc: (seed: number, length: number) => number;
@@ -20,17 +17,9 @@ interface WasmCrc {
 }
 let wasm: WasmCrc | null | undefined;
 
-// The little of WebAssembly's API used here (the compiler's lib has no declarations for it).
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object) => { exports: { crc: WasmCrc['crc']; memory: { buffer: ArrayBuffer } } };
-}
-
 function loadWasm(): WasmCrc | null {
-  const api = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
-  if (api === undefined) return null;
-  const { crc, memory } = new api.Instance(new api.Module(Buffer.from(CRC32_WASM, 'base64'))).exports;
-  return { crc, input: new Uint8Array(memory.buffer, WASM_INPUT_AT, WASM_CHUNK) };
+  const k = wasmKernels();
+  return k === null ? null : { crc: k.crc, input: new Uint8Array(k.memory, CRC_INPUT_AT, WASM_CHUNK) };
 }
 
 /** The WebAssembly implementation, a chunk of at most WASM_CHUNK bytes at a time (exported for its test). */

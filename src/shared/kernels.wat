@@ -1,11 +1,16 @@
-;; SHA-256 (FIPS 180-4) for src/shared/sha256.ts. Memory, one 64 KiB page:
-;;   0    K, the 64 round constants (little-endian words)
-;;   256  W, the message schedule (64 words)
-;;   512  H, the hash state (8 words)
-;;   544  the digest as 64 lowercase hex digits
-;;   1024 the input: whole blocks, then the last bytes, which `finish` pads in place (≤ 72 bytes past them)
+;; The WebAssembly kernels of src/shared/wasm.ts: SHA-256 (FIPS 180-4) for src/shared/sha256.ts and CRC-32 (the
+;; zlib polynomial) for src/journal/derived/checksum.ts, in one module: a process compiles and instantiates one
+;; module, not two (each instance reserves its own guarded memory and wakes V8's worker threads). Memory, two
+;; 64 KiB pages:
+;;   0      SHA-256: K, the 64 round constants (little-endian words)
+;;   256    SHA-256: W, the message schedule (64 words)
+;;   512    SHA-256: H, the hash state (8 words)
+;;   544    SHA-256: the digest as 64 lowercase hex digits
+;;   1024   SHA-256: the input: whole blocks, then the last bytes, which `finish` pads in place (≤ 72 bytes past them)
+;;   65536  CRC-32: its table, 256 words
+;;   66560  CRC-32: the bytes to checksum (up to the end of the second page)
 (module
-  (memory (export "memory") 1)
+  (memory (export "memory") 2)
   (data (i32.const 0)
     "\98\2f\8a\42\91\44\37\71\cf\fb\c0\b5\a5\db\b5\e9\5b\c2\56\39\f1\11\f1\59\a4\82\3f\92\d5\5e\1c\ab"
     "\98\aa\07\d8\01\5b\83\12\be\85\31\24\c3\7d\0c\55\74\5d\be\72\fe\b1\de\80\a7\06\dc\9b\74\f1\9b\c1"
@@ -26,7 +31,9 @@
     (i32.store offset=532 (i32.const 0) (i32.const 0x9b05688c))
     (i32.store offset=536 (i32.const 0) (i32.const 0x1f83d9ab))
     (i32.store offset=540 (i32.const 0) (i32.const 0x5be0cd19)))
-  (start $reset)
+  ;; Set-up: H's initial value and CRC-32's table.
+  (func $init (call $reset) (call $table))
+  (start $init)
 
   ;; A big-endian word as a number (memory is little-endian).
   (func $swap (param $x i32) (result i32)
@@ -145,4 +152,38 @@
         (local.set $x (i32.shl (local.get $x) (i32.const 4)))
         (br_if $digits (i32.ne (local.tee $q (i32.add (local.get $q) (i32.const 1))) (local.get $n))))
       (br_if $words (i32.ne (local.get $q) (i32.const 608))))
-    (call $reset)))
+    (call $reset))
+
+  ;; CRC-32's table at 65536: entry n is n's remainder, bit by bit.
+  (func $table
+    (local $n i32) (local $c i32) (local $k i32)
+    (loop $entries
+      (local.set $c (local.get $n))
+      (local.set $k (i32.const 8))
+      (loop $bits
+        (local.set $c
+          (select
+            (i32.xor (i32.const 0xedb88320) (i32.shr_u (local.get $c) (i32.const 1)))
+            (i32.shr_u (local.get $c) (i32.const 1))
+            (i32.and (local.get $c) (i32.const 1))))
+        (br_if $bits (local.tee $k (i32.sub (local.get $k) (i32.const 1)))))
+      (i32.store offset=65536 (i32.shl (local.get $n) (i32.const 2)) (local.get $c))
+      (br_if $entries (i32.ne (local.tee $n (i32.add (local.get $n) (i32.const 1))) (i32.const 256)))))
+
+  ;; CRC-32 of the $len bytes at 66560, continuing from $seed (0 for a fresh checksum).
+  (func (export "crc") (param $seed i32) (param $len i32) (result i32)
+    (local $c i32) (local $p i32) (local $end i32)
+    (local.set $c (i32.xor (local.get $seed) (i32.const -1)))
+    (local.set $p (i32.const 66560))
+    (local.set $end (i32.add (i32.const 66560) (local.get $len)))
+    (block $done
+      (loop $bytes
+        (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
+        (local.set $c
+          (i32.xor
+            (i32.load offset=65536
+              (i32.shl (i32.and (i32.xor (local.get $c) (i32.load8_u (local.get $p))) (i32.const 255)) (i32.const 2)))
+            (i32.shr_u (local.get $c) (i32.const 8))))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (br $bytes)))
+    (i32.xor (local.get $c) (i32.const -1))))
