@@ -4,7 +4,7 @@ import { build } from 'esbuild';
 import { bundleUi } from './web/bundle.mjs';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundledPackages, writeNotices } from './build-notices.mjs';
@@ -76,9 +76,18 @@ async function bundle(entry, name, { stamp = false, plugins = [], to = `dist/${n
   built.add(to);
 }
 
-// bin/crux: the launcher with the code-cache loader inside it (src/cli/launch.ts).
+// bin/crux.cjs: the launcher with the code-cache loader inside it (src/cli/launch.ts), and bin/crux, a link to it
+// (what a checkout runs, and `bin/` on PATH). Node reads the package.json above a main script whose name does not
+// end in .cjs, to learn whether it is an ES module (~1.5 M instructions a call); the link's real path ends in
+// .cjs. npm packs no links: the package's bin, `crux`, is npm's own link to bin/crux.cjs.
 mkdirSync('bin', { recursive: true });
-await bundle('src/cli/launch.ts', 'crux', { to: 'bin/crux', banner: '#!/usr/bin/env node' });
+await bundle('src/cli/launch.ts', 'crux.cjs', { to: 'bin/crux.cjs', banner: '#!/usr/bin/env node' });
+{
+  const staged = `bin/crux.${process.pid}.tmp`;
+  rmSync(staged, { force: true });
+  symlinkSync('crux.cjs', staged);
+  renameSync(staged, 'bin/crux');
+}
 await bundle('node_modules/postgres/cjs/src/index.js', 'pg.cjs');
 await bundle('node_modules/smol-toml/dist/index.cjs', 'toml.cjs');
 // The MCP SDK and zod load only for `crux mcp`: src/cli/mcp/sdk.ts re-exports what the server uses, bundled apart

@@ -6,7 +6,7 @@ import { execa } from 'execa';
 import * as fs from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CRUX, tempDir, testEnv } from '../helpers/cli';
+import { CRUX, CRUX_SCRIPT, tempDir, testEnv } from '../helpers/cli';
 import { type ClientName, clientEnv, clientsRequired, ensureClient } from '../helpers/clients';
 
 const ROOT = resolve(__dirname, '../..');
@@ -142,7 +142,7 @@ describe('Claude Code', () => {
     const installed = await execa(CRUX, ['--data-dir', w.dataDir, 'mcp', 'install', 'claude-code'], { cwd: w.project, env: w.env(), extendEnv: false });
     expect(installed.exitCode).toBe(0);
     const list = await w.run(claude, ['mcp', 'list']);
-    expect(list.stdout).toContain(`crux: ${process.execPath} ${CRUX} --data-dir ${w.dataDir} mcp - ✔ Connected`);
+    expect(list.stdout).toContain(`crux: ${process.execPath} ${CRUX_SCRIPT} --data-dir ${w.dataDir} mcp - ✔ Connected`);
     expect((await execa(CRUX, ['mcp', 'uninstall', 'claude-code'], { cwd: w.project, env: w.env(), extendEnv: false })).exitCode).toBe(0);
     expect((await w.run(claude, ['mcp', 'list'])).stdout).not.toContain('crux:');
   }, 120_000);
@@ -182,7 +182,7 @@ describe('Codex', () => {
     const servers = JSON.parse(list.stdout) as { name: string; enabled: boolean; transport: { command: string; args: string[] } }[];
     expect(servers.map((s) => s.name).sort()).toEqual(['crux', 'docs']);
     const crux = servers.find((s) => s.name === 'crux')!;
-    expect(crux).toMatchObject({ enabled: true, transport: { command: process.execPath, args: [CRUX, '--data-dir', w.dataDir, 'mcp'] } });
+    expect(crux).toMatchObject({ enabled: true, transport: { command: process.execPath, args: [CRUX_SCRIPT, '--data-dir', w.dataDir, 'mcp'] } });
     const server = await execa(crux.transport.command, crux.transport.args, { input: initialize, env: { PATH: '' }, extendEnv: false, reject: false });
     expect(JSON.parse(String(server.stdout).split('\n')[0]!)).toMatchObject({ id: 1, result: { serverInfo: { name: 'crux' } } });
     expect((await execa(CRUX, ['mcp', 'uninstall', 'codex'], { cwd: w.project, env: w.env(), extendEnv: false })).exitCode).toBe(0);

@@ -12,7 +12,8 @@ const KEY = `${process.version}-${process.arch}`;
 /** The package as another Node would meet it: bin/ and dist/ without the shipped caches. */
 function packageWithoutShippedCache(): string {
   const dir = tempDir('crux-pkg-');
-  fs.cpSync(join(ROOT, 'bin'), join(dir, 'bin'), { recursive: true });
+  // bin/crux is a link to bin/crux.cjs beside it: copied as it is, not made absolute (it would run this checkout).
+  fs.cpSync(join(ROOT, 'bin'), join(dir, 'bin'), { recursive: true, verbatimSymlinks: true });
   fs.cpSync(join(ROOT, 'dist'), join(dir, 'dist'), { recursive: true, filter: (src) => !src.endsWith('.v8cache') && !src.endsWith('.tmp') });
   return dir;
 }

@@ -19,7 +19,7 @@ describe('the package', () => {
       expect.arrayContaining([
         'LICENSE',
         'README.md',
-        'bin/crux',
+        'bin/crux.cjs',
         'dist/crux.cjs',
         'dist/fast.cjs',
         'dist/fast-query.cjs',
@@ -35,7 +35,7 @@ describe('the package', () => {
     expect(
       files.filter(
         (f) =>
-          !/^(LICENSE|README\.md|package\.json|bin\/crux|dist\/[\w.-]+\.(cjs|v8cache)|dist\/THIRD-PARTY-NOTICES\.txt|dist\/ui\/[\w.-]+\.(html|js|css|png|svg)|man\/crux[\w-]*\.[15])$/.test(
+          !/^(LICENSE|README\.md|package\.json|bin\/crux\.cjs|dist\/[\w.-]+\.(cjs|v8cache)|dist\/THIRD-PARTY-NOTICES\.txt|dist\/ui\/[\w.-]+\.(html|js|css|png|svg)|man\/crux[\w-]*\.[15])$/.test(
             f,
           ),
       ),
@@ -55,6 +55,8 @@ describe('the package', () => {
     const crux = (...args: string[]) => execa(join(prefix, 'bin/crux'), ['--data-dir', join(home, 'data'), ...args], { env: testEnv({ HOME: home }) });
     await crux('session', 'put', 'a', '{"x": 1}');
     expect(String((await crux('session', 'get', 'a')).stdout)).toBe('{"x": 1}');
+    // npm's bin link, `crux`, names the launcher (a checkout's bin/crux links to it too: npm packs no links).
+    expect(fs.realpathSync(join(prefix, 'bin/crux'))).toBe(join(fs.realpathSync(prefix), 'lib/node_modules/crux/bin/crux.cjs'));
     const man = await execa('man', ['-w', 'crux'], { env: testEnv({ MANPATH: join(prefix, 'share/man') }), reject: false });
     expect(String(man.stdout)).toMatch(/crux\.1/);
   });

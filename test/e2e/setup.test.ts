@@ -4,7 +4,7 @@ import { execa } from 'execa';
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CRUX, tempDir, testEnv } from '../helpers/cli';
+import { CRUX, CRUX_SCRIPT, tempDir, testEnv } from '../helpers/cli';
 
 interface Setup {
   home: string;
@@ -57,7 +57,7 @@ describe.each(CLIENTS)('crux mcp install $name', (client) => {
       scope: 'user',
       file,
       changed: true,
-      server: { command: process.execPath, args: [CRUX, '--agent', 'planner', 'mcp'] },
+      server: { command: process.execPath, args: [CRUX_SCRIPT, '--agent', 'planner', 'mcp'] },
     });
     const written = fs.readFileSync(file, 'utf8');
     if (client.format === 'json') {
@@ -65,7 +65,7 @@ describe.each(CLIENTS)('crux mcp install $name', (client) => {
       expect(parsed.theme).toBe('dark');
       expect(parsed.numStartups).toBe(7);
       expect(parsed.mcpServers.github).toEqual({ command: 'gh-mcp', args: ['--stdio'] });
-      expect(parsed.mcpServers.crux).toMatchObject({ command: process.execPath, args: [CRUX, '--agent', 'planner', 'mcp'] });
+      expect(parsed.mcpServers.crux).toMatchObject({ command: process.execPath, args: [CRUX_SCRIPT, '--agent', 'planner', 'mcp'] });
     } else {
       expect(written.startsWith(others)).toBe(true);
       expect(written).toContain('[mcp_servers.crux]');
@@ -94,14 +94,14 @@ describe.each(CLIENTS)('crux mcp install $name', (client) => {
     expect((await run(s, ['mcp', 'install', client.name])).exitCode).toBe(0);
     expect(fs.lstatSync(file).isSymbolicLink()).toBe(true);
     expect(fs.readlinkSync(file)).toBe(dotfiles);
-    expect(fs.readFileSync(dotfiles, 'utf8')).toContain(CRUX);
+    expect(fs.readFileSync(dotfiles, 'utf8')).toContain(CRUX_SCRIPT);
     expect((await run(s, ['mcp', 'uninstall', client.name])).exitCode).toBe(0);
     expect(fs.lstatSync(file).isSymbolicLink()).toBe(true);
     expect(fs.readFileSync(dotfiles, 'utf8')).toBe(others);
 
     const fresh = setup();
     expect((await run(fresh, ['mcp', 'install', client.name])).exitCode).toBe(0);
-    expect(fs.readFileSync(join(fresh.home, client.user), 'utf8')).toContain(CRUX);
+    expect(fs.readFileSync(join(fresh.home, client.user), 'utf8')).toContain(CRUX_SCRIPT);
     expect(fs.statSync(join(fresh.home, client.user)).mode & 0o777).toBe(0o644);
   });
 
@@ -121,7 +121,7 @@ describe.each(CLIENTS)('crux mcp install $name', (client) => {
     fs.writeFileSync(file, others);
     const printed = await run(s, ['mcp', 'install', client.name, '--print']);
     expect(printed.exitCode).toBe(0);
-    expect(printed.stdout).toContain(CRUX);
+    expect(printed.stdout).toContain(CRUX_SCRIPT);
     expect(printed.stdout).toContain('github');
     expect(fs.readFileSync(file, 'utf8')).toBe(others);
   });
@@ -130,7 +130,7 @@ describe.each(CLIENTS)('crux mcp install $name', (client) => {
     const s = setup();
     const r = await run(s, ['mcp', 'install', client.name, '--project'], { cwd: join(s.cwd, 'lib', 'deep') });
     expect(r.exitCode).toBe(0);
-    expect(JSON.parse(fs.readFileSync(join(s.cwd, client.project!), 'utf8')).mcpServers.crux.args).toEqual([CRUX, 'mcp']);
+    expect(JSON.parse(fs.readFileSync(join(s.cwd, client.project!), 'utf8')).mcpServers.crux.args).toEqual([CRUX_SCRIPT, 'mcp']);
     expect(fs.existsSync(join(s.home, client.user))).toBe(false);
     expect((await run(s, ['mcp', 'uninstall', client.name, '--project'], { cwd: join(s.cwd, 'lib') })).exitCode).toBe(0);
     expect(JSON.parse(fs.readFileSync(join(s.cwd, client.project!), 'utf8'))).toEqual({});
@@ -149,7 +149,7 @@ describe('crux mcp install: the entry', () => {
     const printed = await run(s, ['--data-dir', join(s.home, 'data'), 'mcp', 'install', 'claude-desktop', '--print']);
     const entry = JSON.parse(printed.stdout).mcpServers.crux;
     expect(entry.command).toBe(process.execPath);
-    expect(entry.args).toEqual([CRUX, '--data-dir', join(s.home, 'data'), 'mcp']);
+    expect(entry.args).toEqual([CRUX_SCRIPT, '--data-dir', join(s.home, 'data'), 'mcp']);
     const initialize = {
       jsonrpc: '2.0',
       id: 1,

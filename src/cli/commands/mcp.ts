@@ -29,7 +29,7 @@ export function makeMcpCommand(wanted?: string): Command {
         '  crux mcp install claude-desktop --print',
         '  # what that prints: the server by absolute paths, no PATH needed',
         '  {"mcpServers": {"crux": {"command": "/usr/bin/node",',
-        '    "args": ["/usr/lib/node_modules/crux/bin/crux", "mcp"]}}}',
+        '    "args": ["/usr/lib/node_modules/crux/bin/crux.cjs", "mcp"]}}}',
       ].join('\n'),
     )
     .action(async (_opts, command: Command) => {

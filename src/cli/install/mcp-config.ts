@@ -25,7 +25,7 @@ export function isCruxServer(entry: unknown): boolean {
   if (!isTable(entry) || typeof entry.command !== 'string') return false;
   const args = Array.isArray(entry.args) ? entry.args.filter((a): a is string => typeof a === 'string') : [];
   const words = [entry.command, ...args];
-  return words.some((w) => /^crux(\.cmd|\.exe)?$/.test(basename(w.replace(/\\/g, '/')))) && words.includes('mcp');
+  return words.some((w) => /^crux(\.cmd|\.exe|\.cjs)?$/.test(basename(w.replace(/\\/g, '/')))) && words.includes('mcp');
 }
 
 /** The table that holds the servers, made when absent; refused when it is not a table. */

@@ -63,6 +63,9 @@ describe('isCruxServer', () => {
   it("knows crux's mcp command by its script or binary, and nothing else", () => {
     expect(isCruxServer(ENTRY)).toBe(true);
     expect(isCruxServer({ command: 'crux', args: ['mcp'] })).toBe(true);
+    // The script bin/crux links to, which `crux mcp install` names (it follows links).
+    expect(isCruxServer({ command: '/usr/bin/node', args: ['/usr/lib/node_modules/crux/bin/crux.cjs', 'mcp'] })).toBe(true);
+    expect(isCruxServer({ command: '/usr/bin/node', args: ['/opt/x/crux.cjs.bak', 'mcp'] })).toBe(false);
     expect(isCruxServer({ command: 'C:\\node.exe', args: ['C:\\crux\\bin\\crux', 'mcp'] })).toBe(true);
     expect(isCruxServer({ command: '/usr/bin/node', args: ['/opt/crux/bin/crux', 'session', 'list'] })).toBe(false);
     expect(isCruxServer({ command: 'npx', args: ['cruxify', 'mcp'] })).toBe(false);
