@@ -13,12 +13,12 @@ const ROOT = resolve(__dirname, '../..');
 const scripts = tempDir('crux-fast-');
 /** The full program alone, as bin/crux ran every command before the fast path (without the code cache: the same bytes). */
 const FULL = join(ROOT, 'dist/crux.cjs');
-/** Preloaded: records which bundles (dist/*.cjs) a process reads; not bin/crux.cjs, the main script bin/crux links to. */
+/** Preloaded: records which bundles (dist/*.cjs) a process opens; not bin/crux.cjs, the main script bin/crux links to. */
 const TRACE = join(scripts, 'trace.cjs');
 fs.writeFileSync(
   TRACE,
-  `const fs = require('node:fs'); const read = fs.readFileSync;
-   fs.readFileSync = function (path, ...rest) { if (/[\\/]dist[\\/][^\\/]+\\.cjs$/.test(String(path))) fs.appendFileSync(process.env.TRACE_TO, require('node:path').basename(String(path)) + '\\n'); return read.call(this, path, ...rest); };\n`,
+  `const fs = require('node:fs'); const open = fs.openSync;
+   fs.openSync = function (path, ...rest) { if (/[\\/]dist[\\/][^\\/]+\\.cjs$/.test(String(path))) fs.appendFileSync(process.env.TRACE_TO, require('node:path').basename(String(path)) + '\\n'); return open.call(this, path, ...rest); };\n`,
 );
 
 const ENV = { CRUX_NOW: '2026-12-01T12:00:00Z', CRUX_AGENT: 'a' };
