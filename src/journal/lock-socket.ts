@@ -6,6 +6,7 @@ import { fs } from '../shared/fs';
 import { join } from 'node:path';
 import type { Server, Socket } from 'node:net';
 import { scrubText } from '../shared/scrub';
+import { formatTime } from '../shared/time';
 import type { SocketAddress } from './lock-fs';
 import { hostname, ownerOf, unlinkQuiet, type HolderFile } from './lock-files';
 import { crashPoint } from './crash-point';
@@ -236,7 +237,7 @@ export class Contender {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Swept();
       throw error;
     }
-    const holder: HolderFile = { pid: process.pid, command: commandLine(), host: hostname(), since: new Date().toISOString(), socket: this.socket };
+    const holder: HolderFile = { pid: process.pid, command: commandLine(), host: hostname(), since: formatTime(Date.now()), socket: this.socket };
     let fd: number;
     try {
       fd = fs.openSync(join(this.dir, this.info), 'wx', 0o600);

@@ -55,7 +55,21 @@ export function tryParseTime(raw: unknown): Instant | undefined {
   }
 }
 
-export const formatTime = (t: Instant): string => new Date(t).toISOString();
+const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`);
+
+/**
+ * `t` as RFC 3339 in UTC with milliseconds: what Date#toISOString writes, spelt from the getUTC* fields. A
+ * process's first toISOString sets up ICU's time zone (reading /etc/localtime, ~0.25 ms), which every command
+ * paid for the one time it writes; the UTC fields need no zone. Years outside 0000–9999 (and an invalid time,
+ * which throws) are left to toISOString.
+ */
+export function formatTime(t: Instant): string {
+  const d = new Date(t);
+  const year = d.getUTCFullYear();
+  if (!(year >= 0 && year <= 9999)) return d.toISOString();
+  const ms = d.getUTCMilliseconds();
+  return `${String(year).padStart(4, '0')}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}T${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}:${pad2(d.getUTCSeconds())}.${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`;
+}
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 const DURATION = /^(?:\d+(?:ms|s|m|h|d|w))+$/;

@@ -30,3 +30,20 @@ describe('formatLaterTime', () => {
     expect((error as CruxError).exitCode).toBe(5);
   });
 });
+
+describe('formatTime', () => {
+  it('writes what Date#toISOString writes, over the years 0000–9999, the epoch’s edges and every millisecond width', () => {
+    let seed = 7;
+    const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const start = new Date(0).setUTCFullYear(0, 0, 1); // 0000-01-01 (Date.UTC would read 0 as 1900)
+    const times = [0, -1, 1, 9, 10, 99, 100, 999, start, start - 1, MAX_INSTANT, Date.UTC(2024, 1, 29, 23, 59, 59, 5)];
+    for (let i = 0; i < 20_000; i++) times.push(Math.floor(start + next() * (MAX_INSTANT - start)));
+    for (const t of times) expect(formatTime(t), String(t)).toBe(new Date(t).toISOString());
+  });
+
+  it('leaves years past 9999 and before 0000 to toISOString, and refuses an invalid time as it does', () => {
+    for (const t of [MAX_INSTANT + 1, new Date(0).setUTCFullYear(-1, 11, 31), 8.64e15, -8.64e15]) expect(formatTime(t)).toBe(new Date(t).toISOString());
+    expect(() => formatTime(Number.NaN)).toThrow(RangeError);
+    expect(() => formatTime(8.64e15 + 1)).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,43 @@
+// What a fast command opens besides its data (README, Start-up): its own launcher and one bundle with its code
+// cache, and nothing a start could do without — no package.json (Node reads one above a main script not named
+// .cjs: bin/crux links to bin/crux.cjs), no time zone (a first Date#toISOString sets up ICU's: shared/time.ts
+// spells the UTC fields itself), no other bundle. Each of these costs every call.
+import { describe, expect, it } from 'vitest';
+import { crux, freshDataDir } from '../helpers/cli';
+import { straceCrux } from './strace';
+
+const LINES: readonly { args: string[]; bundle: string }[] = [
+  { args: ['session', 'get', 's'], bundle: 'fast.cjs' },
+  { args: ['session', 'put', 's', '{"a":2}'], bundle: 'fast.cjs' },
+  { args: ['--json', 'session', 'put', 'n', '{"a":1}', '--ttl', '2h'], bundle: 'fast.cjs' },
+  { args: ['case', 'record', '--task', 'ship it', '--action', 'ran', '--outcome', 'ok', '--quiet'], bundle: 'fast.cjs' },
+  { args: ['session', 'close', 'c'], bundle: 'fast.cjs' },
+  { args: ['--json', 'session', 'list', '--stranded', '--limit', '24'], bundle: 'fast-query.cjs' },
+  { args: ['--json', 'case', 'retrieve', 'ship'], bundle: 'fast-query.cjs' },
+];
+
+describe('a fast command’s start', () => {
+  it('opens its launcher, one bundle and its cache: no package.json, no time zone, no other bundle', async () => {
+    const dir = freshDataDir();
+    for (const id of ['s', 'c']) expect((await crux(dir, ['session', 'put', id, '{"a":1}'])).exitCode).toBe(0);
+    for (const { args, bundle } of LINES) {
+      const { calls } = straceCrux(dir, args, { trace: 'openat,open,readlink,statx,newfstatat,stat,lstat' });
+      const paths = calls.map((c) => /"([^"]*)"/.exec(c.args)?.[1] ?? '').filter((p) => p !== '');
+      const line = args.join(' ');
+      expect(
+        paths.filter((p) => /package\.json$/.test(p)),
+        line,
+      ).toEqual([]);
+      expect(
+        paths.filter((p) => /localtime|zoneinfo/.test(p)),
+        line,
+      ).toEqual([]);
+      const bundles = [...new Set(paths.filter((p) => /\/dist\/[^/]+\.cjs$/.test(p)).map((p) => p.slice(p.lastIndexOf('/') + 1)))];
+      expect(bundles, line).toEqual([bundle]);
+      expect(
+        paths.some((p) => p.endsWith('/bin/crux.cjs')),
+        line,
+      ).toBe(true);
+    }
+  });
+});
