@@ -81,8 +81,7 @@ const WRAP_TAIL = '\n});';
 export function runBundle(file: string, opts: { variant?: string; env?: NodeJS.ProcessEnv } = {}): unknown {
   const env = opts.env ?? process.env;
   const vm = require('node:vm') as typeof import('node:vm');
-  // A bundle is ASCII (esbuild escapes the rest; build.mjs checks): its bytes are its text, as latin1 reads them.
-  const source = readWhole(file).toString('latin1');
+  const source = readWhole(file).toString('utf8');
   // The cache's name: the bundle's, and its variant's.
   const bundle = opts.variant === undefined ? basename(file) : `${basename(file)}.${opts.variant}`;
   const shipped = join(dirname(file), `${bundle}.${KEY}.v8cache`);
