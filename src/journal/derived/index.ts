@@ -222,4 +222,7 @@ class DerivedFiles<S> {
 /** The upkeep a full replay feeds every record to, so that keep() can build a whole index from it. */
 export const replayUpkeep = (spec: StoreSpec<any>): IndexUpkeep | undefined => (spec.keyOf === undefined ? undefined : new ReplayUpkeep(spec));
 
+/** Whether `error` is damage found in a derived file read on demand (the caller answers from the journals instead). */
+export const isDerivedDamage = (error: unknown): boolean => error instanceof DerivedDamage;
+
 export const derivedFiles = <S>(root: string, spec: StoreSpec<S>): DerivedFiles<S> => new DerivedFiles(root, spec);

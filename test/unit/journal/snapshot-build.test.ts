@@ -1,18 +1,19 @@
 // The snapshot rewritten in bounded steps (cache/cases.jsonl.state-build, .state-next): writes past the snapshot
 // start a rewrite and each takes one bounded step of it; every answer meanwhile and after equals a replay; damaged,
 // stale, foreign or half-written build files, and a step done twice (a crash before its build file was saved), never
-// change an answer.
+// change an answer; a decision that meets a damaged page of a snapshot read on demand is made again from a replay.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CaseBank } from '../../../src/domain/case/bank';
 import { rankCases } from '../../../src/domain/case/rank';
-import { CASE_STORE } from '../../../src/domain/case/store';
+import { CASE_STORE, retrieveCases } from '../../../src/domain/case/store';
 import { DataDir } from '../../../src/journal/data-dir';
 import { cachePath } from '../../../src/journal/derived/cache-file';
 import { buildName, nextName } from '../../../src/journal/derived/snapshot-build';
-import { snapshotFacts } from '../../../src/journal/derived/snapshot';
+import { snapshotFacts, snapshotLayout, snapshotName } from '../../../src/journal/derived/snapshot';
 import type { StoreSpec } from '../../../src/journal/store-spec';
+import type { Instant } from '../../../src/shared/time';
 import { tempDir } from '../../helpers/cli';
 import { body } from '../case/fixtures';
 
@@ -189,10 +190,45 @@ describe('the snapshot rewritten in steps', () => {
     expect(await read(dir, spec)).toEqual(replayed(dir));
     expect(answers(await dir.read(spec))).toEqual(replayed(dir));
   });
+
+  it('a write that meets a damaged page of the snapshot it reads on demand decides again from a replay, and writes once', async () => {
+    const { spec, dir } = await store();
+    damagePagesAfterDecode(dir);
+    const before = fs.readFileSync(dir.path('cases.jsonl'), 'utf8').split('\n').length;
+    const scope = { dir, now: Date.parse(TS) as unknown as Instant };
+    const expected = replayed(dir).ranked[0]!.slice(0, 5);
+    const hits = await retrieveCases(scope, { text: 'alpha beta', topK: 5, onlySuccess: false, minSimilarity: 0 }, true);
+    expect(hits.map((h) => [h.case.case_id, h.similarity])).toEqual(expected);
+    const lines = fs.readFileSync(dir.path('cases.jsonl'), 'utf8').split('\n');
+    expect(lines.length - before, 'one batch of 5 reuse records').toBe(5);
+    expect(dir.replay(CASE_STORE, { quiet: true }).scan.problems).toEqual([]);
+    expect(await read(dir, spec)).toEqual(replayed(dir));
+  });
 });
 
 function flipFile(path: string, at: number): void {
   const bytes = fs.readFileSync(path);
   bytes[at] = bytes[at]! ^ 0x10;
+  fs.writeFileSync(path, bytes);
+}
+
+/** Flips a byte in every page of the snapshot's body but those a decode reads (the head, the vocabulary, postStart). */
+function damagePagesAfterDecode(dir: DataDir): void {
+  const path = cachePath(dir.root, snapshotName('cases.jsonl'));
+  const bytes = fs.readFileSync(path);
+  const { bodyBytes } = snapshotFacts(dir.root, 'cases.jsonl')!;
+  const { bodyAt, pages } = snapshotLayout(bodyBytes);
+  const head = JSON.parse(bytes.toString('utf8', bodyAt, bytes.indexOf(10, bodyAt)));
+  const pad8 = (n: number) => (n + 7) & ~7;
+  const starts: number[] = [];
+  let at = pad8(bytes.indexOf(10, bodyAt) - bodyAt + 1);
+  for (const length of head.sections as number[]) {
+    starts.push(at);
+    at = pad8(at + length);
+  }
+  // Sections: ids, vocab, idStarts, reward, created, success, reused, termCount, recOffset, recLength, recLine, postStart, …
+  const kept = new Set<number>([0]);
+  for (const s of [1, 11]) for (let p = Math.floor(starts[s]! / 4096); p <= Math.floor((starts[s]! + head.sections[s]) / 4096); p++) kept.add(p);
+  for (let p = 0; p < pages; p++) if (!kept.has(p)) bytes[bodyAt + p * 4096 + 1] = bytes[bodyAt + p * 4096 + 1]! ^ 0x01;
   fs.writeFileSync(path, bytes);
 }
