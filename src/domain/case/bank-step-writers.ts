@@ -102,6 +102,7 @@ export function writeIds(frame: Frame, c: StepCursor, sink: StepSink): boolean {
     const from = starts[0]!;
     const to = end < frame.base ? starts[end - c.pos]! : idBytes.length;
     const bytes = idBytes.slice(from, to);
+    sink.read(starts.length * 4 + bytes.length);
     for (let s = c.pos; s < end; s++) {
       if (frame.slotOf(s) < 0) continue;
       const idEnd = s + 1 < frame.base ? starts[s + 1 - c.pos]! - 1 : idBytes.length;
@@ -128,6 +129,7 @@ export function writeIdStarts(frame: Frame, c: StepCursor, sink: StepSink): bool
     }
     const end = Math.min(frame.base, c.pos + frame.batch);
     const starts = sliceOf(idStarts, c.pos, Math.min(end + 1, frame.base));
+    sink.read(starts.length * 4);
     for (let s = c.pos; s < end; s++) {
       if (frame.slotOf(s) < 0) continue;
       sink.u32(c.at);
@@ -141,10 +143,12 @@ export function writeIdStarts(frame: Frame, c: StepCursor, sink: StepSink): bool
 /** A per-slot column's live values, a slice of it at a time. */
 export function writeColumn(frame: Frame, c: StepCursor, sink: StepSink, name: string): boolean {
   const column = (frame.bank as unknown as Record<string, Column<Typed>>)[name]!;
-  const put = name === 'success' ? sink.u8 : name === 'termCount' || name === 'recLength' || name === 'recLine' ? sink.u32 : sink.f64;
+  const size = name === 'success' ? 1 : name === 'termCount' || name === 'recLength' || name === 'recLine' ? 4 : 8;
+  const put = size === 1 ? sink.u8 : size === 4 ? sink.u32 : sink.f64;
   while (c.pos < frame.slots && !sink.full) {
     const end = Math.min(frame.slots, c.pos + frame.batch);
     const values = column.range(c.pos, end);
+    sink.read((end - c.pos) * size);
     for (let s = c.pos; s < end; s++) if (frame.slotOf(s) >= 0) put.call(sink, values[s - c.pos]!);
     c.pos = end;
   }
@@ -160,6 +164,7 @@ export function writePostings(frame: Frame, c: StepCursor, sink: StepSink, meta:
       const end = Math.min(to - from, c.sub + frame.batch);
       const slots = sliceOf(postSlots, from + c.sub, from + end);
       const metas = meta ? sliceOf(postMeta, from + c.sub, from + end) : undefined;
+      sink.read(slots.length * (meta ? 6 : 4));
       for (let i = 0; i < slots.length; i++) {
         const n = slots[i]! < frame.base ? frame.slotOf(slots[i]!) : -1;
         if (n < 0) continue;
@@ -196,6 +201,7 @@ export function writeIdHash(frame: Frame, c: StepCursor, sink: StepSink): boolea
   while (c.pos < cachedPairs && !sink.full) {
     const end = Math.min(cachedPairs, c.pos + frame.batch);
     const pairs = sliceOf(hashes, 2 * c.pos, 2 * end);
+    sink.read(pairs.length * 4);
     for (let i = 0; i < end - c.pos; i++) {
       const slot = pairs[2 * i + 1]!;
       const n = slot < frame.base ? frame.slotOf(slot) : -1;

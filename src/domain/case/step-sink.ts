@@ -3,7 +3,7 @@
 export class StepSink {
   private buf: Buffer;
   length = 0;
-  /** Bytes written or (counting) read: the step stops at its next boundary once this reaches the budget. */
+  /** Bytes written and read: the step stops at its next boundary once this reaches the budget. */
   work = 0;
 
   constructor(private readonly budget: number) {
@@ -56,6 +56,11 @@ export class StepSink {
     this.room(8);
     this.buf.writeDoubleLE(v, this.length);
     this.advance(8);
+  }
+
+  /** Counts `n` bytes read from the bank against the budget: a step's time follows what it reads as well as what it writes. */
+  read(n: number): void {
+    this.work += n;
   }
 
   /** The bytes written (a view of the buffer). */

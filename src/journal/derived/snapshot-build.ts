@@ -2,9 +2,9 @@
 // rewrite (at 1M cases ~150 MB, 5 s and 900 MB in one call). A writer that finds enough journal past the snapshot
 // freezes the state's changes since it (the codec's delta encoding) into cache/<journal>.state-build; each write
 // after it, under the lock, decodes the same state again (the snapshot, on demand, and those frozen changes) and
-// writes the next STEP_BYTES of the new snapshot's body into cache/<journal>.state-next, with the checksums of the
-// pages it completed. The last step writes the page table's directory and the header, and renames the new
-// snapshot over the old one. Readers meanwhile use the old snapshot and its delta, as before.
+// writes the next piece of the new snapshot's body (STEP_BYTES read and written) into cache/<journal>.state-next,
+// with the checksums of the pages it completed. The last step writes the page table's directory and the header,
+// and renames the new snapshot over the old one. Readers meanwhile use the old snapshot and its delta, as before.
 //
 // The build file (its layout: snapshot-build-file.ts) holds the frozen changes, the codec's cursor and the checksums
 // so far. Every checksum of the new snapshot is computed from bytes in memory, never read back: bytes of a step that
@@ -34,7 +34,10 @@ import { dropDelta } from './snapshot-delta';
 import { DerivedDamage } from './sorted-table';
 import { openJournalFile } from '../journal-file';
 
-/** Bytes of the new snapshot's body one write adds (~40 ms at 1M cases); CRUX_TEST_SNAPSHOT_STEP_BYTES sets it in tests. */
+/**
+ * Bytes one step reads from the old state and writes of the new body (the codec counts both; about 2 MiB of body,
+ * ~50 ms at 1M cases); CRUX_TEST_SNAPSHOT_STEP_BYTES sets it in tests.
+ */
 const STEP_BYTES = 4 * 1024 * 1024;
 const stepBytes = () => Number(process.env.CRUX_TEST_SNAPSHOT_STEP_BYTES) || STEP_BYTES;
 
