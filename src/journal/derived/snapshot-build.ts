@@ -153,7 +153,13 @@ function stepWith(root: string, spec: StoreSpec<unknown>, build: Build, journal:
     fs.closeSync(fd);
   }
   crashPoint('derived:before-snapshot-install');
-  fs.renameSync(cachePath(root, nextName(spec.file)), cachePath(root, snapshotName(spec.file)));
+  try {
+    fs.renameSync(cachePath(root, nextName(spec.file)), cachePath(root, snapshotName(spec.file)));
+  } catch {
+    // cache/ cannot be written now: the old snapshot stays, and a later write starts again.
+    dropBuild(root, spec.file);
+    return false;
+  }
   // The delta continued the snapshot just replaced; the build is done.
   dropDelta(root, spec.file);
   dropCacheFile(root, buildName(spec.file));

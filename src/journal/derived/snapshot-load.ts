@@ -129,9 +129,10 @@ export function keepSnapshot<S>(root: string, path: string, spec: StoreSpec<S>, 
     if (from === undefined) return;
     whole = from;
   }
-  // The delta continued the snapshot being replaced, and a build under way was rewriting it: a new snapshot covers both.
+  // The delta continued the snapshot being replaced, and a build under way was rewriting it: a new snapshot covers
+  // both. A reader (no lock) leaves the build to the writer taking its steps: it finds its snapshot replaced, and drops it.
   dropDelta(root, spec.file);
-  dropBuild(root, spec.file);
+  if (writer) dropBuild(root, spec.file);
   writeSnapshot(root, spec.file, codec.version, bindingAt(whole, stamp), codec.encode(whole.state));
 }
 
