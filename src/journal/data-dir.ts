@@ -242,14 +242,23 @@ export class DataDir implements JournalStore, TransactionHost {
     const lock = await this.lock();
     let ok = false;
     try {
-      const tx = new LockedTransaction(this, ts);
-      try {
-        const result = await decide(tx);
-        tx.commit();
-        ok = true;
-        return result;
-      } finally {
-        tx.close();
+      for (let attempt = 0; ; attempt++) {
+        const tx = new LockedTransaction(this, ts);
+        try {
+          let result: T;
+          try {
+            result = await decide(tx);
+          } catch (error) {
+            // Damage in a snapshot read on demand, found while deciding (nothing is written yet): decide again from the journals.
+            if (attempt === 0 && tx.dropDamagedSnapshots(error)) continue;
+            throw error;
+          }
+          tx.commit();
+          ok = true;
+          return result;
+        } finally {
+          tx.close();
+        }
       }
     } finally {
       await lock.release({ dropDir: first && !ok });

@@ -81,12 +81,15 @@ export function loadThroughIndex<S>(
 /** Closes what a load kept open (an index for a writer). */
 export function releaseLoaded(loaded: Loaded<unknown>): void {
   loaded.index?.release();
+  loaded.release?.();
 }
 
 /**
  * Loads the whole state from the store's snapshot and the journal's records after it (verified as a
- * replay verifies them); undefined when there is no snapshot that verifies (then the caller replays).
+ * replay verifies them); undefined when there is no snapshot that verifies (then the caller replays). With
+ * `lazy`, the state reads the snapshot's pages as it needs them until releaseLoaded, and such a read may throw
+ * DerivedDamage (see isDerivedDamage).
  */
-export function loadSnapshot<S>(root: string, spec: StoreSpec<S>): Loaded<S> | undefined {
-  return derivedFiles(root, spec).snapshot();
+export function loadSnapshot<S>(root: string, spec: StoreSpec<S>, opts: { lazy?: boolean } = {}): Loaded<S> | undefined {
+  return derivedFiles(root, spec).snapshot(opts);
 }

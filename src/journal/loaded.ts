@@ -52,6 +52,8 @@ export interface Loaded<S> {
   foldedPast?: number;
   /** How the store's index is kept after writes (absent for a store without keys). */
   index?: IndexUpkeep;
+  /** Closes the snapshot a state read on demand keeps open (a lazy snapshot load); absent or a no-op otherwise. */
+  release?(): void;
 }
 
 /** A whole state loaded up to where `at` (a scan, or a snapshot's binding) says the journal ends. */

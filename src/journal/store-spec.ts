@@ -121,6 +121,17 @@ export interface SnapshotCodec<S> {
     encode(state: S): Uint8Array | undefined;
     apply(state: S, bytes: Uint8Array): boolean;
   };
+  /**
+   * `encode` in bounded steps, so that no single write pays for rewriting a large snapshot (the data directory's
+   * snapshot-build.ts; it needs `delta` too, to hand every step the same state: the snapshot and the changes
+   * frozen when the rewrite began). `step` continues the body after `cursor` (undefined: from its start) with
+   * about `budget` bytes read and written, and says the whole body's length (by the first step that gives bytes at the latest),
+   * whether it is complete, and the cursor to continue from (plain JSON data). The bytes of all the steps,
+   * in order, are exactly encode's. undefined when it cannot (the rewrite is given up).
+   */
+  readonly steps?: {
+    step(state: S, cursor: unknown, budget: number): { bytes: Uint8Array; length: number | undefined; done: boolean; next: unknown } | undefined;
+  };
 }
 
 /** A snapshot's body, read on demand from verified pages. */

@@ -3,7 +3,7 @@
 import { appendRecords } from './append';
 import { decodeOwn, EMPTY_HEAD, encodeRecords, PROGRESS_EVERY, type ChainHead, type EventDraft, type JournalRecord } from './record';
 import { loadSnapshot, loadThroughIndex, rebuildIndex, releaseLoaded, replayFull, type Loaded, type Reporter } from './load';
-import { derivedFiles } from './derived';
+import { derivedFiles, isDerivedDamage } from './derived';
 import type { LinePosition, TornTail } from './scan';
 import type { IndexQuery, StoreSpec } from './store-spec';
 import type { Transaction } from './store-boundary';
@@ -133,7 +133,9 @@ export class LockedTransaction implements Transaction {
     if (loaded?.full) return loaded;
     if (loaded !== undefined) refuseWholeAfterKey(spec);
     const path = this.host.path(spec.file);
-    const fromSnapshot = loadSnapshot(this.host.root, spec);
+    // Read on demand (a retrieve that marks its results reads its terms' postings, not 150 MB at 1M cases): a page
+    // that does not verify throws DerivedDamage out of the decision, which then runs again over a replay.
+    const fromSnapshot = loadSnapshot(this.host.root, spec, { lazy: true });
     let whole: Loaded<S>;
     if (fromSnapshot === undefined) whole = replayFull(path, spec, this.host.reporter);
     else {
@@ -143,6 +145,16 @@ export class LockedTransaction implements Transaction {
     }
     this.loaded.set(spec, whole);
     return whole;
+  }
+
+  /**
+   * After a decision that failed on damage in a snapshot read on demand: drops the snapshots this transaction
+   * read, so that the decision run again loads from the journals. False for any other failure.
+   */
+  dropDamagedSnapshots(error: unknown): boolean {
+    if (!isDerivedDamage(error)) return false;
+    for (const [spec, loaded] of this.loaded) if (loaded.source === 'snapshot') derivedFiles(this.host.root, spec).dropSnapshot();
+    return true;
   }
 
   /** Closes what the loads kept open; call once the transaction is over, whatever its outcome. */

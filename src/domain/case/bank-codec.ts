@@ -15,7 +15,7 @@ const VERSION = 4;
 
 type Numeric = Float64Array | Uint32Array | Uint16Array | Uint8Array;
 type Ctor = { new (buffer: ArrayBuffer, byteOffset: number, length: number): Numeric; BYTES_PER_ELEMENT: number };
-const NUMERIC: readonly [keyof BankColumns, Ctor][] = [
+export const NUMERIC: readonly [keyof BankColumns, Ctor][] = [
   ['idStarts', Uint32Array],
   ['reward', Float64Array],
   ['created', Float64Array],
@@ -39,7 +39,13 @@ interface Header {
   sections: number[];
 }
 
-const pad8 = (n: number) => (n + 7) & ~7;
+export const pad8 = (n: number) => (n + 7) & ~7;
+
+/** The body's first line: what decodeBank reads first (the sections' byte lengths: ids, vocab, then NUMERIC's). */
+export function bankHead(liveRecordBytes: number, sections: readonly number[]): Buffer {
+  const header: Header = { magic: MAGIC, v: VERSION, liveRecordBytes, sections: [...sections] };
+  return Buffer.from(`${JSON.stringify(header)}\n`);
+}
 
 export function encodeBank(bank: CaseBank): Buffer {
   const columns = columnsOf(bank);
@@ -51,8 +57,10 @@ export function encodeBank(bank: CaseBank): Buffer {
       return new Uint8Array(column.buffer, column.byteOffset, column.byteLength);
     }),
   ];
-  const header: Header = { magic: MAGIC, v: VERSION, liveRecordBytes: columns.liveRecordBytes, sections: sections.map((s) => s.byteLength) };
-  const head = Buffer.from(`${JSON.stringify(header)}\n`);
+  const head = bankHead(
+    columns.liveRecordBytes,
+    sections.map((s) => s.byteLength),
+  );
   let size = pad8(head.length);
   for (const section of sections) size += pad8(section.byteLength);
   const out = Buffer.alloc(size);

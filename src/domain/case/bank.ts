@@ -64,6 +64,20 @@ export class CaseBank {
     return this.alive.length;
   }
 
+  /** The columns this bank was decoded from (its first `cachedSlots` slots), for the stepwise encoder (bank-steps.ts). */
+  get cache(): BankColumns | LazyColumns {
+    return this.base;
+  }
+
+  get cachedSlots(): number {
+    return this.baseSlots;
+  }
+
+  /** The slots folded since the cache that have term `id` (live or dead), in slot order. */
+  laterPostingsOf(id: number): readonly number[] {
+    return this.laterPostings.get(id) ?? [];
+  }
+
   idOf(slot: number): string {
     if (slot >= this.baseSlots) return this.laterIds[slot - this.baseSlots]!;
     const { idStarts, idBytes } = this.base;
@@ -261,7 +275,7 @@ const NO_SLOTS = new Uint32Array(0);
 const NO_META = new Uint16Array(0);
 
 /** FNV-1a over the id's UTF-16 units: the bank's id lookup key (collisions are checked against the id). */
-function idHash32(id: string): number {
+export function idHash32(id: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
   return h >>> 0;

@@ -46,6 +46,27 @@ export class Column<T extends Typed> {
     else this.overlay.set(i, value);
   }
 
+  /**
+   * The values of slots from..to-1: the base read in bulk (one slice of a snapshot's pages where it can, not a
+   * get per slot), with what was set over it.
+   */
+  range(from: number, to: number): Float64Array {
+    const out = new Float64Array(Math.max(0, to - from));
+    const baseTo = Math.min(to, this.baseLength);
+    if (from < baseTo) {
+      if (this.typed !== undefined) out.set(this.typed.subarray(from, baseTo));
+      else if (this.constant !== undefined) out.fill(this.constant, 0, baseTo - from);
+      else {
+        const lazy = this.lazy as Numbers & { slice?(from: number, to: number): ArrayLike<number> };
+        if (lazy.slice !== undefined) out.set(lazy.slice(from, baseTo));
+        else for (let i = from; i < baseTo; i++) out[i - from] = lazy.get(i);
+      }
+      for (const [i, value] of this.overlay) if (i >= from && i < baseTo) out[i - from] = value;
+    }
+    for (let i = Math.max(from, this.baseLength); i < to; i++) out[i - from] = this.tail[i - this.baseLength]!;
+    return out;
+  }
+
   push(value: number): void {
     this.tail.push(value);
   }

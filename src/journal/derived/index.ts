@@ -15,6 +15,7 @@ import { buildIndex } from './index-levels';
 import { dropSnapshot, snapshotCovers, snapshotName } from './snapshot';
 import { keepSnapshot, loadSnapshot } from './snapshot-load';
 import { deltaName, dropDelta } from './snapshot-delta';
+import { buildName, dropBuild } from './snapshot-build';
 import { DerivedDamage } from './sorted-table';
 import { bindingAt } from './index-tail';
 import { StoreIndex } from './store-index';
@@ -91,9 +92,19 @@ class DerivedFiles<S> {
     }
   }
 
-  /** The whole state from the snapshot and the records after it; undefined when there is none that verifies. */
-  snapshot(): Loaded<S> | undefined {
-    return loadSnapshot(this.root, this.path, this.spec);
+  /**
+   * The whole state from the snapshot and the records after it; undefined when there is none that verifies. With
+   * `lazy`, its pages are read on demand until the state's release() (a read may throw DerivedDamage).
+   */
+  snapshot(opts: { lazy?: boolean } = {}): Loaded<S> | undefined {
+    return loadSnapshot(this.root, this.path, this.spec, opts);
+  }
+
+  /** Removes the snapshot, its delta and a rewrite of it under way (a page of it did not verify). */
+  dropSnapshot(): void {
+    dropSnapshot(this.root, this.spec.file);
+    dropDelta(this.root, this.spec.file);
+    dropBuild(this.root, this.spec.file);
   }
 
   /**
@@ -146,7 +157,7 @@ class DerivedFiles<S> {
     else if (upkeep instanceof ReplayUpkeep && loaded.full && (opts.writer || !this.indexCoversJournal())) {
       buildIndex(this.root, this.spec, loaded.state, upkeep.lines.entries, upkeep.lines.keys, bindingAt(loaded, mtime_ns), upkeep.live);
     }
-    keepSnapshot(this.root, this.path, this.spec, loaded, mtime_ns);
+    keepSnapshot(this.root, this.path, this.spec, loaded, mtime_ns, opts.writer);
   }
 
   /**
@@ -171,6 +182,7 @@ class DerivedFiles<S> {
     dropIndexFiles(this.root, this.spec.file);
     dropSnapshot(this.root, this.spec.file);
     dropDelta(this.root, this.spec.file);
+    dropBuild(this.root, this.spec.file);
   }
 
   /** Opens what derived files there are, so that any that cannot be used is noted (takeUnusable): for `journal check`. */
@@ -180,6 +192,7 @@ class DerivedFiles<S> {
       cacheFileState(this.root, snapshotName(this.spec.file));
       snapshotCovers(this.root, this.spec.file);
       if (this.spec.snapshot.delta !== undefined) cacheFileState(this.root, deltaName(this.spec.file));
+      if (this.spec.snapshot.steps !== undefined) cacheFileState(this.root, buildName(this.spec.file));
     }
   }
 
@@ -208,5 +221,8 @@ class DerivedFiles<S> {
 
 /** The upkeep a full replay feeds every record to, so that keep() can build a whole index from it. */
 export const replayUpkeep = (spec: StoreSpec<any>): IndexUpkeep | undefined => (spec.keyOf === undefined ? undefined : new ReplayUpkeep(spec));
+
+/** Whether `error` is damage found in a derived file read on demand (the caller answers from the journals instead). */
+export const isDerivedDamage = (error: unknown): boolean => error instanceof DerivedDamage;
 
 export const derivedFiles = <S>(root: string, spec: StoreSpec<S>): DerivedFiles<S> => new DerivedFiles(root, spec);

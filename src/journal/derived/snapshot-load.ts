@@ -1,12 +1,14 @@
 // Loading a store's whole state from its snapshot, its delta and the journal's records after them, and keeping
-// them in step: the snapshot rewritten once SNAPSHOT_TAIL_BYTES of journal follow it, the delta by a reader
-// that folded DELTA_AFTER_RECORDS records or more past both.
+// them in step: the snapshot rewritten once enough journal follows it (tailAllowed), in steps by the writes that
+// follow where the codec can (snapshot-build.ts), the delta by a reader that folded DELTA_AFTER_RECORDS records
+// or more past both.
 import { fs } from '../../shared/fs';
 import { scanJournal, type ScanResult } from '../scan';
 import { loadedAt, type Loaded } from '../loaded';
 import type { SnapshotBody, StoreSpec } from '../store-spec';
 import { mtimeOf } from './cache-file';
-import { openSnapshot, readWhole, snapshotCovers, writeSnapshot, type OpenSnapshot } from './snapshot';
+import { openSnapshot, readWhole, snapshotFacts, writeSnapshot, type OpenSnapshot } from './snapshot';
+import { buildUnderWay, dropBuild, startBuild, stepBuild } from './snapshot-build';
 import { dropDelta, readDelta, writeDelta } from './snapshot-delta';
 import type { JournalBinding } from './cache-file';
 import { DerivedDamage } from './sorted-table';
@@ -15,6 +17,8 @@ import { openJournalFile } from '../journal-file';
 
 /** A snapshot is rewritten once this many bytes of journal follow it (readers replay at most that much). */
 const SNAPSHOT_TAIL_BYTES = 256 * 1024;
+/** ... or this share of the snapshot's body, when that is more (at 1M cases: ~2.3 MB of journal). */
+const SNAPSHOT_TAIL_SHARE = 1 / 64;
 /**
  * A reader that folded this many records past the snapshot and its delta writes a new delta: the next reader
  * then applies them at once (a few arrays) rather than verifying, decoding and folding each again.
@@ -91,16 +95,30 @@ function continueDelta<S>(root: string, spec: StoreSpec<S>, state: S, snap: Open
 
 const inMemory = (bytes: Buffer): SnapshotBody => ({ length: bytes.length, read: (offset, length) => bytes.subarray(offset, offset + length) });
 
-/** Writes a new snapshot when there is none or SNAPSHOT_TAIL_BYTES of journal follow it. */
-export function keepSnapshot<S>(root: string, path: string, spec: StoreSpec<S>, loaded: Loaded<S>, mtime_ns: string): void {
+/**
+ * Keeps the snapshot in step after a load. Over a snapshot that verifies: the delta (keepDelta), and, for a writer,
+ * the rewrite in steps (snapshot-build.ts) once the journal past the snapshot is due one, one step a write. A
+ * whole new snapshot where there is none (or the codec cannot write one in steps and one is due).
+ */
+export function keepSnapshot<S>(root: string, path: string, spec: StoreSpec<S>, loaded: Loaded<S>, mtime_ns: string, writer: boolean): void {
   const codec = spec.snapshot;
   if (codec === undefined) return;
   const end = bindingAt(loaded, mtime_ns);
   if (loaded.source !== 'replay') {
-    const covers = loaded.snapshotAt ?? snapshotCovers(root, spec.file);
-    if (covers !== undefined && covers <= end.size && end.size - covers < SNAPSHOT_TAIL_BYTES) {
-      keepDelta(root, spec, loaded, end);
-      return;
+    const facts = snapshotFacts(root, spec.file);
+    const covers = loaded.snapshotAt ?? facts?.covers;
+    if (covers !== undefined && covers <= end.size) {
+      const due = end.size - covers >= tailAllowed(facts?.bodyBytes ?? 0);
+      if (codec.steps !== undefined && codec.delta !== undefined) {
+        // A build that installs a new snapshot drops the delta: the new one covers what it held.
+        if (writer && keepBuilding(root, path, spec, loaded, end, due)) return;
+        keepDelta(root, spec, loaded, end);
+        return;
+      }
+      if (!due) {
+        keepDelta(root, spec, loaded, end);
+        return;
+      }
     }
   }
   let whole: Loaded<S> = loaded;
@@ -111,9 +129,38 @@ export function keepSnapshot<S>(root: string, path: string, spec: StoreSpec<S>, 
     if (from === undefined) return;
     whole = from;
   }
-  // The delta continued the snapshot being replaced: a new snapshot covers what it held.
+  // The delta continued the snapshot being replaced, and a build under way was rewriting it: a new snapshot covers
+  // both. A reader (no lock) leaves the build to the writer taking its steps: it finds its snapshot replaced, and drops it.
   dropDelta(root, spec.file);
+  if (writer) dropBuild(root, spec.file);
   writeSnapshot(root, spec.file, codec.version, bindingAt(whole, stamp), codec.encode(whole.state));
+}
+
+/**
+ * How much journal may follow a snapshot before it is rewritten: SNAPSHOT_TAIL_BYTES, or a share of its body's
+ * size (a rewrite writes the whole body: this keeps the bytes it writes per byte of journal bounded as it grows,
+ * and the delta readers apply small beside the snapshot).
+ */
+const tailAllowed = (bodyBytes: number) => Math.max(Number(process.env.CRUX_TEST_SNAPSHOT_TAIL_BYTES) || SNAPSHOT_TAIL_BYTES, bodyBytes * SNAPSHOT_TAIL_SHARE);
+
+/**
+ * A writer's part in the rewrite in steps: the next step of the build under way, else (`due`) a new build of the
+ * state `loaded` holds (or, loaded by key, the whole state loaded now), started with its first step. True when a
+ * step installed a new snapshot.
+ */
+function keepBuilding<S>(root: string, path: string, spec: StoreSpec<S>, loaded: Loaded<S>, end: JournalBinding, due: boolean): boolean {
+  if (buildUnderWay(root, spec.file)) return stepBuild(root, path, spec as StoreSpec<unknown>);
+  if (!due) return false;
+  const whole = loaded.source === 'snapshot' && loaded.full && loaded.snapshotNonce !== undefined ? undefined : loadSnapshot(root, path, spec, { lazy: true });
+  try {
+    const from = whole ?? loaded;
+    if (from.snapshotNonce === undefined) return false;
+    const frozen = spec.snapshot!.delta!.encode(from.state);
+    if (frozen === undefined) return false;
+    return startBuild(root, path, spec as StoreSpec<unknown>, from.snapshotNonce, whole === undefined ? end : bindingAt(whole, mtimeOf(path)), frozen);
+  } finally {
+    whole?.release();
+  }
 }
 
 /** Writes the delta of a state loaded from a snapshot once DELTA_AFTER_RECORDS records were folded past it. */

@@ -48,21 +48,48 @@ interface SnapshotHeader {
 }
 
 export const snapshotName = (file: string) => `${file}.state`;
+export const SNAPSHOT_PAGE = PAGE;
+export const SNAPSHOT_CHUNK_PAGES = CHUNK_PAGES;
 const pages = (bytes: number) => Math.ceil(bytes / PAGE);
 const chunks = (bytes: number) => Math.ceil(pages(bytes) / CHUNK_PAGES);
 const pad8 = (n: number) => (n + 7) & ~7;
 const tableBytes = (bytes: number) => pad8(pages(bytes) * 4);
 const dirBytes = (bytes: number) => pad8(chunks(bytes) * 4);
 /** A chunk's seed: below every page's (pages are numbered from 0). */
-const chunkSeed = (nonce: number, chunk: number) => seedOf(nonce, -1 - chunk);
+export const chunkSeed = (nonce: number, chunk: number) => seedOf(nonce, -1 - chunk);
+export const pageSeed = (nonce: number, page: number) => seedOf(nonce, page);
+
+/** Where a snapshot of a body of `bodyBytes` keeps its parts: directory, page table and body, and their counts. */
+export function snapshotLayout(bodyBytes: number) {
+  const tableAt = HEADER_BYTES + dirBytes(bodyBytes);
+  return {
+    dirAt: HEADER_BYTES,
+    dirBytes: dirBytes(bodyBytes),
+    tableAt,
+    bodyAt: tableAt + tableBytes(bodyBytes),
+    pages: pages(bodyBytes),
+    chunks: chunks(bodyBytes),
+  };
+}
+
+/** The header of a snapshot whose directory is `dir`. */
+export function snapshotHeader(file: string, codec: number, nonce: number, binding: JournalBinding, bodyBytes: number, dir: Uint8Array): Buffer {
+  return encodeHeader({ kind: SNAPSHOT_KIND, v: SNAPSHOT_VERSION, file, codec, nonce, binding, body_bytes: bodyBytes, dir_crc: crc32(dir) });
+}
 
 /** The size of journal the snapshot covers, from its header alone (undefined when none verifies). */
 export function snapshotCovers(root: string, file: string): number | undefined {
+  return snapshotFacts(root, file)?.covers;
+}
+
+/** From the snapshot's header alone: the size of journal it covers, its body's size and its nonce. */
+export function snapshotFacts(root: string, file: string): { covers: number; bodyBytes: number; nonce: number } | undefined {
   const fd = openCacheFile(root, snapshotName(file));
   if (fd === undefined) return undefined;
   try {
     const header = readHeader<SnapshotHeader>(fd);
-    return header?.kind === SNAPSHOT_KIND && header.v === SNAPSHOT_VERSION && isBinding(header.binding) ? header.binding.size : undefined;
+    if (header?.kind !== SNAPSHOT_KIND || header.v !== SNAPSHOT_VERSION || !isBinding(header.binding)) return undefined;
+    return { covers: header.binding.size, bodyBytes: header.body_bytes, nonce: header.nonce };
   } finally {
     fs.closeSync(fd);
   }
@@ -235,15 +262,14 @@ export function readWhole(body: SnapshotBody): Buffer {
 export function writeSnapshot(root: string, file: string, codec: number, binding: JournalBinding, body: Uint8Array): void {
   const nonce = newNonce();
   const table = Buffer.alloc(tableBytes(body.length));
-  for (let p = 0; p < pages(body.length); p++) table.writeUInt32LE(crc32(body.subarray(p * PAGE, (p + 1) * PAGE), seedOf(nonce, p)), p * 4);
+  for (let p = 0; p < pages(body.length); p++) table.writeUInt32LE(crc32(body.subarray(p * PAGE, (p + 1) * PAGE), pageSeed(nonce, p)), p * 4);
   const dir = Buffer.alloc(dirBytes(body.length));
   const tableUsed = pages(body.length) * 4;
   for (let c = 0; c < chunks(body.length); c++) {
     const piece = table.subarray(c * CHUNK_PAGES * 4, Math.min(tableUsed, (c + 1) * CHUNK_PAGES * 4));
     dir.writeUInt32LE(crc32(piece, chunkSeed(nonce, c)), c * 4);
   }
-  const header = encodeHeader({ kind: SNAPSHOT_KIND, v: SNAPSHOT_VERSION, file, codec, nonce, binding, body_bytes: body.length, dir_crc: crc32(dir) });
-  if (!writeCacheFile(root, snapshotName(file), [header, dir, table, body])) dropSnapshot(root, file);
+  if (!writeCacheFile(root, snapshotName(file), [snapshotHeader(file, codec, nonce, binding, body.length, dir), dir, table, body])) dropSnapshot(root, file);
 }
 
 export function dropSnapshot(root: string, file: string): void {
