@@ -313,6 +313,50 @@ for (const n of GROWTH) {
 const largest = ALL_SIZES.at(-1);
 const tail = TAIL_PUTS > 0 ? tailLatency(TAIL_PUTS, (i) => crux(builds[largest].s, 'session', 'put', `tail-${RUN_ID}-${i}`, '{"step":1}'), env) : undefined;
 
+// The case bank's writes at the largest size, on a copy of its store: records of ~6.5 KB alternating with
+// retrieves that mark what they return as reused, enough of them (~2.3 MB of journal at 1M) that the snapshot is
+// rewritten along the way, in bounded steps: the worst call against the median, and the peak of any call.
+const CASE_WRITES = Number(process.env.BENCH_CASE_WRITES ?? 800);
+let caseWrites;
+if (CASE_WRITES > 0) {
+  const copy = join(work, `case-writes-${RUN_ID}`);
+  fs.rmSync(copy, { recursive: true, force: true });
+  fs.cpSync(builds[largest].c, copy, { recursive: true });
+  let seed = 11;
+  const pick = () => WORDS[Math.floor(((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32) ** 2 * WORDS.length)];
+  const times = { record: [], retrieve: [] };
+  let peak = 0;
+  for (let i = 0; i < CASE_WRITES; i++) {
+    const record = i % 2 === 0;
+    const input = record
+      ? JSON.stringify({
+          task: `the ${Array.from({ length: 6 }, pick).join(' ')}`,
+          action: `ran ${pick()}`,
+          outcome: 'worked',
+          context: Array.from({ length: 800 }, pick).join(' ').slice(0, 6300),
+        })
+      : undefined;
+    const argv = record
+      ? crux(copy, 'case', 'record', '--stdin', '--quiet')
+      : crux(copy, 'case', 'retrieve', RARE[i % 5], pick(), pick(), '--mark-reused', '--json');
+    const r = runMeasured(argv, { env, input });
+    times[record ? 'record' : 'retrieve'].push(r.ms);
+    peak = Math.max(peak, r.peakMiB ?? 0);
+  }
+  const all = [...times.record, ...times.retrieve].sort((a, b) => a - b);
+  const q = (xs, f) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(f * xs.length))];
+  caseWrites = {
+    count: CASE_WRITES,
+    p50: q(all, 0.5),
+    p99: q(all, 0.99),
+    max: all.at(-1),
+    record: q(times.record, 0.5),
+    retrieve: q(times.retrieve, 0.5),
+    peak,
+  };
+  fs.rmSync(copy, { recursive: true, force: true });
+}
+
 // 16 concurrent writers × 20 puts against one writer's 320, each in a fresh directory: CPU per put.
 const putIn = (dir) => (w, i) => crux(dir, 'session', 'put', `w${w}-${i}`, '{}');
 const alone = await writersAtOnce(1, 320, putIn(join(work, 'alone')), env);
@@ -391,6 +435,12 @@ if (tail) {
   const t = tail;
   console.log(
     `\n${t.count} new-id puts one after another at ${size(largest)}: p50 ${t.p50.toFixed(0)} ms, p99 ${t.p99.toFixed(0)} ms, p99.9 ${t.p999.toFixed(0)} ms, max ${t.max.toFixed(0)} ms (${(t.max / t.p50).toFixed(2)}× the median); peak ${mib(t.peakMiB)}`,
+  );
+}
+if (caseWrites) {
+  const c = caseWrites;
+  console.log(
+    `${c.count} case writes at ${size(largest)} (records of ~6.5 KB alternating with retrieve --mark-reused; the snapshot rewritten in steps along the way): p50 ${c.p50.toFixed(0)} ms (record ${c.record.toFixed(0)}, retrieve ${c.retrieve.toFixed(0)}), p99 ${c.p99.toFixed(0)} ms, max ${c.max.toFixed(0)} ms (${(c.max / c.p50).toFixed(2)}× the median); peak ${mib(c.peak)}`,
   );
 }
 const perPut = (r) => (r.cpuPerPutMs === undefined ? 'n/a' : `${r.cpuPerPutMs.toFixed(1)} ms`);
