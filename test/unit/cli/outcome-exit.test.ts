@@ -2,17 +2,11 @@
 // `promptly` (the fast paths) at once, without waiting for the event loop to empty; and never 0 for a run that
 // no one settles.
 import { spawnSync } from 'node:child_process';
-import { buildSync } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { bundledModule } from '../../helpers/bundle';
 
 // The module as the bundles have it, run in a process of its own: process.exit() would end the test runner.
-const outcome = buildSync({
-  entryPoints: [new URL('../../../src/cli/outcome.ts', import.meta.url).pathname],
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  write: false,
-}).outputFiles[0]!.text;
+const outcome = bundledModule(new URL('../../../src/cli/outcome.ts', import.meta.url));
 
 /** Runs `body` after exitWith is in scope; its exit code, stdout and stderr. */
 function runScript(body: string) {

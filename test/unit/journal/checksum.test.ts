@@ -3,8 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import * as zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
-import { buildSync } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { bundledModule } from '../../helpers/bundle';
 import { crc32, jsCrc32, wasmCrc32 } from '../../../src/journal/derived/checksum';
 
 const native = (zlib as unknown as { crc32: (data: Uint8Array, value?: number) => number }).crc32;
@@ -49,14 +49,7 @@ describe('crc32', () => {
 
   it('without WebAssembly (node --jitless) the JS loop answers the same', () => {
     // The module as the bundle has it, run by a Node whose V8 has no WebAssembly.
-    const { outputFiles } = buildSync({
-      entryPoints: [new URL('../../../src/journal/derived/checksum.ts', import.meta.url).pathname],
-      bundle: true,
-      format: 'cjs',
-      platform: 'node',
-      write: false,
-    });
-    const code = outputFiles[0]!.text;
+    const code = bundledModule(new URL('../../../src/journal/derived/checksum.ts', import.meta.url));
     const script = `const module = { exports: {} }; (function (exports, module) { ${code} })(module.exports, module);
       const { crc32 } = module.exports;
       process.stdout.write(JSON.stringify([typeof WebAssembly, crc32(Buffer.from('123456789')), crc32(Buffer.alloc(5000, 9), 77)]));`;

@@ -5,34 +5,13 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CaseBank } from '../../../src/domain/case/bank';
-import { rankCases } from '../../../src/domain/case/rank';
-import { CASE_STORE } from '../../../src/domain/case/store';
 import { DataDir } from '../../../src/journal/data-dir';
 import { cachePath } from '../../../src/journal/derived/cache-file';
 import { deltaName, writeDelta } from '../../../src/journal/derived/snapshot-delta';
 import { snapshotName } from '../../../src/journal/derived/snapshot';
 import type { StoreSpec } from '../../../src/journal/store-spec';
 import { tempDir } from '../../helpers/cli';
-import { body } from '../case/fixtures';
-
-const TS = '2026-11-29T21:00:00.000Z';
-const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'omega', 'kappa', 'sigma', 'theta'];
-const QUERIES = ['alpha beta', 'gamma', 'omega kappa sigma', 'late', 'theta alpha late', 'base zeta'];
-
-/** The case store, counting the records it folds. */
-function countingStore(): StoreSpec<CaseBank> & { folded: number } {
-  const spec = {
-    ...CASE_STORE,
-    folded: 0,
-    evolve(bank: CaseBank, record: any, at: any) {
-      spec.folded += 1;
-      CASE_STORE.evolve(bank, record, at);
-    },
-  };
-  return spec;
-}
-
-const caseBody = (i: number, task: string, reward = ((i * 37) % 100) / 100) => body({ id: `c_${i}`, task, reward, tags: i % 3 === 0 ? ['late'] : [] });
+import { answers, caseBody, countingStore, read, replayed, TS, WORDS, writeOne as writeCases } from './case-bank-writes';
 
 async function bankWithPending(pending: number) {
   const spec = countingStore();
@@ -43,32 +22,7 @@ async function bankWithPending(pending: number) {
   return { spec, dir };
 }
 
-/** One single write, as `case record`, `case delete` and `--mark-reused` make them: new cases, replaced and deleted cached ones, counts. */
-async function writeOne(dir: DataDir, spec: StoreSpec<CaseBank>, i: number): Promise<void> {
-  const kind = i % 5;
-  const draft =
-    kind === 1
-      ? { ev: 'case.recorded', data: caseBody(i % 60, `replaced ${WORDS[i % 8]} late`, 0.5) }
-      : kind === 2
-        ? { ev: 'case.deleted', data: { case_id: `c_${(i * 7) % 60}` } }
-        : kind === 3
-          ? { ev: 'case.reused', data: { case_id: `c_${(i * 11) % 60}`, times_reused: i } }
-          : { ev: 'case.recorded', data: caseBody(1000 + i, `late ${WORDS[i % 8]} ${WORDS[(i + 2) % 8]} new${i}`) };
-  await dir.write(async (tx) => {
-    await tx.loadKey(spec, String((draft.data as { case_id: string }).case_id));
-    tx.append(spec, [draft as never]);
-  }, TS);
-}
-
-/** What a read answers: the rankings of QUERIES, the live cases and their reuse counts, the counts. */
-function answers(bank: CaseBank) {
-  const ranked = QUERIES.map((text) => rankCases(bank, { text, topK: 10, onlySuccess: false, minSimilarity: 0 }).map((h) => [bank.idOf(h.slot), h.similarity]));
-  const live = bank.liveSlots().map((s) => [bank.idOf(s), bank.reused.get(s), bank.reward.get(s)]);
-  return { ranked, live, liveCount: bank.liveCount, liveRecordBytes: bank.liveRecordBytes };
-}
-
-const read = (dir: DataDir, spec: StoreSpec<CaseBank>) => dir.readWith(spec, (bank) => answers(bank));
-const replayed = (dir: DataDir) => answers(dir.replay(CASE_STORE, { quiet: true }).state);
+const writeOne = (dir: DataDir, spec: StoreSpec<CaseBank>, i: number) => writeCases(dir, spec, i, 60);
 const deltaPath = (dir: DataDir) => cachePath(dir.root, deltaName('cases.jsonl'));
 
 describe('the snapshot delta', () => {

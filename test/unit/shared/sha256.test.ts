@@ -3,8 +3,8 @@
 // input chunk, in a seeded random run; and @noble/hashes alone where a Node has no WebAssembly.
 import { hash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { buildSync } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { bundledModule } from '../../helpers/bundle';
 import { INPUT_CHUNK, sha256Hex, wasmSha256Hex } from '../../../src/shared/sha256';
 
 const expected = (text: string) => hash('sha256', text, 'hex');
@@ -112,15 +112,9 @@ describe('sha256Hex', () => {
 
   it('without WebAssembly (node --jitless) @noble/hashes answers the same', () => {
     // The module as the bundle has it, run by a Node whose V8 has no WebAssembly.
-    const { outputFiles } = buildSync({
-      entryPoints: [new URL('../../../src/shared/sha256.ts', import.meta.url).pathname],
-      bundle: true,
-      format: 'cjs',
-      platform: 'node',
-      write: false,
-    });
+    const code = bundledModule(new URL('../../../src/shared/sha256.ts', import.meta.url));
     const texts = ['', 'abc', 'x'.repeat(119), '😀\ud800é', 'w'.repeat(70_000)];
-    const script = `const module = { exports: {} }; (function (exports, module) { ${outputFiles[0]!.text} })(module.exports, module);
+    const script = `const module = { exports: {} }; (function (exports, module) { ${code} })(module.exports, module);
       const { sha256Hex, wasmSha256Hex } = module.exports;
       const texts = ${JSON.stringify(texts)};
       process.stdout.write(JSON.stringify([typeof WebAssembly, texts.map(wasmSha256Hex), texts.map(sha256Hex)]));`;

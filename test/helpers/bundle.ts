@@ -1,0 +1,7 @@
+// A source module bundled as the build bundles it (CommonJS, its imports inlined), as text: for a test that runs
+// it in a process of its own (a Node without WebAssembly, a module that calls process.exit).
+import { buildSync } from 'esbuild';
+
+export function bundledModule(url: URL): string {
+  return buildSync({ entryPoints: [url.pathname], bundle: true, format: 'cjs', platform: 'node', write: false }).outputFiles[0]!.text;
+}
