@@ -10,6 +10,7 @@ import { formatTime } from '../shared/time';
 import type { SocketAddress } from './lock-fs';
 import { hostname, ownerOf, unlinkQuiet, type HolderFile } from './lock-files';
 import { crashPoint } from './crash-point';
+import { nodeBinding } from './node-binding';
 
 type Net = typeof import('node:net');
 let net: Net | undefined;
@@ -66,7 +67,7 @@ interface Listener {
   endConnections(): void;
 }
 
-/** What `process.binding('pipe_wrap')` gives: the Unix-socket handle node:net's servers are built on. */
+/** What Node's pipe binding (pipe_wrap) gives: the Unix-socket handle node:net's servers are built on. */
 interface PipeHandle {
   bind(path: string, port: number): number;
   listen(backlog: number): number;
@@ -80,25 +81,11 @@ interface PipeBinding {
 }
 
 let pipeBinding: PipeBinding | null | undefined;
-/**
- * Node's pipe binding, or undefined where it may not be had (refused under the permission model): node:net is
- * then used, the same socket listened on the same way. process.binding is deprecated (DEP0111) in the
- * documentation only: --pending-deprecation makes it warn, and --throw-deprecation makes that warning an
- * exception thrown on the next tick, out of reach of any catch here. Deprecation warnings are off for the one
- * synchronous call (process.noDeprecation, which emitWarning reads as it is called), so neither reaches a user.
- */
+/** Node's pipe binding, or undefined where it may not be had: node:net is then used, the same socket listened on the same way. */
 function pipes(): PipeBinding | undefined {
   if (pipeBinding === undefined) {
-    const quiet = process.noDeprecation;
-    process.noDeprecation = true;
-    try {
-      const binding = (process as unknown as { binding(name: string): Partial<PipeBinding> | undefined }).binding('pipe_wrap');
-      pipeBinding = typeof binding?.Pipe === 'function' && typeof binding.constants?.SERVER === 'number' ? (binding as PipeBinding) : null;
-    } catch {
-      pipeBinding = null;
-    } finally {
-      process.noDeprecation = quiet;
-    }
+    const binding = nodeBinding('pipe_wrap') as Partial<PipeBinding> | undefined;
+    pipeBinding = typeof binding?.Pipe === 'function' && typeof binding.constants?.SERVER === 'number' ? (binding as PipeBinding) : null;
   }
   return pipeBinding ?? undefined;
 }

@@ -161,7 +161,7 @@ export function decodeHeader<H>(bytes: Uint8Array): H | undefined {
   if (bytes.length < HEADER_BYTES || bytes[HEADER_BYTES - 1] !== 10) return undefined;
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, HEADER_BYTES);
   const stored = buf.toString('latin1', JSON_BYTES, JSON_BYTES + 8);
-  if (!/^[0-9a-f]{8}$/.test(stored) || parseInt(stored, 16) !== crc32(buf.subarray(0, JSON_BYTES))) return undefined;
+  if (!/^[0-9a-f]{8}$/.test(stored) || parseInt(stored, 16) !== crc32(new Uint8Array(buf.buffer, buf.byteOffset, JSON_BYTES))) return undefined;
   try {
     const value = JSON.parse(buf.toString('utf8', 0, JSON_BYTES));
     return value !== null && typeof value === 'object' ? (value as H) : undefined;

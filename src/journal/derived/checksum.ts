@@ -1,10 +1,28 @@
-// Checksums of derived files: CRC-32 (the zlib polynomial), by a small WebAssembly module for pages and blocks
-// and by zlib's native crc32 past a MiB. Every checksum is seeded: a page or a block is checked with the identity
-// of the file it belongs to and its own position, so a zeroed page (whose stored checksum reads 0), a page
-// copied from another cache, or a block moved within its file does not verify.
+// Checksums of derived files: CRC-32 (the zlib polynomial), by zlib's own crc32 through Node's zlib binding, by a
+// small WebAssembly module where that binding may not be had. Every checksum is seeded: a page or a block is
+// checked with the identity of the file it belongs to and its own position, so a zeroed page (whose stored
+// checksum reads 0), a page copied from another cache, or a block moved within its file does not verify.
 import { CRC_INPUT_AT, MEMORY_BYTES, wasmKernels } from '../../shared/wasm';
+import { nodeBinding } from '../node-binding';
 
-// CRC-32 runs in WebAssembly: the kernel in src/shared/wasm.ts's module (kernels.wat), with SHA-256's. It
+type NativeCrc = (data: Uint8Array, value: number) => number;
+
+// zlib's crc32 (~7 GB/s from its first call), straight from Node's zlib binding (Node ≥ 20.15): node:zlib itself
+// pulls in Node's streams to load (~1.2 ms, 8 M instructions), and the WebAssembly kernel, compiled by V8's
+// baseline tier, checksums ~3 ns a byte (a get through a 1 MiB index log paid ~3 ms for it). The binding checks
+// its arguments natively (a view, then a uint32 seed), so only those reach it. Undefined: not asked yet; null: not
+// to be had (the permission model refuses process.binding), and the kernel below does the work.
+let direct: NativeCrc | null | undefined;
+
+function zlibBinding(): NativeCrc | null {
+  const fn = nodeBinding('zlib')?.crc32;
+  return typeof fn === 'function' ? (fn as NativeCrc) : null;
+}
+
+/** Which implementation crc32 runs in this process (for its test: the binding wherever Node gives it). */
+export const crcEngine = (): 'binding' | 'kernel' => ((direct ??= zlibBinding()) === null ? 'kernel' : 'binding');
+
+// Without the binding: the WebAssembly kernel in src/shared/wasm.ts's module (kernels.wat), with SHA-256's. It
 // checksums a byte in a few instructions from the first call, where the JS loop runs cold (~0.8 ms for a get's
 // 5 KB of pages and headers in a fresh process), is optimized by TurboFan in the middle of a command and needs
 // its tables built first. Without WebAssembly (`node --jitless`) the JS loop below does the same work.
@@ -35,34 +53,34 @@ export function wasmCrc32(bytes: Uint8Array, seed = 0): number {
   return c;
 }
 
-// zlib's native CRC (~7 GB/s) pays for node:zlib's loading (~1.2 ms, 8 M instructions) past about a MiB of
-// WebAssembly's (~15 instructions a byte).
+// Without the binding, node:zlib's crc32 pays for its loading past about a MiB of the kernel's work.
 const NATIVE_FROM_BYTES = 1024 * 1024;
 let checkedBytes = 0;
-let native: ((data: Uint8Array, value?: number) => number) | undefined;
+let loaded: ((data: Uint8Array, value?: number) => number) | undefined;
 
 /**
  * A caller about to checksum `bytes` bytes in many small pieces (a log's blocks, a snapshot's page table):
- * past NATIVE_FROM_BYTES in all, zlib's CRC is loaded now rather than after a MiB in small pieces.
+ * without the binding, past NATIVE_FROM_BYTES in all, node:zlib is loaded now rather than after a MiB in pieces.
  */
 export function expectChecksumBytes(bytes: number): void {
-  if (native === undefined && bytes >= NATIVE_FROM_BYTES) loadNative();
+  if ((direct ??= zlibBinding()) === null && loaded === undefined && bytes >= NATIVE_FROM_BYTES) loadZlib();
 }
 
-function loadNative(): void {
+function loadZlib(): void {
   const zlib = require('node:zlib') as typeof import('node:zlib') & { crc32?: (data: Uint8Array, value?: number) => number };
-  native = zlib.crc32 ?? wasmCrc32;
+  loaded = zlib.crc32 ?? wasmCrc32;
 }
 
 /** CRC-32 of `bytes`, continuing from `seed` (0 for a fresh checksum). */
 export function crc32(bytes: Uint8Array, seed = 0): number {
   // zlib answers 0 for no bytes (a null buffer), whatever the seed; the CRC of nothing is the seed.
   if (bytes.length === 0) return seed >>> 0;
-  if (native !== undefined) return native(bytes, seed) >>> 0;
+  if ((direct ??= zlibBinding()) !== null) return direct(bytes, seed >>> 0) >>> 0;
+  if (loaded !== undefined) return loaded(bytes, seed >>> 0) >>> 0;
   checkedBytes += bytes.length;
   if (checkedBytes > NATIVE_FROM_BYTES) {
-    loadNative();
-    return native!(bytes, seed) >>> 0;
+    loadZlib();
+    return loaded!(bytes, seed >>> 0) >>> 0;
   }
   return wasmCrc32(bytes, seed);
 }
@@ -106,8 +124,10 @@ export function jsCrc32(bytes: Uint8Array, seed = 0): number {
 
 /** A seed naming where a checksummed piece belongs: a file's nonce and the piece's position in it. */
 export function seedOf(nonce: number, position: number): number {
-  SEED.writeUInt32LE(nonce >>> 0, 0);
-  SEED.writeDoubleLE(position, 4);
-  return wasmCrc32(SEED, 0x43525558); // "CRUX"
+  // Through a DataView: its methods are V8's own, where Buffer's write* run as JS, cold in a short command.
+  SEED_VIEW.setUint32(0, nonce >>> 0, true);
+  SEED_VIEW.setFloat64(4, position, true);
+  return crc32(SEED, 0x43525558); // "CRUX"
 }
-const SEED = Buffer.alloc(12);
+const SEED = new Uint8Array(12);
+const SEED_VIEW = new DataView(SEED.buffer);

@@ -60,14 +60,17 @@ export class SortedTable {
     if (cached !== undefined) return cached;
     const chunk = this.chunk;
     const inChunk = chunk !== undefined && p >= chunk.first && p < chunk.first + chunk.pages;
-    const buf = inChunk ? chunk.buf.subarray((p - chunk.first) * PAGE_BYTES, (p - chunk.first + 1) * PAGE_BYTES) : this.read(p, 1);
-    if (buf.length !== PAGE_BYTES) throw new DerivedDamage(`page ${p} is short`);
-    const count = buf.readUInt32LE(COUNT_AT);
+    const buf = inChunk ? chunk.buf : this.read(p, 1);
+    const from = inChunk ? (p - chunk.first) * PAGE_BYTES : 0;
+    if (buf.length - from < PAGE_BYTES) throw new DerivedDamage(`page ${p} is short`);
+    // Plain views (V8's own), not Buffer's readUInt32LE and subarray, which run as JS, cold in a short command.
+    const page = new Uint32Array(buf.buffer, buf.byteOffset + from, PAGE_BYTES / 4);
+    const count = page[COUNT_AT / 4]!;
     const expected = p === this.pages - 1 ? this.entries - p * PAGE_ENTRIES : PAGE_ENTRIES;
-    if (count !== expected || buf.readUInt32LE(CRC_AT) !== crc32(buf.subarray(0, CRC_AT), seedOf(this.nonce, p))) {
+    if (count !== expected || page[CRC_AT / 4] !== crc32(new Uint8Array(buf.buffer, buf.byteOffset + from, CRC_AT), seedOf(this.nonce, p))) {
       throw new DerivedDamage(`page ${p} does not verify`);
     }
-    const words = new Uint32Array(buf.buffer, buf.byteOffset, count * ENTRY_WORDS);
+    const words = new Uint32Array(buf.buffer, buf.byteOffset + from, count * ENTRY_WORDS);
     this.cache.set(p, words);
     return words;
   }

@@ -33,6 +33,12 @@ const logMaxEntries = () => Number(process.env.CRUX_TEST_INDEX_LOG_ENTRIES) || L
 const LOG_MAX_BYTES = 16 * 1024 * 1024;
 /** Entities of the value a limited read stops at, read past its batch so that the caller orders equals (loadNewest). */
 const TIE_READS = 16;
+/**
+ * Lookups that scan the log's and the tail's entries (up to 8,192 of them, a few µs) before a map of them by key
+ * hash is built: building it costs a string and a map entry for every one (~4 M instructions at a few hundred
+ * puts, ~1.5 ms), which a command on one entity never earns back.
+ */
+const SCANNED_LOOKUPS = 4;
 /** A reader that finds this much journal past what the index covers writes a new base (temp + rename). */
 const READER_REBUILD_GAP_BYTES = 256 * 1024;
 
@@ -49,6 +55,7 @@ interface KeyLine {
 export class StoreIndex<S> {
   private pending = new EntryList(16);
   private byHash: Map<string, [EntryList, number][]> | undefined;
+  private lookups = 0;
   private readonly touched = new Set<string>();
 
   private constructor(
@@ -283,7 +290,15 @@ export class StoreIndex<S> {
       });
     };
     this.tables.range(hi, lo, hi, lo, take);
-    for (const [list, j] of this.unsortedByHash().get(`${hi}:${lo}`) ?? []) take(list.words, j);
+    // The log's and the tail's entries: scanned for the first few lookups (a command on one entity makes one or
+    // two), through a map by key hash after that.
+    if (this.byHash === undefined && ++this.lookups <= SCANNED_LOOKUPS) {
+      for (const list of [this.log?.entries, this.tail.entries]) {
+        if (list === undefined) continue;
+        const w = list.words;
+        for (let j = 0; j < list.count; j++) if (w[j * ENTRY_WORDS] === hi && w[j * ENTRY_WORDS + 1] === lo) take(w, j);
+      }
+    } else for (const [list, j] of this.unsortedByHash().get(`${hi}:${lo}`) ?? []) take(list.words, j);
     // This transaction's own lines (a few): scanned.
     const w = this.pending.words;
     for (let j = 0; j < this.pending.count; j++) if (w[j * ENTRY_WORDS] === hi && w[j * ENTRY_WORDS + 1] === lo) take(w, j);

@@ -5,7 +5,7 @@ import * as zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { bundledModule } from '../../helpers/bundle';
-import { crc32, jsCrc32, wasmCrc32 } from '../../../src/journal/derived/checksum';
+import { crc32, crcEngine, jsCrc32, wasmCrc32 } from '../../../src/journal/derived/checksum';
 
 const native = (zlib as unknown as { crc32: (data: Uint8Array, value?: number) => number }).crc32;
 // (zlib answers 0 for no bytes whatever the seed; crc32 answers the seed, as both implementations here do)
@@ -16,6 +16,25 @@ describe('crc32', () => {
     expect(typeof native).toBe('function');
     expect(crc32(Buffer.from('123456789'))).toBe(0xcbf43926);
     expect(wasmCrc32(Buffer.from('123456789'))).toBe(0xcbf43926);
+  });
+
+  it('runs zlib’s crc32 through Node’s zlib binding, node:zlib’s JS unloaded', () => {
+    expect(crcEngine()).toBe('binding');
+    const bytes = randomBytes(100_000);
+    const inner = Buffer.concat([Buffer.from('xx'), bytes, Buffer.from('yy')]).subarray(2, 2 + bytes.length);
+    for (const seed of [0, 1, 0x7fffffff, 0x80000000, 0xffffffff, -1]) expect(crc32(inner, seed)).toBe(native(bytes, seed >>> 0));
+  });
+
+  it('where process.binding is refused (the permission model) the WebAssembly kernel answers the same, and no warning is printed', () => {
+    const code = bundledModule(new URL('../../../src/journal/derived/checksum.ts', import.meta.url));
+    const script = `const module = { exports: {} }; (function (exports, module, require) { ${code} })(module.exports, module, require);
+      const { crc32, crcEngine } = module.exports;
+      process.stdout.write(JSON.stringify([crcEngine(), crc32(Buffer.from('123456789')), crc32(Buffer.alloc(5000, 9), 77)]));`;
+    const run = (flags: string[]) => execFileSync(process.execPath, [...flags, '-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const expectedRow = (engine: string) => [engine, 0xcbf43926, native(Buffer.alloc(5000, 9), 77)];
+    expect(JSON.parse(run(['--experimental-permission', '--allow-fs-read=*']))).toEqual(expectedRow('kernel'));
+    // process.binding warns only under --pending-deprecation, and that warning is kept from the user.
+    expect(JSON.parse(run(['--pending-deprecation', '--throw-deprecation']))).toEqual(expectedRow('binding'));
   });
 
   it('WebAssembly and JS agree with zlib at every length mod 8, with seeds', () => {
