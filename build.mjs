@@ -39,6 +39,24 @@ const separateToml = {
     b.onResolve({ filter: /^smol-toml$/ }, () => ({ path: './toml.cjs', external: true }));
   },
 };
+// The PostgreSQL engine (src/journal/pg/, a fifth of the fast path's code) is left out of dist/fast.cjs and
+// dist/fast-query.cjs, which bin/crux loads for a line that names no PostgreSQL store (--store, CRUX_STORE):
+// cli/store.ts requires it only to open such a store, and these bundles hand such a line to the bundles with it
+// (src/cli/fast/start.ts), so the stub below is never reached. dist/fast-pg.cjs and dist/fast-query-pg.cjs are the
+// same entries with the engine, for the lines that name one.
+const withoutPostgresEngine = {
+  name: 'without-postgres-engine',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/journal\/pg\/(pg-store|url)$/ }, (args) =>
+      args.importer.endsWith('src/cli/store.ts') ? { path: args.path, namespace: 'crux-no-pg' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'crux-no-pg' }, () => ({
+      contents: "throw new Error('the PostgreSQL engine is not in this bundle: bin/crux loads fast-pg.cjs for a PostgreSQL store');",
+      loader: 'js',
+    }));
+  },
+};
+const noPostgres = { define: { CRUX_FAST_WITHOUT_POSTGRES: 'true' }, plugins: [withoutPostgresEngine, separatePostgres, separateToml] };
 // Every code cache goes first: V8 must never pair one with a new bundle. Each bundle that runs through
 // src/cli/code-cache.ts ends with its build id (a content hash), which names the caches made on first use.
 mkdirSync('dist', { recursive: true });
@@ -124,9 +142,11 @@ await bundle('src/cli/main.ts', 'crux.cjs', {
   define: { CRUX_MCP_LISTING: JSON.stringify(await derivedMcpListing()) },
 });
 // The fast path (src/cli/fast): `session get|put|close` and `case record` without commander or the other commands.
-await bundle('src/cli/fast/main.ts', 'fast.cjs', { stamp: true, plugins: [separatePostgres, separateToml] });
+await bundle('src/cli/fast/main.ts', 'fast.cjs', { stamp: true, ...noPostgres });
+await bundle('src/cli/fast/main.ts', 'fast-pg.cjs', { stamp: true, plugins: [separatePostgres, separateToml] });
 // The query fast path: `session list` and `case retrieve`, in a bundle of their own so that fast.cjs stays small.
-await bundle('src/cli/fast/query-main.ts', 'fast-query.cjs', { stamp: true, plugins: [separatePostgres, separateToml] });
+await bundle('src/cli/fast/query-main.ts', 'fast-query.cjs', { stamp: true, ...noPostgres });
+await bundle('src/cli/fast/query-main.ts', 'fast-query-pg.cjs', { stamp: true, plugins: [separatePostgres, separateToml] });
 // The dashboard's front-end (`crux ui` alone reads it): dist/ui/.
 await bundleUi();
 // legalComments is 'none' (comments cost start-up): the notices of what the bundles carry ship beside them.
@@ -184,11 +204,20 @@ try {
       ['-e', `require(${JSON.stringify(loader)}).runBundle(require('node:path').resolve('dist/${name}'), ${JSON.stringify({ variant })})`],
       { env: { ...env, CRUX_WRITE_CODE_CACHE: variant === undefined ? name : `${name}.${variant}`, CRUX_WARM_UP: JSON.stringify(commands) }, stdio: 'ignore' },
     );
-  const warmFast = (variant, commands) => warmBundle('fast.cjs', variant, commands);
-  execFileSync(process.execPath, ['bin/crux', ...d, 'session', 'put', 'warm-read', '{"step":1}'], {
-    env: { ...env, CRUX_WARM_UP: '', CRUX_WRITE_CODE_CACHE: '' },
-    stdio: 'ignore',
-  });
+  // Each fast bundle and its twin with the PostgreSQL engine: the same warm-ups (a data directory's), the twin's
+  // in a directory of its own, so that each meets the states the lines expect (a put before its close).
+  const twinDir = join(scratch, 'data-pg');
+  const warmBoth = (name, variant, commands) => {
+    warmBundle(`${name}.cjs`, variant, commands);
+    warmBundle(`${name}-pg.cjs`, variant, commands.map((line) => line.map((arg) => (arg === d[1] ? twinDir : arg))));
+  };
+  const warmFast = (variant, commands) => warmBoth('fast', variant, commands);
+  for (const dir of [d[1], twinDir]) {
+    execFileSync(process.execPath, ['bin/crux', '--data-dir', dir, 'session', 'put', 'warm-read', '{"step":1}'], {
+      env: { ...env, CRUX_WARM_UP: '', CRUX_WRITE_CODE_CACHE: '' },
+      stdio: 'ignore',
+    });
+  }
   warmFast('read', [
     [...d, 'session', 'get', 'warm-read'],
     [...d, 'session', 'get', 'warm-read', '--json'],
@@ -202,12 +231,12 @@ try {
   ]);
   // The query fast path's (dist/fast-query.cjs), one for each command: the lists and retrieves agents make
   // (--json, a table, --quiet, a limited list).
-  warmBundle('fast-query.cjs', 'list', [
+  warmBoth('fast-query', 'list', [
     [...d, 'session', 'list', '--stranded', '--limit', '24', '--json'],
     [...d, 'session', 'list'],
     [...d, 'session', 'list', '--all', '--quiet'],
   ]);
-  warmBundle('fast-query.cjs', 'retrieve', [
+  warmBoth('fast-query', 'retrieve', [
     [...d, 'case', 'retrieve', 'warm', 'fast', '--json'],
     [...d, 'case', 'retrieve', 'warm', 'cache', '--only-success', '--top-k', '3'],
   ]);

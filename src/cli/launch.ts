@@ -21,8 +21,12 @@ const fast = read || (session && (args.includes('put') || args.includes('close')
 // The queries' bundle has a cache for each of its two commands, as fast.cjs has for a get and the writes.
 const retrieve = args.includes('case') && args.includes('retrieve');
 const query = retrieve || (session && (args.includes('list') || args.includes('ls')));
-const handled = (bundle: string, variant: string) => (runBundle(join(dist, bundle), { variant }) as { handled?: boolean }).handled === true;
+// Each has a twin with the PostgreSQL engine (fast-pg.cjs, fast-query-pg.cjs), for a line that may name such a
+// store; the bundles without it hand such a line on (a guess the other way runs the same, from crux.cjs).
+const postgres = !!process.env.CRUX_STORE || args.some((a) => a === '--store' || a.startsWith('--store='));
+const named = (bundle: string) => (postgres ? `${bundle}-pg.cjs` : `${bundle}.cjs`);
+const handled = (bundle: string, variant: string) => (runBundle(join(dist, named(bundle)), { variant }) as { handled?: boolean }).handled === true;
 // A line with the words of both (`session list --agent get`, `case retrieve session get`) is offered to each in
 // turn: a bundle that does not read a line as its own does nothing with it.
-const ran = (fast && handled('fast.cjs', read ? 'read' : 'write')) || (query && handled('fast-query.cjs', retrieve ? 'retrieve' : 'list'));
+const ran = (fast && handled('fast', read ? 'read' : 'write')) || (query && handled('fast-query', retrieve ? 'retrieve' : 'list'));
 if (!ran) runBundle(join(dist, 'crux.cjs'));

@@ -1,9 +1,29 @@
 // What each fast bundle's entry does (fast/main.ts, fast/query-main.ts): the command its table reads on the line,
 // run and turned into one exit code as the full program would (SPEC §2); or, for a line it cannot read as
 // commander would (parse.ts), nothing at all: bin/crux then runs the full program (dist/crux.cjs) on it.
-import { closeStores } from '../store';
+import { closeStores, resolveStore } from '../store';
 import { cruxErrorOf, exitWith, failed, outputOutcome } from '../outcome';
 import { parseFast, type FastCommand, type FastParse } from './parse';
+
+/**
+ * True in the fast bundles built without the PostgreSQL engine (build.mjs: dist/fast.cjs, dist/fast-query.cjs,
+ * which bin/crux loads for a line that names no PostgreSQL store); undefined elsewhere (fast-pg.cjs, tests).
+ */
+declare const CRUX_FAST_WITHOUT_POSTGRES: boolean | undefined;
+const withoutPostgres = typeof CRUX_FAST_WITHOUT_POSTGRES === 'boolean' && CRUX_FAST_WITHOUT_POSTGRES;
+
+/**
+ * Whether a line's store is one this bundle cannot open: a PostgreSQL store in a bundle without its engine. A
+ * store the line does not name validly is not decided here either: the full program reports it.
+ */
+function beyondThisBundle(globals: FastParse<any>['globals']): boolean {
+  if (!withoutPostgres) return false;
+  try {
+    return resolveStore({ store: globals.store, dataDir: globals.dataDir }, process.env).kind !== 'dir';
+  } catch {
+    return true;
+  }
+}
 
 async function run(parsed: FastParse<any>, json: boolean): Promise<number> {
   try {
@@ -35,7 +55,7 @@ export function startFast(commands: readonly FastCommand<any>[]): boolean {
     return true;
   }
   const parsed = parseFast(process.argv.slice(2), commands);
-  if (parsed === undefined) return false;
+  if (parsed === undefined || beyondThisBundle(parsed.globals)) return false;
   exitWith(run(parsed, process.argv.includes('--json')), { promptly: true });
   return true;
 }
