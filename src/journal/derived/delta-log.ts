@@ -47,13 +47,15 @@ export function encodeBlock(nonce: number, at: number, entries: Uint32Array, met
   let metaText = JSON.stringify(meta);
   metaText = metaText.padEnd(Math.ceil(Buffer.byteLength(metaText) / 4) * 4);
   const metaBytes = Buffer.from(metaText);
+  // Plain views and a DataView, as parseLog reads it: a writer appends a block on every put.
   const out = Buffer.alloc(12 + metaBytes.length + entries.byteLength + 4);
-  out.writeUInt32LE(MAGIC, 0);
-  out.writeUInt32LE(entries.length / ENTRY_WORDS, 4);
-  out.writeUInt32LE(metaBytes.length, 8);
-  metaBytes.copy(out, 12);
-  Buffer.from(entries.buffer, entries.byteOffset, entries.byteLength).copy(out, 12 + metaBytes.length);
-  out.writeUInt32LE(crc32(out.subarray(0, out.length - 4), seedOf(nonce, at)), out.length - 4);
+  const view = new DataView(out.buffer, out.byteOffset, out.length);
+  view.setUint32(0, MAGIC, true);
+  view.setUint32(4, entries.length / ENTRY_WORDS, true);
+  view.setUint32(8, metaBytes.length, true);
+  out.set(metaBytes, 12);
+  out.set(new Uint8Array(entries.buffer, entries.byteOffset, entries.byteLength), 12 + metaBytes.length);
+  view.setUint32(out.length - 4, crc32(new Uint8Array(out.buffer, out.byteOffset, out.length - 4), seedOf(nonce, at)), true);
   return out;
 }
 
