@@ -209,7 +209,11 @@ try {
   const twinDir = join(scratch, 'data-pg');
   const warmBoth = (name, variant, commands) => {
     warmBundle(`${name}.cjs`, variant, commands);
-    warmBundle(`${name}-pg.cjs`, variant, commands.map((line) => line.map((arg) => (arg === d[1] ? twinDir : arg))));
+    warmBundle(
+      `${name}-pg.cjs`,
+      variant,
+      commands.map((line) => line.map((arg) => (arg === d[1] ? twinDir : arg))),
+    );
   };
   const warmFast = (variant, commands) => warmBoth('fast', variant, commands);
   for (const dir of [d[1], twinDir]) {
