@@ -1,7 +1,10 @@
 // Faults of the server, told apart, on a cluster of this suite's own: a frozen server (every process SIGSTOPped)
 // before and in the middle of a put ends in 75 within the bound; restarts under 8 writers lose nothing that was
 // acknowledged; a COMMIT whose answer is lost is 75, never 0 (an acknowledgement is a COMMIT the server confirmed).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crux, journalRecords, type Run } from '../helpers/cli';
 import { OwnCluster, pgSkipReason, psql } from '../helpers/pg';
@@ -112,9 +115,12 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL server faults (a clust
   it('restarts (-m fast) under 8 writers: every exit 0 or 75, every acknowledged put present, none duplicated', async () => {
     const store = cluster.freshStore('restart');
     expect((await crux(store, ['session', 'put', 'seed', '{}'])).exitCode).toBe(0);
+    // The writers go on until told to stop (at most 400 puts each): a put the restart refuses ends in 75 at once,
+    // and writers of a fixed count could spend all their puts in one restart's downtime and leave none to wait for.
+    const stop = join(mkdtempSync(join(tmpdir(), 'crux-pg-restart-')), 'stop');
     const writers = Array.from({ length: 8 }, (_, w) =>
       startShell(
-        `for i in $(seq 1 12); do "$CRUX" --store '${store}' session put "w${w}-$i" "{\\"i\\":$i}" >/dev/null 2>/dev/null; echo "w${w}-$i $?"; done`,
+        `for i in $(seq 1 400); do [ -e '${stop}' ] && break; "$CRUX" --store '${store}' session put "w${w}-$i" "{\\"i\\":$i}" >/dev/null 2>/dev/null; echo "w${w}-$i $?"; done`,
         env,
       ),
     );
@@ -123,9 +129,12 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL server faults (a clust
       await until('the writers are at work', lockHeld);
       cluster.restart();
     }
+    await until('the writers are at work after the last restart', lockHeld);
+    writeFileSync(stop, '');
     const exits = await Promise.all(writers.map((c) => c.done));
+    rmSync(dirname(stop), { recursive: true });
     const results = exits.flatMap((e) => e.stdout.split('\n').filter(Boolean)).map((l) => l.split(' ') as [string, string]);
-    expect(results).toHaveLength(8 * 12);
+    expect(results.length).toBeGreaterThanOrEqual(8);
     const codes = new Set(results.map(([, rc]) => rc));
     expect(
       [...codes].every((c) => c === '0' || c === '75'),
@@ -137,6 +146,7 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL server faults (a clust
       .map((r) => r.data.id as string);
     const listed = new Set<string>(JSON.parse((await crux(store, ['--json', 'session', 'list'])).stdout).sessions.map((s: any) => s.session_id));
     console.log(`restarts ${restarts}: ${acknowledged.length} acknowledged, ${results.length - acknowledged.length} exit 75, ${puts.length - 1} present`);
+    expect(acknowledged.length).toBeGreaterThan(0);
     for (const id of acknowledged) expect(listed.has(id), id).toBe(true);
     expect(new Set(puts).size).toBe(puts.length);
     expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
