@@ -10,6 +10,7 @@ import { CRUX, snapshotDir, tempDir, testEnv } from '../helpers/cli';
 import { onTty } from '../helpers/tty';
 
 const ROOT = resolve(__dirname, '../..');
+const DIST = join(ROOT, 'dist');
 const scripts = tempDir('crux-fast-');
 /** The full program alone, as bin/crux ran every command before the fast path (without the code cache: the same bytes). */
 const FULL = join(ROOT, 'dist/crux.cjs');
@@ -203,5 +204,35 @@ describe('the fast path', () => {
         args.join(' '),
       ).toEqual(['fast-query.cjs']);
     }
+  });
+});
+
+describe('the fast bundles without the PostgreSQL engine', () => {
+  // bin/crux sends a line that may name a PostgreSQL store to the twins with the engine (fast-pg.cjs,
+  // fast-query-pg.cjs: test/reliability/start-up-files.test.ts); a bundle without it, given such a line all the
+  // same, takes nothing: it reports the line as not handled, and bin/crux would run the full program on it.
+  const handledBy = async (bundle: string, args: string[], env: Record<string, string> = {}) => {
+    const script = `process.argv = [process.argv[0], 'crux', ...JSON.parse(process.env.ARGS)]; process.stdout.write(String(require(${JSON.stringify(join(DIST, bundle))}).handled))`;
+    const run = await execa(process.execPath, ['-e', script], { env: testEnv({ ARGS: JSON.stringify(args), ...env }), reject: false });
+    return { exitCode: run.exitCode, stdout: run.stdout, stderr: run.stderr };
+  };
+  const nowhere = 'postgres://crux@127.0.0.1:1/none?connect_timeout=2';
+
+  it('hands a PostgreSQL line on, from --store or CRUX_STORE, untouched', async () => {
+    for (const bundle of ['fast.cjs', 'fast-query.cjs']) {
+      const line = bundle === 'fast.cjs' ? ['session', 'put', 's', '{}'] : ['--json', 'session', 'list'];
+      expect(await handledBy(bundle, ['--store', nowhere, ...line]), bundle).toEqual({ exitCode: 0, stdout: 'false', stderr: '' });
+      expect(await handledBy(bundle, line, { CRUX_STORE: nowhere }), bundle).toEqual({ exitCode: 0, stdout: 'false', stderr: '' });
+      // A store named wrongly is not decided there either: the full program reports it.
+      expect(await handledBy(bundle, ['--store', 'not-a-url', ...line]), bundle).toEqual({ exitCode: 0, stdout: 'false', stderr: '' });
+    }
+  });
+
+  it('takes a data directory’s line, even with CRUX_STORE set beside --data-dir', async () => {
+    const dir = tempDir();
+    const got = await handledBy('fast.cjs', ['--data-dir', dir, 'session', 'put', 's', '{}'], { CRUX_STORE: nowhere });
+    // `handled` is known at once (true), the put's answer follows it.
+    expect(got).toEqual({ exitCode: 0, stdout: 'truestored session s: active, 0 tokens', stderr: '' });
+    expect(fs.readFileSync(join(dir, 'sessions.jsonl'), 'utf8')).toContain('"s"');
   });
 });

@@ -40,4 +40,22 @@ describe('a fast command’s start', () => {
       ).toBe(true);
     }
   });
+
+  // The fast bundles hold no PostgreSQL engine; a line that may name such a store (--store, CRUX_STORE) runs from
+  // their twins with it (fast-pg.cjs, fast-query-pg.cjs), which open the client library only for such a store.
+  it('runs a line that may name a PostgreSQL store from the twin with its engine, the client library only for one', () => {
+    const dir = freshDataDir();
+    const bundlesOf = (args: string[], env: Record<string, string> = {}) => {
+      const { calls } = straceCrux(null, args, { trace: 'openat,open', env, anyExit: true });
+      const paths = calls.map((c) => /"([^"]*)"/.exec(c.args)?.[1] ?? '').filter((p) => /\/dist\/[^/]+\.cjs$/.test(p));
+      return [...new Set(paths.map((p) => p.slice(p.lastIndexOf('/') + 1)))];
+    };
+    const nowhere = 'postgres://crux@127.0.0.1:1/none?connect_timeout=2';
+    expect(bundlesOf(['--store', nowhere, 'session', 'get', 's'])).toEqual(['fast-pg.cjs', 'pg.cjs']);
+    expect(bundlesOf([`--store=${nowhere}`, 'session', 'put', 's', '{}'])).toEqual(['fast-pg.cjs', 'pg.cjs']);
+    expect(bundlesOf(['--json', 'session', 'list', '--limit', '5'], { CRUX_STORE: nowhere })).toEqual(['fast-query-pg.cjs', 'pg.cjs']);
+    // CRUX_STORE set, --data-dir given: a data directory, run by the twin without the client library.
+    expect(bundlesOf(['--data-dir', dir, 'session', 'get', 's'], { CRUX_STORE: nowhere })).toEqual(['fast-pg.cjs']);
+    expect(bundlesOf(['--data-dir', dir, 'session', 'get', 's'])).toEqual(['fast.cjs']);
+  });
 });
