@@ -1,12 +1,11 @@
 // Faults of the server, told apart, on a cluster of this suite's own: a frozen server (every process SIGSTOPped)
 // before and in the middle of a put ends in 75 within the bound; restarts under 8 writers lose nothing that was
 // acknowledged; a COMMIT whose answer is lost is 75, never 0 (an acknowledgement is a COMMIT the server confirmed).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crux, journalRecords, type Run } from '../helpers/cli';
+import { crux, journalRecords, tempDir, type Run } from '../helpers/cli';
 import { OwnCluster, pgSkipReason, psql } from '../helpers/pg';
 import { startShell, STRESS } from './harness';
 
@@ -117,7 +116,7 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL server faults (a clust
     expect((await crux(store, ['session', 'put', 'seed', '{}'])).exitCode).toBe(0);
     // The writers go on until told to stop (at most 400 puts each): a put the restart refuses ends in 75 at once,
     // and writers of a fixed count could spend all their puts in one restart's downtime and leave none to wait for.
-    const stop = join(mkdtempSync(join(tmpdir(), 'crux-pg-restart-')), 'stop');
+    const stop = join(tempDir('crux-pg-restart-'), 'stop');
     const writers = Array.from({ length: 8 }, (_, w) =>
       startShell(
         `for i in $(seq 1 400); do [ -e '${stop}' ] && break; "$CRUX" --store '${store}' session put "w${w}-$i" "{\\"i\\":$i}" >/dev/null 2>/dev/null; echo "w${w}-$i $?"; done`,
@@ -132,7 +131,6 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL server faults (a clust
     await until('the writers are at work after the last restart', lockHeld);
     writeFileSync(stop, '');
     const exits = await Promise.all(writers.map((c) => c.done));
-    rmSync(dirname(stop), { recursive: true });
     const results = exits.flatMap((e) => e.stdout.split('\n').filter(Boolean)).map((l) => l.split(' ') as [string, string]);
     expect(results.length).toBeGreaterThanOrEqual(8);
     const codes = new Set(results.map(([, rc]) => rc));
