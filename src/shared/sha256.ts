@@ -1,17 +1,20 @@
 // SHA-256 of a string's UTF-8, as lowercase hex: record lines' hashes (journal/record.ts) and the ids derived
-// from content (domain/transcript/stretch.ts), by a small WebAssembly module, by node:crypto past a few KB of text.
+// from content (domain/transcript/stretch.ts). A process's first few KB of text go through plain JavaScript
+// (sha256-small.ts), the next through a small WebAssembly module, and past a few dozen KB node:crypto is loaded.
 import { SHA_DIGEST_AT, SHA_INPUT_AT, wasmKernels } from './wasm';
+import { smallSha256Hex } from './sha256-small';
 
-// The SHA-256 kernel is in src/shared/wasm.ts's module (kernels.wat), with CRC-32's. Measured, for a command that
-// hashes a few lines (a `session get` hashes two: the cache binding's head and the record; a put a few more):
-// - node:crypto hashes fastest but costs ~3 ms (13 M instructions) to load: it pulls in Node's streams.
-// - @noble/hashes' pure-JS SHA-256 runs cold in V8's interpreter: in a fresh process its first call on a
-//   166-byte line takes ~0.5 ms, the second ~0.35, later ones ~0.1; and its module's set-up costs every start.
-//   A lean JS SHA-256 written for a cold start measured no better: ~0.65 ms for its first line.
-// - The kernel hashes such a line in a few µs from its first call: a `get` runs ~5 M instructions fewer than
-//   with @noble/hashes, a `put` ~6 M.
+// Measured, for a command that hashes a few lines (a `session get` hashes two: the cache binding's head and the
+// record; a put a few more), in wall time on the quiet 2-core machine:
+// - node:crypto hashes fastest but costs ~3 ms (13 M instructions) to load: it pulls in Node's streams (its
+//   binding alone, without the JavaScript, takes ~0.45 ms to set up).
+// - The WebAssembly kernel hashes such a line in a few µs, but the module's first use costs ~1 ms: compiling it,
+//   instantiating it (each instance reserves its guarded memory and posts work to V8's worker threads).
+// - sha256-small.ts, from the code cache, hashes a 300-byte line in ~0.1–0.2 ms on its first calls (V8's
+//   interpreter, no feedback yet) and ~0.07 ms after: a `get` through it took ~0.5 ms less wall time than
+//   through the kernel. It costs ~0.25 µs a byte while cold, so past SMALL_UNITS the kernel pays for itself.
 // Past NATIVE_AFTER_UNITS of text (a replay, a check, an import) node:crypto is loaded all the same. Without
-// WebAssembly (`node --jitless`) @noble/hashes does the work.
+// WebAssembly (`node --jitless`) sha256-small.ts does the kernel's share too.
 
 /** The most bytes hashed in one pass (exported for its test: longer strings go through in chunks). */
 export const INPUT_CHUNK = 64 * 1024 - SHA_INPUT_AT - 128;
@@ -46,7 +49,7 @@ function loadWasm(): WasmSha | null {
  */
 export function wasmSha256Hex(text: string): string {
   if (wasm === undefined) wasm = loadWasm(); // null (no WebAssembly) is kept: not tried again each call
-  if (wasm === null) return jsSha256Hex(text);
+  if (wasm === null) return smallSha256Hex(text);
   const { blocks, finish, input, encoder } = wasm;
   let rest = text;
   let filled = 0;
@@ -67,16 +70,14 @@ export function wasmSha256Hex(text: string): string {
   return wasm.digest.toString('latin1');
 }
 
-// @noble/hashes is required on first use: only a Node without WebAssembly needs it, and setting up its module
-// (the SHA-2 family's classes and constants) costs every start ~1 M instructions.
-const jsSha256Hex = (text: string): string => (require('./sha256-js') as typeof import('./sha256-js')).jsSha256Hex(text);
-
 // node:crypto costs ~13 M instructions to load, and the module's first calls run in V8's baseline tier (~350
 // instructions a byte): past about what that load costs (32,768 UTF-16 units) node:crypto is loaded. A get, a
 // put, a close or a case record hashes far less; a limited list of 24 or 50 rows at 1M hashes 10–20 k units,
 // and switching at 8,192 cost it ~14 M instructions (9%). A replay, a check, an import say beforehand how much
 // they will hash (expectHashUnits), and load it at once.
 const NATIVE_AFTER_UNITS = 32_768;
+/** The UTF-16 units a process hashes in plain JavaScript before it instantiates the WebAssembly kernel. */
+const SMALL_UNITS = 4_096;
 let hashedUnits = 0;
 let native: ((text: string) => string) | undefined;
 
@@ -97,5 +98,6 @@ export function expectHashUnits(units: number): void {
 /** SHA-256 of `text`'s UTF-8 (a lone surrogate as U+FFFD), as 64 lowercase hex digits. */
 export function sha256Hex(text: string): string {
   if (native === undefined && (hashedUnits += text.length) > NATIVE_AFTER_UNITS) loadNative();
-  return (native ?? wasmSha256Hex)(text);
+  if (native !== undefined) return native(text);
+  return hashedUnits <= SMALL_UNITS ? smallSha256Hex(text) : wasmSha256Hex(text);
 }

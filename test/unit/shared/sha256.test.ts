@@ -1,11 +1,13 @@
 // SHA-256 of strings: the WebAssembly module and the switching front (sha256Hex) against node:crypto, at every
 // length a block boundary or the padding can split, on multi-byte and ill-formed UTF-16, past the module's
-// input chunk, in a seeded random run; and @noble/hashes alone where a Node has no WebAssembly.
+// input chunk, in a seeded random run; the plain JavaScript of a process's first few KB (sha256-small.ts) the
+// same way; and that alone where a Node has no WebAssembly.
 import { hash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { bundledModule } from '../../helpers/bundle';
 import { INPUT_CHUNK, sha256Hex, wasmSha256Hex } from '../../../src/shared/sha256';
+import { smallSha256Hex } from '../../../src/shared/sha256-small';
 
 const expected = (text: string) => hash('sha256', text, 'hex');
 
@@ -52,6 +54,30 @@ describe('sha256Hex', () => {
     expect(wasmSha256Hex('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
     expect(wasmSha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
     expect(wasmSha256Hex('abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq')).toBe('248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1');
+    expect(smallSha256Hex('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    expect(smallSha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(smallSha256Hex('abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq')).toBe('248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1');
+    // FIPS 180-4's long vector: a million 'a's (the bit length past 2^23, the scratch buffer grown).
+    expect(smallSha256Hex('a'.repeat(1_000_000))).toBe('cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0');
+  });
+
+  it('plain JavaScript: agrees with node:crypto at every length 0..300, on every UTF-8 width, lone surrogates and random text', () => {
+    const next = random(6);
+    for (let length = 0; length <= 300; length++) {
+      const text = Array.from({ length }, () => String.fromCharCode(32 + Math.floor(next() * 95))).join('');
+      expect(smallSha256Hex(text), `length ${length}`).toBe(expected(text));
+    }
+    for (const piece of PIECES) {
+      for (let pad = 50; pad <= 66; pad++) {
+        const text = `${'x'.repeat(pad)}${piece}`;
+        expect(smallSha256Hex(text), `${pad} + ${JSON.stringify(piece)}`).toBe(expected(text));
+      }
+    }
+    // A long text after short ones and a short one after it: the reused scratch buffer holds nothing over.
+    for (let i = 0; i < 300; i++) {
+      const text = randomText(next, Math.floor(next() * (next() < 0.9 ? 400 : 9000)));
+      expect(smallSha256Hex(text), `case ${i}`).toBe(expected(text));
+    }
   });
 
   it('agrees with node:crypto at every length 0..300 (the padding’s 55/56, 63/64, 119/120 included)', () => {
@@ -110,7 +136,7 @@ describe('sha256Hex', () => {
     }
   });
 
-  it('without WebAssembly (node --jitless) @noble/hashes answers the same', () => {
+  it('without WebAssembly (node --jitless) the plain JavaScript answers the same, at every length', () => {
     // The module as the bundle has it, run by a Node whose V8 has no WebAssembly.
     const code = bundledModule(new URL('../../../src/shared/sha256.ts', import.meta.url));
     const texts = ['', 'abc', 'x'.repeat(119), '😀\ud800é', 'w'.repeat(70_000)];
