@@ -80,6 +80,8 @@ const NATIVE_AFTER_UNITS = 32_768;
 const SMALL_UNITS = 4_096;
 let hashedUnits = 0;
 let native: ((text: string) => string) | undefined;
+/** Set by expectHashUnits: the rest of this process's hashing is more than SMALL_UNITS. */
+let kernelNow = false;
 
 function loadNative(): (text: string) => string {
   const { hash } = require('node:crypto') as typeof import('node:crypto');
@@ -89,15 +91,19 @@ function loadNative(): (text: string) => string {
 
 /**
  * A caller about to hash `units` UTF-16 units of text in small pieces (the lines of that many bytes of journal):
- * past NATIVE_AFTER_UNITS, node:crypto is loaded now, not after the first NATIVE_AFTER_UNITS of them.
+ * past NATIVE_AFTER_UNITS, node:crypto is loaded now, not after the first NATIVE_AFTER_UNITS of them; past
+ * SMALL_UNITS, the WebAssembly kernel takes over now. An estimate is enough: the answer is the same either way.
  */
 export function expectHashUnits(units: number): void {
-  if (native === undefined && units > NATIVE_AFTER_UNITS) loadNative();
+  if (native !== undefined) return;
+  if (units > NATIVE_AFTER_UNITS) loadNative();
+  // Past SMALL_UNITS the kernel pays for its start-up: taken now, not after SMALL_UNITS hashed cold.
+  else if (hashedUnits + units > SMALL_UNITS) kernelNow = true;
 }
 
 /** SHA-256 of `text`'s UTF-8 (a lone surrogate as U+FFFD), as 64 lowercase hex digits. */
 export function sha256Hex(text: string): string {
   if (native === undefined && (hashedUnits += text.length) > NATIVE_AFTER_UNITS) loadNative();
   if (native !== undefined) return native(text);
-  return hashedUnits <= SMALL_UNITS ? smallSha256Hex(text) : wasmSha256Hex(text);
+  return hashedUnits <= SMALL_UNITS && !kernelNow ? smallSha256Hex(text) : wasmSha256Hex(text);
 }

@@ -1,5 +1,5 @@
-// Without WebAssembly (`node --jitless`: V8 then has none) crux hashes record lines with @noble/hashes instead of
-// src/shared/sha256.wat: the same journal, byte for byte, and the same output as the normal path, for commands
+// Without WebAssembly (`node --jitless`: V8 then has none) crux hashes record lines in plain JavaScript (src/shared/sha256-small.ts) instead of
+// the WebAssembly kernel (src/shared/kernels.wat): the same journal, byte for byte, and the same output as the normal path, for commands
 // that write, read and verify records, a replay long enough to switch to node:crypto included.
 import * as fs from 'node:fs';
 import { execFileSync } from 'node:child_process';

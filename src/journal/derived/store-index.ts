@@ -12,6 +12,7 @@
 // (Past 300 lines: an open index's reads and its writer's upkeep share one state — the manifest's runs, the
 // log, the verified tail and this transaction's lines — and split apart they would pass it all back and forth.)
 import { fs } from '../../shared/fs';
+import { expectHashUnits } from '../../shared/sha256';
 import type { JournalRecord } from '../record';
 import type { LinePosition } from '../scan';
 import type { Position } from '../loaded';
@@ -31,8 +32,16 @@ export const LOG_MAX_ENTRIES = 8192;
 /** CRUX_TEST_INDEX_LOG_ENTRIES lowers the bound, so that tests merge often. */
 const logMaxEntries = () => Number(process.env.CRUX_TEST_INDEX_LOG_ENTRIES) || LOG_MAX_ENTRIES;
 const LOG_MAX_BYTES = 16 * 1024 * 1024;
+/** Entities a limited read folds between two looks at whether it has enough (loadNewest). */
+const BATCH = 16;
 /** Entities of the value a limited read stops at, read past its batch so that the caller orders equals (loadNewest). */
 const TIE_READS = 16;
+/**
+ * The fewest UTF-16 units a record line has (a session's or a case's, with its hash and chain fields): a read that
+ * will verify n lines tells the hashing beforehand that it hashes at least n times this (shared/sha256.ts: many
+ * lines are hashed by the WebAssembly kernel from the first, a few in plain JavaScript).
+ */
+const LINE_UNITS = 256;
 /**
  * Lookups that scan the log's and the tail's entries (up to 8,192 of them, a few µs) before a map of them by key
  * hash is built: building it costs a string and a map entry for every one (~4 M instructions at a few hundred
@@ -161,6 +170,7 @@ export class StoreIndex<S> {
       const [hi, lo] = hash56(key);
       hashes.set(`${hi}:${lo}`, [hi, lo]);
     }
+    expectHashUnits(hashes.size * LINE_UNITS);
     for (const [hi, lo] of hashes.values()) {
       if (!this.foldHash(state, ((0 << 24) | hi) >>> 0, lo, undefined)) return false;
     }
@@ -188,9 +198,10 @@ export class StoreIndex<S> {
       // between two of one value, so that the caller orders equals its own way — up to TIE_READS of them (an
       // import that gave thousands one time): past that, equals come in the index's order.
       let next = newest.next();
+      if (next !== undefined) expectHashUnits(Math.min(newest.total ?? BATCH, BATCH) * LINE_UNITS);
       while (next !== undefined && !enough(state)) {
         let last: number | undefined;
-        for (let n = 0, ties = 0; next !== undefined && (n < 16 || (next[2] === last && ties++ < TIE_READS)); n++, next = newest.next()) {
+        for (let n = 0, ties = 0; next !== undefined && (n < BATCH || (next[2] === last && ties++ < TIE_READS)); n++, next = newest.next()) {
           if (!this.foldHash(state, next[0] >>> 0, next[1], undefined)) return undefined;
           last = next[2];
         }

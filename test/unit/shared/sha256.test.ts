@@ -136,6 +136,22 @@ describe('sha256Hex', () => {
     }
   });
 
+  it('hashes the same however a process’s hashing is split: plain JavaScript, then the kernel, then node:crypto, or told beforehand', () => {
+    // Each order in a process of its own (the module's switches are per process): no hint, a hint past the plain
+    // JavaScript's share (the kernel at once), a hint past the kernel's (node:crypto at once), and a hint of a few.
+    const code = bundledModule(new URL('../../../src/shared/sha256.ts', import.meta.url));
+    const next = random(7);
+    const texts = Array.from({ length: 160 }, () => randomText(next, 20 + Math.floor(next() * 600)));
+    for (const hint of [0, 5_000, 40_000, 300]) {
+      const script = `const module = { exports: {} }; (function (exports, module, require) { ${code} })(module.exports, module, require);
+        const { sha256Hex, expectHashUnits } = module.exports;
+        if (${hint} > 0) expectHashUnits(${hint});
+        process.stdout.write(JSON.stringify(${JSON.stringify(texts)}.map(sha256Hex)));`;
+      const out = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      expect(JSON.parse(out), `hint ${hint}`).toEqual(texts.map(expected));
+    }
+  });
+
   it('without WebAssembly (node --jitless) the plain JavaScript answers the same, at every length', () => {
     // The module as the bundle has it, run by a Node whose V8 has no WebAssembly.
     const code = bundledModule(new URL('../../../src/shared/sha256.ts', import.meta.url));
