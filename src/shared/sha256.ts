@@ -5,13 +5,13 @@ import { SHA_DIGEST_AT, SHA_INPUT_AT, wasmKernels } from './wasm';
 import { smallSha256Hex } from './sha256-small';
 
 // Measured, for a command that hashes a few lines (a `session get` hashes two: the cache binding's head and the
-// record; a put a few more), in wall time on the quiet 2-core machine:
+// record; a put a few more), in wall time on the 2-core machine (README: issue 23's ninth turn):
 // - node:crypto hashes fastest but costs ~3 ms (13 M instructions) to load: it pulls in Node's streams (its
 //   binding alone, without the JavaScript, takes ~0.45 ms to set up).
 // - The WebAssembly kernel hashes such a line in a few µs, but the module's first use costs ~1 ms: compiling it,
 //   instantiating it (each instance reserves its guarded memory and posts work to V8's worker threads).
 // - sha256-small.ts, from the code cache, hashes a 300-byte line in ~0.1–0.2 ms on its first calls (V8's
-//   interpreter, no feedback yet) and ~0.07 ms after: a `get` through it took ~0.5 ms less wall time than
+//   interpreter, no feedback yet) and ~0.07 ms after: a `get` through it took ~0.6 ms less wall time than
 //   through the kernel. It costs ~0.25 µs a byte while cold, so past SMALL_UNITS the kernel pays for itself.
 // Past NATIVE_AFTER_UNITS of text (a replay, a check, an import) node:crypto is loaded all the same. Without
 // WebAssembly (`node --jitless`) sha256-small.ts does the kernel's share too.

@@ -37,8 +37,8 @@ const BATCH = 16;
 /** Entities of the value a limited read stops at, read past its batch so that the caller orders equals (loadNewest). */
 const TIE_READS = 16;
 /**
- * The fewest UTF-16 units a record line has (a session's or a case's, with its hash and chain fields): a read that
- * will verify n lines tells the hashing beforehand that it hashes at least n times this (shared/sha256.ts: many
+ * About the fewest UTF-16 units a record line has (a session's or a case's, its hash and chain fields ~150): a read that
+ * will verify n lines tells the hashing beforehand it hashes about n times this (shared/sha256.ts: many
  * lines are hashed by the WebAssembly kernel from the first, a few in plain JavaScript).
  */
 const LINE_UNITS = 256;
