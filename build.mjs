@@ -94,16 +94,28 @@ async function bundle(entry, name, { stamp = false, plugins = [], to = `dist/${n
   built.add(to);
 }
 
-// bin/crux.cjs: the launcher with the code-cache loader inside it (src/cli/launch.ts), and bin/crux, a link to it
-// (what a checkout runs, and `bin/` on PATH). Node reads the package.json above a main script whose name does not
-// end in .cjs, to learn whether it is an ES module (~1.5 M instructions a call); the link's real path ends in
-// .cjs. npm packs no links: the package's bin, `crux`, is npm's own link to bin/crux.cjs.
-mkdirSync('bin', { recursive: true });
-await bundle('src/cli/launch.ts', 'crux.cjs', { to: 'bin/crux.cjs', banner: '#!/usr/bin/env node' });
+// bin/crux.cjs: the launcher with the code-cache loader inside it (src/cli/launch.ts), the package's bin, which
+// starts through `#!/usr/bin/env node`; npm packs no links, and the package's `crux` is npm's own link to it.
+// bin/pinned/crux.cjs: the same launcher naming the Node that builds it in its first line, so that a call does not
+// exec /usr/bin/env first (~0.6 ms); it runs on the first node on PATH all the same when that is another Node
+// (src/cli/path-node.ts). bin/crux, what a checkout runs, links to it, or to bin/crux.cjs where this Node's path
+// cannot be a first line. Node reads the package.json above a main script whose name does not end in .cjs, to
+// learn whether it is an ES module (~1.5 M instructions a call): both real paths end in .cjs.
+mkdirSync('bin/pinned', { recursive: true });
+await bundle('src/cli/launch.ts', 'crux.cjs', { to: 'bin/crux.cjs', banner: '#!/usr/bin/env node', define: { CRUX_PINNED_NODE: 'undefined' } });
+// Linux reads at most 255 bytes of a first line; a space or a newline would split or end the path.
+const pinnable = process.platform !== 'win32' && process.execPath.startsWith('/') && process.execPath.length < 200 && !/[\s\\]/.test(process.execPath);
+if (pinnable) {
+  await bundle('src/cli/launch.ts', 'crux.cjs', {
+    to: 'bin/pinned/crux.cjs',
+    banner: `#!${process.execPath}`,
+    define: { CRUX_PINNED_NODE: JSON.stringify(process.execPath) },
+  });
+} else rmSync('bin/pinned', { recursive: true, force: true });
 {
   const staged = `bin/crux.${process.pid}.tmp`;
   rmSync(staged, { force: true });
-  symlinkSync('crux.cjs', staged);
+  symlinkSync(pinnable ? 'pinned/crux.cjs' : 'crux.cjs', staged);
   renameSync(staged, 'bin/crux');
 }
 await bundle('node_modules/postgres/cjs/src/index.js', 'pg.cjs');

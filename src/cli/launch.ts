@@ -3,11 +3,22 @@
 // cost every call ~0.6 ms of module resolution (stat, realpath, the package scope's package.json) and compilation.
 import { join } from 'node:path';
 import { runBundle } from './code-cache';
+import { handTo, otherNodeOnPath } from './path-node';
+
+/**
+ * The Node that built this launcher, in bin/pinned/crux.cjs (build.mjs), whose first line names it by absolute path;
+ * undefined in bin/crux.cjs, the package's bin, which starts through `#!/usr/bin/env node`.
+ */
+declare const CRUX_PINNED_NODE: string | undefined;
+const pinned = typeof CRUX_PINNED_NODE === 'string' ? CRUX_PINNED_NODE : undefined;
 
 // crux's stderr carries its own messages only (SPEC §3): no runtime warning NODE_OPTIONS asks for (the permission
 // model's ExperimentalWarning, queued before this line runs and printed by this listener after it).
 process.removeAllListeners('warning');
-const dist = join(__dirname, '..', 'dist');
+const dist = join(__dirname, pinned === undefined ? '..' : '../..', 'dist');
+// Started by its first line (argv[0] is then the interpreter named there), the pinned launcher runs where env would
+// have: on the first node on PATH, when that is another Node (path-node.ts). Run as `node bin/crux`, it runs there.
+const elsewhere = pinned !== undefined && process.argv0 === pinned ? otherNodeOnPath(process.env.PATH, process.execPath) : undefined;
 // The commands most calls are (`session get|put|close`, `case record`) run from a small bundle of their own,
 // dist/fast.cjs (src/cli/fast), and the queries (`session list`, `case retrieve`) from another, dist/fast-query.cjs,
 // so that neither carries the other's code; a command line the bundle does not read as commander would, it hands
@@ -28,5 +39,8 @@ const named = (bundle: string) => (postgres ? `${bundle}-pg.cjs` : `${bundle}.cj
 const handled = (bundle: string, variant: string) => (runBundle(join(dist, named(bundle)), { variant }) as { handled?: boolean }).handled === true;
 // A line with the words of both (`session list --agent get`, `case retrieve session get`) is offered to each in
 // turn: a bundle that does not read a line as its own does nothing with it.
-const ran = (fast && handled('fast', read ? 'read' : 'write')) || (query && handled('fast-query', retrieve ? 'retrieve' : 'list'));
+const ran =
+  (elsewhere !== undefined && handTo(elsewhere)) ||
+  (fast && handled('fast', read ? 'read' : 'write')) ||
+  (query && handled('fast-query', retrieve ? 'retrieve' : 'list'));
 if (!ran) runBundle(join(dist, 'crux.cjs'));

@@ -173,7 +173,14 @@ describe('crux mcp install: the entry', () => {
     fs.mkdirSync(dirname(link));
     fs.symlinkSync(CRUX, link);
     const r = await execa(link, ['mcp', 'install', 'cursor', '--print'], { cwd: s.cwd, env: testEnv({ HOME: s.home }), extendEnv: false });
-    expect(JSON.parse(String(r.stdout)).mcpServers.crux.args).toEqual([fs.realpathSync(CRUX), 'mcp']);
+    // bin/crux is bin/pinned/crux.cjs, which names its Node in its first line: the entry names the Node itself and
+    // runs the package's bin/crux.cjs beside it.
+    expect(fs.realpathSync(CRUX)).toMatch(/\/bin\/pinned\/crux\.cjs$/);
+    expect(JSON.parse(String(r.stdout)).mcpServers.crux.args).toEqual([CRUX_SCRIPT, 'mcp']);
+    fs.rmSync(link);
+    fs.symlinkSync(CRUX_SCRIPT, link);
+    const direct = await execa(link, ['mcp', 'install', 'cursor', '--print'], { cwd: s.cwd, env: testEnv({ HOME: s.home }), extendEnv: false });
+    expect(JSON.parse(String(direct.stdout)).mcpServers.crux.args).toEqual([CRUX_SCRIPT, 'mcp']);
     const help = await run(s, ['mcp', '--help']);
     expect(help.stdout).toMatch(/install \[options\] <client>/);
   });

@@ -1,7 +1,7 @@
 // `crux mcp install <client>` and `crux mcp uninstall <client>`: crux's server entry merged into, or taken out of,
 // an MCP client's own configuration file, naming absolute paths so that a client without the shell's PATH starts it.
 import { fs } from '../../shared/fs';
-import { resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { buildContext, type GlobalOptions } from '../context';
 import { emit, sentence } from '../../output/emit';
@@ -13,11 +13,22 @@ import { readConfigFile, replaceConfigFile } from '../install/config-file';
 import { projectRootOf } from '../install/project-root';
 
 /**
- * The server as it runs now: this Node binary and this crux script, both absolute (a symlink to the script,
- * npm's bin link, followed), with the store and agent the install was given. No PATH is needed to start it.
+ * This crux script, absolute (a symlink to it, npm's bin link or a checkout's bin/crux, followed). A checkout's
+ * bin/crux is bin/pinned/crux.cjs, which names its Node in its first line and runs on PATH's (build.mjs): an entry
+ * that names the Node itself runs the package's bin/crux.cjs beside it.
+ */
+function cruxScript(): string {
+  const script = fs.realpathSync(process.argv[1]!);
+  const portable = join(dirname(dirname(script)), 'crux.cjs');
+  return basename(dirname(script)) === 'pinned' && fs.existsSync(portable) ? portable : script;
+}
+
+/**
+ * The server as it runs now: this Node binary and this crux script, both absolute, with the store and agent the
+ * install was given. No PATH is needed to start it.
  */
 function serverSpec(globals: GlobalOptions): ServerSpec {
-  const args = [fs.realpathSync(process.argv[1]!)];
+  const args = [cruxScript()];
   if (globals.dataDir !== undefined) args.push('--data-dir', resolve(globals.dataDir));
   if (globals.store !== undefined) args.push('--store', globals.store);
   if (globals.agent !== undefined) args.push('--agent', globals.agent);
