@@ -29,7 +29,7 @@ import { encodePages, PAGE_BYTES, PAGE_ENTRIES, PAGES_START, SortedTable } from 
 const INDEX_KIND = 'crux-index';
 const RUN_KIND = 'crux-index-run';
 // v5: key lines and secondary entries carry the key's second hash in word 7 (entries.ts).
-export const INDEX_VERSION = 5;
+const INDEX_VERSION = 5;
 
 export const indexName = (file: string) => `${file}.idx`;
 export const logName = (file: string) => `${file}.idx-log`;

@@ -9,10 +9,10 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { DataDir } from '../../../src/journal/data-dir';
 import { cachePath, decodeHeader, encodeHeader, HEADER_BYTES } from '../../../src/journal/derived/cache-file';
 import { crc32, jsCrc32 } from '../../../src/journal/derived/checksum';
-import { encodeBlock, parseLog, encodeLogHeader } from '../../../src/journal/derived/delta-log';
+import { chainStart, encodeBlock, parseLog, encodeLogHeader, LOG_VERSION } from '../../../src/journal/derived/delta-log';
 import { ENTRY_WORDS, EntryList, sortKey, textKey, textRange } from '../../../src/journal/derived/entries';
 import { DerivedDamage, encodePages, PAGE_BYTES, PAGES_START, SortedTable } from '../../../src/journal/derived/sorted-table';
-import { INDEX_VERSION, indexName, logName, openManifest, openRun } from '../../../src/journal/derived/index-base';
+import { indexName, logName, openManifest, openRun } from '../../../src/journal/derived/index-base';
 import type { StoreSpec } from '../../../src/journal/store-spec';
 import { tempDir } from '../../helpers/cli';
 import { VOCAB } from './fixtures';
@@ -233,39 +233,86 @@ describe('sorted table', () => {
 
 describe('delta log', () => {
   const binding = (size: number) => ({ size, lines: size, seq: size, h: 'h', head_offset: 0, head_length: 0, mtime_ns: '1' });
-  function logBytes(blocks: number): Buffer {
-    const parts = [encodeLogHeader({ kind: 'crux-index-log', v: 3, nonce: 5, base: 9 })];
-    let at = HEADER_BYTES;
+  /** A log of `blocks` blocks, each continuing the chain the log read so far says it ends at (as a writer does). */
+  function logBytes(blocks: number, nonce = 5): Buffer {
+    let whole = encodeLogHeader({ kind: 'crux-index-log', v: 3, nonce, base: 9 });
     for (let b = 0; b < blocks; b++) {
-      const entries = new Uint32Array(ENTRY_WORDS * 2).fill(b + 1);
-      const block = encodeBlock(5, at, entries, { binding: binding(b + 1), live: b });
-      parts.push(block);
-      at += block.length;
+      const entries = new Uint32Array(ENTRY_WORDS * (b + 1)).fill(b + 1);
+      const read = parseLog(whole, 3)!;
+      whole = Buffer.concat([whole, encodeBlock(nonce, read.end, read.chain, entries, { binding: binding(b + 1), live: b })]);
     }
-    return Buffer.concat(parts);
+    return whole;
   }
+  /** Where block `b` of a logBytes log starts. */
+  const blockAt = (log: Buffer, b: number) => {
+    let at = HEADER_BYTES;
+    for (let i = 0; i < b; i++) at += 16 + log.readUInt32LE(at + 12) + log.readUInt32LE(at + 8) * ENTRY_WORDS * 4 + 4;
+    return at;
+  };
 
   it('reads every verified block and stops at the first that is torn or damaged', () => {
     const whole = logBytes(3);
     const log = parseLog(whole, 3)!;
     expect(log.blocks).toBe(3);
     expect(log.entries.count).toBe(6);
+    expect([...log.entries.words.subarray(0, ENTRY_WORDS * 6)]).toEqual([1, 2, 2, 3, 3, 3].flatMap((v) => Array(ENTRY_WORDS).fill(v)));
     expect(log.last?.binding.size).toBe(3);
     expect(log.end).toBe(whole.length);
     // A short write of the last block (a full disk): the first two stand.
     const torn = parseLog(whole.subarray(0, whole.length - 5), 3)!;
     expect(torn.blocks).toBe(2);
     expect(torn.last?.binding.size).toBe(2);
-    // A flipped bit in the second block ends the log after the first.
-    const second = HEADER_BYTES + (whole.length - HEADER_BYTES) / 3 + 20;
-    const flipped = Buffer.from(whole);
-    flipped[second]! ^= 4;
-    expect(parseLog(flipped, 3)!.blocks).toBe(1);
+    expect(torn.end).toBe(blockAt(whole, 2));
+    // A flipped bit in the second block ends the log after the first, wherever in the block it lies.
+    for (const offset of [4, 20, blockAt(whole, 2) - blockAt(whole, 1) - 2]) {
+      const flipped = Buffer.from(whole);
+      flipped[blockAt(whole, 1) + offset]! ^= 4;
+      expect(parseLog(flipped, 3)!.blocks, `offset ${offset}`).toBe(1);
+    }
+    // In the last block's checksum itself: the two before it stand.
+    const lastSum = Buffer.from(whole);
+    lastSum[whole.length - 1]! ^= 1;
+    expect(parseLog(lastSum, 3)!.blocks).toBe(2);
     // Zeros where blocks were (a page never written back before a power cut).
     const zeroed = Buffer.from(whole);
     zeroed.fill(0, HEADER_BYTES);
     expect(parseLog(zeroed, 3)!.blocks).toBe(0);
     expect(parseLog(whole, 2)).toBeUndefined();
+  });
+
+  it('continues the chain where the verified blocks end, after a torn tail as after a whole log', () => {
+    const whole = logBytes(2);
+    const torn = whole.subarray(0, whole.length - 7);
+    const read = parseLog(torn, 3)!;
+    expect(read.blocks).toBe(1);
+    // A writer cuts the torn bytes off and appends there, continuing the chain the reader found.
+    const next = encodeBlock(5, read.end, read.chain, new Uint32Array(ENTRY_WORDS).fill(9), { binding: binding(9), live: 9 });
+    const appended = Buffer.concat([torn.subarray(0, read.end), next]);
+    const again = parseLog(appended, 3)!;
+    expect({ blocks: again.blocks, size: again.last?.binding.size, end: again.end }).toEqual({ blocks: 2, size: 9, end: appended.length });
+    // An empty log's chain is where a first block starts it.
+    expect(parseLog(logBytes(0), 3)!.chain).toBe(chainStart(5));
+  });
+
+  it('trusts no block moved, dropped, or copied from another log', () => {
+    const whole = logBytes(3);
+    const [b0, b1, b2] = [blockAt(whole, 0), blockAt(whole, 1), blockAt(whole, 2)];
+    const head = whole.subarray(0, HEADER_BYTES);
+    // The second block dropped: the third no longer continues the chain.
+    expect(parseLog(Buffer.concat([head, whole.subarray(b0, b1), whole.subarray(b2)]), 3)!.blocks).toBe(1);
+    // The first two swapped.
+    expect(parseLog(Buffer.concat([head, whole.subarray(b1, b2), whole.subarray(b0, b1), whole.subarray(b2)]), 3)!.blocks).toBe(0);
+    // Blocks of a log with another nonce under this header.
+    const other = logBytes(3, 6);
+    expect(parseLog(Buffer.concat([head, other.subarray(HEADER_BYTES)]), 3)!.blocks).toBe(0);
+    // Only the middle block from the other log, where this log's lies (its frame, offset and all, is the same).
+    expect(parseLog(Buffer.concat([whole.subarray(0, b1), other.subarray(b1, b2), whole.subarray(b2)]), 3)!.blocks).toBe(1);
+    // The second block dropped and the third's offset rewritten to match: its checksum still names what it followed.
+    const shifted = Buffer.from(whole.subarray(b2));
+    shifted.writeUInt32LE(b1, 4);
+    expect(parseLog(Buffer.concat([whole.subarray(0, b1), shifted]), 3)!.blocks).toBe(1);
+    // A header of this log in front of a copy of its own first block twice.
+    expect(parseLog(Buffer.concat([head, whole.subarray(b0, b1), whole.subarray(b0, b1)]), 3)!.blocks).toBe(1);
   });
 });
 
@@ -467,7 +514,7 @@ describe('a store index through DataDir', () => {
     const { dir } = await seeded();
     const log = cachePath(dir.root, logName(GROUPED.file));
     // Drop the last two blocks, as if their appends had been lost.
-    const parsed = parseLog(fs.readFileSync(log), INDEX_VERSION)!;
+    const parsed = parseLog(fs.readFileSync(log), LOG_VERSION)!;
     expect(parsed.blocks).toBeGreaterThan(3);
     const bytes = fs.readFileSync(log);
     fs.writeFileSync(log, bytes.subarray(0, bytes.length - 300));
@@ -631,6 +678,34 @@ describe('a store index through DataDir', () => {
     await expectReplayAnswers(dir);
     const b = await dir.readIndexed(GROUPED, { index: 'group', equals: 'b' });
     expect([...b].filter(([, v]) => v.group === 'b').length).toBe([...replay(dir)].filter(([, v]) => v.group === 'b').length);
+  });
+});
+
+describe('the index log over a small base', () => {
+  it('is frozen into a run once it holds 1,024 entries, however many writes come (each reads it all)', async () => {
+    const { dir } = dataDir();
+    await dir.write(
+      async (tx) =>
+        tx.append(
+          GROUPED,
+          Array.from({ length: 20 }, (_, i) => put(`k${i}`, i, 'a')),
+        ),
+      TS,
+    );
+    const log = cachePath(dir.root, logName(GROUPED.file));
+    const counts: number[] = [];
+    for (let i = 0; i < 420; i++) {
+      await dir.write(async (tx) => {
+        await tx.loadKey(GROUPED, `k${i % 20}`);
+        tx.append(GROUPED, [put(`k${i % 20}`, 100 + i, i % 2 ? 'b' : 'c')]);
+      }, TS);
+      counts.push(fs.existsSync(log) ? parseLog(fs.readFileSync(log), LOG_VERSION)!.entries.count : 0);
+    }
+    expect(Math.max(...counts)).toBeLessThanOrEqual(1024);
+    expect(Math.max(...counts)).toBeGreaterThan(1000);
+    // It was frozen, and went on growing from nothing.
+    expect(counts.findIndex((c, i) => i > 0 && c < counts[i - 1]!)).toBeGreaterThan(0);
+    await expectReplayAnswers(dir);
   });
 });
 
