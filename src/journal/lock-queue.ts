@@ -9,9 +9,9 @@
 // queue wakes more waiters than one.
 import { fs } from '../shared/fs';
 import { join } from 'node:path';
-import type { Socket } from 'node:net';
 import { unlinkQuiet } from './lock-files';
 import { probe, type Contender } from './lock-socket';
+import type { Wake } from './lock-pipe';
 
 const TICKET = /^q\.(\d+)\.(\d+\.[0-9a-f]+)$/;
 
@@ -57,7 +57,7 @@ export function joinQueue(me: Contender, names: readonly string[]): void {
  * when none is ahead. Tickets whose contender proves gone or dead are removed on the way (only where a
  * refusal proves a death: on an untrusted filesystem they are passed over).
  */
-export async function ahead(me: Contender, names: readonly string[], trusted: boolean): Promise<{ conn: Socket; pid: number } | undefined> {
+export async function ahead(me: Contender, names: readonly string[], trusted: boolean): Promise<{ conn: Wake; pid: number } | undefined> {
   const mine = me.ticket === undefined ? undefined : ticketsIn([me.ticket])[0];
   if (mine === undefined) return undefined;
   const front = ticketsIn(names)

@@ -1,7 +1,8 @@
 // A contender's proof of life for the writers' lock (see lock.ts): a listening Unix socket in the lock
 // directory, which accepts while its process lives and refuses (ECONNREFUSED) once it has died, and the probe
-// that tells which. A contender listens through Node's own binding for Unix sockets where it may (listener
-// below), which loads neither node:net nor its streams; node:net is loaded by waiters' probes only.
+// that tells which. A contender listens, and a waiter connects, through Node's own binding for Unix sockets where
+// it may (lock-pipe.ts), which loads neither node:net nor its streams (~3 ms each time); node:net, here, where that
+// binding may not be had.
 import { fs } from '../shared/fs';
 import { join } from 'node:path';
 import type { Server, Socket } from 'node:net';
@@ -10,32 +11,18 @@ import { formatTime } from '../shared/time';
 import type { SocketAddress } from './lock-fs';
 import { hostname, ownerOf, unlinkQuiet, type HolderFile } from './lock-files';
 import { crashPoint } from './crash-point';
-import { nodeBinding } from './node-binding';
+import { answerTo, lingerUntilNext, listenDirect, pipes, probeDirect, type Listener, type ProbeAnswer } from './lock-pipe';
 
 type Net = typeof import('node:net');
 let net: Net | undefined;
-// A bundled require, not import(): loaded on the first write, never by readers.
+// A bundled require, not import(): loaded only where the pipe binding may not be had, never by readers.
 const loadNet = (): Net => (net ??= require('node:net') as Net);
 
-export type ProbeAnswer = { answer: 'alive'; conn?: Socket } | { answer: 'gone' | 'refused' };
-
-// Connections this process is done with, destroyed at its next contention, not at once: Socket#destroy makes Node
-// create process.stderr (its _destroy compares the socket with it), 1.6 M instructions where stderr is a file and
-// 4.4 M where it is a pipe, which a one-shot command never needs; its exit closes them. They are unref'd, half-open
-// (allowHalfOpen on both ends, so that no end-of-stream destroys them either) and hold no lock.
-const lingering = new Set<Socket>();
-
-/** Leaves `conn` to the process's exit, or to its next contention (a long-lived process: crux mcp). */
-export function linger(conn: Socket | undefined): void {
-  if (conn === undefined || conn.destroyed) return;
+/** Leaves a node:net connection to the process's exit, or to its next contention. */
+function lingerSocket(conn: Socket): void {
+  if (conn.destroyed) return;
   conn.unref();
-  lingering.add(conn);
-}
-
-/** Destroys the connections earlier contentions of this process lingered. */
-export function destroyLingering(): void {
-  for (const conn of lingering) conn.destroy();
-  lingering.clear();
+  lingerUntilNext({ close: () => conn.destroy() });
 }
 
 /** Connects to a socket of the lock directory: alive (connected, or busy), or proved gone (ENOENT) or dead (ECONNREFUSED). */
@@ -43,6 +30,11 @@ export function probe(address: SocketAddress, socket: string): Promise<ProbeAnsw
   // A socket that is not there is gone, as a connect would find (ENOENT): the common case, the last holder having
   // released, is answered by one lstat instead of a connection attempt and a turn of the event loop.
   if (address.at(socket, (path) => fs.lstatSync(path, { throwIfNoEntry: false })) === undefined) return Promise.resolve({ answer: 'gone' });
+  const binding = pipes();
+  return (binding === undefined ? undefined : probeDirect(binding, address, socket)) ?? probeWithNet(address, socket);
+}
+
+function probeWithNet(address: SocketAddress, socket: string): Promise<ProbeAnswer> {
   return new Promise((resolve) => {
     // The connect(2) happens inside net.connect, synchronously: the address is resolved before `at` returns.
     const conn = address.at(socket, (path) => loadNet().connect({ path, allowHalfOpen: true }));
@@ -50,96 +42,29 @@ export function probe(address: SocketAddress, socket: string): Promise<ProbeAnsw
     conn.once('connect', () => {
       // Flowing, so that the holder's end of the connection (its release or death) ends ours.
       conn.resume();
-      resolve({ answer: 'alive', conn });
+      resolve({
+        answer: 'alive',
+        conn: {
+          get ended() {
+            return conn.destroyed || conn.readableEnded;
+          },
+          onEnd: (done) => {
+            let called = false;
+            const once = () => {
+              if (!called) (called = true), done();
+            };
+            conn.once('end', once);
+            conn.once('close', once);
+          },
+          linger: () => lingerSocket(conn),
+        },
+      });
     });
     conn.once('error', (error: NodeJS.ErrnoException) => {
       conn.destroy();
-      resolve(error.code === 'ENOENT' ? { answer: 'gone' } : error.code === 'ECONNREFUSED' ? { answer: 'refused' } : { answer: 'alive' });
+      resolve(answerTo(error.code));
     });
   });
-}
-
-/** A contender's listening socket and the waiters' connections it accepted (their probes, never read). */
-interface Listener {
-  /** Stops listening: libuv unlinks the socket by the name it was bound to, so call it where that name resolves. */
-  stop(): void;
-  /** Ends the waiters' connections, which wakes them. */
-  endConnections(): void;
-}
-
-/** What Node's pipe binding (pipe_wrap) gives: the Unix-socket handle node:net's servers are built on. */
-interface PipeHandle {
-  bind(path: string, port: number): number;
-  listen(backlog: number): number;
-  onconnection: ((status: number, client: PipeHandle | undefined) => void) | null;
-  close(): void;
-  unref(): void;
-}
-interface PipeBinding {
-  readonly Pipe: new (type: number) => PipeHandle;
-  readonly constants: { readonly SERVER: number };
-}
-
-let pipeBinding: PipeBinding | null | undefined;
-/** Node's pipe binding, or undefined where it may not be had: node:net is then used, the same socket listened on the same way. */
-function pipes(): PipeBinding | undefined {
-  if (pipeBinding === undefined) {
-    const binding = nodeBinding('pipe_wrap') as Partial<PipeBinding> | undefined;
-    pipeBinding = typeof binding?.Pipe === 'function' && typeof binding.constants?.SERVER === 'number' ? (binding as PipeBinding) : null;
-  }
-  return pipeBinding ?? undefined;
-}
-
-/** An error as node:net's listen gives it, from a libuv error number. */
-function listenError(errno: number, path: string): NodeJS.ErrnoException {
-  const code = (require('node:util') as typeof import('node:util')).getSystemErrorName(errno);
-  return Object.assign(new Error(`listen ${code}: ${path}`), { errno, code, syscall: 'listen', address: path });
-}
-
-/**
- * listen(2) through the binding, synchronously: ~12 M instructions (~3 ms) less than node:net's server on every
- * write, which loads node:net and its streams for it. Accepted connections are kept, unread and unref'd, and
- * closed at release (a close, not node:net's end: there is no stream here to destroy, see `lingering`).
- * Undefined when the binding is not the one crux knows (it is internal to Node: a constructor that throws, an
- * answer that is not an error number): nothing is left bound, and this process uses node:net from then on.
- */
-function listenDirect(binding: PipeBinding, address: SocketAddress, socket: string): Listener | undefined {
-  let handle: PipeHandle | undefined;
-  let refused: NodeJS.ErrnoException | undefined;
-  try {
-    const made = (handle = new binding.Pipe(binding.constants.SERVER));
-    address.at(socket, (path) => {
-      // bind(2) and listen(2) happen here, synchronously, where the name resolves.
-      let errno = made.bind(path, -1);
-      if (errno === 0) errno = made.listen(511);
-      if (typeof errno !== 'number') throw new TypeError('the pipe binding answered no error number');
-      // Refused for a reason of the file system (EACCES, ENOSPC): the error node:net would give.
-      if (errno !== 0) refused = listenError(errno, path);
-    });
-  } catch {
-    pipeBinding = null;
-  }
-  if (refused !== undefined || pipeBinding === null) {
-    // Closing unlinks what a bind made (libuv), where the name resolves: node:net may then bind it afresh.
-    if (handle !== undefined) address.at(socket, () => handle!.close());
-    if (refused !== undefined) throw refused;
-    return undefined;
-  }
-  const listening = handle!;
-  const conns = new Set<PipeHandle>();
-  listening.onconnection = (status, client) => {
-    if (status !== 0 || client === undefined) return;
-    client.unref();
-    conns.add(client);
-  };
-  listening.unref();
-  return {
-    stop: () => listening.close(),
-    endConnections: () => {
-      for (const conn of conns) conn.close();
-      conns.clear();
-    },
-  };
 }
 
 /**
@@ -150,7 +75,7 @@ function listenDirect(binding: PipeBinding, address: SocketAddress, socket: stri
 async function listenWithNet(address: SocketAddress, socket: string): Promise<Listener> {
   const conns = new Set<Socket>();
   // Never read: a waiter says nothing, and an end of stream read here would destroy the connection (see
-  // `lingering`) once this end is ended too.
+  // lingering in lock-pipe.ts) once this end is ended too.
   const server = loadNet().createServer({ allowHalfOpen: true, pauseOnConnect: true }, (conn) => {
     // A waiter's probe: kept open (and ended at close, or closed by the kernel when this process ends) so that
     // the waiter wakes then.
@@ -174,10 +99,10 @@ async function listenWithNet(address: SocketAddress, socket: string): Promise<Li
   return {
     stop: () => server.close(),
     endConnections: () => {
-      // Ended (a FIN), not destroyed: see `lingering`.
+      // Ended (a FIN), not destroyed: see lingering in lock-pipe.ts.
       for (const conn of conns) {
         conn.end();
-        linger(conn);
+        lingerSocket(conn);
       }
       conns.clear();
     },

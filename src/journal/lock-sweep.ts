@@ -3,7 +3,7 @@ import { fs } from '../shared/fs';
 import { join } from 'node:path';
 import type { SocketAddress } from './lock-fs';
 import { CONTENDER_ID, unlinkQuiet } from './lock-files';
-import { linger, probe } from './lock-socket';
+import { probe } from './lock-socket';
 
 /** How many other contenders' leftovers one write looks at: a kill -9'd writer's files go within a few writes. */
 export const SWEEP_PER_WRITE = 4;
@@ -59,7 +59,7 @@ async function sweepOne(dir: string, address: SocketAddress, id: string, hasHold
   }
   const seen = await probe(address, `s.${id}`);
   if (seen.answer === 'alive') {
-    linger(seen.conn);
+    seen.conn?.linger();
     if (claimed) unlinkQuiet(info);
     return false;
   }

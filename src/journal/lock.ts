@@ -26,14 +26,14 @@ import { fs } from '../shared/fs';
 // node:os on first use, for the boot time: loading it costs every command ~0.9 M instructions.
 const os = (): typeof import('node:os') => require('node:os');
 import { join } from 'node:path';
-import type { Socket } from 'node:net';
 import { CruxError } from '../shared/errors';
 import { asStorageError } from './durable-fs';
 import { holdLockForTest, traceLock, traceWait } from './crash-point';
 import { chooseAddressing, lockFilesystem, socketAddress, warnOnce, type Addressing, type LockFilesystem } from './lock-fs';
 import { ensureLockDir, generations, generationsIn, holderByInode, hostname, LOCK_DIR, lockDir, readHolder, unlinkQuiet } from './lock-files';
 import { ahead, hasQueue, joinQueue } from './lock-queue';
-import { Contender, destroyLingering, linger, probe, Swept } from './lock-socket';
+import { Contender, probe, Swept } from './lock-socket';
+import { destroyLingering, type Wake } from './lock-pipe';
 import { sweep } from './lock-sweep';
 
 export { LOCK_DIR, lockDir };
@@ -68,7 +68,7 @@ type Verdict =
   | { state: 'free'; holder?: undefined }
   | { state: 'dead'; holder?: LockHolder; socket?: string }
   | { state: 'mine'; holder?: undefined }
-  | { state: 'alive'; holder?: LockHolder; conn?: Socket }
+  | { state: 'alive'; holder?: LockHolder; conn?: Wake }
   /** Cannot be proved dead: a refusal on an untrusted filesystem, or a holder file that cannot be read. */
   | { state: 'unknown'; holder?: LockHolder; why: string };
 
@@ -109,19 +109,19 @@ async function judge(contender: Contender, generation: number, filesystem: LockF
  * Waits for the holder to leave: until the probe connection to it ends (the holder ends it at release, the kernel
  * at its death) or `until`, whichever comes first. Without a connection to wait on, sleeps `backOff` ms.
  */
-function waitForHolder(conn: Socket | undefined, until: number, backOff: number): Promise<void> {
+function waitForHolder(conn: Wake | undefined, until: number, backOff: number): Promise<void> {
   return new Promise((resolve) => {
+    let woken = false;
     const done = () => {
+      if (woken) return;
+      woken = true;
       clearTimeout(timer);
-      linger(conn);
+      conn?.linger();
       resolve();
     };
     const timer = setTimeout(done, Math.max(1, conn === undefined ? Math.min(backOff, until - Date.now()) : until - Date.now()));
-    if (conn?.destroyed || conn?.readableEnded) done();
-    else {
-      conn?.once('end', done);
-      conn?.once('close', done);
-    }
+    if (conn?.ended) done();
+    else conn?.onEnd(done);
   });
 }
 
@@ -208,7 +208,7 @@ async function contend(root: string, deadline: number, timeoutMs: number, opts: 
         return held(root, me, target, filesystem, verdict.state === 'dead' ? verdict.holder : undefined, cleanUp);
       }
       if (Date.now() >= deadline) {
-        if (verdict.state === 'alive') linger(verdict.conn);
+        if (verdict.state === 'alive') verdict.conn?.linger();
         throw timeoutError(root, dir, timeoutMs, max, verdict);
       }
       // A live holder is waited for on its connection; where there is none to wait on (a busy socket, an

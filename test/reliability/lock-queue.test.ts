@@ -56,6 +56,18 @@ describe("the waiters' queue", { timeout: TIMEOUT }, () => {
     await expectHealthy(dir);
   });
 
+  it('a waiter sleeps on a connection made through the pipe binding: node:net never loads (NODE_DEBUG=net prints nothing)', async () => {
+    const { dir, waits, held, waiters } = await queued(3, () => ({ NODE_DEBUG: 'net' }));
+    const pids = waiters.map((w) => w.proc.pid!);
+    expect(pids.map((p) => readWaits(waits).get(p))).toEqual([[`holder ${process.pid}`], ...pids.slice(0, -1).map((p) => [`ahead ${p}`])]);
+    await held.release();
+    const exits = await Promise.all(waiters.map((w) => w.done));
+    // node:net's debug log ("NET <pid>: createConnection …") would be on stderr had a probe used it.
+    expect(exits.map((e) => [e.code, e.stderr])).toEqual(exits.map(() => [0, '']));
+    expect(pids.map((p) => readWaits(waits).get(p)?.length)).toEqual([1, 1, 1]);
+    await expectHealthy(dir);
+  });
+
   it('a long-lived process (crux mcp) keeps no connection past its next contention: what one lingered, the next destroys', async () => {
     const dir = freshDataDir();
     expect((await crux(dir, ['session', 'put', 'seed', '{}'])).exitCode).toBe(0);

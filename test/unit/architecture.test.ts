@@ -115,12 +115,12 @@ describe('architecture', () => {
   it("writes to stdout and stderr only through output/stdout.ts, and reaches Node's bindings only through journal/node-binding.ts", () => {
     const direct = graph.files.filter((f) => f !== 'output/stdout.ts' && /process\.(stdout|stderr)\.write|console\.(log|error|warn|info)/.test(textOf(f)));
     expect(direct).toEqual([]);
-    // Two internal bindings: pipe_wrap, what node:net's servers are built on, for the lock holder's listening
-    // socket (journal/lock-socket.ts, with node:net where it is refused), and zlib's, for its crc32 (the derived
+    // Two internal bindings: pipe_wrap, what node:net's servers and sockets are built on, for the lock's listening
+    // socket and a waiter's probe of it (journal/lock-pipe.ts, with node:net where it is refused), and zlib's, for its crc32 (the derived
     // files' checksums, with WebAssembly where it is refused). No other, and process.binding nowhere else.
     expect(graph.files.filter((f) => f !== 'journal/node-binding.ts' && /\.binding\(/.test(textOf(f)))).toEqual([]);
     const bindings = graph.files.flatMap((f) => [...textOf(f).matchAll(/\bnodeBinding\(\s*['"`]([^'"`]*)['"`]\s*\)/g)].map((m) => `${f}: ${m[1]}`));
-    expect([...new Set(bindings)].sort()).toEqual(['journal/derived/checksum.ts: zlib', 'journal/lock-socket.ts: pipe_wrap']);
+    expect([...new Set(bindings)].sort()).toEqual(['journal/derived/checksum.ts: zlib', 'journal/lock-pipe.ts: pipe_wrap']);
   });
 
   it('exports no value that no other file uses (src, test, bench or the build)', () => {
