@@ -3,7 +3,7 @@
 // cost every call ~0.6 ms of module resolution (stat, realpath, the package scope's package.json) and compilation.
 import { join } from 'node:path';
 import { runBundle } from './code-cache';
-import { handTo, otherNodeOnPath } from './path-node';
+import { diesWithHander, handTo, otherNodeOnPath } from './path-node';
 
 /**
  * The Node that built this launcher, in bin/pinned/crux.cjs (build.mjs), whose first line names it by absolute path;
@@ -15,6 +15,8 @@ const pinned = typeof CRUX_PINNED_NODE === 'string' ? CRUX_PINNED_NODE : undefin
 // crux's stderr carries its own messages only (SPEC §3): no runtime warning NODE_OPTIONS asks for (the permission
 // model's ExperimentalWarning, queued before this line runs and printed by this listener after it).
 process.removeAllListeners('warning');
+// A Node the pinned launcher handed this line to dies with the launcher (path-node.ts).
+diesWithHander();
 const dist = join(__dirname, pinned === undefined ? '..' : '../..', 'dist');
 // Started by its first line (argv[0] is then the interpreter named there), the pinned launcher runs where env would
 // have: on the first node on PATH, when that is another Node (path-node.ts). Run as `node bin/crux`, it runs there.

@@ -34,13 +34,19 @@ export function otherNodeOnPath(path: string | undefined, execPath: string, stat
   return undefined;
 }
 
+/** Names, in the environment of the Node a command line was handed to, the process that handed it (handTo). */
+const HANDED_BY = 'CRUX_HANDED_BY';
+/** How often that Node looks whether the process that handed it the line still lives. */
+const PARENT_CHECK_MS = 50;
+
 /**
  * Runs this command line on `node` instead (its stdio, environment and exit status, or the signal that ended it),
- * answering false when it could not be started (then this Node runs it).
+ * answering false when it could not be started (then this Node runs it). That Node dies with this process
+ * (diesWithHander): what a caller started and kills, `kill -9` included, is what writes.
  */
 export function handTo(node: string): boolean {
   const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
-  const child = spawnSync(node, process.argv.slice(1), { stdio: 'inherit' });
+  const child = spawnSync(node, process.argv.slice(1), { stdio: 'inherit', env: { ...process.env, [HANDED_BY]: String(process.pid) } });
   if (child.error !== undefined) return false;
   if (child.signal !== null) {
     process.removeAllListeners(child.signal);
@@ -48,4 +54,20 @@ export function handTo(node: string): boolean {
   }
   process.exitCode = child.status ?? 1;
   return true;
+}
+
+/**
+ * In a Node a command line was handed to: ends this process (SIGKILL) as soon as the process that handed it is gone
+ * (killed: the caller's process is dead, and no write of its may go on without it). A look every 50 ms, unref'd.
+ */
+export function diesWithHander(env: NodeJS.ProcessEnv = process.env): void {
+  const by = env[HANDED_BY];
+  if (by === undefined) return;
+  delete env[HANDED_BY];
+  const hander = Number(by);
+  const gone = () => process.ppid !== hander;
+  if (gone()) process.kill(process.pid, 'SIGKILL');
+  setInterval(() => {
+    if (gone()) process.kill(process.pid, 'SIGKILL');
+  }, PARENT_CHECK_MS).unref();
 }

@@ -146,48 +146,61 @@ export function probeDirect(binding: PipeBinding, address: SocketAddress, socket
   } catch {
     return undefined;
   }
-  return new Promise((resolve) => {
-    req.oncomplete = (status: number) => {
-      if (status !== 0) {
-        handle.close();
-        resolve(answerTo(errorName(status)));
-        return;
-      }
-      let ended = false;
-      let waiting: (() => void) | undefined;
-      handle.onread = () => {
-        if (ended) return;
-        ended = true;
-        handle.readStop();
-        waiting?.();
-      };
-      if (handle.readStart() !== 0) ended = true;
-      resolve({
-        answer: 'alive',
-        conn: {
-          get ended() {
-            return ended;
-          },
-          onEnd: (done) => {
-            waiting = done;
-          },
-          linger: () => {
-            handle.unref();
-            lingerUntilNext(handle);
-          },
-        },
-      });
+  let resolve: (answer: ProbeAnswer) => void = () => {};
+  const answered = new Promise<ProbeAnswer>((settle) => {
+    resolve = settle;
+  });
+  req.oncomplete = (status: number) => {
+    if (status !== 0) {
+      handle.close();
+      resolve(answerTo(errorName(status)));
+      return;
+    }
+    let ended = false;
+    let waiting: (() => void) | undefined;
+    handle.onread = () => {
+      if (ended) return;
+      ended = true;
+      handle.readStop();
+      waiting?.();
     };
-    let errno: unknown;
+    if (handle.readStart() !== 0) ended = true;
+    resolve({
+      answer: 'alive',
+      conn: {
+        get ended() {
+          return ended;
+        },
+        onEnd: (done) => {
+          waiting = done;
+        },
+        linger: () => {
+          handle.unref();
+          lingerUntilNext(handle);
+        },
+      },
+    });
+  };
+  let errno: unknown;
+  try {
     // The connect(2) happens here, synchronously, where the name resolves; its answer comes by oncomplete.
     address.at(socket, (path) => {
       errno = handle.connect(req, path);
     });
-    if (errno !== 0) {
-      handle.close();
-      resolve(typeof errno === 'number' ? answerTo(errorName(errno)) : { answer: 'alive' });
-    }
-  });
+  } catch {
+    // A binding unlike the one crux knows (or a name that cannot be reached): node:net tries the same, and says why.
+    handle.close();
+    return undefined;
+  }
+  if (typeof errno !== 'number') {
+    handle.close();
+    return undefined;
+  }
+  if (errno !== 0) {
+    handle.close();
+    resolve(answerTo(errorName(errno)));
+  }
+  return answered;
 }
 
 /** A libuv error number's name (ENOENT, ECONNREFUSED), as node:net's errors carry it. */

@@ -2,6 +2,7 @@
 // call does not exec /usr/bin/env first, and still runs where `#!/usr/bin/env node` would: on the first node on
 // PATH (src/cli/path-node.ts). The package's bin, bin/crux.cjs, keeps `#!/usr/bin/env node`.
 import { execa } from 'execa';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -61,5 +62,36 @@ describe('bin/crux', () => {
     const other = otherNode('kill -TERM $$');
     const r = await run(`${other}:${process.env.PATH}`, ['session', 'list']);
     expect(r.signal).toBe('SIGTERM');
+  });
+
+  it('hands over to a Node that dies with it: kill -9 of the process a caller started ends the writer too', async () => {
+    // Another Node: a copy of this one (another file), first on PATH.
+    const other = tempDir('crux-copied-node-');
+    fs.copyFileSync(process.execPath, join(other, 'node'));
+    fs.chmodSync(join(other, 'node'), 0o755);
+    const data = freshDataDir();
+    const env = testEnv({ PATH: `${other}:${process.env.PATH}`, CRUX_DATA_DIR: data, CRUX_AGENT: 'a' });
+    const started = spawn(CRUX, ['session', 'put', 'held', '{"a":1}'], { env: { ...env, CRUX_TEST_LOCK_HOLD_MS: '20000' }, stdio: 'ignore' });
+    // The writer holding the lock is the Node it was handed to: its holder file names another pid.
+    const lockDir = join(data, '.lock');
+    const holder = async () => {
+      for (let i = 0; i < 200; i++) {
+        const names = fs.existsSync(lockDir) ? fs.readdirSync(lockDir).filter((n) => n.startsWith('i.')) : [];
+        if (names.length > 0) return Number(names[0]!.split('.')[1]);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      throw new Error('no holder appeared');
+    };
+    const writer = await holder();
+    expect(writer).not.toBe(started.pid);
+    started.kill('SIGKILL');
+    const t0 = Date.now();
+    while (fs.existsSync(`/proc/${writer}`) && Date.now() - t0 < 2000) await new Promise((r) => setTimeout(r, 20));
+    expect(fs.existsSync(`/proc/${writer}`)).toBe(false);
+    // Its lock is recovered at once, and the write it held never happened.
+    const next = await execa(CRUX, ['session', 'put', 'next', '{"b":2}'], { reject: false, env, extendEnv: false, timeout: 5000 });
+    expect(next.exitCode).toBe(0);
+    const get = await execa(CRUX, ['session', 'get', 'held'], { reject: false, env, extendEnv: false });
+    expect(get.exitCode).toBe(3);
   });
 });
