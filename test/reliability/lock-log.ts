@@ -70,6 +70,13 @@ export async function untilEntered(path: string, pid: number | undefined, ms = 5
   while (alive() && !hasEntered(path, pid)) await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** Waits until some process has entered the lock (while `alive()`), answering its pid: a writer not known beforehand. */
+export async function firstEntered(path: string, alive: () => boolean): Promise<number | undefined> {
+  const entered = () => (existsSync(path) ? parseLockLog(readFileSync(path, 'utf8')).find((e) => e.kind === 'enter')?.pid : undefined);
+  while (alive() && entered() === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
+  return entered();
+}
+
 /**
  * The sleeps of each waiter in a CRUX_TEST_LOCK_WAITS log (`wait <pid> <ns> <token> <on> [<their pid>]`): pid →
  * what it slept on, in order: `ahead <pid>` (a waiter ahead of it), `holder <pid>`, or `back-off`.

@@ -660,45 +660,43 @@ describe('a store index through DataDir', () => {
     onTestFinished(() => {
       delete process.env.CRUX_TEST_INDEX_LOG_ENTRIES;
     });
-    await dir.write(
-      async (tx) =>
-        tx.append(
-          GROUPED,
-          Array.from({ length: 50 }, (_, i) => put(`k${i}`, i, 'a')),
-        ),
-      TS,
-    );
+    await seedGroup(dir, 50);
     // Enough single writes to pass the log bound (each adds 3 entries).
-    for (let i = 0; i < 40; i++) {
-      await dir.write(async (tx) => {
-        await tx.loadKey(GROUPED, `k${i % 5}`);
-        tx.append(GROUPED, [put(`k${i % 5}`, 100 + i, i % 2 ? 'b' : 'c')]);
-      }, TS);
-    }
+    for (let i = 0; i < 40; i++) await moveOne(dir, `k${i % 5}`, 100 + i, i % 2 ? 'b' : 'c');
     await expectReplayAnswers(dir);
     const b = await dir.readIndexed(GROUPED, { index: 'group', equals: 'b' });
     expect([...b].filter(([, v]) => v.group === 'b').length).toBe([...replay(dir)].filter(([, v]) => v.group === 'b').length);
   });
 });
 
+/** `n` items k0… in group a, in one write. */
+async function seedGroup(dir: DataDir, n: number): Promise<void> {
+  await dir.write(
+    async (tx) =>
+      tx.append(
+        GROUPED,
+        Array.from({ length: n }, (_, i) => put(`k${i}`, i, 'a')),
+      ),
+    TS,
+  );
+}
+
+/** One write that gives `key` a new value and group, as a command on one entity does (its key loaded first). */
+async function moveOne(dir: DataDir, key: string, value: number, group: string): Promise<void> {
+  await dir.write(async (tx) => {
+    await tx.loadKey(GROUPED, key);
+    tx.append(GROUPED, [put(key, value, group)]);
+  }, TS);
+}
+
 describe('the index log over a small base', () => {
   it('is frozen into a run once it holds 1,024 entries, however many writes come (each reads it all)', async () => {
     const { dir } = dataDir();
-    await dir.write(
-      async (tx) =>
-        tx.append(
-          GROUPED,
-          Array.from({ length: 20 }, (_, i) => put(`k${i}`, i, 'a')),
-        ),
-      TS,
-    );
+    await seedGroup(dir, 20);
     const log = cachePath(dir.root, logName(GROUPED.file));
     const counts: number[] = [];
     for (let i = 0; i < 420; i++) {
-      await dir.write(async (tx) => {
-        await tx.loadKey(GROUPED, `k${i % 20}`);
-        tx.append(GROUPED, [put(`k${i % 20}`, 100 + i, i % 2 ? 'b' : 'c')]);
-      }, TS);
+      await moveOne(dir, `k${i % 20}`, 100 + i, i % 2 ? 'b' : 'c');
       counts.push(fs.existsSync(log) ? parseLog(fs.readFileSync(log), LOG_VERSION)!.entries.count : 0);
     }
     expect(Math.max(...counts)).toBeLessThanOrEqual(1024);
