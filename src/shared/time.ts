@@ -8,6 +8,8 @@ const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,
 
 /** Parses an RFC 3339 time (any precision, any offset, e.g. the daemon's `…21:00:00.123456789+00:00`). */
 export function parseTime(raw: string, what = 'time'): Instant {
+  const written = asWritten(raw);
+  if (written !== undefined) return written;
   const m = RFC3339.exec(raw.trim());
   if (!m) throw invalid(`${what} is not an RFC 3339 time: ${JSON.stringify(raw)}`, 'e.g. 2026-11-29T21:00:00Z');
   const [, y, mo, d, h, mi, s, frac, , sign, oh, om] = m;
@@ -17,23 +19,65 @@ export function parseTime(raw: string, what = 'time'): Instant {
   const hour = Number(h),
     minute = Number(mi),
     second = Number(s);
-  const daysInMonth = new Date(utc(year, month, 0)).getUTCDate();
   const offsetOk = sign === undefined || (Number(oh) <= 23 && Number(om) <= 59);
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 60 || !offsetOk) {
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 60 || !offsetOk) {
     throw invalid(`${what} is out of range: ${JSON.stringify(raw)}`);
   }
   const ms = frac === undefined ? 0 : Math.floor(Number(frac.padEnd(3, '0').slice(0, 3)));
-  let t = utc(year, month - 1, day, hour, minute, Math.min(second, 59), ms);
+  let t = daysFromCivil(year, month, day) * DAY_MS + ((hour * 60 + minute) * 60 + Math.min(second, 59)) * 1000 + ms;
   if (sign !== undefined) t -= (sign === '+' ? 1 : -1) * (Number(oh) * 60 + Number(om)) * 60_000;
   return t;
 }
 
-/** Date.UTC without its two-digit-year rule (which reads the years 0000–0099 as 1900–1999). */
-function utc(year: number, monthIndex: number, day: number, hour = 0, minute = 0, second = 0, ms = 0): Instant {
-  const d = new Date(0);
-  d.setUTCFullYear(year, monthIndex, day);
-  d.setUTCHours(hour, minute, second, ms);
-  return d.getTime();
+/**
+ * A time as crux writes every one (formatTime: `2026-11-29T21:00:00.000Z`) read without the expression, or
+ * undefined for any other spelling, and for a date or time out of range (parseTime's general path reads or
+ * refuses those): a rebuild parses two of these a record.
+ */
+function asWritten(raw: string): Instant | undefined {
+  if (raw.length !== 24 || raw.charCodeAt(4) !== 45 || raw.charCodeAt(7) !== 45 || raw.charCodeAt(10) !== 84) return undefined;
+  if (raw.charCodeAt(13) !== 58 || raw.charCodeAt(16) !== 58 || raw.charCodeAt(19) !== 46 || raw.charCodeAt(23) !== 90) return undefined;
+  const year = digits(raw, 0, 4),
+    month = digits(raw, 5, 2),
+    day = digits(raw, 8, 2);
+  const hour = digits(raw, 11, 2),
+    minute = digits(raw, 14, 2),
+    second = digits(raw, 17, 2),
+    ms = digits(raw, 20, 3);
+  // Any digit that is not one makes its field -1, and so out of range.
+  if (year < 0 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour < 0 || hour > 23) return undefined;
+  if (minute < 0 || minute > 59 || second < 0 || second > 59 || ms < 0) return undefined;
+  return daysFromCivil(year, month, day) * DAY_MS + ((hour * 60 + minute) * 60 + second) * 1000 + ms;
+}
+
+/** The decimal number of raw[at, at + n), or -1 when one of those is not an ASCII digit. */
+function digits(raw: string, at: number, n: number): number {
+  let v = 0;
+  for (let i = at; i < at + n; i++) {
+    const c = raw.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v;
+}
+
+const DAY_MS = 86_400_000;
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const isLeap = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+const daysInMonth = (year: number, month: number) => (month === 2 && isLeap(year) ? 29 : MONTH_DAYS[month - 1]!);
+
+/**
+ * Days from 1970-01-01 to a date of the proleptic Gregorian calendar (as Date.UTC counts them, without its
+ * two-digit-year rule and without a Date: a rebuild parses a million of these), month 1–12 (H. Hinnant's
+ * days_from_civil).
+ */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146_097 + doe - 719_468;
 }
 
 /** The last instant an RFC 3339 time can spell (a four-digit year). */

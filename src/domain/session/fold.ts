@@ -119,8 +119,12 @@ function emptyRecord(key: ScopedSessionId, ts: string): SessionRecord {
 }
 
 function fromImported(key: ScopedSessionId, d: ImportedData, bytes: number): SessionRecord {
-  const { id: _id, ...fields } = d;
-  return { key, ...fields, bytes };
+  // `{ key, ...fields, bytes }` without the id, copied by a loop: the same fields in the same order, in about
+  // two thirds of the time of a rest and a spread (a rebuild folds a million of these).
+  const r: Record<string, unknown> = { key };
+  for (const k in d) if (k !== 'id') r[k] = d[k as keyof ImportedData];
+  r.bytes = bytes;
+  return r as unknown as SessionRecord;
 }
 
 /** The whole record as one `session.imported` payload (export, import, compaction). */

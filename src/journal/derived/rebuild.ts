@@ -52,8 +52,11 @@ export function rebuildIndex<S>(root: string, spec: StoreSpec<S>, fd: number, ke
   const mtime_ns = mtimeOf(fd);
   const wanted = new Set(keys);
   const state = spec.initial();
-  const lines = new SpillSort(root, spec.file);
-  const pending = spec.secondary === undefined ? undefined : new SpillSort(root, spec.file);
+  // Sorted by their first two words (the key's hash) only: the key lines come in journal order, so a key's are
+  // in the order of their offsets (words 2–3) already; a key's pending values are matched by their second hash
+  // and offset (takePending), in whatever order they come.
+  const lines = new SpillSort(root, spec.file, 2);
+  const pending = spec.secondary === undefined ? undefined : new SpillSort(root, spec.file, 2);
   let window = spec.initial();
   let resident = new Map<string, number>();
   let folded = 0;
@@ -134,7 +137,9 @@ export function rebuildIndex<S>(root: string, spec: StoreSpec<S>, fd: number, ke
   try {
     closeWindow();
     const version = scan.tornTail?.offset ?? scan.bytes;
-    const live = mergeOut(spec, fd, lines.merged(), pending?.merged(), out, new SpillSort(root, spec.file), version);
+    // The secondary entries come key by key in the key lines' order: those of one value in the order of their key
+    // (words 2–3).
+    const live = mergeOut(spec, fd, lines.merged(), pending?.merged(), out, new SpillSort(root, spec.file, 2), version);
     built = live !== undefined && installBase(root, spec, out.finish(), bindingAt({ ...scan, tornTail: scan.tornTail }, mtime_ns), live);
   } catch (error) {
     if (!(error instanceof SpillFailed)) throw error;

@@ -40,7 +40,11 @@ class Source {
   }
 }
 
-/** Entries pushed in any order, read back sorted by their first four words; equals keep the order they were pushed in. */
+/**
+ * Entries pushed in any order, read back sorted by their first four words; equals keep the order they were
+ * pushed in. `sortWords: 2`: by their first two words only, equals in those kept in the order pushed (which is
+ * the same order when each key's entries are pushed in the order of their words 2–3, at half the sort's passes).
+ */
 export class SpillSort {
   private buffer: EntryList;
   private readonly runs: { table: SortedTable; fd: number }[] = [];
@@ -48,6 +52,7 @@ export class SpillSort {
   constructor(
     private readonly root: string,
     private readonly file: string,
+    private readonly sortWords: 2 | 4 = 4,
     private readonly capacity = spillEntries(),
   ) {
     this.buffer = new EntryList(Math.min(capacity, 1024));
@@ -64,7 +69,7 @@ export class SpillSort {
   }
 
   private spill(): void {
-    const ref: RunRef | undefined = writeRun(this.root, this.file, this.buffer.sorted());
+    const ref: RunRef | undefined = writeRun(this.root, this.file, this.buffer.sorted(this.sortWords));
     const run = ref === undefined ? undefined : openRun(this.root, this.file, ref);
     if (ref !== undefined) dropRun(this.root, this.file, ref.id);
     if (run === undefined) throw new SpillFailed(`${this.file}: a sorted run could not be spilled`);
@@ -75,7 +80,7 @@ export class SpillSort {
   /** The merge of everything pushed; call once, after the last push. */
   merged(): Merged {
     const sources = this.runs.filter((r) => r.table.pages > 0).map((r) => new Source(r.table.page(0), r.table));
-    const rest = this.buffer.sorted();
+    const rest = this.buffer.sorted(this.sortWords);
     this.buffer = new EntryList(1);
     if (rest.length > 0) sources.push(new Source(rest));
     return new Merged(sources);

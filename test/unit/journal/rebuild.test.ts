@@ -156,7 +156,7 @@ describe('spilled sorts', () => {
       [300, 64],
     ] as const) {
       const all = new EntryList(n);
-      const spill = new SpillSort(root, 'x.jsonl', capacity);
+      const spill = new SpillSort(root, 'x.jsonl', 4, capacity);
       for (let i = 0; i < n; i++) {
         // Few distinct keys (many ties), words of every width; word 4 numbers the entry.
         const w = [(i * 7919) % 5, (i * 104729) % 3 === 0 ? 0xffffffff : (i * 31) % 4, 0, (i * 13) % 7, i, 0, 0, 0] as const;
@@ -173,6 +173,40 @@ describe('spilled sorts', () => {
       const sorted = all.sorted();
       expect(Array.from({ length: n }, (_, i) => sorted[i * ENTRY_WORDS + 4])).toEqual(want);
       // Spilled runs are unlinked as soon as they are open: nothing is left in cache/.
+      expect(fs.readdirSync(join(root, 'cache'))).toEqual([]);
+    }
+  });
+
+  it('sort by the first two words only, keeping the order pushed among equals, through spilled runs and the radix sort alike', () => {
+    const root = tempDir();
+    fs.mkdirSync(join(root, 'cache'));
+    for (const [n, capacity] of [
+      [5000, 700],
+      [9000, 1 << 18],
+      [300, 64],
+    ] as const) {
+      const all = new EntryList(n);
+      const spill = new SpillSort(root, 'x.jsonl', 2, capacity);
+      for (let i = 0; i < n; i++) {
+        // Words 2–3 fall as often as they rise among equals in words 0–1: a sort by four words would reorder them.
+        const w = [(i * 7919) % 5, (i * 104729) % 3 === 0 ? 0xffffffff : (i * 31) % 4, (n - i) % 3, (i * 13) % 7, i, 0, 0, 0] as const;
+        all.push(...w);
+        spill.push(...w);
+      }
+      const merged = spill.merged();
+      const got: number[] = [];
+      for (; !merged.done; merged.next()) got.push(merged.words[merged.index * ENTRY_WORDS + 4]!);
+      spill.close();
+      const byTwo = (x: number, y: number) =>
+        all.words[x * ENTRY_WORDS]! - all.words[y * ENTRY_WORDS]! || all.words[x * ENTRY_WORDS + 1]! - all.words[y * ENTRY_WORDS + 1]!;
+      const want = Array.from({ length: n }, (_, i) => i).sort((x, y) => byTwo(x, y) || x - y);
+      const sorted = all.sorted(2);
+      expect(Array.from({ length: n }, (_, i) => sorted[i * ENTRY_WORDS + 4])).toEqual(want);
+      // Through spilled runs (merged by all four words), a key's entries are still in order of their two words.
+      expect(got.map((i) => [all.words[i * ENTRY_WORDS], all.words[i * ENTRY_WORDS + 1]])).toEqual(
+        want.map((i) => [all.words[i * ENTRY_WORDS], all.words[i * ENTRY_WORDS + 1]]),
+      );
+      if (capacity >= n) expect(got).toEqual(want);
       expect(fs.readdirSync(join(root, 'cache'))).toEqual([]);
     }
   });
