@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireLock } from '../../src/journal/lock';
-import { CRUX, crux, freshDataDir, tempDir, testEnv } from '../helpers/cli';
+import { CRUX, crux, freshDataDir, PERMISSION_FLAG, tempDir, testEnv } from '../helpers/cli';
 
 const TAIL = '{"v":1,"seq":2,"partial';
 
@@ -200,9 +200,7 @@ describe('history/ that cannot be read', () => {
 });
 
 describe("Node's permission model in NODE_OPTIONS", () => {
-  // Node 20 names it --experimental-permission; 22 and later --permission.
-  const flag = Number(process.versions.node.split('.')[0]) >= 22 ? '--permission' : '--experimental-permission';
-  const env = { NODE_OPTIONS: `${flag} --allow-fs-read=*` };
+  const env = { NODE_OPTIONS: `${PERMISSION_FLAG} --allow-fs-read=*` };
 
   it('a write it refuses is exit 5 naming the path (not 1); reads answer; no ExperimentalWarning on stderr', async () => {
     const dir = freshDataDir();

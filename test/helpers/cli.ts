@@ -136,3 +136,6 @@ export function snapshotDir(dir: string): Record<string, string> {
   walk(dir);
   return out;
 }
+
+/** The flag of Node's permission model: Node 20 names it --experimental-permission, 22 and later --permission. */
+export const PERMISSION_FLAG = Number(process.versions.node.split('.')[0]) >= 22 ? '--permission' : '--experimental-permission';

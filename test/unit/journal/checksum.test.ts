@@ -5,6 +5,7 @@ import * as zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { bundledModule } from '../../helpers/bundle';
+import { PERMISSION_FLAG } from '../../helpers/cli';
 import { crc32, crcEngine, jsCrc32, wasmCrc32 } from '../../../src/journal/derived/checksum';
 
 const native = (zlib as unknown as { crc32: (data: Uint8Array, value?: number) => number }).crc32;
@@ -32,7 +33,7 @@ describe('crc32', () => {
       process.stdout.write(JSON.stringify([crcEngine(), crc32(Buffer.from('123456789')), crc32(Buffer.alloc(5000, 9), 77)]));`;
     const run = (flags: string[]) => execFileSync(process.execPath, [...flags, '-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     const expectedRow = (engine: string) => [engine, 0xcbf43926, native(Buffer.alloc(5000, 9), 77)];
-    expect(JSON.parse(run(['--experimental-permission', '--allow-fs-read=*']))).toEqual(expectedRow('kernel'));
+    expect(JSON.parse(run([PERMISSION_FLAG, '--allow-fs-read=*']))).toEqual(expectedRow('kernel'));
     // process.binding warns only under --pending-deprecation, and that warning is kept from the user.
     expect(JSON.parse(run(['--pending-deprecation', '--throw-deprecation']))).toEqual(expectedRow('binding'));
   });
