@@ -269,20 +269,26 @@ const pending = interleave(
 const med3 = (xs) => [...xs].sort((x, y) => x - y)[1];
 const afterLoss = [];
 for (const n of ALL_SIZES) {
-  const { s } = builds[n];
-  const firsts = [],
-    seconds = [],
-    checks = [];
-  for (let k = 0; k < 3; k++) {
-    fs.rmSync(join(s, 'cache'), { recursive: true, force: true });
-    firsts.push(runMeasured(crux(s, 'session', 'get', 'target'), { env }));
-    seconds.push(runMeasured(crux(s, 'session', 'get', 'target'), { env }));
-    checks.push(runMeasured(crux(s, 'journal', 'check', '--json'), { env }));
+  const { s, c } = builds[n];
+  // The sessions' index (streamed, in bounded memory), then the case bank (its snapshot made from a whole replay).
+  for (const [store, dir, read] of [
+    ['sessions', s, ['session', 'get', 'target']],
+    ['cases', c, ['case', 'retrieve', RARE.join(' '), '--json']],
+  ]) {
+    const firsts = [],
+      seconds = [],
+      checks = [];
+    for (let k = 0; k < 3; k++) {
+      fs.rmSync(join(dir, 'cache'), { recursive: true, force: true });
+      firsts.push(runMeasured(crux(dir, ...read), { env }));
+      seconds.push(runMeasured(crux(dir, ...read), { env }));
+      checks.push(runMeasured(crux(dir, 'journal', 'check', '--json'), { env }));
+    }
+    const first = med3(firsts.map((r) => r.ms)),
+      check = med3(checks.map((r) => r.ms));
+    const peak = Math.max(...firsts.map((r) => r.peakMiB ?? NaN));
+    afterLoss.push({ n, store, first, second: med3(seconds.map((r) => r.ms)), check, peak, checkPeak: Math.max(...checks.map((r) => r.peakMiB ?? NaN)) });
   }
-  const first = med3(firsts.map((r) => r.ms)),
-    check = med3(checks.map((r) => r.ms));
-  const peak = Math.max(...firsts.map((r) => r.peakMiB ?? NaN));
-  afterLoss.push({ n, first, second: med3(seconds.map((r) => r.ms)), check, peak, checkPeak: Math.max(...checks.map((r) => r.peakMiB ?? NaN)) });
 }
 
 // A reap that closes 1% of the store (the sessions of the first expiry slot, 2.5 h on), at 2k and 200k: its
@@ -417,13 +423,15 @@ const [rb, ra, cb, ca] = pending.slice(1).map((r) => r.median);
 console.log(
   `\nretrieve at 200k before / after ${PENDING} single records: rare ${ratio(rb, pb)} → ${ratio(ra, pb)} (${(ra / rb).toFixed(2)}×), common ${ratio(cb, pb)} → ${ratio(ca, pb)} (${(ca / cb).toFixed(2)}×); target ≤ 1.15×`,
 );
-console.log(`\nFirst call after cache/ was lost (it rebuilds the index) against journal check, medians of 3:\n`);
-console.log('| size | first get | its peak | second get | journal check | its peak | first / check |');
-console.log('|---|---|---|---|---|---|---|');
+console.log(
+  `\nFirst call after cache/ was lost (it rebuilds the index: a session get, a rare-word case retrieve) against journal check, medians of 3 (targets: ≤ 2×, ≤ 256 MiB):\n`,
+);
+console.log('| store | size | first call | its peak | second call | journal check | its peak | first / check |');
+console.log('|---|---|---|---|---|---|---|---|');
 const mib = (v) => (Number.isFinite(v) ? `${v.toFixed(0)} MiB` : 'n/a');
 for (const r of afterLoss)
   console.log(
-    `| ${size(r.n)} | ${r.first.toFixed(0)} ms | ${mib(r.peak)} | ${r.second.toFixed(0)} ms | ${r.check.toFixed(0)} ms | ${mib(r.checkPeak)} | ${(r.first / r.check).toFixed(2)}× |`,
+    `| ${r.store} | ${size(r.n)} | ${r.first.toFixed(0)} ms | ${mib(r.peak)} | ${r.second.toFixed(0)} ms | ${r.check.toFixed(0)} ms | ${mib(r.checkPeak)} | ${(r.first / r.check).toFixed(2)}× |`,
   );
 console.log(`\nA reap closing 1% of the store (fresh copies, medians of 3; per reaped session after node -e 0):\n`);
 console.log('| size | reaped | reap | its peak | per reaped session |');
