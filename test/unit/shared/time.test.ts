@@ -51,7 +51,16 @@ describe('parseTime', () => {
       { numRuns: 5_000 },
     );
     // Near misses of the written form go the general way: refused, or read as RFC 3339 reads them.
-    for (const bad of ['2026-13-01T00:00:00.000Z', '2026-02-30T00:00:00.000Z', '2026-01-01T24:00:00.000Z', '2026-01-01T00:60:00.000Z', '2026-0a-01T00:00:00.000Z', '2026-01-01T00:00:0-.000Z', '2026-01-01T00:00:00.00xZ', '2026-01-01T00:00:00.000z0'])
+    for (const bad of [
+      '2026-13-01T00:00:00.000Z',
+      '2026-02-30T00:00:00.000Z',
+      '2026-01-01T24:00:00.000Z',
+      '2026-01-01T00:60:00.000Z',
+      '2026-0a-01T00:00:00.000Z',
+      '2026-01-01T00:00:0-.000Z',
+      '2026-01-01T00:00:00.00xZ',
+      '2026-01-01T00:00:00.000z0',
+    ])
       expect(() => parseTime(bad)).toThrow(CruxError);
     expect(parseTime('2026-01-01T00:00:60.000Z')).toBe(Date.UTC(2026, 0, 1, 0, 0, 59)); // a leap second, as before
     expect(parseTime('2026-01-01T00:00:00.000z')).toBe(Date.UTC(2026, 0, 1));
