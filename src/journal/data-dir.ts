@@ -63,7 +63,7 @@ export class DataDir implements JournalStore, TransactionHost {
   async read<S>(spec: StoreSpec<S>): Promise<S> {
     try {
       const derived = derivedFiles(this.root, spec);
-      const fromSnapshot = derived.snapshot();
+      const fromSnapshot = derived.snapshot() ?? (this.streamed(spec) ? derived.snapshot() : undefined);
       if (fromSnapshot !== undefined) {
         // A long tail past the snapshot: this reader writes the next one.
         derived.keep(fromSnapshot, { writer: false });
@@ -82,7 +82,8 @@ export class DataDir implements JournalStore, TransactionHost {
    */
   async readWith<S, T>(spec: StoreSpec<S>, use: (state: S) => T | Promise<T>): Promise<T> {
     try {
-      const viaSnapshot = await derivedFiles(this.root, spec).readWith(use);
+      const derived = derivedFiles(this.root, spec);
+      const viaSnapshot = (await derived.readWith(use)) ?? (this.streamed(spec) ? await derived.readWith(use) : undefined);
       if (viaSnapshot !== undefined) {
         await this.tellTorn(spec, viaSnapshot);
         return viaSnapshot.answer;
@@ -158,6 +159,11 @@ export class DataDir implements JournalStore, TransactionHost {
    * After the index was found missing or unusable: rebuilds it by streaming (reporting nothing: a caller that
    * gets false replays, and that reports) and says whether it now stands.
    */
+  /** Whether a whole new snapshot was just built by streaming the journal (bounded memory); false over damage, which the replay then reports. */
+  private streamed(spec: StoreSpec<unknown>): boolean {
+    return derivedFiles(this.root, spec).streamSnapshot(false)?.built === true;
+  }
+
   private rebuilt(spec: StoreSpec<unknown>): boolean {
     return rebuildIndex(this.root, spec, [], this.reporter, { quiet: true, needIndex: true })?.built === true;
   }

@@ -132,6 +132,47 @@ export interface SnapshotCodec<S> {
   readonly steps?: {
     step(state: S, cursor: unknown, budget: number): { bytes: Uint8Array; length: number | undefined; done: boolean; next: unknown } | undefined;
   };
+  /**
+   * A whole new body built from the journal's records streamed through it in bounded memory, spilling to
+   * `scratch` (the first read after cache/ was lost: derived/snapshot-stream.ts), instead of a replay that holds
+   * the whole state. Its bytes are exactly encode's of the state a replay of the records taken would fold.
+   */
+  readonly stream?: (scratch: Scratch) => SnapshotStream;
+}
+
+/**
+ * The records of one verifying scan, through a streamed build (SnapshotCodec.stream). `keep` sees each record as
+ * it is read, before its batch is known whole, and answers a number the scan holds for it; `take` is handed that
+ * number once the batch is whole. Only what was kept up to the last record taken may count: the rest is a batch
+ * that never completed (a torn tail).
+ */
+export interface SnapshotStream {
+  keep(record: JournalRecord, at: LinePosition): number;
+  take(kept: number): void;
+  /** Once every record was taken: the body's length, and `write`, which gives each of its bytes once (at `at`; bytes not given are zeros). */
+  finish(): { readonly length: number; write(put: (bytes: Uint8Array, at: number) => void): void };
+}
+
+/** Where a streamed build spills: files in cache/, unlinked as soon as they are open; a full disk throws (no snapshot is built). */
+export interface Scratch {
+  file(): ScratchFile;
+  /** Entries of 8 words, read back sorted by their first `words` words (equals in the order pushed). */
+  sort(words: 2 | 4): ScratchSort;
+  /** The 56-bit hash (hi 24 bits, lo 32) that the journal layer keys entries by (cut to fewer bits in tests). */
+  keyHash(text: string): [number, number];
+}
+
+export interface ScratchFile {
+  readonly size: number;
+  append(bytes: Uint8Array): void;
+  /** Reads into `into` from `position`: the bytes read. */
+  read(into: Uint8Array, position: number): number;
+}
+
+export interface ScratchSort {
+  push(w0: number, w1: number, w2: number, w3: number, w4: number, w5: number, w6?: number, w7?: number): void;
+  /** The merge of everything pushed: `words` and `index` name the current entry until `done`. Call once, after the last push. */
+  merged(): { readonly words: Uint32Array<ArrayBufferLike>; readonly index: number; readonly done: boolean; next(): void };
 }
 
 /** A snapshot's body, read on demand from verified pages. */

@@ -135,7 +135,10 @@ export class LockedTransaction implements Transaction {
     const path = this.host.path(spec.file);
     // Read on demand (a retrieve that marks its results reads its terms' postings, not 150 MB at 1M cases): a page
     // that does not verify throws DerivedDamage out of the decision, which then runs again over a replay.
-    const fromSnapshot = loadSnapshot(this.host.root, spec, { lazy: true });
+    // No snapshot that verifies (cache/ lost): built by streaming the journal in bounded memory where it pays.
+    const fromSnapshot =
+      loadSnapshot(this.host.root, spec, { lazy: true }) ??
+      (derivedFiles(this.host.root, spec).streamSnapshot(true)?.built ? loadSnapshot(this.host.root, spec, { lazy: true }) : undefined);
     let whole: Loaded<S>;
     if (fromSnapshot === undefined) whole = replayFull(path, spec, this.host.reporter);
     else {

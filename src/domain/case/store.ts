@@ -17,6 +17,7 @@ import { stepBank } from './bank-steps';
 import { MAX_TOP_K, rankCases, type RetrieveQuery } from './rank';
 import { tokenize } from './tokenize';
 import { CASE_TERMS } from './bank-terms';
+import { streamBank } from './bank-stream';
 
 export const CASE_STORE: StoreSpec<CaseBank> = {
   file: 'cases.jsonl',
@@ -43,6 +44,8 @@ export const CASE_STORE: StoreSpec<CaseBank> = {
     delta: { encode: encodeBankDelta, apply: applyBankDelta },
     // Rewritten in bounded steps (bank-steps.ts): at 1M cases a whole rewrite is ~150 MB.
     steps: { step: stepBank },
+    // Built by streaming after cache/ is lost (bank-stream.ts): a replay of 1M cases held ~1.9 GiB.
+    stream: streamBank,
   },
 };
 

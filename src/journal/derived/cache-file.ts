@@ -73,7 +73,7 @@ const NO_SPACE = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
  * Notes why `name` (or cache/ itself) could not be opened or written. Absent is not a problem, nor a full
  * disk on a write (a cache that cannot be written only costs speed); anything else is told once.
  */
-function noteFailure(root: string, name: string | undefined, error: unknown, doing: 'read' | 'written'): void {
+export function noteFailure(root: string, name: string | undefined, error: unknown, doing: 'read' | 'written'): void {
   const code = (error as NodeJS.ErrnoException)?.code;
   if (code === 'ENOENT' || (doing === 'written' && code !== undefined && NO_SPACE.has(code))) return;
   const dir = join(root, CACHE_DIR);

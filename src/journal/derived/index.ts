@@ -6,7 +6,7 @@
 import { fs } from '../../shared/fs';
 import { join } from 'node:path';
 import type { JournalRecord } from '../record';
-import type { LinePosition } from '../scan';
+import type { LinePosition, ScanResult } from '../scan';
 import type { IndexUpkeep, Loaded } from '../loaded';
 import type { IndexQuery, StoreSpec } from '../store-spec';
 import { cacheFileState, mtimeOf, noteInternal, readVerified } from './cache-file';
@@ -22,6 +22,7 @@ import { StoreIndex } from './store-index';
 import { AppendUpkeep, loadNewest, loadPrefix, loadThroughIndex, ReplayUpkeep } from './through-index';
 import { openJournalFile } from '../journal-file';
 import { rebuildIndex, type Rebuilt } from './rebuild';
+import { streamSnapshot } from './snapshot-stream';
 
 export { CACHE_DIR, takeUnusable } from './cache-file';
 
@@ -75,6 +76,15 @@ class DerivedFiles<S> {
       const rebuilt = rebuildIndex(this.root, this.spec, fd, keys, needIndex);
       return rebuilt === undefined ? undefined : { ...rebuilt, path: this.path };
     });
+  }
+
+  /**
+   * A whole new snapshot, built by streaming the journal in bounded memory (snapshot-stream.ts): the scan, and
+   * whether it was installed. undefined without a streamed codec, for a small journal (replay it), or when it
+   * could not be written.
+   */
+  streamSnapshot(writer: boolean): { scan: ScanResult; built: boolean } | undefined {
+    return this.withJournal(undefined, (fd) => streamSnapshot(this.root, this.spec, fd, writer));
   }
 
   /** `use` of the journal open for reading (closed after), or `none` when it cannot be opened. */

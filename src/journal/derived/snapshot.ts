@@ -261,15 +261,21 @@ export function readWhole(body: SnapshotBody): Buffer {
 
 export function writeSnapshot(root: string, file: string, codec: number, binding: JournalBinding, body: Uint8Array): void {
   const nonce = newNonce();
-  const table = Buffer.alloc(tableBytes(body.length));
-  for (let p = 0; p < pages(body.length); p++) table.writeUInt32LE(crc32(body.subarray(p * PAGE, (p + 1) * PAGE), pageSeed(nonce, p)), p * 4);
-  const dir = Buffer.alloc(dirBytes(body.length));
-  const tableUsed = pages(body.length) * 4;
-  for (let c = 0; c < chunks(body.length); c++) {
+  const { table, dir } = pageTable(nonce, body.length, (p) => body.subarray(p * PAGE, (p + 1) * PAGE));
+  if (!writeCacheFile(root, snapshotName(file), [snapshotHeader(file, codec, nonce, binding, body.length, dir), dir, table, body])) dropSnapshot(root, file);
+}
+
+/** The page table of a body of `length` bytes whose page `p` is pageAt(p) (asked in order), and its directory. */
+export function pageTable(nonce: number, length: number, pageAt: (p: number) => Uint8Array): { table: Buffer; dir: Buffer } {
+  const table = Buffer.alloc(tableBytes(length));
+  for (let p = 0; p < pages(length); p++) table.writeUInt32LE(crc32(pageAt(p), pageSeed(nonce, p)), p * 4);
+  const dir = Buffer.alloc(dirBytes(length));
+  const tableUsed = pages(length) * 4;
+  for (let c = 0; c < chunks(length); c++) {
     const piece = table.subarray(c * CHUNK_PAGES * 4, Math.min(tableUsed, (c + 1) * CHUNK_PAGES * 4));
     dir.writeUInt32LE(crc32(piece, chunkSeed(nonce, c)), c * 4);
   }
-  if (!writeCacheFile(root, snapshotName(file), [snapshotHeader(file, codec, nonce, binding, body.length, dir), dir, table, body])) dropSnapshot(root, file);
+  return { table, dir };
 }
 
 export function dropSnapshot(root: string, file: string): void {

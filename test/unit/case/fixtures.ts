@@ -2,6 +2,7 @@
 import { CaseBank } from '../../../src/domain/case/bank';
 import { evolveBank } from '../../../src/domain/case/evolve';
 import type { JournalRecord } from '../../../src/journal/record';
+import type { LinePosition } from '../../../src/journal/line';
 import type { SnapshotBody } from '../../../src/journal/store-spec';
 
 export interface CaseSpec {
@@ -34,14 +35,20 @@ export const recorded = (c: CaseSpec): Given => ({ ev: 'case.recorded', data: bo
 
 /** Folds events into a fresh bank; each gets a line position as if it were line i+1 of the journal. */
 export function bankOf(events: readonly Given[], bank = new CaseBank()): CaseBank {
+  for (const { record, at } of recordsOf(events)) evolveBank(bank, record, at);
+  return bank;
+}
+
+/** The events as records, each at a line position as if it were line i+1 of the journal. */
+export function recordsOf(events: readonly Given[]): { record: JournalRecord; at: LinePosition }[] {
   let offset = 0;
-  events.forEach((e, i) => {
+  return events.map((e, i) => {
     const record = { v: 1, seq: i + 1, ts: '2026-01-01T00:00:00.000Z', ev: e.ev, data: e.data, p: '', h: '' } as unknown as JournalRecord;
     const length = JSON.stringify(e.data).length + 100;
-    evolveBank(bank, record, { line: i + 1, offset, length });
+    const at = { line: i + 1, offset, length };
     offset += length + 1;
+    return { record, at };
   });
-  return bank;
 }
 
 /** A snapshot body held in memory, as the derived layer hands a verified one to the bank's decoder. */

@@ -1,0 +1,263 @@
+// The case bank's snapshot built by streaming the journal (SnapshotCodec.stream): exactly encodeBank's bytes for
+// the bank a replay folds, in memory that follows the vocabulary, not the cases — the first read after cache/ was
+// lost at 1M cases held ~1.9 GiB as a replay.
+//
+// The scan (keep) gives each whole case put (recorded or imported, foldable) an ordinal and writes, to scratch
+// files: its id's bytes; a row of its numbers (PUT_BYTES each); and a posting (term, ordinal, meta) per term, its
+// terms interned in the order a replay interns them. Every event on a case id (put, reused, deleted) goes to a
+// sort by the id's hash. Then `finish` walks that sort an id at a time (ids that share the hash are told apart by
+// their bytes, read back): an id's last put is live unless a deletion follows it, and its reuse count is the
+// last one set after it. The sections then go out in order of the rows: ids, their starts and the numbers of the
+// live puts (each renumbered in order, as columnsOf drops dead slots); the postings a range of terms at a time
+// (as many as POSTINGS_AT_ONCE hold), each range one pass over the postings file; the (id hash, slot) pairs
+// through another sort.
+//
+// Only what was kept up to the last record taken counts (the rest is a batch that never completed): its ids end
+// where the last taken record left the ids file, so the events, puts and terms past that are left out.
+import type { JournalRecord } from '../../journal/record';
+import type { LinePosition } from '../../journal/line';
+import { unhandledEvent, type Scratch, type ScratchFile, type ScratchSort, type SnapshotStream } from '../../journal/store-spec';
+import { idHash32 } from './bank';
+import { bankHead, NUMERIC, pad8 } from './bank-codec';
+import { packMeta } from './bank-layout';
+import { parseCaseEvent } from './events';
+import { foldable, type CaseBody } from './payload';
+import { caseTerms } from './tokenize';
+import { Forward, Section, Staged, type Put } from './bank-stream-io';
+import { EV_DELETED, EV_PUT, EV_REUSED, Live, liveOf, POSTINGS_PER_READ, termCounts, TWO32, writePostings } from './bank-stream-live';
+
+/** A put's row: f64 reward, created, reused, recOffset, idAt; u32 termCount, recLength, recLine, idLen, id hash, success. */
+const PUT_BYTES = 64;
+const F = { reward: 0, created: 1, reused: 2, recOffset: 3, idAt: 4 } as const;
+const U = { termCount: 10, recLength: 11, recLine: 12, idLen: 13, hash: 14, success: 15 } as const;
+const ROWS_AT_ONCE = 1 << 14;
+/** Postings (6 bytes each in memory) placed per pass over the postings file. */
+const POSTINGS_AT_ONCE = 1 << 22;
+
+/** The streamed build; `sizes` makes its batches smaller (tests, to cross their edges). */
+export function streamBank(scratch: Scratch, sizes: { rows?: number; postings?: number } = {}): SnapshotStream {
+  return new BankStream(scratch, sizes.rows ?? ROWS_AT_ONCE, sizes.postings ?? POSTINGS_AT_ONCE);
+}
+
+class BankStream implements SnapshotStream {
+  private readonly ids: Staged;
+  private readonly rows: ScratchFile;
+  private readonly postings: ScratchFile;
+  private readonly events: ScratchSort;
+  private readonly vocab: string[] = [];
+  private readonly termIds = new Map<string, number>();
+  private readonly rowBuf: ArrayBuffer;
+  private readonly rowF: Float64Array;
+  private readonly rowU: Uint32Array;
+  private rowCount = 0;
+  private readonly postBuf = new Uint32Array(3 * POSTINGS_PER_READ);
+  private postCount = 0;
+  private puts = 0;
+  /** The ids file's length after the last record taken. */
+  private committed = 0;
+
+  constructor(
+    private readonly scratch: Scratch,
+    private readonly rowsAtOnce: number,
+    private readonly postingsAtOnce: number,
+  ) {
+    this.rowBuf = new ArrayBuffer(PUT_BYTES * rowsAtOnce);
+    this.rowF = new Float64Array(this.rowBuf);
+    this.rowU = new Uint32Array(this.rowBuf);
+    this.ids = new Staged(scratch.file());
+    this.rows = scratch.file();
+    this.postings = scratch.file();
+    this.events = scratch.sort(2);
+  }
+
+  keep(record: JournalRecord, at: LinePosition): number {
+    const event = parseCaseEvent(record);
+    if (typeof event === 'string') return this.ids.size;
+    switch (event.ev) {
+      case 'case.recorded':
+      case 'case.imported':
+        this.put(event.data as unknown as CaseBody, at);
+        break;
+      case 'case.reused':
+        this.event(EV_REUSED, event.data.case_id, event.data.times_reused % TWO32, Math.floor(event.data.times_reused / TWO32));
+        break;
+      case 'case.deleted':
+        this.event(EV_DELETED, event.data.case_id, 0, 0);
+        break;
+      default:
+        unhandledEvent(event);
+    }
+    return this.ids.size;
+  }
+
+  take(kept: number): void {
+    this.committed = kept;
+  }
+
+  /** A put as CaseBank.put folds it: skipped unless foldable; its terms interned in the order put interns them. */
+  private put(body: CaseBody, at: LinePosition): void {
+    const fields = foldable(body);
+    if (fields === undefined) return;
+    const ord = this.puts++;
+    const [idAt, idLen] = this.ids.add(fields.id);
+    const terms = caseTerms(fields.task, fields.tags);
+    const meta = packMeta(fields.reward, terms.size, fields.success);
+    for (const term of terms) {
+      let t = this.termIds.get(term);
+      if (t === undefined) {
+        t = this.vocab.length;
+        this.vocab.push(term);
+        this.termIds.set(term, t);
+      }
+      if (this.postCount === POSTINGS_PER_READ) this.flushPostings();
+      const x = 3 * this.postCount++;
+      this.postBuf[x] = t;
+      this.postBuf[x + 1] = ord;
+      this.postBuf[x + 2] = meta;
+    }
+    if (this.rowCount === this.rowsAtOnce) this.flushRows();
+    const f = this.rowCount * (PUT_BYTES / 8);
+    const u = this.rowCount * (PUT_BYTES / 4);
+    this.rowCount += 1;
+    this.rowF[f + F.reward] = fields.reward;
+    this.rowF[f + F.created] = fields.created;
+    this.rowF[f + F.reused] = fields.reused;
+    this.rowF[f + F.recOffset] = at.offset;
+    this.rowF[f + F.idAt] = idAt;
+    this.rowU[u + U.termCount] = terms.size;
+    this.rowU[u + U.recLength] = at.length;
+    this.rowU[u + U.recLine] = at.line;
+    this.rowU[u + U.idLen] = idLen;
+    this.rowU[u + U.hash] = idHash32(fields.id);
+    this.rowU[u + U.success] = fields.success ? 1 : 0;
+    const [hi, lo] = this.scratch.keyHash(fields.id);
+    this.events.push(hi, lo, EV_PUT, ord, Math.floor(idAt / TWO32), idAt % TWO32, idLen, at.length);
+  }
+
+  /** An event on a case id that is not a put: its id goes to the ids file too (to be told apart from another of the same hash). */
+  private event(kind: number, id: string, lo32: number, hi32: number): void {
+    const [idAt, idLen] = this.ids.add(id);
+    const [hi, lo] = this.scratch.keyHash(id);
+    this.events.push(hi, lo, kind | (hi32 << 2), lo32, Math.floor(idAt / TWO32), idAt % TWO32, idLen, 0);
+  }
+
+  private flushRows(): void {
+    this.rows.append(new Uint8Array(this.rowBuf, 0, this.rowCount * PUT_BYTES));
+    this.rowCount = 0;
+  }
+
+  private flushPostings(): void {
+    this.postings.append(new Uint8Array(this.postBuf.buffer, 0, this.postCount * 12));
+    this.postCount = 0;
+  }
+
+  finish(): { readonly length: number; write(put: (bytes: Uint8Array, at: number) => void): void } {
+    this.flushRows();
+    this.flushPostings();
+    this.ids.flush();
+    const puts = this.committedPuts();
+    const live = liveOf(this.events.merged(), this.ids.file, this.committed, puts, this.scratch.sort(2));
+    const { df, vocabCount } = termCounts(this.postings, live, puts);
+    const postings = df.reduce((a, b) => a + b, 0);
+    const vocabText = Buffer.from(this.vocab.slice(0, vocabCount).join('\n'));
+    const perSlot: Record<string, number> = { idStarts: 4, reward: 8, created: 8, success: 1, reused: 8, termCount: 4, recOffset: 8, recLength: 4, recLine: 4 };
+    const numeric = NUMERIC.map(([name]) => {
+      if (name === 'postStart') return (vocabCount + 1) * 4;
+      if (name === 'postSlots') return postings * 4;
+      if (name === 'postMeta') return postings * 2;
+      if (name === 'idHash') return live.count * 8;
+      return live.count * perSlot[name]!;
+    });
+    const sections = [live.count > 0 ? live.idBytes + live.count - 1 : 0, vocabText.length, ...numeric];
+    const head = bankHead(live.recordBytes, sections);
+    const at = new Map<string, number>();
+    let offset = pad8(head.length);
+    ['ids', 'vocab', ...NUMERIC.map(([name]) => name as string)].forEach((name, i) => {
+      at.set(name, offset);
+      offset += pad8(sections[i]!);
+    });
+    const section = (put: Put, name: string) => new Section(put, at.get(name)!, sections[['ids', 'vocab', ...NUMERIC.map(([n]) => n)].indexOf(name)]!);
+    return {
+      length: offset,
+      write: (put) => {
+        put(head, 0);
+        put(vocabText, at.get('vocab')!);
+        const hashes = this.scratch.sort(2);
+        this.writeColumns(put, section, live, puts, hashes);
+        writePostings(put, section, this.postings, live, df, this.postingsAtOnce);
+        const pairs = section(put, 'idHash');
+        for (const m = hashes.merged(); !m.done; m.next()) {
+          pairs.u32(m.words[m.index * 8]!);
+          pairs.u32(m.words[m.index * 8 + 2]!);
+        }
+        pairs.end();
+      },
+    };
+  }
+
+  /** How many puts the records taken made: those whose id starts before the ids file's committed length. */
+  private committedPuts(): number {
+    const cell = new Float64Array(1);
+    const idAt = (ord: number) => {
+      this.rows.read(new Uint8Array(cell.buffer), ord * PUT_BYTES + F.idAt * 8);
+      return cell[0]!;
+    };
+    let lo = 0;
+    let hi = this.puts;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (idAt(mid) < this.committed) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Ids, their starts and the per-slot numbers of the live puts, in order; each one's (id hash, slot) into `hashes`. */
+  private writeColumns(put: Put, section: (put: Put, name: string) => Section, live: Live, puts: number, hashes: ScratchSort): void {
+    const out = Object.fromEntries(
+      ['ids', 'idStarts', 'reward', 'created', 'success', 'reused', 'termCount', 'recOffset', 'recLength', 'recLine'].map((n) => [n, section(put, n)]),
+    );
+    const ids = new Forward(this.ids.file);
+    const reuse = live.reused.merged();
+    const buf = new ArrayBuffer(PUT_BYTES * this.rowsAtOnce);
+    const f = new Float64Array(buf);
+    const u = new Uint32Array(buf);
+    const bits = new Float64Array(1);
+    const bitsU = new Uint32Array(bits.buffer);
+    let slot = 0;
+    let idStart = 0;
+    for (let first = 0; first < puts; first += this.rowsAtOnce) {
+      const n = Math.min(this.rowsAtOnce, puts - first);
+      if (this.rows.read(new Uint8Array(buf, 0, n * PUT_BYTES), first * PUT_BYTES) !== n * PUT_BYTES) throw new RangeError('a scratch file came back short');
+      for (let r = 0; r < n; r++) {
+        const ord = first + r;
+        if (!live.has(ord)) continue;
+        const fx = r * (PUT_BYTES / 8);
+        const ux = r * (PUT_BYTES / 4);
+        const idLen = u[ux + U.idLen]!;
+        if (slot > 0) out.ids!.u8(10);
+        out.ids!.bytes(ids.bytes(f[fx + F.idAt]!, idLen));
+        out.idStarts!.u32(idStart);
+        idStart += idLen + 1;
+        let reused = f[fx + F.reused]!;
+        if (!reuse.done && reuse.words[reuse.index * 8] === ord) {
+          bitsU[0] = reuse.words[reuse.index * 8 + 2]!;
+          bitsU[1] = reuse.words[reuse.index * 8 + 3]!;
+          reused = bits[0]!;
+          reuse.next();
+        }
+        out.reward!.f64(f[fx + F.reward]!);
+        out.created!.f64(f[fx + F.created]!);
+        out.success!.u8(u[ux + U.success]!);
+        out.reused!.f64(reused);
+        out.termCount!.u32(u[ux + U.termCount]!);
+        out.recOffset!.f64(f[fx + F.recOffset]!);
+        out.recLength!.u32(u[ux + U.recLength]!);
+        out.recLine!.u32(u[ux + U.recLine]!);
+        hashes.push(u[ux + U.hash]!, 0, slot, 0, 0, 0);
+        slot += 1;
+      }
+    }
+    for (const s of Object.values(out)) s.end();
+  }
+}

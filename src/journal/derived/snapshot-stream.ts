@@ -1,0 +1,127 @@
+// A store's snapshot built by streaming its journal (SnapshotCodec.stream), for the first read after cache/ was
+// lost: one verifying scan hands each record to the codec's build, which spills what it keeps to scratch files
+// (scratch.ts), then the build writes the new body straight into the snapshot's temp file. Its page table is
+// computed from the body read back once it is all written, and the file is renamed into place as writeSnapshot's
+// is. Memory follows the build's buffers, not the journal, where a replay held the whole state and then its
+// encoding.
+//
+// Only journals of STREAM_AFTER_BYTES and more are streamed: below, a replay in memory is small and faster.
+// Damage (any problem but a torn tail) builds nothing, as a replay would keep nothing: the caller replays and
+// reports it. A scratch file or the snapshot that cannot be written (a full disk) builds nothing either.
+import { fs } from '../../shared/fs';
+import { join } from 'node:path';
+import { crashPoint } from '../crash-point';
+import { ensurePrivateDir, FILE_MODE } from '../durable-fs';
+import { scanJournal, type ScanResult } from '../scan';
+import type { StoreSpec } from '../store-spec';
+import { CACHE_DIR, cachePath, mtimeOf, newNonce, noteFailure, noteInternal, writeFully, type JournalBinding } from './cache-file';
+import { bindingAt } from './index-tail';
+import { ScratchSpace } from './scratch';
+import { pageTable, snapshotHeader, snapshotLayout, snapshotName, SNAPSHOT_PAGE } from './snapshot';
+import { dropBuild } from './snapshot-build-file';
+import { dropDelta } from './snapshot-delta';
+import { isDamaged } from './snapshot-load';
+import { DerivedDamage } from './sorted-table';
+import { SpillFailed } from './spill';
+
+/** Journals smaller than this are replayed in memory instead (~25k cases); CRUX_TEST_STREAM_BYTES sets it in tests. */
+const STREAM_AFTER_BYTES = 16 * 1024 * 1024;
+const streamAfter = () => {
+  const set = process.env.CRUX_TEST_STREAM_BYTES;
+  return set === undefined || set === '' ? STREAM_AFTER_BYTES : Number(set);
+};
+
+/**
+ * Scans the journal open at `fd` through the codec's streamed build and installs the snapshot it writes, unless
+ * the scan finds damage. undefined when the store has no streamed build, the journal is below STREAM_AFTER_BYTES,
+ * or the build could not be written; else the scan, and whether a new snapshot was installed.
+ */
+export function streamSnapshot<S>(root: string, spec: StoreSpec<S>, fd: number, writer: boolean): { scan: ScanResult; built: boolean } | undefined {
+  const codec = spec.snapshot;
+  if (codec?.stream === undefined) return undefined;
+  let size: number;
+  try {
+    size = fs.fstatSync(fd).size;
+  } catch {
+    return undefined;
+  }
+  if (size === 0 || size < streamAfter()) return undefined;
+  const mtime_ns = mtimeOf(fd);
+  const scratch = new ScratchSpace(root, spec.file);
+  try {
+    const build = codec.stream(scratch);
+    const scan = scanJournal(fd, spec.vocabulary, (kept: number) => build.take(kept), undefined, { keep: (record, at) => build.keep(record, at) });
+    if (isDamaged(scan)) return { scan, built: false };
+    const body = build.finish();
+    const built = writeStreamed(root, spec.file, codec.version, bindingAt({ ...scan, tornTail: scan.tornTail }, mtime_ns), body);
+    if (built) {
+      // As keepSnapshot: the delta continued the snapshot replaced; a reader leaves a build under way to its writer.
+      dropDelta(root, spec.file);
+      if (writer) dropBuild(root, spec.file);
+    }
+    return { scan, built };
+  } catch (error) {
+    if (error instanceof SpillFailed || error instanceof DerivedDamage) return undefined;
+    if (error instanceof RangeError) {
+      noteInternal(root, `${spec.file}: a streamed snapshot`, error);
+      return undefined;
+    }
+    throw error;
+  } finally {
+    scratch.close();
+  }
+}
+
+/** Writes the streamed body as a snapshot (temp file, page table from the body read back, rename); false when it could not. */
+function writeStreamed(
+  root: string,
+  file: string,
+  codec: number,
+  binding: JournalBinding,
+  body: { readonly length: number; write(put: (bytes: Uint8Array, at: number) => void): void },
+): boolean {
+  const path = cachePath(root, snapshotName(file));
+  const temp = `${path}.${process.pid}.${Math.floor(Math.random() * 1e9)}.tmp`;
+  const layout = snapshotLayout(body.length);
+  let fd: number | undefined;
+  try {
+    ensurePrivateDir(join(root, CACHE_DIR));
+    fd = fs.openSync(temp, 'wx+', FILE_MODE);
+    const out = fd;
+    fs.ftruncateSync(out, layout.bodyAt + body.length);
+    body.write((bytes, at) => {
+      if (!(at >= 0 && at + bytes.length <= body.length)) throw new RangeError('a streamed body wrote past its length');
+      writeFully(out, bytes, layout.bodyAt + at);
+    });
+    const nonce = newNonce();
+    const run = Buffer.allocUnsafe(256 * SNAPSHOT_PAGE);
+    let runAt = -1;
+    const { table, dir } = pageTable(nonce, body.length, (p) => {
+      const at = p * SNAPSHOT_PAGE;
+      if (runAt < 0 || at >= runAt + run.length) {
+        runAt = at;
+        const want = Math.min(run.length, body.length - at);
+        if (fs.readSync(out, run, 0, want, layout.bodyAt + at) !== want) throw new Error('a streamed snapshot came back short');
+      }
+      return run.subarray(at - runAt, Math.min(at - runAt + SNAPSHOT_PAGE, body.length - runAt));
+    });
+    writeFully(out, snapshotHeader(file, codec, nonce, binding, body.length, dir), 0);
+    writeFully(out, dir, layout.dirAt);
+    writeFully(out, table, layout.tableAt);
+    fs.closeSync(out);
+    fd = undefined;
+    crashPoint('derived:before-rename');
+    fs.renameSync(temp, path);
+    return true;
+  } catch (error) {
+    try {
+      if (fd !== undefined) fs.closeSync(fd);
+      fs.rmSync(temp, { force: true });
+    } catch {
+      // cache/ is not a directory, or cannot be written: there is no temp file to remove.
+    }
+    if (error instanceof RangeError || error instanceof SpillFailed) throw error;
+    noteFailure(root, snapshotName(file), error, 'written');
+    return false;
+  }
+}
