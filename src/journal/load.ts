@@ -1,6 +1,6 @@
 // Loading a store's state: a full, verifying replay; or, through the derived layer (derived/), only the
 // entities a command names, or a snapshot and the verified records after it.
-import { scanJournal, type LinePosition, type ScanResult } from './scan';
+import { isDamaged, scanJournal, type LinePosition, type ScanResult } from './scan';
 import { derivedFiles, replayUpkeep } from './derived';
 import { loadedAt, type Loaded, type Reporter } from './loaded';
 import type { IndexQuery, StoreSpec } from './store-spec';
@@ -8,8 +8,6 @@ import type { IndexQuery, StoreSpec } from './store-spec';
 export type { Loaded, Reporter, WorkPhase } from './loaded';
 
 export type OnRecord = (at: LinePosition) => void;
-
-const isDamaged = (scan: ScanResult) => scan.problems.some((p) => p.offset !== scan.tornTail?.offset);
 
 /** Replays the whole journal, verifying every line; reports each problem once unless quiet. */
 export function replayFull<S>(

@@ -28,6 +28,9 @@ export interface ScanResult {
   readonly ms: number;
 }
 
+/** Whether a scan found damage: any problem but a torn tail (which the next write quarantines). */
+export const isDamaged = (scan: Pick<ScanResult, 'problems' | 'tornTail'>): boolean => scan.problems.some((p) => p.offset !== scan.tornTail?.offset);
+
 /** Bytes at the end of a journal that a write left unfinished: from `line` at `offset`, to the end. */
 export interface TornTail {
   readonly offset: number;

@@ -1,7 +1,7 @@
 // What an index does not cover yet: the journal's records past its binding (a write whose log block was lost,
 // an index older than its journal), read and verified as a replay reads them; and a loaded position's binding.
 import type { ChainHead } from '../record';
-import { scanJournal, type LinePosition, type TornTail } from '../scan';
+import { isDamaged, scanJournal, type LinePosition, type TornTail } from '../scan';
 import type { Position } from '../loaded';
 import type { StoreSpec } from '../store-spec';
 import type { JournalBinding } from './cache-file';
@@ -47,6 +47,6 @@ export function readTail(spec: StoreSpec<any>, fd: number, size: number, covered
     },
     covered.seq === 0 ? undefined : { offset: covered.size, line: covered.lines, head },
   );
-  if (scan.problems.some((p) => p.offset !== scan.tornTail?.offset)) return undefined;
+  if (isDamaged(scan)) return undefined;
   return { entries, keys, head: scan.head, headAt: scan.headAt ?? atHead, lines: scan.lines, bytes: scan.bytes, tornTail: scan.tornTail };
 }

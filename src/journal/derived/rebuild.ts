@@ -17,7 +17,7 @@
 // Damage (any problem but a torn tail) leaves no index, as a replay's would not; the caller reports the scan.
 import type { JournalRecord } from '../record';
 import { TRUST_VOUCHED } from '../record';
-import { scanJournal, type LinePosition, type ScanResult } from '../scan';
+import { isDamaged, scanJournal, type LinePosition, type ScanResult } from '../scan';
 import type { StoreSpec } from '../store-spec';
 import { mtimeOf, readVerified } from './cache-file';
 import { ENTRY_WORDS, EntryList, FLAG_RESET, hash56, joinOffset, KEY_SPACE, keyCheck, sortKey, splitOffset } from './entries';
@@ -126,8 +126,7 @@ export function rebuildIndex<S>(root: string, spec: StoreSpec<S>, fd: number, ke
     if (error instanceof SpillFailed) return undefined;
     throw error;
   }
-  const damaged = scan.problems.some((p) => p.offset !== scan.tornTail?.offset);
-  if (failed || damaged) {
+  if (failed || isDamaged(scan)) {
     lines.close();
     pending?.close();
     return { scan, state, built: false };

@@ -3,7 +3,8 @@
 // follow where the codec can (snapshot-build.ts), the delta by a reader that folded DELTA_AFTER_RECORDS records
 // or more past both.
 import { fs } from '../../shared/fs';
-import { scanJournal, type ScanResult } from '../scan';
+import { isDamaged, scanJournal } from '../scan';
+import { streamsAt } from './snapshot-stream';
 import { loadedAt, type Loaded } from '../loaded';
 import type { SnapshotBody, StoreSpec } from '../store-spec';
 import { mtimeOf } from './cache-file';
@@ -25,7 +26,6 @@ const SNAPSHOT_TAIL_SHARE = 1 / 64;
  */
 const DELTA_AFTER_RECORDS = 16;
 
-export const isDamaged = (scan: ScanResult) => scan.problems.some((p) => p.offset !== scan.tornTail?.offset);
 
 /**
  * Loads the whole state from the store's snapshot and the journal's records after it (verified as a
@@ -125,7 +125,9 @@ export function keepSnapshot<S>(root: string, path: string, spec: StoreSpec<S>, 
   let stamp = mtime_ns;
   if (!loaded.full) {
     stamp = mtimeOf(path);
-    const from = loadSnapshot(root, path, spec) ?? replayState(path, spec);
+    // No snapshot, and a journal large enough to stream: the next whole read builds it (snapshot-stream.ts) in
+    // bounded memory, where a replay here would hold the whole state (2.2 GiB at 1M cases) in a write that needed one key.
+    const from = loadSnapshot(root, path, spec) ?? (streamsAt(spec, path) ? undefined : replayState(path, spec));
     if (from === undefined) return;
     whole = from;
   }

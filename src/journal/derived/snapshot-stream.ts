@@ -12,15 +12,14 @@ import { fs } from '../../shared/fs';
 import { join } from 'node:path';
 import { crashPoint } from '../crash-point';
 import { ensurePrivateDir, FILE_MODE } from '../durable-fs';
-import { scanJournal, type ScanResult } from '../scan';
-import type { StoreSpec } from '../store-spec';
+import { isDamaged, scanJournal, type ScanResult } from '../scan';
+import type { SnapshotCodec, StoreSpec } from '../store-spec';
 import { CACHE_DIR, cachePath, mtimeOf, newNonce, noteFailure, noteInternal, writeFully, type JournalBinding } from './cache-file';
 import { bindingAt } from './index-tail';
 import { ScratchSpace } from './scratch';
 import { pageTable, snapshotHeader, snapshotLayout, snapshotName, SNAPSHOT_PAGE } from './snapshot';
 import { dropBuild } from './snapshot-build-file';
 import { dropDelta } from './snapshot-delta';
-import { isDamaged } from './snapshot-load';
 import { DerivedDamage } from './sorted-table';
 import { SpillFailed } from './spill';
 
@@ -30,6 +29,18 @@ const streamAfter = () => {
   const set = process.env.CRUX_TEST_STREAM_BYTES;
   return set === undefined || set === '' ? STREAM_AFTER_BYTES : Number(set);
 };
+
+const streams = (codec: SnapshotCodec<unknown>, size: number) => codec.stream !== undefined && size > 0 && size >= streamAfter();
+
+/** Whether a lost snapshot of the journal at `path` is built by streaming (a large journal, a codec that can). */
+export function streamsAt(spec: StoreSpec<unknown>, path: string): boolean {
+  if (spec.snapshot === undefined) return false;
+  try {
+    return streams(spec.snapshot, fs.statSync(path).size);
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Scans the journal open at `fd` through the codec's streamed build and installs the snapshot it writes, unless
@@ -45,7 +56,7 @@ export function streamSnapshot<S>(root: string, spec: StoreSpec<S>, fd: number, 
   } catch {
     return undefined;
   }
-  if (size === 0 || size < streamAfter()) return undefined;
+  if (!streams(codec, size)) return undefined;
   const mtime_ns = mtimeOf(fd);
   const scratch = new ScratchSpace(root, spec.file);
   try {

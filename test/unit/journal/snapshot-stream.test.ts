@@ -1,0 +1,135 @@
+// The case bank's snapshot built by streaming after cache/ was lost (derived/snapshot-stream.ts): the first whole
+// read folds nothing itself (the streamed snapshot covers the journal), answers as a replay does, and leaves the
+// body a replay would have written; over a torn tail, damage in the middle, or a cache/ that cannot be written, the
+// answer is still a replay's; a writer that needed one key leaves the lost snapshot to the next whole read.
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CaseBank } from '../../../src/domain/case/bank';
+import { DataDir } from '../../../src/journal/data-dir';
+import { cachePath } from '../../../src/journal/derived/cache-file';
+import { snapshotCovers, snapshotName } from '../../../src/journal/derived/snapshot';
+import type { Reporter } from '../../../src/journal/load';
+import type { StoreSpec } from '../../../src/journal/store-spec';
+import { tempDir } from '../../helpers/cli';
+import { answers, caseBody, countingStore, read, replayed, TS, WORDS, writeOne } from './case-bank-writes';
+
+const collecting = (): Reporter & { told: string[] } => {
+  const told: string[] = [];
+  return { told, warn: (m) => told.push(m) };
+};
+
+async function seeded(reporter: Reporter = { warn: () => {} }) {
+  const spec = countingStore();
+  const dir = new DataDir(join(tempDir(), 'data'), reporter, 5_000);
+  const base = Array.from({ length: 200 }, (_, i) => ({ ev: 'case.imported', data: caseBody(i, `base zeta ${WORDS[i % 8]} ${WORDS[(i * 3) % 8]} 東京${i % 4}`) }));
+  await dir.write((tx) => tx.append(spec, base), TS);
+  for (let i = 0; i < 60; i++) await writeOne(dir, spec, i, 200);
+  return { spec, dir, journal: join(dir.root, 'cases.jsonl') };
+}
+
+const loseCache = (dir: DataDir) => fs.rmSync(join(dir.root, 'cache'), { recursive: true, force: true });
+const statePath = (dir: DataDir) => cachePath(dir.root, snapshotName('cases.jsonl'));
+/** The snapshot's body: its last body_bytes bytes. */
+const bodyOf = (dir: DataDir) => {
+  const bytes = fs.readFileSync(statePath(dir));
+  const header = JSON.parse(bytes.subarray(0, 503).toString());
+  return bytes.subarray(bytes.length - header.body_bytes);
+};
+
+describe('a lost snapshot built by streaming', () => {
+  beforeEach(() => {
+    process.env.CRUX_TEST_STREAM_BYTES = '1';
+  });
+  afterEach(() => {
+    delete process.env.CRUX_TEST_STREAM_BYTES;
+  });
+
+  it('the first whole read folds nothing itself, answers as a replay, and leaves the body a replay writes', async () => {
+    const { spec, dir } = await seeded();
+    loseCache(dir);
+    spec.folded = 0;
+    const first = await read(dir, spec);
+    expect(spec.folded, 'the streamed snapshot covers the whole journal').toBe(0);
+    expect(first).toEqual(replayed(dir));
+    const streamed = bodyOf(dir);
+    expect(snapshotCovers(dir.root, 'cases.jsonl')).toBe(fs.statSync(join(dir.root, 'cases.jsonl')).size);
+    // The same read with streaming off replays and writes the snapshot from the replay: the same body.
+    loseCache(dir);
+    process.env.CRUX_TEST_STREAM_BYTES = String(2 ** 50);
+    spec.folded = 0;
+    expect(await read(dir, spec)).toEqual(first);
+    expect(spec.folded).toBeGreaterThan(0);
+    expect(bodyOf(dir).equals(streamed)).toBe(true);
+    // Whole-store reads (case list) stream it too.
+    loseCache(dir);
+    process.env.CRUX_TEST_STREAM_BYTES = '1';
+    spec.folded = 0;
+    expect(answers(await dir.read(spec))).toEqual(first);
+    expect(spec.folded).toBe(0);
+  });
+
+  it('leaves only the snapshot in cache/: scratch files are unlinked as soon as they are open', async () => {
+    const { spec, dir } = await seeded();
+    loseCache(dir);
+    process.env.CRUX_TEST_REBUILD_ENTRIES = '64';
+    try {
+      await read(dir, spec);
+    } finally {
+      delete process.env.CRUX_TEST_REBUILD_ENTRIES;
+    }
+    expect(fs.readdirSync(join(dir.root, 'cache')).sort()).toEqual(['cases.jsonl.state']);
+  });
+
+  it('over a batch whose last record is missing: the snapshot ends before it, the answer is a replay’s', async () => {
+    const { spec, dir, journal } = await seeded();
+    const batch = Array.from({ length: 3 }, (_, i) => ({ ev: 'case.recorded', data: caseBody(5000 + i, `torn brandnew ${WORDS[i]}`) }));
+    await dir.write((tx) => tx.append(spec, batch), TS);
+    const text = fs.readFileSync(journal);
+    const cut = text.lastIndexOf('\n', text.length - 2) + 1;
+    fs.truncateSync(journal, cut);
+    loseCache(dir);
+    const first = await read(dir, spec);
+    expect(first).toEqual(replayed(dir));
+    expect(JSON.stringify(first)).not.toContain('c_5000');
+    // The batch's first record starts where the snapshot ends.
+    const covers = snapshotCovers(dir.root, 'cases.jsonl')!;
+    expect(text.subarray(covers, covers + 200).toString()).toContain('"batch":3');
+  });
+
+  it('over damage in the middle: nothing streamed is kept, the replay answers and reports it', async () => {
+    const reporter = collecting();
+    const { spec, dir, journal } = await seeded(reporter);
+    const text = fs.readFileSync(journal, 'utf8');
+    const at = text.indexOf('base zeta', text.length / 3);
+    fs.writeFileSync(journal, `${text.slice(0, at)}BASE${text.slice(at + 4)}`);
+    loseCache(dir);
+    reporter.told.length = 0;
+    const first = await read(dir, spec);
+    expect(first).toEqual(replayed(dir));
+    expect(reporter.told.some((m) => /cases\.jsonl:\d+:/.test(m))).toBe(true);
+  });
+
+  it('with a cache/ that is not a directory: the replay answers', async () => {
+    const { spec, dir } = await seeded();
+    loseCache(dir);
+    fs.writeFileSync(join(dir.root, 'cache'), 'not a directory');
+    expect(await read(dir, spec)).toEqual(replayed(dir));
+    expect(fs.readFileSync(join(dir.root, 'cache'), 'utf8')).toBe('not a directory');
+  });
+
+  it('a writer that needs one key leaves the lost snapshot to the next whole read; a writer that needs the bank streams it', async () => {
+    const { spec, dir } = await seeded();
+    loseCache(dir);
+    await writeOne(dir, spec, 61, 200);
+    expect(fs.existsSync(statePath(dir))).toBe(false);
+    spec.folded = 0;
+    await dir.write(async (tx) => {
+      await tx.loadTerms(spec as StoreSpec<CaseBank>, { terms: ['alpha'] } as never);
+      tx.append(spec, [{ ev: 'case.recorded', data: caseBody(7000, 'alpha by a whole writer') } as never]);
+    }, TS);
+    expect(spec.folded, 'the writer loaded the streamed snapshot, and folded its own record').toBe(1);
+    expect(fs.existsSync(statePath(dir))).toBe(true);
+    expect(await read(dir, spec)).toEqual(replayed(dir));
+  });
+});
