@@ -58,6 +58,7 @@ export function streamSnapshot<S>(root: string, spec: StoreSpec<S>, fd: number, 
   }
   if (!streams(codec, size)) return undefined;
   const mtime_ns = mtimeOf(fd);
+  sweepStaleTemps(root, spec.file);
   const scratch = new ScratchSpace(root, spec.file);
   try {
     const build = codec.stream(scratch);
@@ -80,6 +81,30 @@ export function streamSnapshot<S>(root: string, spec: StoreSpec<S>, fd: number, 
     throw error;
   } finally {
     scratch.close();
+  }
+}
+
+/** A temp file of a snapshot not touched for this long was left by a process that died (a build writes it throughout). */
+const STALE_TEMP_MS = 10 * 60_000;
+
+/** Removes the temp files of snapshots that a killed process left (as large as the snapshot: 150 MB at 1M cases). */
+function sweepStaleTemps(root: string, file: string): void {
+  const prefix = `${snapshotName(file)}.`;
+  let names: string[];
+  try {
+    names = fs.readdirSync(join(root, CACHE_DIR));
+  } catch {
+    return;
+  }
+  const now = Date.now();
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !/^\d+\.\d+\.tmp$/.test(name.slice(prefix.length))) continue;
+    try {
+      const st = fs.lstatSync(cachePath(root, name));
+      if (st.isFile() && now - st.mtimeMs > STALE_TEMP_MS) fs.rmSync(cachePath(root, name), { force: true });
+    } catch {
+      // Gone already, or cache/ cannot be written: nothing to sweep.
+    }
   }
 }
 
