@@ -107,6 +107,32 @@ describe('full disk (ENOSPC on a tiny tmpfs)', { timeout: TIMEOUT }, () => {
     await expectHealthy(dir);
   });
 
+  it('a case bank whose lost snapshot cannot be streamed for lack of space: the retrieve answers as a replay, leaves no scratch file', async () => {
+    const mount = mountTmpfs('2m');
+    const dir = join(mount, 'data');
+    const lines = Array.from({ length: 1500 }, (_, i) => JSON.stringify({ task: `deploy web step ${i} ${'w'.repeat(i % 40)}`, action: 'a', outcome: 'o', tags: [`t${i % 7}`] }));
+    expect((await crux(dir, ['case', 'import', '-'], { input: `${lines.join('\n')}\n` })).exitCode).toBe(0);
+    const query = ['--json', 'case', 'retrieve', 'deploy', 'step', '--top-k', '30'];
+    const want = await crux(dir, query);
+    fs.rmSync(join(dir, 'cache'), { recursive: true });
+    fs.mkdirSync(join(dir, 'cache'), { mode: 0o700 });
+    try {
+      fs.writeFileSync(join(mount, 'filler'), Buffer.alloc(2 << 20));
+    } catch (error) {
+      expect((error as NodeJS.ErrnoException).code).toBe('ENOSPC');
+    }
+    const journal = fs.readFileSync(join(dir, 'cases.jsonl'));
+    const got = await crux(dir, query, { env: { CRUX_TEST_STREAM_BYTES: '1' } });
+    expect(got.exitCode, got.stderr).toBe(0);
+    expect(got.stdout).toBe(want.stdout);
+    expect(fs.readFileSync(join(dir, 'cases.jsonl')).equals(journal)).toBe(true);
+    expect(fs.readdirSync(join(dir, 'cache')).filter((n) => n.endsWith('.tmp') || /\.idx\.[0-9a-f]{8}$/.test(n))).toEqual([]);
+    fs.rmSync(join(mount, 'filler'));
+    const again = await crux(dir, query, { env: { CRUX_TEST_STREAM_BYTES: '1' } });
+    expect(again.stdout).toBe(want.stdout);
+    expect(fs.existsSync(join(dir, 'cache', 'cases.jsonl.state'))).toBe(true);
+  });
+
   it('a torn tail that cannot be quarantined for lack of space stays in place until there is room', async () => {
     const mount = mountTmpfs('1m');
     const dir = join(mount, 'data');
