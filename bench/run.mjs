@@ -23,6 +23,12 @@ import { BOILERPLATE, caseLines, firstCaseId, GROWTH_TARGETS, HOUR, midSession, 
 
 const CRUX = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', 'bin', 'crux');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
+/**
+ * A data directory copied as `cp -a` copies it: with the journals' nanosecond mtimes, so that its caches hold as they
+ * do for the original (fs.cpSync sets another mtime: a journal of the same size then fails its binding, and the first
+ * write after the copy rebuilt the index, the 1.2 s "worst case write" of an earlier run).
+ */
+const copyTree = (from, to) => execFileSync('cp', ['-a', from, to]);
 const SIZES = (process.env.BENCH_SIZES ?? '1,10000,100000,1000000').split(',').map(Number);
 const GROWTH = [2_000, 200_000];
 const ALL_SIZES = [...new Set([...SIZES, ...GROWTH])].sort((a, b) => a - b);
@@ -250,7 +256,7 @@ const PENDING = 517;
 const { c: c200 } = builds[200_000];
 const afterPending = join(work, `c-200k-after-${PENDING}`);
 const pendingBuilt = fs.existsSync(afterPending);
-if (!pendingBuilt) fs.cpSync(c200, afterPending, { recursive: true });
+if (!pendingBuilt) copyTree(c200, afterPending);
 for (let i = 0; i < (pendingBuilt ? 0 : PENDING); i++)
   run(afterPending, ['case', 'record', '--task', `${WORDS[i % 3000]} ${WORDS[(i * 7) % 3000]} pending`, '--action', 'a', '--outcome', 'o']);
 const pending = interleave(
@@ -304,7 +310,7 @@ for (const n of GROWTH) {
   for (let k = 0; k < 3; k++) {
     const copy = join(work, `reap-${n}-${RUN_ID}`);
     fs.rmSync(copy, { recursive: true, force: true });
-    fs.cpSync(builds[n].s, copy, { recursive: true });
+    copyTree(builds[n].s, copy);
     count = JSON.parse(run(copy, ['session', 'reap', '--dry-run', '--json'], undefined, { CRUX_NOW: REAP_NOW })).count;
     const r = runMeasured(crux(copy, 'session', 'reap', '--json'), { env: reapEnv });
     times.push(r.ms);
@@ -327,7 +333,7 @@ let caseWrites;
 if (CASE_WRITES > 0) {
   const copy = join(work, `case-writes-${RUN_ID}`);
   fs.rmSync(copy, { recursive: true, force: true });
-  fs.cpSync(builds[largest].c, copy, { recursive: true });
+  copyTree(builds[largest].c, copy);
   let seed = 11;
   const pick = () => WORDS[Math.floor(((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32) ** 2 * WORDS.length)];
   const times = { record: [], retrieve: [] };

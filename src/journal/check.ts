@@ -31,10 +31,14 @@ export function reportScan(root: string, file: string, scan: ScanResult): Omit<J
 export function checkJournal(dir: JournalDir, spec: StoreSpec<unknown>, opts: { repair: boolean; ts: string; progress?: ProgressSink }): JournalReport {
   const kept: { record: JournalRecord; at: LinePosition }[] = [];
   const progress = opts.progress === undefined ? undefined : withTotal(opts.progress, spec.file, dir.path(spec.file));
-  const scan = scanJournal(dir.path(spec.file), spec.vocabulary, (record, at) => {
-    progress?.(at);
-    if (opts.repair) kept.push({ record, at });
-  });
+  // Only a repair needs the records; a check keeps nothing of a batch until it is whole (a 1M-case import is one
+  // batch: holding its records took 770 MiB).
+  const scan = opts.repair
+    ? scanJournal(dir.path(spec.file), spec.vocabulary, (record, at) => {
+        progress?.(at);
+        kept.push({ record, at });
+      })
+    : scanJournal(dir.path(spec.file), spec.vocabulary, (_: 0, at) => progress?.(at), undefined, { keep: () => 0 as const });
   const history = checkHistory(dir.root, spec.file, spec.vocabulary, opts);
   const report = { ...reportScan(dir.root, spec.file, scan), ...(history ? { history } : {}) };
   if (!opts.repair || scan.problems.length === 0) return report;

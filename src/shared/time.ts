@@ -34,7 +34,7 @@ export function parseTime(raw: string, what = 'time'): Instant {
  * undefined for any other spelling, and for a date or time out of range (parseTime's general path reads or
  * refuses those): a rebuild parses two of these a record.
  */
-function asWritten(raw: string): Instant | undefined {
+export function asWritten(raw: string): Instant | undefined {
   if (raw.length !== 24 || raw.charCodeAt(4) !== 45 || raw.charCodeAt(7) !== 45 || raw.charCodeAt(10) !== 84) return undefined;
   if (raw.charCodeAt(13) !== 58 || raw.charCodeAt(16) !== 58 || raw.charCodeAt(19) !== 46 || raw.charCodeAt(23) !== 90) return undefined;
   const year = digits(raw, 0, 4),

@@ -110,7 +110,9 @@ describe('full disk (ENOSPC on a tiny tmpfs)', { timeout: TIMEOUT }, () => {
   it('a case bank whose lost snapshot cannot be streamed for lack of space: the retrieve answers as a replay, leaves no scratch file', async () => {
     const mount = mountTmpfs('2m');
     const dir = join(mount, 'data');
-    const lines = Array.from({ length: 1500 }, (_, i) => JSON.stringify({ task: `deploy web step ${i} ${'w'.repeat(i % 40)}`, action: 'a', outcome: 'o', tags: [`t${i % 7}`] }));
+    const lines = Array.from({ length: 1500 }, (_, i) =>
+      JSON.stringify({ task: `deploy web step ${i} ${'w'.repeat(i % 40)}`, action: 'a', outcome: 'o', tags: [`t${i % 7}`] }),
+    );
     expect((await crux(dir, ['case', 'import', '-'], { input: `${lines.join('\n')}\n` })).exitCode).toBe(0);
     const query = ['--json', 'case', 'retrieve', 'deploy', 'step', '--top-k', '30'];
     const want = await crux(dir, query);

@@ -1,7 +1,7 @@
 // A case as its journal payload holds it: which payloads are whole cases, the fields the bank folds, and the
 // case a payload describes (text scrubbed again on the way out, SPEC §7).
 import { scrubText } from '../../shared/scrub';
-import { formatTime } from '../../shared/time';
+import { asWritten, formatTime } from '../../shared/time';
 import type { CaseId } from '../../shared/ids';
 import type { Case } from './case';
 
@@ -28,7 +28,8 @@ export function foldable(body: unknown): Foldable | undefined {
   if (typeof case_id !== 'string' || case_id === '' || case_id.includes('\n')) return undefined;
   if (typeof task !== 'string' || typeof b.action !== 'string' || typeof b.outcome !== 'string') return undefined;
   if (typeof reward !== 'number' || !(reward >= 0 && reward <= 1)) return undefined;
-  const created = typeof created_at === 'string' ? Date.parse(created_at) : NaN;
+  // As crux writes every time, read by digits (Date.parse took ~0.5 s of a 1M-case build); any other spelling as Date reads it.
+  const created = typeof created_at === 'string' ? (asWritten(created_at) ?? Date.parse(created_at)) : NaN;
   if (Number.isNaN(created) || typeof success !== 'boolean') return undefined;
   const reused = Number.isSafeInteger(times_reused) && (times_reused as number) >= 0 ? (times_reused as number) : 0;
   return { id: case_id, task, tags: stringTags(b.tags), reward, created, success, reused };

@@ -84,6 +84,7 @@ class DerivedFiles<S> {
    * could not be written.
    */
   streamSnapshot(writer: boolean): { scan: ScanResult; built: boolean } | undefined {
+    if (this.spec.snapshot?.stream === undefined) return undefined;
     return this.withJournal(undefined, (fd) => streamSnapshot(this.root, this.spec, fd, writer));
   }
 

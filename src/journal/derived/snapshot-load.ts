@@ -26,7 +26,6 @@ const SNAPSHOT_TAIL_SHARE = 1 / 64;
  */
 const DELTA_AFTER_RECORDS = 16;
 
-
 /**
  * Loads the whole state from the store's snapshot and the journal's records after it (verified as a
  * replay verifies them); undefined when there is no snapshot that verifies (then the caller replays).

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { caseTerms, tokenize } from '../../../src/domain/case/tokenize';
 
@@ -89,6 +90,14 @@ describe('tokenize, ASCII text', () => {
     for (const text of [ascii, `${ascii} ab${ascii}cd`, 'Deploy_the web-app v2 9x X', 'a b c dd ee_ff 12 3']) expect(tokens(text)).toEqual(unicode(text));
     // A character that lowercases into ASCII (U+212A KELVIN SIGN → k) is read after lowercasing, as before.
     expect(tokens('\u212Aey OK')).toEqual(['key', 'ok']);
+    // Any ASCII text at all, runs at its start and end included, and with one character outside ASCII mixed in.
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('a', 'Z', '0', '9', ' ', '-', '_', 'q', '\n', '\u0000', '~'), maxLength: 40 }), (text) => {
+        expect(tokens(text)).toEqual(unicode(text));
+        expect(tokens(`${text}é${text}`)).toEqual(unicode(`${text}é${text}`));
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 

@@ -22,7 +22,10 @@ const collecting = (): Reporter & { told: string[] } => {
 async function seeded(reporter: Reporter = { warn: () => {} }) {
   const spec = countingStore();
   const dir = new DataDir(join(tempDir(), 'data'), reporter, 5_000);
-  const base = Array.from({ length: 200 }, (_, i) => ({ ev: 'case.imported', data: caseBody(i, `base zeta ${WORDS[i % 8]} ${WORDS[(i * 3) % 8]} 東京${i % 4}`) }));
+  const base = Array.from({ length: 200 }, (_, i) => ({
+    ev: 'case.imported',
+    data: caseBody(i, `base zeta ${WORDS[i % 8]} ${WORDS[(i * 3) % 8]} 東京${i % 4}`),
+  }));
   await dir.write((tx) => tx.append(spec, base), TS);
   for (let i = 0; i < 60; i++) await writeOne(dir, spec, i, 200);
   return { spec, dir, journal: join(dir.root, 'cases.jsonl') };
