@@ -7,7 +7,7 @@ export const EV_PUT = 0;
 export const EV_REUSED = 1;
 export const EV_DELETED = 2;
 export const TWO32 = 2 ** 32;
-/** Postings (term, ordinal, meta: 12 bytes) a read of the postings file takes. */
+/** Postings (term, ordinal: 8 bytes) a read of the postings file takes. */
 export const POSTINGS_PER_READ = 1 << 16;
 
 /** Which puts are live, as bits with a rank (a live put's slot), and what finish needs of them. */
@@ -124,37 +124,50 @@ export function liveOf(events: ReturnType<ScratchSort['merged']>, ids: ScratchFi
 
 /** Each term's live postings, and how many terms the puts taken interned (those past it came from puts not taken). */
 export function termCounts(postings: ScratchFile, live: Live, puts: number): { df: Uint32Array; vocabCount: number } {
-  const counts: number[] = [];
+  let counts = new Uint32Array(1024);
   let vocabCount = 0;
-  forEachPosting(postings, (t, ord) => {
-    if (ord >= puts) return;
-    if (t >= vocabCount) {
-      for (let k = vocabCount; k <= t; k++) counts.push(0);
-      vocabCount = t + 1;
+  for (const [w, n] of postingRuns(postings)) {
+    for (let i = 0; i < n; i += 2) {
+      const t = w[i]!;
+      const ord = w[i + 1]!;
+      if (ord >= puts) continue;
+      if (t >= vocabCount) {
+        vocabCount = t + 1;
+        if (t >= counts.length) {
+          const grown = new Uint32Array(Math.max(2 * counts.length, t + 1));
+          grown.set(counts);
+          counts = grown;
+        }
+      }
+      if (live.has(ord)) counts[t]! += 1;
     }
-    if (live.has(ord)) counts[t]! += 1;
-  });
-  return { df: Uint32Array.from(counts), vocabCount };
+  }
+  return { df: counts.slice(0, vocabCount), vocabCount };
 }
 
-function forEachPosting(postings: ScratchFile, each: (term: number, ord: number, meta: number) => void): void {
-  const buf = new Uint32Array(3 * POSTINGS_PER_READ);
-  const bytes = new Uint8Array(buf.buffer);
+/** The postings file a read at a time: its words (term, ordinal per posting) and how many of them the read gave. */
+function* postingRuns(postings: ScratchFile): Generator<[Uint32Array, number]> {
+  const words = new Uint32Array(2 * POSTINGS_PER_READ);
+  const bytes = new Uint8Array(words.buffer);
   for (let at = 0; at < postings.size; ) {
     const n = postings.read(bytes, at);
-    if (n <= 0 || n % 12 !== 0) throw new RangeError('a scratch file came back short');
-    for (let i = 0; i < n / 4; i += 3) each(buf[i]!, buf[i + 1]!, buf[i + 2]!);
+    if (n <= 0 || n % 8 !== 0) throw new RangeError('a scratch file came back short');
+    yield [words, n / 4];
     at += n;
   }
 }
 
-/** postStart, then postSlots and postMeta a range of terms at a time: each range one pass over the postings file. */
+/**
+ * postStart, then postSlots and postMeta a range of terms at a time: each range one pass over the postings file,
+ * each posting's meta its put's (`metas`, by ordinal).
+ */
 export function writePostings(
   put: Put,
   section: (put: Put, name: string) => Section,
   postings: ScratchFile,
   live: Live,
   df: Uint32Array,
+  metas: Uint16Array,
   atOnce: number,
 ): void {
   const starts = section(put, 'postStart');
@@ -166,7 +179,7 @@ export function writePostings(
   starts.u32(start[df.length]!);
   starts.end();
   const slots = section(put, 'postSlots');
-  const metas = section(put, 'postMeta');
+  const metaSection = section(put, 'postMeta');
   for (let t0 = 0; t0 < df.length; ) {
     let t1 = t0 + 1;
     while (t1 < df.length && start[t1 + 1]! - start[t0]! <= atOnce) t1 += 1;
@@ -176,17 +189,22 @@ export function writePostings(
     const cursor = new Float64Array(t1 - t0);
     for (let t = t0; t < t1; t++) cursor[t - t0] = start[t]! - base;
     if (slotOut.length > 0) {
-      forEachPosting(postings, (t, ord, meta) => {
-        if (t < t0 || t >= t1 || !live.has(ord)) return;
-        const p = cursor[t - t0]!++;
-        slotOut[p] = live.slot(ord);
-        metaOut[p] = meta;
-      });
+      for (const [w, n] of postingRuns(postings)) {
+        for (let i = 0; i < n; i += 2) {
+          const t = w[i]!;
+          if (t < t0 || t >= t1) continue;
+          const ord = w[i + 1]!;
+          if (!live.has(ord)) continue;
+          const p = cursor[t - t0]!++;
+          slotOut[p] = live.slot(ord);
+          metaOut[p] = metas[ord]!;
+        }
+      }
     }
     slots.bytes(new Uint8Array(slotOut.buffer));
-    metas.bytes(new Uint8Array(metaOut.buffer));
+    metaSection.bytes(new Uint8Array(metaOut.buffer));
     t0 = t1;
   }
   slots.end();
-  metas.end();
+  metaSection.end();
 }

@@ -1,9 +1,10 @@
 // The case bank's snapshot built by streaming the journal (SnapshotCodec.stream): exactly encodeBank's bytes for
-// the bank a replay folds, in memory that follows the vocabulary, not the cases — the first read after cache/ was
-// lost at 1M cases held ~1.9 GiB as a replay.
+// the bank a replay folds, in memory that follows the vocabulary and its buffers, and a little over 2 bytes a case
+// (each put's posting meta, and whether it is live) — the first read after cache/ was lost at 1M cases held ~1.9 GiB
+// as a replay.
 //
 // The scan (keep) gives each whole case put (recorded or imported, foldable) an ordinal and writes, to scratch
-// files: its id's bytes; a row of its numbers (PUT_BYTES each); and a posting (term, ordinal, meta) per term, its
+// files: its id's bytes; a row of its numbers (PUT_BYTES each); and a posting (term, ordinal) per term, its
 // terms interned in the order a replay interns them. Every event on a case id (put, reused, deleted) goes to a
 // sort by the id's hash. Then `finish` walks that sort an id at a time (ids that share the hash are told apart by
 // their bytes, read back): an id's last put is live unless a deletion follows it, and its reuse count is the
@@ -50,8 +51,10 @@ class BankStream implements SnapshotStream {
   private readonly rowF: Float64Array;
   private readonly rowU: Uint32Array;
   private rowCount = 0;
-  private readonly postBuf = new Uint32Array(3 * POSTINGS_PER_READ);
+  private readonly postBuf = new Uint32Array(2 * POSTINGS_PER_READ);
   private postCount = 0;
+  /** Each put's packMeta, by ordinal: what its postings carry (2 bytes a put, kept in memory). */
+  private metas = new Uint16Array(1024);
   private puts = 0;
   /** The ids file's length after the last record taken. */
   private committed = 0;
@@ -110,11 +113,16 @@ class BankStream implements SnapshotStream {
         this.termIds.set(term, t);
       }
       if (this.postCount === POSTINGS_PER_READ) this.flushPostings();
-      const x = 3 * this.postCount++;
+      const x = 2 * this.postCount++;
       this.postBuf[x] = t;
       this.postBuf[x + 1] = ord;
-      this.postBuf[x + 2] = meta;
     }
+    if (ord === this.metas.length) {
+      const grown = new Uint16Array(2 * ord);
+      grown.set(this.metas);
+      this.metas = grown;
+    }
+    this.metas[ord] = meta;
     if (this.rowCount === this.rowsAtOnce) this.flushRows();
     const f = this.rowCount * (PUT_BYTES / 8);
     const u = this.rowCount * (PUT_BYTES / 4);
@@ -147,7 +155,7 @@ class BankStream implements SnapshotStream {
   }
 
   private flushPostings(): void {
-    this.postings.append(new Uint8Array(this.postBuf.buffer, 0, this.postCount * 12));
+    this.postings.append(new Uint8Array(this.postBuf.buffer, 0, this.postCount * 8));
     this.postCount = 0;
   }
 
@@ -184,7 +192,7 @@ class BankStream implements SnapshotStream {
         put(vocabText, at.get('vocab')!);
         const hashes = this.scratch.sort(2);
         this.writeColumns(put, section, live, puts, hashes);
-        writePostings(put, section, this.postings, live, df, this.postingsAtOnce);
+        writePostings(put, section, this.postings, live, df, this.metas, this.postingsAtOnce);
         const pairs = section(put, 'idHash');
         for (const m = hashes.merged(); !m.done; m.next()) {
           pairs.u32(m.words[m.index * 8]!);
