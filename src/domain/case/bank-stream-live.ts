@@ -54,7 +54,10 @@ function popcount(v: number): number {
   return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff;
 }
 
-const idAtOf = (w: Uint32Array<ArrayBufferLike>, x: number) => w[x + 4]! * TWO32 + w[x + 5]!;
+// An event: (id hash hi, lo; where its id starts in the ids file, hi, lo; kind | reuse count's high bits << 2; the put's
+// ordinal or the count's low bits; the id's length; the put's record length). Where its id starts is its place in the
+// journal: the merge of spilled runs orders an id's events by it (it compares four words), so they come in journal order.
+const idAtOf = (w: Uint32Array<ArrayBufferLike>, x: number) => w[x + 2]! * TWO32 + w[x + 3]!;
 
 /**
  * Walks the events by id hash: per id (ids sharing a hash told apart by their bytes), in journal order, as the
@@ -99,8 +102,8 @@ export function liveOf(events: ReturnType<ScratchSort['merged']>, ids: ScratchFi
       const x = events.index * 8;
       const idAt = idAtOf(v, x);
       if (idAt < committed) {
-        const kind = v[x + 2]! & 3;
-        const a = kind === EV_PUT ? v[x + 3]! : kind === EV_REUSED ? (v[x + 2]! >>> 2) * TWO32 + v[x + 3]! : 0;
+        const kind = v[x + 4]! & 3;
+        const a = kind === EV_PUT ? v[x + 5]! : kind === EV_REUSED ? (v[x + 4]! >>> 2) * TWO32 + v[x + 5]! : 0;
         group.push([kind, a, v[x + 6]!, v[x + 7]!, idAt]);
       }
       events.next();

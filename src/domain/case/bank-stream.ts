@@ -139,14 +139,14 @@ class BankStream implements SnapshotStream {
     this.rowU[u + U.hash] = idHash32(fields.id);
     this.rowU[u + U.success] = fields.success ? 1 : 0;
     const [hi, lo] = this.scratch.keyHash(fields.id);
-    this.events.push(hi, lo, EV_PUT, ord, Math.floor(idAt / TWO32), idAt % TWO32, idLen, at.length);
+    this.events.push(hi, lo, Math.floor(idAt / TWO32), idAt % TWO32, EV_PUT, ord, idLen, at.length);
   }
 
   /** An event on a case id that is not a put: its id goes to the ids file too (to be told apart from another of the same hash). */
   private event(kind: number, id: string, lo32: number, hi32: number): void {
     const [idAt, idLen] = this.ids.add(id);
     const [hi, lo] = this.scratch.keyHash(id);
-    this.events.push(hi, lo, kind | (hi32 << 2), lo32, Math.floor(idAt / TWO32), idAt % TWO32, idLen, 0);
+    this.events.push(hi, lo, Math.floor(idAt / TWO32), idAt % TWO32, kind | (hi32 << 2), lo32, idLen, 0);
   }
 
   private flushRows(): void {

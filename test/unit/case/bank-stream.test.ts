@@ -31,6 +31,11 @@ class MemoryFile implements ScratchFile {
   }
 }
 
+/**
+ * As SpillSort does it: runs of RUN entries, each sorted stably by the first `words` words, then merged comparing
+ * four words (the earlier run first among equals) — so an order that holds only by the order pushed, across runs,
+ * comes out wrong here too.
+ */
 class MemorySort implements ScratchSort {
   private readonly entries: number[][] = [];
 
@@ -41,13 +46,25 @@ class MemorySort implements ScratchSort {
   }
 
   merged() {
-    const sorted = this.entries
-      .map((e, i) => ({ e, i }))
-      .sort((a, b) => {
-        for (let k = 0; k < this.words; k++) if (a.e[k] !== b.e[k]) return a.e[k]! - b.e[k]!;
-        return a.i - b.i;
-      });
-    const words = Uint32Array.from(sorted.flatMap(({ e }) => e));
+    const RUN = 3;
+    const by = (n: number) => (a: number[], b: number[]) => {
+      for (let k = 0; k < n; k++) if (a[k] !== b[k]) return a[k]! - b[k]!;
+      return 0;
+    };
+    const runs: number[][][] = [];
+    for (let i = 0; i < this.entries.length; i += RUN) runs.push(this.entries.slice(i, i + RUN).sort(by(this.words)));
+    const at = runs.map(() => 0);
+    const sorted: number[][] = [];
+    for (;;) {
+      let best = -1;
+      for (let r = 0; r < runs.length; r++) {
+        if (at[r]! >= runs[r]!.length) continue;
+        if (best < 0 || by(4)(runs[r]![at[r]!]!, runs[best]![at[best]!]!) < 0) best = r;
+      }
+      if (best < 0) break;
+      sorted.push(runs[best]![at[best]!++]!);
+    }
+    const words = Uint32Array.from(sorted.flat());
     return {
       words,
       index: 0,

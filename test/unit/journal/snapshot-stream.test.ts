@@ -72,16 +72,36 @@ describe('a lost snapshot built by streaming', () => {
     expect(spec.folded).toBe(0);
   });
 
-  it('leaves only the snapshot in cache/: scratch files are unlinked as soon as they are open', async () => {
+  it('spilling its sorts in runs of 64 entries: the same body, and only the snapshot left in cache/ (scratch files unlinked at once)', async () => {
     const { spec, dir } = await seeded();
+    // Ids with many events far apart in the journal: their events come back from different runs.
+    for (let i = 0; i < 40; i++) await writeOne(dir, spec, 100 + i, 7);
+    const one = (draft: object) => dir.write((tx) => tx.append(spec, [draft as never]), TS);
+    // Orders a sort by kind would get wrong: deleted then recorded again (live), re-counted then recorded again (the new count).
+    const apart = async () => {
+      for (let i = 0; i < 70; i++) await one({ ev: 'case.recorded', data: caseBody(9000 + i, `filler ${WORDS[i % 8]}`) });
+    };
+    await one({ ev: 'case.deleted', data: { case_id: 'c_1' } });
+    await one({ ev: 'case.reused', data: { case_id: 'c_2', times_reused: 9 } });
+    await one({ ev: 'case.reused', data: { case_id: 'c_3', times_reused: 8 } });
+    await apart();
+    await one({ ev: 'case.recorded', data: caseBody(1, 'back again alpha') });
+    await one({ ev: 'case.recorded', data: caseBody(2, 'recorded anew beta') });
+    await apart();
+    await one({ ev: 'case.reused', data: { case_id: 'c_3', times_reused: 2 } });
     loseCache(dir);
     process.env.CRUX_TEST_REBUILD_ENTRIES = '64';
     try {
-      await read(dir, spec);
+      expect(await read(dir, spec)).toEqual(replayed(dir));
     } finally {
       delete process.env.CRUX_TEST_REBUILD_ENTRIES;
     }
     expect(fs.readdirSync(join(dir.root, 'cache')).sort()).toEqual(['cases.jsonl.state']);
+    const streamed = bodyOf(dir);
+    loseCache(dir);
+    process.env.CRUX_TEST_STREAM_BYTES = String(2 ** 50);
+    await read(dir, spec);
+    expect(bodyOf(dir).equals(streamed)).toBe(true);
   });
 
   it('over a batch whose last record is missing: the snapshot ends before it, the answer is a replay’s', async () => {
