@@ -23,7 +23,7 @@ import { bankHead, NUMERIC, pad8 } from './bank-codec';
 import { packMeta } from './bank-layout';
 import { parseCaseEvent } from './events';
 import { foldable, type CaseBody } from './payload';
-import { addTokens } from './tokenize';
+import { caseTerms } from './tokenize';
 import { Forward, Section, Staged, type Put } from './bank-stream-io';
 import { EV_DELETED, EV_PUT, EV_REUSED, Live, liveOf, POSTINGS_PER_READ, termCounts, TWO32, writePostings } from './bank-stream-live';
 
@@ -47,7 +47,6 @@ class BankStream implements SnapshotStream {
   private readonly events: ScratchSort;
   private readonly vocab: string[] = [];
   private readonly termIds = new Map<string, number>();
-  private readonly terms = new Set<string>();
   private readonly rowBuf: ArrayBuffer;
   private readonly rowF: Float64Array;
   private readonly rowU: Uint32Array;
@@ -104,11 +103,7 @@ class BankStream implements SnapshotStream {
     if (fields === undefined) return;
     const ord = this.puts++;
     const [idAt, idLen] = this.ids.add(fields.id);
-    // caseTerms' union, into one set cleared for each put (a million puts made a million sets).
-    const terms = this.terms;
-    terms.clear();
-    addTokens(terms, fields.task);
-    for (const tag of fields.tags) addTokens(terms, tag);
+    const terms = caseTerms(fields.task, fields.tags);
     const meta = packMeta(fields.reward, terms.size, fields.success);
     for (const term of terms) {
       let t = this.termIds.get(term);

@@ -40,28 +40,19 @@ export function addTokens(into: Set<string>, text: string): void {
  * the expression's array of matches cost ~0.4 s at 1M); false, adding nothing, for text that is not ASCII.
  */
 function addAsciiTokens(into: Set<string>, lower: string): boolean {
-  // One pass: the runs' bounds are noted, and added only once the whole text turned out ASCII.
-  if (runBounds.length < lower.length + 1) runBounds = new Int32Array(2 * lower.length + 2);
-  const bounds = runBounds;
-  let runs = 0;
+  for (let i = 0; i < lower.length; i++) if (lower.charCodeAt(i) > 0x7f) return false;
   let start = -1;
   for (let i = 0; i <= lower.length; i++) {
     const c = i < lower.length ? lower.charCodeAt(i) : 0;
-    if (c > 0x7f) return false;
     const word = (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
     if (word && start < 0) start = i;
     else if (!word && start >= 0) {
-      if (i - start >= 2) {
-        bounds[runs++] = start;
-        bounds[runs++] = i;
-      }
+      if (i - start >= 2) into.add(lower.slice(start, i));
       start = -1;
     }
   }
-  for (let r = 0; r < runs; r += 2) into.add(lower.slice(bounds[r]!, bounds[r + 1]!));
   return true;
 }
-let runBounds = new Int32Array(256);
 
 /** A case's retrieval terms: tokens(task) ∪ tokens(each tag). */
 export function caseTerms(task: string, tags: readonly string[]): Set<string> {
