@@ -35,7 +35,7 @@ class Source {
     if (!this.done || this.table === undefined || this.page + 1 >= this.table.pages) return;
     this.table.forget(this.page);
     this.page += 1;
-    this.words = this.table.page(this.page);
+    this.words = this.table.pageInOrder(this.page);
     this.index = 0;
   }
 }
@@ -79,7 +79,7 @@ export class SpillSort {
 
   /** The merge of everything pushed; call once, after the last push. */
   merged(): Merged {
-    const sources = this.runs.filter((r) => r.table.pages > 0).map((r) => new Source(r.table.page(0), r.table));
+    const sources = this.runs.filter((r) => r.table.pages > 0).map((r) => new Source(r.table.pageInOrder(0), r.table));
     const rest = this.buffer.sorted(this.sortWords);
     this.buffer = new EntryList(1);
     if (rest.length > 0) sources.push(new Source(rest));
