@@ -178,18 +178,19 @@ class BankStream implements SnapshotStream {
     });
     const sections = [live.count > 0 ? live.idBytes + live.count - 1 : 0, vocabText.length, ...numeric];
     const head = bankHead(live.recordBytes, sections);
-    const at = new Map<string, number>();
+    // Each section's place in the body and its length, by name.
+    const at = new Map<string, [number, number]>();
     let offset = pad8(head.length);
     ['ids', 'vocab', ...NUMERIC.map(([name]) => name as string)].forEach((name, i) => {
-      at.set(name, offset);
+      at.set(name, [offset, sections[i]!]);
       offset += pad8(sections[i]!);
     });
-    const section = (put: Put, name: string) => new Section(put, at.get(name)!, sections[['ids', 'vocab', ...NUMERIC.map(([n]) => n)].indexOf(name)]!);
+    const section = (put: Put, name: string) => new Section(put, ...at.get(name)!);
     return {
       length: offset,
       write: (put) => {
         put(head, 0);
-        put(vocabText, at.get('vocab')!);
+        put(vocabText, at.get('vocab')![0]);
         const hashes = this.scratch.sort(2);
         this.writeColumns(put, section, live, puts, hashes);
         writePostings(put, section, this.postings, live, df, this.metas, this.postingsAtOnce);

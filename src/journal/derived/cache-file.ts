@@ -73,7 +73,7 @@ const NO_SPACE = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
  * Notes why `name` (or cache/ itself) could not be opened or written. Absent is not a problem, nor a full
  * disk on a write (a cache that cannot be written only costs speed); anything else is told once.
  */
-export function noteFailure(root: string, name: string | undefined, error: unknown, doing: 'read' | 'written'): void {
+function noteFailure(root: string, name: string | undefined, error: unknown, doing: 'read' | 'written'): void {
   const code = (error as NodeJS.ErrnoException)?.code;
   if (code === 'ENOENT' || (doing === 'written' && code !== undefined && NO_SPACE.has(code))) return;
   const dir = join(root, CACHE_DIR);
@@ -236,35 +236,44 @@ export function readVerified(
 
 /**
  * Writes a whole derived file atomically: a temp file in cache/, then rename. A reader sees the old file or
- * the new one, never a mix; a crash leaves a stray temp (swept by the next write) or nothing. Not fsynced:
- * every byte is checksummed, so a file that did not reach the disk is recognised and rebuilt. Returns false
- * when it could not be written (a full disk): a cache that cannot be written only costs speed.
+ * the new one, never a mix; a crash leaves a stray temp or nothing (a snapshot's, the large one, is swept by the
+ * next streamed build: snapshot-stream.ts). Not fsynced: every byte is checksummed, so a file that did not reach
+ * the disk is recognised and rebuilt. Returns false when it could not be written (a full disk): a cache that
+ * cannot be written only costs speed.
  */
 export function writeCacheFile(root: string, name: string, parts: readonly Uint8Array[]): boolean {
-  const path = cachePath(root, name);
-  const temp = `${path}.${process.pid}.${Math.floor(Math.random() * 1e9)}.tmp`;
-  let fd: number | undefined;
-  try {
-    ensurePrivateDir(join(root, CACHE_DIR));
-    fd = fs.openSync(temp, 'wx', FILE_MODE);
+  return writeCacheFileBy(root, name, (fd) => {
     let at = 0;
     for (const part of parts) {
       writeFully(fd, part, at);
       at += part.length;
     }
+  });
+}
+
+/** writeCacheFile, its bytes written (and maybe read back) by `write`; an error without a code (not the disk's) is thrown. */
+export function writeCacheFileBy(root: string, name: string, write: (fd: number) => void): boolean {
+  const path = cachePath(root, name);
+  const temp = `${path}.${process.pid}.${Math.floor(Math.random() * 1e9)}.tmp`;
+  let fd: number | undefined;
+  try {
+    ensurePrivateDir(join(root, CACHE_DIR));
+    fd = fs.openSync(temp, 'wx+', FILE_MODE);
+    write(fd);
     fs.closeSync(fd);
     fd = undefined;
     crashPoint('derived:before-rename');
     fs.renameSync(temp, path);
     return true;
   } catch (error) {
-    noteFailure(root, name, error, 'written');
     try {
       if (fd !== undefined) fs.closeSync(fd);
       fs.rmSync(temp, { force: true });
     } catch {
       // cache/ is not a directory, or cannot be written: there is no temp file to remove.
     }
+    if ((error as NodeJS.ErrnoException).code === undefined) throw error;
+    noteFailure(root, name, error, 'written');
     return false;
   }
 }

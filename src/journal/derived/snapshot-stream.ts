@@ -10,11 +10,9 @@
 // reports it. A scratch file or the snapshot that cannot be written (a full disk) builds nothing either.
 import { fs } from '../../shared/fs';
 import { join } from 'node:path';
-import { crashPoint } from '../crash-point';
-import { ensurePrivateDir, FILE_MODE } from '../durable-fs';
 import { isDamaged, scanJournal, type ScanResult } from '../scan';
 import type { SnapshotCodec, StoreSpec } from '../store-spec';
-import { CACHE_DIR, cachePath, mtimeOf, newNonce, noteFailure, noteInternal, writeFully, type JournalBinding } from './cache-file';
+import { CACHE_DIR, cachePath, mtimeOf, newNonce, noteInternal, writeCacheFileBy, writeFully, type JournalBinding } from './cache-file';
 import { bindingAt } from './index-tail';
 import { ScratchSpace } from './scratch';
 import { pageTable, snapshotHeader, snapshotLayout, snapshotName, SNAPSHOT_PAGE } from './snapshot';
@@ -108,7 +106,7 @@ function sweepStaleTemps(root: string, file: string): void {
   }
 }
 
-/** Writes the streamed body as a snapshot (temp file, page table from the body read back, rename); false when it could not. */
+/** Writes the streamed body as a snapshot (its page table from the body read back); false when it could not. */
 function writeStreamed(
   root: string,
   file: string,
@@ -116,18 +114,12 @@ function writeStreamed(
   binding: JournalBinding,
   body: { readonly length: number; write(put: (bytes: Uint8Array, at: number) => void): void },
 ): boolean {
-  const path = cachePath(root, snapshotName(file));
-  const temp = `${path}.${process.pid}.${Math.floor(Math.random() * 1e9)}.tmp`;
   const layout = snapshotLayout(body.length);
-  let fd: number | undefined;
-  try {
-    ensurePrivateDir(join(root, CACHE_DIR));
-    fd = fs.openSync(temp, 'wx+', FILE_MODE);
-    const out = fd;
-    fs.ftruncateSync(out, layout.bodyAt + body.length);
+  return writeCacheFileBy(root, snapshotName(file), (fd) => {
+    fs.ftruncateSync(fd, layout.bodyAt + body.length);
     body.write((bytes, at) => {
       if (!(at >= 0 && at + bytes.length <= body.length)) throw new RangeError('a streamed body wrote past its length');
-      writeFully(out, bytes, layout.bodyAt + at);
+      writeFully(fd, bytes, layout.bodyAt + at);
     });
     const nonce = newNonce();
     const run = Buffer.allocUnsafe(256 * SNAPSHOT_PAGE);
@@ -137,27 +129,12 @@ function writeStreamed(
       if (runAt < 0 || at >= runAt + run.length) {
         runAt = at;
         const want = Math.min(run.length, body.length - at);
-        if (fs.readSync(out, run, 0, want, layout.bodyAt + at) !== want) throw new Error('a streamed snapshot came back short');
+        if (fs.readSync(fd, run, 0, want, layout.bodyAt + at) !== want) throw Object.assign(new Error('a streamed snapshot read back short'), { code: 'EIO' });
       }
       return run.subarray(at - runAt, Math.min(at - runAt + SNAPSHOT_PAGE, body.length - runAt));
     });
-    writeFully(out, snapshotHeader(file, codec, nonce, binding, body.length, dir), 0);
-    writeFully(out, dir, layout.dirAt);
-    writeFully(out, table, layout.tableAt);
-    fs.closeSync(out);
-    fd = undefined;
-    crashPoint('derived:before-rename');
-    fs.renameSync(temp, path);
-    return true;
-  } catch (error) {
-    try {
-      if (fd !== undefined) fs.closeSync(fd);
-      fs.rmSync(temp, { force: true });
-    } catch {
-      // cache/ is not a directory, or cannot be written: there is no temp file to remove.
-    }
-    if (error instanceof RangeError || error instanceof SpillFailed) throw error;
-    noteFailure(root, snapshotName(file), error, 'written');
-    return false;
-  }
+    writeFully(fd, snapshotHeader(file, codec, nonce, binding, body.length, dir), 0);
+    writeFully(fd, dir, layout.dirAt);
+    writeFully(fd, table, layout.tableAt);
+  });
 }
