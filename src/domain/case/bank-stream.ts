@@ -25,7 +25,7 @@ import { parseCaseEvent } from './events';
 import { foldable, type CaseBody } from './payload';
 import { caseTerms } from './tokenize';
 import { Forward, Section, Staged, type Put } from './bank-stream-io';
-import { EV_DELETED, EV_PUT, EV_REUSED, Live, liveOf, POSTINGS_PER_READ, termCounts, TWO32, writePostings } from './bank-stream-live';
+import { EV_DELETED, EV_PUT, EV_REUSED, type Live, liveOf, POSTINGS_PER_READ, termCounts, TWO32, writePostings } from './bank-stream-live';
 
 /** A put's row: f64 reward, created, reused, recOffset, idAt; u32 termCount, recLength, recLine, idLen, id hash, success. */
 const PUT_BYTES = 64;

@@ -169,15 +169,15 @@ export class EntryList {
    * only, for entries pushed in the order of words 2–3 wherever words 0–1 are equal (the order is then the
    * same, at half the passes).
    */
-  sorted(words: 2 | 4 = 4): Uint32Array {
+  sorted(words: 2 | 4 = 4, scratch?: SortScratch): Uint32Array {
     const n = this.count;
     const w = this.words;
-    let order = new Uint32Array(n);
+    let order = scratch === undefined ? new Uint32Array(n) : scratch.array(0, n);
     for (let i = 0; i < n; i++) order[i] = i;
     if (n < 4096)
       order.sort(words === 4 ? (x, y) => compareAt(w, x, w, y) || x - y : (x, y) => compareKey(w, x, w[y * ENTRY_WORDS]!, w[y * ENTRY_WORDS + 1]!) || x - y);
-    else order = radixOrder(w, order, words);
-    const out = new Uint32Array(n * ENTRY_WORDS);
+    else order = radixOrder(w, order, words, scratch ?? new SortScratch());
+    const out = scratch === undefined ? new Uint32Array(n * ENTRY_WORDS) : scratch.array(4, n * ENTRY_WORDS);
     for (let to = 0; to < n; to++) {
       const from = order[to]! * ENTRY_WORDS;
       for (let k = 0; k < ENTRY_WORDS; k++) out[to * ENTRY_WORDS + k] = w[from + k]!;
@@ -186,13 +186,29 @@ export class EntryList {
   }
 }
 
+/**
+ * The arrays a sort works in, kept from one sort to the next: a spilled sort sorts a buffer of the same size again
+ * and again, and fresh arrays of megabytes each cost their pages' first touch (and the collector's notice). What a
+ * sort with scratch returns is valid until the next sort with the same scratch.
+ */
+export class SortScratch {
+  private readonly arrays: Uint32Array<ArrayBuffer>[] = [];
+
+  /** Array `slot` (0–3: the radix sort's, 4: the sorted entries), `n` words long. */
+  array(slot: number, n: number): Uint32Array<ArrayBuffer> {
+    let a = this.arrays[slot];
+    if (a === undefined || a.length < n) a = this.arrays[slot] = new Uint32Array(n);
+    return a.subarray(0, n);
+  }
+}
+
 /** `order` (entry indexes) stably sorted by the entries' first `words` words. */
-function radixOrder(w: Uint32Array, start: Uint32Array<ArrayBuffer>, words: number): Uint32Array<ArrayBuffer> {
+function radixOrder(w: Uint32Array, start: Uint32Array<ArrayBuffer>, words: number, scratch: SortScratch): Uint32Array<ArrayBuffer> {
   const n = start.length;
   let order = start;
-  let spare = new Uint32Array(n);
-  let keys = new Uint32Array(n);
-  let moved = new Uint32Array(n);
+  let spare = scratch.array(1, n);
+  let keys = scratch.array(2, n);
+  let moved = scratch.array(3, n);
   const counts = new Uint32Array(2048);
   for (let word = words - 1; word >= 0; word--) {
     let alike = true;

@@ -130,12 +130,12 @@ export function writeManifest(root: string, spec: StoreSpec<any>, m: Manifest): 
 }
 
 /** Writes `sorted` as a new run file; undefined when it could not be written. */
-export function writeRun(root: string, file: string, sorted: Uint32Array): RunRef | undefined {
+export function writeRun(root: string, file: string, sorted: Uint32Array, pages?: Buffer): RunRef | undefined {
   const nonce = newNonce();
   const id = nonce.toString(16).padStart(8, '0');
   const entries = sorted.length / ENTRY_WORDS;
   const header = encodeHeader({ kind: RUN_KIND, v: INDEX_VERSION, nonce, entries, pages: Math.ceil(entries / PAGE_ENTRIES) });
-  if (!writeCacheFile(root, runName(file, id), [header, Buffer.alloc(PAGES_START - header.length), encodePages(sorted, nonce)])) return undefined;
+  if (!writeCacheFile(root, runName(file, id), [header, Buffer.alloc(PAGES_START - header.length), encodePages(sorted, nonce, pages)])) return undefined;
   return { id, nonce, entries, first: entries === 0 ? [] : Array.from(sorted.subarray(0, 4)) };
 }
 

@@ -3,17 +3,20 @@
 //
 // The scan sorts every key line into spilled runs (spill.ts) and folds the records into a window: a state of
 // a bounded number of line bytes, started afresh whenever it fills. An entity that a window folded from one
-// of its resetting lines on (StoreSpec.resets) has its secondary values there when the window closes; they are
-// kept as pending values (spilled too, sorted by key) with the offset of the entity's last line it folded.
-// The merge then walks the key lines by key: an entity whose last line is the one its pending values were
-// taken at has them; any other (its lines since its last reset span windows) is folded again from its own
-// lines, read back from the journal. The entries go out as the base's partitions in sort order: the key
-// lines first, then the secondary entries (spilled and merged in turn).
+// of its resetting lines on (StoreSpec.resets) has its secondary values there when the window closes; each such
+// (entity, window) is a candidate, numbered: a marker (the key and the offset of the entity's last line the window
+// folded) goes to a sort by key, and its values, as the secondary entries they would be, straight to the sort of
+// secondary entries (by value, then key), the candidate's number in place of the version. The merge then walks
+// the key lines by key: an entity whose last line is the one a candidate was taken at has that candidate marked
+// valid (a bit each); any other (its lines since its last reset span windows) is folded again from its own lines,
+// read back from the journal, and its entries join the secondary sort as valid. The entries go out as the base's
+// partitions in sort order: the key lines first, then the secondary entries of valid candidates, each with the
+// version restored.
 //
 // A key hashes to 56 bits in the index; its second 32-bit hash (word 7 of each key line, kept in the index)
 // tells entities that share the 56 bits apart, so each gets its own values. A batch's records are folded into the
-// window as they are read (ChainVerifier's `keep`), before the batch is known to be whole: pending values
-// taken from a batch that never completed name a line that is not a key line, so they never match.
+// window as they are read (ChainVerifier's `keep`), before the batch is known to be whole: a candidate taken from
+// a batch that never completed names a line that is not a key line, so it is never valid.
 // Damage (any problem but a torn tail) leaves no index, as a replay's would not; the caller reports the scan.
 import type { JournalRecord } from '../record';
 import { TRUST_VOUCHED } from '../record';
@@ -28,7 +31,7 @@ import { bindingAt } from './index-tail';
 import { PartWriter, SpillFailed, SpillSort, type Merged } from './spill';
 
 /** Line bytes a window folds before it closes (its state is about that size again); scaled down for tests. */
-const windowBytes = () => (Number(process.env.CRUX_TEST_REBUILD_ENTRIES) || 0) * 64 || 4 * 1024 * 1024;
+const windowBytes = () => (Number(process.env.CRUX_TEST_REBUILD_ENTRIES) || 0) * 64 || 512 * 1024;
 
 export interface Rebuilt<S> {
   readonly scan: ScanResult;
@@ -56,14 +59,14 @@ export function rebuildIndex<S>(root: string, spec: StoreSpec<S>, fd: number, ke
   // in the order of their offsets (words 2–3) already; a key's pending values are matched by their second hash
   // and offset (takePending), in whatever order they come.
   const lines = new SpillSort(root, spec.file, 2);
-  const pending = spec.secondary === undefined ? undefined : new SpillSort(root, spec.file, 2);
+  const candidates = spec.secondary === undefined ? undefined : new Candidates(root, spec.file);
   let window = spec.initial();
   let resident = new Map<string, number>();
   let folded = 0;
   const maxFolded = windowBytes();
   let failed = false;
   const closeWindow = () => {
-    if (pending !== undefined) for (const [key, last] of resident) pendValues(pending, spec, window, key, last);
+    if (candidates !== undefined) for (const [key, last] of resident) candidates.take(spec, window, key, last);
     window = spec.initial();
     resident = new Map();
     folded = 0;
@@ -80,7 +83,7 @@ export function rebuildIndex<S>(root: string, spec: StoreSpec<S>, fd: number, ke
       const [oh, ol] = splitOffset(at.offset);
       held.push(hi, lo, oh, ol, at.length, at.line, reset ? FLAG_RESET : 0, keyCheck(key));
     }
-    if (pending !== undefined && !failed && (reset || resident.has(key))) {
+    if (candidates !== undefined && !failed && (reset || resident.has(key))) {
       spec.evolve(window, record, at);
       resident.set(key, at.offset);
       folded += at.length;
@@ -98,7 +101,7 @@ export function rebuildIndex<S>(root: string, spec: StoreSpec<S>, fd: number, ke
     if (!(error instanceof SpillFailed)) throw error;
     failed = true;
     lines.close();
-    pending?.close();
+    candidates?.close();
     window = spec.initial();
     resident.clear();
     if (needIndex) throw error;
@@ -128,7 +131,7 @@ export function rebuildIndex<S>(root: string, spec: StoreSpec<S>, fd: number, ke
   }
   if (failed || isDamaged(scan)) {
     lines.close();
-    pending?.close();
+    candidates?.close();
     return { scan, state, built: false };
   }
   const out = new PartWriter(root, spec.file, partEntries());
@@ -136,79 +139,109 @@ export function rebuildIndex<S>(root: string, spec: StoreSpec<S>, fd: number, ke
   try {
     closeWindow();
     const version = scan.tornTail?.offset ?? scan.bytes;
-    // The secondary entries come key by key in the key lines' order: those of one value in the order of their key
-    // (words 2–3).
-    const live = mergeOut(spec, fd, lines.merged(), pending?.merged(), out, new SpillSort(root, spec.file, 2), version);
+    const live = mergeOut(spec, fd, lines.merged(), candidates, out, version);
     built = live !== undefined && installBase(root, spec, out.finish(), bindingAt({ ...scan, tornTail: scan.tornTail }, mtime_ns), live);
   } catch (error) {
     if (!(error instanceof SpillFailed)) throw error;
   } finally {
     lines.close();
-    pending?.close();
+    candidates?.close();
     if (!built) for (const run of out.parts) dropRun(root, spec.file, run.id);
   }
   return { scan, state, built };
 }
 
-/** An entity's values in the window, pending: a marker, then one entry per value (its sort key in words 6–7). */
-function pendValues<S>(pending: SpillSort, spec: StoreSpec<S>, window: S, key: string, last: number): void {
-  const [kh, kl] = hash56(key);
-  const h2 = keyCheck(key);
-  const [oh, ol] = splitOffset(last);
-  pending.push(kh, kl, h2, 0, oh, ol, 0, 0);
-  spec.secondary!.values(window, key).forEach((value, i) => {
-    if (value === undefined) return;
-    const [vh, vl] = valueKey(spec, i, value);
-    pending.push(kh, kl, h2, 0, oh, ol, vh, vl);
-  });
+/** A candidate that is valid whatever the markers say: an entity folded again by the merge. */
+const REFOLDED = 0xffffffff;
+
+/** The candidates of a rebuild: their markers by key, their secondary entries by value, and which are valid. */
+class Candidates {
+  private readonly markers: SpillSort;
+  readonly entries: SpillSort;
+  private count = 0;
+  private valid = new Uint8Array(0);
+
+  constructor(root: string, file: string) {
+    this.markers = new SpillSort(root, file, 2);
+    this.entries = new SpillSort(root, file, 4);
+  }
+
+  /** The entity `key` as the window folded it, its last line there at `last`: its marker and its values' entries. */
+  take<S>(spec: StoreSpec<S>, window: S, key: string, last: number): void {
+    const [kh, kl] = hash56(key);
+    const h2 = keyCheck(key);
+    const [oh, ol] = splitOffset(last);
+    const candidate = this.count++;
+    this.markers.push(kh, kl, h2, 0, oh, ol, candidate, 0);
+    const values = spec.secondary!.values(window, key);
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i];
+      if (value === undefined) continue;
+      const [vh, vl] = valueKey(spec, i, value);
+      this.entries.push(vh, vl, kh, kl, candidate, 0, 0, h2);
+    }
+  }
+
+  /** The markers in key order; call once, when the scan is done. */
+  merged(): Merged {
+    this.valid = new Uint8Array((this.count >>> 3) + 1);
+    return this.markers.merged();
+  }
+
+  markValid(candidate: number): void {
+    this.valid[candidate >>> 3]! |= 1 << (candidate & 7);
+  }
+
+  isValid(candidate: number): boolean {
+    return candidate === REFOLDED || (this.valid[candidate >>> 3]! & (1 << (candidate & 7))) !== 0;
+  }
+
+  close(): void {
+    this.markers.close();
+    this.entries.close();
+  }
 }
 
 /**
- * Writes the key lines (word 7: the key's second hash, as the index keeps it) to `out`, working out each entity's secondary
- * entries on the way into `secondaries`, then those. Returns the live-bytes estimate (each entity's largest
- * line), or undefined when a line read back does not verify (the journal changed under the scan).
+ * Writes the key lines (word 7: the key's second hash, as the index keeps it) to `out`, marking each entity's
+ * valid candidate on the way (or folding it again), then the secondary entries of valid candidates. Returns the
+ * live-bytes estimate (each entity's largest line), or undefined when a line read back does not verify (the
+ * journal changed under the scan).
  */
-function mergeOut<S>(
-  spec: StoreSpec<S>,
-  fd: number,
-  lines: Merged,
-  pending: Merged | undefined,
-  out: PartWriter,
-  secondaries: SpillSort,
-  version: number,
-): number | undefined {
+function mergeOut<S>(spec: StoreSpec<S>, fd: number, lines: Merged, candidates: Candidates | undefined, out: PartWriter, version: number): number | undefined {
+  const markers = candidates?.merged();
   const group = new EntryList(16);
-  const values = new EntryList(16);
+  const found = new EntryList(16);
   let live = 0;
-  try {
-    while (!lines.done) {
-      const hi = lines.words[lines.index * ENTRY_WORDS]!;
-      const lo = lines.words[lines.index * ENTRY_WORDS + 1]!;
-      group.count = 0;
-      while (!lines.done && lines.words[lines.index * ENTRY_WORDS] === hi && lines.words[lines.index * ENTRY_WORDS + 1] === lo) {
-        group.pushFrom(lines.words, lines.index);
-        out.push(lines.words, lines.index, lines.words[lines.index * ENTRY_WORDS + 7]!);
-        lines.next();
-      }
-      const subgroups = bySecondHash(group);
-      for (const at of subgroups.values()) live += Math.max(...at.map((j) => group.words[j * ENTRY_WORDS + 4]!));
-      if (pending === undefined) continue;
-      values.count = 0;
-      while (!pending.done && before(pending, hi, lo)) pending.next();
-      while (!pending.done && pending.words[pending.index * ENTRY_WORDS] === hi && pending.words[pending.index * ENTRY_WORDS + 1] === lo) {
-        values.pushFrom(pending.words, pending.index);
-        pending.next();
-      }
-      for (const [h2, at] of subgroups) {
-        if (!takePending(values, h2, group, at, secondaries, version) && !refold(spec, fd, group, at, secondaries, version)) return undefined;
-      }
+  while (!lines.done) {
+    const hi = lines.words[lines.index * ENTRY_WORDS]!;
+    const lo = lines.words[lines.index * ENTRY_WORDS + 1]!;
+    group.count = 0;
+    while (!lines.done && lines.words[lines.index * ENTRY_WORDS] === hi && lines.words[lines.index * ENTRY_WORDS + 1] === lo) {
+      group.pushFrom(lines.words, lines.index);
+      out.push(lines.words, lines.index, lines.words[lines.index * ENTRY_WORDS + 7]!);
+      lines.next();
     }
-    const merged = secondaries.merged();
-    for (; !merged.done; merged.next()) out.push(merged.words, merged.index, merged.words[merged.index * ENTRY_WORDS + 7]!);
-    return live;
-  } finally {
-    secondaries.close();
+    const subgroups = bySecondHash(group);
+    for (const at of subgroups.values()) live += Math.max(...at.map((j) => group.words[j * ENTRY_WORDS + 4]!));
+    if (candidates === undefined || markers === undefined) continue;
+    found.count = 0;
+    while (!markers.done && before(markers, hi, lo)) markers.next();
+    while (!markers.done && markers.words[markers.index * ENTRY_WORDS] === hi && markers.words[markers.index * ENTRY_WORDS + 1] === lo) {
+      found.pushFrom(markers.words, markers.index);
+      markers.next();
+    }
+    for (const [h2, at] of subgroups) {
+      if (!markValid(found, h2, group, at, candidates) && !refold(spec, fd, group, at, candidates.entries)) return undefined;
+    }
   }
+  const [vh, vl] = splitOffset(version);
+  for (const m = candidates?.entries.merged(); m !== undefined && !m.done; m.next()) {
+    const x = m.index * ENTRY_WORDS;
+    const w = m.words;
+    if (candidates!.isValid(w[x + 4]!)) out.pushWords(w[x]!, w[x + 1]!, w[x + 2]!, w[x + 3]!, vh, vl, 0, w[x + 7]!);
+  }
+  return live;
 }
 
 const before = (m: Merged, hi: number, lo: number) => {
@@ -230,30 +263,28 @@ function bySecondHash(group: EntryList): Map<number, number[]> {
 
 const offsetOf = (w: Uint32Array, j: number) => joinOffset(w[j * ENTRY_WORDS + 2]!, w[j * ENTRY_WORDS + 3]!);
 
-/** The pending values taken at the entity's last line, as secondary entries; false when there are none. */
-function takePending(values: EntryList, h2: number, group: EntryList, at: number[], out: SpillSort, version: number): boolean {
-  const last = offsetOf(group.words, at.at(-1)!);
-  const [oh, ol] = splitOffset(last);
-  const w = values.words;
-  const match = (j: number) => w[j * ENTRY_WORDS + 2] === h2 && w[j * ENTRY_WORDS + 4] === oh && w[j * ENTRY_WORDS + 5] === ol;
-  let markers = 0;
-  for (let j = 0; j < values.count; j++) if (match(j) && w[j * ENTRY_WORDS + 6] === 0) markers += 1;
-  if (markers !== 1) return false;
-  const [kh, kl] = [group.words[0]!, group.words[1]!];
-  const [vh, vl] = splitOffset(version);
-  for (let j = 0; j < values.count; j++) {
-    if (match(j) && w[j * ENTRY_WORDS + 6] !== 0) out.push(w[j * ENTRY_WORDS + 6]!, w[j * ENTRY_WORDS + 7]!, kh, kl, vh, vl, 0, h2);
+/** Marks valid the one candidate taken at the entity's last line; false when there is not exactly one. */
+function markValid(markers: EntryList, h2: number, group: EntryList, at: number[], candidates: Candidates): boolean {
+  const [oh, ol] = splitOffset(offsetOf(group.words, at.at(-1)!));
+  const w = markers.words;
+  let taken = -1;
+  for (let j = 0; j < markers.count; j++) {
+    if (w[j * ENTRY_WORDS + 2] !== h2 || w[j * ENTRY_WORDS + 4] !== oh || w[j * ENTRY_WORDS + 5] !== ol) continue;
+    if (taken !== -1) return false;
+    taken = w[j * ENTRY_WORDS + 6]!;
   }
+  if (taken === -1) return false;
+  candidates.markValid(taken);
   return true;
 }
 
 /**
  * Folds the entity of one subgroup again from its lines since its last resetting one, read back through the
  * scan's descriptor, and adds its secondary entries; should two keys share both hashes (never seen, but
- * exact), every line of the subgroup, so that each key's entity is folded whole. False when a line does not
- * read back as the scan verified it.
+ * exact), every line of the subgroup, so that each key's entity is folded whole. Its secondary entries join the
+ * candidates' (valid). False when a line does not read back as the scan verified it.
  */
-function refold<S>(spec: StoreSpec<S>, fd: number, group: EntryList, at: number[], out: SpillSort, version: number, whole = false): boolean {
+function refold<S>(spec: StoreSpec<S>, fd: number, group: EntryList, at: number[], out: SpillSort, whole = false): boolean {
   const w = group.words;
   let from = 0;
   for (let k = at.length - 1; k >= 0 && !whole; k--) {
@@ -271,9 +302,13 @@ function refold<S>(spec: StoreSpec<S>, fd: number, group: EntryList, at: number[
     if (record === undefined || key === undefined) return false;
     read.push({ record, at: where, key });
   }
-  if (from > 0 && read.some((r) => r.key !== read[0]!.key)) return refold(spec, fd, group, at, out, version, true);
+  if (from > 0 && read.some((r) => r.key !== read[0]!.key)) return refold(spec, fd, group, at, out, true);
   const scratch = spec.initial();
   for (const r of read) spec.evolve(scratch, r.record, r.at);
-  for (const key of new Set(read.map((r) => r.key))) secondaryEntries(out, spec, scratch, key, version, false);
+  // As candidates always valid: the version (words 4–5) is set as they go out.
+  const asRefolded = {
+    push: (w0: number, w1: number, w2: number, w3: number, _vh: number, _vl: number, w6 = 0, w7 = 0) => out.push(w0, w1, w2, w3, REFOLDED, 0, w6, w7),
+  };
+  for (const key of new Set(read.map((r) => r.key))) secondaryEntries(asRefolded, spec, scratch, key, 0, false);
   return true;
 }

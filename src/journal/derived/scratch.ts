@@ -1,15 +1,12 @@
 // Scratch space for a streamed snapshot build (snapshot-stream.ts): plain files in cache/, each unlinked as soon
-// as it is open (named as a stray index run would be, so that the one a crash between the two leaves is swept
-// with them: index-base.ts strayRuns), and sorts that spill their runs there (spill.ts). Any failure to create,
+// as it is open (spill.ts openScratchFile), and sorts that spill their runs there (spill.ts). Any failure to create,
 // write or read them (a full disk, an unusable cache/) throws SpillFailed: the build is given up, the caller
 // replays.
 import { fs } from '../../shared/fs';
-import { ensurePrivateDir, FILE_MODE } from '../durable-fs';
 import type { Scratch, ScratchFile } from '../store-spec';
-import { CACHE_DIR, cachePath, newNonce, writeFully } from './cache-file';
+import { writeFully } from './cache-file';
 import { hash56 } from './entries';
-import { SpillFailed, SpillSort } from './spill';
-import { join } from 'node:path';
+import { openScratchFile, SpillFailed, SpillSort } from './spill';
 
 export class ScratchSpace implements Scratch {
   private readonly files: FileOnDisk[] = [];
@@ -21,19 +18,7 @@ export class ScratchSpace implements Scratch {
   ) {}
 
   file(): ScratchFile {
-    const path = cachePath(this.root, `${this.journal}.idx.${newNonce().toString(16).padStart(8, '0')}`);
-    let fd: number;
-    try {
-      ensurePrivateDir(join(this.root, CACHE_DIR));
-      fd = fs.openSync(path, 'wx+', FILE_MODE);
-    } catch (error) {
-      throw new SpillFailed(`${this.journal}: a scratch file could not be made (${(error as NodeJS.ErrnoException).code ?? error})`);
-    }
-    try {
-      fs.unlinkSync(path);
-    } catch {
-      // Left behind, it is swept as a stray run; it is still ours to use.
-    }
+    const fd = openScratchFile(this.root, this.journal);
     const file = new FileOnDisk(fd, this.journal);
     this.files.push(file);
     return file;

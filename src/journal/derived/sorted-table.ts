@@ -21,17 +21,18 @@ const TWO32 = 0x1_0000_0000;
 /** Damage found in a derived file while reading it: the caller bypasses the file and rebuilds it. */
 export class DerivedDamage extends Error {}
 
-/** The pages of a sorted entry list (entries already sorted). */
-export function encodePages(sorted: Uint32Array, nonce: number): Buffer {
+/** The pages of a sorted entry list (entries already sorted), in `into` when it is large enough (a writer's, reused). */
+export function encodePages(sorted: Uint32Array, nonce: number, into?: Buffer): Buffer {
   const count = sorted.length / ENTRY_WORDS;
   const pages = Math.ceil(count / PAGE_ENTRIES);
-  const out = Buffer.alloc(pages * PAGE_BYTES);
+  const out = into !== undefined && into.length >= pages * PAGE_BYTES ? into.subarray(0, pages * PAGE_BYTES) : Buffer.alloc(pages * PAGE_BYTES);
   const src = Buffer.from(sorted.buffer, sorted.byteOffset, sorted.byteLength);
   for (let p = 0; p < pages; p++) {
     const first = p * PAGE_ENTRIES;
     const n = Math.min(PAGE_ENTRIES, count - first);
     const page = out.subarray(p * PAGE_BYTES, (p + 1) * PAGE_BYTES);
     src.copy(page, 0, first * ENTRY_BYTES, (first + n) * ENTRY_BYTES);
+    page.fill(0, n * ENTRY_BYTES, COUNT_AT);
     page.writeUInt32LE(n, COUNT_AT);
     page.writeUInt32LE(crc32(page.subarray(0, CRC_AT), seedOf(nonce, p)), CRC_AT);
   }

@@ -1,29 +1,71 @@
 // Sorting more index entries than memory should hold (a rebuild's): entries gather in a bounded buffer; each
-// full buffer is sorted and spilled as a run file (index-base.ts's format, every page checksummed), opened
-// and unlinked at once, so that a crash leaves at most one stray run (swept by the next write) and no sweep
-// removes one in use; then they are read back merged, a page of each run at a time.
+// full buffer is sorted and spilled as a run, appended to the sort's one scratch file in cache/ (opened and
+// unlinked at once, so that a crash leaves at most one stray file, swept by the next write as a stray run is,
+// and no sweep removes one in use); then they are read back merged, a block of each run at a time. Each block
+// is checked on its way back against the CRC-32 taken as it went out (kept in memory: the file is this
+// process's alone): a block that does not come back whole fails the sort (SpillFailed), and nothing is built.
+import { join } from 'node:path';
 import { fs } from '../../shared/fs';
-import { compareAt, ENTRY_WORDS, EntryList } from './entries';
-import { dropRun, openRun, writeRun, type RunRef } from './index-base';
-import type { SortedTable } from './sorted-table';
+import { ensurePrivateDir, FILE_MODE } from '../durable-fs';
+import { CACHE_DIR, cachePath, newNonce, writeFully } from './cache-file';
+import { crc32, seedOf } from './checksum';
+import { compareAt, ENTRY_BYTES, ENTRY_WORDS, EntryList, SortScratch } from './entries';
+import { writeRun, type RunRef } from './index-base';
+import { PAGE_BYTES, PAGE_ENTRIES } from './sorted-table';
 
 /** Entries a buffer holds before it is spilled (4 MiB); CRUX_TEST_REBUILD_ENTRIES lowers it, so that tests spill. */
 const spillEntries = () => Number(process.env.CRUX_TEST_REBUILD_ENTRIES) || 1 << 17;
 
-/** A run could not be written (a full disk, an unusable cache/): nothing is built. */
+/** Entries of a spilled run read back (and checked) at once: 128 KiB; smaller under CRUX_TEST_REBUILD_ENTRIES. */
+const blockEntries = () => Math.min(4096, Math.max(1, spillEntries() >> 2));
+
+/** A run could not be written (a full disk, an unusable cache/), or did not read back whole: nothing is built. */
 export class SpillFailed extends Error {}
 
-/** One sorted source of a merge: a spilled run read page by page, or the last buffer, sorted in memory. */
+/**
+ * A new file in cache/ for scratch, already unlinked (named as a stray index run would be, so that the one a crash
+ * between the two leaves is swept with them: index-base.ts strayRuns). SpillFailed when it cannot be made.
+ */
+export function openScratchFile(root: string, journal: string): number {
+  const path = cachePath(root, `${journal}.idx.${newNonce().toString(16).padStart(8, '0')}`);
+  let fd: number;
+  try {
+    ensurePrivateDir(join(root, CACHE_DIR));
+    fd = fs.openSync(path, 'wx+', FILE_MODE);
+  } catch (error) {
+    throw new SpillFailed(`${journal}: a scratch file could not be made (${(error as NodeJS.ErrnoException).code ?? error})`);
+  }
+  try {
+    fs.unlinkSync(path);
+  } catch {
+    // Left behind, it is swept as a stray run; it is still ours to use.
+  }
+  return fd;
+}
+
+/** A spilled run: where it starts in the scratch file, its entries, and the CRC-32 of each of its blocks. */
+interface Run {
+  readonly at: number;
+  readonly entries: number;
+  readonly crcs: readonly number[];
+}
+
+/** One sorted source of a merge: a spilled run read block by block, or the last buffer, sorted in memory. */
 class Source {
   words: Uint32Array<ArrayBufferLike>;
   index = 0;
-  private page = 0;
+  private block = 0;
+  private readonly buf: Buffer | undefined;
 
   constructor(
     first: Uint32Array<ArrayBufferLike>,
-    private readonly table?: SortedTable,
+    private readonly from?: { sort: SpillSort; run: Run; per: number },
   ) {
     this.words = first;
+    if (from !== undefined) {
+      this.buf = Buffer.allocUnsafeSlow(from.per * ENTRY_BYTES);
+      this.words = this.load(0);
+    }
   }
 
   get done(): boolean {
@@ -32,11 +74,18 @@ class Source {
 
   next(): void {
     this.index += 1;
-    if (!this.done || this.table === undefined || this.page + 1 >= this.table.pages) return;
-    this.table.forget(this.page);
-    this.page += 1;
-    this.words = this.table.pageInOrder(this.page);
+    if (!this.done || this.from === undefined || this.block + 1 >= this.from.run.crcs.length) return;
+    this.block += 1;
+    this.words = this.load(this.block);
     this.index = 0;
+  }
+
+  private load(block: number): Uint32Array {
+    const { sort, run, per } = this.from!;
+    const n = Math.min(per, run.entries - block * per);
+    const bytes = this.buf!.subarray(0, n * ENTRY_BYTES);
+    sort.readBlock(bytes, run.at + block * per * ENTRY_BYTES, run.crcs[block]!);
+    return new Uint32Array(bytes.buffer, bytes.byteOffset, n * ENTRY_WORDS);
   }
 }
 
@@ -47,7 +96,12 @@ class Source {
  */
 export class SpillSort {
   private buffer: EntryList;
-  private readonly runs: { table: SortedTable; fd: number }[] = [];
+  private readonly runs: Run[] = [];
+  private readonly scratch = new SortScratch();
+  private readonly nonce = newNonce();
+  private fd: number | undefined;
+  private size = 0;
+  private readonly per = blockEntries();
 
   constructor(
     private readonly root: string,
@@ -69,25 +123,51 @@ export class SpillSort {
   }
 
   private spill(): void {
-    const ref: RunRef | undefined = writeRun(this.root, this.file, this.buffer.sorted(this.sortWords));
-    const run = ref === undefined ? undefined : openRun(this.root, this.file, ref);
-    if (ref !== undefined) dropRun(this.root, this.file, ref.id);
-    if (run === undefined) throw new SpillFailed(`${this.file}: a sorted run could not be spilled`);
-    this.runs.push(run);
+    this.fd ??= openScratchFile(this.root, this.file);
+    const sorted = this.buffer.sorted(this.sortWords, this.scratch);
+    const bytes = new Uint8Array(sorted.buffer, sorted.byteOffset, sorted.byteLength);
+    const entries = this.buffer.count;
+    const crcs: number[] = [];
+    for (let from = 0; from < entries; from += this.per) {
+      crcs.push(
+        crc32(bytes.subarray(from * ENTRY_BYTES, Math.min(entries, from + this.per) * ENTRY_BYTES), seedOf(this.nonce, this.size + from * ENTRY_BYTES)),
+      );
+    }
+    try {
+      writeFully(this.fd, bytes, this.size);
+    } catch (error) {
+      throw new SpillFailed(`${this.file}: a sorted run could not be spilled (${(error as NodeJS.ErrnoException).code ?? error})`);
+    }
+    this.runs.push({ at: this.size, entries, crcs });
+    this.size += bytes.length;
     this.buffer.count = 0;
+  }
+
+  /** Reads the block at `at` into `into` and checks it; SpillFailed when it does not come back as written. */
+  readBlock(into: Uint8Array, at: number, crc: number): void {
+    let n = -1;
+    try {
+      n = fs.readSync(this.fd!, into, 0, into.length, at);
+    } catch {
+      // Checked below.
+    }
+    if (n !== into.length || crc32(into, seedOf(this.nonce, at)) !== crc) {
+      throw new SpillFailed(`${this.file}: a sorted run did not read back as written`);
+    }
   }
 
   /** The merge of everything pushed; call once, after the last push. */
   merged(): Merged {
-    const sources = this.runs.filter((r) => r.table.pages > 0).map((r) => new Source(r.table.pageInOrder(0), r.table));
-    const rest = this.buffer.sorted(this.sortWords);
+    const sources = this.runs.filter((r) => r.entries > 0).map((run) => new Source(new Uint32Array(0), { sort: this, run, per: this.per }));
+    const rest = this.buffer.sorted(this.sortWords, this.scratch);
     this.buffer = new EntryList(1);
     if (rest.length > 0) sources.push(new Source(rest));
     return new Merged(sources);
   }
 
   close(): void {
-    for (const run of this.runs) fs.closeSync(run.fd);
+    if (this.fd !== undefined) fs.closeSync(this.fd);
+    this.fd = undefined;
     this.runs.length = 0;
   }
 }
@@ -152,6 +232,8 @@ export class Merged {
 /** Writes entries, given in sort order, as the base's partitions of `per` entries each. */
 export class PartWriter {
   private part: EntryList;
+  /** The pages of a partition, reused from one to the next. */
+  private pages: Buffer | undefined;
   readonly parts: RunRef[] = [];
 
   constructor(
@@ -169,6 +251,11 @@ export class PartWriter {
     this.part.push(words[x]!, words[x + 1]!, words[x + 2]!, words[x + 3]!, words[x + 4]!, words[x + 5]!, words[x + 6]!, w7);
   }
 
+  pushWords(w0: number, w1: number, w2: number, w3: number, w4: number, w5: number, w6: number, w7: number): void {
+    if (this.part.count >= this.per) this.write();
+    this.part.push(w0, w1, w2, w3, w4, w5, w6, w7);
+  }
+
   /** The partitions (one empty one for no entries at all). */
   finish(): RunRef[] {
     if (this.part.count > 0 || this.parts.length === 0) this.write();
@@ -176,7 +263,8 @@ export class PartWriter {
   }
 
   private write(): void {
-    const run = writeRun(this.root, this.file, this.part.view());
+    this.pages ??= Buffer.allocUnsafeSlow(Math.ceil(this.per / PAGE_ENTRIES) * PAGE_BYTES);
+    const run = writeRun(this.root, this.file, this.part.view(), this.pages);
     if (run === undefined) throw new SpillFailed(`${this.file}: an index partition could not be written`);
     this.parts.push(run);
     this.part.count = 0;
