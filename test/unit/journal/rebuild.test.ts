@@ -5,11 +5,12 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DataDir } from '../../../src/journal/data-dir';
 import { ENTRY_WORDS, EntryList } from '../../../src/journal/derived/entries';
 import { indexName, openManifest, openRun } from '../../../src/journal/derived/index-base';
-import { SpillSort } from '../../../src/journal/derived/spill';
+import { SpillFailed, SpillSort } from '../../../src/journal/derived/spill';
+import { fs as cruxFs } from '../../../src/shared/fs';
 import type { Reporter } from '../../../src/journal/load';
 import * as sessions from '../../../src/domain/session/store';
 import { listNewest } from '../../../src/domain/session/newest-list';
@@ -187,6 +188,58 @@ describe('spilled sorts', () => {
       // Spilled runs are unlinked as soon as they are open: nothing is left in cache/.
       expect(fs.readdirSync(join(root, 'cache'))).toEqual([]);
     }
+  });
+});
+
+/** Reads of an unlinked file (a spilled run's) come back with one bit flipped, from the `after`-th on. */
+function flipScratchReads(after = 0) {
+  const read = cruxFs.readSync;
+  let seen = 0;
+  return vi.spyOn(cruxFs, 'readSync').mockImplementation(((fd: number, buffer: Uint8Array, ...rest: never[]) => {
+    const n = (read as (...a: unknown[]) => number)(fd, buffer, ...rest);
+    let unlinked = false;
+    try {
+      unlinked = fs.readlinkSync(`/proc/self/fd/${fd}`).endsWith(' (deleted)');
+    } catch {
+      // Not a file of ours.
+    }
+    if (unlinked && n > 0 && seen++ >= after) buffer[n >> 1]! ^= 0x10;
+    return n;
+  }) as typeof fs.readSync);
+}
+
+describe('spilled runs that do not read back as written', () => {
+  it('fail the sort (SpillFailed), whichever block it is', () => {
+    const root = tempDir();
+    fs.mkdirSync(join(root, 'cache'));
+    for (const after of [0, 3]) {
+      const spill = new SpillSort(root, 'x.jsonl', 2, 256);
+      for (let i = 0; i < 2000; i++) spill.push((i * 7919) % 1000, i, 0, 0, i, 0);
+      const flipped = flipScratchReads(after);
+      try {
+        expect(() => {
+          for (const m = spill.merged(); !m.done; m.next());
+        }).toThrow(SpillFailed);
+      } finally {
+        flipped.mockRestore();
+        spill.close();
+      }
+    }
+  });
+
+  it('leave a rebuild answering as a replay, with no index built and no file left in cache/', async () => {
+    const dir = await seeded();
+    const truth = replay(dir);
+    dropCache(dir);
+    const flipped = flipScratchReads();
+    try {
+      for (const key of ['imp1', 's7', 'imp250']) expect((await dir.readKey(SESSION_STORE, key)).get(key as never)).toEqual(truth.get(key as never));
+    } finally {
+      flipped.mockRestore();
+    }
+    expect(fs.readdirSync(join(dir.root, 'cache')).filter((n) => n.startsWith(indexName(SESSION_STORE.file)))).toEqual([]);
+    // The next read, with reads as they are, rebuilds it: the base a replay would have built.
+    await expectReplayAnswers(dir);
   });
 });
 
