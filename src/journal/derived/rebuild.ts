@@ -23,12 +23,13 @@ import { TRUST_VOUCHED } from '../record';
 import { isDamaged, scanJournal, type LinePosition, type ScanResult } from '../scan';
 import type { StoreSpec } from '../store-spec';
 import { mtimeOf, readVerified } from './cache-file';
-import { ENTRY_WORDS, EntryList, FLAG_RESET, hash56, joinOffset, KEY_SPACE, keyCheck, sortKey, splitOffset } from './entries';
-import { secondaryEntries, valueKey } from './index-entries';
+import { ENTRY_WORDS, EntryList, FLAG_RESET, joinOffset, KEY_SPACE, keyCheck, sortKey, splitOffset } from './entries';
+import { secondaryEntries } from './index-entries';
 import { dropRun } from './index-base';
 import { installBase, partEntries } from './index-levels';
 import { bindingAt } from './index-tail';
 import { PartWriter, SpillFailed, SpillSort, type Merged } from './spill';
+import { Candidates, REFOLDED } from './rebuild-candidates';
 
 /** Line bytes a window folds before it closes (its state is about that size again); scaled down for tests. */
 const windowBytes = () => (Number(process.env.CRUX_TEST_REBUILD_ENTRIES) || 0) * 64 || 512 * 1024;
@@ -56,8 +57,8 @@ export function rebuildIndex<S>(root: string, spec: StoreSpec<S>, fd: number, ke
   const wanted = new Set(keys);
   const state = spec.initial();
   // Sorted by their first two words (the key's hash) only: the key lines come in journal order, so a key's are
-  // in the order of their offsets (words 2–3) already; a key's pending values are matched by their second hash
-  // and offset (takePending), in whatever order they come.
+  // in the order of their offsets (words 2–3) already; a key's candidate markers are matched by their second hash
+  // and offset (markValid), in whatever order they come.
   const lines = new SpillSort(root, spec.file, 2);
   const candidates = spec.secondary === undefined ? undefined : new Candidates(root, spec.file);
   let window = spec.initial();
@@ -151,57 +152,6 @@ export function rebuildIndex<S>(root: string, spec: StoreSpec<S>, fd: number, ke
   return { scan, state, built };
 }
 
-/** A candidate that is valid whatever the markers say: an entity folded again by the merge. */
-const REFOLDED = 0xffffffff;
-
-/** The candidates of a rebuild: their markers by key, their secondary entries by value, and which are valid. */
-class Candidates {
-  private readonly markers: SpillSort;
-  readonly entries: SpillSort;
-  private count = 0;
-  private valid = new Uint8Array(0);
-
-  constructor(root: string, file: string) {
-    this.markers = new SpillSort(root, file, 2);
-    this.entries = new SpillSort(root, file, 4);
-  }
-
-  /** The entity `key` as the window folded it, its last line there at `last`: its marker and its values' entries. */
-  take<S>(spec: StoreSpec<S>, window: S, key: string, last: number): void {
-    const [kh, kl] = hash56(key);
-    const h2 = keyCheck(key);
-    const [oh, ol] = splitOffset(last);
-    const candidate = this.count++;
-    this.markers.push(kh, kl, h2, 0, oh, ol, candidate, 0);
-    const values = spec.secondary!.values(window, key);
-    for (let i = 0; i < values.length; i++) {
-      const value = values[i];
-      if (value === undefined) continue;
-      const [vh, vl] = valueKey(spec, i, value);
-      this.entries.push(vh, vl, kh, kl, candidate, 0, 0, h2);
-    }
-  }
-
-  /** The markers in key order; call once, when the scan is done. */
-  merged(): Merged {
-    this.valid = new Uint8Array((this.count >>> 3) + 1);
-    return this.markers.merged();
-  }
-
-  markValid(candidate: number): void {
-    this.valid[candidate >>> 3]! |= 1 << (candidate & 7);
-  }
-
-  isValid(candidate: number): boolean {
-    return candidate === REFOLDED || (this.valid[candidate >>> 3]! & (1 << (candidate & 7))) !== 0;
-  }
-
-  close(): void {
-    this.markers.close();
-    this.entries.close();
-  }
-}
-
 /**
  * Writes the key lines (word 7: the key's second hash, as the index keeps it) to `out`, marking each entity's
  * valid candidate on the way (or folding it again), then the secondary entries of valid candidates. Returns the
@@ -222,8 +172,10 @@ function mergeOut<S>(spec: StoreSpec<S>, fd: number, lines: Merged, candidates: 
       out.push(lines.words, lines.index, lines.words[lines.index * ENTRY_WORDS + 7]!);
       lines.next();
     }
-    const subgroups = bySecondHash(group);
-    for (const at of subgroups.values()) live += Math.max(...at.map((j) => group.words[j * ENTRY_WORDS + 4]!));
+    // Most keys have one line: no grouping by second hash to do.
+    const subgroups = group.count === 1 ? undefined : bySecondHash(group);
+    if (subgroups === undefined) live += group.words[4]!;
+    else for (const at of subgroups.values()) live += Math.max(...at.map((j) => group.words[j * ENTRY_WORDS + 4]!));
     if (candidates === undefined || markers === undefined) continue;
     found.count = 0;
     while (!markers.done && before(markers, hi, lo)) markers.next();
@@ -231,8 +183,8 @@ function mergeOut<S>(spec: StoreSpec<S>, fd: number, lines: Merged, candidates: 
       found.pushFrom(markers.words, markers.index);
       markers.next();
     }
-    for (const [h2, at] of subgroups) {
-      if (!markValid(found, h2, group, at, candidates) && !refold(spec, fd, group, at, candidates.entries)) return undefined;
+    for (const [h2, at] of subgroups ?? [[group.words[7]!, FIRST] as const]) {
+      if (!candidates.markValid(found, h2, offsetOf(group.words, at.at(-1)!)) && !refold(spec, fd, group, at, candidates.entries)) return undefined;
     }
   }
   const [vh, vl] = splitOffset(version);
@@ -243,6 +195,9 @@ function mergeOut<S>(spec: StoreSpec<S>, fd: number, lines: Merged, candidates: 
   }
   return live;
 }
+
+/** The subgroup of a group of one line. */
+const FIRST: readonly number[] = [0];
 
 const before = (m: Merged, hi: number, lo: number) => {
   const x = m.index * ENTRY_WORDS;
@@ -263,28 +218,13 @@ function bySecondHash(group: EntryList): Map<number, number[]> {
 
 const offsetOf = (w: Uint32Array, j: number) => joinOffset(w[j * ENTRY_WORDS + 2]!, w[j * ENTRY_WORDS + 3]!);
 
-/** Marks valid the one candidate taken at the entity's last line; false when there is not exactly one. */
-function markValid(markers: EntryList, h2: number, group: EntryList, at: number[], candidates: Candidates): boolean {
-  const [oh, ol] = splitOffset(offsetOf(group.words, at.at(-1)!));
-  const w = markers.words;
-  let taken = -1;
-  for (let j = 0; j < markers.count; j++) {
-    if (w[j * ENTRY_WORDS + 2] !== h2 || w[j * ENTRY_WORDS + 4] !== oh || w[j * ENTRY_WORDS + 5] !== ol) continue;
-    if (taken !== -1) return false;
-    taken = w[j * ENTRY_WORDS + 6]!;
-  }
-  if (taken === -1) return false;
-  candidates.markValid(taken);
-  return true;
-}
-
 /**
  * Folds the entity of one subgroup again from its lines since its last resetting one, read back through the
  * scan's descriptor, and adds its secondary entries; should two keys share both hashes (never seen, but
  * exact), every line of the subgroup, so that each key's entity is folded whole. Its secondary entries join the
  * candidates' (valid). False when a line does not read back as the scan verified it.
  */
-function refold<S>(spec: StoreSpec<S>, fd: number, group: EntryList, at: number[], out: SpillSort, whole = false): boolean {
+function refold<S>(spec: StoreSpec<S>, fd: number, group: EntryList, at: readonly number[], out: SpillSort, whole = false): boolean {
   const w = group.words;
   let from = 0;
   for (let k = at.length - 1; k >= 0 && !whole; k--) {

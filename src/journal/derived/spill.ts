@@ -172,33 +172,50 @@ export class SpillSort {
   }
 }
 
-/** A k-way merge: `words` and `index` name the current entry until `done`. Reads may throw DerivedDamage. */
+/** A k-way merge: `words` and `index` name the current entry until `done`. Reads may throw SpillFailed. */
 export class Merged {
   words: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
   index = 0;
   done = false;
   /** Sources as a binary heap, least entry first (of equals, the earlier source: the sort is stable). */
-  private readonly heap: number[];
+  private readonly heap: Int32Array;
+  private size: number;
+  /** Each source's current entry's words 0 and 1 (what most comparisons decide on), kept beside the heap. */
+  private readonly w0: Uint32Array;
+  private readonly w1: Uint32Array;
 
   constructor(private readonly sources: Source[]) {
-    this.heap = sources.map((_, i) => i);
-    for (let i = (this.heap.length >> 1) - 1; i >= 0; i--) this.down(i);
+    this.size = sources.length;
+    this.heap = new Int32Array(this.size);
+    this.w0 = new Uint32Array(this.size);
+    this.w1 = new Uint32Array(this.size);
+    for (let i = 0; i < this.size; i++) {
+      this.heap[i] = i;
+      this.head(i);
+    }
+    for (let i = (this.size >> 1) - 1; i >= 0; i--) this.down(i);
     this.show();
   }
 
   next(): void {
-    const top = this.sources[this.heap[0]!]!;
+    const s = this.heap[0]!;
+    const top = this.sources[s]!;
     top.next();
-    if (top.done) {
-      this.heap[0] = this.heap[this.heap.length - 1]!;
-      this.heap.pop();
-    }
-    if (this.heap.length > 0) this.down(0);
+    if (top.done) this.heap[0] = this.heap[--this.size]!;
+    else this.head(s);
+    if (this.size > 0) this.down(0);
     this.show();
   }
 
+  private head(s: number): void {
+    const source = this.sources[s]!;
+    const x = source.index * ENTRY_WORDS;
+    this.w0[s] = source.words[x]!;
+    this.w1[s] = source.words[x + 1]!;
+  }
+
   private show(): void {
-    if (this.heap.length === 0) {
+    if (this.size === 0) {
       this.done = true;
       return;
     }
@@ -208,24 +225,27 @@ export class Merged {
   }
 
   private less(a: number, b: number): boolean {
+    if (this.w0[a] !== this.w0[b]) return this.w0[a]! < this.w0[b]!;
+    if (this.w1[a] !== this.w1[b]) return this.w1[a]! < this.w1[b]!;
     const x = this.sources[a]!;
     const y = this.sources[b]!;
     const d = compareAt(x.words, x.index, y.words, y.index);
     return d < 0 || (d === 0 && a < b);
   }
 
+  /** Sifts the source at heap slot `i` down to its place. */
   private down(i: number): void {
     const h = this.heap;
+    const s = h[i]!;
     for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let least = i;
-      if (l < h.length && this.less(h[l]!, h[least]!)) least = l;
-      if (r < h.length && this.less(h[r]!, h[least]!)) least = r;
-      if (least === i) return;
-      [h[i], h[least]] = [h[least]!, h[i]!];
-      i = least;
+      let c = 2 * i + 1;
+      if (c >= this.size) break;
+      if (c + 1 < this.size && this.less(h[c + 1]!, h[c]!)) c += 1;
+      if (!this.less(h[c]!, s)) break;
+      h[i] = h[c]!;
+      i = c;
     }
+    h[i] = s;
   }
 }
 
