@@ -23,7 +23,7 @@ import { bankHead, NUMERIC, pad8 } from './bank-codec';
 import { packMeta } from './bank-layout';
 import { parseCaseEvent } from './events';
 import { foldable, type CaseBody } from './payload';
-import { caseTerms } from './tokenize';
+import { TermTable } from './term-table';
 import { Forward, Section, Staged, type Put } from './bank-stream-io';
 import { EV_DELETED, EV_PUT, EV_REUSED, type Live, liveOf, POSTINGS_PER_READ, termCounts, TWO32, writePostings } from './bank-stream-live';
 
@@ -45,8 +45,7 @@ class BankStream implements SnapshotStream {
   private readonly rows: ScratchFile;
   private readonly postings: ScratchFile;
   private readonly events: ScratchSort;
-  private readonly vocab: string[] = [];
-  private readonly termIds = new Map<string, number>();
+  private readonly terms = new TermTable();
   private readonly rowBuf: ArrayBuffer;
   private readonly rowF: Float64Array;
   private readonly rowU: Uint32Array;
@@ -103,18 +102,12 @@ class BankStream implements SnapshotStream {
     if (fields === undefined) return;
     const ord = this.puts++;
     const [idAt, idLen] = this.ids.add(fields.id);
-    const terms = caseTerms(fields.task, fields.tags);
-    const meta = packMeta(fields.reward, terms.size, fields.success);
-    for (const term of terms) {
-      let t = this.termIds.get(term);
-      if (t === undefined) {
-        t = this.vocab.length;
-        this.vocab.push(term);
-        this.termIds.set(term, t);
-      }
+    const termCount = this.terms.termsOf(fields.task, fields.tags);
+    const meta = packMeta(fields.reward, termCount, fields.success);
+    for (let k = 0; k < termCount; k++) {
       if (this.postCount === POSTINGS_PER_READ) this.flushPostings();
       const x = 2 * this.postCount++;
-      this.postBuf[x] = t;
+      this.postBuf[x] = this.terms.ids[k]!;
       this.postBuf[x + 1] = ord;
     }
     if (ord === this.metas.length) {
@@ -132,7 +125,7 @@ class BankStream implements SnapshotStream {
     this.rowF[f + F.reused] = fields.reused;
     this.rowF[f + F.recOffset] = at.offset;
     this.rowF[f + F.idAt] = idAt;
-    this.rowU[u + U.termCount] = terms.size;
+    this.rowU[u + U.termCount] = termCount;
     this.rowU[u + U.recLength] = at.length;
     this.rowU[u + U.recLine] = at.line;
     this.rowU[u + U.idLen] = idLen;
@@ -167,7 +160,7 @@ class BankStream implements SnapshotStream {
     const live = liveOf(this.events.merged(), this.ids.file, this.committed, puts, this.scratch.sort(2));
     const { df, vocabCount } = termCounts(this.postings, live, puts);
     const postings = df.reduce((a, b) => a + b, 0);
-    const vocabText = Buffer.from(this.vocab.slice(0, vocabCount).join('\n'));
+    const vocabText = Buffer.from(this.terms.vocab.slice(0, vocabCount).join('\n'));
     const perSlot: Record<string, number> = { idStarts: 4, reward: 8, created: 8, success: 1, reused: 8, termCount: 4, recOffset: 8, recLength: 4, recLine: 4 };
     const numeric = NUMERIC.map(([name]) => {
       if (name === 'postStart') return (vocabCount + 1) * 4;
