@@ -9,9 +9,9 @@
 // secondary entries (by value, then key), the candidate's number in place of the version. The merge then walks
 // the key lines by key: an entity whose last line is the one a candidate was taken at has that candidate marked
 // valid (a bit each); any other (its lines since its last reset span windows) is folded again from its own lines,
-// read back from the journal, and its entries join the secondary sort as valid. The entries go out as the base's
-// partitions in sort order: the key lines first, then the secondary entries of valid candidates, each with the
-// version restored.
+// read back from the journal (rebuild-refold.ts: a batch at a time, in journal order), and its entries join the
+// secondary sort as valid. The entries go out as the base's partitions in sort order: the key lines first, then
+// the secondary entries of valid candidates, each with the version restored.
 //
 // A key hashes to 56 bits in the index; its second 32-bit hash (word 7 of each key line, kept in the index)
 // tells entities that share the 56 bits apart, so each gets its own values. A batch's records are folded into the
@@ -19,17 +19,16 @@
 // a batch that never completed names a line that is not a key line, so it is never valid.
 // Damage (any problem but a torn tail) leaves no index, as a replay's would not; the caller reports the scan.
 import type { JournalRecord } from '../record';
-import { TRUST_VOUCHED } from '../record';
 import { isDamaged, scanJournal, type LinePosition, type ScanResult } from '../scan';
 import type { StoreSpec } from '../store-spec';
-import { mtimeOf, readVerified } from './cache-file';
+import { mtimeOf } from './cache-file';
 import { ENTRY_WORDS, EntryList, FLAG_RESET, joinOffset, KEY_SPACE, keyCheck, sortKey, splitOffset } from './entries';
-import { secondaryEntries } from './index-entries';
 import { dropRun } from './index-base';
 import { installBase, partEntries } from './index-levels';
 import { bindingAt } from './index-tail';
 import { PartWriter, SpillFailed, SpillSort, type Merged } from './spill';
-import { Candidates, REFOLDED } from './rebuild-candidates';
+import { Candidates } from './rebuild-candidates';
+import { Refolds } from './rebuild-refold';
 
 /** Line bytes a window folds before it closes (its state is about that size again); scaled down for tests. */
 const windowBytes = () => (Number(process.env.CRUX_TEST_REBUILD_ENTRIES) || 0) * 64 || 512 * 1024;
@@ -160,6 +159,7 @@ export function rebuildIndex<S>(root: string, spec: StoreSpec<S>, fd: number, ke
  */
 function mergeOut<S>(spec: StoreSpec<S>, fd: number, lines: Merged, candidates: Candidates | undefined, out: PartWriter, version: number): number | undefined {
   const markers = candidates?.merged();
+  const refolds = candidates === undefined ? undefined : new Refolds(spec, fd, candidates.entries);
   const group = new EntryList(16);
   const found = new EntryList(16);
   let live = 0;
@@ -184,9 +184,10 @@ function mergeOut<S>(spec: StoreSpec<S>, fd: number, lines: Merged, candidates: 
       markers.next();
     }
     for (const [h2, at] of subgroups ?? [[group.words[7]!, FIRST] as const]) {
-      if (!candidates.markValid(found, h2, offsetOf(group.words, at.at(-1)!)) && !refold(spec, fd, group, at, candidates.entries)) return undefined;
+      if (!candidates.markValid(found, h2, offsetOf(group.words, at.at(-1)!)) && !refolds!.add(group, at)) return undefined;
     }
   }
+  if (refolds !== undefined && !refolds.flush()) return undefined;
   const [vh, vl] = splitOffset(version);
   for (const m = candidates?.entries.merged(); m !== undefined && !m.done; m.next()) {
     const x = m.index * ENTRY_WORDS;
@@ -217,38 +218,3 @@ function bySecondHash(group: EntryList): Map<number, number[]> {
 }
 
 const offsetOf = (w: Uint32Array, j: number) => joinOffset(w[j * ENTRY_WORDS + 2]!, w[j * ENTRY_WORDS + 3]!);
-
-/**
- * Folds the entity of one subgroup again from its lines since its last resetting one, read back through the
- * scan's descriptor, and adds its secondary entries; should two keys share both hashes (never seen, but
- * exact), every line of the subgroup, so that each key's entity is folded whole. Its secondary entries join the
- * candidates' (valid). False when a line does not read back as the scan verified it.
- */
-function refold<S>(spec: StoreSpec<S>, fd: number, group: EntryList, at: readonly number[], out: SpillSort, whole = false): boolean {
-  const w = group.words;
-  let from = 0;
-  for (let k = at.length - 1; k >= 0 && !whole; k--) {
-    if (w[at[k]! * ENTRY_WORDS + 6]! & FLAG_RESET) {
-      from = k;
-      break;
-    }
-  }
-  const read: { record: JournalRecord; at: LinePosition; key: string }[] = [];
-  for (let k = from; k < at.length; k++) {
-    const x = at[k]! * ENTRY_WORDS;
-    const where = { offset: joinOffset(w[x + 2]!, w[x + 3]!), length: w[x + 4]!, line: w[x + 5]! };
-    const record = readVerified(fd, where, TRUST_VOUCHED);
-    const key = record === undefined ? undefined : spec.keyOf!(record);
-    if (record === undefined || key === undefined) return false;
-    read.push({ record, at: where, key });
-  }
-  if (from > 0 && read.some((r) => r.key !== read[0]!.key)) return refold(spec, fd, group, at, out, true);
-  const scratch = spec.initial();
-  for (const r of read) spec.evolve(scratch, r.record, r.at);
-  // As candidates always valid: the version (words 4–5) is set as they go out.
-  const asRefolded = {
-    push: (w0: number, w1: number, w2: number, w3: number, _vh: number, _vl: number, w6 = 0, w7 = 0) => out.push(w0, w1, w2, w3, REFOLDED, 0, w6, w7),
-  };
-  for (const key of new Set(read.map((r) => r.key))) secondaryEntries(asRefolded, spec, scratch, key, 0, false);
-  return true;
-}
