@@ -43,6 +43,14 @@ export function openScratchFile(root: string, journal: string): number {
   return fd;
 }
 
+/**
+ * The arrays every spill sorts in (~6 MiB at the default capacity), one set for all the sorts open at once — a spill
+ * writes what it sorted before it returns — let go when the last of them closes.
+ */
+let shared: SortScratch | undefined;
+let openSorts = 0;
+const spillScratch = () => (shared ??= new SortScratch());
+
 /** A spilled run: where it starts in the scratch file, its entries, and the CRC-32 of each of its blocks. */
 interface Run {
   readonly at: number;
@@ -97,11 +105,11 @@ class Source {
 export class SpillSort {
   private buffer: EntryList;
   private readonly runs: Run[] = [];
-  private readonly scratch = new SortScratch();
   private readonly nonce = newNonce();
   private fd: number | undefined;
   private size = 0;
   private readonly per = blockEntries();
+  private open = true;
 
   constructor(
     private readonly root: string,
@@ -110,6 +118,7 @@ export class SpillSort {
     private readonly capacity = spillEntries(),
   ) {
     this.buffer = new EntryList(Math.min(capacity, 1024));
+    openSorts += 1;
   }
 
   push(w0: number, w1: number, w2: number, w3: number, w4: number, w5: number, w6 = 0, w7 = 0): void {
@@ -124,7 +133,7 @@ export class SpillSort {
 
   private spill(): void {
     this.fd ??= openScratchFile(this.root, this.file);
-    const sorted = this.buffer.sorted(this.sortWords, this.scratch);
+    const sorted = this.buffer.sorted(this.sortWords, spillScratch());
     const bytes = new Uint8Array(sorted.buffer, sorted.byteOffset, sorted.byteLength);
     const entries = this.buffer.count;
     const crcs: number[] = [];
@@ -159,7 +168,8 @@ export class SpillSort {
   /** The merge of everything pushed; call once, after the last push. */
   merged(): Merged {
     const sources = this.runs.filter((r) => r.entries > 0).map((run) => new Source(new Uint32Array(0), { sort: this, run, per: this.per }));
-    const rest = this.buffer.sorted(this.sortWords, this.scratch);
+    // Its own array: it is read through the merge, while other sorts may spill.
+    const rest = this.buffer.sorted(this.sortWords);
     this.buffer = new EntryList(1);
     if (rest.length > 0) sources.push(new Source(rest));
     return new Merged(sources);
@@ -169,6 +179,10 @@ export class SpillSort {
     if (this.fd !== undefined) fs.closeSync(this.fd);
     this.fd = undefined;
     this.runs.length = 0;
+    if (this.open) {
+      this.open = false;
+      if (--openSorts === 0) shared = undefined;
+    }
   }
 }
 
