@@ -39,9 +39,6 @@ export function encodePages(sorted: Uint32Array, nonce: number, into?: Buffer): 
   return out;
 }
 
-/** Pages a read in order takes at once (128 KiB). */
-const IN_ORDER_PAGES = 32;
-
 /** A sorted table open for positioned lookups; pages are read on demand and verified once each. */
 export class SortedTable {
   private readonly cache = new Map<number, Uint32Array>();
@@ -77,19 +74,6 @@ export class SortedTable {
     const words = new Uint32Array(buf.buffer, buf.byteOffset + from, count * ENTRY_WORDS);
     this.cache.set(p, words);
     return words;
-  }
-
-  /**
-   * Page p, read together with the pages after it (IN_ORDER_PAGES in one read) when it is not at hand: a merge reads
-   * each spilled run in order, where a read of each 4 KiB page cost ~0.4 s of the 1M-session rebuild.
-   */
-  pageInOrder(p: number): Uint32Array {
-    const chunk = this.chunk;
-    if (!this.cache.has(p) && !(chunk !== undefined && p >= chunk.first && p < chunk.first + chunk.pages)) {
-      const n = Math.min(IN_ORDER_PAGES, this.pages - p);
-      this.chunk = { first: p, pages: n, buf: this.read(p, n) };
-    }
-    return this.page(p);
   }
 
   /** Pages [first, first + n) as read (short at the end of the file), not verified yet. */
@@ -242,11 +226,6 @@ export class SortedTable {
         visit(words, i);
       }
     }
-  }
-
-  /** Drops page p from the cache (a merge reads each page once). */
-  forget(p: number): void {
-    this.cache.delete(p);
   }
 
   /** Every page's entries, in order (for a merge), verifying every page. */
