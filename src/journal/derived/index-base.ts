@@ -129,7 +129,7 @@ export function writeManifest(root: string, spec: StoreSpec<any>, m: Manifest): 
   return writeCacheFile(root, indexName(spec.file), [header, body]);
 }
 
-/** Writes `sorted` as a new run file; undefined when it could not be written. */
+/** Writes `sorted` as a new run file (its pages encoded in `pages` when given: a writer's buffer, reused); undefined when it could not be written. */
 export function writeRun(root: string, file: string, sorted: Uint32Array, pages?: Buffer): RunRef | undefined {
   const nonce = newNonce();
   const id = nonce.toString(16).padStart(8, '0');
