@@ -26,7 +26,8 @@ import { ENTRY_WORDS, EntryList, FLAG_RESET, joinOffset, KEY_SPACE, keyCheck, so
 import { dropRun } from './index-base';
 import { installBase, partEntries } from './index-levels';
 import { bindingAt } from './index-tail';
-import { PartWriter, SpillFailed, SpillSort, type Merged } from './spill';
+import { PartWriter } from './part-writer';
+import { SpillFailed, SpillSort, type Merged } from './spill';
 import { Candidates } from './rebuild-candidates';
 import { Refolds } from './rebuild-refold';
 

@@ -10,8 +10,6 @@ import { ensurePrivateDir, FILE_MODE } from '../durable-fs';
 import { CACHE_DIR, cachePath, newNonce, writeFully } from './cache-file';
 import { crc32, seedOf } from './checksum';
 import { compareAt, ENTRY_BYTES, ENTRY_WORDS, EntryList, SortScratch } from './entries';
-import { writeRun, type RunRef } from './index-base';
-import { PAGE_BYTES, PAGE_ENTRIES } from './sorted-table';
 
 /** Entries a buffer holds before it is spilled (4 MiB); CRUX_TEST_REBUILD_ENTRIES lowers it, so that tests spill. */
 const spillEntries = () => Number(process.env.CRUX_TEST_REBUILD_ENTRIES) || 1 << 17;
@@ -260,47 +258,5 @@ export class Merged {
       i = c;
     }
     h[i] = s;
-  }
-}
-
-/** Writes entries, given in sort order, as the base's partitions of `per` entries each. */
-export class PartWriter {
-  private part: EntryList;
-  /** The pages of a partition, reused from one to the next. */
-  private pages: Buffer | undefined;
-  readonly parts: RunRef[] = [];
-
-  constructor(
-    private readonly root: string,
-    private readonly file: string,
-    private readonly per: number,
-  ) {
-    this.part = new EntryList(per);
-  }
-
-  /** Entry `i` of `words`, with word 7 set to `w7`. */
-  push(words: Uint32Array, i: number, w7: number): void {
-    if (this.part.count >= this.per) this.write();
-    const x = i * ENTRY_WORDS;
-    this.part.push(words[x]!, words[x + 1]!, words[x + 2]!, words[x + 3]!, words[x + 4]!, words[x + 5]!, words[x + 6]!, w7);
-  }
-
-  pushWords(w0: number, w1: number, w2: number, w3: number, w4: number, w5: number, w6: number, w7: number): void {
-    if (this.part.count >= this.per) this.write();
-    this.part.push(w0, w1, w2, w3, w4, w5, w6, w7);
-  }
-
-  /** The partitions (one empty one for no entries at all). */
-  finish(): RunRef[] {
-    if (this.part.count > 0 || this.parts.length === 0) this.write();
-    return this.parts;
-  }
-
-  private write(): void {
-    this.pages ??= Buffer.allocUnsafeSlow(Math.ceil(this.per / PAGE_ENTRIES) * PAGE_BYTES);
-    const run = writeRun(this.root, this.file, this.part.view(), this.pages);
-    if (run === undefined) throw new SpillFailed(`${this.file}: an index partition could not be written`);
-    this.parts.push(run);
-    this.part.count = 0;
   }
 }
