@@ -9,7 +9,8 @@
 // of BENCH_TAIL_PUTS (default 10,000; 0 skips) new-id puts one after another at the largest size, the first
 // call after a lost cache/ against `journal check` (time and memory), a reap closing 1% at 2k and 200k (cost
 // per reaped session), and 16 writers × 20 puts against one
-// writer's 320: CPU per put (the children's user + system time, from /proc/self/stat), wall and puts/s.
+// writer's 320: CPU per put (the children's user + system time, from /proc/self/stat), wall and puts/s, beside
+// `node -e 0` started the same way (the machine's own cost of 16 processes at once, which no put can go under).
 // Where util-linux `script` is installed, `session get` and `session list` also run on a pseudo-terminal (a
 // list there stops at 50 rows); the limited lists, the terminal list and completion are set against the get.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -371,7 +372,12 @@ if (CASE_WRITES > 0) {
 
 // 16 concurrent writers × 20 puts against one writer's 320, each in a fresh directory: CPU per put.
 const putIn = (dir) => (w, i) => crux(dir, 'session', 'put', `w${w}-${i}`, '{}');
+// `node -e 0` on the same harness, alternated with the puts: what 16 processes at once on this machine's cores cost
+// any Node start (cache and scheduler contention), so that the put's ratio can be read over the machine's own.
+const nodeStart = () => [process.execPath, '-e', '0'];
+const nodeAlone = await writersAtOnce(1, 320, nodeStart, env);
 const alone = await writersAtOnce(1, 320, putIn(join(work, 'alone')), env);
+const nodeConc = await writersAtOnce(16, 20, nodeStart, env);
 const conc = await writersAtOnce(16, 20, putIn(join(work, 'concurrent')), env);
 
 // ---- report ------------------------------------------------------------------------------------------------
@@ -458,8 +464,14 @@ if (caseWrites) {
   );
 }
 const perPut = (r) => (r.cpuPerPutMs === undefined ? 'n/a' : `${r.cpuPerPutMs.toFixed(1)} ms`);
+const cpuRatio = (c, a) => (c.cpuPerPutMs && a.cpuPerPutMs ? c.cpuPerPutMs / a.cpuPerPutMs : undefined);
+const putTax = cpuRatio(conc, alone);
+const nodeTax = cpuRatio(nodeConc, nodeAlone);
 console.log(
-  `writers: 1 × 320 puts ${alone.s.toFixed(1)} s, CPU ${perPut(alone)} a put; 16 × 20 puts ${conc.s.toFixed(1)} s (${(conc.puts / conc.s).toFixed(0)} puts/s), CPU ${perPut(conc)} a put = ${conc.cpuPerPutMs && alone.cpuPerPutMs ? (conc.cpuPerPutMs / alone.cpuPerPutMs).toFixed(2) : 'n/a'}× alone${conc.failed + alone.failed > 0 ? `; ${conc.failed + alone.failed} puts failed (a loaded machine: exit 75)` : ''}`,
+  `writers: 1 × 320 puts ${alone.s.toFixed(1)} s, CPU ${perPut(alone)} a put; 16 × 20 puts ${conc.s.toFixed(1)} s (${(conc.puts / conc.s).toFixed(0)} puts/s), CPU ${perPut(conc)} a put = ${putTax ? putTax.toFixed(2) : 'n/a'}× alone${conc.failed + alone.failed > 0 ? `; ${conc.failed + alone.failed} puts failed (a loaded machine: exit 75)` : ''}`,
+);
+console.log(
+  `node -e 0 on the same harness: 1 × 320 CPU ${perPut(nodeAlone)} a start, 16 × 20 ${perPut(nodeConc)} = ${nodeTax ? nodeTax.toFixed(2) : 'n/a'}× (the machine's own tax on 16 processes at once); the put's tax over it: ${putTax && nodeTax ? (putTax / nodeTax).toFixed(2) : 'n/a'}×`,
 );
 console.log(`builds: ${ALL_SIZES.map((n) => `${size(n)} ${(builds[n].ms / 1000).toFixed(1)} s`).join(', ')} (session + case imports)`);
 if (sqliteRows === 0) console.log('sqlite3 not installed: no sqlite3/FTS5 rows');
