@@ -2,7 +2,7 @@
 // resetting one span windows (a session closed long after its last put), so that no window held them whole. They
 // come in key order, their lines anywhere in the journal; a read of each line cost ~24 µs here (a pread ~10 µs),
 // which a store whose sessions were mostly closed by a reap paid for most of its sessions. So they are gathered a
-// batch at a time (up to 8 MiB of their lines, held as bytes, never as states), their lines read in journal
+// batch at a time (up to 8 MiB of their lines, held as text, never as states), their lines read in journal
 // order with lines near each other taken in one read (a span of at most 256 KiB, gaps of at most 16 KiB), then
 // each entity decoded and folded from its own lines, in order, and its secondary entries added as valid candidates.
 import { fs } from '../../shared/fs';
@@ -33,10 +33,10 @@ export class Refolds<S> {
   private entities: Entity[] = [];
   /** Every entity's subgroup lines (key line entries), one after another. */
   private readonly lines = new EntryList(1024);
-  /** Every line to read: its offset, length, and (once read) its bytes. */
+  /** Every line to read: its offset, length, and (once read) its text. */
   private offsets: number[] = [];
   private lengths: number[] = [];
-  private bytes: (Buffer | undefined)[] = [];
+  private texts: (string | undefined)[] = [];
   private held = 0;
   private readonly span = Buffer.allocUnsafeSlow(SPAN_BYTES);
 
@@ -79,16 +79,16 @@ export class Refolds<S> {
       this.lines.count = 0;
       this.offsets = [];
       this.lengths = [];
-      this.bytes = [];
+      this.texts = [];
       this.held = 0;
     }
   }
 
-  /** Every line of the batch, in journal order, nearby lines in one read; each line's bytes copied out. */
+  /** Every line of the batch, in journal order, nearby lines in one read; each line decoded to text from the read. */
   private read(): boolean {
     const n = this.offsets.length;
     const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => this.offsets[a]! - this.offsets[b]!);
-    this.bytes = new Array(n);
+    this.texts = new Array(n);
     for (let i = 0; i < n; ) {
       const start = this.offsets[order[i]!]!;
       let end = start + this.lengths[order[i]!]! + 1;
@@ -110,7 +110,7 @@ export class Refolds<S> {
         const at = this.offsets[line]! - start;
         const length = this.lengths[line]!;
         if (buf[at + length] !== 10) return false;
-        this.bytes[line] = Buffer.from(buf.subarray(at, at + length));
+        this.texts[line] = buf.toString('utf8', at, at + length);
       }
       i = j;
     }
@@ -135,7 +135,7 @@ export class Refolds<S> {
       return true;
     };
     for (let k = entity.from; k < entity.count; k++) {
-      const decoded = decodeRecord(this.bytes[entity.first + k - entity.from]!.toString('utf8'), TRUST_VOUCHED);
+      const decoded = decodeRecord(this.texts[entity.first + k - entity.from]!, TRUST_VOUCHED);
       if (!take(decoded.ok ? decoded.record : undefined, where(k))) return false;
     }
     if (entity.from > 0 && read.some((r) => r.key !== read[0]!.key)) {
