@@ -40,6 +40,17 @@ export interface TornTail {
   readonly batch?: { readonly seen: number; readonly want: number };
 }
 
+/**
+ * One consumer of a scan's records, through scanJournal's `keep` and sink: what it makes of each record as it is
+ * read (before its batch is known whole), handed back to `take` once the batch is whole.
+ */
+export interface ScanPart<K> {
+  keep(record: JournalRecord, at: LinePosition): K;
+  take(kept: K, at: LinePosition): void;
+  /** false when `take` does nothing (then what `keep` made need not be held for it). */
+  readonly takes?: boolean;
+}
+
 /** Where a scan starts when the lines before it are already known (a snapshot's tail). */
 export interface ScanStart {
   readonly offset: number;

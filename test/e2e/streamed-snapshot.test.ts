@@ -1,5 +1,5 @@
 // The built binary after cache/ was lost, with the case bank's snapshot built by streaming (CRUX_TEST_STREAM_BYTES
-// lowers the journal size it starts at): the same stdout bytes as a replay, only the snapshot left in cache/; a
+// lowers the journal size it starts at): the same stdout bytes as a replay, only the snapshot and the index left in cache/; a
 // kill -9 before it is installed leaves the journal whole and the next call answering as a replay, and a temp file
 // such a kill left is swept once stale.
 import { execa } from 'execa';
@@ -60,13 +60,16 @@ async function replayed(dir: string): Promise<string[]> {
 }
 
 describe('the case bank after cache/ is lost, streamed', () => {
-  it('answers with a replay’s bytes and leaves only the snapshot in cache/', async () => {
+  it('answers with a replay’s bytes and leaves only the snapshot and the index in cache/', async () => {
     const dir = await seeded();
     fs.rmSync(join(dir, 'cache'), { recursive: true });
     const first = await run(dir, ['--json', 'case', 'retrieve', 'deploy', 'web'], STREAM);
     expect(first.exitCode, String(first.stderr)).toBe(0);
     expect(first.stderr).toBe('');
-    expect(fs.readdirSync(join(dir, 'cache'))).toEqual(['cases.jsonl.state']);
+    // The snapshot, and the index rebuilt in the same scan (its manifest and one partition): no scratch file left.
+    const left = fs.readdirSync(join(dir, 'cache')).sort();
+    expect(left.filter((n) => !/^cases\.jsonl\.idx\.[0-9a-f]{8}$/.test(n))).toEqual(['cases.jsonl.idx', 'cases.jsonl.state']);
+    expect(left).toHaveLength(3);
     expect(await outputs(dir, STREAM)).toEqual(await replayed(dir));
   });
 

@@ -21,8 +21,8 @@ import { bindingAt } from './index-tail';
 import { StoreIndex } from './store-index';
 import { AppendUpkeep, loadNewest, loadPrefix, loadThroughIndex, ReplayUpkeep } from './through-index';
 import { openJournalFile } from '../journal-file';
-import { rebuildIndex, type Rebuilt } from './rebuild';
-import { streamSnapshot } from './snapshot-stream';
+import type { Rebuilt } from './rebuild';
+import { rebuildIndex, streamSnapshot } from './rebuild-lost';
 
 export { CACHE_DIR, takeUnusable } from './cache-file';
 
@@ -67,8 +67,8 @@ class DerivedFiles<S> {
 
   /**
    * One verifying scan of the journal, folding the entities `keys`, that writes a whole new index in bounded
-   * memory unless it finds damage (rebuild.ts). undefined without a key index or a journal, or (`needIndex`)
-   * as soon as the index cannot be written.
+   * memory unless it finds damage (rebuild.ts), and the snapshot too if that was lost (rebuild-lost.ts).
+   * undefined without a key index or a journal, or (`needIndex`) as soon as the index cannot be written.
    */
   rebuild(keys: readonly string[], needIndex: boolean): (Rebuilt<S> & { path: string }) | undefined {
     if (this.spec.keyOf === undefined) return undefined;
@@ -79,9 +79,9 @@ class DerivedFiles<S> {
   }
 
   /**
-   * A whole new snapshot, built by streaming the journal in bounded memory (snapshot-stream.ts): the scan, and
-   * whether it was installed. undefined without a streamed codec, for a small journal (replay it), or when it
-   * could not be written.
+   * A whole new snapshot, built by streaming the journal in bounded memory (snapshot-stream.ts), and the index
+   * too in the same scan if that was lost (rebuild-lost.ts): the scan, and whether the snapshot was installed.
+   * undefined without a streamed codec, for a small journal (replay it), or when it could not be written.
    */
   streamSnapshot(writer: boolean): { scan: ScanResult; built: boolean } | undefined {
     if (this.spec.snapshot?.stream === undefined) return undefined;

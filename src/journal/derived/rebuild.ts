@@ -14,14 +14,14 @@
 // the secondary entries of valid candidates, each with the version restored.
 //
 // A key hashes to 56 bits in the index; its second 32-bit hash (word 7 of each key line, kept in the index)
-// tells entities that share the 56 bits apart, so each gets its own values. A batch's records are folded into the
-// window as they are read (ChainVerifier's `keep`), before the batch is known to be whole: a candidate taken from
-// a batch that never completed names a line that is not a key line, so it is never valid.
+// tells entities that share the 56 bits apart, so each gets its own values. A batch's records are sorted and folded
+// into the window as they are read (ChainVerifier's `keep`), before the batch is known to be whole (an import of 1M
+// is one batch: nothing of it waits in memory): the merge leaves out the key lines of a batch that never completed
+// (the torn tail's), so a candidate taken from one names a line that is not a key line, and is never valid.
 // Damage (any problem but a torn tail) leaves no index, as a replay's would not; the caller reports the scan.
 import type { JournalRecord } from '../record';
-import { isDamaged, scanJournal, type LinePosition, type ScanResult } from '../scan';
+import { isDamaged, type LinePosition, type ScanPart, type ScanResult } from '../scan';
 import type { StoreSpec } from '../store-spec';
-import { mtimeOf } from './cache-file';
 import { ENTRY_WORDS, EntryList, FLAG_RESET, joinOffset, KEY_SPACE, keyCheck, sortKey, splitOffset } from './entries';
 import { dropRun } from './index-base';
 import { installBase, partEntries } from './index-levels';
@@ -45,115 +45,129 @@ export interface Rebuilt<S> {
 /** What a scan keeps of a record until its batch is whole: whether it has a key, and the record of a key asked for. */
 const KEYLESS = Symbol('keyless');
 const KEYED = Symbol('keyed');
-type Kept = typeof KEYLESS | typeof KEYED | JournalRecord;
+export type Kept = typeof KEYLESS | typeof KEYED | JournalRecord;
 
 /**
- * Scans the journal open at `fd`, folding the entities `keys` into a new state, and writes a whole new index
- * of it unless the scan finds damage. With `needIndex`, stops as soon as the index cannot be written (the
- * caller then replays instead: only the index was wanted).
+ * The index's part of a verifying scan (ScanPart): folds the entities `keys` into a new state and gathers what a
+ * whole new index of the journal needs; `finish` writes it unless the scan found damage. With `needIndex`, a
+ * spill that fails throws SpillFailed out of the scan (the caller then replays instead: only the index was
+ * wanted); without, the index is given up and the scan goes on for the state.
  */
-export function rebuildIndex<S>(root: string, spec: StoreSpec<S>, fd: number, keys: readonly string[], needIndex: boolean): Rebuilt<S> | undefined {
-  const mtime_ns = mtimeOf(fd);
-  const wanted = new Set(keys);
-  const state = spec.initial();
+export class IndexRebuild<S> implements ScanPart<Kept> {
+  readonly state: S;
+  private readonly wanted: Set<string>;
   // Sorted by their first two words (the key's hash) only: the key lines come in journal order, so a key's are
   // in the order of their offsets (words 2–3) already; a key's candidate markers are matched by their second hash
   // and offset (markValid), in whatever order they come.
-  const lines = new SpillSort(root, spec.file, 2);
-  const candidates = spec.secondary === undefined ? undefined : new Candidates(root, spec.file);
-  let window = spec.initial();
-  let resident = new Map<string, number>();
-  let folded = 0;
-  const maxFolded = windowBytes();
-  let failed = false;
-  const closeWindow = () => {
-    if (candidates !== undefined) for (const [key, last] of resident) candidates.take(spec, window, key, last);
-    window = spec.initial();
-    resident = new Map();
-    folded = 0;
-  };
-  // Each keyed record's key line waits in `held` until its batch is whole (the sink takes them in order).
-  const held = new EntryList(1024);
-  let taken = 0;
-  const keep = (record: JournalRecord, at: LinePosition): Kept => {
+  private readonly lines: SpillSort;
+  private readonly candidates: Candidates | undefined;
+  private window: S;
+  private resident = new Map<string, number>();
+  private folded = 0;
+  private readonly maxFolded = windowBytes();
+  private failed = false;
+
+  constructor(
+    private readonly root: string,
+    private readonly spec: StoreSpec<S>,
+    keys: readonly string[],
+    private readonly needIndex: boolean,
+  ) {
+    this.wanted = new Set(keys);
+    this.state = spec.initial();
+    this.window = spec.initial();
+    this.lines = new SpillSort(root, spec.file, 2);
+    this.candidates = spec.secondary === undefined ? undefined : new Candidates(root, spec.file);
+  }
+
+  keep(record: JournalRecord, at: LinePosition): Kept {
+    const { spec } = this;
     const key = spec.keyOf!(record);
     if (key === undefined) return KEYLESS;
     const reset = spec.resets?.(record) === true;
-    if (!failed) {
+    if (!this.failed) {
+      // Sorted as it is read, before its batch is known whole: the merge leaves out the lines of a batch that
+      // never completed (at or past the torn tail; one broken anywhere else is damage, and nothing is built).
       const [hi, lo] = sortKey(KEY_SPACE, key);
       const [oh, ol] = splitOffset(at.offset);
-      held.push(hi, lo, oh, ol, at.length, at.line, reset ? FLAG_RESET : 0, keyCheck(key));
+      try {
+        this.lines.push(hi, lo, oh, ol, at.length, at.line, reset ? FLAG_RESET : 0, keyCheck(key));
+      } catch (error) {
+        this.stop(error);
+      }
     }
-    if (candidates !== undefined && !failed && (reset || resident.has(key))) {
-      spec.evolve(window, record, at);
-      resident.set(key, at.offset);
-      folded += at.length;
-      if (folded >= maxFolded) {
+    if (this.candidates !== undefined && !this.failed && (reset || this.resident.has(key))) {
+      spec.evolve(this.window, record, at);
+      this.resident.set(key, at.offset);
+      this.folded += at.length;
+      if (this.folded >= this.maxFolded) {
         try {
-          closeWindow();
+          this.closeWindow();
         } catch (error) {
-          stop(error);
+          this.stop(error);
         }
       }
     }
-    return wanted.has(key) ? record : KEYED;
-  };
-  const stop = (error: unknown) => {
+    return this.wanted.has(key) ? record : KEYED;
+  }
+
+  take(kept: Kept, at: LinePosition): void {
+    if (kept !== KEYLESS && kept !== KEYED) this.spec.evolve(this.state, kept, at);
+  }
+
+  /** Whether `take` does anything: only for the entities asked for (a scan need not hold what keep made otherwise). */
+  get takes(): boolean {
+    return this.wanted.size > 0;
+  }
+
+  /** After the scan: writes the new index (not over damage). Whether it was installed. */
+  finish(fd: number, scan: ScanResult, mtime_ns: string): boolean {
+    if (this.failed || isDamaged(scan)) {
+      this.close();
+      return false;
+    }
+    const { root, spec } = this;
+    const out = new PartWriter(root, spec.file, partEntries());
+    let built = false;
+    try {
+      this.closeWindow();
+      const version = scan.tornTail?.offset ?? scan.bytes;
+      const live = mergeOut(spec, fd, this.lines.merged(), this.candidates, out, version);
+      built = live !== undefined && installBase(root, spec, out.finish(), bindingAt({ ...scan, tornTail: scan.tornTail }, mtime_ns), live);
+    } catch (error) {
+      if (!(error instanceof SpillFailed)) throw error;
+    } finally {
+      this.close();
+      if (!built) for (const run of out.parts) dropRun(root, spec.file, run.id);
+    }
+    return built;
+  }
+
+  /** Lets go of the sorts' scratch files (after finish, or when the scan is given up). */
+  close(): void {
+    this.lines.close();
+    this.candidates?.close();
+  }
+
+  private closeWindow(): void {
+    if (this.candidates !== undefined) for (const [key, last] of this.resident) this.candidates.take(this.spec, this.window, key, last);
+    this.window = this.spec.initial();
+    this.resident = new Map();
+    this.folded = 0;
+  }
+
+  private stop(error: unknown): void {
     if (!(error instanceof SpillFailed)) throw error;
-    failed = true;
-    lines.close();
-    candidates?.close();
-    window = spec.initial();
-    resident.clear();
-    if (needIndex) throw error;
-  };
-  let scan: ScanResult;
-  try {
-    scan = scanJournal(
-      fd,
-      spec.vocabulary,
-      (kept: Kept, at) => {
-        if (kept === KEYLESS) return;
-        if (kept !== KEYED) spec.evolve(state, kept, at);
-        if (failed) return;
-        try {
-          lines.pushFrom(held.words, taken++);
-        } catch (error) {
-          stop(error);
-        }
-        if (taken === held.count) held.count = taken = 0;
-      },
-      undefined,
-      { keep },
-    );
-  } catch (error) {
-    if (error instanceof SpillFailed) return undefined;
-    throw error;
+    this.failed = true;
+    this.close();
+    this.window = this.spec.initial();
+    this.resident.clear();
+    if (this.needIndex) throw error;
   }
-  if (failed || isDamaged(scan)) {
-    lines.close();
-    candidates?.close();
-    return { scan, state, built: false };
-  }
-  const out = new PartWriter(root, spec.file, partEntries());
-  let built = false;
-  try {
-    closeWindow();
-    const version = scan.tornTail?.offset ?? scan.bytes;
-    const live = mergeOut(spec, fd, lines.merged(), candidates, out, version);
-    built = live !== undefined && installBase(root, spec, out.finish(), bindingAt({ ...scan, tornTail: scan.tornTail }, mtime_ns), live);
-  } catch (error) {
-    if (!(error instanceof SpillFailed)) throw error;
-  } finally {
-    lines.close();
-    candidates?.close();
-    if (!built) for (const run of out.parts) dropRun(root, spec.file, run.id);
-  }
-  return { scan, state, built };
 }
 
 /**
- * Writes the key lines (word 7: the key's second hash, as the index keeps it) to `out`, marking each entity's
+ * Writes the key lines before `version` (word 7: the key's second hash, as the index keeps it) to `out`, marking each entity's
  * valid candidate on the way (or folding it again), then the secondary entries of valid candidates. Returns the
  * live-bytes estimate (each entity's largest line), or undefined when a line read back does not verify (the
  * journal changed under the scan).
@@ -169,10 +183,14 @@ function mergeOut<S>(spec: StoreSpec<S>, fd: number, lines: Merged, candidates: 
     const lo = lines.words[lines.index * ENTRY_WORDS + 1]!;
     group.count = 0;
     while (!lines.done && lines.words[lines.index * ENTRY_WORDS] === hi && lines.words[lines.index * ENTRY_WORDS + 1] === lo) {
-      group.pushFrom(lines.words, lines.index);
-      out.push(lines.words, lines.index, lines.words[lines.index * ENTRY_WORDS + 7]!);
+      // A line of the batch the torn tail left is not the journal's (no index entry, nor a part of its entity).
+      if (offsetOf(lines.words, lines.index) < version) {
+        group.pushFrom(lines.words, lines.index);
+        out.push(lines.words, lines.index, lines.words[lines.index * ENTRY_WORDS + 7]!);
+      }
       lines.next();
     }
+    if (group.count === 0) continue;
     // Most keys have one line: no grouping by second hash to do.
     const subgroups = group.count === 1 ? undefined : bySecondHash(group);
     if (subgroups === undefined) live += group.words[4]!;

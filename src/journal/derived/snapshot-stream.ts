@@ -10,9 +10,10 @@
 // reports it. A scratch file or the snapshot that cannot be written (a full disk) builds nothing either.
 import { fs } from '../../shared/fs';
 import { join } from 'node:path';
-import { isDamaged, scanJournal, type ScanResult } from '../scan';
-import type { SnapshotCodec, StoreSpec } from '../store-spec';
-import { CACHE_DIR, cachePath, mtimeOf, newNonce, noteInternal, writeCacheFileBy, writeFully, type JournalBinding } from './cache-file';
+import type { JournalRecord } from '../record';
+import { isDamaged, type LinePosition, type ScanPart, type ScanResult } from '../scan';
+import type { SnapshotCodec, SnapshotStream, StoreSpec } from '../store-spec';
+import { CACHE_DIR, cachePath, newNonce, noteInternal, writeCacheFileBy, writeFully, type JournalBinding } from './cache-file';
 import { bindingAt } from './index-tail';
 import { ScratchSpace } from './scratch';
 import { pageTable, snapshotHeader, snapshotLayout, snapshotName, SNAPSHOT_PAGE } from './snapshot';
@@ -41,44 +42,90 @@ export function streamsAt(spec: StoreSpec<unknown>, path: string): boolean {
 }
 
 /**
- * Scans the journal open at `fd` through the codec's streamed build and installs the snapshot it writes, unless
- * the scan finds damage. undefined when the store has no streamed build, the journal is below STREAM_AFTER_BYTES,
- * or the build could not be written; else the scan, and whether a new snapshot was installed.
+ * The snapshot's part of a verifying scan (ScanPart): the records go through the codec's streamed build, and
+ * `finish` installs the snapshot it writes unless the scan found damage. undefined (from `start`) when the store
+ * has no streamed build or the journal is below STREAM_AFTER_BYTES. A build that cannot be written (a full disk,
+ * a scratch read back wrong) throws SnapshotUnbuilt out of keep, take or finish: nothing is installed.
  */
-export function streamSnapshot<S>(root: string, spec: StoreSpec<S>, fd: number, writer: boolean): { scan: ScanResult; built: boolean } | undefined {
-  const codec = spec.snapshot;
-  if (codec?.stream === undefined) return undefined;
-  let size: number;
-  try {
-    size = fs.fstatSync(fd).size;
-  } catch {
-    return undefined;
-  }
-  if (!streams(codec, size)) return undefined;
-  const mtime_ns = mtimeOf(fd);
-  sweepStaleTemps(root, spec.file);
-  const scratch = new ScratchSpace(root, spec.file);
-  try {
-    const build = codec.stream(scratch);
-    const scan = scanJournal(fd, spec.vocabulary, (kept: number) => build.take(kept), undefined, { keep: (record, at) => build.keep(record, at) });
-    if (isDamaged(scan)) return { scan, built: false };
-    const body = build.finish();
-    const built = writeStreamed(root, spec.file, codec.version, bindingAt({ ...scan, tornTail: scan.tornTail }, mtime_ns), body);
-    if (built) {
-      // As keepSnapshot: the delta continued the snapshot replaced; a reader leaves a build under way to its writer.
-      dropDelta(root, spec.file);
-      if (writer) dropBuild(root, spec.file);
-    }
-    return { scan, built };
-  } catch (error) {
-    if (error instanceof SpillFailed || error instanceof DerivedDamage) return undefined;
-    if (error instanceof RangeError) {
-      noteInternal(root, `${spec.file}: a streamed snapshot`, error);
+export class SnapshotRebuild implements ScanPart<number> {
+  private constructor(
+    private readonly root: string,
+    private readonly spec: StoreSpec<unknown>,
+    private readonly scratch: ScratchSpace,
+    private readonly build: SnapshotStream,
+  ) {}
+
+  static start(root: string, spec: StoreSpec<unknown>, fd: number): SnapshotRebuild | undefined {
+    const codec = spec.snapshot;
+    if (codec?.stream === undefined) return undefined;
+    let size: number;
+    try {
+      size = fs.fstatSync(fd).size;
+    } catch {
       return undefined;
     }
+    if (!streams(codec, size)) return undefined;
+    sweepStaleTemps(root, spec.file);
+    const scratch = new ScratchSpace(root, spec.file);
+    try {
+      return new SnapshotRebuild(
+        root,
+        spec,
+        scratch,
+        unbuiltOn(root, spec, () => codec.stream!(scratch)),
+      );
+    } catch (error) {
+      scratch.close();
+      throw error;
+    }
+  }
+
+  keep(record: JournalRecord, at: LinePosition): number {
+    return unbuiltOn(this.root, this.spec, () => this.build.keep(record, at));
+  }
+
+  take(kept: number): void {
+    unbuiltOn(this.root, this.spec, () => this.build.take(kept));
+  }
+
+  /** After the scan: writes and installs the snapshot (not over damage). Whether it was installed. */
+  finish(scan: ScanResult, mtime_ns: string, writer: boolean): boolean {
+    const { root, spec } = this;
+    try {
+      if (isDamaged(scan)) return false;
+      const body = unbuiltOn(root, spec, () => this.build.finish());
+      const built = unbuiltOn(root, spec, () =>
+        writeStreamed(root, spec.file, spec.snapshot!.version, bindingAt({ ...scan, tornTail: scan.tornTail }, mtime_ns), body),
+      );
+      if (built) {
+        // As keepSnapshot: the delta continued the snapshot replaced; a reader leaves a build under way to its writer.
+        dropDelta(root, spec.file);
+        if (writer) dropBuild(root, spec.file);
+      }
+      return built;
+    } finally {
+      this.close();
+    }
+  }
+
+  close(): void {
+    this.scratch.close();
+  }
+}
+
+/** A streamed snapshot that could not be built (its spills, or a bug the codec's bounds caught, noted): nothing is installed. */
+export class SnapshotUnbuilt extends Error {}
+
+function unbuiltOn<T>(root: string, spec: StoreSpec<unknown>, run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof SpillFailed || error instanceof DerivedDamage) throw new SnapshotUnbuilt(String(error));
+    if (error instanceof RangeError) {
+      noteInternal(root, `${spec.file}: a streamed snapshot`, error);
+      throw new SnapshotUnbuilt(String(error));
+    }
     throw error;
-  } finally {
-    scratch.close();
   }
 }
 

@@ -1,14 +1,20 @@
 // The case bank's snapshot built by streaming after cache/ was lost (derived/snapshot-stream.ts): the first whole
 // read folds nothing itself (the streamed snapshot covers the journal), answers as a replay does, and leaves the
 // body a replay would have written; over a torn tail, damage in the middle, or a cache/ that cannot be written, the
-// answer is still a replay's; a writer that needed one key leaves the lost snapshot to the next whole read.
+// answer is still a replay's. The scan that builds it rebuilds a lost index too, and a writer that needs one key
+// after cache/ was lost builds both in its index's scan (rebuild-lost.ts); what was not lost is not rebuilt.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { CaseBank } from '../../../src/domain/case/bank';
+import { CASE_STORE } from '../../../src/domain/case/store';
 import { DataDir } from '../../../src/journal/data-dir';
 import { cachePath } from '../../../src/journal/derived/cache-file';
+import { openManifest } from '../../../src/journal/derived/index-base';
+import { IndexRebuild } from '../../../src/journal/derived/rebuild';
 import { snapshotCovers, snapshotName } from '../../../src/journal/derived/snapshot';
+import { SnapshotRebuild, SnapshotUnbuilt } from '../../../src/journal/derived/snapshot-stream';
+import { SpillFailed } from '../../../src/journal/derived/spill';
 import type { Reporter } from '../../../src/journal/load';
 import type { StoreSpec } from '../../../src/journal/store-spec';
 import { tempDir } from '../../helpers/cli';
@@ -33,6 +39,14 @@ async function seeded(reporter: Reporter = { warn: () => {} }) {
 
 const loseCache = (dir: DataDir) => fs.rmSync(join(dir.root, 'cache'), { recursive: true, force: true });
 const statePath = (dir: DataDir) => cachePath(dir.root, snapshotName('cases.jsonl'));
+/** The names the derived files of a case journal take in cache/: the index's manifest, log and partitions (no scratch), and the snapshot when there is one. */
+const derivedFilesOf = (dir: DataDir) => {
+  const manifest = openManifest(dir.root, CASE_STORE);
+  const parts = (manifest?.parts ?? []).map((run) => `cases.jsonl.idx.${run.id}`);
+  const state = fs.existsSync(statePath(dir)) ? ['cases.jsonl.state'] : [];
+  const log = fs.existsSync(cachePath(dir.root, 'cases.jsonl.idx-log')) ? ['cases.jsonl.idx-log'] : [];
+  return [...(manifest === undefined ? [] : ['cases.jsonl.idx', ...log]), ...parts, ...state].sort();
+};
 /** The snapshot's body: its last body_bytes bytes. */
 const bodyOf = (dir: DataDir) => {
   const bytes = fs.readFileSync(statePath(dir));
@@ -72,7 +86,7 @@ describe('a lost snapshot built by streaming', () => {
     expect(spec.folded).toBe(0);
   });
 
-  it('spilling its sorts in runs of 64 entries: the same body, and only the snapshot left in cache/ (scratch files unlinked at once)', async () => {
+  it('spilling its sorts in runs of 64 entries: the same body, and only the snapshot and the index left in cache/ (scratch files unlinked at once)', async () => {
     const { spec, dir } = await seeded();
     // Ids with many events far apart in the journal: their events come back from different runs.
     for (let i = 0; i < 40; i++) await writeOne(dir, spec, 100 + i, 7);
@@ -96,7 +110,7 @@ describe('a lost snapshot built by streaming', () => {
     } finally {
       delete process.env.CRUX_TEST_REBUILD_ENTRIES;
     }
-    expect(fs.readdirSync(join(dir.root, 'cache')).sort()).toEqual(['cases.jsonl.state']);
+    expect(fs.readdirSync(join(dir.root, 'cache')).sort()).toEqual(derivedFilesOf(dir));
     const streamed = bodyOf(dir);
     loseCache(dir);
     process.env.CRUX_TEST_STREAM_BYTES = String(2 ** 50);
@@ -141,11 +155,22 @@ describe('a lost snapshot built by streaming', () => {
     expect(fs.readFileSync(join(dir.root, 'cache'), 'utf8')).toBe('not a directory');
   });
 
-  it('a writer that needs one key leaves the lost snapshot to the next whole read; a writer that needs the bank streams it', async () => {
+  it('a writer that needs one key after cache/ was lost builds the index and the snapshot in one scan', async () => {
     const { spec, dir } = await seeded();
     loseCache(dir);
+    spec.folded = 0;
     await writeOne(dir, spec, 61, 200);
-    expect(fs.existsSync(statePath(dir))).toBe(false);
+    expect(fs.existsSync(statePath(dir)), 'the snapshot, built in the scan that rebuilt the index').toBe(true);
+    expect(fs.readdirSync(join(dir.root, 'cache')).sort()).toEqual(derivedFilesOf(dir));
+    // The snapshot covers the journal up to the write: a whole read folds the written record alone.
+    spec.folded = 0;
+    expect(await read(dir, spec)).toEqual(replayed(dir));
+    expect(spec.folded).toBe(1);
+  });
+
+  it('a writer that needs the bank after cache/ was lost streams the snapshot and rebuilds the index in the same scan', async () => {
+    const { spec, dir } = await seeded();
+    loseCache(dir);
     spec.folded = 0;
     await dir.write(async (tx) => {
       await tx.loadTerms(spec as StoreSpec<CaseBank>, { terms: ['alpha'] } as never);
@@ -153,6 +178,83 @@ describe('a lost snapshot built by streaming', () => {
     }, TS);
     expect(spec.folded, 'the writer loaded the streamed snapshot, and folded its own record').toBe(1);
     expect(fs.existsSync(statePath(dir))).toBe(true);
+    expect(openManifest(dir.root, spec), 'the index, rebuilt in the same scan').toBeDefined();
     expect(await read(dir, spec)).toEqual(replayed(dir));
+    spec.folded = 0;
+    await writeOne(dir, spec, 62, 200);
+    expect(spec.folded, 'the next writer by key reads its case’s own lines through the index, not the journal').toBeLessThanOrEqual(3);
+  });
+
+  it('a reader of one key after cache/ was lost (case show) rebuilds both in one scan, over a torn batch too', async () => {
+    const { spec, dir, journal } = await seeded();
+    const batch = Array.from({ length: 3 }, (_, i) => ({ ev: 'case.recorded', data: caseBody(5 + i, `torn rewrite ${WORDS[i]}`) }));
+    await dir.write((tx) => tx.append(spec, batch), TS);
+    const text = fs.readFileSync(journal);
+    fs.truncateSync(journal, text.lastIndexOf('\n', text.length - 2) + 1);
+    loseCache(dir);
+    const truth = dir.replay(CASE_STORE, { quiet: true }).state;
+    const bodyIn = (bank: CaseBank, id: string) => bank.bodies.get(bank.slotOf(id)!);
+    const bank = await dir.readKey(spec, 'c_5');
+    expect(bodyIn(bank, 'c_5')).toEqual(bodyIn(truth, 'c_5'));
+    expect(JSON.stringify(bodyIn(bank, 'c_5'))).not.toContain('torn rewrite');
+    expect(fs.readdirSync(join(dir.root, 'cache')).sort()).toEqual(derivedFilesOf(dir));
+    expect(fs.existsSync(statePath(dir))).toBe(true);
+    spec.folded = 0;
+    expect(await read(dir, spec)).toEqual(replayed(dir));
+    expect(spec.folded, 'the snapshot covers the journal up to the torn batch').toBe(0);
+    // The index left out the torn batch's lines: c_6 reads as before it, through the index.
+    expect(bodyIn(await dir.readKey(spec, 'c_6'), 'c_6')).toEqual(bodyIn(truth, 'c_6'));
+  });
+
+  it('what was not lost is not rebuilt: a lost snapshot alone waits for the next whole read; a lost index alone leaves the snapshot as it is', async () => {
+    const { spec, dir } = await seeded();
+    // The snapshot alone lost: a writer by key goes through the index, and scans nothing.
+    await read(dir, spec);
+    fs.rmSync(statePath(dir));
+    await writeOne(dir, spec, 61, 200);
+    expect(fs.existsSync(statePath(dir))).toBe(false);
+    expect(await read(dir, spec)).toEqual(replayed(dir));
+    // The index alone lost: the writer by key rebuilds it; the snapshot is the same file.
+    const snapshot = fs.statSync(statePath(dir)).ino;
+    for (const name of fs.readdirSync(join(dir.root, 'cache'))) if (name.includes('.idx')) fs.rmSync(join(dir.root, 'cache', name));
+    await writeOne(dir, spec, 62, 200);
+    expect(openManifest(dir.root, spec)).toBeDefined();
+    expect(fs.statSync(statePath(dir)).ino).toBe(snapshot);
+    expect(await read(dir, spec)).toEqual(replayed(dir));
+  });
+
+  it('the part taken along that cannot be built is given up alone: the other is built, the answer is a replay’s, no scratch is left', async () => {
+    const { spec, dir } = await seeded();
+    let calls = 0;
+    // The snapshot, taken along by a writer's index rebuild, fails half way.
+    loseCache(dir);
+    const failing = vi.spyOn(SnapshotRebuild.prototype, 'keep').mockImplementation(() => {
+      if (++calls > 50) throw new SnapshotUnbuilt('a test');
+      return 0;
+    });
+    try {
+      await writeOne(dir, spec, 61, 200);
+    } finally {
+      failing.mockRestore();
+    }
+    expect(calls).toBeGreaterThan(50);
+    expect(fs.existsSync(statePath(dir))).toBe(false);
+    expect(fs.readdirSync(join(dir.root, 'cache')).sort()).toEqual(derivedFilesOf(dir));
+    expect(await read(dir, spec)).toEqual(replayed(dir));
+    // The index, taken along by a reader's streamed snapshot, fails half way.
+    loseCache(dir);
+    calls = 0;
+    const keep = IndexRebuild.prototype.keep;
+    const failingIndex = vi.spyOn(IndexRebuild.prototype, 'keep').mockImplementation(function (this: IndexRebuild<unknown>, ...args) {
+      if (++calls > 50) throw new SpillFailed('a test');
+      return keep.apply(this, args);
+    });
+    try {
+      expect(await read(dir, spec)).toEqual(replayed(dir));
+    } finally {
+      failingIndex.mockRestore();
+    }
+    expect(calls).toBeGreaterThan(50);
+    expect(fs.readdirSync(join(dir.root, 'cache')).sort()).toEqual(['cases.jsonl.state']);
   });
 });
