@@ -30,8 +30,6 @@ export function rebuildIndex<S>(root: string, spec: StoreSpec<S>, fd: number, ke
   try {
     scanned = scanParts(fd, spec, index, snapshot);
   } catch (error) {
-    index.close();
-    snapshot?.close();
     if (error instanceof SpillFailed) return undefined;
     throw error;
   }
@@ -43,7 +41,7 @@ export function rebuildIndex<S>(root: string, spec: StoreSpec<S>, fd: number, ke
 /**
  * Scans the journal open at `fd` through the store's streamed snapshot build and installs the snapshot it writes
  * unless the scan finds damage, and a new index too when that was lost. undefined when the store has no streamed
- * build, the journal is below its size to stream, or the snapshot could not be built; else the scan, and whether
+ * build, the journal is below its size to stream, or the scan could not feed the build; else the scan, and whether
  * a new snapshot was installed.
  */
 export function streamSnapshot<S>(root: string, spec: StoreSpec<S>, fd: number, writer: boolean): { scan: ScanResult; built: boolean } | undefined {
@@ -61,20 +59,12 @@ export function streamSnapshot<S>(root: string, spec: StoreSpec<S>, fd: number, 
   try {
     scanned = scanParts(fd, spec, snapshot, index);
   } catch (error) {
-    snapshot.close();
-    index?.close();
     if (error instanceof SnapshotUnbuilt) return undefined;
     throw error;
   }
   const { scan } = scanned;
-  let built: boolean;
-  try {
-    built = snapshot.finish(scan, mtime_ns, writer);
-  } catch (error) {
-    index?.close();
-    if (error instanceof SnapshotUnbuilt) return undefined;
-    throw error;
-  }
+  // A snapshot that could not be written leaves the index taken along to be installed all the same.
+  const built = along(() => snapshot.finish(scan, mtime_ns, writer)) === true;
   if (scanned.along) index?.finish(fd, scan, mtime_ns);
   return { scan, built };
 }
@@ -87,11 +77,24 @@ interface Scanned {
 
 /**
  * One verifying scan feeding `lead`, and `beside` while it does not fail: a part taken along that cannot be built
- * (SnapshotUnbuilt, SpillFailed) is closed and left out of the rest of the scan. `lead`'s failures end the scan.
+ * (SnapshotUnbuilt, SpillFailed) is closed and left out of the rest of the scan. `lead`'s failures end the scan,
+ * and both parts are closed.
  * The scan holds, for each record of a batch not yet whole, what the part that takes made of it (an import of 1M
  * cases is one batch); when both take, what `beside` made waits here, by line, with no pair per record.
  */
-function scanParts<A, B>(fd: number, spec: StoreSpec<unknown>, lead: ScanPart<A>, beside: (ScanPart<B> & { close(): void }) | undefined): Scanned {
+function scanParts<A, B>(fd: number, spec: StoreSpec<unknown>, lead: Part<A>, beside: Part<B> | undefined): Scanned {
+  try {
+    return scanWith(fd, spec, lead, beside);
+  } catch (error) {
+    lead.close();
+    beside?.close();
+    throw error;
+  }
+}
+
+type Part<K> = ScanPart<K> & { close(): void };
+
+function scanWith<A, B>(fd: number, spec: StoreSpec<unknown>, lead: Part<A>, beside: Part<B> | undefined): Scanned {
   const scan = (keep: (record: JournalRecord, at: LinePosition) => unknown, take: (item: never, at: LinePosition) => void) =>
     scanJournal(fd, spec.vocabulary, take as (item: unknown, at: LinePosition) => void, undefined, { keep });
   if (beside === undefined)

@@ -45,7 +45,7 @@ export interface Rebuilt<S> {
 /** What a scan keeps of a record until its batch is whole: whether it has a key, and the record of a key asked for. */
 const KEYLESS = Symbol('keyless');
 const KEYED = Symbol('keyed');
-export type Kept = typeof KEYLESS | typeof KEYED | JournalRecord;
+type Kept = typeof KEYLESS | typeof KEYED | JournalRecord;
 
 /**
  * The index's part of a verifying scan (ScanPart): folds the entities `keys` into a new state and gathers what a

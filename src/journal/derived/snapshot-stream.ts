@@ -80,12 +80,21 @@ export class SnapshotRebuild implements ScanPart<number> {
     }
   }
 
+  // Called for every record: a try here, not a closure per call.
   keep(record: JournalRecord, at: LinePosition): number {
-    return unbuiltOn(this.root, this.spec, () => this.build.keep(record, at));
+    try {
+      return this.build.keep(record, at);
+    } catch (error) {
+      throw unbuilt(this.root, this.spec, error);
+    }
   }
 
   take(kept: number): void {
-    unbuiltOn(this.root, this.spec, () => this.build.take(kept));
+    try {
+      this.build.take(kept);
+    } catch (error) {
+      throw unbuilt(this.root, this.spec, error);
+    }
   }
 
   /** After the scan: writes and installs the snapshot (not over damage). Whether it was installed. */
@@ -120,13 +129,18 @@ function unbuiltOn<T>(root: string, spec: StoreSpec<unknown>, run: () => T): T {
   try {
     return run();
   } catch (error) {
-    if (error instanceof SpillFailed || error instanceof DerivedDamage) throw new SnapshotUnbuilt(String(error));
-    if (error instanceof RangeError) {
-      noteInternal(root, `${spec.file}: a streamed snapshot`, error);
-      throw new SnapshotUnbuilt(String(error));
-    }
-    throw error;
+    throw unbuilt(root, spec, error);
   }
+}
+
+/** What a failure of the build throws: SnapshotUnbuilt for one that leaves no snapshot (a bug the bounds caught noted), anything else as it is. */
+function unbuilt(root: string, spec: StoreSpec<unknown>, error: unknown): unknown {
+  if (error instanceof SpillFailed || error instanceof DerivedDamage) return new SnapshotUnbuilt(String(error));
+  if (error instanceof RangeError) {
+    noteInternal(root, `${spec.file}: a streamed snapshot`, error);
+    return new SnapshotUnbuilt(String(error));
+  }
+  return error;
 }
 
 /** A temp file of a snapshot not touched for this long was left by a process that died (a build writes it throughout). */

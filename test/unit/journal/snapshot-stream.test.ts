@@ -256,5 +256,25 @@ describe('a lost snapshot built by streaming', () => {
     }
     expect(calls).toBeGreaterThan(50);
     expect(fs.readdirSync(join(dir.root, 'cache')).sort()).toEqual(['cases.jsonl.state']);
+    // The snapshot, leading a reader's scan, cannot be written at its end: the index taken along is installed.
+    loseCache(dir);
+    const unwritten = vi.spyOn(SnapshotRebuild.prototype, 'finish').mockImplementation(function (this: SnapshotRebuild) {
+      this.close();
+      throw new SnapshotUnbuilt('a test');
+    });
+    const finishIndex = IndexRebuild.prototype.finish;
+    const installed: boolean[] = [];
+    const indexFinished = vi.spyOn(IndexRebuild.prototype, 'finish').mockImplementation(function (this: IndexRebuild<unknown>, ...args) {
+      installed.push(finishIndex.apply(this, args));
+      return installed.at(-1)!;
+    });
+    try {
+      expect(await read(dir, spec)).toEqual(replayed(dir));
+    } finally {
+      unwritten.mockRestore();
+      indexFinished.mockRestore();
+    }
+    expect(installed, 'the index taken along, installed by the scan').toEqual([true]);
+    expect(openManifest(dir.root, spec)).toBeDefined();
   });
 });
