@@ -49,6 +49,8 @@ export interface ScanPart<K> {
   take(kept: K, at: LinePosition): void;
   /** false when `take` does nothing (then what `keep` made need not be held for it). */
   readonly takes?: boolean;
+  /** Whether `take` does nothing with this item: a part that takes only a few of its items need not have the rest held. */
+  idle?(kept: K): boolean;
 }
 
 /** Where a scan starts when the lines before it are already known (a snapshot's tail). */

@@ -141,8 +141,9 @@ export interface SnapshotCodec<S> {
 }
 
 /**
- * The records of one verifying scan, through a streamed build (SnapshotCodec.stream). `keep` sees each record as
- * it is read, before its batch is known whole, and answers a number the scan holds for it; `take` is handed that
+ * The records of one verifying scan, through a streamed build (SnapshotCodec.stream). `keep` sees each record the
+ * scan accepts (its payload parsed by the vocabulary: not to be parsed again) as it is read, before its batch is
+ * known whole, and answers a number the scan holds for it; `take` is handed that
  * number once the batch is whole. Only what was kept up to the last record taken may count: the rest is a batch
  * that never completed (a torn tail).
  */

@@ -21,7 +21,7 @@ import { unhandledEvent, type Scratch, type ScratchFile, type ScratchSort, type 
 import { idHash32 } from './bank';
 import { bankHead, NUMERIC, pad8 } from './bank-codec';
 import { packMeta } from './bank-layout';
-import { parseCaseEvent } from './events';
+import { acceptedCaseEvent } from './events';
 import { foldable, type CaseBody } from './payload';
 import { TermTable } from './term-table';
 import { Forward, Section, Staged, type Put } from './bank-stream-io';
@@ -73,8 +73,8 @@ class BankStream implements SnapshotStream {
   }
 
   keep(record: JournalRecord, at: LinePosition): number {
-    const event = parseCaseEvent(record);
-    if (typeof event === 'string') return this.ids.size;
+    const event = acceptedCaseEvent(record);
+    if (event === undefined) return this.ids.size;
     switch (event.ev) {
       case 'case.recorded':
       case 'case.imported':

@@ -145,29 +145,60 @@ function scanWith<A, B>(fd: number, spec: StoreSpec<unknown>, lead: Part<A>, bes
     );
     return { scan: scanned, along: going };
   }
-  // Both take: lines in the order read; a batch that never completed is never taken, so a take passes over the lines before its own.
+  // Both take: the scan carries one part's items, and the other's wait here by line (for the lead, only those its
+  // take does not pass over: an index rebuild's lead takes the few records of the keys asked for, and a whole
+  // 1M-case batch would otherwise hold a line and an item for each of its records). A batch that never completed is
+  // never taken, so a take passes over the lines before its own.
   const lines: number[] = [];
-  const kept: B[] = [];
+  const held: unknown[] = [];
   let next = 0;
+  const heldFor = (at: LinePosition): unknown => {
+    while (next < lines.length && lines[next]! < at.line) next++;
+    if (lines[next] !== at.line) return NOTHING;
+    const item = held[next];
+    if (++next === lines.length) lines.length = held.length = next = 0;
+    return item;
+  };
+  const idle = lead.idle?.bind(lead);
+  if (idle !== undefined) {
+    const scanned = scan(
+      (record, at) => {
+        const item = besideKeep(record, at);
+        const own = lead.keep(record, at);
+        if (!idle(own)) {
+          held.push(own);
+          lines.push(at.line);
+        }
+        return item;
+      },
+      (item: B, at) => {
+        const own = heldFor(at);
+        if (own !== NOTHING) lead.take(own as A, at);
+        besideTake(item, at);
+      },
+    );
+    return { scan: scanned, along: going };
+  }
   const scanned = scan(
     (record, at) => {
       const item = besideKeep(record, at);
       if (going) {
-        kept.push(item as B);
+        held.push(item);
         lines.push(at.line);
       }
       return lead.keep(record, at);
     },
     (item: A, at) => {
       lead.take(item, at);
-      while (next < lines.length && lines[next]! < at.line) next++;
-      if (!going || lines[next] !== at.line) return;
-      besideTake(kept[next]!, at);
-      if (++next === lines.length) lines.length = kept.length = next = 0;
+      const own = heldFor(at);
+      if (going && own !== NOTHING) besideTake(own as B, at);
     },
   );
   return { scan: scanned, along: going };
 }
+
+/** No item held for a line. */
+const NOTHING = Symbol('nothing');
 
 /** `run`'s result, or undefined when the part taken along cannot be built (it is not the caller's failure). */
 function along<T>(run: () => T): T | undefined {

@@ -120,6 +120,11 @@ export class IndexRebuild<S> implements ScanPart<Kept> {
     return this.wanted.size > 0;
   }
 
+  /** Whether `take` passes over this item: all but the records of the entities asked for. */
+  idle(kept: Kept): boolean {
+    return kept === KEYLESS || kept === KEYED;
+  }
+
   /** After the scan: writes the new index (not over damage). Whether it was installed. */
   finish(fd: number, scan: ScanResult, mtime_ns: string): boolean {
     if (this.failed || isDamaged(scan)) {

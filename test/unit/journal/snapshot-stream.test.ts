@@ -86,6 +86,23 @@ describe('a lost snapshot built by streaming', () => {
     expect(spec.folded).toBe(0);
   });
 
+  it('over a compacted journal (its journal.snapshot record first): the body a replay writes', async () => {
+    const { spec, dir } = await seeded();
+    await dir.compact([CASE_STORE], TS);
+    await writeOne(dir, spec, 70, 200);
+    expect(fs.readFileSync(join(dir.root, 'cases.jsonl'), 'utf8')).toContain('"ev":"journal.snapshot"');
+    loseCache(dir);
+    spec.folded = 0;
+    const first = await read(dir, spec);
+    expect(spec.folded, 'the streamed snapshot covers the whole journal').toBe(0);
+    expect(first).toEqual(replayed(dir));
+    const streamed = bodyOf(dir);
+    loseCache(dir);
+    process.env.CRUX_TEST_STREAM_BYTES = String(2 ** 50);
+    expect(await read(dir, spec)).toEqual(first);
+    expect(bodyOf(dir).equals(streamed)).toBe(true);
+  });
+
   it('spilling its sorts in runs of 64 entries: the same body, and only the snapshot and the index left in cache/ (scratch files unlinked at once)', async () => {
     const { spec, dir } = await seeded();
     // Ids with many events far apart in the journal: their events come back from different runs.
