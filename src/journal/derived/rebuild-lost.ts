@@ -94,6 +94,9 @@ function scanParts<A, B>(fd: number, spec: StoreSpec<unknown>, lead: Part<A>, be
 
 type Part<K> = ScanPart<K> & { close(): void };
 
+/** No item held for a line. */
+const NOTHING = Symbol('nothing');
+
 function scanWith<A, B>(fd: number, spec: StoreSpec<unknown>, lead: Part<A>, beside: Part<B> | undefined): Scanned {
   const scan = (keep: (record: JournalRecord, at: LinePosition) => unknown, take: (item: never, at: LinePosition) => void) =>
     scanJournal(fd, spec.vocabulary, take as (item: unknown, at: LinePosition) => void, undefined, { keep });
@@ -196,9 +199,6 @@ function scanWith<A, B>(fd: number, spec: StoreSpec<unknown>, lead: Part<A>, bes
   );
   return { scan: scanned, along: going };
 }
-
-/** No item held for a line. */
-const NOTHING = Symbol('nothing');
 
 /** `run`'s result, or undefined when the part taken along cannot be built (it is not the caller's failure). */
 function along<T>(run: () => T): T | undefined {
