@@ -7,6 +7,9 @@ export type Put = (bytes: Uint8Array, at: number) => void;
 /** One section of the body, written in order through a buffer; `end` checks it came out at its planned length. */
 export class Section {
   private readonly buf = Buffer.allocUnsafe(1 << 16);
+  // Numbers go in through a DataView: V8 compiles its setters inline, where Buffer's writeDoubleLE and
+  // writeUInt32LE run as JS (at 1M cases ~10M numbers: ~0.1 s against ~0.02 s).
+  private readonly view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
   private used = 0;
   private written = 0;
 
@@ -46,13 +49,13 @@ export class Section {
 
   u32(v: number): void {
     this.room(4);
-    this.buf.writeUInt32LE(v, this.used);
+    this.view.setUint32(this.used, v, true);
     this.used += 4;
   }
 
   f64(v: number): void {
     this.room(8);
-    this.buf.writeDoubleLE(v, this.used);
+    this.view.setFloat64(this.used, v, true);
     this.used += 8;
   }
 
