@@ -25,25 +25,8 @@ const TWO32 = 0x1_0000_0000;
  */
 const TEST_HASH_MASK = process.env.CRUX_TEST_HASH56_BITS === undefined ? undefined : 2 ** Number(process.env.CRUX_TEST_HASH56_BITS) - 1;
 
-/**
- * The last string hash56 hashed, and its hash: a lost-cache rebuild's two parts (the index's key lines, the bank's
- * sort of case ids) hash each record's key one after the other.
- */
-let lastText: string | undefined;
-let lastHi = 0;
-let lastLo = 0;
-
 /** A 56-bit hash of a string as (hi 24 bits, lo 32 bits). */
 export function hash56(text: string): [number, number] {
-  if (text === lastText) return [lastHi, lastLo];
-  const [hi, lo] = fnv56(text);
-  lastText = text;
-  lastHi = hi;
-  lastLo = lo;
-  return [hi, lo];
-}
-
-function fnv56(text: string): [number, number] {
   // FNV-1a over UTF-16 units, in two 32-bit lanes (different offsets and a cross-mix), folded to 56 bits.
   let a = 0x811c9dc5;
   let b = 0x01000193 ^ text.length;

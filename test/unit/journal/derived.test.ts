@@ -10,7 +10,7 @@ import { DataDir } from '../../../src/journal/data-dir';
 import { cachePath, decodeHeader, encodeHeader, HEADER_BYTES } from '../../../src/journal/derived/cache-file';
 import { crc32, jsCrc32 } from '../../../src/journal/derived/checksum';
 import { chainStart, encodeBlock, parseLog, encodeLogHeader, LOG_VERSION } from '../../../src/journal/derived/delta-log';
-import { ENTRY_WORDS, EntryList, hash56, sortKey, textKey, textRange } from '../../../src/journal/derived/entries';
+import { ENTRY_WORDS, EntryList, sortKey, textKey, textRange } from '../../../src/journal/derived/entries';
 import { DerivedDamage, encodePages, PAGE_BYTES, PAGES_START, SortedTable } from '../../../src/journal/derived/sorted-table';
 import { indexName, logName, openManifest, openRun } from '../../../src/journal/derived/index-base';
 import type { StoreSpec } from '../../../src/journal/store-spec';
@@ -73,28 +73,6 @@ function openTable(words: Uint32Array, nonce = 7): { table: SortedTable; path: s
   const fd = fs.openSync(path, 'r');
   return { table: new SortedTable(fd, nonce, pages.length / PAGE_BYTES, words.length / ENTRY_WORDS), path, bytes };
 }
-
-describe('key hashes', () => {
-  it('answer the same for a text hashed again at once or after others (hash56 remembers only its last text)', () => {
-    fc.assert(
-      fc.property(fc.array(fc.string({ maxLength: 6 }), { minLength: 1, maxLength: 12 }), (texts) => {
-        // Fresh answers, each after a text of another length: what the hash of each text is.
-        const fresh = texts.map((t) => {
-          hash56(`${t}--`);
-          return hash56(t);
-        });
-        // The same texts in a row, each twice, then in reverse: the same answers.
-        for (let i = 0; i < texts.length; i++) {
-          expect(hash56(texts[i]!)).toEqual(fresh[i]);
-          expect(hash56(`${texts[i]!}`)).toEqual(fresh[i]);
-        }
-        for (let i = texts.length - 1; i >= 0; i--) expect(sortKey(0, texts[i]!)).toEqual(fresh[i]);
-      }),
-      { numRuns: 300 },
-    );
-    expect(hash56('ab')).not.toEqual(hash56('ba'));
-  });
-});
 
 describe('prefixed text keys', () => {
   const atOrBefore = (a: [number, number], b: [number, number]) => a[0] < b[0] || (a[0] === b[0] && a[1] <= b[1]);
