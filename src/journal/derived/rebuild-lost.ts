@@ -26,13 +26,8 @@ export function rebuildIndex<S>(root: string, spec: StoreSpec<S>, fd: number, ke
   const mtime_ns = mtimeOf(fd);
   const index = new IndexRebuild(root, spec, keys, needIndex);
   const snapshot = snapshotLost(root, spec, fd) ? along(() => SnapshotRebuild.start(root, spec as StoreSpec<unknown>, fd)) : undefined;
-  let scanned: Scanned;
-  try {
-    scanned = scanParts(fd, spec, index, snapshot);
-  } catch (error) {
-    if (error instanceof SpillFailed) return undefined;
-    throw error;
-  }
+  const scanned = scanParts(fd, spec, index, snapshot);
+  if (scanned === undefined) return undefined;
   const { scan } = scanned;
   if (scanned.along) along(() => snapshot?.finish(scan, mtime_ns, false));
   return { scan, state: index.state, built: index.finish(fd, scan, mtime_ns) };
@@ -55,13 +50,8 @@ export function streamSnapshot<S>(root: string, spec: StoreSpec<S>, fd: number, 
   }
   if (snapshot === undefined) return undefined;
   const index = spec.keyOf !== undefined && indexLost(root, spec, fd) ? new IndexRebuild(root, spec, [], false) : undefined;
-  let scanned: Scanned;
-  try {
-    scanned = scanParts(fd, spec, snapshot, index);
-  } catch (error) {
-    if (error instanceof SnapshotUnbuilt) return undefined;
-    throw error;
-  }
+  const scanned = scanParts(fd, spec, snapshot, index);
+  if (scanned === undefined) return undefined;
   const { scan } = scanned;
   // A snapshot that could not be written leaves the index taken along to be installed all the same.
   const built = along(() => snapshot.finish(scan, mtime_ns, writer)) === true;
@@ -75,19 +65,23 @@ interface Scanned {
   readonly along: boolean;
 }
 
+/** Whether a part failed because it cannot be built here (a full disk, a spill read back wrong), not by a bug. */
+const cannotBuild = (error: unknown) => error instanceof SnapshotUnbuilt || error instanceof SpillFailed;
+
 /**
  * One verifying scan feeding `lead`, and `beside` while it does not fail: a part taken along that cannot be built
- * (SnapshotUnbuilt, SpillFailed) is closed and left out of the rest of the scan. `lead`'s failures end the scan,
- * and both parts are closed.
+ * is closed and left out of the rest of the scan. `lead`'s failures end the scan and close both parts: undefined
+ * when the lead cannot be built (the caller replays instead), else the error is thrown.
  * The scan holds, for each record of a batch not yet whole, what the part that takes made of it (an import of 1M
- * cases is one batch); when both take, what `beside` made waits here, by line, with no pair per record.
+ * cases is one batch); when both take, the other part's items that its take would not pass over wait here, by line.
  */
-function scanParts<A, B>(fd: number, spec: StoreSpec<unknown>, lead: Part<A>, beside: Part<B> | undefined): Scanned {
+function scanParts<A, B>(fd: number, spec: StoreSpec<unknown>, lead: Part<A>, beside: Part<B> | undefined): Scanned | undefined {
   try {
     return scanWith(fd, spec, lead, beside);
   } catch (error) {
     lead.close();
     beside?.close();
+    if (cannotBuild(error)) return undefined;
     throw error;
   }
 }
@@ -110,7 +104,7 @@ function scanWith<A, B>(fd: number, spec: StoreSpec<unknown>, lead: Part<A>, bes
     };
   let going = true;
   const giveUp = (error: unknown) => {
-    if (!(error instanceof SnapshotUnbuilt || error instanceof SpillFailed)) throw error;
+    if (!cannotBuild(error)) throw error;
     going = false;
     beside.close();
   };
@@ -205,7 +199,7 @@ function along<T>(run: () => T): T | undefined {
   try {
     return run();
   } catch (error) {
-    if (error instanceof SnapshotUnbuilt || error instanceof SpillFailed) return undefined;
+    if (cannotBuild(error)) return undefined;
     throw error;
   }
 }

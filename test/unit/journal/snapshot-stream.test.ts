@@ -62,8 +62,11 @@ describe('a lost snapshot built by streaming', () => {
     delete process.env.CRUX_TEST_STREAM_BYTES;
   });
 
-  it('the first whole read folds nothing itself, answers as a replay, and leaves the body a replay writes', async () => {
-    const { spec, dir } = await seeded();
+  /**
+   * Loses cache/ and reads the whole bank: the read folds nothing itself and answers as a replay; then the same read
+   * with streaming off replays and writes the snapshot from the replay: the same body. The first answer.
+   */
+  async function streamsAsReplayWrites(spec: ReturnType<typeof countingStore>, dir: DataDir) {
     loseCache(dir);
     spec.folded = 0;
     const first = await read(dir, spec);
@@ -71,13 +74,18 @@ describe('a lost snapshot built by streaming', () => {
     expect(first).toEqual(replayed(dir));
     const streamed = bodyOf(dir);
     expect(snapshotCovers(dir.root, 'cases.jsonl')).toBe(fs.statSync(join(dir.root, 'cases.jsonl')).size);
-    // The same read with streaming off replays and writes the snapshot from the replay: the same body.
     loseCache(dir);
     process.env.CRUX_TEST_STREAM_BYTES = String(2 ** 50);
     spec.folded = 0;
     expect(await read(dir, spec)).toEqual(first);
     expect(spec.folded).toBeGreaterThan(0);
     expect(bodyOf(dir).equals(streamed)).toBe(true);
+    return first;
+  }
+
+  it('the first whole read folds nothing itself, answers as a replay, and leaves the body a replay writes', async () => {
+    const { spec, dir } = await seeded();
+    const first = await streamsAsReplayWrites(spec, dir);
     // Whole-store reads (case list) stream it too.
     loseCache(dir);
     process.env.CRUX_TEST_STREAM_BYTES = '1';
@@ -91,16 +99,7 @@ describe('a lost snapshot built by streaming', () => {
     await dir.compact([CASE_STORE], TS);
     await writeOne(dir, spec, 70, 200);
     expect(fs.readFileSync(join(dir.root, 'cases.jsonl'), 'utf8')).toContain('"ev":"journal.snapshot"');
-    loseCache(dir);
-    spec.folded = 0;
-    const first = await read(dir, spec);
-    expect(spec.folded, 'the streamed snapshot covers the whole journal').toBe(0);
-    expect(first).toEqual(replayed(dir));
-    const streamed = bodyOf(dir);
-    loseCache(dir);
-    process.env.CRUX_TEST_STREAM_BYTES = String(2 ** 50);
-    expect(await read(dir, spec)).toEqual(first);
-    expect(bodyOf(dir).equals(streamed)).toBe(true);
+    await streamsAsReplayWrites(spec, dir);
   });
 
   it('spilling its sorts in runs of 64 entries: the same body, and only the snapshot and the index left in cache/ (scratch files unlinked at once)', async () => {
