@@ -39,15 +39,16 @@ const separateToml = {
     b.onResolve({ filter: /^smol-toml$/ }, () => ({ path: './toml.cjs', external: true }));
   },
 };
-// The PostgreSQL engine (src/journal/pg/, a fifth of the fast path's code) is left out of dist/fast.cjs and
+// The PostgreSQL engine (src/journal/pg/, a fifth of the fast path's code) and every store's vocabulary, which
+// only it needs (a get reads the sessions' alone), are left out of dist/fast-read.cjs, dist/fast.cjs and
 // dist/fast-query.cjs, which bin/crux loads for a line that names no PostgreSQL store (--store, CRUX_STORE):
-// cli/store.ts requires it only to open such a store, and these bundles hand such a line to the bundles with it
-// (src/cli/fast/start.ts), so the stub below is never reached. dist/fast-pg.cjs and dist/fast-query-pg.cjs are the
-// same entries with the engine, for the lines that name one.
+// cli/store.ts requires them (cli/store-pg.ts) only to open such a store, and these bundles hand such a line to
+// the bundles with them (src/cli/fast/start.ts), so the stub below is never reached. The -pg twins are the same
+// entries with the engine, for the lines that name one.
 const withoutPostgresEngine = {
   name: 'without-postgres-engine',
   setup(b) {
-    b.onResolve({ filter: /^\.\.\/journal\/pg\/(pg-store|url)$/ }, (args) =>
+    b.onResolve({ filter: /^\.\/store-pg$/ }, (args) =>
       args.importer.endsWith('src/cli/store.ts') ? { path: args.path, namespace: 'crux-no-pg' } : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'crux-no-pg' }, () => ({
@@ -153,7 +154,11 @@ await bundle('src/cli/main.ts', 'crux.cjs', {
   plugins: [lazyChildProcess, separatePostgres, separateToml],
   define: { CRUX_MCP_LISTING: JSON.stringify(await derivedMcpListing()) },
 });
-// The fast path (src/cli/fast): `session get|put|close` and `case record` without commander or the other commands.
+// The fast path (src/cli/fast), without commander or the other commands: `session get` in a bundle of its own,
+// and the writes (`session put|close`, `case record`) in another, so that a get reads and initialises none of
+// the writes' code.
+await bundle('src/cli/fast/read-main.ts', 'fast-read.cjs', { stamp: true, ...noPostgres });
+await bundle('src/cli/fast/read-main.ts', 'fast-read-pg.cjs', { stamp: true, plugins: [separatePostgres, separateToml] });
 await bundle('src/cli/fast/main.ts', 'fast.cjs', { stamp: true, ...noPostgres });
 await bundle('src/cli/fast/main.ts', 'fast-pg.cjs', { stamp: true, plugins: [separatePostgres, separateToml] });
 // The query fast path: `session list` and `case retrieve`, in a bundle of their own so that fast.cjs stays small.
@@ -196,9 +201,8 @@ try {
   const env = { ...process.env, CRUX_WRITE_CODE_CACHE: 'crux.cjs,mcp.cjs', CRUX_WARM_UP: JSON.stringify(commands) };
   for (const key of Object.keys(env)) if (key.startsWith('CRUX_') && !['CRUX_WRITE_CODE_CACHE', 'CRUX_WARM_UP'].includes(key)) delete env[key];
   execFileSync(process.execPath, ['bin/crux'], { env, input: `${session.join('\n')}\n`, stdio: ['pipe', 'ignore', 'ignore'] });
-  // The fast path's code caches (src/cli/launch.ts): a get's, over a store a process of its own wrote (so that
-  // the cache holds none of a write's code), and the writes', as most calls make them (a new session, a replace,
-  // a close, a case).
+  // The fast path's code caches (src/cli/launch.ts): a get's (dist/fast-read.cjs), over a store a process of its
+  // own wrote, and the writes' (dist/fast.cjs), as most calls make them (a new session, a replace, a close, a case).
   const loader = join(scratch, 'loader.cjs');
   await build({
     entryPoints: ['src/cli/code-cache.ts'],
@@ -227,18 +231,17 @@ try {
       commands.map((line) => line.map((arg) => (arg === d[1] ? twinDir : arg))),
     );
   };
-  const warmFast = (variant, commands) => warmBoth('fast', variant, commands);
   for (const dir of [d[1], twinDir]) {
     execFileSync(process.execPath, ['bin/crux', '--data-dir', dir, 'session', 'put', 'warm-read', '{"step":1}'], {
       env: { ...env, CRUX_WARM_UP: '', CRUX_WRITE_CODE_CACHE: '' },
       stdio: 'ignore',
     });
   }
-  warmFast('read', [
+  warmBoth('fast-read', undefined, [
     [...d, 'session', 'get', 'warm-read'],
     [...d, 'session', 'get', 'warm-read', '--json'],
   ]);
-  warmFast('write', [
+  warmBoth('fast', undefined, [
     [...d, 'session', 'put', 'warm-fast', '{"step":1}'],
     [...d, 'session', 'put', 'warm-fast', '{"step":2}', '--add-tokens', '5', '--ttl', '2h'],
     [...d, 'session', 'put', 'warm-fast', '{"step":3}', '--json'],

@@ -8,7 +8,7 @@
 // No usable cache (none, rejected by V8, an unwritable directory): the bundle compiles as usual and runs the same.
 // A bundle that runs several commands may keep one cache per kind of call (a `variant`, named in the cache's
 // file name): a cache holds the compiled code of every function its warm-up ran, all deserialized at every
-// start, so `session get` reading a cache made by puts and closes too deserializes ~90 KB it never runs.
+// start, so `session list` reading a cache made by retrieves too would deserialize code it never runs.
 // This file is built into bin/crux (src/cli/launch.ts) and into the main bundle (crux mcp): node:* only.
 import { fs } from '../shared/fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';

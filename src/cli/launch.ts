@@ -21,28 +21,28 @@ const dist = join(__dirname, pinned === undefined ? '..' : '../..', 'dist');
 // Started by its first line (argv[0] is then the interpreter named there), the pinned launcher runs where env would
 // have: on the first node on PATH, when that is another Node (path-node.ts). Run as `node bin/crux`, it runs there.
 const elsewhere = pinned !== undefined && process.argv0 === pinned ? otherNodeOnPath(process.env.PATH, process.execPath) : undefined;
-// The commands most calls are (`session get|put|close`, `case record`) run from a small bundle of their own,
-// dist/fast.cjs (src/cli/fast), and the queries (`session list`, `case retrieve`) from another, dist/fast-query.cjs,
-// so that neither carries the other's code; a command line the bundle does not read as commander would, it hands
-// to the full program.
+// The commands most calls are run from small bundles of their own (src/cli/fast): `session get` from
+// dist/fast-read.cjs, the writes (`session put|close`, `case record`) from dist/fast.cjs, and the queries (`session
+// list`, `case retrieve`) from dist/fast-query.cjs, so that none carries another's code; a command line the bundle
+// does not read as commander would, it hands back, and it is offered to the next, at last to the full program.
 const args = process.argv.slice(2);
 const session = args.includes('session');
 const read = session && args.includes('get');
-const fast = read || (session && (args.includes('put') || args.includes('close'))) || (args.includes('case') && args.includes('record'));
-// Its code cache comes in two variants (code-cache.ts): a get's and the writes'. A line taken for the wrong one
-// (a put of a session named "get") runs the same, with the other's cache.
-// The queries' bundle has a cache for each of its two commands, as fast.cjs has for a get and the writes.
+const write = (session && (args.includes('put') || args.includes('close'))) || (args.includes('case') && args.includes('record'));
+// The queries' bundle has a code cache for each of its two commands (code-cache.ts: variants).
 const retrieve = args.includes('case') && args.includes('retrieve');
 const query = retrieve || (session && (args.includes('list') || args.includes('ls')));
-// Each has a twin with the PostgreSQL engine (fast-pg.cjs, fast-query-pg.cjs), for a line that may name such a
-// store; the bundles without it hand such a line on (a guess the other way runs the same, from crux.cjs).
+// Each has a twin with the PostgreSQL engine (fast-read-pg.cjs, fast-pg.cjs, fast-query-pg.cjs), for a line that
+// may name such a store; the bundles without it hand such a line on (a guess the other way runs the same, from
+// crux.cjs).
 const postgres = !!process.env.CRUX_STORE || args.some((a) => a === '--store' || a.startsWith('--store='));
 const named = (bundle: string) => (postgres ? `${bundle}-pg.cjs` : `${bundle}.cjs`);
-const handled = (bundle: string, variant: string) => (runBundle(join(dist, named(bundle)), { variant }) as { handled?: boolean }).handled === true;
-// A line with the words of both (`session list --agent get`, `case retrieve session get`) is offered to each in
-// turn: a bundle that does not read a line as its own does nothing with it.
+const handled = (bundle: string, variant?: string) => (runBundle(join(dist, named(bundle)), { variant }) as { handled?: boolean }).handled === true;
+// A line with the words of two (`session put get '{}'`, `session list --agent get`, `case retrieve session get`)
+// is offered to each in turn: a bundle that does not read a line as its own does nothing with it.
 const ran =
   (elsewhere !== undefined && handTo(elsewhere)) ||
-  (fast && handled('fast', read ? 'read' : 'write')) ||
+  (read && handled('fast-read')) ||
+  (write && handled('fast')) ||
   (query && handled('fast-query', retrieve ? 'retrieve' : 'list'));
 if (!ran) runBundle(join(dist, 'crux.cjs'));

@@ -1,5 +1,6 @@
 // Which store a command works on, and opening it: --store / CRUX_STORE (a PostgreSQL URL) or the data directory.
-// The PostgreSQL store (and its client) is required only when one is named: every other command starts as fast.
+// The PostgreSQL store (store-pg.ts: its engine, its client, every store's vocabulary) is required only when one
+// is named: every other command starts as fast.
 import type { DataDirSource } from '../domain/doctor';
 import { isAbsolute, join, resolve } from 'node:path';
 import { DataDir } from '../journal/data-dir';
@@ -7,9 +8,7 @@ import type { JournalStore } from '../journal/store-boundary';
 import type { Reporter } from '../journal/load';
 import type { HistoryRetention } from '../journal/history';
 import type { PgStore } from '../journal/pg/pg-store';
-import { ALL_STORES } from '../domain/stores';
 import { invalid, usage } from '../shared/errors';
-import { VERSION } from './version';
 
 /** Where the store came from (doctor reports it): --store/--data-dir, the environment, $XDG_DATA_HOME, or the default. */
 export type StoreSource = DataDirSource;
@@ -74,15 +73,8 @@ export function openStore(target: StoreTarget, reporter: Reporter, lockTimeoutMs
   const key = `${lockTimeoutMs} ${target.url}`;
   const known = opened.get(key);
   if (known !== undefined) return known;
-  const { PgStore: Store } = require('../journal/pg/pg-store') as typeof import('../journal/pg/pg-store');
-  const { parseStoreUrl } = require('../journal/pg/url') as typeof import('../journal/pg/url');
-  const store = new Store(parseStoreUrl(target.url, target.source === 'env' ? 'CRUX_STORE' : '--store'), {
-    reporter,
-    lockTimeoutMs,
-    cruxVersion: VERSION,
-    specs: ALL_STORES,
-    history,
-  });
+  const { openPgStore } = require('./store-pg') as typeof import('./store-pg');
+  const store = openPgStore(target.url, target.source === 'env' ? 'CRUX_STORE' : '--store', reporter, lockTimeoutMs, history);
   opened.set(key, store);
   return store;
 }

@@ -31,16 +31,15 @@ describe('the code cache', () => {
     const names = fs.readdirSync(join(ROOT, 'dist'));
     expect(names).toContain(`crux.cjs.${KEY}.v8cache`);
     expect(names).toContain(`mcp.cjs.${KEY}.v8cache`);
-    // The fast path's, one a get's and one the writes' (src/cli/launch.ts).
-    expect(names).toContain(`fast.cjs.read.${KEY}.v8cache`);
-    expect(names).toContain(`fast.cjs.write.${KEY}.v8cache`);
+    // The fast paths' (src/cli/launch.ts): the get's, the writes', and the queries' in a variant for each.
+    for (const bundle of ['fast-read.cjs', 'fast.cjs', 'fast-query.cjs.list', 'fast-query.cjs.retrieve']) expect(names).toContain(`${bundle}.${KEY}.v8cache`);
   });
 
-  it("makes the fast path's caches on first use, one per variant, each then used as it is", async () => {
+  it("makes the fast paths' caches on first use, one per bundle or variant, each then used as it is", async () => {
     const pkg = packageWithoutShippedCache();
     const cache = tempDir();
     const dir = join(cache, 'crux', 'code');
-    const name = (variant: string) => `fast.cjs.${variant}-${buildId(pkg, 'fast.cjs')}-${KEY}.v8cache`;
+    const name = (bundle: string, variant?: string) => `${variant === undefined ? bundle : `${bundle}.${variant}`}-${buildId(pkg, bundle)}-${KEY}.v8cache`;
     const data = join(tempDir(), 'data');
     const crux = (args: string[]) =>
       execa(process.execPath, [join(pkg, 'bin/crux'), '--data-dir', data, ...args], {
@@ -49,13 +48,15 @@ describe('the code cache', () => {
         extendEnv: false,
       });
     expect((await crux(['session', 'put', 's1', '{"a":1}'])).exitCode).toBe(0);
-    expect(fs.readdirSync(dir)).toEqual([name('write')]);
+    expect(fs.readdirSync(dir)).toEqual([name('fast.cjs')]);
     const get = await crux(['session', 'get', 's1']);
     expect({ exitCode: get.exitCode, stdout: String(get.stdout) }).toEqual({ exitCode: 0, stdout: '{"a":1}' });
-    expect(fs.readdirSync(dir).sort()).toEqual([name('read'), name('write')].sort());
-    const made = fs.statSync(join(dir, name('read'))).mtimeMs;
+    expect(fs.readdirSync(dir).sort()).toEqual([name('fast-read.cjs'), name('fast.cjs')].sort());
+    expect((await crux(['session', 'list', '--json'])).exitCode).toBe(0);
+    expect(fs.readdirSync(dir).sort()).toEqual([name('fast-read.cjs'), name('fast.cjs'), name('fast-query.cjs', 'list')].sort());
+    const made = fs.statSync(join(dir, name('fast-read.cjs'))).mtimeMs;
     expect(String((await crux(['session', 'get', 's1'])).stdout)).toBe('{"a":1}');
-    expect(fs.statSync(join(dir, name('read'))).mtimeMs).toBe(made);
+    expect(fs.statSync(join(dir, name('fast-read.cjs'))).mtimeMs).toBe(made);
   });
 
   it('is made on first use under XDG_CACHE_HOME, named for this Node and build, then used as it is', async () => {

@@ -7,7 +7,7 @@ import { crux, freshDataDir } from '../helpers/cli';
 import { straceCrux } from './strace';
 
 const LINES: readonly { args: string[]; bundle: string }[] = [
-  { args: ['session', 'get', 's'], bundle: 'fast.cjs' },
+  { args: ['session', 'get', 's'], bundle: 'fast-read.cjs' },
   { args: ['session', 'put', 's', '{"a":2}'], bundle: 'fast.cjs' },
   { args: ['--json', 'session', 'put', 'n', '{"a":1}', '--ttl', '2h'], bundle: 'fast.cjs' },
   { args: ['case', 'record', '--task', 'ship it', '--action', 'ran', '--outcome', 'ok', '--quiet'], bundle: 'fast.cjs' },
@@ -42,7 +42,8 @@ describe('a fast command’s start', () => {
   });
 
   // The fast bundles hold no PostgreSQL engine; a line that may name such a store (--store, CRUX_STORE) runs from
-  // their twins with it (fast-pg.cjs, fast-query-pg.cjs), which open the client library only for such a store.
+  // their twins with it (fast-read-pg.cjs, fast-pg.cjs, fast-query-pg.cjs), which open the client library only for
+  // such a store.
   it('runs a line that may name a PostgreSQL store from the twin with its engine, the client library only for one', () => {
     const dir = freshDataDir();
     const bundlesOf = (args: string[], env: Record<string, string> = {}) => {
@@ -51,11 +52,12 @@ describe('a fast command’s start', () => {
       return [...new Set(paths.map((p) => p.slice(p.lastIndexOf('/') + 1)))];
     };
     const nowhere = 'postgres://crux@127.0.0.1:1/none?connect_timeout=2';
-    expect(bundlesOf(['--store', nowhere, 'session', 'get', 's'])).toEqual(['fast-pg.cjs', 'pg.cjs']);
+    expect(bundlesOf(['--store', nowhere, 'session', 'get', 's'])).toEqual(['fast-read-pg.cjs', 'pg.cjs']);
     expect(bundlesOf([`--store=${nowhere}`, 'session', 'put', 's', '{}'])).toEqual(['fast-pg.cjs', 'pg.cjs']);
     expect(bundlesOf(['--json', 'session', 'list', '--limit', '5'], { CRUX_STORE: nowhere })).toEqual(['fast-query-pg.cjs', 'pg.cjs']);
     // CRUX_STORE set, --data-dir given: a data directory, run by the twin without the client library.
-    expect(bundlesOf(['--data-dir', dir, 'session', 'get', 's'], { CRUX_STORE: nowhere })).toEqual(['fast-pg.cjs']);
-    expect(bundlesOf(['--data-dir', dir, 'session', 'get', 's'])).toEqual(['fast.cjs']);
+    expect(bundlesOf(['--data-dir', dir, 'session', 'get', 's'], { CRUX_STORE: nowhere })).toEqual(['fast-read-pg.cjs']);
+    expect(bundlesOf(['--data-dir', dir, 'session', 'get', 's'])).toEqual(['fast-read.cjs']);
+    expect(bundlesOf(['--data-dir', dir, 'session', 'put', 's', '{}'], { CRUX_STORE: nowhere })).toEqual(['fast-pg.cjs']);
   });
 });

@@ -1,19 +1,15 @@
-// The fast path's commands: `session get|put|close` and `case record`, each with its own options as its commander
-// definition has them (commands/session/*.ts, commands/case/record.ts; test/unit/cli/fast-path.test.ts holds
-// them to it), and the code both run (commands/session/run.ts, commands/case/run-record.ts).
-import { runClose, runGet, runPut } from '../commands/session/run';
+// The writes' fast path's commands (dist/fast.cjs): `session put|close` and `case record`, each with its own
+// options as its commander definition has them (commands/session/*.ts, commands/case/record.ts;
+// test/unit/cli/fast-path.test.ts holds them to it), and the code both run (commands/session/run.ts,
+// commands/case/run-record.ts). The get's is read-commands.ts, in a file of its own: a table's option helpers are
+// calls, which esbuild keeps wherever their file is bundled, and with them every command the table names.
+import { runClose, runPut } from '../commands/session/run';
 import { runRecord, type RecordOptions } from '../commands/case/run-record';
 import { flagOption as flag, valueOption as value, type FastCommand } from './parse';
 
 type Options = Record<string, string | undefined>;
 
-export const FAST_COMMANDS: readonly FastCommand<any>[] = [
-  {
-    path: ['session', 'get'],
-    operands: [1, 1],
-    options: { '--at': value('at') },
-    run: ([id], opts: Options, globals) => runGet(id!, opts, globals),
-  },
+export const WRITE_COMMANDS: readonly FastCommand<any>[] = [
   {
     path: ['session', 'put'],
     operands: [1, 2],

@@ -1,0 +1,14 @@
+// Opening a PostgreSQL store: required by cli/store.ts only when a command names one, and left out of the fast
+// bundles without the PostgreSQL engine (build.mjs), so that a data directory's command neither reads nor
+// initialises the engine or every store's vocabulary (domain/stores.ts: the cases', handoffs' and facts').
+import type { Reporter } from '../journal/load';
+import type { HistoryRetention } from '../journal/history';
+import { PgStore } from '../journal/pg/pg-store';
+import { parseStoreUrl } from '../journal/pg/url';
+import { ALL_STORES } from '../domain/stores';
+import { VERSION } from './version';
+
+/** A PostgreSQL store at `url`; `variable` names where the URL came from in a message about it. */
+export function openPgStore(url: string, variable: string, reporter: Reporter, lockTimeoutMs: number, history?: HistoryRetention): PgStore {
+  return new PgStore(parseStoreUrl(url, variable), { reporter, lockTimeoutMs, cruxVersion: VERSION, specs: ALL_STORES, history });
+}
