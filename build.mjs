@@ -154,13 +154,17 @@ await bundle('src/cli/main.ts', 'crux.cjs', {
   plugins: [lazyChildProcess, separatePostgres, separateToml],
   define: { CRUX_MCP_LISTING: JSON.stringify(await derivedMcpListing()) },
 });
-// The fast path (src/cli/fast), without commander or the other commands: `session get` in a bundle of its own,
-// and the writes (`session put|close`, `case record`) in another, so that a get reads and initialises none of
-// the writes' code.
-await bundle('src/cli/fast/read-main.ts', 'fast-read.cjs', { stamp: true, ...noPostgres });
-await bundle('src/cli/fast/read-main.ts', 'fast-read-pg.cjs', { stamp: true, plugins: [separatePostgres, separateToml] });
-await bundle('src/cli/fast/main.ts', 'fast.cjs', { stamp: true, ...noPostgres });
-await bundle('src/cli/fast/main.ts', 'fast-pg.cjs', { stamp: true, plugins: [separatePostgres, separateToml] });
+// The fast path (src/cli/fast), without commander or the other commands, in a bundle for each kind of call, so
+// that none reads or initialises another's code: `session get` (fast-read.cjs), `session put|close` (fast.cjs),
+// `case record` (fast-record.cjs).
+for (const [entry, name] of [
+  ['read-main.ts', 'fast-read'],
+  ['main.ts', 'fast'],
+  ['record-main.ts', 'fast-record'],
+]) {
+  await bundle(`src/cli/fast/${entry}`, `${name}.cjs`, { stamp: true, ...noPostgres });
+  await bundle(`src/cli/fast/${entry}`, `${name}-pg.cjs`, { stamp: true, plugins: [separatePostgres, separateToml] });
+}
 // The query fast path: `session list` and `case retrieve`, in a bundle of their own so that fast.cjs stays small.
 await bundle('src/cli/fast/query-main.ts', 'fast-query.cjs', { stamp: true, ...noPostgres });
 await bundle('src/cli/fast/query-main.ts', 'fast-query-pg.cjs', { stamp: true, plugins: [separatePostgres, separateToml] });
@@ -202,7 +206,8 @@ try {
   for (const key of Object.keys(env)) if (key.startsWith('CRUX_') && !['CRUX_WRITE_CODE_CACHE', 'CRUX_WARM_UP'].includes(key)) delete env[key];
   execFileSync(process.execPath, ['bin/crux'], { env, input: `${session.join('\n')}\n`, stdio: ['pipe', 'ignore', 'ignore'] });
   // The fast path's code caches (src/cli/launch.ts): a get's (dist/fast-read.cjs), over a store a process of its
-  // own wrote, and the writes' (dist/fast.cjs), as most calls make them (a new session, a replace, a close, a case).
+  // own wrote, the session writes' (dist/fast.cjs), as most calls make them (a new session, a replace, a close),
+  // and `case record`'s (dist/fast-record.cjs).
   const loader = join(scratch, 'loader.cjs');
   await build({
     entryPoints: ['src/cli/code-cache.ts'],
@@ -246,7 +251,10 @@ try {
     [...d, 'session', 'put', 'warm-fast', '{"step":2}', '--add-tokens', '5', '--ttl', '2h'],
     [...d, 'session', 'put', 'warm-fast', '{"step":3}', '--json'],
     [...d, 'session', 'close', 'warm-fast', '--summary', 'done'],
+  ]);
+  warmBoth('fast-record', undefined, [
     [...d, 'case', 'record', '--task', 'warm up the fast path', '--action', 'run', '--outcome', 'ok', '--tag', 'warm'],
+    [...d, 'case', 'record', '--task', 'warm up the fast path again', '--action', 'run', '--outcome', 'ok', '--json'],
   ]);
   // The query fast path's (dist/fast-query.cjs), one for each command: the lists and retrieves agents make
   // (--json, a table, --quiet, a limited list).

@@ -22,27 +22,30 @@ const dist = join(__dirname, pinned === undefined ? '..' : '../..', 'dist');
 // have: on the first node on PATH, when that is another Node (path-node.ts). Run as `node bin/crux`, it runs there.
 const elsewhere = pinned !== undefined && process.argv0 === pinned ? otherNodeOnPath(process.env.PATH, process.execPath) : undefined;
 // The commands most calls are run from small bundles of their own (src/cli/fast): `session get` from
-// dist/fast-read.cjs, the writes (`session put|close`, `case record`) from dist/fast.cjs, and the queries (`session
-// list`, `case retrieve`) from dist/fast-query.cjs, so that none carries another's code; a command line the bundle
-// does not read as commander would, it hands back, and it is offered to the next, at last to the full program.
+// dist/fast-read.cjs, `session put|close` from dist/fast.cjs, `case record` from dist/fast-record.cjs, and the
+// queries (`session list`, `case retrieve`) from dist/fast-query.cjs, so that none carries another's code; a
+// command line the bundle does not read as commander would, it hands back, and it is offered to the next, at last
+// to the full program.
 const args = process.argv.slice(2);
 const session = args.includes('session');
 const read = session && args.includes('get');
-const write = (session && (args.includes('put') || args.includes('close'))) || (args.includes('case') && args.includes('record'));
+const write = session && (args.includes('put') || args.includes('close'));
+const record = args.includes('case') && args.includes('record');
 // The queries' bundle has a code cache for each of its two commands (code-cache.ts: variants).
 const retrieve = args.includes('case') && args.includes('retrieve');
 const query = retrieve || (session && (args.includes('list') || args.includes('ls')));
-// Each has a twin with the PostgreSQL engine (fast-read-pg.cjs, fast-pg.cjs, fast-query-pg.cjs), for a line that
+// Each has a twin with the PostgreSQL engine (fast-read-pg.cjs, …, fast-query-pg.cjs), for a line that
 // may name such a store; the bundles without it hand such a line on (a guess the other way runs the same, from
 // crux.cjs).
 const postgres = !!process.env.CRUX_STORE || args.some((a) => a === '--store' || a.startsWith('--store='));
 const named = (bundle: string) => (postgres ? `${bundle}-pg.cjs` : `${bundle}.cjs`);
 const handled = (bundle: string, variant?: string) => (runBundle(join(dist, named(bundle)), { variant }) as { handled?: boolean }).handled === true;
-// A line with the words of two (`session put get '{}'`, `session list --agent get`, `case retrieve session get`)
+// A line with the words of two (`session put get '{}'`, `case record --task put --action session`, `case retrieve record`)
 // is offered to each in turn: a bundle that does not read a line as its own does nothing with it.
 const ran =
   (elsewhere !== undefined && handTo(elsewhere)) ||
   (read && handled('fast-read')) ||
   (write && handled('fast')) ||
+  (record && handled('fast-record')) ||
   (query && handled('fast-query', retrieve ? 'retrieve' : 'list'));
 if (!ran) runBundle(join(dist, 'crux.cjs'));

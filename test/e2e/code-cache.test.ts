@@ -32,7 +32,11 @@ describe('the code cache', () => {
     expect(names).toContain(`crux.cjs.${KEY}.v8cache`);
     expect(names).toContain(`mcp.cjs.${KEY}.v8cache`);
     // The fast paths' (src/cli/launch.ts): the get's, the writes', and the queries' in a variant for each.
-    for (const bundle of ['fast-read.cjs', 'fast.cjs', 'fast-query.cjs.list', 'fast-query.cjs.retrieve']) expect(names).toContain(`${bundle}.${KEY}.v8cache`);
+    for (const bundle of ['fast-read', 'fast', 'fast-record', 'fast-query.cjs.list', 'fast-query.cjs.retrieve']) {
+      const name = bundle.includes('.') ? bundle : `${bundle}.cjs`;
+      expect(names).toContain(`${name}.${KEY}.v8cache`);
+      if (!bundle.includes('.')) expect(names).toContain(`${bundle}-pg.cjs.${KEY}.v8cache`);
+    }
   });
 
   it("makes the fast paths' caches on first use, one per bundle or variant, each then used as it is", async () => {

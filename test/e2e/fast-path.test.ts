@@ -1,5 +1,5 @@
-// bin/crux runs `session get` from dist/fast-read.cjs, `session put|close` and `case record` from dist/fast.cjs,
-// `session list` and `case retrieve` from dist/fast-query.cjs, and every other line — or a line of those commands the fast path does not read as
+// bin/crux runs `session get` from dist/fast-read.cjs, `session put|close` from dist/fast.cjs, `case record` from
+// dist/fast-record.cjs, `session list` and `case retrieve` from dist/fast-query.cjs, and every other line — or a line of those commands the fast path does not read as
 // commander would — from the full program: either way the same bytes on stdout and stderr (piped and on a
 // terminal), the same exit code and the same journals, as the full program alone gives.
 import { execa } from 'execa';
@@ -56,6 +56,8 @@ const GET = ['fast-read.cjs'];
 const GET_FULL = ['fast-read.cjs', 'crux.cjs'];
 const WRITE = ['fast.cjs'];
 const WRITE_FULL = ['fast.cjs', 'crux.cjs'];
+const RECORD = ['fast-record.cjs'];
+const RECORD_FULL = ['fast-record.cjs', 'crux.cjs'];
 const QUERY = ['fast-query.cjs'];
 const QUERY_FULL = ['fast-query.cjs', 'crux.cjs'];
 const OTHER = ['crux.cjs'];
@@ -82,11 +84,11 @@ const LINES: [string[], string | undefined, readonly string[]][] = [
   [['session', 'close', 's1'], undefined, WRITE],
   [['session', 'close', 's2', '--outcome', 'expired'], undefined, WRITE],
   [['session', 'close', 'nope', '--json'], undefined, WRITE],
-  [['case', 'record', '--task', 'rotate the cert', '--action', 'renew', '--outcome', 'ok', '--tag', 'tls', '--tag', 'ops'], undefined, WRITE],
-  [['case', 'record', '--task', 't', '--action', 'a', '--outcome', 'o', '--reward', 'lots'], undefined, WRITE],
-  [['case', 'record', '--task', 't'], undefined, WRITE],
-  [['case', 'record', '--stdin', '--json'], '{"task":"t","action":"a","outcome":"o"}', WRITE],
-  [['case', 'record', '--stdin', '--task', 't'], '{}', WRITE],
+  [['case', 'record', '--task', 'rotate the cert', '--action', 'renew', '--outcome', 'ok', '--tag', 'tls', '--tag', 'ops'], undefined, RECORD],
+  [['case', 'record', '--task', 't', '--action', 'a', '--outcome', 'o', '--reward', 'lots'], undefined, RECORD],
+  [['case', 'record', '--task', 't'], undefined, RECORD],
+  [['case', 'record', '--stdin', '--json'], '{"task":"t","action":"a","outcome":"o"}', RECORD],
+  [['case', 'record', '--stdin', '--task', 't'], '{}', RECORD],
   // Lines the fast path leaves to commander: help, usage errors, other commands.
   [['session', 'get'], undefined, GET_FULL],
   [['session', 'get', 's1', 'extra'], undefined, GET_FULL],
@@ -97,7 +99,7 @@ const LINES: [string[], string | undefined, readonly string[]][] = [
   [['session', 'close', 's1', '--summary', '-q'], undefined, WRITE_FULL],
   [['session', 'close', 's1', '--summary', '-x'], undefined, WRITE],
   [['--color', 'bogus', 'session', 'get', 's1'], undefined, GET_FULL],
-  [['case', 'record', 'extra'], undefined, WRITE_FULL],
+  [['case', 'record', 'extra'], undefined, RECORD_FULL],
   // The queries, from dist/fast-query.cjs: tables, --json, --quiet, each option, refused values.
   [['session', 'list'], undefined, QUERY],
   [['session', 'ls', '--json'], undefined, QUERY],
@@ -132,11 +134,13 @@ const LINES: [string[], string | undefined, readonly string[]][] = [
   [['case', 'retrieve', 'x', '--limit', '-q'], undefined, QUERY_FULL],
   [['help', 'case', 'retrieve'], undefined, QUERY_FULL],
   [['case', 'list', '--json'], undefined, OTHER],
-  // The words of two fast bundles: fast-read.cjs or fast.cjs does not read these as its own, and hands them on.
+  // The words of two fast bundles: the first does not read these as its own, and hands them on.
   [['session', 'list', '--agent', 'get', '--json'], undefined, ['fast-read.cjs', 'fast-query.cjs']],
   [['session', 'ls', '--sort', 'put', '--json'], undefined, ['fast.cjs', 'fast-query.cjs']],
   [['case', 'retrieve', 'session', 'get', '--json'], undefined, ['fast-read.cjs', 'fast-query.cjs']],
-  [['case', 'retrieve', 'record', 'case'], undefined, ['fast.cjs', 'fast-query.cjs']],
+  [['case', 'retrieve', 'record', 'case'], undefined, ['fast-record.cjs', 'fast-query.cjs']],
+  [['case', 'record', '--task', 'session put failed', '--action', 'a', '--outcome', 'o'], undefined, RECORD],
+  [['case', 'record', '--task', 'put', '--action', 'session', '--outcome', 'o'], undefined, ['fast.cjs', 'fast-record.cjs']],
   [['session', 'list', 'get'], undefined, ['fast-read.cjs', 'fast-query.cjs', 'crux.cjs']],
   // A get of a session named like a query, a put of one named like a get: each bundle's own.
   [['session', 'get', 'list'], undefined, GET],

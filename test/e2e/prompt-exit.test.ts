@@ -22,7 +22,7 @@ async function throughSlowReader(dir: string, args: string[]) {
 }
 
 describe('a fast command’s prompt exit', () => {
-  it('session get (dist/fast.cjs): every byte of a state larger than a pipe’s buffer reaches a slow reader', async () => {
+  it('session get (dist/fast-read.cjs): every byte of a state larger than a pipe’s buffer reaches a slow reader', async () => {
     const dir = freshDataDir();
     const state = JSON.stringify({ big: 'é'.repeat(150_000), tail: 'end' });
     expect((await crux(dir, ['session', 'put', 's', '-'], { input: state })).exitCode).toBe(0);

@@ -10,7 +10,7 @@ const LINES: readonly { args: string[]; bundle: string }[] = [
   { args: ['session', 'get', 's'], bundle: 'fast-read.cjs' },
   { args: ['session', 'put', 's', '{"a":2}'], bundle: 'fast.cjs' },
   { args: ['--json', 'session', 'put', 'n', '{"a":1}', '--ttl', '2h'], bundle: 'fast.cjs' },
-  { args: ['case', 'record', '--task', 'ship it', '--action', 'ran', '--outcome', 'ok', '--quiet'], bundle: 'fast.cjs' },
+  { args: ['case', 'record', '--task', 'ship it', '--action', 'ran', '--outcome', 'ok', '--quiet'], bundle: 'fast-record.cjs' },
   { args: ['session', 'close', 'c'], bundle: 'fast.cjs' },
   { args: ['--json', 'session', 'list', '--stranded', '--limit', '24'], bundle: 'fast-query.cjs' },
   { args: ['--json', 'case', 'retrieve', 'ship'], bundle: 'fast-query.cjs' },
@@ -42,7 +42,7 @@ describe('a fast command’s start', () => {
   });
 
   // The fast bundles hold no PostgreSQL engine; a line that may name such a store (--store, CRUX_STORE) runs from
-  // their twins with it (fast-read-pg.cjs, fast-pg.cjs, fast-query-pg.cjs), which open the client library only for
+  // their twins with it (fast-read-pg.cjs, fast-pg.cjs, fast-record-pg.cjs, fast-query-pg.cjs), which open the client library only for
   // such a store.
   it('runs a line that may name a PostgreSQL store from the twin with its engine, the client library only for one', () => {
     const dir = freshDataDir();
@@ -59,5 +59,8 @@ describe('a fast command’s start', () => {
     expect(bundlesOf(['--data-dir', dir, 'session', 'get', 's'], { CRUX_STORE: nowhere })).toEqual(['fast-read-pg.cjs']);
     expect(bundlesOf(['--data-dir', dir, 'session', 'get', 's'])).toEqual(['fast-read.cjs']);
     expect(bundlesOf(['--data-dir', dir, 'session', 'put', 's', '{}'], { CRUX_STORE: nowhere })).toEqual(['fast-pg.cjs']);
+    expect(bundlesOf(['--data-dir', dir, 'case', 'record', '--task', 't', '--action', 'a', '--outcome', 'o'], { CRUX_STORE: nowhere })).toEqual([
+      'fast-record-pg.cjs',
+    ]);
   });
 });

@@ -1,11 +1,10 @@
-// The writes' fast path's commands (dist/fast.cjs): `session put|close` and `case record`, each with its own
-// options as its commander definition has them (commands/session/*.ts, commands/case/record.ts;
-// test/unit/cli/fast-path.test.ts holds them to it), and the code both run (commands/session/run.ts,
-// commands/case/run-record.ts). The get's is read-commands.ts, in a file of its own: a table's option helpers are
-// calls, which esbuild keeps wherever their file is bundled, and with them every command the table names.
+// The session writes' fast path's commands (dist/fast.cjs): `session put|close`, each with its own options as its
+// commander definition has them (commands/session/*.ts; test/unit/cli/fast-path.test.ts holds them to it), and the
+// code both run (commands/session/run.ts). The get's (read-commands.ts) and `case record`'s (record-commands.ts)
+// are in files of their own: a table's option helpers are calls, which esbuild keeps wherever their file is
+// bundled, and with them every command the table names.
 import { runClose, runPut } from '../commands/session/run';
-import { runRecord, type RecordOptions } from '../commands/case/run-record';
-import { flagOption as flag, valueOption as value, type FastCommand } from './parse';
+import { valueOption as value, type FastCommand } from './parse';
 
 type Options = Record<string, string | undefined>;
 
@@ -29,22 +28,5 @@ export const WRITE_COMMANDS: readonly FastCommand<any>[] = [
     options: { '--outcome': value('outcome'), '--summary': value('summary') },
     defaults: { '--outcome': 'completed' },
     run: ([id], opts: Options, globals) => runClose(id!, opts, globals),
-  },
-  {
-    path: ['case', 'record'],
-    operands: [0, 0],
-    options: {
-      '--task': value('task'),
-      '--action': value('action'),
-      '--outcome': value('outcome'),
-      '--context': value('context'),
-      '--failure': flag('failure'),
-      '--reward': value('reward'),
-      '--tag': { attribute: 'tag', takesValue: true, repeatable: true },
-      '--receipt': value('receipt'),
-      '--stdin': flag('stdin'),
-    },
-    defaults: { '--tag': [] },
-    run: (_, opts: RecordOptions, globals) => runRecord(opts, globals),
   },
 ];

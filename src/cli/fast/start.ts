@@ -1,12 +1,13 @@
-// What each fast bundle's entry does (fast/main.ts, fast/query-main.ts): the command its table reads on the line,
-// run and turned into one exit code as the full program would (SPEC §2); or, for a line it cannot read as
-// commander would (parse.ts), nothing at all: bin/crux then runs the full program (dist/crux.cjs) on it.
+// What each fast bundle's entry does (fast/read-main.ts, main.ts, record-main.ts, query-main.ts): the command its
+// table reads on the line, run and turned into one exit code as the full program would (SPEC §2); or, for a line it
+// cannot read as commander would (parse.ts), nothing at all: bin/crux then offers it to the next bundle, at last to
+// the full program (dist/crux.cjs).
 import { closeStores, resolveStore } from '../store';
 import { cruxErrorOf, exitWith, failed, outputOutcome } from '../outcome';
 import { parseFast, type FastCommand, type FastParse } from './parse';
 
 /**
- * True in the fast bundles built without the PostgreSQL engine (build.mjs: dist/fast.cjs, dist/fast-query.cjs,
+ * True in the fast bundles built without the PostgreSQL engine (build.mjs: dist/fast-read.cjs, dist/fast.cjs, …,
  * which bin/crux loads for a line that names no PostgreSQL store); undefined elsewhere (fast-pg.cjs, tests).
  */
 declare const CRUX_FAST_WITHOUT_POSTGRES: boolean | undefined;

@@ -1,4 +1,4 @@
-// The fast paths (src/cli/fast: dist/fast-read.cjs's command, dist/fast.cjs's and dist/fast-query.cjs's) read a command line only as
+// The fast paths (src/cli/fast: the commands of dist/fast-read.cjs, fast.cjs, fast-record.cjs, fast-query.cjs) read a command line only as
 // commander would: their tables are commander's definitions, and every line one takes — listed shapes and random
 // ones — parses to commander's operands, options and global options; every line it leaves (help, errors,
 // misplaced or unknown options) the full program answers.
@@ -8,14 +8,15 @@ import { describe, expect, it } from 'vitest';
 import { buildProgram, helpAsOption } from '../../../src/cli/program';
 import { WRITE_COMMANDS } from '../../../src/cli/fast/commands';
 import { READ_COMMANDS } from '../../../src/cli/fast/read-commands';
+import { RECORD_COMMANDS } from '../../../src/cli/fast/record-commands';
 import { QUERY_COMMANDS } from '../../../src/cli/fast/query-commands';
 import { GLOBAL_OPTIONS, parseFast, type FastCommand, type FastOption } from '../../../src/cli/fast/parse';
 
 /** Each bundle's table: a line reaches one of them (bin/crux), which reads it with its own commands only. */
-const TABLES = { read: READ_COMMANDS, write: WRITE_COMMANDS, query: QUERY_COMMANDS };
+const TABLES = { read: READ_COMMANDS, write: WRITE_COMMANDS, record: RECORD_COMMANDS, query: QUERY_COMMANDS };
 const EVERY_COMMAND = Object.values(TABLES).flat();
-/** The get's and the writes' tables, for the lines of either (each line reaches the one its command is in). */
-const FAST_COMMANDS = [...READ_COMMANDS, ...WRITE_COMMANDS];
+/** The get's, the session writes' and `case record`'s tables, for the lines of any (each reaches its command's). */
+const FAST_COMMANDS = [...READ_COMMANDS, ...WRITE_COMMANDS, ...RECORD_COMMANDS];
 
 const silence = (command: Command) => {
   command.configureOutput({ writeOut: () => {}, writeErr: () => {}, outputError: () => {} });
@@ -221,7 +222,7 @@ describe('the fast path', () => {
         .tuple(units(2), units(1), units(4), fc.constantFrom(command.path[1], ...(command.aliases ?? [])))
         .map(([before, between, after, name]) => ({ table, args: [...before, command.path[0], ...between, name, ...after] }));
     });
-    const taken = { read: 0, write: 0, query: 0 };
+    const taken = { read: 0, write: 0, record: 0, query: 0 };
     await fc.assert(
       fc.asyncProperty(line, async ({ table, args }) => {
         if (await expectSameParse(args, TABLES[table as keyof typeof TABLES])) taken[table as keyof typeof TABLES]++;
@@ -230,7 +231,8 @@ describe('the fast path', () => {
     );
     // The property is about lines the fast paths take: enough of them are, of each.
     expect(taken.read).toBeGreaterThan(20);
-    expect(taken.write).toBeGreaterThan(50);
+    expect(taken.write).toBeGreaterThan(20);
+    expect(taken.record).toBeGreaterThan(20);
     expect(taken.query).toBeGreaterThan(50);
   });
 });
