@@ -112,8 +112,13 @@ function loadOnce<S>(
       return undefined;
     }
     const position = index.position();
-    const estimate = new LiveEstimate(index.live);
-    if ('keys' in what) for (const key of what.keys) estimate.seed(key, index.linesOf(key));
+    // The live estimate is the writer's (the upkeep's): a reader would look its keys up again for nothing.
+    let upkeep: AppendUpkeep<S> | undefined;
+    if (keep) {
+      const estimate = new LiveEstimate(index.live);
+      if ('keys' in what) for (const key of what.keys) estimate.seed(key, index.linesOf(key));
+      upkeep = new AppendUpkeep(index, spec, estimate, fd);
+    }
     const loaded: Loaded<S> = {
       state,
       full: false,
@@ -121,7 +126,7 @@ function loadOnce<S>(
       damaged: false,
       ...position,
       records: position.lines,
-      ...(keep ? { index: new AppendUpkeep(index, spec, estimate, fd) } : {}),
+      ...(upkeep !== undefined ? { index: upkeep } : {}),
     };
     if (!keep) {
       // A reader that read far past the index writes a new base, so the next reader does not.
