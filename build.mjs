@@ -57,6 +57,17 @@ const withoutPostgresEngine = {
     }));
   },
 };
+// `session get`'s bundles (fast-read.cjs, fast-read-pg.cjs) open a data directory through store-dir-quick.ts, which
+// reads one entity through a verified index and hands every other read on to the full program
+// (src/journal/quick-read.ts): they carry none of the lock's, the rebuild's, the replay's or the writes' code.
+const quickDirStore = {
+  name: 'quick-dir-store',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/store-dir$/ }, (args) =>
+      args.importer.endsWith('src/cli/store.ts') ? { path: join(args.resolveDir, 'store-dir-quick.ts') } : undefined,
+    );
+  },
+};
 const noPostgres = { define: { CRUX_FAST_WITHOUT_POSTGRES: 'true' }, plugins: [withoutPostgresEngine, separatePostgres, separateToml] };
 // Every code cache goes first: V8 must never pair one with a new bundle. Each bundle that runs through
 // src/cli/code-cache.ts ends with its build id (a content hash), which names the caches made on first use.
@@ -157,13 +168,13 @@ await bundle('src/cli/main.ts', 'crux.cjs', {
 // The fast path (src/cli/fast), without commander or the other commands, in a bundle for each kind of call, so
 // that none reads or initialises another's code: `session get` (fast-read.cjs), `session put|close` (fast.cjs),
 // `case record` (fast-record.cjs).
-for (const [entry, name] of [
-  ['read-main.ts', 'fast-read'],
-  ['main.ts', 'fast'],
-  ['record-main.ts', 'fast-record'],
+for (const [entry, name, own] of [
+  ['read-main.ts', 'fast-read', [quickDirStore]],
+  ['main.ts', 'fast', []],
+  ['record-main.ts', 'fast-record', []],
 ]) {
-  await bundle(`src/cli/fast/${entry}`, `${name}.cjs`, { stamp: true, ...noPostgres });
-  await bundle(`src/cli/fast/${entry}`, `${name}-pg.cjs`, { stamp: true, plugins: [separatePostgres, separateToml] });
+  await bundle(`src/cli/fast/${entry}`, `${name}.cjs`, { stamp: true, ...noPostgres, plugins: [...own, ...noPostgres.plugins] });
+  await bundle(`src/cli/fast/${entry}`, `${name}-pg.cjs`, { stamp: true, plugins: [...own, separatePostgres, separateToml] });
 }
 // The query fast path: `session list` and `case retrieve`, in a bundle of their own so that fast.cjs stays small.
 await bundle('src/cli/fast/query-main.ts', 'fast-query.cjs', { stamp: true, ...noPostgres });

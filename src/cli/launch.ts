@@ -39,13 +39,28 @@ const query = retrieve || (session && (args.includes('list') || args.includes('l
 // crux.cjs).
 const postgres = !!process.env.CRUX_STORE || args.some((a) => a === '--store' || a.startsWith('--store='));
 const named = (bundle: string) => (postgres ? `${bundle}-pg.cjs` : `${bundle}.cjs`);
-const handled = (bundle: string, variant?: string) => (runBundle(join(dist, named(bundle)), { variant }) as { handled?: boolean }).handled === true;
+/** Whether the bundle took the line: at once, or when its command is done (a store may hand the line on). */
+const handled = (bundle: string, variant?: string) =>
+  (runBundle(join(dist, named(bundle)), { variant }) as { handled?: boolean | Promise<boolean> }).handled ?? false;
 // A line with the words of two (`session put get '{}'`, `case record --task put --action session`, `case retrieve record`)
 // is offered to each in turn: a bundle that does not read a line as its own does nothing with it.
-const ran =
-  (elsewhere !== undefined && handTo(elsewhere)) ||
-  (read && handled('fast-read')) ||
-  (write && handled('fast')) ||
-  (record && handled('fast-record')) ||
-  (query && handled('fast-query', retrieve ? 'retrieve' : 'list'));
-if (!ran) runBundle(join(dist, 'crux.cjs'));
+const offers: (() => boolean | Promise<boolean>)[] = [];
+if (elsewhere !== undefined) offers.push(() => handTo(elsewhere));
+if (read) offers.push(() => handled('fast-read'));
+if (write) offers.push(() => handled('fast'));
+if (record) offers.push(() => handled('fast-record'));
+if (query) offers.push(() => handled('fast-query', retrieve ? 'retrieve' : 'list'));
+
+/** Offers the line to each bundle from the `from`th on, then to the full program. */
+function offer(from: number): void {
+  for (let i = from; i < offers.length; i++) {
+    const taken = offers[i]!();
+    if (taken === true) return;
+    if (taken !== false) {
+      void taken.then((yes) => yes || offer(i + 1));
+      return;
+    }
+  }
+  runBundle(join(dist, 'crux.cjs'));
+}
+offer(0);

@@ -52,15 +52,17 @@ export function outputOutcome(json: boolean): number {
  * process.stdout may still be pending at process.exit(). `run` has released its lock and closed its stores by
  * then; 'exit' listeners (a code cache written on first use) still run.
  */
-export function exitWith(run: Promise<number>, opts: { promptly?: boolean } = {}): void {
+export function exitWith(run: Promise<number | undefined>, opts: { promptly?: boolean } = {}): void {
   let answered = false;
   process.once('beforeExit', () => {
     if (answered) return;
     writeStderr('crux: internal error: the command ended without finishing (nothing it did is acknowledged; this is a bug: please report it)\n');
     process.exitCode = 1;
   });
-  const answer = (code: number) => {
+  // undefined: a fast bundle handed the line on (fast/start.ts); the bundle that takes it answers.
+  const answer = (code: number | undefined) => {
     answered = true;
+    if (code === undefined) return;
     process.exitCode = code;
     if (opts.promptly) process.exit(code);
   };

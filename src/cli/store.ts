@@ -3,7 +3,7 @@
 // is named: every other command starts as fast.
 import type { DataDirSource } from '../domain/doctor';
 import { isAbsolute, join, resolve } from 'node:path';
-import { DataDir } from '../journal/data-dir';
+import { openDirStore } from './store-dir';
 import type { JournalStore } from '../journal/store-boundary';
 import type { Reporter } from '../journal/load';
 import type { HistoryRetention } from '../journal/history';
@@ -69,7 +69,7 @@ export function targetOf(value: string): StoreTarget {
 const opened = new Map<string, PgStore>();
 
 export function openStore(target: StoreTarget, reporter: Reporter, lockTimeoutMs: number, history?: HistoryRetention): JournalStore {
-  if (target.kind === 'dir') return new DataDir(target.path, reporter, lockTimeoutMs, history);
+  if (target.kind === 'dir') return openDirStore(target.path, reporter, lockTimeoutMs, history);
   const key = `${lockTimeoutMs} ${target.url}`;
   const known = opened.get(key);
   if (known !== undefined) return known;

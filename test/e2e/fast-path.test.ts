@@ -3,6 +3,7 @@
 // commander would — from the full program: either way the same bytes on stdout and stderr (piped and on a
 // terminal), the same exit code and the same journals, as the full program alone gives.
 import { execa } from 'execa';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -69,7 +70,8 @@ const LINES: [string[], string | undefined, readonly string[]][] = [
   [['--json', 'session', 'get', 's2'], undefined, GET],
   [['session', 'get', 'nope'], undefined, GET],
   [['session', 'get', 'nope', '--json'], undefined, GET],
-  [['session', 'get', 's1', '--at', '1'], undefined, GET],
+  // A read of history: the get's bundle hands it on (journal/quick-read.ts), untouched, to the full program.
+  [['session', 'get', 's1', '--at', '1'], undefined, GET_FULL],
   [['session', 'get', 's1', '--at', 'yesterday'], undefined, GET],
   [['session', 'get', 'bad id!'], undefined, GET],
   [['session', 'put', 's1', '{"step":2}', '--add-tokens', '5'], undefined, WRITE],
@@ -188,6 +190,84 @@ describe('the fast path', () => {
     }
   });
 
+  it('hands a get it cannot answer from a verified index on, untouched, to the full program: the same bytes, warnings and files', async () => {
+    /** Flips one byte `from` the end of `file` (a negative offset) or the start. */
+    const flip = (file: string, at: number) => {
+      const bytes = fs.readFileSync(file);
+      const i = at < 0 ? bytes.length + at : at;
+      bytes[i] = bytes[i]! ^ 0x20;
+      fs.writeFileSync(file, bytes);
+    };
+    const cacheFiles = (dir: string, prefix: string) => fs.readdirSync(join(dir, 'cache')).filter((f) => f.startsWith(prefix));
+    const damages: [string, (dir: string) => void, readonly string[]][] = [
+      ['cache/ lost', (d) => fs.rmSync(join(d, 'cache'), { recursive: true }), GET_FULL],
+      [
+        'a page of the index base flipped',
+        (d) => {
+          for (const f of cacheFiles(d, 'sessions.jsonl.idx.'))
+            for (let at = 4096 + 64; at < fs.statSync(join(d, 'cache', f)).size; at += 4096) flip(join(d, 'cache', f), at);
+        },
+        GET_FULL,
+      ],
+      ['the index manifest flipped', (d) => flip(join(d, 'cache/sessions.jsonl.idx'), 40), GET_FULL],
+      // The log's blocks run on one checksum: a block that does not verify ends the log, and the journal past it is read.
+      ['the last index log block flipped', (d) => flip(join(d, 'cache/sessions.jsonl.idx-log'), -8), GET],
+      [
+        'the line of s1 changed',
+        (d) => {
+          const path = join(d, 'sessions.jsonl');
+          fs.writeFileSync(path, fs.readFileSync(path, 'utf8').replace('{\\"step\\":1}', '{\\"step\\":7}'));
+        },
+        GET_FULL,
+      ],
+      ['a torn tail', (d) => fs.appendFileSync(join(d, 'sessions.jsonl'), '{"v":1,"seq":99,"ts":"2026-12-01T'), GET_FULL],
+      [
+        'the cache a FIFO',
+        (d) => {
+          fs.rmSync(join(d, 'cache/sessions.jsonl.idx'));
+          execFileSync('mkfifo', [join(d, 'cache/sessions.jsonl.idx')]);
+        },
+        GET_FULL,
+      ],
+    ];
+    for (const [what, damage, bundles] of damages) {
+      for (const args of [
+        ['session', 'get', 's1'],
+        ['session', 'get', 's1', '--json'],
+        ['session', 'get', 'nope'],
+      ]) {
+        const [a, b] = await twoStores();
+        damage(a);
+        damage(b);
+        const line = `${what}: ${args.join(' ')}`;
+        const viaBin = await run(CRUX, a, args);
+        const full = await run(FULL, b, args);
+        // A warning names its journal's path: each copy's own.
+        expect({ exitCode: viaBin.exitCode, stdout: viaBin.stdout, stderr: viaBin.stderr.replaceAll(a, 'DIR') }, line).toEqual({
+          exitCode: full.exitCode,
+          stdout: full.stdout,
+          stderr: full.stderr.replaceAll(b, 'DIR'),
+        });
+        const files = (dir: string) =>
+          Object.entries(snapshotDir(dir))
+            .map(([f, sum]) => `${f.replace(/[0-9a-f]{8,}/g, 'N')}${f.startsWith('cache/') ? '' : ` ${sum}`}`)
+            .sort();
+        expect(files(a), line).toEqual(files(b));
+        expect(viaBin.bundles, line).toEqual(bundles);
+      }
+    }
+    // A store not made yet: no session, from the get's own bundle.
+    const fresh = [join(tempDir(), 'data'), join(tempDir(), 'data')] as const;
+    const viaBin = await run(CRUX, fresh[0], ['session', 'get', 's1']);
+    const full = await run(FULL, fresh[1], ['session', 'get', 's1']);
+    expect({ exitCode: viaBin.exitCode, stderr: viaBin.stderr, bundles: viaBin.bundles }).toEqual({
+      exitCode: full.exitCode,
+      stderr: full.stderr,
+      bundles: GET,
+    });
+    expect(fs.existsSync(fresh[0])).toBe(false);
+  });
+
   it('answers the queries on a terminal as the full program does, from dist/fast-query.cjs', async () => {
     const trace = join(tempDir(), 'trace');
     const lines = [
@@ -219,7 +299,8 @@ describe('the fast bundles without the PostgreSQL engine', () => {
   // fast-query-pg.cjs: test/reliability/start-up-files.test.ts); a bundle without it, given such a line all the
   // same, takes nothing: it reports the line as not handled, and bin/crux would run the full program on it.
   const handledBy = async (bundle: string, args: string[], env: Record<string, string> = {}) => {
-    const script = `process.argv = [process.argv[0], 'crux', ...JSON.parse(process.env.ARGS)]; process.stdout.write(String(require(${JSON.stringify(join(DIST, bundle))}).handled))`;
+    // `handled`: false at once for a line the bundle leaves; for one it takes, true or its command's promise.
+    const script = `process.argv = [process.argv[0], 'crux', ...JSON.parse(process.env.ARGS)]; process.stdout.write(require(${JSON.stringify(join(DIST, bundle))}).handled === false ? 'false' : 'taken')`;
     const run = await execa(process.execPath, ['-e', script], { env: testEnv({ ARGS: JSON.stringify(args), ...env }), reject: false });
     return { exitCode: run.exitCode, stdout: run.stdout, stderr: run.stderr };
   };
@@ -238,8 +319,8 @@ describe('the fast bundles without the PostgreSQL engine', () => {
   it('takes a data directory’s line, even with CRUX_STORE set beside --data-dir', async () => {
     const dir = tempDir();
     const got = await handledBy('fast.cjs', ['--data-dir', dir, 'session', 'put', 's', '{}'], { CRUX_STORE: nowhere });
-    // `handled` is known at once (true), the put's answer follows it.
-    expect(got).toEqual({ exitCode: 0, stdout: 'truestored session s: active, 0 tokens', stderr: '' });
+    // Taken at once; the put's answer follows.
+    expect(got).toEqual({ exitCode: 0, stdout: 'takenstored session s: active, 0 tokens', stderr: '' });
     expect(fs.readFileSync(join(dir, 'sessions.jsonl'), 'utf8')).toContain('"s"');
   });
 });

@@ -5,6 +5,7 @@
 import { closeStores, resolveStore } from '../store';
 import { cruxErrorOf, exitWith, failed, outputOutcome } from '../outcome';
 import { parseFast, type FastCommand, type FastParse } from './parse';
+import { HandOn } from '../../journal/quick-read';
 
 /**
  * True in the fast bundles built without the PostgreSQL engine (build.mjs: dist/fast-read.cjs, dist/fast.cjs, …,
@@ -26,11 +27,13 @@ function beyondThisBundle(globals: FastParse<any>['globals']): boolean {
   }
 }
 
-async function run(parsed: FastParse<any>, json: boolean): Promise<number> {
+/** The command's exit code, or undefined when its store handed the line on (HandOn: nothing done or printed). */
+async function run(parsed: FastParse<any>, json: boolean): Promise<number | undefined> {
   try {
     await parsed.command.run(parsed.operands, parsed.opts, parsed.globals);
     return outputOutcome(json);
   } catch (caught) {
+    if (caught instanceof HandOn) return undefined;
     return failed(cruxErrorOf(caught), json);
   } finally {
     // A shared store's connection would keep the process alive.
@@ -48,8 +51,12 @@ async function warmUp(commands: readonly FastCommand<any>[], lines: string[][]):
   return 0;
 }
 
-/** Runs the line of this process with `commands`, answering whether it took it (else bin/crux runs the full program). */
-export function startFast(commands: readonly FastCommand<any>[]): boolean {
+/**
+ * Runs the line of this process with `commands`, answering whether it took it (else bin/crux offers it to the next
+ * bundle, at last to the full program): at once for a line it does not read as its own, when the command is done
+ * for one it does (its store may hand it on: journal/quick-read.ts).
+ */
+export function startFast(commands: readonly FastCommand<any>[]): boolean | Promise<boolean> {
   const warmUpLines = process.env.CRUX_WARM_UP;
   if (warmUpLines) {
     exitWith(warmUp(commands, JSON.parse(warmUpLines)));
@@ -57,6 +64,10 @@ export function startFast(commands: readonly FastCommand<any>[]): boolean {
   }
   const parsed = parseFast(process.argv.slice(2), commands);
   if (parsed === undefined || beyondThisBundle(parsed.globals)) return false;
-  exitWith(run(parsed, process.argv.includes('--json')), { promptly: true });
-  return true;
+  const outcome = run(parsed, process.argv.includes('--json'));
+  exitWith(outcome, { promptly: true });
+  return outcome.then(
+    (code) => code !== undefined,
+    () => true,
+  );
 }

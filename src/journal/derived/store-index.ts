@@ -487,13 +487,18 @@ export class StoreIndex<S> {
     return add;
   }
 
+  /** Whether the index lies so far behind the journal that a reader writes a new base (refreshIfBehind). */
+  get behind(): boolean {
+    return this.gap >= READER_REBUILD_GAP_BYTES;
+  }
+
   /**
    * For a reader, without the lock: when the journal runs far past the index files, a frozen run that covers
    * it all (a new generation: the old log no longer applies). Safe against writers: whatever they append
    * meanwhile is past this manifest's binding, and read from the journal until the next write indexes it.
    */
   refreshIfBehind(): void {
-    if (this.gap < READER_REBUILD_GAP_BYTES) return;
+    if (!this.behind) return;
     const end = this.position();
     const binding = bindingAt(end, mtimeOf(this.journalFd));
     const add = this.catchUp(this.spec.initial(), binding.size);

@@ -73,15 +73,42 @@ export function loadThroughIndex<S>(
   what: { keys: readonly string[] } | { query: IndexQuery },
   keep = false,
 ): Loaded<S> | undefined {
+  return loadRetrying(path, root, spec, what, keep ? 'write' : 'read');
+}
+
+/**
+ * As loadThroughIndex for a reader, touching nothing: undefined wherever a reader would write or report (a line
+ * the index names that does not verify, an index far behind the journal) as well as where there is no index that
+ * verifies. `session get`'s own bundle reads so (journal/quick-read.ts), and hands anything else on.
+ */
+export function lookThroughIndex<S>(
+  path: string,
+  root: string,
+  spec: StoreSpec<S>,
+  what: { keys: readonly string[] } | { query: IndexQuery },
+): Loaded<S> | undefined {
+  return loadRetrying(path, root, spec, what, 'look');
+}
+
+/** write: the index stays open for the writer's upkeep; read: a reader's (it drops damage, fills a gap); look: neither. */
+type IndexUse = 'write' | 'read' | 'look';
+
+function loadRetrying<S>(
+  path: string,
+  root: string,
+  spec: StoreSpec<S>,
+  what: { keys: readonly string[] } | { query: IndexQuery },
+  use: IndexUse,
+): Loaded<S> | undefined {
   if (spec.keyOf === undefined) return undefined;
   try {
-    return loadOnce(path, root, spec, what, keep);
+    return loadOnce(path, root, spec, what, use);
   } catch (error) {
     if (!(error instanceof RunMissing)) throw error;
   }
   // A writer's merge replaced a run after this reader opened the manifest: the new manifest names its successor.
   try {
-    return loadOnce(path, root, spec, what, keep);
+    return loadOnce(path, root, spec, what, use);
   } catch (error) {
     if (error instanceof RunMissing) return undefined;
     throw error;
@@ -93,8 +120,9 @@ function loadOnce<S>(
   root: string,
   spec: StoreSpec<S>,
   what: { keys: readonly string[] } | { query: IndexQuery },
-  keep: boolean,
+  use: IndexUse,
 ): Loaded<S> | undefined {
+  const keep = use === 'write';
   // No journal (an empty store: nothing to index yet), or one that cannot be opened: the caller replays.
   const fd = openJournal(path);
   if (fd === undefined) return undefined;
@@ -108,9 +136,10 @@ function loadOnce<S>(
     const ok = 'keys' in what ? index.loadKeys(state, what.keys) : index.loadCandidates(state, what.query);
     if (!ok) {
       // A line the index names does not verify: the index or the journal is damaged. A replay tells which.
-      index.drop();
+      if (use !== 'look') index.drop();
       return undefined;
     }
+    if (use === 'look' && index.behind) return undefined;
     const position = index.position();
     // The live estimate is the writer's (the upkeep's): a reader would look its keys up again for nothing.
     let upkeep: AppendUpkeep<S> | undefined;
@@ -128,10 +157,8 @@ function loadOnce<S>(
       records: position.lines,
       ...(upkeep !== undefined ? { index: upkeep } : {}),
     };
-    if (!keep) {
-      // A reader that read far past the index writes a new base, so the next reader does not.
-      index.refreshIfBehind();
-    }
+    // A reader that read far past the index writes a new base, so the next reader does not.
+    if (use === 'read') index.refreshIfBehind();
     handedOver = keep;
     return loaded;
   } finally {

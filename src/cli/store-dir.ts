@@ -1,0 +1,9 @@
+// A data directory's store as every bundle opens it but `session get`'s, which reads through store-dir-quick.ts
+// instead (build.mjs): cli/store.ts opens one here, so that the one bundle can be built without the other.
+import { DataDir } from '../journal/data-dir';
+import type { HistoryRetention } from '../journal/history';
+import type { JournalStore, Reporter } from '../journal/store-boundary';
+
+export type OpenDirStore = (path: string, reporter: Reporter, lockTimeoutMs: number, history?: HistoryRetention) => JournalStore;
+
+export const openDirStore: OpenDirStore = (path, reporter, lockTimeoutMs, history) => new DataDir(path, reporter, lockTimeoutMs, history);
