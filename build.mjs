@@ -40,8 +40,8 @@ const separateToml = {
   },
 };
 // The PostgreSQL engine (src/journal/pg/, a fifth of the fast path's code) and every store's vocabulary, which
-// only it needs (a get reads the sessions' alone), are left out of dist/fast-read.cjs, dist/fast.cjs and
-// dist/fast-query.cjs, which bin/crux loads for a line that names no PostgreSQL store (--store, CRUX_STORE):
+// only it needs (a get reads the sessions' alone), are left out of the fast bundles (dist/fast-read.cjs, …),
+// which bin/crux loads for a line that names no PostgreSQL store (--store, CRUX_STORE):
 // cli/store.ts requires them (cli/store-pg.ts) only to open such a store, and these bundles hand such a line to
 // the bundles with them (src/cli/fast/start.ts), so the stub below is never reached. The -pg twins are the same
 // entries with the engine, for the lines that name one.
@@ -167,18 +167,18 @@ await bundle('src/cli/main.ts', 'crux.cjs', {
 });
 // The fast path (src/cli/fast), without commander or the other commands, in a bundle for each kind of call, so
 // that none reads or initialises another's code: `session get` (fast-read.cjs), `session put|close` (fast.cjs),
-// `case record` (fast-record.cjs).
+// `case record` (fast-record.cjs), `session list` (fast-list.cjs), `case retrieve` (fast-retrieve.cjs).
 for (const [entry, name, own] of [
   ['read-main.ts', 'fast-read', [quickDirStore]],
   ['main.ts', 'fast', []],
   ['record-main.ts', 'fast-record', []],
+  ['list-main.ts', 'fast-list', []],
+  ['retrieve-main.ts', 'fast-retrieve', []],
 ]) {
   await bundle(`src/cli/fast/${entry}`, `${name}.cjs`, { stamp: true, ...noPostgres, plugins: [...own, ...noPostgres.plugins] });
   await bundle(`src/cli/fast/${entry}`, `${name}-pg.cjs`, { stamp: true, plugins: [...own, separatePostgres, separateToml] });
 }
-// The query fast path: `session list` and `case retrieve`, in a bundle of their own so that fast.cjs stays small.
-await bundle('src/cli/fast/query-main.ts', 'fast-query.cjs', { stamp: true, ...noPostgres });
-await bundle('src/cli/fast/query-main.ts', 'fast-query-pg.cjs', { stamp: true, plugins: [separatePostgres, separateToml] });
+
 // The dashboard's front-end (`crux ui` alone reads it): dist/ui/.
 await bundleUi();
 // legalComments is 'none' (comments cost start-up): the notices of what the bundles carry ship beside them.
@@ -229,21 +229,19 @@ try {
     target: 'node20',
     logLevel: 'warning',
   });
-  // One bundle's warm-up (a variant's, when it has them) in a process of its own, which writes its code cache.
-  const warmBundle = (name, variant, commands) =>
-    execFileSync(
-      process.execPath,
-      ['-e', `require(${JSON.stringify(loader)}).runBundle(require('node:path').resolve('dist/${name}'), ${JSON.stringify({ variant })})`],
-      { env: { ...env, CRUX_WRITE_CODE_CACHE: variant === undefined ? name : `${name}.${variant}`, CRUX_WARM_UP: JSON.stringify(commands) }, stdio: 'ignore' },
-    );
+  // One bundle's warm-up in a process of its own, which writes its code cache.
+  const warmBundle = (name, commands) =>
+    execFileSync(process.execPath, ['-e', `require(${JSON.stringify(loader)}).runBundle(require('node:path').resolve('dist/${name}'))`], {
+      env: { ...env, CRUX_WRITE_CODE_CACHE: name, CRUX_WARM_UP: JSON.stringify(commands) },
+      stdio: 'ignore',
+    });
   // Each fast bundle and its twin with the PostgreSQL engine: the same warm-ups (a data directory's), the twin's
   // in a directory of its own, so that each meets the states the lines expect (a put before its close).
   const twinDir = join(scratch, 'data-pg');
-  const warmBoth = (name, variant, commands) => {
-    warmBundle(`${name}.cjs`, variant, commands);
+  const warmBoth = (name, commands) => {
+    warmBundle(`${name}.cjs`, commands);
     warmBundle(
       `${name}-pg.cjs`,
-      variant,
       commands.map((line) => line.map((arg) => (arg === d[1] ? twinDir : arg))),
     );
   };
@@ -253,28 +251,28 @@ try {
       stdio: 'ignore',
     });
   }
-  warmBoth('fast-read', undefined, [
+  warmBoth('fast-read', [
     [...d, 'session', 'get', 'warm-read'],
     [...d, 'session', 'get', 'warm-read', '--json'],
   ]);
-  warmBoth('fast', undefined, [
+  warmBoth('fast', [
     [...d, 'session', 'put', 'warm-fast', '{"step":1}'],
     [...d, 'session', 'put', 'warm-fast', '{"step":2}', '--add-tokens', '5', '--ttl', '2h'],
     [...d, 'session', 'put', 'warm-fast', '{"step":3}', '--json'],
     [...d, 'session', 'close', 'warm-fast', '--summary', 'done'],
   ]);
-  warmBoth('fast-record', undefined, [
+  warmBoth('fast-record', [
     [...d, 'case', 'record', '--task', 'warm up the fast path', '--action', 'run', '--outcome', 'ok', '--tag', 'warm'],
     [...d, 'case', 'record', '--task', 'warm up the fast path again', '--action', 'run', '--outcome', 'ok', '--json'],
   ]);
-  // The query fast path's (dist/fast-query.cjs), one for each command: the lists and retrieves agents make
-  // (--json, a table, --quiet, a limited list).
-  warmBoth('fast-query', 'list', [
+  // The queries' (dist/fast-list.cjs, dist/fast-retrieve.cjs): the lists and retrieves agents make (--json, a
+  // table, --quiet, a limited list).
+  warmBoth('fast-list', [
     [...d, 'session', 'list', '--stranded', '--limit', '24', '--json'],
     [...d, 'session', 'list'],
     [...d, 'session', 'list', '--all', '--quiet'],
   ]);
-  warmBoth('fast-query', 'retrieve', [
+  warmBoth('fast-retrieve', [
     [...d, 'case', 'retrieve', 'warm', 'fast', '--json'],
     [...d, 'case', 'retrieve', 'warm', 'cache', '--only-success', '--top-k', '3'],
   ]);

@@ -6,9 +6,6 @@
 //     Node and the bundle's build id (a content hash build.mjs appends), written atomically (a temporary file
 //     renamed into place), so a crux starting meanwhile reads a whole cache or none.
 // No usable cache (none, rejected by V8, an unwritable directory): the bundle compiles as usual and runs the same.
-// A bundle that runs several commands may keep one cache per kind of call (a `variant`, named in the cache's
-// file name): a cache holds the compiled code of every function its warm-up ran, all deserialized at every
-// start, so `session list` reading a cache made by retrieves too would deserialize code it never runs.
 // This file is built into bin/crux (src/cli/launch.ts) and into the main bundle (crux mcp): node:* only.
 import { fs } from '../shared/fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
@@ -78,12 +75,11 @@ function pruneOtherBuilds(dir: string, bundle: string, buildId: string): void {
 const WRAP_HEAD = '(function (exports, require, module, __filename, __dirname) { ';
 const WRAP_TAIL = '\n});';
 
-export function runBundle(file: string, opts: { variant?: string; env?: NodeJS.ProcessEnv } = {}): unknown {
+export function runBundle(file: string, opts: { env?: NodeJS.ProcessEnv } = {}): unknown {
   const env = opts.env ?? process.env;
   const vm = require('node:vm') as typeof import('node:vm');
   const source = readWhole(file).toString('utf8');
-  // The cache's name: the bundle's, and its variant's.
-  const bundle = opts.variant === undefined ? basename(file) : `${basename(file)}.${opts.variant}`;
+  const bundle = basename(file);
   const shipped = join(dirname(file), `${bundle}.${KEY}.v8cache`);
   const at = source.lastIndexOf(BUILD_ID);
   const buildId = at < 0 ? undefined : source.slice(at + BUILD_ID.length).trim();

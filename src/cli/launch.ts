@@ -21,35 +21,29 @@ const dist = join(__dirname, pinned === undefined ? '..' : '../..', 'dist');
 // Started by its first line (argv[0] is then the interpreter named there), the pinned launcher runs where env would
 // have: on the first node on PATH, when that is another Node (path-node.ts). Run as `node bin/crux`, it runs there.
 const elsewhere = pinned !== undefined && process.argv0 === pinned ? otherNodeOnPath(process.env.PATH, process.execPath) : undefined;
-// The commands most calls are run from small bundles of their own (src/cli/fast): `session get` from
-// dist/fast-read.cjs, `session put|close` from dist/fast.cjs, `case record` from dist/fast-record.cjs, and the
-// queries (`session list`, `case retrieve`) from dist/fast-query.cjs, so that none carries another's code; a
+// The commands most calls are run from small bundles of their own (src/cli/fast), so that none carries another's
+// code: `session get` from dist/fast-read.cjs, `session put|close` from dist/fast.cjs, `case record` from
+// dist/fast-record.cjs, `session list` from dist/fast-list.cjs and `case retrieve` from dist/fast-retrieve.cjs; a
 // command line the bundle does not read as commander would, it hands back, and it is offered to the next, at last
 // to the full program.
 const args = process.argv.slice(2);
 const session = args.includes('session');
-const read = session && args.includes('get');
-const write = session && (args.includes('put') || args.includes('close'));
-const record = args.includes('case') && args.includes('record');
-// The queries' bundle has a code cache for each of its two commands (code-cache.ts: variants).
-const retrieve = args.includes('case') && args.includes('retrieve');
-const query = retrieve || (session && (args.includes('list') || args.includes('ls')));
-// Each has a twin with the PostgreSQL engine (fast-read-pg.cjs, …, fast-query-pg.cjs), for a line that
-// may name such a store; the bundles without it hand such a line on (a guess the other way runs the same, from
-// crux.cjs).
+const kase = args.includes('case');
+// Each has a twin with the PostgreSQL engine (fast-read-pg.cjs, …), for a line that may name such a store; the
+// bundles without it hand such a line on (a guess the other way runs the same, from crux.cjs).
 const postgres = !!process.env.CRUX_STORE || args.some((a) => a === '--store' || a.startsWith('--store='));
-const named = (bundle: string) => (postgres ? `${bundle}-pg.cjs` : `${bundle}.cjs`);
 /** Whether the bundle took the line: at once, or when its command is done (a store may hand the line on). */
-const handled = (bundle: string, variant?: string) =>
-  (runBundle(join(dist, named(bundle)), { variant }) as { handled?: boolean | Promise<boolean> }).handled ?? false;
+const handled = (bundle: string) =>
+  (runBundle(join(dist, postgres ? `${bundle}-pg.cjs` : `${bundle}.cjs`)) as { handled?: boolean | Promise<boolean> }).handled ?? false;
 // A line with the words of two (`session put get '{}'`, `case record --task put --action session`, `case retrieve record`)
 // is offered to each in turn: a bundle that does not read a line as its own does nothing with it.
 const offers: (() => boolean | Promise<boolean>)[] = [];
 if (elsewhere !== undefined) offers.push(() => handTo(elsewhere));
-if (read) offers.push(() => handled('fast-read'));
-if (write) offers.push(() => handled('fast'));
-if (record) offers.push(() => handled('fast-record'));
-if (query) offers.push(() => handled('fast-query', retrieve ? 'retrieve' : 'list'));
+if (session && args.includes('get')) offers.push(() => handled('fast-read'));
+if (session && (args.includes('put') || args.includes('close'))) offers.push(() => handled('fast'));
+if (kase && args.includes('record')) offers.push(() => handled('fast-record'));
+if (session && (args.includes('list') || args.includes('ls'))) offers.push(() => handled('fast-list'));
+if (kase && args.includes('retrieve')) offers.push(() => handled('fast-retrieve'));
 
 /** Offers the line to each bundle from the `from`th on, then to the full program. */
 function offer(from: number): void {

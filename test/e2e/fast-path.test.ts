@@ -1,6 +1,7 @@
 // bin/crux runs `session get` from dist/fast-read.cjs, `session put|close` from dist/fast.cjs, `case record` from
-// dist/fast-record.cjs, `session list` and `case retrieve` from dist/fast-query.cjs, and every other line — or a line of those commands the fast path does not read as
-// commander would — from the full program: either way the same bytes on stdout and stderr (piped and on a
+// dist/fast-record.cjs, `session list` from dist/fast-list.cjs, `case retrieve` from dist/fast-retrieve.cjs, and
+// every other line — or a line of those commands the fast path does not read as commander would — from the full
+// program: either way the same bytes on stdout and stderr (piped and on a
 // terminal), the same exit code and the same journals, as the full program alone gives.
 import { execa } from 'execa';
 import { execFileSync } from 'node:child_process';
@@ -59,8 +60,10 @@ const WRITE = ['fast.cjs'];
 const WRITE_FULL = ['fast.cjs', 'crux.cjs'];
 const RECORD = ['fast-record.cjs'];
 const RECORD_FULL = ['fast-record.cjs', 'crux.cjs'];
-const QUERY = ['fast-query.cjs'];
-const QUERY_FULL = ['fast-query.cjs', 'crux.cjs'];
+const LIST = ['fast-list.cjs'];
+const LIST_FULL = ['fast-list.cjs', 'crux.cjs'];
+const RETRIEVE = ['fast-retrieve.cjs'];
+const RETRIEVE_FULL = ['fast-retrieve.cjs', 'crux.cjs'];
 const OTHER = ['crux.cjs'];
 
 // [args, stdin, the bundles bin/crux reads for it, in order]
@@ -102,48 +105,49 @@ const LINES: [string[], string | undefined, readonly string[]][] = [
   [['session', 'close', 's1', '--summary', '-x'], undefined, WRITE],
   [['--color', 'bogus', 'session', 'get', 's1'], undefined, GET_FULL],
   [['case', 'record', 'extra'], undefined, RECORD_FULL],
-  // The queries, from dist/fast-query.cjs: tables, --json, --quiet, each option, refused values.
-  [['session', 'list'], undefined, QUERY],
-  [['session', 'ls', '--json'], undefined, QUERY],
-  [['session', 'list', '--stranded', '--limit', '24', '--json'], undefined, QUERY],
-  [['session', 'list', '--stranded', '--stale-after', '1h', '--fresh-for', '1m'], undefined, QUERY],
-  [['session', 'list', '--all', '--quiet'], undefined, QUERY],
-  [['-q', 'session', 'list', '--archived'], undefined, QUERY],
-  [['session', 'list', '--all', '--sort', '-tokens', '--no-headers', '--limit', '2'], undefined, QUERY],
-  [['session', 'list', '--status', 'closed,active', '--status=active', '--json'], undefined, QUERY],
-  [['--agent', 'a', 'session', 'list', '--all-agents'], undefined, QUERY],
-  [['--agent', 'a', 'session', 'list'], undefined, QUERY],
-  [['session', 'list', '--status', 'bogus'], undefined, QUERY],
-  [['session', 'list', '--limit', '-5'], undefined, QUERY],
-  [['session', 'list', '--sort', 'nope', '--json'], undefined, QUERY],
-  [['session', 'list', '--stale-after', 'soon'], undefined, QUERY],
-  [['case', 'retrieve', 'rotate', 'the', 'cert'], undefined, QUERY],
-  [['case', 'retrieve', 'rotate', '--json', 'tls'], undefined, QUERY],
-  [['case', 'retrieve', 'rotate', '--only-success', '--min-similarity', '0.1', '--top-k', '2', '--no-headers'], undefined, QUERY],
-  [['case', 'retrieve', 'rotate', 'key', '--mark-reused', '--json'], undefined, QUERY],
-  [['-q', 'case', 'retrieve', 'deploy', '--limit', '1'], undefined, QUERY],
-  [['case', 'retrieve', 'nothing', 'matches', 'this'], undefined, QUERY],
-  [['case', 'retrieve', 'rotate', '--top-k', '500'], undefined, QUERY],
-  [['case', 'retrieve', 'rotate', '--min-similarity', '2', '--json'], undefined, QUERY],
+  // The queries, from dist/fast-list.cjs and dist/fast-retrieve.cjs: tables, --json, --quiet, each option, refused values.
+  [['session', 'list'], undefined, LIST],
+  [['session', 'ls', '--json'], undefined, LIST],
+  [['session', 'list', '--stranded', '--limit', '24', '--json'], undefined, LIST],
+  [['session', 'list', '--stranded', '--stale-after', '1h', '--fresh-for', '1m'], undefined, LIST],
+  [['session', 'list', '--all', '--quiet'], undefined, LIST],
+  [['-q', 'session', 'list', '--archived'], undefined, LIST],
+  [['session', 'list', '--all', '--sort', '-tokens', '--no-headers', '--limit', '2'], undefined, LIST],
+  [['session', 'list', '--status', 'closed,active', '--status=active', '--json'], undefined, LIST],
+  [['--agent', 'a', 'session', 'list', '--all-agents'], undefined, LIST],
+  [['--agent', 'a', 'session', 'list'], undefined, LIST],
+  [['session', 'list', '--status', 'bogus'], undefined, LIST],
+  [['session', 'list', '--limit', '-5'], undefined, LIST],
+  [['session', 'list', '--sort', 'nope', '--json'], undefined, LIST],
+  [['session', 'list', '--stale-after', 'soon'], undefined, LIST],
+  [['case', 'retrieve', 'rotate', 'the', 'cert'], undefined, RETRIEVE],
+  [['case', 'retrieve', 'rotate', '--json', 'tls'], undefined, RETRIEVE],
+  [['case', 'retrieve', 'rotate', '--only-success', '--min-similarity', '0.1', '--top-k', '2', '--no-headers'], undefined, RETRIEVE],
+  [['case', 'retrieve', 'rotate', 'key', '--mark-reused', '--json'], undefined, RETRIEVE],
+  [['-q', 'case', 'retrieve', 'deploy', '--limit', '1'], undefined, RETRIEVE],
+  [['case', 'retrieve', 'nothing', 'matches', 'this'], undefined, RETRIEVE],
+  [['case', 'retrieve', 'rotate', '--top-k', '500'], undefined, RETRIEVE],
+  [['case', 'retrieve', 'rotate', '--min-similarity', '2', '--json'], undefined, RETRIEVE],
   // Lines of the queries that commander answers: usage errors, help.
-  [['session', 'list', 'extra'], undefined, QUERY_FULL],
-  [['session', 'list', '--bogus'], undefined, QUERY_FULL],
-  [['session', 'list', '--limit'], undefined, QUERY_FULL],
-  [['session', 'list', '--sort', '--json'], undefined, QUERY_FULL],
-  [['session', 'list', '--help'], undefined, QUERY_FULL],
-  [['case', 'retrieve'], undefined, QUERY_FULL],
-  [['case', 'retrieve', 'x', '--bogus', '--json'], undefined, QUERY_FULL],
-  [['case', 'retrieve', 'x', '--limit', '-q'], undefined, QUERY_FULL],
-  [['help', 'case', 'retrieve'], undefined, QUERY_FULL],
+  [['session', 'list', 'extra'], undefined, LIST_FULL],
+  [['session', 'list', '--bogus'], undefined, LIST_FULL],
+  [['session', 'list', '--limit'], undefined, LIST_FULL],
+  [['session', 'list', '--sort', '--json'], undefined, LIST_FULL],
+  [['session', 'list', '--help'], undefined, LIST_FULL],
+  [['case', 'retrieve'], undefined, RETRIEVE_FULL],
+  [['case', 'retrieve', 'x', '--bogus', '--json'], undefined, RETRIEVE_FULL],
+  [['case', 'retrieve', 'x', '--limit', '-q'], undefined, RETRIEVE_FULL],
+  [['help', 'case', 'retrieve'], undefined, RETRIEVE_FULL],
   [['case', 'list', '--json'], undefined, OTHER],
   // The words of two fast bundles: the first does not read these as its own, and hands them on.
-  [['session', 'list', '--agent', 'get', '--json'], undefined, ['fast-read.cjs', 'fast-query.cjs']],
-  [['session', 'ls', '--sort', 'put', '--json'], undefined, ['fast.cjs', 'fast-query.cjs']],
-  [['case', 'retrieve', 'session', 'get', '--json'], undefined, ['fast-read.cjs', 'fast-query.cjs']],
-  [['case', 'retrieve', 'record', 'case'], undefined, ['fast-record.cjs', 'fast-query.cjs']],
+  [['session', 'list', '--agent', 'get', '--json'], undefined, ['fast-read.cjs', 'fast-list.cjs']],
+  [['session', 'ls', '--sort', 'put', '--json'], undefined, ['fast.cjs', 'fast-list.cjs']],
+  [['case', 'retrieve', 'session', 'get', '--json'], undefined, ['fast-read.cjs', 'fast-retrieve.cjs']],
+  [['case', 'retrieve', 'record', 'case'], undefined, ['fast-record.cjs', 'fast-retrieve.cjs']],
+  [['case', 'retrieve', 'session', 'list'], undefined, ['fast-list.cjs', 'fast-retrieve.cjs']],
   [['case', 'record', '--task', 'session put failed', '--action', 'a', '--outcome', 'o'], undefined, RECORD],
   [['case', 'record', '--task', 'put', '--action', 'session', '--outcome', 'o'], undefined, ['fast.cjs', 'fast-record.cjs']],
-  [['session', 'list', 'get'], undefined, ['fast-read.cjs', 'fast-query.cjs', 'crux.cjs']],
+  [['session', 'list', 'get'], undefined, ['fast-read.cjs', 'fast-list.cjs', 'crux.cjs']],
   // A get of a session named like a query, a put of one named like a get: each bundle's own.
   [['session', 'get', 'list'], undefined, GET],
   [['session', 'put', 'ls', '{"n":1}'], undefined, WRITE],
@@ -268,7 +272,7 @@ describe('the fast path', () => {
     expect(fs.existsSync(fresh[0])).toBe(false);
   });
 
-  it('answers the queries on a terminal as the full program does, from dist/fast-query.cjs', async () => {
+  it('answers the queries on a terminal as the full program does, from their own bundles', async () => {
     const trace = join(tempDir(), 'trace');
     const lines = [
       ['session', 'list'],
@@ -289,14 +293,14 @@ describe('the fast path', () => {
       expect(
         read.filter((f) => f !== 'loader.cjs'),
         args.join(' '),
-      ).toEqual(['fast-query.cjs']);
+      ).toEqual([args[0] === 'case' ? 'fast-retrieve.cjs' : 'fast-list.cjs']);
     }
   });
 });
 
 describe('the fast bundles without the PostgreSQL engine', () => {
   // bin/crux sends a line that may name a PostgreSQL store to the twins with the engine (fast-pg.cjs,
-  // fast-query-pg.cjs: test/reliability/start-up-files.test.ts); a bundle without it, given such a line all the
+  // fast-list-pg.cjs, …: test/reliability/start-up-files.test.ts); a bundle without it, given such a line all the
   // same, takes nothing: it reports the line as not handled, and bin/crux would run the full program on it.
   const handledBy = async (bundle: string, args: string[], env: Record<string, string> = {}) => {
     // `handled`: false at once for a line the bundle leaves; for one it takes, true or its command's promise.
@@ -307,7 +311,7 @@ describe('the fast bundles without the PostgreSQL engine', () => {
   const nowhere = 'postgres://crux@127.0.0.1:1/none?connect_timeout=2';
 
   it('hands a PostgreSQL line on, from --store or CRUX_STORE, untouched', async () => {
-    for (const bundle of ['fast.cjs', 'fast-query.cjs']) {
+    for (const bundle of ['fast.cjs', 'fast-list.cjs']) {
       const line = bundle === 'fast.cjs' ? ['session', 'put', 's', '{}'] : ['--json', 'session', 'list'];
       expect(await handledBy(bundle, ['--store', nowhere, ...line]), bundle).toEqual({ exitCode: 0, stdout: 'false', stderr: '' });
       expect(await handledBy(bundle, line, { CRUX_STORE: nowhere }), bundle).toEqual({ exitCode: 0, stdout: 'false', stderr: '' });

@@ -31,7 +31,7 @@ describe('a fast command’s prompt exit', () => {
     expect(run.stdout.toString()).toBe(state);
   });
 
-  it('session list (dist/fast-query.cjs): a list longer than a pipe’s buffer reaches a slow reader whole', async () => {
+  it('session list (dist/fast-list.cjs): a list longer than a pipe’s buffer reaches a slow reader whole', async () => {
     const dir = freshDataDir();
     const lines = Array.from({ length: 400 }, (_, i) =>
       JSON.stringify({

@@ -12,8 +12,8 @@ const LINES: readonly { args: string[]; bundle: string }[] = [
   { args: ['--json', 'session', 'put', 'n', '{"a":1}', '--ttl', '2h'], bundle: 'fast.cjs' },
   { args: ['case', 'record', '--task', 'ship it', '--action', 'ran', '--outcome', 'ok', '--quiet'], bundle: 'fast-record.cjs' },
   { args: ['session', 'close', 'c'], bundle: 'fast.cjs' },
-  { args: ['--json', 'session', 'list', '--stranded', '--limit', '24'], bundle: 'fast-query.cjs' },
-  { args: ['--json', 'case', 'retrieve', 'ship'], bundle: 'fast-query.cjs' },
+  { args: ['--json', 'session', 'list', '--stranded', '--limit', '24'], bundle: 'fast-list.cjs' },
+  { args: ['--json', 'case', 'retrieve', 'ship'], bundle: 'fast-retrieve.cjs' },
 ];
 
 describe('a fast command’s start', () => {
@@ -42,7 +42,7 @@ describe('a fast command’s start', () => {
   });
 
   // The fast bundles hold no PostgreSQL engine; a line that may name such a store (--store, CRUX_STORE) runs from
-  // their twins with it (fast-read-pg.cjs, fast-pg.cjs, fast-record-pg.cjs, fast-query-pg.cjs), which open the client library only for
+  // their twins with it (fast-read-pg.cjs, fast-pg.cjs, fast-record-pg.cjs, fast-list-pg.cjs, fast-retrieve-pg.cjs), which open the client library only for
   // such a store.
   it('runs a line that may name a PostgreSQL store from the twin with its engine, the client library only for one', () => {
     const dir = freshDataDir();
@@ -54,7 +54,8 @@ describe('a fast command’s start', () => {
     const nowhere = 'postgres://crux@127.0.0.1:1/none?connect_timeout=2';
     expect(bundlesOf(['--store', nowhere, 'session', 'get', 's'])).toEqual(['fast-read-pg.cjs', 'pg.cjs']);
     expect(bundlesOf([`--store=${nowhere}`, 'session', 'put', 's', '{}'])).toEqual(['fast-pg.cjs', 'pg.cjs']);
-    expect(bundlesOf(['--json', 'session', 'list', '--limit', '5'], { CRUX_STORE: nowhere })).toEqual(['fast-query-pg.cjs', 'pg.cjs']);
+    expect(bundlesOf(['--json', 'session', 'list', '--limit', '5'], { CRUX_STORE: nowhere })).toEqual(['fast-list-pg.cjs', 'pg.cjs']);
+    expect(bundlesOf(['--json', 'case', 'retrieve', 'x'], { CRUX_STORE: nowhere })).toEqual(['fast-retrieve-pg.cjs', 'pg.cjs']);
     // CRUX_STORE set, --data-dir given: a data directory, run by the twin without the client library.
     expect(bundlesOf(['--data-dir', dir, 'session', 'get', 's'], { CRUX_STORE: nowhere })).toEqual(['fast-read-pg.cjs']);
     expect(bundlesOf(['--data-dir', dir, 'session', 'get', 's'])).toEqual(['fast-read.cjs']);

@@ -1,4 +1,4 @@
-// The fast paths' command line: the shapes of their commands (fast/commands.ts, fast/query-commands.ts) that
+// The fast paths' command line: the shapes of their commands (fast/*-commands.ts, fast/commands.ts) that
 // commander would parse one way only, read without building commander's program (~11 M instructions of a 2k
 // `get`). Anything else — help, a version, `--`, an unknown or misplaced option, an option's value that reads as
 // an option, a value commander would refuse, too few or too many operands — is not parsed here: the full

@@ -1,4 +1,4 @@
-// What each fast bundle's entry does (fast/read-main.ts, main.ts, record-main.ts, query-main.ts): the command its
+// What each fast bundle's entry does (fast/read-main.ts, main.ts, record-main.ts, list-main.ts, retrieve-main.ts): the command its
 // table reads on the line, run and turned into one exit code as the full program would (SPEC §2); or, for a line it
 // cannot read as commander would (parse.ts), nothing at all: bin/crux then offers it to the next bundle, at last to
 // the full program (dist/crux.cjs).

@@ -1,7 +1,7 @@
-// The fast paths (src/cli/fast: the commands of dist/fast-read.cjs, fast.cjs, fast-record.cjs, fast-query.cjs) read a command line only as
-// commander would: their tables are commander's definitions, and every line one takes — listed shapes and random
-// ones — parses to commander's operands, options and global options; every line it leaves (help, errors,
-// misplaced or unknown options) the full program answers.
+// The fast paths (src/cli/fast: the commands of dist/fast-read.cjs, fast.cjs, fast-record.cjs, fast-list.cjs and
+// fast-retrieve.cjs) read a command line only as commander would: their tables are commander's definitions, and
+// every line one takes — listed shapes and random ones — parses to commander's operands, options and global
+// options; every line it leaves (help, errors, misplaced or unknown options) the full program answers.
 import fc from 'fast-check';
 import type { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
@@ -9,11 +9,14 @@ import { buildProgram, helpAsOption } from '../../../src/cli/program';
 import { WRITE_COMMANDS } from '../../../src/cli/fast/commands';
 import { READ_COMMANDS } from '../../../src/cli/fast/read-commands';
 import { RECORD_COMMANDS } from '../../../src/cli/fast/record-commands';
-import { QUERY_COMMANDS } from '../../../src/cli/fast/query-commands';
+import { LIST_COMMANDS } from '../../../src/cli/fast/list-commands';
+import { RETRIEVE_COMMANDS } from '../../../src/cli/fast/retrieve-commands';
 import { GLOBAL_OPTIONS, parseFast, type FastCommand, type FastOption } from '../../../src/cli/fast/parse';
 
 /** Each bundle's table: a line reaches one of them (bin/crux), which reads it with its own commands only. */
-const TABLES = { read: READ_COMMANDS, write: WRITE_COMMANDS, record: RECORD_COMMANDS, query: QUERY_COMMANDS };
+const TABLES = { read: READ_COMMANDS, write: WRITE_COMMANDS, record: RECORD_COMMANDS, list: LIST_COMMANDS, retrieve: RETRIEVE_COMMANDS };
+/** The list's and the retrieve's tables, for the lines of either. */
+const QUERY_COMMANDS = [...LIST_COMMANDS, ...RETRIEVE_COMMANDS];
 const EVERY_COMMAND = Object.values(TABLES).flat();
 /** The get's, the session writes' and `case record`'s tables, for the lines of any (each reaches its command's). */
 const FAST_COMMANDS = [...READ_COMMANDS, ...WRITE_COMMANDS, ...RECORD_COMMANDS];
@@ -222,7 +225,7 @@ describe('the fast path', () => {
         .tuple(units(2), units(1), units(4), fc.constantFrom(command.path[1], ...(command.aliases ?? [])))
         .map(([before, between, after, name]) => ({ table, args: [...before, command.path[0], ...between, name, ...after] }));
     });
-    const taken = { read: 0, write: 0, record: 0, query: 0 };
+    const taken = { read: 0, write: 0, record: 0, list: 0, retrieve: 0 };
     await fc.assert(
       fc.asyncProperty(line, async ({ table, args }) => {
         if (await expectSameParse(args, TABLES[table as keyof typeof TABLES])) taken[table as keyof typeof TABLES]++;
@@ -233,6 +236,7 @@ describe('the fast path', () => {
     expect(taken.read).toBeGreaterThan(20);
     expect(taken.write).toBeGreaterThan(20);
     expect(taken.record).toBeGreaterThan(20);
-    expect(taken.query).toBeGreaterThan(50);
+    expect(taken.list).toBeGreaterThan(20);
+    expect(taken.retrieve).toBeGreaterThan(20);
   });
 });
