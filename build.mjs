@@ -57,9 +57,10 @@ const withoutPostgresEngine = {
     }));
   },
 };
-// `session get`'s bundles (fast-read.cjs, fast-read-pg.cjs) open a data directory through store-dir-quick.ts, which
-// reads one entity through a verified index and hands every other read on to the full program
-// (src/journal/quick-read.ts): they carry none of the lock's, the rebuild's, the replay's or the writes' code.
+// The get's and the list's bundles (fast-read*.cjs, fast-list*.cjs) open a data directory through
+// store-dir-quick.ts, which reads through a verified index (or replays a store that needs no writing) and hands
+// every other read on to the full program (src/journal/quick-read.ts): they carry none of the lock's, the
+// rebuild's, the snapshots' or the writes' code.
 const quickDirStore = {
   name: 'quick-dir-store',
   setup(b) {
@@ -172,7 +173,7 @@ for (const [entry, name, own] of [
   ['read-main.ts', 'fast-read', [quickDirStore]],
   ['main.ts', 'fast', []],
   ['record-main.ts', 'fast-record', []],
-  ['list-main.ts', 'fast-list', []],
+  ['list-main.ts', 'fast-list', [quickDirStore]],
   ['retrieve-main.ts', 'fast-retrieve', []],
 ]) {
   await bundle(`src/cli/fast/${entry}`, `${name}.cjs`, { stamp: true, ...noPostgres, plugins: [...own, ...noPostgres.plugins] });

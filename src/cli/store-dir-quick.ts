@@ -1,5 +1,6 @@
-// The data directory's store in `session get`'s bundle (dist/fast-read.cjs; build.mjs puts this module in the place
-// of store-dir.ts there): read one entity through the index, hand everything else on (journal/quick-read.ts).
+// The data directory's store in the get's and the list's bundles (dist/fast-read.cjs, dist/fast-list.cjs; build.mjs
+// puts this module in the place of store-dir.ts there): read through the index, or replay a store that needs no
+// writing, and hand everything else on (journal/quick-read.ts).
 import { QuickReadDir } from '../journal/quick-read';
 import type { OpenDirStore } from './store-dir';
 

@@ -1,5 +1,5 @@
-// A data directory's store as every bundle opens it but `session get`'s, which reads through store-dir-quick.ts
-// instead (build.mjs): cli/store.ts opens one here, so that the one bundle can be built without the other.
+// A data directory's store as every bundle opens it but the get's and the list's, which read through
+// store-dir-quick.ts instead (build.mjs): cli/store.ts opens one here, so that those can be built without it.
 import { DataDir } from '../journal/data-dir';
 import type { HistoryRetention } from '../journal/history';
 import type { JournalStore, Reporter } from '../journal/store-boundary';

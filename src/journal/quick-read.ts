@@ -1,16 +1,19 @@
-// A data directory read the quick way, for `session get`'s own bundle (dist/fast-read.cjs): one entity through an
-// index that verifies, and nothing else. Whatever else a read may meet — no index or one that does not verify, a line
-// it names that does not verify, a torn tail, a derived file it cannot use, an index far behind the journal, or any
-// other kind of read or write — it neither reports, repairs nor rebuilds: it hands the command line on (HandOn), and
-// bin/crux runs it in the full program, which meets it as every read does (SPEC §3: warnings, rebuilds, replays).
-// Nothing has been written or printed by then. So this bundle carries none of that code (the lock, the rebuild, the
-// replay, the snapshots, the writes: ~40% of what a get read and initialised), and its answers are the full
-// program's: the same index code (derived/through-index.ts) reads the entity, and every other way goes there.
+// A data directory read the quick way, for the get's and the list's own bundles (dist/fast-read.cjs,
+// dist/fast-list.cjs): entities through an index that verifies, or a whole store without a snapshot by a replay
+// that finds nothing to report over an index that covers it, and nothing else. Whatever else a read may meet — no
+// index or one that does not verify, a line it names that does not verify, damage or a torn tail in a replay, a
+// derived file it cannot use, an index far behind the journal, or any other kind of read or write — it neither
+// reports, repairs nor rebuilds: it hands the command line on (HandOn), and bin/crux runs it in the full program,
+// which meets it as every read does (SPEC §3: warnings, rebuilds, replays). Nothing has been written or printed by
+// then. So these bundles carry none of that code (the lock, the rebuild, the snapshots, the writes: for a get ~50%
+// of what it read and initialised), and their answers are the full program's: the same index and scan code reads
+// the entities (derived/through-index.ts, scan.ts), and every other way goes there.
 import { join } from 'node:path';
 import { fs } from '../shared/fs';
 import type { JournalStore, KeyStore } from './store-boundary';
 import type { IndexQuery, StoreSpec } from './store-spec';
-import { lookThroughIndex } from './derived/through-index';
+import { indexCoversJournal, loadNewest, lookThroughIndex } from './derived/through-index';
+import { scanJournal, type ScanResult } from './scan';
 import { takeUnusable } from './derived/cache-file';
 
 /** A read this store does not make: the command line goes to the full program, untouched. */
@@ -42,7 +45,10 @@ const NO_KEYS: KeyStore = {
   list: () => handOn('keys'),
 };
 
-/** The data directory at `root`, read one entity at a time through its index; every other call hands on. */
+/**
+ * The data directory at `location`, read through its index (entities by key, by a secondary key, newest first) or
+ * by a replay that needs nothing written or told; every other call, and each of these where it would, hands on.
+ */
 export class QuickReadDir implements JournalStore {
   readonly keys = NO_KEYS;
 
@@ -57,6 +63,41 @@ export class QuickReadDir implements JournalStore {
     return this.look(spec, { query });
   }
 
+  /** `session list --limit`, `--stranded --limit`: the newest entities of an ordered secondary key. */
+  async readNewest<S>(
+    spec: StoreSpec<S>,
+    query: { readonly index: string; readonly atMost: number; readonly count?: boolean },
+    enough: (state: S) => boolean,
+  ): Promise<{ state: S; total: number | undefined }> {
+    const path = join(this.location, spec.file);
+    const read = loadNewest(path, this.location, spec, query, enough, 'look');
+    const unusable = takeUnusable().length > 0;
+    if (read !== undefined && !unusable) return read;
+    if (read === undefined && !unusable && absent(path)) return { state: spec.initial(), total: undefined };
+    return handOn('this read');
+  }
+
+  /**
+   * A whole store without a snapshot (`session list`): a replay that found nothing to report, over a journal
+   * whose index verifies and covers it all (else a reader would write one: DerivedFiles.keep).
+   */
+  async read<S>(spec: StoreSpec<S>): Promise<S> {
+    if (spec.snapshot !== undefined) return handOn('a read of a snapshot');
+    const path = join(this.location, spec.file);
+    if (absent(path)) return spec.initial();
+    const state = spec.initial();
+    let scan: ScanResult;
+    try {
+      scan = scanJournal(path, spec.vocabulary, (record, at) => spec.evolve(state, record, at));
+    } catch {
+      return handOn('this read');
+    }
+    const covered = !scan.exists || spec.keyOf === undefined || indexCoversJournal(path, this.location, spec);
+    const unusable = takeUnusable().length > 0;
+    if (scan.problems.length > 0 || scan.tornTail !== undefined || !covered || unusable) return handOn('this read');
+    return state;
+  }
+
   private look<S>(spec: StoreSpec<S>, what: { keys: readonly string[] } | { query: IndexQuery }): S {
     const path = join(this.location, spec.file);
     const loaded = lookThroughIndex(path, this.location, spec, what);
@@ -68,7 +109,6 @@ export class QuickReadDir implements JournalStore {
     return handOn('this read');
   }
 
-  read = () => handOn('a whole read');
   readWith = () => handOn('a whole read');
   readTerms = () => handOn('a query');
   readAt = () => handOn('a read by position');

@@ -164,7 +164,9 @@ async function twoStores() {
     for (const args of SETUP) expect((await run(FULL, template, args)).exitCode).toBe(0);
   }
   const [a, b] = [join(tempDir(), 'data'), join(tempDir(), 'data')];
-  for (const dir of [a, b]) fs.cpSync(template, dir, { recursive: true });
+  // `cp -a`, which keeps the journal's mtime to the nanosecond: a derived file is bound to it, and a copy with a new
+  // one is a store whose index a reader (the full program) writes again.
+  for (const dir of [a, b]) execFileSync('cp', ['-a', template, dir]);
   return [a, b] as const;
 }
 
@@ -194,7 +196,7 @@ describe('the fast path', () => {
     }
   });
 
-  it('hands a get it cannot answer from a verified index on, untouched, to the full program: the same bytes, warnings and files', async () => {
+  it('hands a get or a list it cannot answer quickly on, untouched, to the full program: the same bytes, warnings and files', async () => {
     /** Flips one byte `from` the end of `file` (a negative offset) or the start. */
     const flip = (file: string, at: number) => {
       const bytes = fs.readFileSync(file);
@@ -203,43 +205,55 @@ describe('the fast path', () => {
       fs.writeFileSync(file, bytes);
     };
     const cacheFiles = (dir: string, prefix: string) => fs.readdirSync(join(dir, 'cache')).filter((f) => f.startsWith(prefix));
-    const damages: [string, (dir: string) => void, readonly string[]][] = [
-      ['cache/ lost', (d) => fs.rmSync(join(d, 'cache'), { recursive: true }), GET_FULL],
+    // The lines, and which of them each damage leaves to the quick reader (the rest it hands on): a get, a get of no
+    // such session (the index's "under another agent" read), a whole list (a replay over an index that covers the
+    // journal), a limited one (the index's newest-first read).
+    const lines = {
+      get: ['session', 'get', 's1'],
+      json: ['session', 'get', 's1', '--json'],
+      nope: ['session', 'get', 'nope'],
+      list: ['session', 'list', '--all-agents'],
+      newest: ['session', 'list', '--all-agents', '--limit', '2', '--json'],
+    };
+    type Line = keyof typeof lines;
+    const damages: [string, (dir: string) => void, readonly Line[]][] = [
+      ['cache/ lost', (d) => fs.rmSync(join(d, 'cache'), { recursive: true }), []],
       [
         'a page of the index base flipped',
         (d) => {
           for (const f of cacheFiles(d, 'sessions.jsonl.idx.'))
             for (let at = 4096 + 64; at < fs.statSync(join(d, 'cache', f)).size; at += 4096) flip(join(d, 'cache', f), at);
         },
-        GET_FULL,
+        // A replay needs no page of the index, only that it covers the journal.
+        ['list'],
       ],
-      ['the index manifest flipped', (d) => flip(join(d, 'cache/sessions.jsonl.idx'), 40), GET_FULL],
-      // The log's blocks run on one checksum: a block that does not verify ends the log, and the journal past it is read.
-      ['the last index log block flipped', (d) => flip(join(d, 'cache/sessions.jsonl.idx-log'), -8), GET],
+      ['the index manifest flipped', (d) => flip(join(d, 'cache/sessions.jsonl.idx'), 40), []],
+      // The log's blocks run on one checksum: a block that does not verify ends the log, and the journal past it is
+      // read; the index no longer covers the journal, which a replaying reader writes again.
+      ['the last index log block flipped', (d) => flip(join(d, 'cache/sessions.jsonl.idx-log'), -8), ['get', 'json', 'nope', 'newest']],
       [
         'the line of s1 changed',
         (d) => {
           const path = join(d, 'sessions.jsonl');
           fs.writeFileSync(path, fs.readFileSync(path, 'utf8').replace('{\\"step\\":1}', '{\\"step\\":7}'));
         },
-        GET_FULL,
+        [],
       ],
-      ['a torn tail', (d) => fs.appendFileSync(join(d, 'sessions.jsonl'), '{"v":1,"seq":99,"ts":"2026-12-01T'), GET_FULL],
+      // A limited list reports no torn tail, quick or not.
+      ['a torn tail', (d) => fs.appendFileSync(join(d, 'sessions.jsonl'), '{"v":1,"seq":99,"ts":"2026-12-01T'), ['newest']],
       [
         'the cache a FIFO',
         (d) => {
           fs.rmSync(join(d, 'cache/sessions.jsonl.idx'));
           execFileSync('mkfifo', [join(d, 'cache/sessions.jsonl.idx')]);
         },
-        GET_FULL,
+        [],
       ],
     ];
-    for (const [what, damage, bundles] of damages) {
-      for (const args of [
-        ['session', 'get', 's1'],
-        ['session', 'get', 's1', '--json'],
-        ['session', 'get', 'nope'],
-      ]) {
+    for (const [what, damage, quick] of damages) {
+      for (const [name, args] of Object.entries(lines) as [Line, string[]][]) {
+        const own = name === 'list' || name === 'newest' ? 'fast-list.cjs' : 'fast-read.cjs';
+        const bundles = quick.includes(name) ? [own] : [own, 'crux.cjs'];
         const [a, b] = await twoStores();
         damage(a);
         damage(b);

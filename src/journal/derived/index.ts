@@ -19,7 +19,7 @@ import { buildName, dropBuild } from './snapshot-build';
 import { DerivedDamage } from './sorted-table';
 import { bindingAt } from './index-tail';
 import { StoreIndex } from './store-index';
-import { AppendUpkeep, loadNewest, loadPrefix, loadThroughIndex, ReplayUpkeep } from './through-index';
+import { AppendUpkeep, indexCoversJournal, loadNewest, loadPrefix, loadThroughIndex, ReplayUpkeep } from './through-index';
 import { openJournalFile } from '../journal-file';
 import type { Rebuilt } from './rebuild';
 import { rebuildIndex, streamSnapshot } from './rebuild-lost';
@@ -165,27 +165,13 @@ class DerivedFiles<S> {
     const mtime_ns = mtimeOf(this.path);
     const upkeep = loaded.index;
     if (upkeep instanceof AppendUpkeep && opts.writer) upkeep.index.persist(loaded.state, { ...loaded, live: upkeep.live });
-    else if (upkeep instanceof ReplayUpkeep && loaded.full && (opts.writer || !this.indexCoversJournal())) {
+    // A reader that replayed leaves an index that verifies and covers the journal as it is: building it again
+    // anyway wrote a new base at every such read, and a store only read (a dashboard polling its list) gathered
+    // them without end.
+    else if (upkeep instanceof ReplayUpkeep && loaded.full && (opts.writer || !indexCoversJournal(this.path, this.root, this.spec))) {
       buildIndex(this.root, this.spec, loaded.state, upkeep.lines.entries, upkeep.lines.keys, bindingAt(loaded, mtime_ns), upkeep.live);
     }
     keepSnapshot(this.root, this.path, this.spec, loaded, mtime_ns, opts.writer);
-  }
-
-  /**
-   * Whether the index as it stands verifies and covers the whole journal: a reader that replayed (a whole list)
-   * then leaves it as it is. Building it again anyway wrote a new base at every such read, and the old one
-   * stayed until a writer's sweep: a store only read (a dashboard polling its list) gathered them without end.
-   */
-  private indexCoversJournal(): boolean {
-    return this.withJournal(false, (fd) => {
-      const index = StoreIndex.open(this.root, this.spec, fd);
-      if (index === undefined) return false;
-      try {
-        return index.gap === 0;
-      } finally {
-        index.close();
-      }
-    });
   }
 
   /** Removes every derived file of the journal (after damage, or before a rewrite). */

@@ -180,11 +180,38 @@ export function loadNewest<S>(
   spec: StoreSpec<S>,
   query: { index: string; atMost: number; count?: boolean },
   enough: (state: S) => boolean,
+  use: 'read' | 'look' = 'read',
 ): { state: S; total: number | undefined } | undefined {
-  return readOpen(path, root, spec, (index, state) => {
-    const read = index.loadNewest(state, query, enough);
-    return read === undefined ? undefined : { state, total: read.total };
-  });
+  return readOpen(
+    path,
+    root,
+    spec,
+    (index, state) => {
+      const read = index.loadNewest(state, query, enough);
+      return read === undefined ? undefined : { state, total: read.total };
+    },
+    use,
+  );
+}
+
+/**
+ * Whether the index verifies and covers the whole journal: a reader that replayed (a whole list) then leaves it
+ * as it is (DerivedFiles.keep); one that only looks (journal/quick-read.ts) answers only then.
+ */
+export function indexCoversJournal(path: string, root: string, spec: StoreSpec<unknown>): boolean {
+  const fd = openJournal(path);
+  if (fd === undefined) return false;
+  try {
+    const index = StoreIndex.open(root, spec, fd);
+    if (index === undefined) return false;
+    try {
+      return index.gap === 0;
+    } finally {
+      index.close();
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /**
@@ -202,8 +229,17 @@ export function loadPrefix<S>(
   return readOpen(path, root, spec, (index, state) => (index.loadPrefix(state, query, enough) ? state : undefined));
 }
 
-/** Runs `use` over the open index and a fresh state, without the lock; undefined (the index dropped) after damage. */
-function readOpen<S, T>(path: string, root: string, spec: StoreSpec<S>, use: (index: StoreIndex<S>, state: S) => T | undefined): T | undefined {
+/**
+ * Runs `use` over the open index and a fresh state, without the lock; undefined after damage (the index dropped,
+ * unless the reader only looks).
+ */
+function readOpen<S, T>(
+  path: string,
+  root: string,
+  spec: StoreSpec<S>,
+  use: (index: StoreIndex<S>, state: S) => T | undefined,
+  how: 'read' | 'look' = 'read',
+): T | undefined {
   for (let attempt = 0; attempt < 2; attempt++) {
     const fd = openJournal(path);
     if (fd === undefined) return undefined;
@@ -212,7 +248,7 @@ function readOpen<S, T>(path: string, root: string, spec: StoreSpec<S>, use: (in
       index = StoreIndex.open(root, spec, fd);
       if (index === undefined) return undefined;
       const answer = use(index, spec.initial());
-      if (answer === undefined) index.drop();
+      if (answer === undefined && how === 'read') index.drop();
       return answer;
     } catch (error) {
       // A writer's merge replaced a run after this reader opened the manifest: once more, with the new one.
