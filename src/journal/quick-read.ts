@@ -36,6 +36,17 @@ function absent(path: string): boolean {
   }
 }
 
+/**
+ * A read's answer, when no derived file was found unusable on the way (the full program tells of it, finding it
+ * again); with none, the empty store's where there is no journal (nor, it may be, a directory), as a replay finds
+ * it. Anything else hands on.
+ */
+function settled<T>(path: string, answer: T | undefined, empty: () => T): T {
+  if (takeUnusable().length > 0) return handOn('a read of an unusable derived file');
+  if (answer !== undefined) return answer;
+  return absent(path) ? empty() : handOn('a read without an index that verifies');
+}
+
 const NO_KEYS: KeyStore = {
   describe: () => handOn('keys'),
   read: () => handOn('keys'),
@@ -70,11 +81,7 @@ export class QuickReadDir implements JournalStore {
     enough: (state: S) => boolean,
   ): Promise<{ state: S; total: number | undefined }> {
     const path = join(this.location, spec.file);
-    const read = loadNewest(path, this.location, spec, query, enough, 'look');
-    const unusable = takeUnusable().length > 0;
-    if (read !== undefined && !unusable) return read;
-    if (read === undefined && !unusable && absent(path)) return { state: spec.initial(), total: undefined };
-    return handOn('this read');
+    return settled(path, loadNewest(path, this.location, spec, query, enough, 'look'), () => ({ state: spec.initial(), total: undefined }));
   }
 
   /**
@@ -101,12 +108,9 @@ export class QuickReadDir implements JournalStore {
   private look<S>(spec: StoreSpec<S>, what: { keys: readonly string[] } | { query: IndexQuery }): S {
     const path = join(this.location, spec.file);
     const loaded = lookThroughIndex(path, this.location, spec, what);
-    // A derived file noted unusable on the way is told by the full program, which finds it again.
-    const unusable = takeUnusable().length > 0;
-    if (loaded !== undefined && loaded.tornTail === undefined && !unusable) return loaded.state;
-    // No journal (nor, it may be, a directory) is an empty store, as a replay finds it; anything else goes on.
-    if (loaded === undefined && !unusable && absent(path)) return spec.initial();
-    return handOn('this read');
+    // A torn tail is told by the full program (unless a writer is writing it: torn-tail.ts).
+    if (loaded?.tornTail !== undefined) return handOn('a read past a torn tail');
+    return settled(path, loaded?.state, () => spec.initial());
   }
 
   readWith = () => handOn('a whole read');

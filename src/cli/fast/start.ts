@@ -1,7 +1,7 @@
-// What each fast bundle's entry does (fast/read-main.ts, main.ts, record-main.ts, list-main.ts, retrieve-main.ts): the command its
-// table reads on the line, run and turned into one exit code as the full program would (SPEC §2); or, for a line it
-// cannot read as commander would (parse.ts), nothing at all: bin/crux then offers it to the next bundle, at last to
-// the full program (dist/crux.cjs).
+// What each fast bundle's entry does (fast/*-main.ts, main.ts): the command its table reads on the line, run and
+// turned into one exit code as the full program would (SPEC §2); or, for a line it cannot read as commander would
+// (parse.ts) or that its store hands on (journal/quick-read.ts), nothing at all: bin/crux then offers it to the
+// next bundle, at last to the full program (dist/crux.cjs).
 import { closeStores, resolveStore } from '../store';
 import { cruxErrorOf, exitWith, failed, outputOutcome } from '../outcome';
 import { parseFast, type FastCommand, type FastParse } from './parse';

@@ -92,6 +92,7 @@ export function lookThroughIndex<S>(
 
 /** write: the index stays open for the writer's upkeep; read: a reader's (it drops damage, fills a gap); look: neither. */
 type IndexUse = 'write' | 'read' | 'look';
+type ReaderUse = Exclude<IndexUse, 'write'>;
 
 function loadRetrying<S>(
   path: string,
@@ -180,7 +181,7 @@ export function loadNewest<S>(
   spec: StoreSpec<S>,
   query: { index: string; atMost: number; count?: boolean },
   enough: (state: S) => boolean,
-  use: 'read' | 'look' = 'read',
+  use: ReaderUse = 'read',
 ): { state: S; total: number | undefined } | undefined {
   return readOpen(
     path,
@@ -237,8 +238,8 @@ function readOpen<S, T>(
   path: string,
   root: string,
   spec: StoreSpec<S>,
-  use: (index: StoreIndex<S>, state: S) => T | undefined,
-  how: 'read' | 'look' = 'read',
+  read: (index: StoreIndex<S>, state: S) => T | undefined,
+  use: ReaderUse = 'read',
 ): T | undefined {
   for (let attempt = 0; attempt < 2; attempt++) {
     const fd = openJournal(path);
@@ -247,8 +248,8 @@ function readOpen<S, T>(
     try {
       index = StoreIndex.open(root, spec, fd);
       if (index === undefined) return undefined;
-      const answer = use(index, spec.initial());
-      if (answer === undefined && how === 'read') index.drop();
+      const answer = read(index, spec.initial());
+      if (answer === undefined && use === 'read') index.drop();
       return answer;
     } catch (error) {
       // A writer's merge replaced a run after this reader opened the manifest: once more, with the new one.
