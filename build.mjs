@@ -59,7 +59,7 @@ const withoutPostgresEngine = {
 };
 // The get's and the list's bundles (fast-read*.cjs, fast-list*.cjs) open a data directory through
 // store-dir-quick.ts, which reads through a verified index (or replays a store that needs no writing) and hands
-// every other read on to the full program (src/journal/quick-read.ts): they carry none of the lock's, the
+// every other read on to the full program (src/journal/dir/quick-read.ts): they carry none of the lock's, the
 // rebuild's, the snapshots' or the writes' code.
 const quickDirStore = {
   name: 'quick-dir-store',

@@ -1,7 +1,7 @@
 // Human renderings of `journal check`, `journal compact` and `journal copy`.
-import type { CompactReport, JournalReport } from '../journal/store-boundary';
+import type { CompactReport, JournalReport } from '../journal/core/store-boundary';
 import { printable } from '../shared/printable';
-import type { CopyReport } from '../journal/copy';
+import type { CopyReport } from '../journal/core/copy';
 import type { Style } from './style';
 import type { CellValue } from './table';
 

@@ -4,8 +4,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import { expect } from 'vitest';
 import { join } from 'node:path';
-import { DataDir } from '../../src/journal/data-dir';
-import { scanJournal } from '../../src/journal/scan';
+import { DataDir } from '../../src/journal/dir/data-dir';
+import { scanJournal } from '../../src/journal/codec/scan';
 import { SESSION_STORE, type Sessions } from '../../src/domain/session/fold';
 import { crux, CRUX, STRESS, testEnv } from '../helpers/cli';
 

@@ -1,7 +1,7 @@
 // The handoff store: mint, accept and inspect — replay and decisions over the journal layer (listing.ts lists
 // and exports, key-ring.ts keeps the Ed25519 keys).
-import type { JournalStore } from '../../journal/store-boundary';
-import type { DraftOf } from '../../journal/store-spec';
+import type { JournalStore } from '../../journal/core/store-boundary';
+import type { DraftOf } from '../../journal/codec/store-spec';
 import { CruxError, invalid, notFound } from '../../shared/errors';
 import { parseLogicalSessionId, scopeSessionId, type AgentName, type HandoffId, type LogicalSessionId } from '../../shared/ids';
 import { objectMembers } from '../../shared/json-text';
