@@ -101,7 +101,7 @@ export function journalRecords(path: string): any[] {
     .map((l) => JSON.parse(l));
 }
 
-/** Records a measured figure: printed, and appended to $CRUX_FIGURES_FILE for the Reliability section of README.md. */
+/** Records a measured figure: printed, and appended to $CRUX_FIGURES_FILE for docs/reliability.md. */
 export function figure(name: string, value: unknown): void {
   const line = JSON.stringify({ name, stress: STRESS, value, at: new Date().toISOString() });
   console.info(`[figure] ${name}: ${JSON.stringify(value)}`);
