@@ -62,3 +62,23 @@ describe('<private> spans', () => {
     expect(keptText('x <private>ghp_0123456789abcdefghijABCDEFGHIJ012345</private> y')).toBe('x [private] y');
   });
 });
+
+describe('journal redact: one record', () => {
+  const GH = 'ghp_Zq3Xw9Lk2Pm8Rt5Yv1Bn6Cx4Dz7Fa0Gh3Jk9';
+  it('redacts free text wherever it stands, and a state only with --states, in place', async () => {
+    const { redactRecordData } = await import('../../../src/journal/core/redact-record');
+    const state = `{"a": 1,  "note": "token ${GH} here", "n": [ "x" ]}`;
+    const data = { id: 's1', state, summary: `pushed with ${GH}`, nested: { cases: [{ task: `t ${GH}`, case_id: 'c1' }] } };
+    const free = redactRecordData(data, { states: false });
+    expect(free.kinds).toEqual(['github-token', 'github-token']);
+    expect(free.data).toEqual({ ...data, summary: 'pushed with [redacted:github-token]', nested: { cases: [{ task: 't [redacted:github-token]', case_id: 'c1' }] } });
+    const all = redactRecordData(data, { states: true });
+    expect((all.data as { state: string }).state).toBe('{"a": 1,  "note": "token [redacted:github-token] here", "n": [ "x" ]}');
+    expect(JSON.parse((all.data as { state: string }).state)).toEqual({ a: 1, note: 'token [redacted:github-token] here', n: ['x'] });
+  });
+  it('hands back the very object when nothing is found', async () => {
+    const { redactRecordData } = await import('../../../src/journal/core/redact-record');
+    const data = { id: 's1', state: '{"x":"y"}', summary: 'fine' };
+    expect(redactRecordData(data, { states: true }).data).toBe(data);
+  });
+});
