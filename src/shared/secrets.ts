@@ -1,7 +1,7 @@
 // Finding the secrets in a text (SPEC §7): where each is and its kind, never its value in any message. The
 // rules are secretlint's recommended set, run through the few calls of its rule API they use (no secretlint
 // core: its comment directives must never let a text switch redaction off), and crux's table (secret-rules.ts).
-import { kindOfName, NOT_A_VALUE, PATTERN_RULES, SECRETLINT_KINDS, type SecretKind } from './secret-rules';
+import { kindOfName, NOT_A_VALUE, PATTERN_RULES, SECRETLINT_KEYWORDS, SECRETLINT_KINDS, type SecretKind } from './secret-rules';
 
 export interface SecretSpan {
   readonly start: number;
@@ -40,7 +40,11 @@ function spanOf(text: string, message: Message, range: readonly [number, number]
   return [range[0], range[1]];
 }
 
-function secretlintSpans(text: string, spans: SecretSpan[]): void {
+/** Whether secretlint's rules could find anything in `text` (its lower-case form): see SECRETLINT_KEYWORDS. */
+export const mayHoldSecretlintSecret = (lower: string): boolean => SECRETLINT_KEYWORDS.some((k) => lower.includes(k));
+
+/** The spans secretlint's rules report, every rule run over the whole text. */
+export function secretlintSpans(text: string, spans: SecretSpan[]): void {
   const context = {
     createTranslator: () => (id: string, data?: Record<string, unknown>) => ({ id, data }),
     report: ({ message, range }: { message: Message; range: [number, number] }) => {
@@ -64,8 +68,7 @@ function isSecretValue(value: string, kind: SecretKind): boolean {
   return value.length >= 8 && !(LETTERS_ONLY.test(value) && !/\d/.test(value));
 }
 
-function patternSpans(text: string, spans: SecretSpan[]): void {
-  const lower = text.toLowerCase();
+function patternSpans(text: string, lower: string, spans: SecretSpan[]): void {
   for (const rule of PATTERN_RULES) {
     if (!rule.keywords.some((k) => lower.includes(k))) continue;
     for (const m of text.matchAll(rule.pattern)) {
@@ -82,8 +85,9 @@ function patternSpans(text: string, spans: SecretSpan[]): void {
 /** Every secret in `text`, in order, none overlapping (of two that overlap, the one that starts first, or the longer). */
 export function findSecrets(text: string): SecretSpan[] {
   const spans: SecretSpan[] = [];
-  secretlintSpans(text, spans);
-  patternSpans(text, spans);
+  const lower = text.toLowerCase();
+  if (mayHoldSecretlintSecret(lower)) secretlintSpans(text, spans);
+  patternSpans(text, lower, spans);
   spans.sort((a, b) => a.start - b.start || b.end - a.end);
   const kept: SecretSpan[] = [];
   for (const span of spans) if (kept.length === 0 || span.start >= kept[kept.length - 1]!.end) kept.push(span);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hidePrivate, keptText } from '../../../src/shared/free-text';
 import { SECRET_KINDS } from '../../../src/shared/secret-rules';
-import { findSecrets } from '../../../src/shared/secrets';
+import { findSecrets, mayHoldSecretlintSecret, secretlintSpans, type SecretSpan } from '../../../src/shared/secrets';
 
 const FIXTURES = join(__dirname, '../../fixtures/secrets');
 const rows = <T>(file: string): T[] =>
@@ -36,6 +36,15 @@ describe('secrets', () => {
   it.each(ordinary.map((r, i) => [i, r.text] as const))('keeps ordinary text %i unchanged', (_, text) => {
     expect(findSecrets(text)).toEqual([]);
     expect(keptText(text)).toBe(text);
+  });
+
+  it("hands secretlint's rules every text they find something in (the keyword filter drops none)", () => {
+    const texts = [...secrets.map((r) => r.text), ...ordinary.map((r) => r.text), ...secrets.flatMap((r) => r.text.split(/\s+/))];
+    for (const text of texts) {
+      const spans: SecretSpan[] = [];
+      secretlintSpans(text, spans);
+      if (spans.length > 0) expect(mayHoldSecretlintSecret(text.toLowerCase()), text).toBe(true);
+    }
   });
 
   it("finds AWS's documentation key too (secretlint passes over it; crux keeps none)", () => {
