@@ -19,7 +19,7 @@ export interface RedactedData {
 const JSON_STRING = /"(?:[^"\\]|\\.)*"/g;
 
 /** A state's JSON text with each string value that held a secret redacted in place. */
-export function redactStateText(text: string, kinds: SecretKind[]): string {
+function redactStateText(text: string, kinds: SecretKind[]): string {
   return text.replace(JSON_STRING, (literal) => {
     const value = JSON.parse(literal) as string;
     const found = findSecrets(value);

@@ -13,7 +13,7 @@ export interface SecretCount {
 }
 
 /** Every string a record's JSON holds (keys included), one to a line: what a secret could sit in. */
-export function recordStrings(line: string): string | undefined {
+function recordStrings(line: string): string | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(line);
@@ -36,7 +36,7 @@ export function recordStrings(line: string): string | undefined {
 }
 
 /** The kinds of secret one stored line holds (none for a line that is not JSON). */
-export function secretKindsOf(line: string): Set<SecretKind> {
+function secretKindsOf(line: string): Set<SecretKind> {
   const text = recordStrings(line);
   return new Set(text === undefined ? [] : findSecrets(text).map((s) => s.kind));
 }
