@@ -10,8 +10,7 @@ import { startMcp } from '../helpers/mcp';
 const GH = 'ghp_Zq3Xw9Lk2Pm8Rt5Yv1Bn6Cx4Dz7Fa0Gh3Jk9';
 const OPENAI = `sk-proj-${'Ab3_dE6-gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6kL9nP2rS5uX8aD1gI4lO7qR0t'.slice(0, 58)}T3BlbkFJ${'Zy8xW5vU2tS9rQ6pO3nM0lK7jI4hG1fE8dC5bA2zY9xW6vU3tS0rQ7pO4nM1lK8j'.slice(0, 58)}`;
 const AWS_ID = 'AKIAQ3EGRHNW4YT5XZPL';
-const JWT =
-  'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkFkYSIsImlhdCI6MTczMzUwMDAwMH0.Qm9vb1N0cmluZ1NpZ25hdHVyZUhlcmUxMjM0NTY3';
+const JWT = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkFkYSIsImlhdCI6MTczMzUwMDAwMH0.Qm9vb1N0cmluZ1NpZ25hdHVyZUhlcmUxMjM0NTY3';
 const VALUES = [GH, OPENAI, AWS_ID, JWT, 'hunter2-Prod!'];
 const TEXT = `OPENAI_API_KEY=${OPENAI} and ${AWS_ID}; GITHUB_TOKEN=${GH} curl -H "Authorization: Bearer ${JWT}" x; DB_PASSWORD=hunter2-Prod! <private>my home address</private>`;
 
@@ -38,7 +37,10 @@ describe('no secret is kept, on every way in', () => {
     expect(kept).toContain('OPENAI_API_KEY=[redacted:openai-key] and [redacted:aws-access-key-id]; GITHUB_TOKEN=[redacted:github-token]');
     expect(kept).toContain('Authorization: Bearer [redacted:jwt]');
     expect(kept).toContain('DB_PASSWORD=[redacted:password] [private]');
-    for (const [id, verb] of [['s1', ['close', '--summary', TEXT]], ['s2', ['archive', '--reason', TEXT]]] as const) {
+    for (const [id, verb] of [
+      ['s1', ['close', '--summary', TEXT]],
+      ['s2', ['archive', '--reason', TEXT]],
+    ] as const) {
       expect((await crux(dir, ['session', 'put', id, '{}'])).exitCode).toBe(0);
       const run = await crux(dir, ['session', verb[0], id, ...verb.slice(1)]);
       expect(run.exitCode, run.stderr).toBe(0);

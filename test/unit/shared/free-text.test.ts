@@ -21,7 +21,24 @@ describe('secrets', () => {
   it('the corpus holds at least 60 secrets, of every kind SPEC §7 names', () => {
     const kinds = new Set(secrets.flatMap((r) => r.secrets.map((s) => s.kind)));
     expect(secrets.flatMap((r) => r.secrets).length).toBeGreaterThanOrEqual(60);
-    for (const kind of ['aws-access-key-id', 'aws-secret-access-key', 'github-token', 'gitlab-token', 'slack-token', 'stripe-key', 'openai-key', 'anthropic-key', 'google-api-key', 'npm-token', 'jwt', 'private-key', 'bearer', 'basic-auth', 'password', 'generic-secret']) {
+    for (const kind of [
+      'aws-access-key-id',
+      'aws-secret-access-key',
+      'github-token',
+      'gitlab-token',
+      'slack-token',
+      'stripe-key',
+      'openai-key',
+      'anthropic-key',
+      'google-api-key',
+      'npm-token',
+      'jwt',
+      'private-key',
+      'bearer',
+      'basic-auth',
+      'password',
+      'generic-secret',
+    ]) {
       expect(kinds, kind).toContain(kind);
     }
     for (const kind of kinds) expect(SECRET_KINDS).toContain(kind);
@@ -80,7 +97,11 @@ describe('journal redact: one record', () => {
     const data = { id: 's1', state, summary: `pushed with ${GH}`, nested: { cases: [{ task: `t ${GH}`, case_id: 'c1' }] } };
     const free = redactRecordData(data, { states: false });
     expect(free.kinds).toEqual(['github-token', 'github-token']);
-    expect(free.data).toEqual({ ...data, summary: 'pushed with [redacted:github-token]', nested: { cases: [{ task: 't [redacted:github-token]', case_id: 'c1' }] } });
+    expect(free.data).toEqual({
+      ...data,
+      summary: 'pushed with [redacted:github-token]',
+      nested: { cases: [{ task: 't [redacted:github-token]', case_id: 'c1' }] },
+    });
     const all = redactRecordData(data, { states: true });
     expect((all.data as { state: string }).state).toBe('{"a": 1,  "note": "token [redacted:github-token] here", "n": [ "x" ]}');
     expect(JSON.parse((all.data as { state: string }).state)).toEqual({ a: 1, note: 'token [redacted:github-token] here', n: ['x'] });
