@@ -11,7 +11,7 @@ import { DEFAULT_LOCK_TIMEOUT_MS } from '../journal/dir/lock/lock';
 import { DEFAULT_HISTORY_RETENTION, type HistoryRetention } from '../journal/dir/history';
 import { envCount } from './parse';
 import { invalid } from '../shared/errors';
-import { scrubText } from '../shared/scrub';
+import { keptText } from '../shared/free-text';
 import { parseActorName, parseAgentName, type ActorName, type AgentName } from '../shared/ids';
 import { formatTime, parseDuration, parseTime, type Instant } from '../shared/time';
 
@@ -75,7 +75,7 @@ export function contextOf(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.
   const lockTimeoutMs = env.CRUX_LOCK_TIMEOUT ? parseDuration(env.CRUX_LOCK_TIMEOUT, 'CRUX_LOCK_TIMEOUT') : DEFAULT_LOCK_TIMEOUT_MS;
   const json = opts.json === true;
   const warn = (message: string) => {
-    writeStderr(`crux: ${scrubText(message)}\n`);
+    writeStderr(`crux: ${keptText(message)}\n`);
   };
   const warnings: JournalWarning[] = [];
   const damage = (file: string, line: number, reason: string) => {
