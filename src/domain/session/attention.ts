@@ -59,11 +59,13 @@ export interface Attention<S> {
   readonly stranded: AttentionItem<S>;
 }
 
-const byText = (pick: (v: SessionView) => string | null, descending = false) => (a: SessionView, b: SessionView) => {
-  const x = pick(a) ?? '';
-  const y = pick(b) ?? '';
-  return (x < y ? -1 : x > y ? 1 : 0) * (descending ? -1 : 1);
-};
+const byText =
+  (pick: (v: SessionView) => string | null, descending = false) =>
+  (a: SessionView, b: SessionView) => {
+    const x = pick(a) ?? '';
+    const y = pick(b) ?? '';
+    return (x < y ? -1 : x > y ? 1 : 0) * (descending ? -1 : 1);
+  };
 
 /**
  * Every session judged once: how many need each kind of attention, and the first `keep` of each — the newest

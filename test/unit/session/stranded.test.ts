@@ -43,7 +43,7 @@ describe('stranded and freshness (SPEC §4)', () => {
     expect(views).toEqual({ 'active-old': 'stale', 'handed-old': 'stale', 'archived-old': 'stale', 'closed-old': null, 'active-new': 'fresh' });
   });
 
-  it("the stranded ranges of the index hold neither archived nor closed sessions (a total counted from it is true)", () => {
+  it('the stranded ranges of the index hold neither archived nor closed sessions (a total counted from it is true)', () => {
     const s = store();
     const names = SESSION_STORE.secondary!.names;
     const strandable = (key: string) => {
