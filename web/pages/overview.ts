@@ -140,7 +140,7 @@ export async function overview(): Promise<HTMLElement> {
         a.expired_unreaped,
         sessionsWith({ expired: '1', sort: 'expires' }),
         (s) => ago(s.expires_at),
-        'nothing past its expiry (`crux session reap` closes those)',
+        'nothing past its expiry: crux session reap closes those',
       ),
       attentionCard(
         'expiring',
@@ -152,7 +152,7 @@ export async function overview(): Promise<HTMLElement> {
       ),
       attentionCard(
         'stranded',
-        'Stranded (by last write)',
+        'Stranded',
         a.stranded,
         sessionsWith({ stranded: '1', sort: 'updated' }),
         (s) => ago(s.updated_at),
