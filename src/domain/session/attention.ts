@@ -33,7 +33,7 @@ export const closedWith = (v: View, outcomes: readonly string[], now: Instant, w
   return at !== undefined && now - at <= withinMs;
 };
 
-export const isStrandedView = (v: View): boolean => strandedBy(v.status, v.freshness);
+const isStrandedView = (v: View): boolean => strandedBy(v.status, v.freshness);
 
 export interface AttentionWindows {
   /** How far back a failed or abandoned close counts as recent. */
