@@ -167,11 +167,11 @@ export async function handoffs(): Promise<HTMLElement> {
           ]),
           'no handoffs',
         ),
-    el('h3', {}, 'Keys'),
+    el('h3', {}, 'Trusted keys'),
     table(
       ['agent', 'fingerprint', 'status'],
       keys.map((k) => [k.agent === undefined ? '-' : cut(k.agent), cut(k.fingerprint ?? '-'), k.status ?? '-']),
-      'no keys yet: an agent makes its signing key when it first mints a package',
+      'no Ed25519 key trusted or revoked here (`crux --agent A handoff trust <public-key>` adds one)',
     ),
   );
 }
