@@ -171,7 +171,7 @@ export async function handoffs(): Promise<HTMLElement> {
     table(
       ['agent', 'fingerprint', 'status'],
       keys.map((k) => [k.agent === undefined ? '-' : cut(k.agent), cut(k.fingerprint ?? '-'), k.status ?? '-']),
-      'no Ed25519 key trusted or revoked here (`crux --agent A handoff trust <public-key>` adds one)',
+      'no Ed25519 key trusted or revoked here (crux --agent A handoff trust <public-key> adds one)',
     ),
   );
 }
