@@ -53,9 +53,10 @@ export function show(node: Element, ...children: Child[]): void {
 }
 
 /** `2026-11-29T21:00:00.000Z` as `5 min ago` (or `in 2 h`), the exact time in the title. */
-export function ago(iso: string | null | undefined): HTMLElement | string {
+export function ago(iso: string | null | undefined, clock: 'server' | 'browser' = 'server'): HTMLElement | string {
   if (!iso) return '-';
-  const ms = serverNow() - Date.parse(iso);
+  // Stored times count from the server's clock (--now, CRUX_NOW); a file's time from the real one.
+  const ms = (clock === 'server' ? serverNow() : Date.now()) - Date.parse(iso);
   if (Number.isNaN(ms)) return line(iso);
   const abs = Math.abs(ms);
   const [n, unit] =

@@ -202,7 +202,7 @@ export async function overview(): Promise<HTMLElement> {
     el('p', { class: 'muted' }, `${journals.store === 'postgres' ? 'PostgreSQL' : 'data directory'} ${journals.location}`),
     table(
       ['journal', 'size', 'last write'],
-      journals.journals.map((j) => [j.name, bytes(j.bytes), j.modified_at === null ? '-' : ago(j.modified_at)]),
+      journals.journals.map((j) => [j.name, bytes(j.bytes), j.modified_at === null ? '-' : ago(j.modified_at, 'browser')]),
     ),
   );
 }
