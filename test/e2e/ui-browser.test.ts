@@ -298,6 +298,7 @@ describe.skipIf(skip !== undefined)(`crux ui says what needs attention, at 2,000
     // From the list, a case's task leads to its page.
     await visit('#/cases');
     expect(await page.locator('main tbody tr a[href^="#/cases/c_attention_"]').count()).toBeGreaterThan(0);
+    expect(await text('#cases-total')).toMatch(new RegExp(`^${ATTENTION.cases} cases, newest first · 1–50 shown`));
   });
 
   it('sets failures apart in the activity chart, in a colour of their own, with a legend', async () => {

@@ -292,6 +292,12 @@ describe.each(STORE_KINDS)('crux ui, what needs attention, at 2,000 sessions on 
     expect(doc).toEqual(await cliJson(store, ['case', 'show', 'c_attention_00000']));
     expect(doc.case.context).toContain('the vault was sealed');
     expect((await api(ui, '/api/cases/c_nope')).status).toBe(404);
+    // The cases page's pages: the CLI's list, with how many match and where the page starts.
+    const first = (await api(ui, '/api/cases?sort=-created&offset=0&limit=50')).doc;
+    expect([first.total, first.offset, first.cases.length, first.cases[0].case_id]).toEqual([ATTENTION.cases, 0, 50, 'c_attention_00000']);
+    const last = (await api(ui, `/api/cases?only_failure=1&offset=280&limit=50`)).doc;
+    expect([last.total, last.cases.length]).toEqual([286, 6]);
+    expect((await api(ui, '/api/cases?offset=x')).status).toBe(400);
   });
 });
 

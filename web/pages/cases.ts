@@ -2,6 +2,9 @@
 import { get, type Case } from '../api';
 import { ago, badge, block, cut, cutLink, el, emptyState, href, jsonTwin, table } from '../dom';
 
+/** Cases a page shows. */
+const PAGE = 50;
+
 const caseRow = (c: Case) => [
   cutLink(href('cases', c.case_id), c.case_id),
   cutLink(href('cases', c.case_id), c.task, 'wide'),
@@ -70,8 +73,8 @@ export async function cases(params: URLSearchParams): Promise<HTMLElement> {
     for (const [k, v] of new FormData(event.target as HTMLFormElement)) if (v !== '') next.set(k, String(v));
     location.hash = `#/cases?${next}`;
   };
-  const parts: HTMLElement[] = [
-    el('div', { class: 'title' }, el('h2', {}, 'Cases'), jsonTwin('cases?sort=-created&limit=100')),
+  const parts: (HTMLElement | null)[] = [
+    el('div', { class: 'title' }, el('h2', {}, 'Cases'), jsonTwin(`cases?sort=-created&offset=${Number(params.get('offset') ?? 0) || 0}&limit=50`)),
     el(
       'form',
       { class: 'filters', onsubmit: nav },
@@ -93,13 +96,22 @@ export async function cases(params: URLSearchParams): Promise<HTMLElement> {
       ),
     );
   }
-  const { cases: list } = await get<{ cases: Case[] }>('cases', {
+  const offset = Math.max(0, Number(params.get('offset') ?? 0) || 0);
+  const query = {
     tag: tag || undefined,
     only_success: outcome === 'success' ? 1 : undefined,
     only_failure: outcome === 'failure' ? 1 : undefined,
     sort: '-created',
-    limit: 100,
-  });
+    offset,
+    limit: PAGE,
+  };
+  const { cases: list, total } = await get<{ cases: Case[]; total: number }>('cases', query);
+  const at = (next: number) => {
+    const p = new URLSearchParams(params);
+    if (next === 0) p.delete('offset');
+    else p.set('offset', String(next));
+    return `#/cases?${p}`;
+  };
   parts.push(
     el('h3', {}, 'Browse'),
     el(
@@ -125,7 +137,22 @@ export async function cases(params: URLSearchParams): Promise<HTMLElement> {
           )
         : 'no cases match',
     ),
-    el('p', { class: 'muted' }, `${list.length} shown, newest first${list.length === 100 ? ' (the newest 100)' : ''}`),
+    el(
+      'p',
+      { class: 'total', id: 'cases-total' },
+      el('strong', {}, total),
+      ` case${total === 1 ? '' : 's'}, newest first`,
+      total > list.length ? ` · ${offset + 1}–${offset + list.length} shown` : '',
+    ),
+    total > PAGE
+      ? el(
+          'nav',
+          { class: 'pager', 'aria-label': 'pages' },
+          offset > 0 ? el('a', { href: at(Math.max(0, offset - PAGE)), rel: 'prev' }, '← previous') : el('span', { class: 'muted' }, '← previous'),
+          el('span', {}, `page ${Math.floor(offset / PAGE) + 1} of ${Math.ceil(total / PAGE)}`),
+          offset + PAGE < total ? el('a', { href: at(offset + PAGE), rel: 'next' }, 'next →') : el('span', { class: 'muted' }, 'next →'),
+        )
+      : null,
   );
   return el('div', { class: 'page' }, parts);
 }

@@ -1,9 +1,9 @@
 // The dashboard's JSON twin (SPEC §12): each path answers with the CLI's `--json` document for the same question,
 // from the same operation, with the same option parsing; query parameters are the options in snake_case.
 import { contextOf, type Context } from '../context';
-import { parseChoices, parseLimit, parseSort } from '../parse';
+import { parseChoices, parseCount, parseLimit, parseSort } from '../parse';
 import { getSession, historyOf } from '../operations/session';
-import { listCases, retrieve, showCase } from '../operations/case';
+import { countedCases, listCases, retrieve, showCase } from '../operations/case';
 import { HANDOFF_STATUSES, listHandoffs } from '../operations/handoff';
 import { checkJournals } from '../operations/journal';
 import { withWarnings } from '../../output/emit';
@@ -59,8 +59,15 @@ async function cases(scope: ApiScope, q: URLSearchParams): Promise<[Context, unk
   const onlySuccess = flag(q, 'only_success') === true;
   const onlyFailure = flag(q, 'only_failure') === true;
   if (onlySuccess && onlyFailure) throw invalid('give only_success or only_failure, not both');
-  const window = { sort: parseSort(text(q, 'sort'), CASE_ORDERS), limit: parseLimit(text(q, 'limit')) };
-  return [ctx, await listCases(ctx, { success: onlySuccess ? true : onlyFailure ? false : undefined, tags: many(q, 'tag') }, window)];
+  const filter = { success: onlySuccess ? true : onlyFailure ? false : undefined, tags: many(q, 'tag') };
+  const sort = parseSort(text(q, 'sort'), CASE_ORDERS);
+  const limit = parseLimit(text(q, 'limit'));
+  const offsetRaw = text(q, 'offset');
+  if (offsetRaw === undefined) return [ctx, await listCases(ctx, filter, { sort, limit })];
+  // A page (the dashboard's): the CLI's document with how many match and where the page starts.
+  const offset = parseCount(offsetRaw, 'offset');
+  const { document, total } = await countedCases(ctx, filter, { sort, limit: limit === undefined ? undefined : offset + limit });
+  return [ctx, { cases: document.cases.slice(offset), total, offset }];
 }
 
 /** `/api/cases/retrieve?task=…`: `case retrieve <task> --json`, never marking a case reused (the UI writes nothing). */
