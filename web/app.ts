@@ -2,7 +2,7 @@
 import { el, show } from './dom';
 import { overview } from './pages/overview';
 import { session, sessions } from './pages/sessions';
-import { cases } from './pages/cases';
+import { casePage, cases } from './pages/cases';
 import { handoffs } from './pages/handoffs';
 import { journal } from './pages/journal';
 
@@ -15,7 +15,9 @@ function route(hash: string): { page: string; render: Render } {
     .split('/')
     .filter((p) => p !== '')
     .map(decodeURIComponent);
-  if (parts[0] === 'session' && parts.length === 3) return { page: 'sessions', render: () => session(parts[1]!, parts[2]!) };
+  // A session's page: #/session/<agent>/<id>, or #/sessions/<agent>/<id> as its JSON twin's path spells it.
+  if ((parts[0] === 'session' || parts[0] === 'sessions') && parts.length === 3) return { page: 'sessions', render: () => session(parts[1]!, parts[2]!) };
+  if (parts[0] === 'cases' && parts.length === 2) return { page: 'cases', render: () => casePage(parts[1]!) };
   if (parts[0] === 'sessions') return { page: 'sessions', render: () => sessions(params) };
   if (parts[0] === 'cases') return { page: 'cases', render: () => cases(params) };
   if (parts[0] === 'handoffs') return { page: 'handoffs', render: handoffs };

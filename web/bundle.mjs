@@ -1,5 +1,5 @@
 // Bundles the dashboard's front-end (web/) into dist/ui/: app.js (one minified browser script, no inline code),
-// app.css, index.html and the icon. Only `crux ui` reads these files; each is written aside and renamed in place.
+// app.css (with web/css/), index.html and the icon. Only `crux ui` reads these files; each is written aside and renamed in place.
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,7 +18,16 @@ export async function bundleUi(outDir = 'dist/ui') {
     legalComments: 'none',
     logLevel: 'warning',
   });
-  for (const name of ['index.html', 'app.css', 'icon.svg']) copyFileSync(join('web', name), staged(name));
+  // app.css and the files it imports (web/css/), as one stylesheet.
+  await build({
+    entryPoints: ['web/app.css'],
+    outfile: staged('app.css'),
+    bundle: true,
+    minify: process.env.CRUX_BUILD_READABLE !== '1',
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  for (const name of ['index.html', 'icon.svg']) copyFileSync(join('web', name), staged(name));
   const sizes = {};
   for (const name of ['app.js', 'index.html', 'app.css', 'icon.svg']) {
     renameSync(staged(name), join(outDir, name));

@@ -7,18 +7,37 @@ export interface Stack {
   readonly values: Record<string, number>;
 }
 
-/** Stacked bars, one per entry, `series` bottom to top; a grid line and a label at each entry `tick` names. */
-export function stackedBars(entries: readonly Stack[], series: readonly string[], tick: (label: string) => string | undefined): HTMLElement {
+/** The axis' labels: whole numbers only, each once (a maximum of 1 is 0 and 1, never 0, 1, 1). */
+export function axisTicks(max: number): number[] {
+  const top = Math.max(1, Math.ceil(max));
+  return [...new Set([0, Math.round(top / 2), top])].filter((v) => v <= top);
+}
+
+/** A series' class: its colour by name, so that failures keep theirs whatever the series around them. */
+const seriesClass = (s: string) => `c-${s.replace(/[^a-z_-]/g, '')}`;
+
+/**
+ * Stacked bars, one per entry, `series` bottom to top, each in its series' colour (see app.css: failures red);
+ * a grid line and a label at each entry `tick` names; a legend naming every colour.
+ */
+export function stackedBars(
+  entries: readonly Stack[],
+  series: readonly string[],
+  tick: (label: string) => string | undefined,
+  legendName: Record<string, string> = {},
+): HTMLElement {
   const W = 840;
   const H = 200;
   const pad = { l: 34, r: 6, t: 8, b: 22 };
   const max = Math.max(1, ...entries.map((e) => series.reduce((n, s) => n + (e.values[s] ?? 0), 0)));
+  const labels = axisTicks(max);
+  const top = labels[labels.length - 1]!;
   const bw = (W - pad.l - pad.r) / Math.max(1, entries.length);
-  const y = (v: number) => pad.t + (H - pad.t - pad.b) * (1 - v / max);
+  const y = (v: number) => pad.t + (H - pad.t - pad.b) * (1 - v / top);
   const bars: Child[] = [];
   entries.forEach((e, i) => {
     let base = 0;
-    for (const [k, s] of series.entries()) {
+    for (const s of series) {
       const v = e.values[s] ?? 0;
       if (v === 0) continue;
       bars.push(
@@ -29,7 +48,7 @@ export function stackedBars(entries: readonly Stack[], series: readonly string[]
             y: y(base + v).toFixed(2),
             width: Math.max(1, bw - 0.6).toFixed(2),
             height: (y(base) - y(base + v)).toFixed(2),
-            class: `s${k}`,
+            class: seriesClass(s),
           },
           svg('title', {}, `${e.label} ${s}: ${v}`),
         ),
@@ -44,11 +63,11 @@ export function stackedBars(entries: readonly Stack[], series: readonly string[]
     const x = pad.l + i * bw;
     ticks.push(svg('line', { x1: x, x2: x, y1: pad.t, y2: H - pad.b, class: 'grid' }), svg('text', { x: x + 2, y: H - 6, class: 'tick' }, label));
   }
-  const axis = [0, max / 2, max].map((v) => svg('text', { x: pad.l - 4, y: y(v) + 4, class: 'tick', 'text-anchor': 'end' }, String(Math.round(v))));
+  const axis = labels.map((v) => svg('text', { x: pad.l - 4, y: y(v) + 4, class: 'tick', 'text-anchor': 'end' }, String(v)));
   const legend = el(
     'ul',
     { class: 'legend' },
-    series.map((s, k) => el('li', {}, el('span', { class: `swatch s${k}` }), s)),
+    series.map((s) => el('li', { 'data-series': s }, el('span', { class: `swatch ${seriesClass(s)}` }), legendName[s] ?? s)),
   );
   return el('figure', { class: 'chart' }, svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': 'activity per hour' }, ticks, axis, bars), legend);
 }

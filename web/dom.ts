@@ -1,6 +1,7 @@
 // Building the page from data without ever parsing stored text as markup: every string becomes a text node (never
 // innerHTML), with its control characters escaped visibly as the terminal views escape them (SPEC §8).
 import { printable, printableBlock } from '../src/shared/printable';
+import { serverNow } from './api';
 
 export type Child = Node | string | number | null | undefined | false | Child[];
 type Props = Record<string, string | number | boolean | undefined | ((event: Event) => void)>;
@@ -52,9 +53,10 @@ export function show(node: Element, ...children: Child[]): void {
 }
 
 /** `2026-11-29T21:00:00.000Z` as `5 min ago` (or `in 2 h`), the exact time in the title. */
-export function ago(iso: string | null | undefined): HTMLElement | string {
+export function ago(iso: string | null | undefined, clock: 'server' | 'browser' = 'server'): HTMLElement | string {
   if (!iso) return '-';
-  const ms = Date.now() - Date.parse(iso);
+  // Stored times count from the server's clock (--now, CRUX_NOW); a file's time from the real one.
+  const ms = (clock === 'server' ? serverNow() : Date.now()) - Date.parse(iso);
   if (Number.isNaN(ms)) return line(iso);
   const abs = Math.abs(ms);
   const [n, unit] =
@@ -71,23 +73,42 @@ export function ago(iso: string | null | undefined): HTMLElement | string {
 export const bytes = (n: number): string =>
   n < 1024 ? `${n} B` : n < 1 << 20 ? `${(n / 1024).toFixed(1)} KiB` : n < 1 << 30 ? `${(n / (1 << 20)).toFixed(1)} MiB` : `${(n / (1 << 30)).toFixed(2)} GiB`;
 
-export function table(headers: string[], rows: Child[][], empty = 'nothing here'): HTMLElement {
+/** A column's header: its title, and the sort key a click orders by (a link the page builds), if any. */
+export interface Header {
+  readonly title: string;
+  readonly sort?: string | undefined;
+}
+
+/**
+ * A table in a box of its own that scrolls sideways when it must (the page never does). Headers never break
+ * inside a word; a header with a sort key is a link to the same list sorted by it (`sortLink` builds it), with
+ * an arrow on the column the list is sorted by.
+ */
+export function table(
+  headers: (string | Header)[],
+  rows: Child[][],
+  empty: Child = 'nothing here',
+  sorting?: { current: string | undefined; link: (sort: string) => string },
+): HTMLElement {
   if (rows.length === 0) return el('p', { class: 'empty' }, empty);
+  const hs = headers.map((h) => (typeof h === 'string' ? { title: h } : h));
+  const th = (h: Header) => {
+    if (h.sort === undefined || sorting === undefined) return el('th', { scope: 'col' }, h.title);
+    const now = sorting.current === h.sort ? 'asc' : sorting.current === `-${h.sort}` ? 'desc' : undefined;
+    const next = now === 'asc' ? `-${h.sort}` : h.sort;
+    return el(
+      'th',
+      { scope: 'col', 'aria-sort': now === 'asc' ? 'ascending' : now === 'desc' ? 'descending' : undefined },
+      el('a', { href: sorting.link(next), class: 'sort', title: `sort by ${h.title}` }, h.title, now === 'asc' ? ' ▲' : now === 'desc' ? ' ▼' : ''),
+    );
+  };
   return el(
     'div',
     { class: 'scroll' },
     el(
       'table',
       {},
-      el(
-        'thead',
-        {},
-        el(
-          'tr',
-          {},
-          headers.map((h) => el('th', {}, h)),
-        ),
-      ),
+      el('thead', {}, el('tr', {}, hs.map(th))),
       el(
         'tbody',
         {},
@@ -95,12 +116,34 @@ export function table(headers: string[], rows: Child[][], empty = 'nothing here'
           el(
             'tr',
             {},
-            r.map((c, i) => el('td', { 'data-label': headers[i] }, c)),
+            r.map((c, i) => el('td', { 'data-label': hs[i]?.title }, c)),
           ),
         ),
       ),
     ),
   );
 }
+
+/**
+ * Text cut to its box with `…` (CSS), whole in the title (on hover) and to a screen reader; `wide` for a
+ * longer box (free text rather than an id). Stored text stays text: it goes in as a text node.
+ */
+export function cut(value: unknown, kind: 'id' | 'wide' = 'id'): HTMLElement {
+  const whole = line(value);
+  return el('span', { class: `cut cut-${kind}`, title: whole }, whole);
+}
+
+/** A link to a page, its text cut as `cut` cuts it. */
+export const cutLink = (target: string, value: unknown, kind: 'id' | 'wide' = 'id'): HTMLElement => {
+  const whole = line(value);
+  return el('a', { href: target, class: `cut cut-${kind}`, title: whole }, whole);
+};
+
+/** The page's JSON twin: the same question at /api/… (STYLE: Datasette). */
+export const jsonTwin = (path: string): HTMLElement => el('a', { href: `/api/${path}`, class: 'json', title: `this page as JSON: /api/${path}` }, 'JSON');
+
+/** An empty state that says how to add data: a sentence, and the commands that would. */
+export const emptyState = (text: string, ...commands: string[]): HTMLElement =>
+  el('div', { class: 'empty-state' }, el('p', {}, text), commands.length === 0 ? null : el('pre', { class: 'how' }, block(commands.join('\n'))));
 
 export const badge = (value: string, kind = value) => el('span', { class: `badge b-${kind.replace(/[^a-z_-]/g, '')}` }, value);

@@ -5,6 +5,7 @@ import { unscopeSessionId } from '../shared/ids';
 import { DEFAULT_THRESHOLDS } from './session/freshness';
 import type { Sessions } from './session/fold';
 import { viewSession } from './session/view';
+import { isStranded } from './session/query';
 
 import { LIST_LIMIT, REAP_GRACE_MS, type DoctorInput, type DoctorReport, type Finding, type SessionBrief } from './doctor-report';
 
@@ -29,9 +30,9 @@ export function judgeSessions(sessions: Sessions | undefined, input: DoctorInput
       status: view.status,
       updated_at: view.updated_at,
       expires_at: view.expires_at,
-      freshness: view.freshness,
+      freshness: view.freshness ?? 'unknown',
     };
-    if (view.freshness === 'stale') stranded.push(brief);
+    if (isStranded(record, input.now, input.thresholds)) stranded.push(brief);
     const expires = tryParseTime(view.expires_at);
     if (expires !== undefined && input.now - expires > REAP_GRACE_MS) overdue.push(brief);
   }
@@ -42,7 +43,7 @@ export function judgeSessions(sessions: Sessions | undefined, input: DoctorInput
     findings.push({
       level: 'warning',
       code: 'stranded_sessions',
-      message: `${stranded.length} session(s) stranded: not closed, and not written for over ${Math.round((input.thresholds ?? DEFAULT_THRESHOLDS).staleMs / 3_600_000)} h (\`crux session list --stranded --all-agents\`)`,
+      message: `${stranded.length} session(s) stranded: neither closed nor archived, and not written for over ${Math.round((input.thresholds ?? DEFAULT_THRESHOLDS).staleMs / 3_600_000)} h (\`crux session list --stranded --all-agents\`)`,
     });
   }
   if (overdue.length > 0) {

@@ -63,7 +63,7 @@ export function* renderListing(listing: Listing & { all_agents: boolean; total?:
           s.status,
           s.outcome ?? NONE,
           style.when(s.updated_at),
-          { text: s.freshness, tone: FRESHNESS_TONE[s.freshness] },
+          s.freshness === null ? NONE : { text: s.freshness, tone: FRESHNESS_TONE[s.freshness] },
           String(s.total_tokens),
           style.when(s.expires_at),
           s.actor ?? NONE,

@@ -207,6 +207,9 @@ describe('the count of the rest on a terminal', () => {
       }
     };
     await expectCounts('imported');
+    // An archived session was parked on purpose: stale, but not stranded (SPEC §4), in the index's count too.
+    await ok(dir, [...NOW, 'session', 'archive', 's10'], { env });
+    await expectCounts('a stale one archived');
     // Writes that move sessions in and out of both lists: new ones, closes, deletes, puts that make a stale one fresh.
     for (let i = 0; i < 12; i++) {
       if (i % 4 === 0) await ok(dir, [...NOW, 'session', 'put', `new-${i}`, '{}'], { env });

@@ -354,17 +354,19 @@ describeEachStore('on a %s store', (kind) => {
   });
 
   describe('freshness and stranded', () => {
-    it('judges freshness against --now, configurable thresholds; --stranded lists non-closed stale sessions', async () => {
+    it('judges freshness against --now, configurable thresholds (none for a closed session); --stranded lists stale ones neither closed nor archived', async () => {
       const dir = freshDataDir();
       await crux(dir, [...at('2026-03-01T11:50:00Z'), 'session', 'put', 'fresh', '{}']);
       await crux(dir, [...at('2026-03-01T06:00:00Z'), 'session', 'put', 'aging', '{}']);
       await crux(dir, [...at('2026-02-20T00:00:00Z'), 'session', 'put', 'stale', '{}']);
       await crux(dir, [...at('2026-02-20T00:00:00Z'), 'session', 'put', 'closed', '{}']);
       await crux(dir, [...at('2026-02-20T00:00:00Z'), 'session', 'close', 'closed']);
+      await crux(dir, [...at('2026-02-20T00:00:00Z'), 'session', 'put', 'parked', '{}']);
+      await crux(dir, [...at('2026-02-20T00:00:00Z'), 'session', 'archive', 'parked']);
       await crux(dir, [...at('2026-03-01T13:00:00Z'), 'session', 'put', 'future', '{}']);
       const list = json(await crux(dir, ['--json', ...at(NOW), 'session', 'list', '--all']));
       const by = Object.fromEntries(list.sessions.map((s: any) => [s.session_id, s.freshness]));
-      expect(by).toEqual({ fresh: 'fresh', aging: 'aging', stale: 'stale', closed: 'stale', future: 'invalid' });
+      expect(by).toEqual({ fresh: 'fresh', aging: 'aging', stale: 'stale', closed: null, parked: 'stale', future: 'invalid' });
       const stranded = json(await crux(dir, ['--json', ...at(NOW), 'session', 'list', '--stranded']));
       expect(stranded.sessions.map((s: any) => s.session_id)).toEqual(['stale']);
       const tight = json(await crux(dir, ['--json', ...at(NOW), 'session', 'list', '--stranded', '--fresh-for', '1m', '--stale-after', '5h']));

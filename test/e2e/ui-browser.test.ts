@@ -3,10 +3,10 @@
 // the CSP is never violated, the token and Host rules hold for a browser too, and another process's write appears.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
-import { crux, freshStore, STORE_KINDS } from '../helpers/cli';
+import { crux, freshStore, STORE_KINDS, tempDir } from '../helpers/cli';
 import { artifact, browserSkipReason, launch } from '../helpers/browser';
 import { startUi, type RunningUi } from '../helpers/ui';
-import { HOSTILE_TASK, populate } from '../helpers/ui-store';
+import { ATTENTION, HOSTILE_TASK, LONG_ID, populate, populateAttention, UI_NOW } from '../helpers/ui-store';
 
 // The functions handed to page.evaluate run in the page (the CSP forbids evaluating strings there); this file is
 // typed for Node, so the page's globals are declared for them.
@@ -14,6 +14,7 @@ declare const document: any;
 declare const location: any;
 declare const window: any;
 declare const HashChangeEvent: any;
+declare const getComputedStyle: any;
 
 const skip = browserSkipReason();
 if (skip !== undefined && process.env.CRUX_REQUIRE_BROWSER === '1') throw new Error(`CRUX_REQUIRE_BROWSER=1 but ${skip}`);
@@ -49,7 +50,8 @@ describe.skipIf(skip !== undefined).each(STORE_KINDS)(`crux ui in chromium on a 
   beforeAll(async () => {
     store = freshStore(kind);
     await populate(store);
-    ui = await startUi(store);
+    // Judged at the time the store was written (freshness, expiry, the chart's 7 days), whatever the day the suite runs.
+    ui = await startUi(store, [], { CRUX_NOW: UI_NOW });
     browser = await launch({ resolve: ['rebind.example'] });
     page = await browser.newPage();
     page.on('dialog', (d) => {
@@ -152,6 +154,8 @@ describe.skipIf(skip !== undefined).each(STORE_KINDS)(`crux ui in chromium on a 
     await page.waitForSelector('.checks .badge');
     expect(await page.locator('.checks .badge').first().textContent()).toMatch(/^[a-z_]+: (ok|failed|skipped)$/);
     expect(await page.locator('.graph line.edge title').textContent()).toMatch(/^planner → builder: 1 package\(s\), [01] outstanding$/);
+    // The graph's colours have a legend.
+    expect(await page.locator('#graph-legend').textContent()).toMatch(/an agent[\s\S]*outstanding/);
   });
 
   it('shows a write by another process without a reload', async () => {
@@ -176,6 +180,210 @@ describe.skipIf(skip !== undefined).each(STORE_KINDS)(`crux ui in chromium on a 
       expect(await fresh.locator('main h2').first().textContent()).toBe('Overview');
     } finally {
       await other.close();
+    }
+  });
+});
+
+/** What every dashboard test of a page checks: nothing wider than the screen, and no header or button broken inside a word. */
+async function layoutProblems(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const out: string[] = [];
+    if (document.documentElement.scrollWidth > window.innerWidth + 1) out.push(`page ${document.documentElement.scrollWidth} px wide in ${window.innerWidth}`);
+    for (const node of document.querySelectorAll('th, button, nav a, .pager a, a.json')) {
+      const r = node.getBoundingClientRect();
+      const line = Number.parseFloat(getComputedStyle(node).lineHeight) || 20;
+      // Shown (the phone layout hides table headers) and taller than one line: broken inside.
+      if (r.height > 0 && r.height > line * 1.9 + 16) out.push(`"${node.textContent}" wraps (${Math.round(r.height)} px)`);
+    }
+    return out;
+  });
+}
+
+describe.skipIf(skip !== undefined)(`crux ui says what needs attention, at 2,000 sessions and cases${skip === undefined ? '' : ` (skipped: ${skip})`}`, () => {
+  let store: string;
+  let ui: RunningUi;
+  let empty: RunningUi;
+  let browser: BrowserContext;
+  let page: Page;
+  const problems: string[] = [];
+
+  async function visit(hash: string): Promise<void> {
+    const before = await page.evaluate(() => document.body.dataset.rendered ?? '0');
+    await page.evaluate((h) => {
+      if (location.hash === h) window.dispatchEvent(new HashChangeEvent('hashchange'));
+      else location.hash = h;
+    }, hash);
+    await page.waitForFunction((b) => (document.body.dataset.rendered ?? '0') !== b, before);
+  }
+  const text = (selector: string) => page.locator(selector).first().textContent();
+
+  beforeAll(async () => {
+    store = freshStore('dir');
+    await populateAttention(store, tempDir());
+    ui = await startUi(store, [], { CRUX_NOW: UI_NOW });
+    empty = await startUi(freshStore('dir'), [], { CRUX_NOW: UI_NOW });
+    browser = await launch();
+    page = await browser.newPage();
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+    });
+    await page.goto(`${ui.base}/?token=${ui.token}`);
+    await page.waitForFunction(() => document.body.dataset.rendered !== undefined);
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    for (const u of [ui, empty]) {
+      u?.proc.kill('SIGTERM');
+      await u?.proc;
+    }
+  });
+
+  it('opens with what needs attention, each count true (stranded without the archived) and a link to its list', async () => {
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await visit('#/');
+    const cards: [string, number][] = [
+      ['failed', ATTENTION.failedRecently],
+      ['expired', ATTENTION.expiredUnreaped],
+      ['expiring', ATTENTION.expiringSoon],
+      ['stranded', ATTENTION.stranded],
+    ];
+    // The first thing on the page is what needs attention, damage first.
+    expect(await page.locator('main h3').first().textContent()).toBe('Needs attention');
+    expect(await page.locator('.attention-cards > section').first().getAttribute('id')).toBe('attention-damage');
+    await page.waitForFunction(() => document.getElementById('health')?.textContent?.includes('healthy'));
+    for (const [id, count] of cards) expect(await text(`#attention-${id} a.count`), id).toBe(String(count));
+    // The failed sessions are listed by name, newest first, each a link to its page.
+    const failed = await page.locator('#attention-failed .few li').allTextContents();
+    expect(failed).toHaveLength(5);
+    for (const row of failed) expect(row).toMatch(/^(chart-failed|failed|abandoned)-\d+\s+(failed|abandoned) /);
+    for (const [id, count] of cards) {
+      await visit('#/');
+      const before = await page.evaluate(() => document.body.dataset.rendered);
+      await page.locator(`#attention-${id} a.count`).click();
+      await page.waitForFunction((b) => document.body.dataset.rendered !== b, before);
+      expect(await page.evaluate(() => location.hash), id).toMatch(/^#\/sessions\?/);
+      expect(await text('#total strong'), id).toBe(String(count));
+      const rows = await page.locator('main tbody tr').count();
+      expect(rows, id).toBe(Math.min(50, count));
+      if (id === 'failed') for (const o of await page.locator('main tbody tr td:nth-child(4)').allTextContents()) expect(o).toMatch(/^(failed|abandoned)$/);
+      if (id === 'stranded') expect(await page.locator('main tbody').textContent()).not.toMatch(/parked-|archived/);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('pages and sorts the sessions list, with its total and an outcome column', async () => {
+    await visit('#/sessions?stranded=1&sort=updated');
+    expect(await text('#total')).toMatch(new RegExp(`^${ATTENTION.stranded} sessions stranded · 1–50 shown`));
+    await page.locator('.pager a[rel=next]').click();
+    await page.waitForFunction(() => document.getElementById('total')?.textContent?.includes('51–100'));
+    await visit('#/sessions?status=all');
+    expect(await text('#total strong')).toBe(String(ATTENTION.total));
+    expect(await page.locator('main thead th').allTextContents()).toContain('outcome');
+    await page.locator('main thead th a', { hasText: 'tokens' }).click();
+    await page.waitForFunction(() => location.hash.includes('sort=tokens'));
+    await page.waitForFunction(() => document.querySelector('main th[aria-sort]') !== null);
+    const tokens = (await page.locator('main tbody tr td:nth-child(7)').allTextContents()).map(Number);
+    expect(tokens).toEqual([...tokens].sort((a, b) => a - b));
+  });
+
+  it('shows the case page, with its outcome and context, and its JSON twin at the same address under /api', async () => {
+    await visit('#/cases/c_attention_00000');
+    expect(await text('#case-outcome')).toBe('rotated; two services restarted by hand');
+    expect(await text('#case-context')).toContain('the vault was sealed');
+    expect(await page.locator('a.json').getAttribute('href')).toBe('/api/cases/c_attention_00000');
+    const doc: any = await page.evaluate(async () => (await fetch('/api/cases/c_attention_00000')).json());
+    expect(doc.case).toMatchObject({ case_id: 'c_attention_00000', outcome: 'rotated; two services restarted by hand' });
+    // From the list, a case's task leads to its page.
+    await visit('#/cases');
+    expect(await page.locator('main tbody tr a[href^="#/cases/c_attention_"]').count()).toBeGreaterThan(0);
+    expect(await text('#cases-total')).toMatch(new RegExp(`^${ATTENTION.cases} cases, newest first · 1–50 shown`));
+  });
+
+  it('sets failures apart in the activity chart, in a colour of their own, with a legend', async () => {
+    await visit('#/');
+    expect(await page.locator('.chart rect.c-failed').count()).toBe(ATTENTION.chartFailures);
+    const fill = (cls: string) => page.locator(`.chart .legend .swatch.${cls}`).evaluate((n) => getComputedStyle(n).backgroundColor);
+    const colours = await Promise.all(['c-failed', 'c-closes', 'c-puts', 'c-reaps'].map(fill));
+    expect(new Set(colours).size).toBe(4);
+    expect(await page.locator('.chart .legend').textContent()).toContain('closed: failed or abandoned');
+  });
+
+  it('cuts a 185-character id with … and shows it whole on hover and on its own page, the layout intact', async () => {
+    expect(LONG_ID).toHaveLength(185);
+    await visit(`#/sessions?q=${LONG_ID.slice(0, 30)}`);
+    const link = page.locator('main tbody a.cut').first();
+    expect(await link.getAttribute('title')).toBe(LONG_ID);
+    const box = await link.evaluate((n) => ({ shown: n.clientWidth, whole: n.scrollWidth, overflow: getComputedStyle(n).textOverflow }));
+    expect(box.overflow).toBe('ellipsis');
+    expect(box.whole).toBeGreaterThan(box.shown);
+    await link.click();
+    await page.waitForSelector('#whole-id');
+    expect(await text('#whole-id')).toBe(LONG_ID);
+    expect(await layoutProblems(page)).toEqual([]);
+  });
+
+  it('renders every page at 1400 and 700 px, light and dark, without overflow (screenshots in test-artifacts/ui/)', async () => {
+    const pages: [string, string][] = [
+      ['overview', '#/'],
+      ['sessions', '#/sessions?status=all'],
+      ['stranded', '#/sessions?stranded=1&sort=updated'],
+      ['long-id', `#/sessions?q=${LONG_ID.slice(0, 30)}`],
+      ['session', `#/session/claude-code/${encodeURIComponent(LONG_ID)}`],
+      ['cases', '#/cases'],
+      ['case', '#/cases/c_attention_00000'],
+      ['handoffs', '#/handoffs'],
+    ];
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const width of [1400, 700]) {
+        await page.setViewportSize({ width, height: 900 });
+        for (const [name, hash] of pages) {
+          await visit(hash);
+          // The journals' check comes last: the screenshot waits for its verdict.
+          if (name === 'overview') await page.waitForFunction(() => document.getElementById('health')?.textContent?.includes('verified'));
+          expect(await layoutProblems(page), `${name} at ${width} ${scheme}`).toEqual([]);
+          await page.screenshot({ path: artifact(`attention-${name}-${width}-${scheme}`), fullPage: true });
+        }
+      }
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    expect(problems).toEqual([]);
+  });
+
+  it('says how to add data on an empty store: no blank card, no chart axis', async () => {
+    const fresh = await browser.newPage();
+    try {
+      await fresh.goto(`${empty.base}/?token=${empty.token}`);
+      await fresh.waitForFunction(() => document.body.dataset.rendered !== undefined);
+      for (const scheme of ['light', 'dark'] as const) {
+        await fresh.emulateMedia({ colorScheme: scheme });
+        for (const width of [1400, 700]) {
+          await fresh.setViewportSize({ width, height: 900 });
+          const main = await fresh.locator('main').textContent();
+          expect(main).toContain('This store is empty');
+          expect(main).toContain('crux session put');
+          expect(main).toContain('crux case record');
+          expect(await fresh.locator('.chart').count()).toBe(0);
+          // Every card says something beside its title.
+          const said = await fresh
+            .locator('.card')
+            .evaluateAll((cards) => cards.map((c: any) => [...c.children].filter((ch: any) => ch.tagName !== 'H3' && ch.textContent.trim() !== '').length));
+          for (const n of said) expect(n).toBeGreaterThan(0);
+          expect(await layoutProblems(fresh)).toEqual([]);
+          await fresh.screenshot({ path: artifact(`empty-overview-${width}-${scheme}`), fullPage: true });
+        }
+      }
+      for (const hash of ['#/sessions', '#/cases', '#/handoffs']) {
+        await fresh.evaluate((h) => {
+          location.hash = h;
+        }, hash);
+        await fresh.waitForFunction(() => document.querySelector('main .empty-state pre') !== null);
+        expect(await fresh.locator('main .empty-state').first().textContent(), hash).toMatch(/crux /);
+      }
+    } finally {
+      await fresh.close();
     }
   });
 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { crux, freshStore, snapshotDir, STORE_KINDS, tempDir } from '../helpers/cli';
 import { api, nextChange, raw, startUi, URL_LINE, type RunningUi } from '../helpers/ui';
-import { populate, UI_NOW } from '../helpers/ui-store';
+import { ATTENTION, populate, populateAttention, UI_NOW } from '../helpers/ui-store';
 
 const recorded = (snapshot: Record<string, string>) =>
   Object.fromEntries(Object.entries(snapshot).filter(([name]) => !name.startsWith('cache/') && !/_index$|^snapshots$|^secondary_indexes$/.test(name)));
@@ -188,7 +188,10 @@ describe.each(STORE_KINDS)('crux ui on a %s store', (kind) => {
     const counts = (await api(ui, '/api/overview/sessions')).doc;
     expect(counts.total).toBe(4);
     expect(counts.by_status).toEqual({ active: 2, handed_off: 1, closed: 1 });
-    expect(counts.stranded.map((s: { session_id: string }) => s.session_id)).toEqual(['build-1']);
+    // Freshness describes open sessions: the closed one is not counted (SPEC §4).
+    expect(Object.values(counts.by_freshness).reduce((a: number, b) => a + (b as number), 0)).toBe(3);
+    expect(counts.attention.stranded.sessions.map((s: { session_id: string }) => s.session_id)).toEqual(['build-1']);
+    expect(counts.attention.stranded.count).toBe(1);
     const act = (await api(ui, '/api/overview/activity')).doc;
     expect(act.hours).toHaveLength(168);
     const total = (series: string) => act.hours.reduce((n: number, h: Record<string, number>) => n + h[series]!, 0);
@@ -215,6 +218,86 @@ describe.each(STORE_KINDS)('crux ui on a %s store', (kind) => {
     expect(put.exitCode).toBe(0);
     expect(await events.changed).toEqual({ journal: 'sessions' });
     before = snapshotDir(store);
+  });
+});
+
+describe.each(STORE_KINDS)('crux ui, what needs attention, at 2,000 sessions on a %s store', (kind) => {
+  let store: string;
+  let ui: RunningUi;
+
+  beforeAll(async () => {
+    store = freshStore(kind);
+    await populateAttention(store, tempDir());
+    ui = await startUi(store, [], { CRUX_NOW: UI_NOW });
+  }, 180_000);
+
+  afterAll(async () => {
+    ui?.proc.kill('SIGTERM');
+    await ui?.proc;
+  });
+
+  it('counts what needs attention: stranded without the archived, failures of the week, expired not reaped, expiring soon', async () => {
+    const r = await raw(ui, '/api/overview/sessions', { cookie: ui.cookie });
+    expect(r.headers['x-crux-now']).toBe(UI_NOW);
+    const { attention, total, by_status, by_freshness } = JSON.parse(r.body);
+    expect(total).toBe(ATTENTION.total);
+    expect({
+      failed: attention.failed_recently.count,
+      expired: attention.expired_unreaped.count,
+      expiring: attention.expiring_soon.count,
+      stranded: attention.stranded.count,
+    }).toEqual({ failed: ATTENTION.failedRecently, expired: ATTENTION.expiredUnreaped, expiring: ATTENTION.expiringSoon, stranded: ATTENTION.stranded });
+    expect(attention.windows).toEqual({ recent: '7d', soon: '1h' });
+    expect(attention.failed_recently.sessions.map((s: { outcome: string }) => s.outcome)).toEqual(expect.arrayContaining(['failed']));
+    // Freshness counts open sessions only.
+    const counted = Object.values(by_freshness as Record<string, number>).reduce((a, b) => a + b, 0);
+    expect(counted).toBe(total - by_status.closed);
+    // The CLI agrees: stranded is the same rule.
+    expect((await cliJson(store, ['session', 'list', '--stranded', '--all-agents'])).sessions).toHaveLength(ATTENTION.stranded);
+    const act = (await api(ui, '/api/overview/activity')).doc;
+    expect(act.series).toContain('failed');
+    expect(act.hours.reduce((n: number, h: Record<string, number>) => n + h.failed!, 0)).toBe(ATTENTION.chartFailures);
+  });
+
+  it('/api/sessions pages the lists the overview links to, each with its total', async () => {
+    const page = async (q: string) => (await api(ui, `/api/sessions?${q}`)).doc;
+    const stranded = await page('stranded=1&sort=updated&offset=0&limit=50');
+    expect([stranded.total, stranded.offset, stranded.sessions.length]).toEqual([ATTENTION.stranded, 0, 50]);
+    expect(stranded.sessions.every((s: { status: string }) => s.status === 'active' || s.status === 'handed_off')).toBe(true);
+    const newest = await page('stranded=1&offset=0&limit=50');
+    expect(newest.total).toBe(ATTENTION.stranded);
+    const tail = await page(`stranded=1&offset=${ATTENTION.stranded - 7}&limit=50`);
+    expect(tail.sessions).toHaveLength(7);
+    const failed = await page('outcome=failed,abandoned&closed_within=7d&offset=0&limit=50');
+    expect(failed.total).toBe(ATTENTION.failedRecently);
+    expect(new Set(failed.sessions.map((s: { outcome: string }) => s.outcome))).toEqual(new Set(['failed', 'abandoned']));
+    expect((await page('outcome=failed&offset=0&limit=1')).total).toBe(ATTENTION.failedRecently - 12 + ATTENTION.failedLongAgo);
+    const expired = await page('expired=1&sort=expires&offset=0&limit=50');
+    expect(expired.total).toBe(ATTENTION.expiredUnreaped);
+    for (const s of expired.sessions) expect(Date.parse(s.expires_at)).toBeLessThanOrEqual(Date.parse(UI_NOW));
+    expect((await page('expiring_within=1h&offset=0')).total).toBe(ATTENTION.expiringSoon);
+    expect((await page('all=1&offset=0&limit=50')).total).toBe(ATTENTION.total);
+    expect((await page('q=parked-1&offset=0')).total).toBe(111);
+    // Without the dashboard's parameters the document is still the CLI's.
+    expect((await api(ui, '/api/sessions?stranded=1&limit=3')).doc).toEqual(
+      await cliJson(store, ['session', 'list', '--all-agents', '--stranded', '--limit', '3']),
+    );
+    for (const bad of ['offset=-1', 'outcome=bogus', 'closed_within=soon', 'expired=maybe'])
+      expect((await api(ui, `/api/sessions?${bad}`)).status, bad).toBe(400);
+  });
+
+  it("/api/cases/<id> is `case show <id> --json` (the case page's twin)", async () => {
+    const { status, doc } = await api(ui, '/api/cases/c_attention_00000');
+    expect(status).toBe(200);
+    expect(doc).toEqual(await cliJson(store, ['case', 'show', 'c_attention_00000']));
+    expect(doc.case.context).toContain('the vault was sealed');
+    expect((await api(ui, '/api/cases/c_nope')).status).toBe(404);
+    // The cases page's pages: the CLI's list, with how many match and where the page starts.
+    const first = (await api(ui, '/api/cases?sort=-created&offset=0&limit=50')).doc;
+    expect([first.total, first.offset, first.cases.length, first.cases[0].case_id]).toEqual([ATTENTION.cases, 0, 50, 'c_attention_00000']);
+    const last = (await api(ui, `/api/cases?only_failure=1&offset=280&limit=50`)).doc;
+    expect([last.total, last.cases.length]).toEqual([286, 6]);
+    expect((await api(ui, '/api/cases?offset=x')).status).toBe(400);
   });
 });
 

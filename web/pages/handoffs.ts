@@ -1,7 +1,7 @@
 // Handoffs: who handed what to whom as a graph of agents (an edge per source and target, its width the count),
 // and the list with each package's status.
 import { get } from '../api';
-import { ago, badge, el, svg, table, type Child } from '../dom';
+import { ago, badge, cut, cutLink, el, emptyState, href, jsonTwin, svg, table, type Child } from '../dom';
 
 interface Row {
   direction: string;
@@ -30,7 +30,12 @@ function graph(rows: Row[]): HTMLElement {
     edges.set(key, e);
   }
   const agents = [...new Set([...edges.values()].flatMap((e) => [e.from, e.to]))].sort();
-  if (agents.length === 0) return el('p', { class: 'empty' }, 'no handoffs yet');
+  if (agents.length === 0)
+    return emptyState(
+      'No handoffs yet. One agent hands a session to another with a signed package; the graph of who handed what to whom shows here:',
+      'crux --agent planner handoff mint <session> --to builder',
+      'crux --agent builder handoff accept <package>',
+    );
   const W = 520;
   const R = 190;
   const at = new Map(
@@ -86,6 +91,18 @@ function graph(rows: Row[]): HTMLElement {
     'figure',
     { class: 'graph' },
     svg('svg', { viewBox: `-110 0 ${W + 220} ${W + 20}`, role: 'img', 'aria-label': 'handoffs between agents' }, defs, lines, nodes),
+    el(
+      'figcaption',
+      {},
+      el(
+        'ul',
+        { class: 'legend', id: 'graph-legend' },
+        el('li', {}, el('span', { class: 'swatch node-swatch' }), 'an agent'),
+        el('li', {}, el('span', { class: 'swatch edge-swatch' }), 'packages from one agent to another, all accepted or ended'),
+        el('li', {}, el('span', { class: 'swatch edge-swatch outstanding' }), 'some still outstanding (not yet accepted)'),
+        el('li', {}, 'a thicker line: more packages; hover a line for its counts'),
+      ),
+    ),
   );
 }
 
@@ -129,29 +146,32 @@ export async function handoffs(): Promise<HTMLElement> {
   return el(
     'div',
     { class: 'page' },
-    el('h2', {}, 'Handoffs'),
+    el('div', { class: 'title' }, el('h2', {}, 'Handoffs'), jsonTwin('handoffs?sort=-created&limit=500')),
     graph(rows),
-    table(
-      ['handoff', 'session', 'from', 'to', 'status', 'created', 'expires', 'accepted', 'facts', 'signature', 'checks'],
-      rows.map((r) => [
-        el('code', {}, r.handoff_id ?? r.content_hash.slice(0, 12)),
-        r.session_id,
-        r.source_agent,
-        r.target_agent ?? '-',
-        badge(r.status),
-        ago(r.created_at),
-        ago(r.expires_at),
-        r.accepted_at === null ? '-' : [ago(r.accepted_at), r.accepted_by === null ? '' : ` by ${r.accepted_by}`],
-        r.facts,
-        r.signature_alg,
-        r.direction === 'minted' && r.handoff_id !== null ? checksButton(r.handoff_id) : '-',
-      ]),
-      'no handoffs minted or accepted here',
-    ),
-    el('h3', {}, 'Keys'),
+    rows.length === 0
+      ? null
+      : table(
+          ['handoff', 'session', 'from', 'to', 'status', 'created', 'expires', 'accepted', 'facts', 'signature', 'checks'],
+          rows.map((r) => [
+            cut(r.handoff_id ?? r.content_hash.slice(0, 12)),
+            r.direction === 'minted' ? cutLink(href('session', r.source_agent, r.session_id), r.session_id) : cut(r.session_id),
+            cut(r.source_agent),
+            r.target_agent === null ? '-' : cut(r.target_agent),
+            badge(r.status),
+            ago(r.created_at),
+            ago(r.expires_at),
+            r.accepted_at === null ? '-' : [ago(r.accepted_at), r.accepted_by === null ? '' : [' by ', cut(r.accepted_by)]],
+            r.facts,
+            r.signature_alg,
+            r.direction === 'minted' && r.handoff_id !== null ? checksButton(r.handoff_id) : '-',
+          ]),
+          'no handoffs',
+        ),
+    el('h3', {}, 'Trusted keys'),
     table(
       ['agent', 'fingerprint', 'status'],
-      keys.map((k) => [k.agent ?? '-', el('code', {}, k.fingerprint ?? '-'), k.status ?? '-']),
+      keys.map((k) => [k.agent === undefined ? '-' : cut(k.agent), cut(k.fingerprint ?? '-'), k.status ?? '-']),
+      'no Ed25519 key trusted or revoked here (crux --agent A handoff trust <public-key> adds one)',
     ),
   );
 }

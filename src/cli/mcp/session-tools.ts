@@ -108,7 +108,7 @@ export const sessionList = tool({
   input: (z) => ({
     all: z.boolean().optional().describe('Every session, archived and closed included.'),
     archived: z.boolean().optional().describe('Only archived sessions.'),
-    stranded: z.boolean().optional().describe('Only sessions not closed whose freshness is stale (no sign of life for 24 h).'),
+    stranded: z.boolean().optional().describe('Only stranded sessions: neither closed nor archived, and stale (no sign of life for 24 h).'),
     limit: limit(z, 'sessions'),
   }),
   output: { sessions: { type: 'array', items: OBJECT } },

@@ -1,9 +1,9 @@
 // The dashboard's JSON twin (SPEC §12): each path answers with the CLI's `--json` document for the same question,
 // from the same operation, with the same option parsing; query parameters are the options in snake_case.
 import { contextOf, type Context } from '../context';
-import { parseChoices, parseLimit, parseSort } from '../parse';
-import { getSession, historyOf, listSessions } from '../operations/session';
-import { listCases, retrieve } from '../operations/case';
+import { parseChoices, parseCount, parseLimit, parseSort } from '../parse';
+import { getSession, historyOf } from '../operations/session';
+import { countedCases, listCases, retrieve, showCase } from '../operations/case';
 import { HANDOFF_STATUSES, listHandoffs } from '../operations/handoff';
 import { checkJournals } from '../operations/journal';
 import { withWarnings } from '../../output/emit';
@@ -13,12 +13,12 @@ import { exportHandoff } from '../../domain/handoff/listing';
 import { encodeEnvelope } from '../../domain/handoff/envelope';
 import { DEFAULT_MAX_AGE_MS, inspectHandoff } from '../../domain/handoff/store';
 import { CruxError, errorDocument, internalError, invalid, notFound } from '../../shared/errors';
-import { parseAgentName, parseLogicalSessionId } from '../../shared/ids';
-import { CASE_ORDERS, HANDOFF_ORDERS, SESSION_ORDERS } from '../../domain/list-window';
-import { SESSION_STATES } from '../../domain/session/machine';
+import { parseAgentName, parseCaseId, parseLogicalSessionId } from '../../shared/ids';
+import { CASE_ORDERS, HANDOFF_ORDERS } from '../../domain/list-window';
 import { DEFAULT_TOP_K, parseMinSimilarity, parseTopK } from '../../domain/case/rank';
 import { parseHistoryPoint } from '../../domain/session/history';
 import { activity, journalSizes, sessionCounts, successByTag } from './overview';
+import { flag, many, sessionsDocument, text } from './api-sessions';
 import type { ApiScope } from './api-scope';
 
 export interface Answer {
@@ -39,18 +39,6 @@ const HTTP_STATUS: Partial<Record<CruxError['kind'], number>> = {
   disk_full: 503,
 };
 
-/** A flag as a query parameter: present, empty, 1 or true is on; 0 or false is off. */
-function flag(q: URLSearchParams, name: string): boolean | undefined {
-  const raw = q.get(name);
-  if (raw === null) return undefined;
-  if (raw === '' || raw === '1' || raw === 'true') return true;
-  if (raw === '0' || raw === 'false') return false;
-  throw invalid(`${name} must be 1, true, 0 or false: ${JSON.stringify(raw)}`);
-}
-
-const text = (q: URLSearchParams, name: string) => q.get(name) ?? undefined;
-const many = (q: URLSearchParams, name: string) => (q.getAll(name).length > 0 ? q.getAll(name) : undefined);
-
 /** The context of one request: the clock read anew, the store as it is now, and the agent a path names. */
 function contextFor(scope: ApiScope, agent?: string | null): Context {
   const globals = agent === undefined ? scope.globals : { ...scope.globals, agent: agent ?? undefined };
@@ -59,23 +47,11 @@ function contextFor(scope: ApiScope, agent?: string | null): Context {
   return contextOf(globals, env);
 }
 
-/** `/api/sessions`: `session list --json --all-agents` unless all_agents=0 or an agent is named. */
+/** `/api/sessions`: `session list --json --all-agents` unless all_agents=0 or an agent is named (api-sessions.ts). */
 async function sessions(scope: ApiScope, q: URLSearchParams): Promise<[Context, unknown]> {
   const agent = text(q, 'agent');
   const ctx = contextFor(scope, agent);
-  const statuses = parseChoices<string>(many(q, 'status'), SESSION_STATES, 'status');
-  const window = {
-    sort: parseSort(text(q, 'sort'), SESSION_ORDERS),
-    limit: parseLimit(text(q, 'limit')),
-    where: statuses && ((s: { status: string }) => statuses.includes(s.status)),
-  };
-  const filter = {
-    all: flag(q, 'all') === true || statuses !== undefined,
-    archived: flag(q, 'archived') === true,
-    stranded: flag(q, 'stranded') === true,
-    allAgents: flag(q, 'all_agents') ?? agent === undefined,
-  };
-  return [ctx, await listSessions(ctx, filter, { freshFor: text(q, 'fresh_for'), staleAfter: text(q, 'stale_after') }, window)];
+  return [ctx, await sessionsDocument(ctx, q, agent)];
 }
 
 async function cases(scope: ApiScope, q: URLSearchParams): Promise<[Context, unknown]> {
@@ -83,8 +59,15 @@ async function cases(scope: ApiScope, q: URLSearchParams): Promise<[Context, unk
   const onlySuccess = flag(q, 'only_success') === true;
   const onlyFailure = flag(q, 'only_failure') === true;
   if (onlySuccess && onlyFailure) throw invalid('give only_success or only_failure, not both');
-  const window = { sort: parseSort(text(q, 'sort'), CASE_ORDERS), limit: parseLimit(text(q, 'limit')) };
-  return [ctx, await listCases(ctx, { success: onlySuccess ? true : onlyFailure ? false : undefined, tags: many(q, 'tag') }, window)];
+  const filter = { success: onlySuccess ? true : onlyFailure ? false : undefined, tags: many(q, 'tag') };
+  const sort = parseSort(text(q, 'sort'), CASE_ORDERS);
+  const limit = parseLimit(text(q, 'limit'));
+  const offsetRaw = text(q, 'offset');
+  if (offsetRaw === undefined) return [ctx, await listCases(ctx, filter, { sort, limit })];
+  // A page (the dashboard's): the CLI's document with how many match and where the page starts.
+  const offset = parseCount(offsetRaw, 'offset');
+  const { document, total } = await countedCases(ctx, filter, { sort, limit: limit === undefined ? undefined : offset + limit });
+  return [ctx, { cases: document.cases.slice(offset), total, offset }];
 }
 
 /** `/api/cases/retrieve?task=…`: `case retrieve <task> --json`, never marking a case reused (the UI writes nothing). */
@@ -176,6 +159,11 @@ export async function answer(scope: ApiScope, parts: string[], q: URLSearchParam
     if (parts.length === 3 && parts[0] === 'handoffs' && parts[2] === 'inspect') {
       const [ctx, , documentText] = await inspection(scope, parts[1]!, q);
       return { status: 200, body: withWarnings(documentText, ctx.warnings) };
+    }
+    // `/api/cases/<id>`: `case show <id> --json` (the case page's twin).
+    if (parts.length === 2 && parts[0] === 'cases' && parts[1] !== 'retrieve') {
+      const ctx = contextFor(scope);
+      return { status: 200, body: withWarnings(JSON.stringify(await showCase(ctx, parseCaseId(parts[1]!))), ctx.warnings) };
     }
     const route =
       parts.length >= 3 && parts[0] === 'sessions' && (parts.length === 3 || (parts.length === 4 && parts[3] === 'history'))

@@ -1,4 +1,4 @@
-// What the overview shows besides the CLI's documents: sessions counted by status and freshness (stranded first),
+// What the overview shows besides the CLI's documents: what needs attention, sessions counted by status and freshness,
 // activity per hour over the last days, the case bank's success rate by tag, and each journal's size.
 // Activity reads each journal backwards from its end and stops at the window's start: it costs what it shows.
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
@@ -10,36 +10,45 @@ import { listCases } from '../operations/case';
 import { parseCount } from '../parse';
 import { invalid } from '../../shared/errors';
 import { ALL_STORES } from '../../domain/stores';
+import { ATTENTION_WINDOWS, DEFAULT_ATTENTION, judgeAttention } from '../../domain/session/attention';
 import type { ApiScope } from './api-scope';
 
 const HOUR = 3_600_000;
 /** Records may be a little out of time order (writers' clocks): the backward scan reads this far past the window. */
 const CLOCK_SLACK_MS = HOUR;
 /** The series of the activity chart, by the record that counts for each. */
-const ACTIVITY_SERIES = ['puts', 'closes', 'reaps', 'handoffs', 'cases'] as const;
+const ACTIVITY_SERIES = ['puts', 'closes', 'failed', 'reaps', 'handoffs', 'cases'] as const;
 type Series = (typeof ACTIVITY_SERIES)[number];
 
-/** Sessions by status and by freshness, and the stranded ones (stale, not closed), at most 20, the stalest first. */
+/**
+ * Sessions by status and by freshness (open ones: a closed session has none), and what needs attention
+ * (domain/session/attention.ts): each count with the first few sessions, from one read of every session.
+ */
 export async function sessionCounts(ctx: Context) {
   const { sessions } = await listSessions(ctx, { all: true, archived: false, stranded: false, allAgents: true });
   const byStatus: Record<string, number> = {};
   const byFreshness: Record<string, number> = {};
   for (const s of sessions) {
     byStatus[s.status] = (byStatus[s.status] ?? 0) + 1;
-    byFreshness[s.freshness] = (byFreshness[s.freshness] ?? 0) + 1;
+    if (s.freshness !== null) byFreshness[s.freshness] = (byFreshness[s.freshness] ?? 0) + 1;
   }
-  const stranded = await listSessions(ctx, { all: false, archived: false, stranded: true, allAgents: true }, undefined, {
-    sort: { key: 'updated', descending: false },
-    limit: 20,
-  });
-  return { total: sessions.length, by_status: byStatus, by_freshness: byFreshness, stranded: stranded.sessions };
+  const attention = judgeAttention(sessions, ctx.now, DEFAULT_ATTENTION);
+  return {
+    total: sessions.length,
+    by_status: byStatus,
+    by_freshness: byFreshness,
+    attention: { ...attention, windows: ATTENTION_WINDOWS },
+  };
 }
 
 /** The series a record counts in, from its event name and (for a close) its outcome. */
 function seriesOf(line: string): Series | undefined {
   const ev = /"ev":"([a-z_.]+)"/.exec(line.slice(0, 200))?.[1];
   if (ev === 'session.put') return 'puts';
-  if (ev === 'session.closed') return /"outcome":"expired"/.test(line) ? 'reaps' : 'closes';
+  if (ev === 'session.closed') {
+    const outcome = /"outcome":"([a-z]+)"/.exec(line)?.[1];
+    return outcome === 'expired' ? 'reaps' : outcome === 'failed' || outcome === 'abandoned' ? 'failed' : 'closes';
+  }
   if (ev === 'handoff.minted' || ev === 'handoff.accepted') return 'handoffs';
   if (ev === 'case.recorded') return 'cases';
   return undefined;
@@ -92,6 +101,7 @@ export async function activity(ctx: Context, scope: ApiScope, rawDays: string | 
     hour: new Date(first + i * HOUR).toISOString(),
     puts: 0,
     closes: 0,
+    failed: 0,
     reaps: 0,
     handoffs: 0,
     cases: 0,

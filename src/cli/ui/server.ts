@@ -75,6 +75,7 @@ export async function startUi(globals: GlobalOptions, ui: UiOptions, env: NodeJS
   readFileSync(join(assets, PAGE));
   const pg: PgReader | undefined = target.kind === 'postgres' ? openPgReader(target.url, target.source === 'env' ? 'CRUX_STORE' : '--store') : undefined;
   const scope: ApiScope = { globals, env, pg };
+  const fixedNow = globals.now !== undefined || env.CRUX_NOW ? probe.nowIso : undefined;
   let live: Live;
   if (pg !== undefined) {
     const out = fanOut();
@@ -130,7 +131,8 @@ export async function startUi(globals: GlobalOptions, ui: UiOptions, env: NodeJS
         return sendError(req, res, 400, 'a path segment is not valid percent-encoding');
       }
       const result = await serially(() => answer(scope, parts, url.searchParams));
-      return send(req, res, result.status, 'application/json', `${result.body}\n`, cookie);
+      // The time the answer was judged at (--now or CRUX_NOW when set): the page says "5 min ago" from it.
+      return send(req, res, result.status, 'application/json', `${result.body}\n`, { ...cookie, 'X-Crux-Now': fixedNow ?? new Date().toISOString() });
     }
     // The token leaves the address bar (and the history) at once: the cookie carries it from now on.
     if (verdict.setCookie) {

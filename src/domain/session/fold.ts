@@ -149,12 +149,12 @@ export function toImported(r: SessionRecord): ImportedData {
 
 const SESSION_INDEXES = [
   'agent',
-  'open_updated',
+  'strandable_updated',
   'open_expires',
-  'unscoped_open_updated',
+  'unscoped_strandable_updated',
   'listed_updated',
   'unscoped_listed_updated',
-  'scoped_open_updated',
+  'scoped_strandable_updated',
   'scoped_listed_updated',
   'logical_id',
   'scoped_order',
@@ -187,9 +187,10 @@ export const SESSION_STORE: StoreSpec<Sessions> = {
     (record.ev === E.put && typeof record.data === 'object' && record.data !== null && 'created_at' in record.data) ||
     record.ev === E.imported ||
     record.ev === E.deleted,
-  // What filtered queries look up (store.ts): an agent's sessions, and the open sessions by when they were
-  // last written (stranded) and by when they expire (reap). A closed session has neither time. A limited list
-  // reads newest first by the time of the last write: the open sessions (--stranded) and the sessions a plain
+  // What filtered queries look up (store.ts): an agent's sessions, the sessions that may be stranded (neither
+  // closed nor archived, SPEC §4) by when they were last written, and the open ones by when they expire (reap).
+  // A closed session has neither time. A limited list reads newest first by the time of the last write: the
+  // sessions that may be stranded (--stranded) and the sessions a plain
   // list shows (active, handed off), each also among the unscoped and the scoped ones apart, so that a caller
   // without an agent reads its own and counts those it does not see (hidden_scoped) from the index alone, each
   // entry of the range once. By logical id, every
@@ -197,7 +198,7 @@ export const SESSION_STORE: StoreSpec<Sessions> = {
   // (completion reads those that start with what is typed).
   secondary: {
     names: SESSION_INDEXES,
-    version: 4,
+    version: 5,
     prefixed: ['scoped_order'],
     values: (sessions, key) => {
       const r = sessions.get(key as ScopedSessionId);
@@ -205,7 +206,8 @@ export const SESSION_STORE: StoreSpec<Sessions> = {
       const open = !isTerminal(r.status);
       const { agent, id } = unscopeSessionId(r.key);
       const updated = tryParseTime(r.updated_at);
-      const openUpdated = open ? updated : undefined;
+      // An archived session was parked on purpose: never stranded, so not in the stranded ranges.
+      const openUpdated = open && r.status !== 'archived' ? updated : undefined;
       const listedUpdated = r.status === 'active' || r.status === 'handed_off' ? updated : undefined;
       const unscoped = agent === undefined;
       return [

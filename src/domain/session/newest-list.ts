@@ -38,7 +38,7 @@ export async function listNewest(
   // Stale means older than the threshold: at most now - staleMs - 1.
   const atMost = filter.stranded ? scope.now - staleMs - 1 : Number.MAX_SAFE_INTEGER;
   if (atMost < 0) return undefined;
-  const name = filter.stranded ? 'open_updated' : 'listed_updated';
+  const name = filter.stranded ? 'strandable_updated' : 'listed_updated';
   const f: ListFilter = { ...filter, agent: scope.agent };
   const visible = (sessions: Sessions) => listSessions(sessions, f, scope.now, scope.thresholds).sessions.length;
   // A caller without an agent sees the unscoped sessions only: read those, and count the scoped ones as hidden.

@@ -1,7 +1,7 @@
 // Which sessions a caller sees, and which a listing shows: scoping, status filters, freshness.
 import { unscopeSessionId, type AgentName, type ScopedSessionId } from '../../shared/ids';
 import type { Instant } from '../../shared/time';
-import { judgeFreshness, type FreshnessThresholds } from './freshness';
+import { judgeFreshness, type Freshness, type FreshnessThresholds } from './freshness';
 import type { SessionRecord, Sessions } from './fold';
 import { viewSession, type SessionView } from './view';
 
@@ -24,7 +24,7 @@ export interface ListFilter extends Visibility {
   readonly all: boolean;
   /** Only archived sessions. */
   readonly archived: boolean;
-  /** Only non-closed sessions whose freshness is stale. */
+  /** Only stranded sessions: stale, and neither closed nor archived (see isStranded). */
   readonly stranded: boolean;
 }
 
@@ -34,8 +34,15 @@ export interface Listing {
   readonly hidden_scoped: number;
 }
 
-const isStranded = (r: SessionRecord, now: Instant, t?: FreshnessThresholds): boolean =>
-  r.status !== 'closed' && judgeFreshness(r.updated_at, now, t) === 'stale';
+/**
+ * Stranded (SPEC §4): stale, and neither closed (it ended) nor archived (it was parked on purpose): a session
+ * that was left open and forgotten. The one rule `session list --stranded`, doctor and the dashboard share.
+ */
+export const isStranded = (r: Pick<SessionRecord, 'status' | 'updated_at'>, now: Instant, t?: FreshnessThresholds): boolean =>
+  strandedBy(r.status, judgeFreshness(r.updated_at, now, t));
+
+/** The rule itself, over a status and a freshness already judged (a view's). */
+export const strandedBy = (status: string, freshness: Freshness | null): boolean => status !== 'closed' && status !== 'archived' && freshness === 'stale';
 
 function matchesStatus(r: SessionRecord, f: ListFilter, now: Instant, t?: FreshnessThresholds): boolean {
   if (f.archived && r.status !== 'archived') return false;

@@ -113,14 +113,14 @@ export async function getSession(scope: SessionScope, id: LogicalSessionId): Pro
 }
 
 /**
- * The sessions a listing needs: an agent's own (by the index), or the open ones last written before the
- * stale threshold for --stranded; otherwise all. The listing filters exactly, whatever was read.
+ * The sessions a listing needs: an agent's own (by the index), or those that may be stranded (neither closed
+ * nor archived) last written before the stale threshold for --stranded; otherwise all. The listing filters exactly, whatever was read.
  */
 function sessionsFor(scope: SessionScope, filter: Omit<ListFilter, 'agent'>): Promise<Sessions> {
   if (scope.agent !== undefined && !filter.allAgents) return scope.dir.readIndexed(SESSION_STORE, { index: 'agent', equals: scope.agent });
   if (filter.stranded) {
     const staleMs = (scope.thresholds ?? DEFAULT_THRESHOLDS).staleMs;
-    return scope.dir.readIndexed(SESSION_STORE, { index: 'open_updated', atMost: Math.max(0, scope.now - staleMs) });
+    return scope.dir.readIndexed(SESSION_STORE, { index: 'strandable_updated', atMost: Math.max(0, scope.now - staleMs) });
   }
   return scope.dir.read(SESSION_STORE);
 }

@@ -16,7 +16,8 @@ export interface SessionView {
   readonly archived_at: string | null;
   readonly archive_reason: string | null;
   readonly actor: string | null;
-  readonly freshness: Freshness;
+  /** How recent the last write is; null for a closed session (freshness describes open sessions, SPEC §4). */
+  readonly freshness: Freshness | null;
   readonly closed_at: string | null;
   readonly outcome: string | null;
   readonly summary: string | null;
@@ -38,7 +39,7 @@ export function viewSession(r: SessionRecord, now: Instant, thresholds?: Freshne
     archived_at: r.archived_at,
     archive_reason: r.archive_reason,
     actor: r.actor,
-    freshness: judgeFreshness(r.updated_at, now, thresholds),
+    freshness: r.status === 'closed' ? null : judgeFreshness(r.updated_at, now, thresholds),
     closed_at: r.closed_at,
     outcome: r.outcome,
     summary: r.summary,

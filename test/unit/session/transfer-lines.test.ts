@@ -88,7 +88,7 @@ describe('freshness and listing', () => {
     expect(judgeFreshness('2026-01-01T00:00:02.000Z', T0, t)).toBe('invalid');
   });
 
-  it('lists by scope and status; stranded = non-closed and stale', () => {
+  it('lists by scope and status; stranded = stale, neither closed nor archived', () => {
     const s = given(
       { ...put('new'), ts: '2026-01-01T00:59:00.000Z' },
       { ...put('old'), ts: '2025-12-01T00:00:00.000Z' },
@@ -105,7 +105,7 @@ describe('freshness and listing', () => {
     expect(listSessions(s, base, now, t).hidden_scoped).toBe(1);
     expect(ids({ all: true })).toEqual(['new', 'arch', 'gone', 'old']);
     expect(ids({ archived: true })).toEqual(['arch']);
-    expect(ids({ stranded: true })).toEqual(['arch', 'old']);
+    expect(ids({ stranded: true })).toEqual(['old']);
     expect(ids({ allAgents: true })).toEqual(['new', 'x', 'old']);
     expect(ids({ agent: 'bob' as never })).toEqual(['x']);
     expect(listSessions(s, { ...base, agent: 'bob' as never }, now, t).hidden_scoped).toBe(0);

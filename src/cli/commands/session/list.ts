@@ -12,7 +12,7 @@ export function makeListCommand(): Command {
     .description('list sessions: active and handed-off ones, newest first (archived and closed, with their outcome, only with --all)')
     .option('--all', 'every session, archived and closed included')
     .option('--archived', 'only archived sessions')
-    .option('--stranded', 'only non-closed sessions whose freshness is stale')
+    .option('--stranded', 'only stranded sessions: stale, neither closed nor archived')
     .option('--all-agents', "every agent's sessions, with an agent column (the operator's view)")
     .addOption(statusOption(`only these statuses: ${SESSION_STATES.join(', ')} (repeatable or comma-separated; implies --all)`, SESSION_STATES))
     .option('--fresh-for <duration>', 'fresh up to this age (env CRUX_FRESH_FOR, default 15m)')
