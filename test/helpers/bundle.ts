@@ -1,5 +1,5 @@
 // A source module bundled as the build bundles it (CommonJS, its imports inlined), as text: for a test that runs
-// it in a process of its own (a Node without WebAssembly, a module that calls process.exit).
+// it in a process of its own (a module whose switches are per process, a module that calls process.exit).
 import { buildSync } from 'esbuild';
 
 export function bundledModule(url: URL): string {

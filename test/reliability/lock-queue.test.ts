@@ -56,13 +56,13 @@ describe("the waiters' queue", { timeout: TIMEOUT }, () => {
     await expectHealthy(dir);
   });
 
-  it('a waiter sleeps on a connection made through the pipe binding: node:net never loads (NODE_DEBUG=net prints nothing)', async () => {
-    const { dir, waits, held, waiters } = await queued(3, () => ({ NODE_DEBUG: 'net' }));
+  it('a waiter sleeps on its node:net connection to the one ahead, with deprecations thrown: stderr stays empty', async () => {
+    // No internal or deprecated API on the waiters' path (probe, sleep, wake): --throw-deprecation would end one.
+    const { dir, waits, held, waiters } = await queued(3, () => ({ NODE_OPTIONS: '--pending-deprecation --throw-deprecation' }));
     const pids = waiters.map((w) => w.proc.pid!);
     expect(pids.map((p) => readWaits(waits).get(p))).toEqual([[`holder ${process.pid}`], ...pids.slice(0, -1).map((p) => [`ahead ${p}`])]);
     await held.release();
     const exits = await Promise.all(waiters.map((w) => w.done));
-    // node:net's debug log ("NET <pid>: createConnection …") would be on stderr had a probe used it.
     expect(exits.map((e) => [e.code, e.stderr])).toEqual(exits.map(() => [0, '']));
     expect(pids.map((p) => readWaits(waits).get(p)?.length)).toEqual([1, 1, 1]);
     await expectHealthy(dir);

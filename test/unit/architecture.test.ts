@@ -34,9 +34,8 @@ function floorOf(file: string): { floor: number; name: string } {
 }
 
 const FS_MODULES = new Set(['fs', 'node:fs', 'fs/promises', 'node:fs/promises']);
-/** A src file that touches the file system itself: it imports Node's fs, or reaches for process.binding. */
-const touchesFileSystem = (file: string) =>
-  graph.edges.get(file)!.some((e) => !e.typeOnly && FS_MODULES.has(e.spec)) || /process\.binding\(/.test(textOf(file));
+/** A src file that touches the file system itself: it imports Node's fs. */
+const touchesFileSystem = (file: string) => graph.edges.get(file)!.some((e) => !e.typeOnly && FS_MODULES.has(e.spec));
 
 describe('architecture', () => {
   it('has no import that points up the layers', () => {
@@ -112,15 +111,23 @@ describe('architecture', () => {
     expect(users('@modelcontextprotocol/sdk').filter((f) => !f.startsWith('cli/mcp/'))).toEqual([]);
   });
 
-  it("writes to stdout and stderr only through output/stdout.ts, and reaches Node's bindings only through journal/dir/lock/node-binding.ts", () => {
+  it('writes to stdout and stderr only through output/stdout.ts, and reaches for no internal binding of Node anywhere', () => {
     const direct = graph.files.filter((f) => f !== 'output/stdout.ts' && /process\.(stdout|stderr)\.write|console\.(log|error|warn|info)/.test(textOf(f)));
     expect(direct).toEqual([]);
-    // Two internal bindings: pipe_wrap, what node:net's servers and sockets are built on, for the lock's listening
-    // socket and a waiter's probe of it (journal/dir/lock/lock-pipe.ts, with node:net where it is refused), and zlib's, for its crc32 (the derived
-    // files' checksums, with WebAssembly where it is refused). No other, and process.binding nowhere else.
-    expect(graph.files.filter((f) => f !== 'journal/dir/lock/node-binding.ts' && /\.binding\(/.test(textOf(f)))).toEqual([]);
-    const bindings = graph.files.flatMap((f) => [...textOf(f).matchAll(/\bnodeBinding\(\s*['"`]([^'"`]*)['"`]\s*\)/g)].map((m) => `${f}: ${m[1]}`));
-    expect([...new Set(bindings)].sort()).toEqual(['journal/derived/checksum.ts: zlib', 'journal/dir/lock/lock-pipe.ts: pipe_wrap']);
+    // process.binding (and internalBinding, or a binding reached any other way) is internal, deprecated and
+    // unversioned: the lock's sockets are node:net's, the derived files' checksums node:zlib's crc32.
+    expect(graph.files.filter((f) => /\b(process\s*\.\s*|internal)binding\b|\[\s*['"`]binding['"`]\s*\]/i.test(textOf(f)))).toEqual([]);
+  });
+
+  it('hashes and checksums with vetted code only: no WebAssembly module, no hash written by hand', () => {
+    // SHA-256 from @noble/hashes or node:crypto (shared/sha256.ts), CRC-32 from node:zlib (derived/checksum.ts).
+    const root = join(SRC, '..');
+    const wasm = (dir: string): string[] =>
+      fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? wasm(join(dir, e.name)) : /\.(wat|wasm)$/.test(e.name) ? [e.name] : []));
+    expect(wasm(join(root, 'src'))).toEqual([]);
+    expect(graph.files.filter((f) => /\bWebAssembly\b/.test(textOf(f)))).toEqual([]);
+    // SHA-256's first round constants and CRC-32's reversed polynomial appear in no source of crux's own.
+    expect(graph.files.filter((f) => /0x428a2f98|0xedb88320|0x82f63b78/i.test(textOf(f)))).toEqual([]);
   });
 
   it('exports no value that no other file uses (src, test, bench or the build)', () => {
@@ -184,7 +191,6 @@ describe('journal/ folders', () => {
   // Crossings still to be removed (one core over two line stores): each is a rule still written in dir/.
   const KNOWN = [
     'core/store-boundary.ts → dir/history.ts',
-    'derived/checksum.ts → dir/lock/node-binding.ts',
     'pg/pg-check.ts → dir/history.ts',
     'pg/pg-maintenance.ts → dir/history.ts',
     'pg/pg-store.ts → dir/history.ts',

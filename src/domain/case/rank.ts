@@ -4,7 +4,6 @@ import { invalid } from '../../shared/errors';
 import type { CaseBank } from './bank';
 import { META_TERMS_MAX, metaReward, metaSuccess, metaTerms } from './bank-layout';
 import { tokenize } from './tokenize';
-import { keptCandidates } from './rank-wasm';
 
 export const DEFAULT_TOP_K = 5;
 export const MAX_TOP_K = 100;
@@ -75,13 +74,6 @@ export function rankCases(bank: CaseBank, query: RetrieveQuery): Hit[] {
   const q = queryTerms.size;
   const total = lists.reduce((sum, list) => sum + list.cached.length + list.later.length, 0);
   if (total * DENSE_AFTER_SHARE > bank.slots) return rankDense(bank, lists, query, q);
-  // Every slot live and no filter to call: the per-posting work in WebAssembly (rank-wasm.ts) where it runs.
-  const kept = bank.liveCount === bank.slots && query.among === undefined ? keptCandidates(bank, lists, total, q, query) : undefined;
-  if (kept !== undefined) {
-    const best: Hit[] = [];
-    for (const hit of kept) consider(bank, best, hit, query.topK);
-    return best;
-  }
   return rankSparse(bank, postingKeys(bank, lists, total), query, q);
 }
 

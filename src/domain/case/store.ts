@@ -5,7 +5,6 @@ import { CruxError, notFound } from '../../shared/errors';
 import type { CaseId } from '../../shared/ids';
 import type { ImportSummary } from '../import-summary';
 import { formatTime, type Instant } from '../../shared/time';
-import { expectWebAssembly } from '../../shared/sha256';
 import { CaseBank } from './bank';
 import { evolveBank } from './evolve';
 import { toCase, type CaseBody } from './payload';
@@ -162,8 +161,6 @@ export async function importCases(scope: CaseScope, cases: readonly Case[]): Pro
 
 /** Ranked matches; with `markReused`, each returned case's reuse count goes up by one, journaled. */
 export async function retrieveCases(scope: CaseScope, query: RetrieveQuery, markReused: boolean): Promise<ScoredCase[]> {
-  // Ranking runs its WebAssembly kernel: the lines this reads are hashed by shared/sha256.ts's, then.
-  expectWebAssembly();
   // The bank reads only what ranking needs (its terms' postings, its candidates' numbers) while this runs.
   if (!markReused) return scope.dir.readTerms(CASE_STORE, { terms: [...tokenize(query.text)] }, (bank) => resultsOf(scope.dir, bank, rankCases(bank, query)));
   return scope.dir.write(async (tx) => {
@@ -182,7 +179,6 @@ export async function retrieveCases(scope: CaseScope, query: RetrieveQuery, mark
  */
 export async function retrieveTaggedCases(scope: CaseScope, query: RetrieveQuery, tag: string): Promise<ScoredCase[]> {
   const tagTerms = [...tokenize(tag)];
-  expectWebAssembly();
   return scope.dir.readTerms(CASE_STORE, { terms: [...tokenize(query.text)], among: tagTerms }, async (bank) => {
     const termIds = tagTerms.map((term) => bank.termIdOf(term));
     if (termIds.some((id) => id === undefined)) return [];

@@ -47,7 +47,7 @@ export interface ChainHead {
 
 export const EMPTY_HEAD: ChainHead = { seq: 0, h: GENESIS };
 
-// SHA-256 of a line (shared/sha256.ts says how: WebAssembly, node:crypto for a replay).
+// SHA-256 of a line (shared/sha256.ts says how: @noble/hashes, node:crypto for a replay).
 const lineHash = (body: string): string => sha256Hex(body).slice(0, HASH_HEX);
 
 /**

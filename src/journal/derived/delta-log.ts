@@ -14,7 +14,7 @@
 // writer cuts such a tail off before it appends (it is crux's own cache).
 import { fs } from '../../shared/fs';
 import { crashPoint } from '../../shared/crash-point';
-import { crc32, expectChecksumBytes, seedOf } from './checksum';
+import { crc32, seedOf } from './checksum';
 import { decodeHeader, encodeHeader, HEADER_BYTES, isBinding, openCacheFile, writeFully, type JournalBinding } from './cache-file';
 import { ENTRY_BYTES, ENTRY_WORDS, EntryList } from './entries';
 
@@ -143,7 +143,6 @@ export function parseLog(bytes: Buffer, version: number): OpenLog | undefined {
  */
 function lastHolds(bytes: Buffer, view: DataView, framed: readonly Block[], start: number, mask: number): boolean {
   if (framed.length === 0) return true;
-  expectChecksumBytes(bytes.length);
   const trailer = framed.at(-1)!.at + framed.at(-1)!.size - 4;
   const sum = crc32(new Uint8Array(bytes.buffer, bytes.byteOffset + HEADER_BYTES, trailer - HEADER_BYTES), start);
   return (sum ^ mask) >>> 0 === view.getUint32(trailer, true);

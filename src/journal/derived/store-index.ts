@@ -49,8 +49,8 @@ const BATCH = 16;
 const TIE_READS = 16;
 /**
  * About the fewest UTF-16 units a record line has (a session's or a case's, its hash and chain fields ~150): a read that
- * will verify n lines tells the hashing beforehand it hashes about n times this (shared/sha256.ts: many
- * lines are hashed by the WebAssembly kernel from the first, a few in plain JavaScript).
+ * will verify n lines tells the hashing beforehand it hashes about n times this (shared/sha256.ts: many lines are
+ * hashed by node:crypto, loaded at once; a few by @noble/hashes).
  */
 const LINE_UNITS = 256;
 /**

@@ -1,79 +1,84 @@
-// CRC-32 of the derived files: the WebAssembly module and the JS loop against zlib's own, at every length that
-// crosses a step or a chunk of either, with seeds; and the JS loop alone where a Node has no WebAssembly.
+// CRC-32 of the derived files (src/journal/derived/checksum.ts): node:zlib's public crc32, with the seeds the
+// derived files chain and name their pieces by; known vectors, views into larger buffers, pieces chained by seed.
 import { randomBytes } from 'node:crypto';
-import * as zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bundledModule } from '../../helpers/bundle';
-import { PERMISSION_FLAG } from '../../helpers/cli';
-import { crc32, crcEngine, jsCrc32, wasmCrc32 } from '../../../src/journal/derived/checksum';
-
-const native = (zlib as unknown as { crc32: (data: Uint8Array, value?: number) => number }).crc32;
-// (zlib answers 0 for no bytes whatever the seed; crc32 answers the seed, as both implementations here do)
-const expected = (bytes: Uint8Array, seed: number) => (bytes.length === 0 ? seed : native(bytes, seed));
+import { tempDir } from '../../helpers/cli';
+import { crc32, seedOf } from '../../../src/journal/derived/checksum';
 
 describe('crc32', () => {
-  it('is zlib’s CRC-32 (node:zlib has crc32 on every Node crux runs on: ≥ 20.15)', () => {
-    expect(typeof native).toBe('function');
+  it('is the zlib polynomial: the known vectors', () => {
+    // The check value of CRC-32/ISO-HDLC (the "123456789" vector), and well-known others (32 zero bytes, 32 0xff).
     expect(crc32(Buffer.from('123456789'))).toBe(0xcbf43926);
-    expect(wasmCrc32(Buffer.from('123456789'))).toBe(0xcbf43926);
+    expect(crc32(Buffer.from('a'))).toBe(0xe8b7be43);
+    expect(crc32(Buffer.from('abc'))).toBe(0x352441c2);
+    expect(crc32(Buffer.from('The quick brown fox jumps over the lazy dog'))).toBe(0x414fa339);
+    expect(crc32(Buffer.alloc(32, 0))).toBe(0x190a55ad);
+    expect(crc32(Buffer.alloc(32, 0xff))).toBe(0xff6cab0b);
   });
 
-  it('runs zlib’s crc32 through Node’s zlib binding, node:zlib’s JS unloaded', () => {
-    expect(crcEngine()).toBe('binding');
-    const bytes = randomBytes(100_000);
-    const inner = Buffer.concat([Buffer.from('xx'), bytes, Buffer.from('yy')]).subarray(2, 2 + bytes.length);
-    for (const seed of [0, 1, 0x7fffffff, 0x80000000, 0xffffffff, -1]) expect(crc32(inner, seed)).toBe(native(bytes, seed >>> 0));
-  });
-
-  it('where process.binding is refused (the permission model) the WebAssembly kernel answers the same, and no warning is printed', () => {
-    const code = bundledModule(new URL('../../../src/journal/derived/checksum.ts', import.meta.url));
-    const script = `const module = { exports: {} }; (function (exports, module, require) { ${code} })(module.exports, module, require);
-      const { crc32, crcEngine } = module.exports;
-      process.stdout.write(JSON.stringify([crcEngine(), crc32(Buffer.from('123456789')), crc32(Buffer.alloc(5000, 9), 77)]));`;
-    const run = (flags: string[]) => execFileSync(process.execPath, [...flags, '-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    const expectedRow = (engine: string) => [engine, 0xcbf43926, native(Buffer.alloc(5000, 9), 77)];
-    expect(JSON.parse(run([PERMISSION_FLAG, '--allow-fs-read=*']))).toEqual(expectedRow('kernel'));
-    // process.binding warns only under --pending-deprecation, and that warning is kept from the user.
-    expect(JSON.parse(run(['--pending-deprecation', '--throw-deprecation']))).toEqual(expectedRow('binding'));
-  });
-
-  it('WebAssembly and JS agree with zlib at every length mod 8, with seeds', () => {
-    for (let length = 0; length < 80; length++) {
-      const bytes = randomBytes(length);
-      const seed = randomBytes(4).readUInt32LE(0);
-      expect(wasmCrc32(bytes, seed)).toBe(expected(bytes, seed));
-      expect(jsCrc32(bytes, seed)).toBe(expected(bytes, seed));
-      expect(crc32(bytes, seed)).toBe(expected(bytes, seed));
+  it('continues from a seed: pieces chained by their seed give the whole body’s checksum', () => {
+    expect(crc32(Buffer.from('6789'), crc32(Buffer.from('12345')))).toBe(0xcbf43926);
+    const big = randomBytes(3 * 1024 * 1024 + 17);
+    const whole = crc32(big);
+    for (const piece of [1, 7, 4096, 65_537]) {
+      let c = 0;
+      for (let at = 0; at < big.length; at += piece) c = crc32(big.subarray(at, at + piece), c);
+      expect(c, `pieces of ${piece}`).toBe(whole);
     }
   });
 
-  it('WebAssembly takes a body past its 63 KiB of memory in chunks, continuing the checksum', () => {
-    for (const length of [64 * 1024 - 1024 - 1, 64 * 1024 - 1024, 64 * 1024 - 1023, 200_000]) {
+  it('of no bytes is the seed (zlib answers 0 for a null buffer, whatever the seed)', () => {
+    for (const seed of [0, 1, 0x43525558, 0xffffffff]) expect(crc32(new Uint8Array(0), seed)).toBe(seed);
+  });
+
+  it('takes any seed as an unsigned 32-bit number, and answers one', () => {
+    const bytes = Buffer.from('crux');
+    expect(crc32(bytes, -1)).toBe(crc32(bytes, 0xffffffff));
+    expect(crc32(bytes, 2 ** 32 + 5)).toBe(crc32(bytes, 5));
+    for (let i = 0; i < 200; i++) {
+      const c = crc32(randomBytes(i), randomBytes(4).readUInt32LE(0));
+      expect(Number.isInteger(c) && c >= 0 && c <= 0xffffffff).toBe(true);
+    }
+  });
+
+  it('of a view into a larger buffer checksums the view’s own bytes only', () => {
+    for (const length of [1, 8, 1000, 200_000]) {
       const bytes = randomBytes(length);
-      const seed = randomBytes(4).readUInt32LE(0);
-      expect(wasmCrc32(bytes, seed)).toBe(native(bytes, seed));
-      // A view into a larger buffer checksums its own bytes only.
       const inner = Buffer.concat([Buffer.from('xx'), bytes, Buffer.from('yy')]).subarray(2, 2 + length);
-      expect(wasmCrc32(inner, seed)).toBe(native(bytes, seed));
+      const seed = randomBytes(4).readUInt32LE(0);
+      expect(crc32(inner, seed)).toBe(crc32(Buffer.from(bytes), seed));
+      expect(crc32(new Uint8Array(inner.buffer, inner.byteOffset, inner.length), seed)).toBe(crc32(bytes, seed));
     }
   });
 
-  it('pieces chained by their seed give the whole body’s checksum, across the switch to zlib', () => {
-    const big = randomBytes(3 * 1024 * 1024);
-    let c = 0;
-    for (let at = 0; at < big.length; at += 4096) c = crc32(big.subarray(at, at + 4096), c);
-    expect(c).toBe(native(big));
-    expect(crc32(big)).toBe(native(big));
+  it('seedOf names a piece by its file’s nonce and its position: each differs, the same two give the same', () => {
+    expect(seedOf(7, 4096)).toBe(seedOf(7, 4096));
+    const seeds = new Set<number>();
+    for (const nonce of [0, 1, 0xffffffff]) for (const position of [0, 1, 4096, 2 ** 40]) seeds.add(seedOf(nonce, position));
+    expect(seeds.size).toBe(12);
   });
 
-  it('without WebAssembly (node --jitless) the JS loop answers the same', () => {
-    // The module as the bundle has it, run by a Node whose V8 has no WebAssembly.
+  it('loads node:zlib only for a large piece (a short command never does), never calls process.binding, and agrees across the two', () => {
+    // The module as the bundle has it, in a process whose process.binding throws (from a file: `node -e` loads more).
     const code = bundledModule(new URL('../../../src/journal/derived/checksum.ts', import.meta.url));
-    const script = `const module = { exports: {} }; (function (exports, module) { ${code} })(module.exports, module);
+    const script = `process.binding = () => { throw new Error('process.binding called'); };
+      ${code}
+      { const zlib = () => process.moduleLoadList.includes('NativeModule zlib');
       const { crc32 } = module.exports;
-      process.stdout.write(JSON.stringify([typeof WebAssembly, crc32(Buffer.from('123456789')), crc32(Buffer.alloc(5000, 9), 77)]));`;
-    const out = execFileSync(process.execPath, ['--jitless', '-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    expect(JSON.parse(out)).toEqual(['undefined', 0xcbf43926, native(Buffer.alloc(5000, 9), 77)]);
+      const small = crc32(Buffer.from('123456789'));
+      const afterSmall = zlib();
+      const big = Buffer.alloc(200000, 7);
+      const whole = crc32(big);
+      const pieces = crc32(big.subarray(100000), crc32(big.subarray(0, 100000)));
+      const mixed = crc32(big.subarray(1000), crc32(big.subarray(0, 1000)));
+      process.stdout.write(JSON.stringify([small, afterSmall, whole === pieces, zlib(), mixed === whole])); }`;
+    const file = join(tempDir(), 'checksum.cjs');
+    fs.writeFileSync(file, script);
+    const out = execFileSync(process.execPath, [file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    expect(JSON.parse(out)).toEqual([0xcbf43926, false, true, true, true]);
   });
 });

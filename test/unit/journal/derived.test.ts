@@ -1,14 +1,11 @@
 // The derived layer's structures: checksummed headers, sorted pages, the delta log, and a store's index read
 // through DataDir — every damage to a derived file is detected and the answer stays a replay's.
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as zlib from 'node:zlib';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { DataDir } from '../../../src/journal/dir/data-dir';
 import { cachePath, decodeHeader, encodeHeader, HEADER_BYTES } from '../../../src/journal/derived/cache-file';
-import { crc32, jsCrc32 } from '../../../src/journal/derived/checksum';
 import { chainStart, encodeBlock, parseLog, encodeLogHeader, LOG_VERSION } from '../../../src/journal/derived/delta-log';
 import { ENTRY_WORDS, EntryList, sortKey, textKey, textRange } from '../../../src/journal/derived/entries';
 import { DerivedDamage, encodePages, PAGE_BYTES, PAGES_START, SortedTable } from '../../../src/journal/derived/sorted-table';
@@ -20,28 +17,6 @@ import { VOCAB } from './fixtures';
 const TS = '2026-11-29T21:00:00.000Z';
 
 describe('checksums and headers', () => {
-  it('crc32 matches the zlib polynomial in both implementations', () => {
-    expect(crc32(Buffer.from('123456789'))).toBe(0xcbf43926);
-    const big = Buffer.alloc(300 * 1024, 7);
-    const small = (bytes: Buffer) => {
-      let c = 0;
-      for (let at = 0; at < bytes.length; at += 1000) c = crc32(bytes.subarray(at, Math.min(at + 1000, bytes.length)), c);
-      return c;
-    };
-    expect(crc32(big)).toBe(small(big));
-    // The JS slicing-by-8 loop (small inputs) against zlib's own, at every length mod 8 and with seeds.
-    const native = (zlib as { crc32?: (data: Uint8Array, value?: number) => number }).crc32;
-    if (native === undefined) return;
-    for (let length = 0; length < 70; length++) {
-      const bytes = randomBytes(length);
-      const seed = randomBytes(4).readUInt32LE(0);
-      expect(jsCrc32(bytes)).toBe(native(bytes));
-      // (zlib answers 0 for no bytes whatever the seed; crc32 answers the seed, as the JS loop does)
-      expect(jsCrc32(bytes, seed)).toBe(length === 0 ? seed : native(bytes, seed));
-      expect(crc32(bytes, seed)).toBe(jsCrc32(bytes, seed));
-    }
-  });
-
   it('a header that is flipped, torn or zeroed anywhere does not decode', () => {
     const header = encodeHeader({ kind: 'x', n: 1 });
     expect(header.length).toBe(HEADER_BYTES);

@@ -11,7 +11,7 @@ import { fs } from '../../../shared/fs';
 import { join } from 'node:path';
 import { unlinkQuiet } from './lock-files';
 import { probe, type Contender } from './lock-socket';
-import type { Wake } from './lock-pipe';
+import type { Wake } from './lock-socket';
 
 const TICKET = /^q\.(\d+)\.(\d+\.[0-9a-f]+)$/;
 

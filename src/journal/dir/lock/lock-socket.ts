@@ -1,8 +1,6 @@
 // A contender's proof of life for the writers' lock (see lock.ts): a listening Unix socket in the lock
 // directory, which accepts while its process lives and refuses (ECONNREFUSED) once it has died, and the probe
-// that tells which. A contender listens, and a waiter connects, through Node's own binding for Unix sockets where
-// it may (lock-pipe.ts), which loads neither node:net nor its streams (~3 ms each time); node:net, here, where that
-// binding may not be had.
+// that tells which, both on node:net. node:net is required on first use: readers never load it.
 import { fs } from '../../../shared/fs';
 import { join } from 'node:path';
 import type { Server, Socket } from 'node:net';
@@ -11,18 +9,54 @@ import { formatTime } from '../../../shared/time';
 import type { SocketAddress } from './lock-fs';
 import { hostname, ownerOf, unlinkQuiet, type HolderFile } from './lock-files';
 import { crashPoint } from '../../../shared/crash-point';
-import { answerTo, lingerUntilNext, listenDirect, pipes, probeDirect, type Listener, type ProbeAnswer } from './lock-pipe';
 
 type Net = typeof import('node:net');
 let net: Net | undefined;
-// A bundled require, not import(): loaded only where the pipe binding may not be had, never by readers.
+// A bundled require, not import(): loaded by a writer's first contention, never by readers.
 const loadNet = (): Net => (net ??= require('node:net') as Net);
 
-/** Leaves a node:net connection to the process's exit, or to its next contention. */
+/** A probe's connection to a live contender, to sleep on: the contender's end closes it when it stops contending. */
+export interface Wake {
+  /** Whether the other end has closed it. */
+  readonly ended: boolean;
+  /** Calls `done` once, when the other end closes it (the caller checks `ended` first). */
+  onEnd(done: () => void): void;
+  /** Leaves it to the process's exit (unref'd), or to its next contention (a long-lived process: crux mcp). */
+  linger(): void;
+}
+
+export type ProbeAnswer = { answer: 'alive'; conn?: Wake } | { answer: 'gone' | 'refused' };
+
+/** What a failed connect means: ENOENT gone, ECONNREFUSED refused (dead, where that proves it), else alive (busy). */
+function answerTo(code: string | undefined): ProbeAnswer {
+  return code === 'ENOENT' ? { answer: 'gone' } : code === 'ECONNREFUSED' ? { answer: 'refused' } : { answer: 'alive' };
+}
+
+/** A contender's listening socket and the waiters' connections it accepted (their probes, never read). */
+interface Listener {
+  /** Stops listening: libuv unlinks the socket by the name it was bound to, so call it where that name resolves. */
+  stop(): void;
+  /** Ends the waiters' connections, which wakes them. */
+  endConnections(): void;
+}
+
+// Connections this process is done with, closed at its next contention, not at once: node:net's Socket#destroy
+// makes Node create process.stderr (its _destroy compares the socket with it), 1.6 M instructions where stderr is a
+// file and 4.4 M where it is a pipe, which a one-shot command never needs; its exit closes them. They are unref'd,
+// half-open (allowHalfOpen on both ends, so that no end-of-stream destroys them either) and hold no lock.
+const lingering = new Set<Socket>();
+
+/** Leaves a connection to the process's exit, or to its next contention. */
 function lingerSocket(conn: Socket): void {
   if (conn.destroyed) return;
   conn.unref();
-  lingerUntilNext({ close: () => conn.destroy() });
+  lingering.add(conn);
+}
+
+/** Closes the connections earlier contentions of this process lingered. */
+export function destroyLingering(): void {
+  for (const conn of lingering) conn.destroy();
+  lingering.clear();
 }
 
 /** Connects to a socket of the lock directory: alive (connected, or busy), or proved gone (ENOENT) or dead (ECONNREFUSED). */
@@ -30,11 +64,6 @@ export function probe(address: SocketAddress, socket: string): Promise<ProbeAnsw
   // A socket that is not there is gone, as a connect would find (ENOENT): the common case, the last holder having
   // released, is answered by one lstat instead of a connection attempt and a turn of the event loop.
   if (address.at(socket, (path) => fs.lstatSync(path, { throwIfNoEntry: false })) === undefined) return Promise.resolve({ answer: 'gone' });
-  const binding = pipes();
-  return (binding === undefined ? undefined : probeDirect(binding, address, socket)) ?? probeWithNet(address, socket);
-}
-
-function probeWithNet(address: SocketAddress, socket: string): Promise<ProbeAnswer> {
   return new Promise((resolve) => {
     // The connect(2) happens inside net.connect, synchronously: the address is resolved before `at` returns.
     const conn = address.at(socket, (path) => loadNet().connect({ path, allowHalfOpen: true }));
@@ -72,10 +101,10 @@ function probeWithNet(address: SocketAddress, socket: string): Promise<ProbeAnsw
  * whether this is a cluster worker; `_listen2`, which Node keeps under that name for code that wraps it, is
  * what it then calls for a primary, so it is called directly where it exists.
  */
-async function listenWithNet(address: SocketAddress, socket: string): Promise<Listener> {
+async function listen(address: SocketAddress, socket: string): Promise<Listener> {
   const conns = new Set<Socket>();
   // Never read: a waiter says nothing, and an end of stream read here would destroy the connection (see
-  // lingering in lock-pipe.ts) once this end is ended too.
+  // lingering above) once this end is ended too.
   const server = loadNet().createServer({ allowHalfOpen: true, pauseOnConnect: true }, (conn) => {
     // A waiter's probe: kept open (and ended at close, or closed by the kernel when this process ends) so that
     // the waiter wakes then.
@@ -99,7 +128,7 @@ async function listenWithNet(address: SocketAddress, socket: string): Promise<Li
   return {
     stop: () => server.close(),
     endConnections: () => {
-      // Ended (a FIN), not destroyed: see lingering in lock-pipe.ts.
+      // Ended (a FIN), not destroyed: see lingering above.
       for (const conn of conns) {
         conn.end();
         lingerSocket(conn);
@@ -134,8 +163,7 @@ export class Contender {
   ) {}
 
   async open(): Promise<void> {
-    const binding = pipes();
-    this.listener = (binding === undefined ? undefined : listenDirect(binding, this.address, this.socket)) ?? (await listenWithNet(this.address, this.socket));
+    this.listener = await listen(this.address, this.socket);
     crashPoint('lock:listening');
     // Private like every file crux makes (0600); a root writer in a user's data directory gives its files to
     // the directory's owner, so that the owner's writers can connect, read and clean up.

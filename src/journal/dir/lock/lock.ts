@@ -32,8 +32,7 @@ import { holdLockForTest, traceLock, traceWait } from '../../../shared/crash-poi
 import { chooseAddressing, lockFilesystem, socketAddress, warnOnce, type Addressing, type LockFilesystem } from './lock-fs';
 import { ensureLockDir, generations, generationsIn, holderByInode, hostname, LOCK_DIR, lockDir, readHolder, unlinkQuiet } from './lock-files';
 import { ahead, hasQueue, joinQueue } from './lock-queue';
-import { Contender, probe, Swept } from './lock-socket';
-import { destroyLingering, type Wake } from './lock-pipe';
+import { Contender, destroyLingering, probe, Swept, type Wake } from './lock-socket';
 import { sweep } from './lock-sweep';
 
 export { LOCK_DIR, lockDir };
