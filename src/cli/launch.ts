@@ -15,8 +15,9 @@ const pinned = typeof CRUX_PINNED_NODE === 'string' ? CRUX_PINNED_NODE : undefin
 // crux's stderr carries its own messages only (SPEC §3): no runtime warning NODE_OPTIONS asks for (the permission
 // model's ExperimentalWarning, queued before this line runs and printed by this listener after it).
 process.removeAllListeners('warning');
-// A Node the pinned launcher handed this line to dies with the launcher (path-node.ts).
-diesWithHander();
+// A Node the pinned launcher handed this line to dies with the launcher (path-node.ts); the package's launcher hands
+// no line on, and reads no variable of the kind.
+if (pinned !== undefined) diesWithHander();
 const dist = join(__dirname, pinned === undefined ? '..' : '../..', 'dist');
 // Started by its first line (argv[0] is then the interpreter named there), the pinned launcher runs where env would
 // have: on the first node on PATH, when that is another Node (path-node.ts). Run as `node bin/crux`, it runs there.
