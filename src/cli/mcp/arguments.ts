@@ -12,7 +12,8 @@ export interface ArgumentIssue {
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
-const kindOf = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`);
+const kindOf = (value: unknown) =>
+  value === undefined ? 'nothing' : value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 
 /** A tools/call's name and arguments, or the one-line reason it is not a call (a protocol error). */
 export function callOf(params: unknown): { name: string; args: Record<string, unknown> } | { invalid: string } {
