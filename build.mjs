@@ -198,6 +198,36 @@ writeNotices(bundled);
 for (const name of readdirSync('dist')) if (name.endsWith('.cjs') && !built.has(`dist/${name}`)) rmSync(`dist/${name}`, { force: true });
 const scratch = mkdtempSync(join(tmpdir(), 'crux-build-'));
 try {
+  // The build's loader (a script of this scratch directory, never packed): runs a bundle of dist/ through
+  // src/cli/code-cache.ts with the build's hooks (src/cli/build-hooks.ts), which name the bundles whose shipped code
+  // caches this process writes and the command lines it runs. Only this script sets them: no variable of the
+  // environment reaches them, so an installed crux neither runs a warm-up nor writes into its package.
+  const loader = join(scratch, 'loader.cjs');
+  await build({
+    stdin: {
+      contents:
+        "import { runBundle } from './src/cli/code-cache'; import { BUILD_HOOKS } from './src/cli/build-hooks'; const [file, hooks] = process.argv.slice(2); globalThis[BUILD_HOOKS] = JSON.parse(hooks); runBundle(require('node:path').resolve(file));",
+      resolveDir: process.cwd(),
+      loader: 'ts',
+    },
+    outfile: loader,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'warning',
+  });
+  // The processes below get the builder's environment without its crux settings, and a cache directory of their
+  // own (a code cache made on first use for another bundle, e.g. toml.cjs, stays out of the builder's home).
+  const env = { ...process.env, XDG_CACHE_HOME: join(scratch, 'cache') };
+  for (const key of Object.keys(env)) if (key.startsWith('CRUX_')) delete env[key];
+  /** Runs dist/<name> in a process of its own with these hooks (its input: `input`). */
+  const runWithHooks = (name, hooks, input) =>
+    execFileSync(process.execPath, [loader, `dist/${name}`, JSON.stringify(hooks)], {
+      env,
+      input,
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'ignore'],
+    });
   // The full program's commands (the fast path's own are dist/fast.cjs's, below): a session written and listed,
   // a case recorded and retrieved, a journal checked, then an MCP client's session (initialize, the tool list, a
   // few calls) over stdin. One process makes both caches: crux.cjs's holds the MCP server's code (cli/mcp/ is
@@ -223,28 +253,11 @@ try {
     [...d, 'journal', 'check', '--json'],
     [...d, 'mcp', '--agent', 'build'],
   ];
-  const env = { ...process.env, CRUX_WRITE_CODE_CACHE: 'crux.cjs,mcp.cjs', CRUX_WARM_UP: JSON.stringify(commands) };
-  for (const key of Object.keys(env)) if (key.startsWith('CRUX_') && !['CRUX_WRITE_CODE_CACHE', 'CRUX_WARM_UP'].includes(key)) delete env[key];
-  execFileSync(process.execPath, ['bin/crux'], { env, input: `${session.join('\n')}\n`, stdio: ['pipe', 'ignore', 'ignore'] });
+  runWithHooks('crux.cjs', { writeCodeCache: ['crux.cjs', 'mcp.cjs'], warmUp: commands }, `${session.join('\n')}\n`);
   // The fast path's code caches (src/cli/launch.ts): a get's (dist/fast-read.cjs), over a store a process of its
   // own wrote, the session writes' (dist/fast.cjs), as most calls make them (a new session, a replace, a close),
-  // and `case record`'s (dist/fast-record.cjs).
-  const loader = join(scratch, 'loader.cjs');
-  await build({
-    entryPoints: ['src/cli/code-cache.ts'],
-    outfile: loader,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    logLevel: 'warning',
-  });
-  // One bundle's warm-up in a process of its own, which writes its code cache.
-  const warmBundle = (name, commands) =>
-    execFileSync(process.execPath, ['-e', `require(${JSON.stringify(loader)}).runBundle(require('node:path').resolve('dist/${name}'))`], {
-      env: { ...env, CRUX_WRITE_CODE_CACHE: name, CRUX_WARM_UP: JSON.stringify(commands) },
-      stdio: 'ignore',
-    });
+  // and `case record`'s (dist/fast-record.cjs); each bundle's warm-up in a process of its own, which writes its cache.
+  const warmBundle = (name, commands) => runWithHooks(name, { writeCodeCache: [name], warmUp: commands });
   // Each fast bundle and its twin with the PostgreSQL engine: the same warm-ups (a data directory's), the twin's
   // in a directory of its own, so that each meets the states the lines expect (a put before its close).
   const twinDir = join(scratch, 'data-pg');
@@ -256,10 +269,7 @@ try {
     );
   };
   for (const dir of [d[1], twinDir]) {
-    execFileSync(process.execPath, ['bin/crux', '--data-dir', dir, 'session', 'put', 'warm-read', '{"step":1}'], {
-      env: { ...env, CRUX_WARM_UP: '', CRUX_WRITE_CODE_CACHE: '' },
-      stdio: 'ignore',
-    });
+    execFileSync(process.execPath, ['bin/crux', '--data-dir', dir, 'session', 'put', 'warm-read', '{"step":1}'], { env, stdio: 'ignore' });
   }
   warmBoth('fast-read', [
     [...d, 'session', 'get', 'warm-read'],

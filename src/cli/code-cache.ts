@@ -1,7 +1,9 @@
 // Runs a bundle (dist/crux.cjs, dist/mcp.cjs) compiled through V8's code cache, which saves ~10 ms of compilation
 // on every call. A cache is only good for the Node (V8) that made it, so there are two places to look:
-//   - dist/<bundle>.<node version>-<arch>.v8cache, shipped: made at build time (CRUX_WRITE_CODE_CACHE names the
-//     bundles to write it for) by the Node that built the package;
+//   - dist/<bundle>.<node version>-<arch>.v8cache, shipped: made at build time (build-hooks.ts names the bundles
+//     to write it for) by the Node that built the package, compiled under a name of the package's own
+//     (crux/dist/<bundle>), not the path it was built in: V8 keeps the name a cache was made under, and a stack
+//     of an installed crux must not name the builder's files;
 //   - $XDG_CACHE_HOME/crux/code (else ~/.cache/crux/code), made on first use by any other Node, named for that
 //     Node and the bundle's build id (a content hash build.mjs appends), written atomically (a temporary file
 //     renamed into place), so a crux starting meanwhile reads a whole cache or none.
@@ -9,6 +11,7 @@
 // This file is built into bin/crux (src/cli/launch.ts) and into the main bundle (crux mcp): node:* only.
 import { fs } from '../shared/fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
+import { buildHooks } from './build-hooks';
 
 const BUILD_ID = '\n//# crux-build ';
 const KEY = `${process.version}-${process.arch}`;
@@ -85,10 +88,13 @@ export function runBundle(file: string, opts: { env?: NodeJS.ProcessEnv } = {}):
   const buildId = at < 0 ? undefined : source.slice(at + BUILD_ID.length).trim();
   const userDir = buildId === undefined ? undefined : userCacheDir(env);
   const userName = `${bundle}-${buildId}-${KEY}.v8cache`;
-  const writeShipped = (env.CRUX_WRITE_CODE_CACHE ?? '').split(',').includes(bundle);
+  const writeShipped = buildHooks()?.writeCodeCache.includes(bundle) === true;
 
+  // The shipped cache's name is a string of its own: `bundle` is a slice of `file`, and V8 would keep (and write into
+  // the cache) the whole path it is cut from.
+  const filename = writeShipped ? Buffer.from(`crux/dist/${bundle}`).toString() : file;
   const compile = (cachedData: Buffer | undefined) =>
-    new vm.Script(WRAP_HEAD + source + WRAP_TAIL, { filename: file, cachedData, importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
+    new vm.Script(WRAP_HEAD + source + WRAP_TAIL, { filename, cachedData, importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
   // One compilation: the shipped cache when it is this Node's, else the one made here on first use.
   const cached = writeShipped ? undefined : (readOrUndefined(shipped) ?? (userDir === undefined ? undefined : readOrUndefined(join(userDir, userName))));
   const script = compile(cached);

@@ -4,6 +4,8 @@
 import { join } from 'node:path';
 import { runBundle } from './code-cache';
 import { diesWithHander, handTo, otherNodeOnPath } from './path-node';
+import { permissionRefusal } from '../shared/permission-model';
+import { fs } from '../shared/fs';
 
 /**
  * The Node that built this launcher, in bin/pinned/crux.cjs (build.mjs), whose first line names it by absolute path;
@@ -15,8 +17,9 @@ const pinned = typeof CRUX_PINNED_NODE === 'string' ? CRUX_PINNED_NODE : undefin
 // crux's stderr carries its own messages only (SPEC §3): no runtime warning NODE_OPTIONS asks for (the permission
 // model's ExperimentalWarning, queued before this line runs and printed by this listener after it).
 process.removeAllListeners('warning');
-// A Node the pinned launcher handed this line to dies with the launcher (path-node.ts).
-diesWithHander();
+// A Node the pinned launcher handed this line to dies with the launcher (path-node.ts); the package's launcher hands
+// no line on, and reads no variable of the kind.
+if (pinned !== undefined) diesWithHander();
 const dist = join(__dirname, pinned === undefined ? '..' : '../..', 'dist');
 // Started by its first line (argv[0] is then the interpreter named there), the pinned launcher runs where env would
 // have: on the first node on PATH, when that is another Node (path-node.ts). Run as `node bin/crux`, it runs there.
@@ -45,16 +48,35 @@ if (kase && args.includes('record')) offers.push(() => handled('fast-record'));
 if (session && (args.includes('list') || args.includes('ls'))) offers.push(() => handled('fast-list'));
 if (kase && args.includes('retrieve')) offers.push(() => handled('fast-retrieve'));
 
+/**
+ * A bundle that could not be loaded because Node's permission model lets this launcher be read and not the package's
+ * dist/ (NODE_OPTIONS=--permission, whose entry point Node allows by itself, or --allow-fs-read naming bin/ alone):
+ * one line naming what is missing, 5, as every refusal (SPEC §2). Anything else is thrown on: a bug.
+ */
+function cannotLoad(error: unknown): void {
+  const refused = permissionRefusal(error, dist);
+  if (refused === undefined) throw error;
+  const message = refused.message;
+  const hint = `nothing was changed; crux reads its own files in ${dist}: it needs --allow-fs-read=${join(dist, '*')} (and the data directory) in NODE_OPTIONS, or run without --permission`;
+  const line = args.includes('--json') ? JSON.stringify({ error: { code: 5, kind: 'permission_denied', message, hint } }) : `crux: ${message} (${hint})`;
+  fs.writeSync(2, `${line}\n`);
+  process.exitCode = 5;
+}
+
 /** Offers the line to each bundle from the `from`th on, then to the full program. */
 function offer(from: number): void {
-  for (let i = from; i < offers.length; i++) {
-    const taken = offers[i]!();
-    if (taken === true) return;
-    if (taken !== false) {
-      void taken.then((yes) => yes || offer(i + 1));
-      return;
+  try {
+    for (let i = from; i < offers.length; i++) {
+      const taken = offers[i]!();
+      if (taken === true) return;
+      if (taken !== false) {
+        void taken.then((yes) => yes || offer(i + 1));
+        return;
+      }
     }
+    runBundle(join(dist, 'crux.cjs'));
+  } catch (error) {
+    cannotLoad(error);
   }
-  runBundle(join(dist, 'crux.cjs'));
 }
 offer(0);

@@ -4,6 +4,7 @@ import { CruxError } from '../shared/errors';
 import { buildProgram, commandPath, helpAsOption, isLifecycleHook } from './program';
 import { closeStores } from './store';
 import { cruxErrorOf, exitWith, failed, outputOutcome } from './outcome';
+import { buildHooks } from './build-hooks';
 
 /** A usage error as crux reports it; its hint names the help of the innermost command the words reached. */
 function fromCommander(error: CommanderError, path: readonly string[], options: readonly string[] = []): CruxError | undefined {
@@ -41,11 +42,11 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** Build step (see build.mjs): run several commands in one process so V8's code cache covers them all. */
-async function warmUp(commands: string[][]): Promise<number> {
+/** Build step (build.mjs, build-hooks.ts): run several commands in one process so V8's code cache covers them all. */
+async function warmUp(commands: readonly string[][]): Promise<number> {
   for (const args of commands) await main(['node', 'crux', ...args]);
   return 0;
 }
 
-const warmUpCommands = process.env.CRUX_WARM_UP;
-exitWith(warmUpCommands ? warmUp(JSON.parse(warmUpCommands)) : main(process.argv));
+const warmUpCommands = buildHooks()?.warmUp;
+exitWith(warmUpCommands ? warmUp(warmUpCommands) : main(process.argv));

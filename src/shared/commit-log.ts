@@ -6,6 +6,8 @@
 const KEPT = 8;
 const done: string[] = [];
 let more = 0;
+/** What the commits made, by the names a caller finds it again by ("recorded case c_…"): the first few. */
+const names: string[] = [];
 
 /** Told by a store once a write transaction is durable: what it wrote, in a few words ("3 records to cases.jsonl"). */
 export function noteCommit(what: string): void {
@@ -13,5 +15,17 @@ export function noteCommit(what: string): void {
   else more += 1;
 }
 
-/** What was committed so far, in order (the first few, then how many more); empty when this process changed nothing. */
-export const committed = (): readonly string[] => (more === 0 ? done : [...done, `${more} more commit${more === 1 ? '' : 's'}`]);
+/**
+ * Told by an operation once its commit is durable, what it made under a name the caller did not choose (a case's
+ * id, a handoff's): the one thing a caller whose output was lost needs, said in the line that reports the commit.
+ */
+export function nameCommit(name: string): void {
+  if (names.length < KEPT) names.push(name);
+}
+
+/**
+ * What was committed so far, in order: what was made, by name, then the writes (the first few, then how many
+ * more); empty when this process changed nothing.
+ */
+export const committed = (): readonly string[] =>
+  done.length === 0 ? [] : [...names, ...done, ...(more === 0 ? [] : [`${more} more commit${more === 1 ? '' : 's'}`])];

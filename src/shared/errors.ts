@@ -1,5 +1,6 @@
 // The one error table: every failure crux reports has a kind, and each kind one exit code (SPEC §2).
 import { keptText } from './free-text';
+import { permissionRefusal } from './permission-model';
 
 export const EXIT_CODES = {
   internal: 1,
@@ -91,13 +92,9 @@ export function environmentError(caught: unknown, path?: string): CruxError | un
   if (typeof code !== 'string') return undefined;
   const where = path ?? errorPath ?? dest ?? 'the data directory';
   // Node's permission model (NODE_OPTIONS=--permission, or --experimental-permission on Node 20) refused it.
-  if (code === 'ERR_ACCESS_DENIED') {
-    const resource = (caught as { resource?: unknown }).resource;
-    return new CruxError(
-      'permission_denied',
-      `permission denied by Node's permission model: ${typeof resource === 'string' && resource !== '' ? resource : where} (ERR_ACCESS_DENIED)`,
-      "nothing was changed; allow writes to the data directory (--allow-fs-write) or run without NODE_OPTIONS's --permission",
-    );
+  const refused = permissionRefusal(caught, where);
+  if (refused !== undefined) {
+    return new CruxError('permission_denied', refused.message, `nothing was changed; it needs ${refused.missing} in NODE_OPTIONS, or run without --permission`);
   }
   if (PERMISSION.has(code)) {
     const what = code === 'EROFS' ? 'read-only file system' : 'permission denied';

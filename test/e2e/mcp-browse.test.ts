@@ -96,7 +96,11 @@ describe('crux mcp: case_list, case_show, case_retrieve text', () => {
     expect((await s.call('case_list', { tag: 'prod' })).structuredContent).toEqual(await cliJson(dir, ['case', 'list', '--tag', 'prod']));
     expect((await s.call('case_list', { tag: ['prod', 'tls'] })).structuredContent.cases.map((c: any) => c.case_id)).toEqual([a.case_id]);
     expect((await s.call('case_list', { limit: 2 })).structuredContent).toEqual(await cliJson(dir, ['case', 'list', '--limit', '2']));
-    await expect(s.call('case_list', { only_success: true, only_failure: true })).rejects.toMatchObject({ code: -32602 });
+    // Arguments the model must correct are a refusal it reads (SEP-1303), not a protocol error.
+    expect((await s.call('case_list', { only_success: true, only_failure: true })).structuredContent.error).toMatchObject({
+      code: 5,
+      message: 'invalid arguments for case_list: give only_success or only_failure, not both',
+    });
 
     const shown = await s.call('case_show', { case_id: b });
     expect(shown.structuredContent).toEqual(await cliJson(dir, ['case', 'show', b]));
@@ -150,7 +154,10 @@ describe('crux mcp: handoff_list', () => {
       'two',
     ]);
     expect((await planner.call('handoff_list', { limit: 1 })).structuredContent.handoffs).toHaveLength(1);
-    await expect(planner.call('handoff_list', { status: 'lost' })).rejects.toMatchObject({ code: -32602 });
+    const lost = await planner.call('handoff_list', { status: 'lost' });
+    expect(lost.isError).toBe(true);
+    expect(lost.structuredContent.error).toMatchObject({ code: 5, kind: 'invalid_input' });
+    expect(lost.structuredContent.error.message).toMatch(/^invalid arguments for handoff_list: argument status: [^\n]+$/);
   });
 });
 
@@ -199,6 +206,10 @@ describe('crux mcp: refusals in tool terms', () => {
     await add(planner.call('case_retrieve', { task: 'x', min_similarity: 2 }), 5);
     await add(planner.call('session_put', { session_id: 'ttl', state: 1, ttl: 'soon' }), 5);
     await add(planner.call('accept_handoff', { handoff: '{"payload_b64":"x"}' }), 5, /create_handoff/);
+    // A version of a session that is not kept: the tool that lists the versions kept.
+    await add(planner.call('session_get', { session_id: 'nope', at: 3 }), 3, /^session_history lists the versions kept$/);
+    // Arguments that fail the schema: a refusal too, naming the argument and the tool that describes them.
+    await add(planner.call('session_get', { session_id: 'job', at: true }), 5, /tools\/list describes what each argument accepts/);
     const minted = await planner.call('create_handoff', { session_id: 'job', target_agent: 'builder' });
     await add(intruder.call('accept_handoff', { handoff: minted.content[0].text }), 6, /only the agent it is addressed to/);
     await add(planner.call('create_handoff', { session_id: 'job', alg: 'ed25519' }), 3, /leave alg out/);

@@ -86,6 +86,49 @@ describe('crux mcp: lines that are not requests', () => {
   });
 });
 
+describe('crux mcp: params as MCP 2025-11-25 has them answered', () => {
+  it('answers a call that is not one, an unknown tool and any tools/list cursor with -32602 in one line; arguments that fail the schema with a refusal (isError, 5)', async () => {
+    const raw = await start(freshDataDir());
+    const call = (id: number, params: unknown) => raw.send({ jsonrpc: '2.0', id, method: 'tools/call', params });
+    call(1, { name: 'session_get', arguments: 'x' });
+    call(2, { name: 'session_get', arguments: [1] });
+    call(3, { arguments: {} });
+    // params that are not structured: not a JSON-RPC request at all.
+    call(4, 'session_get');
+    call(5, { name: 'no_such_tool', arguments: {} });
+    raw.send({ jsonrpc: '2.0', id: 6, method: 'tools/list', params: { cursor: 'bogus' } });
+    raw.send({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: { cursor: 5 } });
+    expect((await raw.answer(4)).error.code).toBe(-32600);
+    for (const id of [1, 2, 3, 5, 6, 7]) {
+      const answer = await raw.answer(id);
+      expect(answer.error?.code, JSON.stringify(answer)).toBe(-32602);
+      expect(answer.error.message).not.toContain('\n');
+      expect(answer.error.message.length).toBeLessThan(200);
+    }
+    expect((await raw.answer(1)).error.message).toBe('the arguments of session_get must be an object of arguments by name, not a string');
+    expect((await raw.answer(6)).error.message).toMatch(/^invalid cursor "bogus"/);
+    // A tool's arguments that fail its input schema: a result the model reads and corrects itself by (SEP-1303).
+    call(8, { name: 'session_get', arguments: { session_id: 42, extra: true } });
+    call(9, { name: 'session_put', arguments: { session_id: 'x' } });
+    for (const id of [8, 9]) {
+      const { result } = await raw.answer(id);
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent.error).toMatchObject({ code: 5, kind: 'invalid_input' });
+      expect(result.content[0].text).toMatch(
+        /^crux: invalid arguments for session_(get|put): [^\n]+ \(nothing was changed; tools\/list describes what each argument accepts\)$/,
+      );
+    }
+    expect((await raw.answer(8)).result.structuredContent.error.message).toBe(
+      'invalid arguments for session_get: argument session_id: expected string, received number; unknown argument extra',
+    );
+    // And the server serves on: the tool list without a cursor, a call that is one.
+    raw.send({ jsonrpc: '2.0', id: 10, method: 'tools/list', params: {} });
+    expect((await raw.answer(10)).result.tools.length).toBeGreaterThan(10);
+    raw.send(toolCall(11, 'session_put', { session_id: 'after', state: 1 }));
+    expect((await raw.answer(11)).result.isError).toBeFalsy();
+  });
+});
+
 describe('crux mcp: calls on one session answered in the order received', () => {
   it('a session_get sent right after a session_put, without waiting, sees the put (raw, 3 sessions × 20 pairs)', async () => {
     const raw = await start(freshDataDir());

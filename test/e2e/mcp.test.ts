@@ -250,18 +250,28 @@ describe('crux mcp: tools', () => {
     expect(noAgent.structuredContent.error.hint).toContain('CRUX_AGENT');
   }, 30_000);
 
-  it('refuses malformed arguments and unknown tools as protocol errors, and keeps serving', async () => {
+  it('refuses arguments that fail the schema as a one-line refusal naming the argument (code 5), an unknown tool as a protocol error, and keeps serving', async () => {
     const dir = freshDataDir();
     const s = await server(dir, 'planner');
-    expect(await protocolError(s.call('session_get', {}))).toContain('session_id');
-    expect(await protocolError(s.call('session_get', { session_id: 42 }))).toContain('session_id');
-    expect(await protocolError(s.call('session_get', { session_id: 'x', sessionId: 'x' }))).toContain('sessionId');
-    expect(await protocolError(s.call('session_put', { session_id: 'x' }))).toContain('state');
-    expect(await protocolError(s.call('session_put', { session_id: 'x', state: 1, state_text: '1' }))).toContain('exactly one');
-    expect(await protocolError(s.call('session_put', { session_id: 'x', state: 1, tokens: -1 }))).toContain('tokens');
-    expect(await protocolError(s.call('session_close', { session_id: 'x', outcome: 'expired' }))).toContain('outcome');
-    expect(await protocolError(s.call('case_retrieve', { task: 'x', top_k: '3' }))).toContain('top_k');
-    expect(await protocolError(s.call('accept_handoff', { handoff: 7 }))).toContain('handoff');
+    /** The refusal's message (MCP 2025-11-25, SEP-1303: the model reads it and corrects the call). */
+    const invalid = async (name: string, args: Record<string, unknown>) => {
+      const result = await s.call(name, args);
+      refusal(result, 5);
+      const { message, kind } = result.structuredContent.error;
+      expect(kind).toBe('invalid_input');
+      expect(message).not.toContain('\n');
+      expect(result.content[0].text).not.toContain('\n');
+      return message as string;
+    };
+    expect(await invalid('session_get', {})).toBe('invalid arguments for session_get: argument session_id is missing');
+    expect(await invalid('session_get', { session_id: 42 })).toBe('invalid arguments for session_get: argument session_id: expected string, received number');
+    expect(await invalid('session_get', { session_id: 'x', sessionId: 'x' })).toBe('invalid arguments for session_get: unknown argument sessionId');
+    expect(await invalid('session_put', { session_id: 'x' })).toContain('state');
+    expect(await invalid('session_put', { session_id: 'x', state: 1, state_text: '1' })).toContain('exactly one');
+    expect(await invalid('session_put', { session_id: 'x', state: 1, tokens: -1 })).toMatch(/^invalid arguments for session_put: argument tokens: /);
+    expect(await invalid('session_close', { session_id: 'x', outcome: 'expired' })).toMatch(/^invalid arguments for session_close: argument outcome: /);
+    expect(await invalid('case_retrieve', { task: 'x', top_k: '3' })).toMatch(/^invalid arguments for case_retrieve: argument top_k: /);
+    expect(await invalid('accept_handoff', { handoff: 7 })).toMatch(/^invalid arguments for accept_handoff: argument handoff: /);
     expect(await protocolError(s.call('no_such_tool', {}))).toContain('no_such_tool');
     expect(fs.existsSync(dir)).toBe(false);
     expect((await s.call('session_put', { session_id: 'x', state: 1 })).isError).toBeFalsy();

@@ -3,7 +3,7 @@
 // that cannot be read is exit 5 naming it, never "no history" (needs root: the reader runs as another uid).
 import { execa } from 'execa';
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireLock } from '../../src/journal/dir/lock/lock';
 import { CRUX, crux, freshDataDir, PERMISSION_FLAG, tempDir, testEnv } from '../helpers/cli';
@@ -219,6 +219,43 @@ describe("Node's permission model in NODE_OPTIONS", () => {
     const read = await crux(dir, ['session', 'get', 'a'], { env });
     expect(read).toMatchObject({ exitCode: 0, stdout: '{}', stderr: '' });
     expect(JSON.parse((await crux(dir, ['--json', 'session', 'list'], { env })).stdout).sessions).toHaveLength(1);
+  });
+});
+
+describe("Node's permission model refusing crux's own files or the data directory", () => {
+  // What Node from 23.? does by itself under --permission (its entry point, the launcher, is readable; nothing else),
+  // and what Node 20 does with --allow-fs-read naming bin/ alone: the launcher runs, and the bundles it loads are refused.
+  const root = resolve(__dirname, '../..');
+  const env = { NODE_OPTIONS: `${PERMISSION_FLAG} --allow-fs-read=${join(root, 'bin', '*')}` };
+
+  it("says in one line that crux cannot read its own files and what allows it: exit 5, not Node's stack (1)", async () => {
+    const dir = freshDataDir();
+    for (const args of [
+      ['session', 'get', 'a'],
+      ['session', 'put', 'a', '{}'],
+      ['session', 'list'],
+      ['case', 'record', '--task', 't', '--action', 'a', '--outcome', 'o'],
+      ['case', 'retrieve', 't'],
+      ['journal', 'check'],
+    ]) {
+      const run = await crux(dir, args, { env });
+      expect(run.exitCode, `${args.join(' ')}: ${run.stderr}`).toBe(5);
+      expect(run.stderr).toMatch(
+        /^crux: permission denied by Node's permission model: \/\S+\/dist\/[\w-]+\.cjs \(ERR_ACCESS_DENIED\) \(nothing was changed; crux reads its own files in \/\S+\/dist: it needs --allow-fs-read=\/\S+\/dist\/\* \(and the data directory\) in NODE_OPTIONS, or run without --permission\)\n$/,
+      );
+    }
+    const json = await crux(dir, ['--json', 'journal', 'check'], { env });
+    expect({ exitCode: json.exitCode, error: JSON.parse(json.stderr).error }).toMatchObject({ exitCode: 5, error: { code: 5, kind: 'permission_denied' } });
+  });
+
+  it('names the flag a refused read of the data directory needs', async () => {
+    const dir = freshDataDir();
+    expect((await crux(dir, ['session', 'put', 'a', '{}'])).exitCode).toBe(0);
+    const run = await crux(dir, ['session', 'get', 'a'], { env: { NODE_OPTIONS: `${PERMISSION_FLAG} --allow-fs-read=${join(root, '*')}` } });
+    expect(run.exitCode, run.stderr).toBe(5);
+    expect(run.stderr).toMatch(
+      /^crux: permission denied by Node's permission model: \/\S+ \(ERR_ACCESS_DENIED\) \(nothing was changed; it needs --allow-fs-read=\/\S+ in NODE_OPTIONS, or run without --permission\)\n$/,
+    );
   });
 });
 

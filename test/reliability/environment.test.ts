@@ -252,8 +252,13 @@ describe('output that cannot be written after a committed write', { timeout: TIM
     expect(run.exitCode, run.stderr).toBe(0);
     const lines = String(run.stderr).split('\n').filter(Boolean);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^crux: committed \(1 record\(s\) to cases.jsonl\), but its output could not be written \(ENOSPC\)/);
-    expect(JSON.parse((await crux(dir, ['--json', 'case', 'list'])).stdout).cases.map((c: any) => c.task)).toEqual(['deploy']);
+    // The line names the case it recorded: the one thing a caller whose output was lost needs.
+    const said =
+      /^crux: committed \(recorded case (c_[0-9a-f]+); 1 record\(s\) to cases.jsonl\), but its output could not be written \(ENOSPC\): the write is durable, do not repeat it$/.exec(
+        lines[0]!,
+      );
+    expect(said, lines[0]).not.toBeNull();
+    expect(JSON.parse((await crux(dir, ['--json', 'case', 'list'])).stdout).cases.map((c: any) => [c.case_id, c.task])).toEqual([[said![1], 'deploy']]);
     // A query whose output cannot be written changed nothing: it fails (75), and says so once.
     const query = await execa('bash', ['-c', `"$CRUX" --data-dir '${dir}' case list > /dev/full`], { reject: false, env: testEnv({ CRUX }), extendEnv: false });
     expect(query.exitCode).toBe(75);

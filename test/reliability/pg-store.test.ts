@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { execa } from 'execa';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CRUX, crux, freshStore, journalRecords, type Run, STRESS, tempDir, testEnv } from '../helpers/cli';
+import { CRUX, crux, freshStore, journalRecords, type Run, snapshotDir, STRESS, tempDir, testEnv } from '../helpers/cli';
 import { freshStoreUrl, pgPassword, pgServerUrl, pgSkipReason, psql } from '../helpers/pg';
 import { SCHEMA_VERSION } from '../../src/journal/pg/schema';
 import { startShell } from './harness';
@@ -165,12 +165,31 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL failures', () => {
     expect(psql(`select count(*) from ${new URL(store).searchParams.get('schema')}.journal_sessions`).trim()).toBe('60000');
   });
 
-  it('refuses a schema a newer crux wrote, and changes nothing', async () => {
+  it('refuses a schema a newer crux wrote on every command, for good (5), naming the crux that reads it, and changes nothing', async () => {
     const store = freshStoreUrl();
     expect((await crux(store, ['session', 'put', 'a', '{}'])).exitCode).toBe(0);
-    psql(`insert into ${new URL(store).searchParams.get('schema')}.schema_version (version, crux_version) values (999, 'future')`);
-    const run = await crux(store, ['session', 'put', 'a', '{"x":1}']);
-    expect(run.exitCode).toBe(4);
-    expect(run.stderr).toMatch(/schema version 999, newer than this crux/);
+    psql(`insert into ${new URL(store).searchParams.get('schema')}.schema_version (version, crux_version) values (999, '9.1.0')`);
+    const before = snapshotDir(store);
+    const commands = [
+      ['session', 'put', 'a', '{"x":1}'],
+      ['session', 'get', 'a'],
+      ['session', 'list'],
+      ['session', 'history', 'a'],
+      ['case', 'record', '--task', 't', '--action', 'a', '--outcome', 'o'],
+      ['case', 'retrieve', 't'],
+      ['handoff', 'list'],
+      ['journal', 'check'],
+      ['store', 'init'],
+    ];
+    for (const args of commands) {
+      const run = await crux(store, args);
+      expect({ args, exitCode: run.exitCode }).toEqual({ args, exitCode: 5 });
+      expect(run.stderr).toMatch(
+        /schema version 999, newer than this crux understands \(\d+\); crux 9\.1\.0 wrote it and reads it \(run crux 9\.1\.0 or a newer one here; nothing was changed\)/,
+      );
+    }
+    const json = await crux(store, ['session', 'get', 'a', '--json']);
+    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 5, kind: 'invalid_input' });
+    expect(snapshotDir(store)).toEqual(before);
   });
 });

@@ -6,6 +6,7 @@ import { closeStores, resolveStore } from '../store';
 import { cruxErrorOf, exitWith, failed, outputOutcome } from '../outcome';
 import { parseFast, type FastCommand, type FastParse } from './parse';
 import { HandOn } from '../../journal/dir/quick-read';
+import { buildHooks } from '../build-hooks';
 
 /**
  * True in the fast bundles built without the PostgreSQL engine (build.mjs: dist/fast-read.cjs, dist/fast.cjs, …,
@@ -41,8 +42,8 @@ async function run(parsed: FastParse<any>, json: boolean): Promise<number | unde
   }
 }
 
-/** Build step (see build.mjs): run several commands in one process so V8's code cache covers them all. */
-async function warmUp(commands: readonly FastCommand<any>[], lines: string[][]): Promise<number> {
+/** Build step (build.mjs, build-hooks.ts): run several commands in one process so V8's code cache covers them all. */
+async function warmUp(commands: readonly FastCommand<any>[], lines: readonly string[][]): Promise<number> {
   for (const args of lines) {
     const parsed = parseFast(args, commands);
     if (parsed === undefined) throw new Error(`not a fast command: ${args.join(' ')}`);
@@ -57,9 +58,9 @@ async function warmUp(commands: readonly FastCommand<any>[], lines: string[][]):
  * for one it does (its store may hand it on: journal/dir/quick-read.ts).
  */
 export function startFast(commands: readonly FastCommand<any>[]): boolean | Promise<boolean> {
-  const warmUpLines = process.env.CRUX_WARM_UP;
+  const warmUpLines = buildHooks()?.warmUp;
   if (warmUpLines) {
-    exitWith(warmUp(commands, JSON.parse(warmUpLines)));
+    exitWith(warmUp(commands, warmUpLines));
     return true;
   }
   const parsed = parseFast(process.argv.slice(2), commands);

@@ -1,5 +1,6 @@
 // The MCP SDK and zod, bundled apart as dist/mcp.cjs (build.mjs) and loaded only by `crux mcp`, so that no
 // other command reads or compiles them.
 export { Server } from '@modelcontextprotocol/sdk/server/index.js';
-export { CallToolRequestSchema, ErrorCode, JSONRPCMessageSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+export { ErrorCode, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+export type { ServerResult } from '@modelcontextprotocol/sdk/types.js';
 export { z } from 'zod';

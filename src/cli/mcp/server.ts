@@ -1,5 +1,8 @@
-// `crux mcp`: a Model Context Protocol server over stdio (SPEC §10.1) on the SDK's low-level Server, so that an
-// unknown tool and malformed arguments are protocol errors (McpServer would turn them into tool results).
+// `crux mcp`: a Model Context Protocol server over stdio (SPEC §10.1) on the SDK's low-level Server. tools/call and
+// tools/list are answered by its fallback handler, which reads their params itself (arguments.ts): the handlers the
+// SDK registers parse a request with zod before they run, and answer params that do not parse with -32603 and a
+// validator's dump. An unknown tool, params that are not a call and a cursor are protocol errors (-32602); arguments
+// that fail a tool's schema are a refusal the model reads (isError, code 5), as MCP 2025-11-25 asks (SEP-1303).
 // Every call builds its own context (clock, data directory) and runs one transaction: nothing is kept between
 // calls that another writer could make stale.
 import type * as Sdk from './sdk';
@@ -8,6 +11,7 @@ import { maxStateBytes } from '../operations/session';
 import { TOOLS } from './tools';
 import { builtListing, deriveListing, inputSchemaOf, type ToolListing } from './listing';
 import { ArgumentError, type Tool } from './tool';
+import { argumentsProblem, callOf, listRefusal } from './arguments';
 import { CallOrder } from './call-order';
 import { LineTransport } from './stdio-transport';
 import { inToolTerms } from './tool-terms';
@@ -62,24 +66,35 @@ export function createServer(sdk: typeof Sdk, opts: GlobalOptions, version: stri
         structuredContent: { ...structured, warnings: [...ctx.warnings] },
       };
     } catch (caught) {
-      if (caught instanceof ArgumentError) throw invalidParams(`invalid arguments for ${tool.name}: ${caught.message}`);
+      // Two arguments that exclude each other: the schema's refusal, said the same way.
+      if (caught instanceof ArgumentError) return refusal(new CruxError('invalid_input', `invalid arguments for ${tool.name}: ${caught.message}`));
       return refusal(caught instanceof CruxError ? caught : internalError(caught, Boolean(process.env.CRUX_DEBUG)));
     }
   };
 
-  server.setRequestHandler(sdk.ListToolsRequestSchema, async () => ({ tools: (listing ??= builtListing() ?? deriveListing(sdk)) }));
-  server.setRequestHandler(sdk.CallToolRequestSchema, (request) => {
-    const { name, arguments: args } = request.params;
-    const tool = TOOLS.find((t) => t.name === name);
-    if (tool === undefined) throw invalidParams(`unknown tool ${JSON.stringify(name)}; tools/list names them`);
-    const parsed = inputOf(tool).safeParse(args ?? {});
-    if (!parsed.success) throw invalidParams(`invalid arguments for ${name}: ${sdk.z.prettifyError(parsed.error).replace(/\n/g, '; ')}`);
+  const callTool = (params: unknown) => {
+    const call = callOf(params);
+    if ('invalid' in call) throw invalidParams(call.invalid);
+    const tool = TOOLS.find((t) => t.name === call.name);
+    if (tool === undefined) throw invalidParams(`unknown tool ${JSON.stringify(call.name)}; tools/list names them`);
+    const parsed = inputOf(tool).safeParse(call.args);
+    if (!parsed.success) return Promise.resolve(refusal(new CruxError('invalid_input', argumentsProblem(tool.name, parsed.error.issues, call.args))));
     // Handlers start in the order the requests arrived: the call takes its place in that order here, at once.
-    const call = order.run(tool.touches(parsed.data), () => answer(tool, parsed.data));
-    inFlight.add(call);
-    void call.catch(() => {}).finally(() => inFlight.delete(call));
-    return call;
-  });
+    const answered = order.run(tool.touches(parsed.data), () => answer(tool, parsed.data));
+    inFlight.add(answered);
+    void answered.catch(() => {}).finally(() => inFlight.delete(answered));
+    return answered;
+  };
+  const listTools = (params: unknown) => {
+    const refused = listRefusal(params);
+    if (refused !== undefined) throw invalidParams(refused);
+    return { tools: (listing ??= builtListing() ?? deriveListing(sdk)) };
+  };
+  server.fallbackRequestHandler = async (request) => {
+    if (request.method === 'tools/call') return (await callTool(request.params)) as Sdk.ServerResult;
+    if (request.method === 'tools/list') return listTools(request.params) as Sdk.ServerResult;
+    throw Object.assign(new Error('Method not found'), { code: sdk.ErrorCode.MethodNotFound });
+  };
   return { server, inFlight };
 }
 

@@ -81,6 +81,8 @@ const PHRASES: readonly [RegExp, string][] = [
     /the report names each problem \(with --json, in the document\); `crux journal check --repair` quarantines them/g,
     'journal_check lists the problems; an operator repairs them at a shell',
   ],
+  [/run `crux journal check --repair`( on the source)? first/g, 'an operator must repair the journal$1 first (journal_check lists the problems)'],
+  [/(?:see |run )?`crux journal check --repair`/g, "an operator's repair (journal_check lists the problems)"],
   [/run `crux handoff keygen --agent ([^`]+)` first/g, 'leave alg out to sign with the shared key, or have an operator make agent $1 an Ed25519 key'],
   [/ \(`crux handoff export <id>` on the minting side\)/g, ' from the sender'],
   [/`crux handoff mint` \(or a Crux daemon\) printed/g, 'create_handoff (or crux handoff mint, or a Crux daemon) gave'],
@@ -93,7 +95,8 @@ const PHRASES: readonly [RegExp, string][] = [
   [/only delete removes it/g, 'only an operator can delete it'],
 ];
 
-const COMMAND = /(see |run )?`crux ([a-z]+) ([a-z]+)((?: --[a-z-]+)*)`/g;
+// A command line, with its operands' placeholders (`<id>`: the tool's own arguments name them) and boolean options.
+const COMMAND = /(see |run )?`crux ([a-z]+) ([a-z]+)(?: <[a-z-]+>)*((?: --[a-z-]+)*)`/g;
 const FLAG = /(^|[\s(/])--([a-z][a-z-]*)\b/g;
 const ALLOWS = /allows: ([a-z]+(?:, [a-z]+)*)/g;
 

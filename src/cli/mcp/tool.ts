@@ -15,7 +15,7 @@ export interface ToolAnswer {
   readonly text: string;
 }
 
-/** Arguments that a schema cannot refuse alone (two that exclude each other): a protocol error, not a refusal. */
+/** Arguments that a schema cannot refuse alone (two that exclude each other): refused as the schema's are (code 5, server.ts). */
 export class ArgumentError extends Error {}
 
 /**

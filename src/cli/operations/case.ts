@@ -2,6 +2,7 @@
 import type { Context } from '../context';
 import { newId, type CaseId } from '../../shared/ids';
 import { randomBytes } from '../../shared/random';
+import { nameCommit } from '../../shared/commit-log';
 import type { Case, CaseDraft } from '../../domain/case/case';
 import type { RetrieveQuery } from '../../domain/case/rank';
 import { listCases as list, recordCase as record, retrieveCases, retrieveTaggedCases, showCase as show } from '../../domain/case/store';
@@ -9,7 +10,9 @@ import { CASE_ORDERS, windowOf, type SortSpec } from '../../domain/list-window';
 import { caseScope } from './scope';
 
 export async function recordCase(ctx: Context, draft: CaseDraft) {
-  return { case: await record(caseScope(ctx), draft, newId<CaseId>('c', randomBytes(12))) };
+  const recorded = await record(caseScope(ctx), draft, newId<CaseId>('c', randomBytes(12)));
+  nameCommit(`recorded case ${recorded.case_id}`);
+  return { case: recorded };
 }
 
 export async function retrieve(ctx: Context, query: RetrieveQuery, markReused: boolean) {

@@ -3,6 +3,7 @@
 import type { Context } from '../context';
 import { handoffScope, maxStateBytes } from './scope';
 import type { AgentName } from '../../shared/ids';
+import { nameCommit } from '../../shared/commit-log';
 import { encodeEnvelope } from '../../domain/handoff/envelope';
 import { acceptHandoff, mintHandoff, type MintCommand } from '../../domain/handoff/store';
 import { listHandoffs as list, type HandoffRow, type HandoffStatus } from '../../domain/handoff/listing';
@@ -13,6 +14,7 @@ export const HANDOFF_STATUSES = ['outstanding', 'accepted', 'expired'] as const 
 /** Mints, records and hands off; `text` is the envelope as the CLI prints it (and the daemon's tool returns it). */
 export async function mint(ctx: Context, cmd: MintCommand) {
   const result = await mintHandoff(handoffScope(ctx), cmd);
+  nameCommit(`minted handoff ${cmd.handoffId}`);
   if (result.daemonIncompatible !== undefined) ctx.warn(result.daemonIncompatible);
   return { ...result, text: encodeEnvelope(result.envelope) };
 }

@@ -10,6 +10,7 @@
 // deleted or reordered line breaks the `p` chain and the contiguous `seq`.
 
 import { sha256Hex } from '../../shared/sha256';
+import { CruxError } from '../../shared/errors';
 
 const FORMAT_VERSION = 1;
 export const GENESIS = '0'.repeat(32);
@@ -102,8 +103,20 @@ export const VERIFY_ALL: VerifyPolicy = { verifyChecksums: true };
 export const TRUST_VOUCHED: VerifyPolicy = { verifyChecksums: false };
 
 /**
+ * A record a newer crux wrote: a format version above this crux's whose line verifies (no bit flip makes one). The
+ * store is not this crux's to read, repair or write: refused for good (5, SPEC §1), never passed over or quarantined.
+ */
+const newerFormat = (v: number) =>
+  new CruxError(
+    'invalid_input',
+    `the store holds records of format version ${v}, newer than this crux reads (${FORMAT_VERSION}): a newer crux wrote them`,
+    `nothing was changed; run the newer crux that wrote them, which reads format version ${v}`,
+  );
+
+/**
  * The one decoder of a record line (without its \n), for every read path: scan, loads by key, snapshot tails,
- * check, the PostgreSQL rows. Never throws: what is wrong is the reason.
+ * check, the PostgreSQL rows. Never throws, but for a record a newer crux wrote (newerFormat): what is wrong is
+ * the reason.
  */
 export function decodeRecord(line: string, policy: VerifyPolicy): DecodeResult {
   let value: any;
@@ -118,7 +131,10 @@ export function decodeRecord(line: string, policy: VerifyPolicy): DecodeResult {
   if (typeof h !== 'string' || !HEX.test(h) || !line.endsWith(`,"h":"${h}"}`)) {
     return { ok: false, reason: 'not a record (no hash)' };
   }
-  if (v !== FORMAT_VERSION) return { ok: false, reason: `unsupported format version ${JSON.stringify(v)}`, h };
+  if (v !== FORMAT_VERSION) {
+    if (Number.isSafeInteger(v) && v > FORMAT_VERSION && lineHash(`${line.slice(0, -HASH_SUFFIX_LENGTH)}}`) === h) throw newerFormat(v);
+    return { ok: false, reason: `unsupported format version ${JSON.stringify(v)}`, h };
+  }
   if (!seqOk || typeof ts !== 'string' || typeof ev !== 'string' || typeof p !== 'string' || !('data' in value)) {
     return { ok: false, reason: 'not a record (missing fields)', h };
   }

@@ -12,6 +12,8 @@
 // the entities that share the 56 bits apart before their lines are read (StoreIndex.foldHash). A value of a prefixed name
 // (StoreSpec.secondary.prefixed) keeps its first 7 bytes in order instead (textKey), so that a prefix is a range.
 
+import { testHook } from '../../shared/test-hooks';
+
 export const ENTRY_WORDS = 8;
 export const ENTRY_BYTES = ENTRY_WORDS * 4;
 export const FLAG_RESET = 1;
@@ -23,7 +25,8 @@ const TWO32 = 0x1_0000_0000;
  * CRUX_TEST_HASH56_BITS=n keeps only the low n bits of every 56-bit hash (read once, at load): tests of keys
  * and values that share a hash, which real keys do once in ~2^28 pairs.
  */
-const TEST_HASH_MASK = process.env.CRUX_TEST_HASH56_BITS === undefined ? undefined : 2 ** Number(process.env.CRUX_TEST_HASH56_BITS) - 1;
+const testHashBits = testHook('CRUX_TEST_HASH56_BITS');
+const TEST_HASH_MASK = testHashBits === undefined ? undefined : 2 ** Number(testHashBits) - 1;
 
 /** A 56-bit hash of a string as (hi 24 bits, lo 32 bits). */
 export function hash56(text: string): [number, number] {

@@ -16,6 +16,7 @@ import { entityOf, keepLatest, latestSecondaries, secondaryEntries } from './ind
 import { dropIndexFiles, dropRun, openRun, strayRuns, writeManifest, writeRun, type FrozenRef, type Manifest, type RunRef } from './index-base';
 import { DerivedDamage, type SortedTable } from './sorted-table';
 import { newNonce } from './cache-file';
+import { testHook } from '../../shared/test-hooks';
 
 /** A partition holds about this many entries (2 MiB); a merge splits one that grew past twice that. */
 const PART_ENTRIES = 65536;
@@ -25,8 +26,8 @@ const MERGE_BUDGET = PART_ENTRIES;
  * CRUX_TEST_INDEX_LOG_ENTRIES scales these down with the log, so that tests freeze, merge and split often;
  * CRUX_TEST_INDEX_PART_ENTRIES sets the partition size alone (to time a full-size merge step sooner).
  */
-const testScale = () => Number(process.env.CRUX_TEST_INDEX_LOG_ENTRIES) || 0;
-export const partEntries = () => Number(process.env.CRUX_TEST_INDEX_PART_ENTRIES) || (testScale() > 0 ? testScale() * 2 : PART_ENTRIES);
+const testScale = () => Number(testHook('CRUX_TEST_INDEX_LOG_ENTRIES')) || 0;
+export const partEntries = () => Number(testHook('CRUX_TEST_INDEX_PART_ENTRIES')) || (testScale() > 0 ? testScale() * 2 : PART_ENTRIES);
 const mergeBudget = () => (partEntries() === PART_ENTRIES ? MERGE_BUDGET : partEntries() * 2);
 
 /** Compares entry i of `w` with a run's first entry (sort words 0–3). */

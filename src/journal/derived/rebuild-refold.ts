@@ -14,9 +14,10 @@ import { ENTRY_WORDS, EntryList, FLAG_RESET, joinOffset } from './entries';
 import { secondaryEntries } from './index-entries';
 import { REFOLDED } from './rebuild-candidates';
 import type { SpillSort } from './spill';
+import { testHook } from '../../shared/test-hooks';
 
 /** Line bytes a batch holds before it is folded; CRUX_TEST_REBUILD_ENTRIES lowers it, so that tests fold in batches. */
-const batchBytes = () => (Number(process.env.CRUX_TEST_REBUILD_ENTRIES) || 0) * 16 || 8 * 1024 * 1024;
+const batchBytes = () => (Number(testHook('CRUX_TEST_REBUILD_ENTRIES')) || 0) * 16 || 8 * 1024 * 1024;
 const SPAN_BYTES = 256 * 1024;
 const GAP_BYTES = 16 * 1024;
 

@@ -30,9 +30,10 @@ import { PartWriter } from './part-writer';
 import { SpillFailed, SpillSort, type Merged } from './spill';
 import { Candidates } from './rebuild-candidates';
 import { Refolds } from './rebuild-refold';
+import { testHook } from '../../shared/test-hooks';
 
 /** Line bytes a window folds before it closes (its state is about that size again); scaled down for tests. */
-const windowBytes = () => (Number(process.env.CRUX_TEST_REBUILD_ENTRIES) || 0) * 64 || 512 * 1024;
+const windowBytes = () => (Number(testHook('CRUX_TEST_REBUILD_ENTRIES')) || 0) * 64 || 512 * 1024;
 
 export interface Rebuilt<S> {
   readonly scan: ScanResult;

@@ -33,13 +33,14 @@ import { chunkSeed, dropSnapshot, openSnapshot, pageSeed, SNAPSHOT_CHUNK_PAGES, 
 import { dropDelta } from './snapshot-delta';
 import { DerivedDamage } from './sorted-table';
 import { openJournalFile } from '../../shared/journal-file';
+import { testHook } from '../../shared/test-hooks';
 
 /**
  * Bytes one step reads from the old state and writes of the new body (the codec counts both; about 2 MiB of body,
  * ~50 ms at 1M cases); CRUX_TEST_SNAPSHOT_STEP_BYTES sets it in tests.
  */
 const STEP_BYTES = 4 * 1024 * 1024;
-const stepBytes = () => Number(process.env.CRUX_TEST_SNAPSHOT_STEP_BYTES) || STEP_BYTES;
+const stepBytes = () => Number(testHook('CRUX_TEST_SNAPSHOT_STEP_BYTES')) || STEP_BYTES;
 
 /**
  * Starts rewriting the snapshot of nonce `base` as the state `frozen` (its changes since that snapshot) describes,

@@ -15,6 +15,7 @@ import type { JournalBinding } from './cache-file';
 import { DerivedDamage } from './sorted-table';
 import { bindingAt } from './index-tail';
 import { openJournalFile } from '../../shared/journal-file';
+import { testHook } from '../../shared/test-hooks';
 
 /** A snapshot is rewritten once this many bytes of journal follow it (readers replay at most that much). */
 const SNAPSHOT_TAIL_BYTES = 256 * 1024;
@@ -142,7 +143,7 @@ export function keepSnapshot<S>(root: string, path: string, spec: StoreSpec<S>, 
  * size (a rewrite writes the whole body: this keeps the bytes it writes per byte of journal bounded as it grows,
  * and the delta readers apply small beside the snapshot).
  */
-const tailAllowed = (bodyBytes: number) => Math.max(Number(process.env.CRUX_TEST_SNAPSHOT_TAIL_BYTES) || SNAPSHOT_TAIL_BYTES, bodyBytes * SNAPSHOT_TAIL_SHARE);
+const tailAllowed = (bodyBytes: number) => Math.max(Number(testHook('CRUX_TEST_SNAPSHOT_TAIL_BYTES')) || SNAPSHOT_TAIL_BYTES, bodyBytes * SNAPSHOT_TAIL_SHARE);
 
 /**
  * A writer's part in the rewrite in steps: the next step of the build under way, else (`due`) a new build of the

@@ -21,11 +21,12 @@ import { dropBuild } from './snapshot-build-file';
 import { dropDelta } from './snapshot-delta';
 import { DerivedDamage } from './sorted-table';
 import { SpillFailed } from './spill';
+import { testHook } from '../../shared/test-hooks';
 
 /** Journals smaller than this are replayed in memory instead (~25k cases); CRUX_TEST_STREAM_BYTES sets it in tests. */
 const STREAM_AFTER_BYTES = 16 * 1024 * 1024;
 const streamAfter = () => {
-  const set = process.env.CRUX_TEST_STREAM_BYTES;
+  const set = testHook('CRUX_TEST_STREAM_BYTES');
   return set === undefined || set === '' ? STREAM_AFTER_BYTES : Number(set);
 };
 

@@ -10,9 +10,10 @@ import { ensurePrivateDir, FILE_MODE } from '../../shared/durable-fs';
 import { CACHE_DIR, cachePath, newNonce, writeFully } from './cache-file';
 import { crc32, seedOf } from './checksum';
 import { compareAt, ENTRY_BYTES, ENTRY_WORDS, EntryList, SortScratch } from './entries';
+import { testHook } from '../../shared/test-hooks';
 
 /** Entries a buffer holds before it is spilled (4 MiB); CRUX_TEST_REBUILD_ENTRIES lowers it, so that tests spill. */
-const spillEntries = () => Number(process.env.CRUX_TEST_REBUILD_ENTRIES) || 1 << 17;
+const spillEntries = () => Number(testHook('CRUX_TEST_REBUILD_ENTRIES')) || 1 << 17;
 
 /** Entries of a spilled run read back (and checked) at once: 128 KiB; smaller under CRUX_TEST_REBUILD_ENTRIES. */
 const blockEntries = () => Math.min(4096, Math.max(1, spillEntries() >> 2));

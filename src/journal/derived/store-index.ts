@@ -26,6 +26,7 @@ import { freeze, IndexTables, mergeStep, RunMissing } from './index-levels';
 import { bindingAt, readTail, type Tail } from './index-tail';
 import { NewestOutOfStep, newestInRange, type Newest } from './index-newest';
 import { DerivedDamage } from './sorted-table';
+import { testHook } from '../../shared/test-hooks';
 
 /** The log is frozen into a run once it holds this many entries (reads scan the whole log). */
 export const LOG_MAX_ENTRIES = 8192;
@@ -37,7 +38,7 @@ export const LOG_MAX_ENTRIES = 8192;
 const LOG_MIN_ENTRIES = 1024;
 /** CRUX_TEST_INDEX_LOG_ENTRIES sets the bound, so that tests merge often. */
 const logMaxEntries = (manifest: Manifest) => {
-  const forTest = Number(process.env.CRUX_TEST_INDEX_LOG_ENTRIES);
+  const forTest = Number(testHook('CRUX_TEST_INDEX_LOG_ENTRIES'));
   if (forTest > 0) return forTest;
   const base = manifest.parts.reduce((sum, part) => sum + part.entries, 0);
   return Math.min(LOG_MAX_ENTRIES, Math.max(LOG_MIN_ENTRIES, Math.floor(base / 8)));

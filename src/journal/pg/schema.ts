@@ -150,6 +150,8 @@ const derivedTables = (table: string): { table: string; binding: string }[] => [
 export interface Catalog {
   /** The schema's version, 0 when the schema does not exist (or holds no crux tables yet). */
   readonly version: number;
+  /** The version of the crux that brought the schema to `version` (its schema_version row), when there is one. */
+  readonly writtenBy?: string;
   readonly tables: ReadonlySet<string>;
   /** The tables whose writes crux's triggers watch, enabled always, calling the function as crux wrote it (pg-trust.ts). */
   readonly guarded: ReadonlySet<string>;
@@ -167,17 +169,22 @@ export async function readCatalog(q: Query, schema: string): Promise<Catalog> {
   const tables = new Set(rows.map((r) => r.relname));
   const guarded = new Set(rows.filter((r) => r.guards === GUARD_TRIGGERS.length).map((r) => r.relname));
   if (!tables.has('schema_version')) return { version: 0, tables, guarded };
-  const [row] = await q<{ version: number | null }[]>`select max(version) as version from ${q(schema)}.schema_version`;
-  return { version: row?.version ?? 0, tables, guarded };
+  const [row] = await q<{ version: number; crux_version: string }[]>`
+    select version, crux_version from ${q(schema)}.schema_version order by version desc limit 1`;
+  return row === undefined ? { version: 0, tables, guarded } : { version: row.version, writtenBy: row.crux_version, tables, guarded };
 }
 
-/** Refuses a store whose schema a newer crux wrote. */
+/**
+ * Refuses a store whose schema a newer crux wrote: for good (5, SPEC §1), whatever the command, since no retry of
+ * this crux can read it; the message names the crux that wrote it, which (or a newer one) reads it.
+ */
 export function refuseNewer(catalog: Catalog, label: string): void {
   if (catalog.version > SCHEMA_VERSION) {
+    const by = catalog.writtenBy === undefined ? 'a newer crux' : `crux ${catalog.writtenBy}`;
     throw new CruxError(
-      'conflict',
-      `the store ${label} has schema version ${catalog.version}, newer than this crux understands (${SCHEMA_VERSION})`,
-      'upgrade crux on this host; nothing was changed',
+      'invalid_input',
+      `the store ${label} has schema version ${catalog.version}, newer than this crux understands (${SCHEMA_VERSION}); ${by} wrote it and reads it`,
+      `run ${by} or a newer one here; nothing was changed`,
     );
   }
 }

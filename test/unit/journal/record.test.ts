@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { CruxError } from '../../../src/shared/errors';
 import { decodeRecord, EMPTY_HEAD, encodeRecords, GENESIS, TRUST_VOUCHED, VERIFY_ALL } from '../../../src/journal/codec/record';
 
 const decodeLine = (line: string) => decodeRecord(line, VERIFY_ALL);
@@ -70,6 +72,26 @@ describe('verification policy', () => {
       expect(decodeRecord(line.replace('"v":1', '"v":2'), policy)).toMatchObject({ ok: false, reason: 'unsupported format version 2' });
       expect(decodeRecord(line.replace('"ts":', '"tz":'), policy)).toMatchObject({ ok: false, reason: 'not a record (missing fields)' });
       expect(decodeRecord('{"x":1}', policy)).toMatchObject({ ok: false, reason: 'not a record (no hash)' });
+    }
+  });
+
+  it('refuses for good (5) a record a newer crux wrote, whose line verifies; a version a bit flip made is damage', () => {
+    const body = `${line.replace('"v":1', '"v":2').slice(0, -(6 + 32 + 2))}}`;
+    const newer = `${body.slice(0, -1)},"h":"${createHash('sha256').update(body).digest('hex').slice(0, 32)}"}`;
+    for (const policy of [VERIFY_ALL, TRUST_VOUCHED]) {
+      let caught: unknown;
+      try {
+        decodeRecord(newer, policy);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(CruxError);
+      expect((caught as CruxError).exitCode).toBe(5);
+      expect((caught as CruxError).message).toBe('the store holds records of format version 2, newer than this crux reads (1): a newer crux wrote them');
+      expect((caught as CruxError).hint).toContain('reads format version 2');
+      // The same version over bytes that do not verify is a damaged line, as before.
+      expect(decodeRecord(line.replace('"v":1', '"v":2'), policy)).toMatchObject({ ok: false, reason: 'unsupported format version 2' });
+      expect(decodeRecord(newer.replace('"v":2', '"v":0'), policy)).toMatchObject({ ok: false, reason: 'unsupported format version 0' });
     }
   });
 

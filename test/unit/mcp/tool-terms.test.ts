@@ -1,5 +1,7 @@
 // Refusals in tool terms (src/cli/mcp/tool-terms.ts): its lists match the tools, and the error table's
 // CLI phrasing comes out as tools and arguments.
+import * as fs from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ARGUMENT_NAMES, inToolTerms, TOOL_NAMES } from '../../../src/cli/mcp/tool-terms';
@@ -18,6 +20,8 @@ describe('inToolTerms', () => {
     expect(inToolTerms('see `crux session list --all`')).toBe('call session_list with all: true');
     expect(inToolTerms('each package is accepted once; `crux handoff list` shows it')).toBe('each package is accepted once; handoff_list shows it');
     expect(inToolTerms('run `crux journal check` for the details')).toBe('call journal_check for the details');
+    // A command's operands are the tool's arguments: the placeholder goes with the command.
+    expect(inToolTerms('`crux session history <id>` lists the versions kept')).toBe('session_history lists the versions kept');
     expect(inToolTerms('raise --max-tokens / CRUX_SESSION_TOKEN_BUDGET, or close the session')).toBe(
       'raise argument max_tokens / CRUX_SESSION_TOKEN_BUDGET, or close the session',
     );
@@ -36,6 +40,31 @@ describe('inToolTerms', () => {
     expect(inToolTerms('see `crux doctor`')).toBe('see `crux doctor`');
     expect(inToolTerms('no session "--at"')).toBe('no session "--at"');
     expect(inToolTerms('allows: reap')).toBe('allows: reap');
+  });
+
+  it('says as a tool every command line of a refusal that has one, operands and all', () => {
+    // Every command line the layers under the adapters (and the operations) write into a message or a hint; the
+    // doctor's findings (domain/doctor*.ts) are no tool's.
+    const root = join(__dirname, '../../../src');
+    const dirs = ['domain', 'journal', 'shared', 'cli/operations'].map((d) => join(root, d));
+    const files = (dir: string): string[] =>
+      fs
+        .readdirSync(dir, { withFileTypes: true })
+        .flatMap((e) =>
+          e.isDirectory()
+            ? files(join(dir, e.name))
+            : e.name.endsWith('.ts') && !e.name.startsWith('doctor')
+              ? [fs.readFileSync(join(dir, e.name), 'utf8')]
+              : [],
+        );
+    const texts = dirs.flatMap((dir) => files(dir));
+    const commands = new Set(
+      texts.flatMap((text) =>
+        [...text.replace(/\\`/g, '`').matchAll(/`crux ([a-z]+) ([a-z]+)[^`$]*`/g)].filter((m) => TOOL_NAMES.has(`${m[1]}_${m[2]}`)).map((m) => m[0]),
+      ),
+    );
+    expect(commands.size).toBeGreaterThan(3);
+    for (const command of commands) expect(inToolTerms(`see ${command}`), command).not.toContain('`crux ');
   });
 
   it('gives every default hint of the error table without a flag or a shell command', () => {

@@ -10,6 +10,7 @@
 // length of one synchronous call); `direct` uses the absolute path where it fits.
 import { fs } from '../../../shared/fs';
 import { join } from 'node:path';
+import { testHook } from '../../../shared/test-hooks';
 
 /** Linux statfs magic numbers of filesystems whose sockets another kernel may share. */
 const UNTRUSTED_FS: Record<number, string> = {
@@ -65,7 +66,7 @@ export interface LockFilesystem {
  * recognised; see crux-journal(5)).
  */
 export function lockFilesystem(dir: string): LockFilesystem {
-  const pretend = process.env.CRUX_TEST_FS_TYPE;
+  const pretend = testHook('CRUX_TEST_FS_TYPE');
   if (pretend) {
     const type = /^0x[0-9a-f]+$/i.test(pretend) ? (UNTRUSTED_FS[Number(pretend)] ?? pretend) : pretend;
     return { type, trusted: !Object.values(UNTRUSTED_FS).includes(type) };
@@ -111,7 +112,7 @@ export interface SocketAddress {
 
 /** CRUX_TEST_LOCK_ADDRESS=procfd|chdir|direct picks the addressing (tests run each); else the best one here. */
 export function chooseAddressing(lockDir: string): Addressing {
-  const forced = process.env.CRUX_TEST_LOCK_ADDRESS;
+  const forced = testHook('CRUX_TEST_LOCK_ADDRESS');
   let addressing: Addressing = process.platform === 'linux' ? 'procfd' : 'direct';
   if (forced === 'procfd' || forced === 'chdir' || forced === 'direct') addressing = forced;
   // Socket names are short (s.<pid>.<hex>): 32 bytes leave room for them.
