@@ -6,9 +6,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../src/shared/errors';
 import { CRUX, testEnv } from '../helpers/cli';
 import { sectionTerms, walkHelp, type HelpEntry } from '../helpers/help';
+import { titled, toolsSkipReason } from '../helpers/tools';
 
 const ROOT = resolve(__dirname, '../..');
 const MAN = join(ROOT, 'man');
+const noGroff = toolsSkipReason('groff');
+const noMan = toolsSkipReason('man');
 
 /** The text of a man page source without macros, font escapes and special characters, whitespace collapsed. */
 export function manText(source: string): string {
@@ -163,7 +166,7 @@ describe('man pages', () => {
     expect(missing).toEqual([]);
   });
 
-  it('render without a single warning under groff -man -ww -z', async () => {
+  it.skipIf(noGroff !== undefined)(titled('render without a single warning under groff -man -ww -z', noGroff), async () => {
     const pages = fs.readdirSync(MAN).filter((n) => /\.[1-8]$/.test(n));
     expect(pages).toEqual(expect.arrayContaining(['crux.1', 'crux-journal.1', 'crux-journal.5']));
     for (const page of pages) {
@@ -173,7 +176,7 @@ describe('man pages', () => {
     }
   });
 
-  it('render under man --warnings at 80 columns without a warning, every line within 80 columns', async () => {
+  it.skipIf(noMan !== undefined)(titled('render under man --warnings at 80 columns without a warning, every line within 80 columns', noMan), async () => {
     const pages = fs.readdirSync(MAN).filter((n) => /\.[1-8]$/.test(n));
     for (const page of pages) {
       const run = await execa('man', ['--warnings', '-l', join(MAN, page)], {
