@@ -202,6 +202,30 @@ describe('man pages', () => {
     expect(missing, 'pages package.json lists that do not exist').toEqual([]);
   });
 
+  it('are each named by `crux help` (the root help), as crux(1) SEE ALSO names them', async () => {
+    const listed: string[] = JSON.parse(fs.readFileSync(join(ROOT, 'package.json'), 'utf8')).man;
+    const help = (await execa(CRUX, ['help'], { env: testEnv() })).stdout;
+    const pages = help.slice(help.indexOf('Manual pages:')).replace(/\s+/g, ' ');
+    const unnamed = listed.map((p) => p.replace(/^man\//, '').replace(/\.\d$/, '')).filter((name) => !new RegExp(`\\b${name}(?=[,;. ]|$)`).test(pages));
+    expect(unnamed, 'pages `crux help` does not name').toEqual([]);
+    const seeAlso = fs.readFileSync(join(MAN, 'crux.1'), 'utf8').split('.SH SEE ALSO')[1]!;
+    for (const p of listed.filter((p) => p !== 'man/crux.1'))
+      expect(seeAlso, p).toContain(
+        p
+          .replace(/^man\//, '')
+          .replace(/-/g, '\\-')
+          .replace(/\.(\d)$/, ' ($1)'),
+      );
+  });
+
+  it('crux ui --help calls its token what it is: made for this run, working until the server stops, not one-time', async () => {
+    const help = (await execa(CRUX, ['ui', '--help'], { env: testEnv() })).stdout.replace(/\s+/g, ' ');
+    expect(help).not.toMatch(/one-time/i);
+    expect(help).toContain('an access token made for this run');
+    expect(help).toMatch(/works as often as it is opened, in any browser, until this server stops/);
+    expect(manText(fs.readFileSync(join(MAN, 'crux-ui.1'), 'utf8')).replace(/\s+/g, ' ')).toMatch(/not used up/);
+  });
+
   it('crux(1) has the whole exit-code table and every environment variable the code reads', () => {
     const text = fs.readFileSync(join(MAN, 'crux.1'), 'utf8');
     const exitStatus = text.slice(text.indexOf('.SH EXIT STATUS'), text.indexOf('.SH', text.indexOf('.SH EXIT STATUS') + 1));
