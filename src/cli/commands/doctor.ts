@@ -42,7 +42,20 @@ async function reportUnreachable(ctx: Context, globals: GlobalOptions, error: un
 export function makeDoctorCommand(): Command {
   return new Command('doctor')
     .description('report the data directory, identities, handoff key, journal health, stranded sessions and the lock; exit 9 when a journal is damaged')
-    .addHelpText('after', '\nExamples:\n  crux doctor\n  crux doctor --json | jq .findings\n  CRUX_AGENT=build-bot crux doctor')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'A PostgreSQL store it cannot use: the report is what it could still check (the',
+        'URL as read, each host resolved, each port refused or taken, the login and its',
+        'user, never the password), then exit 75 (5 when the server refuses the login).',
+        '',
+        'Examples:',
+        '  crux doctor',
+        '  crux doctor --json | jq .findings',
+        '  CRUX_AGENT=build-bot crux doctor',
+      ].join('\n'),
+    )
     .action(async (_opts, command: Command) => {
       const ctx = buildContext(command);
       const globals = command.optsWithGlobals<GlobalOptions>();
