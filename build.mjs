@@ -59,7 +59,7 @@ const withoutPostgresEngine = {
 };
 // The get's and the list's bundles (fast-read*.cjs, fast-list*.cjs) open a data directory through
 // store-dir-quick.ts, which reads through a verified index (or replays a store that needs no writing) and hands
-// every other read on to the full program (src/journal/quick-read.ts): they carry none of the lock's, the
+// every other read on to the full program (src/journal/dir/quick-read.ts): they carry none of the lock's, the
 // rebuild's, the snapshots' or the writes' code.
 const quickDirStore = {
   name: 'quick-dir-store',
@@ -69,7 +69,15 @@ const quickDirStore = {
     );
   },
 };
-const noPostgres = { define: { CRUX_FAST_WITHOUT_POSTGRES: 'true' }, plugins: [withoutPostgresEngine, separatePostgres, separateToml] };
+// The secret detector's rule set (secretlint's) loads only where free text is written or an error shown: a bundle
+// of its own, as pg.cjs, so that a read neither parses nor compiles it.
+const separateSecretRules = {
+  name: 'separate-secret-rules',
+  setup(b) {
+    b.onResolve({ filter: /^@secretlint\/secretlint-rule-preset-recommend$/ }, () => ({ path: './secretlint.cjs', external: true }));
+  },
+};
+const noPostgres = { define: { CRUX_FAST_WITHOUT_POSTGRES: 'true' }, plugins: [withoutPostgresEngine, separatePostgres, separateToml, separateSecretRules] };
 // Every code cache goes first: V8 must never pair one with a new bundle. Each bundle that runs through
 // src/cli/code-cache.ts ends with its build id (a content hash), which names the caches made on first use.
 mkdirSync('dist', { recursive: true });
@@ -133,6 +141,7 @@ if (pinnable) {
 }
 await bundle('node_modules/postgres/cjs/src/index.js', 'pg.cjs');
 await bundle('node_modules/smol-toml/dist/index.cjs', 'toml.cjs');
+await bundle('node_modules/@secretlint/secretlint-rule-preset-recommend/module/index.js', 'secretlint.cjs');
 // The MCP SDK and zod load only for `crux mcp`: src/cli/mcp/sdk.ts re-exports what the server uses, bundled apart
 // as dist/mcp.cjs, which the mcp command loads at run time through its own code cache (made below).
 await bundle('src/cli/mcp/sdk.ts', 'mcp.cjs', { stamp: true });
@@ -163,7 +172,7 @@ async function derivedMcpListing() {
 }
 await bundle('src/cli/main.ts', 'crux.cjs', {
   stamp: true,
-  plugins: [lazyChildProcess, separatePostgres, separateToml],
+  plugins: [lazyChildProcess, separatePostgres, separateToml, separateSecretRules],
   define: { CRUX_MCP_LISTING: JSON.stringify(await derivedMcpListing()) },
 });
 // The fast path (src/cli/fast), without commander or the other commands, in a bundle for each kind of call, so
@@ -177,7 +186,7 @@ for (const [entry, name, own] of [
   ['retrieve-main.ts', 'fast-retrieve', []],
 ]) {
   await bundle(`src/cli/fast/${entry}`, `${name}.cjs`, { stamp: true, ...noPostgres, plugins: [...own, ...noPostgres.plugins] });
-  await bundle(`src/cli/fast/${entry}`, `${name}-pg.cjs`, { stamp: true, plugins: [...own, separatePostgres, separateToml] });
+  await bundle(`src/cli/fast/${entry}`, `${name}-pg.cjs`, { stamp: true, plugins: [...own, separatePostgres, separateToml, separateSecretRules] });
 }
 
 // The dashboard's front-end (`crux ui` alone reads it): dist/ui/.

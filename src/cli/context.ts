@@ -2,16 +2,16 @@
 import { fs } from '../shared/fs';
 import type { Command } from 'commander';
 import { openStore, resolveStore, type StoreSource } from './store';
-import type { JournalStore } from '../journal/store-boundary';
-import type { WorkPhase } from '../journal/load';
+import type { JournalStore } from '../journal/core/store-boundary';
+import type { WorkPhase } from '../journal/dir/load';
 import { writeStderr } from '../output/stdout';
 import type { JournalWarning } from '../output/emit';
 import { isTerminal, stdoutIsTerminal, wantsColor, type ColorWhen } from '../output/terminal';
-import { DEFAULT_LOCK_TIMEOUT_MS } from '../journal/lock';
-import { DEFAULT_HISTORY_RETENTION, type HistoryRetention } from '../journal/history';
+import { DEFAULT_LOCK_TIMEOUT_MS } from '../journal/dir/lock/lock';
+import { DEFAULT_HISTORY_RETENTION, type HistoryRetention } from '../journal/dir/history';
 import { envCount } from './parse';
 import { invalid } from '../shared/errors';
-import { scrubText } from '../shared/scrub';
+import { keptText } from '../shared/free-text';
 import { parseActorName, parseAgentName, type ActorName, type AgentName } from '../shared/ids';
 import { formatTime, parseDuration, parseTime, type Instant } from '../shared/time';
 
@@ -30,7 +30,7 @@ export interface GlobalOptions {
 }
 
 export interface Context {
-  /** The store every command works on: a data directory or a PostgreSQL database (journal/store-boundary.ts). */
+  /** The store every command works on: a data directory or a PostgreSQL database (journal/core/store-boundary.ts). */
   readonly dataDir: JournalStore;
   readonly dataDirSource: StoreSource;
   /** Why that store was chosen, for doctor (`from --store, which overrides CRUX_DATA_DIR`). */
@@ -75,7 +75,7 @@ export function contextOf(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.
   const lockTimeoutMs = env.CRUX_LOCK_TIMEOUT ? parseDuration(env.CRUX_LOCK_TIMEOUT, 'CRUX_LOCK_TIMEOUT') : DEFAULT_LOCK_TIMEOUT_MS;
   const json = opts.json === true;
   const warn = (message: string) => {
-    writeStderr(`crux: ${scrubText(message)}\n`);
+    writeStderr(`crux: ${keptText(message)}\n`);
   };
   const warnings: JournalWarning[] = [];
   const damage = (file: string, line: number, reason: string) => {

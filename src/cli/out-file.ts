@@ -4,8 +4,8 @@
 // made whole beside it and renamed into place; `-` and /dev/stdout are standard output.
 import { fs } from '../shared/fs';
 import { dirname, resolve } from 'node:path';
-import { asStorageError } from '../journal/durable-fs';
-import { writePrivateFile } from '../journal/key-files';
+import { asStorageError } from '../shared/durable-fs';
+import { writePrivateFile } from '../journal/dir/key-files';
 import { writeStdout } from '../output/stdout';
 import { invalid } from '../shared/errors';
 

@@ -3,7 +3,7 @@
 import { CruxError, errorDocument, EXIT_CODES, hintOf, internalError } from '../shared/errors';
 import { stdoutFailure, writeStderr } from '../output/stdout';
 import { committed } from '../shared/commit-log';
-import { scrubText } from '../shared/scrub';
+import { keptText } from '../shared/free-text';
 // A message may quote its input (a JSON parser's excerpt of random bytes, an unknown option): the error stays
 // one line that a terminal prints as written and does not act on.
 import { printableMessage as printable } from '../shared/printable';
@@ -11,7 +11,7 @@ import { printableMessage as printable } from '../shared/printable';
 function reportError(error: CruxError, json: boolean): void {
   // A message may quote a bad value (`--reward 'https://u:token@h'`): never echo its credentials (SPEC §8).
   if (json) writeStderr(`${JSON.stringify(errorDocument(error))}\n`);
-  else writeStderr(`crux: ${printable(scrubText(error.message))} (${printable(scrubText(hintOf(error)))})\n`);
+  else writeStderr(`crux: ${printable(keptText(error.message))} (${printable(keptText(hintOf(error)))})\n`);
 }
 
 /** A thrown value as crux reports it: its own error, or an environment's (a full disk) or internal one. */

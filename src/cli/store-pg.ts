@@ -1,8 +1,8 @@
 // Opening a PostgreSQL store: required by cli/store.ts only when a command names one, and left out of the fast
 // bundles without the PostgreSQL engine (build.mjs), so that a data directory's command neither reads nor
 // initialises the engine or every store's vocabulary (domain/stores.ts: the cases', handoffs' and facts').
-import type { Reporter } from '../journal/load';
-import type { HistoryRetention } from '../journal/history';
+import type { Reporter } from '../journal/dir/load';
+import type { HistoryRetention } from '../journal/dir/history';
 import { PgStore } from '../journal/pg/pg-store';
 import { parseStoreUrl } from '../journal/pg/url';
 import { ALL_STORES } from '../domain/stores';

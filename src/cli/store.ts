@@ -4,9 +4,9 @@
 import type { DataDirSource } from '../domain/doctor';
 import { isAbsolute, join, resolve } from 'node:path';
 import { openDirStore } from './store-dir';
-import type { JournalStore } from '../journal/store-boundary';
-import type { Reporter } from '../journal/load';
-import type { HistoryRetention } from '../journal/history';
+import type { JournalStore } from '../journal/core/store-boundary';
+import type { Reporter } from '../journal/dir/load';
+import type { HistoryRetention } from '../journal/dir/history';
 import type { PgStore } from '../journal/pg/pg-store';
 import { invalid, usage } from '../shared/errors';
 

@@ -1,6 +1,6 @@
 // `crux doctor`, each journal judged: damage, clocks that disagree, compaction that did not keep up, the key index.
-import type { StoreSpec } from '../journal/store-spec';
-import type { JournalFacts } from '../journal/store-boundary';
+import type { StoreSpec } from '../journal/codec/store-spec';
+import type { JournalFacts } from '../journal/core/store-boundary';
 import { tryParseTime, type Instant } from '../shared/time';
 import type { FreshnessThresholds } from './session/freshness';
 

@@ -1,6 +1,6 @@
 // `crux doctor`, the keys judged: which handoff key a mint would use, its fingerprint and exposure, the agent's key.
 import { blake3 } from '@noble/hashes/blake3.js';
-import type { JournalStore } from '../journal/store-boundary';
+import type { JournalStore } from '../journal/core/store-boundary';
 import { deriveCompatKey, deriveKeyFromSecret, KEY_BYTES } from './handoff/crypto';
 import { HANDOFF_KEY, HANDOFF_KEY_FILE, loadAgentKey } from './handoff/keys';
 

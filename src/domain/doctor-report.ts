@@ -1,6 +1,6 @@
 // `crux doctor`'s report: its input, its findings and the document it prints (--json), and the small judgements of modes.
-import type { StoreSpec } from '../journal/store-spec';
-import type { JournalStore, ServerFacts } from '../journal/store-boundary';
+import type { StoreSpec } from '../journal/codec/store-spec';
+import type { JournalStore, ServerFacts } from '../journal/core/store-boundary';
 import type { Instant } from '../shared/time';
 import type { ActorName, AgentName } from '../shared/ids';
 import type { KeyRow } from './handoff/ledger';

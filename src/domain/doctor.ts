@@ -3,7 +3,7 @@
 // The second seed's lesson: a health report that only checks that the newest record parses reports health while
 // nothing advances. So besides damage, the doctor asks the questions that catch a stuck pipeline: are expired
 // sessions being reaped, do record times move forward, did auto-compaction keep up, are sessions stranded.
-import type { JournalFacts } from '../journal/store-boundary';
+import type { JournalFacts } from '../journal/core/store-boundary';
 import { formatTime } from '../shared/time';
 import { HANDOFF_STORE, keyRows, type Ledger } from './handoff/ledger';
 import { DEFAULT_THRESHOLDS } from './session/freshness';

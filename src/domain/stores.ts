@@ -1,5 +1,5 @@
 // Every journal in a data directory, in the order `journal check` and `compact` visit them.
-import type { StoreSpec } from '../journal/store-spec';
+import type { StoreSpec } from '../journal/codec/store-spec';
 import { CASE_STORE } from './case/store';
 import { FACT_STORE } from './handoff/fact-store';
 import { HANDOFF_STORE } from './handoff/ledger';

@@ -1,11 +1,12 @@
 // Human renderings of `journal check`, `journal compact` and `journal copy`.
-import type { CompactReport, JournalReport } from '../journal/store-boundary';
+import type { CompactReport, JournalReport } from '../journal/core/store-boundary';
 import { printable } from '../shared/printable';
-import type { CopyReport } from '../journal/copy';
+import type { CopyReport } from '../journal/core/copy';
+import type { SecretCount } from '../journal/core/secret-survey';
 import type { Style } from './style';
 import type { CellValue } from './table';
 
-export function renderCheck(result: { healthy: boolean; data_dir: string; journals: JournalReport[] }, style: Style): string {
+export function renderCheck(result: { healthy: boolean; data_dir: string; journals: JournalReport[]; secrets?: SecretCount[] }, style: Style): string {
   const rows = result.journals.map((j): CellValue[] => [
     j.file,
     j.exists ? String(j.records) : '-',
@@ -31,6 +32,9 @@ export function renderCheck(result: { healthy: boolean; data_dir: string; journa
     );
     for (const p of h.problems) lines.push(`${p.file}:${p.line}: ${p.reason}`);
     if (h.quarantined?.length) lines.push(`${j.file}: damaged history moved to ${h.quarantined.join(', ')}`);
+  }
+  for (const s of result.secrets ?? []) {
+    lines.push(style.warn(`${s.journal}: ${s.records} record(s) hold a secret (${s.kind}); \`crux journal redact\` removes them`));
   }
   lines.push(result.healthy ? style.good(`healthy: ${printable(result.data_dir)}`) : style.bad(`damaged: ${printable(result.data_dir)}`));
   return lines.join('\n');

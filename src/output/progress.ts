@@ -1,7 +1,7 @@
 // A progress line on stderr for long journal work: only on a TTY, only once the work has proved long, and
 // never wider than the terminal (a wrapped line would leave junk behind each redraw).
-import type { ProgressSink } from '../journal/store-boundary';
-import type { WorkPhase } from '../journal/load';
+import type { ProgressSink } from '../journal/core/store-boundary';
+import type { WorkPhase } from '../journal/dir/load';
 import { cutToWidth, displayWidth } from './text-width';
 
 /** The work must run this long, or cover this many records, before a line appears. */

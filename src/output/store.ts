@@ -1,5 +1,5 @@
 // The human rendering of `crux store init`: what was created (or would be), or that the store was ready.
-import type { InitReport } from '../journal/store-boundary';
+import type { InitReport } from '../journal/core/store-boundary';
 import { printable } from '../shared/printable';
 
 export function renderInit(r: InitReport): string {

@@ -1,5 +1,5 @@
 // The one error table: every failure crux reports has a kind, and each kind one exit code (SPEC §2).
-import { scrubText } from './scrub';
+import { keptText } from './free-text';
 
 export const EXIT_CODES = {
   internal: 1,
@@ -73,7 +73,7 @@ export const invalid = (message: string, hint?: string) => new CruxError('invali
 
 /** The machine-readable form of an error: `--json`'s stderr document and an MCP tool's refusal (SPEC §2, §10.1). */
 export const errorDocument = (error: CruxError) => ({
-  error: { code: error.exitCode, kind: error.kind, message: scrubText(error.message), hint: scrubText(hintOf(error)) },
+  error: { code: error.exitCode, kind: error.kind, message: keptText(error.message), hint: keptText(hintOf(error)) },
 });
 
 const PERMISSION = new Set(['EACCES', 'EPERM', 'EROFS']);

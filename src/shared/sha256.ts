@@ -1,4 +1,4 @@
-// SHA-256 of a string's UTF-8, as lowercase hex: record lines' hashes (journal/record.ts) and the ids derived
+// SHA-256 of a string's UTF-8, as lowercase hex: record lines' hashes (journal/codec/record.ts) and the ids derived
 // from content (domain/transcript/stretch.ts). A process's first few KB of text go through plain JavaScript
 // (sha256-small.ts), the next through a small WebAssembly module, and past a few dozen KB node:crypto is loaded.
 import { SHA_DIGEST_AT, SHA_INPUT_AT, wasmKernels } from './wasm';

@@ -2,7 +2,7 @@ import { execa } from 'execa';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { acquireLock } from '../../src/journal/lock';
+import { acquireLock } from '../../src/journal/dir/lock/lock';
 import { CRUX, crux, freshDataDir, snapshotDir, tempDir, testEnv } from '../helpers/cli';
 
 const doctor = async (dir: string, args: string[] = [], env: Record<string, string> = {}) => {

@@ -73,7 +73,7 @@ const LINES: [string[], string | undefined, readonly string[]][] = [
   [['--json', 'session', 'get', 's2'], undefined, GET],
   [['session', 'get', 'nope'], undefined, GET],
   [['session', 'get', 'nope', '--json'], undefined, GET],
-  // A read of history: the get's bundle hands it on (journal/quick-read.ts), untouched, to the full program.
+  // A read of history: the get's bundle hands it on (journal/dir/quick-read.ts), untouched, to the full program.
   [['session', 'get', 's1', '--at', '1'], undefined, GET_FULL],
   [['session', 'get', 's1', '--at', 'yesterday'], undefined, GET],
   [['session', 'get', 'bad id!'], undefined, GET],

@@ -5,7 +5,7 @@ import { execa } from 'execa';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { acquireLock } from '../../src/journal/lock';
+import { acquireLock } from '../../src/journal/dir/lock/lock';
 import { CRUX, crux, freshDataDir, PERMISSION_FLAG, tempDir, testEnv } from '../helpers/cli';
 
 const TAIL = '{"v":1,"seq":2,"partial';

@@ -1,4 +1,5 @@
-// The README's tour and recipes work when pasted into a shell: each block marked `<!-- test: name -->` runs here.
+// The README's tour and docs/recipes.md's recipes work when pasted into a shell: each block marked
+// `<!-- test: name -->` runs here.
 import { execa, execaSync } from 'execa';
 import * as fs from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -6,22 +7,27 @@ import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../src/shared/errors';
 import { CRUX, crux, tempDir, testEnv } from '../helpers/cli';
 
-const README = fs.readFileSync(resolve(__dirname, '../../README.md'), 'utf8');
+const read = (path: string) => fs.readFileSync(resolve(__dirname, '../..', path), 'utf8');
+const README = read('README.md');
+const RECIPES = read('docs/recipes.md');
+const ENVIRONMENT = read('docs/environment.md');
 
-/** The fenced blocks that follow a `<!-- test: name -->` marker, by name. */
-export function runnableBlocks(markdown: string): Map<string, { lang: string; code: string }> {
-  const blocks = new Map<string, { lang: string; code: string }>();
-  for (const m of markdown.matchAll(/<!-- test: ([\w-]+) -->\n```(\w+)\n([\s\S]*?)```/g)) {
-    if (blocks.has(m[1]!)) throw new Error(`two README blocks are named ${m[1]}`);
-    blocks.set(m[1]!, { lang: m[2]!, code: m[3]! });
+/** The fenced blocks that follow a `<!-- test: name -->` marker, by name, with the file each is in. */
+export function runnableBlocks(files: Record<string, string>): Map<string, { file: string; lang: string; code: string }> {
+  const blocks = new Map<string, { file: string; lang: string; code: string }>();
+  for (const [file, markdown] of Object.entries(files)) {
+    for (const m of markdown.matchAll(/<!-- test: ([\w-]+) -->\n```(\w+)\n([\s\S]*?)```/g)) {
+      if (blocks.has(m[1]!)) throw new Error(`two blocks are named ${m[1]} (${blocks.get(m[1]!)!.file} and ${file})`);
+      blocks.set(m[1]!, { file, lang: m[2]!, code: m[3]! });
+    }
   }
   return blocks;
 }
 
-const blocks = runnableBlocks(README);
+const blocks = runnableBlocks({ 'README.md': README, 'docs/recipes.md': RECIPES });
 const block = (name: string) => {
   const found = blocks.get(name);
-  if (found === undefined) throw new Error(`README has no block marked <!-- test: ${name} -->`);
+  if (found === undefined) throw new Error(`no block is marked <!-- test: ${name} -->`);
   return found;
 };
 
@@ -50,9 +56,20 @@ const bash = (script: string, env: NodeJS.ProcessEnv, cwd: string) =>
 const sessions = async (dataDir: string) => JSON.parse((await crux(dataDir, ['session', 'list', '--all', '--all-agents', '--json'])).stdout).sessions;
 
 describe('README', () => {
-  it('marks the tour and every recipe as runnable', () => {
-    expect([...blocks.keys()].sort()).toEqual(['ci', 'crontab', 'hook', 'tour']);
+  it('marks the tour (in the README) and every recipe (in docs/recipes.md) as runnable', () => {
+    expect(Object.fromEntries([...blocks].map(([name, { file }]) => [name, file]))).toEqual({
+      tour: 'README.md',
+      crontab: 'docs/recipes.md',
+      hook: 'docs/recipes.md',
+      ci: 'docs/recipes.md',
+    });
     expect(README).toContain('```sh\nnpm ci\nnpm test\n```');
+  });
+
+  it('says, in one line right before the tour, how to put crux on PATH', () => {
+    const before = README.slice(0, README.indexOf('<!-- test: tour -->')).trimEnd().split('\n').at(-1);
+    expect(before).toContain('`npm link`');
+    expect(before).toContain('`export PATH="$PWD/bin:$PATH"`');
   });
 
   it('tour: runs start to end with `set -e`, every command succeeding and nothing on stderr', async () => {
@@ -180,18 +197,22 @@ describe('README', () => {
     expect(JSON.parse(fs.readFileSync(join(cwd, 'crux-journal-check.json'), 'utf8')).healthy).toBe(false);
   });
 
-  it('has an environment table naming every variable crux(1) documents', () => {
+  it('has an environment table (docs/environment.md) naming every variable crux(1) documents', () => {
     const man = fs.readFileSync(resolve(__dirname, '../../man/crux.1'), 'utf8');
     const section = man.slice(man.indexOf('.SH ENVIRONMENT'), man.indexOf('.SH', man.indexOf('.SH ENVIRONMENT') + 4));
     const documented = new Set([...section.matchAll(/\b((?:CRUX|XDG)_[A-Z_]+|NO_COLOR|FORCE_COLOR|COLUMNS|HOME)\b/g)].map((m) => m[1]!));
-    const table = README.slice(README.indexOf('## Environment'), README.indexOf('\n## ', README.indexOf('## Environment') + 3));
+    const start = ENVIRONMENT.indexOf('## crux itself');
+    const table = ENVIRONMENT.slice(start, ENVIRONMENT.indexOf('\n## ', start + 3));
+    expect(start).toBeGreaterThan(-1);
     expect(documented.size).toBeGreaterThan(20);
     for (const name of documented) expect(table, name).toContain(name.startsWith('CRUX_TEST_') ? '`CRUX_TEST_*`' : `\`${name}\``);
   });
 
-  it('has the whole exit-code table, and placeholders for the reliability and performance figures', () => {
+  it('has the whole exit-code table, and links to the pages of the reliability and performance figures', () => {
     for (const code of new Set(Object.values(EXIT_CODES))) expect(README, `exit ${code}`).toMatch(new RegExp(`^\\| ${code} \\| \\S`, 'm'));
-    expect(README).toMatch(/^## Reliability$/m);
-    expect(README).toMatch(/^## Performance$/m);
+    expect(read('docs/reliability.md')).toMatch(/^# Reliability$/m);
+    expect(read('docs/performance.md')).toMatch(/^# Performance$/m);
+    expect(README).toContain('(docs/reliability.md)');
+    expect(README).toContain('(docs/performance.md)');
   });
 });

@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { acquireLock, type HeldLock } from '../../src/journal/lock';
+import { acquireLock, type HeldLock } from '../../src/journal/dir/lock/lock';
 import { crux, describeEachStore, freshDataDir, freshStore, snapshotDir, STRESS, tempDir } from '../helpers/cli';
 import { expectHealthy, figure, journalRecords, percentile, pool, readSessions, scaled, sleep, startCrux, startShell, type Child, TIMEOUT } from './harness';
 import { findOverlaps, parseLockLog, untilEntered } from './lock-log';

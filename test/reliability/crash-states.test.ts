@@ -5,8 +5,8 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DataDir } from '../../src/journal/data-dir';
-import { scanJournal } from '../../src/journal/scan';
+import { DataDir } from '../../src/journal/dir/data-dir';
+import { scanJournal } from '../../src/journal/codec/scan';
 import { SESSION_STORE } from '../../src/domain/session/fold';
 import { CASE_STORE } from '../../src/domain/case/store';
 import { ALL_STORES } from '../../src/domain/stores';

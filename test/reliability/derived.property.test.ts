@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DataDir } from '../../src/journal/data-dir';
+import { DataDir } from '../../src/journal/dir/data-dir';
 import { CruxError } from '../../src/shared/errors';
 import * as sessions from '../../src/domain/session/store';
 import { listNewest } from '../../src/domain/session/newest-list';

@@ -4,8 +4,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import { expect } from 'vitest';
 import { join } from 'node:path';
-import { DataDir } from '../../src/journal/data-dir';
-import { scanJournal } from '../../src/journal/scan';
+import { DataDir } from '../../src/journal/dir/data-dir';
+import { scanJournal } from '../../src/journal/codec/scan';
 import { SESSION_STORE, type Sessions } from '../../src/domain/session/fold';
 import { crux, CRUX, STRESS, testEnv } from '../helpers/cli';
 
@@ -101,7 +101,7 @@ export function journalRecords(path: string): any[] {
     .map((l) => JSON.parse(l));
 }
 
-/** Records a measured figure: printed, and appended to $CRUX_FIGURES_FILE for the Reliability section of README.md. */
+/** Records a measured figure: printed, and appended to $CRUX_FIGURES_FILE for docs/reliability.md. */
 export function figure(name: string, value: unknown): void {
   const line = JSON.stringify({ name, stress: STRESS, value, at: new Date().toISOString() });
   console.info(`[figure] ${name}: ${JSON.stringify(value)}`);

@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { encodeRecords } from '../../src/journal/record';
+import { encodeRecords } from '../../src/journal/codec/record';
 import { crux, freshDataDir, tempDir } from '../helpers/cli';
 import { parseLockLog } from './lock-log';
 import { expectCachedReadsAgree, expectHealthy, figure, killGroup, readSessions, scaled, sleep, startCrux, startShell, TIMEOUT } from './harness';

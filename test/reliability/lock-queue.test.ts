@@ -1,4 +1,4 @@
-// The waiters' queue of the writers' lock (src/journal/lock-queue.ts): a release wakes one waiter, not all of
+// The waiters' queue of the writers' lock (src/journal/dir/lock/lock-queue.ts): a release wakes one waiter, not all of
 // them; waiters enter in the order they came; a waiter killed or timed out in the queue hands its place on, and
 // its ticket goes. The holder is this test process (acquireLock), so that it releases exactly when the test says;
 // the waiters are bin/crux writers, each started once the one before it sleeps (CRUX_TEST_LOCK_WAITS).
@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { crux, freshDataDir, tempDir } from '../helpers/cli';
-import { acquireLock } from '../../src/journal/lock';
+import { acquireLock } from '../../src/journal/dir/lock/lock';
 import { expectHealthy, readSessions, startCrux, TIMEOUT, type Child } from './harness';
 import { findOverlaps, parseLockLog, readWaits, untilSlept } from './lock-log';
 

@@ -1,4 +1,4 @@
-// The sweep of dead contenders' lock files (src/journal/lock-sweep.ts), in-process: a live contender's socket is
+// The sweep of dead contenders' lock files (src/journal/dir/lock/lock-sweep.ts), in-process: a live contender's socket is
 // kept even without its holder file, a dead one's files go, a few per call, and a contender whose holder file a
 // sweeper claimed starts over instead of holding with a removed socket.
 import { spawn } from 'node:child_process';
@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/cli';
 import { fs as cruxFs } from '../../src/shared/fs';
-import { socketAddress } from '../../src/journal/lock-fs';
-import { Contender, Swept } from '../../src/journal/lock-socket';
-import { sweep, SWEEP_PER_WRITE } from '../../src/journal/lock-sweep';
+import { socketAddress } from '../../src/journal/dir/lock/lock-fs';
+import { Contender, Swept } from '../../src/journal/dir/lock/lock-socket';
+import { sweep, SWEEP_PER_WRITE } from '../../src/journal/dir/lock/lock-sweep';
 
 const servers: net.Server[] = [];
 afterEach(() => {

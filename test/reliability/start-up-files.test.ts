@@ -1,4 +1,4 @@
-// What a fast command opens besides its data (README, Start-up): its own launcher and one bundle with its code
+// What a fast command opens besides its data (docs/performance.md, Start-up): its own launcher and one bundle with its code
 // cache, and nothing a start could do without — no package.json (Node reads one above a main script not named
 // .cjs: bin/crux links to bin/pinned/crux.cjs), no time zone (a first Date#toISOString sets up ICU's: shared/time.ts
 // spells the UTC fields itself), no other bundle. Each of these costs every call.

@@ -112,15 +112,15 @@ describe('architecture', () => {
     expect(users('@modelcontextprotocol/sdk').filter((f) => !f.startsWith('cli/mcp/'))).toEqual([]);
   });
 
-  it("writes to stdout and stderr only through output/stdout.ts, and reaches Node's bindings only through journal/node-binding.ts", () => {
+  it("writes to stdout and stderr only through output/stdout.ts, and reaches Node's bindings only through journal/dir/lock/node-binding.ts", () => {
     const direct = graph.files.filter((f) => f !== 'output/stdout.ts' && /process\.(stdout|stderr)\.write|console\.(log|error|warn|info)/.test(textOf(f)));
     expect(direct).toEqual([]);
     // Two internal bindings: pipe_wrap, what node:net's servers and sockets are built on, for the lock's listening
-    // socket and a waiter's probe of it (journal/lock-pipe.ts, with node:net where it is refused), and zlib's, for its crc32 (the derived
+    // socket and a waiter's probe of it (journal/dir/lock/lock-pipe.ts, with node:net where it is refused), and zlib's, for its crc32 (the derived
     // files' checksums, with WebAssembly where it is refused). No other, and process.binding nowhere else.
-    expect(graph.files.filter((f) => f !== 'journal/node-binding.ts' && /\.binding\(/.test(textOf(f)))).toEqual([]);
+    expect(graph.files.filter((f) => f !== 'journal/dir/lock/node-binding.ts' && /\.binding\(/.test(textOf(f)))).toEqual([]);
     const bindings = graph.files.flatMap((f) => [...textOf(f).matchAll(/\bnodeBinding\(\s*['"`]([^'"`]*)['"`]\s*\)/g)].map((m) => `${f}: ${m[1]}`));
-    expect([...new Set(bindings)].sort()).toEqual(['journal/derived/checksum.ts: zlib', 'journal/lock-pipe.ts: pipe_wrap']);
+    expect([...new Set(bindings)].sort()).toEqual(['journal/derived/checksum.ts: zlib', 'journal/dir/lock/lock-pipe.ts: pipe_wrap']);
   });
 
   it('exports no value that no other file uses (src, test, bench or the build)', () => {
@@ -166,6 +166,43 @@ describe('architecture', () => {
       return lines > 300 && !/(over|past|longer than) 300 lines: \S/i.test(head);
     });
     expect(long).toEqual([]);
+  });
+});
+
+describe('journal/ folders', () => {
+  // The fences of journal/, each at a folder boundary: codec/ (the record, its verification and decoding) stands on
+  // shared/ alone; core/ (the rules both engines keep) on codec/; derived/ (what is rebuilt from a journal) and the
+  // two engines, dir/ (a data directory: files and lock) and pg/ (PostgreSQL), on core/ and codec/; only dir/
+  // reaches into derived/, and neither engine into the other.
+  const ALLOWED: Record<string, string[]> = {
+    codec: ['codec'],
+    core: ['codec', 'core'],
+    derived: ['codec', 'core', 'derived'],
+    pg: ['codec', 'core', 'pg'],
+    dir: ['codec', 'core', 'derived', 'dir'],
+  };
+  // Crossings still to be removed (one core over two line stores): each is a rule still written in dir/.
+  const KNOWN = [
+    'core/store-boundary.ts → dir/history.ts',
+    'derived/checksum.ts → dir/lock/node-binding.ts',
+    'pg/pg-check.ts → dir/history.ts',
+    'pg/pg-maintenance.ts → dir/history.ts',
+    'pg/pg-store.ts → dir/history.ts',
+  ];
+  const folderOf = (file: string) => (file.startsWith('journal/') ? file.split('/')[1]! : undefined);
+
+  it('has only the folders named, and each imports only the folders below it', () => {
+    const folders = new Set(graph.files.filter((f) => f.startsWith('journal/')).map((f) => folderOf(f)!));
+    expect([...folders].sort()).toEqual(Object.keys(ALLOWED).sort());
+    const crossings: string[] = [];
+    for (const file of graph.files.filter((f) => f.startsWith('journal/'))) {
+      const from = folderOf(file)!;
+      for (const e of graph.edges.get(file)!) {
+        const to = e.target === undefined ? undefined : folderOf(e.target);
+        if (to !== undefined && !ALLOWED[from]!.includes(to)) crossings.push(`${file.slice(8)} → ${e.target!.slice(8)}`);
+      }
+    }
+    expect([...new Set(crossings)].sort()).toEqual(KNOWN);
   });
 });
 

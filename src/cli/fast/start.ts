@@ -1,11 +1,11 @@
 // What each fast bundle's entry does (fast/*-main.ts, main.ts): the command its table reads on the line, run and
 // turned into one exit code as the full program would (SPEC §2); or, for a line it cannot read as commander would
-// (parse.ts) or that its store hands on (journal/quick-read.ts), nothing at all: bin/crux then offers it to the
+// (parse.ts) or that its store hands on (journal/dir/quick-read.ts), nothing at all: bin/crux then offers it to the
 // next bundle, at last to the full program (dist/crux.cjs).
 import { closeStores, resolveStore } from '../store';
 import { cruxErrorOf, exitWith, failed, outputOutcome } from '../outcome';
 import { parseFast, type FastCommand, type FastParse } from './parse';
-import { HandOn } from '../../journal/quick-read';
+import { HandOn } from '../../journal/dir/quick-read';
 
 /**
  * True in the fast bundles built without the PostgreSQL engine (build.mjs: dist/fast-read.cjs, dist/fast.cjs, …,
@@ -54,7 +54,7 @@ async function warmUp(commands: readonly FastCommand<any>[], lines: string[][]):
 /**
  * Runs the line of this process with `commands`, answering whether it took it (else bin/crux offers it to the next
  * bundle, at last to the full program): at once for a line it does not read as its own, when the command is done
- * for one it does (its store may hand it on: journal/quick-read.ts).
+ * for one it does (its store may hand it on: journal/dir/quick-read.ts).
  */
 export function startFast(commands: readonly FastCommand<any>[]): boolean | Promise<boolean> {
   const warmUpLines = process.env.CRUX_WARM_UP;

@@ -4,7 +4,7 @@
 import { fs } from '../../shared/fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { invalid } from '../../shared/errors';
-import { fsyncDir, ownershipOf, writeNewFileDurable, type Ownership } from '../../journal/durable-fs';
+import { fsyncDir, ownershipOf, writeNewFileDurable, type Ownership } from '../../shared/durable-fs';
 
 export interface ConfigFile {
   /** The path the client reads (maybe a symlink). */

@@ -15,7 +15,7 @@ const journalCheck = tool({
   destructive: false,
   idempotent: true,
   input: () => ({}),
-  output: { healthy: { type: 'boolean' }, journals: { type: 'array', items: OBJECT } },
+  output: { healthy: { type: 'boolean' }, journals: { type: 'array', items: OBJECT }, secrets: { type: 'array', items: OBJECT } },
   touches: () => 'everything',
   run: async (ctx) => {
     const document = await checkJournals(ctx, { repair: false });

@@ -2,6 +2,7 @@
 import type { Context } from '../context';
 import { ALL_STORES } from '../../domain/stores';
 import { CruxError } from '../../shared/errors';
+import { surveySecrets } from '../../journal/core/secret-survey';
 
 type CheckOptions = Parameters<Context['dataDir']['check']>[1];
 
@@ -14,7 +15,9 @@ export async function checkJournals(ctx: Context, opts: Omit<CheckOptions, 'ts'>
       (j.history !== undefined && j.history.problems.length > 0 && j.history.quarantined === undefined) ||
       (j.derived !== undefined && j.derived.rebuilt !== true),
   );
-  return { healthy: !damaged, data_dir: ctx.dataDir.location, journals };
+  // The records that hold a secret (SPEC §7): reported, never a value, and no damage (no exit code of their own).
+  const secrets = await surveySecrets(ctx.dataDir, ALL_STORES);
+  return { healthy: !damaged, data_dir: ctx.dataDir.location, journals, secrets };
 }
 
 export const journalDamaged = () =>

@@ -2,7 +2,7 @@
 // the joined case ids, the joined vocabulary, and the numeric columns as raw little-endian typed arrays.
 // Loading it is a few views and two string decodes, not a replay. Text fields are not included: they stay
 // in the journal, at the positions the bank records.
-import type { SnapshotBody } from '../../journal/store-spec';
+import type { SnapshotBody } from '../../journal/codec/store-spec';
 import { CaseBank, hashIds } from './bank';
 import type { Column } from './columns';
 import type { BankColumns, LazyColumns } from './bank-layout';

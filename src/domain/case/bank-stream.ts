@@ -15,9 +15,9 @@
 //
 // Only what was kept up to the last record taken counts (the rest is a batch that never completed): its ids end
 // where the last taken record left the ids file, so the events, puts and terms past that are left out.
-import type { JournalRecord } from '../../journal/record';
-import type { LinePosition } from '../../journal/line';
-import { unhandledEvent, type Scratch, type ScratchFile, type ScratchSort, type SnapshotStream } from '../../journal/store-spec';
+import type { JournalRecord } from '../../journal/codec/record';
+import type { LinePosition } from '../../journal/codec/line';
+import { unhandledEvent, type Scratch, type ScratchFile, type ScratchSort, type SnapshotStream } from '../../journal/codec/store-spec';
 import { idHash32 } from './bank';
 import { bankHead, NUMERIC, pad8 } from './bank-codec';
 import { packMeta } from './bank-layout';

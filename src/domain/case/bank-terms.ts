@@ -4,7 +4,7 @@
 // The facts are what ranking and a result ask of a case: reward, created_at, success, its term count (the
 // union's size), its reuse count and where its record is (line, length). A candidate's postings carry the same
 // packMeta as a snapshot's, computed here from the same facts.
-import type { TermEntry, TermHit, TermKeys } from '../../journal/store-spec';
+import type { TermEntry, TermHit, TermKeys } from '../../journal/codec/store-spec';
 import { CaseBank, hashIds } from './bank';
 import { packMeta, type BankColumns } from './bank-layout';
 import { foldable } from './payload';

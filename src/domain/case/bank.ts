@@ -2,7 +2,7 @@
 // index (term → slots), so that it is compact, fast to rank over, and serializable for a replay cache.
 // A case's text fields stay where they were written: in memory when this process replayed the record,
 // else at the record's journal position (see `position`).
-import type { LinePosition } from '../../journal/scan';
+import type { LinePosition } from '../../journal/codec/scan';
 import { f64, u32, u8, type Column, type Typed } from './columns';
 import { checkColumns, emptyColumns, packMeta, type BankChanges, type BankColumns, type LazyColumns } from './bank-layout';
 import { foldable, type CaseBody } from './payload';

@@ -1,7 +1,7 @@
 // What a case is, and how raw input (flags, a JSON object, an import line) becomes a valid one.
 import { invalid } from '../../shared/errors';
 import { parseCaseId, type CaseId } from '../../shared/ids';
-import { scrubText } from '../../shared/scrub';
+import { keptText } from '../../shared/free-text';
 import { formatTime, parseTime, type Instant } from '../../shared/time';
 
 /** Limits on what one case may hold; over a limit is a clear refusal (exit 5), never a truncation. */
@@ -55,7 +55,7 @@ function text(field: string, value: unknown, opts: { required: boolean; maxBytes
   const max = opts.maxBytes ?? MAX_TEXT_BYTES;
   const bytes = Buffer.byteLength(value);
   if (bytes > max) throw invalid(`${field} is ${bytes} bytes, over the limit of ${max} bytes`);
-  return scrubText(value);
+  return keptText(value);
 }
 
 const describe = (value: unknown) => (Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`);

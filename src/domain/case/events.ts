@@ -1,7 +1,7 @@
 // The case journal's events: a closed union, one payload type per name; the vocabulary is derived from it
 // and every payload is parsed once, when a record is read (one that does not parse is a bad line).
-import type { JournalRecord } from '../../journal/record';
-import { declareEvents, type DraftOf, type EventOf } from '../../journal/store-spec';
+import type { JournalRecord } from '../../journal/codec/record';
+import { declareEvents, type DraftOf, type EventOf } from '../../journal/codec/store-spec';
 import { isFoldableCase, type CaseBody } from './payload';
 import type { Case } from './case';
 

@@ -1,7 +1,7 @@
 // How one case-journal record changes the bank: the exhaustive fold over the case events.
-import { unhandledEvent } from '../../journal/store-spec';
-import type { LinePosition } from '../../journal/scan';
-import type { JournalRecord } from '../../journal/record';
+import { unhandledEvent } from '../../journal/codec/store-spec';
+import type { LinePosition } from '../../journal/codec/scan';
+import type { JournalRecord } from '../../journal/codec/record';
 import type { CaseBank } from './bank';
 import type { CaseBody } from './payload';
 import { parseCaseEvent } from './events';

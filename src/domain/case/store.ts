@@ -1,6 +1,6 @@
 // The case store: commands in, plain results out; replay and appends go through the journal layer.
-import type { JournalStore } from '../../journal/store-boundary';
-import type { StoreSpec } from '../../journal/store-spec';
+import type { JournalStore } from '../../journal/core/store-boundary';
+import type { StoreSpec } from '../../journal/codec/store-spec';
 import { CruxError, notFound } from '../../shared/errors';
 import type { CaseId } from '../../shared/ids';
 import type { ImportSummary } from '../import-summary';

@@ -1,7 +1,7 @@
 // facts.jsonl: facts that arrived inside accepted packages, each kept as its exact JSON (tenant, horizon, actor intact).
-import { declareEvents, type DraftOf, type StoreSpec, unhandledEvent } from '../../journal/store-spec';
-import type { JournalRecord } from '../../journal/record';
-import type { LinePosition } from '../../journal/scan';
+import { declareEvents, type DraftOf, type StoreSpec, unhandledEvent } from '../../journal/codec/store-spec';
+import type { JournalRecord } from '../../journal/codec/record';
+import type { LinePosition } from '../../journal/codec/scan';
 import type { BundlableFact } from './bundle';
 
 export const FACT_EVENTS = { stored: 'fact.stored' } as const satisfies Record<string, keyof FactEventMap>;

@@ -1,6 +1,6 @@
 // Which key signs and verifies: the MAC key (secret, compat secret, or the persistent key file) and agents' Ed25519 keys.
 import { invalid } from '../../shared/errors';
-import type { KeyStore } from '../../journal/store-boundary';
+import type { KeyStore } from '../../journal/core/store-boundary';
 import { deriveCompatKey, deriveKeyFromSecret, generateAgentKeyPair, KEY_BYTES, nodeCrypto, publicKeyOfPrivate } from './crypto';
 
 /** The MAC key's item in the key store, and how reports name it (relative to the data directory). */

@@ -1,7 +1,7 @@
 // handoffs.jsonl: every minted package (with its envelope, for export), the consumed set, and the Ed25519 keyring.
-import { declareEvents, type DraftOf, type StoreSpec, unhandledEvent } from '../../journal/store-spec';
-import type { JournalRecord } from '../../journal/record';
-import type { LinePosition } from '../../journal/scan';
+import { declareEvents, type DraftOf, type StoreSpec, unhandledEvent } from '../../journal/codec/store-spec';
+import type { JournalRecord } from '../../journal/codec/record';
+import type { LinePosition } from '../../journal/codec/scan';
 import type { Envelope } from './envelope';
 import type { TrustedKey } from './checks';
 

@@ -1,6 +1,6 @@
 // Minting, pure: a session's state, the facts at hand, a key and a clock in; the signed envelope out.
 import { invalid } from '../../shared/errors';
-import { scrubText } from '../../shared/scrub';
+import { keptText } from '../../shared/free-text';
 import { formatLaterTime, formatTime, type Instant } from '../../shared/time';
 import { serdeIncompatibility } from '../../shared/json-text';
 import { daemonIncompatible } from './checks';
@@ -52,7 +52,7 @@ export function mintPackage(input: MintInput): Minted {
     source_agent: input.source,
     target_agent: input.target,
     // Free text is stored and shown without URL credentials (SPEC §7); the state blob is opaque.
-    message: input.message === null ? null : scrubText(input.message),
+    message: input.message === null ? null : keptText(input.message),
     work_ids: collectWorkIds(parsedState, bundled),
     task_record: input.taskRecord,
     handoff_id: input.handoffId,

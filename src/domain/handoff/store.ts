@@ -1,11 +1,11 @@
 // The handoff store: mint, accept and inspect — replay and decisions over the journal layer (listing.ts lists
 // and exports, key-ring.ts keeps the Ed25519 keys).
-import type { JournalStore } from '../../journal/store-boundary';
-import type { DraftOf } from '../../journal/store-spec';
+import type { JournalStore } from '../../journal/core/store-boundary';
+import type { DraftOf } from '../../journal/codec/store-spec';
 import { CruxError, invalid, notFound } from '../../shared/errors';
 import { parseLogicalSessionId, scopeSessionId, type AgentName, type HandoffId, type LogicalSessionId } from '../../shared/ids';
 import { objectMembers } from '../../shared/json-text';
-import { scrubText } from '../../shared/scrub';
+import { keptText } from '../../shared/free-text';
 import { formatTime, type Instant } from '../../shared/time';
 import { decideHandOff, decideReceive, requireSession } from '../session/decide';
 import { acceptStateDocument } from '../session/state-document';
@@ -191,7 +191,7 @@ export async function acceptHandoff(scope: HandoffScope, input: Uint8Array, cmd:
     expires_at: formatTime(v.expiresAt!),
     signature_alg: received.envelope.signature_alg,
     facts: factDrafts.length,
-    message: pkg.message === null ? null : scrubText(pkg.message),
+    message: pkg.message === null ? null : keptText(pkg.message),
   };
   return scope.dir.write(async (tx) => {
     if ((await tx.load(HANDOFF_STORE)).accepted.has(hash)) throw replayed();
@@ -224,7 +224,7 @@ export interface InspectResult {
 const SCRUBBED_MEMBERS = new Set(['message', 'task_record']);
 
 function scrubJson(value: unknown): unknown {
-  if (typeof value === 'string') return scrubText(value);
+  if (typeof value === 'string') return keptText(value);
   if (Array.isArray(value)) return value.map(scrubJson);
   if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubJson(v)]));
   return value;
@@ -246,7 +246,7 @@ export async function inspectHandoff(scope: HandoffScope, input: Uint8Array, opt
   const details = {} as Record<CheckName, string>;
   for (const name of CHECK_NAMES) {
     checks[name] = v.checks[name].status;
-    details[name] = scrubText(v.checks[name].detail);
+    details[name] = keptText(v.checks[name].detail);
   }
   return {
     package: members,

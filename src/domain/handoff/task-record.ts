@@ -1,6 +1,6 @@
 // The optional task record a package carries: who asked, for what, from which sources, judged how, within which limits.
 import { invalid } from '../../shared/errors';
-import { scrubText } from '../../shared/scrub';
+import { keptText } from '../../shared/free-text';
 
 /**
  * The daemon's TaskRecord: every field skip-if-empty, so an all-empty record serialises to `{}`.
@@ -31,11 +31,11 @@ export function parseTaskRecord(value: unknown, what = 'the task record'): TaskR
     if ((TEXT_FIELDS as readonly string[]).includes(key)) {
       if (v === null) continue;
       if (typeof v !== 'string') throw invalid(`${what}: ${key} must be a string`);
-      record[key as (typeof TEXT_FIELDS)[number]] = scrubText(v);
+      record[key as (typeof TEXT_FIELDS)[number]] = keptText(v);
     } else if ((LIST_FIELDS as readonly string[]).includes(key)) {
       if (v === null) continue;
       if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw invalid(`${what}: ${key} must be a list of strings`);
-      record[key as (typeof LIST_FIELDS)[number]] = v.map(scrubText);
+      record[key as (typeof LIST_FIELDS)[number]] = v.map(keptText);
     } else {
       throw invalid(`${what}: unknown field ${JSON.stringify(key)}`, `known fields: ${TASK_RECORD_FIELDS.join(', ')}`);
     }
@@ -48,8 +48,8 @@ export function mergeTaskRecord(base: TaskRecord | undefined, flags: TaskRecord)
   const given = TASK_RECORD_FIELDS.filter((k) => flags[k] !== undefined);
   if (base === undefined && given.length === 0) return undefined;
   const merged: Mutable = { ...(base ?? {}) };
-  for (const k of TEXT_FIELDS) if (flags[k] !== undefined) merged[k] = scrubText(flags[k]!);
-  for (const k of LIST_FIELDS) if (flags[k] !== undefined) merged[k] = flags[k]!.map(scrubText);
+  for (const k of TEXT_FIELDS) if (flags[k] !== undefined) merged[k] = keptText(flags[k]!);
+  for (const k of LIST_FIELDS) if (flags[k] !== undefined) merged[k] = flags[k]!.map(keptText);
   return merged;
 }
 

@@ -2,7 +2,7 @@
 // Time and ids come in as arguments; nothing here reads the clock or the disk.
 import { conflict, invalid, notFound } from '../../shared/errors';
 import { unscopeSessionId, type AgentName, type ScopedSessionId } from '../../shared/ids';
-import { scrubText } from '../../shared/scrub';
+import { keptText } from '../../shared/free-text';
 import { formatLaterTime, formatTime, tryParseTime, type Instant } from '../../shared/time';
 import { allowedOps, isIdempotent, isTerminal, nextStatus, type SessionOp } from './machine';
 import {
@@ -103,7 +103,7 @@ export function decidePut(sessions: Sessions, cmd: PutCommand, now: Instant): Se
 
 export function decideArchive(sessions: Sessions, key: ScopedSessionId, reason: string | undefined, actor?: string): SessionDraft[] {
   requireMove(requireSession(sessions, key), 'archive');
-  const data: ArchivedData = { id: key, reason: reason === undefined || reason === '' ? null : scrubText(reason) };
+  const data: ArchivedData = { id: key, reason: reason === undefined || reason === '' ? null : keptText(reason) };
   return [{ ev: E.archived, data, actor }];
 }
 
@@ -130,7 +130,7 @@ export function decideClose(sessions: Sessions, key: ScopedSessionId, cmd: Close
   const record = requireSession(sessions, key);
   if (isIdempotent(record.status, 'close')) return { outcome: 'already_closed', drafts: [] };
   requireMove(record, 'close');
-  const summary = cmd.summary === undefined || cmd.summary === '' ? null : scrubText(cmd.summary);
+  const summary = cmd.summary === undefined || cmd.summary === '' ? null : keptText(cmd.summary);
   const data: ClosedData = { id: key, outcome: cmd.outcome, summary };
   return { outcome: 'closed', drafts: [{ ev: E.closed, data, actor: cmd.actor }] };
 }

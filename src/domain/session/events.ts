@@ -1,6 +1,6 @@
 // The session journal's events: a closed union, one payload type per name; the vocabulary is derived from it
 // and every payload is parsed once, when a record is read (one that does not parse is a bad line).
-import { declareEvents, type DraftOf, type EventOf } from '../../journal/store-spec';
+import { declareEvents, type DraftOf, type EventOf } from '../../journal/codec/store-spec';
 import { SESSION_STATES, type SessionStatus } from './machine';
 
 /** How a session ends: a caller says completed, failed or abandoned; expired is the reaper's. */

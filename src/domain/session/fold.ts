@@ -1,7 +1,7 @@
 // The session store's folded state: one record per stored (scoped) id, built by evolve from the journal.
-import { unhandledEvent, type StoreSpec } from '../../journal/store-spec';
-import type { JournalRecord } from '../../journal/record';
-import type { LinePosition } from '../../journal/scan';
+import { unhandledEvent, type StoreSpec } from '../../journal/codec/store-spec';
+import type { JournalRecord } from '../../journal/codec/record';
+import type { LinePosition } from '../../journal/codec/scan';
 import { unscopeSessionId, type ScopedSessionId } from '../../shared/ids';
 import { tryParseTime } from '../../shared/time';
 import { CREATING_OPS, INITIAL_STATE, isTerminal, nextStatus, type SessionOp, type SessionStatus } from './machine';

@@ -1,6 +1,6 @@
 // A session's past (SPEC §4): every recorded version, and the session as it was at a record or a time,
 // folded from the journal and the history compactions kept. Only these two queries read history.
-import type { JournalRecord } from '../../journal/record';
+import type { JournalRecord } from '../../journal/codec/record';
 import { invalid, notFound } from '../../shared/errors';
 import type { LogicalSessionId, ScopedSessionId } from '../../shared/ids';
 import { formatTime, parseTime, tryParseTime, type Instant } from '../../shared/time';

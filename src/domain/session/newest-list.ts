@@ -1,7 +1,7 @@
 // A limited session list that reads only the rows it shows: newest first through the store's index, with how
 // many sessions match in all (from the index, without reading them), for a list that stops early and says
 // how many more there are (SPEC §8).
-import type { JournalStore } from '../../journal/store-boundary';
+import type { JournalStore } from '../../journal/core/store-boundary';
 import type { FreshnessThresholds } from './freshness';
 import { DEFAULT_THRESHOLDS } from './freshness';
 import { listSessions, type ListFilter, type Listing } from './query';

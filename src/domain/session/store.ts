@@ -1,6 +1,6 @@
 // The session store: commands in, results out; replay and decisions over the journal layer.
-import type { JournalStore } from '../../journal/store-boundary';
-import type { IndexQuery } from '../../journal/store-spec';
+import type { JournalStore } from '../../journal/core/store-boundary';
+import type { IndexQuery } from '../../journal/codec/store-spec';
 import { scopeSessionId, unscopeSessionId, type AgentName, type LogicalSessionId, type ScopedSessionId } from '../../shared/ids';
 import { formatTime, type Instant } from '../../shared/time';
 import {

@@ -7,7 +7,7 @@
 import { invalid } from '../../shared/errors';
 import { parseActorName, parseAgentName, parseLogicalSessionId, scopeSessionId, type AgentName } from '../../shared/ids';
 import { parseJsonLines, parseJsonText, refuseRepeatedIds } from '../../shared/json-lines';
-import { scrubText } from '../../shared/scrub';
+import { keptText } from '../../shared/free-text';
 import { objectMembers } from '../../shared/json-text';
 import { formatTime, parseTime, type Instant } from '../../shared/time';
 import type { ImportEntry } from './decide';
@@ -126,7 +126,7 @@ function text_(o: Record<string, unknown>, field: string): string | null {
   const v = o[field];
   if (v === undefined || v === null || v === '') return null;
   if (typeof v !== 'string') fail(`${field} must be a string or null`);
-  return scrubText(v);
+  return keptText(v);
 }
 
 function tokens(v: unknown): number {

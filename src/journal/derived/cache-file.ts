@@ -12,9 +12,9 @@
 // (takeUnusable): the answer then comes from the journals, as it always could.
 import { fs } from '../../shared/fs';
 import { join } from 'node:path';
-import { crashPoint } from '../crash-point';
-import { ensurePrivateDir, FILE_MODE } from '../durable-fs';
-import { decodeRecord, VERIFY_ALL, type JournalRecord, type VerifyPolicy } from '../record';
+import { crashPoint } from '../../shared/crash-point';
+import { ensurePrivateDir, FILE_MODE } from '../../shared/durable-fs';
+import { decodeRecord, VERIFY_ALL, type JournalRecord, type VerifyPolicy } from '../codec/record';
 import { crc32 } from './checksum';
 
 export const CACHE_DIR = 'cache';

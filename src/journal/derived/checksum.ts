@@ -3,7 +3,7 @@
 // checked with the identity of the file it belongs to and its own position, so a zeroed page (whose stored
 // checksum reads 0), a page copied from another cache, or a block moved within its file does not verify.
 import { CRC_INPUT_AT, MEMORY_BYTES, wasmKernels } from '../../shared/wasm';
-import { nodeBinding } from '../node-binding';
+import { nodeBinding } from '../dir/lock/node-binding';
 
 type NativeCrc = (data: Uint8Array, value: number) => number;
 

@@ -13,7 +13,7 @@
 // flipped bit — the index then covers less of the journal, and the rest is read from the journal itself. A
 // writer cuts such a tail off before it appends (it is crux's own cache).
 import { fs } from '../../shared/fs';
-import { crashPoint } from '../crash-point';
+import { crashPoint } from '../../shared/crash-point';
 import { crc32, expectChecksumBytes, seedOf } from './checksum';
 import { decodeHeader, encodeHeader, HEADER_BYTES, isBinding, openCacheFile, writeFully, type JournalBinding } from './cache-file';
 import { ENTRY_BYTES, ENTRY_WORDS, EntryList } from './entries';

@@ -9,7 +9,7 @@
 // CRC-32 the header gives. Run: the 512-byte header ({kind, v, nonce, entries, pages}), padding to 4096, then
 // the pages. A run is only trusted as the manifest names it (its nonce seeds every page's checksum).
 import { fs } from '../../shared/fs';
-import type { StoreSpec } from '../store-spec';
+import type { StoreSpec } from '../codec/store-spec';
 import { crc32 } from './checksum';
 import {
   cachePath,

@@ -1,8 +1,8 @@
 // The entries an index holds for a store's records and entities: a key line per keyed record, and per entity
 // its secondary keys' values (or withdrawals of values it no longer has); and which of them a merge keeps.
-import type { JournalRecord } from '../record';
-import type { LinePosition } from '../scan';
-import type { StoreSpec } from '../store-spec';
+import type { JournalRecord } from '../codec/record';
+import type { LinePosition } from '../codec/scan';
+import type { StoreSpec } from '../codec/store-spec';
 import { ENTRY_WORDS, EntryList, FLAG_RESET, FLAG_WITHDRAWN, hash56, joinOffset, KEY_SPACE, keyCheck, sortKey, splitOffset, textKey } from './entries';
 
 /** The key line entry of a record, if its store keys it. */

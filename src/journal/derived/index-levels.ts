@@ -9,7 +9,7 @@
 // own superseded entries and withdrawals; partitions not merged yet may still hold an older value, which
 // only adds a candidate that the caller's exact filter removes.
 import { fs } from '../../shared/fs';
-import type { StoreSpec } from '../store-spec';
+import type { StoreSpec } from '../codec/store-spec';
 import type { JournalBinding } from './cache-file';
 import { compareAt, ENTRY_WORDS, EntryList, KEY_SPACE } from './entries';
 import { entityOf, keepLatest, latestSecondaries, secondaryEntries } from './index-entries';

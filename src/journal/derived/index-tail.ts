@@ -1,9 +1,9 @@
 // What an index does not cover yet: the journal's records past its binding (a write whose log block was lost,
 // an index older than its journal), read and verified as a replay reads them; and a loaded position's binding.
-import type { ChainHead } from '../record';
-import { isDamaged, scanJournal, type LinePosition, type TornTail } from '../scan';
-import type { Position } from '../loaded';
-import type { StoreSpec } from '../store-spec';
+import type { ChainHead } from '../codec/record';
+import { isDamaged, scanJournal, type LinePosition, type TornTail } from '../codec/scan';
+import type { Position } from '../codec/loaded';
+import type { StoreSpec } from '../codec/store-spec';
 import type { JournalBinding } from './cache-file';
 import { EntryList } from './entries';
 import { keyEntry } from './index-entries';

@@ -5,10 +5,10 @@
 // See each file's header comment and crux-journal(5).
 import { fs } from '../../shared/fs';
 import { join } from 'node:path';
-import type { JournalRecord } from '../record';
-import type { LinePosition, ScanResult } from '../scan';
-import type { IndexUpkeep, Loaded } from '../loaded';
-import type { IndexQuery, StoreSpec } from '../store-spec';
+import type { JournalRecord } from '../codec/record';
+import type { LinePosition, ScanResult } from '../codec/scan';
+import type { IndexUpkeep, Loaded } from '../codec/loaded';
+import type { IndexQuery, StoreSpec } from '../codec/store-spec';
 import { cacheFileState, mtimeOf, noteInternal, readVerified } from './cache-file';
 import { dropIndexFiles, indexName } from './index-base';
 import { buildIndex } from './index-levels';
@@ -20,7 +20,7 @@ import { DerivedDamage } from './sorted-table';
 import { bindingAt } from './index-tail';
 import { StoreIndex } from './store-index';
 import { AppendUpkeep, indexCoversJournal, loadNewest, loadPrefix, loadThroughIndex, ReplayUpkeep } from './through-index';
-import { openJournalFile } from '../journal-file';
+import { openJournalFile } from '../../shared/journal-file';
 import type { Rebuilt } from './rebuild';
 import { rebuildIndex, streamSnapshot } from './rebuild-lost';
 

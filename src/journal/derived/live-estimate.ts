@@ -1,6 +1,6 @@
 // The live-bytes estimate of a keyed journal: the sum over keys of each key's largest line, roughly what
 // compaction would keep. Carried in the index (base header, each log block) between invocations.
-import type { LinePosition } from '../scan';
+import type { LinePosition } from '../codec/scan';
 
 export class LiveEstimate {
   private readonly largest = new Map<string, number>();

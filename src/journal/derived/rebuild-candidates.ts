@@ -3,7 +3,7 @@
 // the window folded, its number) goes to a sort by key, and its values, as the secondary entries they would be,
 // straight to the sort by value and key, its number in place of the version (words 4–5). The merge marks valid
 // the one candidate taken at each entity's last line (a bit each); only valid candidates' entries go out.
-import type { StoreSpec } from '../store-spec';
+import type { StoreSpec } from '../codec/store-spec';
 import { ENTRY_WORDS, type EntryList, hash56, keyCheck, splitOffset } from './entries';
 import { valueKey } from './index-entries';
 import { type Merged, SpillSort } from './spill';

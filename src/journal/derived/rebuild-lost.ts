@@ -7,9 +7,9 @@
 // ends the scan (the caller replays instead, as before); the part taken along failing is given up alone, and the
 // scan goes on. Each is written and installed as it would be alone, the snapshot first, then the index.
 import { fs } from '../../shared/fs';
-import type { JournalRecord } from '../record';
-import { scanJournal, type LinePosition, type ScanPart, type ScanResult } from '../scan';
-import type { StoreSpec } from '../store-spec';
+import type { JournalRecord } from '../codec/record';
+import { scanJournal, type LinePosition, type ScanPart, type ScanResult } from '../codec/scan';
+import type { StoreSpec } from '../codec/store-spec';
 import { bindingHolds, mtimeOf } from './cache-file';
 import { openManifest } from './index-base';
 import { IndexRebuild, type Rebuilt } from './rebuild';

@@ -6,9 +6,9 @@
 // order with lines near each other taken in one read (a span of at most 256 KiB, gaps of at most 16 KiB), then
 // each entity decoded and folded from its own lines, in order, and its secondary entries added as valid candidates.
 import { fs } from '../../shared/fs';
-import { decodeRecord, type JournalRecord, TRUST_VOUCHED } from '../record';
-import type { LinePosition } from '../scan';
-import type { StoreSpec } from '../store-spec';
+import { decodeRecord, type JournalRecord, TRUST_VOUCHED } from '../codec/record';
+import type { LinePosition } from '../codec/scan';
+import type { StoreSpec } from '../codec/store-spec';
 import { readVerified } from './cache-file';
 import { ENTRY_WORDS, EntryList, FLAG_RESET, joinOffset } from './entries';
 import { secondaryEntries } from './index-entries';

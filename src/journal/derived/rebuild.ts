@@ -19,9 +19,9 @@
 // is one batch: nothing of it waits in memory): the merge leaves out the key lines of a batch that never completed
 // (the torn tail's), so a candidate taken from one names a line that is not a key line, and is never valid.
 // Damage (any problem but a torn tail) leaves no index, as a replay's would not; the caller reports the scan.
-import type { JournalRecord } from '../record';
-import { isDamaged, type LinePosition, type ScanPart, type ScanResult } from '../scan';
-import type { StoreSpec } from '../store-spec';
+import type { JournalRecord } from '../codec/record';
+import { isDamaged, type LinePosition, type ScanPart, type ScanResult } from '../codec/scan';
+import type { StoreSpec } from '../codec/store-spec';
 import { ENTRY_WORDS, EntryList, FLAG_RESET, joinOffset, KEY_SPACE, keyCheck, sortKey, splitOffset } from './entries';
 import { dropRun } from './index-base';
 import { installBase, partEntries } from './index-levels';

@@ -3,7 +3,7 @@
 // write or read them (a full disk, an unusable cache/) throws SpillFailed: the build is given up, the caller
 // replays.
 import { fs } from '../../shared/fs';
-import type { Scratch, ScratchFile } from '../store-spec';
+import type { Scratch, ScratchFile } from '../codec/store-spec';
 import { writeFully } from './cache-file';
 import { hash56 } from './entries';
 import { openScratchFile, SpillFailed, SpillSort } from './spill';

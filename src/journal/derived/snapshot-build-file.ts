@@ -5,8 +5,8 @@
 // completed and of the pages of the next one), the frozen changes, and the bytes of the last unfinished page (its
 // checksum needs the rest). Rewritten whole (temp + rename) after each step; one that does not verify is dropped.
 import { fs } from '../../shared/fs';
-import { crashPoint } from '../crash-point';
-import type { StoreSpec } from '../store-spec';
+import { crashPoint } from '../../shared/crash-point';
+import type { StoreSpec } from '../codec/store-spec';
 import { crc32, seedOf } from './checksum';
 import { dropCacheFile, encodeHeader, HEADER_BYTES, isBinding, openCacheFile, readHeader, writeCacheFile, type JournalBinding } from './cache-file';
 import { SNAPSHOT_CHUNK_PAGES, SNAPSHOT_PAGE } from './snapshot';

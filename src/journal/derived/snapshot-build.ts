@@ -13,8 +13,8 @@
 // compaction, a reader's rewrite after damage), whose binding no longer holds, or whose files do not verify is
 // dropped; a later write starts another.
 import { fs } from '../../shared/fs';
-import { crashPoint } from '../crash-point';
-import type { StoreSpec } from '../store-spec';
+import { crashPoint } from '../../shared/crash-point';
+import type { StoreSpec } from '../codec/store-spec';
 import { crc32 } from './checksum';
 import { bindingHolds, cachePath, dropCacheFile, HEADER_BYTES, newNonce, openCacheFile, writeFully, type JournalBinding } from './cache-file';
 import {
@@ -32,7 +32,7 @@ import {
 import { chunkSeed, dropSnapshot, openSnapshot, pageSeed, SNAPSHOT_CHUNK_PAGES, SNAPSHOT_PAGE, snapshotHeader, snapshotLayout, snapshotName } from './snapshot';
 import { dropDelta } from './snapshot-delta';
 import { DerivedDamage } from './sorted-table';
-import { openJournalFile } from '../journal-file';
+import { openJournalFile } from '../../shared/journal-file';
 
 /**
  * Bytes one step reads from the old state and writes of the new body (the codec counts both; about 2 MiB of body,

@@ -3,10 +3,10 @@
 // follow where the codec can (snapshot-build.ts), the delta by a reader that folded DELTA_AFTER_RECORDS records
 // or more past both.
 import { fs } from '../../shared/fs';
-import { isDamaged, scanJournal } from '../scan';
+import { isDamaged, scanJournal } from '../codec/scan';
 import { streamsAt } from './snapshot-stream';
-import { loadedAt, type Loaded } from '../loaded';
-import type { SnapshotBody, StoreSpec } from '../store-spec';
+import { loadedAt, type Loaded } from '../codec/loaded';
+import type { SnapshotBody, StoreSpec } from '../codec/store-spec';
 import { mtimeOf } from './cache-file';
 import { openSnapshot, readWhole, snapshotFacts, writeSnapshot, type OpenSnapshot } from './snapshot';
 import { buildUnderWay, dropBuild, startBuild, stepBuild } from './snapshot-build';
@@ -14,7 +14,7 @@ import { dropDelta, readDelta, writeDelta } from './snapshot-delta';
 import type { JournalBinding } from './cache-file';
 import { DerivedDamage } from './sorted-table';
 import { bindingAt } from './index-tail';
-import { openJournalFile } from '../journal-file';
+import { openJournalFile } from '../../shared/journal-file';
 
 /** A snapshot is rewritten once this many bytes of journal follow it (readers replay at most that much). */
 const SNAPSHOT_TAIL_BYTES = 256 * 1024;

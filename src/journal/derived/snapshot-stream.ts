@@ -10,9 +10,9 @@
 // reports it. A scratch file or the snapshot that cannot be written (a full disk) builds nothing either.
 import { fs } from '../../shared/fs';
 import { join } from 'node:path';
-import type { JournalRecord } from '../record';
-import { isDamaged, type LinePosition, type ScanPart, type ScanResult } from '../scan';
-import type { SnapshotCodec, SnapshotStream, StoreSpec } from '../store-spec';
+import type { JournalRecord } from '../codec/record';
+import { isDamaged, type LinePosition, type ScanPart, type ScanResult } from '../codec/scan';
+import type { SnapshotCodec, SnapshotStream, StoreSpec } from '../codec/store-spec';
 import { CACHE_DIR, cachePath, newNonce, noteInternal, writeCacheFileBy, writeFully, type JournalBinding } from './cache-file';
 import { bindingAt } from './index-tail';
 import { ScratchSpace } from './scratch';

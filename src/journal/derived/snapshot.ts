@@ -13,7 +13,7 @@
 // (temp + rename) by writers and by readers that had to replay; a snapshot that fails any check is bypassed
 // and replaced.
 import { fs } from '../../shared/fs';
-import type { SnapshotBody } from '../store-spec';
+import type { SnapshotBody } from '../codec/store-spec';
 import { crc32, seedOf } from './checksum';
 import {
   bindingHolds,

@@ -6,7 +6,7 @@
 // process's alone): a block that does not come back whole fails the sort (SpillFailed), and nothing is built.
 import { join } from 'node:path';
 import { fs } from '../../shared/fs';
-import { ensurePrivateDir, FILE_MODE } from '../durable-fs';
+import { ensurePrivateDir, FILE_MODE } from '../../shared/durable-fs';
 import { CACHE_DIR, cachePath, newNonce, writeFully } from './cache-file';
 import { crc32, seedOf } from './checksum';
 import { compareAt, ENTRY_BYTES, ENTRY_WORDS, EntryList, SortScratch } from './entries';

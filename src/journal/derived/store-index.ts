@@ -13,10 +13,10 @@
 // log, the verified tail and this transaction's lines — and split apart they would pass it all back and forth.)
 import { fs } from '../../shared/fs';
 import { expectHashUnits } from '../../shared/sha256';
-import type { JournalRecord } from '../record';
-import type { LinePosition } from '../scan';
-import type { Position } from '../loaded';
-import type { IndexQuery, StoreSpec } from '../store-spec';
+import type { JournalRecord } from '../codec/record';
+import type { LinePosition } from '../codec/scan';
+import type { Position } from '../codec/loaded';
+import type { IndexQuery, StoreSpec } from '../codec/store-spec';
 import { bindingHolds, dropCacheFile, mtimeOf, newNonce, readVerified, writeCacheFile, type JournalBinding } from './cache-file';
 import { appendBlock, chainStart, encodeLogHeader, LOG_VERSION, readLog, type OpenLog } from './delta-log';
 import { compareAt, ENTRY_WORDS, EntryList, FLAG_RESET, FLAG_WITHDRAWN, hash56, joinOffset, KEY_SPACE, keyCheck, sortKey, textRange } from './entries';

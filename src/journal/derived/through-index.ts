@@ -2,15 +2,15 @@
 // upkeep that keeps the index in step with a transaction's appends (to the open index, or collected during
 // a replay for a whole new base).
 import { fs } from '../../shared/fs';
-import type { JournalRecord } from '../record';
-import type { LinePosition } from '../scan';
-import type { IndexUpkeep, Loaded } from '../loaded';
-import type { IndexQuery, StoreSpec } from '../store-spec';
+import type { JournalRecord } from '../codec/record';
+import type { LinePosition } from '../codec/scan';
+import type { IndexUpkeep, Loaded } from '../codec/loaded';
+import type { IndexQuery, StoreSpec } from '../codec/store-spec';
 import { KeyLines } from './index-entries';
 import { LiveEstimate } from './live-estimate';
 import { RunMissing } from './index-levels';
 import { StoreIndex } from './store-index';
-import { openJournalFile } from '../journal-file';
+import { openJournalFile } from '../../shared/journal-file';
 
 /** The upkeep of an index open for a writer: its appends go into the next log block. */
 export class AppendUpkeep<S> implements IndexUpkeep {

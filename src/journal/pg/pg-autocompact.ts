@@ -12,9 +12,9 @@
 // never counted) is recounted from the table in that write, once. The compaction itself runs after the write has
 // committed, in a transaction of its own under the advisory lock, which re-reads the row: of writers on many
 // hosts that each saw it due, the first compacts and the others find it done.
-import { compactionDue } from '../policy';
-import type { StoreSpec } from '../store-spec';
-import type { ChainHead } from '../record';
+import { compactionDue } from '../core/policy';
+import type { StoreSpec } from '../codec/store-spec';
+import type { ChainHead } from '../codec/record';
 import type { Sql } from './client';
 import { arrayLiteral, journalTable, type Catalog } from './schema';
 

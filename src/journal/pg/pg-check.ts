@@ -2,12 +2,12 @@
 // history/ files are (each compaction's rows a chain, each continuing the one before, the journal continuing the
 // newest); and the derived rows compared with a replay (SPEC §11). --repair quarantines bad rows and re-chains
 // the rest, quarantines damaged history, and rebuilds derived rows that disagree.
-import type { ChainHead, JournalRecord } from '../record';
-import { SNAPSHOT_EVENT } from '../verify';
-import { BEFORE_REPAIR, rechain, REMOVED_LINES, removedLineRecord } from '../policy';
-import { journalName, type StoreSpec } from '../store-spec';
-import type { JournalReport, ProgressSink } from '../store-boundary';
-import type { HistoryReport } from '../history';
+import type { ChainHead, JournalRecord } from '../codec/record';
+import { SNAPSHOT_EVENT } from '../codec/verify';
+import { BEFORE_REPAIR, rechain, REMOVED_LINES, removedLineRecord } from '../core/policy';
+import { journalName, type StoreSpec } from '../codec/store-spec';
+import type { JournalReport, ProgressSink } from '../core/store-boundary';
+import type { HistoryReport } from '../dir/history';
 import type { Sql } from './client';
 import { replaceRows, type PgHost } from './pg-host';
 import { indexDisagreements, indexOfOtherVersion } from './pg-index';

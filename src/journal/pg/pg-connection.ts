@@ -1,6 +1,6 @@
 // The PostgreSQL store's one connection and what runs on it: one operation at a time, transactions under the
 // writers' lock, a lost connection failing what runs on it and replaced before the next operation (SPEC §11).
-import { holdLockForTest } from '../crash-point';
+import { holdLockForTest } from '../../shared/crash-point';
 import { noteCommit } from '../../shared/commit-log';
 import { CruxError } from '../../shared/errors';
 import { connectionLost, openClient, storeError, type Client, type Sql } from './client';

@@ -1,8 +1,8 @@
 // Reading a journal's rows into a state on PostgreSQL: the whole journal (from its snapshot row when one is
 // valid), or only some entities' rows through the database's index by key; every row verified as it is applied.
-import { decodeRecord, EMPTY_HEAD, VERIFY_ALL, type ChainHead } from '../record';
-import type { StoreSpec } from '../store-spec';
-import type { ProgressSink, Reporter } from '../store-boundary';
+import { decodeRecord, EMPTY_HEAD, VERIFY_ALL, type ChainHead } from '../codec/record';
+import type { StoreSpec } from '../codec/store-spec';
+import type { ProgressSink, Reporter } from '../core/store-boundary';
 import type { Sql } from './client';
 import { PgConnection } from './pg-connection';
 import { arrayLiteral, journalTable, type Catalog } from './schema';

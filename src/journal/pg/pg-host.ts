@@ -1,8 +1,8 @@
 // What the PostgreSQL store's whole-journal operations (check, compact, survey, restore, init) need of the store:
 // an interface of its own, so that they and pg-store.ts do not import each other.
-import type { ChainHead } from '../record';
-import type { IndexQuery, StoreSpec } from '../store-spec';
-import type { ProgressSink } from '../store-boundary';
+import type { ChainHead } from '../codec/record';
+import type { IndexQuery, StoreSpec } from '../codec/store-spec';
+import type { ProgressSink } from '../core/store-boundary';
 import type { Sql } from './client';
 import type { RowScan } from './rows';
 import { journalTable, type Catalog } from './schema';

@@ -8,9 +8,9 @@
 // only when the binding names the head the journal has and is trusted, and the table is guarded: a row deleted,
 // added or edited (one wrong `num_value`) by hand fails it, and the read folds the whole journal instead (the
 // same answer, slower) until a write or `journal check --repair` rebuilds them.
-import { SNAPSHOT_EVENT } from '../verify';
-import type { JournalRecord } from '../record';
-import type { IndexQuery, StoreSpec } from '../store-spec';
+import { SNAPSHOT_EVENT } from '../codec/verify';
+import type { JournalRecord } from '../codec/record';
+import type { IndexQuery, StoreSpec } from '../codec/store-spec';
 import type { Sql } from './client';
 import { arrayLiteral, indexTable, journalTable, type Catalog } from './schema';
 

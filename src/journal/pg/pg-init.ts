@@ -1,7 +1,7 @@
 // `crux store init` on PostgreSQL: the schema created or migrated ahead of the first write, every journal's table
 // with it (for a DBA, who may grant crux's user only what it needs afterwards); `--print` shows that SQL instead.
-import type { StoreSpec } from '../store-spec';
-import type { InitReport } from '../store-boundary';
+import type { StoreSpec } from '../codec/store-spec';
+import type { InitReport } from '../core/store-boundary';
 import type { PgHost } from './pg-host';
 import { journalTableSql, migrationSql, quoteLiteral, readCatalog, SCHEMA_VERSION, type Catalog } from './schema';
 

@@ -1,9 +1,9 @@
 // Appending encoded lines to a journal's table: each row with the columns the database indexes (seq, hash, the
 // entity's key, whether the record resets it), a bounded number of rows per statement.
-import { decodeOwn } from '../record';
-import { SNAPSHOT_EVENT } from '../scan';
-import type { StoreSpec } from '../store-spec';
-import type { Reporter } from '../store-boundary';
+import { decodeOwn } from '../codec/record';
+import { SNAPSHOT_EVENT } from '../codec/scan';
+import type { StoreSpec } from '../codec/store-spec';
+import type { Reporter } from '../core/store-boundary';
 import type { Sql } from './client';
 import { arrayLiteral, journalTable } from './schema';
 

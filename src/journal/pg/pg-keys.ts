@@ -1,5 +1,5 @@
 // Key items on PostgreSQL (store-boundary.ts, KeyStore): rows of the `keys` table, guarded by the database's grants.
-import type { KeyFacts, KeyStore } from '../store-boundary';
+import type { KeyFacts, KeyStore } from '../core/store-boundary';
 import type { PgHost } from './pg-host';
 import { migrate } from './schema';
 

@@ -1,17 +1,17 @@
 // The PostgreSQL store's whole-journal rewrites and reads: compaction (and its history), history read, restore.
 import { CruxError } from '../../shared/errors';
-import { decodeOwn, decodeRecord, VERIFY_ALL } from '../record';
-import { compactionText, planCompaction } from '../policy';
-import { journalName, type StoreSpec } from '../store-spec';
-import type { CompactReport, HistoryPiece, ProgressSink } from '../store-boundary';
+import { decodeOwn, decodeRecord, VERIFY_ALL } from '../codec/record';
+import { compactionText, planCompaction } from '../core/policy';
+import { journalName, type StoreSpec } from '../codec/store-spec';
+import type { CompactReport, HistoryPiece, ProgressSink } from '../core/store-boundary';
 import type { Sql } from './client';
 import { replaceRows, type PgHost } from './pg-host';
 import { RowVerifier } from './rows';
 import { reindexByKey } from './pg-reindex';
 import { recount, stillDue, writeStats } from './pg-autocompact';
 
-import { historySink, type HistoryRetention } from '../history';
-import type { RecordSink } from '../verify';
+import { historySink, type HistoryRetention } from '../dir/history';
+import type { RecordSink } from '../codec/verify';
 import { arrayLiteral, journalTable, type Catalog } from './schema';
 
 /**

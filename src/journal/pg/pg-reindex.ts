@@ -1,8 +1,8 @@
 // A journal's index and term rows rebuilt entity by entity (journal copy's restore): the rows read in key order through a
 // cursor, each run of keys folded on its own and its index rows written, so that memory stays flat in the number
 // of entities (a whole fold of a million sessions would hold them all).
-import { decodeRecord, VERIFY_ALL } from '../record';
-import type { StoreSpec } from '../store-spec';
+import { decodeRecord, VERIFY_ALL } from '../codec/record';
+import type { StoreSpec } from '../codec/store-spec';
 import type { Sql } from './client';
 import type { PgHost } from './pg-host';
 import { writeIndexRows } from './pg-index';

@@ -3,8 +3,8 @@
 // trusted: it names the row it was taken at (line, seq, hash), and carries the SHA-256 of its bytes; a snapshot
 // whose row is not in the journal as named (the journal was compacted or repaired since), whose bytes do not
 // hash to its digest (an edited or damaged row), or of another codec version, is ignored.
-import type { ChainHead } from '../record';
-import type { StoreSpec } from '../store-spec';
+import type { ChainHead } from '../codec/record';
+import type { StoreSpec } from '../codec/store-spec';
 import type { Sql } from './client';
 import { journalTable, type Catalog } from './schema';
 

@@ -7,9 +7,9 @@
 //
 // The connection and its transactions are pg-connection.ts, the folds pg-fold.ts; this file is the boundary's methods and the
 // derived index rows' place in them. The transaction, the keys, check, compaction, survey, init and copy are files of their own.
-import { decodeRecord, VERIFY_ALL, type JournalRecord } from '../record';
-import type { LinePosition } from '../scan';
-import type { IndexQuery, StoreSpec } from '../store-spec';
+import { decodeRecord, VERIFY_ALL, type JournalRecord } from '../codec/record';
+import type { LinePosition } from '../codec/scan';
+import type { IndexQuery, StoreSpec } from '../codec/store-spec';
 import type {
   CompactReport,
   HistoryPiece,
@@ -22,7 +22,7 @@ import type {
   Reporter,
   StoreFacts,
   Transaction,
-} from '../store-boundary';
+} from '../core/store-boundary';
 import type { Sql } from './client';
 import { CruxError } from '../../shared/errors';
 import { arrayLiteral, ensureJournalTable, journalTable, migrate, readCatalog, SCHEMA_VERSION, type Catalog } from './schema';
@@ -32,7 +32,7 @@ import { surveyPg } from './pg-survey';
 import type { DerivedTrust, PgWriter, TermQuery } from './pg-host';
 import { PgTransaction } from './pg-transaction';
 import { PgKeyStore } from './pg-keys';
-import { DEFAULT_HISTORY_RETENTION, type HistoryRetention } from '../history';
+import { DEFAULT_HISTORY_RETENTION, type HistoryRetention } from '../dir/history';
 import { indexCurrent, matchingKeys, readNewestRows, writeIndexRows } from './pg-index';
 import { matchTerms, termsCurrent, writeTermRows } from './pg-terms';
 import { initSchema } from './pg-init';

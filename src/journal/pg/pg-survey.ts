@@ -1,13 +1,13 @@
 // Doctor's facts of a PostgreSQL store (JournalStore.survey): the lock and its holder, the server's and the
 // schema's versions, each journal verified and folded, table sizes and the last compaction; nothing changed.
-import { ClockWatch, compactionDue } from '../policy';
-import type { StoreSpec } from '../store-spec';
-import type { JournalFacts, StoreFacts } from '../store-boundary';
+import { ClockWatch, compactionDue } from '../core/policy';
+import type { StoreSpec } from '../codec/store-spec';
+import type { JournalFacts, StoreFacts } from '../core/store-boundary';
 import type { Sql } from './client';
 import type { PgHost } from './pg-host';
 import { reportRows } from './pg-check';
 import { RowVerifier } from './rows';
-import { SNAPSHOT_EVENT } from '../verify';
+import { SNAPSHOT_EVENT } from '../codec/verify';
 import { journalFileOf, journalTable, readCatalog, SCHEMA_VERSION, type Catalog } from './schema';
 
 /** Tables of the schema that are not journals. */

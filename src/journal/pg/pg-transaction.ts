@@ -1,10 +1,10 @@
 // One write transaction on PostgreSQL (store-boundary.ts, Transaction): loads read under the advisory lock, appends
 // encoded at once against the loaded head, and every batch inserted (with its index rows) when `decide` returns.
-import { decodeOwn, encodeRecords, type ChainHead, type EventDraft } from '../record';
-import type { IndexQuery, StoreSpec } from '../store-spec';
-import type { Transaction } from '../store-boundary';
-import { crashPoint } from '../crash-point';
-import { refuseLateKeyLoad, refuseSecondAppend, refuseWholeAfterKey } from '../policy';
+import { decodeOwn, encodeRecords, type ChainHead, type EventDraft } from '../codec/record';
+import type { IndexQuery, StoreSpec } from '../codec/store-spec';
+import type { Transaction } from '../core/store-boundary';
+import { crashPoint } from '../../shared/crash-point';
+import { refuseLateKeyLoad, refuseSecondAppend, refuseWholeAfterKey } from '../core/policy';
 import type { Sql } from './client';
 import type { PgWriter } from './pg-host';
 import { keysOf } from './pg-index';

@@ -1,7 +1,7 @@
 // Verifying a journal's rows as replay verifies a file's lines, through the same ChainVerifier (verify.ts): each
 // row's own hash, its place in the chain and the sequence, the vocabulary, batches. Never throws.
-import type { ChainHead } from '../record';
-import { ChainVerifier, type LinePosition, type RecordSink } from '../verify';
+import type { ChainHead } from '../codec/record';
+import { ChainVerifier, type LinePosition, type RecordSink } from '../codec/verify';
 
 /** A row as read: its line number in the journal and its bytes (the record's line without `\n`). */
 export interface Row {

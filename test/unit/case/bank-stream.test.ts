@@ -8,7 +8,7 @@ import { idHash32 } from '../../../src/domain/case/bank';
 import { encodeBank } from '../../../src/domain/case/bank-codec';
 import { streamBank } from '../../../src/domain/case/bank-stream';
 import { CASE_VOCABULARY } from '../../../src/domain/case/events';
-import type { Scratch, ScratchFile, ScratchSort } from '../../../src/journal/store-spec';
+import type { Scratch, ScratchFile, ScratchSort } from '../../../src/journal/codec/store-spec';
 import { bankOf, body, recordsOf, recorded, type Given } from './fixtures';
 
 class MemoryFile implements ScratchFile {

@@ -1,9 +1,9 @@
 // Banks built from hand-written events, as replay would build them.
 import { CaseBank } from '../../../src/domain/case/bank';
 import { evolveBank } from '../../../src/domain/case/evolve';
-import type { JournalRecord } from '../../../src/journal/record';
-import type { LinePosition } from '../../../src/journal/line';
-import type { SnapshotBody } from '../../../src/journal/store-spec';
+import type { JournalRecord } from '../../../src/journal/codec/record';
+import type { LinePosition } from '../../../src/journal/codec/line';
+import type { SnapshotBody } from '../../../src/journal/codec/store-spec';
 
 export interface CaseSpec {
   id: string;

@@ -2,7 +2,7 @@
 // own, not a word of its task or of another tag; ranking among those is retrieve's.
 import { describe, expect, it } from 'vitest';
 import { retrieveTaggedCases } from '../../../src/domain/case/store';
-import type { JournalStore } from '../../../src/journal/store-boundary';
+import type { JournalStore } from '../../../src/journal/core/store-boundary';
 import { bankOf, recorded } from './fixtures';
 
 const QUERY = { text: 'checkout retry idempotent', topK: 3, onlySuccess: true, minSimilarity: 0 };

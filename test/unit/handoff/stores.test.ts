@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { EventDraft, JournalRecord } from '../../../src/journal/record';
-import type { StoreSpec } from '../../../src/journal/store-spec';
+import type { EventDraft, JournalRecord } from '../../../src/journal/codec/record';
+import type { StoreSpec } from '../../../src/journal/codec/store-spec';
 import { FACT_STORE, factsVisibleTo } from '../../../src/domain/handoff/fact-store';
 import { HANDOFF_STORE } from '../../../src/domain/handoff/ledger';
 

@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { rollBack } from '../../../src/journal/append';
+import { rollBack } from '../../../src/journal/dir/append';
 import { tempDir } from '../../helpers/cli';
 
 function withFile(content: string, fn: (fd: number, path: string) => string | undefined): { left: string | undefined; after: string | null } {

@@ -4,13 +4,13 @@
 // nothing, and a journal whose statistics row is gone is counted afresh.
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DataDir } from '../../../src/journal/data-dir';
+import { DataDir } from '../../../src/journal/dir/data-dir';
 import { PgStore } from '../../../src/journal/pg/pg-store';
 import { parseStoreUrl } from '../../../src/journal/pg/url';
-import { COMPACT_MIN_BYTES } from '../../../src/journal/policy';
-import { SNAPSHOT_EVENT } from '../../../src/journal/verify';
-import { declareVocabulary, type StoreSpec } from '../../../src/journal/store-spec';
-import type { JournalStore } from '../../../src/journal/store-boundary';
+import { COMPACT_MIN_BYTES } from '../../../src/journal/core/policy';
+import { SNAPSHOT_EVENT } from '../../../src/journal/codec/verify';
+import { declareVocabulary, type StoreSpec } from '../../../src/journal/codec/store-spec';
+import type { JournalStore } from '../../../src/journal/core/store-boundary';
 import { STORE_KINDS, tempDir, type StoreKind } from '../../helpers/cli';
 import { freshStoreUrl, pgSkipReason, psql } from '../../helpers/pg';
 

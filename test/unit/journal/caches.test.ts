@@ -2,14 +2,14 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DataDir } from '../../../src/journal/data-dir';
+import { DataDir } from '../../../src/journal/dir/data-dir';
 import { cachePath } from '../../../src/journal/derived/cache-file';
 import { indexName } from '../../../src/journal/derived/index-base';
 import { snapshotName } from '../../../src/journal/derived/snapshot';
 
 const indexPath = (root: string, file: string) => cachePath(root, indexName(file));
 const snapshotPath = (root: string, file: string) => cachePath(root, snapshotName(file));
-import type { SnapshotBody, StoreSpec } from '../../../src/journal/store-spec';
+import type { SnapshotBody, StoreSpec } from '../../../src/journal/codec/store-spec';
 import { tempDir } from '../../helpers/cli';
 import { ITEM_STORE, puts } from './fixtures';
 

@@ -4,8 +4,8 @@
 import type { CaseBank } from '../../../src/domain/case/bank';
 import { rankCases } from '../../../src/domain/case/rank';
 import { CASE_STORE } from '../../../src/domain/case/store';
-import type { DataDir } from '../../../src/journal/data-dir';
-import type { StoreSpec } from '../../../src/journal/store-spec';
+import type { DataDir } from '../../../src/journal/dir/data-dir';
+import type { StoreSpec } from '../../../src/journal/codec/store-spec';
 import { body } from '../case/fixtures';
 
 export const TS = '2026-11-29T21:00:00.000Z';

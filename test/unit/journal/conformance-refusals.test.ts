@@ -5,12 +5,12 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DataDir } from '../../../src/journal/data-dir';
+import { DataDir } from '../../../src/journal/dir/data-dir';
 import { PgStore } from '../../../src/journal/pg/pg-store';
 import { parseStoreUrl } from '../../../src/journal/pg/url';
-import type { JournalStore } from '../../../src/journal/store-boundary';
-import type { LinePosition } from '../../../src/journal/line';
-import type { StoreSpec } from '../../../src/journal/store-spec';
+import type { JournalStore } from '../../../src/journal/core/store-boundary';
+import type { LinePosition } from '../../../src/journal/codec/line';
+import type { StoreSpec } from '../../../src/journal/codec/store-spec';
 import { CruxError } from '../../../src/shared/errors';
 import { STORE_KINDS, tempDir, type StoreKind } from '../../helpers/cli';
 import { freshStoreUrl, psql } from '../../helpers/pg';

@@ -3,11 +3,11 @@
 // restore, the consistent view and init. A kind of store passes this or it is not a store.
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DataDir } from '../../../src/journal/data-dir';
+import { DataDir } from '../../../src/journal/dir/data-dir';
 import { PgStore } from '../../../src/journal/pg/pg-store';
 import { parseStoreUrl } from '../../../src/journal/pg/url';
-import type { HistoryPiece, JournalStore } from '../../../src/journal/store-boundary';
-import type { EventDraft } from '../../../src/journal/record';
+import type { HistoryPiece, JournalStore } from '../../../src/journal/core/store-boundary';
+import type { EventDraft } from '../../../src/journal/codec/record';
 import { STORE_KINDS, tempDir, type StoreKind } from '../../helpers/cli';
 import { freshStoreUrl } from '../../helpers/pg';
 import { ITEM_STORE, puts } from './fixtures';

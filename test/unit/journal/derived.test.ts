@@ -6,14 +6,14 @@ import * as zlib from 'node:zlib';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { DataDir } from '../../../src/journal/data-dir';
+import { DataDir } from '../../../src/journal/dir/data-dir';
 import { cachePath, decodeHeader, encodeHeader, HEADER_BYTES } from '../../../src/journal/derived/cache-file';
 import { crc32, jsCrc32 } from '../../../src/journal/derived/checksum';
 import { chainStart, encodeBlock, parseLog, encodeLogHeader, LOG_VERSION } from '../../../src/journal/derived/delta-log';
 import { ENTRY_WORDS, EntryList, sortKey, textKey, textRange } from '../../../src/journal/derived/entries';
 import { DerivedDamage, encodePages, PAGE_BYTES, PAGES_START, SortedTable } from '../../../src/journal/derived/sorted-table';
 import { indexName, logName, openManifest, openRun } from '../../../src/journal/derived/index-base';
-import type { StoreSpec } from '../../../src/journal/store-spec';
+import type { StoreSpec } from '../../../src/journal/codec/store-spec';
 import { tempDir } from '../../helpers/cli';
 import { VOCAB } from './fixtures';
 

@@ -1,8 +1,8 @@
 // Hand-made journals for replay and check tests.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { encodeRecords, EMPTY_HEAD, type EventDraft } from '../../../src/journal/record';
-import { declareVocabulary, type StoreSpec } from '../../../src/journal/store-spec';
+import { encodeRecords, EMPTY_HEAD, type EventDraft } from '../../../src/journal/codec/record';
+import { declareVocabulary, type StoreSpec } from '../../../src/journal/codec/store-spec';
 import { tempDir } from '../../helpers/cli';
 
 export const VOCAB = declareVocabulary(['item.put', 'item.deleted']);

@@ -3,11 +3,11 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DataDir } from '../../../src/journal/data-dir';
-import { HISTORY_DIR, listHistory, pruneHistory } from '../../../src/journal/history';
-import { archiveJournal } from '../../../src/journal/history-archive';
-import type { JournalRecord } from '../../../src/journal/record';
-import { scanJournal } from '../../../src/journal/scan';
+import { DataDir } from '../../../src/journal/dir/data-dir';
+import { HISTORY_DIR, listHistory, pruneHistory } from '../../../src/journal/dir/history';
+import { archiveJournal } from '../../../src/journal/dir/history-archive';
+import type { JournalRecord } from '../../../src/journal/codec/record';
+import { scanJournal } from '../../../src/journal/codec/scan';
 import { tempDir } from '../../helpers/cli';
 import { ITEM_STORE, puts } from './fixtures';
 

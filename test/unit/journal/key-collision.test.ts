@@ -12,7 +12,7 @@ vi.hoisted(() => {
   process.env.CRUX_TEST_INDEX_LOG_ENTRIES = '6';
 });
 
-import { DataDir } from '../../../src/journal/data-dir';
+import { DataDir } from '../../../src/journal/dir/data-dir';
 import { hash56 } from '../../../src/journal/derived/entries';
 import { CruxError } from '../../../src/shared/errors';
 import * as sessions from '../../../src/domain/session/store';

@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { fileLines, writeNewFileFrom } from '../../../src/journal/line-stream';
+import { fileLines, writeNewFileFrom } from '../../../src/journal/dir/line-stream';
 import { tempDir } from '../../helpers/cli';
 
 async function collect(lines: AsyncIterable<Uint8Array>): Promise<string[]> {

@@ -15,7 +15,7 @@ afterEach(() => {
 async function lockWith(binding: (name: string) => unknown) {
   (process as unknown as { binding: unknown }).binding = binding;
   vi.resetModules();
-  return import('../../../src/journal/lock');
+  return import('../../../src/journal/dir/lock/lock');
 }
 
 const lockFiles = (root: string) => fs.readdirSync(join(root, '.lock')).filter((n) => !/^g\.\d+$/.test(n));

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { PgStore } from '../../../src/journal/pg/pg-store';
 import { parseStoreUrl } from '../../../src/journal/pg/url';
-import { encodeRecords, EMPTY_HEAD, type EventDraft, type JournalRecord } from '../../../src/journal/record';
-import { declareVocabulary, type StoreSpec } from '../../../src/journal/store-spec';
+import { encodeRecords, EMPTY_HEAD, type EventDraft, type JournalRecord } from '../../../src/journal/codec/record';
+import { declareVocabulary, type StoreSpec } from '../../../src/journal/codec/store-spec';
 import { CruxError } from '../../../src/shared/errors';
 import { freshStoreUrl, pgPassword, pgServerUrl, pgSkipReason, psql } from '../../helpers/pg';
 import { STRESS } from '../../helpers/cli';

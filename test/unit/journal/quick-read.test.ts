@@ -1,13 +1,13 @@
-// The get's quick read (journal/quick-read.ts): through an index that verifies it answers as a data directory's
+// The get's quick read (journal/dir/quick-read.ts): through an index that verifies it answers as a data directory's
 // readKey does; anywhere else it hands the read on and leaves every file as it found it (the full program then
 // meets the store as it is). End to end, over bin/crux: test/e2e/fast-path.test.ts.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DataDir } from '../../../src/journal/data-dir';
-import { HandOn, QuickReadDir } from '../../../src/journal/quick-read';
-import { encodeRecords } from '../../../src/journal/record';
-import type { JournalStore } from '../../../src/journal/store-boundary';
+import { DataDir } from '../../../src/journal/dir/data-dir';
+import { HandOn, QuickReadDir } from '../../../src/journal/dir/quick-read';
+import { encodeRecords } from '../../../src/journal/codec/record';
+import type { JournalStore } from '../../../src/journal/core/store-boundary';
 import { CASE_STORE } from '../../../src/domain/case/store';
 import { ITEM_STORE, puts } from './fixtures';
 import { snapshotDir, tempDir } from '../../helpers/cli';

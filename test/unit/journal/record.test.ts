@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeRecord, EMPTY_HEAD, encodeRecords, GENESIS, TRUST_VOUCHED, VERIFY_ALL } from '../../../src/journal/record';
+import { decodeRecord, EMPTY_HEAD, encodeRecords, GENESIS, TRUST_VOUCHED, VERIFY_ALL } from '../../../src/journal/codec/record';
 
 const decodeLine = (line: string) => decodeRecord(line, VERIFY_ALL);
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { scanJournal } from '../../../src/journal/scan';
-import { EMPTY_HEAD, encodeRecords } from '../../../src/journal/record';
-import { ChainVerifier } from '../../../src/journal/verify';
+import { scanJournal } from '../../../src/journal/codec/scan';
+import { EMPTY_HEAD, encodeRecords } from '../../../src/journal/codec/record';
+import { ChainVerifier } from '../../../src/journal/codec/verify';
 import { journalText, lines, puts, VOCAB, writeJournal } from './fixtures';
 
 function scan(text: string | Buffer) {

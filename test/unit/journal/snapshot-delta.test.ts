@@ -5,11 +5,11 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CaseBank } from '../../../src/domain/case/bank';
-import { DataDir } from '../../../src/journal/data-dir';
+import { DataDir } from '../../../src/journal/dir/data-dir';
 import { cachePath } from '../../../src/journal/derived/cache-file';
 import { deltaName, writeDelta } from '../../../src/journal/derived/snapshot-delta';
 import { snapshotName } from '../../../src/journal/derived/snapshot';
-import type { StoreSpec } from '../../../src/journal/store-spec';
+import type { StoreSpec } from '../../../src/journal/codec/store-spec';
 import { tempDir } from '../../helpers/cli';
 import { answers, caseBody, countingStore, read, replayed, TS, WORDS, writeOne as writeCases } from './case-bank-writes';
 

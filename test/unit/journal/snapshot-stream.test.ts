@@ -8,15 +8,15 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { CaseBank } from '../../../src/domain/case/bank';
 import { CASE_STORE } from '../../../src/domain/case/store';
-import { DataDir } from '../../../src/journal/data-dir';
+import { DataDir } from '../../../src/journal/dir/data-dir';
 import { cachePath } from '../../../src/journal/derived/cache-file';
 import { openManifest } from '../../../src/journal/derived/index-base';
 import { IndexRebuild } from '../../../src/journal/derived/rebuild';
 import { snapshotCovers, snapshotName } from '../../../src/journal/derived/snapshot';
 import { SnapshotRebuild, SnapshotUnbuilt } from '../../../src/journal/derived/snapshot-stream';
 import { SpillFailed } from '../../../src/journal/derived/spill';
-import type { Reporter } from '../../../src/journal/load';
-import type { StoreSpec } from '../../../src/journal/store-spec';
+import type { Reporter } from '../../../src/journal/dir/load';
+import type { StoreSpec } from '../../../src/journal/codec/store-spec';
 import { tempDir } from '../../helpers/cli';
 import { answers, caseBody, countingStore, read, replayed, TS, WORDS, writeOne } from './case-bank-writes';
 

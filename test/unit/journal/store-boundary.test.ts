@@ -3,8 +3,8 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DataDir } from '../../../src/journal/data-dir';
-import type { JournalStore } from '../../../src/journal/store-boundary';
+import { DataDir } from '../../../src/journal/dir/data-dir';
+import type { JournalStore } from '../../../src/journal/core/store-boundary';
 import { tempDir } from '../../helpers/cli';
 import { ITEM_STORE, puts } from './fixtures';
 

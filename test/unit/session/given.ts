@@ -1,5 +1,5 @@
 // given(events) → a Sessions map, folded by the store's own evolve, with no disk involved.
-import type { EventDraft, JournalRecord } from '../../../src/journal/record';
+import type { EventDraft, JournalRecord } from '../../../src/journal/codec/record';
 import { SESSION_STORE, type Sessions } from '../../../src/domain/session/fold';
 
 export const T0 = Date.parse('2026-01-01T00:00:00.000Z');

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { getSessionAt, parseHistoryPoint, sessionHistory } from '../../../src/domain/session/history';
 import type { SessionScope } from '../../../src/domain/session/store';
-import type { EventDraft, JournalRecord } from '../../../src/journal/record';
-import type { JournalStore } from '../../../src/journal/store-boundary';
+import type { EventDraft, JournalRecord } from '../../../src/journal/codec/record';
+import type { JournalStore } from '../../../src/journal/core/store-boundary';
 import type { LogicalSessionId } from '../../../src/shared/ids';
 import { ev, put, T0 } from './given';
 

@@ -5,7 +5,7 @@ import { openStore, targetOf } from '../../store';
 import { emit } from '../../../output/emit';
 import { renderCopy } from '../../../output/journal';
 import { ALL_STORES } from '../../../domain/stores';
-import { copyStore } from '../../../journal/copy';
+import { copyStore } from '../../../journal/core/copy';
 
 export function makeCopyCommand(): Command {
   return new Command('copy')

@@ -1,0 +1,64 @@
+// `journal redact`'s transform of one record's data (SPEC §7): every secret in its free text replaced by
+// `[redacted:KIND]`, and with `states`, in each state document's JSON string values, in place (the state stays
+// JSON, every byte outside the strings that held a secret kept). Keys, ids and times are never touched. The
+// rewrite path re-encodes and re-chains what this returns, as compaction does.
+import { findSecrets, redactSecrets } from '../../shared/secrets';
+import type { SecretKind } from '../../shared/secret-rules';
+
+// The members that hold free text, wherever they stand (a record's data, a snapshot's entities, a task record).
+const FREE_TEXT = new Set(['task', 'context', 'action', 'outcome', 'reason', 'summary', 'message', 'source_receipt', 'task_record', 'notes']);
+const STATE = 'state';
+
+export interface RedactedData {
+  readonly data: unknown;
+  /** The kinds removed, one entry a secret. */
+  readonly kinds: readonly SecretKind[];
+}
+
+// A JSON string literal: the text between its quotes, escapes included (a valid document's strings only).
+const JSON_STRING = /"(?:[^"\\]|\\.)*"/g;
+
+/** A state's JSON text with each string value that held a secret redacted in place. */
+function redactStateText(text: string, kinds: SecretKind[]): string {
+  return text.replace(JSON_STRING, (literal) => {
+    const value = JSON.parse(literal) as string;
+    const found = findSecrets(value);
+    if (found.length === 0) return literal;
+    for (const s of found) kinds.push(s.kind);
+    return JSON.stringify(redactSecrets(value));
+  });
+}
+
+function redactText(text: string, kinds: SecretKind[]): string {
+  const found = findSecrets(text);
+  if (found.length === 0) return text;
+  for (const s of found) kinds.push(s.kind);
+  return redactSecrets(text);
+}
+
+/** Every string under `value`, redacted (a free-text member's whole subtree). */
+function redactAll(value: unknown, kinds: SecretKind[]): unknown {
+  if (typeof value === 'string') return redactText(value, kinds);
+  if (Array.isArray(value)) return value.map((v) => redactAll(v, kinds));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactAll(v, kinds)]));
+  return value;
+}
+
+function walk(value: unknown, states: boolean, kinds: SecretKind[]): unknown {
+  if (Array.isArray(value)) return value.map((v) => walk(v, states, kinds));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => {
+      if (FREE_TEXT.has(k)) return [k, redactAll(v, kinds)];
+      if (k === STATE && typeof v === 'string') return [k, states ? redactStateText(v, kinds) : v];
+      return [k, walk(v, states, kinds)];
+    }),
+  );
+}
+
+/** A record's data with its secrets redacted; the same object when it held none. */
+export function redactRecordData(data: unknown, opts: { states: boolean }): RedactedData {
+  const kinds: SecretKind[] = [];
+  const out = walk(data, opts.states, kinds);
+  return { data: kinds.length === 0 ? data : out, kinds };
+}

@@ -1,0 +1,482 @@
+// A data directory as a kind of store (store-boundary.ts): reads replay a journal (or answer through the derived
+// layer); writes run inside the lock as one transaction.
+// (Past 300 lines: it is the whole boundary of one kind of store — reads, writes, check, compact, copy — each a
+// few lines over the modules that do the work.)
+//
+// The journal layer, bottom up: the core — record.ts (the one codec), verify.ts (chain, sequence, batches),
+// scan.ts (replay of a file), append.ts, lock.ts/lock-fs.ts, rewrite.ts, quarantine.ts, durable-fs.ts; check.ts
+// and compact.ts (each command's work), history.ts; derived/ (indexes and snapshots, fenced: reached only through
+// derived/index.ts, one object per journal, verified before trusted); transaction.ts; this file; pg/ (PostgreSQL).
+import { fs } from '../../shared/fs';
+import { dirname, join } from 'node:path';
+import { acquireLock, LOCK_DIR, type HeldLock } from './lock/lock';
+import { adoptOwner, asStorageError, ensurePrivateDir, pathExists } from '../../shared/durable-fs';
+import { withTotal, type LinePosition, type ScanResult } from '../codec/scan';
+import type { JournalRecord } from '../codec/record';
+import { replaceJournalFrom } from './rewrite';
+import { fileLines } from './line-stream';
+import { QUARANTINE_DIR } from './quarantine';
+import { checkJournal } from './check';
+import { compactJournal } from './compact';
+import { rebuildIndex, replayFull, type Loaded, type Reporter } from './load';
+import { CACHE_DIR, derivedFiles, takeUnusable } from '../derived';
+import { DryTransaction, LockedTransaction, type TransactionHost } from './transaction';
+import { journalName, type IndexQuery, type StoreSpec } from '../codec/store-spec';
+import type {
+  CompactReport,
+  HistoryPiece,
+  InitReport,
+  JournalReport,
+  JournalStore,
+  ProgressSink,
+  StoreFacts,
+  StoreView,
+  Transaction,
+} from '../core/store-boundary';
+import { readHistoryPieces, writeHistoryPieces } from './history-copy';
+import { DirKeyStore } from './key-files';
+import { surveyStore } from './probes';
+import { DEFAULT_HISTORY_RETENTION, pruneHistory, replayHistory, type HistoryRetention } from './history';
+import { CruxError } from '../../shared/errors';
+import { reportTornTail } from './torn-tail';
+import { openJournalFile } from '../../shared/journal-file';
+
+export type { Reporter } from './load';
+export { COMPACT_MAX_LIVE_FRACTION, COMPACT_MIN_BYTES } from './transaction';
+
+/** A data directory: the journals as files, the lock, keys/, quarantine/ and cache/ (SPEC §3). */
+export class DataDir implements JournalStore, TransactionHost {
+  readonly keys: DirKeyStore;
+
+  constructor(
+    readonly root: string,
+    readonly reporter: Reporter,
+    private readonly lockTimeoutMs: number,
+    readonly historyRetention: HistoryRetention = DEFAULT_HISTORY_RETENTION,
+  ) {
+    this.keys = new DirKeyStore(root);
+  }
+
+  get location(): string {
+    return this.root;
+  }
+
+  exists(): boolean {
+    return pathExists(this.root);
+  }
+
+  path(file: string): string {
+    return join(this.root, file);
+  }
+
+  /** Replays a store without the lock, for queries. A missing directory or file is an empty store. */
+  async read<S>(spec: StoreSpec<S>): Promise<S> {
+    try {
+      const derived = derivedFiles(this.root, spec);
+      const fromSnapshot = derived.snapshot() ?? (this.streamed(spec) ? derived.snapshot() : undefined);
+      if (fromSnapshot !== undefined) {
+        // A long tail past the snapshot: this reader writes the next one.
+        derived.keep(fromSnapshot, { writer: false });
+        return (await this.tellTorn(spec, fromSnapshot)).state;
+      }
+      return (await this.tellTorn(spec, this.replayAndKeep(spec))).state;
+    } finally {
+      this.tellUnusable();
+    }
+  }
+
+  /**
+   * Runs `use` over the store's state, read without the lock. The state may read its snapshot on demand
+   * while `use` runs (a retrieve reads only its terms' postings); if a page of it turns out damaged, the
+   * store is replayed and `use` runs again on the replayed state, so the answer is always a replay's.
+   */
+  async readWith<S, T>(spec: StoreSpec<S>, use: (state: S) => T | Promise<T>): Promise<T> {
+    try {
+      const derived = derivedFiles(this.root, spec);
+      const viaSnapshot = (await derived.readWith(use)) ?? (this.streamed(spec) ? await derived.readWith(use) : undefined);
+      if (viaSnapshot !== undefined) {
+        await this.tellTorn(spec, viaSnapshot);
+        return viaSnapshot.answer;
+      }
+      const replayed = this.replayAndKeep(spec);
+      const answer = await use(replayed.state);
+      await this.tellTorn(spec, replayed);
+      return answer;
+    } finally {
+      this.tellUnusable();
+    }
+  }
+
+  /** Its snapshot already reads only the terms' postings on demand (readWith): the terms ask nothing more of it. */
+  async readTerms<S, T>(spec: StoreSpec<S>, _query: { readonly terms: readonly string[] }, use: (state: S) => T | Promise<T>): Promise<T> {
+    return this.readWith(spec, use);
+  }
+
+  /** `loaded`, after a torn tail it passed over is reported, unless a writer is writing it (torn-tail.ts). */
+  private async tellTorn<L extends Pick<Loaded<unknown>, 'tornTail'>>(spec: StoreSpec<unknown>, loaded: L): Promise<L> {
+    await reportTornTail(this.root, this.path(spec.file), spec.file, loaded.tornTail, this.reporter);
+    return loaded;
+  }
+
+  /** A full replay for a reader, which then writes the derived files it found missing or unusable. */
+  private replayAndKeep<S>(spec: StoreSpec<S>): Loaded<S> {
+    const loaded = this.replay(spec);
+    if (loaded.scan.exists && (spec.keyOf !== undefined || spec.snapshot !== undefined)) {
+      derivedFiles(this.root, spec).keep(loaded, { writer: false });
+    }
+    return loaded;
+  }
+
+  /** Every record the store's journal ever kept, history/ first (only `session history` and `get --at` read it). */
+  async readHistory<S>(spec: StoreSpec<S>, sink: (record: JournalRecord, at: LinePosition) => void): Promise<void> {
+    replayHistory(this.root, spec.file, spec.vocabulary, this.reporter, sink);
+  }
+
+  /** The records at these positions of a store's journal (undefined where the line is not a record). */
+  async readAt<S>(spec: StoreSpec<S>, positions: readonly LinePosition[]): Promise<(JournalRecord | undefined)[]> {
+    try {
+      let fd: number;
+      try {
+        fd = openJournalFile(this.path(spec.file));
+      } catch {
+        return positions.map(() => undefined);
+      }
+      const derived = derivedFiles(this.root, spec);
+      try {
+        return positions.map((at) => derived.read(fd, at));
+      } finally {
+        fs.closeSync(fd);
+      }
+    } finally {
+      this.tellUnusable();
+    }
+  }
+
+  /**
+   * A state holding at least the entity `key`: through the index when it verifies, else from the scan that
+   * rebuilds it (bounded memory), else (a store without a key index) a full replay.
+   */
+  async readKey<S>(spec: StoreSpec<S>, key: string): Promise<S> {
+    try {
+      const loaded = derivedFiles(this.root, spec).findKeys([key]) ?? rebuildIndex(this.root, spec, [key], this.reporter) ?? this.replayAndKeep(spec);
+      return (await this.tellTorn(spec, loaded)).state;
+    } finally {
+      this.tellUnusable();
+    }
+  }
+
+  /**
+   * After the index was found missing or unusable: rebuilds it by streaming (reporting nothing: a caller that
+   * gets false replays, and that reports) and says whether it now stands.
+   */
+  /** Whether a whole new snapshot was just built by streaming the journal (bounded memory); false over damage, which the replay then reports. */
+  private streamed(spec: StoreSpec<unknown>): boolean {
+    return derivedFiles(this.root, spec).streamSnapshot(false)?.built === true;
+  }
+
+  private rebuilt(spec: StoreSpec<unknown>): boolean {
+    return rebuildIndex(this.root, spec, [], this.reporter, { quiet: true, needIndex: true })?.built === true;
+  }
+
+  /**
+   * A state holding at least every entity that may match `query` (some that do not, too: filter exactly),
+   * through the index when it verifies, else a full replay.
+   */
+  async readIndexed<S>(spec: StoreSpec<S>, query: IndexQuery): Promise<S> {
+    try {
+      const derived = derivedFiles(this.root, spec);
+      const loaded = derived.candidates(query) ?? (this.rebuilt(spec) ? derived.candidates(query) : undefined) ?? this.replayAndKeep(spec);
+      return (await this.tellTorn(spec, loaded)).state;
+    } finally {
+      this.tellUnusable();
+    }
+  }
+
+  /**
+   * A state holding, highest value first, the entities whose value of the ordered secondary key `query.index`
+   * is at most `query.atMost`, at least until `enough(state)` (the caller filters exactly and cuts), and how
+   * many there are in all (`total`, from the index, without reading them; not counted when `query.count` is
+   * false); a full replay (total undefined) when the index does not verify.
+   */
+  async readNewest<S>(
+    spec: StoreSpec<S>,
+    query: { index: string; atMost: number; count?: boolean },
+    enough: (state: S) => boolean,
+  ): Promise<{ state: S; total: number | undefined }> {
+    try {
+      const derived = derivedFiles(this.root, spec);
+      return (
+        derived.newest(query, enough) ??
+        (this.rebuilt(spec) ? derived.newest(query, enough) : undefined) ?? { state: this.replayAndKeep(spec).state, total: undefined }
+      );
+    } finally {
+      this.tellUnusable();
+    }
+  }
+
+  /**
+   * A state holding, in the order of their values, the entities whose value of the prefixed key `query.index`
+   * starts with `query.prefix`, at least until `enough(state)` (the caller filters exactly and cuts); when the
+   * index does not verify, it is rebuilt by streaming first (a full replay over damage).
+   */
+  async readPrefix<S>(spec: StoreSpec<S>, query: { index: string; prefix: string }, enough: (state: S) => boolean): Promise<S> {
+    try {
+      const derived = derivedFiles(this.root, spec);
+      return derived.prefix(query, enough) ?? (this.rebuilt(spec) ? derived.prefix(query, enough) : undefined) ?? this.replayAndKeep(spec).state;
+    } finally {
+      this.tellUnusable();
+    }
+  }
+
+  /**
+   * Runs `decide` as one write transaction under the lock. Against a directory that does not exist yet,
+   * `decide` first runs against empty stores without creating anything: a refused command leaves no trace.
+   */
+  async write<T>(decide: (tx: Transaction) => T | Promise<T>, ts: string): Promise<T> {
+    try {
+      if (!this.exists()) {
+        const dry = new DryTransaction(ts);
+        const result = await decide(dry);
+        if (!dry.wrote) return result;
+        const created = this.create();
+        try {
+          return await this.writeLocked(decide, ts, true);
+        } catch (error) {
+          // The first write failed (a full disk, say): leave no directory behind where there was none.
+          removeIfEmpty(created);
+          throw error;
+        }
+      }
+      return await this.writeLocked(decide, ts);
+    } finally {
+      this.tellUnusable();
+    }
+  }
+
+  /** `first`: the directory was created for this write; if it fails, the lock directory goes too. */
+  private async writeLocked<T>(decide: (tx: Transaction) => T | Promise<T>, ts: string, first = false): Promise<T> {
+    const lock = await this.lock();
+    let ok = false;
+    try {
+      for (let attempt = 0; ; attempt++) {
+        const tx = new LockedTransaction(this, ts);
+        try {
+          let result: T;
+          try {
+            result = await decide(tx);
+          } catch (error) {
+            // Damage in a snapshot read on demand, found while deciding (nothing is written yet): decide again from the journals.
+            if (attempt === 0 && tx.dropDamagedSnapshots(error)) continue;
+            throw error;
+          }
+          tx.commit();
+          ok = true;
+          return result;
+        } finally {
+          tx.close();
+        }
+      }
+    } finally {
+      await lock.release({ dropDir: first && !ok });
+    }
+  }
+
+  private lock(): Promise<HeldLock> {
+    return acquireLock(this.root, this.lockTimeoutMs, { warn: (message) => this.reporter.warn(message) });
+  }
+
+  /** Doctor's facts, gathered under the lock when it is free. */
+  async survey(specs: readonly StoreSpec<unknown>[]): Promise<StoreFacts> {
+    try {
+      return await surveyStore(this, specs);
+    } finally {
+      this.tellUnusable();
+    }
+  }
+
+  /** One line for each derived file (or cache/ itself) found unusable: it was bypassed, the answer is a replay's. */
+  private tellUnusable(): void {
+    for (const { file, reason } of takeUnusable()) {
+      this.reporter.warn(`${join(this.root, file)} ${reason} (answers come from the journals)`);
+      this.reporter.damage?.(file, 0, reason);
+    }
+  }
+
+  rawLines(file: string): AsyncIterable<Uint8Array> {
+    return fileLines(this.path(file));
+  }
+
+  /**
+   * Streams `lines` into a new journal (nothing visible until the last is durable), then its history: one source at
+   * a time, as a StoreView wants (a database's cursors share one connection).
+   */
+  async restore(file: string, lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, history: readonly HistoryPiece[] = []): Promise<void> {
+    const source = (Symbol.asyncIterator in lines ? lines[Symbol.asyncIterator]() : lines[Symbol.iterator]()) as
+      | AsyncIterator<Uint8Array>
+      | Iterator<Uint8Array>;
+    const first = await source.next();
+    if (first.done) return;
+    async function* all(): AsyncIterable<Uint8Array> {
+      yield first.value;
+      for (let next = await source.next(); !next.done; next = await source.next()) yield next.value;
+    }
+    const created = this.exists() ? [] : this.create();
+    try {
+      const lock = await this.lock();
+      try {
+        if (journalSize(this.path(file)) > 0) {
+          throw new CruxError('conflict', `${this.path(file)} already has records`, 'copy into an empty store');
+        }
+        await replaceJournalFrom(this.root, file, all(), () => writeHistoryPieces(this.root, history));
+      } finally {
+        await lock.release();
+      }
+    } catch (error) {
+      removeIfEmpty(created);
+      throw error;
+    }
+  }
+
+  /** `journal copy`'s source: the journals and their history under the lock (store-boundary.ts). */
+  async readConsistent<T>(use: (view: StoreView) => Promise<T>): Promise<T> {
+    const view: StoreView = { lines: (file) => this.rawLines(file), history: async (file) => readHistoryPieces(this.root, file) };
+    if (!this.exists()) return use(view);
+    const lock = await this.lock();
+    try {
+      return await use(view);
+    } finally {
+      await lock.release();
+    }
+  }
+
+  /** Runs `fn` under the lock if the directory exists (for check, compact, repair). */
+  async withLock<T>(fn: () => T, ifAbsent: () => T): Promise<T> {
+    if (!this.exists()) return ifAbsent();
+    const lock = await this.lock();
+    try {
+      return fn();
+    } finally {
+      await lock.release();
+    }
+  }
+
+  /** Verifies every journal; with `repair`, quarantines bad lines and torn tails and re-chains the rest. */
+  async check(specs: readonly StoreSpec<unknown>[], opts: { repair: boolean; ts: string; progress?: ProgressSink }): Promise<JournalReport[]> {
+    const run = () => specs.map((spec) => checkJournal(this, spec, opts));
+    try {
+      const reports = await this.withLock(run, run);
+      // Derived files are never checked as journals are, but one that cannot be used is said.
+      if (this.exists()) for (const spec of specs) derivedFiles(this.root, spec).probe();
+      return reports;
+    } finally {
+      this.tellUnusable();
+    }
+  }
+
+  /** Rewrites every journal to its live records, after a snapshot record naming the old head; the old journal goes to history/. */
+  async compact(specs: readonly StoreSpec<unknown>[], ts: string, progress?: ProgressSink, opts: { dropHistory?: boolean } = {}): Promise<CompactReport[]> {
+    try {
+      return this.withLock(
+        () => {
+          const reports = specs.map((spec) => compactJournal(this, spec, this.replay(spec, { quiet: true, progress }), ts));
+          if (opts.dropHistory) pruneHistory(this.root, this.historyRetention, Date.parse(ts), true);
+          return reports;
+        },
+        () => specs.map((spec) => ({ name: journalName(spec.file), file: spec.file, before: { records: 0, bytes: 0 }, after: { records: 0, bytes: 0 } })),
+      );
+    } finally {
+      this.tellUnusable();
+    }
+  }
+
+  /** `crux store init`: the directory and its lock, as the first write would make them (store-boundary.ts). */
+  async init(opts: { print: boolean }): Promise<InitReport> {
+    const lockPath = this.path(LOCK_DIR);
+    let created: string[];
+    if (!opts.print) created = this.create();
+    else {
+      created = [];
+      for (let dir = this.root; !pathExists(dir); dir = dirname(dir)) created.unshift(dir);
+      if (!pathExists(lockPath)) created.push(lockPath);
+    }
+    return { store: this.root, kind: 'dir', printed: opts.print, created, schema_version: null };
+  }
+
+  /** Creates the data directory (and missing parents) and its lock file; returns what it created, outermost first. */
+  private create(): string[] {
+    const created: string[] = [];
+    for (let dir = this.root; !pathExists(dir); dir = dirname(dir)) created.unshift(dir);
+    try {
+      ensurePrivateDir(this.root);
+      const lockPath = this.path(LOCK_DIR);
+      if (!pathExists(lockPath) && makeDir(lockPath)) {
+        adoptOwner(lockPath, this.root);
+        created.push(lockPath);
+      }
+    } catch (error) {
+      removeIfEmpty(created);
+      throw asStorageError(error, this.root);
+    }
+    return created;
+  }
+
+  /** For the automatic compaction after a write (TransactionHost). */
+  compactLoaded<S>(spec: StoreSpec<S>, loaded: Loaded<S>, ts: string): CompactReport {
+    return compactJournal(this, spec, loaded, ts);
+  }
+
+  replay<S>(spec: StoreSpec<S>, opts: { quiet?: boolean; progress?: ProgressSink | undefined } = {}): Loaded<S> & { scan: ScanResult } {
+    const path = this.path(spec.file);
+    const onRecord = opts.progress === undefined ? undefined : withTotal(opts.progress, spec.file, path);
+    return replayFull(path, spec, this.reporter, { quiet: opts.quiet, onRecord });
+  }
+
+  /**
+   * Rebuilds the derived files of a journal just rewritten (compaction, repair) from a replay of it. The old
+   * ones are bound to the old file's head record, so until this is done they apply to nothing new.
+   */
+  reindex<S>(spec: StoreSpec<S>): void {
+    if (spec.keyOf === undefined && spec.snapshot === undefined) return;
+    const loaded = replayFull(this.path(spec.file), spec, this.reporter, { quiet: true });
+    derivedFiles(this.root, spec).keep(loaded, { writer: true });
+  }
+}
+
+function journalSize(path: string): number {
+  try {
+    return fs.statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Removes files and directories crux just created, innermost first, as long as nothing else is in them. */
+function removeIfEmpty(created: readonly string[]): void {
+  for (const path of [...created].reverse()) {
+    try {
+      if (fs.statSync(path).isDirectory()) {
+        for (const sub of [CACHE_DIR, QUARANTINE_DIR]) {
+          try {
+            fs.rmdirSync(join(path, sub));
+          } catch {
+            // Absent, or not empty.
+          }
+        }
+        fs.rmdirSync(path);
+      } else if (fs.statSync(path).size === 0) fs.rmSync(path);
+    } catch {
+      // Not empty (another writer got there), or already gone: leave it.
+    }
+  }
+}
+
+/** Makes a directory (0700); false when another process made it first (two first writes at once). */
+function makeDir(path: string): boolean {
+  try {
+    fs.mkdirSync(path, { mode: 0o700 });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}

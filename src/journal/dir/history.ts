@@ -1,0 +1,283 @@
+// history/: what compaction drops, kept. Each compaction archives the old journal here (history-archive.ts),
+// named after its head's sequence number, so `session history` and `session get --at` can read every record ever
+// kept; a record is kept once: the records a compaction wrote to restate history already here are left out of
+// the next archive (policy.ts, planCompaction). Retention (CRUX_HISTORY_KEEP, CRUX_HISTORY_MAX_BYTES) deletes
+// the oldest files at a later compaction; nothing else reads this directory.
+//
+// Crash safety: a compaction archives before it renames the new journal over the old one, so a crash between the
+// two leaves a history file whose records the journal still holds (its head is not before the journal's first
+// record; a hard link is the journal's own inode). Such a file is never read as history and is replaced by the
+// next compaction; readers also skip any record whose seq they have seen.
+import { fs } from '../../shared/fs';
+import { join } from 'node:path';
+import { asStorageError, fsyncDir } from '../../shared/durable-fs';
+import { quarantineBytes } from './quarantine';
+import { decodeRecord, VERIFY_ALL, type ChainHead, type JournalRecord } from '../codec/record';
+import { scanJournal, SNAPSHOT_EVENT, type LinePosition, type RecordSink } from '../codec/scan';
+import { restatedCount } from '../codec/verify';
+import type { Reporter } from '../codec/reporting';
+import { openJournalFile } from '../../shared/journal-file';
+
+export const HISTORY_DIR = 'history';
+
+export interface HistoryRetention {
+  /** History whose newest record is older than this is deleted by a compaction (CRUX_HISTORY_KEEP, 30d). */
+  readonly keepMs: number;
+  /** Beyond this many bytes of history/, the oldest files are deleted (CRUX_HISTORY_MAX_BYTES, 256 MiB). */
+  readonly maxBytes: number;
+}
+
+export const DEFAULT_HISTORY_RETENTION: HistoryRetention = { keepMs: 30 * 86_400_000, maxBytes: 256 * 1024 * 1024 };
+
+const stem = (file: string) => file.replace(/\.jsonl$/, '');
+/** A history file's name: the journal's stem and the sequence number of the last record it holds. */
+export const historyName = (file: string, head: ChainHead) => `${stem(file)}.${String(head.seq).padStart(12, '0')}.jsonl`;
+const headOfName = (name: string) => Number(/\.(\d{12})\.jsonl$/.exec(name)?.[1]);
+
+export interface HistoryFile {
+  readonly name: string;
+  readonly path: string;
+  readonly bytes: number;
+  /** The sequence number of the last record it holds (from its name). */
+  readonly head: number;
+}
+
+/**
+ * The history files of journal `file`, oldest first; what a crashed compaction left (records the journal still
+ * holds) is left out. No history/ is no history; one that cannot be read (permission denied, I/O) is an error
+ * naming it, never "no history" (SPEC §3).
+ */
+export function listHistory(root: string, file: string): HistoryFile[] {
+  return historyFiles(root, file).filter((h) => !h.leftover);
+}
+
+/** Every file of history/ named as journal `file`'s history, oldest first, each marked when it is a crashed compaction's. */
+export function historyFiles(root: string, file: string): (HistoryFile & { readonly leftover: boolean })[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(join(root, HISTORY_DIR));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw asStorageError(error, join(root, HISTORY_DIR));
+  }
+  const journal = fs.statSync(join(root, file), { throwIfNoEntry: false });
+  const firstSeq = journal === undefined ? undefined : firstSeqOf(join(root, file));
+  const pattern = new RegExp(`^${stem(file).replace(/[.]/g, '\\.')}\\.\\d{12}\\.jsonl$`);
+  const out: (HistoryFile & { leftover: boolean })[] = [];
+  for (const name of names.filter((n) => pattern.test(n)).sort()) {
+    const path = join(root, HISTORY_DIR, name);
+    const st = fs.statSync(path, { throwIfNoEntry: false });
+    if (st === undefined || !st.isFile()) continue;
+    const head = headOfName(name);
+    const leftover = (journal !== undefined && st.ino === journal.ino) || (firstSeq !== undefined && head >= firstSeq);
+    out.push({ name: join(HISTORY_DIR, name), path, bytes: st.size, head, leftover });
+  }
+  return out;
+}
+
+/** The sequence number of a journal's first record, read from the start of its first line (undefined if none). */
+function firstSeqOf(path: string): number | undefined {
+  let fd: number;
+  try {
+    fd = openJournalFile(path);
+  } catch {
+    return undefined;
+  }
+  try {
+    const buf = Buffer.alloc(64);
+    const n = fs.readSync(fd, buf, 0, buf.length, 0);
+    const seq = /^\{"v":\d+,"seq":(\d+)[,}]/.exec(buf.toString('latin1', 0, n))?.[1];
+    return seq === undefined ? undefined : Number(seq);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The sequence number of the newest record journal `file`'s history holds (undefined: no history). */
+export function historyHead(root: string, file: string): number | undefined {
+  return listHistory(root, file).at(-1)?.head;
+}
+
+/** Deletes history past its retention (all of it with `drop`), oldest first, across journals; returns what it deleted. */
+export function pruneHistory(root: string, retention: HistoryRetention, now: number, drop = false): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(join(root, HISTORY_DIR));
+  } catch {
+    return [];
+  }
+  const stems = new Set(names.map((n) => /^(.+)\.\d{12}\.jsonl$/.exec(n)?.[1]).filter((n) => n !== undefined));
+  const all = [...stems].flatMap((s) => listHistory(root, `${s}.jsonl`)).map((h) => ({ ...h, newest: newestTime(h.path) }));
+  all.sort((a, b) => a.newest - b.newest || (a.name < b.name ? -1 : 1));
+  let total = all.reduce((sum, h) => sum + h.bytes, 0);
+  const deleted: string[] = [];
+  try {
+    for (const h of all) {
+      if (!drop && h.newest >= now - retention.keepMs && total <= retention.maxBytes) break;
+      fs.rmSync(h.path, { force: true });
+      total -= h.bytes;
+      deleted.push(h.name);
+    }
+    if (deleted.length > 0) fsyncDir(join(root, HISTORY_DIR));
+  } catch (error) {
+    throw asStorageError(error, join(root, HISTORY_DIR));
+  }
+  return deleted;
+}
+
+/**
+ * The time of a history file's last record (its newest), read from the file's end; when its last line has no
+ * time to read, the file's own (never the epoch, which would delete it at once).
+ */
+function newestTime(path: string): number {
+  const fd = openJournalFile(path);
+  try {
+    const { size, mtimeMs } = fs.fstatSync(fd);
+    const length = Math.min(size, 64 * 1024);
+    const buf = Buffer.alloc(length);
+    fs.readSync(fd, buf, 0, length, size - length);
+    const text = buf.toString('utf8').trimEnd();
+    const line = text.slice(text.lastIndexOf('\n') + 1);
+    const ts = /"ts":"([^"]+)"/.exec(line)?.[1];
+    const at = ts === undefined ? NaN : Date.parse(ts);
+    return Number.isNaN(at) ? mtimeMs : at;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export interface HistoryReport {
+  readonly files: number;
+  readonly records: number;
+  readonly bytes: number;
+  readonly problems: { file: string; line: number; reason: string }[];
+  /** With --repair: damaged history files moved whole into quarantine/. */
+  readonly quarantined?: string[];
+}
+
+/**
+ * Verifies journal `file`'s history: every line of every file (hash, chain, sequence), and that each file
+ * continues the one before it (its opening snapshot names the previous file's head), as the journal must
+ * continue the newest. With `repair`, a damaged file moves whole into quarantine/.
+ */
+export function checkHistory(root: string, file: string, vocabulary: ReadonlySet<string>, opts: { repair: boolean; ts: string }): HistoryReport | undefined {
+  const files = listHistory(root, file);
+  if (files.length === 0) return undefined;
+  const problems: HistoryReport['problems'] = [];
+  const damaged: string[] = [];
+  let records = 0;
+  let bytes = 0;
+  let previous: ChainHead | undefined;
+  const continues = (name: string, first: JournalRecord | undefined, at: LinePosition | undefined) => {
+    if (previous === undefined || first === undefined) return;
+    const named = first.ev === SNAPSHOT_EVENT ? first.data?.previous_head : undefined;
+    if (named?.seq !== previous.seq || named?.h !== previous.h) {
+      problems.push({ file: name, line: at?.line ?? 1, reason: `chain break: does not continue the history before it (head seq ${previous.seq})` });
+    }
+  };
+  for (const h of files) {
+    let first: JournalRecord | undefined;
+    let firstAt: LinePosition | undefined;
+    const scan = scanJournal(
+      h.path,
+      vocabulary,
+      (record, at) => {
+        if (first === undefined) [first, firstAt] = [record, at];
+      },
+      undefined,
+      { history: true },
+    );
+    const before = problems.length;
+    continues(h.name, first, firstAt);
+    for (const p of scan.problems) problems.push({ file: h.name, line: p.line, reason: p.reason });
+    if (problems.length > before) damaged.push(h.path);
+    records += scan.records;
+    bytes += scan.bytes;
+    previous = scan.head;
+  }
+  // The journal itself must continue the newest history file.
+  continues(file, firstRecord(join(root, file)), { line: 1, offset: 0, length: 0 });
+  const quarantined = opts.repair ? damaged.map((path) => quarantineHistory(root, file, path, opts.ts)) : undefined;
+  return { files: files.length, records, bytes, problems, ...(quarantined ? { quarantined } : {}) };
+}
+
+/** The journal's first record (its opening snapshot after a compaction), if its first line verifies. */
+export function firstRecord(path: string): JournalRecord | undefined {
+  let fd: number;
+  try {
+    fd = openJournalFile(path);
+  } catch {
+    return undefined;
+  }
+  try {
+    const buf = Buffer.alloc(64 * 1024);
+    const n = fs.readSync(fd, buf, 0, buf.length, 0);
+    const nl = buf.subarray(0, n).indexOf(10);
+    if (nl === -1) return undefined;
+    const decoded = decodeRecord(buf.toString('utf8', 0, nl), VERIFY_ALL);
+    return decoded.ok ? decoded.record : undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function quarantineHistory(root: string, file: string, path: string, ts: string): string {
+  const kept = quarantineBytes(root, file, `history-${path.slice(path.lastIndexOf('/') + 1)}`, fs.readFileSync(path), ts);
+  fs.rmSync(path);
+  fsyncDir(join(root, HISTORY_DIR));
+  return kept;
+}
+
+/**
+ * Every record journal `file` ever kept, oldest first: its history files, then the journal. The records a
+ * compaction wrote to restate the live state are passed over when the history before them is at hand (they
+ * repeat it); when that history was deleted, they are the oldest versions left. Bad lines are reported.
+ */
+export function replayHistory(root: string, file: string, vocabulary: ReadonlySet<string>, reporter: Reporter, sink: RecordSink): void {
+  const visit = historySink(sink);
+  for (const [path, history] of [...listHistory(root, file).map((h) => [h.path, true] as const), [join(root, file), false] as const]) {
+    const scan = scanJournal(path, vocabulary, visit, undefined, { history });
+    const shown = path.startsWith(root) ? path.slice(root.length + 1) : path;
+    for (const p of scan.problems) {
+      if (!p.skipped) continue;
+      reporter.warn(`${shown}:${p.line}: ${p.reason}`);
+      reporter.damage?.(shown, p.line, p.reason);
+    }
+  }
+}
+
+/**
+ * Passes a journal's records, history first, oldest first, on to `sink` once each, without the records a
+ * compaction wrote to restate versions already passed on (any kind of store reads its history through it).
+ * Restatements are passed over only when every version before them was passed on: the history reaches back to
+ * the chain's start (or to restatements passed on whole) with nothing missing since, a snapshot's restatements
+ * left out of an archive aside. Otherwise (older history deleted, a line lost) they are the oldest versions left.
+ */
+export function historySink(sink: RecordSink): RecordSink {
+  let lastSeq = 0;
+  let whole = false;
+  // The last snapshot, the last seq of its restatements, whether they repeat versions passed on, whether every
+  // one of them has followed the one before (so that, passed on, they make the versions whole again).
+  let snapshot = -1;
+  let restatedThrough = 0;
+  let repeats = false;
+  let intact = false;
+  return (record, at) => {
+    const seq = record.seq;
+    if (seq <= lastSeq) return;
+    const next = seq === lastSeq + 1;
+    const pastLeftOut = repeats && lastSeq === snapshot && seq === restatedThrough + 1;
+    whole = seq === 1 || (whole && (next || pastLeftOut));
+    lastSeq = seq;
+    if (record.ev === SNAPSHOT_EVENT) {
+      [snapshot, restatedThrough, repeats, intact] = [seq, seq + restatedCount(record), whole, true];
+      return;
+    }
+    if (seq <= restatedThrough) {
+      if (repeats) return;
+      intact &&= next;
+      if (intact && seq === restatedThrough) whole = true;
+    }
+    sink(record, at);
+  };
+}

@@ -1,0 +1,212 @@
+// A contender's proof of life for the writers' lock (see lock.ts): a listening Unix socket in the lock
+// directory, which accepts while its process lives and refuses (ECONNREFUSED) once it has died, and the probe
+// that tells which. A contender listens, and a waiter connects, through Node's own binding for Unix sockets where
+// it may (lock-pipe.ts), which loads neither node:net nor its streams (~3 ms each time); node:net, here, where that
+// binding may not be had.
+import { fs } from '../../../shared/fs';
+import { join } from 'node:path';
+import type { Server, Socket } from 'node:net';
+import { scrubText } from '../../../shared/scrub';
+import { formatTime } from '../../../shared/time';
+import type { SocketAddress } from './lock-fs';
+import { hostname, ownerOf, unlinkQuiet, type HolderFile } from './lock-files';
+import { crashPoint } from '../../../shared/crash-point';
+import { answerTo, lingerUntilNext, listenDirect, pipes, probeDirect, type Listener, type ProbeAnswer } from './lock-pipe';
+
+type Net = typeof import('node:net');
+let net: Net | undefined;
+// A bundled require, not import(): loaded only where the pipe binding may not be had, never by readers.
+const loadNet = (): Net => (net ??= require('node:net') as Net);
+
+/** Leaves a node:net connection to the process's exit, or to its next contention. */
+function lingerSocket(conn: Socket): void {
+  if (conn.destroyed) return;
+  conn.unref();
+  lingerUntilNext({ close: () => conn.destroy() });
+}
+
+/** Connects to a socket of the lock directory: alive (connected, or busy), or proved gone (ENOENT) or dead (ECONNREFUSED). */
+export function probe(address: SocketAddress, socket: string): Promise<ProbeAnswer> {
+  // A socket that is not there is gone, as a connect would find (ENOENT): the common case, the last holder having
+  // released, is answered by one lstat instead of a connection attempt and a turn of the event loop.
+  if (address.at(socket, (path) => fs.lstatSync(path, { throwIfNoEntry: false })) === undefined) return Promise.resolve({ answer: 'gone' });
+  const binding = pipes();
+  return (binding === undefined ? undefined : probeDirect(binding, address, socket)) ?? probeWithNet(address, socket);
+}
+
+function probeWithNet(address: SocketAddress, socket: string): Promise<ProbeAnswer> {
+  return new Promise((resolve) => {
+    // The connect(2) happens inside net.connect, synchronously: the address is resolved before `at` returns.
+    const conn = address.at(socket, (path) => loadNet().connect({ path, allowHalfOpen: true }));
+    conn.on('error', () => {});
+    conn.once('connect', () => {
+      // Flowing, so that the holder's end of the connection (its release or death) ends ours.
+      conn.resume();
+      resolve({
+        answer: 'alive',
+        conn: {
+          get ended() {
+            return conn.destroyed || conn.readableEnded;
+          },
+          onEnd: (done) => {
+            let called = false;
+            const once = () => {
+              if (!called) (called = true), done();
+            };
+            conn.once('end', once);
+            conn.once('close', once);
+          },
+          linger: () => lingerSocket(conn),
+        },
+      });
+    });
+    conn.once('error', (error: NodeJS.ErrnoException) => {
+      conn.destroy();
+      resolve(answerTo(error.code));
+    });
+  });
+}
+
+/**
+ * listen(2) with node:net. Server#listen loads the cluster module (and child_process with it, ~0.8 ms) to ask
+ * whether this is a cluster worker; `_listen2`, which Node keeps under that name for code that wraps it, is
+ * what it then calls for a primary, so it is called directly where it exists.
+ */
+async function listenWithNet(address: SocketAddress, socket: string): Promise<Listener> {
+  const conns = new Set<Socket>();
+  // Never read: a waiter says nothing, and an end of stream read here would destroy the connection (see
+  // lingering in lock-pipe.ts) once this end is ended too.
+  const server = loadNet().createServer({ allowHalfOpen: true, pauseOnConnect: true }, (conn) => {
+    // A waiter's probe: kept open (and ended at close, or closed by the kernel when this process ends) so that
+    // the waiter wakes then.
+    conn.unref();
+    conn.on('error', () => {});
+    conns.add(conn);
+    conn.once('close', () => conns.delete(conn));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.once('listening', resolve);
+    // bind(2) and listen(2) happen here, synchronously.
+    address.at(socket, (path) => {
+      const direct = (server as Server & { _listen2?: (address: string, port: number, addressType: number, backlog: number) => void })._listen2;
+      if (typeof direct === 'function') direct.call(server, path, -1, -1, 511);
+      else server.listen(path);
+    });
+  });
+  server.on('error', () => {});
+  server.unref();
+  return {
+    stop: () => server.close(),
+    endConnections: () => {
+      // Ended (a FIN), not destroyed: see lingering in lock-pipe.ts.
+      for (const conn of conns) {
+        conn.end();
+        lingerSocket(conn);
+      }
+      conns.clear();
+    },
+  };
+}
+
+/** Thrown by Contender.open when a sweeper claimed this contender's files (it saw them as a dead writer's). */
+export class Swept extends Error {}
+
+/** A contender: its listening socket and holder file, from before it links a generation until it releases. */
+export class Contender {
+  // Unique among the contenders of one pid (the pid itself tells processes apart); node:crypto is not needed.
+  readonly id = `${process.pid}.${Math.floor(Math.random() * 2 ** 48)
+    .toString(16)
+    .padStart(12, '0')}`;
+  readonly socket = `s.${this.id}`;
+  readonly info = `i.${this.id}`;
+  private listener: Listener | undefined;
+  /** Whether the holder file holds the holder's name (not so on a full disk). */
+  private named = false;
+  /** Whether the holder file is this contender's own (not a sweeper's claim). */
+  private ownsInfo = false;
+  /** Its ticket in the waiters' queue (q.<t>.<id>, lock-queue.ts) while it waits in it. */
+  ticket: string | undefined;
+
+  constructor(
+    readonly dir: string,
+    readonly address: SocketAddress,
+  ) {}
+
+  async open(): Promise<void> {
+    const binding = pipes();
+    this.listener = (binding === undefined ? undefined : listenDirect(binding, this.address, this.socket)) ?? (await listenWithNet(this.address, this.socket));
+    crashPoint('lock:listening');
+    // Private like every file crux makes (0600); a root writer in a user's data directory gives its files to
+    // the directory's owner, so that the owner's writers can connect, read and clean up.
+    const socketPath = join(this.dir, this.socket);
+    const owner = ownerOf(this.dir);
+    try {
+      fs.chmodSync(socketPath, 0o600);
+      if (owner !== undefined) fs.chownSync(socketPath, owner.uid, owner.gid);
+    } catch (error) {
+      // Removed already: a sweeper found it refusing (between bind and listen) and took it for a dead writer's.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Swept();
+      throw error;
+    }
+    const holder: HolderFile = { pid: process.pid, command: commandLine(), host: hostname(), since: formatTime(Date.now()), socket: this.socket };
+    let fd: number;
+    try {
+      fd = fs.openSync(join(this.dir, this.info), 'wx', 0o600);
+    } catch (error) {
+      // A sweeper took this socket, still without its holder file, for a dead writer's (see sweep): start over.
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new Swept();
+      throw error;
+    }
+    this.ownsInfo = true;
+    try {
+      if (owner !== undefined) fs.fchownSync(fd, owner.uid, owner.gid);
+      fs.writeSync(fd, `${JSON.stringify(holder)}\n`);
+      this.named = true;
+    } catch (error) {
+      // A full disk has no room for the holder's name: the file stays empty, and is found by its inode.
+      if (!['ENOSPC', 'EDQUOT', 'EFBIG'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    } finally {
+      fs.closeSync(fd);
+    }
+    crashPoint('lock:named');
+    // A sweeper that found this socket refusing (between bind and listen) removed it before this holder file
+    // could be made: probers would find no socket and take it for a release. Start over with a new one.
+    if (fs.lstatSync(socketPath, { throwIfNoEntry: false }) === undefined) throw new Swept();
+  }
+
+  /** Leaves the waiters' queue: on taking the lock (the queue holds waiters only), and on closing. */
+  leaveQueue(dir = this.dir): void {
+    if (this.ticket !== undefined) unlinkQuiet(join(dir, this.ticket));
+    this.ticket = undefined;
+  }
+
+  /**
+   * `held`: this contender holds the highest generation; an empty holder file stays (the next holder removes
+   * it), so that the generation can still be traced to its socket by inode. `movedTo`: the lock
+   * directory was renamed there (a dropped directory); clean up in it.
+   */
+  close(opts: { held?: boolean; movedTo?: string } = {}): void {
+    const { movedTo } = opts;
+    this.leaveQueue(movedTo);
+    // Closing the server unlinks its socket by the name it was bound to (libuv), so close where that name resolves.
+    const listener = this.listener;
+    this.listener = undefined;
+    if (listener !== undefined) {
+      if (movedTo === undefined) this.address.at(this.socket, () => listener.stop());
+      else listener.stop();
+    }
+    unlinkQuiet(join(movedTo ?? this.dir, this.socket));
+    if (this.ownsInfo && (!opts.held || this.named)) unlinkQuiet(join(movedTo ?? this.dir, this.info));
+    // The waiters' connections end last, which wakes them: each then finds the socket gone (a release), not one
+    // still listening that it would sleep on again until this process exits.
+    listener?.endConnections();
+    this.address.close();
+  }
+}
+
+/** The command line a holder file names: scrubbed of credentials, short. */
+function commandLine(): string {
+  const text = ['crux', ...process.argv.slice(2)].join(' ');
+  return scrubText(text.length > 200 ? `${text.slice(0, 200)}…` : text);
+}

@@ -1,0 +1,58 @@
+// A torn tail met by a reader (SPEC §3): an unterminated last line is a write in progress while a writer holds
+// the lock, and passed over; otherwise it is damage, reported like any bad line (stderr, and `warnings`).
+import { fs } from '../../shared/fs';
+import { acquireLock, LockTimeout } from './lock/lock';
+import type { Reporter } from '../codec/reporting';
+import type { TornTail } from '../codec/scan';
+
+/** The reason `journal check` gives for the same tail. */
+const reasonOf = (torn: TornTail) =>
+  torn.batch === undefined
+    ? `torn tail (${torn.length} bytes without a final newline)`
+    : `torn tail (an incomplete batch: ${torn.batch.seen} of ${torn.batch.want} records)`;
+
+/** Whether the journal still ends, past `offset`, without its final newline (a writer may have finished meanwhile). */
+function stillTorn(path: string, torn: TornTail): boolean {
+  let fd: number;
+  try {
+    // Only a regular file is read (a FIFO would block): the journal was one a moment ago.
+    fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile() || stat.size <= torn.offset) return false;
+    if (torn.batch !== undefined) return stat.size === torn.offset + torn.length;
+    const last = Buffer.alloc(1);
+    fs.readSync(fd, last, 0, 1, stat.size - 1);
+    return last[0] !== 0x0a;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Tells `reporter` of the torn tail a read passed over, unless it is a write in progress: the lock is tried
+ * without waiting; held, a writer is between its write and its end, and the tail is its own. Free (or taken
+ * over from a writer that died), the tail is looked at again under it, and reported when it is still there.
+ * A lock that cannot be taken at all (a read-only data directory) cannot tell: the tail is reported.
+ */
+export async function reportTornTail(root: string, path: string, file: string, torn: TornTail | undefined, reporter: Reporter): Promise<void> {
+  if (torn === undefined) return;
+  let release: (() => Promise<void>) | undefined;
+  try {
+    const lock = await acquireLock(root, 0);
+    release = () => lock.release();
+  } catch (error) {
+    if (error instanceof LockTimeout) return;
+  }
+  try {
+    if (release !== undefined && !stillTorn(path, torn)) return;
+    const reason = reasonOf(torn);
+    reporter.warn(`${path}:${torn.line}: ${reason} (run \`crux journal check\`)`);
+    reporter.damage?.(file, torn.line, reason);
+  } finally {
+    await release?.();
+  }
+}
