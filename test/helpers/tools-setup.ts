@@ -5,7 +5,6 @@ import { installLine, missingTools, toolsRequired } from './tools';
 export default function setup(): void {
   const missing = missingTools();
   if (missing.length === 0) return;
-  const line = `no ${missing.join(', ')} on PATH: the tests that need them are skipped (${installLine(missing)})`;
-  if (toolsRequired()) throw new Error(`CRUX_REQUIRE_TOOLS=1 but ${line}`);
-  console.warn(`crux tests: ${line}`);
+  if (toolsRequired()) throw new Error(`CRUX_REQUIRE_TOOLS=1 but no ${missing.join(', ')} on PATH (${installLine(missing)})`);
+  console.warn(`crux tests: no ${missing.join(', ')} on PATH: the tests that need them are skipped (${installLine(missing)})`);
 }
