@@ -70,7 +70,7 @@ for (let round = 0; round < WARMUP + ROUNDS; round++) {
       if (round >= WARMUP) rows['node -e 0'].push(t);
     } else {
       const marks = await serverOnce();
-      if (round >= WARMUP) marks.forEach((t, i) => rows[names[i + 1]].push(t));
+      if (round >= WARMUP) for (const [i, t] of marks.entries()) rows[names[i + 1]].push(t);
     }
   }
 }

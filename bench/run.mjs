@@ -13,7 +13,7 @@
 // `node -e 0` started the same way (the machine's own cost of 16 processes at once, which no put can go under).
 // Where util-linux `script` is installed, `session get` and `session list` also run on a pseudo-terminal (a
 // list there stops at 50 rows); the limited lists, the terminal list and completion are set against the get.
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -188,11 +188,11 @@ if (has('sqlite3')) {
       const tasks = join(work, `tasks-${n}.csv`);
       fs.writeFileSync(
         tasks,
-        caseLines(n)
+        `${caseLines(n)
           .split('\n')
           .filter(Boolean)
           .map((l) => `"${JSON.parse(l).task}"`)
-          .join('\n') + '\n',
+          .join('\n')}\n`,
       );
       execFileSync('sqlite3', [db], { input: `.mode csv\n.import ${tasks} f\n` });
     }

@@ -38,7 +38,8 @@ const ROOT_EPILOGUE = [
   '',
   'Help on one command: crux help <command> [<subcommand>] (crux help session put).',
   'Manual pages: man crux; crux-session, crux-case, crux-handoff, crux-journal,',
-  'crux-mcp, crux-hook; man 5 crux-journal for the journal format.',
+  'crux-store, crux-mcp, crux-hook, crux-ui; man 5 crux-journal for the journal',
+  'format.',
 ].join('\n');
 
 function makeProgram(): Command {

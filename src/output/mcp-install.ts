@@ -1,10 +1,13 @@
 // Human rendering of `crux mcp install` and `crux mcp uninstall`.
+import { scrubText } from '../shared/scrub';
+import { type AgentStore, describeAgentStore } from './agent-store';
 
 export interface McpInstallResult {
   readonly client: string;
   readonly file: string;
   readonly changed: boolean;
   readonly server: { readonly command: string; readonly args: readonly string[] };
+  readonly store: AgentStore;
   readonly afterwards: string;
 }
 
@@ -17,8 +20,8 @@ export interface McpUninstallResult {
 
 export const renderMcpInstalled = (r: McpInstallResult): string =>
   r.changed
-    ? `added the crux server (${[r.server.command, ...r.server.args].join(' ')}) to ${r.file}; ${r.afterwards}`
-    : `the crux server is already in ${r.file}; nothing changed`;
+    ? `added the crux server (${scrubText([r.server.command, ...r.server.args].join(' '))}) to ${r.file}; ${describeAgentStore(r.store)}; ${r.afterwards}`
+    : `the crux server is already in ${r.file}; nothing changed; ${describeAgentStore(r.store)}`;
 
 export const renderMcpUninstalled = (r: McpUninstallResult): string =>
   r.changed ? `removed the crux server from ${r.file}; ${r.afterwards}` : `no crux server in ${r.file}; nothing changed`;

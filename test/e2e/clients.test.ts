@@ -112,11 +112,11 @@ describe('Claude Code', () => {
     expect(cases[0].task).toContain('rename the config loader to settings loader');
   }, 180_000);
 
-  it('`crux hook install claude-code --record-cases` hooks a real session the same way, from the project settings', async (ctx) => {
+  it('`crux hook install claude-code --record-cases` hooks a real session the same way, from the project settings, with no crux on PATH', async (ctx) => {
     const claude = client('claude', ctx);
-    const w = world({ cruxOnPath: true });
+    const w = world({ cruxOnPath: false });
     fs.mkdirSync(join(w.project, 'src'));
-    const installed = await execa('crux', ['hook', 'install', 'claude-code', '--record-cases'], {
+    const installed = await execa(CRUX, ['hook', 'install', 'claude-code', '--record-cases'], {
       cwd: join(w.project, 'src'),
       env: w.env(),
       extendEnv: false,
@@ -131,7 +131,7 @@ describe('Claude Code', () => {
     expect(sessions.map((s: { status: string }) => s.status)).toEqual(['closed']);
     expect((await w.cruxJson(['case', 'list'])).cases.map((c: { task: string }) => c.task)).toEqual([expect.stringContaining('bump the lockfile')]);
     // Uninstalled, the next session leaves no trace.
-    expect((await execa('crux', ['hook', 'uninstall', 'claude-code'], { cwd: w.project, env: w.env(), extendEnv: false })).exitCode).toBe(0);
+    expect((await execa(CRUX, ['hook', 'uninstall', 'claude-code'], { cwd: w.project, env: w.env(), extendEnv: false })).exitCode).toBe(0);
     await w.run(claude, ['-p', 'again'], { ANTHROPIC_API_KEY: 'sk-ant-offline', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', CLAUDE_CODE_MAX_RETRIES: '0' });
     expect((await w.cruxJson(['--agent', 'claude-code', 'session', 'list', '--all'])).sessions).toHaveLength(1);
   }, 180_000);
@@ -166,6 +166,20 @@ describe('Gemini CLI', () => {
     const list = await w.run(gemini, ['mcp', 'list']);
     // Gemini CLI writes the list on standard error.
     expect(list.stdout + list.stderr).toMatch(/✓ crux \(from crux\): .*crux-plugin mcp \(stdio\) - Connected/);
+  }, 240_000);
+
+  it('`crux mcp install gemini-cli` writes ~/.gemini/settings.json: `gemini mcp list` shows crux connected, with no crux on PATH', async (ctx) => {
+    const gemini = client('gemini', ctx);
+    const w = world({ cruxOnPath: false });
+    fs.mkdirSync(join(w.home, '.gemini'));
+    fs.writeFileSync(join(w.home, '.gemini', 'trustedFolders.json'), JSON.stringify({ [w.project]: 'TRUST_FOLDER' }));
+    const installed = await execa(CRUX, ['mcp', 'install', 'gemini-cli'], { cwd: w.project, env: w.env(), extendEnv: false });
+    expect(String(installed.stdout)).toContain(`the agent will use the data directory ${w.dataDir} (from CRUX_DATA_DIR, named in the entry)`);
+    const list = await w.run(gemini, ['mcp', 'list']);
+    expect(list.stdout + list.stderr).toMatch(/✓ crux: .*crux\.cjs --data-dir \S+ mcp \(stdio\) - Connected/);
+    expect((await execa(CRUX, ['mcp', 'uninstall', 'gemini-cli'], { cwd: w.project, env: w.env(), extendEnv: false })).exitCode).toBe(0);
+    const after = await w.run(gemini, ['mcp', 'list']);
+    expect(after.stdout + after.stderr).not.toMatch(/✓ crux:/);
   }, 240_000);
 });
 

@@ -4,8 +4,10 @@ import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CRUX, crux, freshDataDir, tempDir } from '../helpers/cli';
+import { titled, toolsSkipReason } from '../helpers/tools';
 
-const has = (tool: string) => execa('sh', ['-c', `command -v ${tool}`], { reject: false }).then((r) => r.exitCode === 0);
+const noTmux = toolsSkipReason('tmux');
+const noZsh = noTmux ?? toolsSkipReason('zsh');
 const socket = `crux-completion-${process.pid}`;
 const tmux = (...args: string[]) => execa('tmux', ['-L', socket, ...args], { reject: false });
 
@@ -52,9 +54,9 @@ async function setUp() {
 }
 
 describe('completion in an interactive shell', async () => {
-  const ready = (await has('tmux')) ? await setUp() : undefined;
+  const ready = noTmux === undefined ? await setUp() : undefined;
 
-  it.skipIf(ready === undefined)('bash: <Tab> completes commands, option values and ids of the data directory on the line', async () => {
+  it.skipIf(ready === undefined)(titled('bash: <Tab> completes commands, option values and ids of the data directory on the line', noTmux), async () => {
     const { dir, bash } = ready!;
     await startShell('bash', 'bash --norc --noprofile -i');
     await type('bash', `PS1='$ '; source ${bash}; clear`, 'Enter');
@@ -80,7 +82,7 @@ describe('completion in an interactive shell', async () => {
     expect(await screen('bash')).not.toMatch(/session put build-42 build-4/);
   });
 
-  it.skipIf(ready === undefined || !(await has('zsh')))('zsh: the same, through compinit', async () => {
+  it.skipIf(ready === undefined || noZsh !== undefined)(titled('zsh: the same, through compinit', noZsh), async () => {
     const { dir, zsh } = ready!;
     await startShell('zsh', 'zsh -f -i');
     await type('zsh', `PS1='%% '; autoload -U compinit; compinit -u; source ${zsh}; clear`, 'Enter');

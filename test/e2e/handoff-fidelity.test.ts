@@ -2,7 +2,7 @@
 // Crux daemon could not read is said so (stderr at mint, daemon_compatible in inspect), never refused.
 import { describe, expect, it } from 'vitest';
 import { crux, freshDataDir, type Run } from '../helpers/cli';
-import { b3hash, b3keyed, b3raw } from '../unit/handoff/b3sum';
+import { b3hash, b3keyed, b3raw } from '../unit/handoff/reference-blake3';
 
 const env = { CRUX_NOW: '2026-11-29T21:00:00Z' };
 

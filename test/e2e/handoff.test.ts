@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { crux, describeEachStore, freshDataDir, freshStore, journalLines, type Run, snapshotDir, tempDir } from '../helpers/cli';
-import { b3derive, b3hash, b3keyed, b3raw } from '../unit/handoff/b3sum';
+import { b3derive, b3hash, b3keyed, b3raw } from '../unit/handoff/reference-blake3';
 
 const NOW = '2026-11-29T21:00:00Z';
 const env = (extra: Record<string, string> = {}) => ({ CRUX_NOW: NOW, ...extra });
@@ -33,7 +33,7 @@ async function mintedSetup(mintArgs: string[] = [], extraEnv: Record<string, str
   return { dir, state, text: mint.stdout, envelope: JSON.parse(mint.stdout) as Envelope };
 }
 
-/** A package exactly as a Crux daemon mints one, built with b3sum and CRUX_MCP_HANDOFF_SECRET's derivation. */
+/** A package exactly as a Crux daemon mints one, built with the reference BLAKE3 and CRUX_MCP_HANDOFF_SECRET's derivation. */
 function daemonPackage(payloadText: string, secret: string): string {
   const payload = enc(payloadText);
   const key = b3raw(enc(secret));
@@ -156,8 +156,8 @@ describe('mint and accept', () => {
   });
 });
 
-describe('keys and b3sum', () => {
-  it('a crux-minted package verifies with b3sum: content hash and --keyed MAC with keys/handoff.key', async () => {
+describe('keys and the reference BLAKE3', () => {
+  it('a crux-minted package verifies with the reference BLAKE3: content hash and keyed MAC with keys/handoff.key', async () => {
     const { dir, envelope } = await mintedSetup();
     const keyPath = join(dir, 'keys', 'handoff.key');
     expect(fs.statSync(keyPath).mode & 0o777).toBe(0o600);
@@ -168,7 +168,7 @@ describe('keys and b3sum', () => {
     expect(Buffer.from(b3keyed(key, payloadOf(envelope)), 'hex').toString('base64')).toBe(envelope.signature_b64);
   });
 
-  it("CRUX_HANDOFF_SECRET signs with the derive-key of crux's context (b3sum --derive-key); no key file is made", async () => {
+  it("CRUX_HANDOFF_SECRET signs with the derive-key of crux's context (BLAKE3 derive-key); no key file is made", async () => {
     const secret = 'team secret';
     const { dir, envelope } = await mintedSetup([], { CRUX_HANDOFF_SECRET: secret });
     expect(fs.existsSync(join(dir, 'keys', 'handoff.key'))).toBe(false);
@@ -176,7 +176,7 @@ describe('keys and b3sum', () => {
     expect(Buffer.from(b3keyed(key, payloadOf(envelope)), 'hex').toString('base64')).toBe(envelope.signature_b64);
   });
 
-  it('CRUX_MCP_HANDOFF_SECRET signs exactly as the daemon would (key = b3sum of the secret)', async () => {
+  it('CRUX_MCP_HANDOFF_SECRET signs exactly as the daemon would (key = BLAKE3 of the secret)', async () => {
     const secret = 'daemon secret';
     const { envelope } = await mintedSetup([], { CRUX_MCP_HANDOFF_SECRET: secret });
     const key = b3raw(enc(secret));

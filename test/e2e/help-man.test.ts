@@ -6,9 +6,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../src/shared/errors';
 import { CRUX, testEnv } from '../helpers/cli';
 import { sectionTerms, walkHelp, type HelpEntry } from '../helpers/help';
+import { titled, toolsSkipReason } from '../helpers/tools';
 
 const ROOT = resolve(__dirname, '../..');
 const MAN = join(ROOT, 'man');
+const noGroff = toolsSkipReason('groff');
+const noMan = toolsSkipReason('man');
 
 /** The text of a man page source without macros, font escapes and special characters, whitespace collapsed. */
 export function manText(source: string): string {
@@ -163,7 +166,7 @@ describe('man pages', () => {
     expect(missing).toEqual([]);
   });
 
-  it('render without a single warning under groff -man -ww -z', async () => {
+  it.skipIf(noGroff !== undefined)(titled('render without a single warning under groff -man -ww -z', noGroff), async () => {
     const pages = fs.readdirSync(MAN).filter((n) => /\.[1-8]$/.test(n));
     expect(pages).toEqual(expect.arrayContaining(['crux.1', 'crux-journal.1', 'crux-journal.5']));
     for (const page of pages) {
@@ -173,7 +176,7 @@ describe('man pages', () => {
     }
   });
 
-  it('render under man --warnings at 80 columns without a warning, every line within 80 columns', async () => {
+  it.skipIf(noMan !== undefined)(titled('render under man --warnings at 80 columns without a warning, every line within 80 columns', noMan), async () => {
     const pages = fs.readdirSync(MAN).filter((n) => /\.[1-8]$/.test(n));
     for (const page of pages) {
       const run = await execa('man', ['--warnings', '-l', join(MAN, page)], {
@@ -197,6 +200,30 @@ describe('man pages', () => {
     for (const page of present) expect(listed, `${page} is not in package.json "man"`).toContain(page);
     const missing = listed.filter((p) => !fs.existsSync(join(ROOT, p)));
     expect(missing, 'pages package.json lists that do not exist').toEqual([]);
+  });
+
+  it('are each named by `crux help` (the root help), as crux(1) SEE ALSO names them', async () => {
+    const listed: string[] = JSON.parse(fs.readFileSync(join(ROOT, 'package.json'), 'utf8')).man;
+    const help = (await execa(CRUX, ['help'], { env: testEnv() })).stdout;
+    const pages = help.slice(help.indexOf('Manual pages:')).replace(/\s+/g, ' ');
+    const unnamed = listed.map((p) => p.replace(/^man\//, '').replace(/\.\d$/, '')).filter((name) => !new RegExp(`\\b${name}(?=[,;. ]|$)`).test(pages));
+    expect(unnamed, 'pages `crux help` does not name').toEqual([]);
+    const seeAlso = fs.readFileSync(join(MAN, 'crux.1'), 'utf8').split('.SH SEE ALSO')[1]!;
+    for (const p of listed.filter((p) => p !== 'man/crux.1'))
+      expect(seeAlso, p).toContain(
+        p
+          .replace(/^man\//, '')
+          .replace(/-/g, '\\-')
+          .replace(/\.(\d)$/, ' ($1)'),
+      );
+  });
+
+  it('crux ui --help calls its token what it is: made for this run, working until the server stops, not one-time', async () => {
+    const help = (await execa(CRUX, ['ui', '--help'], { env: testEnv() })).stdout.replace(/\s+/g, ' ');
+    expect(help).not.toMatch(/one-time/i);
+    expect(help).toContain('an access token made for this run');
+    expect(help).toMatch(/works as often as it is opened, in any browser, until this server stops/);
+    expect(manText(fs.readFileSync(join(MAN, 'crux-ui.1'), 'utf8')).replace(/\s+/g, ' ')).toMatch(/not used up/);
   });
 
   it('crux(1) has the whole exit-code table and every environment variable the code reads', () => {

@@ -4,7 +4,7 @@ import { execa } from 'execa';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CRUX, crux, freshDataDir, snapshotDir, tempDir, testEnv } from '../helpers/cli';
+import { CRUX, crux, freshDataDir, hookCommand, snapshotDir, tempDir, testEnv } from '../helpers/cli';
 
 const FIXTURES = resolve(__dirname, '../fixtures/claude-code');
 const fixture = (name: string, patch: Record<string, unknown> = {}) =>
@@ -241,9 +241,9 @@ describe('crux hook install claude-code', () => {
     expect(merged.permissions).toEqual(OTHER.permissions);
     expect(merged.env).toEqual(OTHER.env);
     expect(merged.hooks.PreToolUse).toEqual(OTHER.hooks.PreToolUse);
-    expect(merged.hooks.SessionStart).toEqual([...OTHER.hooks.SessionStart, { hooks: [{ type: 'command', command: 'crux hook claude-code' }] }]);
+    expect(merged.hooks.SessionStart).toEqual([...OTHER.hooks.SessionStart, { hooks: [{ type: 'command', command: hookCommand('hook claude-code') }] }]);
     for (const event of ['UserPromptSubmit', 'Stop', 'SubagentStop', 'PreCompact', 'Notification', 'SessionEnd']) {
-      expect(merged.hooks[event], event).toEqual([{ hooks: [{ type: 'command', command: 'crux hook claude-code' }] }]);
+      expect(merged.hooks[event], event).toEqual([{ hooks: [{ type: 'command', command: hookCommand('hook claude-code') }] }]);
     }
     expect(fs.statSync(path).mode & 0o777).toBe(0o600);
     expect(fs.readdirSync(join(cwd, '.claude'))).toEqual(['settings.json']);
@@ -285,7 +285,7 @@ describe('crux hook install claude-code', () => {
       extendEnv: false,
     });
     expect(run.exitCode).toBe(0);
-    const command = `crux --data-dir '${dataDir}' --agent reviewer hook claude-code`;
+    const command = hookCommand(`--data-dir '${dataDir}' --agent reviewer hook claude-code`);
     expect(JSON.parse(fs.readFileSync(custom, 'utf8')).hooks.Stop).toEqual([
       {
         hooks: [
@@ -298,7 +298,7 @@ describe('crux hook install claude-code', () => {
     const home = tempDir();
     const printed = await install(cwd, ['--user', '--print'], { HOME: home });
     expect(printed.exitCode).toBe(0);
-    expect(JSON.parse(printed.stdout).hooks.SessionEnd).toEqual([{ hooks: [{ type: 'command', command: 'crux hook claude-code' }] }]);
+    expect(JSON.parse(printed.stdout).hooks.SessionEnd).toEqual([{ hooks: [{ type: 'command', command: hookCommand('hook claude-code') }] }]);
     expect(fs.existsSync(join(home, '.claude'))).toBe(false);
     expect((await install(cwd, ['--user'], { HOME: home })).exitCode).toBe(0);
     expect(fs.existsSync(join(home, '.claude', 'settings.json'))).toBe(true);
@@ -317,18 +317,18 @@ describe('crux hook install claude-code', () => {
     expect((await execa(CRUX, ['hook', 'install', 'cursor'], { cwd, reject: false, env: testEnv(), extendEnv: false })).exitCode).toBe(2);
   });
 
-  it('installs a command that works: each installed hook, run by a shell as Claude Code runs it', async () => {
+  it('installs a command that works where crux is not on PATH: each installed hook, run by a shell as Claude Code runs it', async () => {
     const cwd = tempDir();
     const dataDir = join(tempDir(), 'data');
-    const bin = tempDir();
-    fs.symlinkSync(CRUX, join(bin, 'crux'));
     expect(
       (await execa(CRUX, ['--data-dir', dataDir, 'hook', 'install', 'claude-code'], { cwd, reject: false, env: testEnv(), extendEnv: false })).exitCode,
     ).toBe(0);
     const hooks = JSON.parse(fs.readFileSync(join(cwd, '.claude', 'settings.json'), 'utf8')).hooks;
-    const env = testEnv({ PATH: `${bin}:${process.env.PATH}` });
+    // The agent's PATH has neither crux nor node: the entry names both by absolute path.
+    const empty = tempDir();
+    const env = testEnv({ PATH: empty });
     const runHook = (event: string, payload: string) =>
-      execa('sh', ['-c', hooks[event][0].hooks[0].command], { input: payload, reject: false, env, extendEnv: false });
+      execa('/bin/sh', ['-c', hooks[event][0].hooks[0].command], { input: payload, reject: false, env, extendEnv: false });
     expect((await runHook('SessionStart', fixture('session-start-startup'))).exitCode).toBe(0);
     expect((await runHook('SessionEnd', fixture('session-end-logout'))).exitCode).toBe(0);
     const closed = JSON.parse((await crux(dataDir, ['--agent', 'claude-code', '--json', 'session', 'get', SID])).stdout).session;
@@ -400,7 +400,7 @@ describe('crux hook gemini-cli', () => {
       'SessionEnd',
       'SessionStart',
     ]);
-    expect(settings.hooks.BeforeAgent).toEqual([{ hooks: [{ name: 'crux', type: 'command', command: 'crux hook gemini-cli' }] }]);
+    expect(settings.hooks.BeforeAgent).toEqual([{ hooks: [{ name: 'crux', type: 'command', command: hookCommand('hook gemini-cli') }] }]);
     const bytes = fs.readFileSync(join(cwd, '.gemini', 'settings.json'));
     expect((await execa(CRUX, ['hook', 'install', 'gemini-cli'], { cwd, reject: false, env: testEnv(), extendEnv: false })).stdout).toContain(
       'nothing changed',

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CRUX, crux, freshDataDir, snapshotDir, testEnv } from '../helpers/cli';
-import { b3hash, b3keyed, b3raw } from '../unit/handoff/b3sum';
+import { b3hash, b3keyed, b3raw } from '../unit/handoff/reference-blake3';
 
 const NOW = '2026-11-29T21:00:00Z';
 const SECRET = 'ids-and-scrub secret';

@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir, testEnv } from '../helpers/cli';
+import { toolsSkipReason } from '../helpers/tools';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -60,7 +61,11 @@ describe('the package', () => {
     expect(String((await crux('session', 'get', 'a')).stdout)).toBe('{"x": 1}');
     // npm's bin link, `crux`, names the launcher (a checkout's bin/crux links to it too: npm packs no links).
     expect(fs.realpathSync(join(prefix, 'bin/crux'))).toBe(join(fs.realpathSync(prefix), 'lib/node_modules/crux/bin/crux.cjs'));
-    const man = await execa('man', ['-w', 'crux'], { env: testEnv({ MANPATH: join(prefix, 'share/man') }), reject: false });
-    expect(String(man.stdout)).toMatch(/crux\.1/);
+    expect(fs.existsSync(join(prefix, 'share/man/man1/crux.1'))).toBe(true);
+    // `man` itself finds the page where it is installed (always in CI).
+    if (toolsSkipReason('man') === undefined) {
+      const man = await execa('man', ['-w', 'crux'], { env: testEnv({ MANPATH: join(prefix, 'share/man') }), reject: false });
+      expect(String(man.stdout)).toMatch(/crux\.1/);
+    }
   });
 });

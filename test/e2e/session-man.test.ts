@@ -4,13 +4,14 @@ import * as fs from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { crux, freshDataDir } from '../helpers/cli';
+import { titled, toolsSkipReason } from '../helpers/tools';
 
 const PAGE = resolve(__dirname, '../../man/crux-session.1');
 const COMMANDS = ['put', 'get', 'history', 'list', 'archive', 'unarchive', 'delete', 'close', 'reap', 'machine', 'export', 'import'];
-const hasGroff = spawnSync('groff', ['--version']).status === 0;
+const noGroff = toolsSkipReason('groff');
 
 describe('man/crux-session.1', () => {
-  it.skipIf(!hasGroff)('renders with groff -man -ww -z and no warnings', () => {
+  it.skipIf(noGroff !== undefined)(titled('renders with groff -man -ww -z and no warnings', noGroff), () => {
     const run = spawnSync('groff', ['-t', '-man', '-ww', '-z', PAGE], { encoding: 'utf8' });
     expect(run.status).toBe(0);
     expect(run.stderr).toBe('');

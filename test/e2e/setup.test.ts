@@ -4,7 +4,7 @@ import { execa } from 'execa';
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CRUX, CRUX_SCRIPT, tempDir, testEnv } from '../helpers/cli';
+import { CRUX, CRUX_SCRIPT, hookCommand, tempDir, testEnv } from '../helpers/cli';
 
 interface Setup {
   home: string;
@@ -34,6 +34,7 @@ const CLIENTS = [
   { name: 'claude-code', user: '.claude.json', project: '.mcp.json', format: 'json' },
   { name: 'claude-desktop', user: '.config/Claude/claude_desktop_config.json', project: undefined, format: 'json' },
   { name: 'cursor', user: '.cursor/mcp.json', project: '.cursor/mcp.json', format: 'json' },
+  { name: 'gemini-cli', user: '.gemini/settings.json', project: '.gemini/settings.json', format: 'json' },
   { name: 'codex', user: '.codex/config.toml', project: undefined, format: 'toml' },
 ] as const;
 
@@ -222,13 +223,13 @@ describe('crux hook install / uninstall', () => {
     fs.writeFileSync(file, settings);
     const r = await run(s, ['hook', 'install', 'claude-code', '--record-cases', '--json'], { cwd: join(s.cwd, 'lib', 'deep') });
     expect(r.exitCode).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ settings: file, changed: true, command: 'crux hook claude-code --record-cases' });
+    expect(JSON.parse(r.stdout)).toMatchObject({ settings: file, changed: true, command: hookCommand('hook claude-code --record-cases') });
     expect(fs.existsSync(join(s.cwd, 'lib', 'deep', '.claude'))).toBe(false);
     const hooks = JSON.parse(fs.readFileSync(file, 'utf8')).hooks;
-    expect(hooks.SessionEnd).toEqual([{ hooks: [{ type: 'command', command: 'crux hook claude-code --record-cases' }] }]);
+    expect(hooks.SessionEnd).toEqual([{ hooks: [{ type: 'command', command: hookCommand('hook claude-code --record-cases') }] }]);
     // Installing again without the flag updates our entry in place.
     await run(s, ['hook', 'install', 'claude-code']);
-    expect(JSON.parse(fs.readFileSync(file, 'utf8')).hooks.SessionEnd).toEqual([{ hooks: [{ type: 'command', command: 'crux hook claude-code' }] }]);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).hooks.SessionEnd).toEqual([{ hooks: [{ type: 'command', command: hookCommand('hook claude-code') }] }]);
     const printed = await run(s, ['hook', 'uninstall', 'claude-code', '--print'], { cwd: join(s.cwd, 'lib') });
     expect(printed.stdout).toBe(settings);
     expect(fs.readFileSync(file, 'utf8')).not.toBe(settings);
@@ -280,5 +281,46 @@ describe('crux hook install / uninstall', () => {
     const refused = await run(s, ['hook', 'uninstall', 'claude-code']);
     expect([refused.exitCode, refused.stderr.includes(malformed)]).toEqual([5, true]);
     expect(fs.readFileSync(malformed, 'utf8')).toBe('{"hooks": [');
+  });
+});
+
+// The store set by the environment, not a flag: the operator's CRUX_DATA_DIR or CRUX_STORE is what the agent gets,
+// named in the entry, and install says so; --no-store leaves it to the agent's own environment, and says that.
+describe('crux mcp install and hook install: the store the agent will use', () => {
+  const URL_ = 'postgres://agent:s3cret-pw@db.invalid:5432/mem?schema=team';
+
+  it('records CRUX_DATA_DIR in the entry and says so; --no-store leaves it out and says that', async () => {
+    const s = setup();
+    const data = join(s.home, 'ops data');
+    const mcp = await run(s, ['mcp', 'install', 'cursor', '--json'], { env: { CRUX_DATA_DIR: data } });
+    expect(mcp.exitCode).toBe(0);
+    expect(JSON.parse(mcp.stdout).store).toEqual({ kind: 'dir', name: data, from: 'CRUX_DATA_DIR', recorded: true });
+    expect(JSON.parse(fs.readFileSync(join(s.home, '.cursor/mcp.json'), 'utf8')).mcpServers.crux.args).toEqual([CRUX_SCRIPT, '--data-dir', data, 'mcp']);
+    const hook = await run(s, ['hook', 'install', 'claude-code'], { env: { CRUX_DATA_DIR: data } });
+    expect(hook.stdout).toContain(`the agent will use the data directory ${data} (from CRUX_DATA_DIR, named in the entry)`);
+    const settings = join(s.cwd, '.claude', 'settings.json');
+    expect(JSON.parse(fs.readFileSync(settings, 'utf8')).hooks.Stop[0].hooks[0].command).toBe(hookCommand(`--data-dir '${data}' hook claude-code`));
+
+    const bare = await run(s, ['hook', 'install', 'claude-code', '--no-store'], { env: { CRUX_DATA_DIR: data } });
+    expect(bare.stdout).toContain('the entry names no store (--no-store)');
+    expect(JSON.parse(fs.readFileSync(settings, 'utf8')).hooks.Stop[0].hooks[0].command).toBe(hookCommand('hook claude-code'));
+    const printed = await run(s, ['mcp', 'install', 'cursor', '--no-store', '--print'], { env: { CRUX_DATA_DIR: data } });
+    expect(JSON.parse(printed.stdout).mcpServers.crux.args).toEqual([CRUX_SCRIPT, 'mcp']);
+    // --no-store beside a store flag is a contradiction (2), and nothing is written.
+    expect((await run(s, ['--data-dir', data, 'mcp', 'install', 'codex', '--no-store'])).exitCode).toBe(2);
+    expect(fs.existsSync(join(s.home, '.codex'))).toBe(false);
+  });
+
+  it('records CRUX_STORE and names the server without its password; the default is said, not recorded', async () => {
+    const s = setup();
+    const mcp = await run(s, ['mcp', 'install', 'gemini-cli'], { env: { CRUX_STORE: URL_ } });
+    expect(mcp.exitCode).toBe(0);
+    expect(mcp.stdout).toContain('the agent will use the store postgres://agent@db.invalid:5432/mem?schema=team (from CRUX_STORE, named in the entry)');
+    expect(mcp.stdout).not.toContain('s3cret-pw');
+    expect(JSON.parse(fs.readFileSync(join(s.home, '.gemini/settings.json'), 'utf8')).mcpServers.crux.args).toEqual([CRUX_SCRIPT, '--store', URL_, 'mcp']);
+    const hook = await run(s, ['hook', 'install', 'gemini-cli', '--json'], { env: { CRUX_STORE: URL_ } });
+    expect(JSON.parse(hook.stdout).store).toMatchObject({ kind: 'postgres', from: 'CRUX_STORE', recorded: true });
+    const plain = await run(s, ['mcp', 'install', 'claude-code', '--json']);
+    expect(JSON.parse(plain.stdout).store).toEqual({ kind: 'dir', name: join(s.home, '.local/share/crux'), from: 'the default', recorded: false });
   });
 });

@@ -11,6 +11,8 @@ import { freshStoreUrl, pgAvailable, pgSkipReason, psql, psqlScript } from './pg
 export const CRUX = resolve(__dirname, '../../bin/crux');
 /** The script bin/crux links to (build.mjs): what crux names itself by where it follows links (`crux mcp install`). */
 export const CRUX_SCRIPT = resolve(__dirname, '../../bin/crux.cjs');
+/** A hook command as `crux hook install` writes it: this Node and crux's script by absolute path, then `rest`. */
+export const hookCommand = (rest: string): string => `${process.execPath} ${CRUX_SCRIPT} ${rest}`;
 
 /** The environment every test process gets: no CA bundle (it costs ~42 ms a start), no inherited crux settings. */
 export function testEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {

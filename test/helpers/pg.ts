@@ -33,18 +33,22 @@ export function restartPg(): void {
   execFileSync(resolve(__dirname, '../../.ci/pg-cluster'), ['restart', dir], { stdio: 'ignore' });
 }
 
+// psql's environment: the server's notices (`drop trigger if exists` of a trigger not there yet, …) stay out of the
+// test log; warnings and errors still show.
+const psqlEnv = (): NodeJS.ProcessEnv => ({ ...process.env, PGOPTIONS: '-c client_min_messages=warning' });
+
 /** Runs SQL on the server through psql (for fixtures: tampering with a row, reading tables). */
 export function psql(sql: string, url = pgServerUrl()): string {
   const u = new URL(url);
   u.searchParams.delete('schema');
-  return execFileSync('psql', [u.href, '-X', '-A', '-t', '-q', '-v', 'ON_ERROR_STOP=1', '-c', sql], { encoding: 'utf8' });
+  return execFileSync('psql', [u.href, '-X', '-A', '-t', '-q', '-v', 'ON_ERROR_STOP=1', '-c', sql], { encoding: 'utf8', env: psqlEnv() });
 }
 
 /** Runs a psql script (SQL and backslash commands, e.g. \\gexec) from standard input. */
 export function psqlScript(script: string, url = pgServerUrl()): string {
   const u = new URL(url);
   u.searchParams.delete('schema');
-  return execFileSync('psql', [u.href, '-X', '-A', '-t', '-q', '-v', 'ON_ERROR_STOP=1', '-f', '-'], { encoding: 'utf8', input: script });
+  return execFileSync('psql', [u.href, '-X', '-A', '-t', '-q', '-v', 'ON_ERROR_STOP=1', '-f', '-'], { encoding: 'utf8', input: script, env: psqlEnv() });
 }
 
 /**

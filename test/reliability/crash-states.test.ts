@@ -13,7 +13,8 @@ import { ALL_STORES } from '../../src/domain/stores';
 import { crux, freshDataDir, tempDir } from '../helpers/cli';
 import { figure, scaled, TIMEOUT } from './harness';
 import { crashStates, materialise, readModel, toOps, TRACED, type CrashState } from './crash-states';
-import { straceCrux } from './strace';
+import { titled } from '../helpers/tools';
+import { noStrace, straceCrux } from './strace';
 
 /** What a replay of the journals alone says: sessions with status and state, and the live case ids. */
 function truth(dir: string): string {
@@ -83,7 +84,7 @@ const SCENARIOS: Scenario[] = [
       expect((await crux(dir, ['case', 'record', '--task', 'seed', '--action', 'a', '--outcome', 'o'])).exitCode).toBe(0);
     },
     args: ['case', 'import', '-'],
-    input: Array.from({ length: scaled(12, 300) }, (_, i) => JSON.stringify({ task: `deploy ${i}`, action: 'ship', outcome: 'ok' })).join('\n') + '\n',
+    input: `${Array.from({ length: scaled(12, 300) }, (_, i) => JSON.stringify({ task: `deploy ${i}`, action: 'ship', outcome: 'ok' })).join('\n')}\n`,
   },
   {
     name: 'first write (a new data directory)',
@@ -154,7 +155,7 @@ describe('the crash-state explorer itself', () => {
   });
 });
 
-describe('crash states (ALICE-style, from strace)', { timeout: TIMEOUT }, () => {
+describe.skipIf(noStrace !== undefined)(titled('crash states (ALICE-style, from strace)', noStrace), { timeout: TIMEOUT }, () => {
   const totals = { scenarios: 0, operations: 0, states: 0, wanting: 0 };
   const perScenario: Record<string, { ops: number; states: number; wanting: number }> = {};
   // Default run: at most this many states per command (spread evenly over the crash points); all with CRUX_STRESS.

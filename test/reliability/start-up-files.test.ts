@@ -4,7 +4,8 @@
 // spells the UTC fields itself), no other bundle. Each of these costs every call.
 import { describe, expect, it } from 'vitest';
 import { crux, freshDataDir } from '../helpers/cli';
-import { straceCrux } from './strace';
+import { titled } from '../helpers/tools';
+import { noStrace, straceCrux } from './strace';
 
 const LINES: readonly { args: string[]; bundle: string }[] = [
   { args: ['session', 'get', 's'], bundle: 'fast-read.cjs' },
@@ -16,7 +17,7 @@ const LINES: readonly { args: string[]; bundle: string }[] = [
   { args: ['--json', 'case', 'retrieve', 'ship'], bundle: 'fast-retrieve.cjs' },
 ];
 
-describe('a fast command’s start', () => {
+describe.skipIf(noStrace !== undefined)(titled('a fast command’s start', noStrace), () => {
   it('opens its launcher, one bundle and its cache: no package.json, no time zone, no other bundle', async () => {
     const dir = freshDataDir();
     for (const id of ['s', 'c']) expect((await crux(dir, ['session', 'put', id, '{"a":1}'])).exitCode).toBe(0);

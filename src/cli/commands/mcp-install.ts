@@ -1,9 +1,7 @@
 // `crux mcp install <client>` and `crux mcp uninstall <client>`: crux's server entry merged into, or taken out of,
 // an MCP client's own configuration file, naming absolute paths so that a client without the shell's PATH starts it.
-import { fs } from '../../shared/fs';
-import { basename, dirname, join, resolve } from 'node:path';
 import { Command } from 'commander';
-import { buildContext, type GlobalOptions } from '../context';
+import { buildContext, contextOf } from '../context';
 import { emit, sentence } from '../../output/emit';
 import { renderMcpInstalled, renderMcpUninstalled } from '../../output/mcp-install';
 import { writeStdout } from '../../output/stdout';
@@ -11,29 +9,15 @@ import { CLIENT_FILES_HELP, CLIENT_NAMES, clientOf, scopeOf, type McpClient, typ
 import { editTomlServer, mergeJsonServer, removeJsonServer, type ConfigEdit } from '../install/mcp-config';
 import { readConfigFile, replaceConfigFile } from '../install/config-file';
 import { projectRootOf } from '../install/project-root';
-
-/**
- * This crux script, absolute (a symlink to it, npm's bin link or a checkout's bin/crux, followed). A checkout's
- * bin/crux is bin/pinned/crux.cjs, which names its Node in its first line and runs on PATH's (build.mjs): an entry
- * that names the Node itself runs the package's bin/crux.cjs beside it.
- */
-function cruxScript(): string {
-  const script = fs.realpathSync(process.argv[1]!);
-  const portable = join(dirname(dirname(script)), 'crux.cjs');
-  return basename(dirname(script)) === 'pinned' && fs.existsSync(portable) ? portable : script;
-}
+import { agentArgs, cruxScript, installGlobals, NO_STORE_HELP } from '../install/self';
 
 /**
  * The server as it runs now: this Node binary and this crux script, both absolute, with the store and agent the
- * install was given. No PATH is needed to start it.
+ * install was given (or CRUX_STORE / CRUX_DATA_DIR named, unless --no-store). No PATH is needed to start it.
  */
-function serverSpec(globals: GlobalOptions): ServerSpec {
-  const args = [cruxScript()];
-  if (globals.dataDir !== undefined) args.push('--data-dir', resolve(globals.dataDir));
-  if (globals.store !== undefined) args.push('--store', globals.store);
-  if (globals.agent !== undefined) args.push('--agent', globals.agent);
-  args.push('mcp');
-  return { command: process.execPath, args };
+function serverSpec(command: Command, env: NodeJS.ProcessEnv) {
+  const { args, store } = agentArgs(installGlobals(command), env, command.opts().store !== false);
+  return { server: { command: process.execPath, args: [cruxScript(), ...args, 'mcp'] } as ServerSpec, store };
 }
 
 const withTargetOptions = (command: Command, verb: string) =>
@@ -42,7 +26,7 @@ const withTargetOptions = (command: Command, verb: string) =>
     .option('--user', "the user's configuration (the default): every project of this user")
     .option(
       '--project',
-      'the configuration of the project the current directory is in (Claude Code: .mcp.json, Cursor: .cursor/mcp.json, at the root of its repository)',
+      'the configuration of the project the current directory is in (Claude Code: .mcp.json, Cursor: .cursor/mcp.json, Gemini CLI: .gemini/settings.json, at the root of its repository)',
     )
     .option('--print', `print the configuration file as it would be ${verb} instead of writing it`);
 
@@ -64,14 +48,16 @@ function run(client: McpClient, scope: McpScope, edit: (text: string, where: str
 export function makeMcpInstallCommand(): Command {
   return withTargetOptions(new Command('install'), 'with crux')
     .description("add crux's MCP server to a client's configuration file, keeping every other entry; a second install changes nothing")
+    .option('--no-store', NO_STORE_HELP)
     .addHelpText(
       'after',
       [
         '',
         'The entry runs this Node binary on this crux script by absolute path, with',
-        '--agent, --data-dir or --store when given before `mcp`. Writes atomically and',
-        'through a symlink (the link stays, its target is replaced); a file that does',
-        'not parse is left untouched (exit 5).',
+        '--agent, --data-dir or --store when given before `mcp`, and the store that',
+        'CRUX_STORE or CRUX_DATA_DIR names (unless --no-store); it says which store',
+        'the agent will use. Writes atomically and through a symlink (the link stays,',
+        'its target is replaced); a file that does not parse is left untouched (exit 5).',
         ...CLIENT_FILES_HELP,
         '',
         'Examples:',
@@ -82,15 +68,19 @@ export function makeMcpInstallCommand(): Command {
       ].join('\n'),
     )
     .action(async (name: string, opts: TargetOptions, command: Command) => {
-      const ctx = buildContext(command);
+      const ctx = contextOf(installGlobals(command), process.env);
       const client = clientOf(name);
       const scope = scopeOf(client, opts);
-      const server = serverSpec(command.optsWithGlobals<GlobalOptions>());
+      const { server, store } = serverSpec(command, ctx.env);
       const entry = client.entry(server);
       const { path, result } = run(client, scope, editing(client, entry), opts.print);
       if (result.reformatted) ctx.warn(`${path} was written anew by the TOML library: every entry is kept, its comments and layout are not`);
       if (opts.print) return;
-      await emit(ctx, { client: client.name, scope, file: path, changed: result.changed, server, afterwards: client.afterwards }, sentence(renderMcpInstalled));
+      await emit(
+        ctx,
+        { client: client.name, scope, file: path, changed: result.changed, server, store, afterwards: client.afterwards },
+        sentence(renderMcpInstalled),
+      );
     });
 }
 

@@ -6,7 +6,7 @@ import { invalid } from '../../shared/errors';
 
 export function makeUiCommand(): Command {
   return new Command('ui')
-    .description('serve a read-only dashboard of the store on a local port, until interrupted (prints its URL with a one-time token)')
+    .description('serve a read-only dashboard of the store on a local port, until interrupted (prints its URL with an access token made for this run)')
     .option('--port <n>', 'the port to listen on (default 0: a free one)')
     .option('--bind <addr>', 'the address to listen on (default 127.0.0.1, loopback only)')
     .option('--open', 'open the URL in the desktop browser (xdg-open, open)')
@@ -16,9 +16,11 @@ export function makeUiCommand(): Command {
         '',
         'Pages: overview, sessions (state, history and the diff between versions),',
         'cases (retrieve, browse), handoffs (a graph of agents), journal (check,',
-        'quarantine). Every page has a JSON twin under /api/. The URL carries a token,',
-        'exchanged for a cookie; anything else is refused (401, 403, 405). Runs until',
-        'interrupted (Ctrl-C, or SIGTERM for a server started in the background).',
+        'quarantine). Every page has a JSON twin under /api/. The URL carries an access',
+        'token made anew each time crux ui starts: it works as often as it is opened,',
+        'in any browser, until this server stops, and is exchanged for a cookie;',
+        'anything else is refused (401, 403, 405). Runs until interrupted (Ctrl-C, or',
+        'SIGTERM for a server started in the background).',
         '',
         'Examples:',
         '  crux ui',

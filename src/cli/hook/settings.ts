@@ -4,8 +4,11 @@
 import { invalid } from '../../shared/errors';
 import type { HookClient } from './clients';
 
-/** A command of ours for `client`, whatever flags it was installed with: replaced by the new one, never duplicated. */
-const oursFor = (client: HookClient) => new RegExp(`(^|[\\s/'"])crux['"]?(\\s.*)?\\shook\\s+${client.name}(\\s|$)`);
+/**
+ * A command of ours for `client` (`crux hook …`, or by absolute paths `/usr/bin/node /…/bin/crux.cjs … hook …`),
+ * whatever flags it was installed with: replaced by the new one, never duplicated.
+ */
+const oursFor = (client: HookClient) => new RegExp(`(^|[\\s/'"])crux(\\.cjs)?['"]?(\\s.*)?\\shook\\s+${client.name}(\\s|$)`);
 
 export interface MergeResult {
   /** The settings to write (two-space JSON and a newline), or the original text when nothing changed. */

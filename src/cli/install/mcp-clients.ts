@@ -75,6 +75,17 @@ export const MCP_CLIENTS: readonly McpClient[] = [
     afterwards: 'Cursor reads it when it starts (Settings → MCP lists its servers)',
   },
   {
+    name: 'gemini-cli',
+    label: 'Gemini CLI',
+    format: 'json',
+    scopes: ['user', 'project'],
+    // Gemini CLI's settings (docs/get-started/configuration.md): `mcpServers` of ~/.gemini/settings.json, or of the
+    // project's .gemini/settings.json; the same file its hooks live in (`crux hook install gemini-cli`).
+    file: (scope, { env, projectRoot }) => join(scope === 'project' ? projectRoot() : home(env, '~/.gemini/settings.json'), '.gemini', 'settings.json'),
+    entry: (s) => ({ command: s.command, args: [...s.args] }),
+    afterwards: 'Gemini CLI reads it when it starts (`gemini mcp list` checks it)',
+  },
+  {
     name: 'codex',
     label: 'Codex',
     format: 'toml',
@@ -96,6 +107,9 @@ export const CLIENT_FILES_HELP = [
   '                  (macOS: ~/Library/Application Support/Claude/,',
   '                  Windows: %APPDATA%\\Claude\\)',
   '  cursor          ~/.cursor/mcp.json; --project: .cursor/mcp.json',
+  '  gemini-cli      ~/.gemini/settings.json (mcpServers); --project:',
+  '                  .gemini/settings.json (or the extension: gemini extensions',
+  '                  install <crux checkout>)',
   '  codex           ~/.codex/config.toml ([mcp_servers.crux]; under CODEX_HOME)',
 ];
 

@@ -77,10 +77,14 @@ export function encodeBank(bank: CaseBank): Buffer {
 export function columnsOf(bank: CaseBank): BankColumns {
   const live = bank.liveSlots();
   const renumber = new Int32Array(bank.slots).fill(-1);
-  live.forEach((s, i) => (renumber[s] = i));
+  live.forEach((s, i) => {
+    renumber[s] = i;
+  });
   const pick = <T extends Float64Array | Uint32Array | Uint8Array>(column: Column<T>, make: (n: number) => T): T => {
     const out = make(live.length);
-    live.forEach((s, i) => (out[i] = column.get(s)));
+    live.forEach((s, i) => {
+      out[i] = column.get(s);
+    });
     return out;
   };
   const idStarts = new Uint32Array(live.length);

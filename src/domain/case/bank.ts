@@ -284,7 +284,9 @@ export function idHash32(id: string): number {
 /** The (hash of the id, slot) pairs of slots 0… holding `ids`, sorted by hash: a bank's idHash column. */
 export function hashIds(ids: readonly string[]): Uint32Array {
   const byHash = new BigUint64Array(ids.length);
-  ids.forEach((id, i) => (byHash[i] = (BigInt(idHash32(id)) << 32n) | BigInt(i)));
+  ids.forEach((id, i) => {
+    byHash[i] = (BigInt(idHash32(id)) << 32n) | BigInt(i);
+  });
   byHash.sort();
   const idHash = new Uint32Array(ids.length * 2);
   byHash.forEach((pair, i) => {

@@ -74,7 +74,7 @@ export function parseReward(value: unknown): number {
     );
   if (!Number.isFinite(n)) throw invalid(`reward must be a finite number, not ${String(value)}`);
   // Clamping also turns -0 into 0, so that the stored value prints as 0.
-  return n <= 0 ? 0 : n >= 1 ? 1 : n;
+  return n <= 0 ? 0 : Math.min(n, 1);
 }
 
 function tags(value: unknown): string[] {

@@ -46,9 +46,7 @@ export function selectFacts(state: unknown, sessionId: string, visible: readonly
   const decisions = `${DECISIONS_PREFIX}${sessionId}`;
   return visible
     .filter((f) => !f.deleted && !f.private)
-    .filter(
-      (f) => referenced.has(f.fact_id) || f.entity === sessionId || f.entity === decisions || (f.entity !== null && f.entity.startsWith(`${decisions}::`)),
-    )
+    .filter((f) => referenced.has(f.fact_id) || f.entity === sessionId || f.entity === decisions || f.entity?.startsWith(`${decisions}::`))
     .sort(compareFacts);
 }
 

@@ -69,7 +69,7 @@ export async function loadAgentKey(keys: KeyStore, agent: string): Promise<(Agen
   const bytes = await keys.read(name);
   const pem = bytes === undefined ? undefined : Buffer.from(bytes).toString('utf8');
   if (pem === undefined) return undefined;
-  let pub;
+  let pub: { publicKey: string; keyId: string };
   try {
     pub = publicKeyOfPrivate(pem);
   } catch {

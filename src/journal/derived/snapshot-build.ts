@@ -146,7 +146,9 @@ function stepWith(root: string, spec: StoreSpec<unknown>, build: Build, journal:
       return false;
     }
     const dir = Buffer.alloc(layout.dirBytes);
-    sums.meta.dir.forEach((c, i) => dir.writeUInt32LE(c, i * 4));
+    sums.meta.dir.forEach((c, i) => {
+      dir.writeUInt32LE(c, i * 4);
+    });
     writeFully(fd, dir, HEADER_BYTES);
     writeFully(fd, snapshotHeader(spec.file, codec.version, header.nonce, meta.binding, length, dir), 0);
     fs.ftruncateSync(fd, layout.bodyAt + length);
@@ -195,7 +197,9 @@ function checksumPages(
   const full = done ? Math.ceil(total / PAGE) : whole;
   const flush = () => {
     const table = Buffer.alloc(chunk.length * 4);
-    chunk.forEach((c, i) => table.writeUInt32LE(c, i * 4));
+    chunk.forEach((c, i) => {
+      table.writeUInt32LE(c, i * 4);
+    });
     writeFully(fd, table, tableAt + dir.length * SNAPSHOT_CHUNK_PAGES * 4);
     dir.push(crc32(table, chunkSeed(nonce, dir.length)));
     chunk.length = 0;

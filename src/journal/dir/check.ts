@@ -44,7 +44,8 @@ export function checkJournal(dir: JournalDir, spec: StoreSpec<unknown>, opts: { 
   if (!opts.repair || scan.problems.length === 0) return report;
   const quarantine = repairJournal(dir, spec, scan, kept, opts.ts);
   const removed = scan.problems.filter((p) => p.skipped).length;
-  return { ...report, repaired: { removed, quarantine } };
+  // Counted again: what quarantine/ holds now, the repair's own items with it.
+  return { ...report, quarantined: listQuarantine(dir.root, spec.file).length, repaired: { removed, quarantine } };
 }
 
 function repairJournal(dir: JournalDir, spec: StoreSpec<unknown>, scan: ScanResult, kept: { record: JournalRecord }[], ts: string): string[] {

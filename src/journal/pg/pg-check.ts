@@ -105,7 +105,8 @@ async function checkOne(
     if (removed.length > 0) names.push(await quarantine(store, sql, spec.file, `${spec.file}.${REMOVED_LINES}`, `${removed.join('\n')}\n`, opts.ts));
     await replaceRows(store, sql, spec, rechain(kept, opts.ts));
     await store.refreshIndex(sql, catalog, spec, 'all');
-    return { ...report, repaired: { removed: skipped.size, quarantine: names } };
+    // Counted again: what the quarantine holds now, the repair's own items with it.
+    return { ...report, quarantined: await quarantinedCount(store, sql, catalog, spec.file), repaired: { removed: skipped.size, quarantine: names } };
   }
   if (scan.problems.length > 0) return report;
   // Derived rows, compared with the replay just made (only of a journal that verifies: damage is reported above).

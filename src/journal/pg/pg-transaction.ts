@@ -81,7 +81,9 @@ export class PgTransaction implements Transaction {
     const loaded = this.loaded.get(batch.spec)!;
     const { text, head } = encodeRecords(loaded.head, batch.drafts, this.ts, { batch: true });
     const lines = text.split('\n').slice(0, -1);
-    lines.forEach((body, i) => batch.spec.evolve(loaded.state, decodeOwn(body), rowPosition(loaded.line + i + 1, body)));
+    lines.forEach((body, i) => {
+      batch.spec.evolve(loaded.state, decodeOwn(body), rowPosition(loaded.line + i + 1, body));
+    });
     batch.lines = lines;
     batch.afterLine = loaded.line;
     batch.afterHead = loaded.head;

@@ -150,7 +150,10 @@ describe('the MCP clients', () => {
     expect(file('cursor', 'project', { HOME: '/h' })).toBe('/src/app/.cursor/mcp.json');
     expect(file('codex', 'user', { HOME: '/h' })).toBe('/h/.codex/config.toml');
     expect(file('codex', 'user', { HOME: '/h', CODEX_HOME: '/k' })).toBe('/k/config.toml');
-    expect(MCP_CLIENTS.map((c) => c.name)).toEqual(['claude-code', 'claude-desktop', 'cursor', 'codex']);
+    expect(file('gemini-cli', 'user', { HOME: '/h' })).toBe('/h/.gemini/settings.json');
+    expect(file('gemini-cli', 'project', { HOME: '/h' })).toBe('/src/app/.gemini/settings.json');
+    expect(mcpClientNamed('gemini-cli')!.entry({ command: '/n', args: ['/c.cjs', 'mcp'] })).toEqual({ command: '/n', args: ['/c.cjs', 'mcp'] });
+    expect(MCP_CLIENTS.map((c) => c.name)).toEqual(['claude-code', 'claude-desktop', 'cursor', 'gemini-cli', 'codex']);
   });
 
   it('refuse a user file without HOME (exit 5), never one under the current directory', () => {

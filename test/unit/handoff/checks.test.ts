@@ -3,7 +3,7 @@ import { CHECK_NAMES, verifyPackage, type CheckContext } from '../../../src/doma
 import { deriveCompatKey, generateAgentKeyPair } from '../../../src/domain/handoff/crypto';
 import { decodeEnvelope, encodeEnvelope, MAX_ENVELOPE_BYTES, type Envelope } from '../../../src/domain/handoff/envelope';
 import { mintPackage, type MintInput } from '../../../src/domain/handoff/mint';
-import { b3hash, b3keyed, b3raw } from './b3sum';
+import { b3hash, b3keyed, b3raw } from './reference-blake3';
 
 const enc = (s: string) => new Uint8Array(Buffer.from(s, 'utf8'));
 const T0 = Date.UTC(2026, 10, 29, 21);
@@ -43,7 +43,7 @@ const statuses = (v: ReturnType<typeof verifyPackage>) => Object.fromEntries(CHE
 describe('a minted package', () => {
   const minted = mintPackage(mintInput());
 
-  it('verifies with b3sum: content hash and keyed MAC over the payload bytes', () => {
+  it('verifies with the reference BLAKE3: content hash and keyed MAC over the payload bytes', () => {
     expect(b3hash(minted.payload)).toBe(minted.envelope.content_hash);
     expect(Buffer.from(b3keyed(KEY, minted.payload), 'hex').toString('base64')).toBe(minted.envelope.signature_b64);
     expect(Buffer.from(minted.envelope.payload_b64, 'base64')).toEqual(Buffer.from(minted.payload));
@@ -148,7 +148,7 @@ describe('each check fails with its code, in SPEC order', () => {
   });
 });
 
-describe('a daemon-style package, built independently (b3sum, CRUX_MCP_HANDOFF_SECRET)', () => {
+describe('a daemon-style package, built independently (reference BLAKE3, CRUX_MCP_HANDOFF_SECRET)', () => {
   const secret = 'shared daemon secret';
   const payload = enc(
     '{"session_id":"task-42","session_state":{"plan":["w_7"],"n":1.0},"facts":[],"created_at":"2026-11-29T21:00:00.123456789+00:00","source_agent":"planner","target_agent":null,"message":null,"work_ids":["w_7"]}',

@@ -1,4 +1,8 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { blake3 } from '@noble/hashes/blake3.js';
 import {
@@ -15,7 +19,8 @@ import {
   signEd25519,
   verifyEd25519,
 } from '../../../src/domain/handoff/crypto';
-import { b3derive, b3hash, b3keyed } from './b3sum';
+import { titled, toolsSkipReason } from '../../helpers/tools';
+import { b3derive, b3hash, b3keyed } from './reference-blake3';
 
 const enc = (s: string) => new Uint8Array(Buffer.from(s, 'utf8'));
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -100,7 +105,7 @@ describe('BLAKE3: the official test vectors', () => {
     expect(hex(blake3(input(n), { context: enc(VECTOR_CONTEXT) }))).toBe(derived);
   });
 
-  it('b3sum agrees with the vectors (the independent implementation is itself sound)', () => {
+  it('the reference BLAKE3 agrees with the vectors (the independent implementation is itself sound)', () => {
     for (const [n, hash, keyed, derived] of VECTORS.filter(([n]) => n === 1025 || n === 0)) {
       expect(b3hash(input(n))).toBe(hash);
       expect(b3keyed(VECTOR_KEY, input(n))).toBe(keyed);
@@ -109,19 +114,19 @@ describe('BLAKE3: the official test vectors', () => {
   });
 });
 
-describe('BLAKE3 against b3sum', () => {
+describe("BLAKE3 against an independent implementation (blake3-wasm: the BLAKE3 team's crate, as b3sum runs it)", () => {
   const payloads = [enc(''), enc('{"session_id":"s"}'), enc('é ✓ 🚀'), new Uint8Array(Buffer.alloc(70_000, 7))];
 
-  it('content hashes match b3sum', () => {
+  it('content hashes match', () => {
     for (const p of payloads) expect(contentHashOf(p)).toBe(b3hash(p));
   });
 
-  it('MACs match b3sum --keyed', () => {
+  it('MACs match the keyed mode', () => {
     const key = new Uint8Array(32).map((_, i) => (i * 37 + 11) & 0xff);
     for (const p of payloads) expect(hex(macOf(key, p))).toBe(b3keyed(key, p));
   });
 
-  it("CRUX_HANDOFF_SECRET derives with b3sum --derive-key and crux's context", () => {
+  it("CRUX_HANDOFF_SECRET derives with the derive-key mode and crux's context", () => {
     const secret = 'correct horse battery staple';
     expect(hex(deriveKeyFromSecret(secret))).toBe(b3derive(CRUX_KEY_CONTEXT, enc(secret)));
   });
@@ -135,6 +140,44 @@ describe('BLAKE3 against b3sum', () => {
 
   it('refuses a key that is not 32 bytes', () => {
     expect(() => macOf(new Uint8Array(31), enc('x'))).toThrow(/32 bytes/);
+  });
+});
+
+describe('the reference BLAKE3 needs nothing but Node', () => {
+  it('hashes, MACs and derives with no program on PATH (a machine with only Node and npm)', () => {
+    const path = process.env.PATH;
+    process.env.PATH = '';
+    try {
+      expect(b3hash(enc('abc'))).toBe('6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85');
+      expect(b3keyed(VECTOR_KEY, input(1))).toBe(VECTORS.find(([n]) => n === 1)![2]);
+      expect(b3derive(VECTOR_CONTEXT, input(1))).toBe(VECTORS.find(([n]) => n === 1)![3]);
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+});
+
+// b3sum, the BLAKE3 team's command, where it is installed (always in CI): the reference agrees with it too.
+const noB3sum = toolsSkipReason('b3sum');
+describe.skipIf(noB3sum !== undefined)(titled('the b3sum command', noB3sum), () => {
+  const b3sum = (args: string[], data: Uint8Array, stdin?: Uint8Array): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'crux-b3-'));
+    try {
+      writeFileSync(join(dir, 'input'), data);
+      return execFileSync('b3sum', [...args, '--no-names', join(dir, 'input')], { input: stdin, encoding: 'utf8' }).trim();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  it('agrees with the vectors and with crux: hash, --keyed, --derive-key', () => {
+    for (const [n, hash, keyed, derived] of VECTORS.filter(([n]) => n === 1025 || n === 0)) {
+      expect(b3sum([], input(n))).toBe(hash);
+      expect(b3sum(['--keyed'], input(n), VECTOR_KEY)).toBe(keyed);
+      expect(b3sum(['--derive-key', VECTOR_CONTEXT], input(n))).toBe(derived);
+    }
+    const secret = 'correct horse battery staple';
+    expect(hex(deriveKeyFromSecret(secret))).toBe(b3sum(['--derive-key', CRUX_KEY_CONTEXT], enc(secret)));
   });
 });
 

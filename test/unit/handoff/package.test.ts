@@ -59,7 +59,7 @@ describe('encodePackage: serde_json compact output of the daemon struct', () => 
 
   it('escapes strings as serde_json does: short escapes, \\u00xx lowercase, raw UTF-8 and /', () => {
     const text = encodePackage({ ...base, message: 'a"b\\c\n\t\u0001\u001f/é🚀\u007f' });
-    expect(text).toContain(String.raw`"message":"a\"b\\c\n\t\u0001\u001f/é🚀` + '\u007f"');
+    expect(text).toContain(`${String.raw`"message":"a\"b\\c\n\t\u0001\u001f/é🚀`}\u007f"`);
   });
 
   it('facts are spliced verbatim, minified', () => {

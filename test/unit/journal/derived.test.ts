@@ -442,7 +442,7 @@ describe('a store index through DataDir', () => {
     const restore = () => {
       fs.rmSync(join(dir.root, 'cache'), { recursive: true });
       fs.mkdirSync(join(dir.root, 'cache'), { mode: 0o700 });
-      files.forEach((f, j) => fs.writeFileSync(f, originals[j]!));
+      for (const [j, f] of files.entries()) fs.writeFileSync(f, originals[j]!);
     };
     const damages: [string, (b: Buffer) => Buffer][] = [
       ['flip in the header', (b) => flip(b, 40)],

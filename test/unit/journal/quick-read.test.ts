@@ -72,7 +72,12 @@ describe('the quick read', () => {
     const damages: [string, (dir: string) => void][] = [
       ['cache/ lost', (d) => fs.rmSync(join(d, 'cache'), { recursive: true })],
       ['the manifest flipped', (d) => flipAt(join(d, 'cache', 'items.jsonl.idx'), 40)],
-      ['the base pages flipped', (d) => baseRuns(d).forEach((f) => flipPages(f))],
+      [
+        'the base pages flipped',
+        (d) => {
+          for (const f of baseRuns(d)) flipPages(f);
+        },
+      ],
       ['a line the index names changed', (d) => rewrite(join(d, 'items.jsonl'), (t) => t.replace('"value":23', '"value":93'))],
       ['a torn tail', (d) => fs.appendFileSync(join(d, 'items.jsonl'), '{"v":1,"seq":41,"ts":')],
       ['the journal far past the index', (d) => farPast(d)],

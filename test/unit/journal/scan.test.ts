@@ -121,7 +121,7 @@ describe('scanJournal', () => {
         expect(problems[0]).toMatch(/^4: torn tail/);
       }
       const whole = lines(j.batch);
-      const { problems } = scan(j.before + whole.slice(0, 2).join('\n') + '\n' + whole[2]!.slice(0, 9));
+      const { problems } = scan(`${j.before + whole.slice(0, 2).join('\n')}\n${whole[2]!.slice(0, 9)}`);
       expect(problems).toEqual(['4: torn tail (an incomplete batch: 2 of 4 records, then 9 bytes without a final newline)']);
     });
 
@@ -129,7 +129,7 @@ describe('scanJournal', () => {
       const j = batched();
       const l = lines(j.batch);
       l[1] = l[1]!.replace('"value":5', '"value":50');
-      const { applied, problems } = scan(j.before + l.join('\n') + '\n' + j.after);
+      const { applied, problems } = scan(`${j.before + l.join('\n')}\n${j.after}`);
       expect(applied).toEqual([1, 2, 3, 4, 6, 7, 8]);
       expect(problems).toEqual(['5: hash mismatch']);
     });
@@ -139,7 +139,7 @@ describe('scanJournal', () => {
       const l = lines(j.batch);
       // Two of the four records, then a record continuing the chain from the journal before the batch.
       const other = encodeRecords(j.heads[0]!, puts(1, 9), TS).text;
-      const { applied, result } = scan(j.before + l.slice(0, 2).join('\n') + '\n' + other);
+      const { applied, result } = scan(`${j.before + l.slice(0, 2).join('\n')}\n${other}`);
       expect(applied).toEqual([1, 2, 3, 9]);
       const incomplete = result.problems.find((p) => p.reason.startsWith('incomplete batch'))!;
       expect(incomplete).toMatchObject({ line: 4, skipped: true, length: Buffer.byteLength(`${l[0]}\n${l[1]}`) });
@@ -179,8 +179,8 @@ describe('ChainVerifier keeping nothing of a record (journal copy verifies so: a
 
   it.each([
     ['a complete batch between single records', single.text + batch.text + after.text],
-    ['a batch cut short at the end', single.text + lines(batch.text).slice(0, 4).join('\n') + '\n'],
-    ['a batch another write interrupted', single.text + lines(batch.text).slice(0, 2).join('\n') + '\n' + after.text],
+    ['a batch cut short at the end', `${single.text + lines(batch.text).slice(0, 4).join('\n')}\n`],
+    ['a batch another write interrupted', `${single.text + lines(batch.text).slice(0, 2).join('\n')}\n${after.text}`],
     [
       'a damaged line inside a batch',
       single.text +

@@ -20,8 +20,9 @@ function scopeOver(drafts: EventDraft[], agent?: string): SessionScope {
     ...(d.actor ? { actor: d.actor } : {}),
   }));
   const dir = {
-    readHistory: async (_spec: unknown, sink: (r: JournalRecord, at: { line: number; offset: number; length: number }) => void) =>
-      records.forEach((r, i) => sink(r, { line: i + 1, offset: 0, length: 10 })),
+    readHistory: async (_spec: unknown, sink: (r: JournalRecord, at: { line: number; offset: number; length: number }) => void) => {
+      for (const [i, r] of records.entries()) sink(r, { line: i + 1, offset: 0, length: 10 });
+    },
   } as unknown as JournalStore;
   return { dir, agent: agent as never, now: T0 + 100 * HOUR };
 }

@@ -2,7 +2,8 @@
 // agent's settings file, idempotently, atomically and through symlinks (src/cli/install/config-file.ts).
 import { join, resolve } from 'node:path';
 import { Command } from 'commander';
-import { buildContext, type GlobalOptions } from '../../context';
+import { buildContext, contextOf } from '../../context';
+import type { AgentStore } from '../../../output/agent-store';
 import { emit, sentence } from '../../../output/emit';
 import { renderInstalled, renderUninstalled } from '../../../output/hook';
 import { writeStdout } from '../../../output/stdout';
@@ -11,19 +12,21 @@ import { mergeHooks, removeHooks } from '../../hook/settings';
 import { clientNamed, HOOK_CLIENTS, type HookClient } from '../../hook/clients';
 import { readConfigFile, replaceConfigFile } from '../../install/config-file';
 import { projectRootOf } from '../../install/project-root';
+import { agentArgs, cruxScript, installGlobals, NO_STORE_HELP } from '../../install/self';
 
 /** A word as a POSIX shell reads it back: as is when it is plain, else single-quoted. */
 const shellWord = (word: string) => (/^[\w./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
 
-/** The hook command: the global options given to install (an agent, a store) and --record-cases go with it. */
-function hookCommand(client: HookClient, globals: GlobalOptions, recordCases: boolean): string {
-  const words = ['crux'];
-  if (globals.dataDir !== undefined) words.push('--data-dir', resolve(globals.dataDir));
-  if (globals.store !== undefined) words.push('--store', globals.store);
-  if (globals.agent !== undefined) words.push('--agent', globals.agent);
-  words.push('hook', client.name);
+/**
+ * The hook command: this Node binary on this crux script, both absolute (the agent runs hooks without the shell's
+ * PATH, where `crux` may not be), with the store (a flag's, or CRUX_STORE's / CRUX_DATA_DIR's unless --no-store),
+ * the agent, and --record-cases.
+ */
+function hookCommand(client: HookClient, command: Command, recordCases: boolean): { cmd: string; store: AgentStore } {
+  const { args, store } = agentArgs(installGlobals(command), process.env, command.opts().store !== false);
+  const words = [process.execPath, cruxScript(), ...args, 'hook', client.name];
   if (recordCases) words.push('--record-cases');
-  return words.map(shellWord).join(' ');
+  return { cmd: words.map(shellWord).join(' '), store };
 }
 
 interface TargetOptions {
@@ -63,12 +66,17 @@ export function makeInstallCommand(): Command {
   return withTargetOptions(new Command('install'), 'with the hooks')
     .description("add crux's hooks to a coding agent's settings file, keeping every other setting; a second install changes nothing")
     .option('--record-cases', 'install the hooks with --record-cases: each session ending records one case from its transcript')
+    .option('--no-store', NO_STORE_HELP)
     .addHelpText(
       'after',
       [
         '',
-        'Writes atomically and through a symlink (the link stays, its target is',
-        'replaced); a settings file that is not valid JSON is left untouched (exit 5).',
+        'Each hook runs this Node binary on this crux script by absolute path (no PATH',
+        'needed), with --agent, --data-dir or --store when given before `hook`, and the',
+        'store that CRUX_STORE or CRUX_DATA_DIR names (unless --no-store); install says',
+        'which store the agent will use. Writes atomically and through a symlink (the',
+        'link stays, its target is replaced); a settings file that is not valid JSON is',
+        'left untouched (exit 5).',
         '`crux hook uninstall <client>` takes out what this added.',
         '',
         'Examples:',
@@ -79,14 +87,14 @@ export function makeInstallCommand(): Command {
       ].join('\n'),
     )
     .action(async (name: string, opts: TargetOptions & { recordCases?: boolean }, command: Command) => {
-      const ctx = buildContext(command);
+      const ctx = contextOf(installGlobals(command), process.env);
       const client = clientOf(name);
       const file = readConfigFile(settingsPath(client, opts, ctx.env));
-      const cmd = hookCommand(client, command.optsWithGlobals<GlobalOptions>(), Boolean(opts.recordCases));
+      const { cmd, store } = hookCommand(client, command, Boolean(opts.recordCases));
       const merged = mergeHooks(client, file.text, cmd, file.path);
       if (opts.print) return writeStdout(merged.text === '' ? '{}\n' : merged.text);
       if (merged.changed) replaceConfigFile(file, merged.text);
-      await emit(ctx, { settings: file.path, changed: merged.changed, events: merged.events, command: cmd }, sentence(renderInstalled));
+      await emit(ctx, { settings: file.path, changed: merged.changed, events: merged.events, command: cmd, store }, sentence(renderInstalled));
     });
 }
 

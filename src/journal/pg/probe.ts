@@ -1,0 +1,163 @@
+// What `crux doctor` can still find out about a PostgreSQL store it cannot use: the URL as crux reads it, whether
+// each host resolves, whether its port takes a connection, and whether the server lets the user in. Each step is
+// bounded; a step whose ground failed is skipped. Never the password.
+import { lookup } from 'node:dns/promises';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { scrubText } from '../../shared/scrub';
+import { openClient, storeError } from './client';
+import type { StoreUrl } from './url';
+
+export interface ProbeCheck {
+  readonly check: 'url' | 'host' | 'port' | 'login';
+  readonly status: 'ok' | 'failed' | 'skipped';
+  readonly detail: string;
+}
+
+/** One server of the URL (libpq's multi-host lists name several): a host and port, or a Unix socket's path. */
+interface Endpoint {
+  readonly host: string;
+  readonly port: number;
+  /** A Unix-domain socket: `<dir>/.s.PGSQL.<port>`. */
+  readonly socket?: string;
+}
+
+const DEFAULT_PORT = 5432;
+/** At most this many servers of a multi-host URL are probed. */
+const MAX_ENDPOINTS = 4;
+
+/** The servers the URL names, in its order, as the client reads them (a `?host=` directory is a socket). */
+export function endpointsOf(url: StoreUrl, env: NodeJS.ProcessEnv = process.env): Endpoint[] {
+  const fallbackPort = url.port ?? (Number(env.PGPORT) || DEFAULT_PORT);
+  if (url.host?.startsWith('/')) return [{ host: url.host, port: fallbackPort, socket: join(url.host, `.s.PGSQL.${fallbackPort}`) }];
+  const authority = url.connect.replace(/^[a-z]+:\/\//i, '').split(/[/?#]/)[0]!;
+  const hosts = authority.slice(authority.lastIndexOf('@') + 1);
+  const named = url.host !== undefined ? url.host : hosts;
+  return named
+    .split(',')
+    .filter((h) => h !== '')
+    .slice(0, MAX_ENDPOINTS)
+    .map((h) => {
+      const m = /^(\[[^\]]*\]|[^:]*)(?::(\d+))?$/.exec(h);
+      const host = (m?.[1] ?? h).replace(/^\[|\]$/g, '');
+      return { host: host === '' ? 'localhost' : decodeURIComponent(host), port: m?.[2] !== undefined ? Number(m[2]) : fallbackPort };
+    });
+}
+
+const reasonOf = (error: unknown): string => {
+  const code = String((error as { code?: unknown }).code ?? '');
+  const known: Record<string, string> = {
+    ENOTFOUND: 'no such host',
+    EAI_AGAIN: 'the name server did not answer (try again)',
+    ECONNREFUSED: 'refused: no server listens there',
+    ETIMEDOUT: 'timed out',
+    EHOSTUNREACH: 'the host is unreachable',
+    ENETUNREACH: 'the network is unreachable',
+    ENOENT: 'no socket there: no server listens on it',
+    EACCES: 'permission denied',
+  };
+  return known[code] ?? scrubText(error instanceof Error ? error.message : String(error));
+};
+
+/** A TCP (or Unix-socket) connection to `e`, closed at once: undefined when it was taken, else why not. */
+function tryConnect(e: Endpoint, address: string, timeoutMs: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const s = e.socket !== undefined ? connect(e.socket) : connect(e.port, address);
+    const done = (why: string | undefined) => {
+      s.destroy();
+      resolve(why);
+    };
+    s.setTimeout(timeoutMs, () => done(`timed out after ${timeoutMs} ms (a firewall dropping packets, or a server that does not answer)`));
+    s.once('error', (error) => done(reasonOf(error)));
+    s.once('connect', () => done(undefined));
+  });
+}
+
+/** The checks, in order; every network step ends within `timeoutMs`. */
+export async function probeStore(url: StoreUrl, opts: { timeoutMs: number; env?: NodeJS.ProcessEnv }): Promise<ProbeCheck[]> {
+  const endpoints = endpointsOf(url, opts.env);
+  const where = endpoints.map((e) => e.socket ?? `${e.host.includes(':') ? `[${e.host}]` : e.host}:${e.port}`).join(', ');
+  const checks: ProbeCheck[] = [
+    {
+      check: 'url',
+      status: 'ok',
+      detail: `server ${where}, database ${url.database}, user ${url.user}, schema ${url.schema}, ${url.tls ? 'TLS' : 'no TLS'}`,
+    },
+  ];
+  // Each server: its addresses, then a connection to the first of them.
+  const reachable: Endpoint[] = [];
+  const resolved: string[] = [];
+  const refused: string[] = [];
+  let anyResolved = false;
+  for (const e of endpoints) {
+    if (e.socket !== undefined) {
+      anyResolved = true;
+      resolved.push(`${e.socket} is a local socket`);
+      const why = await tryConnect(e, '', opts.timeoutMs);
+      if (why === undefined) reachable.push(e);
+      else refused.push(`${e.socket}: ${why}`);
+      continue;
+    }
+    let addresses: string[];
+    try {
+      addresses = (await withTimeout(lookup(e.host, { all: true }), opts.timeoutMs)).map((a) => a.address);
+      anyResolved = true;
+      resolved.push(addresses.includes(e.host) ? `${e.host} is an address` : `${e.host} resolves to ${addresses.join(', ')}`);
+    } catch (error) {
+      resolved.push(`${e.host}: ${reasonOf(error)}`);
+      continue;
+    }
+    const why = await tryConnect(e, addresses[0]!, opts.timeoutMs);
+    if (why === undefined) reachable.push(e);
+    else refused.push(`${addresses[0]!.includes(':') ? `[${addresses[0]}]` : addresses[0]}:${e.port} ${why}`);
+  }
+  checks.push({ check: 'host', status: anyResolved ? 'ok' : 'failed', detail: resolved.join('; ') });
+  if (!anyResolved) {
+    checks.push({ check: 'port', status: 'skipped', detail: 'no host resolved' }, { check: 'login', status: 'skipped', detail: 'no host resolved' });
+    return checks;
+  }
+  checks.push({
+    check: 'port',
+    status: reachable.length > 0 ? 'ok' : 'failed',
+    detail:
+      reachable.length > 0
+        ? `${reachable.map((e) => e.socket ?? `${e.host}:${e.port}`).join(', ')} takes connections${refused.length ? `; ${refused.join('; ')}` : ''}`
+        : refused.join('; '),
+  });
+  if (reachable.length === 0) {
+    checks.push({ check: 'login', status: 'skipped', detail: 'no server took the connection' });
+    return checks;
+  }
+  checks.push(await tryLogin(url, opts.timeoutMs));
+  return checks;
+}
+
+/** Logs in as the URL's user (one statement, then the connection ends): the server's answer, never the password. */
+async function tryLogin(url: StoreUrl, timeoutMs: number): Promise<ProbeCheck> {
+  const client = openClient(url, { lockTimeoutMs: timeoutMs });
+  try {
+    await withTimeout(client.sql`select 1`, timeoutMs + 1000);
+    return { check: 'login', status: 'ok', detail: `the server lets user ${url.user} into database ${url.database}` };
+  } catch (error) {
+    const code = String((error as { code?: unknown }).code ?? '');
+    const what =
+      code === '28P01'
+        ? `authentication failed for user ${url.user}`
+        : code === '28000'
+          ? `the server does not let user ${url.user} in (no such role, or pg_hba.conf)`
+          : code === '3D000'
+            ? `user ${url.user} logged in, but there is no database ${url.database}`
+            : (storeError(error, url, timeoutMs)?.message ?? reasonOf(error));
+    return { check: 'login', status: 'failed', detail: scrubText(what) };
+  } finally {
+    await client.end(0).catch(() => {});
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`timed out after ${ms} ms`), { code: 'ETIMEDOUT' })), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
