@@ -6,7 +6,7 @@ import { HISTORY_DIR } from './history';
 import { QUARANTINE_DIR } from './quarantine';
 import { CACHE_DIR, derivedFiles } from '../derived';
 import { KEYS_DIR } from './key-files';
-import { reportScan } from './check';
+import { reportOf } from '../core/check';
 import type { Loaded } from '../codec/loaded';
 import type { ScanResult } from '../codec/scan';
 import type { JournalRecord } from '../codec/record';
@@ -130,7 +130,7 @@ export function surveyJournal<S>(dir: SurveyedDir, spec: StoreSpec<S>): JournalF
   let index: JournalFacts<S>['index'] = null;
   if (spec.keyOf !== undefined && scan.exists) index = derivedFiles(dir.root, spec).describeIndex();
   return {
-    ...reportScan(dir.root, spec.file, scan),
+    ...reportOf(spec.file, scan, listQuarantine(dir.root, spec.file).length, scan.ms),
     newest_ts: clock.newest,
     last_ts: clock.last,
     backwards: clock.backwards,

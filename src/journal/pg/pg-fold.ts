@@ -107,7 +107,7 @@ export class PgReads extends PgConnection {
       for (const { line, body } of rows) {
         const decoded = decodeRecord(body, VERIFY_ALL);
         if (!decoded.ok) {
-          problems.push({ line: Number(line), reason: decoded.reason, skipped: true });
+          problems.push({ line: Number(line), reason: decoded.reason, skipped: true, length: Buffer.byteLength(body) });
           continue;
         }
         if (!spec.vocabulary.has(decoded.record.ev)) continue;

@@ -5,7 +5,8 @@ import type { StoreSpec } from '../codec/store-spec';
 import type { JournalFacts, StoreFacts } from '../core/store-boundary';
 import type { Sql } from './client';
 import type { PgHost } from './pg-host';
-import { reportRows } from './pg-check';
+import { reportOf } from '../core/check';
+import { quarantinedCount } from './pg-lines';
 import { RowVerifier } from './rows';
 import { SNAPSHOT_EVENT } from '../codec/verify';
 import { journalFileOf, journalTable, readCatalog, SCHEMA_VERSION, type Catalog } from './schema';
@@ -99,9 +100,9 @@ async function surveyJournal(store: PgHost, sql: Sql, catalog: Catalog, spec: St
         for (const [line, body] of rows as [string, string][]) verifier.visit({ line: Number(line), body });
       });
   }
-  const scan = verifier.finish();
+  const scan = { exists: catalog.tables.has(table), ...verifier.finish() };
   return {
-    ...(await reportRows(store, sql, catalog, spec.file, scan, started)),
+    ...reportOf(spec.file, scan, await quarantinedCount(store, sql, catalog, spec.file), performance.now() - started),
     newest_ts: clock.newest,
     last_ts: clock.last,
     backwards: clock.backwards,

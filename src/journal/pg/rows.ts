@@ -14,6 +14,8 @@ export interface RowProblem {
   readonly reason: string;
   /** True when the row is not applied (its bytes are unusable); false for chain and sequence findings. */
   readonly skipped: boolean;
+  /** The row's bytes (without `\n`). */
+  readonly length: number;
 }
 
 export interface RowScan {
@@ -64,10 +66,10 @@ export class RowVerifier {
    */
   finish(): RowScan {
     const verified = this.chain.finish();
-    const problems: RowProblem[] = verified.problems.map(({ line, reason, skipped }) => ({ line, reason, skipped }));
+    const problems: RowProblem[] = verified.problems.map(({ line, reason, skipped, length }) => ({ line, reason, skipped, length }));
     if (verified.open !== undefined) {
       const { at, seen, want } = verified.open;
-      problems.push({ line: at.line, reason: `incomplete batch (${seen} of ${want} records)`, skipped: true });
+      problems.push({ line: at.line, reason: `incomplete batch (${seen} of ${want} records)`, skipped: true, length: at.length });
     }
     return {
       records: verified.records,
