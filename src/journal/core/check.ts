@@ -2,15 +2,16 @@
 // hash, chain, sequence, batches, vocabulary, torn tail), its history too, and, where a store keeps derived rows
 // it checks, those against a replay. With --repair, the journal as it was and each removed line go to quarantine
 // and the rest is re-chained, damaged history pieces go to quarantine whole, derived rows that disagree are
-// rebuilt: a second check is healthy.
+// rebuilt: a second check is healthy. And what doctor learns of a journal (surveyJournal).
 import type { JournalRecord } from '../codec/record';
 import { SNAPSHOT_EVENT } from '../codec/verify';
 import { journalName, type StoreSpec } from '../codec/store-spec';
 import type { ProgressSink } from '../codec/reporting';
-import { BEFORE_REPAIR, rechain, REMOVED_LINES, removedLineRecord } from './policy';
+import type { LinePosition } from '../codec/line';
+import { BEFORE_REPAIR, ClockWatch, compactionDue, rechain, REMOVED_LINES, removedLineRecord } from './policy';
 import { checkHistory } from './history';
-import type { LinesScan, LineStore, LockedLines } from './line-store';
-import type { JournalReport } from './store-boundary';
+import type { LinesScan, LinesSource, LineStore, LockedLines } from './line-store';
+import type { JournalFacts, JournalReport } from './store-boundary';
 
 type CheckOpts = { repair: boolean; ts: string; progress?: ProgressSink | undefined };
 
@@ -23,7 +24,7 @@ export async function checkJournals(store: LineStore, specs: readonly StoreSpec<
 }
 
 /** What `journal check` (and `crux doctor`) report of one journal's scan. */
-export function reportOf(file: string, scan: LinesScan, quarantined: number, ms: number): Omit<JournalReport, 'repaired'> {
+function reportOf(file: string, scan: LinesScan, quarantined: number, ms: number): Omit<JournalReport, 'repaired'> {
   return {
     name: journalName(file),
     file,
@@ -87,4 +88,39 @@ async function repair(
   await lines.replace(spec, rechain(kept, ts), { note: 'repaired' });
   await lines.rewritten(spec);
   return { removed: skipped.length, quarantine };
+}
+
+/**
+ * What `crux doctor` learns of one journal (store-boundary.ts, JournalFacts) from one quiet, verifying fold of it:
+ * its check report, the times of its records, its state and whether compaction is overdue. `watch` sees each
+ * record too (a data directory's index estimate of the live bytes, used where the spec has none).
+ */
+export async function surveyJournal<S>(
+  journal: LinesSource,
+  spec: StoreSpec<S>,
+  quarantined: () => Promise<number>,
+  watch?: { appended(record: JournalRecord, at: LinePosition): void; readonly live: number },
+): Promise<JournalFacts<S>> {
+  const started = performance.now();
+  const clock = new ClockWatch();
+  const state = spec.initial();
+  let compactedAt: string | null = null;
+  const scan = await journal.scan(spec.vocabulary, (record, at) => {
+    if (at.line === 1 && record.ev === SNAPSHOT_EVENT) compactedAt = record.ts;
+    spec.evolve(state, record, at);
+    watch?.appended(record, at);
+    clock.see(record.ts, at.line);
+  });
+  const live = spec.liveBytes?.(state) ?? watch?.live;
+  return {
+    ...reportOf(spec.file, scan, await quarantined(), performance.now() - started),
+    newest_ts: clock.newest,
+    last_ts: clock.last,
+    backwards: clock.backwards,
+    state,
+    live_bytes: live ?? null,
+    compaction_due: compactionDue(scan.bytes, live),
+    compacted_at: compactedAt,
+    index: null,
+  };
 }

@@ -73,7 +73,10 @@ export async function rewriteRecords(
         if (after !== undefined) changed += 1;
         records.push(after ?? record);
       });
-      if (changed > 0) await rewriteJournal(lines, spec, folded, ts, { text: rechain(records, ts), note: opts.note, state: undefined });
+      if (changed > 0) {
+        await lines.sweep?.(spec.file, ts);
+        await rewriteJournal(lines, spec, folded, ts, { text: rechain(records, ts), note: opts.note, state: undefined });
+      }
       reports.push({ file: spec.file, records: records.length, changed });
     }
     return reports;

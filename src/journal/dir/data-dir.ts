@@ -3,10 +3,10 @@
 // (Past 300 lines: it is the whole boundary of one kind of store — reads, writes, check, compact, copy — each a
 // few lines over the modules that do the work.)
 //
-// The journal layer, bottom up: the core — record.ts (the one codec), verify.ts (chain, sequence, batches),
-// scan.ts (replay of a file), append.ts, lock.ts/lock-fs.ts, rewrite.ts, quarantine.ts, durable-fs.ts; check.ts
-// and compact.ts (each command's work), history.ts; derived/ (indexes and snapshots, fenced: reached only through
-// derived/index.ts, one object per journal, verified before trusted); transaction.ts; this file; pg/ (PostgreSQL).
+// The journal layer, bottom up: codec/ (the record, its verification, a file's replay); core/ (the rules both
+// kinds of store keep, and check, compaction and history written once over a line store: dir-lines.ts here);
+// this folder's files (append.ts, lock/, rewrite.ts, quarantine.ts, history.ts); derived/ (indexes and snapshots,
+// fenced: reached only through derived/index.ts, verified before trusted); transaction.ts; this file; pg/.
 import { fs } from '../../shared/fs';
 import { dirname, join } from 'node:path';
 import { acquireLock, LOCK_DIR, type HeldLock } from './lock/lock';
@@ -51,7 +51,7 @@ export { COMPACT_MAX_LIVE_FRACTION, COMPACT_MIN_BYTES } from './transaction';
 export class DataDir implements JournalStore, TransactionHost, LineStore {
   readonly keys: DirKeyStore;
   /** What check, compaction and history reads (core/) do to the files, the lock held. */
-  private readonly lines = new DirLines(this);
+  readonly lines = new DirLines(this);
 
   constructor(
     readonly root: string,

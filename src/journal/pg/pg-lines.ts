@@ -185,7 +185,7 @@ export class PgLines implements LockedLines {
   }
 }
 
-export async function quarantinedCount(store: PgHost, sql: Sql, catalog: Catalog, file: string): Promise<number> {
+async function quarantinedCount(store: PgHost, sql: Sql, catalog: Catalog, file: string): Promise<number> {
   if (!catalog.tables.has('quarantine')) return 0;
   const [row] = await sql.unsafe<{ n: string }[]>(`select count(*) as n from ${store.ident('quarantine')} where journal = $1`, [file]);
   return Number(row?.n ?? 0);
