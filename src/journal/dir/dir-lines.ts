@@ -109,19 +109,18 @@ export class DirLines implements LockedLines {
   async replace(spec: StoreSpec<unknown>, text: string, opts: { archive?: ArchivePlan; note: string }): Promise<number> {
     const { root } = this.dir;
     const archive = opts.archive;
-    const history = join(root, HISTORY_DIR);
-    const previous = archive === undefined ? undefined : historyNames(history);
+    let undo: (() => void) | undefined;
     if (archive !== undefined) {
       const { leaveOut, firstSeq } = archive;
       const lines = leaveOut === undefined ? undefined : { fromLine: leaveOut.from - firstSeq + 1, toLine: leaveOut.to - firstSeq + 1 };
-      archiveJournal(root, spec.file, archive.head, archive.whole ? undefined : { leaveOut: lines, end: archive.end });
+      undo = archiveJournal(root, spec.file, archive.head, archive.whole ? undefined : { leaveOut: lines, end: archive.end });
     }
     let bytes: number;
     try {
       bytes = replaceJournal(root, spec.file, text);
     } catch (error) {
       // The rewrite failed (a full disk): it changes nothing, so the history file it just made goes too.
-      if (archive !== undefined) undoArchive(history, previous);
+      undo?.();
       throw error;
     }
     noteCommit(`${spec.file} ${opts.note}`);
@@ -146,22 +145,5 @@ export class DirLines implements LockedLines {
 
   async sweep(file: string, ts: string): Promise<void> {
     sweepStrayTemps(this.dir.root, file, ts);
-  }
-}
-
-function historyNames(history: string): Set<string> | undefined {
-  try {
-    return new Set(fs.readdirSync(history));
-  } catch {
-    return undefined;
-  }
-}
-
-function undoArchive(history: string, before: Set<string> | undefined): void {
-  try {
-    for (const name of fs.readdirSync(history)) if (!before?.has(name)) fs.rmSync(join(history, name), { force: true });
-    if (before === undefined) fs.rmdirSync(history);
-  } catch {
-    // Best effort: a history file left behind is verified by check and pruned by retention.
   }
 }

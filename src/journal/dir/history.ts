@@ -67,6 +67,12 @@ export function historyFiles(root: string, file: string): (HistoryFile & { reado
 
 /** The sequence number of a journal's first record, read from the start of its first line (undefined if none). */
 function firstSeqOf(path: string): number | undefined {
+  const seq = /^\{"v":\d+,"seq":(\d+)[,}]/.exec(headBytes(path, 64)?.toString('latin1') ?? '')?.[1];
+  return seq === undefined ? undefined : Number(seq);
+}
+
+/** The first `length` bytes of a file (fewer if it is shorter), or undefined when it cannot be opened. */
+function headBytes(path: string, length: number): Buffer | undefined {
   let fd: number;
   try {
     fd = openJournalFile(path);
@@ -74,10 +80,8 @@ function firstSeqOf(path: string): number | undefined {
     return undefined;
   }
   try {
-    const buf = Buffer.alloc(64);
-    const n = fs.readSync(fd, buf, 0, buf.length, 0);
-    const seq = /^\{"v":\d+,"seq":(\d+)[,}]/.exec(buf.toString('latin1', 0, n))?.[1];
-    return seq === undefined ? undefined : Number(seq);
+    const buf = Buffer.alloc(length);
+    return buf.subarray(0, fs.readSync(fd, buf, 0, length, 0));
   } finally {
     fs.closeSync(fd);
   }
@@ -138,20 +142,9 @@ function newestTime(path: string): number {
 
 /** The journal's first record (its opening snapshot after a compaction), if its first line verifies. */
 export function firstRecord(path: string): JournalRecord | undefined {
-  let fd: number;
-  try {
-    fd = openJournalFile(path);
-  } catch {
-    return undefined;
-  }
-  try {
-    const buf = Buffer.alloc(64 * 1024);
-    const n = fs.readSync(fd, buf, 0, buf.length, 0);
-    const nl = buf.subarray(0, n).indexOf(10);
-    if (nl === -1) return undefined;
-    const decoded = decodeRecord(buf.toString('utf8', 0, nl), VERIFY_ALL);
-    return decoded.ok ? decoded.record : undefined;
-  } finally {
-    fs.closeSync(fd);
-  }
+  const head = headBytes(path, 64 * 1024);
+  const nl = head?.indexOf(10) ?? -1;
+  if (head === undefined || nl === -1) return undefined;
+  const decoded = decodeRecord(head.toString('utf8', 0, nl), VERIFY_ALL);
+  return decoded.ok ? decoded.record : undefined;
 }

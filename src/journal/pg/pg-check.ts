@@ -7,7 +7,7 @@ import type { PgHost } from './pg-host';
 import { indexDisagreements, indexOfOtherVersion } from './pg-index';
 import { termDisagreements } from './pg-terms';
 import { loadPgSnapshot } from './pg-snapshot';
-import { RowVerifier } from './rows';
+import { RowVerifier, visitRows } from './rows';
 import { indexTable, journalTable, termsTable, type Catalog } from './schema';
 
 /**
@@ -70,12 +70,7 @@ async function derivedDisagreements<S>(store: PgHost, sql: Sql, catalog: Catalog
     if (snapshot !== undefined) {
       const forward = snapshot.state;
       const verifier = new RowVerifier(spec.vocabulary, (record, at) => spec.evolve(forward, record, at), snapshot.head);
-      await sql
-        .unsafe(`select line, body from ${store.ident(journalTable(spec.file))} where line > $1 order by line`, [snapshot.line])
-        .values()
-        .cursor(5000, (rows) => {
-          for (const [line, body] of rows as [string, string][]) verifier.visit({ line: Number(line), body });
-        });
+      await visitRows(sql, `select line, body from ${store.ident(journalTable(spec.file))} where line > $1 order by line`, [snapshot.line], verifier);
       verifier.finish();
       if (!Buffer.from(spec.snapshot.encode(forward)).equals(Buffer.from(spec.snapshot.encode(state)))) {
         problems.push(`the snapshot row of ${spec.file} (taken at line ${snapshot.line}) disagrees with a replay`);

@@ -12,10 +12,8 @@ import type { Sql } from './client';
 import { checkDerivedRows } from './pg-check';
 import { replaceRows, type PgHost } from './pg-host';
 import { recount, stillDue, writeStats } from './pg-autocompact';
-import { RowVerifier } from './rows';
+import { RowVerifier, visitRows } from './rows';
 import { journalTable, type Catalog } from './schema';
-
-const CURSOR_ROWS = 5000;
 
 export class PgLines implements LockedLines {
   constructor(
@@ -31,15 +29,7 @@ export class PgLines implements LockedLines {
       where,
       scan: async (vocabulary, sink, opts = {}) => {
         const verifier = new RowVerifier(vocabulary, sink ?? (() => {}), undefined, opts.history ?? false);
-        if (query !== undefined) {
-          await this.sql
-            .unsafe(query, params as never[])
-            .values()
-            .cursor(CURSOR_ROWS, (rows) => {
-              for (const [line, body] of rows as [string, string][]) verifier.visit({ line: Number(line), body });
-              opts.progress?.(file, verifier.visited, 0);
-            });
-        }
+        if (query !== undefined) await visitRows(this.sql, query, params, verifier, () => opts.progress?.(file, verifier.visited, 0));
         return { exists: query !== undefined, ...verifier.finish() };
       },
     };

@@ -2,6 +2,7 @@
 // row's own hash, its place in the chain and the sequence, the vocabulary, batches. Never throws.
 import type { ChainHead } from '../codec/record';
 import { ChainVerifier, type LinePosition, type RecordSink } from '../codec/verify';
+import type { Sql } from './client';
 
 /** A row as read: its line number in the journal and its bytes (the record's line without `\n`). */
 export interface Row {
@@ -81,4 +82,15 @@ export class RowVerifier {
       ...(verified.headAt ? { headAt: verified.headAt } : {}),
     };
   }
+}
+
+/** Visits the rows `query` selects (line, body), in order, through a cursor of 5,000 rows; `batch` after each. */
+export async function visitRows(q: Sql, query: string, params: unknown[], verifier: RowVerifier, batch?: () => void): Promise<void> {
+  await q
+    .unsafe(query, params as never[])
+    .values()
+    .cursor(5000, (rows) => {
+      for (const [line, body] of rows as [string, string][]) verifier.visit({ line: Number(line), body });
+      batch?.();
+    });
 }
