@@ -21,7 +21,8 @@ import type { ProgressSink } from '../codec/reporting';
 
 export type { ProgressSink, Reporter } from '../codec/reporting';
 import type { IndexQuery, StoreSpec } from '../codec/store-spec';
-import type { HistoryReport } from '../dir/history';
+import type { HistoryReport } from './history';
+import type { DerivedReport } from './line-store';
 
 /**
  * One write transaction, handed to `JournalStore.write`'s `decide` under the lock.
@@ -78,7 +79,7 @@ export interface JournalReport {
    * Derived rows (a database's index, snapshot) that disagree with a replay of the journal: each problem one line;
    * `rebuilt` after --repair. Absent when they agree (and on a data directory, whose caches are verified on read).
    */
-  readonly derived?: { readonly problems: string[]; readonly rebuilt?: boolean };
+  readonly derived?: DerivedReport;
 }
 
 export interface CompactReport {

@@ -3,10 +3,10 @@
 // (Past 300 lines: it is the whole boundary of one kind of store — reads, writes, check, compact, copy — each a
 // few lines over the modules that do the work.)
 //
-// The journal layer, bottom up: the core — record.ts (the one codec), verify.ts (chain, sequence, batches),
-// scan.ts (replay of a file), append.ts, lock.ts/lock-fs.ts, rewrite.ts, quarantine.ts, durable-fs.ts; check.ts
-// and compact.ts (each command's work), history.ts; derived/ (indexes and snapshots, fenced: reached only through
-// derived/index.ts, one object per journal, verified before trusted); transaction.ts; this file; pg/ (PostgreSQL).
+// The journal layer, bottom up: codec/ (the record, its verification, a file's replay); core/ (the rules both
+// kinds of store keep, and check, compaction and history written once over a line store: dir-lines.ts here);
+// this folder's files (append.ts, lock/, rewrite.ts, quarantine.ts, history.ts); derived/ (indexes and snapshots,
+// fenced: reached only through derived/index.ts, verified before trusted); transaction.ts; this file; pg/.
 import { fs } from '../../shared/fs';
 import { dirname, join } from 'node:path';
 import { acquireLock, LOCK_DIR, type HeldLock } from './lock/lock';
@@ -16,12 +16,15 @@ import type { JournalRecord } from '../codec/record';
 import { replaceJournalFrom } from './rewrite';
 import { fileLines } from './line-stream';
 import { QUARANTINE_DIR } from './quarantine';
-import { checkJournal } from './check';
-import { compactJournal } from './compact';
+import { checkJournals } from '../core/check';
+import { compactJournal, compactJournals } from '../core/compact';
+import { readHistory } from '../core/history';
+import type { LineStore, LockedLines } from '../core/line-store';
+import { DirLines } from './dir-lines';
 import { rebuildIndex, replayFull, type Loaded, type Reporter } from './load';
 import { CACHE_DIR, derivedFiles, takeUnusable } from '../derived';
 import { DryTransaction, LockedTransaction, type TransactionHost } from './transaction';
-import { journalName, type IndexQuery, type StoreSpec } from '../codec/store-spec';
+import type { IndexQuery, StoreSpec } from '../codec/store-spec';
 import type {
   CompactReport,
   HistoryPiece,
@@ -36,7 +39,7 @@ import type {
 import { readHistoryPieces, writeHistoryPieces } from './history-copy';
 import { DirKeyStore } from './key-files';
 import { surveyStore } from './probes';
-import { DEFAULT_HISTORY_RETENTION, pruneHistory, replayHistory, type HistoryRetention } from './history';
+import { DEFAULT_HISTORY_RETENTION, type HistoryRetention } from './history';
 import { CruxError } from '../../shared/errors';
 import { reportTornTail } from './torn-tail';
 import { openJournalFile } from '../../shared/journal-file';
@@ -45,8 +48,10 @@ export type { Reporter } from './load';
 export { COMPACT_MAX_LIVE_FRACTION, COMPACT_MIN_BYTES } from './transaction';
 
 /** A data directory: the journals as files, the lock, keys/, quarantine/ and cache/ (SPEC §3). */
-export class DataDir implements JournalStore, TransactionHost {
+export class DataDir implements JournalStore, TransactionHost, LineStore {
   readonly keys: DirKeyStore;
+  /** What check, compaction and history reads (core/) do to the files, the lock held. */
+  readonly lines = new DirLines(this);
 
   constructor(
     readonly root: string,
@@ -129,7 +134,7 @@ export class DataDir implements JournalStore, TransactionHost {
 
   /** Every record the store's journal ever kept, history/ first (only `session history` and `get --at` read it). */
   async readHistory<S>(spec: StoreSpec<S>, sink: (record: JournalRecord, at: LinePosition) => void): Promise<void> {
-    replayHistory(this.root, spec.file, spec.vocabulary, this.reporter, sink);
+    await readHistory(this.lines, spec.file, spec.vocabulary, sink);
   }
 
   /** The records at these positions of a store's journal (undefined where the line is not a record). */
@@ -269,7 +274,7 @@ export class DataDir implements JournalStore, TransactionHost {
             if (attempt === 0 && tx.dropDamagedSnapshots(error)) continue;
             throw error;
           }
-          tx.commit();
+          await tx.commit();
           ok = true;
           return result;
         } finally {
@@ -349,12 +354,12 @@ export class DataDir implements JournalStore, TransactionHost {
     }
   }
 
-  /** Runs `fn` under the lock if the directory exists (for check, compact, repair). */
-  async withLock<T>(fn: () => T, ifAbsent: () => T): Promise<T> {
-    if (!this.exists()) return ifAbsent();
+  /** Runs `fn` under the lock if the directory exists (check, compact, repair: core/); as it is if not. */
+  async locked<T>(fn: (lines: LockedLines) => Promise<T>): Promise<T> {
+    if (!this.exists()) return fn(this.lines);
     const lock = await this.lock();
     try {
-      return fn();
+      return await fn(this.lines);
     } finally {
       await lock.release();
     }
@@ -362,9 +367,8 @@ export class DataDir implements JournalStore, TransactionHost {
 
   /** Verifies every journal; with `repair`, quarantines bad lines and torn tails and re-chains the rest. */
   async check(specs: readonly StoreSpec<unknown>[], opts: { repair: boolean; ts: string; progress?: ProgressSink }): Promise<JournalReport[]> {
-    const run = () => specs.map((spec) => checkJournal(this, spec, opts));
     try {
-      const reports = await this.withLock(run, run);
+      const reports = await checkJournals(this, specs, opts);
       // Derived files are never checked as journals are, but one that cannot be used is said.
       if (this.exists()) for (const spec of specs) derivedFiles(this.root, spec).probe();
       return reports;
@@ -376,14 +380,7 @@ export class DataDir implements JournalStore, TransactionHost {
   /** Rewrites every journal to its live records, after a snapshot record naming the old head; the old journal goes to history/. */
   async compact(specs: readonly StoreSpec<unknown>[], ts: string, progress?: ProgressSink, opts: { dropHistory?: boolean } = {}): Promise<CompactReport[]> {
     try {
-      return this.withLock(
-        () => {
-          const reports = specs.map((spec) => compactJournal(this, spec, this.replay(spec, { quiet: true, progress }), ts));
-          if (opts.dropHistory) pruneHistory(this.root, this.historyRetention, Date.parse(ts), true);
-          return reports;
-        },
-        () => specs.map((spec) => ({ name: journalName(spec.file), file: spec.file, before: { records: 0, bytes: 0 }, after: { records: 0, bytes: 0 } })),
-      );
+      return await compactJournals(this, specs, ts, { progress, dropHistory: opts.dropHistory });
     } finally {
       this.tellUnusable();
     }
@@ -420,9 +417,11 @@ export class DataDir implements JournalStore, TransactionHost {
     return created;
   }
 
-  /** For the automatic compaction after a write (TransactionHost). */
-  compactLoaded<S>(spec: StoreSpec<S>, loaded: Loaded<S>, ts: string): CompactReport {
-    return compactJournal(this, spec, loaded, ts);
+  /** The automatic compaction after a write, under its lock (TransactionHost); retention applies as after any. */
+  async compactLoaded<S>(spec: StoreSpec<S>, loaded: Loaded<S>, ts: string): Promise<CompactReport> {
+    const report = await compactJournal(this.lines, spec, loaded, ts);
+    await this.lines.pruneHistory(ts, false);
+    return report;
   }
 
   replay<S>(spec: StoreSpec<S>, opts: { quiet?: boolean; progress?: ProgressSink | undefined } = {}): Loaded<S> & { scan: ScanResult } {

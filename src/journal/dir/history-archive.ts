@@ -17,11 +17,11 @@ type ArchiveRange = { readonly leaveOut?: { readonly fromLine: number; readonly 
 /**
  * Compaction's hook, under the lock, before the new journal replaces `file`: the old journal (head `head`)
  * becomes a history file, whole or without the lines `range` leaves out. What a crashed compaction left
- * (history.ts) is taken away first.
+ * (history.ts) is taken away first. Returns what takes the history file away again (the rewrite that followed failed).
  */
-export function archiveJournal(root: string, file: string, head: ChainHead, range?: ArchiveRange): void {
+export function archiveJournal(root: string, file: string, head: ChainHead, range?: ArchiveRange): () => void {
   const source = join(root, file);
-  if (!fs.existsSync(source)) return;
+  if (!fs.existsSync(source)) return () => {};
   const dir = join(root, HISTORY_DIR);
   let created = false;
   const target = join(dir, historyName(file, head));
@@ -43,6 +43,7 @@ export function archiveJournal(root: string, file: string, head: ChainHead, rang
     undo([target, partial], dir, created);
     throw asStorageError(error, dir);
   }
+  return () => undo([target], dir, created);
 }
 
 function linkOrCopy(source: string, target: string): void {

@@ -11,23 +11,13 @@
 import { fs } from '../../shared/fs';
 import { join } from 'node:path';
 import { asStorageError, fsyncDir } from '../../shared/durable-fs';
-import { quarantineBytes } from './quarantine';
 import { decodeRecord, VERIFY_ALL, type ChainHead, type JournalRecord } from '../codec/record';
-import { scanJournal, SNAPSHOT_EVENT, type LinePosition, type RecordSink } from '../codec/scan';
-import { restatedCount } from '../codec/verify';
-import type { Reporter } from '../codec/reporting';
+import type { HistoryRetention } from '../core/history';
 import { openJournalFile } from '../../shared/journal-file';
 
 export const HISTORY_DIR = 'history';
 
-export interface HistoryRetention {
-  /** History whose newest record is older than this is deleted by a compaction (CRUX_HISTORY_KEEP, 30d). */
-  readonly keepMs: number;
-  /** Beyond this many bytes of history/, the oldest files are deleted (CRUX_HISTORY_MAX_BYTES, 256 MiB). */
-  readonly maxBytes: number;
-}
-
-export const DEFAULT_HISTORY_RETENTION: HistoryRetention = { keepMs: 30 * 86_400_000, maxBytes: 256 * 1024 * 1024 };
+export { DEFAULT_HISTORY_RETENTION, type HistoryRetention } from '../core/history';
 
 const stem = (file: string) => file.replace(/\.jsonl$/, '');
 /** A history file's name: the journal's stem and the sequence number of the last record it holds. */
@@ -77,6 +67,12 @@ export function historyFiles(root: string, file: string): (HistoryFile & { reado
 
 /** The sequence number of a journal's first record, read from the start of its first line (undefined if none). */
 function firstSeqOf(path: string): number | undefined {
+  const seq = /^\{"v":\d+,"seq":(\d+)[,}]/.exec(headBytes(path, 64)?.toString('latin1') ?? '')?.[1];
+  return seq === undefined ? undefined : Number(seq);
+}
+
+/** The first `length` bytes of a file (fewer if it is shorter), or undefined when it cannot be opened. */
+function headBytes(path: string, length: number): Buffer | undefined {
   let fd: number;
   try {
     fd = openJournalFile(path);
@@ -84,10 +80,8 @@ function firstSeqOf(path: string): number | undefined {
     return undefined;
   }
   try {
-    const buf = Buffer.alloc(64);
-    const n = fs.readSync(fd, buf, 0, buf.length, 0);
-    const seq = /^\{"v":\d+,"seq":(\d+)[,}]/.exec(buf.toString('latin1', 0, n))?.[1];
-    return seq === undefined ? undefined : Number(seq);
+    const buf = Buffer.alloc(length);
+    return buf.subarray(0, fs.readSync(fd, buf, 0, length, 0));
   } finally {
     fs.closeSync(fd);
   }
@@ -146,138 +140,11 @@ function newestTime(path: string): number {
   }
 }
 
-export interface HistoryReport {
-  readonly files: number;
-  readonly records: number;
-  readonly bytes: number;
-  readonly problems: { file: string; line: number; reason: string }[];
-  /** With --repair: damaged history files moved whole into quarantine/. */
-  readonly quarantined?: string[];
-}
-
-/**
- * Verifies journal `file`'s history: every line of every file (hash, chain, sequence), and that each file
- * continues the one before it (its opening snapshot names the previous file's head), as the journal must
- * continue the newest. With `repair`, a damaged file moves whole into quarantine/.
- */
-export function checkHistory(root: string, file: string, vocabulary: ReadonlySet<string>, opts: { repair: boolean; ts: string }): HistoryReport | undefined {
-  const files = listHistory(root, file);
-  if (files.length === 0) return undefined;
-  const problems: HistoryReport['problems'] = [];
-  const damaged: string[] = [];
-  let records = 0;
-  let bytes = 0;
-  let previous: ChainHead | undefined;
-  const continues = (name: string, first: JournalRecord | undefined, at: LinePosition | undefined) => {
-    if (previous === undefined || first === undefined) return;
-    const named = first.ev === SNAPSHOT_EVENT ? first.data?.previous_head : undefined;
-    if (named?.seq !== previous.seq || named?.h !== previous.h) {
-      problems.push({ file: name, line: at?.line ?? 1, reason: `chain break: does not continue the history before it (head seq ${previous.seq})` });
-    }
-  };
-  for (const h of files) {
-    let first: JournalRecord | undefined;
-    let firstAt: LinePosition | undefined;
-    const scan = scanJournal(
-      h.path,
-      vocabulary,
-      (record, at) => {
-        if (first === undefined) [first, firstAt] = [record, at];
-      },
-      undefined,
-      { history: true },
-    );
-    const before = problems.length;
-    continues(h.name, first, firstAt);
-    for (const p of scan.problems) problems.push({ file: h.name, line: p.line, reason: p.reason });
-    if (problems.length > before) damaged.push(h.path);
-    records += scan.records;
-    bytes += scan.bytes;
-    previous = scan.head;
-  }
-  // The journal itself must continue the newest history file.
-  continues(file, firstRecord(join(root, file)), { line: 1, offset: 0, length: 0 });
-  const quarantined = opts.repair ? damaged.map((path) => quarantineHistory(root, file, path, opts.ts)) : undefined;
-  return { files: files.length, records, bytes, problems, ...(quarantined ? { quarantined } : {}) };
-}
-
 /** The journal's first record (its opening snapshot after a compaction), if its first line verifies. */
 export function firstRecord(path: string): JournalRecord | undefined {
-  let fd: number;
-  try {
-    fd = openJournalFile(path);
-  } catch {
-    return undefined;
-  }
-  try {
-    const buf = Buffer.alloc(64 * 1024);
-    const n = fs.readSync(fd, buf, 0, buf.length, 0);
-    const nl = buf.subarray(0, n).indexOf(10);
-    if (nl === -1) return undefined;
-    const decoded = decodeRecord(buf.toString('utf8', 0, nl), VERIFY_ALL);
-    return decoded.ok ? decoded.record : undefined;
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-function quarantineHistory(root: string, file: string, path: string, ts: string): string {
-  const kept = quarantineBytes(root, file, `history-${path.slice(path.lastIndexOf('/') + 1)}`, fs.readFileSync(path), ts);
-  fs.rmSync(path);
-  fsyncDir(join(root, HISTORY_DIR));
-  return kept;
-}
-
-/**
- * Every record journal `file` ever kept, oldest first: its history files, then the journal. The records a
- * compaction wrote to restate the live state are passed over when the history before them is at hand (they
- * repeat it); when that history was deleted, they are the oldest versions left. Bad lines are reported.
- */
-export function replayHistory(root: string, file: string, vocabulary: ReadonlySet<string>, reporter: Reporter, sink: RecordSink): void {
-  const visit = historySink(sink);
-  for (const [path, history] of [...listHistory(root, file).map((h) => [h.path, true] as const), [join(root, file), false] as const]) {
-    const scan = scanJournal(path, vocabulary, visit, undefined, { history });
-    const shown = path.startsWith(root) ? path.slice(root.length + 1) : path;
-    for (const p of scan.problems) {
-      if (!p.skipped) continue;
-      reporter.warn(`${shown}:${p.line}: ${p.reason}`);
-      reporter.damage?.(shown, p.line, p.reason);
-    }
-  }
-}
-
-/**
- * Passes a journal's records, history first, oldest first, on to `sink` once each, without the records a
- * compaction wrote to restate versions already passed on (any kind of store reads its history through it).
- * Restatements are passed over only when every version before them was passed on: the history reaches back to
- * the chain's start (or to restatements passed on whole) with nothing missing since, a snapshot's restatements
- * left out of an archive aside. Otherwise (older history deleted, a line lost) they are the oldest versions left.
- */
-export function historySink(sink: RecordSink): RecordSink {
-  let lastSeq = 0;
-  let whole = false;
-  // The last snapshot, the last seq of its restatements, whether they repeat versions passed on, whether every
-  // one of them has followed the one before (so that, passed on, they make the versions whole again).
-  let snapshot = -1;
-  let restatedThrough = 0;
-  let repeats = false;
-  let intact = false;
-  return (record, at) => {
-    const seq = record.seq;
-    if (seq <= lastSeq) return;
-    const next = seq === lastSeq + 1;
-    const pastLeftOut = repeats && lastSeq === snapshot && seq === restatedThrough + 1;
-    whole = seq === 1 || (whole && (next || pastLeftOut));
-    lastSeq = seq;
-    if (record.ev === SNAPSHOT_EVENT) {
-      [snapshot, restatedThrough, repeats, intact] = [seq, seq + restatedCount(record), whole, true];
-      return;
-    }
-    if (seq <= restatedThrough) {
-      if (repeats) return;
-      intact &&= next;
-      if (intact && seq === restatedThrough) whole = true;
-    }
-    sink(record, at);
-  };
+  const head = headBytes(path, 64 * 1024);
+  const nl = head?.indexOf(10) ?? -1;
+  if (head === undefined || nl === -1) return undefined;
+  const decoded = decodeRecord(head.toString('utf8', 0, nl), VERIFY_ALL);
+  return decoded.ok ? decoded.record : undefined;
 }

@@ -4,22 +4,19 @@ import { join } from 'node:path';
 import { acquireLock, LOCK_DIR, lockDir, lockMechanism, LockTimeout, type HeldLock, type LockHolder } from './lock/lock';
 import { HISTORY_DIR } from './history';
 import { QUARANTINE_DIR } from './quarantine';
-import { CACHE_DIR, derivedFiles } from '../derived';
+import { CACHE_DIR, derivedFiles, replayUpkeep } from '../derived';
 import { KEYS_DIR } from './key-files';
-import { reportScan } from './check';
-import type { Loaded } from '../codec/loaded';
-import type { ScanResult } from '../codec/scan';
-import type { JournalRecord } from '../codec/record';
+import { surveyJournal } from '../core/check';
+import type { LockedLines } from '../core/line-store';
 import type { StoreSpec } from '../codec/store-spec';
 import type { JournalFacts, StoreFacts } from '../core/store-boundary';
 import { listQuarantine } from './quarantine';
 import { asStorageError } from '../../shared/durable-fs';
-import { ClockWatch, compactionDue } from '../core/policy';
 
-/** What a survey reads of a data directory: its root, and a quiet replay of one journal (data-dir.ts). */
+/** What a survey reads of a data directory: its root, and its journals as lines (data-dir.ts). */
 export interface SurveyedDir {
   readonly root: string;
-  replay<S>(spec: StoreSpec<S>, opts: { quiet?: boolean }): Loaded<S> & { scan: ScanResult };
+  readonly lines: LockedLines;
 }
 
 export interface FileFacts {
@@ -86,7 +83,12 @@ export async function surveyStore(dir: SurveyedDir, specs: readonly StoreSpec<un
   const probe: LockProbe = usable ? await probeLock(dir.root) : { held: false, name: null, holder: null, stale: false };
   let journals: JournalFacts<any>[];
   try {
-    journals = usable ? specs.map((spec) => surveyJournal(dir, spec)) : [];
+    journals = [];
+    for (const spec of usable ? specs : []) {
+      const facts = await surveyJournal(dir.lines.journal(spec.file), spec, () => dir.lines.quarantined(spec.file), replayUpkeep(spec));
+      const index = spec.keyOf !== undefined && facts.exists ? derivedFiles(dir.root, spec).describeIndex() : null;
+      journals.push({ ...facts, index });
+    }
   } finally {
     await probe.ours?.release();
   }
@@ -109,35 +111,6 @@ export async function surveyStore(dir: SurveyedDir, specs: readonly StoreSpec<un
           specs.map((s) => s.file),
         )
       : [],
-  };
-}
-
-/**
- * Replays one journal (quietly: problems are returned, not printed) and notes what the fold alone does not
- * tell: the time of the newest record and whether record times advance.
- */
-export function surveyJournal<S>(dir: SurveyedDir, spec: StoreSpec<S>): JournalFacts<S> {
-  const clock = new ClockWatch();
-  const watched: StoreSpec<S> = {
-    ...spec,
-    evolve(state, record: JournalRecord, at) {
-      clock.see(record.ts, at.line);
-      spec.evolve(state, record, at);
-    },
-  };
-  const loaded = dir.replay(watched, { quiet: true });
-  const { scan } = loaded;
-  let index: JournalFacts<S>['index'] = null;
-  if (spec.keyOf !== undefined && scan.exists) index = derivedFiles(dir.root, spec).describeIndex();
-  return {
-    ...reportScan(dir.root, spec.file, scan),
-    newest_ts: clock.newest,
-    last_ts: clock.last,
-    backwards: clock.backwards,
-    state: loaded.state,
-    live_bytes: spec.liveBytes?.(loaded.state) ?? loaded.index?.live ?? null,
-    compaction_due: compactionDue(scan.bytes, spec.liveBytes?.(loaded.state) ?? loaded.index?.live),
-    index,
   };
 }
 

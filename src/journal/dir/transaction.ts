@@ -19,7 +19,7 @@ export interface TransactionHost {
   readonly root: string;
   readonly reporter: Reporter;
   path(file: string): string;
-  compactLoaded<S>(spec: StoreSpec<S>, loaded: Loaded<S>, ts: string): unknown;
+  compactLoaded<S>(spec: StoreSpec<S>, loaded: Loaded<S>, ts: string): Promise<unknown>;
 }
 
 /** Applies freshly encoded records to a state, as replay would; returns their positions. */
@@ -197,7 +197,7 @@ export class LockedTransaction implements Transaction {
   }
 
   /** Writes every pending batch (one write and one fsync each, in order), then keeps the caches. */
-  commit(): void {
+  async commit(): Promise<void> {
     this.host.reporter.progress?.('writing', 0, 1);
     for (const [spec, batch] of this.pending) {
       const path = this.host.path(spec.file);
@@ -219,11 +219,11 @@ export class LockedTransaction implements Transaction {
       }
     }
     if (this.pending.size > 0) noteCommit([...this.pending].map(([spec, batch]) => `${countLines(batch.text)} record(s) to ${spec.file}`).join(', '));
-    this.finish();
+    await this.finish();
   }
 
   /** After the decision: keep the derived files of every appended store, and compact where mostly dead. */
-  private finish(): void {
+  private async finish(): Promise<void> {
     for (const spec of this.pending.keys()) {
       const loaded = this.loaded.get(spec)!;
       if (loaded.damaged) {
@@ -235,7 +235,7 @@ export class LockedTransaction implements Transaction {
       const live = loaded.index?.live ?? spec.liveBytes?.(loaded.state);
       if (compactionDue(loaded.bytes, live)) {
         // Compaction needs every record's payload: only a verifying replay gives it.
-        this.compactAfterCommit(spec, loaded);
+        await this.compactAfterCommit(spec, loaded);
         continue;
       }
       derivedFiles(this.host.root, spec).keep(loaded, { writer: true });
@@ -246,11 +246,11 @@ export class LockedTransaction implements Transaction {
    * The automatic compaction after a committed write. It is upkeep: whatever stops it (a history/ that cannot be
    * read, a full disk) is one warning, never a failure of the write, which is durable (a retry would repeat it).
    */
-  private compactAfterCommit<S>(spec: StoreSpec<S>, loaded: Loaded<S>): void {
+  private async compactAfterCommit<S>(spec: StoreSpec<S>, loaded: Loaded<S>): Promise<void> {
     try {
       // Compaction needs every record's payload: only a verifying replay gives it.
       const whole = loaded.source === 'replay' ? loaded : replayFull(this.host.path(spec.file), spec, this.host.reporter, { quiet: true });
-      if (!whole.damaged) this.host.compactLoaded(spec, whole, this.ts);
+      if (!whole.damaged) await this.host.compactLoaded(spec, whole, this.ts);
     } catch (error) {
       if (!(error instanceof CruxError)) throw error;
       derivedFiles(this.host.root, spec).drop();

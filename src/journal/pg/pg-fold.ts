@@ -6,7 +6,7 @@ import type { ProgressSink, Reporter } from '../core/store-boundary';
 import type { Sql } from './client';
 import { PgConnection } from './pg-connection';
 import { arrayLiteral, journalTable, type Catalog } from './schema';
-import { rowPosition, RowVerifier, type RowScan } from './rows';
+import { rowPosition, RowVerifier, visitRows, type RowScan } from './rows';
 import { loadPgSnapshot, savePgSnapshot, SNAPSHOT_AFTER_ROWS } from './pg-snapshot';
 import type { StoreUrl } from './url';
 
@@ -43,12 +43,7 @@ export class PgReads extends PgConnection {
     }
     const state = snapshot.state;
     const verifier = new RowVerifier(spec.vocabulary, (record, at) => spec.evolve(state, record, at), snapshot.head);
-    await q
-      .unsafe(`select line, body from ${this.ident(journalTable(spec.file))} where line > $1 order by line`, [snapshot.line])
-      .values()
-      .cursor(FETCH_ROWS, (rows) => {
-        for (const [line, body] of rows as [string, string][]) verifier.visit({ line: Number(line), body });
-      });
+    await visitRows(q, `select line, body from ${this.ident(journalTable(spec.file))} where line > $1 order by line`, [snapshot.line], verifier);
     const tail = verifier.finish();
     this.report(spec.file, tail);
     const line = tail.lines > 0 ? tail.lastLine : snapshot.line;
@@ -70,13 +65,7 @@ export class PgReads extends PgConnection {
     const table = journalTable(spec.file);
     if (catalog.tables.has(table)) {
       const total = opts.progress === undefined ? 0 : await this.count(q, table);
-      await q
-        .unsafe(`select line, body from ${this.ident(table)} order by line`)
-        .values()
-        .cursor(FETCH_ROWS, (rows) => {
-          for (const [line, body] of rows as [string, string][]) verifier.visit({ line: Number(line), body });
-          opts.progress?.(spec.file, verifier.visited, total);
-        });
+      await visitRows(q, `select line, body from ${this.ident(table)} order by line`, [], verifier, () => opts.progress?.(spec.file, verifier.visited, total));
     }
     const scan = verifier.finish();
     if (!opts.quiet) this.report(spec.file, scan);
@@ -107,7 +96,7 @@ export class PgReads extends PgConnection {
       for (const { line, body } of rows) {
         const decoded = decodeRecord(body, VERIFY_ALL);
         if (!decoded.ok) {
-          problems.push({ line: Number(line), reason: decoded.reason, skipped: true });
+          problems.push({ line: Number(line), reason: decoded.reason, skipped: true, length: Buffer.byteLength(body) });
           continue;
         }
         if (!spec.vocabulary.has(decoded.record.ev)) continue;

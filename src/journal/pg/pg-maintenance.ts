@@ -1,17 +1,13 @@
-// The PostgreSQL store's whole-journal rewrites and reads: compaction (and its history), history read, restore.
+// The PostgreSQL store's copy of a journal in and out (`journal copy`): a restore into an empty store, the history
+// as pieces. (Check, compaction and history reads are core/'s, over pg-lines.ts.)
 import { CruxError } from '../../shared/errors';
 import { decodeOwn, decodeRecord, VERIFY_ALL } from '../codec/record';
-import { compactionText, planCompaction } from '../core/policy';
-import { journalName, type StoreSpec } from '../codec/store-spec';
-import type { CompactReport, HistoryPiece, ProgressSink } from '../core/store-boundary';
+import type { StoreSpec } from '../codec/store-spec';
+import type { HistoryPiece } from '../core/store-boundary';
 import type { Sql } from './client';
-import { replaceRows, type PgHost } from './pg-host';
-import { RowVerifier } from './rows';
+import type { PgHost } from './pg-host';
 import { reindexByKey } from './pg-reindex';
-import { recount, stillDue, writeStats } from './pg-autocompact';
-
-import { historySink, type HistoryRetention } from '../dir/history';
-import type { RecordSink } from '../codec/verify';
+import { countAfterRewrite } from './pg-lines';
 import { arrayLiteral, journalTable, type Catalog } from './schema';
 
 /**
@@ -21,148 +17,6 @@ import { arrayLiteral, journalTable, type Catalog } from './schema';
  */
 const RESTORE_ROWS = 1000;
 
-export async function compactJournals(
-  store: PgHost,
-  specs: readonly StoreSpec<unknown>[],
-  ts: string,
-  opts: { progress?: ProgressSink | undefined; dropHistory?: boolean | undefined; retention: HistoryRetention; auto?: boolean },
-): Promise<CompactReport[]> {
-  const progress = opts.progress;
-  return store.locked(async (sql, catalog) => {
-    const reports: CompactReport[] = [];
-    for (const spec of specs) {
-      const name = journalName(spec.file);
-      // The compaction after a write (pg-autocompact.ts) runs only if the journal is still due under the lock:
-      // another host's write may have compacted it since.
-      if (opts.auto === true) {
-        const { line, head } = await store.headOf(sql, catalog, spec.file);
-        if (!(await stillDue(sql, (t) => store.ident(t), catalog, spec, { line, h: head.h }))) continue;
-      }
-      const folded = await store.fold(sql, catalog, spec, { quiet: true, ...(progress ? { progress } : {}) });
-      const before = { records: folded.scan.records, bytes: folded.scan.bytes };
-      if (folded.scan.lines === 0) {
-        reports.push({ name, file: spec.file, before, after: before });
-        continue;
-      }
-      if (folded.scan.problems.length > 0) {
-        throw new CruxError(
-          'journal_damaged',
-          `${store.location} ${journalTable(spec.file)} has damaged rows; compaction would drop them`,
-          'run `crux journal check --repair` first: it keeps them in quarantine',
-        );
-      }
-      const live = spec.live(folded.state);
-      const table = store.ident(journalTable(spec.file));
-      const [first] = await sql.unsafe<{ body: string }[]>(`select body from ${table} order by line limit 1`);
-      const [kept] = catalog.tables.has('history')
-        ? await sql.unsafe<{ head: string | null }[]>(`select max(seq) as head from ${store.ident('history')} where journal = $1`, [spec.file])
-        : [];
-      const firstRecord = first === undefined ? undefined : decodeOwn(first.body);
-      const plan = planCompaction(
-        { records: folded.scan.records, first: firstRecord, tornTail: false },
-        live.length,
-        kept?.head == null ? undefined : Number(kept.head),
-      );
-      if (!plan.rewrite) {
-        // Nothing dead after all (the estimate was low): counted as all live, so that the next attempt waits until
-        // the journal has doubled, and no write after this one folds it again for nothing.
-        if (opts.auto === true) {
-          const { line, head } = await store.headOf(sql, catalog, spec.file);
-          await writeStats(sql, (t) => store.ident(t), spec.file, { line, h: head.h, bytes: folded.scan.bytes, live: folded.scan.bytes });
-        }
-        reports.push({ name, file: spec.file, before, after: before });
-        continue;
-      }
-      const text = compactionText(folded.scan.head, before, live, ts);
-      // What compaction drops is kept: the old rows, chain intact, move to `history`, without the restatements
-      // of what history already holds (policy.ts).
-      const [from, to] = plan.leaveOut ? [plan.leaveOut.from, plan.leaveOut.to] : [0, -1];
-      await sql.unsafe(
-        `insert into ${store.ident('history')} (journal, generation, compacted_at, line, seq, body)
-         select $1, (select coalesce(max(generation), 0) + 1 from ${store.ident('history')} where journal = $1), $2, line, seq, body
-         from ${table} where seq not between $3 and $4`,
-        [spec.file, ts, from, to],
-      );
-      const bytes = await replaceRows(store, sql, spec, text);
-      await store.refreshIndex(sql, catalog, spec, 'all', { whole: folded.state });
-      await countAfterRewrite(store, sql, catalog, spec, spec.liveBytes?.(folded.state));
-      reports.push({ name, file: spec.file, before, after: { records: live.length + 1, bytes } });
-    }
-    // Past retention, or all of it with --drop-history (this compaction's rows too), as in a data directory.
-    if (catalog.tables.has('history')) await pruneHistory(store, sql, ts, opts.dropHistory === true ? undefined : opts.retention);
-    return reports;
-  });
-}
-
-/**
- * The statistics row of a journal just rewritten (compaction, restore), counted afresh and bound to its new head, so
- * that the next write need not count it: a journal without entities takes `wholeLive` (its state's estimate),
- * unknown after a restore (then the whole journal: nothing is due until a write that loads it says otherwise).
- */
-async function countAfterRewrite(store: PgHost, sql: Sql, catalog: Catalog, spec: StoreSpec<unknown>, wholeLive: number | undefined): Promise<void> {
-  if (!catalog.tables.has('journal_stats')) return;
-  const ident = (t: string) => store.ident(t);
-  const counted = await recount(sql, ident, spec);
-  const { line, head } = await store.headOf(sql, catalog, spec.file);
-  const live = spec.keyOf !== undefined ? counted.live : (wholeLive ?? counted.bytes);
-  await writeStats(sql, ident, spec.file, { line, h: line === 0 ? '' : head.h, bytes: counted.bytes, live });
-}
-
-/**
- * Deletes the history rows past retention (older than keepMs, or beyond maxBytes counting from the newest
- * compaction), or all of them without a retention (`compact --drop-history`).
- */
-async function pruneHistory(store: PgHost, sql: Sql, ts: string, retention: HistoryRetention | undefined): Promise<void> {
-  const history = store.ident('history');
-  if (retention === undefined) {
-    await sql.unsafe(`delete from ${history}`);
-    return;
-  }
-  await sql.unsafe(`delete from ${history} where compacted_at < $1::timestamptz - make_interval(secs => $2)`, [ts, retention.keepMs / 1000]);
-  await sql.unsafe(
-    `delete from ${history} h using (
-       select journal, generation, sum(sum(octet_length(body) + 1)) over (partition by journal order by generation desc) as kept
-       from ${history} group by journal, generation) g
-     where h.journal = g.journal and h.generation = g.generation and g.kept > $1`,
-    [retention.maxBytes],
-  );
-}
-
-/** Every record journal `spec` ever kept, history first (see JournalStore.readHistory). */
-export async function readHistoryRows<S>(store: PgHost, sql: Sql, catalog: Catalog, spec: StoreSpec<S>, sink: RecordSink): Promise<void> {
-  const visit = historySink(sink);
-  const table = journalTable(spec.file);
-  const sources: [string, unknown[], boolean][] = [];
-  if (catalog.tables.has('history'))
-    sources.push([`select line, body from ${store.ident('history')} where journal = $1 order by generation, line`, [spec.file], true]);
-  if (catalog.tables.has(table)) sources.push([`select line, body from ${store.ident(table)} order by line`, [], false]);
-  for (const [query, params, history] of sources) {
-    // Each compaction's rows, and the journal, are chains of their own: verified one by one, as history files are.
-    let verifier: RowVerifier | undefined;
-    let previous = 0;
-    await sql
-      .unsafe(query, params as never[])
-      .values()
-      .cursor(5000, (rows) => {
-        for (const [line, body] of rows as [string, string][]) {
-          const n = Number(line);
-          if (verifier === undefined || n <= previous) {
-            if (verifier !== undefined) reportSkipped(store, spec.file, verifier);
-            verifier = new RowVerifier(spec.vocabulary, visit, undefined, history);
-          }
-          previous = n;
-          verifier.visit({ line: n, body });
-        }
-      });
-    if (verifier !== undefined) reportSkipped(store, spec.file, verifier);
-  }
-}
-
-function reportSkipped(store: PgHost, file: string, verifier: RowVerifier): void {
-  for (const p of verifier.finish().problems) if (p.skipped) store.warn(`${store.location} ${journalTable(file)}:${p.line}: ${p.reason}`);
-}
-
-/** Stores `lines` as journal `file` of an empty store, byte for byte, in one transaction. */
 /** A line of a source journal as a row's body: a record that verifies, byte for byte (a row never holds a fragment). */
 function rowBody(bytes: Uint8Array, n: number, where: string): string {
   const body = Buffer.from(bytes).toString('utf8');

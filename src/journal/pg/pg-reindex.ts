@@ -4,11 +4,11 @@
 import { decodeRecord, VERIFY_ALL } from '../codec/record';
 import type { StoreSpec } from '../codec/store-spec';
 import type { Sql } from './client';
-import type { PgHost } from './pg-host';
+import type { DerivedTrust, PgHost, PgWriter } from './pg-host';
 import { writeIndexRows } from './pg-index';
 import { writeTermRows } from './pg-terms';
 import { rowPosition } from './rows';
-import { journalTable, type Catalog } from './schema';
+import { journalTable, readCatalog, SCHEMA_VERSION, type Catalog } from './schema';
 
 /** Entities folded and written per round. */
 const KEYS_PER_ROUND = 2000;
@@ -59,4 +59,50 @@ export async function reindexByKey<S>(store: PgHost, sql: Sql, catalog: Catalog,
     after = [last.key, Number(last.line)];
   }
   if (first || keys.length > 0) await flush();
+}
+
+export type RefreshOpts<S> = { trusted?: DerivedTrust; whole?: S };
+
+/**
+ * Brings the derived rows of a journal up to date inside a locked transaction, after its rows changed: those of
+ * the entities `keys` (from their rows as they now are) where the rows were trusted before the change
+ * (`trusted`), else — or with 'all' — every entity's (from `whole`, or a fold of the journal): rebuilt in the
+ * same transaction. Returns whether the journal has derived rows (then they can be trusted again).
+ */
+export async function refreshDerived<S>(
+  store: PgWriter,
+  sql: Sql,
+  catalog: Catalog,
+  spec: StoreSpec<S>,
+  keys: readonly string[] | 'all',
+  opts: RefreshOpts<S>,
+): Promise<boolean> {
+  if (spec.keyOf === undefined || (spec.secondary === undefined && spec.terms === undefined)) return false;
+  // The derived tables and their triggers, made again if they went (a repair after a table or trigger was
+  // dropped), in a schema at this crux's version (a repair is a write: it migrates an older one).
+  const current = catalog.version < SCHEMA_VERSION ? await readCatalog(sql, store.url.schema) : catalog;
+  catalog = await store.prepare(sql, current, spec.file);
+  const ident = (t: string) => store.ident(t);
+  const { line, head } = await store.headOf(sql, catalog, spec.file);
+  const bound = { line, h: line === 0 ? '' : head.h };
+  const none = { index: false, terms: false };
+  const trusted = keys === 'all' ? none : (opts.trusted ?? none);
+  const maintain = { index: spec.secondary !== undefined && trusted.index, terms: spec.terms !== undefined && trusted.terms };
+  const rebuild = { index: spec.secondary !== undefined && !trusted.index, terms: spec.terms !== undefined && !trusted.terms };
+  if (keys !== 'all' && (maintain.index || maintain.terms)) {
+    // Only the entities this write touched (none: the bindings just follow the head).
+    const some = keys.length === 0 ? spec.initial() : (await store.foldKeys(sql, catalog, spec, keys)).state;
+    if (maintain.index) await writeIndexRows(sql, ident, spec, some, keys, false, bound);
+    if (maintain.terms) await writeTermRows(sql, ident, spec, some, keys, bound);
+  }
+  if (rebuild.index || rebuild.terms) {
+    const state = opts.whole ?? (await store.fold(sql, catalog, spec, { quiet: true })).state;
+    if (rebuild.index) {
+      const rows = await sql.unsafe<{ key: string }[]>(`select distinct key from ${ident(journalTable(spec.file))} where key is not null`);
+      const all = rows.map((r) => r.key);
+      await writeIndexRows(sql, ident, spec, state, all, true, bound);
+    }
+    if (rebuild.terms) await writeTermRows(sql, ident, spec, state, 'all', bound);
+  }
+  return true;
 }

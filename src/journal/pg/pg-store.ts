@@ -25,16 +25,20 @@ import type {
 } from '../core/store-boundary';
 import type { Sql } from './client';
 import { CruxError } from '../../shared/errors';
-import { arrayLiteral, ensureJournalTable, journalTable, migrate, readCatalog, SCHEMA_VERSION, type Catalog } from './schema';
-import { compactJournals, historyPieces, readHistoryRows, restoreJournal } from './pg-maintenance';
-import { checkJournals } from './pg-check';
+import { arrayLiteral, ensureJournalTable, journalTable, migrate, type Catalog } from './schema';
+import { historyPieces, restoreJournal } from './pg-maintenance';
+import { checkJournals } from '../core/check';
+import { compactJournals } from '../core/compact';
+import { DEFAULT_HISTORY_RETENTION, readHistory, type HistoryRetention } from '../core/history';
+import type { LineStore } from '../core/line-store';
+import { PgLines } from './pg-lines';
+import { refreshDerived, type RefreshOpts } from './pg-reindex';
 import { surveyPg } from './pg-survey';
 import type { DerivedTrust, PgWriter, TermQuery } from './pg-host';
 import { PgTransaction } from './pg-transaction';
 import { PgKeyStore } from './pg-keys';
-import { DEFAULT_HISTORY_RETENTION, type HistoryRetention } from '../dir/history';
-import { indexCurrent, matchingKeys, readNewestRows, writeIndexRows } from './pg-index';
-import { matchTerms, termsCurrent, writeTermRows } from './pg-terms';
+import { indexCurrent, matchingKeys, readNewestRows } from './pg-index';
+import { matchTerms, termsCurrent } from './pg-terms';
 import { initSchema } from './pg-init';
 import { PgReads, type Folded } from './pg-fold';
 import { insertLines } from './pg-insert';
@@ -56,6 +60,10 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
   readonly keys: KeyStore;
   /** Which journals' derived rows are trusted in the operation running (pg-trust.ts), by file. */
   private readonly verdicts = new Map<string, DerivedTrust>();
+  /** The store as check, compaction and history reads (core/) see it: its journals' rows, in one locked transaction. */
+  readonly lineStore: LineStore = {
+    locked: (fn) => this.locked((sql, catalog) => fn(new PgLines(this, sql, catalog, this.retention))),
+  };
 
   constructor(
     url: StoreUrl,
@@ -143,54 +151,11 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
     return verdict;
   }
 
-  /**
-   * Brings the derived rows of a journal up to date inside a locked transaction, after its rows changed: those of
-   * the entities `keys` (from their rows as they now are) where the rows were trusted before the change
-   * (`trusted`), else — or with 'all' — every entity's (from `whole`, or a fold of the journal): rebuilt in the
-   * same transaction, and trusted again.
-   */
-  async refreshIndex<S>(
-    sql: Sql,
-    catalog: Catalog,
-    spec: StoreSpec<S>,
-    keys: readonly string[] | 'all',
-    opts: { trusted?: DerivedTrust; whole?: S } = {},
-  ): Promise<void> {
-    if (spec.keyOf === undefined || (spec.secondary === undefined && spec.terms === undefined)) return;
-    // The derived tables and their triggers, made again if they went (a repair after a table or trigger was
-    // dropped), in a schema at this crux's version (a repair is a write: it migrates an older one).
-    const current = catalog.version < SCHEMA_VERSION ? await readCatalog(sql, this.url.schema) : catalog;
-    catalog = await this.prepare(sql, current, spec.file);
-    const ident = (t: string) => this.ident(t);
-    const { line, head } = await this.headOf(sql, catalog, spec.file);
-    const bound = { line, h: line === 0 ? '' : head.h };
-    const none = { index: false, terms: false };
-    const trusted = keys === 'all' ? none : (opts.trusted ?? none);
-    const maintain = { index: spec.secondary !== undefined && trusted.index, terms: spec.terms !== undefined && trusted.terms };
-    const rebuild = { index: spec.secondary !== undefined && !trusted.index, terms: spec.terms !== undefined && !trusted.terms };
-    if (keys !== 'all' && (maintain.index || maintain.terms)) {
-      // Only the entities this write touched (none: the bindings just follow the head).
-      const some = keys.length === 0 ? spec.initial() : (await this.foldKeys(sql, catalog, spec, keys)).state;
-      if (maintain.index) await writeIndexRows(sql, ident, spec, some, keys, false, bound);
-      if (maintain.terms) await writeTermRows(sql, ident, spec, some, keys, bound);
+  /** Brings the derived rows of a journal up to date after its rows changed, and trusts them again (pg-reindex.ts). */
+  async refreshIndex<S>(sql: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[] | 'all', opts: RefreshOpts<S> = {}): Promise<void> {
+    if (await refreshDerived(this, sql, catalog, spec, keys, opts)) {
+      this.verdicts.set(spec.file, { index: spec.secondary !== undefined, terms: spec.terms !== undefined });
     }
-    if (rebuild.index || rebuild.terms) {
-      const state = opts.whole ?? (await this.fold(sql, catalog, spec, { quiet: true })).state;
-      if (rebuild.index) {
-        const rows = await sql.unsafe<{ key: string }[]>(`select distinct key from ${this.ident(journalTable(spec.file))} where key is not null`);
-        await writeIndexRows(
-          sql,
-          ident,
-          spec,
-          state,
-          rows.map((r) => r.key),
-          true,
-          bound,
-        );
-      }
-      if (rebuild.terms) await writeTermRows(sql, ident, spec, state, 'all', bound);
-    }
-    this.verdicts.set(spec.file, { index: spec.secondary !== undefined, terms: spec.terms !== undefined });
   }
 
   async readAt<S>(spec: StoreSpec<S>, positions: readonly LinePosition[]): Promise<(JournalRecord | undefined)[]> {
@@ -232,7 +197,7 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
    */
   private async compactAfterWrite(due: StoreSpec<any>[], ts: string): Promise<void> {
     try {
-      await compactJournals(this, due, ts, { retention: this.opts.history ?? DEFAULT_HISTORY_RETENTION, auto: true });
+      await compactJournals(this.lineStore, due, ts, { auto: true });
     } catch (error) {
       if (!(error instanceof CruxError)) throw error;
       this.warn(`${this.location}: automatic compaction of ${due.map((s) => s.file).join(', ')} did not run (${error.message}); the write is committed`);
@@ -251,15 +216,19 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
   }
 
   async check(specs: readonly StoreSpec<unknown>[], opts: { repair: boolean; ts: string; progress?: ProgressSink }): Promise<JournalReport[]> {
-    return checkJournals(this, specs, opts);
+    return checkJournals(this.lineStore, specs, opts);
   }
 
   async compact(specs: readonly StoreSpec<unknown>[], ts: string, progress?: ProgressSink, opts: { dropHistory?: boolean } = {}): Promise<CompactReport[]> {
-    return compactJournals(this, specs, ts, { progress, dropHistory: opts.dropHistory, retention: this.opts.history ?? DEFAULT_HISTORY_RETENTION });
+    return compactJournals(this.lineStore, specs, ts, { progress, dropHistory: opts.dropHistory });
   }
 
   async readHistory<S>(spec: StoreSpec<S>, sink: (record: JournalRecord, at: LinePosition) => void): Promise<void> {
-    return this.guard(async () => readHistoryRows(this, this.reader, await this.readCatalog(), spec, sink));
+    return this.guard(async () => readHistory(new PgLines(this, this.reader, await this.readCatalog(), this.retention), spec.file, spec.vocabulary, sink));
+  }
+
+  private get retention(): HistoryRetention {
+    return this.opts.history ?? DEFAULT_HISTORY_RETENTION;
   }
 
   /** A message for the operator (a record passed over). */

@@ -1,14 +1,13 @@
 // Doctor's facts of a PostgreSQL store (JournalStore.survey): the lock and its holder, the server's and the
 // schema's versions, each journal verified and folded, table sizes and the last compaction; nothing changed.
-import { ClockWatch, compactionDue } from '../core/policy';
 import type { StoreSpec } from '../codec/store-spec';
 import type { JournalFacts, StoreFacts } from '../core/store-boundary';
+import { surveyJournal } from '../core/check';
+import { DEFAULT_HISTORY_RETENTION } from '../core/history';
 import type { Sql } from './client';
 import type { PgHost } from './pg-host';
-import { reportRows } from './pg-check';
-import { RowVerifier } from './rows';
-import { SNAPSHOT_EVENT } from '../codec/verify';
-import { journalFileOf, journalTable, readCatalog, SCHEMA_VERSION, type Catalog } from './schema';
+import { PgLines } from './pg-lines';
+import { journalFileOf, journalTable, readCatalog, SCHEMA_VERSION } from './schema';
 
 /** Tables of the schema that are not journals. */
 const OWN_TABLES = new Set(['schema_version', 'keys', 'history', 'quarantine', 'secondary_indexes', 'term_indexes', 'snapshots']);
@@ -24,7 +23,8 @@ export async function surveyPg(store: PgHost, specs: readonly StoreSpec<unknown>
     const usable = exists && catalog.version <= SCHEMA_VERSION;
     const journals: JournalFacts<any>[] = [];
     if (usable) {
-      for (const spec of specs) journals.push(await surveyJournal(store, sql, catalog, spec));
+      const lines = new PgLines(store, sql, catalog, DEFAULT_HISTORY_RETENTION);
+      for (const spec of specs) journals.push(await surveyJournal(lines.journal(spec.file), spec, () => lines.quarantined(spec.file)));
     }
     const quarantine =
       usable && catalog.tables.has('quarantine')
@@ -78,37 +78,4 @@ async function lockHolder(sql: Sql, schema: string): Promise<{ pid: number; comm
     select a.pid, a.application_name as app, host(a.client_addr) as addr from pg_locks l join pg_stat_activity a on a.pid = l.pid
     where l.locktype = 'advisory' and l.granted and l.classid = ${0x63727578}::oid and l.objid = hashtext(${schema})::oid limit 1`;
   return row === undefined ? null : { pid: row.pid, command: `${row.app || 'a client'} from ${row.addr ?? 'a local socket'} (server pid)` };
-}
-
-async function surveyJournal(store: PgHost, sql: Sql, catalog: Catalog, spec: StoreSpec<unknown>): Promise<JournalFacts<unknown>> {
-  const started = performance.now();
-  const state = spec.initial();
-  const clock = new ClockWatch();
-  let compactedAt: string | null = null;
-  const verifier = new RowVerifier(spec.vocabulary, (record, at) => {
-    if (at.line === 1 && record.ev === SNAPSHOT_EVENT) compactedAt = record.ts;
-    spec.evolve(state, record, at);
-    clock.see(record.ts, at.line);
-  });
-  const table = journalTable(spec.file);
-  if (catalog.tables.has(table)) {
-    await sql
-      .unsafe(`select line, body from ${store.ident(table)} order by line`)
-      .values()
-      .cursor(5000, (rows) => {
-        for (const [line, body] of rows as [string, string][]) verifier.visit({ line: Number(line), body });
-      });
-  }
-  const scan = verifier.finish();
-  return {
-    ...(await reportRows(store, sql, catalog, spec.file, scan, started)),
-    newest_ts: clock.newest,
-    last_ts: clock.last,
-    backwards: clock.backwards,
-    state,
-    live_bytes: spec.liveBytes?.(state) ?? null,
-    compaction_due: compactionDue(scan.bytes, spec.liveBytes?.(state)),
-    compacted_at: compactedAt,
-    index: null,
-  };
 }

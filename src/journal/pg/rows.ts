@@ -2,6 +2,7 @@
 // row's own hash, its place in the chain and the sequence, the vocabulary, batches. Never throws.
 import type { ChainHead } from '../codec/record';
 import { ChainVerifier, type LinePosition, type RecordSink } from '../codec/verify';
+import type { Sql } from './client';
 
 /** A row as read: its line number in the journal and its bytes (the record's line without `\n`). */
 export interface Row {
@@ -14,6 +15,8 @@ export interface RowProblem {
   readonly reason: string;
   /** True when the row is not applied (its bytes are unusable); false for chain and sequence findings. */
   readonly skipped: boolean;
+  /** The row's bytes (without `\n`). */
+  readonly length: number;
 }
 
 export interface RowScan {
@@ -64,10 +67,10 @@ export class RowVerifier {
    */
   finish(): RowScan {
     const verified = this.chain.finish();
-    const problems: RowProblem[] = verified.problems.map(({ line, reason, skipped }) => ({ line, reason, skipped }));
+    const problems: RowProblem[] = verified.problems.map(({ line, reason, skipped, length }) => ({ line, reason, skipped, length }));
     if (verified.open !== undefined) {
       const { at, seen, want } = verified.open;
-      problems.push({ line: at.line, reason: `incomplete batch (${seen} of ${want} records)`, skipped: true });
+      problems.push({ line: at.line, reason: `incomplete batch (${seen} of ${want} records)`, skipped: true, length: at.length });
     }
     return {
       records: verified.records,
@@ -79,4 +82,15 @@ export class RowVerifier {
       ...(verified.headAt ? { headAt: verified.headAt } : {}),
     };
   }
+}
+
+/** Visits the rows `query` selects (line, body), in order, through a cursor of 5,000 rows; `batch` after each. */
+export async function visitRows(q: Sql, query: string, params: unknown[], verifier: RowVerifier, batch?: () => void): Promise<void> {
+  await q
+    .unsafe(query, params as never[])
+    .values()
+    .cursor(5000, (rows) => {
+      for (const [line, body] of rows as [string, string][]) verifier.visit({ line: Number(line), body });
+      batch?.();
+    });
 }

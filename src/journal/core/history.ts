@@ -1,0 +1,129 @@
+// A journal's history, the rules every kind of store keeps (SPEC §3): what compaction drops is kept, piece by piece
+// (a data directory's history/ files, PostgreSQL's history rows by generation), each piece a chain of its own that
+// continues the one before it, the journal continuing the newest; retention deletes the oldest at a later
+// compaction. Here: how history is verified (`journal check`), and how every record ever kept is read back, once
+// each (`session history`, `session get --at`).
+import type { ChainHead, JournalRecord } from '../codec/record';
+import { restatedCount, SNAPSHOT_EVENT, type RecordSink } from '../codec/verify';
+import type { LinePosition } from '../codec/line';
+import type { LineReader, LockedLines } from './line-store';
+
+export interface HistoryRetention {
+  /** History whose newest record is older than this is deleted by a compaction (CRUX_HISTORY_KEEP, 30d). */
+  readonly keepMs: number;
+  /** Beyond this many bytes of history, the oldest pieces are deleted (CRUX_HISTORY_MAX_BYTES, 256 MiB). */
+  readonly maxBytes: number;
+}
+
+export const DEFAULT_HISTORY_RETENTION: HistoryRetention = { keepMs: 30 * 86_400_000, maxBytes: 256 * 1024 * 1024 };
+
+export interface HistoryReport {
+  readonly files: number;
+  readonly records: number;
+  readonly bytes: number;
+  readonly problems: { file: string; line: number; reason: string }[];
+  /** With --repair: damaged history pieces moved whole into quarantine. */
+  readonly quarantined?: string[];
+}
+
+/**
+ * Verifies journal `file`'s history: every line of every piece (hash, chain, sequence), and that each piece
+ * continues the one before it (its opening snapshot names the previous piece's head), as the journal must
+ * continue the newest. With `repair`, a damaged piece moves whole into quarantine.
+ */
+export async function checkHistory(
+  lines: LockedLines,
+  file: string,
+  vocabulary: ReadonlySet<string>,
+  opts: { repair: boolean; ts: string },
+): Promise<HistoryReport | undefined> {
+  const pieces = await lines.history(file);
+  if (pieces.length === 0) return undefined;
+  const problems: HistoryReport['problems'] = [];
+  const damaged: typeof pieces = [];
+  let records = 0;
+  let bytes = 0;
+  let previous: ChainHead | undefined;
+  const continues = (where: string, first: JournalRecord | undefined, line: number) => {
+    if (previous === undefined || first === undefined) return;
+    const named = first.ev === SNAPSHOT_EVENT ? (first.data as { previous_head?: ChainHead } | undefined)?.previous_head : undefined;
+    if (named?.seq !== previous.seq || named?.h !== previous.h) {
+      problems.push({ file: where, line, reason: `chain break: does not continue the history before it (head seq ${previous.seq})` });
+    }
+  };
+  for (const piece of pieces) {
+    let first: JournalRecord | undefined;
+    let firstAt: LinePosition | undefined;
+    const scan = await piece.scan(
+      vocabulary,
+      (record, at) => {
+        if (first === undefined) [first, firstAt] = [record, at];
+      },
+      { history: true },
+    );
+    const before = problems.length;
+    continues(piece.where, first, firstAt?.line ?? 1);
+    for (const p of scan.problems) problems.push({ file: piece.where, line: p.line, reason: p.reason });
+    if (problems.length > before) damaged.push(piece);
+    records += scan.records;
+    bytes += scan.bytes;
+    previous = scan.head;
+  }
+  // The journal itself must continue the newest piece.
+  continues(lines.journal(file).where, await lines.first(file), 1);
+  let quarantined: string[] | undefined;
+  if (opts.repair) {
+    quarantined = [];
+    for (const piece of damaged) quarantined.push(await piece.quarantine(opts.ts));
+  }
+  return { files: pieces.length, records, bytes, problems, ...(quarantined ? { quarantined } : {}) };
+}
+
+/**
+ * Every record journal `file` ever kept, oldest first: its history pieces, then the journal, each record once
+ * (historySink). Bad lines are passed over and told.
+ */
+export async function readHistory(lines: LineReader, file: string, vocabulary: ReadonlySet<string>, sink: RecordSink): Promise<void> {
+  const visit = historySink(sink);
+  const journal = lines.journal(file);
+  for (const source of [...(await lines.history(file)), journal]) {
+    const scan = await source.scan(vocabulary, visit, { history: source !== journal });
+    for (const p of scan.problems) if (p.skipped) lines.passedOver(file, source.where, p);
+  }
+}
+
+/**
+ * Passes a journal's records, history first, oldest first, on to `sink` once each, without the records a
+ * compaction wrote to restate versions already passed on (any kind of store reads its history through it).
+ * Restatements are passed over only when every version before them was passed on: the history reaches back to
+ * the chain's start (or to restatements passed on whole) with nothing missing since, a snapshot's restatements
+ * left out of an archive aside. Otherwise (older history deleted, a line lost) they are the oldest versions left.
+ */
+function historySink(sink: RecordSink): RecordSink {
+  let lastSeq = 0;
+  let whole = false;
+  // The last snapshot, the last seq of its restatements, whether they repeat versions passed on, whether every
+  // one of them has followed the one before (so that, passed on, they make the versions whole again).
+  let snapshot = -1;
+  let restatedThrough = 0;
+  let repeats = false;
+  let intact = false;
+  return (record, at) => {
+    const seq = record.seq;
+    if (seq <= lastSeq) return;
+    const next = seq === lastSeq + 1;
+    const pastLeftOut = repeats && lastSeq === snapshot && seq === restatedThrough + 1;
+    whole = seq === 1 || (whole && (next || pastLeftOut));
+    lastSeq = seq;
+    if (record.ev === SNAPSHOT_EVENT) {
+      [snapshot, restatedThrough, repeats, intact] = [seq, seq + restatedCount(record), whole, true];
+      return;
+    }
+    if (seq <= restatedThrough) {
+      if (repeats) return;
+      intact &&= next;
+      if (intact && seq === restatedThrough) whole = true;
+    }
+    sink(record, at);
+  };
+}

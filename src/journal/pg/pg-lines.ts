@@ -1,0 +1,196 @@
+// A PostgreSQL schema as the line store under the whole-journal operations (core/line-store.ts): a journal's rows
+// and each compaction's history rows read through a cursor and verified as a file's lines are (rows.ts), a
+// journal replaced inside the locked transaction (its old rows moved to `history` first), the quarantine table
+// for what is taken out. Everything runs in the caller's transaction: a rewrite commits whole or not at all.
+import { decodeRecord, VERIFY_ALL, type JournalRecord } from '../codec/record';
+import type { StoreSpec } from '../codec/store-spec';
+import type { ProgressSink } from '../codec/reporting';
+import { CruxError } from '../../shared/errors';
+import type { HistoryRetention } from '../core/history';
+import type { ArchivePlan, DerivedReport, Folded, HistoryGeneration, LinesProblem, LinesSource, LockedLines } from '../core/line-store';
+import type { Sql } from './client';
+import { checkDerivedRows } from './pg-check';
+import { replaceRows, type PgHost } from './pg-host';
+import { recount, stillDue, writeStats } from './pg-autocompact';
+import { RowVerifier, visitRows } from './rows';
+import { journalTable, type Catalog } from './schema';
+
+export class PgLines implements LockedLines {
+  constructor(
+    private readonly store: PgHost,
+    private readonly sql: Sql,
+    private readonly catalog: Catalog,
+    private readonly retention: HistoryRetention,
+  ) {}
+
+  /** Rows as lines to verify: those `query` selects (line, body), in line order; none when `query` is undefined. */
+  private rows(where: string, file: string, query: string | undefined, params: unknown[] = []): LinesSource {
+    return {
+      where,
+      scan: async (vocabulary, sink, opts = {}) => {
+        const verifier = new RowVerifier(vocabulary, sink ?? (() => {}), undefined, opts.history ?? false);
+        if (query !== undefined) await visitRows(this.sql, query, params, verifier, () => opts.progress?.(file, verifier.visited, 0));
+        return { exists: query !== undefined, ...verifier.finish() };
+      },
+    };
+  }
+
+  private has(table: string): boolean {
+    return this.catalog.tables.has(table);
+  }
+
+  journal(file: string): LinesSource {
+    const table = journalTable(file);
+    return this.rows(table, file, this.has(table) ? `select line, body from ${this.store.ident(table)} order by line` : undefined);
+  }
+
+  async history(file: string): Promise<HistoryGeneration[]> {
+    if (!this.has('history')) return [];
+    const history = this.store.ident('history');
+    const generations = await this.sql.unsafe<{ generation: number }[]>(`select distinct generation from ${history} where journal = $1 order by generation`, [
+      file,
+    ]);
+    const select = `select line, body from ${history} where journal = $1 and generation = $2 order by line`;
+    return generations.map(({ generation }) => ({
+      ...this.rows(`history/${file}#${generation}`, file, select, [file, generation]),
+      quarantine: async (ts: string) => {
+        const rows = await this.sql.unsafe<{ body: string }[]>(select, [file, generation]);
+        const name = await this.quarantine(file, `history-${generation}`, rows.map((r) => `${r.body}\n`).join(''), ts);
+        await this.sql.unsafe(`delete from ${history} where journal = $1 and generation = $2`, [file, generation]);
+        return name;
+      },
+    }));
+  }
+
+  passedOver(file: string, _where: string, p: LinesProblem): void {
+    this.store.warn(`${this.store.location} ${journalTable(file)}:${p.line}: ${p.reason}`);
+  }
+
+  async fold<S>(spec: StoreSpec<S>, progress?: ProgressSink): Promise<Folded<S>> {
+    const { state, scan } = await this.store.fold(this.sql, this.catalog, spec, { quiet: true, ...(progress ? { progress } : {}) });
+    return { state, records: scan.records, bytes: scan.bytes, lines: scan.lines, head: scan.head, damaged: scan.problems.length > 0 };
+  }
+
+  async first(file: string): Promise<JournalRecord | undefined> {
+    const table = journalTable(file);
+    if (!this.has(table)) return undefined;
+    const [row] = await this.sql.unsafe<{ body: string }[]>(`select body from ${this.store.ident(table)} order by line limit 1`);
+    const decoded = row === undefined ? undefined : decodeRecord(row.body, VERIFY_ALL);
+    return decoded?.ok ? decoded.record : undefined;
+  }
+
+  async historyHead(file: string): Promise<number | undefined> {
+    if (!this.has('history')) return undefined;
+    const [row] = await this.sql.unsafe<{ head: string | null }[]>(`select max(seq) as head from ${this.store.ident('history')} where journal = $1`, [file]);
+    return row?.head == null ? undefined : Number(row.head);
+  }
+
+  async bytes(file: string, range?: { offset: number; length: number }): Promise<Buffer> {
+    const table = journalTable(file);
+    const rows = this.has(table) ? await this.sql.unsafe<{ body: string }[]>(`select body from ${this.store.ident(table)} order by line`) : [];
+    const all = Buffer.from(rows.map((r) => `${r.body}\n`).join(''));
+    return range === undefined ? all : all.subarray(range.offset, range.offset + range.length);
+  }
+
+  async quarantine(file: string, label: string, bytes: Uint8Array | string, ts: string): Promise<string> {
+    const name = `${file}.${label}`;
+    await this.sql.unsafe(`insert into ${this.store.ident('quarantine')} (journal, at, name, bytes) values ($1, $2, $3, $4)`, [
+      file,
+      ts,
+      name,
+      Buffer.from(bytes),
+    ]);
+    return `${this.store.location} quarantine/${name}`;
+  }
+
+  async quarantined(file: string): Promise<number> {
+    return quarantinedCount(this.store, this.sql, this.catalog, file);
+  }
+
+  /** The old rows, chain intact, move to `history` as a new generation (without what `leaveOut` names), then the new rows go in. */
+  async replace(spec: StoreSpec<unknown>, text: string, opts: { archive?: ArchivePlan; note: string }): Promise<number> {
+    const archive = opts.archive;
+    if (archive !== undefined) {
+      const history = this.store.ident('history');
+      const [from, to] = archive.leaveOut ? [archive.leaveOut.from, archive.leaveOut.to] : [0, -1];
+      await this.sql.unsafe(
+        `insert into ${history} (journal, generation, compacted_at, line, seq, body)
+         select $1, (select coalesce(max(generation), 0) + 1 from ${history} where journal = $1), $2, line, seq, body
+         from ${this.store.ident(journalTable(spec.file))} where seq not between $3 and $4`,
+        [spec.file, archive.ts, from, to],
+      );
+    }
+    return replaceRows(this.store, this.sql, spec, text);
+  }
+
+  /** The derived rows rebuilt (from `state`, else a fold) and, after a compaction, the statistics row counted afresh. */
+  async rewritten<S>(spec: StoreSpec<S>, state?: S): Promise<void> {
+    await this.store.refreshIndex(this.sql, this.catalog, spec, 'all', state === undefined ? {} : { whole: state });
+    if (state !== undefined) await countAfterRewrite(this.store, this.sql, this.catalog, spec as StoreSpec<unknown>, spec.liveBytes?.(state));
+  }
+
+  /** Past retention, or all of it (every journal's) with `drop`, as in a data directory. */
+  async pruneHistory(ts: string, drop: boolean): Promise<void> {
+    if (!this.has('history')) return;
+    const history = this.store.ident('history');
+    if (drop) {
+      await this.sql.unsafe(`delete from ${history}`);
+      return;
+    }
+    await this.sql.unsafe(`delete from ${history} where compacted_at < $1::timestamptz - make_interval(secs => $2)`, [ts, this.retention.keepMs / 1000]);
+    await this.sql.unsafe(
+      `delete from ${history} h using (
+         select journal, generation, sum(sum(octet_length(body) + 1)) over (partition by journal order by generation desc) as kept
+         from ${history} group by journal, generation) g
+       where h.journal = g.journal and h.generation = g.generation and g.kept > $1`,
+      [this.retention.maxBytes],
+    );
+  }
+
+  damaged(file: string, doing: string): Error {
+    return new CruxError(
+      'journal_damaged',
+      `${this.store.location} ${journalTable(file)} has damaged rows; ${doing} would drop them`,
+      'run `crux journal check --repair` first: it keeps them in quarantine',
+    );
+  }
+
+  async checkDerived<S>(spec: StoreSpec<S>, replay: { state: S; keys: ReadonlySet<string> }, repair: boolean): Promise<DerivedReport | undefined> {
+    return checkDerivedRows(this.store, this.sql, this.catalog, spec, replay, repair);
+  }
+
+  /**
+   * Nothing dead after all (the estimate was low): counted as all live, so that the next attempt waits until the
+   * journal has doubled, and no write after this one folds it again for nothing.
+   */
+  async nothingDead(spec: StoreSpec<unknown>, folded: Folded<unknown>): Promise<void> {
+    const { line, head } = await this.store.headOf(this.sql, this.catalog, spec.file);
+    await writeStats(this.sql, (t) => this.store.ident(t), spec.file, { line, h: head.h, bytes: folded.bytes, live: folded.bytes });
+  }
+
+  /** The compaction after a write runs only if the journal is still due under the lock: another host's write may have compacted it. */
+  async stillDue(spec: StoreSpec<unknown>): Promise<boolean> {
+    const { line, head } = await this.store.headOf(this.sql, this.catalog, spec.file);
+    return stillDue(this.sql, (t) => this.store.ident(t), this.catalog, spec, { line, h: head.h });
+  }
+}
+
+async function quarantinedCount(store: PgHost, sql: Sql, catalog: Catalog, file: string): Promise<number> {
+  if (!catalog.tables.has('quarantine')) return 0;
+  const [row] = await sql.unsafe<{ n: string }[]>(`select count(*) as n from ${store.ident('quarantine')} where journal = $1`, [file]);
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * The statistics row of a journal just rewritten (compaction, restore), counted afresh and bound to its new head, so
+ * that the next write need not count it: a journal without entities takes `wholeLive` (its state's estimate),
+ * unknown after a restore (then the whole journal: nothing is due until a write that loads it says otherwise).
+ */
+export async function countAfterRewrite(store: PgHost, sql: Sql, catalog: Catalog, spec: StoreSpec<unknown>, wholeLive: number | undefined): Promise<void> {
+  if (!catalog.tables.has('journal_stats')) return;
+  const ident = (t: string) => store.ident(t);
+  const counted = await recount(sql, ident, spec);
+  const { line, head } = await store.headOf(sql, catalog, spec.file);
+  const live = spec.keyOf !== undefined ? counted.live : (wholeLive ?? counted.bytes);
+  await writeStats(sql, ident, spec.file, { line, h: line === 0 ? '' : head.h, bytes: counted.bytes, live });
+}
