@@ -3,9 +3,12 @@
 import { holdLockForTest } from '../../shared/crash-point';
 import { noteCommit } from '../../shared/commit-log';
 import { CruxError } from '../../shared/errors';
-import { connectionLost, openClient, storeError, type Client, type Sql } from './client';
+import { connectionLost, storeError, type Client, type Sql } from './client';
+import type { ChainHead } from '../codec/record';
 import { readCatalog, refuseNewer, type Catalog } from './schema';
 import { markWriter } from './pg-trust';
+import { openServer, readOnlyRefusal, standbyNote, type ServerFacts } from './pg-server';
+import { SeenHeads } from './pg-seen';
 import type { StoreUrl } from './url';
 
 /** The first half of every crux advisory lock key ('crux'); the second is the schema name's hash. */
@@ -19,6 +22,16 @@ export class PgConnection {
   protected active: Sql | undefined;
   /** What the running transaction wrote, for noteCommit once COMMIT is acknowledged. */
   readonly committing: string[] = [];
+  /** The chain heads the running transaction leaves, taken as seen once COMMIT is acknowledged. */
+  readonly committingHeads: { file: string; head: ChainHead }[] = [];
+  /** The server the connection is to (pg-server.ts), once connected; kept after the connection is lost. */
+  private facts: ServerFacts | undefined;
+  /** The last primary the heads were seen on: another one (a standby promoted) has them verified again. */
+  private seenOn: ServerFacts | undefined;
+  /** Chain heads this process has seen (pg-seen.ts): compared with a new primary's journals after a switch. */
+  private readonly seen = new SeenHeads();
+  /** A standby's lag is told once per connection. */
+  private lagTold = false;
   /** Operations running now (close waits for them). */
   private readonly inflight = new Set<Promise<unknown>>();
   /** Fails the operation running now (the connection was lost under it); see untilLost. */
@@ -38,17 +51,45 @@ export class PgConnection {
   constructor(
     readonly url: StoreUrl,
     protected readonly lockTimeoutMs: number,
+    private readonly tell: (message: string) => void = () => {},
   ) {
     this.location = url.schema === 'crux' ? url.label : `${url.label}?schema=${url.schema}`;
   }
 
-  /** The connection, opened on first use. */
+  /**
+   * The connection every operation opened (`connect`, before it runs): a connection lost meanwhile is not
+   * replaced here (client.ts), so that what runs on it fails as a whole.
+   */
   get sql(): Sql {
-    // A connection lost between transactions (a long-lived `crux mcp`, a restarted server) is replaced; one lost
-    // inside a transaction is not (client.ts), so that transaction fails as a whole.
-    if (this.client?.lost && this.active === undefined) this.dropClient();
-    this.client ??= openClient(this.url, { lockTimeoutMs: this.lockTimeoutMs, onLost: (error) => this.failRunning?.(error) });
+    if (this.client === undefined) throw Object.assign(new Error('the connection was lost'), { code: 'CONNECTION_CLOSED' });
     return this.client.sql;
+  }
+
+  /**
+   * Connects before an operation when there is no live connection: to the first of the URL's servers that answers
+   * as target_session_attrs asks (pg-server.ts). A connection lost between operations (a long-lived `crux mcp`, a
+   * server restarted, a primary gone and a standby promoted) is replaced by a new one, to whichever server answers
+   * now; when that is another primary than the one this process saw its journals on, the journals' heads are
+   * verified against it (pg-seen.ts). Nothing else outlives an operation (`forget`).
+   */
+  private async connect(): Promise<void> {
+    if (this.client !== undefined && !this.client.lost) return;
+    this.dropClient();
+    const { client, facts } = await openServer(this.url, { lockTimeoutMs: this.lockTimeoutMs, onLost: (error) => this.failRunning?.(error) });
+    this.client = client;
+    this.facts = facts;
+    this.lagTold = false;
+    if (facts.standby) return;
+    const before = this.seenOn;
+    this.seenOn = facts;
+    if (before !== undefined && before.identity !== facts.identity && this.seen.size > 0) {
+      for (const warning of await this.seen.verify(client.sql, this.url.schema, this.location, before, facts)) this.tell(warning);
+    }
+  }
+
+  /** A chain head read whole or written (acknowledged) on the server answering now. */
+  protected noteHead(file: string, head: ChainHead): void {
+    this.seen.saw(file, head);
   }
 
   private dropClient(): void {
@@ -88,14 +129,22 @@ export class PgConnection {
    * operation reads the catalog afresh: a long-lived process (`crux mcp`) must see the tables another process
    * created since its last call.
    */
-  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+  private exclusive<T>(fn: () => Promise<T>, write: boolean): Promise<T> {
     if (this.within.getStore() === this) return fn();
     const before = this.queue;
     let release!: () => void;
     this.queue = new Promise<void>((resolve) => (release = resolve));
     return before
-      .then(() => {
+      .then(async () => {
         this.forget();
+        await this.connect();
+        const facts = this.facts!;
+        // A read-only server (a standby named alone) refuses the write before it begins; a read says how far behind it may be.
+        if (write && facts.readOnly) throw readOnlyRefusal(this.location, facts);
+        if (!write && facts.standby && !this.lagTold) {
+          this.lagTold = true;
+          this.tell(standbyNote(this.location, facts));
+        }
         return this.within.run(this, () => this.untilLost(fn));
       })
       .finally(release);
@@ -113,6 +162,7 @@ export class PgConnection {
         this.active = undefined;
         this.catalog = undefined;
         this.committing.length = 0;
+        this.committingHeads.length = 0;
         this.dropClient();
         reject(error);
       };
@@ -123,8 +173,8 @@ export class PgConnection {
   }
 
   /** Runs `fn`, turning failures of the server or the network into their CruxError (exit 75). */
-  async guard<T>(fn: () => Promise<T>): Promise<T> {
-    const running = this.exclusive(fn);
+  async guard<T>(fn: () => Promise<T>, opts: { write?: boolean } = {}): Promise<T> {
+    const running = this.exclusive(fn, opts.write === true);
     this.inflight.add(running);
     try {
       return await running;
@@ -190,26 +240,31 @@ export class PgConnection {
    * statement `fn` issues is in the transaction, or fails.
    */
   async transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
-    return this.guard(async () => {
-      const sql = this.sql;
-      await sql`begin`;
-      try {
-        const result = await fn(sql);
-        // PostgreSQL answers COMMIT of a transaction that an earlier statement aborted with the tag ROLLBACK, not
-        // an error: only the tag COMMIT acknowledges the write (anything else exits 75, nothing was changed).
-        const outcome = await sql`commit`;
-        if (outcome.command !== 'COMMIT') {
-          throw new CruxError('store_unavailable', `the PostgreSQL store ${this.location} rolled the transaction back (${outcome.command})`);
+    return this.guard(
+      async () => {
+        const sql = this.sql;
+        await sql`begin`;
+        try {
+          const result = await fn(sql);
+          // PostgreSQL answers COMMIT of a transaction that an earlier statement aborted with the tag ROLLBACK, not
+          // an error: only the tag COMMIT acknowledges the write (anything else exits 75, nothing was changed).
+          const outcome = await sql`commit`;
+          if (outcome.command !== 'COMMIT') {
+            throw new CruxError('store_unavailable', `the PostgreSQL store ${this.location} rolled the transaction back (${outcome.command})`);
+          }
+          if (this.committing.length > 0) noteCommit(this.committing.splice(0).join(', '));
+          for (const { file, head } of this.committingHeads.splice(0)) this.noteHead(file, head);
+          return result;
+        } catch (error) {
+          this.committing.length = 0;
+          this.committingHeads.length = 0;
+          // A lost connection's transaction was rolled back by the server; a live one is rolled back here.
+          if (this.live) await sql`rollback`.catch(() => {});
+          throw error;
         }
-        if (this.committing.length > 0) noteCommit(this.committing.splice(0).join(', '));
-        return result;
-      } catch (error) {
-        this.committing.length = 0;
-        // A lost connection's transaction was rolled back by the server; a live one is rolled back here.
-        if (this.live) await sql`rollback`.catch(() => {});
-        throw error;
-      }
-    });
+      },
+      { write: true },
+    );
   }
 
   /**
