@@ -13,6 +13,8 @@ import type { StoreUrl } from './url';
 
 /** The first half of every crux advisory lock key ('crux'); the second is the schema name's hash. */
 const LOCK_CLASS = 0x63727578;
+/** SQLSTATE: a write in a read-only transaction (a standby, or default_transaction_read_only). */
+const READ_ONLY = '25006';
 
 export class PgConnection {
   readonly location: string;
@@ -53,7 +55,7 @@ export class PgConnection {
     protected readonly lockTimeoutMs: number,
     private readonly tell: (message: string) => void = () => {},
   ) {
-    this.location = url.schema === 'crux' ? url.label : `${url.label}?schema=${url.schema}`;
+    this.location = url.schema === 'crux' ? url.label : `${url.label}${url.label.includes('?') ? '&' : '?'}schema=${url.schema}`;
   }
 
   /**
@@ -129,7 +131,7 @@ export class PgConnection {
    * operation reads the catalog afresh: a long-lived process (`crux mcp`) must see the tables another process
    * created since its last call.
    */
-  private exclusive<T>(fn: () => Promise<T>, write: boolean): Promise<T> {
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
     if (this.within.getStore() === this) return fn();
     const before = this.queue;
     let release!: () => void;
@@ -138,13 +140,6 @@ export class PgConnection {
       .then(async () => {
         this.forget();
         await this.connect();
-        const facts = this.facts!;
-        // A read-only server (a standby named alone) refuses the write before it begins; a read says how far behind it may be.
-        if (write && facts.readOnly) throw readOnlyRefusal(this.location, facts);
-        if (!write && facts.standby && !this.lagTold) {
-          this.lagTold = true;
-          this.tell(standbyNote(this.location, facts));
-        }
         return this.within.run(this, () => this.untilLost(fn));
       })
       .finally(release);
@@ -173,14 +168,22 @@ export class PgConnection {
   }
 
   /** Runs `fn`, turning failures of the server or the network into their CruxError (exit 75). */
-  async guard<T>(fn: () => Promise<T>, opts: { write?: boolean } = {}): Promise<T> {
-    const running = this.exclusive(fn, opts.write === true);
+  async guard<T>(fn: () => Promise<T>): Promise<T> {
+    const running = this.exclusive(fn);
     this.inflight.add(running);
     try {
-      return await running;
+      const result = await running;
+      // A read served by a standby (a write there fails) says how far behind the primary it may be, once a connection.
+      if (this.facts?.standby === true && !this.lagTold && this.within.getStore() !== this) {
+        this.lagTold = true;
+        this.tell(standbyNote(this.location, this.facts));
+      }
+      return result;
     } catch (error) {
       // A connection that failed is not used again: the next operation opens a new one.
       if (connectionLost(error) && this.active === undefined) this.dropClient();
+      // A read-only server (a standby named alone) refused a write: said naming the server (nothing was written).
+      if ((error as { code?: unknown }).code === READ_ONLY && this.facts !== undefined) throw readOnlyRefusal(this.location, this.facts);
       throw storeError(error, this.url, this.lockTimeoutMs) ?? error;
     } finally {
       this.inflight.delete(running);
@@ -240,31 +243,28 @@ export class PgConnection {
    * statement `fn` issues is in the transaction, or fails.
    */
   async transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
-    return this.guard(
-      async () => {
-        const sql = this.sql;
-        await sql`begin`;
-        try {
-          const result = await fn(sql);
-          // PostgreSQL answers COMMIT of a transaction that an earlier statement aborted with the tag ROLLBACK, not
-          // an error: only the tag COMMIT acknowledges the write (anything else exits 75, nothing was changed).
-          const outcome = await sql`commit`;
-          if (outcome.command !== 'COMMIT') {
-            throw new CruxError('store_unavailable', `the PostgreSQL store ${this.location} rolled the transaction back (${outcome.command})`);
-          }
-          if (this.committing.length > 0) noteCommit(this.committing.splice(0).join(', '));
-          for (const { file, head } of this.committingHeads.splice(0)) this.noteHead(file, head);
-          return result;
-        } catch (error) {
-          this.committing.length = 0;
-          this.committingHeads.length = 0;
-          // A lost connection's transaction was rolled back by the server; a live one is rolled back here.
-          if (this.live) await sql`rollback`.catch(() => {});
-          throw error;
+    return this.guard(async () => {
+      const sql = this.sql;
+      await sql`begin`;
+      try {
+        const result = await fn(sql);
+        // PostgreSQL answers COMMIT of a transaction that an earlier statement aborted with the tag ROLLBACK, not
+        // an error: only the tag COMMIT acknowledges the write (anything else exits 75, nothing was changed).
+        const outcome = await sql`commit`;
+        if (outcome.command !== 'COMMIT') {
+          throw new CruxError('store_unavailable', `the PostgreSQL store ${this.location} rolled the transaction back (${outcome.command})`);
         }
-      },
-      { write: true },
-    );
+        if (this.committing.length > 0) noteCommit(this.committing.splice(0).join(', '));
+        for (const { file, head } of this.committingHeads.splice(0)) this.noteHead(file, head);
+        return result;
+      } catch (error) {
+        this.committing.length = 0;
+        this.committingHeads.length = 0;
+        // A lost connection's transaction was rolled back by the server; a live one is rolled back here.
+        if (this.live) await sql`rollback`.catch(() => {});
+        throw error;
+      }
+    });
   }
 
   /**

@@ -125,7 +125,7 @@ export async function openServer(url: StoreUrl, opts: Omit<ClientOptions, 'addre
   throw new CruxError(
     'store_unavailable',
     `cannot use the PostgreSQL store ${url.server}: no server answered${asked} (${tried.join('; ')})`,
-    'nothing was changed; safe to retry (a standby being promoted takes a few seconds)',
+    'nothing was changed; safe to retry: a standby being promoted takes a few seconds',
   );
 }
 

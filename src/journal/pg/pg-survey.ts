@@ -7,6 +7,7 @@ import type { Sql } from './client';
 import type { PgHost } from './pg-host';
 import { reportRows } from './pg-check';
 import { RowVerifier } from './rows';
+import { replicationFacts } from './pg-replication';
 import { SNAPSHOT_EVENT } from '../codec/verify';
 import { journalFileOf, journalTable, readCatalog, SCHEMA_VERSION, type Catalog } from './schema';
 
@@ -59,6 +60,7 @@ export async function surveyPg(store: PgHost, specs: readonly StoreSpec<unknown>
             .filter((t): t is string => t !== null)
             .sort()
             .at(-1) ?? null,
+        replication: await replicationFacts(sql),
       },
     };
   });
