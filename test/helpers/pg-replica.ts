@@ -2,7 +2,7 @@
 // failover tests (SPEC §11, "Several hosts", "Acknowledged means replicated"). The primary is killed as by a crash
 // (`pg_ctl -m immediate`), the standby promoted, and a new standby made of the promoted server for the next round.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { psql } from './pg';
@@ -39,7 +39,10 @@ export class ReplicaSet {
   /** Servers killed so far: their URLs stay in the store URL (they refuse connections), as a dead host would. */
   readonly dead: Server[] = [];
 
-  constructor(readonly mode: ReplicationMode) {}
+  constructor(readonly mode: ReplicationMode) {
+    // The servers' directories are made inside, as the `postgres` user when run as root: it must pass through.
+    chmodSync(this.root, 0o711);
+  }
 
   /** A new primary and its standby. */
   start(): void {
