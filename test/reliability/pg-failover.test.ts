@@ -13,6 +13,7 @@ import { crux, journalRecords, STRESS, tempDir } from '../helpers/cli';
 import { startMcp, type McpSession } from '../helpers/mcp';
 import { psql } from '../helpers/pg';
 import { ReplicaSet, replicaSkipReason } from '../helpers/pg-replica';
+import { api, nextChange, startUi } from '../helpers/ui';
 import { startShell } from './harness';
 
 const skip = replicaSkipReason();
@@ -193,13 +194,23 @@ describe.skipIf(skip !== undefined)(`failover to an asynchronous standby${skip ?
       { level: 'warning', message: expect.stringMatching(/not replicated: synchronous_standby_names is empty/) },
     ]);
     const s = await startMcp(url, [], { env: { CRUX_LOCK_TIMEOUT: '2s' } });
+    // A dashboard beside it: its overview read the journals' newest rows, its live updates listen on the primary.
+    const ui = await startUi(url);
+    let uiSaid = '';
+    ui.proc.stderr!.on('data', (chunk: Buffer) => {
+      uiSaid += chunk.toString();
+    });
     try {
       expect((await s.call('session_put', { session_id: 'kept', state: { v: 1 } })).isError).toBeFalsy();
+      expect((await api(ui, '/api/overview/activity')).status).toBe(200);
       set.caughtUp();
       set.detachStandby();
       // Acknowledged by the primary alone: the standby no longer receives its WAL.
       for (const id of ['lost1', 'lost2', 'lost3']) expect((await s.call('session_put', { session_id: id, state: {} })).isError).toBeFalsy();
       expect((await s.call('session_list', {})).structuredContent.sessions).toHaveLength(4);
+      expect((await api(ui, '/api/overview/activity')).status).toBe(200);
+      const told = nextChange(ui, (d) => d.journal === 'sessions');
+      await told.ready;
       const primary = set.single(set.primary, schema);
       const seenSeq = Number(psql(`select max(seq) from "${schema}".journal_sessions`, primary).trim());
       set.killPrimary();
@@ -216,13 +227,24 @@ describe.skipIf(skip !== undefined)(`failover to an asynchronous standby${skip ?
         ),
       );
       expect(said).not.toContain(set.password);
+      // The dashboard listens again on the new primary, says what is gone, and tells every page to read its view again.
+      await told.changed;
+      expect(uiSaid).toMatch(/the dashboard's live updates stopped .*; listening again/);
+      expect(uiSaid).toMatch(new RegExp(`sessions\\.jsonl: ${seenSeq - heldSeq} record\\(s\\) this process saw are gone`));
       // Said once: the view is rebuilt from the new primary, and writes go on there.
       expect((await s.call('session_get', { session_id: 'lost1' })).structuredContent.error.code).toBe(3);
       expect((await s.call('session_put', { session_id: 'next', state: { v: 2 } })).isError).toBeFalsy();
       expect(s.stderr().match(/are gone/g)).toHaveLength(1);
       expect([...storedPuts(set.single(set.primary, schema)).keys()].sort()).toEqual(['kept', 'next']);
+      // Its reads are the new primary's, and what is gone was said once.
+      expect((await api(ui, '/api/overview/activity')).status).toBe(200);
+      expect(uiSaid.match(/are gone/g)).toHaveLength(1);
+      expect((await api(ui, '/api/sessions')).doc.sessions.map((x: any) => x.session_id).sort()).toEqual(['kept', 'next']);
+      expect(uiSaid).not.toContain(set.password);
     } finally {
       await s.close();
+      ui.proc.kill('SIGTERM');
+      await ui.proc;
     }
   });
 });

@@ -7,7 +7,8 @@
 // (a standby neither sends nor relays notices), is made again as soon as it is lost, and once it is back every
 // journal is told changed, so that every open dashboard reads its view again from the server that holds it now.
 import { failureReason, storeError, type Client } from './client';
-import { openServer, standbyNote } from './pg-server';
+import { openServer, standbyNote, type ServerFacts } from './pg-server';
+import { SeenHeads } from './pg-seen';
 import { journalTable } from './schema';
 import { parseStoreUrl, type StoreUrl } from './url';
 
@@ -19,6 +20,8 @@ const UNDEFINED_TABLE = '42P01';
 const BOUND_MS = 10_000;
 /** Between two attempts to listen again after the listening connection was lost. */
 const RELISTEN_MS = 1000;
+/** Above every line number. */
+const TOP = '9223372036854775807';
 
 export interface PgReader {
   /** The journal's record lines, newest first, while `keep` says so. */
@@ -38,14 +41,26 @@ export function openPgReader(rawUrl: string, what: string, tell: (message: strin
   const table = (file: string) => `"${url.schema}"."${journalTable(file)}"`;
   let reads: Client | undefined;
   let listening: Client | undefined;
+  // The journals' heads the overview read (its newest rows), verified on another primary as the store's are.
+  const seen = new SeenHeads();
+  let seenOn: ServerFacts | undefined;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
+  // On another primary than the heads were seen on (a standby promoted): what is gone is said, once.
+  const compare = async (client: Client, facts: ServerFacts) => {
+    if (facts.standby) return;
+    const before = seenOn;
+    seenOn = facts;
+    if (before === undefined || before.identity === facts.identity) return;
+    for (const warning of await seen.verify(client.sql, url.schema, url.label, before, facts)) tell(warning);
+  };
   const connection = async () => {
     if (reads !== undefined && !reads.lost) return reads.sql;
     void reads?.end(0).catch(() => {});
     reads = undefined;
     const opened = await openServer(url, { lockTimeoutMs: BOUND_MS });
     if (opened.facts.standby) tell(standbyNote(url.label, opened.facts));
+    await compare(opened.client, opened.facts);
     reads = opened.client;
     return reads.sql;
   };
@@ -59,7 +74,7 @@ export function openPgReader(rawUrl: string, what: string, tell: (message: strin
   // Notices are sent by the primary only: with several hosts, the listener settles on one.
   const listenUrl: StoreUrl = url.hosts.length > 1 ? { ...url, targetSessionAttrs: 'primary' } : url;
   const subscribe = async (onChange: (journal: string) => void, again: () => void) => {
-    const { client } = await openServer(listenUrl, {
+    const { client, facts } = await openServer(listenUrl, {
       lockTimeoutMs: BOUND_MS,
       onNotify: (_channel, payload) => {
         const at = payload.indexOf(':');
@@ -73,12 +88,19 @@ export function openPgReader(rawUrl: string, what: string, tell: (message: strin
     });
     listening = client;
     await client.sql.unsafe(`listen ${CHANGE_CHANNEL}`);
+    await compare(client, facts);
+  };
+  const seeHead = (file: string, body: string) => {
+    try {
+      const { seq, h } = JSON.parse(body) as { seq?: unknown; h?: unknown };
+      if (typeof seq === 'number' && typeof h === 'string') seen.saw(file, { seq, h });
+    } catch {}
   };
   return {
     linesBackwards: (file, keep) =>
       guard(async () => {
         const sql = await connection();
-        let below = '9223372036854775807';
+        let below = TOP;
         for (;;) {
           let rows: { line: string; body: string }[];
           try {
@@ -90,6 +112,7 @@ export function openPgReader(rawUrl: string, what: string, tell: (message: strin
             if ((error as { code?: string }).code === UNDEFINED_TABLE) return;
             throw error;
           }
+          if (below === TOP && rows[0] !== undefined) seeHead(file, rows[0].body);
           for (const row of rows) if (!keep(row.body)) return;
           if (rows.length < PAGE) return;
           below = rows[rows.length - 1]!.line;

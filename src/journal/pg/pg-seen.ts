@@ -10,14 +10,25 @@ import { journalTable } from './schema';
 
 const UNDEFINED_TABLE = '42P01';
 
-export class SeenHeads {
-  private readonly heads = new Map<string, ChainHead>();
+/** How many heads are remembered per journal: enough to recognise where a shorter chain ends. */
+const KEEP = 64;
 
-  /** A head read or written on the server the store answers from (the longest kept: the chain only grows). */
+export class SeenHeads {
+  /** Per journal, the heads seen, oldest first, each longer than the one before. */
+  private readonly heads = new Map<string, ChainHead[]>();
+
+  /** A head read or written on the server the store answers from (the chain only grows). */
   saw(file: string, head: ChainHead): void {
     if (head.seq <= 0) return;
     const known = this.heads.get(file);
-    if (known === undefined || head.seq >= known.seq) this.heads.set(file, { seq: head.seq, h: head.h });
+    if (known === undefined) {
+      this.heads.set(file, [{ seq: head.seq, h: head.h }]);
+      return;
+    }
+    const last = known[known.length - 1]!;
+    if (head.seq <= last.seq) return;
+    known.push({ seq: head.seq, h: head.h });
+    if (known.length > KEEP) known.shift();
   }
 
   get size(): number {
@@ -25,18 +36,21 @@ export class SeenHeads {
   }
 
   /**
-   * Compares every head seen with the journal on the server now answering (`now`, since `before`); returns a
-   * warning for each journal that lost records, and takes the server's heads as seen from then on (the process's
-   * view is rebuilt from the server, never patched with what it remembers).
+   * Compares the longest head seen of every journal with the journal on the server now answering (`now`, since
+   * `before`); returns a warning for each journal that lost records, and forgets what it saw (the process's view is
+   * rebuilt from the server, never patched with what it remembers). The count is exact when the server's head is
+   * one this process saw (nothing written there since the loss), else a lower bound.
    */
   async verify(sql: Sql, schema: string, location: string, before: ServerFacts, now: ServerFacts): Promise<string[]> {
     const warnings: string[] = [];
-    for (const [file, seen] of [...this.heads]) {
+    for (const [file, heads] of [...this.heads]) {
+      const seen = heads[heads.length - 1]!;
       const table = `"${schema}".${journalTable(file)}`;
-      let row: { seq: string | null; h: string | null } | undefined;
+      let row: { seq: string | null; head: string | null; h: string | null } | undefined;
       try {
-        [row] = await sql.unsafe<{ seq: string | null; h: string | null }[]>(
-          `select (select seq from ${table} order by line desc limit 1)::text as seq, (select h from ${table} where seq = $1 limit 1) as h`,
+        [row] = await sql.unsafe<{ seq: string | null; head: string | null; h: string | null }[]>(
+          `select t.seq::text as seq, t.h as head, (select h from ${table} where seq = $1 limit 1) as h
+           from (select 1) one left join (select seq, h from ${table} order by line desc limit 1) t on true`,
           [seen.seq],
         );
       } catch (error) {
@@ -46,8 +60,9 @@ export class SeenHeads {
       const where = `on ${now.address.name}, the server the store answers from now (before: ${before.address.name})`;
       const why = 'a server that is no longer the primary acknowledged them (an asynchronous standby promoted?); the view is rebuilt from the server';
       if (seq < seen.seq) {
+        const exact = seq === 0 || heads.some((x) => x.seq === seq && x.h === row?.head);
         warnings.push(
-          `${location} ${file}: ${seen.seq - seq} record(s) this process saw are gone: the journal ends at record ${seq} ${where}, this process saw record ${seen.seq}; ${why}`,
+          `${location} ${file}: ${exact ? '' : 'at least '}${seen.seq - seq} record(s) this process saw are gone: the journal ends at record ${seq} ${where}, this process saw record ${seen.seq}; ${why}`,
         );
       } else if (row?.h != null && row.h !== seen.h) {
         warnings.push(
