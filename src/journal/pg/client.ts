@@ -125,7 +125,7 @@ export function openClient(url: StoreUrl, opts: ClientOptions): Client {
  * Runs `make` (the client's constructor) with PGTARGETSESSIONATTRS out of the environment: the client would act on
  * it by itself (and refuse `any`), where crux picks the server among the URL's hosts itself (pg-server.ts).
  */
-export function withoutSessionAttrs<T>(make: () => T): T {
+function withoutSessionAttrs<T>(make: () => T): T {
   const saved = process.env.PGTARGETSESSIONATTRS;
   if (saved === undefined) return make();
   delete process.env.PGTARGETSESSIONATTRS;

@@ -41,7 +41,7 @@ interface FactsRow {
   lag: number | null;
 }
 
-export async function readFacts(sql: Sql, address: ServerAddress): Promise<ServerFacts> {
+async function readFacts(sql: Sql, address: ServerAddress): Promise<ServerFacts> {
   let rows: FactsRow[];
   try {
     rows = await sql.unsafe<FactsRow[]>(FACTS);

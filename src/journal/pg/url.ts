@@ -8,7 +8,7 @@ const DEFAULT_PORT = 5432;
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /** libpq's target_session_attrs: which of the hosts named crux settles on (SPEC §11, "Several hosts"). */
-export const SESSION_ATTRS = ['any', 'read-write', 'read-only', 'primary', 'standby', 'prefer-standby'] as const;
+const SESSION_ATTRS = ['any', 'read-write', 'read-only', 'primary', 'standby', 'prefer-standby'] as const;
 export type SessionAttrs = (typeof SESSION_ATTRS)[number];
 
 /** One server of the URL: a TCP host and port, or a Unix socket's directory (`host` starts with `/`) and port. */
