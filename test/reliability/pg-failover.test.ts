@@ -77,6 +77,14 @@ describe.skipIf(skip !== undefined)(`failover: the primary killed under writers,
     expect(read.stderr).toMatch(
       /reading from a standby, 127\.0\.0\.1:\d+: what it shows may be behind the primary; the last transaction it replayed was committed on the primary [\d.]+ s ago/,
     );
+    // crux ui on it serves its reads; its live updates wait for a primary (a standby relays no notices).
+    const ui = await startUi(standby);
+    try {
+      expect((await api(ui, '/api/sessions')).doc.sessions.map((x: any) => x.session_id)).toEqual(['a']);
+    } finally {
+      ui.proc.kill('SIGTERM');
+    }
+    expect(String((await ui.proc).stderr)).toMatch(/the server is a standby: the dashboard serves its reads, and its live updates wait for a primary/);
     const write = await crux(standby, ['session', 'put', 'b', '{}']);
     expect(write.exitCode).toBe(75);
     expect(write.stderr).toMatch(/is read-only on 127\.0\.0\.1:\d+ \(a standby\): it takes no writes; nothing was written/);

@@ -20,6 +20,8 @@ const UNDEFINED_TABLE = '42P01';
 const BOUND_MS = 10_000;
 /** Between two attempts to listen again after the listening connection was lost. */
 const RELISTEN_MS = 1000;
+/** Between two looks for a primary, when a standby answered. */
+const STANDBY_RETRY_MS = 5000;
 /** Above every line number. */
 const TOP = '9223372036854775807';
 
@@ -73,7 +75,8 @@ export function openPgReader(rawUrl: string, what: string, tell: (message: strin
   };
   // Notices are sent by the primary only: with several hosts, the listener settles on one.
   const listenUrl: StoreUrl = url.hosts.length > 1 ? { ...url, targetSessionAttrs: 'primary' } : url;
-  const subscribe = async (onChange: (journal: string) => void, again: () => void) => {
+  /** Listens on a primary; false when the server that answered is a standby (it relays no notices). */
+  const subscribe = async (onChange: (journal: string) => void, again: () => void): Promise<boolean> => {
     const { client, facts } = await openServer(listenUrl, {
       lockTimeoutMs: BOUND_MS,
       onNotify: (_channel, payload) => {
@@ -86,9 +89,14 @@ export function openPgReader(rawUrl: string, what: string, tell: (message: strin
         again();
       },
     });
+    if (facts.standby) {
+      await client.end(0).catch(() => {});
+      return false;
+    }
     listening = client;
     await client.sql.unsafe(`listen ${CHANGE_CHANNEL}`);
     await compare(client, facts);
+    return true;
   };
   const seeHead = (file: string, body: string) => {
     try {
@@ -130,23 +138,28 @@ export function openPgReader(rawUrl: string, what: string, tell: (message: strin
       }),
     listen: (onChange, files = []) =>
       guard(async () => {
-        const again = () => {
+        const again = (delay = RELISTEN_MS) => {
           clearTimeout(retry);
           void listening?.end(0).catch(() => {});
           listening = undefined;
           retry = setTimeout(() => {
             if (closed) return;
             subscribe(onChange, again).then(
-              () => {
+              (on) => {
+                if (!on) return again(STANDBY_RETRY_MS);
                 tell(`${url.label}: the dashboard listens again; every view is read again from the server`);
                 for (const file of files) onChange(file.replace(/\.jsonl$/, ''));
               },
               () => again(),
             );
-          }, RELISTEN_MS);
+          }, delay);
           retry.unref();
         };
-        await subscribe(onChange, again);
+        // A standby named alone serves the dashboard's reads; its live updates wait until it is promoted.
+        if (!(await subscribe(onChange, again))) {
+          tell(`${url.label}: the server is a standby: the dashboard serves its reads, and its live updates wait for a primary`);
+          again(STANDBY_RETRY_MS);
+        }
       }),
     close: async () => {
       closed = true;
