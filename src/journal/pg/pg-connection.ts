@@ -83,10 +83,11 @@ export class PgConnection {
     this.lagTold = false;
     if (facts.standby) return;
     const before = this.seenOn;
-    this.seenOn = facts;
     if (before !== undefined && before.identity !== facts.identity && this.seen.size > 0) {
+      // Operations run one at a time (`queue`): a verification cut short is made again at the next connection.
       for (const warning of await this.seen.verify(client.sql, this.url.schema, this.location, before, facts)) this.tell(warning);
     }
+    this.seenOn = facts;
   }
 
   /** A chain head read whole or written (acknowledged) on the server answering now. */
