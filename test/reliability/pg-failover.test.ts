@@ -219,7 +219,8 @@ describe.skipIf(skip !== undefined)(`failover to an asynchronous standby${skip ?
       for (const id of ['lost1', 'lost2', 'lost3']) expect((await s.call('session_put', { session_id: id, state: {} })).isError).toBeFalsy();
       expect((await s.call('session_list', {})).structuredContent.sessions).toHaveLength(4);
       expect((await api(ui, '/api/overview/activity')).status).toBe(200);
-      const told = nextChange(ui, (d) => d.journal === 'sessions');
+      // Handoffs are never written here: only the dashboard's own refresh after listening again tells them changed.
+      const told = nextChange(ui, (d) => d.journal === 'handoffs');
       await told.ready;
       const primary = set.single(set.primary, schema);
       const seenSeq = Number(psql(`select max(seq) from "${schema}".journal_sessions`, primary).trim());
@@ -239,6 +240,7 @@ describe.skipIf(skip !== undefined)(`failover to an asynchronous standby${skip ?
       expect(said).not.toContain(set.password);
       // The dashboard listens again on the new primary, says what is gone, and tells every page to read its view again.
       await told.changed;
+      for (let i = 0; i < 40 && !uiSaid.includes('listens again'); i += 1) await sleep(50);
       expect(uiSaid).toMatch(/the dashboard's live updates stopped .*; listening again/);
       expect(uiSaid).toMatch(new RegExp(`sessions\\.jsonl: ${seenSeq - heldSeq} record\\(s\\) this process saw are gone`));
       // Said once: the view is rebuilt from the new primary, and writes go on there.
