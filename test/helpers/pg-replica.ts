@@ -32,20 +32,21 @@ export function replicaSkipReason(): string | undefined {
 }
 
 export class ReplicaSet {
-  private readonly root = mkdtempSync(join(tmpdir(), 'crux-pg-replica-'));
+  /** Made by start(): a suite skipped or filtered out leaves nothing behind. */
+  private root = '';
   private made = 0;
   primary!: Server;
   standby!: Server;
   /** Servers killed so far: their URLs stay in the store URL (they refuse connections), as a dead host would. */
   readonly dead: Server[] = [];
 
-  constructor(readonly mode: ReplicationMode) {
-    // The servers' directories are made inside, as the `postgres` user when run as root: it must pass through.
-    chmodSync(this.root, 0o711);
-  }
+  constructor(readonly mode: ReplicationMode) {}
 
   /** A new primary and its standby. */
   start(): void {
+    this.root = mkdtempSync(join(tmpdir(), 'crux-pg-replica-'));
+    // The servers' directories are made inside, as the `postgres` user when run as root: it must pass through.
+    chmodSync(this.root, 0o711);
     this.primary = this.make((dir) => execFileSync(CLUSTER, ['start', dir], { encoding: 'utf8' }));
     this.addStandby();
   }
@@ -119,6 +120,6 @@ export class ReplicaSet {
     for (const server of [...this.dead, this.primary, this.standby]) {
       if (server !== undefined) execFileSync(CLUSTER, ['stop', server.dir], { stdio: 'ignore' });
     }
-    rmSync(this.root, { recursive: true, force: true });
+    if (this.root !== '') rmSync(this.root, { recursive: true, force: true });
   }
 }
