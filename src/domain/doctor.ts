@@ -42,6 +42,11 @@ export async function gatherDoctor(input: DoctorInput): Promise<DoctorReport> {
       message: `${root.path} is mode ${octal(root.mode)}: group or others can reach it (chmod 700)`,
     });
   }
+  // Whether an acknowledged write survives a failover (SPEC §11): a warning when it is on the primary alone.
+  const replication = server?.replication;
+  if (replication !== undefined && replication.role === 'primary') {
+    findings.push({ level: replication.replicated === true ? 'note' : 'warning', code: 'replication', message: replication.summary });
+  }
   const surveys: JournalFacts<any>[] = facts.journals;
   const lockProbe = facts.lock;
   const holder = lockProbe.holder;

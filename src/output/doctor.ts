@@ -35,6 +35,14 @@ export function renderDoctor(r: DoctorReport & { versions?: { crux: string; node
     const tables = sv.tables.filter((t) => t.name.startsWith('journal_') || t.name === 'history');
     if (tables.length > 0) row('tables', tables.map((t) => `${t.name} ${style.size(t.bytes)}`).join(', '));
     if (sv.schema_version > 0) row('compacted', sv.last_compaction ?? 'never');
+    const rep = sv.replication;
+    if (rep !== undefined) {
+      const standbys = rep.standbys.map((s) => `${p(s.name)} ${s.sync_state ?? 'hidden'}`).join(', ');
+      row(
+        'replication',
+        `${rep.server} is the ${rep.role}; synchronous_commit ${p(rep.synchronous_commit)}, synchronous_standby_names ${rep.synchronous_standby_names === '' ? "''" : p(rep.synchronous_standby_names)}${rep.role === 'primary' ? `; standbys: ${standbys || 'none'}` : ''}: ${rep.replicated === false ? style.bad(rep.summary) : rep.summary}`,
+      );
+    }
   }
   const id = r.identity;
   row(

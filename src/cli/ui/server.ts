@@ -73,13 +73,17 @@ export async function startUi(globals: GlobalOptions, ui: UiOptions, env: NodeJS
   const probe = contextOf(globals, env);
   const assets = ui.assets ?? join(__dirname, 'ui');
   readFileSync(join(assets, PAGE));
-  const pg: PgReader | undefined = target.kind === 'postgres' ? openPgReader(target.url, target.source === 'env' ? 'CRUX_STORE' : '--store') : undefined;
+  const pg: PgReader | undefined =
+    target.kind === 'postgres' ? openPgReader(target.url, target.source === 'env' ? 'CRUX_STORE' : '--store', probe.warn) : undefined;
   const scope: ApiScope = { globals, env, pg };
   const fixedNow = globals.now !== undefined || env.CRUX_NOW ? probe.nowIso : undefined;
   let live: Live;
   if (pg !== undefined) {
     const out = fanOut();
-    await pg.listen(out.tell);
+    await pg.listen(
+      out.tell,
+      ALL_STORES.map((s) => s.file),
+    );
     live = out;
   } else
     live = watchDataDir(

@@ -162,6 +162,25 @@ export interface ServerFacts {
   readonly tables: { readonly name: string; readonly bytes: number; readonly rows: number }[];
   /** When a journal was last compacted (the time of its opening snapshot record), or null: never. */
   readonly last_compaction: string | null;
+  /** Whether what the server acknowledges is replicated (SPEC §11, "Acknowledged means replicated"). */
+  readonly replication?: ReplicationFacts;
+}
+
+/** What a commit the server acknowledges promises: on a standby too, or on this server alone. */
+export interface ReplicationFacts {
+  /** The server answering (`host:port`), a primary or a standby. */
+  readonly server: string;
+  readonly role: 'primary' | 'standby';
+  readonly synchronous_commit: string;
+  readonly synchronous_standby_names: string;
+  /** pg_stat_replication: each standby streaming from this server; null members are hidden from this user (pg_monitor sees them). */
+  readonly standbys: { readonly name: string; readonly state: string | null; readonly sync_state: string | null }[];
+  /** On a standby: seconds since the primary committed the last transaction it replayed (null: none yet). */
+  readonly replay_lag_seconds: number | null;
+  /** A write acknowledged is on a standby too; false: on this server alone; null: cannot be told. */
+  readonly replicated: boolean | null;
+  /** The verdict in words. */
+  readonly summary: string;
 }
 
 /** One piece of a journal's history: what one compaction dropped, named as history/ names its file. */

@@ -3,7 +3,7 @@
 import type { Sql } from 'postgres';
 import { CruxError } from '../../shared/errors';
 import { scrubText } from '../../shared/scrub';
-import type { StoreUrl } from './url';
+import type { ServerAddress, StoreUrl } from './url';
 
 export type { Sql } from 'postgres';
 
@@ -31,8 +31,12 @@ export interface Client {
 
 export interface ClientOptions {
   readonly lockTimeoutMs: number;
+  /** The one server of the URL this client connects to (pg-server.ts picks it among the URL's hosts). */
+  readonly address: ServerAddress;
   /** Told once, when the connection's socket closes for any reason but `end` (the error it closed with). */
   readonly onLost?: (error: Error) => void;
+  /** Notices on the channels the connection LISTENs to (`crux ui`, pg-reader.ts). */
+  readonly onNotify?: (channel: string, payload: string) => void;
 }
 
 /**
@@ -50,14 +54,17 @@ export function openClient(url: StoreUrl, opts: ClientOptions): Client {
   const stallMs = opts.lockTimeoutMs + STALL_GRACE_MS;
   let opened = false;
   const state = { lost: false, ending: false };
-  const socket = (o: { host: string[]; port: number[]; path?: string | false }) =>
+  const { address } = opts;
+  const socket = () =>
     new Promise<import('node:net').Socket>((resolve, reject) => {
       if (opened) {
         reject(Object.assign(new Error('the connection was lost'), { code: 'CONNECTION_CLOSED' }));
         return;
       }
       opened = true;
-      const s = o.path ? net.connect(o.path) : net.connect(o.port[0]!, o.host[0]!);
+      const s = address.host.startsWith('/') ? net.connect(`${address.host}/.s.PGSQL.${address.port}`) : net.connect(address.port, address.host);
+      // What the client names the peer by in TLS (SNI, verify-full).
+      Object.assign(s, { host: address.host, port: address.port });
       s.setTimeout(opts.lockTimeoutMs, () => s.destroy(Object.assign(new Error('connect timeout'), { code: 'CONNECT_TIMEOUT' })));
       s.once('error', reject);
       let failure: Error | undefined;
@@ -75,29 +82,33 @@ export function openClient(url: StoreUrl, opts: ClientOptions): Client {
       });
     });
   const ms = (n: number) => Math.max(1, Math.round(n));
-  const sql = postgres(url.connect, {
-    max: 1,
-    ...(url.host !== undefined ? { host: url.host } : {}),
-    ...(url.port !== undefined ? { port: url.port } : {}),
-    // Not in the typings, documented: a function that returns a connected socket.
-    ...({ socket } as object),
-    // The start-up exchange (a server that accepts the connection and never answers): bounded as a statement is.
-    connect_timeout: Math.ceil(stallMs / 1000),
-    onclose: () => {
-      state.lost = true;
-    },
-    // Array types are not used: fetching them costs a query on every connect.
-    fetch_types: false,
-    // Notices (`schema already exists`) are not crux's to print: stderr carries crux's own lines only.
-    onnotice: () => {},
-    // Sent in the start-up message: no round trip of their own.
-    connection: {
-      application_name: 'crux',
-      lock_timeout: ms(opts.lockTimeoutMs),
-      statement_timeout: ms(opts.lockTimeoutMs + SERVER_GRACE_MS),
-      idle_in_transaction_session_timeout: ms(opts.lockTimeoutMs + SERVER_GRACE_MS),
-    },
-  });
+  const sql = withoutSessionAttrs(() =>
+    postgres(url.connect, {
+      max: 1,
+      // The one server crux tries (the socket function connects to it), as arrays, as the client keeps them: typed
+      // as strings, which it would split at an IPv6 address's colons.
+      ...({ host: [address.host], port: [address.port] } as object),
+      // Not in the typings, documented: a function that returns a connected socket.
+      ...({ socket } as object),
+      // The start-up exchange (a server that accepts the connection and never answers): bounded as a statement is.
+      connect_timeout: Math.ceil(stallMs / 1000),
+      onclose: () => {
+        state.lost = true;
+      },
+      // Array types are not used: fetching them costs a query on every connect.
+      fetch_types: false,
+      // Notices (`schema already exists`) are not crux's to print: stderr carries crux's own lines only.
+      onnotice: () => {},
+      ...(opts.onNotify !== undefined ? { onnotify: opts.onNotify } : {}),
+      // Sent in the start-up message: no round trip of their own.
+      connection: {
+        application_name: 'crux',
+        lock_timeout: ms(opts.lockTimeoutMs),
+        statement_timeout: ms(opts.lockTimeoutMs + SERVER_GRACE_MS),
+        idle_in_transaction_session_timeout: ms(opts.lockTimeoutMs + SERVER_GRACE_MS),
+      },
+    }),
+  );
   return {
     sql,
     get lost() {
@@ -108,6 +119,21 @@ export function openClient(url: StoreUrl, opts: ClientOptions): Client {
       return sql.end({ timeout });
     },
   };
+}
+
+/**
+ * Runs `make` (the client's constructor) with PGTARGETSESSIONATTRS out of the environment: the client would act on
+ * it by itself (and refuse `any`), where crux picks the server among the URL's hosts itself (pg-server.ts).
+ */
+function withoutSessionAttrs<T>(make: () => T): T {
+  const saved = process.env.PGTARGETSESSIONATTRS;
+  if (saved === undefined) return make();
+  delete process.env.PGTARGETSESSIONATTRS;
+  try {
+    return make();
+  } finally {
+    process.env.PGTARGETSESSIONATTRS = saved;
+  }
 }
 
 /**
@@ -233,6 +259,16 @@ function refusal(code: string, url: StoreUrl, message: string): CruxError | unde
     );
   }
   return undefined;
+}
+
+/** A failure in a few words (`connection refused`, the server's own message), for a list naming every host. */
+export function failureReason(error: unknown): string {
+  const code = String((error as { code?: unknown }).code ?? '');
+  const reason = UNREACHABLE[code] ?? sqlstateReason(code);
+  const said = scrubText(error instanceof Error ? error.message : String(error))
+    .replace(/\s+/g, ' ')
+    .slice(0, 200);
+  return reason === undefined ? said : code in UNREACHABLE ? reason : `${reason}: ${said}`;
 }
 
 /**

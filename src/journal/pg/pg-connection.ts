@@ -3,13 +3,18 @@
 import { holdLockForTest } from '../../shared/crash-point';
 import { noteCommit } from '../../shared/commit-log';
 import { CruxError } from '../../shared/errors';
-import { connectionLost, openClient, storeError, type Client, type Sql } from './client';
+import { connectionLost, storeError, type Client, type Sql } from './client';
+import type { ChainHead } from '../codec/record';
 import { readCatalog, refuseNewer, type Catalog } from './schema';
 import { markWriter } from './pg-trust';
+import { openServer, readOnlyRefusal, standbyNote, type ServerFacts } from './pg-server';
+import { SeenHeads } from './pg-seen';
 import type { StoreUrl } from './url';
 
 /** The first half of every crux advisory lock key ('crux'); the second is the schema name's hash. */
 const LOCK_CLASS = 0x63727578;
+/** SQLSTATE: a write in a read-only transaction (a standby, or default_transaction_read_only). */
+const READ_ONLY = '25006';
 
 export class PgConnection {
   readonly location: string;
@@ -19,6 +24,16 @@ export class PgConnection {
   protected active: Sql | undefined;
   /** What the running transaction wrote, for noteCommit once COMMIT is acknowledged. */
   readonly committing: string[] = [];
+  /** The chain heads the running transaction leaves, taken as seen once COMMIT is acknowledged. */
+  readonly committingHeads: { file: string; head: ChainHead }[] = [];
+  /** The server the connection is to (pg-server.ts), once connected; kept after the connection is lost. */
+  private facts: ServerFacts | undefined;
+  /** The last primary the heads were seen on: another one (a standby promoted) has them verified again. */
+  private seenOn: ServerFacts | undefined;
+  /** Chain heads this process has seen (pg-seen.ts): compared with a new primary's journals after a switch. */
+  private readonly seen = new SeenHeads();
+  /** A standby's lag is told once per connection. */
+  private lagTold = false;
   /** Operations running now (close waits for them). */
   private readonly inflight = new Set<Promise<unknown>>();
   /** Fails the operation running now (the connection was lost under it); see untilLost. */
@@ -38,17 +53,46 @@ export class PgConnection {
   constructor(
     readonly url: StoreUrl,
     protected readonly lockTimeoutMs: number,
+    private readonly tell: (message: string) => void = () => {},
   ) {
-    this.location = url.schema === 'crux' ? url.label : `${url.label}?schema=${url.schema}`;
+    this.location = url.schema === 'crux' ? url.label : `${url.label}${url.label.includes('?') ? '&' : '?'}schema=${url.schema}`;
   }
 
-  /** The connection, opened on first use. */
+  /**
+   * The connection every operation opened (`connect`, before it runs): a connection lost meanwhile is not
+   * replaced here (client.ts), so that what runs on it fails as a whole.
+   */
   get sql(): Sql {
-    // A connection lost between transactions (a long-lived `crux mcp`, a restarted server) is replaced; one lost
-    // inside a transaction is not (client.ts), so that transaction fails as a whole.
-    if (this.client?.lost && this.active === undefined) this.dropClient();
-    this.client ??= openClient(this.url, { lockTimeoutMs: this.lockTimeoutMs, onLost: (error) => this.failRunning?.(error) });
+    if (this.client === undefined) throw Object.assign(new Error('the connection was lost'), { code: 'CONNECTION_CLOSED' });
     return this.client.sql;
+  }
+
+  /**
+   * Connects before an operation when there is no live connection: to the first of the URL's servers that answers
+   * as target_session_attrs asks (pg-server.ts). A connection lost between operations (a long-lived `crux mcp`, a
+   * server restarted, a primary gone and a standby promoted) is replaced by a new one, to whichever server answers
+   * now; when that is another primary than the one this process saw its journals on, the journals' heads are
+   * verified against it (pg-seen.ts). Nothing else outlives an operation (`forget`).
+   */
+  private async connect(): Promise<void> {
+    if (this.client !== undefined && !this.client.lost) return;
+    this.dropClient();
+    const { client, facts } = await openServer(this.url, { lockTimeoutMs: this.lockTimeoutMs, onLost: (error) => this.failRunning?.(error) });
+    this.client = client;
+    this.facts = facts;
+    this.lagTold = false;
+    if (facts.standby) return;
+    const before = this.seenOn;
+    if (before !== undefined && before.identity !== facts.identity && this.seen.size > 0) {
+      // Operations run one at a time (`queue`): a verification cut short is made again at the next connection.
+      for (const warning of await this.seen.verify(client.sql, this.url.schema, this.location, before, facts)) this.tell(warning);
+    }
+    this.seenOn = facts;
+  }
+
+  /** A chain head read whole or written (acknowledged) on the server answering now. */
+  protected noteHead(file: string, head: ChainHead): void {
+    this.seen.saw(file, head);
   }
 
   private dropClient(): void {
@@ -94,8 +138,9 @@ export class PgConnection {
     let release!: () => void;
     this.queue = new Promise<void>((resolve) => (release = resolve));
     return before
-      .then(() => {
+      .then(async () => {
         this.forget();
+        await this.connect();
         return this.within.run(this, () => this.untilLost(fn));
       })
       .finally(release);
@@ -113,6 +158,7 @@ export class PgConnection {
         this.active = undefined;
         this.catalog = undefined;
         this.committing.length = 0;
+        this.committingHeads.length = 0;
         this.dropClient();
         reject(error);
       };
@@ -127,10 +173,18 @@ export class PgConnection {
     const running = this.exclusive(fn);
     this.inflight.add(running);
     try {
-      return await running;
+      const result = await running;
+      // A read served by a standby (a write there fails) says how far behind the primary it may be, once a connection.
+      if (this.facts?.standby === true && !this.lagTold && this.within.getStore() !== this) {
+        this.lagTold = true;
+        this.tell(standbyNote(this.location, this.facts));
+      }
+      return result;
     } catch (error) {
       // A connection that failed is not used again: the next operation opens a new one.
       if (connectionLost(error) && this.active === undefined) this.dropClient();
+      // A read-only server (a standby named alone) refused a write: said naming the server (nothing was written).
+      if ((error as { code?: unknown }).code === READ_ONLY && this.facts !== undefined) throw readOnlyRefusal(this.location, this.facts);
       throw storeError(error, this.url, this.lockTimeoutMs) ?? error;
     } finally {
       this.inflight.delete(running);
@@ -202,9 +256,11 @@ export class PgConnection {
           throw new CruxError('store_unavailable', `the PostgreSQL store ${this.location} rolled the transaction back (${outcome.command})`);
         }
         if (this.committing.length > 0) noteCommit(this.committing.splice(0).join(', '));
+        for (const { file, head } of this.committingHeads.splice(0)) this.noteHead(file, head);
         return result;
       } catch (error) {
         this.committing.length = 0;
+        this.committingHeads.length = 0;
         // A lost connection's transaction was rolled back by the server; a live one is rolled back here.
         if (this.live) await sql`rollback`.catch(() => {});
         throw error;

@@ -25,7 +25,7 @@ export class PgReads extends PgConnection {
     lockTimeoutMs: number,
     protected readonly reporter: Reporter,
   ) {
-    super(url, lockTimeoutMs);
+    super(url, lockTimeoutMs, (message) => reporter.warn(message));
   }
 
   /**
@@ -123,6 +123,8 @@ export class PgReads extends PgConnection {
   }
 
   protected report(file: string, scan: RowScan): void {
+    // A whole read's head (a read of some keys has none): compared with another primary after a switch (pg-seen.ts).
+    this.noteHead(file, scan.head);
     for (const problem of scan.problems) {
       this.reporter.warn(`${this.location} ${journalTable(file)}:${problem.line}: ${problem.reason} (run \`crux journal check\`)`);
       this.reporter.damage?.(file, problem.line, problem.reason);

@@ -1,8 +1,14 @@
-// The dashboard's own PostgreSQL connection, beside the store's: LISTEN for the writers' commit notices
+// The dashboard's own PostgreSQL connections, beside the store's: LISTEN for the writers' commit notices
 // (pg-transaction.ts notifies `crux_changed` with `<schema>:<journal file>` in the writing transaction, so a notice
 // arrives only once its records are committed), the newest rows of a journal, and each journal table's size.
-import type { Sql } from 'postgres';
-import { storeError } from './client';
+//
+// Both follow the store across a failover (SPEC §11, "Several hosts"): a connection lost is replaced at the next
+// request by one to whichever of the URL's servers answers then; the listening one, which must be on a primary
+// (a standby neither sends nor relays notices), is made again as soon as it is lost, and once it is back every
+// journal is told changed, so that every open dashboard reads its view again from the server that holds it now.
+import { failureReason, storeError, type Client } from './client';
+import { openServer, standbyNote, type ServerFacts } from './pg-server';
+import { SeenHeads } from './pg-seen';
 import { journalTable } from './schema';
 import { parseStoreUrl, type StoreUrl } from './url';
 
@@ -10,32 +16,99 @@ import { parseStoreUrl, type StoreUrl } from './url';
 const CHANGE_CHANNEL = 'crux_changed';
 const PAGE = 2000;
 const UNDEFINED_TABLE = '42P01';
+/** The dashboard's bound on a connect and a statement (it takes no lock). */
+const BOUND_MS = 10_000;
+/** Between two attempts to listen again after the listening connection was lost. */
+const RELISTEN_MS = 1000;
+/** Between two looks for a primary, when a standby answered. */
+const STANDBY_RETRY_MS = 5000;
+/** Above every line number. */
+const TOP = '9223372036854775807';
 
 export interface PgReader {
   /** The journal's record lines, newest first, while `keep` says so. */
   linesBackwards(file: string, keep: (line: string) => boolean): Promise<void>;
   sizes(files: readonly string[]): Promise<{ name: string; file: string; bytes: number; modified_at: null }[]>;
-  /** Calls `onChange` with the journal's name (`sessions`) after each commit to it, from any host. */
-  listen(onChange: (journal: string) => void): Promise<void>;
+  /**
+   * Calls `onChange` with the journal's name (`sessions`) after each commit to it, from any host; and with every
+   * journal of `files` once listening again after the connection was lost (commits may have been missed).
+   */
+  listen(onChange: (journal: string) => void, files?: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }
 
-export function openPgReader(rawUrl: string, what: string): PgReader {
+/** `tell`: a line for the operator (a standby's lag, a lost listener). */
+export function openPgReader(rawUrl: string, what: string, tell: (message: string) => void = () => {}): PgReader {
   const url: StoreUrl = parseStoreUrl(rawUrl, what);
-  const postgres = require('postgres') as typeof import('postgres');
-  const sql: Sql = postgres(url.connect, { max: 1, fetch_types: false, onnotice: () => {}, connect_timeout: 10, connection: { application_name: 'crux ui' } });
   const table = (file: string) => `"${url.schema}"."${journalTable(file)}"`;
+  let reads: Client | undefined;
+  let listening: Client | undefined;
+  // The journals' heads the overview read (its newest rows), verified on another primary as the store's are.
+  const seen = new SeenHeads();
+  let seenOn: ServerFacts | undefined;
+  let closed = false;
+  let retry: NodeJS.Timeout | undefined;
+  // On another primary than the heads were seen on (a standby promoted): what is gone is said, once.
+  const compare = async (client: Client, facts: ServerFacts) => {
+    if (facts.standby) return;
+    const before = seenOn;
+    seenOn = facts;
+    if (before === undefined || before.identity === facts.identity) return;
+    for (const warning of await seen.verify(client.sql, url.schema, url.label, before, facts)) tell(warning);
+  };
+  const connection = async () => {
+    if (reads !== undefined && !reads.lost) return reads.sql;
+    void reads?.end(0).catch(() => {});
+    reads = undefined;
+    const opened = await openServer(url, { lockTimeoutMs: BOUND_MS });
+    if (opened.facts.standby) tell(standbyNote(url.label, opened.facts));
+    await compare(opened.client, opened.facts);
+    reads = opened.client;
+    return reads.sql;
+  };
   const guard = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();
     } catch (error) {
-      throw storeError(error, url, 0) ?? error;
+      throw storeError(error, url, BOUND_MS) ?? error;
     }
+  };
+  // Notices are sent by the primary only: with several hosts, the listener settles on one.
+  const listenUrl: StoreUrl = url.hosts.length > 1 ? { ...url, targetSessionAttrs: 'primary' } : url;
+  /** Listens on a primary; false when the server that answered is a standby (it relays no notices). */
+  const subscribe = async (onChange: (journal: string) => void, again: () => void): Promise<boolean> => {
+    const { client, facts } = await openServer(listenUrl, {
+      lockTimeoutMs: BOUND_MS,
+      onNotify: (_channel, payload) => {
+        const at = payload.indexOf(':');
+        if (payload.slice(0, at) === url.schema) onChange(payload.slice(at + 1).replace(/\.jsonl$/, ''));
+      },
+      onLost: (error) => {
+        if (closed) return;
+        tell(`${url.label}: the dashboard's live updates stopped (${failureReason(error)}); listening again`);
+        again();
+      },
+    });
+    if (facts.standby) {
+      await client.end(0).catch(() => {});
+      return false;
+    }
+    listening = client;
+    await client.sql.unsafe(`listen ${CHANGE_CHANNEL}`);
+    await compare(client, facts);
+    return true;
+  };
+  const seeHead = (file: string, body: string) => {
+    try {
+      const { seq, h } = JSON.parse(body) as { seq?: unknown; h?: unknown };
+      if (typeof seq === 'number' && typeof h === 'string') seen.saw(file, { seq, h });
+    } catch {}
   };
   return {
     linesBackwards: (file, keep) =>
       guard(async () => {
-        let below = '9223372036854775807';
+        const sql = await connection();
+        let below = TOP;
         for (;;) {
           let rows: { line: string; body: string }[];
           try {
@@ -47,6 +120,7 @@ export function openPgReader(rawUrl: string, what: string): PgReader {
             if ((error as { code?: string }).code === UNDEFINED_TABLE) return;
             throw error;
           }
+          if (below === TOP && rows[0] !== undefined) seeHead(file, rows[0].body);
           for (const row of rows) if (!keep(row.body)) return;
           if (rows.length < PAGE) return;
           below = rows[rows.length - 1]!.line;
@@ -54,6 +128,7 @@ export function openPgReader(rawUrl: string, what: string): PgReader {
       }),
     sizes: (files) =>
       guard(async () => {
+        const sql = await connection();
         const names = files.map((f) => `${url.schema}.${journalTable(f)}`);
         const rows = await sql.unsafe<{ bytes: string | null }[]>(
           'select pg_total_relation_size(to_regclass(n))::text as bytes from unnest($1::text[]) with ordinality as t(n, i) order by i',
@@ -61,13 +136,35 @@ export function openPgReader(rawUrl: string, what: string): PgReader {
         );
         return files.map((file, i) => ({ name: file.replace(/\.jsonl$/, ''), file, bytes: Number(rows[i]?.bytes ?? 0), modified_at: null }));
       }),
-    listen: (onChange) =>
+    listen: (onChange, files = []) =>
       guard(async () => {
-        await sql.listen(CHANGE_CHANNEL, (payload) => {
-          const at = payload.indexOf(':');
-          if (payload.slice(0, at) === url.schema) onChange(payload.slice(at + 1).replace(/\.jsonl$/, ''));
-        });
+        const again = (delay = RELISTEN_MS) => {
+          clearTimeout(retry);
+          void listening?.end(0).catch(() => {});
+          listening = undefined;
+          retry = setTimeout(() => {
+            if (closed) return;
+            subscribe(onChange, again).then(
+              (on) => {
+                if (!on) return again(STANDBY_RETRY_MS);
+                tell(`${url.label}: the dashboard listens again; every view is read again from the server`);
+                for (const file of files) onChange(file.replace(/\.jsonl$/, ''));
+              },
+              () => again(),
+            );
+          }, delay);
+          retry.unref();
+        };
+        // A standby named alone serves the dashboard's reads; its live updates wait until it is promoted.
+        if (!(await subscribe(onChange, again))) {
+          tell(`${url.label}: the server is a standby: the dashboard serves its reads, and its live updates wait for a primary`);
+          again(STANDBY_RETRY_MS);
+        }
       }),
-    close: () => sql.end({ timeout: 2 }),
+    close: async () => {
+      closed = true;
+      clearTimeout(retry);
+      await Promise.all([reads?.end(2), listening?.end(2)].map((p) => p?.catch(() => {})));
+    },
   };
 }

@@ -7,6 +7,7 @@ import { DEFAULT_HISTORY_RETENTION } from '../core/history';
 import type { Sql } from './client';
 import type { PgHost } from './pg-host';
 import { PgLines } from './pg-lines';
+import { replicationFacts } from './pg-replication';
 import { journalFileOf, journalTable, readCatalog, SCHEMA_VERSION } from './schema';
 
 /** Tables of the schema that are not journals. */
@@ -59,6 +60,7 @@ export async function surveyPg(store: PgHost, specs: readonly StoreSpec<unknown>
             .filter((t): t is string => t !== null)
             .sort()
             .at(-1) ?? null,
+        replication: await replicationFacts(sql),
       },
     };
   });

@@ -122,6 +122,9 @@ export class PgTransaction implements Transaction {
     for (const batch of this.pending) await this.sql`select pg_notify('crux_changed', ${`${this.store.url.schema}:${batch.spec.file}`})`;
     // Every row is in, none committed: a writer killed here leaves nothing (the server rolls back).
     if (this.pending.length > 0) crashPoint('pg-before-commit');
-    for (const batch of this.pending) this.store.committing.push(`${batch.lines!.length} record(s) to ${batch.spec.file}`);
+    for (const batch of this.pending) {
+      this.store.committing.push(`${batch.lines!.length} record(s) to ${batch.spec.file}`);
+      this.store.committingHeads.push({ file: batch.spec.file, head: this.loaded.get(batch.spec)!.head });
+    }
   }
 }

@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { scrubText } from '../../shared/scrub';
 import { openClient, storeError } from './client';
-import type { StoreUrl } from './url';
+import type { ServerAddress, StoreUrl } from './url';
 
 export interface ProbeCheck {
   readonly check: 'url' | 'host' | 'port' | 'login';
@@ -22,26 +22,14 @@ interface Endpoint {
   readonly socket?: string;
 }
 
-const DEFAULT_PORT = 5432;
 /** At most this many servers of a multi-host URL are probed. */
 const MAX_ENDPOINTS = 4;
 
-/** The servers the URL names, in its order, as the client reads them (a `?host=` directory is a socket). */
-export function endpointsOf(url: StoreUrl, env: NodeJS.ProcessEnv = process.env): Endpoint[] {
-  const fallbackPort = url.port ?? (Number(env.PGPORT) || DEFAULT_PORT);
-  if (url.host?.startsWith('/')) return [{ host: url.host, port: fallbackPort, socket: join(url.host, `.s.PGSQL.${fallbackPort}`) }];
-  const authority = url.connect.replace(/^[a-z]+:\/\//i, '').split(/[/?#]/)[0]!;
-  const hosts = authority.slice(authority.lastIndexOf('@') + 1);
-  const named = url.host !== undefined ? url.host : hosts;
-  return named
-    .split(',')
-    .filter((h) => h !== '')
+/** The servers the URL names, in its order, as crux tries them (a host that is a directory is a socket's). */
+export function endpointsOf(url: StoreUrl): Endpoint[] {
+  return url.hosts
     .slice(0, MAX_ENDPOINTS)
-    .map((h) => {
-      const m = /^(\[[^\]]*\]|[^:]*)(?::(\d+))?$/.exec(h);
-      const host = (m?.[1] ?? h).replace(/^\[|\]$/g, '');
-      return { host: host === '' ? 'localhost' : decodeURIComponent(host), port: m?.[2] !== undefined ? Number(m[2]) : fallbackPort };
-    });
+    .map((h) => (h.host.startsWith('/') ? { host: h.host, port: h.port, socket: join(h.host, `.s.PGSQL.${h.port}`) } : { host: h.host, port: h.port }));
 }
 
 const reasonOf = (error: unknown): string => {
@@ -75,7 +63,7 @@ function tryConnect(e: Endpoint, address: string, timeoutMs: number): Promise<st
 
 /** The checks, in order; every network step ends within `timeoutMs`. */
 export async function probeStore(url: StoreUrl, opts: { timeoutMs: number; env?: NodeJS.ProcessEnv }): Promise<ProbeCheck[]> {
-  const endpoints = endpointsOf(url, opts.env);
+  const endpoints = endpointsOf(url);
   const where = endpoints.map((e) => e.socket ?? `${e.host.includes(':') ? `[${e.host}]` : e.host}:${e.port}`).join(', ');
   const checks: ProbeCheck[] = [
     {
@@ -128,13 +116,14 @@ export async function probeStore(url: StoreUrl, opts: { timeoutMs: number; env?:
     checks.push({ check: 'login', status: 'skipped', detail: 'no server took the connection' });
     return checks;
   }
-  checks.push(await tryLogin(url, opts.timeoutMs));
+  const first = url.hosts.find((h) => h.host === reachable[0]!.host && h.port === reachable[0]!.port) ?? url.hosts[0]!;
+  checks.push(await tryLogin(url, first, opts.timeoutMs));
   return checks;
 }
 
 /** Logs in as the URL's user (one statement, then the connection ends): the server's answer, never the password. */
-async function tryLogin(url: StoreUrl, timeoutMs: number): Promise<ProbeCheck> {
-  const client = openClient(url, { lockTimeoutMs: timeoutMs });
+async function tryLogin(url: StoreUrl, address: ServerAddress, timeoutMs: number): Promise<ProbeCheck> {
+  const client = openClient(url, { lockTimeoutMs: timeoutMs, address });
   try {
     await withTimeout(client.sql`select 1`, timeoutMs + 1000);
     return { check: 'login', status: 'ok', detail: `the server lets user ${url.user} into database ${url.database}` };

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { endpointsOf, probeStore } from '../../../src/journal/pg/probe';
 import { parseStoreUrl } from '../../../src/journal/pg/url';
 
-const of = (url: string, env: NodeJS.ProcessEnv = {}) => endpointsOf(parseStoreUrl(url, '--store', { PGUSER: 'kim', ...env }), env);
+const of = (url: string, env: NodeJS.ProcessEnv = {}) => endpointsOf(parseStoreUrl(url, '--store', { PGUSER: 'kim', ...env }));
 
 describe('endpointsOf', () => {
   it('reads a host, IPv6, the default port and PGPORT, and a Unix socket directory', () => {
