@@ -44,7 +44,7 @@ export interface Context {
   readonly now: Instant;
   readonly nowIso: string;
   readonly env: NodeJS.ProcessEnv;
-  /** Damaged journal lines the replays of this invocation passed over (--json documents carry them). */
+  /** Damaged journal lines the reads of this invocation passed over, each once (--json documents carry them). */
   readonly warnings: JournalWarning[];
   /** How long a write waits for the writers' lock (CRUX_LOCK_TIMEOUT), for stores a command opens itself. */
   readonly lockTimeoutMs: number;
@@ -74,12 +74,22 @@ export function contextOf(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.
   const now = nowRaw === undefined ? Date.now() : parseTime(nowRaw, opts.now !== undefined ? '--now' : 'CRUX_NOW');
   const lockTimeoutMs = env.CRUX_LOCK_TIMEOUT ? parseDuration(env.CRUX_LOCK_TIMEOUT, 'CRUX_LOCK_TIMEOUT') : DEFAULT_LOCK_TIMEOUT_MS;
   const json = opts.json === true;
+  // The one place a command's problems are collected: each once, however many of its readers met it (SPEC §3) —
+  // a damaged line by (file, line, reason), any other warning by its text.
+  const said = new Set<string>();
   const warn = (message: string) => {
+    if (said.has(message)) return;
+    said.add(message);
     writeStderr(`crux: ${scrubText(message)}\n`);
   };
   const warnings: JournalWarning[] = [];
-  const damage = (file: string, line: number, reason: string) => {
+  const told = new Set<string>();
+  const damage = (file: string, line: number, reason: string): boolean => {
+    const key = JSON.stringify([file, line, reason]);
+    if (told.has(key)) return false;
+    told.add(key);
     warnings.push({ file, line, reason });
+    return true;
   };
   let workListener: ((phase: WorkPhase, done: number, total: number) => void) | undefined;
   const progress = (phase: WorkPhase, done: number, total: number) => workListener?.(phase, done, total);

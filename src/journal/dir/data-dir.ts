@@ -39,6 +39,7 @@ import { surveyStore } from './probes';
 import { DEFAULT_HISTORY_RETENTION, pruneHistory, replayHistory, type HistoryRetention } from './history';
 import { CruxError } from '../../shared/errors';
 import { reportTornTail } from './torn-tail';
+import { reportDamage } from '../codec/reporting';
 import { openJournalFile } from '../../shared/journal-file';
 
 export type { Reporter } from './load';
@@ -205,10 +206,10 @@ export class DataDir implements JournalStore, TransactionHost {
   ): Promise<{ state: S; total: number | undefined }> {
     try {
       const derived = derivedFiles(this.root, spec);
-      return (
-        derived.newest(query, enough) ??
-        (this.rebuilt(spec) ? derived.newest(query, enough) : undefined) ?? { state: this.replayAndKeep(spec).state, total: undefined }
-      );
+      const { state, total, tornTail } = derived.newest(query, enough) ??
+        (this.rebuilt(spec) ? derived.newest(query, enough) : undefined) ?? { ...this.replayAndKeep(spec), total: undefined };
+      await this.tellTorn(spec, { tornTail });
+      return { state, total };
     } finally {
       this.tellUnusable();
     }
@@ -222,7 +223,8 @@ export class DataDir implements JournalStore, TransactionHost {
   async readPrefix<S>(spec: StoreSpec<S>, query: { index: string; prefix: string }, enough: (state: S) => boolean): Promise<S> {
     try {
       const derived = derivedFiles(this.root, spec);
-      return derived.prefix(query, enough) ?? (this.rebuilt(spec) ? derived.prefix(query, enough) : undefined) ?? this.replayAndKeep(spec).state;
+      const read = derived.prefix(query, enough) ?? (this.rebuilt(spec) ? derived.prefix(query, enough) : undefined) ?? this.replayAndKeep(spec);
+      return (await this.tellTorn(spec, read)).state;
     } finally {
       this.tellUnusable();
     }
@@ -297,8 +299,7 @@ export class DataDir implements JournalStore, TransactionHost {
   /** One line for each derived file (or cache/ itself) found unusable: it was bypassed, the answer is a replay's. */
   private tellUnusable(): void {
     for (const { file, reason } of takeUnusable()) {
-      this.reporter.warn(`${join(this.root, file)} ${reason} (answers come from the journals)`);
-      this.reporter.damage?.(file, 0, reason);
+      reportDamage(this.reporter, { file, line: 0, reason }, `${join(this.root, file)} ${reason} (answers come from the journals)`);
     }
   }
 
@@ -360,11 +361,33 @@ export class DataDir implements JournalStore, TransactionHost {
     }
   }
 
-  /** Verifies every journal; with `repair`, quarantines bad lines and torn tails and re-chains the rest. */
+  /** Runs `fn` under the lock, or without it where the lock cannot be taken for want of write access (told on stderr). */
+  private async withLockIfWritable<T>(fn: () => T): Promise<T> {
+    if (!this.exists()) return fn();
+    let lock: HeldLock;
+    try {
+      lock = await this.lock();
+    } catch (error) {
+      if (!(error instanceof CruxError && error.kind === 'permission_denied')) throw error;
+      this.reporter.warn(`${error.message}: verified without the writers' lock, so a live writer could race this check`);
+      return fn();
+    }
+    try {
+      return fn();
+    } finally {
+      await lock.release();
+    }
+  }
+
+  /**
+   * Verifies every journal; with `repair`, quarantines bad lines and torn tails and re-chains the rest. Without
+   * it, only read access is needed (SPEC §3): where the lock cannot be taken at all (a read-only mount, a
+   * directory this user cannot write), the journals are verified without it, and a line says so.
+   */
   async check(specs: readonly StoreSpec<unknown>[], opts: { repair: boolean; ts: string; progress?: ProgressSink }): Promise<JournalReport[]> {
     const run = () => specs.map((spec) => checkJournal(this, spec, opts));
     try {
-      const reports = await this.withLock(run, run);
+      const reports = await (opts.repair ? this.withLock(run, run) : this.withLockIfWritable(run));
       // Derived files are never checked as journals are, but one that cannot be used is said.
       if (this.exists()) for (const spec of specs) derivedFiles(this.root, spec).probe();
       return reports;
