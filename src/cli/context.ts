@@ -65,8 +65,11 @@ export function buildContext(command: Command, env: NodeJS.ProcessEnv = process.
   return contextOf(command.optsWithGlobals<GlobalOptions>(), env);
 }
 
-/** A context from parsed global options: `crux mcp` makes one per tool call, so each reads the clock anew. */
-export function contextOf(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Context {
+/**
+ * A context from parsed global options: `crux mcp` makes one per tool call, so each reads the clock anew. Its
+ * warnings go to `stderr` (the process's; a test's in-process reads keep them).
+ */
+export function contextOf(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.env, stderr: (text: string) => void = writeStderr): Context {
   const target = resolveStore(opts, env);
   const agentRaw = opts.agent ?? (env.CRUX_AGENT || undefined);
   const actorRaw = opts.actor ?? (env.CRUX_ACTOR || undefined);
@@ -80,7 +83,7 @@ export function contextOf(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.
   const warn = (message: string) => {
     if (said.has(message)) return;
     said.add(message);
-    writeStderr(`crux: ${scrubText(message)}\n`);
+    stderr(`crux: ${scrubText(message)}\n`);
   };
   const warnings: JournalWarning[] = [];
   const told = new Set<string>();
