@@ -7,7 +7,7 @@ export interface Reporter {
    * A damaged line a read passed over, as data (--json documents carry it as a warning). false: the command was
    * told of this (file, line, reason) already — by another reader of the same command — and it is not said again.
    */
-  damage?(file: string, line: number, reason: string): boolean | void;
+  damage?(file: string, line: number, reason: string): boolean | undefined;
   /** How far long work inside a write has come (encoding, applying, writing a batch): for a progress line. */
   progress?(phase: WorkPhase, done: number, total: number): void;
 }
