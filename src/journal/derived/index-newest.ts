@@ -92,8 +92,9 @@ export function newestInRange(tables: IndexTables, log: EntryList | undefined, s
 
 /**
  * Whether a partition's entry, of an entity whose key hash the quick test marks, is its entity's current one:
- * not when it was written since (`touched`: its entries in the frozen runs and the log decide). None of those is ever older than a partition's entry of
- * the same entity (a merge copies a run's entries, never newer ones): one that is means the index is out of step.
+ * not when it was written since (`touched`: its entries in the frozen runs and the log decide). None of those is
+ * ever older than a partition's entry of the same entity (a merge copies a run's entries, never newer ones): one
+ * that is means the index is out of step.
  */
 function standsAsItIs(w: Uint32Array, x: number, touched: ReadonlyMap<string, Latest>): boolean {
   const id = entityOf(w, x);

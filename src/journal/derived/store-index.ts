@@ -193,9 +193,9 @@ export class StoreIndex<S> {
   loadNewest(state: S, query: { index: string; atMost: number; count?: boolean }, enough: (state: S) => boolean): { total: number | undefined } | undefined {
     const i = this.spec.secondary?.names.indexOf(query.index) ?? -1;
     if (i < 0) throw new Error(`${this.spec.file}: no secondary key ${query.index}`);
-    // Entities written past the index come in their places by value, as if indexed (their values as their own
-    // lines fold them now): read first, a tail of earlier times (a restored cache/, another host's clock) would
-    // push newer entities out of a limited list.
+    // Entities written past the index take their places by value, as if indexed (their values as their own lines
+    // fold them now), never first: a tail of earlier times (a restored cache/, another host's clock) read first
+    // pushed newer entities out of a limited list.
     const written = this.writtenSince();
     if (written === undefined) return undefined;
     let newest: Newest;
