@@ -350,25 +350,17 @@ export class DataDir implements JournalStore, TransactionHost {
     }
   }
 
-  /** Runs `fn` under the lock if the directory exists (for check, compact, repair). */
-  async withLock<T>(fn: () => T, ifAbsent: () => T): Promise<T> {
+  /**
+   * Runs `fn` under the lock if the directory exists (for check, compact, repair). `readOnly` (a check): where the
+   * lock cannot be taken for want of write access, `fn` runs without it, and a line says so.
+   */
+  async withLock<T>(fn: () => T, ifAbsent: () => T, opts: { readOnly?: boolean } = {}): Promise<T> {
     if (!this.exists()) return ifAbsent();
-    const lock = await this.lock();
-    try {
-      return fn();
-    } finally {
-      await lock.release();
-    }
-  }
-
-  /** Runs `fn` under the lock, or without it where the lock cannot be taken for want of write access (told on stderr). */
-  private async withLockIfWritable<T>(fn: () => T): Promise<T> {
-    if (!this.exists()) return fn();
     let lock: HeldLock;
     try {
       lock = await this.lock();
     } catch (error) {
-      if (!(error instanceof CruxError && error.kind === 'permission_denied')) throw error;
+      if (!(opts.readOnly && error instanceof CruxError && error.kind === 'permission_denied')) throw error;
       this.reporter.warn(`${error.message}: verified without the writers' lock, so a live writer could race this check`);
       return fn();
     }
@@ -387,7 +379,7 @@ export class DataDir implements JournalStore, TransactionHost {
   async check(specs: readonly StoreSpec<unknown>[], opts: { repair: boolean; ts: string; progress?: ProgressSink }): Promise<JournalReport[]> {
     const run = () => specs.map((spec) => checkJournal(this, spec, opts));
     try {
-      const reports = await (opts.repair ? this.withLock(run, run) : this.withLockIfWritable(run));
+      const reports = await this.withLock(run, run, { readOnly: !opts.repair });
       // Derived files are never checked as journals are, but one that cannot be used is said.
       if (this.exists()) for (const spec of specs) derivedFiles(this.root, spec).probe();
       return reports;
