@@ -44,7 +44,7 @@ export interface Context {
   readonly now: Instant;
   readonly nowIso: string;
   readonly env: NodeJS.ProcessEnv;
-  /** Damaged journal lines the replays of this invocation passed over (--json documents carry them). */
+  /** Damaged journal lines the reads of this invocation passed over, each once (--json documents carry them). */
   readonly warnings: JournalWarning[];
   /** How long a write waits for the writers' lock (CRUX_LOCK_TIMEOUT), for stores a command opens itself. */
   readonly lockTimeoutMs: number;
@@ -65,8 +65,11 @@ export function buildContext(command: Command, env: NodeJS.ProcessEnv = process.
   return contextOf(command.optsWithGlobals<GlobalOptions>(), env);
 }
 
-/** A context from parsed global options: `crux mcp` makes one per tool call, so each reads the clock anew. */
-export function contextOf(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Context {
+/**
+ * A context from parsed global options: `crux mcp` makes one per tool call, so each reads the clock anew. Its
+ * warnings go to `stderr` (the process's; a test's in-process reads keep them).
+ */
+export function contextOf(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.env, stderr: (text: string) => void = writeStderr): Context {
   const target = resolveStore(opts, env);
   const agentRaw = opts.agent ?? (env.CRUX_AGENT || undefined);
   const actorRaw = opts.actor ?? (env.CRUX_ACTOR || undefined);
@@ -74,12 +77,22 @@ export function contextOf(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.
   const now = nowRaw === undefined ? Date.now() : parseTime(nowRaw, opts.now !== undefined ? '--now' : 'CRUX_NOW');
   const lockTimeoutMs = env.CRUX_LOCK_TIMEOUT ? parseDuration(env.CRUX_LOCK_TIMEOUT, 'CRUX_LOCK_TIMEOUT') : DEFAULT_LOCK_TIMEOUT_MS;
   const json = opts.json === true;
+  // The one place a command's problems are collected: each once, however many of its readers met it (SPEC §3) —
+  // a damaged line by (file, line, reason), any other warning by its text.
+  const said = new Set<string>();
   const warn = (message: string) => {
-    writeStderr(`crux: ${keptText(message)}\n`);
+    if (said.has(message)) return;
+    said.add(message);
+    stderr(`crux: ${keptText(message)}\n`);
   };
   const warnings: JournalWarning[] = [];
-  const damage = (file: string, line: number, reason: string) => {
+  const told = new Set<string>();
+  const damage = (file: string, line: number, reason: string): boolean => {
+    const key = JSON.stringify([file, line, reason]);
+    if (told.has(key)) return false;
+    told.add(key);
     warnings.push({ file, line, reason });
+    return true;
   };
   let workListener: ((phase: WorkPhase, done: number, total: number) => void) | undefined;
   const progress = (phase: WorkPhase, done: number, total: number) => workListener?.(phase, done, total);

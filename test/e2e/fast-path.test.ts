@@ -239,8 +239,8 @@ describe('the fast path', () => {
         },
         [],
       ],
-      // A limited list reports no torn tail, quick or not.
-      ['a torn tail', (d) => fs.appendFileSync(join(d, 'sessions.jsonl'), '{"v":1,"seq":99,"ts":"2026-12-01T'), ['newest']],
+      // A limited list reports a torn tail as every read does (SPEC §3): the full program tells it.
+      ['a torn tail', (d) => fs.appendFileSync(join(d, 'sessions.jsonl'), '{"v":1,"seq":99,"ts":"2026-12-01T'), []],
       [
         'the cache a FIFO',
         (d) => {

@@ -16,11 +16,16 @@ import type { JournalFacts, JournalReport } from './store-boundary';
 type CheckOpts = { repair: boolean; ts: string; progress?: ProgressSink | undefined };
 
 export async function checkJournals(store: LineStore, specs: readonly StoreSpec<unknown>[], opts: CheckOpts): Promise<JournalReport[]> {
-  return store.locked(async (lines) => {
-    const reports: JournalReport[] = [];
-    for (const spec of specs) reports.push(await checkJournal(lines, spec, opts));
-    return reports;
-  });
+  // Without --repair a check needs only read access: a store whose lock it cannot take for want of write access
+  // (a read-only copy) is verified without it (a data directory says so).
+  return store.locked(
+    async (lines) => {
+      const reports: JournalReport[] = [];
+      for (const spec of specs) reports.push(await checkJournal(lines, spec, opts));
+      return reports;
+    },
+    { readOnly: !opts.repair },
+  );
 }
 
 /** What `journal check` (and `crux doctor`) report of one journal's scan. */

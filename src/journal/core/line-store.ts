@@ -136,6 +136,9 @@ export interface DerivedReport {
 
 /** A kind of store as the whole-journal operations see it. */
 export interface LineStore {
-  /** Runs `fn` under the writers' lock (a store that does not exist yet: as it is, nothing to lock). */
-  locked<T>(fn: (lines: LockedLines) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` under the writers' lock (a store that does not exist yet: as it is, nothing to lock). `readOnly`:
+   * `fn` only reads, and may run without the lock where a store cannot take it for want of write access.
+   */
+  locked<T>(fn: (lines: LockedLines) => Promise<T>, opts?: { readOnly?: boolean }): Promise<T>;
 }

@@ -43,17 +43,11 @@ const valueAt = (w: Uint32Array, x: number) => (w[x]! & 0xffffff) * 0x1_0000_000
 
 /**
  * The entities of `space` whose current value is at most `atMost`, by descending value (ties by descending key
- * hash), leaving out `exclude` (entities as entityOf names them, `hi:lo:check`: ones the caller reads some
- * other way). An entity is its key hash and second hash: keys that share the 56-bit hash stay apart.
+ * hash). `log`: the entries written since the partitions (the index's log, and those of the entities written
+ * past it, which the caller makes). An entity is its key hash and second hash: keys that share the 56-bit hash
+ * stay apart.
  */
-export function newestInRange(
-  tables: IndexTables,
-  log: EntryList | undefined,
-  space: number,
-  atMost: number,
-  exclude: ReadonlySet<string>,
-  opts: { count?: boolean } = {},
-): Newest {
+export function newestInRange(tables: IndexTables, log: EntryList | undefined, space: number, atMost: number, opts: { count?: boolean } = {}): Newest {
   const [fromHi, fromLo] = [(space << 24) >>> 0, 0];
   const [toHi, toLo] = sortKey(space, atMost);
   const [endHi, endLo] = [((space << 24) | 0xffffff) >>> 0, 0xffffffff];
@@ -64,7 +58,6 @@ export function newestInRange(
   const take = (w: Uint32Array, j: number) => {
     const x = j * ENTRY_WORDS;
     const id = entityOf(w, x);
-    if (exclude.has(id)) return;
     const version = joinOffset(w[x + 4]!, w[x + 5]!);
     const before = touched.get(id);
     if (before !== undefined && before.version > version) return;
@@ -80,10 +73,9 @@ export function newestInRange(
   // A quick test first (a bitmap of the key hashes' low 16 bits: an int, never a boxed number), then the exact one.
   const special = new Uint8Array(0x10000);
   for (const e of touched.values()) special[e.lo & 0xffff] = 1;
-  for (const id of exclude) special[Number(id.split(':')[1]) & 0xffff] = 1;
   const current = [...touched.values()].filter((e) => e.value >= 0);
   current.sort((a, b) => b.value - a.value || b.hi - a.hi || b.lo - a.lo);
-  const next = descending(tables, [fromHi, fromLo, toHi, toLo], touched, current, special, exclude);
+  const next = descending(tables, [fromHi, fromLo, toHi, toLo], touched, current, special);
   if (opts.count === false) return { total: undefined, next };
   // Counted: the partitions' entries in the range that are current as they stand, without a map, an object or a
   // copy per entry (a list of 50 rows at 1M sessions counts the 300k it does not show, and reads only its own).
@@ -91,7 +83,7 @@ export function newestInRange(
   tables.partSpans(fromHi, fromLo, toHi, toLo, (w, start, end) => {
     for (let j = start; j < end; j++) {
       const x = j * ENTRY_WORDS;
-      if (special[w[x + 3]! & 0xffff] === 1 && !standsAsItIs(w, x, touched, exclude)) continue;
+      if (special[w[x + 3]! & 0xffff] === 1 && !standsAsItIs(w, x, touched)) continue;
       if (!(w[x + 6]! & FLAG_WITHDRAWN)) counted++;
     }
   });
@@ -100,13 +92,12 @@ export function newestInRange(
 
 /**
  * Whether a partition's entry, of an entity whose key hash the quick test marks, is its entity's current one:
- * not when the caller reads that entity some other way (`exclude`), nor when it was written since (`touched`:
- * its entries in the frozen runs and the log decide). None of those is ever older than a partition's entry of
- * the same entity (a merge copies a run's entries, never newer ones): one that is means the index is out of step.
+ * not when it was written since (`touched`: its entries in the frozen runs and the log decide). None of those is
+ * ever older than a partition's entry of the same entity (a merge copies a run's entries, never newer ones): one
+ * that is means the index is out of step.
  */
-function standsAsItIs(w: Uint32Array, x: number, touched: ReadonlyMap<string, Latest>, exclude: ReadonlySet<string>): boolean {
+function standsAsItIs(w: Uint32Array, x: number, touched: ReadonlyMap<string, Latest>): boolean {
   const id = entityOf(w, x);
-  if (exclude.has(id)) return false;
   const mine = touched.get(id);
   if (mine === undefined) return true;
   if (joinOffset(w[x + 4]!, w[x + 5]!) > mine.version) throw new NewestOutOfStep();
@@ -125,7 +116,6 @@ function descending(
   touched: ReadonlyMap<string, Latest>,
   current: readonly Latest[],
   special: Uint8Array,
-  exclude: ReadonlySet<string>,
 ): Newest['next'] {
   let spans: ReturnType<IndexTables['partSpansDown']> | undefined;
   let words: Uint32Array | undefined;
@@ -143,7 +133,7 @@ function descending(
       }
       const w = words;
       const x = j-- * ENTRY_WORDS;
-      if (special[w[x + 3]! & 0xffff] === 1 && !standsAsItIs(w, x, touched, exclude)) continue;
+      if (special[w[x + 3]! & 0xffff] === 1 && !standsAsItIs(w, x, touched)) continue;
       if (w[x + 6]! & FLAG_WITHDRAWN) continue;
       return [valueAt(w, x), w[x + 2]!, w[x + 3]!];
     }

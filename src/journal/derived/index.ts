@@ -6,7 +6,7 @@
 import { fs } from '../../shared/fs';
 import { join } from 'node:path';
 import type { JournalRecord } from '../codec/record';
-import type { LinePosition, ScanResult } from '../codec/scan';
+import type { LinePosition, ScanResult, TornTail } from '../codec/scan';
 import type { IndexUpkeep, Loaded } from '../codec/loaded';
 import type { IndexQuery, StoreSpec } from '../codec/store-spec';
 import { cacheFileState, mtimeOf, noteInternal, readVerified } from './cache-file';
@@ -52,16 +52,19 @@ class DerivedFiles<S> {
    * until `enough(state)`, and how many the index holds in that range (unless `query.count` is false: then
    * only the pages of the entities read are read); undefined as findKeys.
    */
-  newest(query: { index: string; atMost: number; count?: boolean }, enough: (state: S) => boolean): { state: S; total: number | undefined } | undefined {
+  newest(
+    query: { index: string; atMost: number; count?: boolean },
+    enough: (state: S) => boolean,
+  ): { state: S; total: number | undefined; tornTail: TornTail | undefined } | undefined {
     return loadNewest(this.path, this.root, this.spec, query, enough);
   }
 
   /**
    * The entities whose value of the prefixed key `query.index` starts with `query.prefix`, in the order of
-   * their values, read until `enough(state)` (a matching entity left out sorts after those read); undefined
-   * as findKeys.
+   * their values, read until `enough(state)` (a matching entity left out sorts after those read), and the torn
+   * tail it passed over; undefined as findKeys.
    */
-  prefix(query: { index: string; prefix: string }, enough: (state: S) => boolean): S | undefined {
+  prefix(query: { index: string; prefix: string }, enough: (state: S) => boolean): { state: S; tornTail: TornTail | undefined } | undefined {
     return loadPrefix(this.path, this.root, this.spec, query, enough);
   }
 

@@ -19,7 +19,7 @@ import type { Position } from '../codec/loaded';
 import type { IndexQuery, StoreSpec } from '../codec/store-spec';
 import { bindingHolds, dropCacheFile, mtimeOf, newNonce, readVerified, writeCacheFile, type JournalBinding } from './cache-file';
 import { appendBlock, chainStart, encodeLogHeader, LOG_VERSION, readLog, type OpenLog } from './delta-log';
-import { compareAt, ENTRY_WORDS, EntryList, FLAG_RESET, FLAG_WITHDRAWN, hash56, joinOffset, KEY_SPACE, keyCheck, sortKey, textRange } from './entries';
+import { compareAt, ENTRY_WORDS, EntryList, FLAG_RESET, FLAG_WITHDRAWN, hash56, joinOffset, KEY_SPACE, sortKey, textRange } from './entries';
 import { entityOf, keyEntry, secondaryEntries, valueKey } from './index-entries';
 import { dropIndexFiles, logName, openManifest, type Manifest } from './index-base';
 import { freeze, IndexTables, mergeStep, RunMissing } from './index-levels';
@@ -62,9 +62,6 @@ const LINE_UNITS = 256;
 const SCANNED_LOOKUPS = 4;
 /** A reader that finds this much journal past what the index covers writes a new base (temp + rename). */
 const READER_REBUILD_GAP_BYTES = 256 * 1024;
-
-/** A key's entity as secondary entries name it (index-entries.ts entityOf). */
-const entityOfKey = (key: string) => `${hash56(key).join(':')}:${keyCheck(key)}`;
 
 /** A key line of the index: where it is, whether it resets its entity, and its key's second hash (0: not known). */
 interface KeyLine {
@@ -191,21 +188,20 @@ export class StoreIndex<S> {
 
   /**
    * Folds into `state` the entities whose value of the ordered key `query.index` is at most `query.atMost`,
-   * highest value first, until `enough(state)` (those written past the index first: their values are not
-   * indexed yet). Returns how many entities the index holds in that range (`total`: unless `query.count` is
-   * false, which reads only the pages of the entities folded), or undefined after damage.
+   * highest value first, until `enough(state)`. Returns how many entities are in that range (`total`: unless
+   * `query.count` is false, which reads only the pages of the entities folded), or undefined after damage.
    */
   loadNewest(state: S, query: { index: string; atMost: number; count?: boolean }, enough: (state: S) => boolean): { total: number | undefined } | undefined {
     const i = this.spec.secondary?.names.indexOf(query.index) ?? -1;
     if (i < 0) throw new Error(`${this.spec.file}: no secondary key ${query.index}`);
-    // Entities written past the index are read first, whatever their values (not indexed yet): each counts as
-    // its folded state says. The rest come by descending value, counted as the index says.
-    const tail = [...this.tail.keys];
-    const inTail = new Set(tail.map(entityOfKey));
+    // Entities written past the index take their places by value, as if indexed (their values as their own lines
+    // fold them now), never first: a tail of earlier times (a restored cache/, another host's clock) read first
+    // pushed newer entities out of a limited list.
+    const written = this.writtenSince();
+    if (written === undefined) return undefined;
     let newest: Newest;
     try {
-      newest = newestInRange(this.tables, this.log?.entries, 1 + i, query.atMost, inTail, { count: query.count });
-      if (tail.length > 0 && !this.loadKeys(state, tail)) return undefined;
+      newest = newestInRange(this.tables, written, 1 + i, query.atMost, { count: query.count });
       // In batches (a candidate may no longer match: the caller's exact filter says so), and not stopping
       // between two of one value, so that the caller orders equals its own way — up to TIE_READS of them (an
       // import that gave thousands one time): past that, equals come in the index's order.
@@ -224,17 +220,30 @@ export class StoreIndex<S> {
       if ((error instanceof DerivedDamage && !(error instanceof RunMissing)) || error instanceof NewestOutOfStep) return undefined;
       throw error;
     }
-    if (newest.total === undefined) return { total: undefined };
-    const matching = tail.filter((key) => {
-      const value = this.spec.secondary!.values(state, key)[i];
-      return typeof value === 'number' && value <= query.atMost;
-    });
-    return { total: newest.total + matching.length };
+    return { total: newest.total };
+  }
+
+  /**
+   * The log's entries, and the secondary entries of every entity written past the index as its own lines fold
+   * it now (versioned after everything indexed, so that they supersede the entity's older entries): what a read
+   * by value merges into the partitions' entries. undefined when a tail line does not verify.
+   */
+  private writtenSince(): EntryList | undefined {
+    const log = this.log?.entries;
+    const keys = [...this.tail.keys];
+    if (keys.length === 0) return log ?? new EntryList(1);
+    const scratch = this.spec.initial();
+    if (!this.loadKeys(scratch, keys)) return undefined;
+    const names = this.spec.secondary?.names.length ?? 0;
+    const all = new EntryList((log?.count ?? 0) + keys.length * names + 1);
+    if (log !== undefined) all.append(log);
+    for (const key of keys) secondaryEntries(all, this.spec, scratch, key, this.tail.bytes);
+    return all;
   }
 
   /**
    * Folds into `state` the entities whose value of the prefixed key `query.index` starts with `query.prefix`,
-   * in the order of the values' leading bytes (those written past the index first: not indexed yet), until
+   * in the order of the values' leading bytes (those written past the index in their places too), until
    * `enough(state)` and then every entity that ties with the last one read — so that an entity left out sorts
    * after every one read. Candidates come from every entry in the range: an entity's prefixed value is its
    * own, and a stale candidate (deleted since) costs a read, never an answer (the caller filters exactly).
@@ -245,12 +254,12 @@ export class StoreIndex<S> {
     const i = secondary?.names.indexOf(query.index) ?? -1;
     if (i < 0 || !secondary?.prefixed?.includes(query.index)) throw new Error(`${this.spec.file}: no prefixed secondary key ${query.index}`);
     const [fromHi, fromLo, toHi, toLo] = textRange(1 + i, query.prefix);
-    const tail = [...this.tail.keys];
-    if (tail.length > 0 && !this.loadKeys(state, tail)) return false;
-    const seen = new Set(tail.map(entityOfKey));
+    const written = this.writtenSince();
+    if (written === undefined) return false;
+    const seen = new Set<string>();
     const inRange = (w: Uint32Array, x: number) =>
       !(w[x + 6]! & FLAG_WITHDRAWN) && (w[x]! > fromHi || (w[x] === fromHi && w[x + 1]! >= fromLo)) && (w[x]! < toHi || (w[x] === toHi && w[x + 1]! <= toLo));
-    // The frozen runs' and the log's entries in the range (few), in order, merged into the partitions' as they come.
+    // The frozen runs', the log's and the tail's entries in the range (few), in order, merged into the partitions' as they come.
     const extra = new EntryList(64);
     try {
       for (const run of this.tables.manifest.frozen) this.tables.table(run).range(fromHi, fromLo, toHi, toLo, (w, j) => extra.pushFrom(w, j));
@@ -258,8 +267,7 @@ export class StoreIndex<S> {
       if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return false;
       throw error;
     }
-    const log = this.log?.entries;
-    if (log !== undefined) for (let j = 0; j < log.count; j++) if (inRange(log.words, j * ENTRY_WORDS)) extra.pushFrom(log.words, j);
+    for (let j = 0; j < written.count; j++) if (inRange(written.words, j * ENTRY_WORDS)) extra.pushFrom(written.words, j);
     const sorted = extra.sorted();
     let e = 0;
     let read = 0;
@@ -376,6 +384,10 @@ export class StoreIndex<S> {
       if (record === undefined) return false;
       const own = this.spec.keyOf!(record);
       if (own === undefined) return false;
+      // A line of a key that hashes elsewhere: the journal changed under the index (two lines of one length
+      // swapped), and only a replay tells what the store holds.
+      const [ownHi, ownLo] = sortKey(KEY_SPACE, own);
+      if (ownHi !== hi >>> 0 || ownLo !== lo >>> 0) return false;
       if (key === undefined && keyOfCheck.get(check) !== own) {
         if (keyOfCheck.has(check)) whole = true;
         keyOfCheck.set(check, own);

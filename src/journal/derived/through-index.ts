@@ -3,7 +3,7 @@
 // a replay for a whole new base).
 import { fs } from '../../shared/fs';
 import type { JournalRecord } from '../codec/record';
-import type { LinePosition } from '../codec/scan';
+import type { LinePosition, TornTail } from '../codec/scan';
 import type { IndexUpkeep, Loaded } from '../codec/loaded';
 import type { IndexQuery, StoreSpec } from '../codec/store-spec';
 import { KeyLines } from './index-entries';
@@ -172,8 +172,9 @@ function loadOnce<S>(
 
 /**
  * A state holding the entities whose value of the ordered key `query.index` is at most `query.atMost`, highest
- * first, at least until `enough(state)`; and how many the index holds in that range (unless `query.count` is
- * false). undefined when there is no index that verifies (the caller replays).
+ * first, at least until `enough(state)`; how many there are in that range (unless `query.count` is false); and
+ * the torn tail the read passed over (the caller reports it). undefined when there is no index that verifies
+ * (the caller replays).
  */
 export function loadNewest<S>(
   path: string,
@@ -182,14 +183,14 @@ export function loadNewest<S>(
   query: { index: string; atMost: number; count?: boolean },
   enough: (state: S) => boolean,
   use: ReaderUse = 'read',
-): { state: S; total: number | undefined } | undefined {
+): { state: S; total: number | undefined; tornTail: TornTail | undefined } | undefined {
   return readOpen(
     path,
     root,
     spec,
     (index, state) => {
       const read = index.loadNewest(state, query, enough);
-      return read === undefined ? undefined : { state, total: read.total };
+      return read === undefined ? undefined : { state, total: read.total, tornTail: index.position().tornTail };
     },
     use,
   );
@@ -217,8 +218,8 @@ export function indexCoversJournal(path: string, root: string, spec: StoreSpec<u
 
 /**
  * A state holding, in the order of their values, the entities whose value of the prefixed key `query.index`
- * starts with `query.prefix`, at least until `enough(state)` (StoreIndex.loadPrefix). undefined when there is
- * no index that verifies (the caller replays).
+ * starts with `query.prefix`, at least until `enough(state)` (StoreIndex.loadPrefix), and the torn tail the read
+ * passed over. undefined when there is no index that verifies (the caller replays).
  */
 export function loadPrefix<S>(
   path: string,
@@ -226,8 +227,8 @@ export function loadPrefix<S>(
   spec: StoreSpec<S>,
   query: { index: string; prefix: string },
   enough: (state: S) => boolean,
-): S | undefined {
-  return readOpen(path, root, spec, (index, state) => (index.loadPrefix(state, query, enough) ? state : undefined));
+): { state: S; tornTail: TornTail | undefined } | undefined {
+  return readOpen(path, root, spec, (index, state) => (index.loadPrefix(state, query, enough) ? { state, tornTail: index.position().tornTail } : undefined));
 }
 
 /**

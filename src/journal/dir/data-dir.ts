@@ -42,6 +42,7 @@ import { surveyStore } from './probes';
 import { DEFAULT_HISTORY_RETENTION, type HistoryRetention } from './history';
 import { CruxError } from '../../shared/errors';
 import { reportTornTail } from './torn-tail';
+import { reportDamage } from '../codec/reporting';
 import { openJournalFile } from '../../shared/journal-file';
 
 export type { Reporter } from './load';
@@ -210,10 +211,10 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
   ): Promise<{ state: S; total: number | undefined }> {
     try {
       const derived = derivedFiles(this.root, spec);
-      return (
-        derived.newest(query, enough) ??
-        (this.rebuilt(spec) ? derived.newest(query, enough) : undefined) ?? { state: this.replayAndKeep(spec).state, total: undefined }
-      );
+      const { state, total, tornTail } = derived.newest(query, enough) ??
+        (this.rebuilt(spec) ? derived.newest(query, enough) : undefined) ?? { ...this.replayAndKeep(spec), total: undefined };
+      await this.tellTorn(spec, { tornTail });
+      return { state, total };
     } finally {
       this.tellUnusable();
     }
@@ -227,7 +228,8 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
   async readPrefix<S>(spec: StoreSpec<S>, query: { index: string; prefix: string }, enough: (state: S) => boolean): Promise<S> {
     try {
       const derived = derivedFiles(this.root, spec);
-      return derived.prefix(query, enough) ?? (this.rebuilt(spec) ? derived.prefix(query, enough) : undefined) ?? this.replayAndKeep(spec).state;
+      const read = derived.prefix(query, enough) ?? (this.rebuilt(spec) ? derived.prefix(query, enough) : undefined) ?? this.replayAndKeep(spec);
+      return (await this.tellTorn(spec, read)).state;
     } finally {
       this.tellUnusable();
     }
@@ -302,8 +304,7 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
   /** One line for each derived file (or cache/ itself) found unusable: it was bypassed, the answer is a replay's. */
   private tellUnusable(): void {
     for (const { file, reason } of takeUnusable()) {
-      this.reporter.warn(`${join(this.root, file)} ${reason} (answers come from the journals)`);
-      this.reporter.damage?.(file, 0, reason);
+      reportDamage(this.reporter, { file, line: 0, reason }, `${join(this.root, file)} ${reason} (answers come from the journals)`);
     }
   }
 
@@ -354,10 +355,20 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
     }
   }
 
-  /** Runs `fn` under the lock if the directory exists (check, compact, repair: core/); as it is if not. */
-  async locked<T>(fn: (lines: LockedLines) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` under the lock if the directory exists (check, compact, repair: core/); as it is if not. `readOnly`
+   * (a check): where the lock cannot be taken for want of write access, `fn` runs without it, and a line says so.
+   */
+  async locked<T>(fn: (lines: LockedLines) => Promise<T>, opts: { readOnly?: boolean } = {}): Promise<T> {
     if (!this.exists()) return fn(this.lines);
-    const lock = await this.lock();
+    let lock: HeldLock;
+    try {
+      lock = await this.lock();
+    } catch (error) {
+      if (!(opts.readOnly && error instanceof CruxError && error.kind === 'permission_denied')) throw error;
+      this.reporter.warn(`${error.message}: verified without the writers' lock, so a live writer could race this check`);
+      return fn(this.lines);
+    }
     try {
       return await fn(this.lines);
     } finally {
@@ -365,7 +376,11 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
     }
   }
 
-  /** Verifies every journal; with `repair`, quarantines bad lines and torn tails and re-chains the rest. */
+  /**
+   * Verifies every journal; with `repair`, quarantines bad lines and torn tails and re-chains the rest. Without
+   * it, only read access is needed (SPEC §3): where the lock cannot be taken at all (a read-only mount, a
+   * directory this user cannot write), the journals are verified without it, and a line says so.
+   */
   async check(specs: readonly StoreSpec<unknown>[], opts: { repair: boolean; ts: string; progress?: ProgressSink }): Promise<JournalReport[]> {
     try {
       const reports = await checkJournals(this, specs, opts);

@@ -3,6 +3,7 @@
 import { isDamaged, scanJournal, type LinePosition, type ScanResult } from '../codec/scan';
 import { derivedFiles, replayUpkeep } from '../derived';
 import { loadedAt, type Loaded, type Reporter } from '../codec/loaded';
+import { reportDamage } from '../codec/reporting';
 import type { IndexQuery, StoreSpec } from '../codec/store-spec';
 
 export type { Loaded, Reporter, WorkPhase } from '../codec/loaded';
@@ -35,8 +36,11 @@ export function replayFull<S>(
 function reportProblems(path: string, spec: StoreSpec<unknown>, scan: ScanResult, reporter: Reporter): void {
   for (const problem of scan.problems) {
     if (problem.offset === scan.tornTail?.offset) continue;
-    reporter.warn(`${path}:${problem.line}: ${problem.reason} (run \`crux journal check\`)`);
-    reporter.damage?.(spec.file, problem.line, problem.reason);
+    reportDamage(
+      reporter,
+      { file: spec.file, line: problem.line, reason: problem.reason },
+      `${path}:${problem.line}: ${problem.reason} (run \`crux journal check\`)`,
+    );
   }
 }
 

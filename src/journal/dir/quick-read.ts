@@ -81,7 +81,11 @@ export class QuickReadDir implements JournalStore {
     enough: (state: S) => boolean,
   ): Promise<{ state: S; total: number | undefined }> {
     const path = join(this.location, spec.file);
-    return settled(path, loadNewest(path, this.location, spec, query, enough, 'look'), () => ({ state: spec.initial(), total: undefined }));
+    const read = loadNewest(path, this.location, spec, query, enough, 'look');
+    // A torn tail is told by the full program (unless a writer is writing it: torn-tail.ts).
+    if (read?.tornTail !== undefined) return handOn('a read past a torn tail');
+    const { state, total } = settled(path, read, () => ({ state: spec.initial(), total: undefined, tornTail: undefined }));
+    return { state, total };
   }
 
   /**

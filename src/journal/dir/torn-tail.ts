@@ -2,7 +2,7 @@
 // the lock, and passed over; otherwise it is damage, reported like any bad line (stderr, and `warnings`).
 import { fs } from '../../shared/fs';
 import { acquireLock, LockTimeout } from './lock/lock';
-import type { Reporter } from '../codec/reporting';
+import { reportDamage, type Reporter } from '../codec/reporting';
 import type { TornTail } from '../codec/scan';
 
 /** The reason `journal check` gives for the same tail. */
@@ -50,8 +50,7 @@ export async function reportTornTail(root: string, path: string, file: string, t
   try {
     if (release !== undefined && !stillTorn(path, torn)) return;
     const reason = reasonOf(torn);
-    reporter.warn(`${path}:${torn.line}: ${reason} (run \`crux journal check\`)`);
-    reporter.damage?.(file, torn.line, reason);
+    reportDamage(reporter, { file, line: torn.line, reason }, `${path}:${torn.line}: ${reason} (run \`crux journal check\`)`);
   } finally {
     await release?.();
   }

@@ -2,6 +2,7 @@
 // valid), or only some entities' rows through the database's index by key; every row verified as it is applied.
 import { decodeRecord, EMPTY_HEAD, VERIFY_ALL, type ChainHead } from '../codec/record';
 import type { StoreSpec } from '../codec/store-spec';
+import { reportDamage } from '../codec/reporting';
 import type { ProgressSink, Reporter } from '../core/store-boundary';
 import type { Sql } from './client';
 import { PgConnection } from './pg-connection';
@@ -126,8 +127,11 @@ export class PgReads extends PgConnection {
     // A whole read's head (a read of some keys has none): compared with another primary after a switch (pg-seen.ts).
     this.noteHead(file, scan.head);
     for (const problem of scan.problems) {
-      this.reporter.warn(`${this.location} ${journalTable(file)}:${problem.line}: ${problem.reason} (run \`crux journal check\`)`);
-      this.reporter.damage?.(file, problem.line, problem.reason);
+      reportDamage(
+        this.reporter,
+        { file, line: problem.line, reason: problem.reason },
+        `${this.location} ${journalTable(file)}:${problem.line}: ${problem.reason} (run \`crux journal check\`)`,
+      );
     }
   }
 }

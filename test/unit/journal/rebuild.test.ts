@@ -24,7 +24,7 @@ const HOUR = 3_600_000;
 /** A reporter that keeps what it is told. */
 function collecting(): Reporter & { told: string[] } {
   const told: string[] = [];
-  return { told, warn: (m) => told.push(m), damage: (file, line, reason) => told.push(`damage ${file}:${line}: ${reason}`) };
+  return { told, warn: (m) => void told.push(m), damage: (file, line, reason) => void told.push(`damage ${file}:${line}: ${reason}`) };
 }
 
 const scope = (dir: DataDir, agent: string | undefined, now: number) => ({ dir, agent: agent as AgentName | undefined, now });
