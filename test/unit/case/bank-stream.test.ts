@@ -10,6 +10,7 @@ import { streamBank } from '../../../src/domain/case/bank-stream';
 import { CASE_VOCABULARY } from '../../../src/domain/case/events';
 import type { Scratch, ScratchFile, ScratchSort } from '../../../src/journal/codec/store-spec';
 import { bankOf, body, recordsOf, recorded, type Given } from './fixtures';
+import { propertyRuns } from '../../helpers/cli';
 
 class MemoryFile implements ScratchFile {
   private buf = Buffer.alloc(1024);
@@ -181,7 +182,7 @@ describe('the streamed bank build', () => {
         const want = expected(events.slice(0, events.length - cut));
         expect(streamed(events, collide ? ONE : REAL, cut, { rows: 3, postings: 2 }).equals(want)).toBe(true);
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 });
