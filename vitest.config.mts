@@ -1,14 +1,19 @@
 import { availableParallelism } from 'node:os';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // Test files at once: one more than the cores (vitest's own default is one fewer, a single worker on two cores).
 // Most files wait on the crux processes they start, so a worker's core is rarely all its own; CRUX_TEST_WORKERS
 // overrides (docs/testing.md).
 const workers = Number(process.env.CRUX_TEST_WORKERS) || Math.max(2, availableParallelism() + 1);
+const stress = (process.env.CRUX_STRESS ?? '') !== '' && process.env.CRUX_STRESS !== '0';
+// Whole files of `npm run test:stress` only (CRUX_STRESS; CI runs it): the real agent clients, each a large program
+// installed from the npm registry on first use (docs/testing.md).
+const STRESS_FILES = ['test/e2e/clients.test.ts'];
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    exclude: stress ? configDefaults.exclude : [...configDefaults.exclude, ...STRESS_FILES],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
