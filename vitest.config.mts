@@ -14,8 +14,10 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     exclude: stress ? configDefaults.exclude : [...configDefaults.exclude, ...STRESS_FILES],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // A bound for a test that hangs, not a measure: a file's long loops of processes run beside two others here, on a
+    // machine that may be busy with more.
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
     pool: 'forks',
     maxWorkers: workers,
     // One directory for what the tests make, removed at the end; a throwaway PostgreSQL cluster for the suites
