@@ -2,7 +2,9 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, freshDataDir, snapshotDir, STRESS, tempDir } from '../helpers/cli';
+import { freshDataDir, snapshotDir, STRESS, tempDir } from '../helpers/cli';
+// In-process: what these commands answer, not the process (test/helpers/run-cli.ts).
+import { crux } from '../helpers/run-cli';
 
 const NOW = ['--now', '2026-03-01T12:00:00Z'];
 const lineCount = (file: string) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
