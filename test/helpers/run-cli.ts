@@ -5,10 +5,33 @@
 // process's). What only a process shows stays spawned: the launcher and its fast bundles (e2e/fast-path,
 // e2e/launcher), signals, closed pipes, code caches, kill -9, processes racing for the lock.
 import type { Options } from 'execa';
+import Module from 'node:module';
+import { resolve } from 'node:path';
 import { redirectStdio } from '../../src/output/stdout';
 import { CRUX, type Run, crux as spawned, storeArgs, testEnv } from './cli';
 
 let queue: Promise<unknown> = Promise.resolve();
+let loaded: Promise<typeof import('../../src/cli/program-run')> | undefined;
+
+/**
+ * The program, and the PostgreSQL engine it requires only when a command names such a store (src/cli/store.ts:
+ * `require('./store-pg')`, which esbuild bundles): Node's require cannot load TypeScript, so the engine is the
+ * instance of this test's module graph, put in require's cache under its file.
+ */
+function load(): Promise<typeof import('../../src/cli/program-run')> {
+  loaded ??= (async () => {
+    const storePg = await import('../../src/cli/store-pg');
+    const file = resolve(__dirname, '../../src/cli/store-pg.ts');
+    const loader = Module as unknown as { _extensions: Record<string, unknown>; _cache: Record<string, unknown> };
+    // A `.ts` extension known, so that require('./store-pg') resolves to the file; never loaded by require itself.
+    loader._extensions['.ts'] ??= () => {
+      throw new Error('run-cli: a TypeScript module required outside the test module graph');
+    };
+    loader._cache[file] = { id: file, filename: file, loaded: true, exports: storePg, children: [], paths: [] };
+    return import('../../src/cli/program-run');
+  })();
+  return loaded;
+}
 
 /** Runs `fn` after every run queued before it, whatever became of them. */
 function serially<T>(fn: () => Promise<T>): Promise<T> {
@@ -20,7 +43,7 @@ function serially<T>(fn: () => Promise<T>): Promise<T> {
 /** `crux [store args] …args` in this process: `{ env, input, cwd }` as for a spawned crux. */
 export function runCli(args: string[], opts: { env?: Record<string, string | undefined>; input?: string | Uint8Array; cwd?: string } = {}): Promise<Run> {
   return serially(async () => {
-    const { main } = await import('../../src/cli/program-run');
+    const { main } = await load();
     const saved = { ...process.env };
     const cwd = process.cwd();
     const stdout: Uint8Array[] = [];
