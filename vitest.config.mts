@@ -1,11 +1,27 @@
-import { defineConfig } from 'vitest/config';
+import { availableParallelism } from 'node:os';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+const stress = (process.env.CRUX_STRESS ?? '') !== '' && process.env.CRUX_STRESS !== '0';
+// CI's run (.ci/run): the default run's cases over both engines, and the real agent clients (test/helpers/cli.ts FULL).
+const full = stress || ((process.env.CRUX_TEST_FULL ?? '') !== '' && process.env.CRUX_TEST_FULL !== '0');
+// Test files at once: one more than the cores in the default run (vitest's own default is one fewer, a single worker
+// on two cores), since most files wait on the crux processes they start; vitest's default under CRUX_STRESS, whose
+// wall-clock bounds hold only on a quiet machine. CRUX_TEST_WORKERS overrides (docs/testing.md).
+const workers = Number(process.env.CRUX_TEST_WORKERS) || (stress ? Math.max(1, availableParallelism() - 1) : Math.max(2, availableParallelism() + 1));
+// Whole files of CI's run and `npm run test:stress` only: the real agent clients, each a large program installed from
+// the npm registry on first use (docs/testing.md).
+const STRESS_FILES = ['test/e2e/clients.test.ts'];
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    exclude: full ? configDefaults.exclude : [...configDefaults.exclude, ...STRESS_FILES],
+    // A bound for a test that hangs, not a measure: a file's long loops of processes run beside two others here, on a
+    // machine that may be busy with more.
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
     pool: 'forks',
+    maxWorkers: workers,
     // One directory for what the tests make, removed at the end; a throwaway PostgreSQL cluster for the suites
     // that run over a shared store (or CRUX_TEST_PG_URL's server); one line naming the system tools that are missing.
     globalSetup: ['test/helpers/temp-root.ts', 'test/helpers/pg-cluster.ts', 'test/helpers/tools-setup.ts'],

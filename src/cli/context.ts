@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { openStore, resolveStore, type StoreSource } from './store';
 import type { JournalStore } from '../journal/core/store-boundary';
 import type { WorkPhase } from '../journal/dir/load';
-import { writeStderr } from '../output/stdout';
+import { stdioInMemory, writeStderr } from '../output/stdout';
 import type { JournalWarning } from '../output/emit';
 import { isTerminal, stdoutIsTerminal, wantsColor, type ColorWhen } from '../output/terminal';
 import { DEFAULT_LOCK_TIMEOUT_MS } from '../journal/dir/lock/lock';
@@ -129,6 +129,11 @@ export function readStdin(maxBytes: number, what = 'standard input'): Buffer {
   // Not process.stdin.isTTY, which would load Node's stream machinery (~3 ms of every hook, which reads a pipe).
   if (isTerminal(0)) {
     throw invalid(`nothing on ${what}`, 'pipe the input in, or give it as an argument or file');
+  }
+  const inMemory = stdioInMemory()?.stdin;
+  if (inMemory !== undefined) {
+    if (inMemory.length > maxBytes) throw invalid(`${what} is over the limit of ${maxBytes} bytes`);
+    return Buffer.from(inMemory);
   }
   return readLimited(0, maxBytes, what);
 }

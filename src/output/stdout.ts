@@ -7,6 +7,24 @@ import { writeSync } from 'node:fs';
 const pause = new Int32Array(new SharedArrayBuffer(4));
 let stdoutError: string | undefined;
 
+/** Standard streams in memory: the program run in-process (test/helpers/run-cli.ts), not through fds 0, 1 and 2. */
+export interface Stdio {
+  stdout(bytes: Uint8Array): void;
+  stderr(bytes: Uint8Array): void;
+  /** All of standard input (a pipe already closed): never a terminal. */
+  readonly stdin: Uint8Array;
+}
+let inMemory: Stdio | undefined;
+
+/** Runs the program's output and input through `stdio` until called with undefined (tests only). */
+export function redirectStdio(stdio: Stdio | undefined): void {
+  inMemory = stdio;
+  stdoutError = undefined;
+}
+
+/** The standard streams in memory, when redirectStdio set them. */
+export const stdioInMemory = (): Stdio | undefined => inMemory;
+
 export function writeStdout(text: string | Uint8Array): void {
   if (stdoutError !== undefined) return;
   stdoutError = writeFd(1, text);
@@ -23,6 +41,10 @@ export const stdoutFailure = (): string | undefined => stdoutError;
 /** Writes all of `text`; returns the error code that stopped it, if any. */
 function writeFd(fd: number, text: string | Uint8Array): string | undefined {
   const buf = typeof text === 'string' ? Buffer.from(text) : text;
+  if (inMemory !== undefined) {
+    (fd === 1 ? inMemory.stdout : inMemory.stderr)(Buffer.from(buf));
+    return undefined;
+  }
   let offset = 0;
   while (offset < buf.length) {
     try {

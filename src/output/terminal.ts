@@ -2,6 +2,7 @@
 // whether to colour, from --color, NO_COLOR and FORCE_COLOR. Asked only when human output is rendered.
 import { fs } from '../shared/fs';
 import type { TableLayout } from './table';
+import { stdioInMemory } from './stdout';
 
 export type ColorWhen = 'always' | 'never' | 'auto';
 
@@ -36,6 +37,8 @@ let devNull: number | undefined;
  * (~2 ms of every call), and stdout is a pipe, a file or /dev/null far more often than a terminal.
  */
 export function isTerminal(fd: number): boolean {
+  // Streams in memory (the program run in-process) are pipes.
+  if (fd <= 2 && stdioInMemory() !== undefined) return false;
   let rdev: number;
   try {
     const stat = fs.fstatSync(fd);

@@ -3,7 +3,9 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, freshDataDir } from '../helpers/cli';
+import { freshDataDir } from '../helpers/cli';
+// In-process: what these commands answer, not the process (test/helpers/run-cli.ts).
+import { crux } from '../helpers/run-cli';
 
 const QUERIES = ['tls certificate', 'nginx restart', 'late words', 'rotate keys late'];
 

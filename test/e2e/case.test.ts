@@ -1,7 +1,9 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, describeEachStore, freshDataDir, freshStore, journalRecords, snapshotDir, tempDir } from '../helpers/cli';
+import { describeEachStore, freshDataDir, freshStore, journalRecords, snapshotDir, tempDir } from '../helpers/cli';
+// In-process: what these commands answer, not the process (test/helpers/run-cli.ts).
+import { crux } from '../helpers/run-cli';
 
 const NOW = ['--now', '2026-11-29T21:00:00Z'];
 const CASE_KEYS = ['case_id', 'task', 'context', 'action', 'outcome', 'success', 'reward', 'tags', 'source_receipt', 'created_at', 'times_reused'];

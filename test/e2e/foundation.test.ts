@@ -2,7 +2,9 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { execa } from 'execa';
-import { CRUX, crux, freshDataDir, snapshotDir } from '../helpers/cli';
+import { CRUX, freshDataDir, snapshotDir } from '../helpers/cli';
+// In-process: what these commands answer, not the process (test/helpers/run-cli.ts).
+import { crux } from '../helpers/run-cli';
 
 describe('crux foundation', () => {
   it('prints help and exits 0', async () => {

@@ -1,6 +1,8 @@
 // `crux handoff untrust`: a revoked Ed25519 key's packages are refused (6); list and doctor show the keyring.
 import { describe, expect, it } from 'vitest';
-import { crux, freshDataDir, snapshotDir, type Run } from '../helpers/cli';
+import { freshDataDir, snapshotDir, type Run } from '../helpers/cli';
+// In-process: what these commands answer, not the process (test/helpers/run-cli.ts).
+import { crux } from '../helpers/run-cli';
 
 const env = { CRUX_NOW: '2026-11-29T21:00:00Z' };
 

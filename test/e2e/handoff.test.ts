@@ -1,7 +1,9 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, describeEachStore, freshDataDir, freshStore, journalLines, type Run, snapshotDir, tempDir } from '../helpers/cli';
+import { crux as spawned, describeEachStore, freshDataDir, freshStore, journalLines, type Run, snapshotDir, tempDir } from '../helpers/cli';
+// In-process (the program's answers); the races between processes spawn bin/crux.
+import { crux } from '../helpers/run-cli';
 import { b3derive, b3hash, b3keyed, b3raw } from '../unit/handoff/reference-blake3';
 
 const NOW = '2026-11-29T21:00:00Z';
@@ -206,8 +208,8 @@ describe('keys and the reference BLAKE3', () => {
     await ok(crux(dir, ['--agent', 'a', 'session', 'put', 'x', '{}'], { env: env() }));
     await ok(crux(dir, ['--agent', 'a', 'session', 'put', 'y', '{}'], { env: env() }));
     const [mx, my] = await Promise.all([
-      ok(crux(dir, ['--agent', 'a', 'handoff', 'mint', 'x'], { env: env() })),
-      ok(crux(dir, ['--agent', 'a', 'handoff', 'mint', 'y'], { env: env() })),
+      ok(spawned(dir, ['--agent', 'a', 'handoff', 'mint', 'x'], { env: env() })),
+      ok(spawned(dir, ['--agent', 'a', 'handoff', 'mint', 'y'], { env: env() })),
     ]);
     await ok(crux(dir, ['handoff', 'accept', '-', '--as', 'b'], { env: env(), input: mx.stdout }));
     await ok(crux(dir, ['handoff', 'accept', '-', '--as', 'b'], { env: env(), input: my.stdout }));
@@ -391,7 +393,7 @@ describeEachStore('on a %s store', (kind) => {
     it('eight simultaneous accepts of one package: exactly one succeeds, seven exit 8', async () => {
       for (let round = 0; round < (kind === 'pg' ? 2 : 3); round += 1) {
         const { dir, text } = await mintedSetup([], {}, freshStore(kind));
-        const runs = await Promise.all(Array.from({ length: 8 }, () => crux(dir, ['handoff', 'accept', '-', '--as', 'bob'], { env: env(), input: text })));
+        const runs = await Promise.all(Array.from({ length: 8 }, () => spawned(dir, ['handoff', 'accept', '-', '--as', 'bob'], { env: env(), input: text })));
         const codes = runs.map((r) => r.exitCode).sort();
         expect(codes, runs.map((r) => r.stderr).join('')).toEqual([0, 8, 8, 8, 8, 8, 8, 8]);
         const ledger = journalLines(dir, 'handoffs.jsonl').join('\n');

@@ -4,7 +4,9 @@ import { execa } from 'execa';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CRUX, crux, freshDataDir, snapshotDir, testEnv } from '../helpers/cli';
+import { CRUX, freshDataDir, snapshotDir, testEnv } from '../helpers/cli';
+// In-process: what these commands answer, not the process (test/helpers/run-cli.ts).
+import { crux } from '../helpers/run-cli';
 import { b3hash, b3keyed, b3raw } from '../unit/handoff/reference-blake3';
 
 const NOW = '2026-11-29T21:00:00Z';

@@ -3,7 +3,9 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { execa } from 'execa';
-import { CRUX, crux, freshDataDir, snapshotDir, STRESS, tempDir, testEnv, type Run } from '../helpers/cli';
+import { CRUX, freshDataDir, snapshotDir, STRESS, tempDir, testEnv, type Run } from '../helpers/cli';
+// In-process: what these commands answer, not the process (test/helpers/run-cli.ts).
+import { crux } from '../helpers/run-cli';
 import { freshStoreUrl, pgSkipReason } from '../helpers/pg';
 
 const NOW = ['--now', '2026-11-29T21:00:00Z'];

@@ -5,7 +5,9 @@ import { execa } from 'execa';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { crux, freshDataDir, tempDir } from '../helpers/cli';
+import { freshDataDir, tempDir } from '../helpers/cli';
+// In-process: what these commands answer, not the process (test/helpers/run-cli.ts).
+import { crux } from '../helpers/run-cli';
 
 const NOBODY = 65534;
 

@@ -3,7 +3,9 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { crux, freshDataDir } from '../helpers/cli';
+import { freshDataDir } from '../helpers/cli';
+// In-process: what these commands answer, not the process (test/helpers/run-cli.ts).
+import { crux } from '../helpers/run-cli';
 import { onTty, screenWidth } from '../helpers/tty';
 
 const HOSTILE = '\u001b]0;OWNED\u0007\u001b[2J\u001b[31mred \u001b]8;;http://evil.example\u001b\\link\u001b]8;;\u001b\\ \u202eexe.txt\u009b';

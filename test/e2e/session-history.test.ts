@@ -2,7 +2,9 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, freshDataDir, snapshotDir, type Run } from '../helpers/cli';
+import { freshDataDir, snapshotDir, type Run } from '../helpers/cli';
+// In-process: what these commands answer, not the process (test/helpers/run-cli.ts).
+import { crux } from '../helpers/run-cli';
 
 const at = (time: string) => ['--now', time];
 

@@ -3,7 +3,9 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, describeEachStore, freshDataDir, freshStore, journalLines as storedLines, snapshotDir, storeExists, tempDir } from '../helpers/cli';
+import { describeEachStore, freshDataDir, freshStore, journalLines as storedLines, snapshotDir, storeExists, tempDir } from '../helpers/cli';
+// In-process: what these commands answer, not the process (test/helpers/run-cli.ts).
+import { crux } from '../helpers/run-cli';
 
 const NOW = '2026-03-01T12:00:00.000Z';
 const at = (t: string) => ['--now', t];

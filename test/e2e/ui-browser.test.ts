@@ -165,7 +165,7 @@ describe.skipIf(skip !== undefined).each(STORE_KINDS)(`crux ui in chromium on a 
     expect(put.exitCode).toBe(0);
     await page.waitForFunction(() => document.querySelector('main')?.textContent?.includes('from-the-shell'), undefined, { timeout: 10_000 });
     const latency = Date.now() - started;
-    console.log(`crux ui (${kind}): a put from the shell appeared on the page after ${latency} ms`);
+    if (process.env.CRUX_STRESS) console.log(`crux ui (${kind}): a put from the shell appeared on the page after ${latency} ms`);
     if (process.env.CRUX_STRESS) expect(latency).toBeLessThan(2000);
   });
 

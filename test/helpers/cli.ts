@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { describe } from 'vitest';
+import { describe, it } from 'vitest';
 import { freshStoreUrl, pgAvailable, pgSkipReason, psql, psqlScript } from './pg';
 
 export const CRUX = resolve(__dirname, '../../bin/crux');
@@ -38,22 +38,49 @@ export function freshDataDir(): string {
 }
 
 /**
- * `npm run test:stress` sets CRUX_STRESS=1: the heavy variants, and the wall-clock bounds that hold only on a quiet
- * machine (everywhere else a test asserts the order of events, and records times as figures).
+ * `npm run test:stress` sets CRUX_STRESS=1 (CI runs it after `npm test`): what the default run leaves out — the
+ * PostgreSQL half of the parameterized end-to-end suites, the soak's further cases, the full property runs — the
+ * heavy variants, and the wall-clock bounds that hold only on a quiet machine (everywhere else a test asserts the
+ * order of events, and records times as figures). docs/testing.md.
  */
 export const STRESS = (process.env.CRUX_STRESS ?? '') !== '' && process.env.CRUX_STRESS !== '0';
 
-/** The kinds of store the parameterized suites run over: a data directory, and PostgreSQL when a server is at hand. */
+/**
+ * CI's run (`CRUX_TEST_FULL=1`, `.ci/run`), and the stress run: every parameterized suite over both engines and the
+ * real agent clients, which a developer's default run leaves out; not the stress run's heavy variants and scales.
+ */
+export const FULL = STRESS || ((process.env.CRUX_TEST_FULL ?? '') !== '' && process.env.CRUX_TEST_FULL !== '0');
+
+/** Why a stress-only test is skipped in this run, or undefined when it runs (`it.skipIf(STRESS_ONLY !== undefined)`). */
+export const STRESS_ONLY: string | undefined = STRESS ? undefined : 'in npm run test:stress';
+
+/** `it`, in `npm run test:stress` only (CRUX_STRESS): a further case of a guarantee the default run covers once. */
+export const stressIt = it.skipIf(!STRESS);
+
+/** A property test's runs: a quarter of `full` (at least one) by default, all of them under CRUX_STRESS. */
+export const propertyRuns = (full: number): number => (STRESS ? full : Math.max(1, Math.ceil(full / 4)));
+
 export type StoreKind = 'dir' | 'pg';
-export const STORE_KINDS: StoreKind[] = pgAvailable() ? ['dir', 'pg'] : ['dir'];
+/**
+ * Both engines, PostgreSQL when a server is at hand: what the store contract (unit/journal/conformance*.test.ts)
+ * runs over in every run.
+ */
+export const ENGINES: StoreKind[] = pgAvailable() ? ['dir', 'pg'] : ['dir'];
+/**
+ * The kinds of store the other parameterized suites run over: a data directory; PostgreSQL too under CRUX_STRESS
+ * (the contract holds both engines to the same answers in every run; a command's PostgreSQL half costs a process
+ * twice a data directory's and a schema).
+ */
+export const STORE_KINDS: StoreKind[] = FULL ? ENGINES : ['dir'];
 
 /**
- * `describe.each` over both kinds of store (`%s` in the title names the kind). Without a PostgreSQL server the
- * PostgreSQL suite is not dropped from the count: it shows as skipped, with the reason in its title.
+ * `describe.each` over both kinds of store (`%s` in the title names the kind). The PostgreSQL suite runs under
+ * CRUX_STRESS with a server at hand; otherwise it is not dropped from the count: it shows as skipped, with the
+ * reason in its title.
  */
 export function describeEachStore(title: string, suite: (kind: StoreKind) => void): void {
   for (const kind of ['dir', 'pg'] as const) {
-    const reason = kind === 'pg' ? pgSkipReason() : undefined;
+    const reason = kind === 'pg' ? (pgSkipReason() ?? (FULL ? undefined : 'in CI and npm run test:stress')) : undefined;
     const name = title.replace('%s', kind);
     if (reason === undefined) describe(name, () => suite(kind));
     else describe.skip(`${name} (skipped: ${reason})`, () => suite(kind));

@@ -3,7 +3,9 @@
 // CRUX_TEST_PG_URL (and CRUX_TEST_PG_DIR, the cluster's directory, for restarts) name a running server, as
 // .ci/run provides. Otherwise, when PostgreSQL's binaries are installed, a throwaway cluster is started under a
 // temp dir for this run and stopped at the end. Without either, the PostgreSQL suites are skipped with a message,
-// unless CRUX_REQUIRE_PG=1 (CI), where that is an error.
+// unless CRUX_REQUIRE_PG=1 (CI), where that is an error. The throwaway cluster runs without fsync
+// (PG_CLUSTER_FSYNC=off: a server killed or restarted loses nothing that reached the kernel, and no test cuts the
+// machine's power); the suites that restart or freeze a server start one of their own, with fsync (pg.ts: OwnCluster).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +18,11 @@ export default function setup(): (() => void) | undefined {
   const dir = mkdtempSync(join(tmpdir(), 'crux-pg-'));
   let url: string;
   try {
-    url = execFileSync(SCRIPT, ['start', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+    url = execFileSync(SCRIPT, ['start', dir], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, PG_CLUSTER_FSYNC: 'off' },
+    }).trim();
   } catch (error) {
     const why = String((error as { stderr?: unknown }).stderr ?? error)
       .trim()

@@ -32,7 +32,7 @@ describe('concurrent writers', { timeout: TIMEOUT }, () => {
   it(`${WRITERS} processes writing at once lose nothing, duplicate nothing, and keep the chain valid`, async () => {
     const dir = freshDataDir();
     const lockLog = join(tempDir(), 'lock.log');
-    const puts = scaled(6, 40);
+    const puts = scaled(3, 40);
     const started = performance.now();
     const writers = Array.from({ length: WRITERS }, (_, w) => startShell(writerScript(dir, w, puts), { CRUX_TEST_LOCK_LOG: lockLog }));
     const exits = await Promise.all(writers.map((c) => c.done));
@@ -195,7 +195,7 @@ describe('killing the lock holder', { timeout: TIMEOUT }, () => {
     const dir = freshDataDir();
     expect((await crux(dir, ['session', 'put', 'seed', '{}'])).exitCode).toBe(0);
     const lockLog = join(tempDir(), 'lock.log');
-    const total = scaled(48, 240);
+    const total = scaled(24, 240);
     const acked: string[] = [];
     let kills = 0;
     await pool(
@@ -254,7 +254,7 @@ describe('killing the lock holder', { timeout: TIMEOUT }, () => {
   it('a holder killed with SIGKILL hands the lock to a waiter at once (measured)', async () => {
     const dir = freshDataDir();
     expect((await crux(dir, ['session', 'put', 'seed', '{}'])).exitCode).toBe(0);
-    const rounds = scaled(5, 30);
+    const rounds = scaled(3, 30);
     const handovers: number[] = [];
     for (let r = 0; r < rounds; r++) {
       const lockLog = join(tempDir(), 'lock.log');
@@ -293,7 +293,7 @@ describeEachStore('first writes racing into a %s store that does not exist yet',
   it(
     'every one succeeds, nothing lost',
     async () => {
-      for (let round = 0; round < (kind === 'dir' ? 6 : 2); round++) {
+      for (let round = 0; round < (kind === 'dir' ? scaled(2, 6) : 2); round++) {
         const store = kind === 'dir' ? join(freshDataDir(), 'not', 'yet') : freshStore(kind);
         const runs = await Promise.all(Array.from({ length: 12 }, (_, i) => crux(store, ['session', 'put', `first-${i}`, `{"i":${i}}`])));
         expect(runs.map((r) => [r.exitCode, r.stderr])).toEqual(runs.map(() => [0, '']));

@@ -159,7 +159,7 @@ describe.skipIf(noStrace !== undefined)(titled('crash states (ALICE-style, from 
   const totals = { scenarios: 0, operations: 0, states: 0, wanting: 0 };
   const perScenario: Record<string, { ops: number; states: number; wanting: number }> = {};
   // Default run: at most this many states per command (spread evenly over the crash points); all with CRUX_STRESS.
-  const cap = scaled(220, Infinity);
+  const cap = scaled(30, Infinity);
 
   for (const scenario of SCENARIOS) {
     it(`${scenario.name}: every acknowledged record survives every crash state, and check/repair recover`, async () => {

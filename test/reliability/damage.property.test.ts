@@ -12,7 +12,7 @@ import { ITEM_STORE, VOCAB } from '../unit/journal/fixtures';
 import { tempDir } from '../helpers/cli';
 import { figure, scaled, TIMEOUT } from './harness';
 
-const RUNS = scaled(120, 2000);
+const RUNS = scaled(40, 2000);
 const TS = '2026-11-29T21:00:00.000Z';
 
 /** Values that stress the line codec: raw U+2028/U+2029/U+0085, control characters, astral characters. */

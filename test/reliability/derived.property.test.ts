@@ -18,7 +18,7 @@ import type { AgentName, CaseId, LogicalSessionId } from '../../src/shared/ids';
 import { crux, tempDir } from '../helpers/cli';
 import { scaled, TIMEOUT } from './harness';
 
-const RUNS = scaled(25, 400);
+const RUNS = scaled(8, 400);
 const START = Date.parse('2026-12-01T00:00:00Z');
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'deploy', 'the', 'timeout', 'cache', 'index', 'page'];
 

@@ -45,7 +45,7 @@ function expectDiskFull(run: { exitCode: number; stderr: string }): void {
 
 describe('full disk (ENOSPC on a tiny tmpfs)', { timeout: TIMEOUT }, () => {
   it('fills the disk: the failing put exits 75, the data directory is byte-identical, nothing before is lost; after freeing space the retry succeeds', async () => {
-    const rounds = scaled(3, 12);
+    const rounds = scaled(2, 12);
     const failures: number[] = [];
     for (let r = 0; r < rounds; r++) {
       const mount = mountTmpfs('64k');
@@ -159,7 +159,7 @@ describe('full disk (ENOSPC on a tiny tmpfs)', { timeout: TIMEOUT }, () => {
 
 describe('file size limit (EFBIG from ulimit -f: a real short write)', { timeout: TIMEOUT }, () => {
   it('the put that would cross the limit exits 75 and leaves the journal byte-identical', async () => {
-    const rounds = scaled(6, 40);
+    const rounds = scaled(3, 40);
     let shortWrites = 0;
     for (let r = 0; r < rounds; r++) {
       const dir = freshDataDir();

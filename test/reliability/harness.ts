@@ -101,10 +101,13 @@ export function journalRecords(path: string): any[] {
     .map((l) => JSON.parse(l));
 }
 
-/** Records a measured figure: printed, and appended to $CRUX_FIGURES_FILE for docs/reliability.md. */
+/**
+ * Records a measured figure: appended to $CRUX_FIGURES_FILE for docs/reliability.md, and printed under CRUX_STRESS
+ * (the default run is quiet).
+ */
 export function figure(name: string, value: unknown): void {
   const line = JSON.stringify({ name, stress: STRESS, value, at: new Date().toISOString() });
-  console.info(`[figure] ${name}: ${JSON.stringify(value)}`);
+  if (STRESS) console.info(`[figure] ${name}: ${JSON.stringify(value)}`);
   if (process.env.CRUX_FIGURES_FILE) fs.appendFileSync(process.env.CRUX_FIGURES_FILE, `${line}\n`);
 }
 

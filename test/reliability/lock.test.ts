@@ -85,7 +85,7 @@ afterAll(() => {
 });
 
 describe('the lock excludes every writer, wherever it runs', { timeout: TIMEOUT }, () => {
-  const puts = scaled(8, 40);
+  const puts = scaled(4, 40);
 
   it.skipIf(!NETNS)('writers in separate network namespaces (unshare -n): nothing lost, never exit 1, no overlap', async () => {
     const dir = freshDataDir();
@@ -147,7 +147,7 @@ describe('hand-over', { timeout: TIMEOUT }, () => {
   it('after kill -9 of the holder and after a normal release, measured (kill -9 recovered within 1 s)', async () => {
     const dir = freshDataDir();
     expect((await crux(dir, ['session', 'put', 'seed', '{}'])).exitCode).toBe(0);
-    const rounds = scaled(6, 30);
+    const rounds = scaled(3, 30);
     const killed: number[] = [];
     const released: number[] = [];
     for (let r = 0; r < rounds; r++) {

@@ -4,7 +4,7 @@
 // when they are dropped or disabled, or silenced by replication mode; an edited history row is damage (9) with
 // the same `history` member as a data directory.
 import { describe, expect, it } from 'vitest';
-import { crux } from '../helpers/cli';
+import { crux, stressIt } from '../helpers/cli';
 import { freshStoreUrl, pgSkipReason, psql } from '../helpers/pg';
 
 const schemaOf = (store: string) => new URL(store).searchParams.get('schema')!;
@@ -74,7 +74,9 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
         `update ${s}.journal_sessions_index set text_value = 'nobody' where text_value = 'bot' and key = (select min(key) from ${s}.journal_sessions_index where text_value = 'bot')`,
     ],
   ] as const) {
-    it(`${what}: the same answers, check 9 naming the index, --repair rebuilds it, reap still reaps`, async () => {
+    // One damage of this kind in every run, the others in npm run test:stress.
+    const test = what === 'every index row deleted' ? it : stressIt;
+    test(`${what}: the same answers, check 9 naming the index, --repair rebuilds it, reap still reaps`, async () => {
       const { store, answers } = await seeded();
       const before = await answers();
       expect(before).toMatchObject({ stranded: ['old'], agent: ['a', 'b', 'c'], doctor: 1 });
@@ -111,7 +113,9 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
     ],
     ['the term rows truncated', (s: string) => `truncate ${s}.journal_cases_terms`],
   ] as const) {
-    it(`${what}: the same retrieve answers, check 9 naming the term rows, --repair rebuilds them`, async () => {
+    // One damage of this kind in every run, the others in npm run test:stress.
+    const test = what === "a term row's facts edited" ? it : stressIt;
+    test(`${what}: the same retrieve answers, check 9 naming the term rows, --repair rebuilds them`, async () => {
       const { store, answers } = await seededCases();
       const before = await answers();
       expect((before as any).api).toEqual([
@@ -176,7 +180,9 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
       (s: string) => `create or replace function ${s}.crux_derived_changed() returns trigger language plpgsql as $$ begin return null; end $$`,
     ],
   ] as const) {
-    it(`the index's ${what}, then a row deleted: the same answers, and the next write guards the table again`, async () => {
+    // One damage of this kind in every run, the others in npm run test:stress.
+    const test = what === 'trigger disabled' ? it : stressIt;
+    test(`the index's ${what}, then a row deleted: the same answers, and the next write guards the table again`, async () => {
       const { store, answers } = await seeded();
       const before = await answers();
       const s = schemaOf(store);

@@ -24,7 +24,7 @@ const FORBIDDEN: Record<string, { layers: string[]; packages: string[] }> = {
  */
 function floorOf(file: string): { floor: number; name: string } {
   const [, first] = file.split('/');
-  if (first === 'main.ts') return { floor: 5, name: 'main' };
+  if (first === 'main.ts' || first === 'program-run.ts') return { floor: 5, name: 'main' };
   if (first === 'program.ts') return { floor: 4, name: 'program' };
   if (first === 'fast') return { floor: 4, name: 'fast' };
   if (first === 'commands') return { floor: 3, name: 'commands' };

@@ -10,6 +10,7 @@ import { streamBank } from '../../../src/domain/case/bank-stream';
 import { CASE_VOCABULARY } from '../../../src/domain/case/events';
 import type { Scratch, ScratchFile, ScratchSort } from '../../../src/journal/codec/store-spec';
 import { bankOf, body, recordsOf, recorded, type Given } from './fixtures';
+import { propertyRuns, stressIt } from '../../helpers/cli';
 
 class MemoryFile implements ScratchFile {
   private buf = Buffer.alloc(1024);
@@ -160,7 +161,9 @@ describe('the streamed bank build', () => {
     }
   });
 
-  it('crosses its batches of rows with more cases than one holds', () => {
+  // At the real batch sizes (the test's merge is quadratic: minutes on a busy machine), in npm run test:stress; the
+  // property below crosses batches of one to three rows in every run.
+  stressIt('crosses its batches of rows with more cases than one holds', () => {
     const events: Given[] = Array.from({ length: 40_000 }, (_, i) => recorded({ id: `c_${i % 30_000}`, task: task(i), reward: (i % 7) / 7 }));
     expect(streamed(events).equals(expected(events))).toBe(true);
   });
@@ -181,7 +184,7 @@ describe('the streamed bank build', () => {
         const want = expected(events.slice(0, events.length - cut));
         expect(streamed(events, collide ? ONE : REAL, cut, { rows: 3, postings: 2 }).equals(want)).toBe(true);
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 });

@@ -7,6 +7,7 @@ import { CASE_TERMS } from '../../../src/domain/case/bank-terms';
 import { tokenize } from '../../../src/domain/case/tokenize';
 import type { CaseBank } from '../../../src/domain/case/bank';
 import { bankOf, bodyOf, recorded, type CaseSpec, type Given } from './fixtures';
+import { propertyRuns } from '../../helpers/cli';
 
 // Deliberately written differently from src: char by char, code points via Array.from, Rust's
 // char::is_alphanumeric spelled as its two halves (is_alphabetic: Alphabetic; is_numeric: Nd, Nl, No).
@@ -149,7 +150,7 @@ describe('rankCases against a naive reference', () => {
           }
         },
       ),
-      { numRuns: 500 },
+      { numRuns: propertyRuns(500) },
     );
   });
 });

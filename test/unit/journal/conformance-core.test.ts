@@ -11,7 +11,7 @@ import { rewriteRecords } from '../../../src/journal/core/rewrite';
 import type { LineStore } from '../../../src/journal/core/line-store';
 import type { JournalStore } from '../../../src/journal/core/store-boundary';
 import type { EventDraft } from '../../../src/journal/codec/record';
-import { STORE_KINDS, journalLines, tempDir, type StoreKind } from '../../helpers/cli';
+import { ENGINES, journalLines, tempDir, type StoreKind } from '../../helpers/cli';
 import { freshStoreUrl, psql } from '../../helpers/pg';
 import { ITEM_STORE, puts } from './fixtures';
 
@@ -97,7 +97,7 @@ const failure = async (p: Promise<unknown>) =>
     (error: unknown) => error,
   );
 
-describe.each(STORE_KINDS)('the whole-journal operations on a %s store (core/ over its line store)', (kind) => {
+describe.each(ENGINES)('the whole-journal operations on a %s store (core/ over its line store)', (kind) => {
   it('repair keeps the journal as it was and each removed line at its offset in the journal as a file', async () => {
     const { store, where, tamper, quarantined } = open(kind);
     await write(store, puts(2));

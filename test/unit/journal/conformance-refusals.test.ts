@@ -12,7 +12,7 @@ import type { JournalStore } from '../../../src/journal/core/store-boundary';
 import type { LinePosition } from '../../../src/journal/codec/line';
 import type { StoreSpec } from '../../../src/journal/codec/store-spec';
 import { CruxError } from '../../../src/shared/errors';
-import { STORE_KINDS, tempDir, type StoreKind } from '../../helpers/cli';
+import { ENGINES, tempDir, type StoreKind } from '../../helpers/cli';
 import { freshStoreUrl, psql } from '../../helpers/pg';
 import { ITEM_STORE, puts } from './fixtures';
 
@@ -99,7 +99,7 @@ const failure = async (p: Promise<unknown>) => {
   throw new Error('expected a refusal');
 };
 
-describe.each(STORE_KINDS)('the JournalStore contract on a %s store (reads, refusals, damage)', (kind) => {
+describe.each(ENGINES)('the JournalStore contract on a %s store (reads, refusals, damage)', (kind) => {
   it('answers every read the same: whole, with, by key, by secondary key (equals, at most), newest, at positions', async () => {
     const { store } = open(kind);
     await write(store, INDEXED, puts(20));

@@ -8,7 +8,7 @@ import { PgStore } from '../../../src/journal/pg/pg-store';
 import { parseStoreUrl } from '../../../src/journal/pg/url';
 import type { HistoryPiece, JournalStore } from '../../../src/journal/core/store-boundary';
 import type { EventDraft } from '../../../src/journal/codec/record';
-import { STORE_KINDS, tempDir, type StoreKind } from '../../helpers/cli';
+import { ENGINES, tempDir, type StoreKind } from '../../helpers/cli';
 import { freshStoreUrl } from '../../helpers/pg';
 import { ITEM_STORE, puts } from './fixtures';
 
@@ -44,7 +44,7 @@ async function collect(lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>):
 const pieces = async (history: Promise<HistoryPiece[]>) => Promise.all((await history).map(async (p) => ({ name: p.name, lines: await collect(p.lines) })));
 const keysOf = async (store: JournalStore) => [...(await store.read(ITEM_STORE)).keys()];
 
-describe.each(STORE_KINDS)('the JournalStore contract on a %s store', (kind) => {
+describe.each(ENGINES)('the JournalStore contract on a %s store', (kind) => {
   it('a store that was never written reads empty, checks healthy, and a refused write leaves no trace', async () => {
     const store = open(kind);
     expect(await keysOf(store)).toEqual([]);
@@ -136,7 +136,7 @@ describe.each(STORE_KINDS)('the JournalStore contract on a %s store', (kind) => 
     expect(lines).toHaveLength(4);
     expect(history).toHaveLength(1);
     expect(history[0]!.name).toBe('items.000000000004.jsonl');
-    for (const toKind of STORE_KINDS) {
+    for (const toKind of ENGINES) {
       const to = open(toKind);
       await to.restore(ITEM_STORE.file, lines, history);
       expect(await keysOf(to)).toEqual(['k2', 'k3', 'k9']);

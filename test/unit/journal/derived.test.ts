@@ -11,7 +11,7 @@ import { ENTRY_WORDS, EntryList, sortKey, textKey, textRange } from '../../../sr
 import { DerivedDamage, encodePages, PAGE_BYTES, PAGES_START, SortedTable } from '../../../src/journal/derived/sorted-table';
 import { indexName, logName, openManifest, openRun } from '../../../src/journal/derived/index-base';
 import type { StoreSpec } from '../../../src/journal/codec/store-spec';
-import { tempDir } from '../../helpers/cli';
+import { propertyRuns, tempDir } from '../../helpers/cli';
 import { VOCAB } from './fixtures';
 
 const TS = '2026-11-29T21:00:00.000Z';
@@ -63,7 +63,7 @@ describe('prefixed text keys', () => {
         // A text outside the range does not start with the prefix.
         if (!inside(y)) expect(y.startsWith(x)).toBe(false);
       }),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns(2000) },
     );
     // Within its space.
     expect(textKey(3, '\uffff\uffff\uffff')[0]! >>> 24).toBe(3);
@@ -147,7 +147,7 @@ describe('sorted table', () => {
           }
         },
       ),
-      { numRuns: 400 },
+      { numRuns: propertyRuns(400) },
     );
   });
 

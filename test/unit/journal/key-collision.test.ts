@@ -18,7 +18,7 @@ import { CruxError } from '../../../src/shared/errors';
 import * as sessions from '../../../src/domain/session/store';
 import { listNewest } from '../../../src/domain/session/newest-list';
 import type { AgentName, LogicalSessionId } from '../../../src/shared/ids';
-import { tempDir } from '../../helpers/cli';
+import { propertyRuns, tempDir } from '../../helpers/cli';
 
 const START = Date.parse('2026-12-01T00:00:00Z');
 const HOUR = 3_600_000;
@@ -115,7 +115,7 @@ describe('keys that share the 56-bit hash', () => {
           }
         },
       ),
-      { numRuns: 40 },
+      { numRuns: propertyRuns(40) },
     );
   }, 120_000);
 });
