@@ -76,7 +76,7 @@ async function resultCase(dir: JournalStore, bank: CaseBank, slot: number): Prom
 }
 
 /** The whole cases of `slots`, in order: the records of those without text in memory read in one go. */
-async function resultCases(dir: JournalStore, bank: CaseBank, slots: readonly number[]): Promise<Case[]> {
+export async function resultCases(dir: JournalStore, bank: CaseBank, slots: readonly number[]): Promise<Case[]> {
   const unread = slots.filter((slot) => !bank.bodies.has(slot));
   const records =
     unread.length === 0
@@ -195,7 +195,7 @@ export async function retrieveTaggedCases(scope: CaseScope, query: RetrieveQuery
 }
 
 /** Whether ascending `slots` (a term's cached postings) holds `slot`: a binary search. */
-function holds(slots: Uint32Array, slot: number): boolean {
+export function holds(slots: Uint32Array, slot: number): boolean {
   let lo = 0;
   let hi = slots.length;
   while (lo < hi) {
