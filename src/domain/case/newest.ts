@@ -29,14 +29,25 @@ export async function newestCases(
   const bank = await scope.dir.read(CASE_STORE);
   const tags = filter.tags ?? [];
   const passes = numbersPass(bank, filter.success, tags);
-  const candidates: number[] = [];
-  for (const slot of bank.liveSlots().reverse()) if (passes(slot)) candidates.push(slot);
-  if (tags.length === 0) return { cases: await resultCases(scope.dir, bank, candidates.slice(0, limit)), total: candidates.length };
-  // A tag's words are terms of its cases, and of cases whose task says them: each candidate's tags are checked.
+  const live = bank.liveSlots();
+  if (tags.length === 0) {
+    const shown: number[] = [];
+    let total = 0;
+    for (let i = live.length - 1; i >= 0; i--) {
+      if (!passes(live[i]!)) continue;
+      total++;
+      if (shown.length < limit) shown.push(live[i]!);
+    }
+    return { cases: await resultCases(scope.dir, bank, shown), total };
+  }
+  // A tag's words are terms of its cases, and of cases whose task says them: each candidate's tags are checked,
+  // a batch at a time from the newest, until the limit is met (or, to count them, all of them).
   const cases: Case[] = [];
   let total = 0;
-  for (let i = 0; i < candidates.length && (count || cases.length < limit); i += BATCH) {
-    for (const c of await resultCases(scope.dir, bank, candidates.slice(i, i + BATCH))) {
+  for (let i = live.length - 1; i >= 0 && (count || cases.length < limit); ) {
+    const batch: number[] = [];
+    for (; i >= 0 && batch.length < BATCH; i--) if (passes(live[i]!)) batch.push(live[i]!);
+    for (const c of await resultCases(scope.dir, bank, batch)) {
       if (!tags.every((t) => c.tags.includes(t))) continue;
       total++;
       if (cases.length < limit) cases.push(c);
