@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { newestCases } from '../../../src/domain/case/newest';
-import { deleteCase, importCases, listCases, recordCase, type CaseScope } from '../../../src/domain/case/store';
+import { caseIdsStartingWith, deleteCase, importCases, listCases, recordCase, type CaseScope } from '../../../src/domain/case/store';
 import type { Case } from '../../../src/domain/case/case';
 import { DataDir } from '../../../src/journal/dir/data-dir';
 import type { CaseId } from '../../../src/shared/ids';
@@ -109,6 +109,16 @@ describe('case list newest first, limited and filtered', () => {
         }
       }
     }
+  });
+
+  it('completes case ids from the bank as the whole list gives them, in the order written', async () => {
+    const root = await seeded(5);
+    const truth = (await listCases({ dir: journalsOnly(root), now: NOW })).map((c) => c.case_id as string);
+    for (const prefix of ['', 'c', 'c1', 'c39', 'n', 'n3', 'zz'])
+      for (const max of [1, 7, 1000]) {
+        const got = await caseIdsStartingWith({ dir: new DataDir(root, quiet, 5_000), now: NOW }, prefix, max);
+        expect(got, `${prefix} ${max}`).toEqual(truth.filter((id) => id.startsWith(prefix)).slice(0, max));
+      }
   });
 
   it('reads the text of the cases it shows, not of every case', async () => {
