@@ -174,7 +174,7 @@ const SESSION_INDEXES = [
  * the id: `!` for no agent, else two characters from a hash of the agent's name (two agents that share a tag
  * only add candidates, which the caller's exact filter removes). Printable, so a database stores it as text.
  */
-export function scopedOrder(agent: string | undefined, id: string): string {
+function scopedOrder(agent: string | undefined, id: string): string {
   // 92 characters from # to ~ (never !, the unscoped tag).
   return agent === undefined ? `!${id}` : `${tag(agent)}${id}`;
 }
