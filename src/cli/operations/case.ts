@@ -37,7 +37,8 @@ type CaseWindow = { sort?: SortSpec<keyof typeof CASE_ORDERS> | undefined; limit
 
 /** `case list`: every case newest first (the reverse of the order written), filtered, then sorted and cut by the window. */
 export async function listCases(ctx: Context, filter: CaseFilter, window: CaseWindow = {}) {
-  return (await countedCases(ctx, filter, window)).document;
+  // The document alone: a limited list by tag need not count every tagged case.
+  return (await countedCases(ctx, filter, window, { count: false })).document;
 }
 
 /**
