@@ -83,6 +83,8 @@ export const GROWTH_TARGETS = {
   'reap, nothing due': 1.3,
   'handoff mint': 1.3,
   'handoff accept': 1.3,
+  'case list (--only-failure --limit 20)': 1.3,
+  'case list (--tag --limit 20)': 1.3,
   'retrieve (rare words)': 1.3,
   'retrieve (common words)': 3,
 };

@@ -148,6 +148,19 @@ for (const n of ALL_SIZES) {
     },
   });
   rows.push({ name: at(n, 'case show'), argv: crux(c, 'case', 'show', caseId, '--json'), n, cmd: 'case show' });
+  // Limited lists newest first by outcome and by tag read the cases they show (the bank's columns and postings).
+  rows.push({
+    name: at(n, 'case list --only-failure --limit 20'),
+    argv: crux(c, 'case', 'list', '--only-failure', '--limit', '20', '--json'),
+    n,
+    cmd: 'case list (--only-failure --limit 20)',
+  });
+  rows.push({
+    name: at(n, `case list --tag ${WORDS[0]} --limit 20`),
+    argv: crux(c, 'case', 'list', '--tag', WORDS[0], '--limit', '20', '--json'),
+    n,
+    cmd: 'case list (--tag --limit 20)',
+  });
   rows.push({ name: at(n, 'case retrieve, 5 common words'), argv: crux(c, 'case', 'retrieve', BOILERPLATE, '--json'), n, cmd: 'retrieve (common words)' });
   rows.push({ name: at(n, 'case retrieve, 5 rare words'), argv: crux(c, 'case', 'retrieve', RARE.join(' '), '--json'), n, cmd: 'retrieve (rare words)' });
   rows.push({

@@ -53,6 +53,15 @@ async function seededCases(): Promise<{ store: string; answers: () => Promise<un
     one: await retrieve('release', '--top-k', '1'),
     // More words than one integer's bits: which of them a row holds comes back as a list.
     long: await retrieve('api', 'notes', ...Array.from({ length: 40 }, (_, i) => `word${i}`)),
+    // Limited lists newest first read the cases they show, chosen by the bank's columns and tag postings.
+    lists: await Promise.all(
+      [['--only-failure'], ['--only-success'], ['--tag', 'deploy'], []].map(async (filter) => {
+        const limited = (await json(store, ['case', 'list', ...filter, '--limit', '2'])).doc.cases.map((c: any) => c.task);
+        const whole = (await json(store, ['case', 'list', ...filter])).doc.cases.map((c: any) => c.task);
+        expect(limited).toEqual(whole.slice(0, 2));
+        return limited;
+      }),
+    ),
   });
   return { store, answers };
 }

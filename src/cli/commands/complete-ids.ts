@@ -7,7 +7,7 @@ import { writeStdout } from '../../output/stdout';
 import type { IdKind } from '../../output/completion';
 import { sessionIdsStartingWith } from '../../domain/session/store';
 import { sessionScope } from '../operations/scope';
-import { listCases } from '../../domain/case/store';
+import { caseIdsStartingWith } from '../../domain/case/store';
 import { listHandoffs } from '../../domain/handoff/listing';
 import { caseScope, handoffScope } from '../operations/scope';
 
@@ -16,7 +16,7 @@ const MAX_IDS = 200;
 
 const IDS: Record<IdKind, (ctx: Context, prefix: string) => Promise<string[]>> = {
   session: (ctx, prefix) => sessionIdsStartingWith(sessionScope(ctx), prefix, MAX_IDS),
-  case: async (ctx) => (await listCases(caseScope(ctx))).map((c) => c.case_id),
+  case: (ctx, prefix) => caseIdsStartingWith(caseScope(ctx), prefix, MAX_IDS),
   // `handoff export` takes a package minted here.
   handoff: async (ctx) =>
     (await listHandoffs(handoffScope(ctx))).handoffs.flatMap((h) => (h.direction === 'minted' && h.handoff_id !== null ? [h.handoff_id] : [])),

@@ -6,6 +6,7 @@ import { nameCommit } from '../../shared/commit-log';
 import type { Case, CaseDraft } from '../../domain/case/case';
 import type { RetrieveQuery } from '../../domain/case/rank';
 import { listCases as list, recordCase as record, retrieveCases, retrieveTaggedCases, showCase as show } from '../../domain/case/store';
+import { newestCases } from '../../domain/case/newest';
 import { CASE_ORDERS, windowOf, type SortSpec } from '../../domain/list-window';
 import { caseScope } from './scope';
 
@@ -39,12 +40,21 @@ type CaseWindow = { sort?: SortSpec<keyof typeof CASE_ORDERS> | undefined; limit
 
 /** `case list`: every case newest first (the reverse of the order written), filtered, then sorted and cut by the window. */
 export async function listCases(ctx: Context, filter: CaseFilter, window: CaseWindow = {}) {
-  return (await countedCases(ctx, filter, window)).document;
+  // The document alone: a limited list by tag need not count every tagged case.
+  return (await countedCases(ctx, filter, window, { count: false })).document;
 }
 
-/** As listCases, with how many cases matched, shown or not (a list cut short says how many more there are). */
-export async function countedCases(ctx: Context, filter: CaseFilter, window: CaseWindow = {}) {
+/**
+ * As listCases, with how many cases matched, shown or not (a list cut short says how many more there are);
+ * without `count`, a limited list by tag may leave `total` undefined rather than read every tagged case.
+ */
+export async function countedCases(ctx: Context, filter: CaseFilter, window: CaseWindow = {}, opts: { count?: boolean } = {}) {
   const { success, tags = [] } = filter;
+  // Newest first and limited: only the cases shown are read (the bank's columns and postings choose them).
+  if (window.sort === undefined && window.limit !== undefined) {
+    const { cases, total } = await newestCases(caseScope(ctx), { success, tags }, window.limit, opts.count ?? true);
+    return { document: { cases }, total };
+  }
   const where =
     success === undefined && tags.length === 0
       ? undefined

@@ -76,7 +76,7 @@ async function resultCase(dir: JournalStore, bank: CaseBank, slot: number): Prom
 }
 
 /** The whole cases of `slots`, in order: the records of those without text in memory read in one go. */
-async function resultCases(dir: JournalStore, bank: CaseBank, slots: readonly number[]): Promise<Case[]> {
+export async function resultCases(dir: JournalStore, bank: CaseBank, slots: readonly number[]): Promise<Case[]> {
   const unread = slots.filter((slot) => !bank.bodies.has(slot));
   const records =
     unread.length === 0
@@ -195,7 +195,7 @@ export async function retrieveTaggedCases(scope: CaseScope, query: RetrieveQuery
 }
 
 /** Whether ascending `slots` (a term's cached postings) holds `slot`: a binary search. */
-function holds(slots: Uint32Array, slot: number): boolean {
+export function holds(slots: Uint32Array, slot: number): boolean {
   let lo = 0;
   let hi = slots.length;
   while (lo < hi) {
@@ -225,9 +225,24 @@ export async function showCase(scope: CaseScope, id: CaseId): Promise<Case> {
 /** Every live case, in the order they were (last) written: the order export prints and import restores. */
 export async function listCases(scope: CaseScope): Promise<Case[]> {
   const bank = await scope.dir.read(CASE_STORE);
+  const slots = bank.liveSlots();
   const cases: Case[] = [];
-  for (const slot of bank.liveSlots()) cases.push(await resultCase(scope.dir, bank, slot));
+  // The text of those the bank holds none for is read a batch at a time (one query on PostgreSQL, not one a case).
+  for (let i = 0; i < slots.length; i += LIST_BATCH) cases.push(...(await resultCases(scope.dir, bank, slots.slice(i, i + LIST_BATCH))));
   return cases;
+}
+
+const LIST_BATCH = 1024;
+
+/** The ids of the live cases that start with `prefix`, in the order they were (last) written, at most `max`: from the bank alone. */
+export async function caseIdsStartingWith(scope: CaseScope, prefix: string, max: number): Promise<string[]> {
+  const bank = await scope.dir.read(CASE_STORE);
+  const ids: string[] = [];
+  for (const slot of bank.liveSlots()) {
+    const id = bank.idOf(slot);
+    if (id.startsWith(prefix) && ids.push(id) >= max) break;
+  }
+  return ids;
 }
 
 export async function deleteCase(scope: CaseScope, id: CaseId): Promise<{ deleted: CaseId }> {

@@ -147,6 +147,13 @@ export function toImported(r: SessionRecord): ImportedData {
   };
 }
 
+/**
+ * Where the windows of a session's id begin past its first characters (`scoped_order_<k>`), so that a read by
+ * a long prefix reads the ids that share it, not every id that shares only the first few characters
+ * (`session-…`: the index keeps 7 ordered bytes of a value).
+ */
+const ORDER_WINDOWS = [5, 10, 15, 20, 25, 30] as const;
+
 const SESSION_INDEXES = [
   'agent',
   'strandable_updated',
@@ -158,6 +165,7 @@ const SESSION_INDEXES = [
   'scoped_listed_updated',
   'logical_id',
   'scoped_order',
+  ...ORDER_WINDOWS.map((k) => `scoped_order_${k}`),
 ] as const;
 
 /**
@@ -166,13 +174,38 @@ const SESSION_INDEXES = [
  * the id: `!` for no agent, else two characters from a hash of the agent's name (two agents that share a tag
  * only add candidates, which the caller's exact filter removes). Printable, so a database stores it as text.
  */
-export function scopedOrder(agent: string | undefined, id: string): string {
-  if (agent === undefined) return `!${id}`;
-  let h = 0x811c9dc5;
-  for (let i = 0; i < agent.length; i++) h = Math.imul(h ^ agent.charCodeAt(i), 0x01000193);
-  h >>>= 0;
+function scopedOrder(agent: string | undefined, id: string): string {
   // 92 characters from # to ~ (never !, the unscoped tag).
-  return `${String.fromCharCode(0x23 + (h % 92))}${String.fromCharCode(0x23 + (Math.floor(h / 92) % 92))}${id}`;
+  return agent === undefined ? `!${id}` : `${tag(agent)}${id}`;
+}
+
+/** Two printable characters (# to ~) from a hash of a text. */
+function tag(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  h >>>= 0;
+  return `${String.fromCharCode(0x23 + (h % 92))}${String.fromCharCode(0x23 + (Math.floor(h / 92) % 92))}`;
+}
+
+/**
+ * A session's value of `scoped_order_<k>`: a tag of its scope and of the first `k` characters of its id, then
+ * the rest of the id (undefined when the id is no longer than `k`). Among the ids of one scope that start with
+ * the same `k` characters its order is the ids' order, and its 7 ordered bytes hold the id's characters from
+ * `k` on: two ids that share the tag without those characters only add candidates (filtered exactly).
+ */
+function windowValue(agent: string | undefined, id: string, k: number): string | undefined {
+  return id.length > k ? `${tag(`${agent === undefined ? '!' : `@${agent}`}\u0000${id.slice(0, k)}`)}${id.slice(k)}` : undefined;
+}
+
+/**
+ * The read by prefix of a scope's ids that start with `prefix` (completion): the window that holds the most
+ * of the prefix's characters in its ordered bytes, so that it reads the ids that share the prefix (ties
+ * among those past the 7 bytes), not every id of the scope.
+ */
+export function prefixQuery(agent: string | undefined, prefix: string): { index: string; prefix: string } {
+  let k = 0;
+  for (const w of ORDER_WINDOWS) if (w < prefix.length) k = w;
+  return k === 0 ? { index: 'scoped_order', prefix: scopedOrder(agent, prefix) } : { index: `scoped_order_${k}`, prefix: windowValue(agent, prefix, k)! };
 }
 
 export const SESSION_STORE: StoreSpec<Sessions> = {
@@ -198,8 +231,8 @@ export const SESSION_STORE: StoreSpec<Sessions> = {
   // (completion reads those that start with what is typed).
   secondary: {
     names: SESSION_INDEXES,
-    version: 5,
-    prefixed: ['scoped_order'],
+    version: 6,
+    prefixed: ['scoped_order', ...ORDER_WINDOWS.map((k) => `scoped_order_${k}`)],
     values: (sessions, key) => {
       const r = sessions.get(key as ScopedSessionId);
       if (r === undefined) return SESSION_INDEXES.map(() => undefined);
@@ -221,6 +254,7 @@ export const SESSION_STORE: StoreSpec<Sessions> = {
         unscoped ? undefined : listedUpdated,
         id,
         scopedOrder(agent, id),
+        ...ORDER_WINDOWS.map((k) => windowValue(agent, id, k)),
       ];
     },
   },

@@ -21,7 +21,7 @@ import { DEFAULT_THRESHOLDS, type FreshnessThresholds } from './freshness';
 import { formatExportLine, parseImportLines, type ImportOptions } from './transfer-lines';
 import { isVisible, listSessions, visibleRecords, type ListFilter, type Listing } from './query';
 import type { SessionDraft } from './events';
-import { nextRecord, scopedOrder, SESSION_STORE, type SessionRecord, type Sessions } from './fold';
+import { nextRecord, prefixQuery, SESSION_STORE, type SessionRecord, type Sessions } from './fold';
 import { viewSession, type SessionView } from './view';
 
 export interface SessionScope {
@@ -131,7 +131,7 @@ export async function listStoredSessions(scope: SessionScope, filter: Omit<ListF
 
 /**
  * The caller's session ids that start with `prefix`, in id order, at most `max` (shell completion): only the
- * sessions whose ids come first from the prefix on are read (the index's `scoped_order`), no view is made,
+ * sessions whose ids come first from the prefix on are read (the index's `scoped_order` and its windows), no view is made,
  * and nothing sorted but the ids that match.
  */
 export async function sessionIdsStartingWith(scope: SessionScope, prefix: string, max: number): Promise<string[]> {
@@ -148,7 +148,7 @@ export async function sessionIdsStartingWith(scope: SessionScope, prefix: string
   const sessions =
     read === undefined
       ? await sessionsFor(scope, { all: true, archived: false, stranded: false, allAgents: false })
-      : await read(SESSION_STORE, { index: 'scoped_order', prefix: scopedOrder(scope.agent, prefix) }, (s) => matching(s).length >= max);
+      : await read(SESSION_STORE, prefixQuery(scope.agent, prefix), (s) => matching(s).length >= max);
   return matching(sessions).sort().slice(0, max);
 }
 

@@ -72,7 +72,13 @@ interface ManifestHeader {
   readonly body_crc: number;
 }
 
-const storeTag = (spec: StoreSpec<any>) => `${spec.file}:${spec.secondary?.version ?? 0}:${(spec.secondary?.names ?? []).join(',')}`;
+// The store's secondary names as the index was built for them: spelled out, or (many names: the header holds 503
+// bytes) their count and checksum.
+const storeTag = (spec: StoreSpec<any>) => {
+  const names = (spec.secondary?.names ?? []).join(',');
+  const tag = names.length <= 240 ? names : `${spec.secondary!.names.length} names ${crc32(Buffer.from(names)).toString(16)}`;
+  return `${spec.file}:${spec.secondary?.version ?? 0}:${tag}`;
+};
 
 const isRun = (r: any): r is RunRef =>
   r !== null &&

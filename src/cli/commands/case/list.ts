@@ -9,6 +9,7 @@ import { caseIds, renderCaseList } from '../../../output/case';
 import { usage } from '../../../shared/errors';
 import { CASE_ORDERS } from '../../../domain/list-window';
 import { countedCases } from '../../operations/case';
+import { stdoutIsTerminal } from '../../../output/terminal';
 
 export function makeListCommand(): Command {
   const command = new Command('list')
@@ -25,7 +26,9 @@ export function makeListCommand(): Command {
       const success = opts.onlySuccess ? true : opts.onlyFailure ? false : undefined;
       const window = { sort: parseSort(opts.sort, CASE_ORDERS), limit: listLimit(opts.limit, ctx) };
       // How many matched (for the line that ends a list cut short) is the table's, not the document's.
-      const { document, total } = await countedCases(ctx, { success, tags: opts.tag }, window);
+      // Only a terminal shows it: elsewhere a limited list by tag reads the cases it shows, not every tagged one.
+      const count = !ctx.json && !ctx.quiet && stdoutIsTerminal();
+      const { document, total } = await countedCases(ctx, { success, tags: opts.tag }, window, { count });
       await emit({ ...ctx, headers: opts.headers }, document, (r, style) => renderCaseList({ ...r, total }, style), caseIds);
     });
 }

@@ -1,0 +1,142 @@
+// given(a data directory of cases: imports, replacements, deletions, later records) → when(a limited list,
+// newest first, by outcome and by tag) → then(the cases a replay lists, reading the text of the cases shown only).
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { newestCases } from '../../../src/domain/case/newest';
+import { caseIdsStartingWith, deleteCase, importCases, listCases, recordCase, type CaseScope } from '../../../src/domain/case/store';
+import type { Case } from '../../../src/domain/case/case';
+import { DataDir } from '../../../src/journal/dir/data-dir';
+import type { CaseId } from '../../../src/shared/ids';
+import { tempDir } from '../../helpers/cli';
+import { body } from './fixtures';
+
+const NOW = Date.parse('2026-12-01T12:00:00Z');
+const quiet = { warn: () => {} };
+const TAGS = ['alpha', 'beta', 'gamma', 'deploy-prod', 'x'];
+
+/** A small deterministic generator (mulberry32). */
+function random(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The journals alone, copied to a fresh directory (no cache/): what a replay answers. */
+function journalsOnly(root: string): DataDir {
+  const copy = join(tempDir(), 'truth');
+  fs.mkdirSync(copy, { mode: 0o700 });
+  for (const f of fs.readdirSync(root)) if (f.endsWith('.jsonl')) fs.copyFileSync(join(root, f), join(copy, f));
+  return new DataDir(copy, quiet, 5_000);
+}
+
+async function seeded(seed: number): Promise<string> {
+  const rand = random(seed);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+  const root = join(tempDir(), 'data');
+  const scope: CaseScope = { dir: new DataDir(root, quiet, 5_000), now: NOW };
+  // Tasks say the tags' words too: a term is not a tag.
+  const caseOf = (i: number) =>
+    body({
+      id: `c${i}`,
+      task: `task ${i} ${pick(TAGS)} ${pick(['deploy', 'prod', 'the'])}`,
+      tags: TAGS.filter(() => rand() < 0.3),
+      success: rand() < 0.7,
+      reward: Math.round(rand() * 100) / 100,
+    }) as unknown as Case;
+  await importCases(
+    scope,
+    Array.from({ length: 400 }, (_, i) => caseOf(i)),
+  );
+  for (let round = 0; round < 6; round++) {
+    const dir = new DataDir(root, quiet, 5_000);
+    const s = { dir, now: NOW + round };
+    for (let k = 0; k < 8; k++) await deleteCase(s, `c${Math.floor(rand() * 400)}` as CaseId).catch(() => undefined);
+    // Replaced cases move to the newest end.
+    await importCases(
+      s,
+      Array.from({ length: 10 }, () => caseOf(Math.floor(rand() * 450))),
+    );
+    await recordCase(
+      s,
+      {
+        task: `new ${round} alpha`,
+        context: null,
+        action: 'a',
+        outcome: 'o',
+        success: round % 2 === 0,
+        reward: 0.5,
+        tags: round % 3 ? ['alpha'] : ['beta', 'x'],
+        source_receipt: null,
+      },
+      `n${round}` as CaseId,
+    );
+    // A read between writes leaves cache/ (the bank's snapshot and its delta) at this point.
+    await newestCases(s, { success: false }, 3, true);
+  }
+  return root;
+}
+
+const FILTERS = [
+  {},
+  { success: false },
+  { success: true },
+  { tags: ['alpha'] },
+  { tags: ['deploy-prod'] },
+  { tags: ['beta', 'x'], success: true },
+  { tags: ['nope'] },
+  { tags: ['the'] },
+];
+
+describe('case list newest first, limited and filtered', () => {
+  it('answers as a replay of the journal lists, for every filter and limit', async () => {
+    for (const seed of [1, 2, 3]) {
+      const root = await seeded(seed);
+      expect(fs.existsSync(join(root, 'cache'))).toBe(true);
+      const truth = journalsOnly(root);
+      const all = (await listCases({ dir: truth, now: NOW })).toReversed();
+      for (const filter of FILTERS) {
+        const passing = all.filter((c) => ('success' in filter ? c.success === filter.success : true) && (filter.tags ?? []).every((t) => c.tags.includes(t)));
+        for (const limit of [1, 20, 1000]) {
+          const got = await newestCases({ dir: new DataDir(root, quiet, 5_000), now: NOW }, filter, limit, true);
+          expect(got.cases, `${seed} ${JSON.stringify(filter)} ${limit}`).toEqual(passing.slice(0, limit));
+          expect(got.total).toBe(passing.length);
+          const replayed = await newestCases({ dir: journalsOnly(root), now: NOW }, filter, limit, false);
+          expect(replayed.cases).toEqual(got.cases);
+        }
+      }
+    }
+  });
+
+  it('completes case ids from the bank as the whole list gives them, in the order written', async () => {
+    const root = await seeded(5);
+    const truth = (await listCases({ dir: journalsOnly(root), now: NOW })).map((c) => c.case_id as string);
+    for (const prefix of ['', 'c', 'c1', 'c39', 'n', 'n3', 'zz'])
+      for (const max of [1, 7, 1000]) {
+        const got = await caseIdsStartingWith({ dir: new DataDir(root, quiet, 5_000), now: NOW }, prefix, max);
+        expect(got, `${prefix} ${max}`).toEqual(truth.filter((id) => id.startsWith(prefix)).slice(0, max));
+      }
+  });
+
+  it('reads the text of the cases it shows, not of every case', async () => {
+    const root = await seeded(4);
+    const dir = new DataDir(root, quiet, 5_000);
+    await newestCases({ dir, now: NOW }, {}, 1, true);
+    let read = 0;
+    const counting = Object.create(dir) as DataDir;
+    counting.readAt = async (spec, at) => {
+      read += at.length;
+      return dir.readAt(spec, at);
+    };
+    const failed = await newestCases({ dir: counting, now: NOW }, { success: false }, 5, true);
+    expect(failed.cases).toHaveLength(5);
+    expect(read).toBeLessThanOrEqual(5);
+    read = 0;
+    const tagged = await newestCases({ dir: counting, now: NOW }, { tags: ['gamma'] }, 5, false);
+    expect(tagged.cases).toHaveLength(5);
+    expect(read).toBeLessThanOrEqual(64);
+  });
+});

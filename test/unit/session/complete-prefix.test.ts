@@ -1,0 +1,75 @@
+// given(a data directory of ids that share a long stem, `session-N`) → when(completion of a prefix) → then(the
+// ids a replay gives, read through the index by the prefix: the sessions read are about the answer, not the scope).
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { sessionIdsStartingWith, importSessions, type SessionScope } from '../../../src/domain/session/store';
+import { DataDir } from '../../../src/journal/dir/data-dir';
+import type { AgentName } from '../../../src/shared/ids';
+import { tempDir } from '../../helpers/cli';
+
+const NOW = Date.parse('2026-12-01T12:00:00Z');
+const quiet = { warn: () => {} };
+const N = 1500;
+
+/** The journals alone, copied to a fresh directory (no cache/): what a replay answers. */
+function journalsOnly(root: string): DataDir {
+  const copy = join(tempDir(), 'truth');
+  fs.mkdirSync(copy, { mode: 0o700 });
+  for (const f of fs.readdirSync(root)) if (f.endsWith('.jsonl')) fs.copyFileSync(join(root, f), join(copy, f));
+  return new DataDir(copy, quiet, 5_000);
+}
+
+async function seeded(): Promise<DataDir> {
+  const dir = new DataDir(join(tempDir(), 'data'), quiet, 5_000);
+  for (const agent of [undefined, 'a', 'b'] as (AgentName | undefined)[]) {
+    const lines = Array.from({ length: N }, (_, i) =>
+      JSON.stringify({ session_id: `session-${i}`, state: { i }, updated_at: new Date(NOW - i * 1000).toISOString() }),
+    );
+    await importSessions({ dir, agent, now: NOW }, Buffer.from(`${lines.join('\n')}\n`), { maxStateBytes: 1 << 20 });
+  }
+  return dir;
+}
+
+/** The ids completion gives, and how many sessions its read by prefix folded. */
+async function complete(dir: DataDir, agent: AgentName | undefined, prefix: string, max: number): Promise<{ ids: string[]; read: number }> {
+  let read = 0;
+  const counting = Object.create(dir) as DataDir;
+  counting.readPrefix = async (spec, query, enough) => {
+    const state = await dir.readPrefix(spec, query, enough);
+    read += (state as Map<string, unknown>).size;
+    return state;
+  };
+  const scope: SessionScope = { dir: counting, agent, now: NOW };
+  return { ids: await sessionIdsStartingWith(scope, prefix, max), read };
+}
+
+describe('completion of session ids by prefix', () => {
+  it('answers as a replay does, for every scope, prefix length and screenful', async () => {
+    const dir = await seeded();
+    const truth = journalsOnly(dir.root);
+    expect(fs.existsSync(join(dir.root, 'cache'))).toBe(true);
+    for (const agent of [undefined, 'a', 'nobody'] as (AgentName | undefined)[]) {
+      for (const prefix of ['', 's', 'session-', 'session-1', 'session-14', 'session-149', 'session-1499', 'session-1499x', 'session-7', 'x']) {
+        for (const max of [1, 5, 200]) {
+          const got = await complete(dir, agent, prefix, max);
+          const want = await complete(truth, agent, prefix, max);
+          expect(got.ids, `${agent} ${prefix} ${max}`).toEqual(want.ids);
+          const all = Array.from({ length: N }, (_, i) => `session-${i}`)
+            .filter((id) => agent !== 'nobody' && id.startsWith(prefix))
+            .sort()
+            .slice(0, max);
+          expect(got.ids, `${agent} ${prefix} ${max}`).toEqual(all);
+        }
+      }
+    }
+  });
+
+  it('reads the sessions that share a long prefix, not every session whose id shares its first characters', async () => {
+    const dir = await seeded();
+    // 4,500 sessions start with "session-"; "session-1499" is one of them, "session-14" eleven (and 100 more).
+    expect((await complete(dir, 'a' as AgentName, 'session-1499', 200)).read).toBeLessThan(20);
+    expect((await complete(dir, undefined, 'session-149', 200)).read).toBeLessThan(40);
+    expect((await complete(dir, 'b' as AgentName, 'session-14', 200)).read).toBeLessThan(200);
+  });
+});
