@@ -3,7 +3,7 @@
 // public crc32 (Node ≥ 20.15; crux needs ≥ 20.19) past them, where its native loop is many times faster. The budget
 // is a process's, not a piece's: cold JavaScript over tens of KiB (an index's delta log of a few hundred puts, read
 // whole by every command that opens the index) runs in V8's interpreter until V8 compiles it optimised, and a
-// `session get` over a 46 KiB log cost ~7 ms more through crc-32 than through node:zlib (measured: CPU, 40
+// `session get` over a 46 KiB log cost 5–7 ms more through crc-32 than through node:zlib (measured: CPU medians of 40
 // interleaved runs). Every checksum is seeded: a page or a block is checked with the identity of the file it
 // belongs to and its own position, so a zeroed page (whose stored checksum reads 0), a page copied from another
 // cache, or a block moved within its file does not verify.

@@ -84,7 +84,7 @@ describe('crc32', () => {
   });
 
   it('loads node:zlib once a process has checksummed 16 KiB, in one piece or many (a delta log of a few hundred puts), and the answers agree', () => {
-    // Cold crc-32 over tens of KiB runs in V8's interpreter: a get over a 46 KiB delta log cost ~7 ms more than
+    // Cold crc-32 over tens of KiB runs in V8's interpreter: a get over a 46 KiB delta log cost 5–7 ms more than
     // through node:zlib. A budget per process, not a piece: many small pieces add up as one large one does.
     const code = bundledModule(new URL('../../../src/journal/derived/checksum.ts', import.meta.url));
     const run = (body: string) => {
