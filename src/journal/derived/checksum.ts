@@ -1,21 +1,30 @@
-// Checksums of derived files: CRC-32 (the zlib polynomial), by SheetJS's crc-32 for the few small pieces a
-// short command checks (loading node:zlib would cost a get ~2 ms: it loads Node's streams), and by node:zlib's
-// public crc32 (Node ≥ 20.15; crux needs ≥ 20.19) past 64 KiB, where its native loop is many times faster. Every checksum is seeded: a page or a block is checked with the identity of the file it belongs
-// to and its own position, so a zeroed page (whose stored checksum reads 0), a page copied from another cache,
-// or a block moved within its file does not verify.
+// Checksums of derived files: CRC-32 (the zlib polynomial), by SheetJS's crc-32 for a process's first few KiB (the
+// small pieces a short command checks: loading node:zlib costs ~2 ms, it loads Node's streams), and by node:zlib's
+// public crc32 (Node ≥ 20.15; crux needs ≥ 20.19) past them, where its native loop is many times faster. The budget
+// is a process's, not a piece's: cold JavaScript over tens of KiB (an index's delta log of a few hundred puts, read
+// whole by every command that opens the index) runs in V8's interpreter until V8 compiles it optimised, and a
+// `session get` over a 46 KiB log cost 5–7 ms more through crc-32 than through node:zlib (measured: CPU medians of 40
+// interleaved runs). Every checksum is seeded: a page or a block is checked with the identity of the file it
+// belongs to and its own position, so a zeroed page (whose stored checksum reads 0), a page copied from another
+// cache, or a block moved within its file does not verify.
 
 import { buf as smallCrc32 } from 'crc-32';
 
 type Crc = (data: Uint8Array, value?: number) => number;
 // node:zlib is required on first use, not at start-up: a command that checksums only small pieces never loads it.
 let zlibCrc32: Crc | undefined;
-const LARGE = 64 * 1024;
+/**
+ * Bytes a process checksums through crc-32 before it loads node:zlib: 16 KiB cost ~0.4 ms of CPU in a fresh
+ * process, 32 KiB 0.9–4 ms (V8 compiles the loop optimised meanwhile), node:zlib ~2 ms to load.
+ */
+const SMALL_BUDGET = 16 * 1024;
+let smallBytes = 0;
 
 /** CRC-32 of `bytes`, continuing from `seed` (0 for a fresh checksum). */
 export function crc32(bytes: Uint8Array, seed = 0): number {
   // zlib answers 0 for no bytes (a null buffer), whatever the seed; the CRC of nothing is the seed.
   if (bytes.length === 0) return seed >>> 0;
-  if (bytes.length < LARGE) return smallCrc32(bytes, seed | 0) >>> 0;
+  if (zlibCrc32 === undefined && (smallBytes += bytes.length) <= SMALL_BUDGET) return smallCrc32(bytes, seed | 0) >>> 0;
   zlibCrc32 ??= (require('node:zlib') as typeof import('node:zlib')).crc32;
   return zlibCrc32(bytes, seed >>> 0) >>> 0;
 }

@@ -1,5 +1,6 @@
-// CRC-32 of the derived files (src/journal/derived/checksum.ts): node:zlib's public crc32, with the seeds the
-// derived files chain and name their pieces by; known vectors, views into larger buffers, pieces chained by seed.
+// CRC-32 of the derived files (src/journal/derived/checksum.ts): SheetJS's crc-32 for a process's first 16 KiB,
+// node:zlib's public crc32 past them, with the seeds the derived files chain and name their pieces by; known vectors,
+// views into larger buffers, pieces chained by seed.
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -80,5 +81,26 @@ describe('crc32', () => {
     fs.writeFileSync(file, script);
     const out = execFileSync(process.execPath, [file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     expect(JSON.parse(out)).toEqual([0xcbf43926, false, true, true, true]);
+  });
+
+  it('loads node:zlib once a process has checksummed 16 KiB, in one piece or many (a delta log of a few hundred puts), and the answers agree', () => {
+    // Cold crc-32 over tens of KiB runs in V8's interpreter: a get over a 46 KiB delta log cost 5–7 ms more than
+    // through node:zlib. A budget per process, not a piece: many small pieces add up as one large one does.
+    const code = bundledModule(new URL('../../../src/journal/derived/checksum.ts', import.meta.url));
+    const run = (body: string) => {
+      const file = join(tempDir(), 'checksum.cjs');
+      fs.writeFileSync(file, `${code}\n{ const zlib = () => process.moduleLoadList.includes('NativeModule zlib'); const { crc32 } = module.exports; ${body} }`);
+      return JSON.parse(execFileSync(process.execPath, [file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+    };
+    // One piece of 40 KiB: node:zlib's, and the same checksum as 40 pieces of 1 KiB through crc-32 in another process.
+    const [whole, loaded] = run(`const c = crc32(Buffer.alloc(40 * 1024, 7), 5); process.stdout.write(JSON.stringify([c, zlib()]));`);
+    expect(loaded).toBe(true);
+    const [pieces, loadedAfter] = run(`const b = Buffer.alloc(40 * 1024, 7); let c = 5; const seen = [];
+      for (let at = 0; at < b.length; at += 1024) { c = crc32(b.subarray(at, at + 1024), c); seen.push(zlib()); }
+      process.stdout.write(JSON.stringify([c, seen]));`);
+    expect(pieces).toBe(whole);
+    // The first 16 pieces (16 KiB) through crc-32, node:zlib from the 17th on.
+    expect(loadedAfter.indexOf(true)).toBe(16);
+    expect(loadedAfter.slice(16).every(Boolean)).toBe(true);
   });
 });
