@@ -26,7 +26,7 @@ describe('a closed stdout', () => {
     // SPEC §3: exit 0, and one line on stderr saying what was done (a wrapper must not retry it).
     expect(run.exit).toBe('exit=0');
     expect(run.stderr).toMatch(
-      /^crux: committed \(1 record\(s\) to handoffs.jsonl, 1 record\(s\) to sessions.jsonl\), but its output could not be written \(EPIPE\): the write is durable, do not repeat it$/,
+      /^crux: committed \(minted handoff h_[0-9a-f]+; 1 record\(s\) to handoffs.jsonl, 1 record\(s\) to sessions.jsonl\), but its output could not be written \(EPIPE\): the write is durable, do not repeat it$/,
     );
     const list = await crux(dir, ['--agent', 'a', '--json', 'session', 'list']);
     expect(JSON.parse(list.stdout).sessions[0].status).toBe('handed_off');

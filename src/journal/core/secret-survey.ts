@@ -52,12 +52,16 @@ export async function surveySecrets(store: JournalStore, specs: readonly StoreSp
       }
     }
   };
-  await store.readConsistent(async (view) => {
-    for (const spec of specs) {
-      await count(spec.file, view.lines(spec.file));
-      for (const piece of await view.history(spec.file)) await count(spec.file, piece.lines);
-    }
-  });
+  // Only reads: a store whose lock cannot be taken for want of write access (a read-only copy) is read without it.
+  await store.readConsistent(
+    async (view) => {
+      for (const spec of specs) {
+        await count(spec.file, view.lines(spec.file));
+        for (const piece of await view.history(spec.file)) await count(spec.file, piece.lines);
+      }
+    },
+    { readOnly: true },
+  );
   return [...counts]
     .map(([key, records]) => {
       const [journal, kind] = key.split('\u0000') as [string, SecretKind];

@@ -367,5 +367,5 @@ export interface JournalStore {
    * directory), or in one read-only repeatable-read transaction (PostgreSQL), so that every journal and its
    * history are read as of one moment while writers go on (PostgreSQL) or wait (a data directory).
    */
-  readConsistent<T>(use: (view: StoreView) => Promise<T>): Promise<T>;
+  readConsistent<T>(use: (view: StoreView) => Promise<T>, opts?: { readOnly?: boolean }): Promise<T>;
 }

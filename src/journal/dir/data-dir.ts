@@ -344,15 +344,9 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
   }
 
   /** `journal copy`'s source: the journals and their history under the lock (store-boundary.ts). */
-  async readConsistent<T>(use: (view: StoreView) => Promise<T>): Promise<T> {
+  async readConsistent<T>(use: (view: StoreView) => Promise<T>, opts: { readOnly?: boolean } = {}): Promise<T> {
     const view: StoreView = { lines: (file) => this.rawLines(file), history: async (file) => readHistoryPieces(this.root, file) };
-    if (!this.exists()) return use(view);
-    const lock = await this.lock();
-    try {
-      return await use(view);
-    } finally {
-      await lock.release();
-    }
+    return this.locked(() => use(view), opts);
   }
 
   /**

@@ -13,7 +13,17 @@ const textOf = (file: string) => fs.readFileSync(join(SRC, file), 'utf8');
 const filesUnder = (dir: string): string[] =>
   fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)]));
 /** The test-runner's own variables: read by the tests, never by crux, and not hooks of it. */
-const RUNNER = new Set(['CRUX_TEST_PG_URL', 'CRUX_TEST_PG_DIR', 'CRUX_TEST_PG_SKIP', 'CRUX_TEST_TMP', 'CRUX_TEST_CHROMIUM']);
+const RUNNER = new Set([
+  'CRUX_TEST_PG_URL',
+  'CRUX_TEST_PG_DIR',
+  'CRUX_TEST_PG_SKIP',
+  'CRUX_TEST_TMP',
+  'CRUX_TEST_CHROMIUM',
+  'CRUX_TEST_FULL',
+  'CRUX_TEST_WORKERS',
+  'CRUX_TEST_FC_SEED',
+  'CRUX_TEST_FC_PATH',
+]);
 
 describe("the tests' hooks", () => {
   it('are read by one module: no other file of src/ reads the environment for a CRUX_TEST_* variable', () => {
