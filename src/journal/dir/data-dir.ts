@@ -4,25 +4,23 @@
 // few lines over the modules that do the work.)
 //
 // The journal layer, bottom up: codec/ (the record, its verification, a file's replay); core/ (the rules both
-// kinds of store keep, and check, compaction and history written once over a line store: dir-lines.ts here);
-// this folder's files (append.ts, lock/, rewrite.ts, quarantine.ts, history.ts); derived/ (indexes and snapshots,
-// fenced: reached only through derived/index.ts, verified before trusted); transaction.ts; this file; pg/.
+// kinds of store keep, written once over a line store: dir-lines.ts here); this folder (lock/, append, rewrite,
+// quarantine, history, transaction, this file); derived/ (fenced, verified before trusted); pg/.
 import { fs } from '../../shared/fs';
-import { dirname, join } from 'node:path';
-import { acquireLock, LOCK_DIR, type HeldLock } from './lock/lock';
-import { adoptOwner, asStorageError, ensurePrivateDir, pathExists } from '../../shared/durable-fs';
+import { join } from 'node:path';
+import { acquireLock, type HeldLock } from './lock/lock';
+import { pathExists } from '../../shared/durable-fs';
+import { createDataDir, initDataDir, removeIfEmpty, restoreJournal } from './dir-create';
 import { withTotal, type LinePosition, type ScanResult } from '../codec/scan';
 import type { JournalRecord } from '../codec/record';
-import { replaceJournalFrom } from './rewrite';
 import { fileLines } from './line-stream';
-import { QUARANTINE_DIR } from './quarantine';
 import { checkJournals } from '../core/check';
 import { compactJournal, compactJournals } from '../core/compact';
 import { readHistory } from '../core/history';
 import type { LineStore, LockedLines } from '../core/line-store';
 import { DirLines } from './dir-lines';
 import { rebuildIndex, replayFull, type Loaded, type Reporter } from './load';
-import { CACHE_DIR, derivedFiles, takeUnusable } from '../derived';
+import { derivedFiles, takeUnusable } from '../derived';
 import { DryTransaction, LockedTransaction, type TransactionHost } from './transaction';
 import type { IndexQuery, StoreSpec } from '../codec/store-spec';
 import type {
@@ -36,7 +34,7 @@ import type {
   StoreView,
   Transaction,
 } from '../core/store-boundary';
-import { readHistoryPieces, writeHistoryPieces } from './history-copy';
+import { readHistoryPieces } from './history-copy';
 import { DirKeyStore } from './key-files';
 import { surveyStore } from './probes';
 import { DEFAULT_HISTORY_RETENTION, type HistoryRetention } from './history';
@@ -245,7 +243,7 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
         const dry = new DryTransaction(ts);
         const result = await decide(dry);
         if (!dry.wrote) return result;
-        const created = this.create();
+        const created = createDataDir(this.root);
         try {
           return await this.writeLocked(decide, ts, true);
         } catch (error) {
@@ -317,30 +315,7 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
    * a time, as a StoreView wants (a database's cursors share one connection).
    */
   async restore(file: string, lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, history: readonly HistoryPiece[] = []): Promise<void> {
-    const source = (Symbol.asyncIterator in lines ? lines[Symbol.asyncIterator]() : lines[Symbol.iterator]()) as
-      | AsyncIterator<Uint8Array>
-      | Iterator<Uint8Array>;
-    const first = await source.next();
-    if (first.done) return;
-    async function* all(): AsyncIterable<Uint8Array> {
-      yield first.value;
-      for (let next = await source.next(); !next.done; next = await source.next()) yield next.value;
-    }
-    const created = this.exists() ? [] : this.create();
-    try {
-      const lock = await this.lock();
-      try {
-        if (journalSize(this.path(file)) > 0) {
-          throw new CruxError('conflict', `${this.path(file)} already has records`, 'copy into an empty store');
-        }
-        await replaceJournalFrom(this.root, file, all(), () => writeHistoryPieces(this.root, history));
-      } finally {
-        await lock.release();
-      }
-    } catch (error) {
-      removeIfEmpty(created);
-      throw error;
-    }
+    await restoreJournal(this.root, () => this.lock(), file, lines, history);
   }
 
   /** `journal copy`'s source: the journals and their history under the lock (store-boundary.ts). */
@@ -397,33 +372,7 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
 
   /** `crux store init`: the directory and its lock, as the first write would make them (store-boundary.ts). */
   async init(opts: { print: boolean }): Promise<InitReport> {
-    const lockPath = this.path(LOCK_DIR);
-    let created: string[];
-    if (!opts.print) created = this.create();
-    else {
-      created = [];
-      for (let dir = this.root; !pathExists(dir); dir = dirname(dir)) created.unshift(dir);
-      if (!pathExists(lockPath)) created.push(lockPath);
-    }
-    return { store: this.root, kind: 'dir', printed: opts.print, created, schema_version: null };
-  }
-
-  /** Creates the data directory (and missing parents) and its lock file; returns what it created, outermost first. */
-  private create(): string[] {
-    const created: string[] = [];
-    for (let dir = this.root; !pathExists(dir); dir = dirname(dir)) created.unshift(dir);
-    try {
-      ensurePrivateDir(this.root);
-      const lockPath = this.path(LOCK_DIR);
-      if (!pathExists(lockPath) && makeDir(lockPath)) {
-        adoptOwner(lockPath, this.root);
-        created.push(lockPath);
-      }
-    } catch (error) {
-      removeIfEmpty(created);
-      throw asStorageError(error, this.root);
-    }
-    return created;
+    return initDataDir(this.root, opts.print);
   }
 
   /** The automatic compaction after a write, under its lock (TransactionHost); retention applies as after any. */
@@ -447,44 +396,5 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
     if (spec.keyOf === undefined && spec.snapshot === undefined) return;
     const loaded = replayFull(this.path(spec.file), spec, this.reporter, { quiet: true });
     derivedFiles(this.root, spec).keep(loaded, { writer: true });
-  }
-}
-
-function journalSize(path: string): number {
-  try {
-    return fs.statSync(path).size;
-  } catch {
-    return 0;
-  }
-}
-
-/** Removes files and directories crux just created, innermost first, as long as nothing else is in them. */
-function removeIfEmpty(created: readonly string[]): void {
-  for (const path of [...created].reverse()) {
-    try {
-      if (fs.statSync(path).isDirectory()) {
-        for (const sub of [CACHE_DIR, QUARANTINE_DIR]) {
-          try {
-            fs.rmdirSync(join(path, sub));
-          } catch {
-            // Absent, or not empty.
-          }
-        }
-        fs.rmdirSync(path);
-      } else if (fs.statSync(path).size === 0) fs.rmSync(path);
-    } catch {
-      // Not empty (another writer got there), or already gone: leave it.
-    }
-  }
-}
-
-/** Makes a directory (0700); false when another process made it first (two first writes at once). */
-function makeDir(path: string): boolean {
-  try {
-    fs.mkdirSync(path, { mode: 0o700 });
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
   }
 }
