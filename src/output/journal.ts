@@ -34,7 +34,7 @@ export function renderCheck(result: { healthy: boolean; data_dir: string; journa
     if (h.quarantined?.length) lines.push(`${j.file}: damaged history moved to ${h.quarantined.join(', ')}`);
   }
   for (const s of result.secrets ?? []) {
-    lines.push(style.warn(`${s.journal}: ${s.records} record(s) hold a secret (${s.kind}); \`crux journal redact\` removes them`));
+    lines.push(style.warn(`${s.journal}: ${s.records} record(s) hold a secret (${s.kind})`));
   }
   lines.push(result.healthy ? style.good(`healthy: ${printable(result.data_dir)}`) : style.bad(`damaged: ${printable(result.data_dir)}`));
   return lines.join('\n');
