@@ -1,11 +1,14 @@
 // The reads of reads-equal-replay.property.test.ts that other surfaces make (issue 53 item 8): the read-only MCP
-// tools (each tool's `run` with a Context, as the server calls it; the server adds the context's warnings to
-// structuredContent) and the `crux ui` API routes (api.ts's `answer`, its warnings in the body, its stderr
-// caught in memory). What every read answers: its document, what it said on stderr, and its `warnings`.
+// tools (through the server in-process, over the SDK's in-memory transport: warnings in structuredContent) and the
+// `crux ui` API routes (api.ts's `answer`: warnings in the body), each server's stderr caught in memory. What
+// every read answers: its document, what it said on stderr, and its `warnings`.
 import { relative, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { contextOf, type Context } from '../../src/cli/context';
 import { TOOLS } from '../../src/cli/mcp/tools';
-import type { Tool } from '../../src/cli/mcp/tool';
+import * as sdk from '../../src/cli/mcp/sdk';
+import { createServer } from '../../src/cli/mcp/server';
 import { answer as apiAnswer } from '../../src/cli/ui/api';
 import { redirectStdio } from '../../src/output/stdout';
 import type { JournalWarning } from '../../src/output/emit';
@@ -27,6 +30,8 @@ export interface Read {
   readonly run?: (ctx: Context) => Promise<unknown>;
   /** A `crux ui` API path, with its query: the route builds its contexts itself. */
   readonly api?: string;
+  /** An MCP tool call, through the server (in-memory transport): it builds its context itself. */
+  readonly mcp?: { readonly name: string; readonly args: Record<string, unknown> };
 }
 
 export interface Answered {
@@ -46,7 +51,11 @@ const steady = (value: unknown): unknown =>
 
 /** A read's answer (or refusal), what it said on stderr, and its --json `warnings`. */
 export async function answer(root: string, agent: string | undefined, now: number, read: Read): Promise<Answered> {
-  const answered = await (read.api !== undefined ? apiRead(root, agent, now, read.api) : run(root, agent, now, read));
+  const answered = await (read.api !== undefined
+    ? apiRead(root, agent, now, read.api)
+    : read.mcp !== undefined
+      ? mcpRead(root, agent, now, read.mcp)
+      : run(root, agent, now, read));
   return { ...answered, out: steady(answered.out) };
 }
 
@@ -63,22 +72,53 @@ async function run(root: string, agent: string | undefined, now: number, read: R
   return { out, stderr, warnings: [...ctx.warnings] };
 }
 
-/** An API request as `crux ui` answers it: the status and body, the body's warnings apart, stderr in memory. */
-async function apiRead(root: string, agent: string | undefined, now: number, path: string): Promise<Answered> {
-  const url = new URL(path, 'http://ui');
-  const parts = url.pathname.split('/').slice(2).map(decodeURIComponent);
+/** Runs `fn` with the program's stderr in memory (what a server's contexts write there). */
+async function caught<T>(fn: (stderr: string[]) => Promise<T>): Promise<T> {
   const stderr: string[] = [];
   redirectStdio({ stdout: () => {}, stderr: (bytes) => stderr.push(Buffer.from(bytes).toString()), stdin: new Uint8Array() });
   try {
+    return await fn(stderr);
+  } finally {
+    redirectStdio(undefined);
+  }
+}
+
+/** An API request as `crux ui` answers it: the status and body, the body's warnings apart, stderr in memory. */
+function apiRead(root: string, agent: string | undefined, now: number, path: string): Promise<Answered> {
+  const url = new URL(path, 'http://ui');
+  const parts = url.pathname.split('/').slice(2).map(decodeURIComponent);
+  return caught(async (stderr) => {
     const scope = { globals: { dataDir: root, agent, now: new Date(now).toISOString() }, env: {} };
     const { status, body } = await apiAnswer(scope, parts, url.searchParams);
     const { warnings = [], ...document } = JSON.parse(body) as { warnings?: JournalWarning[] };
     // A refusal's body carries no `warnings` (as neither the CLI's --json error document nor an MCP refusal
     // does): what the request passed over on its way is told on the server's stderr only, read back from there.
     return { out: { status, document }, stderr, warnings: status === 200 ? warnings : stderr.flatMap((line) => toldOn(root, line)) };
-  } finally {
-    redirectStdio(undefined);
-  }
+  });
+}
+
+/**
+ * A tool call as `crux mcp` answers it (its server in-process, over the SDK's in-memory transport): the
+ * structuredContent, its warnings apart, and the text — journal_check's text is its document's, with the
+ * store's path and timings in it, and a refusal's warnings are read back from stderr as the API's are.
+ */
+function mcpRead(root: string, agent: string | undefined, now: number, call: NonNullable<Read['mcp']>): Promise<Answered> {
+  return caught(async (stderr) => {
+    const { server } = createServer(sdk, { dataDir: root, agent, now: new Date(now).toISOString() }, 'test');
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'reads-equal-replay', version: '1' });
+    await client.connect(clientSide);
+    try {
+      const result = await client.callTool({ name: call.name, arguments: call.args });
+      const { warnings = [], ...structured } = (result.structuredContent ?? {}) as { warnings?: JournalWarning[] };
+      const text = call.name === 'journal_check' ? undefined : (result.content as { text: string }[])[0]!.text;
+      const refused = result.isError === true;
+      return { out: { refused, structured, text }, stderr, warnings: refused ? stderr.flatMap((line) => toldOn(root, line)) : warnings };
+    } finally {
+      await client.close();
+    }
+  });
 }
 
 /** A damaged line as stderr tells it: `crux: <path>:<line>: <reason> (run `crux journal check`)`. */
@@ -87,22 +127,11 @@ function toldOn(root: string, text: string): JournalWarning[] {
   return m === null ? [] : [{ file: relative(root, resolve(root, m[1]!)), line: Number(m[2]), reason: m[3]! }];
 }
 
-const toolNamed = (name: string): Tool => TOOLS.find((t) => t.name === name)!;
-
-/** A read-only MCP tool called with `args`: its structuredContent and text (the warnings are the context's). */
+/** A read-only MCP tool called with `args` (case_retrieve without mark_reused writes nothing). */
 const mcp = (name: string, args: Record<string, unknown>, file: Read['file'], whole?: false): Read => {
-  const tool = toolNamed(name);
+  const tool = TOOLS.find((t) => t.name === name)!;
   if (!tool.readOnly && name !== 'case_retrieve') throw new Error(`${name} writes`);
-  return {
-    name: `mcp ${name} ${JSON.stringify(args)}`,
-    file,
-    ...(whole === false ? { whole } : {}),
-    run: async (ctx) => {
-      const { structured, text } = await tool.run(ctx, args);
-      // journal_check's text is its document's, with the store's path and timings in it.
-      return name === 'journal_check' ? { structured } : { structured, text };
-    },
-  };
+  return { name: `mcp ${name} ${JSON.stringify(args)}`, file, mcp: { name, args }, ...(whole === false ? { whole } : {}) };
 };
 
 const api = (path: string, file: Read['file'], whole?: false): Read => ({ name: `ui ${path}`, file, api: path, ...(whole === false ? { whole } : {}) });
