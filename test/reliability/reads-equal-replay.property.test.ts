@@ -2,15 +2,16 @@
 // issues 47 and 53): random histories — clocks that go back and forth, agents, closes, archives, deletes, handoffs,
 // cases, compactions — with cache/ saved at random points and put back later (or removed, or one of its files
 // damaged), then at most one kind of damage to a journal (a bit flipped, a line cut short, a torn tail, a line
-// deleted, two lines swapped). Each read, run in-process through the operations the CLI runs (a Context of its own,
-// its stderr kept), answers as the same read of a copy of the journals alone (no cache/); the copy's read reports
-// exactly the problems `journal check` finds in the journal it read, and the cached store's read some of them; each
-// once, on stderr and in `warnings`. npm test: 120 histories (~20 s); CRUX_STRESS=1: 3,000.
+// deleted, two lines swapped). Each read — the CLI's, run in-process through the operations it runs (a Context of
+// its own, its stderr kept), the read-only MCP tools' and the `crux ui` API routes' (replay-surfaces.ts) — answers
+// as the same read of a copy of the journals alone (no cache/); the copy's read reports exactly the problems
+// `journal check` finds in the journal it read, and the cached store's read some of them; each once, on stderr and
+// in `warnings`. npm test: 120 histories (~5 s); CRUX_STRESS=1: 3,000.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { contextOf, type Context } from '../../src/cli/context';
+import { contextOf } from '../../src/cli/context';
 import * as ops from '../../src/cli/operations/session';
 import * as caseOps from '../../src/cli/operations/case';
 import { mint } from '../../src/cli/operations/handoff';
@@ -23,12 +24,12 @@ import { CruxError } from '../../src/shared/errors';
 import type { AgentName, CaseId, HandoffId, LogicalSessionId } from '../../src/shared/ids';
 import { tempDir } from '../helpers/cli';
 import { scaled, TIMEOUT } from './harness';
+import { answer, JOURNALS, type Read, SURFACE_READS } from './replay-surfaces';
 
 const RUNS = scaled(120, 3000);
 const START = Date.parse('2026-12-01T00:00:00Z');
 const AGENTS = [undefined, 'a', 'b'] as const;
 const WORDS = ['deploy', 'cache', 'index', 'timeout', 'page'];
-const JOURNALS = ['sessions.jsonl', 'cases.jsonl'] as const;
 
 type Step =
   | { op: 'put'; agent: number; id: number; skew: number }
@@ -67,18 +68,6 @@ const damage: fc.Arbitrary<Damage | null> = fc.option(
   fc.record({ how: fc.constantFrom('flip' as const, 'cut' as const, 'torn' as const, 'delete' as const, 'swap' as const), file: fc.nat(1), at: fc.nat() }),
   { freq: 2 },
 );
-
-/** One read as the CLI makes it, and the journal it reads. */
-interface Read {
-  readonly name: string;
-  readonly file: (typeof JOURNALS)[number];
-  /**
-   * Whether a replay of it reports every problem check finds. Not `session history`: it reports the lines it
-   * skipped, not a chain break or a sequence gap among records it keeps (dir/history.ts: its owner's to decide).
-   */
-  readonly whole?: false;
-  run(ctx: Context): Promise<unknown>;
-}
 
 const FILTERS = [
   { all: false, archived: false, stranded: false },
@@ -132,21 +121,8 @@ const READS: Read[] = [
       run: (ctx) => caseOps.retrieve(ctx, { text, topK: 3, onlySuccess: false, minSimilarity: 0 }, false),
     }),
   ),
+  ...SURFACE_READS,
 ];
-
-/** A read's answer (or refusal), what it said on stderr, and its --json `warnings`. */
-async function answer(root: string, agentName: string | undefined, now: number, read: Read) {
-  const stderr: string[] = [];
-  const ctx = contextOf({ dataDir: root, agent: agentName, now: new Date(now).toISOString() }, {}, (text) => stderr.push(text));
-  let out: unknown;
-  try {
-    out = await read.run(ctx);
-  } catch (error) {
-    if (!(error instanceof CruxError)) throw error;
-    out = { error: error.kind, hint: error.hint };
-  }
-  return { out, stderr, warnings: [...ctx.warnings] };
-}
 
 /** Copies the journals and their history/ (not cache/): what a replay reads. */
 function journalsOnly(root: string): string {
@@ -366,10 +342,10 @@ describe('every read equals a replay, and tells what it passed over once (differ
                 const journal = r.warnings.filter((w) => w.file === read.file).map(said);
                 expect(
                   r.warnings.filter((w) => w.file !== read.file && !w.file.startsWith('cache/')),
-                  `${what} (${store})`,
+                  `${what} (${store}): ${JSON.stringify(r.warnings)} ${r.stderr.join('')}`,
                 ).toEqual([]);
                 for (const p of journal) expect(found, `${what} (${store})`).toContain(p);
-                expect(r.stderr.length, `${what} (${store})`).toBe(r.warnings.length);
+                expect(r.stderr.length, `${what} (${store}): ${r.stderr.join('')} vs ${JSON.stringify(r.warnings)}`).toBe(r.warnings.length);
               }
               // Without cache/, a read reports every problem of the journal it read.
               if (read.whole !== false) expect(want.warnings.map(said).sort(), `${what} (replay)`).toEqual(found);
