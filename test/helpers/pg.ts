@@ -92,10 +92,21 @@ export class OwnCluster {
 
   /** SIGSTOP every server process: the server accepts connections (the kernel does) and answers nothing. */
   freeze(): void {
-    for (const pid of this.pids()) process.kill(pid, 'SIGSTOP');
+    this.signal('SIGSTOP');
   }
 
   thaw(): void {
-    for (const pid of this.pids()) process.kill(pid, 'SIGCONT');
+    this.signal('SIGCONT');
+  }
+
+  /** A backend may end between `ps` and the signal (a connection closing): that one is passed over. */
+  private signal(signal: NodeJS.Signals): void {
+    for (const pid of this.pids()) {
+      try {
+        process.kill(pid, signal);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+      }
+    }
   }
 }

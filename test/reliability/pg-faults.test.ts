@@ -43,8 +43,8 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL server faults (a clust
   it('a frozen server (every process stopped) ends a read and a write in 75, naming the server and its user', async () => {
     const store = cluster.freshStore();
     expect((await crux(store, ['session', 'put', 'a', '{}'])).exitCode).toBe(0);
-    cluster.freeze();
     try {
+      cluster.freeze();
       for (const args of [
         ['session', 'list'],
         ['session', 'put', 'b', '{}'],
@@ -67,9 +67,9 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL server faults (a clust
     expect((await crux(store, ['session', 'put', 'seed', '{}'])).exitCode).toBe(0);
     const put = crux(store, ['session', 'put', 'mid', '{"v":1}'], { env: { ...env, CRUX_TEST_LOCK_HOLD_MS: '1500' } });
     await until('the put holds the lock', lockHeld);
-    cluster.freeze();
     let run: Run;
     try {
+      cluster.freeze();
       run = await put;
     } finally {
       cluster.thaw();
