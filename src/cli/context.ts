@@ -2,6 +2,7 @@
 import { fs } from '../shared/fs';
 import type { Command } from 'commander';
 import { openStore, resolveStore, type StoreSource } from './store';
+import { setUpCipher } from './store-cipher';
 import type { JournalStore } from '../journal/core/store-boundary';
 import type { WorkPhase } from '../journal/dir/load';
 import { stdioInMemory, writeStderr } from '../output/stdout';
@@ -20,6 +21,8 @@ import { formatTime, parseDuration, parseTime, type Instant } from '../shared/ti
 export interface GlobalOptions {
   dataDir?: string;
   store?: string;
+  /** `--key-file <file>`: the store key (SPEC §13; env CRUX_KEY_FILE). */
+  keyFile?: string;
   agent?: string;
   actor?: string;
   json?: boolean;
@@ -96,6 +99,7 @@ export function contextOf(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.
   };
   let workListener: ((phase: WorkPhase, done: number, total: number) => void) | undefined;
   const progress = (phase: WorkPhase, done: number, total: number) => workListener?.(phase, done, total);
+  setUpCipher(target, opts.keyFile, env, warn);
   const colorWhen: ColorWhen = opts.color === false ? 'never' : typeof opts.color === 'string' ? opts.color : 'auto';
   return {
     dataDir: openStore(target, { warn, damage, progress }, lockTimeoutMs, historyRetention(env)),

@@ -15,6 +15,7 @@ const GROUPS: Record<string, () => Promise<GroupFactory>> = {
   case: async () => (await import('./commands/case')).makeCaseCommand,
   handoff: async () => (await import('./commands/handoff')).makeHandoffCommand,
   journal: async () => (await import('./commands/journal')).makeJournalCommand,
+  key: async () => (await import('./commands/key')).makeKeyCommand,
   store: async () => (await import('./commands/store')).makeStoreCommand,
   doctor: async () => (await import('./commands/doctor')).makeDoctorCommand,
   completion: async () => (await import('./commands/completion')).makeCompletionCommand,
@@ -38,8 +39,8 @@ const ROOT_EPILOGUE = [
   '',
   'Help on one command: crux help <command> [<subcommand>] (crux help session put).',
   'Manual pages: man crux; crux-session, crux-case, crux-handoff, crux-journal,',
-  'crux-store, crux-mcp, crux-hook, crux-ui; man 5 crux-journal for the journal',
-  'format.',
+  'crux-key, crux-store, crux-mcp, crux-hook, crux-ui; man 5 crux-journal for',
+  'the journal format.',
 ].join('\n');
 
 function makeProgram(): Command {
@@ -51,6 +52,7 @@ function makeProgram(): Command {
       .addOption(
         new Option('--store <url>', 'a shared PostgreSQL store, postgres://user@host/db[?schema=crux], instead of the data directory (env CRUX_STORE)'),
       )
+      .addOption(new Option('--key-file <file>', 'the store key, for an encrypted store (env CRUX_KEY_FILE; see crux key new)'))
       .addOption(new Option('--agent <name>', "the calling agent's identity, for session scoping (env CRUX_AGENT)"))
       .addOption(new Option('--actor <name>', 'who performs the write, recorded with it (env CRUX_ACTOR)'))
       .addOption(new Option('--json', 'machine output: exactly one JSON document on stdout'))

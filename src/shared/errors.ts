@@ -11,6 +11,8 @@ export const EXIT_CODES = {
   // Permission denied on a file or directory of the store (EACCES, EPERM, EROFS): the message names the path.
   permission_denied: 5,
   verification_failed: 6,
+  // An encrypted store (SPEC §13) read or written without its key, or with another: the message names the key id.
+  key_required: 6,
   expired: 7,
   replayed: 8,
   journal_damaged: 9,
@@ -38,6 +40,7 @@ export const DEFAULT_HINTS: Record<ErrorKind, string> = {
   conflict: 'nothing was changed: the current state does not allow it',
   invalid_input: "nothing was changed; the command's --help shows what it accepts",
   verification_failed: 'nothing was accepted; check the package and the key',
+  key_required: 'nothing was changed; give the store key with --key-file <file> or CRUX_KEY_FILE',
   expired: 'nothing was accepted; ask the sender for a fresh package',
   replayed: 'it was accepted before; nothing to do',
   journal_damaged: 'run `crux journal check` for the details',

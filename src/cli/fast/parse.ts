@@ -37,6 +37,7 @@ const flag = (attribute: string, sets?: boolean): FastOption => ({ attribute, ta
 export const GLOBAL_OPTIONS: Readonly<Record<string, FastOption>> = {
   '--data-dir': value('dataDir'),
   '--store': value('store'),
+  '--key-file': value('keyFile'),
   '--agent': value('agent'),
   '--actor': value('actor'),
   '--json': flag('json'),

@@ -1,5 +1,6 @@
 // The handoff store: mint, accept and inspect — replay and decisions over the journal layer (listing.ts lists
 // and exports, key-ring.ts keeps the Ed25519 keys).
+import { stateText } from '../session/view';
 import type { JournalStore } from '../../journal/core/store-boundary';
 import type { DraftOf } from '../../journal/codec/store-spec';
 import { CruxError, invalid, notFound } from '../../shared/errors';
@@ -61,7 +62,7 @@ export function mintHandoff(scope: HandoffScope, cmd: MintCommand): Promise<Mint
     const minted = await mintSigned(scope, cmd, (signer) =>
       mintPackage({
         sessionId: cmd.sessionId,
-        state: record.state,
+        state: stateText(record),
         source: cmd.from,
         target: cmd.to,
         message: cmd.message,

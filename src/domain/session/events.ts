@@ -1,6 +1,6 @@
 // The session journal's events: a closed union, one payload type per name; the vocabulary is derived from it
 // and every payload is parsed once, when a record is read (one that does not parse is a bad line).
-import { declareEvents, type DraftOf, type EventOf } from '../../journal/codec/store-spec';
+import { declareEvents, type DraftOf, type EventOf, type SealedFields } from '../../journal/codec/store-spec';
 import { SESSION_STATES, type SessionStatus } from './machine';
 
 /** How a session ends: a caller says completed, failed or abandoned; expired is the reaper's. */
@@ -159,3 +159,20 @@ const SESSION = declareEvents<SessionEventMap>({
 export const SESSION_VOCABULARY = SESSION.vocabulary;
 /** A record as a session event, or why it is not one. */
 export const parseSessionEvent = SESSION.parse;
+
+/**
+ * What lies sealed on an encrypted store (SPEC §13, journal/codec/cipher.ts): the state and every free text (an
+ * archive reason, a close summary). Ids, statuses, outcome names, times, token counts stay plain.
+ */
+export const SESSIONS_FILE = 'sessions.jsonl';
+
+export const SESSION_SEALED: SealedFields = {
+  fields: {
+    'session.put': { state: 'state' },
+    'session.received': { state: 'state' },
+    'session.imported': { state: 'state', archive_reason: 'archive_reason', summary: 'summary' },
+    'session.archived': { reason: 'archive_reason' },
+    'session.closed': { summary: 'summary' },
+  },
+  entity: (data) => String(data.id),
+};

@@ -5,7 +5,7 @@ import type { LinePosition } from '../../journal/codec/scan';
 import { unscopeSessionId, type ScopedSessionId } from '../../shared/ids';
 import { tryParseTime } from '../../shared/time';
 import { CREATING_OPS, INITIAL_STATE, isTerminal, nextStatus, type SessionOp, type SessionStatus } from './machine';
-import { parseSessionEvent, SESSION_EVENTS as E, SESSION_VOCABULARY, type ImportedData, type SessionDraft, type SessionEvent } from './events';
+import { parseSessionEvent, SESSION_EVENTS as E, SESSION_SEALED, SESSION_VOCABULARY, type ImportedData, type SessionDraft, type SessionEvent } from './events';
 
 /** A session as folded: a whole record's fields (as export and import carry them) under its stored key. */
 export interface SessionRecord extends Omit<ImportedData, 'id'> {
@@ -214,6 +214,7 @@ export const SESSION_STORE: StoreSpec<Sessions> = {
   initial: () => new Map(),
   evolve,
   keyOf: (record) => (typeof record.data?.id === 'string' ? record.data.id : undefined),
+  sealed: SESSION_SEALED,
   // A put that carries created_at, an import and a delete each determine the session on their own (a put
   // on a closed session is never written: the machine refuses it).
   resets: (record) =>

@@ -7,7 +7,8 @@ import { formatTime, parseTime, tryParseTime, type Instant } from '../../shared/
 import type { SessionStatus } from './machine';
 import { SESSION_STORE, type SessionRecord, type Sessions } from './fold';
 import { keyFor, type SessionScope } from './store';
-import { viewSession, type SessionView } from './view';
+import { sealedBytes } from '../../journal/codec/cipher';
+import { stateText, viewSession, type SessionView } from './view';
 
 export interface HistoryEntry {
   readonly seq: number;
@@ -69,7 +70,7 @@ export async function sessionHistory(
       ev: record.ev,
       actor: record.actor ?? null,
       status: after?.status ?? null,
-      state_bytes: after === undefined ? null : Buffer.byteLength(after.state),
+      state_bytes: after === undefined ? null : sealedBytes(after.state),
     });
   });
   if (!seen) throw notFound(`no session ${JSON.stringify(id)} in the journal or its history`, 'see `crux session list --all`');
@@ -92,5 +93,5 @@ export async function getSessionAt(scope: SessionScope, id: LogicalSessionId, po
       '`crux session history <id>` lists the versions kept',
     );
   }
-  return { session: viewSession(found, scope.now, scope.thresholds), state: found.state };
+  return { session: viewSession(found, scope.now, scope.thresholds), state: stateText(found) };
 }

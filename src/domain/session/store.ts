@@ -22,7 +22,7 @@ import { formatExportLine, parseImportLines, type ImportOptions } from './transf
 import { isVisible, listSessions, visibleRecords, type ListFilter, type Listing } from './query';
 import type { SessionDraft } from './events';
 import { nextRecord, prefixQuery, SESSION_STORE, type SessionRecord, type Sessions } from './fold';
-import { viewSession, type SessionView } from './view';
+import { stateText, viewSession, type SessionView } from './view';
 
 export interface SessionScope {
   readonly dir: JournalStore;
@@ -109,7 +109,7 @@ async function findSession(scope: SessionScope, id: LogicalSessionId): Promise<S
 
 export async function getSession(scope: SessionScope, id: LogicalSessionId): Promise<{ session: SessionView; state: string }> {
   const record = await findSession(scope, id);
-  return { session: view(scope, record), state: record.state };
+  return { session: view(scope, record), state: stateText(record) };
 }
 
 /**
@@ -231,7 +231,7 @@ export function deleteSession(scope: SessionScope, id: LogicalSessionId): Promis
 /** Export lines: with an agent, its sessions; without one (or with allAgents), every session. */
 export async function exportSessions(scope: SessionScope, opts: { allAgents: boolean }): Promise<string[]> {
   const visibility = { agent: scope.agent, allAgents: opts.allAgents || scope.agent === undefined };
-  return visibleRecords(await scope.dir.read(SESSION_STORE), visibility).map((r) => formatExportLine(view(scope, r), r.state));
+  return visibleRecords(await scope.dir.read(SESSION_STORE), visibility).map((r) => formatExportLine(view(scope, r), stateText(r)));
 }
 
 /** Validates every line, then writes them all in one locked, fsynced append (or nothing at all). */

@@ -1,8 +1,10 @@
 // A session as commands show it (the S of SPEC §8): logical id, agent, status, times, freshness.
 import { unscopeSessionId } from '../../shared/ids';
 import type { Instant } from '../../shared/time';
+import { openSealed, sealedBytes, shownSealed } from '../../journal/codec/cipher';
 import { judgeFreshness, type Freshness, type FreshnessThresholds } from './freshness';
 import type { SessionRecord } from './fold';
+import { SESSIONS_FILE } from './events';
 
 export interface SessionView {
   readonly session_id: string;
@@ -37,13 +39,16 @@ export function viewSession(r: SessionRecord, now: Instant, thresholds?: Freshne
     expires_at: r.expires_at,
     archived: r.status === 'archived',
     archived_at: r.archived_at,
-    archive_reason: r.archive_reason,
+    archive_reason: shownSealed(r.archive_reason, { file: SESSIONS_FILE, entity: r.key, field: 'archive_reason' }),
     actor: r.actor,
     freshness: r.status === 'closed' ? null : judgeFreshness(r.updated_at, now, thresholds),
     closed_at: r.closed_at,
     outcome: r.outcome,
-    summary: r.summary,
+    summary: shownSealed(r.summary, { file: SESSIONS_FILE, entity: r.key, field: 'summary' }),
     handoff_id: r.handoff_id,
-    state_bytes: Buffer.byteLength(r.state),
+    state_bytes: sealedBytes(r.state),
   };
 }
+
+/** A session's state bytes as stored, opened on an encrypted store (exit 6 without its key: SPEC §13). */
+export const stateText = (r: SessionRecord): string => openSealed(r.state, { file: SESSIONS_FILE, entity: r.key, field: 'state' });

@@ -43,6 +43,18 @@ export interface StoreSpec<S> {
    * further records through evolve; it need not carry everything compaction needs (compaction replays).
    */
   snapshot?: SnapshotCodec<S>;
+  /** The payload fields that lie sealed on an encrypted store (SPEC §13; codec/cipher.ts), and each record's entity. */
+  sealed?: SealedFields;
+}
+
+/**
+ * What a store declares of its records' sealed fields: by event, each payload field sealed and the name of its place
+ * (the same text keeps its place when compaction restates it in another event: an archive's `reason` is the
+ * session's `archive_reason`); and the entity each record concerns.
+ */
+export interface SealedFields {
+  readonly fields: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  entity(data: any): string;
 }
 
 export interface SecondaryKeys<S> {

@@ -1,6 +1,7 @@
 // One write transaction under the lock: load stores (whole, or by key), append, then keep the key index and
 // compact a journal that has become mostly dead.
 import { appendRecords } from './append';
+import { sealDrafts } from '../codec/cipher';
 import { decodeOwn, EMPTY_HEAD, encodeRecords, PROGRESS_EVERY, type ChainHead, type EventDraft, type JournalRecord } from '../codec/record';
 import { loadSnapshot, loadThroughIndex, rebuildIndex, releaseLoaded, replayFull, type Loaded, type Reporter } from './load';
 import { derivedFiles, isDerivedDamage } from '../derived';
@@ -171,7 +172,7 @@ export class LockedTransaction implements Transaction {
     refuseSecondAppend(spec, this.pending.has(spec));
     const loaded = (this.loaded.get(spec) ?? this.loadWhole(spec)) as Loaded<S>;
     const report = this.host.reporter.progress?.bind(this.host.reporter);
-    const { text, head } = encodeRecords(loaded.head, drafts, this.ts, {
+    const { text, head } = encodeRecords(loaded.head, sealDrafts(spec as StoreSpec<unknown>, drafts), this.ts, {
       batch: true,
       onProgress: report && ((done, total) => report('encoding', done, total)),
     });

@@ -1,5 +1,6 @@
 // One write transaction on PostgreSQL (store-boundary.ts, Transaction): loads read under the advisory lock, appends
 // encoded at once against the loaded head, and every batch inserted (with its index rows) when `decide` returns.
+import { sealDrafts } from '../codec/cipher';
 import { decodeOwn, encodeRecords, type ChainHead, type EventDraft } from '../codec/record';
 import type { IndexQuery, StoreSpec } from '../codec/store-spec';
 import type { Transaction } from '../core/store-boundary';
@@ -71,7 +72,7 @@ export class PgTransaction implements Transaction {
       spec,
       this.pending.some((p) => p.spec === spec),
     );
-    const batch: (typeof this.pending)[number] = { spec, drafts };
+    const batch: (typeof this.pending)[number] = { spec, drafts: sealDrafts(spec as StoreSpec<unknown>, drafts) };
     this.pending.push(batch);
     if (this.loaded.has(spec)) this.encode(batch);
   }

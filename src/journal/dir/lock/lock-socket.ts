@@ -2,7 +2,8 @@
 // directory, which accepts while its process lives and refuses (ECONNREFUSED) once it has died, and the probe
 // that tells which, both on node:net. node:net is required on first use: readers never load it.
 import { fs } from '../../../shared/fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { givenKey } from '../../codec/cipher';
 import type { Server, Socket } from 'node:net';
 import { scrubText } from '../../../shared/scrub';
 import { formatTime } from '../../../shared/time';
@@ -177,7 +178,7 @@ export class Contender {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Swept();
       throw error;
     }
-    const holder: HolderFile = { pid: process.pid, command: commandLine(), host: hostname(), since: formatTime(Date.now()), socket: this.socket };
+    const holder: HolderFile = { pid: process.pid, command: commandLine(this.dir), host: hostname(), since: formatTime(Date.now()), socket: this.socket };
     let fd: number;
     try {
       fd = fs.openSync(join(this.dir, this.info), 'wx', 0o600);
@@ -233,8 +234,16 @@ export class Contender {
   }
 }
 
-/** The command line a holder file names: scrubbed of credentials, short. */
-function commandLine(): string {
-  const text = ['crux', ...process.argv.slice(2)].join(' ');
+/**
+ * The command line a holder file names: scrubbed of credentials, short. On an encrypted store (or given a key) its
+ * arguments may be free text that must not lie in plaintext (SPEC §13): only the option names are kept.
+ */
+function commandLine(lockDir: string): string {
+  const args = process.argv.slice(2);
+  const sealed = givenKey() !== undefined || fs.existsSync(join(dirname(lockDir), 'keys', 'store-key.json'));
+  const text = [
+    'crux',
+    ...(sealed ? [...args.filter((a) => a.startsWith('-')).map((a) => a.split('=')[0]!), '(arguments withheld: encrypted store)'] : args),
+  ].join(' ');
   return scrubText(text.length > 200 ? `${text.slice(0, 200)}…` : text);
 }

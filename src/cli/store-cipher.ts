@@ -1,0 +1,31 @@
+// How an invocation seals and opens (SPEC §13): its key (--key-file, CRUX_KEY_FILE), and what its store is —
+// encrypted with a key id (keys/store-key.json), plain, or new (no record yet: a key given makes it encrypted from
+// its first record). A key given to a plain store is ignored with one warning that says how to encrypt it.
+import { configureCipher, type SealMode } from '../journal/codec/cipher';
+import { readStoreKeyMark, storeHasRecords, writeStoreKeyMark } from '../journal/dir/store-key-mark';
+import type { StoreKey } from '../shared/store-key';
+import { storeKeyFrom } from './key-file';
+import type { StoreTarget } from './store';
+
+const ignored = (key: StoreKey) =>
+  `the store is not encrypted: key ${key.id} is ignored (\`crux journal encrypt\` with that key encrypts it; without --key-file and CRUX_KEY_FILE this warning goes)`;
+
+export function setUpCipher(target: StoreTarget, keyFile: string | undefined, env: NodeJS.ProcessEnv, warn: (message: string) => void): void {
+  const key = storeKeyFrom(keyFile, env);
+  if (target.kind !== 'dir') {
+    if (key !== undefined) warn(`encryption at rest is not built for PostgreSQL stores yet: key ${key.id} is ignored`);
+    configureCipher({ key: undefined, mode: () => ({ kind: 'plain' }) });
+    return;
+  }
+  const root = target.path;
+  const mode = (): SealMode => {
+    const recorded = readStoreKeyMark(root);
+    if (recorded !== undefined) return key?.id === recorded ? { kind: 'sealing', key } : { kind: 'locked', keyId: recorded };
+    if (key === undefined || storeHasRecords(root)) return { kind: 'plain' };
+    // A new store given a key: encrypted from its first record (the write that asks holds the lock).
+    writeStoreKeyMark(root, key.id);
+    return { kind: 'sealing', key };
+  };
+  configureCipher({ key, mode });
+  if (key !== undefined && readStoreKeyMark(root) === undefined && storeHasRecords(root)) warn(ignored(key));
+}

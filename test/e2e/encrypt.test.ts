@@ -1,0 +1,120 @@
+// Encrypted at rest on a data directory (SPEC §13), through the built bin/crux: `crux key new`, the key file's
+// mode, a store created with a key holding no plaintext of states or free text in any file, exit 6 naming the key
+// id without the key or with another, lists/check/compaction without it, and a key given to a plain store.
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { crux, freshDataDir, tempDir } from '../helpers/cli';
+
+const SECRETS = ['hunter2state', 'hunter3summary', 'hunter4reason'];
+
+/** Every file under `dir` (journals, cache/, history/, keys/, .lock), as text. */
+function everyFile(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    out.set(path, fs.readFileSync(path, 'latin1'));
+  }
+  return out;
+}
+
+async function newKey(): Promise<{ file: string; id: string }> {
+  const file = join(tempDir(), 'store.key');
+  const r = await crux(freshDataDir(), ['key', 'new', '--out', file]);
+  expect(r.exitCode, r.stderr).toBe(0);
+  return { file, id: r.stdout.trim() };
+}
+
+describe('crux key new', () => {
+  it('prints a key and its id, writing nothing else; --out creates a 0600 file and never overwrites one', async () => {
+    const dir = freshDataDir();
+    const r = await crux(dir, ['key', 'new']);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/^crux-key-v1:[A-Za-z0-9_-]{43}\n$/);
+    expect(r.stderr).toMatch(/key id k-[0-9a-f]{16}/);
+    expect(fs.existsSync(dir)).toBe(false);
+    const json = JSON.parse((await crux(dir, ['--json', 'key', 'new'])).stdout);
+    expect(Object.keys(json)).toEqual(['key', 'key_id']);
+    const { file, id } = await newKey();
+    expect(id).toMatch(/^k-[0-9a-f]{16}$/);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    const again = await crux(dir, ['key', 'new', '--out', file]);
+    expect(again.exitCode).toBe(5);
+  });
+});
+
+describe('an encrypted data directory', () => {
+  it('holds no plaintext of a state or free text, anywhere; reads need the key (6 naming its id) but lists, check and compaction do not', async () => {
+    const dir = freshDataDir();
+    const { file, id } = await newKey();
+    const withKey = (args: string[]) => crux(dir, ['--key-file', file, ...args]);
+    expect((await withKey(['session', 'put', 's1', `{"x":"${SECRETS[0]}"}`])).exitCode).toBe(0);
+    expect((await withKey(['session', 'close', 's1', '--summary', SECRETS[1]!])).exitCode).toBe(0);
+    expect((await withKey(['session', 'put', 's2', '{"y":1}'])).exitCode).toBe(0);
+    expect((await withKey(['session', 'archive', 's2', '--reason', SECRETS[2]!])).exitCode).toBe(0);
+    expect(JSON.parse(fs.readFileSync(join(dir, 'keys', 'store-key.json'), 'utf8')).key_id).toBe(id);
+    // Not even the lock's note of the last writer's command line holds the free text it was given.
+    for (const [path, text] of everyFile(dir)) for (const secret of SECRETS) expect(text, path).not.toContain(secret);
+
+    // Without the key: what needs plaintext is refused with 6, naming the key id, never the key.
+    const keyText = fs.readFileSync(file, 'utf8').trim();
+    for (const args of [
+      ['session', 'get', 's1'],
+      ['session', 'export'],
+      ['session', 'put', 's3', '{}'],
+    ]) {
+      const r = await crux(dir, args);
+      expect(r.exitCode, args.join(' ')).toBe(6);
+      expect(r.stderr).toContain(id);
+      expect(r.stderr).not.toContain(keyText);
+    }
+    // With another key: 6 too.
+    const other = await newKey();
+    const wrong = await crux(dir, ['--key-file', other.file, 'session', 'get', 's1']);
+    expect(wrong.exitCode).toBe(6);
+    expect(wrong.stderr).toContain(id);
+    // Without it: lists (sealed text shown as such), check, compaction, reap.
+    const list = JSON.parse((await crux(dir, ['--json', 'session', 'list', '--all'])).stdout).sessions;
+    expect(list.map((s: any) => [s.session_id, s.status, s.summary ?? s.archive_reason, s.state_bytes])).toEqual(
+      expect.arrayContaining([
+        ['s1', 'closed', `[sealed:${id}]`, Buffer.byteLength(`{"x":"${SECRETS[0]}"}`)],
+        ['s2', 'archived', `[sealed:${id}]`, 7],
+      ]),
+    );
+    expect((await crux(dir, ['journal', 'check'])).exitCode).toBe(0);
+    expect((await crux(dir, ['journal', 'compact'])).exitCode).toBe(0);
+    expect((await crux(dir, ['session', 'reap'])).exitCode).toBe(0);
+    expect((await crux(dir, ['journal', 'check'])).exitCode).toBe(0);
+
+    for (const [path, text] of everyFile(dir)) for (const secret of SECRETS) expect(text, path).not.toContain(secret);
+
+    // With the key, after the compaction: the bytes as stored, and the free text.
+    expect((await withKey(['session', 'get', 's1'])).stdout).toBe(`{"x":"${SECRETS[0]}"}`);
+    const shown = JSON.parse((await withKey(['--json', 'session', 'list', '--all'])).stdout).sessions;
+    expect(shown.map((s: any) => s.summary ?? s.archive_reason).sort()).toEqual([SECRETS[1], SECRETS[2]]);
+  });
+
+  it('a key given to a plain store is ignored with one warning that says how to encrypt it', async () => {
+    const dir = freshDataDir();
+    expect((await crux(dir, ['session', 'put', 's1', '{"plain":1}'])).exitCode).toBe(0);
+    const { file, id } = await newKey();
+    const r = await crux(dir, ['--key-file', file, 'session', 'put', 's2', '{"plain":2}']);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain(id);
+    expect(r.stderr).toContain('crux journal encrypt');
+    expect(fs.readFileSync(join(dir, 'sessions.jsonl'), 'utf8')).toContain('{\\"plain\\":2}');
+    expect(fs.existsSync(join(dir, 'keys', 'store-key.json'))).toBe(false);
+  });
+
+  it('a key file others may read is refused (5) and nothing is written', async () => {
+    const dir = freshDataDir();
+    const { file } = await newKey();
+    fs.chmodSync(file, 0o644);
+    const r = await crux(dir, ['session', 'put', 's1', '{}'], { env: { CRUX_KEY_FILE: file } });
+    expect(r.exitCode).toBe(5);
+    expect(r.stderr).toContain(`chmod 600 ${file}`);
+    expect(fs.existsSync(dir)).toBe(false);
+  });
+});
