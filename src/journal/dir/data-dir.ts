@@ -18,7 +18,7 @@ import { checkJournals } from '../core/check';
 import { compactJournal, compactJournals } from '../core/compact';
 import { readHistory } from '../core/history';
 import type { LineStore, LockedLines } from '../core/line-store';
-import { DirLines } from './dir-lines';
+import { DirLines, finishRewrite } from './dir-lines';
 import { rebuildIndex, replayFull, type Loaded, type Reporter } from './load';
 import { derivedFiles, takeUnusable } from '../derived';
 import { DryTransaction, LockedTransaction, type TransactionHost } from './transaction';
@@ -287,7 +287,7 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
   }
 
   private lock(): Promise<HeldLock> {
-    return acquireLock(this.root, this.lockTimeoutMs, { warn: (message) => this.reporter.warn(message) });
+    return acquireLock(this.root, this.lockTimeoutMs, { warn: (message) => this.reporter.warn(message) }).then((held) => finishRewrite(this.root, held));
   }
 
   /** Doctor's facts, gathered under the lock when it is free. */
