@@ -68,6 +68,15 @@ export interface RewriteResult {
   readonly quarantine: { readonly items: number; readonly changed: number };
 }
 
+export interface RewriteOptions {
+  /** What the commit log says (`redacted`). */
+  readonly note: string;
+  /** What a refusal over damage calls the rewrite (`redaction`). */
+  readonly doing: string;
+  readonly quarantine?: BytesTransform | undefined;
+  readonly dryRun?: boolean | undefined;
+}
+
 /** The lineage's last record before the piece being rewritten: its head as it was, and as rewritten. */
 interface Link {
   readonly old: ChainHead;
@@ -192,7 +201,7 @@ export async function rewriteRecords(
   specs: readonly StoreSpec<unknown>[],
   ts: string,
   transform: RecordTransform,
-  opts: { note: string; doing: string; quarantine?: BytesTransform | undefined; dryRun?: boolean | undefined },
+  opts: RewriteOptions,
 ): Promise<RewriteResult> {
   const dryRun = opts.dryRun === true;
   return store.locked(
