@@ -1,90 +1,114 @@
-// The record-rewrite path with a per-record transform (core/rewrite.ts, what `journal redact`, `encrypt` and
-// `rekey` will take) is all or nothing under kill -9 on a data directory: SIGKILL before the rename leaves the old
-// journal byte for byte, after it the new one whole; either checks healthy, and the next rewrite quarantines
-// the temp file a crash left. (On PostgreSQL the rewrite is one transaction: conformance-core covers a refusal.)
+// The record-rewrite path over a whole lineage (core/rewrite.ts, what `journal redact`, `encrypt` and `rekey` take)
+// is all or nothing under kill -9: a child rewrites a store whose journal has two history pieces and a quarantined
+// item, and is killed at each crash point. Before the commit point the store is the old one byte for byte; after it,
+// the next holder of the lock (here `journal check`) finishes the rewrite and the store is the new one whole. Either
+// way check is healthy, and nothing staged is left behind. On PostgreSQL the rewrite is one transaction.
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { buildSync } from 'esbuild';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataDir } from '../../src/journal/dir/data-dir';
-import { rewriteRecords } from '../../src/journal/core/rewrite';
-import { freshDataDir, tempDir } from '../helpers/cli';
-import { ITEM_STORE, puts } from '../unit/journal/fixtures';
+import { PgStore } from '../../src/journal/pg/pg-store';
+import { parseStoreUrl } from '../../src/journal/pg/url';
+import type { JournalStore } from '../../src/journal/core/store-boundary';
+import type { LineStore } from '../../src/journal/core/line-store';
+import { ENGINES, freshDataDir, tempDir, type StoreKind } from '../helpers/cli';
+import { freshStoreUrl } from '../helpers/pg';
+import { seedLineage, storeBytes, T1 } from '../helpers/lineage';
+import { ITEM_STORE } from '../unit/journal/fixtures';
 
-const TS = '2026-11-29T21:00:00.000Z';
 const src = resolve(__dirname, '../../src');
 let script = '';
+const opened: PgStore[] = [];
+afterAll(async () => {
+  await Promise.all(opened.map((s) => s.close()));
+});
 
-/** A child that rewrites journal `items.jsonl` of the data directory argv[2], setting every value to "redacted". */
+/** A child that rewrites journal `items.jsonl` of the store argv[2]: every value 2 becomes "X", "SECRET-2" in quarantine "[gone]". */
 beforeAll(() => {
   const dir = tempDir();
   const entry = join(dir, 'rewrite.ts');
   fs.writeFileSync(
     entry,
     `import { DataDir } from ${JSON.stringify(join(src, 'journal/dir/data-dir'))};
+import { PgStore } from ${JSON.stringify(join(src, 'journal/pg/pg-store'))};
+import { parseStoreUrl } from ${JSON.stringify(join(src, 'journal/pg/url'))};
 import { rewriteRecords } from ${JSON.stringify(join(src, 'journal/core/rewrite'))};
 import { declareVocabulary } from ${JSON.stringify(join(src, 'journal/codec/store-spec'))};
 const spec = { file: 'items.jsonl', vocabulary: declareVocabulary(['item.put', 'item.deleted']), initial: () => new Map(),
   evolve: (s: Map<string, unknown>, r: any) => void (r.ev === 'item.put' ? s.set(r.data.id, r.data.value) : s.delete(r.data.id)),
-  live: () => [] };
-const store = new DataDir(process.argv[2]!, { warn: () => {} }, 5_000);
-rewriteRecords(store, [spec], ${JSON.stringify(TS)}, (r) => (r.ev === 'item.put' ? { ...r, data: { ...r.data, value: 'redacted' } } : undefined),
-  { note: 'redacted', doing: 'redaction' }).then(() => process.exit(0));
+  live: (s: Map<string, unknown>) => [...s].map(([id, value]) => ({ ev: 'item.put', data: { id, value } })) };
+const where = process.argv[2]!;
+const reporter = { warn: () => {} };
+const pg = where.startsWith('postgres') ? new PgStore(parseStoreUrl(where), { reporter, lockTimeoutMs: 5_000, cruxVersion: 'test', specs: [spec] }) : undefined;
+const lines = pg?.lineStore ?? new DataDir(where, reporter, 5_000);
+rewriteRecords(lines, [spec], ${JSON.stringify(T1)}, (r) => (r.ev === 'item.put' && r.data.value === 2 ? { ...r, data: { ...r.data, value: 'X' } } : undefined), {
+  note: 'redacted', doing: 'redaction',
+  quarantine: (b) => (b.includes('SECRET-2') ? Buffer.from(b.toString('latin1').replaceAll('SECRET-2', '[gone]'), 'latin1') : undefined),
+}).then(() => process.exit(0));
 `,
   );
   script = join(dir, 'rewrite.cjs');
-  buildSync({ entryPoints: [entry], bundle: true, platform: 'node', format: 'cjs', outfile: script, external: ['postgres'], logLevel: 'error' });
+  buildSync({ entryPoints: [entry], bundle: true, platform: 'node', format: 'cjs', outfile: script, logLevel: 'error' });
 });
 
-async function seeded(): Promise<{ root: string; store: DataDir; before: Buffer }> {
-  const root = freshDataDir();
-  const store = new DataDir(root, { warn: () => {} }, 5_000);
-  for (const drafts of [puts(3), puts(2, 4), [{ ev: 'item.deleted', data: { id: 'k1' } }]]) {
-    await store.write(async (tx) => {
-      await tx.load(ITEM_STORE);
-      tx.append(ITEM_STORE, drafts);
-    }, TS);
+function open(kind: StoreKind): { store: JournalStore; lines: LineStore; where: string } {
+  const reporter = { warn: () => {} };
+  if (kind === 'dir') {
+    const root = freshDataDir();
+    const store = new DataDir(root, reporter, 5_000);
+    return { store, lines: store, where: root };
   }
-  return { root, store, before: fs.readFileSync(join(root, ITEM_STORE.file)) };
+  const url = freshStoreUrl('rwcrash');
+  const store = new PgStore(parseStoreUrl(url), { reporter, lockTimeoutMs: 5_000, cruxVersion: 'test', specs: [ITEM_STORE] });
+  opened.push(store);
+  return { store, lines: store.lineStore, where: url };
 }
 
-describe('a per-record rewrite killed at each step (data directory)', () => {
-  it.each(['rewrite:before-rename', 'rewrite:after-rename'])('SIGKILL at %s leaves the journal whole, old or new, and healthy', async (point) => {
-    const { root, store, before } = await seeded();
-    const run = spawnSync(process.execPath, [script, root], { env: { ...process.env, CRUX_TEST_CRASH_AT: point }, encoding: 'utf8' });
+const isNew = (bytes: Map<string, string>) => {
+  const all = [...bytes.values()].join('\n');
+  return !all.includes('"value":2') && !all.includes('SECRET-2') && all.includes('"value":"X"') && all.includes('[gone]');
+};
+
+/** Where each engine can be killed, and whether the store is then the new one (after the next holder of the lock). */
+const POINTS: Record<StoreKind, [string, 'old' | 'new'][]> = {
+  dir: [
+    ['rewrite-set:staged', 'old'],
+    ['rewrite-set:committed', 'new'],
+    ['rewrite-set:moved#1', 'new'],
+    ['rewrite-set:moved#3', 'new'],
+    ['rewrite-set:applied', 'new'],
+  ],
+  pg: [['pg-rewrite:staged', 'old']],
+};
+
+describe.each(ENGINES)('a lineage rewrite killed at each step (%s)', (kind) => {
+  it.each(POINTS[kind])('SIGKILL at %s leaves the %s store, whole', async (point, expected) => {
+    const { store, lines, where } = open(kind);
+    await seedLineage(store, lines);
+    const before = storeBytes(where);
+    const run = spawnSync(process.execPath, [script, where], { env: { ...process.env, CRUX_TEST_CRASH_AT: point }, encoding: 'utf8' });
     expect(run.signal, run.stderr).toBe('SIGKILL');
-    const now = fs.readFileSync(join(root, ITEM_STORE.file));
-    const values = [...(await store.read(ITEM_STORE)).values()];
-    if (point === 'rewrite:before-rename') {
-      expect(now.equals(before)).toBe(true);
-      expect(values).toEqual([2, 3, 4, 5]);
-    } else {
-      expect(now.equals(before)).toBe(false);
-      expect(values).toEqual(['redacted', 'redacted', 'redacted', 'redacted']);
+    if (expected === 'old') {
+      // Nothing a reader takes changed: the staged files have names no reader takes.
+      const seen = storeBytes(where);
+      for (const [name, bytes] of before) expect(seen.get(name), name).toBe(bytes);
     }
-    const [checked] = await store.check([ITEM_STORE], { repair: false, ts: TS });
-    expect(checked).toMatchObject({ problems: [], records: 6, torn_tail: false });
-    // The next rewrite takes the temp file a crash before the rename left into quarantine, and finishes the job.
-    const again = await rewriteRecords(
-      store,
-      [ITEM_STORE],
-      TS,
-      (r) => (r.ev === 'item.put' && r.data.value !== 'redacted' ? { ...r, data: { ...r.data, value: 'redacted' } } : undefined),
-      {
-        note: 'redacted',
-        doing: 'redaction',
-      },
-    );
-    expect(again[0]!.changed).toBe(point === 'rewrite:before-rename' ? 5 : 0);
-    expect(fs.readdirSync(root).filter((n) => n.endsWith('.tmp'))).toEqual([]);
-    if (point === 'rewrite:before-rename') expect(fs.readdirSync(join(root, 'quarantine')).some((n) => n.endsWith('stray-rewrite'))).toBe(true);
-    expect([...(await store.read(ITEM_STORE)).values()]).toEqual(['redacted', 'redacted', 'redacted', 'redacted']);
+    const [checked] = await store.check([ITEM_STORE], { repair: false, ts: T1 });
+    expect(checked).toMatchObject({ problems: [], torn_tail: false, history: { files: 2, problems: [] } });
+    const after = storeBytes(where);
+    if (expected === 'old') expect(after).toEqual(before);
+    else expect(isNew(after)).toBe(true);
+    if (kind === 'dir') expect(fs.readdirSync(where, { recursive: true }).filter((n) => /staged|rewrite-plan|rewrite-staging/.test(String(n)))).toEqual([]);
+    expect((await store.read(ITEM_STORE)).get('k2')).toBe(expected === 'old' ? 2 : 'X');
   });
 
   it('without a crash the child finishes (the script itself works)', async () => {
-    const { root, store } = await seeded();
-    execFileSync(process.execPath, [script, root]);
-    expect([...(await store.read(ITEM_STORE)).values()]).toEqual(['redacted', 'redacted', 'redacted', 'redacted']);
+    const { store, lines, where } = open(kind);
+    await seedLineage(store, lines);
+    execFileSync(process.execPath, [script, where]);
+    expect(isNew(storeBytes(where))).toBe(true);
+    expect((await store.read(ITEM_STORE)).get('k2')).toBe('X');
   });
 });

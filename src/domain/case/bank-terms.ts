@@ -5,8 +5,9 @@
 // union's size), its reuse count and where its record is (line, length). A candidate's postings carry the same
 // packMeta as a snapshot's, computed here from the same facts.
 import type { TermEntry, TermHit, TermKeys } from '../../journal/codec/store-spec';
-import { CaseBank, hashIds } from './bank';
-import { packMeta, type BankColumns } from './bank-layout';
+import { hashIds } from '../../journal/derived/bank/bank';
+import { CaseBank } from './bank';
+import { packMeta, type BankColumns } from '../../journal/derived/bank/layout';
 import { foldable } from './payload';
 import { caseTerms } from './tokenize';
 

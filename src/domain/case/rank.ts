@@ -2,7 +2,7 @@
 // ordered by similarity, reward, created_at (newest first), then case id.
 import { invalid } from '../../shared/errors';
 import type { CaseBank } from './bank';
-import { META_TERMS_MAX, metaReward, metaSuccess, metaTerms } from './bank-layout';
+import { META_TERMS_MAX, metaReward, metaSuccess, metaTerms } from '../../journal/derived/bank/layout';
 import { tokenize } from './tokenize';
 
 export const DEFAULT_TOP_K = 5;

@@ -5,18 +5,18 @@ import { CruxError, notFound } from '../../shared/errors';
 import type { CaseId } from '../../shared/ids';
 import type { ImportSummary } from '../import-summary';
 import { formatTime, type Instant } from '../../shared/time';
-import { CaseBank } from './bank';
+import { CASE_BANK_RULES, CaseBank, decodeCaseBank } from './bank';
 import { evolveBank } from './evolve';
 import { toCase, type CaseBody } from './payload';
 import { newCase, type Case, type CaseDraft } from './case';
 import { CASE_EVENTS, CASE_VOCABULARY, type CaseDraftEvent, type CaseEventMap } from './events';
-import { decodeBank, encodeBank } from './bank-codec';
-import { applyBankDelta, encodeBankDelta } from './bank-delta';
-import { stepBank } from './bank-steps';
+import { encodeBank } from '../../journal/derived/bank/codec';
+import { applyBankDelta, encodeBankDelta } from '../../journal/derived/bank/delta';
+import { stepBank } from '../../journal/derived/bank/steps';
 import { MAX_TOP_K, rankCases, type RetrieveQuery } from './rank';
 import { tokenize } from './tokenize';
 import { CASE_TERMS } from './bank-terms';
-import { streamBank } from './bank-stream';
+import { streamBank } from '../../journal/derived/bank/stream';
 
 export const CASE_STORE: StoreSpec<CaseBank> = {
   file: 'cases.jsonl',
@@ -34,17 +34,17 @@ export const CASE_STORE: StoreSpec<CaseBank> = {
    * The bank between invocations (the journal layer keeps it in cache/cases.jsonl.state): retrieve over
    * 100k cases decodes columns instead of replaying. A decoded bank holds no case text; results read theirs
    * from the journal (see resultCase), and compaction replays for a bank with bodies. The records after the
-   * snapshot are kept folded in its delta (bank-delta.ts).
+   * snapshot are kept folded in its delta (journal/derived/bank/delta.ts).
    */
   snapshot: {
     version: 1,
     encode: encodeBank,
-    decode: (body) => decodeBank(body),
+    decode: decodeCaseBank,
     delta: { encode: encodeBankDelta, apply: applyBankDelta },
-    // Rewritten in bounded steps (bank-steps.ts): at 1M cases a whole rewrite is ~150 MB.
+    // Rewritten in bounded steps (derived/bank/steps.ts): at 1M cases a whole rewrite is ~150 MB.
     steps: { step: stepBank },
-    // Built by streaming after cache/ is lost (bank-stream.ts): a replay of 1M cases held ~1.9 GiB.
-    stream: streamBank,
+    // Built by streaming after cache/ is lost (derived/bank/stream.ts): a replay of 1M cases held ~1.9 GiB.
+    stream: (scratch) => streamBank(CASE_BANK_RULES, scratch),
   },
 };
 

@@ -10,7 +10,7 @@
 // - "characters" are code points, not UTF-16 units: an astral letter such as "𝐀" counts as one.
 // - Everything that is neither Alphabetic nor \p{N} separates: spaces, punctuation, "_", "-", most
 //   combining accents, emoji.
-// Changing this definition changes every stored term: bump the case-bank codec version (bank-codec.ts).
+// Changing this definition changes every stored term: bump the case-bank codec version (journal/derived/bank/codec.ts).
 
 // Made on first use: building the Alphabetic class costs ~0.3 ms, which commands that never tokenize (every
 // session command) should not pay at start-up.

@@ -7,7 +7,13 @@
 // A rewrite through `replace` is all or nothing: after a crash at any moment (kill -9) the store holds the old
 // journal and its history as they were, or the new journal and the old one as history (a data directory: a
 // history file made before the rename, passed over by readers until the rename is done; PostgreSQL: one
-// transaction). Record-by-record rewrites (compaction; redaction and re-encryption next) go through it.
+// transaction). Compaction and repair go through it.
+//
+// A rewrite of many pieces at once (`stage`: journals, history pieces, quarantined items; what `journal redact`,
+// `encrypt`, `rekey` do through core/rewrite.ts) is all or nothing too: each new piece is staged aside, then
+// `commit` puts every one in place together, the derived data of each journal staged dropped with it (a data
+// directory: a plan file whose rename is the commit point, rolled forward by the next holder of the lock after a
+// crash; PostgreSQL: the one transaction).
 import type { ChainHead, JournalRecord } from '../codec/record';
 import type { LinePosition } from '../codec/line';
 import type { ProgressSink } from '../codec/reporting';
@@ -50,6 +56,8 @@ export interface LinesSource {
 
 /** One piece of a journal's history: what one compaction dropped. */
 export interface HistoryGeneration extends LinesSource {
+  /** How the store finds the piece again (a file's path, a generation number): for StagedRewrite.history. */
+  readonly id: string;
   /** Moves the piece whole into quarantine (a damaged piece, on repair); returns how the quarantine names it. */
   quarantine(ts: string): Promise<string>;
 }
@@ -90,6 +98,27 @@ export interface ArchivePlan {
   readonly whole: boolean;
 }
 
+/** One item quarantine holds (of any journal). */
+export interface QuarantineItem {
+  /** How the quarantine names it (`quarantine/sessions.jsonl.<time>.<pid>.tail-at-120`). */
+  readonly name: string;
+  read(): Promise<Buffer>;
+}
+
+/**
+ * New pieces staged aside, none of them visible, until `commit` puts all of them in place at once (all or nothing
+ * under kill -9), drops the derived data of every journal staged in the same step (no old text remains in it),
+ * and rebuilds nothing: the caller calls `rewritten` for each journal after. `abort` drops what was staged.
+ */
+export interface StagedRewrite {
+  journal(spec: StoreSpec<unknown>, text: string): Promise<void>;
+  history(file: string, piece: HistoryGeneration, text: string): Promise<void>;
+  quarantine(item: QuarantineItem, bytes: Uint8Array): Promise<void>;
+  /** `note`: what the commit log says. */
+  commit(note: string): Promise<void>;
+  abort(): Promise<void>;
+}
+
 /** What the whole-journal operations do to a store under its lock. */
 export interface LockedLines extends LineReader {
   /** A whole, verifying, quiet fold of the journal. */
@@ -104,6 +133,10 @@ export interface LockedLines extends LineReader {
   quarantine(file: string, label: string, bytes: Uint8Array | string, ts: string): Promise<string>;
   /** How many items quarantine holds for journal `file`. */
   quarantined(file: string): Promise<number>;
+  /** Every item quarantine holds, of every journal. */
+  quarantineItems(): Promise<QuarantineItem[]>;
+  /** Begins a rewrite of many pieces at once (StagedRewrite). */
+  stage(): Promise<StagedRewrite>;
   /**
    * Replaces the journal with the lines of `text` all at once, keeping its owner and mode, and, with `archive`, the
    * old journal as a history piece: all or nothing, whatever stops it. `note`: what the commit log says.

@@ -23,6 +23,7 @@ export type { ProgressSink, Reporter } from '../codec/reporting';
 import type { IndexQuery, StoreSpec } from '../codec/store-spec';
 import type { HistoryReport } from './history';
 import type { DerivedReport } from './line-store';
+import type { RecordTransform, RewriteOptions, RewriteResult } from './rewrite';
 
 /**
  * One write transaction, handed to `JournalStore.write`'s `decide` under the lock.
@@ -335,6 +336,12 @@ export interface JournalStore {
    * mode. The old records are kept as history (SPEC §3), pruned by retention; `dropHistory` deletes it all.
    */
   compact(specs: readonly StoreSpec<unknown>[], ts: string, progress?: ProgressSink, opts?: { dropHistory?: boolean }): Promise<CompactReport[]>;
+  /**
+   * Passes every record of each journal, its history too, through `transform` and re-chains what changed, every
+   * quarantined item through `opts.quarantine`: all at once, all or nothing (core/rewrite.ts: `journal redact`,
+   * `encrypt`, `rekey`). `dryRun`: reports and writes nothing.
+   */
+  rewrite(specs: readonly StoreSpec<unknown>[], ts: string, transform: RecordTransform, opts: RewriteOptions): Promise<RewriteResult>;
   /**
    * Every record the store's journal ever kept, oldest first: the history compactions kept, then the journal
    * (records a compaction wrote to restate history that is still at hand are passed over). Bad records are

@@ -1,7 +1,5 @@
-// A data directory as a kind of store (store-boundary.ts): reads replay a journal (or answer through the derived
-// layer); writes run inside the lock as one transaction.
-// (Past 300 lines: it is the whole boundary of one kind of store — reads, writes, check, compact, copy — each a
-// few lines over the modules that do the work.)
+// A data directory as a kind of store (store-boundary.ts): reads replay a journal (or answer through the derived layer);
+// writes run inside the lock as one transaction. (Long: the whole boundary of one kind of store, over modules that work.)
 //
 // The journal layer, bottom up: codec/ (the record, its verification, a file's replay); core/ (the rules both
 // kinds of store keep, written once over a line store: dir-lines.ts here); this folder (lock/, append, rewrite,
@@ -16,9 +14,10 @@ import type { JournalRecord } from '../codec/record';
 import { fileLines } from './line-stream';
 import { checkJournals } from '../core/check';
 import { compactJournal, compactJournals } from '../core/compact';
+import { rewriteRecords } from '../core/rewrite';
 import { readHistory } from '../core/history';
 import type { LineStore, LockedLines } from '../core/line-store';
-import { DirLines } from './dir-lines';
+import { DirLines, finishRewrite } from './dir-lines';
 import { rebuildIndex, replayFull, type Loaded, type Reporter } from './load';
 import { derivedFiles, takeUnusable } from '../derived';
 import { DryTransaction, LockedTransaction, type TransactionHost } from './transaction';
@@ -45,7 +44,6 @@ import { openJournalFile } from '../../shared/journal-file';
 
 export type { Reporter } from './load';
 export { COMPACT_MAX_LIVE_FRACTION, COMPACT_MIN_BYTES } from './transaction';
-
 /** A data directory: the journals as files, the lock, keys/, quarantine/ and cache/ (SPEC §3). */
 export class DataDir implements JournalStore, TransactionHost, LineStore {
   readonly keys: DirKeyStore;
@@ -287,7 +285,7 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
   }
 
   private lock(): Promise<HeldLock> {
-    return acquireLock(this.root, this.lockTimeoutMs, { warn: (message) => this.reporter.warn(message) });
+    return acquireLock(this.root, this.lockTimeoutMs, { warn: (message) => this.reporter.warn(message) }).then((held) => finishRewrite(this.root, held));
   }
 
   /** Doctor's facts, gathered under the lock when it is free. */
@@ -360,6 +358,8 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
       this.tellUnusable();
     }
   }
+
+  rewrite: JournalStore['rewrite'] = (specs, ts, transform, opts) => rewriteRecords(this, specs, ts, transform, opts);
 
   /** Rewrites every journal to its live records, after a snapshot record naming the old head; the old journal goes to history/. */
   async compact(specs: readonly StoreSpec<unknown>[], ts: string, progress?: ProgressSink, opts: { dropHistory?: boolean } = {}): Promise<CompactReport[]> {

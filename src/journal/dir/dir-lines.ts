@@ -13,10 +13,13 @@ import type { Loaded, Reporter } from '../codec/loaded';
 import type { StoreSpec } from '../codec/store-spec';
 import type { ProgressSink } from '../codec/reporting';
 import type { HistoryRetention } from '../core/history';
-import type { ArchivePlan, HistoryGeneration, LineSink, LinesProblem, LinesSource, LockedLines } from '../core/line-store';
+import type { ArchivePlan, HistoryGeneration, LineSink, LinesProblem, LinesSource, LockedLines, QuarantineItem, StagedRewrite } from '../core/line-store';
 import { firstRecord, HISTORY_DIR, historyHead, listHistory, pruneHistory } from './history';
 import { archiveJournal } from './history-archive';
-import { listQuarantine, quarantineBytes } from './quarantine';
+import { listQuarantine, QUARANTINE_DIR, quarantineBytes } from './quarantine';
+import { DirRewriteSet } from './rewrite-set';
+
+export { finishRewrite } from './rewrite-set';
 import { replaceJournal, sweepStrayTemps } from './rewrite';
 
 /** What the line store needs of its data directory (data-dir.ts). */
@@ -55,6 +58,7 @@ export class DirLines implements LockedLines {
     const root = this.dir.root;
     return listHistory(root, file).map((h) => ({
       ...fileSource(h.path, h.name, file),
+      id: h.path,
       async quarantine(ts: string) {
         const kept = quarantineBytes(root, file, `history-${h.path.slice(h.path.lastIndexOf('/') + 1)}`, fs.readFileSync(h.path), ts);
         fs.rmSync(h.path);
@@ -100,6 +104,20 @@ export class DirLines implements LockedLines {
 
   async quarantined(file: string): Promise<number> {
     return listQuarantine(this.dir.root, file).length;
+  }
+
+  async quarantineItems(): Promise<QuarantineItem[]> {
+    const root = this.dir.root;
+    return listQuarantine(root)
+      .filter((n) => !n.startsWith('.'))
+      .map((n) => {
+        const name = join(QUARANTINE_DIR, n);
+        return { name, read: async () => fs.readFileSync(join(root, name)) };
+      });
+  }
+
+  async stage(): Promise<StagedRewrite> {
+    return DirRewriteSet.begin(this.dir.root);
   }
 
   /**

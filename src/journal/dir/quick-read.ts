@@ -124,6 +124,7 @@ export class QuickReadDir implements JournalStore {
   write = () => handOn('a write');
   check = () => handOn('a check');
   compact = () => handOn('a compaction');
+  rewrite = () => handOn('a rewrite');
   survey = () => handOn('a survey');
   init = () => handOn('an init');
   rawLines = () => handOn('a copy');

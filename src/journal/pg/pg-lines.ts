@@ -7,10 +7,21 @@ import type { StoreSpec } from '../codec/store-spec';
 import type { ProgressSink } from '../codec/reporting';
 import { CruxError } from '../../shared/errors';
 import type { HistoryRetention } from '../core/history';
-import type { ArchivePlan, DerivedReport, Folded, HistoryGeneration, LinesProblem, LinesSource, LockedLines } from '../core/line-store';
+import type {
+  ArchivePlan,
+  DerivedReport,
+  Folded,
+  HistoryGeneration,
+  LinesProblem,
+  LinesSource,
+  LockedLines,
+  QuarantineItem,
+  StagedRewrite,
+} from '../core/line-store';
 import type { Sql } from './client';
 import { checkDerivedRows } from './pg-check';
 import { replaceRows, type PgHost } from './pg-host';
+import { PgRewriteSet, quarantineItems } from './pg-rewrite-set';
 import { recount, stillDue, writeStats } from './pg-autocompact';
 import { RowVerifier, visitRows } from './rows';
 import { journalTable, type Catalog } from './schema';
@@ -53,6 +64,7 @@ export class PgLines implements LockedLines {
     const select = `select line, body from ${history} where journal = $1 and generation = $2 order by line`;
     return generations.map(({ generation }) => ({
       ...this.rows(`history/${file}#${generation}`, file, select, [file, generation]),
+      id: String(generation),
       quarantine: async (ts: string) => {
         const rows = await this.sql.unsafe<{ body: string }[]>(select, [file, generation]);
         const name = await this.quarantine(file, `history-${generation}`, rows.map((r) => `${r.body}\n`).join(''), ts);
@@ -105,6 +117,15 @@ export class PgLines implements LockedLines {
 
   async quarantined(file: string): Promise<number> {
     return quarantinedCount(this.store, this.sql, this.catalog, file);
+  }
+
+  async quarantineItems(): Promise<QuarantineItem[]> {
+    return this.has('quarantine') ? quarantineItems(this.store, this.sql) : [];
+  }
+
+  /** Everything staged is written in the locked transaction at once: it commits with it, or not at all. */
+  async stage(): Promise<StagedRewrite> {
+    return new PgRewriteSet(this.store, this.sql, this.catalog);
   }
 
   /** The old rows, chain intact, move to `history` as a new generation (without what `leaveOut` names), then the new rows go in. */

@@ -28,6 +28,7 @@ import { CruxError } from '../../shared/errors';
 import { arrayLiteral, ensureJournalTable, journalTable, migrate, type Catalog } from './schema';
 import { historyPieces, restoreJournal } from './pg-maintenance';
 import { checkJournals } from '../core/check';
+import { rewriteRecords } from '../core/rewrite';
 import { compactJournals } from '../core/compact';
 import { DEFAULT_HISTORY_RETENTION, readHistory, type HistoryRetention } from '../core/history';
 import type { LineStore } from '../core/line-store';
@@ -222,6 +223,8 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
   async compact(specs: readonly StoreSpec<unknown>[], ts: string, progress?: ProgressSink, opts: { dropHistory?: boolean } = {}): Promise<CompactReport[]> {
     return compactJournals(this.lineStore, specs, ts, { progress, dropHistory: opts.dropHistory });
   }
+
+  rewrite: JournalStore['rewrite'] = (specs, ts, transform, opts) => rewriteRecords(this.lineStore, specs, ts, transform, opts);
 
   async readHistory<S>(spec: StoreSpec<S>, sink: (record: JournalRecord, at: LinePosition) => void): Promise<void> {
     return this.guard(async () => readHistory(new PgLines(this, this.reader, await this.readCatalog(), this.retention), spec.file, spec.vocabulary, sink));

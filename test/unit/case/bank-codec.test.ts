@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { columnsOf, decodeBank, encodeBank } from '../../../src/domain/case/bank-codec';
+import { columnsOf, encodeBank } from '../../../src/journal/derived/bank/codec';
+import { decodeCaseBank } from '../../../src/domain/case/bank';
 import { CaseBank } from '../../../src/domain/case/bank';
 import { rankCases } from '../../../src/domain/case/rank';
 import { bankOf, bodyOf, recorded } from './fixtures';
@@ -16,7 +17,7 @@ describe('bank codec', () => {
   ]);
 
   it('round-trips live cases, positions, reuse counts and the index, dropping dead slots', () => {
-    const decoded = decodeBank(bodyOf(encodeBank(bank)))!;
+    const decoded = decodeCaseBank(bodyOf(encodeBank(bank)))!;
     expect(decoded.slots).toBe(2);
     expect(decoded.liveCount).toBe(2);
     expect(decoded.liveRecordBytes).toBe(bank.liveRecordBytes);
@@ -33,26 +34,26 @@ describe('bank codec', () => {
   it('keeps folding after a decode', () => {
     const decoded = bankOf(
       [recorded({ id: 'c_4', task: 'restart apache' }), recorded({ id: 'c_1', task: 'restart nothing' }), { ev: 'case.deleted', data: { case_id: 'c_2' } }],
-      decodeBank(bodyOf(encodeBank(bank)))!,
+      decodeCaseBank(bodyOf(encodeBank(bank)))!,
     );
     // Both 1/2, same reward and time: the lower id first.
     expect(rankCases(decoded, q('restart')).map((h) => decoded.idOf(h.slot))).toEqual(['c_1', 'c_4']);
     expect(decoded.liveCount).toBe(2);
-    const again = decodeBank(bodyOf(encodeBank(decoded)))!;
+    const again = decodeCaseBank(bodyOf(encodeBank(decoded)))!;
     expect(again.liveSlots().map((s) => again.idOf(s))).toEqual(['c_4', 'c_1']);
   });
 
   it('round-trips an empty bank', () => {
-    const empty = decodeBank(bodyOf(encodeBank(new CaseBank())))!;
+    const empty = decodeCaseBank(bodyOf(encodeBank(new CaseBank())))!;
     expect(empty.slots).toBe(0);
     expect(rankCases(empty, q('anything'))).toEqual([]);
   });
 
   it('answers undefined for bytes it did not write, truncated or inconsistent ones', () => {
     const bytes = encodeBank(bank);
-    expect(decodeBank(bodyOf(Buffer.from('not a bank\n')))).toBeUndefined();
-    expect(decodeBank(bodyOf(Buffer.alloc(0)))).toBeUndefined();
-    expect(decodeBank(bodyOf(bytes.subarray(0, bytes.length - 16)))).toBeUndefined();
+    expect(decodeCaseBank(bodyOf(Buffer.from('not a bank\n')))).toBeUndefined();
+    expect(decodeCaseBank(bodyOf(Buffer.alloc(0)))).toBeUndefined();
+    expect(decodeCaseBank(bodyOf(bytes.subarray(0, bytes.length - 16)))).toBeUndefined();
     const header = JSON.parse(bytes.toString('utf8', 0, bytes.indexOf(10)));
     const withHeader = (h: object) => {
       const text = JSON.stringify(h);
@@ -60,11 +61,11 @@ describe('bank codec', () => {
       copy.write(text.padEnd(bytes.indexOf(10), ' '), 0);
       return copy;
     };
-    expect(decodeBank(bodyOf(withHeader({ ...header, v: 99 })))).toBeUndefined();
+    expect(decodeCaseBank(bodyOf(withHeader({ ...header, v: 99 })))).toBeUndefined();
     // v1 banks hold \p{L}-run terms (before SPEC §5 read Alphabetic): their vocabulary is stale, never trusted;
     // v2 banks have no id hashes, v3 no posting metas.
     expect(header.v).toBe(4);
-    for (const v of [1, 2, 3]) expect(decodeBank(bodyOf(withHeader({ ...header, v })))).toBeUndefined();
+    for (const v of [1, 2, 3]) expect(decodeCaseBank(bodyOf(withHeader({ ...header, v })))).toBeUndefined();
     // Shapes that disagree are refused.
     const columns = columnsOf(bank);
     expect(() => new CaseBank({ ...columns, reward: new Float64Array(1) })).toThrow(RangeError);
@@ -76,6 +77,6 @@ describe('bank codec', () => {
     expect(rankCases(damaged, q('restart nginx 東京 build'))).toEqual([]);
     // Decoding a pooled, unaligned copy works as well.
     const unaligned = Buffer.concat([Buffer.alloc(3), bytes]).subarray(3);
-    expect(decodeBank(bodyOf(unaligned))?.slots).toBe(2);
+    expect(decodeCaseBank(bodyOf(unaligned))?.slots).toBe(2);
   });
 });

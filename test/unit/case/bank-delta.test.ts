@@ -2,8 +2,9 @@
 // the records after the snapshot; a delta that does not fit the bank is refused and leaves it untouched.
 import { describe, expect, it } from 'vitest';
 import type { CaseBank } from '../../../src/domain/case/bank';
-import { decodeBank, encodeBank } from '../../../src/domain/case/bank-codec';
-import { applyBankDelta, encodeBankDelta } from '../../../src/domain/case/bank-delta';
+import { encodeBank } from '../../../src/journal/derived/bank/codec';
+import { decodeCaseBank } from '../../../src/domain/case/bank';
+import { applyBankDelta, encodeBankDelta } from '../../../src/journal/derived/bank/delta';
 import { rankCases } from '../../../src/domain/case/rank';
 import { bankOf, bodyOf, recorded, type Given } from './fixtures';
 
@@ -17,7 +18,7 @@ const later: Given[] = [
   { ev: 'case.reused', data: { case_id: 'c_new', times_reused: 2 } },
 ];
 
-const decoded = () => decodeBank(bodyOf(encodeBank(bankOf(base))))!;
+const decoded = () => decodeCaseBank(bodyOf(encodeBank(bankOf(base))))!;
 const view = (bank: CaseBank) => ({
   ranked: ['deploy nginx', 'brandnew', 'redis ops', 'replaced'].map((text) =>
     rankCases(bank, { text, topK: 20, onlySuccess: false, minSimilarity: 0 }).map((h) => [bank.idOf(h.slot), h.similarity, bank.reused.get(h.slot)]),

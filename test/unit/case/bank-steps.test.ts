@@ -1,9 +1,10 @@
-// The bank's stepwise encoder (bank-steps.ts): its steps, concatenated, are exactly encodeBank's bytes, whatever the
+// The bank's stepwise encoder (journal/derived/bank/steps.ts): its steps, concatenated, are exactly encodeBank's bytes, whatever the
 // budget, with cached cases removed, replaced, re-counted and new ones folded since; each step stays near its budget.
 import { describe, expect, it } from 'vitest';
 import type { CaseBank } from '../../../src/domain/case/bank';
-import { decodeBank, encodeBank } from '../../../src/domain/case/bank-codec';
-import { stepBank } from '../../../src/domain/case/bank-steps';
+import { encodeBank } from '../../../src/journal/derived/bank/codec';
+import { decodeCaseBank } from '../../../src/domain/case/bank';
+import { stepBank } from '../../../src/journal/derived/bank/steps';
 import { bankOf, bodyOf, recorded, type Given } from './fixtures';
 
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'omega', 'kappa', 'sigma', 'theta', '東京', 'zeta'];
@@ -17,7 +18,7 @@ function decodedWith(n: number, later: (i: number) => Given | undefined, count: 
     const e = later(i);
     if (e !== undefined) events.push(e);
   }
-  return bankOf(events, decodeBank(bodyOf(encodeBank(base)))!);
+  return bankOf(events, decodeCaseBank(bodyOf(encodeBank(base)))!);
 }
 
 /** Runs the steps to the end; the bytes of each and their concatenation. */

@@ -1,12 +1,13 @@
-// The bank's streamed build (bank-stream.ts): the body it writes is exactly encodeBank's of the bank a replay of the
+// The bank's streamed build (journal/derived/bank/stream.ts): the body it writes is exactly encodeBank's of the bank a replay of the
 // records taken folds — cases replaced, deleted, re-counted (past 2^32 too), unfoldable, with ids and words outside
 // ASCII, ids that share their hash, batches of rows and ranges of postings smaller than the data, and records kept
 // but never taken (a torn tail). Scratch space here is memory: the domain never touches the file system.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { idHash32 } from '../../../src/domain/case/bank';
-import { encodeBank } from '../../../src/domain/case/bank-codec';
-import { streamBank } from '../../../src/domain/case/bank-stream';
+import { idHash32 } from '../../../src/journal/derived/bank/bank';
+import { CASE_BANK_RULES } from '../../../src/domain/case/bank';
+import { encodeBank } from '../../../src/journal/derived/bank/codec';
+import { streamBank } from '../../../src/journal/derived/bank/stream';
 import { CASE_VOCABULARY } from '../../../src/domain/case/events';
 import type { Scratch, ScratchFile, ScratchSort } from '../../../src/journal/codec/store-spec';
 import { bankOf, body, recordsOf, recorded, type Given } from './fixtures';
@@ -92,7 +93,7 @@ const ONE = (): [number, number] => [0, 7];
 
 /** The streamed body of `events`, the last `torn` of them kept but never taken. */
 function streamed(events: readonly Given[], keyHash = REAL, torn = 0, sizes: { rows?: number; postings?: number } = {}): Buffer {
-  const build = streamBank(scratchOf(keyHash), sizes);
+  const build = streamBank(CASE_BANK_RULES, scratchOf(keyHash), sizes);
   recordsOf(events).forEach(({ record, at }, i) => {
     // As the verifying scan does: a record whose payload the vocabulary refuses is never kept.
     if (CASE_VOCABULARY.payloadProblem?.(record) !== undefined) return;

@@ -2,7 +2,7 @@
 // (so few snapshot pages) where the keys are hashes, never many more than bisection where they are not.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { firstAtLeast } from '../../../src/domain/case/key-search';
+import { firstAtLeast } from '../../../src/journal/derived/bank/key-search';
 
 const linear = (keys: readonly number[], key: number) => {
   const i = keys.findIndex((k) => k >= key);

@@ -2,7 +2,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { rankCases } from '../../../src/domain/case/rank';
-import { decodeBank, encodeBank } from '../../../src/domain/case/bank-codec';
+import { encodeBank } from '../../../src/journal/derived/bank/codec';
+import { decodeCaseBank } from '../../../src/domain/case/bank';
 import { CASE_TERMS } from '../../../src/domain/case/bank-terms';
 import { tokenize } from '../../../src/domain/case/tokenize';
 import type { CaseBank } from '../../../src/domain/case/bank';
@@ -137,7 +138,7 @@ describe('rankCases against a naive reference', () => {
           const bank = bankOf(events);
           // The same bank through the cache codec, cut at some point and continued by replay.
           const cut = Math.floor(events.length / 2);
-          const resumed = bankOf(events.slice(cut), decodeBank(bodyOf(encodeBank(bankOf(events.slice(0, cut)))))!);
+          const resumed = bankOf(events.slice(cut), decodeCaseBank(bodyOf(encodeBank(bankOf(events.slice(0, cut)))))!);
           const viaCache = rankCases(resumed, { text: q, topK, onlySuccess, minSimilarity: min }).map((h) => [resumed.idOf(h.slot), h.similarity]);
           const got = rankCases(bank, { text: q, topK, onlySuccess, minSimilarity: min }).map((h) => [bank.idOf(h.slot), h.similarity]);
           expect(got).toEqual(naiveRank(model, q, topK, onlySuccess, min));

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { compareCodePoints, parseMinSimilarity, parseTopK, rankCases, type RetrieveQuery } from '../../../src/domain/case/rank';
 import type { CaseBank } from '../../../src/domain/case/bank';
 import type { CruxError } from '../../../src/shared/errors';
-import { decodeBank, encodeBank } from '../../../src/domain/case/bank-codec';
+import { encodeBank } from '../../../src/journal/derived/bank/codec';
+import { decodeCaseBank } from '../../../src/domain/case/bank';
 import { bankOf, bodyOf, recorded } from './fixtures';
 
 const query = (text: string, more: Partial<RetrieveQuery> = {}): RetrieveQuery => ({ text, topK: 100, onlySuccess: false, minSimilarity: 0, ...more });
@@ -94,8 +95,8 @@ describe('rankCases', () => {
     // floor(r × 255) is 127 for all three: the quantum cannot order them, the columns must.
     const rewards = [0.5, 0.5 + 1e-9, 0.499];
     const events = rewards.map((reward, i) => recorded({ id: `c${i}`, task: 'rotate the keys', reward }));
-    const cached = decodeBank(bodyOf(encodeBank(bankOf(events))))!;
-    for (const bank of [bankOf(events), cached, bankOf(events.slice(1), decodeBank(bodyOf(encodeBank(bankOf(events.slice(0, 1)))))!)]) {
+    const cached = decodeCaseBank(bodyOf(encodeBank(bankOf(events))))!;
+    for (const bank of [bankOf(events), cached, bankOf(events.slice(1), decodeCaseBank(bodyOf(encodeBank(bankOf(events.slice(0, 1)))))!)]) {
       for (const topK of [1, 2, 3]) {
         expect(rankCases(bank, { text: 'rotate keys', topK, onlySuccess: false, minSimilarity: 0 }).map((h) => bank.idOf(h.slot))).toEqual(
           ['c1', 'c0', 'c2'].slice(0, topK),
@@ -107,7 +108,7 @@ describe('rankCases', () => {
   it('reads the term count of a case with more terms than a posting meta holds', () => {
     const many = Array.from({ length: 200 }, (_, i) => `t${i}x`).join(' ');
     const events = [recorded({ id: 'long', task: `deploy ${many}` }), recorded({ id: 'short', task: 'deploy now' })];
-    const bank = decodeBank(bodyOf(encodeBank(bankOf(events))))!;
+    const bank = decodeCaseBank(bodyOf(encodeBank(bankOf(events))))!;
     const hits = rankCases(bank, { text: 'deploy', topK: 5, onlySuccess: false, minSimilarity: 0 });
     expect(hits.map((h) => [bank.idOf(h.slot), h.similarity])).toEqual([
       ['short', 1 / 2],

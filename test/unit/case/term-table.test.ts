@@ -3,8 +3,8 @@
 // (tokenize.ts's path), terms that share a hash in the table, and enough terms to grow and rehash it.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TermTable } from '../../../src/domain/case/term-table';
-import { caseTerms } from '../../../src/domain/case/tokenize';
+import { TermTable } from '../../../src/journal/derived/bank/term-table';
+import { caseTerms, tokenize } from '../../../src/domain/case/tokenize';
 
 /** What the build did before the table: caseTerms, numbered by a Map in order of first appearance. */
 class Reference {
@@ -24,7 +24,7 @@ class Reference {
 }
 
 function agree(cases: readonly (readonly [string, readonly string[]])[]): void {
-  const table = new TermTable();
+  const table = new TermTable(tokenize);
   const reference = new Reference();
   for (const [task, tags] of cases) {
     const want = reference.termsOf(task, tags);
@@ -59,7 +59,7 @@ describe('the term table of a streamed bank build', () => {
   });
 
   it('lists a term once a case, however often the task and tags repeat it', () => {
-    const table = new TermTable();
+    const table = new TermTable(tokenize);
     expect(table.termsOf('Go go GO go-go', ['go', 'GO!', 'stop'])).toBe(2);
     expect(table.vocab).toEqual(['go', 'stop']);
     expect(table.termsOf('stop go', [])).toBe(2);

@@ -151,7 +151,7 @@ describe.each(ENGINES)('the whole-journal operations on a %s store (core/ over i
     await write(store, puts(1, 9), LATER);
     const before = journalLines(where, ITEM_STORE.file);
     const untouched = await rewriteRecords(lines, [ITEM_STORE], LATER, () => undefined, { note: 'rewritten', doing: 'the rewrite' });
-    expect(untouched).toEqual([{ file: ITEM_STORE.file, records: 4, changed: 0 }]);
+    expect(untouched.journals).toEqual([{ file: ITEM_STORE.file, records: 4, changed: 0, history: { pieces: 1, records: 4, changed: 0 } }]);
     expect(journalLines(where, ITEM_STORE.file)).toEqual(before);
     const reports = await rewriteRecords(
       lines,
@@ -160,7 +160,7 @@ describe.each(ENGINES)('the whole-journal operations on a %s store (core/ over i
       (record) => (record.ev === 'item.put' && record.data.id === 'k3' ? { ...record, data: { id: 'k3', value: 'redacted' } } : undefined),
       { note: 'redacted', doing: 'the rewrite' },
     );
-    expect(reports).toEqual([{ file: ITEM_STORE.file, records: 4, changed: 1 }]);
+    expect(reports.journals).toEqual([{ file: ITEM_STORE.file, records: 4, changed: 1, history: { pieces: 1, records: 4, changed: 1 } }]);
     const after = journalLines(where, ITEM_STORE.file);
     expect(after).toHaveLength(4);
     expect(after.join('\n')).not.toContain('"value":3');

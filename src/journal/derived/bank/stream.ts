@@ -15,17 +15,29 @@
 //
 // Only what was kept up to the last record taken counts (the rest is a batch that never completed): its ids end
 // where the last taken record left the ids file, so the events, puts and terms past that are left out.
-import type { JournalRecord } from '../../journal/codec/record';
-import type { LinePosition } from '../../journal/codec/line';
-import { unhandledEvent, type Scratch, type ScratchFile, type ScratchSort, type SnapshotStream } from '../../journal/codec/store-spec';
+import type { JournalRecord } from '../../codec/record';
+import type { LinePosition } from '../../codec/line';
+import type { Scratch, ScratchFile, ScratchSort, SnapshotStream } from '../../codec/store-spec';
 import { idHash32 } from './bank';
-import { bankHead, NUMERIC, pad8 } from './bank-codec';
-import { packMeta } from './bank-layout';
-import { acceptedCaseEvent } from './events';
-import { foldable, type CaseBody } from './payload';
+import { bankHead, NUMERIC, pad8 } from './codec';
+import { packMeta, type BankFacts } from './layout';
 import { TermTable } from './term-table';
-import { Forward, Section, Staged, type Put } from './bank-stream-io';
-import { EV_DELETED, EV_PUT, EV_REUSED, type Live, liveOf, POSTINGS_PER_READ, termCounts, TWO32, writePostings } from './bank-stream-live';
+import { Forward, Section, Staged, type Put } from './stream-io';
+import { EV_DELETED, EV_PUT, EV_REUSED, type Live, liveOf, POSTINGS_PER_READ, termCounts, TWO32, writePostings } from './stream-live';
+
+/** What an accepted record does to a bank: puts a whole case (replacing its id's), sets a reuse count, deletes. */
+export type BankEvent =
+  | { readonly kind: 'put'; readonly facts: BankFacts }
+  | { readonly kind: 'reused'; readonly id: string; readonly count: number }
+  | { readonly kind: 'deleted'; readonly id: string };
+
+/** The domain's reading of the case journal, for a build that folds records without the domain (stream.ts). */
+export interface BankRules {
+  /** undefined: the record changes nothing (not a case event, or a put that is not a whole case). */
+  eventOf(record: JournalRecord): BankEvent | undefined;
+  /** A text's retrieval terms, as the domain splits them (SPEC §5). */
+  tokenize(text: string): Iterable<string>;
+}
 
 /** A put's row: f64 reward, created, reused, recOffset, idAt; u32 termCount, recLength, recLine, idLen, id hash, success. */
 const PUT_BYTES = 64;
@@ -36,8 +48,8 @@ const ROWS_AT_ONCE = 1 << 14;
 const POSTINGS_AT_ONCE = 1 << 22;
 
 /** The streamed build; `sizes` makes its batches smaller (tests, to cross their edges). */
-export function streamBank(scratch: Scratch, sizes: { rows?: number; postings?: number } = {}): SnapshotStream {
-  return new BankStream(scratch, sizes.rows ?? ROWS_AT_ONCE, sizes.postings ?? POSTINGS_AT_ONCE);
+export function streamBank(rules: BankRules, scratch: Scratch, sizes: { rows?: number; postings?: number } = {}): SnapshotStream {
+  return new BankStream(rules, scratch, sizes.rows ?? ROWS_AT_ONCE, sizes.postings ?? POSTINGS_AT_ONCE);
 }
 
 class BankStream implements SnapshotStream {
@@ -45,7 +57,7 @@ class BankStream implements SnapshotStream {
   private readonly rows: ScratchFile;
   private readonly postings: ScratchFile;
   private readonly events: ScratchSort;
-  private readonly terms = new TermTable();
+  private readonly terms: TermTable;
   private readonly rowBuf: ArrayBuffer;
   private readonly rowF: Float64Array;
   private readonly rowU: Uint32Array;
@@ -59,10 +71,12 @@ class BankStream implements SnapshotStream {
   private committed = 0;
 
   constructor(
+    private readonly rules: BankRules,
     private readonly scratch: Scratch,
     private readonly rowsAtOnce: number,
     private readonly postingsAtOnce: number,
   ) {
+    this.terms = new TermTable(rules.tokenize);
     this.rowBuf = new ArrayBuffer(PUT_BYTES * rowsAtOnce);
     this.rowF = new Float64Array(this.rowBuf);
     this.rowU = new Uint32Array(this.rowBuf);
@@ -73,22 +87,10 @@ class BankStream implements SnapshotStream {
   }
 
   keep(record: JournalRecord, at: LinePosition): number {
-    const event = acceptedCaseEvent(record);
-    if (event === undefined) return this.ids.size;
-    switch (event.ev) {
-      case 'case.recorded':
-      case 'case.imported':
-        this.put(event.data as unknown as CaseBody, at);
-        break;
-      case 'case.reused':
-        this.event(EV_REUSED, event.data.case_id, event.data.times_reused % TWO32, Math.floor(event.data.times_reused / TWO32));
-        break;
-      case 'case.deleted':
-        this.event(EV_DELETED, event.data.case_id, 0, 0);
-        break;
-      default:
-        unhandledEvent(event);
-    }
+    const event = this.rules.eventOf(record);
+    if (event?.kind === 'put') this.put(event.facts, at);
+    else if (event?.kind === 'reused') this.event(EV_REUSED, event.id, event.count % TWO32, Math.floor(event.count / TWO32));
+    else if (event?.kind === 'deleted') this.event(EV_DELETED, event.id, 0, 0);
     return this.ids.size;
   }
 
@@ -96,10 +98,8 @@ class BankStream implements SnapshotStream {
     this.committed = kept;
   }
 
-  /** A put as CaseBank.put folds it: skipped unless foldable; its terms interned in the order put interns them. */
-  private put(body: CaseBody, at: LinePosition): void {
-    const fields = foldable(body);
-    if (fields === undefined) return;
+  /** A put as Bank.add folds it, its terms interned in the order add interns them. */
+  private put(fields: BankFacts, at: LinePosition): void {
     const ord = this.puts++;
     const [idAt, idLen] = this.ids.add(fields.id);
     const termCount = this.terms.termsOf(fields.task, fields.tags);

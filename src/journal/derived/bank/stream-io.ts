@@ -1,6 +1,6 @@
-// The streamed bank build's I/O (bank-stream.ts): a section of the body written in order through a buffer, the ids
+// The streamed bank build's I/O (stream.ts): a section of the body written in order through a buffer, the ids
 // file appended through one, and a forward reader of a scratch file.
-import type { ScratchFile } from '../../journal/codec/store-spec';
+import type { ScratchFile } from '../../codec/store-spec';
 
 export type Put = (bytes: Uint8Array, at: number) => void;
 

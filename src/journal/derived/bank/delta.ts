@@ -2,14 +2,14 @@
 // recorded, imported, deleted or re-counted since — as one JSON document, so that a retrieve after hundreds of
 // single records applies them as a few arrays instead of verifying, decoding and looking up each record again.
 // Applying refuses a document that does not continue this very bank (other counts, ids out of range), whole.
-import type { CaseBank } from './bank';
-import type { BankChanges } from './bank-layout';
+import type { Bank } from './bank';
+import type { BankChanges } from './layout';
 
 const MAGIC = 'crux-case-delta';
 const VERSION = 1;
 
-/** The bank's changes since its snapshot as bytes; undefined when it cannot tell them (see CaseBank.changes). */
-export function encodeBankDelta(bank: CaseBank): Uint8Array | undefined {
+/** The bank's changes since its snapshot as bytes; undefined when it cannot tell them (see Bank.changes). */
+export function encodeBankDelta(bank: Bank): Uint8Array | undefined {
   const changes = bank.changes();
   return changes === undefined ? undefined : Buffer.from(JSON.stringify({ magic: MAGIC, v: VERSION, ...changes }));
 }
@@ -18,7 +18,7 @@ export function encodeBankDelta(bank: CaseBank): Uint8Array | undefined {
  * Continues `bank`, just decoded from its snapshot, with the changes in `bytes`; false (the bank untouched) when
  * they are not a delta of this version that fits it.
  */
-export function applyBankDelta(bank: CaseBank, bytes: Uint8Array): boolean {
+export function applyBankDelta(bank: Bank, bytes: Uint8Array): boolean {
   let doc: unknown;
   try {
     doc = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
@@ -38,7 +38,7 @@ const listOf = (x: unknown, n: number | undefined, each: (v: unknown) => boolean
   Array.isArray(x) && (n === undefined || x.length === n) && x.every(each);
 
 /** Whether `d` is a delta document whose every id and count fits `bank` (a snapshot decoded just now). */
-function fits(bank: CaseBank, d: any): d is BankChanges {
+function fits(bank: Bank, d: any): d is BankChanges {
   if (d?.magic !== MAGIC || d.v !== VERSION || d.cachedSlots !== bank.slots || d.cachedTerms !== bank.vocab.length) return false;
   if (!listOf(d.ids, undefined, (id) => typeof id === 'string') || !listOf(d.terms, undefined, (t) => typeof t === 'string')) return false;
   const n = d.ids.length as number;

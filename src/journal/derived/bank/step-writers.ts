@@ -1,8 +1,8 @@
-// The sections of the stepwise bank encoding (bank-steps.ts) that are written a slice at a time: the ids and where
+// The sections of the stepwise bank encoding (steps.ts) that are written a slice at a time: the ids and where
 // each starts, the per-slot columns, the postings and their ranking facts, the sorted id hashes; and the Frame that
 // every step derives from the bank alike (which slots live, and each one's number in the new encoding).
-import { idHash32, type CaseBank } from './bank';
-import type { LazyColumns } from './bank-layout';
+import { idHash32, type Bank } from './bank';
+import type { LazyColumns } from './layout';
 import type { Column, Typed } from './columns';
 import type { StepSink } from './step-sink';
 
@@ -38,7 +38,7 @@ export class Frame {
   private readonly laterSlot: Int32Array;
 
   constructor(
-    readonly bank: CaseBank,
+    readonly bank: Bank,
     readonly killed: readonly number[],
     budget: number,
   ) {

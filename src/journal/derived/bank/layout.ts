@@ -27,7 +27,7 @@ export interface BankColumns {
 }
 
 /**
- * The same columns read on demand from a snapshot's verified pages (bank-codec.ts): a query reads the
+ * The same columns read on demand from a snapshot's verified pages (codec.ts): a query reads the
  * postings of its terms and the numbers of its candidates, not the whole bank.
  */
 export interface LazyColumns {
@@ -50,7 +50,7 @@ export interface LazyColumns {
 }
 
 /**
- * A bank's state beyond the cache it was decoded from (CaseBank.changes): per slot folded since, its id and
+ * A bank's state beyond the cache it was decoded from (Bank.changes): per slot folded since, its id and
  * numbers; the postings of those slots by term id; the terms met since (their ids follow the cache's); the
  * cached slots removed or re-counted since; and the counts that follow. Plain data: a delta file holds it.
  */
@@ -73,6 +73,17 @@ export interface BankChanges {
   readonly reusedCached: readonly (readonly [number, number])[];
   readonly liveCount: number;
   readonly liveRecordBytes: number;
+}
+
+/** What ranking and a result ask of a case: its id, its text's terms (task, then tags) and its numbers. */
+export interface BankFacts {
+  readonly id: string;
+  readonly task: string;
+  readonly tags: readonly string[];
+  readonly reward: number;
+  readonly created: number;
+  readonly success: boolean;
+  readonly reused: number;
 }
 
 /** Bytes read on demand. */

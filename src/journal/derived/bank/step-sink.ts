@@ -1,4 +1,4 @@
-// Where one step of the stepwise bank encoder (bank-steps.ts) puts its bytes: a buffer that grows as needed, little-
+// Where one step of the stepwise bank encoder (steps.ts) puts its bytes: a buffer that grows as needed, little-
 // endian numbers appended one by one, and the work done so far against the step's budget.
 export class StepSink {
   private buf: Buffer;

@@ -1,7 +1,7 @@
-// The streamed bank build's second half (bank-stream.ts): which puts are live, walked from the sort of every event by
+// The streamed bank build's second half (stream.ts): which puts are live, walked from the sort of every event by
 // id hash, and the postings written a range of terms at a time from the postings file.
-import type { ScratchFile, ScratchSort } from '../../journal/codec/store-spec';
-import type { Section, Put } from './bank-stream-io';
+import type { ScratchFile, ScratchSort } from '../../codec/store-spec';
+import type { Section, Put } from './stream-io';
 
 export const EV_PUT = 0;
 export const EV_REUSED = 1;

@@ -2,10 +2,10 @@
 // the joined case ids, the joined vocabulary, and the numeric columns as raw little-endian typed arrays.
 // Loading it is a few views and two string decodes, not a replay. Text fields are not included: they stay
 // in the journal, at the positions the bank records.
-import type { SnapshotBody } from '../../journal/codec/store-spec';
-import { CaseBank, hashIds } from './bank';
+import type { SnapshotBody } from '../../codec/store-spec';
+import { hashIds, type Bank } from './bank';
 import type { Column } from './columns';
-import type { BankColumns, LazyColumns } from './bank-layout';
+import type { BankColumns, LazyColumns } from './layout';
 import type { Numbers } from './columns';
 
 const MAGIC = 'crux-case-bank';
@@ -47,7 +47,7 @@ export function bankHead(liveRecordBytes: number, sections: readonly number[]): 
   return Buffer.from(`${JSON.stringify(header)}\n`);
 }
 
-export function encodeBank(bank: CaseBank): Buffer {
+export function encodeBank(bank: Bank): Buffer {
   const columns = columnsOf(bank);
   const sections: Uint8Array[] = [
     columns.idBytes,
@@ -74,7 +74,7 @@ export function encodeBank(bank: CaseBank): Buffer {
 }
 
 /** The bank's live state as columns, dead slots dropped and the rest renumbered in order. */
-export function columnsOf(bank: CaseBank): BankColumns {
+export function columnsOf(bank: Bank): BankColumns {
   const live = bank.liveSlots();
   const renumber = new Int32Array(bank.slots).fill(-1);
   live.forEach((s, i) => {
@@ -187,9 +187,10 @@ function typed(bytes: Buffer, ctor: Ctor, length: number): Numeric {
 /**
  * The bank encoded in `body`, or undefined when it is not a consistent bank of this version. Its header,
  * vocabulary and postings index are read now; every other section on demand (a retrieve reads the postings
- * of its terms and its candidates' numbers). A later read may throw DerivedDamage (see SnapshotBody).
+ * of its terms and its candidates' numbers), made a bank by `make` (which checks them: a RangeError refuses them).
+ * A later read may throw DerivedDamage (see SnapshotBody).
  */
-export function decodeBank(body: SnapshotBody): CaseBank | undefined {
+export function decodeBank<B extends Bank>(body: SnapshotBody, make: (columns: LazyColumns) => B): B | undefined {
   const head = body.read(0, Math.min(4096, body.length));
   const nl = head.indexOf(10);
   if (nl === -1) return undefined;
@@ -230,7 +231,7 @@ export function decodeBank(body: SnapshotBody): CaseBank | undefined {
       // The postings index is vocabulary-sized and read by every query: read it now.
       columns[name as string] = name === 'postStart' ? typed(body.read(start, length), ctor, count) : lazyNumbers(body, start, count, ctor);
     });
-    return new CaseBank(columns as unknown as LazyColumns);
+    return make(columns as unknown as LazyColumns);
   } catch (error) {
     if (error instanceof RangeError) return undefined;
     throw error;

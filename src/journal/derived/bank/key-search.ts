@@ -1,5 +1,5 @@
 // The first index of a sorted column of 32-bit keys holding a key at least `key`: the bank's id lookup over
-// the (hash, slot) pairs a snapshot holds, which a query reads page by page (bank-layout.ts), each page a
+// the (hash, slot) pairs a snapshot holds, which a query reads page by page (layout.ts), each page a
 // positioned read and a checksum. The keys are hashes, spread evenly over 32 bits, so the search starts where
 // the key would fall (interpolation), gallops from there to a bracket and bisects it: at 1M pairs it reads ~2
 // pages, where bisection of the whole column reads ~12. Keys that are not spread evenly (collisions, a crafted

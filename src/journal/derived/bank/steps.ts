@@ -8,20 +8,9 @@
 // all the others (each term's live postings, every section's length). Dead slots are dropped and the rest
 // renumbered in order, as columnsOf does; a section that does not come out at the length planned for it (a bank
 // whose postings disagree with its counts) gives the rewrite up rather than write a snapshot that lies.
-import type { CaseBank } from './bank';
-import { bankHead, NUMERIC, pad8 } from './bank-codec';
-import {
-  Frame,
-  numberAt,
-  sliceOf,
-  utf8,
-  writeColumn,
-  writeIdHash,
-  writeIds,
-  writeIdStarts,
-  writePostings,
-  type StepCursor as Cursor,
-} from './bank-step-writers';
+import type { Bank } from './bank';
+import { bankHead, NUMERIC, pad8 } from './codec';
+import { Frame, numberAt, sliceOf, utf8, writeColumn, writeIdHash, writeIds, writeIdStarts, writePostings, type StepCursor as Cursor } from './step-writers';
 import { StepSink } from './step-sink';
 
 const SECTIONS = ['head', 'ids', 'vocab', ...NUMERIC.map(([name]) => name as string)];
@@ -33,7 +22,7 @@ const SECTIONS = ['head', 'ids', 'vocab', ...NUMERIC.map(([name]) => name as str
  * come out at its planned length.
  */
 export function stepBank(
-  bank: CaseBank,
+  bank: Bank,
   cursor: unknown,
   budget: number,
 ): { bytes: Uint8Array; length: number | undefined; done: boolean; next: unknown } | undefined {
@@ -59,7 +48,7 @@ export function stepBank(
 }
 
 /** The cached slots removed since the cache, in order; undefined when the bank cannot tell them. */
-function killedSlots(bank: CaseBank): number[] | undefined {
+function killedSlots(bank: Bank): number[] | undefined {
   const overlaid = bank.alive.overlaid();
   if (overlaid === undefined) return undefined;
   const killed: number[] = [];
@@ -145,11 +134,11 @@ function idsLength(frame: Frame): number {
   return frame.live > 0 ? total - 1 : 0;
 }
 
-function sectionLength(bank: CaseBank, c: Cursor, section: number): number {
+function sectionLength(bank: Bank, c: Cursor, section: number): number {
   return section === 0 ? bankHead(bank.liveRecordBytes, c.lengths!).length : c.lengths![section - 1]!;
 }
 
-function bodyLength(bank: CaseBank, c: Cursor): number | undefined {
+function bodyLength(bank: Bank, c: Cursor): number | undefined {
   if (c.lengths === undefined) return undefined;
   return pad8(sectionLength(bank, c, 0)) + c.lengths.reduce((sum, n) => sum + pad8(n), 0);
 }

@@ -1,0 +1,172 @@
+// Reads of one store's index by the value of a secondary key: every candidate for an equality or an upper bound,
+// the newest entities of an ordered key until the caller has enough, and the entities of a prefixed key by
+// their values' leading bytes. Each merges the log's and the journal tail's entries with the runs', and folds
+// the entities it finds through their own lines (index-lookup.ts).
+import { expectHashUnits } from '../../shared/sha256';
+import type { IndexQuery } from '../codec/store-spec';
+import { compareAt, ENTRY_WORDS, EntryList, FLAG_WITHDRAWN, hash56, sortKey, textRange } from './entries';
+import { entityOf, valueKey } from './index-entries';
+import { RunMissing } from './index-levels';
+import { IndexLookup } from './index-lookup';
+import { NewestOutOfStep, newestInRange, type Newest } from './index-newest';
+import { DerivedDamage } from './sorted-table';
+
+/** Entities a limited read folds between two looks at whether it has enough (loadNewest). */
+const BATCH = 16;
+/** Entities of the value a limited read stops at, read past its batch so that the caller orders equals (loadNewest). */
+const TIE_READS = 16;
+/**
+ * About the fewest UTF-16 units a record line has (a session's or a case's, its hash and chain fields ~150): a read that
+ * will verify n lines tells the hashing beforehand it hashes about n times this (shared/sha256.ts: many lines are
+ * hashed by node:crypto, loaded at once; a few by @noble/hashes).
+ */
+const LINE_UNITS = 256;
+
+/** Reads by a secondary key's value, over an open index's lookups. */
+export abstract class IndexQueries<S> extends IndexLookup<S> {
+  /**
+   * Folds into `state` every entity that may match `query` — every one that does, and some that no longer
+   * do (the caller filters exactly); false when a line does not verify.
+   */
+  loadCandidates(state: S, query: IndexQuery): boolean {
+    const secondary = this.spec.secondary;
+    const i = secondary?.names.indexOf(query.index) ?? -1;
+    if (i < 0) throw new Error(`${this.spec.file}: no secondary key ${query.index}`);
+    const space = 1 + i;
+    const [fromHi, fromLo] = 'equals' in query ? valueKey(this.spec, i, query.equals) : [(space << 24) >>> 0, 0];
+    const [toHi, toLo] = 'equals' in query ? [fromHi, fromLo] : sortKey(space, query.atMost);
+    const hashes = new Map<string, [number, number]>();
+    const take = (w: Uint32Array, j: number) => {
+      const at = j * ENTRY_WORDS;
+      if (w[at + 6]! & FLAG_WITHDRAWN) return;
+      hashes.set(`${w[at + 2]}:${w[at + 3]}`, [w[at + 2]!, w[at + 3]!]);
+    };
+    try {
+      this.tables.range(fromHi, fromLo, toHi, toLo, take);
+    } catch (error) {
+      if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return false;
+      throw error;
+    }
+    const log = this.log?.entries;
+    if (log !== undefined) {
+      for (let j = 0; j < log.count; j++) {
+        const w = log.words;
+        const a = w[j * ENTRY_WORDS]!,
+          b = w[j * ENTRY_WORDS + 1]!;
+        if ((a > fromHi || (a === fromHi && b >= fromLo)) && (a < toHi || (a === toHi && b <= toLo))) take(w, j);
+      }
+    }
+    // Entities written past the index have no secondary entries yet: each is a candidate.
+    for (const key of this.tail.keys) {
+      const [hi, lo] = hash56(key);
+      hashes.set(`${hi}:${lo}`, [hi, lo]);
+    }
+    expectHashUnits(hashes.size * LINE_UNITS);
+    for (const [hi, lo] of hashes.values()) {
+      if (!this.foldHash(state, ((0 << 24) | hi) >>> 0, lo, undefined)) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Folds into `state` the entities whose value of the ordered key `query.index` is at most `query.atMost`,
+   * highest value first, until `enough(state)`. Returns how many entities are in that range (`total`: unless
+   * `query.count` is false, which reads only the pages of the entities folded), or undefined after damage.
+   */
+  loadNewest(state: S, query: { index: string; atMost: number; count?: boolean }, enough: (state: S) => boolean): { total: number | undefined } | undefined {
+    const i = this.spec.secondary?.names.indexOf(query.index) ?? -1;
+    if (i < 0) throw new Error(`${this.spec.file}: no secondary key ${query.index}`);
+    // Entities written past the index take their places by value, as if indexed (their values as their own lines
+    // fold them now), never first: a tail of earlier times (a restored cache/, another host's clock) read first
+    // pushed newer entities out of a limited list.
+    const written = this.writtenSince();
+    if (written === undefined) return undefined;
+    let newest: Newest;
+    try {
+      newest = newestInRange(this.tables, written, 1 + i, query.atMost, { count: query.count });
+      // In batches (a candidate may no longer match: the caller's exact filter says so), and not stopping
+      // between two of one value, so that the caller orders equals its own way — up to TIE_READS of them (an
+      // import that gave thousands one time): past that, equals come in the index's order.
+      let next = newest.next();
+      if (next !== undefined) expectHashUnits(Math.min(newest.total ?? BATCH, BATCH) * LINE_UNITS);
+      while (next !== undefined && !enough(state)) {
+        let last: number | undefined;
+        for (let n = 0, ties = 0; next !== undefined && (n < BATCH || (next[2] === last && ties++ < TIE_READS)); n++, next = newest.next()) {
+          if (!this.foldHash(state, next[0] >>> 0, next[1], undefined)) return undefined;
+          last = next[2];
+        }
+      }
+    } catch (error) {
+      // A page (read while counting, or on demand) that does not verify, or an index out of step with its
+      // runs: dropped and rebuilt.
+      if ((error instanceof DerivedDamage && !(error instanceof RunMissing)) || error instanceof NewestOutOfStep) return undefined;
+      throw error;
+    }
+    return { total: newest.total };
+  }
+
+  /**
+   * Folds into `state` the entities whose value of the prefixed key `query.index` starts with `query.prefix`,
+   * in the order of the values' leading bytes (those written past the index in their places too), until
+   * `enough(state)` and then every entity that ties with the last one read — so that an entity left out sorts
+   * after every one read. Candidates come from every entry in the range: an entity's prefixed value is its
+   * own, and a stale candidate (deleted since) costs a read, never an answer (the caller filters exactly).
+   * False after damage.
+   */
+  loadPrefix(state: S, query: { index: string; prefix: string }, enough: (state: S) => boolean): boolean {
+    const secondary = this.spec.secondary;
+    const i = secondary?.names.indexOf(query.index) ?? -1;
+    if (i < 0 || !secondary?.prefixed?.includes(query.index)) throw new Error(`${this.spec.file}: no prefixed secondary key ${query.index}`);
+    const [fromHi, fromLo, toHi, toLo] = textRange(1 + i, query.prefix);
+    const written = this.writtenSince();
+    if (written === undefined) return false;
+    const seen = new Set<string>();
+    const inRange = (w: Uint32Array, x: number) =>
+      !(w[x + 6]! & FLAG_WITHDRAWN) && (w[x]! > fromHi || (w[x] === fromHi && w[x + 1]! >= fromLo)) && (w[x]! < toHi || (w[x] === toHi && w[x + 1]! <= toLo));
+    // The frozen runs', the log's and the tail's entries in the range (few), in order, merged into the partitions' as they come.
+    const extra = new EntryList(64);
+    try {
+      for (const run of this.tables.manifest.frozen) this.tables.table(run).range(fromHi, fromLo, toHi, toLo, (w, j) => extra.pushFrom(w, j));
+    } catch (error) {
+      if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return false;
+      throw error;
+    }
+    for (let j = 0; j < written.count; j++) if (inRange(written.words, j * ENTRY_WORDS)) extra.pushFrom(written.words, j);
+    const sorted = extra.sorted();
+    let e = 0;
+    let read = 0;
+    let stopAt: [number, number] | undefined;
+    let failed = false;
+    // One candidate, in order: read unless seen; true when the read is done (enough, and past the ties).
+    const offer = (w: Uint32Array, j: number): boolean => {
+      const x = j * ENTRY_WORDS;
+      if (w[x + 6]! & FLAG_WITHDRAWN) return false;
+      if (stopAt !== undefined && (w[x]! > stopAt[0] || (w[x] === stopAt[0] && w[x + 1]! > stopAt[1]))) return true;
+      const id = entityOf(w, x);
+      if (seen.has(id)) return false;
+      seen.add(id);
+      if (!this.foldHash(state, w[x + 2]!, w[x + 3]!, undefined)) {
+        failed = true;
+        return true;
+      }
+      // enough() is asked every 16 reads (it may cost what the caller's filter costs).
+      if (stopAt === undefined && ++read % 16 === 0 && enough(state)) stopAt = [w[x]!, w[x + 1]!];
+      return false;
+    };
+    let done: boolean;
+    try {
+      done = this.tables.partSpans(fromHi, fromLo, toHi, toLo, (w, start, end) => {
+        for (let j = start; j < end; j++) {
+          while (e < sorted.length / ENTRY_WORDS && compareAt(sorted, e, w, j) < 0) if (offer(sorted, e++)) return true;
+          if (offer(w, j)) return true;
+        }
+        return false;
+      });
+    } catch (error) {
+      if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return false;
+      throw error;
+    }
+    while (!done && e < sorted.length / ENTRY_WORDS) done = offer(sorted, e++);
+    return !failed;
+  }
+}
