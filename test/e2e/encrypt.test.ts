@@ -118,3 +118,28 @@ describe('an encrypted data directory', () => {
     expect(fs.existsSync(dir)).toBe(false);
   });
 });
+
+describe('journal encrypt, rekey, decrypt', () => {
+  it('turn a plain store into an encrypted one and back, refusing what does not fit (5, 4, 6)', async () => {
+    const dir = freshDataDir();
+    expect((await crux(dir, ['session', 'put', 's', `{"x":"${SECRETS[0]}"}`])).exitCode).toBe(0);
+    const key = await newKey();
+    const other = await newKey();
+    expect((await crux(dir, ['journal', 'encrypt'])).exitCode).toBe(5);
+    expect((await crux(dir, ['--key-file', key.file, 'journal', 'decrypt'])).exitCode).toBe(4);
+    const enc = await crux(dir, ['--json', '--key-file', key.file, 'journal', 'encrypt']);
+    expect(enc.exitCode, enc.stderr).toBe(0);
+    expect(JSON.parse(enc.stdout)).toMatchObject({ change: 'encrypt', key_id: key.id });
+    expect(enc.stderr).toBe('');
+    for (const [path, text] of everyFile(dir)) expect(text, path).not.toContain(SECRETS[0]);
+    expect((await crux(dir, ['--key-file', other.file, 'journal', 'encrypt'])).exitCode).toBe(4);
+    expect((await crux(dir, ['--key-file', other.file, 'journal', 'rekey', '--new-key-file', key.file])).exitCode).toBe(6);
+    expect((await crux(dir, ['--key-file', key.file, 'journal', 'rekey'])).exitCode).toBe(2);
+    expect((await crux(dir, ['--key-file', key.file, 'journal', 'rekey', '--new-key-file', other.file])).exitCode).toBe(0);
+    expect((await crux(dir, ['--key-file', other.file, 'session', 'get', 's'])).stdout).toBe(`{"x":"${SECRETS[0]}"}`);
+    expect((await crux(dir, ['--key-file', other.file, 'journal', 'decrypt'])).exitCode).toBe(0);
+    expect(fs.existsSync(join(dir, 'keys', 'store-key.json'))).toBe(false);
+    expect((await crux(dir, ['session', 'get', 's'])).stdout).toBe(`{"x":"${SECRETS[0]}"}`);
+    expect((await crux(dir, ['journal', 'check'])).exitCode).toBe(0);
+  });
+});

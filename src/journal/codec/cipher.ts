@@ -155,3 +155,44 @@ export function shownSealed(value: string | null, place: SealedPlace): string | 
   const keyId = sealedKeyId(value)!;
   return setup.key?.id === keyId ? openSealed(value, place) : `[sealed:${keyId}]`;
 }
+
+/**
+ * What `journal encrypt`, `rekey` and `decrypt` do to each record's sealed fields (through the one record-rewrite
+ * path, core/rewrite.ts): open what is sealed with `from` (undefined: nothing is sealed yet, plain values stay
+ * plain only when `to` is undefined), seal with `to` (undefined: leave plaintext). A value already sealed with
+ * `to` is kept as it is, so that a run stopped midway can be run again. Returns the new data, or undefined when
+ * nothing changed.
+ */
+export function resealData(
+  spec: StoreSpec<unknown>,
+  ev: string,
+  data: unknown,
+  from: StoreKey | undefined,
+  to: StoreKey | undefined,
+): Record<string, unknown> | undefined {
+  const sealed = spec.sealed;
+  const names = sealed?.fields[ev];
+  if (sealed === undefined || names === undefined || data === null || typeof data !== 'object') return undefined;
+  let out: Record<string, unknown> | undefined;
+  for (const [name, field] of Object.entries(names)) {
+    const value = (data as Record<string, unknown>)[name];
+    if (typeof value !== 'string') continue;
+    if (to !== undefined && sealedKeyId(value) === to.id) continue;
+    if (to === undefined && !isSealed(value)) continue;
+    out ??= { ...(data as Record<string, unknown>) };
+    const place = { file: spec.file, entity: sealed.entity(data), field };
+    const plain = openSealed(value, place, from);
+    out[name] = to === undefined ? plain : sealText(to, plain, place);
+  }
+  return out;
+}
+
+/** A quarantined item's bytes, sealed whole (its name is its place) or opened back; undefined: as they are. */
+export function resealBytes(bytes: Buffer, name: string, from: StoreKey | undefined, to: StoreKey | undefined): Buffer | undefined {
+  const text = bytes.toString('latin1');
+  const place = { file: 'quarantine', entity: name, field: 'bytes' };
+  if (to !== undefined && sealedKeyId(text) === to.id) return undefined;
+  if (!isSealed(text)) return to === undefined ? undefined : Buffer.from(sealText(to, bytes.toString('base64'), place));
+  const plain = Buffer.from(openSealed(text, place, from), 'base64');
+  return to === undefined ? plain : Buffer.from(sealText(to, plain.toString('base64'), place));
+}

@@ -4,13 +4,17 @@ import { makeGroup } from '../group';
 import { makeCheckCommand } from './check';
 import { makeCompactCommand } from './compact';
 import { makeCopyCommand } from './copy';
+import { makeDecryptCommand, makeEncryptCommand, makeRekeyCommand } from './encrypt';
 
 const COMMANDS = {
   check: makeCheckCommand,
   compact: makeCompactCommand,
   copy: makeCopyCommand,
+  encrypt: makeEncryptCommand,
+  rekey: makeRekeyCommand,
+  decrypt: makeDecryptCommand,
 };
 
 export function makeJournalCommand(wanted?: string): Command {
-  return makeGroup('journal', 'verify, repair, compact and copy the journals', COMMANDS, wanted);
+  return makeGroup('journal', 'verify, repair, compact, copy, encrypt, rekey and decrypt the journals', COMMANDS, wanted);
 }

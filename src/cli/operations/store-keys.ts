@@ -1,0 +1,57 @@
+// `journal encrypt`, `rekey` and `decrypt` (SPEC §13) as every adapter runs them: each rewrites every record's
+// sealed fields (journals and history/) and every quarantined item through the one record-rewrite path
+// (JournalStore.rewrite: all or nothing, re-chained, cache/ rebuilt), and records the store's key id
+// (keys/store-key.json). A run stopped midway is run again: values already as they are to be are kept.
+import type { Context } from '../context';
+import { ALL_STORES } from '../../domain/stores';
+import { resealBytes, resealData } from '../../journal/codec/cipher';
+import { readStoreKeyMark, writeStoreKeyMark } from '../../journal/dir/store-key-mark';
+import type { KeyChange, KeyChangeReport } from '../../output/store-keys';
+import { conflict, invalid } from '../../shared/errors';
+import { keyNeeded, type StoreKey } from '../../shared/store-key';
+import type { StoreTarget } from '../store';
+
+export type { KeyChange } from '../../output/store-keys';
+
+const NOTE: Record<KeyChange, string> = { encrypt: 'encrypted', rekey: 'rekeyed', decrypt: 'decrypted' };
+
+/** The keys a change opens with and seals with, checked against what the store records (exit 4, 5 or 6 before anything is written). */
+function keysFor(change: KeyChange, recorded: string | undefined, given: StoreKey | undefined, next: StoreKey | undefined): { from?: StoreKey; to?: StoreKey } {
+  if (given === undefined) throw invalid(`journal ${change} needs the store key`, 'give it with --key-file <file> or CRUX_KEY_FILE (crux key new makes one)');
+  if (change === 'encrypt') {
+    if (recorded !== undefined && recorded !== given.id)
+      throw conflict(`the store is already encrypted, with key ${recorded}`, 'to change its key: crux journal rekey --new-key-file <file>');
+    return { to: given };
+  }
+  if (recorded === undefined) throw conflict('the store is not encrypted', 'crux journal encrypt encrypts it');
+  if (recorded !== given.id) throw keyNeeded(recorded, given);
+  if (change === 'decrypt') return { from: given };
+  if (next === undefined) throw invalid('journal rekey needs the new key', 'give it with --new-key-file <file>');
+  return { from: given, to: next };
+}
+
+export async function changeStoreKey(
+  ctx: Context,
+  target: StoreTarget,
+  change: KeyChange,
+  given: StoreKey | undefined,
+  next?: StoreKey,
+): Promise<KeyChangeReport> {
+  if (target.kind !== 'dir') throw invalid(`journal ${change} is not built for PostgreSQL stores yet`, 'nothing was changed');
+  const root = target.path;
+  const { from, to } = keysFor(change, readStoreKeyMark(root), given, next);
+  // Encrypt records the key first: a write that comes while the journals are rewritten seals with it (or, without
+  // the key, is refused); rekey and decrypt record the change once every record has it.
+  if (change === 'encrypt') writeStoreKeyMark(root, to!.id);
+  const result = await ctx.dataDir.rewrite(
+    ALL_STORES,
+    ctx.nowIso,
+    (record, spec) => {
+      const data = resealData(spec, record.ev, record.data, from, to);
+      return data === undefined ? undefined : { ...record, data };
+    },
+    { note: NOTE[change], doing: `journal ${change}`, quarantine: (bytes, name) => resealBytes(bytes, name, from, to) },
+  );
+  if (change !== 'encrypt') writeStoreKeyMark(root, to?.id);
+  return { change, key_id: to?.id ?? null, journals: result.journals, quarantine: result.quarantine };
+}
