@@ -143,3 +143,35 @@ describe('journal encrypt, rekey, decrypt', () => {
     expect((await crux(dir, ['journal', 'check'])).exitCode).toBe(0);
   });
 });
+
+describe('handoffs between an encrypted store and a plain one (SPEC §6 format kept)', () => {
+  it('a package minted from an encrypted store is accepted by a plain one and the other way round; the ledger keeps it sealed', async () => {
+    const env = { env: { CRUX_HANDOFF_SECRET: 'a secret both hosts share' } };
+    const sealedDir = freshDataDir();
+    const plainDir = freshDataDir();
+    const { file, id } = await newKey();
+    const enc = (args: string[]) => crux(sealedDir, ['--key-file', file, ...args], env);
+    const out = join(tempDir(), 'pkg.json');
+    expect((await enc(['--agent', 'a', 'session', 'put', 's', `{"st":"${SECRETS[0]}"}`])).exitCode).toBe(0);
+    const mint = await enc(['--json', 'handoff', 'mint', 's', '--from', 'a', '--to', 'b', '--message', SECRETS[1]!, '--out', out]);
+    expect(mint.exitCode, mint.stderr).toBe(0);
+    for (const [path, text] of everyFile(sealedDir)) for (const secret of SECRETS.slice(0, 2)) expect(text, path).not.toContain(secret);
+    const handoffId = JSON.parse(Buffer.from(JSON.parse(fs.readFileSync(out, 'utf8')).payload_b64, 'base64').toString()).handoff_id;
+    // The ledger lists without the key; the package is exported again only with it, byte for byte.
+    expect((await crux(sealedDir, ['handoff', 'list'], env)).stdout).toContain(handoffId);
+    const noKey = await crux(sealedDir, ['handoff', 'export', handoffId], env);
+    expect(noKey.exitCode).toBe(6);
+    expect(noKey.stderr).toContain(id);
+    expect(`${(await enc(['handoff', 'export', handoffId])).stdout}`).toBe(fs.readFileSync(out, 'utf8'));
+    // A plain store accepts it.
+    expect((await crux(plainDir, ['handoff', 'accept', out, '--as', 'b'], env)).exitCode).toBe(0);
+    expect((await crux(plainDir, ['--agent', 'b', 'session', 'get', 's'], env)).stdout).toBe(`{"st":"${SECRETS[0]}"}`);
+    // And the other way round: the encrypted store accepts a plain store's package, keeping it sealed.
+    const back = join(tempDir(), 'back.json');
+    expect((await crux(plainDir, ['--agent', 'b', 'session', 'put', 's2', `{"st":"${SECRETS[2]}"}`], env)).exitCode).toBe(0);
+    expect((await crux(plainDir, ['handoff', 'mint', 's2', '--from', 'b', '--to', 'a', '--out', back], env)).exitCode).toBe(0);
+    expect((await enc(['handoff', 'accept', back, '--as', 'a'])).exitCode).toBe(0);
+    expect((await enc(['--agent', 'a', 'session', 'get', 's2'])).stdout).toBe(`{"st":"${SECRETS[2]}"}`);
+    for (const [path, text] of everyFile(sealedDir)) for (const secret of SECRETS) expect(text, path).not.toContain(secret);
+  });
+});

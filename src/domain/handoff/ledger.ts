@@ -154,9 +154,26 @@ function evolve(ledger: Ledger, record: JournalRecord, at: LinePosition): void {
   }
 }
 
+/**
+ * What lies sealed on an encrypted store (SPEC §13): a handoff's message and the package kept to export again (its
+ * payload: the state, the facts, the task record). Ids, agents, times, hashes, the signature and counts stay plain,
+ * so list, expiry and the replay ledger need no key. Each sealed at its handoff (an accept without an id: its hash).
+ */
+export const HANDOFFS_FILE = 'handoffs.jsonl';
+const handoffEntity = (d: any): string => String(d.handoff_id ?? d.content_hash);
+export const handoffPlace = (d: { handoff_id: string | null; content_hash: string }, field: string) => ({
+  file: HANDOFFS_FILE,
+  entity: handoffEntity(d),
+  field,
+});
+
 export const HANDOFF_STORE: StoreSpec<Ledger> = {
-  file: 'handoffs.jsonl',
+  file: HANDOFFS_FILE,
   vocabulary: HANDOFF_VOCABULARY,
+  sealed: {
+    fields: { 'handoff.minted': { message: 'message', 'envelope.payload_b64': 'package' }, 'handoff.accepted': { message: 'message' } },
+    entity: handoffEntity,
+  },
   initial: () => ({ minted: new Map(), mintedByHash: new Map(), accepted: new Map(), trusted: new Map(), revoked: new Map() }),
   evolve,
   // Nothing in the ledger dies: the consumed set must outlive every package it guards.

@@ -1,8 +1,9 @@
 // The handoffs of a store as rows (minted and accepted packages with their status) and a minted package's envelope.
+import { openSealed, shownSealed } from '../../journal/codec/cipher';
 import { invalid, notFound } from '../../shared/errors';
 import type { Instant } from '../../shared/time';
 import type { Envelope } from './envelope';
-import { HANDOFF_STORE, keyRows, type KeyRow, type Ledger, type MintedData } from './ledger';
+import { HANDOFF_STORE, handoffPlace, keyRows, type KeyRow, type Ledger, type MintedData } from './ledger';
 import type { HandoffScope } from './store';
 
 export type HandoffStatus = 'outstanding' | 'accepted' | 'expired';
@@ -50,7 +51,7 @@ function handoffRows(ledger: Ledger, now: Instant): HandoffRow[] {
       content_hash: m.content_hash,
       signature_alg: m.signature_alg,
       facts: m.facts,
-      message: m.message,
+      message: shownSealed(m.message, handoffPlace(m, 'message')),
     });
   }
   for (const a of ledger.accepted.values()) {
@@ -69,7 +70,7 @@ function handoffRows(ledger: Ledger, now: Instant): HandoffRow[] {
       content_hash: a.content_hash,
       signature_alg: a.signature_alg,
       facts: a.facts,
-      message: a.message,
+      message: shownSealed(a.message, handoffPlace(a, 'message')),
     });
   }
   return rows.sort((x, y) => (Date.parse(x.created_at) || 0) - (Date.parse(y.created_at) || 0));
@@ -85,6 +86,9 @@ export async function exportHandoff(scope: HandoffScope, id: string): Promise<{ 
     if (matches.length === 1) found = ledger.minted.get(ledger.mintedByHash.get(matches[0]!)!);
   }
   if (found === undefined) throw notFound(`no handoff ${JSON.stringify(id)} was minted here`, 'see `crux handoff list`');
-  const { bytes: _bytes, ...minted } = found;
-  return { envelope: found.envelope, minted };
+  const { bytes: _bytes, ...kept } = found;
+  // The package and message as minted: opened on an encrypted store (exit 6 without its key).
+  const envelope = { ...found.envelope, payload_b64: openSealed(found.envelope.payload_b64, handoffPlace(found, 'package')) };
+  const minted = { ...kept, envelope, message: openSealed(found.message, handoffPlace(found, 'message')) };
+  return { envelope, minted };
 }

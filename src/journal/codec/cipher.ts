@@ -106,12 +106,27 @@ export function sealedBytes(value: string): number {
   return Math.max(0, Math.floor((body.length * 3) / 4) - NONCE_BYTES - TAG_BYTES);
 }
 
+/** A payload's value at `name`: a field, or `a.b`, a field of an object field (a handoff's envelope). */
+function valueAt(data: Record<string, unknown>, name: string): unknown {
+  const dot = name.indexOf('.');
+  if (dot < 0) return data[name];
+  const inner = data[name.slice(0, dot)];
+  return inner !== null && typeof inner === 'object' ? (inner as Record<string, unknown>)[name.slice(dot + 1)] : undefined;
+}
+
+/** `data` (a copy made by the caller) with `value` at `name`, copying the object a dotted name reaches into. */
+function setAt(data: Record<string, unknown>, name: string, value: string): void {
+  const dot = name.indexOf('.');
+  if (dot < 0) data[name] = value;
+  else data[name.slice(0, dot)] = { ...(data[name.slice(0, dot)] as Record<string, unknown>), [name.slice(dot + 1)]: value };
+}
+
 /** The fields of `draft` its store seals that hold text not yet sealed (null and absent values stay as they are), with their places. */
 function textFields(sealed: SealedFields, draft: EventDraft): [string, string][] {
   const names = sealed.fields[draft.ev];
   if (names === undefined || draft.data === null || typeof draft.data !== 'object') return [];
   const data = draft.data as Record<string, unknown>;
-  return Object.entries(names).filter(([name]) => typeof data[name] === 'string' && !isSealed(data[name]));
+  return Object.entries(names).filter(([name]) => typeof valueAt(data, name) === 'string' && !isSealed(valueAt(data, name)));
 }
 
 /** How the store is, asked once per process (a write that seals nothing never asks). */
@@ -138,7 +153,7 @@ export function sealDrafts(spec: StoreSpec<unknown>, drafts: readonly EventDraft
     if (mode.kind === 'locked') throw keyNeeded(mode.keyId, setup.key);
     const data = { ...(draft.data as Record<string, unknown>) };
     const entity = sealed.entity(data);
-    for (const [name, field] of fields) data[name] = sealText(mode.key, data[name] as string, { file: spec.file, entity, field });
+    for (const [name, field] of fields) setAt(data, name, sealText(mode.key, valueAt(data, name) as string, { file: spec.file, entity, field }));
     out ??= drafts.slice();
     out[i] = { ...draft, data };
   }
@@ -175,14 +190,14 @@ export function resealData(
   if (sealed === undefined || names === undefined || data === null || typeof data !== 'object') return undefined;
   let out: Record<string, unknown> | undefined;
   for (const [name, field] of Object.entries(names)) {
-    const value = (data as Record<string, unknown>)[name];
+    const value = valueAt(data as Record<string, unknown>, name);
     if (typeof value !== 'string') continue;
     if (to !== undefined && sealedKeyId(value) === to.id) continue;
     if (to === undefined && !isSealed(value)) continue;
     out ??= { ...(data as Record<string, unknown>) };
     const place = { file: spec.file, entity: sealed.entity(data), field };
     const plain = openSealed(value, place, from);
-    out[name] = to === undefined ? plain : sealText(to, plain, place);
+    setAt(out, name, to === undefined ? plain : sealText(to, plain, place));
   }
   return out;
 }
