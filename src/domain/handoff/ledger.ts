@@ -159,7 +159,7 @@ function evolve(ledger: Ledger, record: JournalRecord, at: LinePosition): void {
  * payload: the state, the facts, the task record). Ids, agents, times, hashes, the signature and counts stay plain,
  * so list, expiry and the replay ledger need no key. Each sealed at its handoff (an accept without an id: its hash).
  */
-export const HANDOFFS_FILE = 'handoffs.jsonl';
+const HANDOFFS_FILE = 'handoffs.jsonl';
 const handoffEntity = (d: any): string => String(d.handoff_id ?? d.content_hash);
 export const handoffPlace = (d: { handoff_id: string | null; content_hash: string }, field: string) => ({
   file: HANDOFFS_FILE,
