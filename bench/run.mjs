@@ -52,14 +52,21 @@ const HAS_SCRIPT = has('script');
 const shellWord = (w) => `'${w.replace(/'/g, `'\\''`)}'`;
 const size = (n) => (n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1000 ? `${n / 1000}k` : String(n));
 
+// The store key of the encrypted copies (SPEC §13: a get on an encrypted store costs at most 1.2× one on a plain one).
+const KEY_FILE = join(work, 'store.key');
+if (!fs.existsSync(KEY_FILE)) run(join(work, 'no-store'), ['key', 'new', '--out', KEY_FILE]);
 const builds = {};
 for (const n of ALL_SIZES) {
   const t = performance.now();
   const s = join(work, `s-${n}`);
   const c = join(work, `c-${n}`);
+  const e = join(work, `e-${n}`);
   if (!REUSE) {
     for (let from = 0; from < n; from += 250_000) run(s, ['session', 'import', '-'], sessionLines(from, Math.min(n, from + 250_000), n));
     run(s, ['session', 'put', 'target', '{"step":0}']);
+    for (let from = 0; from < n; from += 250_000)
+      run(e, ['--key-file', KEY_FILE, 'session', 'import', '-'], sessionLines(from, Math.min(n, from + 250_000), n));
+    run(e, ['--key-file', KEY_FILE, 'session', 'put', 'target', '{"step":0}']);
     run(c, ['case', 'import', '-'], caseLines(n));
   }
   // Agent a's handoff sources (one per timed mint), put one by one.
@@ -68,7 +75,7 @@ for (const n of ALL_SIZES) {
   // Sessions to close (one per timed close).
   for (let i = 0; i < ROUNDS + 3; i++) run(s, ['session', 'put', `close-${RUN_ID}-${i}`, '{"step":0}']);
   const caseId = firstCaseId(fs, join(c, 'cases.jsonl'));
-  builds[n] = { s, c, caseId, ms: performance.now() - t };
+  builds[n] = { s, c, e, caseId, ms: performance.now() - t };
   log(`bench: built ${size(n)} sessions and cases in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 }
 
@@ -81,10 +88,11 @@ function counter(prefix) {
 const rows = [{ name: 'node -e 0', argv: ['node', '-e', '0'] }];
 const at = (n, name) => `${name} @${size(n)}`;
 for (const n of ALL_SIZES) {
-  const { s, c, caseId } = builds[n];
+  const { s, c, e, caseId } = builds[n];
   // A mid-journal session that is active (put and get both apply), or one put after the import at size 1.
   const mid = midSession(n, 'target');
   rows.push({ name: at(n, 'session get'), argv: crux(s, 'session', 'get', mid), n, cmd: 'session get' });
+  rows.push({ name: at(n, 'session get (encrypted)'), argv: crux(e, '--key-file', KEY_FILE, 'session', 'get', mid), n, cmd: 'session get (encrypted)' });
   rows.push({ name: at(n, 'session put (replace)'), argv: crux(s, 'session', 'put', mid, '{"step":1}'), n, cmd: 'session put' });
   const fresh = counter(`new-${RUN_ID}-`);
   rows.push({
@@ -442,6 +450,7 @@ for (const [cmd, bySize] of byCmd) {
 }
 // Against `session get` at the same size, in the same run (issues 22 and 23: a limited list costs about a get).
 const LIKE_GET = [
+  ['session get (encrypted)', 'session get', 1.2],
   ['limited list (--limit 50)', 'session get', 1.3],
   ['limited list (--stranded --limit 5)', 'session get', 1.3],
   ['terminal: session list (50 rows)', 'terminal: session get', 1.3],

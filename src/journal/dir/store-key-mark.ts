@@ -12,6 +12,8 @@ const JOURNALS = ['sessions.jsonl', 'cases.jsonl', 'handoffs.jsonl', 'facts.json
 /** The key id the store records, or undefined for a plain store. */
 export function readStoreKeyMark(root: string): string | undefined {
   const path = join(root, MARK);
+  // No exception for the common case (a plain store): creating one costs more than the check.
+  if (!fs.existsSync(path)) return undefined;
   let text: string;
   try {
     text = fs.readFileSync(path, 'utf8');
@@ -54,7 +56,7 @@ export function writeStoreKeyMark(root: string, keyId: string | undefined): void
 export function storeHasRecords(root: string): boolean {
   return JOURNALS.some((file) => {
     try {
-      return fs.statSync(join(root, file)).size > 0;
+      return (fs.statSync(join(root, file), { throwIfNoEntry: false })?.size ?? 0) > 0;
     } catch {
       return false;
     }
