@@ -175,3 +175,19 @@ describe('handoffs between an encrypted store and a plain one (SPEC §6 format k
     for (const [path, text] of everyFile(sealedDir)) for (const secret of SECRETS) expect(text, path).not.toContain(secret);
   });
 });
+
+describe('adapters take the key from the environment as the CLI does', () => {
+  it('a lifecycle hook writes sealed with CRUX_KEY_FILE, and is refused (6) without it', async () => {
+    const dir = freshDataDir();
+    const { file, id } = await newKey();
+    const payload = (sid: string) => JSON.stringify({ session_id: sid, hook_event_name: 'SessionStart', cwd: '/tmp', source: 'startup' });
+    expect((await crux(dir, ['--key-file', file, 'session', 'put', 's', '{}'])).exitCode).toBe(0);
+    const hook = await crux(dir, ['hook', 'claude-code'], { input: payload('hk1'), env: { CRUX_KEY_FILE: file } });
+    expect(hook.exitCode, hook.stderr).toBe(0);
+    const record = fs.readFileSync(join(dir, 'sessions.jsonl'), 'utf8').trim().split('\n').at(-1)!;
+    expect(JSON.parse(record).data.state).toMatch(new RegExp(`^crux-sealed-v1:${id}:`));
+    const refused = await crux(dir, ['hook', 'claude-code'], { input: payload('hk2') });
+    expect(refused.exitCode).toBe(6);
+    expect(refused.stderr).toContain(id);
+  });
+});
