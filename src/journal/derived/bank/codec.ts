@@ -46,6 +46,17 @@ export function bankHead(liveRecordBytes: number, sections: readonly number[]): 
   return Buffer.from(`${JSON.stringify(header)}\n`);
 }
 
+/** The byte lengths of the sections after the head (ids, vocab, then NUMERIC's) of a bank of these counts. */
+export const sectionLengths = (idBytes: number, vocabBytes: number, slots: number, terms: number, postings: number): number[] => [
+  idBytes,
+  vocabBytes,
+  ...NUMERIC.map(
+    ([name, ctor]) =>
+      ctor.BYTES_PER_ELEMENT *
+      (name === 'postStart' ? terms + 1 : name === 'postSlots' || name === 'postMeta' ? postings : name === 'idHash' ? 2 * slots : slots),
+  ),
+];
+
 const PAGE = 4096;
 /**
  * A column read page by page; once a query has touched this share of its pages (and at least 16), it is read

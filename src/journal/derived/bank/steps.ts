@@ -9,7 +9,7 @@
 // renumbered in order; a section that does not come out at the length planned for it (a bank
 // whose postings disagree with its counts) gives the rewrite up rather than write a snapshot that lies.
 import type { Bank } from './bank';
-import { bankHead, NUMERIC, pad8 } from './codec';
+import { bankHead, NUMERIC, pad8, sectionLengths } from './codec';
 import { Frame, numberAt, sliceOf, writeColumn, writeIdHash, writeIds, writeIdStarts, writePostings, type StepCursor as Cursor } from './step-writers';
 import { StepSink } from './step-sink';
 
@@ -115,15 +115,7 @@ function countStep(frame: Frame, c: Cursor, sink: StepSink): boolean {
 /** With the counts known: every section's length, and the head first. */
 function beginWriting(frame: Frame, c: Cursor): void {
   const postings = c.counts.reduce((a, b) => a + b, 0);
-  const perSlot: Record<string, number> = { idStarts: 4, reward: 8, created: 8, success: 1, reused: 8, termCount: 4, recOffset: 8, recLength: 4, recLine: 4 };
-  const numeric = NUMERIC.map(([name]) => {
-    if (name === 'postStart') return (frame.vocab + 1) * 4;
-    if (name === 'postSlots') return postings * 4;
-    if (name === 'postMeta') return postings * 2;
-    if (name === 'idHash') return frame.live * 8;
-    return frame.live * perSlot[name]!;
-  });
-  c.lengths = [idsLength(frame), Buffer.byteLength(frame.bank.vocab.join('\n')), ...numeric];
+  c.lengths = sectionLengths(idsLength(frame), Buffer.byteLength(frame.bank.vocab.join('\n')), frame.live, frame.vocab, postings);
   c.section = 0;
   c.pos = c.sub = c.at = 0;
   c.start = c.off;
