@@ -200,14 +200,3 @@ export function moreLine(shown: number, total: number | undefined, noun: string)
   const more = total - shown;
   return `… ${more} more ${noun}${more === 1 ? '' : 's'} (${shown} of ${total} shown: --limit <n> shows n, --limit 0 shows all)`;
 }
-
-/** `rows` unchanged, or undefined when it has none (peeks at the first row without losing it). */
-export function unlessEmpty<T>(rows: Iterable<T>): Iterable<T> | undefined {
-  const iterator = rows[Symbol.iterator]();
-  const first = iterator.next();
-  if (first.done) return undefined;
-  return (function* () {
-    yield first.value;
-    for (let next = iterator.next(); !next.done; next = iterator.next()) yield next.value;
-  })();
-}

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { columnsOf, encodeBank } from '../../../src/journal/derived/bank/codec';
-import { decodeCaseBank } from '../../../src/domain/case/bank';
-import { CaseBank } from '../../../src/domain/case/bank';
+import type { LazyColumns } from '../../../src/journal/derived/bank/layout';
+import { encodeBank } from '../../../src/journal/derived/bank/steps';
+import { CaseBank, decodeCaseBank } from '../../../src/domain/case/bank';
+
 import { rankCases } from '../../../src/domain/case/rank';
 import { bankOf, bodyOf, recorded } from './fixtures';
 
@@ -67,13 +68,14 @@ describe('bank codec', () => {
     expect(header.v).toBe(4);
     for (const v of [1, 2, 3]) expect(decodeCaseBank(bodyOf(withHeader({ ...header, v })))).toBeUndefined();
     // Shapes that disagree are refused.
-    const columns = columnsOf(bank);
-    expect(() => new CaseBank({ ...columns, reward: new Float64Array(1) })).toThrow(RangeError);
-    expect(() => new CaseBank({ ...columns, postStart: new Uint32Array(1) })).toThrow(RangeError);
-    expect(() => new CaseBank({ ...columns, idHash: new Uint32Array(2) })).toThrow(RangeError);
-    expect(() => new CaseBank({ ...columns, postMeta: new Uint16Array(columns.postMeta.length + 1) })).toThrow(RangeError);
+    const columns = decodeCaseBank(bodyOf(bytes))!.cache;
+    const withColumn = (patch: object) => new CaseBank({ ...columns, ...patch } as LazyColumns);
+    expect(() => withColumn({ reward: new Float64Array(1) })).toThrow(RangeError);
+    expect(() => withColumn({ postStart: new Uint32Array(1) })).toThrow(RangeError);
+    expect(() => withColumn({ idHash: new Uint32Array(2) })).toThrow(RangeError);
+    expect(() => withColumn({ postMeta: new Uint16Array(columns.postMeta.length + 1) })).toThrow(RangeError);
     // A posting pointing past the last slot is skipped by ranking, not read out of bounds.
-    const damaged = new CaseBank({ ...columns, postSlots: columns.postSlots.map(() => 1000) });
+    const damaged = withColumn({ postSlots: new Uint32Array(columns.postSlots.length).fill(1000) });
     expect(rankCases(damaged, q('restart nginx 東京 build'))).toEqual([]);
     // Decoding a pooled, unaligned copy works as well.
     const unaligned = Buffer.concat([Buffer.alloc(3), bytes]).subarray(3);

@@ -2,7 +2,7 @@
 // the records after the snapshot; a delta that does not fit the bank is refused and leaves it untouched.
 import { describe, expect, it } from 'vitest';
 import type { CaseBank } from '../../../src/domain/case/bank';
-import { encodeBank } from '../../../src/journal/derived/bank/codec';
+import { encodeBank } from '../../../src/journal/derived/bank/steps';
 import { decodeCaseBank } from '../../../src/domain/case/bank';
 import { applyBankDelta, encodeBankDelta } from '../../../src/journal/derived/bank/delta';
 import { rankCases } from '../../../src/domain/case/rank';

@@ -2,7 +2,7 @@
 // budget, with cached cases removed, replaced, re-counted and new ones folded since; each step stays near its budget.
 import { describe, expect, it } from 'vitest';
 import type { CaseBank } from '../../../src/domain/case/bank';
-import { encodeBank } from '../../../src/journal/derived/bank/codec';
+import { encodeBank } from '../../../src/journal/derived/bank/steps';
 import { decodeCaseBank } from '../../../src/domain/case/bank';
 import { stepBank } from '../../../src/journal/derived/bank/steps';
 import { bankOf, bodyOf, recorded, type Given } from './fixtures';

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { idHash32 } from '../../../src/journal/derived/bank/bank';
 import { CASE_BANK_RULES } from '../../../src/domain/case/bank';
-import { encodeBank } from '../../../src/journal/derived/bank/codec';
+import { encodeBank } from '../../../src/journal/derived/bank/steps';
 import { streamBank } from '../../../src/journal/derived/bank/stream';
 import { CASE_VOCABULARY } from '../../../src/domain/case/events';
 import type { Scratch, ScratchFile, ScratchSort } from '../../../src/journal/codec/store-spec';

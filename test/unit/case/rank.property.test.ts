@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { rankCases } from '../../../src/domain/case/rank';
-import { encodeBank } from '../../../src/journal/derived/bank/codec';
+import { encodeBank } from '../../../src/journal/derived/bank/steps';
 import { decodeCaseBank } from '../../../src/domain/case/bank';
 import { CASE_TERMS } from '../../../src/domain/case/bank-terms';
 import { tokenize } from '../../../src/domain/case/tokenize';

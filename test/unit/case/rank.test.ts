@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compareCodePoints, parseMinSimilarity, parseTopK, rankCases, type RetrieveQuery } from '../../../src/domain/case/rank';
 import type { CaseBank } from '../../../src/domain/case/bank';
 import type { CruxError } from '../../../src/shared/errors';
-import { encodeBank } from '../../../src/journal/derived/bank/codec';
+import { encodeBank } from '../../../src/journal/derived/bank/steps';
 import { decodeCaseBank } from '../../../src/domain/case/bank';
 import { bankOf, bodyOf, recorded } from './fixtures';
 

@@ -1,6 +1,6 @@
 // Tables as lines: widths from a sample, fitted to the terminal, cut with …, plain columns when piped.
 import { describe, expect, it } from 'vitest';
-import { fitColumns, moreLine, SAMPLE_ROWS, tableLines, unlessEmpty, type CellValue, type Column, type TableLayout } from '../../../src/output/table';
+import { fitColumns, moreLine, SAMPLE_ROWS, tableLines, type CellValue, type Column, type TableLayout } from '../../../src/output/table';
 import { cutToWidth, displayWidth, wrapWords } from '../../../src/output/text-width';
 
 const noPaint = (_tone: string, text: string) => text;
@@ -168,11 +168,6 @@ describe('tableLines', () => {
     expect(produced).toBe(SAMPLE_ROWS + 10);
     for (const line of rest) expect(displayWidth(line)).toBeLessThanOrEqual(30);
     expect(rest.find((l) => l.includes('xxx'))).toMatch(/…/);
-  });
-
-  it('unlessEmpty tells an empty list without losing the first row', () => {
-    expect(unlessEmpty([])).toBeUndefined();
-    expect([...unlessEmpty([1, 2, 3])!]).toEqual([1, 2, 3]);
   });
 
   it('fitColumns keeps natural widths when there is room or no limit', () => {

@@ -1,10 +1,9 @@
 // The case bank as bytes, for a replay cache: a JSON header line, then each section 8-byte aligned —
 // the joined case ids, the joined vocabulary, and the numeric columns as raw little-endian typed arrays.
 // Loading it is a few views and two string decodes, not a replay. Text fields are not included: they stay
-// in the journal, at the positions the bank records.
+// in the journal, at the positions the bank records. The one encoder is steps.ts's (encodeBank: all in one step).
 import type { SnapshotBody } from '../../codec/store-spec';
-import { hashIds, type Bank } from './bank';
-import type { Column } from './columns';
+import type { Bank } from './bank';
 import type { BankColumns, LazyColumns } from './layout';
 import type { Numbers } from './columns';
 
@@ -47,92 +46,16 @@ export function bankHead(liveRecordBytes: number, sections: readonly number[]): 
   return Buffer.from(`${JSON.stringify(header)}\n`);
 }
 
-export function encodeBank(bank: Bank): Buffer {
-  const columns = columnsOf(bank);
-  const sections: Uint8Array[] = [
-    columns.idBytes,
-    Buffer.from(columns.vocab.join('\n')),
-    ...NUMERIC.map(([name]) => {
-      const column = columns[name] as Numeric;
-      return new Uint8Array(column.buffer, column.byteOffset, column.byteLength);
-    }),
-  ];
-  const head = bankHead(
-    columns.liveRecordBytes,
-    sections.map((s) => s.byteLength),
-  );
-  let size = pad8(head.length);
-  for (const section of sections) size += pad8(section.byteLength);
-  const out = Buffer.alloc(size);
-  head.copy(out, 0);
-  let at = pad8(head.length);
-  for (const section of sections) {
-    out.set(section, at);
-    at += pad8(section.byteLength);
-  }
-  return out;
-}
-
-/** The bank's live state as columns, dead slots dropped and the rest renumbered in order. */
-export function columnsOf(bank: Bank): BankColumns {
-  const live = bank.liveSlots();
-  const renumber = new Int32Array(bank.slots).fill(-1);
-  live.forEach((s, i) => {
-    renumber[s] = i;
-  });
-  const pick = <T extends Float64Array | Uint32Array | Uint8Array>(column: Column<T>, make: (n: number) => T): T => {
-    const out = make(live.length);
-    live.forEach((s, i) => {
-      out[i] = column.get(s);
-    });
-    return out;
-  };
-  const idStarts = new Uint32Array(live.length);
-  const ids: string[] = [];
-  let at = 0;
-  live.forEach((s, i) => {
-    const id = bank.idOf(s);
-    idStarts[i] = at;
-    ids.push(id);
-    at += UTF8_ENCODER.encode(id).length + 1;
-  });
-  const postStart = new Uint32Array(bank.vocab.length + 1);
-  const postSlots: number[] = [];
-  const postMeta: number[] = [];
-  const post = (slot: number) => {
-    if (renumber[slot]! < 0) return;
-    postSlots.push(renumber[slot]!);
-    postMeta.push(bank.metaOf(slot));
-  };
-  for (let t = 0; t < bank.vocab.length; t++) {
-    postStart[t] = postSlots.length;
-    const { cached, later } = bank.postingsOf(t);
-    for (const slot of cached) post(slot);
-    for (const slot of later) post(slot);
-  }
-  postStart[bank.vocab.length] = postSlots.length;
-  const idHash = hashIds(ids);
-  return {
-    idBytes: UTF8_ENCODER.encode(ids.join('\n')),
-    idStarts,
-    vocab: [...bank.vocab],
-    reward: pick(bank.reward, (n) => new Float64Array(n)),
-    created: pick(bank.created, (n) => new Float64Array(n)),
-    success: pick(bank.success, (n) => new Uint8Array(n)),
-    reused: pick(bank.reused, (n) => new Float64Array(n)),
-    termCount: pick(bank.termCount, (n) => new Uint32Array(n)),
-    recOffset: pick(bank.recOffset, (n) => new Float64Array(n)),
-    recLength: pick(bank.recLength, (n) => new Uint32Array(n)),
-    recLine: pick(bank.recLine, (n) => new Uint32Array(n)),
-    postStart,
-    postSlots: Uint32Array.from(postSlots),
-    postMeta: Uint16Array.from(postMeta),
-    idHash,
-    liveRecordBytes: bank.liveRecordBytes,
-  };
-}
-
-const UTF8_ENCODER = new TextEncoder();
+/** The byte lengths of the sections after the head (ids, vocab, then NUMERIC's) of a bank of these counts. */
+export const sectionLengths = (idBytes: number, vocabBytes: number, slots: number, terms: number, postings: number): number[] => [
+  idBytes,
+  vocabBytes,
+  ...NUMERIC.map(
+    ([name, ctor]) =>
+      ctor.BYTES_PER_ELEMENT *
+      (name === 'postStart' ? terms + 1 : name === 'postSlots' || name === 'postMeta' ? postings : name === 'idHash' ? 2 * slots : slots),
+  ),
+];
 
 const PAGE = 4096;
 /**

@@ -82,7 +82,6 @@ export class Frame {
 export const sliceOf = (column: unknown, from: number, to: number): ArrayLike<number> =>
   ArrayBuffer.isView(column) ? (column as Uint32Array).subarray(from, to) : (column as { slice(a: number, b: number): ArrayLike<number> }).slice(from, to);
 export const numberAt = (column: LazyColumns['idStarts'] | Uint32Array, i: number): number => (ArrayBuffer.isView(column) ? column[i]! : column.get(i));
-export const utf8 = new TextEncoder();
 
 /** Live slots' ids joined by "\n", a run of slots at a time (one slice of the cached bytes per run). */
 export function writeIds(frame: Frame, c: StepCursor, sink: StepSink): boolean {
@@ -91,7 +90,7 @@ export function writeIds(frame: Frame, c: StepCursor, sink: StepSink): boolean {
     if (c.pos >= frame.base) {
       if (frame.slotOf(c.pos) >= 0) {
         if (c.at === 1) sink.u8(10);
-        sink.bytes(utf8.encode(frame.bank.idOf(c.pos)));
+        sink.text(frame.bank.idOf(c.pos));
         c.at = 1;
       }
       c.pos += 1;
@@ -122,7 +121,7 @@ export function writeIdStarts(frame: Frame, c: StepCursor, sink: StepSink): bool
     if (c.pos >= frame.base) {
       if (frame.slotOf(c.pos) >= 0) {
         sink.u32(c.at);
-        c.at += utf8.encode(frame.bank.idOf(c.pos)).length + 1;
+        c.at += Buffer.byteLength(frame.bank.idOf(c.pos)) + 1;
       }
       c.pos += 1;
       continue;

@@ -1,4 +1,4 @@
-// The case bank's snapshot encoding in bounded steps (SnapshotCodec.steps): exactly the bytes encodeBank gives,
+// The case bank's snapshot encoding (codec.ts's layout), whole (encodeBank) or in bounded steps (SnapshotCodec.steps):
 // made about `budget` bytes at a time from a cursor, so that rewriting the snapshot of 1M cases (~150 MB) is
 // spread over many writes instead of paid by one (journal/derived/snapshot-build.ts). Each step is handed the
 // same bank (its snapshot, with the changes frozen when the rewrite began) and reads of it only what its own
@@ -6,14 +6,21 @@
 //
 // The cursor is plain data: the section being written, a position in it, and what the first steps computed for
 // all the others (each term's live postings, every section's length). Dead slots are dropped and the rest
-// renumbered in order, as columnsOf does; a section that does not come out at the length planned for it (a bank
+// renumbered in order; a section that does not come out at the length planned for it (a bank
 // whose postings disagree with its counts) gives the rewrite up rather than write a snapshot that lies.
 import type { Bank } from './bank';
-import { bankHead, NUMERIC, pad8 } from './codec';
-import { Frame, numberAt, sliceOf, utf8, writeColumn, writeIdHash, writeIds, writeIdStarts, writePostings, type StepCursor as Cursor } from './step-writers';
+import { bankHead, NUMERIC, pad8, sectionLengths } from './codec';
+import { Frame, numberAt, sliceOf, writeColumn, writeIdHash, writeIds, writeIdStarts, writePostings, type StepCursor as Cursor } from './step-writers';
 import { StepSink } from './step-sink';
 
 const SECTIONS = ['head', 'ids', 'vocab', ...NUMERIC.map(([name]) => name as string)];
+
+/** The bank's whole encoding: one step without a budget. */
+export function encodeBank(bank: Bank): Buffer {
+  const out = stepBank(bank, undefined, Number.POSITIVE_INFINITY);
+  if (out?.done !== true) throw new RangeError('the bank does not encode: its postings disagree with its counts');
+  return out.bytes;
+}
 
 /**
  * The next piece of the bank's encoding after `cursor` (undefined: from the start), about `budget` bytes: the
@@ -21,11 +28,7 @@ const SECTIONS = ['head', 'ids', 'vocab', ...NUMERIC.map(([name]) => name as str
  * undefined when this bank cannot be encoded in steps (its cache's removals cannot be told) or a section did not
  * come out at its planned length.
  */
-export function stepBank(
-  bank: Bank,
-  cursor: unknown,
-  budget: number,
-): { bytes: Uint8Array; length: number | undefined; done: boolean; next: unknown } | undefined {
+export function stepBank(bank: Bank, cursor: unknown, budget: number): { bytes: Buffer; length: number | undefined; done: boolean; next: unknown } | undefined {
   const killed = killedSlots(bank);
   if (killed === undefined) return undefined;
   const frame = new Frame(bank, killed, budget);
@@ -33,6 +36,7 @@ export function stepBank(
   if (!isCursor(c, frame)) return undefined;
   const sink = new StepSink(budget);
   if (c.section === -1 && countStep(frame, c, sink)) beginWriting(frame, c);
+  if (budget === Number.POSITIVE_INFINITY && c.lengths !== undefined) sink.reserve(bodyLength(bank, c)! - c.off);
   while (c.section >= 0 && c.section < SECTIONS.length && !sink.full) {
     if (!writeSection(frame, c, sink)) continue;
     const length = sectionLength(bank, c, c.section);
@@ -111,15 +115,7 @@ function countStep(frame: Frame, c: Cursor, sink: StepSink): boolean {
 /** With the counts known: every section's length, and the head first. */
 function beginWriting(frame: Frame, c: Cursor): void {
   const postings = c.counts.reduce((a, b) => a + b, 0);
-  const perSlot: Record<string, number> = { idStarts: 4, reward: 8, created: 8, success: 1, reused: 8, termCount: 4, recOffset: 8, recLength: 4, recLine: 4 };
-  const numeric = NUMERIC.map(([name]) => {
-    if (name === 'postStart') return (frame.vocab + 1) * 4;
-    if (name === 'postSlots') return postings * 4;
-    if (name === 'postMeta') return postings * 2;
-    if (name === 'idHash') return frame.live * 8;
-    return frame.live * perSlot[name]!;
-  });
-  c.lengths = [idsLength(frame), Buffer.byteLength(frame.bank.vocab.join('\n')), ...numeric];
+  c.lengths = sectionLengths(idsLength(frame), Buffer.byteLength(frame.bank.vocab.join('\n')), frame.live, frame.vocab, postings);
   c.section = 0;
   c.pos = c.sub = c.at = 0;
   c.start = c.off;
@@ -130,7 +126,7 @@ function idsLength(frame: Frame): number {
   const { idStarts, idBytes } = frame.bank.cache;
   let total = frame.base > 0 ? idBytes.length + 1 : 0;
   for (const s of frame.killed) total -= (s + 1 < frame.base ? numberAt(idStarts, s + 1) : idBytes.length + 1) - numberAt(idStarts, s);
-  for (let s = frame.base; s < frame.slots; s++) if (frame.slotOf(s) >= 0) total += utf8.encode(frame.bank.idOf(s)).length + 1;
+  for (let s = frame.base; s < frame.slots; s++) if (frame.slotOf(s) >= 0) total += Buffer.byteLength(frame.bank.idOf(s)) + 1;
   return frame.live > 0 ? total - 1 : 0;
 }
 

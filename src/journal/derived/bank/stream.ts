@@ -19,7 +19,7 @@ import type { JournalRecord } from '../../codec/record';
 import type { LinePosition } from '../../codec/line';
 import type { Scratch, ScratchFile, ScratchSort, SnapshotStream } from '../../codec/store-spec';
 import { idHash32 } from './bank';
-import { bankHead, NUMERIC, pad8 } from './codec';
+import { bankHead, NUMERIC, pad8, sectionLengths } from './codec';
 import { packMeta, type BankFacts } from './layout';
 import { TermTable } from './term-table';
 import { Forward, Section, Staged, type Put } from './stream-io';
@@ -161,15 +161,7 @@ class BankStream implements SnapshotStream {
     const { df, vocabCount } = termCounts(this.postings, live, puts);
     const postings = df.reduce((a, b) => a + b, 0);
     const vocabText = Buffer.from(this.terms.vocab.slice(0, vocabCount).join('\n'));
-    const perSlot: Record<string, number> = { idStarts: 4, reward: 8, created: 8, success: 1, reused: 8, termCount: 4, recOffset: 8, recLength: 4, recLine: 4 };
-    const numeric = NUMERIC.map(([name]) => {
-      if (name === 'postStart') return (vocabCount + 1) * 4;
-      if (name === 'postSlots') return postings * 4;
-      if (name === 'postMeta') return postings * 2;
-      if (name === 'idHash') return live.count * 8;
-      return live.count * perSlot[name]!;
-    });
-    const sections = [live.count > 0 ? live.idBytes + live.count - 1 : 0, vocabText.length, ...numeric];
+    const sections = sectionLengths(live.count > 0 ? live.idBytes + live.count - 1 : 0, vocabText.length, live.count, vocabCount, postings);
     const head = bankHead(live.recordBytes, sections);
     // Each section's place in the body and its length, by name.
     const at = new Map<string, [number, number]>();
