@@ -76,6 +76,29 @@ describe('completion of session ids by prefix', () => {
     expect((await complete(dir, undefined, 'session-149', 200)).read).toBeLessThan(40);
     expect((await complete(dir, 'b' as AgentName, 'session-14', 200)).read).toBeLessThan(200);
   });
+
+  it('reads a short prefix of ids that share a long stem as far as the answer, not the whole stem', async () => {
+    const dir = await seeded();
+    // Every id of a scope ties on the first 7 bytes of `!session-…`: read deeper, in order, as far as a screenful.
+    const reads: Record<string, number> = {};
+    for (const agent of [undefined, 'a'] as (AgentName | undefined)[]) {
+      for (const [prefix, max] of [
+        ['s', 5],
+        ['sess', 200],
+        ['session', 200],
+        ['', 20],
+      ] as const) {
+        const got = await complete(dir, agent, prefix, max);
+        reads[`${agent} ${prefix} ${max}`] = got.read;
+        expect(got.ids).toEqual(
+          Array.from({ length: N }, (_, i) => `session-${i}`)
+            .sort()
+            .slice(0, max),
+        );
+      }
+    }
+    for (const [what, read] of Object.entries(reads)) expect(read, what).toBeLessThan(Number(what.split(' ')[2]) + 400);
+  });
 });
 
 describe.skipIf(pgSkipReason() !== undefined)('completion of session ids by prefix on PostgreSQL', () => {
