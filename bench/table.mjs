@@ -4,7 +4,7 @@
 // BENCH_TABLE_WARM (default 5) warm calls, p50 and max, and the peak resident memory of all of them. Times are CPU
 // time (user + system) of the process that answers — the command, or the ui server across one request — since
 // the machine is shared and wall time is noisy; wall p50 beside it. Written to BENCH_TABLE_OUT (default
-// docs/bench-table.md) with the run's conditions, rows that were not run left out (never estimated).
+// docs/performance/bench-table.md) with the run's conditions, rows that were not run left out (never estimated).
 //
 // BENCH_TABLE_ENGINES (default dir,pg): pg needs CRUX_BENCH_PG_URL or Debian's postgresql (a throwaway cluster).
 // BENCH_TABLE_ONLY=<substring,…>: only the rows whose name holds one of them (a subset, e.g. `complete,ui`).
@@ -24,7 +24,7 @@ const SIZES = (process.env.BENCH_TABLE_SIZES ?? '1000,100000,1000000').split(','
 const ENGINES = (process.env.BENCH_TABLE_ENGINES ?? 'dir,pg').split(',');
 const WARM = Number(process.env.BENCH_TABLE_WARM ?? 5);
 const ONLY = process.env.BENCH_TABLE_ONLY?.split(',').filter(Boolean);
-const OUT = resolve(ROOT, process.env.BENCH_TABLE_OUT ?? 'docs/bench-table.md');
+const OUT = resolve(ROOT, process.env.BENCH_TABLE_OUT ?? 'docs/performance/bench-table.md');
 const REUSE = process.env.BENCH_TABLE_REUSE;
 const env = benchEnv({ CRUX_NOW: '2026-12-01T12:00:00Z' });
 const log = (line) => process.stderr.write(`${line}\n`);

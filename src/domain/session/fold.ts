@@ -166,6 +166,9 @@ const SESSION_INDEXES = [
   'logical_id',
   'scoped_order',
   ...ORDER_WINDOWS.map((k) => `scoped_order_${k}`),
+  'all_updated',
+  'unscoped_all_updated',
+  'scoped_all_updated',
 ] as const;
 
 /**
@@ -247,7 +250,7 @@ export const SESSION_STORE: StoreSpec<Sessions> = {
   // without an agent reads its own and counts those it does not see (hidden_scoped) from the index alone, each
   // entry of the range once. By logical id, every
   // agent's session of that id (the hint of a get that names the wrong agent); and each scope's ids in order
-  // (completion reads those that start with what is typed).
+  // (completion reads those that start with what is typed); and every session by the time of its last write (--all).
   secondary: {
     names: SESSION_INDEXES,
     version: 7,
@@ -275,6 +278,9 @@ export const SESSION_STORE: StoreSpec<Sessions> = {
         id,
         scopedOrder(agent, id),
         ...ORDER_WINDOWS.map((k) => windowValue(agent, id, k)),
+        updated,
+        unscoped ? updated : undefined,
+        unscoped ? undefined : updated,
       ];
     },
   },
