@@ -257,7 +257,7 @@ const lines = [
   `sizes ${SIZES.map(size).join(', ')} sessions and as many cases, engines ${ENGINES.join(', ')}${server ? '' : ' (no PostgreSQL server: dir only)'},`,
   `${WARM} warm calls after the first; load average ${loadBefore} before, ${loadavg()} after.`,
   '',
-  'Each cell: **first** call · warm **p50** · warm **max**, in ms of CPU time (user + system of the process that',
+  'Each cell: **first** call · warm **p50** · warm **max**, in ms of CPU time (10 ms ticks; user + system of the process that',
   'answers: the command, or the `crux ui` server across the one request), then the warm wall-clock p50 and the peak',
   'resident memory (MiB) of all the calls. A CLI row is a whole process (node start included: `node -e 0` costs',
   'about 40–60 ms of CPU here); a ui row is the request alone, on a server started for that route. The stores:',
