@@ -166,6 +166,9 @@ const SESSION_INDEXES = [
   'logical_id',
   'scoped_order',
   ...ORDER_WINDOWS.map((k) => `scoped_order_${k}`),
+  'all_updated',
+  'unscoped_all_updated',
+  'scoped_all_updated',
 ] as const;
 
 /**
@@ -189,12 +192,13 @@ function tag(text: string): string {
 
 /**
  * A session's value of `scoped_order_<k>`: a tag of its scope and of the first `k` characters of its id, then
- * the rest of the id (undefined when the id is no longer than `k`). Among the ids of one scope that start with
+ * the rest of the id (undefined when the id is shorter than `k`: an id of `k` characters has the tag alone, so that
+ * a deeper read of the ids that start with k characters holds that id too). Among the ids of one scope that start with
  * the same `k` characters its order is the ids' order, and its 7 ordered bytes hold the id's characters from
  * `k` on: two ids that share the tag without those characters only add candidates (filtered exactly).
  */
 function windowValue(agent: string | undefined, id: string, k: number): string | undefined {
-  return id.length > k ? `${tag(`${agent === undefined ? '!' : `@${agent}`}\u0000${id.slice(0, k)}`)}${id.slice(k)}` : undefined;
+  return id.length >= k ? `${tag(`${agent === undefined ? '!' : `@${agent}`}\u0000${id.slice(0, k)}`)}${id.slice(k)}` : undefined;
 }
 
 /**
@@ -206,6 +210,24 @@ export function prefixQuery(agent: string | undefined, prefix: string): { index:
   let k = 0;
   for (const w of ORDER_WINDOWS) if (w < prefix.length) k = w;
   return k === 0 ? { index: 'scoped_order', prefix: scopedOrder(agent, prefix) } : { index: `scoped_order_${k}`, prefix: windowValue(agent, prefix, k)! };
+}
+
+/**
+ * The deeper read of a tie among many ids (SecondaryKeys.deeper): the ids of `key`'s scope that start with the
+ * characters of its id that its value of `index` keeps whole (`known` units of the value), through the next
+ * window — whose ordered bytes hold the id's characters from there on, so that a short prefix of ids that share a
+ * long stem (`session-…`) reads as far as it needs in order, not the whole stem.
+ */
+function deeperRead(index: string, key: string, known: number): { index: string; prefix: string } | undefined {
+  const { agent, id } = unscopeSessionId(key as ScopedSessionId);
+  const k = index === 'scoped_order' ? 0 : Number(index.slice('scoped_order_'.length));
+  const value = k === 0 ? scopedOrder(agent, id) : windowValue(agent, id, k);
+  if (value === undefined) return undefined;
+  // The value is a tag, then the id from k on: the id's characters it keeps whole.
+  const idKnown = id.length - (value.length - known);
+  let w = 0;
+  for (const x of ORDER_WINDOWS) if (x > k && x <= idKnown) w = x;
+  return w === 0 ? undefined : { index: `scoped_order_${w}`, prefix: windowValue(agent, id.slice(0, idKnown), w)! };
 }
 
 export const SESSION_STORE: StoreSpec<Sessions> = {
@@ -229,11 +251,12 @@ export const SESSION_STORE: StoreSpec<Sessions> = {
   // without an agent reads its own and counts those it does not see (hidden_scoped) from the index alone, each
   // entry of the range once. By logical id, every
   // agent's session of that id (the hint of a get that names the wrong agent); and each scope's ids in order
-  // (completion reads those that start with what is typed).
+  // (completion reads those that start with what is typed); and every session by the time of its last write (--all).
   secondary: {
     names: SESSION_INDEXES,
-    version: 6,
+    version: 7,
     prefixed: ['scoped_order', ...ORDER_WINDOWS.map((k) => `scoped_order_${k}`)],
+    deeper: deeperRead,
     values: (sessions, key) => {
       const r = sessions.get(key as ScopedSessionId);
       if (r === undefined) return SESSION_INDEXES.map(() => undefined);
@@ -256,6 +279,9 @@ export const SESSION_STORE: StoreSpec<Sessions> = {
         id,
         scopedOrder(agent, id),
         ...ORDER_WINDOWS.map((k) => windowValue(agent, id, k)),
+        updated,
+        unscoped ? updated : undefined,
+        unscoped ? undefined : updated,
       ];
     },
   },

@@ -21,7 +21,7 @@ export type LimitedListing = Listing & { readonly total: number | undefined };
 
 /**
  * The first `limit` rows of the listing (newest first), reading only them, when the store can serve it: a
- * plain list or --stranded, without an agent's own index (an agent's list reads its index already); else
+ * plain list, --all or --stranded, without an agent's own index (an agent's list reads its index already); else
  * undefined (the caller lists everything and cuts). `count: false`: the caller says nothing of the rows past
  * the limit (a script's --json or a pipe), so how many there are is not counted (total undefined) and the
  * store reads the pages of the rows shown only.
@@ -33,12 +33,13 @@ export async function listNewest(
   opts: { count?: boolean } = {},
 ): Promise<LimitedListing | undefined> {
   const read = scope.dir.readNewest?.bind(scope.dir);
-  if (read === undefined || limit <= 0 || filter.all || filter.archived || (scope.agent !== undefined && !filter.allAgents)) return undefined;
+  if (read === undefined || limit <= 0 || filter.archived || (filter.all && filter.stranded) || (scope.agent !== undefined && !filter.allAgents)) return undefined;
   const staleMs = (scope.thresholds ?? DEFAULT_THRESHOLDS).staleMs;
   // Stale means older than the threshold: at most now - staleMs - 1.
   const atMost = filter.stranded ? scope.now - staleMs - 1 : Number.MAX_SAFE_INTEGER;
   if (atMost < 0) return undefined;
-  const name = filter.stranded ? 'strandable_updated' : 'listed_updated';
+  // --all: every session by its last write (closed and archived ones too).
+  const name = filter.stranded ? 'strandable_updated' : filter.all ? 'all_updated' : 'listed_updated';
   const f: ListFilter = { ...filter, agent: scope.agent };
   const visible = (sessions: Sessions) => listSessions(sessions, f, scope.now, scope.thresholds).sessions.length;
   // A caller without an agent sees the unscoped sessions only: read those, and count the scoped ones as hidden.

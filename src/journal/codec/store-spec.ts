@@ -74,6 +74,13 @@ export interface SecondaryKeys<S> {
    * prefix takes every entry in the range as a candidate, and orders them by the value they carry.
    */
   readonly prefixed?: readonly string[];
+  /**
+   * For a prefixed name: the read by prefix that orders, past the kept bytes, the entities whose values share
+   * the first `known` UTF-16 units of entity `key`'s value of `index` (a tie among many: a short prefix of ids
+   * that share a long stem) — a range that holds every entity whose value starts with those units, in the order
+   * of their values of `index` among themselves; undefined when there is none (the tie is read whole).
+   */
+  readonly deeper?: (index: string, key: string, known: number) => { index: string; prefix: string } | undefined;
 }
 
 export interface TermKeys<S> {

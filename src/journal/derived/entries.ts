@@ -89,6 +89,21 @@ const keyOfBytes = (space: number, b: Uint8Array): [number, number] => [
 /** The sort key of a prefixed text value: its first 7 bytes in order (texts that share them tie). */
 export const textKey = (space: number, text: string): [number, number] => keyOfBytes(space, textBytes(text, TEXT_KEY_BYTES, 0));
 
+/**
+ * How many of `text`'s leading UTF-16 units its sort key as a prefixed value holds whole (textKey): all of them
+ * when it is that short; undefined when the 7th byte cuts a unit (texts that tie on the key may then differ in it).
+ */
+export function keptUnits(text: string): number | undefined {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const u = text.charCodeAt(i);
+    n += u < 0x80 ? 1 : u < 0x800 ? 2 : 3;
+    if (n === TEXT_KEY_BYTES) return i + 1;
+    if (n > TEXT_KEY_BYTES) return undefined;
+  }
+  return text.length;
+}
+
 /** The sort keys [from, to] that every text starting with `prefix` lies within. */
 export function textRange(space: number, prefix: string): [fromHi: number, fromLo: number, toHi: number, toLo: number] {
   return [...keyOfBytes(space, textBytes(prefix, TEXT_KEY_BYTES, 0)), ...keyOfBytes(space, textBytes(prefix, TEXT_KEY_BYTES, 0xff))];

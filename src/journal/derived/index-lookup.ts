@@ -145,9 +145,9 @@ export abstract class IndexLookup<S> {
    * end back to each one's last resetting line. Without `key`, the lines may be several entities' (keys that
    * share the 56 bits): reading stops early only once every second hash among them has met its resetting
    * line, and with a second hash not known (0: an entry from before they were kept), or one met with two
-   * keys, every line is read.
+   * keys, every line is read. The keys folded go into `folded` when given.
    */
-  protected foldHash(state: S, hi: number, lo: number, key: string | undefined): boolean {
+  protected foldHash(state: S, hi: number, lo: number, key: string | undefined, folded?: string[]): boolean {
     let lines: KeyLine[];
     try {
       lines = this.linesOfHash(hi, lo);
@@ -187,6 +187,7 @@ export abstract class IndexLookup<S> {
       }
     }
     for (const list of byKey.values()) for (let i = list.length - 1; i >= 0; i--) this.spec.evolve(state, list[i]!.record, list[i]!.at);
+    folded?.push(...byKey.keys());
     return true;
   }
 }

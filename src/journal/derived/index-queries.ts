@@ -4,7 +4,7 @@
 // the entities it finds through their own lines (index-lookup.ts).
 import { expectHashUnits } from '../../shared/sha256';
 import type { IndexQuery } from '../codec/store-spec';
-import { compareAt, ENTRY_WORDS, EntryList, FLAG_WITHDRAWN, hash56, sortKey, textRange } from './entries';
+import { compareAt, ENTRY_WORDS, EntryList, FLAG_WITHDRAWN, hash56, keptUnits, sortKey, textRange } from './entries';
 import { entityOf, valueKey } from './index-entries';
 import { RunMissing } from './index-levels';
 import { IndexLookup } from './index-lookup';
@@ -21,6 +21,11 @@ const TIE_READS = 16;
  * hashed by node:crypto, loaded at once; a few by @noble/hashes).
  */
 const LINE_UNITS = 256;
+
+/** Entities of one tie group a read by prefix folds before it asks the spec for a deeper read that orders them. */
+const GROUP_READS = 32;
+/** Deeper reads within a deeper read, at most (each knows more of the values: a bound, not a need). */
+const MAX_DEPTH = 8;
 
 /** Reads by a secondary key's value, over an open index's lookups. */
 export abstract class IndexQueries<S> extends IndexLookup<S> {
@@ -107,13 +112,15 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
 
   /**
    * Folds into `state` the entities whose value of the prefixed key `query.index` starts with `query.prefix`,
-   * in the order of the values' leading bytes (those written past the index in their places too), until
-   * `enough(state)` and then every entity that ties with the last one read — so that an entity left out sorts
-   * after every one read. Candidates come from every entry in the range: an entity's prefixed value is its
+   * in the order of the values' leading bytes (those written past the index in their places too), a tie group
+   * (entities whose values share those bytes) at a time, until `enough(state)` — so that an entity left out
+   * sorts after every one read. A tie group of more than GROUP_READS entities (a short prefix of ids that share
+   * a long stem) is read in order through the spec's deeper read (SecondaryKeys.deeper), as far as `enough`,
+   * instead of all of it. Candidates come from every entry in the range: an entity's prefixed value is its
    * own, and a stale candidate (deleted since) costs a read, never an answer (the caller filters exactly).
    * False after damage.
    */
-  loadPrefix(state: S, query: { index: string; prefix: string }, enough: (state: S) => boolean): boolean {
+  loadPrefix(state: S, query: { index: string; prefix: string }, enough: (state: S) => boolean, depth = 0): boolean {
     const secondary = this.spec.secondary;
     const i = secondary?.names.indexOf(query.index) ?? -1;
     if (i < 0 || !secondary?.prefixed?.includes(query.index)) throw new Error(`${this.spec.file}: no prefixed secondary key ${query.index}`);
@@ -134,24 +141,62 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
     for (let j = 0; j < written.count; j++) if (inRange(written.words, j * ENTRY_WORDS)) extra.pushFrom(written.words, j);
     const sorted = extra.sorted();
     let e = 0;
-    let read = 0;
-    let stopAt: [number, number] | undefined;
     let failed = false;
-    // One candidate, in order: read unless seen; true when the read is done (enough, and past the ties).
+    // The tie group being read: its sort key, its entities' hashes (folded when it ends), and whether it went deeper.
+    let group: [number, number] | undefined;
+    let members: number[] = [];
+    let deep: 'no' | 'read' | 'none' = 'no';
+    let read = 0;
+    let asked = 0;
+    const fail = () => {
+      failed = true;
+      return true;
+    };
+    // Folds the group that ends (unless read deeper); true when the read is done. enough() is asked every 16
+    // reads, between groups (it may cost what the caller's filter costs).
+    const endGroup = (): boolean => {
+      if (deep !== 'read') for (let m = 0; m < members.length; m += 2) if (!this.foldHash(state, members[m]!, members[m + 1]!, undefined)) return fail();
+      read += deep === 'read' ? 0 : members.length / 2;
+      members = [];
+      deep = 'no';
+      if (read - asked < 16) return false;
+      asked = read;
+      return enough(state);
+    };
+    // A group past GROUP_READS: one member's value says which deeper read orders the group (none: read it all).
+    const goDeeper = (): boolean => {
+      const deeper = secondary.deeper;
+      if (deeper === undefined || depth >= MAX_DEPTH) return (deep = 'none') && false;
+      const scratch = this.spec.initial();
+      const keys: string[] = [];
+      if (!this.foldHash(scratch, members[0]!, members[1]!, undefined, keys)) return fail();
+      for (const key of keys) {
+        const value = secondary.values(scratch, key)[i];
+        const known = typeof value === 'string' ? keptUnits(value) : undefined;
+        const next = value === undefined || known === undefined || known >= (value as string).length ? undefined : deeper(query.index, key, known);
+        if (next === undefined) continue;
+        deep = 'read';
+        if (!this.loadPrefix(state, next, enough, depth + 1)) return fail();
+        asked = read;
+        return enough(state);
+      }
+      deep = 'none';
+      return false;
+    };
+    // One candidate, in order; true when the read is done.
     const offer = (w: Uint32Array, j: number): boolean => {
       const x = j * ENTRY_WORDS;
       if (w[x + 6]! & FLAG_WITHDRAWN) return false;
-      if (stopAt !== undefined && (w[x]! > stopAt[0] || (w[x] === stopAt[0] && w[x + 1]! > stopAt[1]))) return true;
+      if (group === undefined || w[x] !== group[0] || w[x + 1] !== group[1]) {
+        if (group !== undefined && endGroup()) return true;
+        group = [w[x]!, w[x + 1]!];
+      }
+      if (deep === 'read') return false;
       const id = entityOf(w, x);
       if (seen.has(id)) return false;
       seen.add(id);
-      if (!this.foldHash(state, w[x + 2]!, w[x + 3]!, undefined)) {
-        failed = true;
-        return true;
-      }
-      // enough() is asked every 16 reads (it may cost what the caller's filter costs).
-      if (stopAt === undefined && ++read % 16 === 0 && enough(state)) stopAt = [w[x]!, w[x + 1]!];
-      return false;
+      members.push(w[x + 2]!, w[x + 3]!);
+      return deep === 'no' && members.length > 2 * GROUP_READS && goDeeper();
     };
     let done: boolean;
     try {
@@ -167,6 +212,7 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
       throw error;
     }
     while (!done && e < sorted.length / ENTRY_WORDS) done = offer(sorted, e++);
+    if (!done && !failed) endGroup();
     return !failed;
   }
 }

@@ -86,7 +86,7 @@ export async function matchingKeys(q: Sql, ident: (t: string) => string, spec: S
 
 /** Entities read in a limited list's first page (a terminal's list shows 50). */
 const NEWEST_PAGE = 64;
-/** Entities of the last value read past a limited list's end, at most (store-index.ts TIE_READS). */
+/** Entities of the last value read past a limited list's end, at most (derived/index-queries.ts TIE_READS). */
 const NEWEST_TIES = 16;
 
 /**

@@ -39,6 +39,7 @@ import type { DerivedTrust, PgWriter, TermQuery } from './pg-host';
 import { PgTransaction } from './pg-transaction';
 import { PgKeyStore } from './pg-keys';
 import { indexCurrent, matchingKeys, readNewestRows } from './pg-index';
+import { readPrefixRows } from './pg-prefix';
 import { matchTerms, termsCurrent } from './pg-terms';
 import { initSchema } from './pg-init';
 import { PgReads, type Folded } from './pg-fold';
@@ -114,6 +115,23 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
         return { state: (await this.foldWhole(q, catalog, spec)).state, total: undefined };
       const fold = async (keys: readonly string[]) => (await this.foldKeys(q, catalog, spec, keys)).state;
       return readNewestRows(q, (t) => this.ident(t), spec, query, enough, fold);
+    });
+  }
+
+  /** The entities whose prefixed value starts with `query.prefix`, in order (completion): pg-index.ts, else the whole state. */
+  async readPrefix<S>(spec: StoreSpec<S>, query: { readonly index: string; readonly prefix: string }, enough: (state: S) => boolean): Promise<S> {
+    return this.guard(async () => {
+      const q = this.reader;
+      const catalog = await this.readCatalog();
+      if (spec.keyOf === undefined || !(await this.derivedTrusted(q, catalog, spec)).index) return (await this.foldWhole(q, catalog, spec)).state;
+      return readPrefixRows(
+        q,
+        (t) => this.ident(t),
+        spec,
+        query,
+        enough,
+        async (keys) => (await this.foldKeys(q, catalog, spec, keys)).state,
+      );
     });
   }
 

@@ -7,6 +7,11 @@ import { sessionIdsStartingWith, importSessions, type SessionScope } from '../..
 import { DataDir } from '../../../src/journal/dir/data-dir';
 import type { AgentName } from '../../../src/shared/ids';
 import { tempDir } from '../../helpers/cli';
+import { PgStore } from '../../../src/journal/pg/pg-store';
+import { parseStoreUrl } from '../../../src/journal/pg/url';
+import { SESSION_STORE } from '../../../src/domain/session/fold';
+import type { JournalStore } from '../../../src/journal/core/store-boundary';
+import { freshStoreUrl, pgSkipReason } from '../../helpers/pg';
 
 const NOW = Date.parse('2026-12-01T12:00:00Z');
 const quiet = { warn: () => {} };
@@ -20,8 +25,7 @@ function journalsOnly(root: string): DataDir {
   return new DataDir(copy, quiet, 5_000);
 }
 
-async function seeded(): Promise<DataDir> {
-  const dir = new DataDir(join(tempDir(), 'data'), quiet, 5_000);
+async function seeded<D extends JournalStore = DataDir>(dir: D = new DataDir(join(tempDir(), 'data'), quiet, 5_000) as unknown as D): Promise<D> {
   for (const agent of [undefined, 'a', 'b'] as (AgentName | undefined)[]) {
     const lines = Array.from({ length: N }, (_, i) =>
       JSON.stringify({ session_id: `session-${i}`, state: { i }, updated_at: new Date(NOW - i * 1000).toISOString() }),
@@ -32,11 +36,11 @@ async function seeded(): Promise<DataDir> {
 }
 
 /** The ids completion gives, and how many sessions its read by prefix folded. */
-async function complete(dir: DataDir, agent: AgentName | undefined, prefix: string, max: number): Promise<{ ids: string[]; read: number }> {
+async function complete(dir: JournalStore, agent: AgentName | undefined, prefix: string, max: number): Promise<{ ids: string[]; read: number }> {
   let read = 0;
-  const counting = Object.create(dir) as DataDir;
+  const counting = Object.create(dir) as JournalStore;
   counting.readPrefix = async (spec, query, enough) => {
-    const state = await dir.readPrefix(spec, query, enough);
+    const state = await dir.readPrefix!(spec, query, enough);
     read += (state as Map<string, unknown>).size;
     return state;
   };
@@ -71,5 +75,56 @@ describe('completion of session ids by prefix', () => {
     expect((await complete(dir, 'a' as AgentName, 'session-1499', 200)).read).toBeLessThan(20);
     expect((await complete(dir, undefined, 'session-149', 200)).read).toBeLessThan(40);
     expect((await complete(dir, 'b' as AgentName, 'session-14', 200)).read).toBeLessThan(200);
+  });
+
+  it('reads a short prefix of ids that share a long stem as far as the answer, not the whole stem', async () => {
+    const dir = await seeded();
+    // Every id of a scope ties on the first 7 bytes of `!session-…`: read deeper, in order, as far as a screenful.
+    const reads: Record<string, number> = {};
+    for (const agent of [undefined, 'a'] as (AgentName | undefined)[]) {
+      for (const [prefix, max] of [
+        ['s', 5],
+        ['sess', 200],
+        ['session', 200],
+        ['', 20],
+      ] as const) {
+        const got = await complete(dir, agent, prefix, max);
+        reads[`${agent} ${prefix} ${max}`] = got.read;
+        expect(got.ids).toEqual(
+          Array.from({ length: N }, (_, i) => `session-${i}`)
+            .sort()
+            .slice(0, max),
+        );
+      }
+    }
+    for (const [what, read] of Object.entries(reads)) expect(read, what).toBeLessThan(Number(what.split(' ')[2]) + 400);
+  });
+});
+
+describe.skipIf(pgSkipReason() !== undefined)('completion of session ids by prefix on PostgreSQL', () => {
+  it('answers as a replay does, reading through the index rows only the sessions of the answer', async () => {
+    const store = await seeded(
+      new PgStore(parseStoreUrl(freshStoreUrl('complete')), { reporter: quiet, lockTimeoutMs: 10_000, cruxVersion: 'test', specs: [SESSION_STORE] }),
+    );
+    try {
+      // A read by prefix of its own (else completion folds the scope as a listing does).
+      expect(typeof store.readPrefix).toBe('function');
+      for (const agent of [undefined, 'a', 'nobody'] as (AgentName | undefined)[]) {
+        for (const prefix of ['', 's', 'session-', 'session-1', 'session-149', 'session-1499x', 'x']) {
+          for (const max of [1, 200]) {
+            const got = await complete(store, agent, prefix, max);
+            const all = Array.from({ length: N }, (_, i) => `session-${i}`)
+              .filter((id) => agent !== 'nobody' && id.startsWith(prefix))
+              .sort()
+              .slice(0, max);
+            expect(got.ids, `${agent} ${prefix} ${max}`).toEqual(all);
+            // A page of index rows (256), not the 1,500 sessions of a scope (nor the 4,500 of the store).
+            expect(got.read, `${agent} ${prefix} ${max}`).toBeLessThanOrEqual(256);
+          }
+        }
+      }
+    } finally {
+      await store.close();
+    }
   });
 });
