@@ -3,4 +3,5 @@
 export { Server } from '@modelcontextprotocol/sdk/server/index.js';
 export { ErrorCode, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 export type { ServerResult } from '@modelcontextprotocol/sdk/types.js';
+export type { jsonSchemaValidator as JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 export { z } from 'zod';
