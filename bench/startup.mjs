@@ -6,9 +6,10 @@
 // in milliseconds), every row started the same way, without NODE_EXTRA_CA_CERTS.
 //
 // BENCH_STARTUP_ROUNDS (default 30) counted rounds after 2 warm-up rounds. BENCH_STARTUP_PUTS (default 60) puts
-// made before timing (the index's log then holds more than the 16 KiB a process checksums before it loads
-// node:zlib, as a directory in use does). BENCH_BEFORE=<another checkout's bin/crux> adds its rows to the same
-// run, for a before/after.
+// made before timing; a second get reads a directory of 20 puts, whose index log is past the 16 KiB a process
+// checksums before it loads node:zlib (a directory in use is in one state or the other, the log being frozen
+// into a run every few hundred puts). BENCH_BEFORE=<another checkout's bin/crux> adds its rows to the same run,
+// for a before/after.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,7 @@ import { benchEnv } from './interleave.mjs';
 const CRUX = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', 'bin', 'crux');
 const ROUNDS = Number(process.env.BENCH_STARTUP_ROUNDS ?? 30);
 const PUTS = Number(process.env.BENCH_STARTUP_PUTS ?? 60);
+const LONG_LOG_PUTS = 20;
 const WARMUP = 2;
 const work = fs.mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'crux-bench-startup-'));
 const env = benchEnv({ CRUX_AGENT: 'bench' });
@@ -30,33 +32,43 @@ const INITIALIZE = `${JSON.stringify({
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } },
 })}\n`;
 
-/** A small data directory for `crux`: a few sessions and a case, then PUTS puts. */
-function prepare(crux, name) {
-  const dir = join(work, name);
+/** A small data directory for `crux`: a few sessions and a case, then `puts` puts. */
+function prepare(crux, name, puts) {
+  const dir = join(work, name.replace(/\W+/g, '-'));
   const run = (args) => {
     const r = spawnSync(crux, ['--data-dir', dir, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
     if (r.status !== 0) throw new Error(`${crux} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   };
   for (let i = 0; i < 5; i++) run(['session', 'put', `s${i}`, '{"step":1}']);
   run(['case', 'record', '--task', 'deploy the web app', '--action', 'ran it', '--outcome', 'ok']);
-  for (let i = 0; i < PUTS; i++) run(['session', 'put', `s${i % 5}`, JSON.stringify({ step: i })]);
+  for (let i = 0; i < puts; i++) run(['session', 'put', `s${i % 5}`, JSON.stringify({ step: i })]);
   return dir;
 }
 
-function rowsFor(crux, label, dir) {
+/** The size of the sessions' index log (cache/), which a get checksums whole: past 16 KiB, node:zlib loads. */
+const logKiB = (dir) => {
+  const size = fs.statSync(join(dir, 'cache', 'sessions.jsonl.idx-log'), { throwIfNoEntry: false })?.size;
+  return size === undefined ? 'no' : `${(size / 1024).toFixed(1)} KiB`;
+};
+
+// The gets read directories of their own, which no timed row writes: their index logs stay as prepared, one short
+// (frozen into a run after PUTS puts) and one past the 16 KiB a process checksums before it loads node:zlib.
+function rowsFor(crux, label) {
+  const read = prepare(crux, `${label}read`, PUTS);
+  const readLong = prepare(crux, `${label}read-long`, LONG_LOG_PUTS);
+  const dir = prepare(crux, `${label}write`, PUTS);
   const c = (args) => [crux, '--data-dir', dir, ...args];
   return [
-    { name: `${label}session get`, argv: c(['session', 'get', 's1']), bar: 1.25 },
+    { name: `${label}session get (index log ${logKiB(read)})`, argv: [crux, '--data-dir', read, 'session', 'get', 's1'], bar: 1.25 },
+    { name: `${label}session get (index log ${logKiB(readLong)})`, argv: [crux, '--data-dir', readLong, 'session', 'get', 's1'], bar: 1.25 },
     { name: `${label}session put`, argv: c(['session', 'put', 's2', '{"step":"bench"}']), bar: 1.45 },
     { name: `${label}case record`, argv: c(['case', 'record', '--task', 'fix the build', '--action', 'ran make', '--outcome', 'ok']) },
     { name: `${label}crux mcp (initialize answered, input closed)`, argv: c(['mcp']), input: INITIALIZE, bar: 3 },
   ];
 }
 
-const rows = [{ name: 'node -e 0', argv: [process.execPath, '-e', '0'] }, ...rowsFor(CRUX, '', prepare(CRUX, 'now'))];
-if (process.env.BENCH_BEFORE) rows.push(...rowsFor(process.env.BENCH_BEFORE, 'before: ', prepare(process.env.BENCH_BEFORE, 'before')));
-// The `node -e 0` row reads the same input as the MCP rows do not: its start is the same either way.
-rows[0].input = undefined;
+const rows = [{ name: 'node -e 0', argv: [process.execPath, '-e', '0'] }, ...rowsFor(CRUX, '')];
+if (process.env.BENCH_BEFORE) rows.push(...rowsFor(process.env.BENCH_BEFORE, 'before: '));
 
 // getrusage(RUSAGE_CHILDREN) in microseconds: Python's, where python3 is installed; bash's `time` prints milliseconds.
 // The difference of two readings: Python's own start may have run children of its own (a site hook).
