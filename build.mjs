@@ -77,7 +77,7 @@ const separateSecretRules = {
     b.onResolve({ filter: /^@secretlint\/secretlint-rule-preset-recommend$/ }, () => ({ path: './secretlint.cjs', external: true }));
   },
 };
-// The SDK's Server makes an Ajv (with its formats) for a JSON Schema validator unless it is given one: ~5 ms of every
+// The SDK's Server makes an Ajv (with its formats) for a JSON Schema validator unless it is given one: ~3 ms of every
 // `crux mcp` start for a validator only elicitation uses, which crux never sends. src/cli/mcp/server.ts gives it its
 // own (which refuses), so dist/mcp.cjs carries no Ajv: the SDK's module of it is this stub, which nothing constructs.
 const withoutAjv = {
