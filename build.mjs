@@ -77,6 +77,22 @@ const separateSecretRules = {
     b.onResolve({ filter: /^@secretlint\/secretlint-rule-preset-recommend$/ }, () => ({ path: './secretlint.cjs', external: true }));
   },
 };
+// The SDK's Server makes an Ajv (with its formats) for a JSON Schema validator unless it is given one: ~3 ms of every
+// `crux mcp` start for a validator only elicitation uses, which crux never sends. src/cli/mcp/server.ts gives it its
+// own (which refuses), so dist/mcp.cjs carries no Ajv: the SDK's module of it is this stub, which nothing constructs.
+const withoutAjv = {
+  name: 'without-ajv',
+  setup(b) {
+    b.onResolve({ filter: /validation\/ajv-provider\.js$/ }, (args) =>
+      args.importer.includes('@modelcontextprotocol/sdk') ? { path: 'ajv-provider', namespace: 'crux-no-ajv' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'crux-no-ajv' }, () => ({
+      contents:
+        "export class AjvJsonSchemaValidator { constructor() { throw new Error('crux mcp carries no Ajv: src/cli/mcp/server.ts gives the Server its own validator'); } }",
+      loader: 'js',
+    }));
+  },
+};
 const noPostgres = { define: { CRUX_FAST_WITHOUT_POSTGRES: 'true' }, plugins: [withoutPostgresEngine, separatePostgres, separateToml, separateSecretRules] };
 // Every code cache goes first: V8 must never pair one with a new bundle. Each bundle that runs through
 // src/cli/code-cache.ts ends with its build id (a content hash), which names the caches made on first use.
@@ -144,7 +160,7 @@ await bundle('node_modules/smol-toml/dist/index.cjs', 'toml.cjs');
 await bundle('node_modules/@secretlint/secretlint-rule-preset-recommend/module/index.js', 'secretlint.cjs');
 // The MCP SDK and zod load only for `crux mcp`: src/cli/mcp/sdk.ts re-exports what the server uses, bundled apart
 // as dist/mcp.cjs, which the mcp command loads at run time through its own code cache (made below).
-await bundle('src/cli/mcp/sdk.ts', 'mcp.cjs', { stamp: true });
+await bundle('src/cli/mcp/sdk.ts', 'mcp.cjs', { stamp: true, plugins: [withoutAjv] });
 // The MCP server's tool list, JSON Schemas and all, derived once here from the tools' zod shapes
 // (src/cli/mcp/listing.ts) and carried by the main bundle as JSON text: a server answers `tools/list` with it.
 async function derivedMcpListing() {

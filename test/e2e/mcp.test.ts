@@ -44,6 +44,15 @@ describe('crux mcp: tools', () => {
     expect(tools.find((t) => t.name === 'accept_handoff')!.inputSchema.required).toEqual(['handoff']);
   });
 
+  // The SDK's Server makes an Ajv for JSON Schemas unless given a validator (~5 ms of every start): crux gives its own,
+  // and the SDK's bundle (dist/mcp.cjs, which this server ran from) carries no Ajv.
+  it('starts without Ajv: dist/mcp.cjs carries none', () => {
+    const sdk = fs.readFileSync(join(__dirname, '../../dist/mcp.cjs'), 'utf8');
+    expect(sdk).not.toContain('ajv implementation error');
+    expect(sdk).not.toContain('ajv-validator');
+    expect(sdk).toContain('crux mcp carries no Ajv');
+  });
+
   it('runs every session tool with structuredContent equal to the CLI --json document', async () => {
     const dir = freshDataDir();
     const s = await server(dir, 'planner');
