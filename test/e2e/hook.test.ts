@@ -4,7 +4,8 @@ import { execa } from 'execa';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CRUX, crux, freshDataDir, hookCommand, snapshotDir, tempDir, testEnv } from '../helpers/cli';
+import { CRUX, freshDataDir, hookCommand, snapshotDir, tempDir, testEnv } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 
 const FIXTURES = resolve(__dirname, '../fixtures/claude-code');
 const fixture = (name: string, patch: Record<string, unknown> = {}) =>
