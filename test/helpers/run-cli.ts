@@ -49,7 +49,8 @@ export function runCli(args: string[], opts: { env?: Record<string, string | und
     const stdout: Uint8Array[] = [];
     const stderr: Uint8Array[] = [];
     for (const key of Object.keys(process.env)) delete process.env[key];
-    Object.assign(process.env, testEnv(opts.env));
+    // A variable given as undefined is unset, as execa's env does (process.env would store the string "undefined").
+    for (const [key, value] of Object.entries(testEnv(opts.env))) if (value !== undefined) process.env[key] = value;
     if (opts.cwd !== undefined) process.chdir(opts.cwd);
     const input = opts.input === undefined ? new Uint8Array() : typeof opts.input === 'string' ? Buffer.from(opts.input) : opts.input;
     redirectStdio({ stdout: (b) => stdout.push(b), stderr: (b) => stderr.push(b), stdin: input });
