@@ -2,7 +2,8 @@ import { execa } from 'execa';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CRUX, crux, freshDataDir, snapshotDir, tempDir } from '../helpers/cli';
+import { CRUX, freshDataDir, snapshotDir, tempDir } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { walkHelp, type HelpEntry } from '../helpers/help';
 import { toolsSkipReason } from '../helpers/tools';
 

@@ -7,7 +7,8 @@ import * as fs from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CRUX, crux, describeEachStore, freshStore, journalLines, testEnv } from '../helpers/cli';
+import { CRUX, describeEachStore, freshStore, journalLines, testEnv } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { pgPassword, pgServerUrl, pgSkipReason, psql } from '../helpers/pg';
 
 /** A local port nothing listens on (taken, then let go). */

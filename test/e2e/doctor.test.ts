@@ -3,10 +3,11 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireLock } from '../../src/journal/dir/lock/lock';
-import { CRUX, crux, freshDataDir, snapshotDir, tempDir, testEnv } from '../helpers/cli';
+import { CRUX, crux as spawned, freshDataDir, snapshotDir, tempDir, testEnv } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 
-const doctor = async (dir: string, args: string[] = [], env: Record<string, string> = {}) => {
-  const run = await crux(dir, ['doctor', '--json', ...args], { env });
+const doctor = async (dir: string, args: string[] = [], env: Record<string, string> = {}, run$ = crux) => {
+  const run = await run$(dir, ['doctor', '--json', ...args], { env });
   return { ...run, report: run.stdout ? JSON.parse(run.stdout) : undefined };
 };
 const codes = (report: { findings: { code: string }[] }) => report.findings.map((f) => f.code);
@@ -208,7 +209,8 @@ describe('crux doctor', () => {
     await crux(dir, ['session', 'put', 'a', '{}']);
     const lock = await acquireLock(dir, 1000);
     try {
-      const { exitCode, report } = await doctor(dir);
+      // The lock held by this process: doctor looks from another.
+      const { exitCode, report } = await doctor(dir, [], {}, spawned);
       expect(exitCode).toBe(0);
       expect(report.lock).toMatchObject({ held: true, stale: false, holder: { pid: process.pid } });
       expect(codes(report)).toContain('lock_held');

@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CRUX, snapshotDir, tempDir, testEnv } from '../helpers/cli';
+import { runCli } from '../helpers/run-cli';
 import { onTty } from '../helpers/tty';
 
 const ROOT = resolve(__dirname, '../..');
@@ -16,6 +17,14 @@ const DIST = join(ROOT, 'dist');
 const scripts = tempDir('crux-fast-');
 /** The full program alone, as bin/crux ran every command before the fast path (without the code cache: the same bytes). */
 const FULL = join(ROOT, 'dist/crux.cjs');
+/**
+ * The full program's answer in this process (test/helpers/run-cli.ts, held to bin/crux's bytes by e2e/run-cli): the
+ * same program as FULL without a process per line. The terminal's lines below run FULL itself.
+ */
+async function fullProgram(data: string, args: string[], input?: string) {
+  const r = await runCli(['--data-dir', data, ...args], { env: ENV, input: input ?? '' });
+  return { exitCode: r.exitCode, stdout: norm(r.stdout), stderr: norm(r.stderr) };
+}
 /** Preloaded: records which bundles (dist/*.cjs) a process opens; not bin/crux.cjs, the main script bin/crux links to. */
 const TRACE = join(scripts, 'trace.cjs');
 fs.writeFileSync(
@@ -23,6 +32,9 @@ fs.writeFileSync(
   `const fs = require('node:fs'); const open = fs.openSync;
    fs.openSync = function (path, ...rest) { if (/[\\/]dist[\\/][^\\/]+\\.cjs$/.test(String(path))) fs.appendFileSync(process.env.TRACE_TO, require('node:path').basename(String(path)) + '\\n'); return open.call(this, path, ...rest); };\n`,
 );
+
+// Case ids are random: the same line gives two; the rest of the bytes must be equal.
+const norm = (s: string) => s.replace(/\bc_[0-9a-z]{10,}\b/g, 'c_ID');
 
 const ENV = { CRUX_NOW: '2026-12-01T12:00:00Z', CRUX_AGENT: 'a' };
 
@@ -36,8 +48,6 @@ async function run(entry: string, data: string, args: string[], input?: string) 
     env: testEnv({ ...ENV, TRACE_TO: trace }),
     extendEnv: false,
   });
-  // Case ids are random: the same line gives two; the rest of the bytes must be equal.
-  const norm = (s: string) => s.replace(/\bc_[0-9a-z]{10,}\b/g, 'c_ID');
   return { exitCode: r.exitCode, stdout: norm(String(r.stdout)), stderr: norm(String(r.stderr)), bundles: fs.readFileSync(trace, 'utf8').trim().split('\n') };
 }
 
@@ -175,7 +185,7 @@ describe('the fast path', () => {
     for (const [args, input, bundle] of LINES) {
       const [a, b] = await twoStores();
       const viaBin = await run(CRUX, a, args, input);
-      const full = await run(FULL, b, args, input);
+      const full = await fullProgram(b, args, input);
       const line = args.join(' ');
       expect({ exitCode: viaBin.exitCode, stdout: viaBin.stdout, stderr: viaBin.stderr }, line).toEqual({
         exitCode: full.exitCode,
@@ -259,7 +269,7 @@ describe('the fast path', () => {
         damage(b);
         const line = `${what}: ${args.join(' ')}`;
         const viaBin = await run(CRUX, a, args);
-        const full = await run(FULL, b, args);
+        const full = await fullProgram(b, args);
         // A warning names its journal's path: each copy's own.
         expect({ exitCode: viaBin.exitCode, stdout: viaBin.stdout, stderr: viaBin.stderr.replaceAll(a, 'DIR') }, line).toEqual({
           exitCode: full.exitCode,
@@ -277,7 +287,7 @@ describe('the fast path', () => {
     // A store not made yet: no session, from the get's own bundle.
     const fresh = [join(tempDir(), 'data'), join(tempDir(), 'data')] as const;
     const viaBin = await run(CRUX, fresh[0], ['session', 'get', 's1']);
-    const full = await run(FULL, fresh[1], ['session', 'get', 's1']);
+    const full = await fullProgram(fresh[1], ['session', 'get', 's1']);
     expect({ exitCode: viaBin.exitCode, stderr: viaBin.stderr, bundles: viaBin.bundles }).toEqual({
       exitCode: full.exitCode,
       stderr: full.stderr,

@@ -1,7 +1,8 @@
 // What `session put` accepts, `handoff mint` packages and `handoff accept` stores byte for byte; a state the
 // Crux daemon could not read is said so (stderr at mint, daemon_compatible in inspect), never refused.
 import { describe, expect, it } from 'vitest';
-import { crux, freshDataDir, type Run } from '../helpers/cli';
+import { freshDataDir, type Run } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { b3hash, b3keyed, b3raw } from '../unit/handoff/reference-blake3';
 
 const env = { CRUX_NOW: '2026-11-29T21:00:00Z' };

@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { DataDir } from '../../src/journal/dir/data-dir';
 import * as sessions from '../../src/domain/session/store';
 import type { AgentName, LogicalSessionId } from '../../src/shared/ids';
-import { CRUX, crux, tempDir, testEnv, type Run } from '../helpers/cli';
+import { CRUX, tempDir, testEnv, type Run } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 
 const quiet = { warn: () => {} };
 const NOBODY = 65534;

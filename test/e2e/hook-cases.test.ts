@@ -5,7 +5,8 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, describeEachStore, freshDataDir, freshStore, journalLines, snapshotDir, tempDir } from '../helpers/cli';
+import { crux as spawned, describeEachStore, freshDataDir, freshStore, journalLines, snapshotDir, tempDir } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 
 const FIXTURES = resolve(__dirname, '../fixtures/claude-code');
 const read = (name: string) => fs.readFileSync(join(FIXTURES, name), 'utf8');
@@ -229,7 +230,8 @@ describeEachStore('--record-cases over a %s store', (kind) => {
     const dir = freshStore(kind);
     const end = payload('session-end-other', { transcript_path: transcript('interrupted') });
     ok(await hook(dir, payload('session-start-startup')));
-    const runs = await Promise.all(Array.from({ length: 8 }, () => record(dir, end)));
+    // Eight processes racing for the lock: spawned.
+    const runs = await Promise.all(Array.from({ length: 8 }, () => spawned(dir, ['--now', T0, 'hook', 'claude-code', '--record-cases'], { input: end })));
     for (const run of runs) ok(run);
     const [one, ...rest] = await cases(dir);
     expect(rest).toEqual([]);

@@ -4,7 +4,8 @@ import { execa } from 'execa';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CRUX, crux, freshDataDir, hookCommand, snapshotDir, tempDir, testEnv } from '../helpers/cli';
+import { CRUX, crux as spawned, freshDataDir, hookCommand, snapshotDir, tempDir, testEnv } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 
 const FIXTURES = resolve(__dirname, '../fixtures/claude-code');
 const fixture = (name: string, patch: Record<string, unknown> = {}) =>
@@ -13,8 +14,8 @@ const SID = JSON.parse(fs.readFileSync(join(FIXTURES, 'stop.json'), 'utf8')).ses
 const T0 = '2026-12-01T09:00:00.000Z';
 const T1 = '2026-12-01T09:05:00.000Z';
 
-const hook = (dir: string, payload: string, opts: { now?: string; args?: string[]; env?: Record<string, string> } = {}) =>
-  crux(dir, ['--now', opts.now ?? T0, 'hook', 'claude-code', ...(opts.args ?? [])], { input: payload, env: opts.env });
+const hook = (dir: string, payload: string, opts: { now?: string; args?: string[]; env?: Record<string, string>; run?: typeof crux } = {}) =>
+  (opts.run ?? crux)(dir, ['--now', opts.now ?? T0, 'hook', 'claude-code', ...(opts.args ?? [])], { input: payload, env: opts.env });
 const session = async (dir: string, id = SID, agent = 'claude-code') => {
   const run = await crux(dir, ['--now', T1, '--agent', agent, '--json', 'session', 'get', id]);
   return run.exitCode === 0 ? JSON.parse(run.stdout).session : undefined;
@@ -207,7 +208,8 @@ describe('crux hook claude-code: refusals never exit 2', () => {
     await crux(dir, ['session', 'put', 'x', '1']);
     const holder = crux(dir, ['session', 'put', 'holder', '{}'], { env: { CRUX_TEST_LOCK_HOLD_MS: '2500' } });
     await new Promise((r) => setTimeout(r, 600));
-    const run = await hook(dir, fixture('session-start-startup'), { env: { CRUX_LOCK_TIMEOUT: '300ms' } });
+    // Two processes: the hook starts as late after the holder as a process does (on a loaded machine, after 600 ms).
+    const run = await hook(dir, fixture('session-start-startup'), { env: { CRUX_LOCK_TIMEOUT: '300ms' }, run: spawned });
     refusedWith(run, 75);
     expect((await holder).exitCode).toBe(0);
     expect(await session(dir)).toBeUndefined();

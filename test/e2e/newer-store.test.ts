@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, freshDataDir, snapshotDir } from '../helpers/cli';
+import { freshDataDir, snapshotDir } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 
 /** Appends to `file` a record of format version 2 that verifies, chained to the last one: what a newer crux writes. */
 function appendNewerRecord(file: string): void {

@@ -6,7 +6,8 @@ import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireLock } from '../../src/journal/dir/lock/lock';
-import { CRUX, crux, freshDataDir, PERMISSION_FLAG, tempDir, testEnv } from '../helpers/cli';
+import { CRUX, crux as spawned, freshDataDir, PERMISSION_FLAG, tempDir, testEnv } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 
 const TAIL = '{"v":1,"seq":2,"partial';
 
@@ -54,7 +55,8 @@ describe('a torn tail on read', () => {
     const dir = await tornStore();
     const held = await acquireLock(dir, 1000);
     try {
-      const run = await crux(dir, ['--json', 'session', 'list']);
+      // The lock held by this process: the reader is another.
+      const run = await spawned(dir, ['--json', 'session', 'list']);
       expect(run.exitCode).toBe(0);
       expect(run.stderr).toBe('');
       expect(JSON.parse(run.stdout)).not.toHaveProperty('warnings');
@@ -112,7 +114,8 @@ describe('a torn tail of cases.jsonl on read', () => {
     const dir = await tornCases();
     const held = await acquireLock(dir, 1000);
     try {
-      const run = await crux(dir, ['--json', 'case', 'retrieve', 'tls']);
+      // The lock held by this process: the reader is another.
+      const run = await spawned(dir, ['--json', 'case', 'retrieve', 'tls']);
       expect(run.exitCode).toBe(0);
       expect(run.stderr).toBe('');
       expect(JSON.parse(run.stdout)).not.toHaveProperty('warnings');

@@ -2,7 +2,8 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, freshStore, STORE_KINDS, storeExists } from '../helpers/cli';
+import { freshStore, STORE_KINDS, storeExists } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { pgSkipReason, psql, psqlScript } from '../helpers/pg';
 import { SCHEMA_VERSION } from '../../src/journal/pg/schema';
 

@@ -1,6 +1,6 @@
-// Walking the real program through `crux … --help`: every command, its aliases and its options, as help prints them.
-import { execa } from 'execa';
-import { CRUX, testEnv } from './cli';
+// Walking the real program through `crux … --help`: every command, its aliases and its options, as help prints them
+// (the program in-process, run-cli.ts: the same bytes as bin/crux, without a process per command).
+import { runCli } from './run-cli';
 
 export interface HelpEntry {
   /** e.g. ['session', 'put']; [] for the program. */
@@ -30,8 +30,8 @@ export function sectionTerms(text: string, section: string): string[] {
 const optionNames = (term: string) => [...term.matchAll(/(?<![\w-])(--?[A-Za-z][\w-]*)/g)].map((m) => m[1]!);
 
 async function help(path: string[], aliases: string[]): Promise<HelpEntry & { commands: { name: string; aliases: string[] }[] }> {
-  const run = await execa(CRUX, [...path, '--help'], { reject: false, env: testEnv(), extendEnv: false });
-  const text = String(run.stdout);
+  const run = await runCli([...path, '--help']);
+  const text = run.stdout;
   const commands = sectionTerms(text, 'Commands')
     .map((term) => term.split(' ')[0]!.split('|'))
     .filter(([name]) => name !== 'help')

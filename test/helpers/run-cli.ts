@@ -49,7 +49,8 @@ export function runCli(args: string[], opts: { env?: Record<string, string | und
     const stdout: Uint8Array[] = [];
     const stderr: Uint8Array[] = [];
     for (const key of Object.keys(process.env)) delete process.env[key];
-    Object.assign(process.env, testEnv(opts.env));
+    // A variable given as undefined is unset, as execa's env does (process.env would store the string "undefined").
+    for (const [key, value] of Object.entries(testEnv(opts.env))) if (value !== undefined) process.env[key] = value;
     if (opts.cwd !== undefined) process.chdir(opts.cwd);
     const input = opts.input === undefined ? new Uint8Array() : typeof opts.input === 'string' ? Buffer.from(opts.input) : opts.input;
     redirectStdio({ stdout: (b) => stdout.push(b), stderr: (b) => stderr.push(b), stdin: input });
@@ -66,15 +67,20 @@ export function runCli(args: string[], opts: { env?: Record<string, string | und
   });
 }
 
-/** What kills the process that reads it (src/shared/crash-point.ts): a command given one runs as a process. */
-const KILLERS = ['CRUX_TEST_CRASH_AT', 'CRUX_TEST_TORN_WRITE'];
+/**
+ * What only a process does with its environment: a crash point kills the process that reads it
+ * (src/shared/crash-point.ts), a lock held for a while is there for another process to meet, NODE_OPTIONS is read
+ * by Node at start. A command given one of them runs as a process.
+ */
+const PROCESS_ENV = ['CRUX_TEST_CRASH_AT', 'CRUX_TEST_TORN_WRITE', 'CRUX_TEST_LOCK_HOLD_MS', 'NODE_OPTIONS'];
 
 /**
- * `crux()` of cli.ts, in-process: a drop-in for the files whose subject is not the process. A command told to
- * crash (a crash point in its environment) is spawned as bin/crux.
+ * `crux()` of cli.ts, in-process: a drop-in for the files whose subject is not the process. A command whose
+ * environment only a process honours (PROCESS_ENV), or bounded by a timeout (a command that blocks this thread
+ * could not be ended), is spawned as bin/crux.
  */
 export function crux(store: string, args: string[], opts: Options & { env?: Record<string, string | undefined> } = {}): Promise<Run> {
-  if (KILLERS.some((name) => opts.env?.[name] !== undefined)) return spawned(store, args, opts);
+  if (opts.timeout !== undefined || PROCESS_ENV.some((name) => opts.env?.[name] !== undefined)) return spawned(store, args, opts);
   const input = typeof opts.input === 'string' || opts.input instanceof Uint8Array ? opts.input : undefined;
   if (opts.input !== undefined && input === undefined) throw new Error('runCli: input must be a string or bytes');
   const cwd = typeof opts.cwd === 'string' ? opts.cwd : opts.cwd === undefined ? undefined : String(opts.cwd);

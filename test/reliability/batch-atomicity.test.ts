@@ -3,7 +3,8 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, freshDataDir, tempDir } from '../helpers/cli';
+import { freshDataDir, tempDir } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { expectHealthy, figure, scaled, sleep, startCrux, TIMEOUT } from './harness';
 
 const N = scaled(1000, 100_000);

@@ -7,7 +7,8 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, CRUX, journalLines, tempDir, testEnv, type Run } from '../helpers/cli';
+import { CRUX, journalLines, tempDir, testEnv, type Run } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { expectHealthy, TIMEOUT } from './harness';
 
 const NOBODY = 65534;

@@ -3,8 +3,9 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, freshDataDir } from '../helpers/cli';
-import { expectCachedReadsAgree, expectHealthy, figure, journalRecords, readSessions, scaled, startCrux, startShell, TIMEOUT } from './harness';
+import { freshDataDir } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
+import { expectCachedReadsAgree, expectHealthy, figure, journalRecords, readSessions, scaled, startCrux, TIMEOUT } from './harness';
 
 const REWRITE_POINTS = ['rewrite:before-rename', 'rewrite:after-rename'] as const;
 const strayTemps = (dir: string) => fs.readdirSync(dir).filter((n) => n.endsWith('.tmp'));
@@ -16,8 +17,10 @@ async function seed(): Promise<string> {
   const lines = Array.from({ length: 12 }, (_, i) => JSON.stringify({ session_id: `s${i}`, state: { i, v: `v${i}` } }));
   const imported = await crux(dir, ['session', 'import'], { input: `${lines.join('\n')}\n` });
   expect(imported.exitCode, imported.stderr).toBe(0);
-  const puts = await startShell(`for i in 0 1 2 3 4 5 0 1 2; do "$CRUX" --data-dir '${dir}' session put "s$i" "{\\"put\\":$i}" || exit 1; done`).done;
-  expect(puts.code, puts.stderr).toBe(0);
+  for (const i of [0, 1, 2, 3, 4, 5, 0, 1, 2]) {
+    const put = await crux(dir, ['session', 'put', `s${i}`, `{"put":${i}}`]);
+    expect(put.exitCode, put.stderr).toBe(0);
+  }
   for (let i = 0; i < 3; i++) expect((await crux(dir, ['case', 'record', '--task', `task ${i}`, '--action', 'a', '--outcome', 'o'])).exitCode).toBe(0);
   // A journal with nothing dead is never rewritten: a deleted case makes the cases journal worth compacting too.
   const gone = await crux(dir, ['--quiet', 'case', 'record', '--task', 'gone', '--action', 'a', '--outcome', 'o']);
@@ -99,8 +102,7 @@ describe('crash during compaction', { timeout: TIMEOUT }, () => {
     const big = (i: number) => JSON.stringify({ i, pad: 'x'.repeat(16 * 1024) });
     fs.mkdirSync(join(dir, '..'), { recursive: true });
     fs.writeFileSync(`${dir}.big`, big(0));
-    const puts = await startShell(`for i in $(seq 1 15); do "$CRUX" --data-dir '${dir}' session put big --file '${dir}.big' || exit 1; done`);
-    expect((await puts.done).code).toBe(0);
+    for (let i = 1; i <= 15; i++) expect((await crux(dir, ['session', 'put', 'big', '--file', `${dir}.big`])).exitCode).toBe(0);
     expect((await crux(dir, ['session', 'put', 'small', '{"n":1}'])).exitCode).toBe(0);
     const size = fs.statSync(join(dir, 'sessions.jsonl')).size;
     expect(size).toBeLessThan(256 * 1024);

@@ -4,7 +4,8 @@
 // when they are dropped or disabled, or silenced by replication mode; an edited history row is damage (9) with
 // the same `history` member as a data directory.
 import { describe, expect, it } from 'vitest';
-import { crux, stressIt } from '../helpers/cli';
+import { stressIt } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { freshStoreUrl, pgSkipReason, psql } from '../helpers/pg';
 
 const schemaOf = (store: string) => new URL(store).searchParams.get('schema')!;

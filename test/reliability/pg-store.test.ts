@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { execa } from 'execa';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CRUX, crux, freshStore, journalRecords, type Run, snapshotDir, STRESS, tempDir, testEnv } from '../helpers/cli';
+import { CRUX, crux as spawned, freshStore, journalRecords, type Run, snapshotDir, STRESS, tempDir, testEnv } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { freshStoreUrl, pgPassword, pgServerUrl, pgSkipReason, psql } from '../helpers/pg';
 import { SCHEMA_VERSION } from '../../src/journal/pg/schema';
 import { startShell } from './harness';
@@ -108,7 +109,8 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL failures', () => {
     expect((await crux(store, ['session', 'put', 'a', '{"v":1}'])).exitCode).toBe(0);
     const holder = crux(store, ['session', 'put', 'a', '{"v":2}'], { env: { CRUX_TEST_LOCK_HOLD_MS: '3000' } });
     await new Promise((r) => setTimeout(r, 700));
-    const waiter = await crux(store, ['session', 'put', 'a', '{"v":3}'], { env: { CRUX_LOCK_TIMEOUT: '300ms' } });
+    // Two processes: the waiter starts as late after the holder as a process does (on a loaded machine, after 700 ms).
+    const waiter = await spawned(store, ['session', 'put', 'a', '{"v":3}'], { env: { CRUX_LOCK_TIMEOUT: '300ms' } });
     expectTempFailure(waiter, new URL(pgServerUrl()), pgPassword());
     expect(waiter.stderr).toMatch(/lock/);
     expect((await holder).exitCode).toBe(0);

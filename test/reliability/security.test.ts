@@ -4,7 +4,8 @@
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, freshDataDir } from '../helpers/cli';
+import { freshDataDir } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { startShell, TIMEOUT } from './harness';
 
 const SECRET = 'tok3n-s3cret';
