@@ -93,6 +93,7 @@ const PHRASES: readonly [RegExp, string][] = [
   [/see `crux --help`/g, 'tools/list describes every tool and its arguments'],
   [/the command's --help shows what it accepts/g, 'tools/list describes what each argument accepts'],
   [/only delete removes it/g, 'only an operator can delete it'],
+  [/give the store key with --key-file <file> or CRUX_KEY_FILE/g, "start the server with the store key's file in CRUX_KEY_FILE"],
 ];
 
 // A command line, with its operands' placeholders (`<id>`: the tool's own arguments name them) and boolean options.
