@@ -4,13 +4,15 @@ import { makeGroup } from '../group';
 import { makeCheckCommand } from './check';
 import { makeCompactCommand } from './compact';
 import { makeCopyCommand } from './copy';
+import { makeRedactCommand } from './redact';
 
 const COMMANDS = {
   check: makeCheckCommand,
   compact: makeCompactCommand,
   copy: makeCopyCommand,
+  redact: makeRedactCommand,
 };
 
 export function makeJournalCommand(wanted?: string): Command {
-  return makeGroup('journal', 'verify, repair, compact and copy the journals', COMMANDS, wanted);
+  return makeGroup('journal', 'verify, repair, compact, copy and redact the journals', COMMANDS, wanted);
 }
