@@ -7,16 +7,16 @@ import { redactJournals } from '../../operations/journal';
 
 export function makeRedactCommand(): Command {
   return new Command('redact')
-    .description('replace every secret the store keeps with [redacted:KIND]: journals, history, cache and quarantine, re-chained, all at once')
+    .description('replace every secret the store keeps with [redacted:KIND] (journals, history, cache, quarantine), re-chained, all at once')
     .option('--states', 'redact session states too (each JSON string value that holds a secret, in place: the state stays JSON)')
     .option('--dry-run', 'say what would be redacted, and write nothing')
     .addHelpText(
       'after',
       [
         '',
-        'Free text is always redacted; session states only with --states. Prints, by journal and kind, how many',
-        'records held a secret (never the value); the commit log keeps which records. Packages already handed to',
-        'other hosts are beyond it.',
+        'Free text is always redacted; session states only with --states. Prints, by',
+        'journal and kind, how many records held a secret (never the value). Packages',
+        'already handed to other hosts are beyond it.',
         '',
         'Examples:',
         '  crux journal redact --dry-run',
