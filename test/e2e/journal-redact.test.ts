@@ -149,6 +149,29 @@ describe('journal redact', () => {
     expect(none).toMatchObject({ redacted: [], quarantine: { redacted: 0 } });
   });
 
+  it.each([
+    ['rewrite-set:staged', 'old'],
+    ['rewrite-set:moved#2', 'new'],
+  ])('killed at %s, it leaves the %s store, and the next command that takes the lock says so', async (point, expected) => {
+    const dir = await plantedStore();
+    const before = files(dir);
+    const killed = await crux(dir, ['journal', 'redact', '--states'], { env: { CRUX_TEST_CRASH_AT: point } });
+    expect(killed.exitCode, killed.stderr).not.toBe(0);
+    if (expected === 'old') for (const [path, bytes] of before) expect(files(dir).get(path), path).toBe(bytes);
+    const checked = JSON.parse((await crux(dir, ['--json', 'journal', 'check'])).stdout);
+    expect(checked.healthy).toBe(true);
+    if (expected === 'old') {
+      expect(checked.secrets.length).toBeGreaterThan(0);
+      const kept = (m: Map<string, string>) => new Map([...m].filter(([p]) => !p.includes('/cache/')));
+      expect(kept(files(dir))).toEqual(kept(before));
+      expect(held(allBytes(dir)).sort()).toEqual([...SECRETS].sort());
+    } else {
+      expect(checked.secrets).toEqual([]);
+      expect(held(allBytes(dir))).toEqual([]);
+    }
+    expect([...files(dir).keys()].filter((p) => /staged|rewrite-plan|rewrite-staging/.test(p))).toEqual([]);
+  });
+
   it.runIf(ENGINES.includes('pg'))('on PostgreSQL: no row, history row, derived row or quarantine row holds a secret (pg_dump)', async () => {
     const dir = await plantedStore();
     const url = freshStoreUrl('redact');
