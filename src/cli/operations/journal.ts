@@ -2,13 +2,15 @@
 import type { Context } from '../context';
 import { ALL_STORES } from '../../domain/stores';
 import { CruxError } from '../../shared/errors';
-import { surveySecrets } from '../../journal/core/secret-survey';
+import { SecretTally } from '../../journal/core/secret-survey';
 import { redactStore } from '../../journal/core/redact-store';
 
 type CheckOptions = Parameters<Context['dataDir']['check']>[1];
 
 export async function checkJournals(ctx: Context, opts: Omit<CheckOptions, 'ts'>) {
-  const journals = await ctx.dataDir.check(ALL_STORES, { ...opts, ts: ctx.nowIso });
+  // The records that hold a secret (SPEC §7), counted in check's own scan: reported, never a value, and no damage.
+  const secrets = new SecretTally();
+  const journals = await ctx.dataDir.check(ALL_STORES, { ...opts, ts: ctx.nowIso, secrets });
   // A journal, or its history/, with problems a repair did not take care of.
   const damaged = journals.some(
     (j) =>
@@ -16,9 +18,7 @@ export async function checkJournals(ctx: Context, opts: Omit<CheckOptions, 'ts'>
       (j.history !== undefined && j.history.problems.length > 0 && j.history.quarantined === undefined) ||
       (j.derived !== undefined && j.derived.rebuilt !== true),
   );
-  // The records that hold a secret (SPEC §7): reported, never a value, and no damage (no exit code of their own).
-  const secrets = await surveySecrets(ctx.dataDir, ALL_STORES);
-  return { healthy: !damaged, data_dir: ctx.dataDir.location, journals, secrets };
+  return { healthy: !damaged, data_dir: ctx.dataDir.location, journals, secrets: secrets.list() };
 }
 
 export const journalDamaged = () =>
