@@ -42,7 +42,10 @@ function fileSource(path: string, where: string, file: string): LinesSource {
       const see = opts.see;
       if (sink !== undefined) {
         const keep = see === undefined ? undefined : (record: JournalRecord) => (see(record), record);
-        return scanJournal(path, vocabulary, (record, at) => (progress?.(at), sink(record, at)), undefined, { history: opts.history ?? false, ...(keep ? { keep } : {}) });
+        return scanJournal(path, vocabulary, (record, at) => (progress?.(at), sink(record, at)), undefined, {
+          history: opts.history ?? false,
+          ...(keep ? { keep } : {}),
+        });
       }
       const keep = see === undefined ? () => 0 as const : (record: JournalRecord) => (see(record), 0 as const);
       return scanJournal(path, vocabulary, (_: 0, at) => progress?.(at), undefined, { history: opts.history ?? false, keep });
