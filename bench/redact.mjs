@@ -1,6 +1,6 @@
 // `node bench/redact.mjs` (`npm run bench` runs it): what redaction on the ways in (SPEC §7) costs, and how well it
-// does. Before/after rows: crux as built here against crux built from BENCH_REDACT_BEFORE (default the commit
-// before redaction came in, d786d6d^), each on a data directory of its own with BENCH_REDACT_CASES cases (default
+// does. Before/after rows: crux as built here against the same tree built without redaction (or, with
+// BENCH_REDACT_BEFORE=<ref>, crux at that commit), each on a data directory of its own with BENCH_REDACT_CASES cases (default
 // 10000): a `case record`, and a Claude Code SessionEnd with --record-cases over a 1 MB transcript. CPU (user +
 // system) of each process, BENCH_ROUNDS (default 15) interleaved rounds after 2 warm-up rounds, means (of 10 ms ticks). Then the
 // corpora of test/fixtures/secrets, each text recorded through the built CLI (`case record --task`): the secrets
@@ -16,16 +16,31 @@ import { transcriptText } from './hooks.mjs';
 const ROOT = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 const CASES = Number(process.env.BENCH_REDACT_CASES ?? 10_000);
-const BEFORE = process.env.BENCH_REDACT_BEFORE ?? 'd786d6d^';
+const NO_REDACTION = 'this tree without redaction';
+const BEFORE = process.env.BENCH_REDACT_BEFORE ?? NO_REDACTION;
 const env = benchEnv({ CRUX_NOW: '2026-12-01T12:00:00Z' });
 const log = (line) => process.stderr.write(`${line}\n`);
 const work = fs.mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'crux-bench-redact-'));
 
-/** crux as it was at `ref`, built in a directory of its own (the repository's node_modules lent to it). */
-function buildAt(ref) {
+/**
+ * The crux the rows compare against, built in a directory of its own (the repository's node_modules lent to it):
+ * by default this tree with redaction taken out of the one function every way in calls (free-text.ts, keptText),
+ * so that the rows differ by redaction alone; with BENCH_REDACT_BEFORE=<ref>, crux as it was at that commit.
+ */
+function buildBefore() {
   const dir = join(work, 'before-src');
   fs.mkdirSync(dir);
-  execFileSync('sh', ['-c', `git -C "${ROOT}" archive "${ref}" | tar -x -C "${dir}"`]);
+  if (BEFORE !== NO_REDACTION) execFileSync('sh', ['-c', `git -C "${ROOT}" archive "${BEFORE}" | tar -x -C "${dir}"`]);
+  else {
+    for (const file of execFileSync('git', ['-C', ROOT, 'ls-files'], { encoding: 'utf8' }).split('\n').filter(Boolean)) {
+      if (fs.existsSync(join(ROOT, file))) fs.cpSync(join(ROOT, file), join(dir, file), { recursive: true });
+    }
+    const freeText = join(dir, 'src/shared/free-text.ts');
+    const source = fs.readFileSync(freeText, 'utf8');
+    const without = source.replace('return redactSecrets(scrubText(hidePrivate(text)));', 'return scrubText(hidePrivate(text)); // bench: no redaction');
+    if (without === source) throw new Error('bench/redact.mjs: keptText is not as the bench expects (src/shared/free-text.ts)');
+    fs.writeFileSync(freeText, without);
+  }
   fs.symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   execFileSync('node', ['build.mjs'], { cwd: dir, stdio: 'ignore' });
   return join(dir, 'bin', 'crux');
@@ -57,8 +72,8 @@ const payload = (fields) =>
     ...fields,
   });
 
-log(`bench redact: building crux at ${BEFORE}`);
-const builds = { before: buildAt(BEFORE), after: join(ROOT, 'bin', 'crux') };
+log(`bench redact: building ${BEFORE}`);
+const builds = { before: buildBefore(), after: join(ROOT, 'bin', 'crux') };
 const transcript = join(work, 'transcript.jsonl');
 fs.writeFileSync(transcript, transcriptText(1 << 20));
 let next = 0;
@@ -105,7 +120,7 @@ for (let round = 0; round < ROUNDS + 2; round++) {
 }
 // The mean: /proc counts CPU in 10 ms ticks, which a median would round every row to; the mean averages them out.
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-console.log(`\nRedaction on the ways in: CPU per process (mean of ${ROUNDS}), crux at ${BEFORE} (before) and as built (after), ${CASES} cases\n`);
+console.log(`\nRedaction on the ways in: CPU per process (mean of ${ROUNDS}), ${BEFORE} (before) and crux as built (after), ${CASES} cases\n`);
 console.log('| command | before | after | after ÷ before |\n|---|---|---|---|');
 for (const row of [...new Set(rows.map((r) => r.row))]) {
   const [b, a] = ['before', 'after'].map((label) => mean(cpu.get(rows.find((r) => r.row === row && r.label === label).name)));

@@ -18,15 +18,32 @@ export interface RedactedData {
 // A JSON string literal: the text between its quotes, escapes included (a valid document's strings only).
 const JSON_STRING = /"(?:[^"\\]|\\.)*"/g;
 
-/** A state's JSON text with each string value that held a secret redacted in place. */
+/**
+ * A state's JSON text with each string value that held a secret redacted in place: a secret inside one value, and a
+ * value that is a secret by the name it is assigned to (`{"password": "…"}`, found in the text as a whole, as
+ * `journal check` finds it), the whole value then `[redacted:KIND]`.
+ */
 function redactStateText(text: string, kinds: SecretKind[]): string {
-  return text.replace(JSON_STRING, (literal) => {
+  const inValues = text.replace(JSON_STRING, (literal) => {
     const value = JSON.parse(literal) as string;
     const found = findSecrets(value);
     if (found.length === 0) return literal;
     for (const s of found) kinds.push(s.kind);
     return JSON.stringify(redactSecrets(value));
   });
+  const named = findSecrets(inValues);
+  if (named.length === 0) return inValues;
+  let out = '';
+  let at = 0;
+  for (const m of inValues.matchAll(JSON_STRING)) {
+    const [start, end] = [m.index, m.index + m[0].length];
+    const hit = named.find((s) => s.start >= start && s.end <= end);
+    if (hit === undefined) continue;
+    kinds.push(hit.kind);
+    out += `${inValues.slice(at, start)}${JSON.stringify(`[redacted:${hit.kind}]`)}`;
+    at = end;
+  }
+  return out + inValues.slice(at);
 }
 
 function redactText(text: string, kinds: SecretKind[]): string {

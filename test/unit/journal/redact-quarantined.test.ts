@@ -46,3 +46,18 @@ describe('redactQuarantined', () => {
     expect(pem.kinds).toContain('private-key');
   });
 });
+
+describe('redactRecordData: a state whose value is a secret by the name it is assigned to', () => {
+  it('redacts the value whole, keeps the rest of the state byte for byte, still JSON, as journal check finds it', async () => {
+    const { redactRecordData } = await import('../../../src/journal/core/redact-record');
+    const { findSecrets } = await import('../../../src/shared/secrets');
+    const state = '{"user": "ada", "password":"hunter2-Prod!x", "n": 1}';
+    expect(findSecrets(state).map((s) => s.kind)).toEqual(['password']);
+    const { data, kinds } = redactRecordData({ id: 's1', state }, { states: true });
+    expect(kinds).toEqual(['password']);
+    const after = (data as { state: string }).state;
+    expect(after).toBe('{"user": "ada", "password":"[redacted:password]", "n": 1}');
+    expect(findSecrets(after)).toEqual([]);
+    expect(redactRecordData({ id: 's1', state }, { states: false }).kinds).toEqual([]);
+  });
+});
