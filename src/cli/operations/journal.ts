@@ -29,7 +29,7 @@ export const journalDamaged = () =>
   );
 
 /** What `journal redact` says of what it cannot reach (SPEC §7). */
-export const PACKAGES_BEYOND = 'packages already handed to other hosts (handoff mint/export) are beyond it: rotate any secret they held';
+const PACKAGES_BEYOND = 'packages already handed to other hosts (handoff mint/export) are beyond it: rotate any secret they held';
 
 /** `journal redact [--states] [--dry-run]` as every adapter runs it: the `--json` document (SPEC §7). */
 export async function redactJournals(ctx: Context, opts: { states: boolean; dryRun: boolean }) {
