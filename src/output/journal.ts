@@ -1,8 +1,9 @@
-// Human renderings of `journal check`, `journal compact` and `journal copy`.
+// Human renderings of `journal check`, `journal compact`, `journal copy` and `journal redact`.
 import type { CompactReport, JournalReport } from '../journal/core/store-boundary';
 import { printable } from '../shared/printable';
 import type { CopyReport } from '../journal/core/copy';
 import type { SecretCount } from '../journal/core/secret-survey';
+import type { RedactedCount } from '../journal/core/redact-store';
 import type { Style } from './style';
 import type { CellValue } from './table';
 
@@ -52,4 +53,17 @@ export function renderCopy(result: { copied: CopyReport }, style: Style): string
   // Records, not sessions: 17 records may be 15 sessions (a put and a close are two).
   const journals = c.journals.map((j) => `${j.name} ${j.records} record${j.records === 1 ? '' : 's'}`).join(', ');
   return [`copied ${c.from} → ${c.to}: ${journals}; ${c.keys.length} key item(s)`, style.good('journal check on the copy: healthy')].join('\n');
+}
+
+export function renderRedact(
+  result: { dry_run: boolean; states: boolean; redacted: RedactedCount[]; quarantine: { items: number; redacted: number }; note: string },
+  style: Style,
+): string {
+  const done = result.dry_run ? 'would be redacted' : 'redacted';
+  const lines = result.redacted.map((r) => `${r.journal}: ${r.records} record(s) with a secret (${r.kind}) ${done}`);
+  if (result.quarantine.redacted > 0) lines.push(`quarantine: ${result.quarantine.redacted} of ${result.quarantine.items} item(s) ${done}`);
+  if (lines.length === 0) lines.push(style.good('no secret found: nothing to redact'));
+  if (!result.states) lines.push('session states were left as they are (--states redacts them too)');
+  lines.push(result.dry_run ? style.warn('dry run: nothing was written') : `note: ${result.note}`);
+  return lines.join('\n');
 }

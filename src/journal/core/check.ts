@@ -12,8 +12,9 @@ import { BEFORE_REPAIR, ClockWatch, compactionDue, rechain, REMOVED_LINES, remov
 import { checkHistory } from './history';
 import type { LinesScan, LinesSource, LineStore, LockedLines } from './line-store';
 import type { JournalFacts, JournalReport } from './store-boundary';
+import type { SecretTally } from './secret-survey';
 
-type CheckOpts = { repair: boolean; ts: string; progress?: ProgressSink | undefined };
+type CheckOpts = { repair: boolean; ts: string; progress?: ProgressSink | undefined; secrets?: SecretTally | undefined };
 
 export async function checkJournals(store: LineStore, specs: readonly StoreSpec<unknown>[], opts: CheckOpts): Promise<JournalReport[]> {
   // Without --repair a check needs only read access: a store whose lock it cannot take for want of write access
@@ -60,9 +61,12 @@ async function checkJournal<S>(lines: LockedLines, spec: StoreSpec<S>, opts: Che
           if (opts.repair) kept.push(record);
         }
       : undefined;
-  const scan = await lines.journal(spec.file).scan(spec.vocabulary, sink, { progress: opts.progress });
+  // The secrets survey sees each record as the scan reads it (secret-survey.ts): no second read.
+  const tally = opts.secrets;
+  const see = tally === undefined ? undefined : (record: JournalRecord) => tally.see(spec.file, record);
+  const scan = await lines.journal(spec.file).scan(spec.vocabulary, sink, { progress: opts.progress, see });
   const ms = performance.now() - started;
-  const history = await checkHistory(lines, spec.file, spec.vocabulary, opts);
+  const history = await checkHistory(lines, spec.file, spec.vocabulary, { ...opts, see });
   const report = { ...reportOf(spec.file, scan, await lines.quarantined(spec.file), ms), ...(history ? { history } : {}) };
   if (scan.problems.length > 0 && opts.repair) {
     const repaired = await repair(lines, spec, scan, kept, opts.ts);

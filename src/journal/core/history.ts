@@ -29,13 +29,13 @@ export interface HistoryReport {
 /**
  * Verifies journal `file`'s history: every line of every piece (hash, chain, sequence), and that each piece
  * continues the one before it (its opening snapshot names the previous piece's head), as the journal must
- * continue the newest. With `repair`, a damaged piece moves whole into quarantine.
+ * continue the newest. With `repair`, a damaged piece moves whole into quarantine. `see`: each record read (check's secrets survey).
  */
 export async function checkHistory(
   lines: LockedLines,
   file: string,
   vocabulary: ReadonlySet<string>,
-  opts: { repair: boolean; ts: string },
+  opts: { repair: boolean; ts: string; see?: ((record: JournalRecord) => void) | undefined },
 ): Promise<HistoryReport | undefined> {
   const pieces = await lines.history(file);
   if (pieces.length === 0) return undefined;
@@ -59,7 +59,7 @@ export async function checkHistory(
       (record, at) => {
         if (first === undefined) [first, firstAt] = [record, at];
       },
-      { history: true },
+      { history: true, see: opts.see },
     );
     const before = problems.length;
     continues(piece.where, first, firstAt?.line ?? 1);

@@ -49,9 +49,14 @@ export interface LinesSource {
   /**
    * Verifies every line in order; each record that verifies goes to `sink` once its batch is whole. Without a
    * sink, the records are not held at all (a check: a 1M-record batch must not be held to be verified).
-   * `history`: the lines are a history piece (a snapshot's restatements may be left out, verify.ts).
+   * `history`: the lines are a history piece (a snapshot's restatements may be left out, verify.ts). `see`: each
+   * record that verifies, as it is read (a batch's before it is whole), holding nothing (check's secrets survey).
    */
-  scan(vocabulary: ReadonlySet<string>, sink: LineSink | undefined, opts?: { history?: boolean; progress?: ProgressSink | undefined }): Promise<LinesScan>;
+  scan(
+    vocabulary: ReadonlySet<string>,
+    sink: LineSink | undefined,
+    opts?: { history?: boolean; progress?: ProgressSink | undefined; see?: ((record: JournalRecord) => void) | undefined },
+  ): Promise<LinesScan>;
 }
 
 /** One piece of a journal's history: what one compaction dropped. */

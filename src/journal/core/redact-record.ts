@@ -18,15 +18,32 @@ export interface RedactedData {
 // A JSON string literal: the text between its quotes, escapes included (a valid document's strings only).
 const JSON_STRING = /"(?:[^"\\]|\\.)*"/g;
 
-/** A state's JSON text with each string value that held a secret redacted in place. */
+/**
+ * A state's JSON text with each string value that held a secret redacted in place: a secret inside one value, and a
+ * value that is a secret by the name it is assigned to (`{"password": "…"}`, found in the text as a whole, as
+ * `journal check` finds it), the whole value then `[redacted:KIND]`.
+ */
 function redactStateText(text: string, kinds: SecretKind[]): string {
-  return text.replace(JSON_STRING, (literal) => {
+  const inValues = text.replace(JSON_STRING, (literal) => {
     const value = JSON.parse(literal) as string;
     const found = findSecrets(value);
     if (found.length === 0) return literal;
     for (const s of found) kinds.push(s.kind);
     return JSON.stringify(redactSecrets(value));
   });
+  const named = findSecrets(inValues);
+  if (named.length === 0) return inValues;
+  let out = '';
+  let at = 0;
+  for (const m of inValues.matchAll(JSON_STRING)) {
+    const [start, end] = [m.index, m.index + m[0].length];
+    const hit = named.find((s) => s.start >= start && s.end <= end);
+    if (hit === undefined) continue;
+    kinds.push(hit.kind);
+    out += `${inValues.slice(at, start)}${JSON.stringify(`[redacted:${hit.kind}]`)}`;
+    at = end;
+  }
+  return out + inValues.slice(at);
 }
 
 function redactText(text: string, kinds: SecretKind[]): string {
@@ -61,4 +78,58 @@ export function redactRecordData(data: unknown, opts: { states: boolean }): Reda
   const kinds: SecretKind[] = [];
   const out = walk(data, opts.states, kinds);
   return { data: kinds.length === 0 ? data : out, kinds };
+}
+
+/** Every string under `value` redacted, a removed line's `bytes_b64` (quarantine's removed-lines.jsonl) decoded and redacted as a line. */
+function redactEvery(value: unknown, kinds: SecretKind[]): unknown {
+  if (typeof value === 'string') return redactText(value, kinds);
+  if (Array.isArray(value)) return value.map((v) => redactEvery(v, kinds));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => {
+      if (k !== 'bytes_b64' || typeof v !== 'string') return [k, redactEvery(v, kinds)];
+      const line = Buffer.from(v, 'base64').toString('latin1');
+      const redacted = redactLine(line, kinds);
+      return [k, redacted === line ? v : Buffer.from(redacted, 'latin1').toString('base64')];
+    }),
+  );
+}
+
+/**
+ * One line of a quarantined item (latin1: every byte kept): a JSON line with every string redacted (a record's
+ * hash then no longer holds: quarantine is kept for what it says, not verified); anything else (a torn tail, a
+ * damaged line) redacted as text, or replaced whole when its JSON-unescaped form still holds a secret (a PEM block's
+ * escaped newlines in a line cut short).
+ */
+function redactLine(line: string, kinds: SecretKind[]): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    const text = redactText(line, kinds);
+    const unescaped = text.replace(/\\n/g, '\n').replace(/\\"/g, '"').replace(/\\\\/g, '\\');
+    const hidden = findSecrets(unescaped);
+    if (hidden.length === 0) return text;
+    for (const s of hidden) kinds.push(s.kind);
+    return `[redacted:${[...new Set(hidden.map((s) => s.kind))].join(',')}: a damaged line that held a secret]`;
+  }
+  const before = kinds.length;
+  const out = redactEvery(parsed, kinds);
+  return kinds.length === before ? line : JSON.stringify(out);
+}
+
+/** A quarantined item's bytes with every secret redacted, line by line (undefined when it held none). */
+export function redactQuarantined(bytes: Uint8Array): RedactedBytes | undefined {
+  const text = Buffer.from(bytes).toString('latin1');
+  const kinds: SecretKind[] = [];
+  const out = text
+    .split('\n')
+    .map((line) => redactLine(line, kinds))
+    .join('\n');
+  return kinds.length === 0 ? undefined : { bytes: Buffer.from(out, 'latin1'), kinds };
+}
+
+export interface RedactedBytes {
+  readonly bytes: Buffer;
+  readonly kinds: readonly SecretKind[];
 }

@@ -69,8 +69,8 @@ export interface RewriteResult {
 }
 
 export interface RewriteOptions {
-  /** What the commit log says (`redacted`). */
-  readonly note: string;
+  /** What the commit log says (`redacted`), or what says it once every transform ran. */
+  readonly note: string | (() => string);
   /** What a refusal over damage calls the rewrite (`redaction`). */
   readonly doing: string;
   readonly quarantine?: BytesTransform | undefined;
@@ -229,7 +229,7 @@ export async function rewriteRecords(
           }
         }
         if (staged !== undefined) {
-          if (any || quarantine.changed > 0) await staged.commit(opts.note);
+          if (any || quarantine.changed > 0) await staged.commit(typeof opts.note === 'string' ? opts.note : opts.note());
           else await staged.abort();
           for (const spec of rewritten) await lines.rewritten(spec);
         }

@@ -1,10 +1,10 @@
 // What `journal check` says of the secrets a store already keeps (SPEC §7): the records that hold one — in
 // states, free text, any journal and its history — counted by journal and kind, never a value. A secret is no
-// damage: it changes no exit code. Read from one consistent view, streamed, on either engine.
+// damage: it changes no exit code. Counted in check's own scan (check.ts: each record as it is read, on either
+// engine), so that check reads and locks the store once.
 import { findSecrets } from '../../shared/secrets';
 import type { SecretKind } from '../../shared/secret-rules';
-import type { StoreSpec } from '../codec/store-spec';
-import type { JournalStore } from './store-boundary';
+import type { JournalRecord } from '../codec/record';
 
 export interface SecretCount {
   readonly journal: string;
@@ -12,14 +12,11 @@ export interface SecretCount {
   readonly records: number;
 }
 
-/** Every string a record's JSON holds (keys included), one to a line: what a secret could sit in. */
-function recordStrings(line: string): string | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(line);
-  } catch {
-    return undefined; // damage: `journal check` reports it as such
-  }
+/**
+ * Every string a record's data and actor hold (keys included), one to a line: what a secret could sit in (its
+ * version, sequence number, time, event and hashes are checked formats that hold none).
+ */
+function recordStrings(record: JournalRecord): string {
   const out: string[] = [];
   const walk = (v: unknown): void => {
     if (typeof v === 'string') out.push(v);
@@ -31,41 +28,30 @@ function recordStrings(line: string): string | undefined {
       }
     }
   };
-  walk(parsed);
+  if (record.actor !== undefined) out.push(record.actor);
+  walk(record.data);
   return out.join('\n');
 }
 
-/** The kinds of secret one stored line holds (none for a line that is not JSON). */
-function secretKindsOf(line: string): Set<SecretKind> {
-  const text = recordStrings(line);
-  return new Set(text === undefined ? [] : findSecrets(text).map((s) => s.kind));
-}
+/** The records that hold a secret, counted by journal and kind as check's scan sees them. */
+export class SecretTally {
+  private readonly counts = new Map<string, number>();
 
-/** Counts, by journal file and kind, the records (history's too) that hold a secret; sorted by journal, then kind. */
-export async function surveySecrets(store: JournalStore, specs: readonly StoreSpec<unknown>[]): Promise<SecretCount[]> {
-  const counts = new Map<string, number>();
-  const count = async (file: string, lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>) => {
-    for await (const bytes of lines) {
-      for (const kind of secretKindsOf(Buffer.from(bytes).toString('utf8'))) {
-        const key = `${file}\u0000${kind}`;
-        counts.set(key, (counts.get(key) ?? 0) + 1);
-      }
+  /** One record of journal `file` (its history's too). */
+  see(file: string, record: JournalRecord): void {
+    for (const kind of new Set(findSecrets(recordStrings(record)).map((s) => s.kind))) {
+      const key = `${file}\u0000${kind}`;
+      this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
     }
-  };
-  // Only reads: a store whose lock cannot be taken for want of write access (a read-only copy) is read without it.
-  await store.readConsistent(
-    async (view) => {
-      for (const spec of specs) {
-        await count(spec.file, view.lines(spec.file));
-        for (const piece of await view.history(spec.file)) await count(spec.file, piece.lines);
-      }
-    },
-    { readOnly: true },
-  );
-  return [...counts]
-    .map(([key, records]) => {
-      const [journal, kind] = key.split('\u0000') as [string, SecretKind];
-      return { journal, kind, records };
-    })
-    .sort((a, b) => a.journal.localeCompare(b.journal) || a.kind.localeCompare(b.kind));
+  }
+
+  /** The counts, sorted by journal, then kind. */
+  list(): SecretCount[] {
+    return [...this.counts]
+      .map(([key, records]) => {
+        const [journal, kind] = key.split('\u0000') as [string, SecretKind];
+        return { journal, kind, records };
+      })
+      .sort((a, b) => a.journal.localeCompare(b.journal) || a.kind.localeCompare(b.kind));
+  }
 }

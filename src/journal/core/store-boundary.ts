@@ -24,6 +24,7 @@ import type { IndexQuery, StoreSpec } from '../codec/store-spec';
 import type { HistoryReport } from './history';
 import type { DerivedReport } from './line-store';
 import type { RecordTransform, RewriteOptions, RewriteResult } from './rewrite';
+import type { SecretTally } from './secret-survey';
 
 /**
  * One write transaction, handed to `JournalStore.write`'s `decide` under the lock.
@@ -330,7 +331,7 @@ export interface JournalStore {
   write<T>(decide: (tx: Transaction) => T | Promise<T>, ts: string): Promise<T>;
 
   /** Verifies every journal (format, hashes, chain, sequence, batches); with `repair`, quarantines bad records and re-chains the rest. */
-  check(specs: readonly StoreSpec<unknown>[], opts: { repair: boolean; ts: string; progress?: ProgressSink }): Promise<JournalReport[]>;
+  check(specs: readonly StoreSpec<unknown>[], opts: { repair: boolean; ts: string; progress?: ProgressSink; secrets?: SecretTally }): Promise<JournalReport[]>;
   /**
    * Rewrites every journal to its live records after a snapshot record naming the old head; keeps owner and
    * mode. The old records are kept as history (SPEC §3), pruned by retention; `dropHistory` deletes it all.

@@ -1,5 +1,5 @@
 // A data directory as a kind of store (store-boundary.ts): reads replay a journal (or answer through the derived layer);
-// writes run inside the lock as one transaction. (Past 300 lines: the whole boundary of one kind of store, over modules that work.)
+// writes run inside the lock as one transaction. (Past 300 lines: the whole boundary of one kind of store, over modules.)
 //
 // The journal layer, bottom up: codec/ (the record, its verification, a file's replay); core/ (the rules both
 // kinds of store keep, written once over a line store: dir-lines.ts here); this folder (lock/, append, rewrite,

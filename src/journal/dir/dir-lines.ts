@@ -39,10 +39,16 @@ function fileSource(path: string, where: string, file: string): LinesSource {
     where,
     async scan(vocabulary, sink: LineSink | undefined, opts = {}) {
       const progress = opts.progress === undefined ? undefined : withTotal(opts.progress, file, path);
+      const see = opts.see;
       if (sink !== undefined) {
-        return scanJournal(path, vocabulary, (record, at) => (progress?.(at), sink(record, at)), undefined, { history: opts.history ?? false });
+        const keep = see === undefined ? undefined : (record: JournalRecord) => (see(record), record);
+        return scanJournal(path, vocabulary, (record, at) => (progress?.(at), sink(record, at)), undefined, {
+          history: opts.history ?? false,
+          ...(keep ? { keep } : {}),
+        });
       }
-      return scanJournal(path, vocabulary, (_: 0, at) => progress?.(at), undefined, { history: opts.history ?? false, keep: () => 0 as const });
+      const keep = see === undefined ? () => 0 as const : (record: JournalRecord) => (see(record), 0 as const);
+      return scanJournal(path, vocabulary, (_: 0, at) => progress?.(at), undefined, { history: opts.history ?? false, keep });
     },
   };
 }

@@ -4,6 +4,7 @@
 // for what is taken out. Everything runs in the caller's transaction: a rewrite commits whole or not at all.
 import { decodeRecord, VERIFY_ALL, type JournalRecord } from '../codec/record';
 import type { StoreSpec } from '../codec/store-spec';
+import type { LinePosition } from '../codec/line';
 import type { ProgressSink } from '../codec/reporting';
 import { CruxError } from '../../shared/errors';
 import type { HistoryRetention } from '../core/history';
@@ -39,7 +40,9 @@ export class PgLines implements LockedLines {
     return {
       where,
       scan: async (vocabulary, sink, opts = {}) => {
-        const verifier = new RowVerifier(vocabulary, sink ?? (() => {}), undefined, opts.history ?? false);
+        const see = opts.see;
+        const visit = see === undefined ? (sink ?? (() => {})) : (record: JournalRecord, at: LinePosition) => (see(record), sink?.(record, at));
+        const verifier = new RowVerifier(vocabulary, visit, undefined, opts.history ?? false);
         if (query !== undefined) await visitRows(this.sql, query, params, verifier, () => opts.progress?.(file, verifier.visited, 0));
         return { exists: query !== undefined, ...verifier.finish() };
       },

@@ -15,7 +15,7 @@ import type { StoreSpec } from '../../../src/journal/codec/store-spec';
 import { ENGINES, tempDir, type StoreKind } from '../../helpers/cli';
 import { freshStoreUrl, psql } from '../../helpers/pg';
 import { seedLineage, storeBytes, T2 } from '../../helpers/lineage';
-import { ITEM_STORE } from './fixtures';
+import { ITEM_STORE, puts } from './fixtures';
 
 const opened: PgStore[] = [];
 afterAll(async () => {
@@ -141,5 +141,24 @@ describe('rewriting a lineage (dir): derived files', () => {
     expect(cached().join('\n')).toContain('["k2","X"]'); // rebuilt from the new journal
     expect((await store.read(KEYED)).get('k2')).toBe('X');
     expect((await store.readKey(KEYED, 'k2')).get('k2')).toBe('X');
+  });
+});
+
+describe.runIf(ENGINES.includes('pg'))('rewriting a lineage (pg): derived rows', () => {
+  it('leaves no snapshot row with the old text, and reads answer from the new rows', async () => {
+    const url = freshStoreUrl('lineage');
+    const store = new PgStore(parseStoreUrl(url), { reporter: { warn: () => {} }, lockTimeoutMs: 5_000, cruxVersion: 'test', specs: [KEYED] });
+    opened.push(store);
+    await store.write(async (tx) => {
+      await tx.load(KEYED);
+      tx.append(KEYED, puts(2100));
+    }, T2);
+    await store.read(KEYED); // past SNAPSHOT_AFTER_ROWS: a reader keeps a snapshot row
+    const schema = new URL(url).searchParams.get('schema');
+    const snapshot = () => psql(`select encode(bytes, 'escape') from ${schema}.snapshots`, url);
+    expect(snapshot()).toContain('["k2",2]');
+    await rewriteRecords(store.lineStore, [KEYED], T2, hideTwo, opts);
+    expect(snapshot()).not.toContain('["k2",2]');
+    expect((await store.read(KEYED)).get('k2')).toBe('X');
   });
 });
