@@ -18,6 +18,8 @@ interface Check {
   healthy: boolean;
   data_dir: string;
   journals: CheckJournal[];
+  /** Records that hold a secret, by journal and kind (never the value): `crux journal redact` removes them. */
+  secrets?: { journal: string; kind: string; records: number }[];
 }
 
 export async function journal(): Promise<HTMLElement> {
@@ -43,5 +45,12 @@ export async function journal(): Promise<HTMLElement> {
     el('h3', {}, 'Problems'),
     table(['journal', 'line', 'reason'], problems, 'none: every record verifies'),
     el('p', { class: 'muted' }, '`crux journal check --repair` moves bad lines into quarantine (the dashboard changes nothing).'),
+    el('h3', {}, 'Secrets'),
+    table(
+      ['journal', 'kind', 'records'],
+      (c.secrets ?? []).map((x) => [x.journal, x.kind, x.records]),
+      'none: no record holds a secret',
+    ),
+    el('p', { class: 'muted' }, '`crux journal redact` removes them (the dashboard changes nothing).'),
   );
 }
