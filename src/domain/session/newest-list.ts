@@ -33,7 +33,8 @@ export async function listNewest(
   opts: { count?: boolean } = {},
 ): Promise<LimitedListing | undefined> {
   const read = scope.dir.readNewest?.bind(scope.dir);
-  if (read === undefined || limit <= 0 || filter.archived || (filter.all && filter.stranded) || (scope.agent !== undefined && !filter.allAgents)) return undefined;
+  if (read === undefined || limit <= 0 || filter.archived || (filter.all && filter.stranded) || (scope.agent !== undefined && !filter.allAgents))
+    return undefined;
   const staleMs = (scope.thresholds ?? DEFAULT_THRESHOLDS).staleMs;
   // Stale means older than the threshold: at most now - staleMs - 1.
   const atMost = filter.stranded ? scope.now - staleMs - 1 : Number.MAX_SAFE_INTEGER;
