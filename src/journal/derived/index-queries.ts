@@ -13,7 +13,7 @@ import { DerivedDamage } from './sorted-table';
 
 /** Entities a limited read folds between two looks at whether it has enough (loadNewest). */
 const BATCH = 16;
-/** Entities of the value a limited read stops at, read past its batch so that the caller orders equals (loadNewest). */
+/** A tie group (entities of one value) longer than this is read only after a look at whether it is needed (loadNewest). */
 const TIE_READS = 16;
 /**
  * About the fewest UTF-16 units a record line has (a session's or a case's, its hash and chain fields ~150): a read that
@@ -89,16 +89,26 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
     let newest: Newest;
     try {
       newest = newestInRange(this.tables, written, 1 + i, query.atMost, { count: query.count });
-      // In batches (a candidate may no longer match: the caller's exact filter says so), and not stopping
-      // between two of one value, so that the caller orders equals its own way — up to TIE_READS of them (an
-      // import that gave thousands one time): past that, equals come in the index's order.
+      // A tie group at a time, whole (a candidate may no longer match: the caller's exact filter says so): the
+      // caller orders equals by their keys, which the index does not keep (it orders them by key hash), so a
+      // read that stopped inside a group could leave out one the caller shows before those it read. enough() is
+      // asked between groups, once BATCH entities are folded since it last was, and before a group longer than
+      // TIE_READS (an import that gave thousands one time), which is then read only when the answer reaches it.
       let next = newest.next();
       if (next !== undefined) expectHashUnits(Math.min(newest.total ?? BATCH, BATCH) * LINE_UNITS);
-      while (next !== undefined && !enough(state)) {
-        let last: number | undefined;
-        for (let n = 0, ties = 0; next !== undefined && (n < BATCH || (next[2] === last && ties++ < TIE_READS)); n++, next = newest.next()) {
+      let folded = BATCH;
+      while (next !== undefined) {
+        const value = next[2];
+        const group = [next];
+        for (next = newest.next(); next !== undefined && next[2] === value && group.length <= TIE_READS; next = newest.next()) group.push(next);
+        if (folded >= BATCH || group.length > TIE_READS) {
+          if (enough(state)) break;
+          folded = 0;
+        }
+        for (const [hi, lo] of group) if (!this.foldHash(state, hi >>> 0, lo, undefined)) return undefined;
+        folded += group.length;
+        for (; next !== undefined && next[2] === value; next = newest.next(), folded++) {
           if (!this.foldHash(state, next[0] >>> 0, next[1], undefined)) return undefined;
-          last = next[2];
         }
       }
     } catch (error) {

@@ -86,8 +86,6 @@ export async function matchingKeys(q: Sql, ident: (t: string) => string, spec: S
 
 /** Entities read in a limited list's first page (a terminal's list shows 50). */
 const NEWEST_PAGE = 64;
-/** Entities of the last value read past a limited list's end, at most (derived/index-queries.ts TIE_READS). */
-const NEWEST_TIES = 16;
 
 /**
  * JournalStore.readNewest through trusted index rows: the entities with the highest values of an ordered key,
@@ -107,20 +105,34 @@ export async function readNewestRows<S>(
   const total = query.count === false ? undefined : await countAtMost(q, ident, any, query);
   const keys: string[] = [];
   let last: NewestAfter | undefined;
+  // Whether a key of the last value read holds a character of U+E000–U+FFFF (see below).
+  let high = false;
   for (let page = NEWEST_PAGE; ; page *= 4) {
     const more = await newestKeys(q, ident, any, query, page, last);
-    keys.push(...more.map((k) => k.key));
-    last = more.at(-1) ?? last;
+    for (const k of more) {
+      if (k.value !== last?.value) high = false;
+      high ||= HIGH_BMP.test(k.key);
+      keys.push(k.key);
+      last = k;
+    }
     const state = await fold(keys);
     if (more.length < page) return { state, total };
     if (!enough(state)) continue;
-    // As a data directory does: not stopping between two of one value (up to NEWEST_TIES of them), so that the
-    // caller orders equals its own way.
-    const ties = await newestKeys(q, ident, any, { index: query.index, atMost: last!.value }, NEWEST_TIES, last);
-    const tied = ties.filter((t) => t.value === last!.value).map((t) => t.key);
-    return { state: tied.length === 0 ? state : await fold([...keys, ...tied]), total };
+    // Ties come by key in the caller's order, so every entity not read sorts after every one read: a page may end
+    // inside a tie group. Code points order as UTF-16 units do, but for those above U+FFFF, which sort before
+    // U+E000–U+FFFF in units: a read key that holds one of the latter may then sort after an unread one of its
+    // value, and the rest of that value is read (its keys only where one is: an id's Unicode, seldom).
+    if (!high) return { state, total };
+    const rest = await q.unsafe<{ key: string }[]>(
+      `select key from ${ident(indexTable(journalTable(spec.file)))} where name = $1 and num_value = $2 and key collate "C" > $3`,
+      [query.index, last!.value, last!.key],
+    );
+    return { state: rest.length === 0 ? state : await fold([...keys, ...rest.map((r) => r.key)]), total };
   }
 }
+
+/** A character of U+E000–U+FFFF (readNewestRows): not a surrogate, but after them in UTF-16 units. */
+const HIGH_BMP = /[\uE000-\uFFFF]/;
 
 /** A position in a read newest first: the value and key of the last entity read. */
 interface NewestAfter {
@@ -130,7 +142,9 @@ interface NewestAfter {
 
 /**
  * The next `limit` entities (after `after`) whose value of the ordered key `query.index` is at most
- * `query.atMost`, highest value first (ties by key): the index's (name, num_value) b-tree read backwards.
+ * `query.atMost`, highest value first, ties by key in code-unit order (collate "C", whatever the database's
+ * collation: a replay's order, domain/session/query.ts byRecency): the index's (name, num_value) b-tree read
+ * backwards, a tie group sorted as it comes (an incremental sort), whole only where the page ends inside it.
  */
 async function newestKeys(
   q: Sql,
@@ -141,9 +155,9 @@ async function newestKeys(
   after: NewestAfter | undefined,
 ): Promise<NewestAfter[]> {
   const table = ident(indexTable(journalTable(spec.file)));
-  const from = after === undefined ? '' : 'and (num_value, key) < ($4, $5)';
+  const from = after === undefined ? '' : 'and num_value <= $4 and (num_value < $4 or key collate "C" > $5)';
   const rows = await q.unsafe<{ key: string; value: string }[]>(
-    `select key, num_value as value from ${table} where name = $1 and num_value <= $2 ${from} order by num_value desc, key desc limit $3`,
+    `select key, num_value as value from ${table} where name = $1 and num_value <= $2 ${from} order by num_value desc, key collate "C" limit $3`,
     after === undefined ? [query.index, query.atMost, limit] : [query.index, query.atMost, limit, after.value, after.key],
   );
   return rows.map((r) => ({ key: r.key, value: Number(r.value) }));
