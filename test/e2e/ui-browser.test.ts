@@ -386,13 +386,14 @@ describe.skipIf(skip !== undefined)(`crux ui says what needs attention, at 2,000
       await fresh.close();
     }
   });
+
   it('lists the records that hold a secret on the journal page, by journal and kind, never the value (last: it adds a session)', async () => {
-    await visit('#/journal', 'Journal');
+    await visit('#/journal');
     expect(await page.locator('main').innerText()).toContain('none: no record holds a secret');
     // A state is kept byte for byte (SPEC §7): what a secret in one looks like to the operator.
     const token = 'ghp_Zq3Xw9Lk2Pm8Rt5Yv1Bn6Cx4Dz7Fa0Gh3Jk9';
     expect((await crux(store, ['session', 'put', 'holds-a-token', JSON.stringify({ token })])).exitCode).toBe(0);
-    await visit('#/journal', 'Journal');
+    await visit('#/journal');
     const text = await page.locator('main').innerText();
     expect(text).toMatch(/sessions\.jsonl\s+github-token\s+1/);
     expect(text).toContain('crux journal redact');
