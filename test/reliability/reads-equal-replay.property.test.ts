@@ -284,6 +284,21 @@ const FOUND = [
     1,
     23,
   ],
+  [
+    [
+      { op: 'put', agent: 1, id: 0, skew: 0 },
+      { op: 'put', agent: 0, id: 0, skew: 0 },
+      { op: 'save' },
+      { op: 'restore', how: 'saved', at: 0 },
+      { op: 'put', agent: 0, id: 0, skew: 0 },
+      { op: 'handoff', agent: 1, id: 0 },
+    ],
+    { op: 'restore', how: 'saved', at: 0 },
+    { how: 'flip', file: 0, at: 0 },
+    ['session list {"all":false,"archived":false,"stranded":true,"allAgents":false,"limit":3,"count":true}'],
+    0,
+    24,
+  ],
 ] as unknown as [Step[], Step | null, Damage | null, string[], number, number][];
 
 describe('every read equals a replay, and tells what it passed over once (differential, in-process)', () => {

@@ -39,7 +39,7 @@ import { DirKeyStore } from './key-files';
 import { surveyStore } from './probes';
 import { DEFAULT_HISTORY_RETENTION, type HistoryRetention } from './history';
 import { CruxError } from '../../shared/errors';
-import { reportTornTail } from './torn-tail';
+import { reportTornTail, trustedRead } from './torn-tail';
 import { reportDamage } from '../codec/reporting';
 import { openJournalFile } from '../../shared/journal-file';
 
@@ -169,15 +169,12 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
     }
   }
 
-  /**
-   * After the index was found missing or unusable: rebuilds it by streaming (reporting nothing: a caller that
-   * gets false replays, and that reports) and says whether it now stands.
-   */
   /** Whether a whole new snapshot was just built by streaming the journal (bounded memory); false over damage, which the replay then reports. */
   private streamed(spec: StoreSpec<unknown>): boolean {
     return derivedFiles(this.root, spec).streamSnapshot(false)?.built === true;
   }
 
+  /** After an index missing, unusable or not trusted (trustedRead): whether it stands rebuilt by streaming (silent: on false the caller replays). */
   private rebuilt(spec: StoreSpec<unknown>): boolean {
     return rebuildIndex(this.root, spec, [], this.reporter, { quiet: true, needIndex: true })?.built === true;
   }
@@ -189,7 +186,8 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
   async readIndexed<S>(spec: StoreSpec<S>, query: IndexQuery): Promise<S> {
     try {
       const derived = derivedFiles(this.root, spec);
-      const loaded = derived.candidates(query) ?? (this.rebuilt(spec) ? derived.candidates(query) : undefined) ?? this.replayAndKeep(spec);
+      const loaded =
+        (await trustedRead(this.root, derived.candidates(query))) ?? (this.rebuilt(spec) ? derived.candidates(query) : undefined) ?? this.replayAndKeep(spec);
       return (await this.tellTorn(spec, loaded)).state;
     } finally {
       this.tellUnusable();
@@ -209,7 +207,7 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
   ): Promise<{ state: S; total: number | undefined }> {
     try {
       const derived = derivedFiles(this.root, spec);
-      const { state, total, tornTail } = derived.newest(query, enough) ??
+      const { state, total, tornTail } = (await trustedRead(this.root, derived.newest(query, enough))) ??
         (this.rebuilt(spec) ? derived.newest(query, enough) : undefined) ?? { ...this.replayAndKeep(spec), total: undefined };
       await this.tellTorn(spec, { tornTail });
       return { state, total };
@@ -226,8 +224,8 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
   async readPrefix<S>(spec: StoreSpec<S>, query: { index: string; prefix: string }, enough: (state: S) => boolean): Promise<S> {
     try {
       const derived = derivedFiles(this.root, spec);
-      const read = derived.prefix(query, enough) ?? (this.rebuilt(spec) ? derived.prefix(query, enough) : undefined) ?? this.replayAndKeep(spec);
-      return (await this.tellTorn(spec, read)).state;
+      const read = (await trustedRead(this.root, derived.prefix(query, enough))) ?? (this.rebuilt(spec) ? derived.prefix(query, enough) : undefined);
+      return (await this.tellTorn(spec, read ?? this.replayAndKeep(spec))).state;
     } finally {
       this.tellUnusable();
     }
