@@ -79,7 +79,7 @@ const FILTERS = [
 const READS: Read[] = [
   ...[0, 1, 2, 3, 4].flatMap((i): Read[] => [
     { name: `session get s${i}`, file: 'sessions.jsonl', run: (ctx) => ops.getSession(ctx, `s${i}` as LogicalSessionId) },
-    { name: `session history s${i}`, file: 'sessions.jsonl', whole: false, run: (ctx) => ops.historyOf(ctx, `s${i}` as LogicalSessionId, undefined) },
+    { name: `session history s${i}`, file: 'sessions.jsonl', run: (ctx) => ops.historyOf(ctx, `s${i}` as LogicalSessionId, undefined) },
   ]),
   ...FILTERS.flatMap((f) =>
     [false, true].flatMap((allAgents) =>
@@ -257,7 +257,9 @@ const said = (w: { file: string; line: number; reason: string }) => `${w.line}: 
 
 /**
  * Histories the property found once, run first every time: two compacted lines of one length swapped under an
- * index that still verifies its head (a line the index names then holds another key: StoreIndex.foldHash).
+ * index that still verifies its head (a line the index names then holds another key: StoreIndex.foldHash); a bit
+ * flipped in a line of a restored cache/'s prefix (an index behind its journal, no writer writing: DataDir's
+ * trustedRead); a chain break `session history` kept.
  */
 const FOUND = [
   [
@@ -298,6 +300,19 @@ const FOUND = [
     ['session list {"all":false,"archived":false,"stranded":true,"allAgents":false,"limit":3,"count":true}'],
     0,
     24,
+  ],
+  // A line deleted: the next one breaks the chain, a record history keeps (it told only lines it skipped).
+  [
+    [
+      { op: 'put', agent: 0, id: 0, skew: 0 },
+      { op: 'put', agent: 0, id: 0, skew: 0 },
+      { op: 'put', agent: 0, id: 0, skew: 0 },
+    ],
+    null,
+    { how: 'delete', file: 0, at: 1 },
+    ['session history s0', 'mcp session_history {"session_id":"s0"}', 'ui /api/sessions/-/s0/history'],
+    0,
+    0,
   ],
 ] as unknown as [Step[], Step | null, Damage | null, string[], number, number][];
 

@@ -20,11 +20,7 @@ export const JOURNALS = ['sessions.jsonl', 'cases.jsonl'] as const;
 export interface Read {
   readonly name: string;
   readonly file: (typeof JOURNALS)[number];
-  /**
-   * Whether a replay of it reports every problem check finds. Not `session history`: it reports the lines it
-   * skipped, not a chain break or a sequence gap among records it keeps (dir/history.ts: its owner's to decide);
-   * nor `journal check`, whose problems are its document, not warnings.
-   */
+  /** Whether a replay of it reports every problem check finds: not `journal check`, whose problems are its document, not warnings. */
   readonly whole?: false;
   /** Through the operations, with a Context of its own (the CLI's reads and the MCP tools). */
   readonly run?: (ctx: Context) => Promise<unknown>;
@@ -146,8 +142,8 @@ const api = (path: string, file: Read['file'], whole?: false): Read => ({ name: 
 export const SURFACE_READS: Read[] = [
   ...[0, 2, 4].flatMap((i) => [
     mcp('session_get', { session_id: `s${i}` }, 'sessions.jsonl'),
-    mcp('session_history', { session_id: `s${i}` }, 'sessions.jsonl', false),
-    mcp('session_history', { session_id: `s${i}`, limit: 1 }, 'sessions.jsonl', false),
+    mcp('session_history', { session_id: `s${i}` }, 'sessions.jsonl'),
+    mcp('session_history', { session_id: `s${i}`, limit: 1 }, 'sessions.jsonl'),
   ]),
   ...[{}, { all: true }, { archived: true }, { stranded: true }, { all: true, limit: 2 }].map((args) => mcp('session_list', args, 'sessions.jsonl')),
   mcp('case_list', {}, 'cases.jsonl'),
@@ -159,7 +155,7 @@ export const SURFACE_READS: Read[] = [
   ...['/api/sessions', '/api/sessions?all=1', '/api/sessions?agent=a&archived=1', '/api/sessions?stranded=1&limit=2', '/api/sessions?all_agents=0'].map(
     (path) => api(path, 'sessions.jsonl'),
   ),
-  ...['-/s0', 'a/s1', 'b/s3'].flatMap((s) => [api(`/api/sessions/${s}`, 'sessions.jsonl'), api(`/api/sessions/${s}/history`, 'sessions.jsonl', false)]),
+  ...['-/s0', 'a/s1', 'b/s3'].flatMap((s) => [api(`/api/sessions/${s}`, 'sessions.jsonl'), api(`/api/sessions/${s}/history`, 'sessions.jsonl')]),
   api('/api/overview/sessions', 'sessions.jsonl'),
   ...['/api/cases', '/api/cases?only_success=1', '/api/cases?offset=1&limit=2', '/api/cases/retrieve?task=index+page&top_k=2', '/api/overview/tags'].map(
     (path) => api(path, 'cases.jsonl'),
