@@ -259,7 +259,7 @@ const said = (w: { file: string; line: number; reason: string }) => `${w.line}: 
  * Histories the property found once, run first every time: two compacted lines of one length swapped under an
  * index that still verifies its head (a line the index names then holds another key: StoreIndex.foldHash); a bit
  * flipped in a line of a restored cache/'s prefix (an index behind its journal, no writer writing: DataDir's
- * trustedRead); a chain break `session history` kept.
+ * trustedRead); a chain break `session history` kept; refusals that passed over damage.
  */
 const FOUND = [
   [
@@ -311,6 +311,19 @@ const FOUND = [
     null,
     { how: 'delete', file: 0, at: 1 },
     ['session history s0', 'mcp session_history {"session_id":"s0"}', 'ui /api/sessions/-/s0/history'],
+    0,
+    0,
+  ],
+  // Refusals that passed over a damaged line: their error documents carry it in `warnings`, as answers do.
+  [
+    [
+      { op: 'put', agent: 0, id: 0, skew: 0 },
+      { op: 'put', agent: 0, id: 1, skew: 0 },
+      { op: 'put', agent: 0, id: 0, skew: 0 },
+    ],
+    { op: 'restore', how: 'absent', at: 0 },
+    { how: 'flip', file: 0, at: 1 },
+    ['session get s3', 'session history s4', 'mcp session_get {"session_id":"s4"}', 'ui /api/sessions/b/s3', 'ui /api/sessions/b/s3/history'],
     0,
     0,
   ],
