@@ -137,8 +137,10 @@ function loadOnce<S>(
     // before its index append, a cache/ put back from a backup) leave that prefix unverified since, and a change
     // in it (a flipped bit) would change who matches and how many. A writer holds the lock (none other writes
     // now): it rebuilds by a verifying scan. A reader is told the gap (DataDir asks the lock); one that only looks
-    // hands it on.
-    if (index.gap > 0 && use !== 'read') return undefined;
+    // hands a query on (the entities a command names are read from their own lines, verified: the gap is theirs).
+    if (index.gap > 0 && (use === 'write' || (use === 'look' && !('keys' in what)))) return undefined;
+    // Far behind, a reader rebuilds it (DataDir): one that only looks hands that on.
+    if (use === 'look' && index.behind) return undefined;
     const state = spec.initial();
     const ok = 'keys' in what ? index.loadKeys(state, what.keys) : index.loadCandidates(state, what.query);
     if (!ok) {

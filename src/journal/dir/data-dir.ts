@@ -162,7 +162,8 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
    */
   async readKey<S>(spec: StoreSpec<S>, key: string): Promise<S> {
     try {
-      const loaded = derivedFiles(this.root, spec).findKeys([key]) ?? rebuildIndex(this.root, spec, [key], this.reporter) ?? this.replayAndKeep(spec);
+      const found = await trustedRead(this.root, derivedFiles(this.root, spec).findKeys([key]));
+      const loaded = found ?? rebuildIndex(this.root, spec, [key], this.reporter) ?? this.replayAndKeep(spec);
       return (await this.tellTorn(spec, loaded)).state;
     } finally {
       this.tellUnusable();
@@ -174,9 +175,11 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
     return derivedFiles(this.root, spec).streamSnapshot(false)?.built === true;
   }
 
-  /** After an index missing, unusable or not trusted (trustedRead): whether it stands rebuilt by streaming (silent: on false the caller replays). */
-  private rebuilt(spec: StoreSpec<unknown>): boolean {
-    return rebuildIndex(this.root, spec, [], this.reporter, { quiet: true, needIndex: true })?.built === true;
+  /** `read` through the index if trusted (trustedRead), else again once it stands rebuilt by streaming; undefined: replay (it reports). */
+  private async through<T extends { gap?: number }>(spec: StoreSpec<unknown>, read: () => T | undefined): Promise<T | undefined> {
+    return (
+      (await trustedRead(this.root, read())) ?? (rebuildIndex(this.root, spec, [], this.reporter, { quiet: true, needIndex: true })?.built ? read() : undefined)
+    );
   }
 
   /**
@@ -186,8 +189,7 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
   async readIndexed<S>(spec: StoreSpec<S>, query: IndexQuery): Promise<S> {
     try {
       const derived = derivedFiles(this.root, spec);
-      const loaded =
-        (await trustedRead(this.root, derived.candidates(query))) ?? (this.rebuilt(spec) ? derived.candidates(query) : undefined) ?? this.replayAndKeep(spec);
+      const loaded = (await this.through(spec, () => derived.candidates(query))) ?? this.replayAndKeep(spec);
       return (await this.tellTorn(spec, loaded)).state;
     } finally {
       this.tellUnusable();
@@ -207,8 +209,7 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
   ): Promise<{ state: S; total: number | undefined }> {
     try {
       const derived = derivedFiles(this.root, spec);
-      const { state, total, tornTail } = (await trustedRead(this.root, derived.newest(query, enough))) ??
-        (this.rebuilt(spec) ? derived.newest(query, enough) : undefined) ?? { ...this.replayAndKeep(spec), total: undefined };
+      const { state, total, tornTail } = (await this.through(spec, () => derived.newest(query, enough))) ?? { ...this.replayAndKeep(spec), total: undefined };
       await this.tellTorn(spec, { tornTail });
       return { state, total };
     } finally {
@@ -224,8 +225,8 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
   async readPrefix<S>(spec: StoreSpec<S>, query: { index: string; prefix: string }, enough: (state: S) => boolean): Promise<S> {
     try {
       const derived = derivedFiles(this.root, spec);
-      const read = (await trustedRead(this.root, derived.prefix(query, enough))) ?? (this.rebuilt(spec) ? derived.prefix(query, enough) : undefined);
-      return (await this.tellTorn(spec, read ?? this.replayAndKeep(spec))).state;
+      const read = (await this.through(spec, () => derived.prefix(query, enough))) ?? this.replayAndKeep(spec);
+      return (await this.tellTorn(spec, read)).state;
     } finally {
       this.tellUnusable();
     }
