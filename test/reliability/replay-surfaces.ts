@@ -62,7 +62,9 @@ export async function answer(root: string, agent: string | undefined, now: numbe
 async function run(root: string, agent: string | undefined, now: number, read: Read): Promise<Answered> {
   const stderr: string[] = [];
   takePassedOver();
-  const ctx = contextOf({ dataDir: root, agent, now: new Date(now).toISOString(), json: true }, {}, (text) => stderr.push(text));
+  // A data directory's path, or a PostgreSQL store's URL (reads-equal-replay-pg).
+  const where = /^postgres(ql)?:/.test(root) ? { store: root } : { dataDir: root };
+  const ctx = contextOf({ ...where, agent, now: new Date(now).toISOString(), json: true }, {}, (text) => stderr.push(text));
   try {
     return { out: await read.run!(ctx), stderr, warnings: [...ctx.warnings] };
   } catch (error) {
