@@ -69,6 +69,19 @@ export function buildContext(command: Command, env: NodeJS.ProcessEnv = process.
 }
 
 /**
+ * Every problem this process's command passed over (its contexts', each once): its `--json` refusal carries them
+ * as a document that answered would (SPEC §8). program-run.ts takes them; a server answers from its own contexts.
+ */
+const passedOver = new Map<string, JournalWarning>();
+
+/** The problems passed over since the last take, and none kept. */
+export function takePassedOver(): JournalWarning[] {
+  const all = [...passedOver.values()];
+  passedOver.clear();
+  return all;
+}
+
+/**
  * A context from parsed global options: `crux mcp` makes one per tool call, so each reads the clock anew. Its
  * warnings go to `stderr` (the process's; a test's in-process reads keep them).
  */
@@ -95,6 +108,7 @@ export function contextOf(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.
     if (told.has(key)) return false;
     told.add(key);
     warnings.push({ file, line, reason });
+    passedOver.set(key, { file, line, reason });
     return true;
   };
   let workListener: ((phase: WorkPhase, done: number, total: number) => void) | undefined;

@@ -2,24 +2,26 @@
 // the process kept from ending 0 on work left waiting. Shared by the full program (main.ts) and the fast path.
 import { CruxError, errorDocument, EXIT_CODES, hintOf, internalError } from '../shared/errors';
 import { stdoutFailure, writeStderr } from '../output/stdout';
+import { withWarnings, type JournalWarning } from '../output/emit';
 import { committed } from '../shared/commit-log';
 import { keptText } from '../shared/free-text';
 // A message may quote its input (a JSON parser's excerpt of random bytes, an unknown option): the error stays
 // one line that a terminal prints as written and does not act on.
 import { printableMessage as printable } from '../shared/printable';
 
-function reportError(error: CruxError, json: boolean): void {
-  // A message may quote a bad value (`--reward 'https://u:token@h'`): never echo its credentials (SPEC §8).
-  if (json) writeStderr(`${JSON.stringify(errorDocument(error))}\n`);
+function reportError(error: CruxError, json: boolean, warnings?: readonly JournalWarning[]): void {
+  // A message may quote a bad value (`--reward 'https://u:token@h'`): never echo its credentials (SPEC §8). The
+  // document carries the damage the command passed over before it was refused, as an answer's would.
+  if (json) writeStderr(`${withWarnings(JSON.stringify(errorDocument(error)), warnings)}\n`);
   else writeStderr(`crux: ${printable(keptText(error.message))} (${printable(keptText(hintOf(error)))})\n`);
 }
 
 /** A thrown value as crux reports it: its own error, or an environment's (a full disk) or internal one. */
 export const cruxErrorOf = (caught: unknown): CruxError => (caught instanceof CruxError ? caught : internalError(caught, Boolean(process.env.CRUX_DEBUG)));
 
-/** Reports `error` and answers its kind's exit code. */
-export function failed(error: CruxError, json: boolean): number {
-  reportError(error, json);
+/** Reports `error` (with `--json`, and the damage passed over on the way) and answers its kind's exit code. */
+export function failed(error: CruxError, json: boolean, warnings?: readonly JournalWarning[]): number {
+  reportError(error, json, warnings);
   return EXIT_CODES[error.kind];
 }
 

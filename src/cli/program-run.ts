@@ -5,6 +5,7 @@ import { CruxError } from '../shared/errors';
 import { buildProgram, commandPath, helpAsOption, isLifecycleHook } from './program';
 import { closeStores } from './store';
 import { cruxErrorOf, failed, outputOutcome } from './outcome';
+import { takePassedOver } from './context';
 
 /** A usage error as crux reports it; its hint names the help of the innermost command the words reached. */
 function fromCommander(error: CommanderError, path: readonly string[], options: readonly string[] = []): CruxError | undefined {
@@ -22,6 +23,8 @@ function fromCommander(error: CommanderError, path: readonly string[], options: 
 
 export async function main(argv: string[]): Promise<number> {
   const json = argv.includes('--json');
+  // An in-process run (the tests') starts from none passed over.
+  takePassedOver();
   let program: Command | undefined;
   try {
     program = await buildProgram(argv);
@@ -35,7 +38,7 @@ export async function main(argv: string[]): Promise<number> {
     } else error = cruxErrorOf(caught);
     // Claude Code reads exit 2 as "block this action": a hook's usage error is invalid input (5) instead.
     if (error.kind === 'usage' && isLifecycleHook(argv)) error = new CruxError('invalid_input', error.message, error.hint);
-    return failed(error, json);
+    return failed(error, json, takePassedOver());
   } finally {
     // A shared store's connection would keep the process alive.
     await closeStores();

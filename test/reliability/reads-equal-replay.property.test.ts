@@ -25,6 +25,7 @@ import type { AgentName, CaseId, HandoffId, LogicalSessionId } from '../../src/s
 import { tempDir } from '../helpers/cli';
 import { scaled, TIMEOUT } from './harness';
 import { answer, JOURNALS, type Read, SURFACE_READS } from './replay-surfaces';
+import { FOUND as FOUND_RAW } from './reads-equal-replay-found';
 
 const RUNS = scaled(120, 3000);
 const START = Date.parse('2026-12-01T00:00:00Z');
@@ -79,7 +80,7 @@ const FILTERS = [
 const READS: Read[] = [
   ...[0, 1, 2, 3, 4].flatMap((i): Read[] => [
     { name: `session get s${i}`, file: 'sessions.jsonl', run: (ctx) => ops.getSession(ctx, `s${i}` as LogicalSessionId) },
-    { name: `session history s${i}`, file: 'sessions.jsonl', whole: false, run: (ctx) => ops.historyOf(ctx, `s${i}` as LogicalSessionId, undefined) },
+    { name: `session history s${i}`, file: 'sessions.jsonl', run: (ctx) => ops.historyOf(ctx, `s${i}` as LogicalSessionId, undefined) },
   ]),
   ...FILTERS.flatMap((f) =>
     [false, true].flatMap((allAgents) =>
@@ -255,36 +256,8 @@ async function checked(root: string): Promise<Map<string, string[]>> {
 
 const said = (w: { file: string; line: number; reason: string }) => `${w.line}: ${w.reason}`;
 
-/**
- * Histories the property found once, run first every time: two compacted lines of one length swapped under an
- * index that still verifies its head (a line the index names then holds another key: StoreIndex.foldHash).
- */
-const FOUND = [
-  [
-    [
-      { op: 'put', agent: 1, id: 0, skew: -100 },
-      { op: 'record', words: [0], success: false },
-      { op: 'put', agent: 2, id: 3, skew: 0 },
-      { op: 'put', agent: 2, id: 3, skew: -100 },
-      { op: 'compact' },
-      { op: 'put', agent: 0, id: 0, skew: 0 },
-      { op: 'handoff', agent: 1, id: 0 },
-      { op: 'put', agent: 0, id: 0, skew: 0 },
-    ],
-    { op: 'restore', how: 'damaged', at: 465790560 },
-    { how: 'swap', file: 0, at: 26 },
-    [
-      'session list {"all":true,"archived":false,"stranded":false,"allAgents":true,"count":false}',
-      'session list {"all":true,"archived":false,"stranded":false,"allAgents":true,"limit":3,"count":true}',
-      'session list {"all":false,"archived":true,"stranded":false,"allAgents":true,"limit":1,"count":false}',
-      'session list {"all":false,"archived":true,"stranded":false,"allAgents":true,"limit":3,"count":false}',
-      'session list {"all":false,"archived":false,"stranded":true,"allAgents":false,"count":true}',
-      'session list {"all":false,"archived":false,"stranded":true,"allAgents":true,"limit":1,"count":false}',
-    ],
-    1,
-    23,
-  ],
-] as unknown as [Step[], Step | null, Damage | null, string[], number, number][];
+/** Histories the property found once, run first every time (reads-equal-replay-found.ts). */
+const FOUND = FOUND_RAW as [Step[], Step | null, Damage | null, string[], number, number][];
 
 describe('every read equals a replay, and tells what it passed over once (differential, in-process)', () => {
   it(

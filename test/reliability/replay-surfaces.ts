@@ -2,10 +2,10 @@
 // tools (through the server in-process, over the SDK's in-memory transport: warnings in structuredContent) and the
 // `crux ui` API routes (api.ts's `answer`: warnings in the body), each server's stderr caught in memory. What
 // every read answers: its document, what it said on stderr, and its `warnings`.
-import { relative, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { contextOf, type Context } from '../../src/cli/context';
+import { contextOf, takePassedOver, type Context } from '../../src/cli/context';
+import { failed } from '../../src/cli/outcome';
 import { TOOLS } from '../../src/cli/mcp/tools';
 import * as sdk from '../../src/cli/mcp/sdk';
 import { createServer } from '../../src/cli/mcp/server';
@@ -20,11 +20,7 @@ export const JOURNALS = ['sessions.jsonl', 'cases.jsonl'] as const;
 export interface Read {
   readonly name: string;
   readonly file: (typeof JOURNALS)[number];
-  /**
-   * Whether a replay of it reports every problem check finds. Not `session history`: it reports the lines it
-   * skipped, not a chain break or a sequence gap among records it keeps (dir/history.ts: its owner's to decide);
-   * nor `journal check`, whose problems are its document, not warnings.
-   */
+  /** Whether a replay of it reports every problem check finds: not `journal check`, whose problems are its document, not warnings. */
   readonly whole?: false;
   /** Through the operations, with a Context of its own (the CLI's reads and the MCP tools). */
   readonly run?: (ctx: Context) => Promise<unknown>;
@@ -59,17 +55,26 @@ export async function answer(root: string, agent: string | undefined, now: numbe
   return { ...answered, out: steady(answered.out) };
 }
 
+/**
+ * A CLI read in-process, with `--json`: its answer and the warnings its document carries; refused, the error
+ * document the program writes on stderr (outcome.ts, from what the command passed over: context.ts).
+ */
 async function run(root: string, agent: string | undefined, now: number, read: Read): Promise<Answered> {
   const stderr: string[] = [];
-  const ctx = contextOf({ dataDir: root, agent, now: new Date(now).toISOString() }, {}, (text) => stderr.push(text));
-  let out: unknown;
+  takePassedOver();
+  // A data directory's path, or a PostgreSQL store's URL (reads-equal-replay-pg).
+  const where = /^postgres(ql)?:/.test(root) ? { store: root } : { dataDir: root };
+  const ctx = contextOf({ ...where, agent, now: new Date(now).toISOString(), json: true }, {}, (text) => stderr.push(text));
   try {
-    out = await read.run!(ctx);
+    return { out: await read.run!(ctx), stderr, warnings: [...ctx.warnings] };
   } catch (error) {
     if (!(error instanceof CruxError)) throw error;
-    out = { error: error.kind, hint: error.hint };
+    const document = await caught(async (written) => {
+      failed(error, true, takePassedOver());
+      return JSON.parse(written.join('')) as { warnings?: JournalWarning[] };
+    });
+    return { out: { error: error.kind, hint: error.hint }, stderr, warnings: document.warnings ?? [] };
   }
-  return { out, stderr, warnings: [...ctx.warnings] };
 }
 
 /** Runs `fn` with the program's stderr in memory (what a server's contexts write there). */
@@ -90,17 +95,16 @@ function apiRead(root: string, agent: string | undefined, now: number, path: str
   return caught(async (stderr) => {
     const scope = { globals: { dataDir: root, agent, now: new Date(now).toISOString() }, env: {} };
     const { status, body } = await apiAnswer(scope, parts, url.searchParams);
+    // A refusal's body carries the `warnings` of what the request passed over on its way, as an answer's does.
     const { warnings = [], ...document } = JSON.parse(body) as { warnings?: JournalWarning[] };
-    // A refusal's body carries no `warnings` (as neither the CLI's --json error document nor an MCP refusal
-    // does): what the request passed over on its way is told on the server's stderr only, read back from there.
-    return { out: { status, document }, stderr, warnings: status === 200 ? warnings : stderr.flatMap((line) => toldOn(root, line)) };
+    return { out: { status, document }, stderr, warnings };
   });
 }
 
 /**
  * A tool call as `crux mcp` answers it (its server in-process, over the SDK's in-memory transport): the
- * structuredContent, its warnings apart, and the text — journal_check's text is its document's, with the
- * store's path and timings in it, and a refusal's warnings are read back from stderr as the API's are.
+ * structuredContent, its warnings apart (a refusal's too), and the text — journal_check's text is its document's,
+ * with the store's path and timings in it.
  */
 function mcpRead(root: string, agent: string | undefined, now: number, call: NonNullable<Read['mcp']>): Promise<Answered> {
   return caught(async (stderr) => {
@@ -113,25 +117,18 @@ function mcpRead(root: string, agent: string | undefined, now: number, call: Non
       const result = await client.callTool({ name: call.name, arguments: call.args });
       const { warnings = [], ...structured } = (result.structuredContent ?? {}) as { warnings?: JournalWarning[] };
       const refused = result.isError === true;
-      // The text ends with the warnings' lines (but a state's exact bytes): said apart, one a warning, since a
+      // The text ends with the warnings' lines (but a state's exact bytes; a refusal's too): said apart, one a warning, since a
       // read of the cached store may pass over less than the replay.
       const lines = (result.content as { text: string }[])[0]!.text.split('\n');
       const told = lines.filter((line) => /^warning: .* \(passed over; journal_check shows every problem\)$/.test(line));
-      const exact = TOOLS.find((t) => t.name === call.name)!.exactText === true;
-      if (told.length !== (refused || exact ? 0 : warnings.length))
-        throw new Error(`${call.name}: its text tells ${told.length} of ${warnings.length} warnings`);
+      const exact = !refused && TOOLS.find((t) => t.name === call.name)!.exactText === true;
+      if (told.length !== (exact ? 0 : warnings.length)) throw new Error(`${call.name}: its text tells ${told.length} of ${warnings.length} warnings`);
       const text = call.name === 'journal_check' ? undefined : lines.filter((line) => !told.includes(line)).join('\n');
-      return { out: { refused, structured, text }, stderr, warnings: refused ? stderr.flatMap((line) => toldOn(root, line)) : warnings };
+      return { out: { refused, structured, text }, stderr, warnings };
     } finally {
       await client.close();
     }
   });
-}
-
-/** A damaged line as stderr tells it: `crux: <path>:<line>: <reason> (run `crux journal check`)`. */
-function toldOn(root: string, text: string): JournalWarning[] {
-  const m = /^crux: (\S+):(\d+): (.*?)(?: \(run `crux journal check`\))?\n$/.exec(text);
-  return m === null ? [] : [{ file: relative(root, resolve(root, m[1]!)), line: Number(m[2]), reason: m[3]! }];
 }
 
 /** A read-only MCP tool called with `args` (case_retrieve without mark_reused writes nothing). */
@@ -146,8 +143,8 @@ const api = (path: string, file: Read['file'], whole?: false): Read => ({ name: 
 export const SURFACE_READS: Read[] = [
   ...[0, 2, 4].flatMap((i) => [
     mcp('session_get', { session_id: `s${i}` }, 'sessions.jsonl'),
-    mcp('session_history', { session_id: `s${i}` }, 'sessions.jsonl', false),
-    mcp('session_history', { session_id: `s${i}`, limit: 1 }, 'sessions.jsonl', false),
+    mcp('session_history', { session_id: `s${i}` }, 'sessions.jsonl'),
+    mcp('session_history', { session_id: `s${i}`, limit: 1 }, 'sessions.jsonl'),
   ]),
   ...[{}, { all: true }, { archived: true }, { stranded: true }, { all: true, limit: 2 }].map((args) => mcp('session_list', args, 'sessions.jsonl')),
   mcp('case_list', {}, 'cases.jsonl'),
@@ -159,7 +156,7 @@ export const SURFACE_READS: Read[] = [
   ...['/api/sessions', '/api/sessions?all=1', '/api/sessions?agent=a&archived=1', '/api/sessions?stranded=1&limit=2', '/api/sessions?all_agents=0'].map(
     (path) => api(path, 'sessions.jsonl'),
   ),
-  ...['-/s0', 'a/s1', 'b/s3'].flatMap((s) => [api(`/api/sessions/${s}`, 'sessions.jsonl'), api(`/api/sessions/${s}/history`, 'sessions.jsonl', false)]),
+  ...['-/s0', 'a/s1', 'b/s3'].flatMap((s) => [api(`/api/sessions/${s}`, 'sessions.jsonl'), api(`/api/sessions/${s}/history`, 'sessions.jsonl')]),
   api('/api/overview/sessions', 'sessions.jsonl'),
   ...['/api/cases', '/api/cases?only_success=1', '/api/cases?offset=1&limit=2', '/api/cases/retrieve?task=index+page&top_k=2', '/api/overview/tags'].map(
     (path) => api(path, 'cases.jsonl'),

@@ -6,7 +6,7 @@
 // Every call builds its own context (clock, data directory) and runs one transaction: nothing is kept between
 // calls that another writer could make stale.
 import type * as Sdk from './sdk';
-import { contextOf, type GlobalOptions } from '../context';
+import { contextOf, type Context, type GlobalOptions } from '../context';
 import { maxStateBytes } from '../operations/session';
 import { TOOLS } from './tools';
 import { builtListing, deriveListing, inputSchemaOf, type ToolListing } from './listing';
@@ -42,10 +42,19 @@ const NO_SCHEMAS: Sdk.JsonSchemaValidator = {
   },
 };
 
-/** A refused call: the error table's code and kind, its message and hint in tool terms (tool-terms.ts). */
-function refusal(error: CruxError) {
+/**
+ * A refused call: the error table's code and kind, its message and hint in tool terms (tool-terms.ts), and the
+ * damage the call passed over before it was refused, as an answer carries it.
+ */
+function refusal(error: CruxError, warnings: Context['warnings'] = []) {
   const document = errorDocument(new CruxError(error.kind, inToolTerms(error.message), inToolTerms(hintOf(error))));
-  return { content: [{ type: 'text' as const, text: `crux: ${document.error.message} (${document.error.hint})` }], structuredContent: document, isError: true };
+  const text = `crux: ${document.error.message} (${document.error.hint})`;
+  if (warnings.length === 0) return { content: [{ type: 'text' as const, text }], structuredContent: document, isError: true };
+  return {
+    content: [{ type: 'text' as const, text: `${text}\n${warningsText(warnings)}` }],
+    structuredContent: { ...document, warnings: [...warnings] },
+    isError: true,
+  };
 }
 
 /** The server and its tools, not yet connected: `serve` gives it stdio, the tests an in-memory transport. */
@@ -66,8 +75,9 @@ export function createServer(sdk: typeof Sdk, opts: GlobalOptions, version: stri
   const inFlight = new Set<Promise<unknown>>();
 
   const answer = async (tool: Tool, args: Record<string, unknown>) => {
+    let ctx: Context | undefined;
     try {
-      const ctx = contextOf(opts);
+      ctx = contextOf(opts);
       const { structured, text } = await tool.run(ctx, args);
       // The damage this call's replays passed over, as the CLI's --json document carries it (SPEC §8).
       if (ctx.warnings.length === 0) return { content: [{ type: 'text' as const, text }], structuredContent: structured };
@@ -77,8 +87,9 @@ export function createServer(sdk: typeof Sdk, opts: GlobalOptions, version: stri
       };
     } catch (caught) {
       // Two arguments that exclude each other: the schema's refusal, said the same way.
-      if (caught instanceof ArgumentError) return refusal(new CruxError('invalid_input', `invalid arguments for ${tool.name}: ${caught.message}`));
-      return refusal(caught instanceof CruxError ? caught : internalError(caught, Boolean(process.env.CRUX_DEBUG)));
+      if (caught instanceof ArgumentError)
+        return refusal(new CruxError('invalid_input', `invalid arguments for ${tool.name}: ${caught.message}`), ctx?.warnings);
+      return refusal(caught instanceof CruxError ? caught : internalError(caught, Boolean(process.env.CRUX_DEBUG)), ctx?.warnings);
     }
   };
 

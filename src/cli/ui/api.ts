@@ -44,8 +44,13 @@ function contextFor(scope: ApiScope, agent?: string | null): Context {
   const globals = agent === undefined ? scope.globals : { ...scope.globals, agent: agent ?? undefined };
   // A request for an unscoped session ("-") must not inherit CRUX_AGENT.
   const env = agent === null ? { ...scope.env, CRUX_AGENT: '' } : scope.env;
-  return contextOf(globals, env);
+  const ctx = contextOf(globals, env);
+  made.get(scope)?.push(ctx);
+  return ctx;
 }
+
+/** The contexts each request in flight made (answer's scope): a refusal carries the damage they passed over. */
+const made = new WeakMap<ApiScope, Context[]>();
 
 /** `/api/sessions`: `session list --json --all-agents` unless all_agents=0 or an agent is named (api-sessions.ts). */
 async function sessions(scope: ApiScope, q: URLSearchParams): Promise<[Context, unknown]> {
@@ -154,7 +159,10 @@ const ROUTES: Record<string, Route> = {
 };
 
 /** Answers `/api/<path>` (path without the prefix, already split on `/` and decoded). */
-export async function answer(scope: ApiScope, parts: string[], q: URLSearchParams): Promise<Answer> {
+export async function answer(outer: ApiScope, parts: string[], q: URLSearchParams): Promise<Answer> {
+  const scope = { ...outer };
+  const contexts: Context[] = [];
+  made.set(scope, contexts);
   try {
     if (parts.length === 3 && parts[0] === 'handoffs' && parts[2] === 'inspect') {
       const [ctx, , documentText] = await inspection(scope, parts[1]!, q);
@@ -174,6 +182,7 @@ export async function answer(scope: ApiScope, parts: string[], q: URLSearchParam
     return { status: 200, body: withWarnings(documentText ?? JSON.stringify(document), ctx.warnings) };
   } catch (error) {
     const crux = error instanceof CruxError ? error : internalError(error, Boolean(scope.env.CRUX_DEBUG));
-    return { status: HTTP_STATUS[crux.kind] ?? 500, body: JSON.stringify(errorDocument(crux)) };
+    const warnings = [...new Map(contexts.flatMap((c) => c.warnings).map((w) => [JSON.stringify(w), w])).values()];
+    return { status: HTTP_STATUS[crux.kind] ?? 500, body: withWarnings(JSON.stringify(errorDocument(crux)), warnings) };
   }
 }

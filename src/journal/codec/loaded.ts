@@ -50,6 +50,8 @@ export interface Loaded<S> {
   /** That snapshot's nonce, and how many records were folded from the journal past it and its delta. */
   snapshotNonce?: number;
   foldedPast?: number;
+  /** Read through an index: journal bytes past what its files cover (their prefix trusted unread: DataDir). */
+  gap?: number;
   /** How the store's index is kept after writes (absent for a store without keys). */
   index?: IndexUpkeep;
   /** Closes the snapshot a state read on demand keeps open (a lazy snapshot load); absent or a no-op otherwise. */

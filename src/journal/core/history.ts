@@ -45,11 +45,8 @@ export async function checkHistory(
   let bytes = 0;
   let previous: ChainHead | undefined;
   const continues = (where: string, first: JournalRecord | undefined, line: number) => {
-    if (previous === undefined || first === undefined) return;
-    const named = first.ev === SNAPSHOT_EVENT ? (first.data as { previous_head?: ChainHead } | undefined)?.previous_head : undefined;
-    if (named?.seq !== previous.seq || named?.h !== previous.h) {
-      problems.push({ file: where, line, reason: `chain break: does not continue the history before it (head seq ${previous.seq})` });
-    }
+    const reason = breakOf(previous, first);
+    if (reason !== undefined) problems.push({ file: where, line, reason });
   };
   for (const piece of pieces) {
     let first: JournalRecord | undefined;
@@ -79,16 +76,37 @@ export async function checkHistory(
   return { files: pieces.length, records, bytes, problems, ...(quarantined ? { quarantined } : {}) };
 }
 
+/** Why a piece (or the journal) whose first record is `first` does not continue the history before it (head `previous`). */
+function breakOf(previous: ChainHead | undefined, first: JournalRecord | undefined): string | undefined {
+  if (previous === undefined || first === undefined) return undefined;
+  const named = first.ev === SNAPSHOT_EVENT ? (first.data as { previous_head?: ChainHead } | undefined)?.previous_head : undefined;
+  return named?.seq === previous.seq && named?.h === previous.h ? undefined : `chain break: does not continue the history before it (head seq ${previous.seq})`;
+}
+
 /**
  * Every record journal `file` ever kept, oldest first: its history pieces, then the journal, each record once
- * (historySink). Bad lines are passed over and told.
+ * (historySink). What `journal check` finds in what it read is told — a bad line passed over, and a chain break,
+ * a sequence gap or a piece that does not continue the one before it among the records it kept — each once.
  */
 export async function readHistory(lines: LineReader, file: string, vocabulary: ReadonlySet<string>, sink: RecordSink): Promise<void> {
   const visit = historySink(sink);
   const journal = lines.journal(file);
+  let previous: ChainHead | undefined;
   for (const source of [...(await lines.history(file)), journal]) {
-    const scan = await source.scan(vocabulary, visit, { history: source !== journal });
-    for (const p of scan.problems) if (p.skipped) lines.passedOver(file, source.where, p);
+    let first: { record: JournalRecord; line: number } | undefined;
+    const scan = await source.scan(
+      vocabulary,
+      (record, at) => {
+        first ??= { record, line: at.line };
+        visit(record, at);
+      },
+      { history: source !== journal },
+    );
+    // As check: a piece's first record that verifies; the journal's line 1 (a bad line 1 is told as itself).
+    const broken = breakOf(previous, source === journal && first?.line !== 1 ? undefined : first?.record);
+    if (broken !== undefined) lines.passedOver(file, source.where, { line: first!.line, reason: broken, skipped: false, length: 0 });
+    for (const p of scan.problems) lines.passedOver(file, source.where, p);
+    previous = scan.head;
   }
 }
 

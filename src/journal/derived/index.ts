@@ -50,21 +50,22 @@ class DerivedFiles<S> {
   /**
    * The entities whose value of the ordered key `query.index` is at most `query.atMost`, highest first, read
    * until `enough(state)`, and how many the index holds in that range (unless `query.count` is false: then
-   * only the pages of the entities read are read); undefined as findKeys.
+   * only the pages of the entities read are read), and `gap`: journal bytes past what the index covers (its
+   * prefix trusted unread); undefined as findKeys.
    */
   newest(
     query: { index: string; atMost: number; count?: boolean },
     enough: (state: S) => boolean,
-  ): { state: S; total: number | undefined; tornTail: TornTail | undefined } | undefined {
+  ): { state: S; total: number | undefined; tornTail: TornTail | undefined; gap: number } | undefined {
     return loadNewest(this.path, this.root, this.spec, query, enough);
   }
 
   /**
    * The entities whose value of the prefixed key `query.index` starts with `query.prefix`, in the order of
    * their values, read until `enough(state)` (a matching entity left out sorts after those read), and the torn
-   * tail it passed over; undefined as findKeys.
+   * tail it passed over (and `gap`, as newest's); undefined as findKeys.
    */
-  prefix(query: { index: string; prefix: string }, enough: (state: S) => boolean): { state: S; tornTail: TornTail | undefined } | undefined {
+  prefix(query: { index: string; prefix: string }, enough: (state: S) => boolean): { state: S; tornTail: TornTail | undefined; gap: number } | undefined {
     return loadPrefix(this.path, this.root, this.spec, query, enough);
   }
 

@@ -78,7 +78,7 @@ export function loadThroughIndex<S>(
 
 /**
  * As loadThroughIndex for a reader, touching nothing: undefined wherever a reader would write or report (a line
- * the index names that does not verify, an index far behind the journal) as well as where there is no index that
+ * the index names that does not verify, an index behind the journal) as well as where there is no index that
  * verifies. `session get`'s own bundle reads so (journal/quick-read.ts), and hands anything else on.
  */
 export function lookThroughIndex<S>(
@@ -133,6 +133,14 @@ function loadOnce<S>(
   try {
     index = StoreIndex.open(root, spec, fd);
     if (index === undefined) return undefined;
+    // The index trusts the journal it covers unread: past it, records no writer of it is writing (a writer killed
+    // before its index append, a cache/ put back from a backup) leave that prefix unverified since, and a change
+    // in it (a flipped bit) would change who matches and how many. A writer holds the lock (none other writes
+    // now): it rebuilds by a verifying scan. A reader is told the gap (DataDir asks the lock); one that only looks
+    // hands a query on (the entities a command names are read from their own lines, verified: the gap is theirs).
+    if (index.gap > 0 && (use === 'write' || (use === 'look' && !('keys' in what)))) return undefined;
+    // Far behind, a reader rebuilds it (DataDir): one that only looks hands that on.
+    if (use === 'look' && index.behind) return undefined;
     const state = spec.initial();
     const ok = 'keys' in what ? index.loadKeys(state, what.keys) : index.loadCandidates(state, what.query);
     if (!ok) {
@@ -140,7 +148,6 @@ function loadOnce<S>(
       if (use !== 'look') index.drop();
       return undefined;
     }
-    if (use === 'look' && index.behind) return undefined;
     const position = index.position();
     // The live estimate is the writer's (the upkeep's): a reader would look its keys up again for nothing.
     let upkeep: AppendUpkeep<S> | undefined;
@@ -156,10 +163,9 @@ function loadOnce<S>(
       damaged: false,
       ...position,
       records: position.lines,
+      gap: index.gap,
       ...(upkeep !== undefined ? { index: upkeep } : {}),
     };
-    // A reader that read far past the index writes a new base, so the next reader does not.
-    if (use === 'read') index.refreshIfBehind();
     handedOver = keep;
     return loaded;
   } finally {
@@ -183,14 +189,14 @@ export function loadNewest<S>(
   query: { index: string; atMost: number; count?: boolean },
   enough: (state: S) => boolean,
   use: ReaderUse = 'read',
-): { state: S; total: number | undefined; tornTail: TornTail | undefined } | undefined {
+): { state: S; total: number | undefined; tornTail: TornTail | undefined; gap: number } | undefined {
   return readOpen(
     path,
     root,
     spec,
     (index, state) => {
       const read = index.loadNewest(state, query, enough);
-      return read === undefined ? undefined : { state, total: read.total, tornTail: index.position().tornTail };
+      return read === undefined ? undefined : { state, total: read.total, tornTail: index.position().tornTail, gap: index.gap };
     },
     use,
   );
@@ -227,8 +233,10 @@ export function loadPrefix<S>(
   spec: StoreSpec<S>,
   query: { index: string; prefix: string },
   enough: (state: S) => boolean,
-): { state: S; tornTail: TornTail | undefined } | undefined {
-  return readOpen(path, root, spec, (index, state) => (index.loadPrefix(state, query, enough) ? { state, tornTail: index.position().tornTail } : undefined));
+): { state: S; tornTail: TornTail | undefined; gap: number } | undefined {
+  return readOpen(path, root, spec, (index, state) =>
+    index.loadPrefix(state, query, enough) ? { state, tornTail: index.position().tornTail, gap: index.gap } : undefined,
+  );
 }
 
 /**
@@ -248,7 +256,7 @@ function readOpen<S, T>(
     let index: StoreIndex<S> | undefined;
     try {
       index = StoreIndex.open(root, spec, fd);
-      if (index === undefined) return undefined;
+      if (index === undefined || (use === 'look' && index.gap > 0)) return undefined;
       const answer = read(index, spec.initial());
       if (answer === undefined && use === 'read') index.drop();
       return answer;

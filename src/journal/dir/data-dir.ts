@@ -38,7 +38,7 @@ import { DirKeyStore } from './key-files';
 import { surveyStore } from './probes';
 import { DEFAULT_HISTORY_RETENTION, type HistoryRetention } from './history';
 import { CruxError } from '../../shared/errors';
-import { reportTornTail } from './torn-tail';
+import { reportTornTail, trustedRead } from './torn-tail';
 import { reportDamage } from '../codec/reporting';
 import { openJournalFile } from '../../shared/journal-file';
 
@@ -160,24 +160,24 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
    */
   async readKey<S>(spec: StoreSpec<S>, key: string): Promise<S> {
     try {
-      const loaded = derivedFiles(this.root, spec).findKeys([key]) ?? rebuildIndex(this.root, spec, [key], this.reporter) ?? this.replayAndKeep(spec);
+      const found = await trustedRead(this.root, derivedFiles(this.root, spec).findKeys([key]));
+      const loaded = found ?? rebuildIndex(this.root, spec, [key], this.reporter) ?? this.replayAndKeep(spec);
       return (await this.tellTorn(spec, loaded)).state;
     } finally {
       this.tellUnusable();
     }
   }
 
-  /**
-   * After the index was found missing or unusable: rebuilds it by streaming (reporting nothing: a caller that
-   * gets false replays, and that reports) and says whether it now stands.
-   */
   /** Whether a whole new snapshot was just built by streaming the journal (bounded memory); false over damage, which the replay then reports. */
   private streamed(spec: StoreSpec<unknown>): boolean {
     return derivedFiles(this.root, spec).streamSnapshot(false)?.built === true;
   }
 
-  private rebuilt(spec: StoreSpec<unknown>): boolean {
-    return rebuildIndex(this.root, spec, [], this.reporter, { quiet: true, needIndex: true })?.built === true;
+  /** `read` through the index if trusted (trustedRead), else again once it stands rebuilt by streaming; undefined: replay (it reports). */
+  private async through<T extends { gap?: number }>(spec: StoreSpec<unknown>, read: () => T | undefined): Promise<T | undefined> {
+    return (
+      (await trustedRead(this.root, read())) ?? (rebuildIndex(this.root, spec, [], this.reporter, { quiet: true, needIndex: true })?.built ? read() : undefined)
+    );
   }
 
   /**
@@ -187,7 +187,7 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
   async readIndexed<S>(spec: StoreSpec<S>, query: IndexQuery): Promise<S> {
     try {
       const derived = derivedFiles(this.root, spec);
-      const loaded = derived.candidates(query) ?? (this.rebuilt(spec) ? derived.candidates(query) : undefined) ?? this.replayAndKeep(spec);
+      const loaded = (await this.through(spec, () => derived.candidates(query))) ?? this.replayAndKeep(spec);
       return (await this.tellTorn(spec, loaded)).state;
     } finally {
       this.tellUnusable();
@@ -207,8 +207,7 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
   ): Promise<{ state: S; total: number | undefined }> {
     try {
       const derived = derivedFiles(this.root, spec);
-      const { state, total, tornTail } = derived.newest(query, enough) ??
-        (this.rebuilt(spec) ? derived.newest(query, enough) : undefined) ?? { ...this.replayAndKeep(spec), total: undefined };
+      const { state, total, tornTail } = (await this.through(spec, () => derived.newest(query, enough))) ?? { ...this.replayAndKeep(spec), total: undefined };
       await this.tellTorn(spec, { tornTail });
       return { state, total };
     } finally {
@@ -224,7 +223,7 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
   async readPrefix<S>(spec: StoreSpec<S>, query: { index: string; prefix: string }, enough: (state: S) => boolean): Promise<S> {
     try {
       const derived = derivedFiles(this.root, spec);
-      const read = derived.prefix(query, enough) ?? (this.rebuilt(spec) ? derived.prefix(query, enough) : undefined) ?? this.replayAndKeep(spec);
+      const read = (await this.through(spec, () => derived.prefix(query, enough))) ?? this.replayAndKeep(spec);
       return (await this.tellTorn(spec, read)).state;
     } finally {
       this.tellUnusable();

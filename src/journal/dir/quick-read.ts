@@ -84,7 +84,7 @@ export class QuickReadDir implements JournalStore {
     const read = loadNewest(path, this.location, spec, query, enough, 'look');
     // A torn tail is told by the full program (unless a writer is writing it: torn-tail.ts).
     if (read?.tornTail !== undefined) return handOn('a read past a torn tail');
-    const { state, total } = settled(path, read, () => ({ state: spec.initial(), total: undefined, tornTail: undefined }));
+    const { state, total } = settled(path, read, () => ({ state: spec.initial(), total: undefined, tornTail: undefined, gap: 0 }));
     return { state, total };
   }
 

@@ -1,5 +1,6 @@
 // A torn tail met by a reader (SPEC §3): an unterminated last line is a write in progress while a writer holds
-// the lock, and passed over; otherwise it is damage, reported like any bad line (stderr, and `warnings`).
+// the lock, and passed over; otherwise it is damage, reported like any bad line (stderr, and `warnings`). And
+// the same question of an index behind its journal: a write in progress, or a prefix no longer verified.
 import { fs } from '../../shared/fs';
 import { acquireLock, LockTimeout } from './lock/lock';
 import { reportDamage, type Reporter } from '../codec/reporting';
@@ -53,5 +54,22 @@ export async function reportTornTail(root: string, path: string, file: string, t
     reportDamage(reporter, { file, line: torn.line, reason }, `${path}:${torn.line}: ${reason} (run \`crux journal check\`)`);
   } finally {
     await release?.();
+  }
+}
+
+/**
+ * A read through the index, unless the journal runs past what the index covers while no writer holds the lock (a
+ * writer killed before its index append, cache/ put back from a backup): the prefix the index trusts unread (who
+ * matches, how many) may have changed since (a flipped bit), so the caller rebuilds it by a verifying scan (a
+ * replay over damage). Held, the journal past it is the holder's write, indexed next. A lock that cannot be
+ * taken at all (a read-only data directory) cannot tell: not trusted.
+ */
+export async function trustedRead<T extends { readonly gap?: number }>(root: string, read: T | undefined): Promise<T | undefined> {
+  if (read === undefined || !read.gap) return read;
+  try {
+    await (await acquireLock(root, 0)).release();
+    return undefined;
+  } catch (error) {
+    return error instanceof LockTimeout ? read : undefined;
   }
 }
