@@ -40,6 +40,8 @@ interface CipherSetup {
   readonly key: StoreKey | undefined;
   /** Asked (once) when a write carries a value to seal: what the store is, and records a new store's key id. */
   readonly mode: () => SealMode;
+  /** What the store is, for a read (records nothing: a new store is plain until its first write); `mode` when absent. */
+  readonly known?: () => SealMode;
 }
 
 let setup: CipherSetup = { key: undefined, mode: () => ({ kind: 'plain' }) };
@@ -129,6 +131,12 @@ function textFields(sealed: SealedFields, draft: EventDraft): [string, string][]
   return Object.entries(names).filter(([name]) => typeof valueAt(data, name) === 'string' && !isSealed(valueAt(data, name)));
 }
 
+/**
+ * How the store is for a read that derives what it looks for from the key (a case retrieve's words as keyed
+ * hashes): sealing, locked (the caller refuses, exit 6 naming the key id) or plain.
+ */
+export const storeSealMode = (): SealMode => decided ?? setup.known?.() ?? modeNow();
+
 /** How the store is, asked once per process (a write that seals nothing never asks). */
 function modeNow(): SealMode {
   decided ??= setup.mode();
@@ -151,7 +159,7 @@ export function sealDrafts(spec: StoreSpec<unknown>, drafts: readonly EventDraft
     mode ??= modeNow();
     if (mode.kind === 'plain') return drafts;
     if (mode.kind === 'locked') throw keyNeeded(mode.keyId, setup.key);
-    const data = { ...(draft.data as Record<string, unknown>) };
+    const data = sealed.derive?.({ ...(draft.data as Record<string, unknown>) }, mode.key) ?? { ...(draft.data as Record<string, unknown>) };
     const entity = sealed.entity(data);
     for (const [name, field] of fields) setAt(data, name, sealText(mode.key, valueAt(data, name) as string, { file: spec.file, entity, field }));
     out ??= drafts.slice();
@@ -188,19 +196,34 @@ export function resealData(
   const sealed = spec.sealed;
   const names = sealed?.fields[ev];
   if (sealed === undefined || names === undefined || data === null || typeof data !== 'object') return undefined;
-  let out: Record<string, unknown> | undefined;
+  const given = data as Record<string, unknown>;
+  const entity = sealed.entity(given);
+  // The text open (with the key each value was sealed with: `to` for one a stopped run already resealed).
+  let plain: Record<string, unknown> | undefined;
   for (const [name, field] of Object.entries(names)) {
-    const value = valueAt(data as Record<string, unknown>, name);
+    const value = valueAt(given, name);
+    if (typeof value !== 'string' || !isSealed(value)) continue;
+    plain ??= { ...given };
+    setAt(plain, name, openSealed(value, { file: spec.file, entity, field }, to !== undefined && sealedKeyId(value) === to.id ? to : from));
+  }
+  const derived = sealed.derive?.(plain ?? { ...given }, to);
+  let out: Record<string, unknown> | undefined = derived !== undefined && !sameJson(derived, plain ?? given) ? derived : undefined;
+  for (const [name, field] of Object.entries(names)) {
+    const value = valueAt(given, name);
     if (typeof value !== 'string') continue;
-    if (to !== undefined && sealedKeyId(value) === to.id) continue;
+    if (to !== undefined && sealedKeyId(value) === to.id) {
+      if (out !== undefined) setAt(out, name, value);
+      continue;
+    }
     if (to === undefined && !isSealed(value)) continue;
-    out ??= { ...(data as Record<string, unknown>) };
-    const place = { file: spec.file, entity: sealed.entity(data), field };
-    const plain = openSealed(value, place, from);
-    setAt(out, name, to === undefined ? plain : sealText(to, plain, place));
+    out ??= { ...(plain ?? given) };
+    const text = valueAt(plain ?? given, name) as string;
+    setAt(out, name, to === undefined ? text : sealText(to, text, { file: spec.file, entity, field }));
   }
   return out;
 }
+
+const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 /** A quarantined item's bytes, sealed whole (its name is its place) or opened back; undefined: as they are. */
 export function resealBytes(bytes: Buffer, name: string, from: StoreKey | undefined, to: StoreKey | undefined): Buffer | undefined {
