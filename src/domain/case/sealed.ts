@@ -18,7 +18,7 @@ import { caseTerms, tokenize } from './tokenize';
 export const CASES_FILE = 'cases.jsonl';
 
 /** The payload field that holds a sealed case's terms as keyed hashes. */
-export const TERMS_HMAC = 'terms_hmac';
+const TERMS_HMAC = 'terms_hmac';
 
 const TEXT = { task: 'task', context: 'context', action: 'action', outcome: 'outcome', source_receipt: 'source_receipt' } as const;
 
@@ -43,7 +43,7 @@ const crypto = () => require('node:crypto') as typeof import('node:crypto');
 let hasher: { id: string; hash: (term: string) => string } | undefined;
 
 /** The keyed hash of a term under `key`'s term key. */
-export function termHasher(key: StoreKey): (term: string) => string {
+function termHasher(key: StoreKey): (term: string) => string {
   if (hasher?.id !== key.id) {
     const { createHmac, hkdfSync } = crypto();
     const termKey = Buffer.from(hkdfSync('sha256', key.bytes, Buffer.alloc(0), 'crux-case-terms-v1', 32));
