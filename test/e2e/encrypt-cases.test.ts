@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { crux, freshDataDir, tempDir } from '../helpers/cli';
+import { expectRefusal, startMcp } from '../helpers/mcp';
 
 async function newKey(): Promise<{ file: string; id: string }> {
   const file = join(tempDir(), 'store.key');
@@ -145,5 +146,32 @@ describe('case retrieve on an encrypted data directory', () => {
     expect(fs.readFileSync(join(dir, 'cases.jsonl'), 'utf8')).not.toContain('terms_hmac');
     for (const [i, q] of QUERIES.entries()) expect(await ranking(dir, q, [])).toBe(before[i]);
     expect((await crux(dir, ['journal', 'check'])).exitCode).toBe(0);
+  });
+});
+
+describe('crux mcp on an encrypted data directory', () => {
+  it('case_record seals and case_retrieve ranks with CRUX_KEY_FILE; without it case_retrieve is refused (6) naming the key id', async () => {
+    const dir = freshDataDir();
+    const { file, id } = await newKey();
+    const s = await startMcp(dir, [], { env: { CRUX_KEY_FILE: file } });
+    try {
+      await s.call('case_record', { task: 'fix the flaky wombatlogin test', action: 'pinned the clock', outcome: 'green quokkaruns' });
+      await s.call('case_record', { task: 'fix the wombatlogin page', action: 'escaped the URL', outcome: 'still open', success: false });
+      const found = await s.call('case_retrieve', { task: 'fix flaky wombatlogin test' });
+      expect(found.content[0].text).toContain('action: pinned the clock');
+      expect(found.structuredContent).toEqual(
+        JSON.parse((await crux(dir, ['--key-file', file, '--json', 'case', 'retrieve', 'fix', 'flaky', 'wombatlogin', 'test'])).stdout),
+      );
+    } finally {
+      await s.close();
+    }
+    for (const [path, text] of everyFile(dir)) for (const word of ['wombatlogin', 'quokkaruns', 'pinned']) expect(text, path).not.toContain(word);
+    const locked = await startMcp(dir);
+    try {
+      const refusal = expectRefusal(await locked.call('case_retrieve', { task: 'fix flaky wombatlogin test' }), 6);
+      expect(refusal.message).toContain(id);
+    } finally {
+      await locked.close();
+    }
   });
 });
