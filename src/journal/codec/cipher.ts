@@ -1,5 +1,5 @@
 // The record cipher (SPEC §13): on an encrypted store the fields a journal declares sealed (StoreSpec.sealed:
-// session states, every free-text field, handoff messages and packages) lie in its records as ciphertext, each
+// session states, every free-text field, handoff messages and packages, case text, facts) lie in its records as ciphertext, each
 // value on its own:
 //
 //   crux-sealed-v1:<key id>:<base64url of nonce (12 bytes) ‖ AES-256-GCM ciphertext ‖ tag (16 bytes)>
