@@ -66,10 +66,25 @@ export const isSealed = (value: unknown): value is string => typeof value === 's
 /** The id of the key a sealed value needs, or undefined for a plain value. */
 export const sealedKeyId = (value: unknown): string | undefined => (isSealed(value) ? SEALED.exec(value)![1] : undefined);
 
+// Nonces are cut from a pool of random bytes, each used once (a call to randomBytes per value cost ~4 µs: a third
+// of sealing an import of 100k cases).
+const NONCE_POOL = NONCE_BYTES * 1024;
+let pool: Buffer | undefined;
+let poolAt = NONCE_POOL;
+
+function freshNonce(): Buffer {
+  if (poolAt === NONCE_POOL) {
+    pool = crypto().randomBytes(NONCE_POOL);
+    poolAt = 0;
+  }
+  poolAt += NONCE_BYTES;
+  return pool!.subarray(poolAt - NONCE_BYTES, poolAt);
+}
+
 /** Seals `plain` with `key` at `place`. */
 export function sealText(key: StoreKey, plain: string, place: SealedPlace): string {
-  const { createCipheriv, randomBytes } = crypto();
-  const nonce = randomBytes(NONCE_BYTES);
+  const { createCipheriv } = crypto();
+  const nonce = freshNonce();
   const cipher = createCipheriv('aes-256-gcm', key.bytes, nonce);
   cipher.setAAD(aad(place));
   const body = Buffer.concat([nonce, cipher.update(plain, 'utf8'), cipher.final(), cipher.getAuthTag()]);
