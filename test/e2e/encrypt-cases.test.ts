@@ -123,6 +123,13 @@ describe('case retrieve on an encrypted data directory', () => {
       context: 'contextsecret3',
     });
     expect((await crux(sealed, [...key, 'case', 'export'])).stdout).toBe((await crux(plain, ['case', 'export'])).stdout);
+    // A list by tag finds the tag's words by their hashes.
+    const byTag = ['--json', 'case', 'list', '--tag', 'tag4'];
+    expect((await crux(sealed, [...key, ...byTag])).stdout).toBe((await crux(plain, byTag)).stdout);
+    // cache/ lost: the bank is rebuilt from the journal's hashes, without the key, and ranks the same.
+    fs.rmSync(join(sealed, 'cache'), { recursive: true });
+    expect((await crux(sealed, ['journal', 'check'])).exitCode).toBe(0);
+    expect(await ranking(sealed, [COMMON, 'betaword'], key)).toBe(await ranking(plain, [COMMON, 'betaword'], []));
     // Compaction and check need no key, and the ranking is the same after them.
     expect((await crux(sealed, ['journal', 'compact'])).exitCode).toBe(0);
     expect((await crux(sealed, ['journal', 'check'])).exitCode).toBe(0);
