@@ -61,6 +61,8 @@ for (const n of ALL_SIZES) {
   const s = join(work, `s-${n}`);
   const c = join(work, `c-${n}`);
   const e = join(work, `e-${n}`);
+  // The same cases on an encrypted store (their words indexed as keyed hashes: a common-word retrieve ≤ 1.3× the plain one).
+  const ce = join(work, `ce-${n}`);
   if (!REUSE) {
     for (let from = 0; from < n; from += 250_000) run(s, ['session', 'import', '-'], sessionLines(from, Math.min(n, from + 250_000), n));
     run(s, ['session', 'put', 'target', '{"step":0}']);
@@ -68,6 +70,7 @@ for (const n of ALL_SIZES) {
       run(e, ['--key-file', KEY_FILE, 'session', 'import', '-'], sessionLines(from, Math.min(n, from + 250_000), n));
     run(e, ['--key-file', KEY_FILE, 'session', 'put', 'target', '{"step":0}']);
     run(c, ['case', 'import', '-'], caseLines(n));
+    run(ce, ['--key-file', KEY_FILE, 'case', 'import', '-'], caseLines(n));
   }
   // Agent a's handoff sources (one per timed mint), put one by one.
   // One more of each than the interleaved runs use: the peak-memory pass runs every row once more.
@@ -75,7 +78,7 @@ for (const n of ALL_SIZES) {
   // Sessions to close (one per timed close).
   for (let i = 0; i < ROUNDS + 3; i++) run(s, ['session', 'put', `close-${RUN_ID}-${i}`, '{"step":0}']);
   const caseId = firstCaseId(fs, join(c, 'cases.jsonl'));
-  builds[n] = { s, c, e, caseId, ms: performance.now() - t };
+  builds[n] = { s, c, e, ce, caseId, ms: performance.now() - t };
   log(`bench: built ${size(n)} sessions and cases in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 }
 
@@ -88,7 +91,7 @@ function counter(prefix) {
 const rows = [{ name: 'node -e 0', argv: ['node', '-e', '0'] }];
 const at = (n, name) => `${name} @${size(n)}`;
 for (const n of ALL_SIZES) {
-  const { s, c, e, caseId } = builds[n];
+  const { s, c, e, ce, caseId } = builds[n];
   // A mid-journal session that is active (put and get both apply), or one put after the import at size 1.
   const mid = midSession(n, 'target');
   rows.push({ name: at(n, 'session get'), argv: crux(s, 'session', 'get', mid), n, cmd: 'session get' });
@@ -170,6 +173,12 @@ for (const n of ALL_SIZES) {
     cmd: 'case list (--tag --limit 20)',
   });
   rows.push({ name: at(n, 'case retrieve, 5 common words'), argv: crux(c, 'case', 'retrieve', BOILERPLATE, '--json'), n, cmd: 'retrieve (common words)' });
+  rows.push({
+    name: at(n, 'case retrieve, 5 common words (encrypted)'),
+    argv: crux(ce, '--key-file', KEY_FILE, 'case', 'retrieve', BOILERPLATE, '--json'),
+    n,
+    cmd: 'retrieve (common words, encrypted)',
+  });
   rows.push({ name: at(n, 'case retrieve, 5 rare words'), argv: crux(c, 'case', 'retrieve', RARE.join(' '), '--json'), n, cmd: 'retrieve (rare words)' });
   rows.push({
     name: at(n, 'case record'),
@@ -451,12 +460,13 @@ for (const [cmd, bySize] of byCmd) {
 // Against `session get` at the same size, in the same run (issues 22 and 23: a limited list costs about a get).
 const LIKE_GET = [
   ['session get (encrypted)', 'session get', 1.2],
+  ['retrieve (common words, encrypted)', 'retrieve (common words)', 1.3],
   ['limited list (--limit 50)', 'session get', 1.3],
   ['limited list (--stranded --limit 5)', 'session get', 1.3],
   ['terminal: session list (50 rows)', 'terminal: session get', 1.3],
   ['complete ids (prefix s1)', 'session get', undefined],
 ];
-console.log('\nAgainst session get (median / median of the get at that size; completion: target under 1 s):\n');
+console.log('\nAgainst a like command (median / median of the other at that size; completion: target under 1 s):\n');
 console.log(`| command | ${SIZES.map(size).join(' | ')} | target |`);
 console.log(`|---|${SIZES.map(() => '---').join('|')}|---|`);
 for (const [cmd, get, target] of LIKE_GET) {

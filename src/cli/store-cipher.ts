@@ -26,6 +26,11 @@ export function setUpCipher(target: StoreTarget, keyFile: string | undefined, en
     writeStoreKeyMark(root, key.id);
     return { kind: 'sealing', key };
   };
-  configureCipher({ key, mode });
+  const known = (): SealMode => {
+    const recorded = readStoreKeyMark(root);
+    if (recorded === undefined) return { kind: 'plain' };
+    return key?.id === recorded ? { kind: 'sealing', key } : { kind: 'locked', keyId: recorded };
+  };
+  configureCipher({ key, mode, known });
   if (key !== undefined && readStoreKeyMark(root) === undefined && storeHasRecords(root)) warn(ignored(key));
 }

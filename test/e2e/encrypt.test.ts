@@ -7,6 +7,20 @@ import { describe, expect, it } from 'vitest';
 import { crux, freshDataDir, tempDir } from '../helpers/cli';
 
 const SECRETS = ['hunter2state', 'hunter3summary', 'hunter4reason'];
+/** A case's text and the words of its task: none of them may lie in any file of an encrypted store. */
+const CASE_TEXT = ['hunter5taskword', 'hunter6action', 'hunter7outcome', 'hunter8context'];
+const recordCase = [
+  'case',
+  'record',
+  '--task',
+  `Fix ${CASE_TEXT[0]} flakes`,
+  '--action',
+  CASE_TEXT[1]!,
+  '--outcome',
+  CASE_TEXT[2]!,
+  '--context',
+  CASE_TEXT[3]!,
+];
 
 /** Every file under `dir` (journals, cache/, history/, keys/, .lock), as text. */
 function everyFile(dir: string): Map<string, string> {
@@ -53,9 +67,11 @@ describe('an encrypted data directory', () => {
     expect((await withKey(['session', 'close', 's1', '--summary', SECRETS[1]!])).exitCode).toBe(0);
     expect((await withKey(['session', 'put', 's2', '{"y":1}'])).exitCode).toBe(0);
     expect((await withKey(['session', 'archive', 's2', '--reason', SECRETS[2]!])).exitCode).toBe(0);
+    expect((await withKey(recordCase)).exitCode).toBe(0);
+    expect((await withKey(['case', 'retrieve', CASE_TEXT[0]!])).stdout).toContain(CASE_TEXT[1]);
     expect(JSON.parse(fs.readFileSync(join(dir, 'keys', 'store-key.json'), 'utf8')).key_id).toBe(id);
-    // Not even the lock's note of the last writer's command line holds the free text it was given.
-    for (const [path, text] of everyFile(dir)) for (const secret of SECRETS) expect(text, path).not.toContain(secret);
+    // Not even the lock's note of the last writer's command line holds the free text it was given; not cache/'s word index.
+    for (const [path, text] of everyFile(dir)) for (const secret of [...SECRETS, ...CASE_TEXT]) expect(text, path).not.toContain(secret);
 
     // Without the key: what needs plaintext is refused with 6, naming the key id, never the key.
     const keyText = fs.readFileSync(file, 'utf8').trim();
@@ -63,6 +79,9 @@ describe('an encrypted data directory', () => {
       ['session', 'get', 's1'],
       ['session', 'export'],
       ['session', 'put', 's3', '{}'],
+      ['case', 'retrieve', CASE_TEXT[0]!],
+      ['case', 'list'],
+      recordCase,
     ]) {
       const r = await crux(dir, args);
       expect(r.exitCode, args.join(' ')).toBe(6);
@@ -87,7 +106,8 @@ describe('an encrypted data directory', () => {
     expect((await crux(dir, ['session', 'reap'])).exitCode).toBe(0);
     expect((await crux(dir, ['journal', 'check'])).exitCode).toBe(0);
 
-    for (const [path, text] of everyFile(dir)) for (const secret of SECRETS) expect(text, path).not.toContain(secret);
+    for (const [path, text] of everyFile(dir)) for (const secret of [...SECRETS, ...CASE_TEXT]) expect(text, path).not.toContain(secret);
+    expect((await withKey(['case', 'retrieve', CASE_TEXT[0]!])).stdout).toContain(CASE_TEXT[2]);
 
     // With the key, after the compaction: the bytes as stored, and the free text.
     expect((await withKey(['session', 'get', 's1'])).stdout).toBe(`{"x":"${SECRETS[0]}"}`);
@@ -123,6 +143,8 @@ describe('journal encrypt, rekey, decrypt', () => {
   it('turn a plain store into an encrypted one and back, refusing what does not fit (5, 4, 6)', async () => {
     const dir = freshDataDir();
     expect((await crux(dir, ['session', 'put', 's', `{"x":"${SECRETS[0]}"}`])).exitCode).toBe(0);
+    expect((await crux(dir, recordCase)).exitCode).toBe(0);
+    expect((await crux(dir, ['case', 'retrieve', CASE_TEXT[0]!])).exitCode).toBe(0);
     const key = await newKey();
     const other = await newKey();
     expect((await crux(dir, ['journal', 'encrypt'])).exitCode).toBe(5);
@@ -131,7 +153,8 @@ describe('journal encrypt, rekey, decrypt', () => {
     expect(enc.exitCode, enc.stderr).toBe(0);
     expect(JSON.parse(enc.stdout)).toMatchObject({ change: 'encrypt', key_id: key.id });
     expect(enc.stderr).toBe('');
-    for (const [path, text] of everyFile(dir)) expect(text, path).not.toContain(SECRETS[0]);
+    for (const [path, text] of everyFile(dir)) for (const secret of [SECRETS[0]!, ...CASE_TEXT]) expect(text, path).not.toContain(secret);
+    expect((await crux(dir, ['--key-file', key.file, 'case', 'retrieve', CASE_TEXT[0]!])).stdout).toContain(CASE_TEXT[1]);
     expect((await crux(dir, ['--key-file', other.file, 'journal', 'encrypt'])).exitCode).toBe(4);
     expect((await crux(dir, ['--key-file', other.file, 'journal', 'rekey', '--new-key-file', key.file])).exitCode).toBe(6);
     expect((await crux(dir, ['--key-file', key.file, 'journal', 'rekey'])).exitCode).toBe(2);
@@ -140,6 +163,7 @@ describe('journal encrypt, rekey, decrypt', () => {
     expect((await crux(dir, ['--key-file', other.file, 'journal', 'decrypt'])).exitCode).toBe(0);
     expect(fs.existsSync(join(dir, 'keys', 'store-key.json'))).toBe(false);
     expect((await crux(dir, ['session', 'get', 's'])).stdout).toBe(`{"x":"${SECRETS[0]}"}`);
+    expect((await crux(dir, ['case', 'retrieve', CASE_TEXT[0]!])).stdout).toContain(CASE_TEXT[1]);
     expect((await crux(dir, ['journal', 'check'])).exitCode).toBe(0);
   });
 });

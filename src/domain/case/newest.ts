@@ -3,7 +3,7 @@
 // shown have their text read — not every case, as a whole listing reads them.
 import type { Case } from './case';
 import { CASE_STORE, holds, resultCases, type CaseScope } from './store';
-import { tokenize } from './tokenize';
+import { indexTerms } from './sealed';
 import type { CaseBank } from './bank';
 
 export interface NewestFilter {
@@ -59,7 +59,7 @@ export async function newestCases(
 /** Whether a slot may pass the filter, by its columns and postings alone (with tags: it may, then its text says). */
 function numbersPass(bank: CaseBank, success: boolean | undefined, tags: readonly string[]): (slot: number) => boolean {
   const postings: { cached: Uint32Array; later: readonly number[] }[] = [];
-  for (const term of new Set(tags.flatMap((t) => [...tokenize(t)]))) {
+  for (const term of new Set(tags.flatMap((t) => [...indexTerms(t)]))) {
     const id = bank.termIdOf(term);
     // A word no case holds: no case has the tag.
     if (id === undefined) return () => false;

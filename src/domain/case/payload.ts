@@ -4,12 +4,15 @@ import { scrubText } from '../../shared/scrub';
 import { asWritten, formatTime } from '../../shared/time';
 import type { CaseId } from '../../shared/ids';
 import type { Case } from './case';
+import { isSealed, openSealed } from '../../journal/codec/cipher';
+import { CASES_FILE, foldedTerms } from './sealed';
 
 /** A recorded or imported payload as stored (its fields are checked by `foldable`). */
 export type CaseBody = Record<string, unknown>;
 
 export interface Foldable {
   id: string;
+  /** The text whose tokens are its terms, with `tags`: a sealed case's are its keyed hashes (sealed.ts). */
   task: string;
   tags: string[];
   reward: number;
@@ -32,25 +35,39 @@ export function foldable(body: unknown): Foldable | undefined {
   const created = typeof created_at === 'string' ? (asWritten(created_at) ?? Date.parse(created_at)) : NaN;
   if (Number.isNaN(created) || typeof success !== 'boolean') return undefined;
   const reused = Number.isSafeInteger(times_reused) && (times_reused as number) >= 0 ? (times_reused as number) : 0;
-  return { id: case_id, task, tags: stringTags(b.tags), reward, created, success, reused };
+  return { id: case_id, ...foldedTerms(b, task, stringTags(b.tags)), reward, created, success, reused };
 }
 
 const stringTags = (tags: unknown): string[] => (Array.isArray(tags) ? tags.filter((t): t is string => typeof t === 'string') : []);
 const optionalText = (value: unknown) => (typeof value === 'string' ? scrubText(value) : null);
 
-/** A stored payload as the case it describes; text is scrubbed again on the way out (SPEC §7). */
+/**
+ * A stored payload as the case it describes; text is scrubbed again on the way out (SPEC §7). A sealed text is
+ * opened with the invocation's key (exit 6 naming the key id without it: a command that shows a case needs it).
+ */
 export function toCase(body: CaseBody, timesReused: number): Case {
+  const place = (field: string) => ({ file: CASES_FILE, entity: String(body.case_id), field });
+  const open = (field: string) => {
+    const value = body[field];
+    return typeof value === 'string' ? openSealed(value, place(field)) : value;
+  };
   return {
     case_id: body.case_id as CaseId,
-    task: scrubText(body.task as string),
-    context: optionalText(body.context),
-    action: scrubText(body.action as string),
-    outcome: scrubText(body.outcome as string),
+    task: scrubText(open('task') as string),
+    context: optionalText(open('context')),
+    action: scrubText(open('action') as string),
+    outcome: scrubText(open('outcome') as string),
     success: body.success as boolean,
     reward: body.reward as number,
     tags: stringTags(body.tags).map(scrubText),
-    source_receipt: optionalText(body.source_receipt),
+    source_receipt: optionalText(open('source_receipt')),
     created_at: formatTime(Date.parse(body.created_at as string)),
     times_reused: timesReused,
   };
+}
+
+/** A stored payload as compaction restates it: a sealed case as it lies (its text and term hashes carried, no key needed). */
+export function liveCase(body: CaseBody, timesReused: number): Case {
+  if (!isSealed(body.task)) return toCase(body, timesReused);
+  return { ...body, times_reused: timesReused } as unknown as Case;
 }

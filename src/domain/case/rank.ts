@@ -3,7 +3,7 @@
 import { invalid } from '../../shared/errors';
 import type { CaseBank } from './bank';
 import { META_TERMS_MAX, metaReward, metaSuccess, metaTerms } from '../../journal/derived/bank/layout';
-import { tokenize } from './tokenize';
+import { indexTerms } from './sealed';
 
 export const DEFAULT_TOP_K = 5;
 export const MAX_TOP_K = 100;
@@ -63,7 +63,7 @@ function compareHits(bank: CaseBank, a: Hit, b: Hit): number {
  * similarity and reward quantum, so the cost follows the candidates, not the bank.
  */
 export function rankCases(bank: CaseBank, query: RetrieveQuery): Hit[] {
-  const queryTerms = tokenize(query.text);
+  const queryTerms = indexTerms(query.text);
   if (queryTerms.size === 0 || query.topK <= 0) return [];
   // Only cases in the postings of a query term can overlap: count shared terms per slot from those.
   const lists = [...queryTerms].flatMap((term) => {

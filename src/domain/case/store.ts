@@ -7,13 +7,13 @@ import type { ImportSummary } from '../import-summary';
 import { formatTime, type Instant } from '../../shared/time';
 import { CASE_BANK_RULES, CaseBank, decodeCaseBank } from './bank';
 import { evolveBank } from './evolve';
-import { toCase, type CaseBody } from './payload';
+import { liveCase, toCase, type CaseBody } from './payload';
 import { newCase, type Case, type CaseDraft } from './case';
 import { CASE_EVENTS, CASE_VOCABULARY, type CaseDraftEvent, type CaseEventMap } from './events';
 import { encodeBank, stepBank } from '../../journal/derived/bank/steps';
 import { applyBankDelta, encodeBankDelta } from '../../journal/derived/bank/delta';
 import { MAX_TOP_K, rankCases, type RetrieveQuery } from './rank';
-import { tokenize } from './tokenize';
+import { CASE_SEALED, indexTerms } from './sealed';
 import { CASE_TERMS } from './bank-terms';
 import { streamBank } from '../../journal/derived/bank/stream';
 
@@ -23,12 +23,14 @@ export const CASE_STORE: StoreSpec<CaseBank> = {
   initial: () => new CaseBank(),
   evolve: evolveBank,
   // Compaction writes each live case once, as imported, with its current reuse count.
-  live: (bank) => bank.liveSlots().map((slot) => ({ ev: CASE_EVENTS.imported, data: caseAt(bank, slot) })),
+  live: (bank) => bank.liveSlots().map((slot) => ({ ev: CASE_EVENTS.imported, data: caseAt(bank, slot, liveCase) })),
   // Each record concerns one case: show, delete and record read only that case's lines (the key index).
   keyOf: (record) => (typeof record.data?.case_id === 'string' ? record.data.case_id : undefined),
   liveBytes: (bank) => bank.liveRecordBytes,
   // A database keeps each live case's terms and ranking facts as a row: retrieve reads its candidates' alone.
   terms: CASE_TERMS,
+  // On an encrypted store a case's text lies sealed and its terms as keyed hashes (sealed.ts).
+  sealed: CASE_SEALED,
   /**
    * The bank between invocations (the journal layer keeps it in cache/cases.jsonl.state): retrieve over
    * 100k cases decodes columns instead of replaying. A decoded bank holds no case text; results read theirs
@@ -60,10 +62,10 @@ export interface ScoredCase {
 
 export type { ImportSummary } from '../import-summary';
 
-function caseAt(bank: CaseBank, slot: number): Case {
+function caseAt(bank: CaseBank, slot: number, as = toCase): Case {
   const body: CaseBody | undefined = bank.bodies.get(slot);
   if (body === undefined) throw new CruxError('internal', `case ${bank.idOf(slot)} has no body in memory`);
-  return toCase(body, bank.reused.get(slot));
+  return as(body, bank.reused.get(slot));
 }
 
 /**
@@ -161,9 +163,9 @@ export async function importCases(scope: CaseScope, cases: readonly Case[]): Pro
 /** Ranked matches; with `markReused`, each returned case's reuse count goes up by one, journaled. */
 export async function retrieveCases(scope: CaseScope, query: RetrieveQuery, markReused: boolean): Promise<ScoredCase[]> {
   // The bank reads only what ranking needs (its terms' postings, its candidates' numbers) while this runs.
-  if (!markReused) return scope.dir.readTerms(CASE_STORE, { terms: [...tokenize(query.text)] }, (bank) => resultsOf(scope.dir, bank, rankCases(bank, query)));
+  if (!markReused) return scope.dir.readTerms(CASE_STORE, { terms: [...indexTerms(query.text)] }, (bank) => resultsOf(scope.dir, bank, rankCases(bank, query)));
   return scope.dir.write(async (tx) => {
-    const bank = await tx.loadTerms(CASE_STORE, { terms: [...tokenize(query.text)] });
+    const bank = await tx.loadTerms(CASE_STORE, { terms: [...indexTerms(query.text)] });
     const hits = rankCases(bank, query);
     const drafts = hits.map((hit) => draftOf(CASE_EVENTS.reused, { case_id: bank.idOf(hit.slot), times_reused: bank.reused.get(hit.slot) + 1 }, scope.actor));
     tx.append(CASE_STORE, drafts);
@@ -177,8 +179,8 @@ export async function retrieveCases(scope: CaseScope, query: RetrieveQuery, mark
  * whose task merely says the word is passed over (ranking keeps a margin of them: 4 × top-k, at most MAX_TOP_K).
  */
 export async function retrieveTaggedCases(scope: CaseScope, query: RetrieveQuery, tag: string): Promise<ScoredCase[]> {
-  const tagTerms = [...tokenize(tag)];
-  return scope.dir.readTerms(CASE_STORE, { terms: [...tokenize(query.text)], among: tagTerms }, async (bank) => {
+  const tagTerms = [...indexTerms(tag)];
+  return scope.dir.readTerms(CASE_STORE, { terms: [...indexTerms(query.text)], among: tagTerms }, async (bank) => {
     const termIds = tagTerms.map((term) => bank.termIdOf(term));
     if (termIds.some((id) => id === undefined)) return [];
     const postings = termIds.map((id) => bank.postingsOf(id!));

@@ -1,5 +1,5 @@
 // The record cipher (SPEC §13): on an encrypted store the fields a journal declares sealed (StoreSpec.sealed:
-// session states, every free-text field, handoff messages and packages) lie in its records as ciphertext, each
+// session states, every free-text field, handoff messages and packages, case text, facts) lie in its records as ciphertext, each
 // value on its own:
 //
 //   crux-sealed-v1:<key id>:<base64url of nonce (12 bytes) ‖ AES-256-GCM ciphertext ‖ tag (16 bytes)>
@@ -40,6 +40,8 @@ interface CipherSetup {
   readonly key: StoreKey | undefined;
   /** Asked (once) when a write carries a value to seal: what the store is, and records a new store's key id. */
   readonly mode: () => SealMode;
+  /** What the store is, for a read (records nothing: a new store is plain until its first write); `mode` when absent. */
+  readonly known?: () => SealMode;
 }
 
 let setup: CipherSetup = { key: undefined, mode: () => ({ kind: 'plain' }) };
@@ -64,10 +66,25 @@ export const isSealed = (value: unknown): value is string => typeof value === 's
 /** The id of the key a sealed value needs, or undefined for a plain value. */
 export const sealedKeyId = (value: unknown): string | undefined => (isSealed(value) ? SEALED.exec(value)![1] : undefined);
 
+// Nonces are cut from a pool of random bytes, each used once (a call to randomBytes per value cost ~4 µs: a third
+// of sealing an import of 100k cases).
+const NONCE_POOL = NONCE_BYTES * 1024;
+let pool: Buffer | undefined;
+let poolAt = NONCE_POOL;
+
+function freshNonce(): Buffer {
+  if (poolAt === NONCE_POOL) {
+    pool = crypto().randomBytes(NONCE_POOL);
+    poolAt = 0;
+  }
+  poolAt += NONCE_BYTES;
+  return pool!.subarray(poolAt - NONCE_BYTES, poolAt);
+}
+
 /** Seals `plain` with `key` at `place`. */
 export function sealText(key: StoreKey, plain: string, place: SealedPlace): string {
-  const { createCipheriv, randomBytes } = crypto();
-  const nonce = randomBytes(NONCE_BYTES);
+  const { createCipheriv } = crypto();
+  const nonce = freshNonce();
   const cipher = createCipheriv('aes-256-gcm', key.bytes, nonce);
   cipher.setAAD(aad(place));
   const body = Buffer.concat([nonce, cipher.update(plain, 'utf8'), cipher.final(), cipher.getAuthTag()]);
@@ -129,6 +146,12 @@ function textFields(sealed: SealedFields, draft: EventDraft): [string, string][]
   return Object.entries(names).filter(([name]) => typeof valueAt(data, name) === 'string' && !isSealed(valueAt(data, name)));
 }
 
+/**
+ * How the store is for a read that derives what it looks for from the key (a case retrieve's words as keyed
+ * hashes): sealing, locked (the caller refuses, exit 6 naming the key id) or plain.
+ */
+export const storeSealMode = (): SealMode => decided ?? setup.known?.() ?? modeNow();
+
 /** How the store is, asked once per process (a write that seals nothing never asks). */
 function modeNow(): SealMode {
   decided ??= setup.mode();
@@ -151,7 +174,7 @@ export function sealDrafts(spec: StoreSpec<unknown>, drafts: readonly EventDraft
     mode ??= modeNow();
     if (mode.kind === 'plain') return drafts;
     if (mode.kind === 'locked') throw keyNeeded(mode.keyId, setup.key);
-    const data = { ...(draft.data as Record<string, unknown>) };
+    const data = sealed.derive?.({ ...(draft.data as Record<string, unknown>) }, mode.key) ?? { ...(draft.data as Record<string, unknown>) };
     const entity = sealed.entity(data);
     for (const [name, field] of fields) setAt(data, name, sealText(mode.key, valueAt(data, name) as string, { file: spec.file, entity, field }));
     out ??= drafts.slice();
@@ -188,19 +211,34 @@ export function resealData(
   const sealed = spec.sealed;
   const names = sealed?.fields[ev];
   if (sealed === undefined || names === undefined || data === null || typeof data !== 'object') return undefined;
-  let out: Record<string, unknown> | undefined;
+  const given = data as Record<string, unknown>;
+  const entity = sealed.entity(given);
+  // The text open (with the key each value was sealed with: `to` for one a stopped run already resealed).
+  let plain: Record<string, unknown> | undefined;
   for (const [name, field] of Object.entries(names)) {
-    const value = valueAt(data as Record<string, unknown>, name);
+    const value = valueAt(given, name);
+    if (typeof value !== 'string' || !isSealed(value)) continue;
+    plain ??= { ...given };
+    setAt(plain, name, openSealed(value, { file: spec.file, entity, field }, to !== undefined && sealedKeyId(value) === to.id ? to : from));
+  }
+  const derived = sealed.derive?.(plain ?? { ...given }, to);
+  let out: Record<string, unknown> | undefined = derived !== undefined && !sameJson(derived, plain ?? given) ? derived : undefined;
+  for (const [name, field] of Object.entries(names)) {
+    const value = valueAt(given, name);
     if (typeof value !== 'string') continue;
-    if (to !== undefined && sealedKeyId(value) === to.id) continue;
+    if (to !== undefined && sealedKeyId(value) === to.id) {
+      if (out !== undefined) setAt(out, name, value);
+      continue;
+    }
     if (to === undefined && !isSealed(value)) continue;
-    out ??= { ...(data as Record<string, unknown>) };
-    const place = { file: spec.file, entity: sealed.entity(data), field };
-    const plain = openSealed(value, place, from);
-    setAt(out, name, to === undefined ? plain : sealText(to, plain, place));
+    out ??= { ...(plain ?? given) };
+    const text = valueAt(plain ?? given, name) as string;
+    setAt(out, name, to === undefined ? text : sealText(to, text, { file: spec.file, entity, field }));
   }
   return out;
 }
+
+const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 /** A quarantined item's bytes, sealed whole (its name is its place) or opened back; undefined: as they are. */
 export function resealBytes(bytes: Buffer, name: string, from: StoreKey | undefined, to: StoreKey | undefined): Buffer | undefined {

@@ -1,6 +1,7 @@
 // What a store declares to the journal layer: its file, its vocabulary, and how its records fold into state.
 import type { EventDraft, JournalRecord } from './record';
 import type { LinePosition } from './line';
+import type { StoreKey } from '../../shared/store-key';
 
 export interface StoreSpec<S> {
   /** The journal's file name in the data directory, e.g. `sessions.jsonl`. */
@@ -55,6 +56,12 @@ export interface StoreSpec<S> {
 export interface SealedFields {
   readonly fields: Readonly<Record<string, Readonly<Record<string, string>>>>;
   entity(data: any): string;
+  /**
+   * Plain fields derived from the text with the store key (a case's word index as keyed hashes), set whenever the
+   * text is sealed: `plain` is the payload with its text open; with `key` undefined (a store decrypted) the
+   * derived fields are taken out. Answers the payload to seal (a copy when it changed anything).
+   */
+  derive?(plain: Record<string, unknown>, key: StoreKey | undefined): Record<string, unknown>;
 }
 
 export interface SecondaryKeys<S> {
