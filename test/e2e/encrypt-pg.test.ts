@@ -96,7 +96,7 @@ describe(`an encrypted PostgreSQL store${skipped}`, () => {
     const wrong = await crux(url, ['--key-file', other.file, '--agent', 'a', 'session', 'get', 's1']);
     expect(wrong.exitCode).toBe(6);
     expect(wrong.stderr).toContain(key.id);
-    const list = JSON.parse((await crux(url, ['--json', 'session', 'list', '--all'])).stdout).sessions;
+    const list = JSON.parse((await crux(url, ['--json', 'session', 'list', '--all', '--all-agents'])).stdout).sessions;
     expect(list.find((s: any) => s.session_id === 's2').archive_reason).toBe(`[sealed:${key.id}]`);
     for (const args of [['journal', 'check'], ['session', 'reap'], ['doctor'], ['handoff', 'list'], ['journal', 'compact']]) {
       const r = await crux(url, args, ENV);
@@ -158,11 +158,18 @@ async function answers(kind: StoreKind, key: { file: string; id: string }): Prom
   const sessions = (r: { stdout: string }) =>
     JSON.parse(r.stdout).sessions.map((s: any) => [s.session_id, s.agent ?? null, s.status, s.summary ?? null, s.archive_reason ?? null, s.state_bytes]);
   return {
-    listed: sessions(await crux(store, ['--json', 'session', 'list', '--all'])),
-    opened: sessions(await k(['--json', 'session', 'list', '--all'])),
+    listed: sessions(await crux(store, ['--json', 'session', 'list', '--all', '--all-agents'])),
+    opened: sessions(await k(['--json', 'session', 'list', '--all', '--all-agents'])),
     gets: [(await k(['--agent', 'a', 'session', 'get', 's1'])).stdout, (await k(['--agent', 'b', 'session', 'get', 's1'])).stdout],
     refused: (await crux(store, ['--agent', 'c', 'session', 'get', 's3'])).exitCode,
-    handoffs: JSON.parse((await crux(store, ['--json', 'handoff', 'list'], ENV)).stdout).handoffs.map((h: any) => [h.from, h.to, h.status]),
+    handoffs: JSON.parse((await crux(store, ['--json', 'handoff', 'list'], ENV)).stdout).handoffs.map((h: any) => [
+      h.direction,
+      h.source_agent,
+      h.target_agent,
+      h.status,
+      h.message,
+    ]),
+    opened_handoffs: JSON.parse((await k(['--json', 'handoff', 'list'])).stdout).handoffs.map((h: any) => h.message),
   };
 }
 
