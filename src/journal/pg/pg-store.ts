@@ -182,7 +182,13 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
     let due: StoreSpec<any>[] = [];
     const result = await this.locked(async (sql, catalog) => {
       // What the write seals with is read under the lock (the cipher asks synchronously as it appends).
-      const sealing = await settleSealing(sql, (t) => this.ident(t), catalog, `${this.location} keys/${STORE_KEY_ROW}`, (m) => this.warn(m));
+      const sealing = await settleSealing(
+        sql,
+        (t) => this.ident(t),
+        catalog,
+        `${this.location} keys/${STORE_KEY_ROW}`,
+        (m) => this.warn(m),
+      );
       const tx = new PgTransaction(this, sql, catalog, ts, sealing.record);
       const result = await decide(tx);
       await tx.commit();
