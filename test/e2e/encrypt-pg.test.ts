@@ -181,3 +181,27 @@ describe(`the data directory and PostgreSQL agree on an encrypted store${skipped
     expect(JSON.stringify(dir)).toContain(`[sealed:${key.id}]`);
   });
 });
+
+describe(`journal copy between an encrypted data directory and PostgreSQL${skipped}`, () => {
+  pgIt('carries the sealed rows and the key id both ways, without the key; the copy reads with the key only', async () => {
+    const key = await newKey();
+    const dir = freshDataDir();
+    await fill(dir, ['--key-file', key.file]);
+    const url = freshStore('pg');
+    const copied = await crux(dir, ['journal', 'copy', '--to', url]);
+    expect(copied.exitCode, copied.stderr).toBe(0);
+    const text = dumpSchema(url);
+    for (const secret of SECRETS) expect(text, secret).not.toContain(secret);
+    expect((await crux(url, ['--agent', 'a', 'session', 'get', 's1'])).exitCode).toBe(6);
+    expect((await crux(url, ['--key-file', key.file, '--agent', 'a', 'session', 'get', 's1'])).stdout).toBe(`{"x":"${SECRETS[0]}"}`);
+    // A write on the copy seals with the key it records (and without the key is refused).
+    expect((await crux(url, ['session', 'put', 'n', '{"fresh":"plainsecret-new"}'])).exitCode).toBe(6);
+    expect((await crux(url, ['--key-file', key.file, 'session', 'put', 'n', '{"fresh":"plainsecret-new"}'])).exitCode).toBe(0);
+    expect(dumpSchema(url)).not.toContain('plainsecret-new');
+    const back = freshDataDir();
+    expect((await crux(url, ['journal', 'copy', '--to', back])).exitCode).toBe(0);
+    expect(JSON.parse(fs.readFileSync(join(back, 'keys', 'store-key.json'), 'utf8')).key_id).toBe(key.id);
+    expect((await crux(back, ['--key-file', key.file, 'session', 'get', 'n'])).stdout).toBe('{"fresh":"plainsecret-new"}');
+    expect((await crux(back, ['journal', 'check'])).exitCode).toBe(0);
+  });
+});

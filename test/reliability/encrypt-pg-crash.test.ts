@@ -87,4 +87,15 @@ describe(`journal encrypt and rekey on PostgreSQL killed before COMMIT${skipped}
     expect((await crux(url, ['--key-file', next.file, 'session', 'get', 's', '--at', '1'])).stdout).toBe(`{"v":"${SECRETS[0]}"}`);
     expect((await crux(url, ['--key-file', old.file, 'session', 'get', 's'])).exitCode).toBe(6);
   });
+
+  pgIt('a new store given a key: its first write killed before COMMIT records no key id, so a plain write after it stays plain', async () => {
+    const url = freshStore('pg');
+    const key = await newKey();
+    const run = await crux(url, ['--key-file', key.file, 'session', 'put', 's', `{"v":"${SECRETS[0]}"}`], { env: { CRUX_TEST_CRASH_AT: 'pg-before-commit' } });
+    expect(run.exitCode, run.stderr).not.toBe(0);
+    expect(Object.keys(snapshotDir(url))).toEqual([]);
+    expect((await crux(url, ['session', 'put', 't', `{"v":"${SECRETS[1]}"}`])).exitCode).toBe(0);
+    expect(keyRow(url)).toBe('');
+    expect(dump(url)).toContain(SECRETS[1]);
+  });
 });
