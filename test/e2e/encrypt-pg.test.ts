@@ -70,9 +70,32 @@ describe(`an encrypted PostgreSQL store${skipped}`, () => {
       key_id: key.id,
       cipher: 'aes-256-gcm',
     });
-    // The key never reached the server: no statement the server saw carried it.
-    const seen = psql(`select coalesce(string_agg(query, E'\\n'), '') from pg_stat_activity`, url);
-    expect(seen).not.toContain(key.text.slice('crux-key-v1:'.length));
+  });
+
+  // Every statement and parameter the server received, from its own log: a role of this test's own logs them all.
+  const logIt = it.skipIf(!pgAvailable() || !process.env.CRUX_TEST_PG_DIR);
+  logIt('the key and the plaintext never reach the server: no statement or parameter it logged holds them', async () => {
+    const role = `crux_log_${Date.now().toString(36)}`;
+    psql(`create role ${role} login password 'log-pw'; alter role ${role} set log_statement = 'all'; grant create on database postgres to ${role}`);
+    const url = new URL(freshStore('pg'));
+    url.username = role;
+    url.password = 'log-pw';
+    const logFile = join(process.env.CRUX_TEST_PG_DIR!, 'server.log');
+    const start = fs.statSync(logFile).size;
+    const key = await newKey();
+    await fill(url.href, ['--key-file', key.file]);
+    expect((await crux(url.href, ['--key-file', key.file, '--agent', 'a', 'session', 'get', 's1'])).stdout).toBe(`{"x":"${SECRETS[0]}"}`);
+    const other = await newKey();
+    expect((await crux(url.href, ['--key-file', key.file, 'journal', 'rekey', '--new-key-file', other.file])).exitCode).toBe(0);
+    const log = fs.readFileSync(logFile, 'latin1').slice(start);
+    // The log does hold what this role sent: its inserts, and the sealed values as parameters.
+    expect(log).toContain(`crux-sealed-v1:${key.id}:`);
+    expect(log).toContain(`crux-sealed-v1:${other.id}:`);
+    for (const k of [key, other]) {
+      expect(log).not.toContain(k.text.slice('crux-key-v1:'.length));
+      expect(log).not.toContain(Buffer.from(k.text.slice('crux-key-v1:'.length), 'base64url').toString('hex'));
+    }
+    for (const secret of SECRETS) expect(log, secret).not.toContain(secret);
   });
 
   pgIt('needs the key (6, naming its id) to read plaintext or write a state; lists, reap, check and doctor do not', async () => {
