@@ -13,8 +13,6 @@ import { journalTable, migrate, type Catalog } from './schema';
 /** The name of the row that records the store's key id (the data directory's file name, so both read alike). */
 export const STORE_KEY_ROW = 'store-key.json';
 
-const JOURNALS = ['sessions.jsonl', 'cases.jsonl', 'handoffs.jsonl', 'facts.jsonl'];
-
 /** The key id the row's bytes name (undefined: no row, a plain store); a row that names none is exit 5. */
 export function parseStoreKeyRow(bytes: Uint8Array | undefined, where: string): string | undefined {
   if (bytes === undefined) return undefined;
@@ -51,8 +49,8 @@ export async function writeStoreKeyId(sql: Sql, ident: (t: string) => string, sc
 }
 
 /** Whether any journal of the store holds a row: a store that holds none may still become an encrypted one. */
-async function hasRecords(sql: Sql, ident: (t: string) => string, catalog: Catalog): Promise<boolean> {
-  for (const file of JOURNALS) {
+async function hasRecords(sql: Sql, ident: (t: string) => string, catalog: Catalog, files: readonly string[]): Promise<boolean> {
+  for (const file of files) {
     const table = journalTable(file);
     if (!catalog.tables.has(table)) continue;
     const rows = await sql.unsafe(`select 1 from ${ident(table)} limit 1`);
@@ -81,6 +79,7 @@ export async function settleSealing(
   ident: (t: string) => string,
   catalog: Catalog,
   where: string,
+  files: readonly string[],
   warn: (message: string) => void,
 ): Promise<WriteSealing> {
   const key = givenKey();
@@ -90,7 +89,7 @@ export async function settleSealing(
     sealing = { mode: key?.id === recorded ? { kind: 'sealing', key: key! } : { kind: 'locked', keyId: recorded }, record: undefined };
   } else if (key === undefined) {
     sealing = { mode: { kind: 'plain' }, record: undefined };
-  } else if (await hasRecords(sql, ident, catalog)) {
+  } else if (await hasRecords(sql, ident, catalog, files)) {
     if (!warned) warn(plainStoreWarning(key));
     warned = true;
     sealing = { mode: { kind: 'plain' }, record: undefined };

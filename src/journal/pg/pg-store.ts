@@ -187,6 +187,7 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
         (t) => this.ident(t),
         catalog,
         `${this.location} keys/${STORE_KEY_ROW}`,
+        this.opts.specs.map((s) => s.file),
         (m) => this.warn(m),
       );
       const tx = new PgTransaction(this, sql, catalog, ts, sealing.record);
