@@ -28,7 +28,7 @@ export function parseStoreKeyRow(bytes: Uint8Array | undefined, where: string): 
 }
 
 /** The key id the store records, read in the caller's transaction. */
-export async function readStoreKeyId(sql: Sql, ident: (t: string) => string, catalog: Catalog, where: string): Promise<string | undefined> {
+async function readStoreKeyId(sql: Sql, ident: (t: string) => string, catalog: Catalog, where: string): Promise<string | undefined> {
   if (!catalog.tables.has('keys')) return undefined;
   const [row] = await sql.unsafe<{ bytes: Buffer }[]>(`select bytes from ${ident('keys')} where name = $1`, [STORE_KEY_ROW]);
   return parseStoreKeyRow(row === undefined ? undefined : new Uint8Array(row.bytes), where);
@@ -102,5 +102,5 @@ export async function settleSealing(
 }
 
 /** The one warning for a key given to a plain store (the same words as on a data directory). */
-export const plainStoreWarning = (key: StoreKey) =>
+const plainStoreWarning = (key: StoreKey) =>
   `the store is not encrypted: key ${key.id} is ignored (\`crux journal encrypt\` with that key encrypts it; without --key-file and CRUX_KEY_FILE this warning goes)`;
