@@ -13,8 +13,9 @@ const ignored = (key: StoreKey) =>
 export function setUpCipher(target: StoreTarget, keyFile: string | undefined, env: NodeJS.ProcessEnv, warn: (message: string) => void): void {
   const key = storeKeyFrom(keyFile, env);
   if (target.kind !== 'dir') {
-    if (key !== undefined) warn(`encryption at rest is not built for PostgreSQL stores yet: key ${key.id} is ignored`);
-    configureCipher({ key: undefined, mode: () => ({ kind: 'plain' }) });
+    // PostgreSQL: each write reads the store's key id under its lock first (journal/pg/pg-store-key.ts); reads
+    // open sealed values with this key.
+    configureCipher({ key, mode: () => ({ kind: 'plain' }) });
     return;
   }
   const root = target.path;

@@ -37,7 +37,7 @@ export async function changeStoreKey(
   given: StoreKey | undefined,
   next?: StoreKey,
 ): Promise<KeyChangeReport> {
-  if (target.kind !== 'dir') throw invalid(`journal ${change} is not built for PostgreSQL stores yet`, 'nothing was changed');
+  if (target.kind !== 'dir') return changePgStoreKey(ctx, change, given, next);
   const root = target.path;
   const { from, to } = keysFor(change, readStoreKeyMark(root), given, next);
   // Encrypt records the key first: a write that comes while the journals are rewritten seals with it (or, without
@@ -53,5 +53,25 @@ export async function changeStoreKey(
     { note: NOTE[change], doing: `journal ${change}`, quarantine: (bytes, name) => resealBytes(bytes, name, from, to) },
   );
   if (change !== 'encrypt') writeStoreKeyMark(root, to?.id);
+  return { change, key_id: to?.id ?? null, journals: result.journals, quarantine: result.quarantine };
+}
+
+/**
+ * The same on PostgreSQL: every row rewritten and the key id recorded (the `keys` row `store-key.json`) in one
+ * transaction under the writers' lock, so a writer waits for it and then seals with the new key (or is refused).
+ */
+async function changePgStoreKey(ctx: Context, change: KeyChange, given: StoreKey | undefined, next?: StoreKey): Promise<KeyChangeReport> {
+  const { parseStoreKeyRow, STORE_KEY_ROW } = await import('../../journal/pg/pg-store-key');
+  const keys = ctx.dataDir.keys;
+  const { from, to } = keysFor(change, parseStoreKeyRow(await keys.read(STORE_KEY_ROW), keys.describe(STORE_KEY_ROW)), given, next);
+  const result = await ctx.dataDir.rewrite(
+    ALL_STORES,
+    ctx.nowIso,
+    (record, spec) => {
+      const data = resealData(spec, record.ev, record.data, from, to);
+      return data === undefined ? undefined : { ...record, data };
+    },
+    { note: NOTE[change], doing: `journal ${change}`, quarantine: (bytes, name) => resealBytes(bytes, name, from, to), storeKeyId: to?.id ?? null },
+  );
   return { change, key_id: to?.id ?? null, journals: result.journals, quarantine: result.quarantine };
 }

@@ -149,6 +149,8 @@ export interface LockedLines extends LineReader {
   replace(spec: StoreSpec<unknown>, text: string, opts: { archive?: ArchivePlan; note: string }): Promise<number>;
   /** Brings the derived data of a journal just replaced up to date (`state`: its fold, when known). */
   rewritten<S>(spec: StoreSpec<S>, state?: S): Promise<void>;
+  /** Records the store's key id (null: none) in the rewrite's own commit, where the store keeps it among its rows (PostgreSQL). */
+  recordStoreKey?(keyId: string | null): Promise<void>;
   /** Deletes history past its retention; all of it with `drop`. */
   pruneHistory(ts: string, drop: boolean): Promise<void>;
   /** The refusal to rewrite a damaged journal (`doing`: `compaction`, say, which would drop its damaged lines). */

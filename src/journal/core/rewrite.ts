@@ -75,6 +75,8 @@ export interface RewriteOptions {
   readonly doing: string;
   readonly quarantine?: BytesTransform | undefined;
   readonly dryRun?: boolean | undefined;
+  /** A key id to record in the same commit (null: none, a decrypted store), where the store keeps it among its rows (LockedLines.recordStoreKey). */
+  readonly storeKeyId?: string | null | undefined;
 }
 
 /** The lineage's last record before the piece being rewritten: its head as it was, and as rewritten. */
@@ -229,6 +231,7 @@ export async function rewriteRecords(
           }
         }
         if (staged !== undefined) {
+          if (opts.storeKeyId !== undefined) await lines.recordStoreKey?.(opts.storeKeyId);
           if (any || quarantine.changed > 0) await staged.commit(typeof opts.note === 'string' ? opts.note : opts.note());
           else await staged.abort();
           for (const spec of rewritten) await lines.rewritten(spec);

@@ -26,6 +26,7 @@ import { PgRewriteSet, quarantineItems } from './pg-rewrite-set';
 import { recount, stillDue, writeStats } from './pg-autocompact';
 import { RowVerifier, visitRows } from './rows';
 import { journalTable, type Catalog } from './schema';
+import { writeStoreKeyId } from './pg-store-key';
 
 export class PgLines implements LockedLines {
   constructor(
@@ -75,6 +76,11 @@ export class PgLines implements LockedLines {
         return name;
       },
     }));
+  }
+
+  /** The store's key id, recorded in the rewrite's transaction (pg-store-key.ts). */
+  async recordStoreKey(keyId: string | null): Promise<void> {
+    await writeStoreKeyId(this.sql, (t) => this.store.ident(t), this.store.url.schema, this.catalog, keyId ?? undefined);
   }
 
   passedOver(file: string, _where: string, p: LinesProblem): void {

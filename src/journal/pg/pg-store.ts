@@ -38,6 +38,7 @@ import { surveyPg } from './pg-survey';
 import type { DerivedTrust, PgWriter, TermQuery } from './pg-host';
 import { PgTransaction } from './pg-transaction';
 import { PgKeyStore } from './pg-keys';
+import { settleSealing, STORE_KEY_ROW } from './pg-store-key';
 import { indexCurrent, matchingKeys, readNewestRows } from './pg-index';
 import { readPrefixRows } from './pg-prefix';
 import { matchTerms, termsCurrent } from './pg-terms';
@@ -198,7 +199,16 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
   async write<T>(decide: (tx: Transaction) => T | Promise<T>, ts: string): Promise<T> {
     let due: StoreSpec<any>[] = [];
     const result = await this.locked(async (sql, catalog) => {
-      const tx = new PgTransaction(this, sql, catalog, ts);
+      // What the write seals with is read under the lock (the cipher asks synchronously as it appends).
+      const sealing = await settleSealing(
+        sql,
+        (t) => this.ident(t),
+        catalog,
+        `${this.location} keys/${STORE_KEY_ROW}`,
+        this.opts.specs.map((s) => s.file),
+        (m) => this.warn(m),
+      );
+      const tx = new PgTransaction(this, sql, catalog, ts, sealing.record);
       const result = await decide(tx);
       await tx.commit();
       due = tx.due;

@@ -12,6 +12,8 @@ import { keysOf } from './pg-index';
 import { trackGrowth } from './pg-autocompact';
 import { rowPosition } from './rows';
 import type { Catalog } from './schema';
+import { writeStoreKeyId } from './pg-store-key';
+import type { StoreKey } from '../../shared/store-key';
 
 /** One write: loads read under the lock; appends are encoded at once and inserted when `decide` has returned. */
 export class PgTransaction implements Transaction {
@@ -26,6 +28,8 @@ export class PgTransaction implements Transaction {
     private readonly sql: Sql,
     private catalog: Catalog,
     readonly ts: string,
+    /** A new store given a key: its key id is recorded with the first records (pg-store-key.ts). */
+    private readonly recordKey?: StoreKey,
   ) {}
 
   async load<S>(spec: StoreSpec<S>): Promise<S> {
@@ -119,6 +123,9 @@ export class PgTransaction implements Transaction {
       }
       await this.store.refreshIndex(this.sql, this.catalog, batch.spec, keys, { trusted });
     }
+    // A store created with a key records its id in the same transaction as its first records.
+    if (this.recordKey !== undefined && this.pending.length > 0)
+      await writeStoreKeyId(this.sql, (t) => this.store.ident(t), this.store.url.schema, this.catalog, this.recordKey.id);
     // `crux ui` listens: a notice sent in the transaction reaches it only once the transaction commits.
     for (const batch of this.pending) await this.sql`select pg_notify('crux_changed', ${`${this.store.url.schema}:${batch.spec.file}`})`;
     // Every row is in, none committed: a writer killed here leaves nothing (the server rolls back).

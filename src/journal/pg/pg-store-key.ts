@@ -1,0 +1,106 @@
+// Which key a PostgreSQL store is encrypted with (SPEC §13): the row `store-key.json` of the `keys` table, holding
+// `{"key_id":"k-…","cipher":"aes-256-gcm"}` as a data directory's keys/store-key.json does — never the key. It is
+// read under the writers' lock at the start of every write (pg-store.ts), inserted in the same transaction as the
+// first records of a store created with a key, and replaced in the same transaction as `journal encrypt`, `rekey`
+// and `decrypt` rewrite every row (pg-lines.ts). Only ids and ciphertext go to the server: values are sealed in
+// this process (codec/cipher.ts) before any statement carries them.
+import { type SealMode, configureCipher, givenKey } from '../codec/cipher';
+import { invalid } from '../../shared/errors';
+import type { StoreKey } from '../../shared/store-key';
+import type { Sql } from './client';
+import { journalTable, migrate, type Catalog } from './schema';
+
+/** The name of the row that records the store's key id (the data directory's file name, so both read alike). */
+export const STORE_KEY_ROW = 'store-key.json';
+
+/** The key id the row's bytes name (undefined: no row, a plain store); a row that names none is exit 5. */
+export function parseStoreKeyRow(bytes: Uint8Array | undefined, where: string): string | undefined {
+  if (bytes === undefined) return undefined;
+  let keyId: unknown;
+  try {
+    keyId = JSON.parse(Buffer.from(bytes).toString('utf8'))?.key_id;
+  } catch {
+    keyId = undefined;
+  }
+  if (typeof keyId !== 'string' || !/^k-[0-9a-f]{16}$/.test(keyId))
+    throw invalid(`${where} does not name a key id`, 'restore the keys table from a backup of the database');
+  return keyId;
+}
+
+/** The key id the store records, read in the caller's transaction. */
+async function readStoreKeyId(sql: Sql, ident: (t: string) => string, catalog: Catalog, where: string): Promise<string | undefined> {
+  if (!catalog.tables.has('keys')) return undefined;
+  const [row] = await sql.unsafe<{ bytes: Buffer }[]>(`select bytes from ${ident('keys')} where name = $1`, [STORE_KEY_ROW]);
+  return parseStoreKeyRow(row === undefined ? undefined : new Uint8Array(row.bytes), where);
+}
+
+/** Records (or with undefined, removes) the store's key id, in the caller's transaction (the schema made if new). */
+export async function writeStoreKeyId(sql: Sql, ident: (t: string) => string, schema: string, catalog: Catalog, keyId: string | undefined): Promise<void> {
+  if (keyId === undefined) {
+    if (catalog.tables.has('keys')) await sql.unsafe(`delete from ${ident('keys')} where name = $1`, [STORE_KEY_ROW]);
+    return;
+  }
+  await migrate(sql, schema, catalog, 'key');
+  const bytes = Buffer.from(`${JSON.stringify({ key_id: keyId, cipher: 'aes-256-gcm' })}\n`);
+  await sql.unsafe(`insert into ${ident('keys')} (name, bytes) values ($1, $2) on conflict (name) do update set bytes = excluded.bytes`, [
+    STORE_KEY_ROW,
+    bytes,
+  ]);
+}
+
+/** Whether any journal of the store holds a row: a store that holds none may still become an encrypted one. */
+async function hasRecords(sql: Sql, ident: (t: string) => string, catalog: Catalog, files: readonly string[]): Promise<boolean> {
+  for (const file of files) {
+    const table = journalTable(file);
+    if (!catalog.tables.has(table)) continue;
+    const rows = await sql.unsafe(`select 1 from ${ident(table)} limit 1`);
+    if (rows.length > 0) return true;
+  }
+  return false;
+}
+
+/** How one write seals, and whether its commit records the key id (a new store given a key). */
+export interface WriteSealing {
+  readonly mode: SealMode;
+  /** A new store given a key: the write's commit records the key id with its first records. */
+  readonly record: StoreKey | undefined;
+}
+
+let warned = false;
+
+/**
+ * Decides, under the lock at the start of a write, how it seals (codec/cipher.ts asks synchronously, so the
+ * answer is read here first): the recorded key id with the key given (sealing) or without it (locked: a write of
+ * sealed text is exit 6), or a plain store (a key given to one that holds records: ignored, one warning), or a
+ * new store given a key (sealing, recorded at commit).
+ */
+export async function settleSealing(
+  sql: Sql,
+  ident: (t: string) => string,
+  catalog: Catalog,
+  where: string,
+  files: readonly string[],
+  warn: (message: string) => void,
+): Promise<WriteSealing> {
+  const key = givenKey();
+  const recorded = await readStoreKeyId(sql, ident, catalog, where);
+  let sealing: WriteSealing;
+  if (recorded !== undefined) {
+    sealing = { mode: key?.id === recorded ? { kind: 'sealing', key: key! } : { kind: 'locked', keyId: recorded }, record: undefined };
+  } else if (key === undefined) {
+    sealing = { mode: { kind: 'plain' }, record: undefined };
+  } else if (await hasRecords(sql, ident, catalog, files)) {
+    if (!warned) warn(plainStoreWarning(key));
+    warned = true;
+    sealing = { mode: { kind: 'plain' }, record: undefined };
+  } else {
+    sealing = { mode: { kind: 'sealing', key }, record: key };
+  }
+  const mode = sealing.mode;
+  configureCipher({ key, mode: () => mode });
+  return sealing;
+}
+
+/** The one warning for a key given to a plain store (the same words as on a data directory). */
+const plainStoreWarning = (key: StoreKey) =>
+  `the store is not encrypted: key ${key.id} is ignored (\`crux journal encrypt\` with that key encrypts it; without --key-file and CRUX_KEY_FILE this warning goes)`;
