@@ -5,6 +5,7 @@ import { CruxError } from '../shared/errors';
 import { buildProgram, commandPath, helpAsOption, isLifecycleHook } from './program';
 import { closeStores } from './store';
 import { cruxErrorOf, failed, outputOutcome } from './outcome';
+import { setStartedAs } from './started-as';
 
 /** A usage error as crux reports it; its hint names the help of the innermost command the words reached. */
 function fromCommander(error: CommanderError, path: readonly string[], options: readonly string[] = []): CruxError | undefined {
@@ -22,6 +23,7 @@ function fromCommander(error: CommanderError, path: readonly string[], options: 
 
 export async function main(argv: string[]): Promise<number> {
   const json = argv.includes('--json');
+  setStartedAs(argv[1]);
   let program: Command | undefined;
   try {
     program = await buildProgram(argv);
