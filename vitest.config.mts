@@ -11,17 +11,32 @@ const workers = Number(process.env.CRUX_TEST_WORKERS) || (stress ? Math.max(1, a
 // Whole files of CI's run and `npm run test:stress` only: the real agent clients, each a large program installed from
 // the npm registry on first use (docs/testing.md).
 const STRESS_FILES = ['test/e2e/clients.test.ts'];
+// The unit folders whose files run in one module graph a worker (isolate: false): none sets process.env, chdir,
+// stubs or mocks a module, or reads an environment variable at import; a file that does belongs elsewhere.
+const SHARED_GRAPH = [
+  ...['shared', 'case', 'session', 'output', 'cli', 'transcript'].map((folder) => `test/unit/${folder}/**/*.test.ts`),
+  ...['cipher', 'store-key', 'journal/checksum', 'journal/record', 'journal/scan', 'journal/pg-url'].map((file) => `test/unit/${file}.test.ts`),
+];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: full ? configDefaults.exclude : [...configDefaults.exclude, ...STRESS_FILES],
     // A bound for a test that hangs, not a measure: a file's long loops of processes run beside two others here, on a
     // machine that may be busy with more.
     testTimeout: 180_000,
     hookTimeout: 180_000,
     pool: 'forks',
     maxWorkers: workers,
+    // Each file a fresh fork with its own module graph (process.env, the derived layer's test sizes, run-cli's
+    // streams and the program's state are the process's), but for SHARED_GRAPH: pure unit files that set no
+    // environment, stub nothing and start nothing, whose forks import src/ once for all of them (a quarter of their
+    // CPU; docs/testing.md).
+    projects: [
+      {
+        extends: true,
+        test: { name: 'isolated', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SHARED_GRAPH, ...(full ? [] : STRESS_FILES)] },
+      },
+      { extends: true, test: { name: 'shared-graph', include: SHARED_GRAPH, isolate: false } },
+    ],
     // One directory for what the tests make, removed at the end; a throwaway PostgreSQL cluster for the suites
     // that run over a shared store (or CRUX_TEST_PG_URL's server); one line naming the system tools that are missing.
     globalSetup: ['test/helpers/temp-root.ts', 'test/helpers/pg-cluster.ts', 'test/helpers/tools-setup.ts'],

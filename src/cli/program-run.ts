@@ -6,6 +6,7 @@ import { buildProgram, commandPath, helpAsOption, isLifecycleHook } from './prog
 import { closeStores } from './store';
 import { cruxErrorOf, failed, outputOutcome } from './outcome';
 import { takePassedOver } from './context';
+import { setStartedAs } from './started-as';
 
 /** A usage error as crux reports it; its hint names the help of the innermost command the words reached. */
 function fromCommander(error: CommanderError, path: readonly string[], options: readonly string[] = []): CruxError | undefined {
@@ -25,6 +26,7 @@ export async function main(argv: string[]): Promise<number> {
   const json = argv.includes('--json');
   // An in-process run (the tests') starts from none passed over.
   takePassedOver();
+  setStartedAs(argv[1]);
   let program: Command | undefined;
   try {
     program = await buildProgram(argv);

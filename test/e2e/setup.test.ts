@@ -1,10 +1,11 @@
-// `crux mcp install|uninstall <client>` and `crux hook install|uninstall <client>` through the built binary: each
+// `crux mcp install|uninstall <client>` and `crux hook install|uninstall <client>`, in-process: each
 // client's own file, merged and restored, idempotent, through symlinks, refusing what does not parse, --print.
 import { execa } from 'execa';
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CRUX, CRUX_SCRIPT, hookCommand, tempDir, testEnv } from '../helpers/cli';
+import { runCli } from '../helpers/run-cli';
 
 interface Setup {
   home: string;
@@ -19,15 +20,16 @@ function setup(): Setup {
   return { home, cwd };
 }
 
-async function run(s: Setup, args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}) {
-  const r = await execa(CRUX, args, {
+/**
+ * `crux …args` in this process (test/helpers/run-cli.ts), which names bin/crux as the program's script as a
+ * spawned bin/crux does (src/cli/started-as.ts); the entries written are then started as processes, and bin/crux
+ * through a symlink, spawned.
+ */
+function run(s: Setup, args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}) {
+  return runCli(args, {
     cwd: opts.cwd ?? s.cwd,
-    reject: false,
-    stripFinalNewline: false,
-    env: testEnv({ HOME: s.home, XDG_CONFIG_HOME: undefined, CLAUDE_CONFIG_DIR: undefined, CODEX_HOME: undefined, ...opts.env }),
-    extendEnv: false,
+    env: { HOME: s.home, XDG_CONFIG_HOME: undefined, CLAUDE_CONFIG_DIR: undefined, CODEX_HOME: undefined, ...opts.env },
   });
-  return { exitCode: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) };
 }
 
 const CLIENTS = [

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { crux, freshStore, STORE_KINDS, tempDir } from '../helpers/cli';
-import { artifact, browserSkipReason, launch } from '../helpers/browser';
+import { artifact, browserSkipReason, closeBrowser, launch } from '../helpers/browser';
 import { startUi, type RunningUi } from '../helpers/ui';
 import { ATTENTION, HOSTILE_TASK, LONG_ID, populate, populateAttention, UI_NOW } from '../helpers/ui-store';
 
@@ -18,6 +18,8 @@ declare const getComputedStyle: any;
 
 const skip = browserSkipReason();
 if (skip !== undefined && process.env.CRUX_REQUIRE_BROWSER === '1') throw new Error(`CRUX_REQUIRE_BROWSER=1 but ${skip}`);
+// One chromium for the file; each suite and the cookie-less visitor a context of their own.
+afterAll(closeBrowser);
 
 const PAGES: [string, string, string][] = [
   ['overview', '#/', 'Overview'],
@@ -52,7 +54,7 @@ describe.skipIf(skip !== undefined).each(STORE_KINDS)(`crux ui in chromium on a 
     await populate(store);
     // Judged at the time the store was written (freshness, expiry, the chart's 7 days), whatever the day the suite runs.
     ui = await startUi(store, [], { CRUX_NOW: UI_NOW });
-    browser = await launch({ resolve: ['rebind.example'] });
+    browser = await launch();
     page = await browser.newPage();
     page.on('dialog', (d) => {
       problems.push(`a dialog opened: ${d.message()}`);
@@ -170,7 +172,7 @@ describe.skipIf(skip !== undefined).each(STORE_KINDS)(`crux ui in chromium on a 
   });
 
   it('holds the token and Host rules for a browser: no cookie is 401, a rebinding host 403', async () => {
-    const other = await launch({ resolve: ['rebind.example'] });
+    const other = await launch();
     try {
       const fresh = await other.newPage();
       expect((await fresh.goto(`${ui.base}/`))?.status()).toBe(401);

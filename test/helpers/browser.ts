@@ -1,9 +1,9 @@
-// A real browser for the dashboard tests: Debian's chromium, headless, driven by playwright-core, with a fresh
-// profile each time. Where there is none, the suites say why they are skipped (and fail under CRUX_REQUIRE_BROWSER=1).
+// A real browser for the dashboard tests: Debian's chromium, headless, driven by playwright-core, one a test file,
+// with a fresh context (cookies and storage of its own) each time. Where there is none, the suites say why they are
+// skipped (and fail under CRUX_REQUIRE_BROWSER=1).
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { BrowserContext } from 'playwright-core';
-import { tempDir } from './cli';
+import type { Browser, BrowserContext } from 'playwright-core';
 
 export const CHROMIUM = process.env.CRUX_TEST_CHROMIUM ?? '/usr/bin/chromium';
 export const ARTIFACTS = resolve(__dirname, '../../test-artifacts/ui');
@@ -19,6 +19,9 @@ export function browserSkipReason(): string | undefined {
   return undefined;
 }
 
+/** The host names a rebinding test reaches this machine by. */
+const RESOLVE = ['rebind.example'];
+
 const FLAGS = [
   '--headless',
   '--no-sandbox',
@@ -30,16 +33,29 @@ const FLAGS = [
   '--disable-sync',
 ];
 
-/** A browser with a fresh profile; `resolve` maps host names to 127.0.0.1 (a foreign Host header, as a rebinding attack sends). */
-export async function launch(opts: { resolve?: string[] } = {}): Promise<BrowserContext> {
-  const { chromium } = await import('playwright-core');
-  const rules = (opts.resolve ?? []).map((host) => `MAP ${host} 127.0.0.1`).join(',');
-  return chromium.launchPersistentContext(tempDir('crux-chromium-'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [...FLAGS, ...(rules === '' ? [] : [`--host-resolver-rules=${rules}`])],
-    viewport: { width: 1280, height: 900 },
-  });
+let shared: Promise<Browser> | undefined;
+
+/**
+ * A fresh browser context (its own cookies, storage and cache, nothing shared with another context) in the one
+ * chromium this test file starts (closeBrowser ends it); host names mapped to 127.0.0.1 for every context (a
+ * foreign Host header, as a rebinding attack sends).
+ */
+export async function launch(): Promise<BrowserContext> {
+  shared ??= import('playwright-core').then(({ chromium }) =>
+    chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [...FLAGS, `--host-resolver-rules=${RESOLVE.map((host) => `MAP ${host} 127.0.0.1`).join(',')}`],
+    }),
+  );
+  return (await shared).newContext({ viewport: { width: 1280, height: 900 } });
+}
+
+/** Ends this file's chromium (after its suites). */
+export async function closeBrowser(): Promise<void> {
+  const browser = shared;
+  shared = undefined;
+  await (await browser)?.close();
 }
 
 /** Where a screenshot goes: test-artifacts/ui/<name>.png (kept by CI as an artefact). */

@@ -52,6 +52,9 @@ export function removeTree(root: string): void {
 }
 
 export default function setup(): () => void {
+  // Once a run: vitest runs a global setup for each project (vitest.config.mts), in its one main process.
+  if (process.env.CRUX_TEST_TMP_BY === String(process.pid)) return () => {};
+  process.env.CRUX_TEST_TMP_BY = String(process.pid);
   const root = fs.mkdtempSync(join(tmpdir(), 'crux-tests-'));
   // Tests run some commands as another user: they must reach their directories through this one.
   fs.chmodSync(root, 0o711);

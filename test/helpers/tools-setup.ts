@@ -3,6 +3,9 @@
 import { installLine, missingTools, toolsRequired } from './tools';
 
 export default function setup(): void {
+  // Once a run: vitest runs a global setup for each project (vitest.config.mts), in its one main process.
+  if (process.env.CRUX_TEST_TOOLS_BY === String(process.pid)) return;
+  process.env.CRUX_TEST_TOOLS_BY = String(process.pid);
   const missing = missingTools();
   if (missing.length === 0) return;
   if (toolsRequired()) throw new Error(`CRUX_REQUIRE_TOOLS=1 but no ${missing.join(', ')} on PATH (${installLine(missing)})`);

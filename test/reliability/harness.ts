@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { DataDir } from '../../src/journal/dir/data-dir';
 import { scanJournal } from '../../src/journal/codec/scan';
 import { SESSION_STORE, type Sessions } from '../../src/domain/session/fold';
-import { crux, CRUX, STRESS, testEnv } from '../helpers/cli';
+import { CRUX, STRESS, testEnv } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 
 export { STRESS } from '../helpers/cli';
 export const scaled = (normal: number, stress: number): number => (STRESS ? stress : normal);
@@ -78,7 +79,11 @@ export async function expectCachedReadsAgree(dataDir: string): Promise<void> {
   expect(summary(cached)).toEqual(summary(readSessions(dataDir)));
 }
 
-/** `journal check --json` must say healthy: chain valid, seq contiguous, no torn tail, no bad line. */
+/**
+ * `journal check --json` must say healthy: chain valid, seq contiguous, no torn tail, no bad line. Run in this
+ * process (test/helpers/run-cli.ts): what it checks is the store the killed, raced or starved processes left, not
+ * a process of its own; every caller has let go of the lock (its processes ended, `acquireLock`'s hold released).
+ */
 export async function expectHealthy(dataDir: string): Promise<any> {
   const check = await crux(dataDir, ['journal', 'check', '--json']);
   const report = JSON.parse(check.stdout || '{}');

@@ -9,6 +9,7 @@ import type { AgentStore } from '../../output/agent-store';
 import type { GlobalOptions } from '../context';
 import { parseStoreUrl } from '../../journal/pg/url';
 import { resolveStore, type StoreTarget } from '../store';
+import { startedAs } from '../started-as';
 
 /**
  * This crux script, absolute (a symlink to it, npm's bin link or a checkout's bin/crux, followed). A checkout's
@@ -16,7 +17,7 @@ import { resolveStore, type StoreTarget } from '../store';
  * that names the Node itself runs the package's bin/crux.cjs beside it.
  */
 export function cruxScript(): string {
-  const script = fs.realpathSync(process.argv[1]!);
+  const script = fs.realpathSync(startedAs()!);
   const portable = join(dirname(dirname(script)), 'crux.cjs');
   return basename(dirname(script)) === 'pinned' && fs.existsSync(portable) ? portable : script;
 }
