@@ -227,4 +227,51 @@ describe(`journal copy between an encrypted data directory and PostgreSQL${skipp
     expect((await crux(back, ['--key-file', key.file, 'session', 'get', 'n'])).stdout).toBe('{"fresh":"plainsecret-new"}');
     expect((await crux(back, ['journal', 'check'])).exitCode).toBe(0);
   });
+  pgIt('cases: text sealed, words as keyed hashes in the term rows; retrieve ranks as on a plain store; without the key exit 6', async () => {
+    const key = await newKey();
+    const plain = freshStore('pg');
+    const sealed = freshStore('pg');
+    const cases = [
+      ['zebrafish migration pipeline', 'ran flamingo script', 'success', 'deploy'],
+      ['zebrafish schema rollback', 'restored the flamingo backup', 'failure', 'db'],
+      ['rotate the pelican certificates', 'renewed via pelican tool', 'success', 'deploy'],
+      ['pipeline cache warmup for zebrafish', 'primed the cache', 'success', 'ci'],
+    ];
+    for (const [store, keyArgs] of [
+      [plain, []],
+      [sealed, ['--key-file', key.file]],
+    ] as const) {
+      for (const [task, action, outcome, tag] of cases) {
+        const r = await crux(store, [...keyArgs, 'case', 'record', '--task', task!, '--action', action!, '--outcome', outcome!, '--tag', tag!]);
+        expect(r.exitCode, r.stderr).toBe(0);
+      }
+    }
+    const ranked = async (store: string, keyArgs: readonly string[], args: string[]) => {
+      const r = await crux(store, [...keyArgs, 'case', ...args, '--json']);
+      expect(r.exitCode, r.stderr).toBe(0);
+      const doc = JSON.parse(r.stdout) as { results?: { similarity: number; case: { task: string } }[]; cases?: { task: string }[] };
+      return (doc.results ?? doc.cases ?? []).map((x) => ('case' in x ? `${x.case.task} ${x.similarity}` : x.task));
+    };
+    for (const args of [
+      ['retrieve', 'zebrafish pipeline'],
+      ['retrieve', 'pelican'],
+      ['retrieve', 'flamingo nothing-matches-this'],
+      ['retrieve', 'zebrafish', '--only-success'],
+      ['list', '--tag', 'deploy'],
+    ]) {
+      const want = await ranked(plain, [], args);
+      expect(await ranked(sealed, ['--key-file', key.file], args), args.join(' ')).toEqual(want);
+    }
+    expect(await ranked(sealed, ['--key-file', key.file], ['retrieve', 'zebrafish pipeline'])).not.toEqual([]);
+    const dump = dumpSchema(sealed);
+    for (const word of ['zebrafish', 'flamingo', 'pelican', 'warmup']) expect(dump, word).not.toContain(word);
+    for (const args of [
+      ['case', 'retrieve', 'zebrafish'],
+      ['case', 'list', '--tag', 'deploy'],
+    ]) {
+      const r = await crux(sealed, args);
+      expect(r.exitCode, args.join(' ')).toBe(6);
+      expect(r.stderr).toContain(key.id);
+    }
+  });
 });

@@ -26,8 +26,9 @@ export async function newestCases(
   limit: number,
   count: boolean,
 ): Promise<{ cases: Case[]; total: number | undefined }> {
-  const bank = await scope.dir.read(CASE_STORE);
   const tags = filter.tags ?? [];
+  if (tags.length > 0) await scope.dir.settleSealMode?.();
+  const bank = await scope.dir.read(CASE_STORE);
   const passes = numbersPass(bank, filter.success, tags);
   const live = bank.liveSlots();
   if (tags.length === 0) {

@@ -162,6 +162,7 @@ export async function importCases(scope: CaseScope, cases: readonly Case[]): Pro
 
 /** Ranked matches; with `markReused`, each returned case's reuse count goes up by one, journaled. */
 export async function retrieveCases(scope: CaseScope, query: RetrieveQuery, markReused: boolean): Promise<ScoredCase[]> {
+  await scope.dir.settleSealMode?.();
   // The bank reads only what ranking needs (its terms' postings, its candidates' numbers) while this runs.
   if (!markReused) return scope.dir.readTerms(CASE_STORE, { terms: [...indexTerms(query.text)] }, (bank) => resultsOf(scope.dir, bank, rankCases(bank, query)));
   return scope.dir.write(async (tx) => {
@@ -179,6 +180,7 @@ export async function retrieveCases(scope: CaseScope, query: RetrieveQuery, mark
  * whose task merely says the word is passed over (ranking keeps a margin of them: 4 × top-k, at most MAX_TOP_K).
  */
 export async function retrieveTaggedCases(scope: CaseScope, query: RetrieveQuery, tag: string): Promise<ScoredCase[]> {
+  await scope.dir.settleSealMode?.();
   const tagTerms = [...indexTerms(tag)];
   return scope.dir.readTerms(CASE_STORE, { terms: [...indexTerms(query.text)], among: tagTerms }, async (bank) => {
     const termIds = tagTerms.map((term) => bank.termIdOf(term));

@@ -277,6 +277,12 @@ export interface JournalStore {
    * the candidates, not the store; a data directory (whose snapshot reads its terms' postings on demand) and a
    * store without term rows it can trust: `readWith`.
    */
+  /**
+   * Settles, before a read that derives what it looks for from the store key (a case retrieve's words as keyed
+   * hashes, SPEC §13), whether the store is encrypted and with which key id. A data directory answers that from
+   * its files as the cipher asks; a database reads its key-id row here. Absent: nothing to settle.
+   */
+  settleSealMode?(): Promise<void>;
   readTerms<S, T>(
     spec: StoreSpec<S>,
     query: { readonly terms: readonly string[]; readonly among?: readonly string[] },

@@ -101,6 +101,19 @@ export async function settleSealing(
   return sealing;
 }
 
+/**
+ * Tells the cipher, for a read that derives what it looks for from the key (a case retrieve's words as keyed
+ * hashes), what the store is: the recorded key id with the key given (sealing) or without it (locked), or plain.
+ * Read afresh on every such read, so a long-lived process follows an encrypt, rekey or decrypt made elsewhere.
+ */
+export async function settleReading(sql: Sql, ident: (t: string) => string, catalog: Catalog, where: string): Promise<void> {
+  const key = givenKey();
+  const recorded = await readStoreKeyId(sql, ident, catalog, where);
+  const mode: SealMode =
+    recorded === undefined ? { kind: 'plain' } : key?.id === recorded ? { kind: 'sealing', key: key! } : { kind: 'locked', keyId: recorded };
+  configureCipher({ key, mode: () => mode });
+}
+
 /** The one warning for a key given to a plain store (the same words as on a data directory). */
 const plainStoreWarning = (key: StoreKey) =>
   `the store is not encrypted: key ${key.id} is ignored (\`crux journal encrypt\` with that key encrypts it; without --key-file and CRUX_KEY_FILE this warning goes)`;

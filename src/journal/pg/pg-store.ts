@@ -38,7 +38,7 @@ import { surveyPg } from './pg-survey';
 import type { DerivedTrust, PgWriter, TermQuery } from './pg-host';
 import { PgTransaction } from './pg-transaction';
 import { PgKeyStore } from './pg-keys';
-import { settleSealing, STORE_KEY_ROW } from './pg-store-key';
+import { settleReading, settleSealing, STORE_KEY_ROW } from './pg-store-key';
 import { indexCurrent, matchingKeys, readNewestRows } from './pg-index';
 import { readPrefixRows } from './pg-prefix';
 import { matchTerms, termsCurrent } from './pg-terms';
@@ -134,6 +134,11 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
         async (keys) => (await this.foldKeys(q, catalog, spec, keys)).state,
       );
     });
+  }
+
+  /** What the store is for a read that derives its terms from the key (store-boundary.ts): its key-id row, read now. */
+  async settleSealMode(): Promise<void> {
+    await this.guard(async () => settleReading(this.reader, (t) => this.ident(t), await this.readCatalog(), `${this.location} keys/${STORE_KEY_ROW}`));
   }
 
   /**
