@@ -28,7 +28,7 @@ describe('buildProgram', () => {
   });
 
   it('builds every group for help, an unknown word and completion, in the order of the tour', async () => {
-    const all = ['session', 'case', 'handoff', 'journal', 'store', 'doctor', 'completion', 'mcp', 'hook', 'ui', '__complete'];
+    const all = ['session', 'case', 'handoff', 'journal', 'key', 'store', 'doctor', 'completion', 'mcp', 'hook', 'ui', '__complete'];
     for (const args of [[], ['--help'], ['sesion'], ['completion', 'bash']]) expect(names(await build(...args)), args.join(' ')).toEqual(all);
   });
 
