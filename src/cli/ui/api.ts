@@ -33,6 +33,8 @@ const HTTP_STATUS: Partial<Record<CruxError['kind'], number>> = {
   not_found: 404,
   conflict: 409,
   permission_denied: 500,
+  // An encrypted store and a server started without its key (CRUX_KEY_FILE): what needs plaintext is refused.
+  key_required: 403,
   lock_timeout: 503,
   store_unavailable: 503,
   io_error: 503,
