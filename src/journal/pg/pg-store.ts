@@ -1,4 +1,5 @@
 // A shared store on PostgreSQL (SPEC §11): the journals as tables behind the same boundary as a data directory.
+// (Past 300 lines: the whole boundary of one kind of store, as data-dir.ts is for a data directory.)
 //
 // Rows keep each record's line byte for byte, so the format, sequence and hash chain are those of a file and are
 // verified the same way. Every write is one database transaction under a transaction-scoped advisory lock per
