@@ -282,7 +282,12 @@ describe('the fast path', () => {
           Object.entries(snapshotDir(dir))
             .map(([f, sum]) => `${f.replace(/[0-9a-f]{8,}/g, 'N')}${f.startsWith('cache/') ? '' : ` ${sum}`}`)
             .sort();
-        expect(files(a), line).toEqual(files(b));
+        // An index found behind its journal is rebuilt by the full program (a full verifying scan: DataDir's
+        // trustedRead); a get answered quickly reads and verifies its own lines and leaves cache/ as it was, for the
+        // next full command to rebuild. Everything outside cache/ is the same either way.
+        const rebuilt = what === 'the last index log block flipped' && quick.includes(name);
+        const kept = (dir: string) => files(dir).filter((f) => !(rebuilt && f.startsWith('cache/')));
+        expect(kept(a), line).toEqual(kept(b));
         expect(viaBin.bundles, line).toEqual(bundles);
       }
     }
