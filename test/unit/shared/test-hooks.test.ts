@@ -23,6 +23,9 @@ const RUNNER = new Set([
   'CRUX_TEST_WORKERS',
   'CRUX_TEST_FC_SEED',
   'CRUX_TEST_FC_PATH',
+  // Global setups run once per vitest project: these mark the run (its pid) that already did the work.
+  'CRUX_TEST_TMP_BY',
+  'CRUX_TEST_TOOLS_BY',
 ]);
 
 describe("the tests' hooks", () => {
