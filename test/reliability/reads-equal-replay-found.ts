@@ -72,4 +72,19 @@ export const FOUND: unknown[] = [
     0,
     0,
   ],
+  // A compacted journal's first line deleted: check tells it twice (the journal, and its history's report: it does
+  // not continue the history before it); a history read reads both and tells both.
+  [
+    [{ op: 'put', agent: 1, id: 1, skew: 0 }, { op: 'put', agent: 1, id: 1, skew: 0 }, { op: 'unrecord', pick: 0 }, { op: 'compact' }],
+    null,
+    { how: 'delete', file: 0, at: 0 },
+    [
+      'session list {"all":true,"archived":false,"stranded":false,"allAgents":true,"count":false}',
+      'mcp session_history {"session_id":"s2","limit":1}',
+      'session history s2',
+      'mcp journal_check {}',
+    ],
+    0,
+    0,
+  ],
 ];
