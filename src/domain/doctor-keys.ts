@@ -3,6 +3,7 @@ import { blake3 } from '@noble/hashes/blake3.js';
 import type { JournalStore } from '../journal/core/store-boundary';
 import { deriveCompatKey, deriveKeyFromSecret, KEY_BYTES } from './handoff/crypto';
 import { HANDOFF_KEY, HANDOFF_KEY_FILE, loadAgentKey } from './handoff/keys';
+import { givenKey, STORE_KEY_ITEM } from '../journal/codec/cipher';
 
 import { isPrivate, octal, type DoctorInput, type DoctorReport, type Finding, type KeySource } from './doctor-report';
 
@@ -78,4 +79,31 @@ export async function agentKeyOf(dir: JournalStore, agent: string, findings: Fin
     findings.push({ level: 'warning', code: 'agent_key_unusable', message: (error as Error).message });
     return null;
   }
+}
+
+/**
+ * Whether the store is encrypted at rest and with which key id (its key item: never a key), and the key this
+ * invocation gave: a note either way, so that an operator knows before a command that needs plaintext exits 6.
+ */
+export async function judgeEncryption(dir: JournalStore, usable: boolean, findings: Finding[]): Promise<DoctorReport['encryption']> {
+  const bytes = usable ? await dir.keys.peek(STORE_KEY_ITEM) : undefined;
+  const given = givenKey()?.id ?? null;
+  if (bytes === undefined) return { encrypted: false, key_id: null, key_given: given };
+  let keyId: unknown;
+  try {
+    keyId = JSON.parse(Buffer.from(bytes).toString('utf8'))?.key_id;
+  } catch {
+    keyId = undefined;
+  }
+  const where = dir.keys.describe(STORE_KEY_ITEM);
+  if (typeof keyId !== 'string' || !/^k-[0-9a-f]{16}$/.test(keyId)) {
+    findings.push({ level: 'warning', code: 'store_key_unreadable', message: `${where} names no key id: restore it from a backup` });
+    return { encrypted: true, key_id: null, key_given: given };
+  }
+  const which =
+    given === keyId
+      ? 'which is the key given'
+      : `${given === null ? 'and no key was given' : `not the key given (${given})`}: commands that need plaintext exit 6 (--key-file or CRUX_KEY_FILE)`;
+  findings.push({ level: 'note', code: 'encrypted', message: `the store is encrypted at rest with key ${keyId} (${where}), ${which}` });
+  return { encrypted: true, key_id: keyId, key_given: given };
 }

@@ -68,6 +68,8 @@ export interface DoctorReport {
     /** Sources that exist but are not used because one before them wins. */
     shadowed: KeySource[];
   };
+  /** Encryption at rest (SPEC §13): the key id the store records (null: plain) and the one this invocation gave. */
+  readonly encryption: { encrypted: boolean; key_id: string | null; key_given: string | null };
   /** The Ed25519 keyring (`handoff trust` / `untrust`): trusted and revoked keys with their fingerprints. */
   readonly keyring: KeyRow[];
   readonly journals: {

@@ -12,7 +12,7 @@ import { SESSION_STORE, type Sessions } from './session/fold';
 import { isPrivate, octal, type DoctorInput, type DoctorReport, type Finding } from './doctor-report';
 import { judgeJournal } from './doctor-journals';
 import { judgeSessions } from './doctor-sessions';
-import { agentKeyOf, judgeKey } from './doctor-keys';
+import { agentKeyOf, judgeEncryption, judgeKey } from './doctor-keys';
 
 export * from './doctor-report';
 
@@ -95,6 +95,7 @@ export async function gatherDoctor(input: DoctorInput): Promise<DoctorReport> {
     findings.push({ level: 'note', code: 'other_files', message: `not checked (no store declares them): ${other.join(', ')}` });
   }
   const key = await judgeKey(input, usable, findings);
+  const encryption = await judgeEncryption(dir, usable, findings);
 
   return {
     healthy: !findings.some((f) => f.level === 'fault'),
@@ -116,6 +117,7 @@ export async function gatherDoctor(input: DoctorInput): Promise<DoctorReport> {
       agent_key: usable && input.agent !== undefined ? await agentKeyOf(dir, input.agent, findings) : null,
     },
     handoff_key: key,
+    encryption,
     keyring: ledger === undefined ? [] : keyRows(ledger),
     journals,
     quarantine: { count: quarantineItems.length, items: quarantineItems },

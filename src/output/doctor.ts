@@ -67,6 +67,14 @@ export function renderDoctor(r: DoctorReport & { versions?: { crux: string; node
       `${k.source === 'file' ? keyFile : k.source}, fingerprint ${k.fingerprint ?? style.bad('unusable')}${k.shadowed.length ? style.dim(` (overrides ${k.shadowed.join(', ')})`) : ''}`,
     );
 
+  const enc = r.encryption;
+  row(
+    'encryption',
+    enc.encrypted
+      ? `at rest, key ${enc.key_id ?? style.bad('unreadable')}${enc.key_given === enc.key_id ? ' (given)' : style.dim(enc.key_given === null ? ' (no key given)' : ` (key given: ${enc.key_given})`)}`
+      : 'none (a plain store)',
+  );
+
   for (const k of r.keyring)
     row(
       k.status === 'trusted' ? 'trusted key' : 'revoked key',

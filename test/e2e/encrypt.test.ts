@@ -115,6 +115,35 @@ describe('an encrypted data directory', () => {
     expect(shown.map((s: any) => s.summary ?? s.archive_reason).sort()).toEqual([SECRETS[1], SECRETS[2]]);
   });
 
+  it('doctor says whether the store is encrypted, with which key id, and whether that key was given (never a key)', async () => {
+    const dir = freshDataDir();
+    const key = await newKey();
+    const other = await newKey();
+    const doctor = async (keyArgs: string[]) => {
+      const r = await crux(dir, [...keyArgs, 'doctor', '--json']);
+      expect(r.stderr).not.toContain('crux-key-v1:');
+      return JSON.parse(r.stdout) as { encryption: unknown; findings: { code: string; message: string }[] };
+    };
+    expect((await crux(dir, ['session', 'put', 'plain', '{}'])).exitCode).toBe(0);
+    expect((await doctor([])).encryption).toEqual({ encrypted: false, key_id: null, key_given: null });
+    const fresh = freshDataDir();
+    expect((await crux(fresh, ['--key-file', key.file, 'session', 'put', 's', '{"x":1}'])).exitCode).toBe(0);
+    for (const [args, given] of [
+      [['--key-file', key.file], key.id],
+      [[], null],
+      [['--key-file', other.file], other.id],
+    ] as const) {
+      const r = await crux(fresh, [...args, 'doctor', '--json']);
+      const report = JSON.parse(r.stdout) as { encryption: unknown; findings: { code: string; message: string }[] };
+      expect(report.encryption, args.join(' ')).toEqual({ encrypted: true, key_id: key.id, key_given: given });
+      const note = report.findings.find((f) => f.code === 'encrypted');
+      expect(note?.message).toContain(key.id);
+      expect(note?.message).toContain(given === key.id ? 'which is the key given' : 'exit 6');
+      expect(r.stdout).not.toContain(fs.readFileSync(key.file, 'utf8').trim());
+    }
+    expect((await crux(fresh, ['doctor'])).stdout).toMatch(new RegExp(`encryption\\s+at rest, key ${key.id}`));
+  });
+
   it('a key given to a plain store is ignored with one warning that says how to encrypt it', async () => {
     const dir = freshDataDir();
     expect((await crux(dir, ['session', 'put', 's1', '{"plain":1}'])).exitCode).toBe(0);

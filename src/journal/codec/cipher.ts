@@ -33,6 +33,9 @@ export interface SealedPlace {
  * `sealing` (an encrypted store with its key, or a new store given one), `locked` (an encrypted store without
  * its key, or with another).
  */
+/** The key item that records which key a store is encrypted with (keys/ on a data directory, the keys table). */
+export const STORE_KEY_ITEM = 'store-key.json';
+
 export type SealMode = { readonly kind: 'plain' } | { readonly kind: 'sealing'; readonly key: StoreKey } | { readonly kind: 'locked'; readonly keyId: string };
 
 interface CipherSetup {

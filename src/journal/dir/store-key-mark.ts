@@ -5,8 +5,9 @@ import { fs } from '../../shared/fs';
 import { join } from 'node:path';
 import { ensurePrivateDir, fsyncDir, writeNewFileDurable, asStorageError } from '../../shared/durable-fs';
 import { invalid } from '../../shared/errors';
+import { STORE_KEY_ITEM } from '../codec/cipher';
 
-const MARK = join('keys', 'store-key.json');
+const MARK = join('keys', STORE_KEY_ITEM);
 const JOURNALS = ['sessions.jsonl', 'cases.jsonl', 'handoffs.jsonl', 'facts.jsonl'];
 
 /** The key id the store records, or undefined for a plain store. */

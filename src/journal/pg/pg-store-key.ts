@@ -4,14 +4,14 @@
 // first records of a store created with a key, and replaced in the same transaction as `journal encrypt`, `rekey`
 // and `decrypt` rewrite every row (pg-lines.ts). Only ids and ciphertext go to the server: values are sealed in
 // this process (codec/cipher.ts) before any statement carries them.
-import { type SealMode, configureCipher, givenKey } from '../codec/cipher';
+import { type SealMode, configureCipher, givenKey, STORE_KEY_ITEM } from '../codec/cipher';
 import { invalid } from '../../shared/errors';
 import type { StoreKey } from '../../shared/store-key';
 import type { Sql } from './client';
 import { journalTable, migrate, type Catalog } from './schema';
 
 /** The name of the row that records the store's key id (the data directory's file name, so both read alike). */
-export const STORE_KEY_ROW = 'store-key.json';
+export const STORE_KEY_ROW = STORE_KEY_ITEM;
 
 /** The key id the row's bytes name (undefined: no row, a plain store); a row that names none is exit 5. */
 export function parseStoreKeyRow(bytes: Uint8Array | undefined, where: string): string | undefined {
