@@ -273,5 +273,13 @@ describe(`journal copy between an encrypted data directory and PostgreSQL${skipp
       expect(r.exitCode, args.join(' ')).toBe(6);
       expect(r.stderr).toContain(key.id);
     }
+    // doctor reads the key-id row: encrypted, which key, and that none was given.
+    const doctor = await crux(sealed, ['doctor', '--json']);
+    expect((JSON.parse(doctor.stdout) as { encryption: unknown }).encryption).toEqual({ encrypted: true, key_id: key.id, key_given: null });
+    expect((JSON.parse((await crux(plain, ['doctor', '--json'])).stdout) as { encryption: unknown }).encryption).toEqual({
+      encrypted: false,
+      key_id: null,
+      key_given: null,
+    });
   });
 });
