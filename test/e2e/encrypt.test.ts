@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { crux, freshDataDir, tempDir } from '../helpers/cli';
+import { api, startUi } from '../helpers/ui';
 
 const SECRETS = ['hunter2state', 'hunter3summary', 'hunter4reason'];
 /** A case's text and the words of its task: none of them may lie in any file of an encrypted store. */
@@ -142,6 +143,42 @@ describe('an encrypted data directory', () => {
       expect(r.stdout).not.toContain(fs.readFileSync(key.file, 'utf8').trim());
     }
     expect((await crux(fresh, ['doctor'])).stdout).toMatch(new RegExp(`encryption\\s+at rest, key ${key.id}`));
+  });
+
+  it('crux ui without the key: the overview counts success by tag from plain fields; a page of case text is 403 naming the key id', async () => {
+    const dir = freshDataDir();
+    const key = await newKey();
+    for (const [task, outcome, tag] of [
+      ['deploy the hunter9 service', 'success', 'deploy'],
+      ['deploy again', 'failure', 'deploy'],
+      ['rotate certificates', 'success', 'tls'],
+    ] as const) {
+      const failed = outcome === 'failure' ? ['--failure'] : [];
+      const r = await crux(dir, ['--key-file', key.file, 'case', 'record', '--task', task, '--action', 'a', '--outcome', outcome, '--tag', tag, ...failed]);
+      expect(r.exitCode, r.stderr).toBe(0);
+    }
+    const want = [
+      { tag: 'deploy', cases: 2, successes: 1, success_rate: 0.5 },
+      { tag: 'tls', cases: 1, successes: 1, success_rate: 1 },
+    ];
+    for (const env of [{ CRUX_KEY_FILE: key.file }, {}]) {
+      const ui = await startUi(dir, [], env);
+      try {
+        const tags = await api(ui, '/api/overview/tags');
+        expect(tags.status, JSON.stringify(tags.doc)).toBe(200);
+        expect(tags.doc.tags).toEqual(want);
+        const cases = await api(ui, '/api/cases');
+        if ('CRUX_KEY_FILE' in env) expect(cases.status).toBe(200);
+        else {
+          expect(cases.status).toBe(403);
+          expect(JSON.stringify(cases.doc)).toContain(key.id);
+          expect(JSON.stringify(cases.doc)).not.toContain('hunter9');
+        }
+      } finally {
+        ui.proc.kill('SIGTERM');
+        await ui.proc;
+      }
+    }
   });
 
   it('a key given to a plain store is ignored with one warning that says how to encrypt it', async () => {

@@ -77,7 +77,7 @@ async function resultCase(dir: JournalStore, bank: CaseBank, slot: number): Prom
 }
 
 /** The whole cases of `slots`, in order: the records of those without text in memory read in one go. */
-export async function resultCases(dir: JournalStore, bank: CaseBank, slots: readonly number[]): Promise<Case[]> {
+export async function resultCases(dir: JournalStore, bank: CaseBank, slots: readonly number[], as = toCase): Promise<Case[]> {
   const unread = slots.filter((slot) => !bank.bodies.has(slot));
   const records =
     unread.length === 0
@@ -90,20 +90,20 @@ export async function resultCases(dir: JournalStore, bank: CaseBank, slots: read
   const cases: Case[] = [];
   for (const slot of slots) {
     if (bank.bodies.has(slot)) {
-      cases.push(caseAt(bank, slot));
+      cases.push(caseAt(bank, slot, as));
       continue;
     }
     const id = bank.idOf(slot);
     const record = read.get(slot);
     if (record?.data?.case_id === id) {
-      cases.push(toCase(record.data, bank.reused.get(slot)));
+      cases.push(as(record.data, bank.reused.get(slot)));
       continue;
     }
     // The journal was rewritten since the position was taken: the case's own rows, by the key index.
     const own = await dir.readKey(CASE_STORE, id);
     const ownSlot = own.slotOf(id);
     if (ownSlot === undefined) throw new CruxError('internal', `case ${id} is in the cached bank but not in the journal`);
-    cases.push({ ...caseAt(own, ownSlot), times_reused: bank.reused.get(slot) });
+    cases.push({ ...caseAt(own, ownSlot, as), times_reused: bank.reused.get(slot) });
   }
   return cases;
 }
@@ -225,13 +225,16 @@ export async function showCase(scope: CaseScope, id: CaseId): Promise<Case> {
   return caseAt(bank, slot);
 }
 
-/** Every live case, in the order they were (last) written: the order export prints and import restores. */
-export async function listCases(scope: CaseScope): Promise<Case[]> {
+/**
+ * Every live case, in the order they were (last) written: the order export prints and import restores. `as`
+ * liveCase: a sealed case's text as it lies (no key needed), for what counts by plain fields (tags, success).
+ */
+export async function listCases(scope: CaseScope, as = toCase): Promise<Case[]> {
   const bank = await scope.dir.read(CASE_STORE);
   const slots = bank.liveSlots();
   const cases: Case[] = [];
   // The text of those the bank holds none for is read a batch at a time (one query on PostgreSQL, not one a case).
-  for (let i = 0; i < slots.length; i += LIST_BATCH) cases.push(...(await resultCases(scope.dir, bank, slots.slice(i, i + LIST_BATCH))));
+  for (let i = 0; i < slots.length; i += LIST_BATCH) cases.push(...(await resultCases(scope.dir, bank, slots.slice(i, i + LIST_BATCH), as)));
   return cases;
 }
 
