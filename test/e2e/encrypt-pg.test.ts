@@ -140,6 +140,29 @@ describe(`an encrypted PostgreSQL store${skipped}`, () => {
     expect(r.stderr).toContain('crux journal encrypt');
     expect(dumpSchema(url)).toContain('{\\\\"plain\\\\":2}');
   });
+
+  pgIt('a read given a key on a plain store warns once too; on an encrypted or empty store it says nothing', async () => {
+    const url = freshStore('pg');
+    expect((await crux(url, ['session', 'put', 's1', '{"plain":1}'])).exitCode).toBe(0);
+    const { file, id } = await newKey();
+    for (const args of [
+      ['session', 'list'],
+      ['session', 'get', 's1'],
+    ]) {
+      const r = await crux(url, ['--key-file', file, ...args]);
+      expect(r.exitCode, args.join(' ')).toBe(0);
+      expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
+      expect(r.stderr).toContain(id);
+      expect(r.stderr).toContain('crux journal encrypt');
+    }
+    const sealed = freshStore('pg');
+    expect((await crux(sealed, ['--key-file', file, 'session', 'put', 's1', '{"x":1}'])).exitCode).toBe(0);
+    const quiet = await crux(sealed, ['--key-file', file, 'session', 'list']);
+    expect(quiet.exitCode).toBe(0);
+    expect(quiet.stderr).toBe('');
+    const empty = await crux(freshStore('pg'), ['--key-file', file, 'session', 'list']);
+    expect(empty.stderr).toBe('');
+  });
 });
 
 describe(`journal encrypt, rekey, decrypt on PostgreSQL${skipped}`, () => {

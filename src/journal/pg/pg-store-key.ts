@@ -114,6 +114,25 @@ export async function settleReading(sql: Sql, ident: (t: string) => string, cata
   configureCipher({ key, mode: () => mode });
 }
 
+/**
+ * A read given a key (a write settles it under its lock): a plain store that holds records ignores it, with the
+ * one warning of the process (SPEC §13); an encrypted or new store says nothing here.
+ */
+export async function warnIgnoredKey(
+  sql: Sql,
+  ident: (t: string) => string,
+  catalog: Catalog,
+  where: string,
+  files: readonly string[],
+  warn: (message: string) => void,
+): Promise<void> {
+  const key = givenKey();
+  if (key === undefined || warned) return;
+  if ((await readStoreKeyId(sql, ident, catalog, where)) !== undefined || !(await hasRecords(sql, ident, catalog, files))) return;
+  warned = true;
+  warn(plainStoreWarning(key));
+}
+
 /** The one warning for a key given to a plain store (the same words as on a data directory). */
 const plainStoreWarning = (key: StoreKey) =>
   `the store is not encrypted: key ${key.id} is ignored (\`crux journal encrypt\` with that key encrypts it; without --key-file and CRUX_KEY_FILE this warning goes)`;

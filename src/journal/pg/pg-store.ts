@@ -39,7 +39,7 @@ import { surveyPg } from './pg-survey';
 import type { DerivedTrust, PgWriter, TermQuery } from './pg-host';
 import { PgTransaction } from './pg-transaction';
 import { PgKeyStore } from './pg-keys';
-import { settleReading, settleSealing, STORE_KEY_ROW } from './pg-store-key';
+import { settleReading, settleSealing, STORE_KEY_ROW, warnIgnoredKey } from './pg-store-key';
 import { indexCurrent, matchingKeys, readNewestRows } from './pg-index';
 import { readPrefixRows } from './pg-prefix';
 import { matchTerms, termsCurrent } from './pg-terms';
@@ -135,6 +135,26 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
         async (keys) => (await this.foldKeys(q, catalog, spec, keys)).state,
       );
     });
+  }
+
+  private keyTold = false;
+
+  /** The catalog; the first time a process reads with a key given, whether a plain store ignores it (one warning). */
+  override async readCatalog(): Promise<Catalog> {
+    const catalog = await super.readCatalog();
+    if (!this.keyTold) {
+      this.keyTold = true;
+      const files = this.opts.specs.map((s) => s.file);
+      await warnIgnoredKey(
+        this.reader,
+        (t) => this.ident(t),
+        catalog,
+        `${this.location} keys/${STORE_KEY_ROW}`,
+        files,
+        (m) => this.warn(m),
+      );
+    }
+    return catalog;
   }
 
   /** What the store is for a read that derives its terms from the key (store-boundary.ts): its key-id row, read now. */
