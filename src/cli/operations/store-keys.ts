@@ -30,6 +30,19 @@ function keysFor(change: KeyChange, recorded: string | undefined, given: StoreKe
   return { from: given, to: next };
 }
 
+/** Every record, history piece and quarantined item resealed from `from` to `to` on the one rewrite path. */
+function rewriteSealed(ctx: Context, change: KeyChange, from: StoreKey | undefined, to: StoreKey | undefined, extra: { storeKeyId?: string | null } = {}) {
+  return ctx.dataDir.rewrite(
+    ALL_STORES,
+    ctx.nowIso,
+    (record, spec) => {
+      const data = resealData(spec, record.ev, record.data, from, to);
+      return data === undefined ? undefined : { ...record, data };
+    },
+    { note: NOTE[change], doing: `journal ${change}`, quarantine: (bytes, name) => resealBytes(bytes, name, from, to), ...extra },
+  );
+}
+
 export async function changeStoreKey(
   ctx: Context,
   target: StoreTarget,
@@ -43,15 +56,7 @@ export async function changeStoreKey(
   // Encrypt records the key first: a write that comes while the journals are rewritten seals with it (or, without
   // the key, is refused); rekey and decrypt record the change once every record has it.
   if (change === 'encrypt') writeStoreKeyMark(root, to!.id);
-  const result = await ctx.dataDir.rewrite(
-    ALL_STORES,
-    ctx.nowIso,
-    (record, spec) => {
-      const data = resealData(spec, record.ev, record.data, from, to);
-      return data === undefined ? undefined : { ...record, data };
-    },
-    { note: NOTE[change], doing: `journal ${change}`, quarantine: (bytes, name) => resealBytes(bytes, name, from, to) },
-  );
+  const result = await rewriteSealed(ctx, change, from, to);
   if (change !== 'encrypt') writeStoreKeyMark(root, to?.id);
   return { change, key_id: to?.id ?? null, journals: result.journals, quarantine: result.quarantine };
 }
@@ -64,14 +69,6 @@ async function changePgStoreKey(ctx: Context, change: KeyChange, given: StoreKey
   const { parseStoreKeyRow, STORE_KEY_ROW } = await import('../../journal/pg/pg-store-key');
   const keys = ctx.dataDir.keys;
   const { from, to } = keysFor(change, parseStoreKeyRow(await keys.read(STORE_KEY_ROW), keys.describe(STORE_KEY_ROW)), given, next);
-  const result = await ctx.dataDir.rewrite(
-    ALL_STORES,
-    ctx.nowIso,
-    (record, spec) => {
-      const data = resealData(spec, record.ev, record.data, from, to);
-      return data === undefined ? undefined : { ...record, data };
-    },
-    { note: NOTE[change], doing: `journal ${change}`, quarantine: (bytes, name) => resealBytes(bytes, name, from, to), storeKeyId: to?.id ?? null },
-  );
+  const result = await rewriteSealed(ctx, change, from, to, { storeKeyId: to?.id ?? null });
   return { change, key_id: to?.id ?? null, journals: result.journals, quarantine: result.quarantine };
 }

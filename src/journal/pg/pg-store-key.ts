@@ -85,13 +85,10 @@ export async function settleSealing(
   const key = givenKey();
   const recorded = await readStoreKeyId(sql, ident, catalog, where);
   let sealing: WriteSealing;
-  if (recorded !== undefined) {
-    sealing = { mode: key?.id === recorded ? { kind: 'sealing', key: key! } : { kind: 'locked', keyId: recorded }, record: undefined };
-  } else if (key === undefined) {
-    sealing = { mode: { kind: 'plain' }, record: undefined };
+  if (recorded !== undefined || key === undefined) {
+    sealing = { mode: recordedMode(recorded, key), record: undefined };
   } else if (await hasRecords(sql, ident, catalog, files)) {
-    if (!warned) warn(plainStoreWarning(key));
-    warned = true;
+    tellIgnored(key, warn);
     sealing = { mode: { kind: 'plain' }, record: undefined };
   } else {
     sealing = { mode: { kind: 'sealing', key }, record: key };
@@ -108,10 +105,20 @@ export async function settleSealing(
  */
 export async function settleReading(sql: Sql, ident: (t: string) => string, catalog: Catalog, where: string): Promise<void> {
   const key = givenKey();
-  const recorded = await readStoreKeyId(sql, ident, catalog, where);
-  const mode: SealMode =
-    recorded === undefined ? { kind: 'plain' } : key?.id === recorded ? { kind: 'sealing', key: key! } : { kind: 'locked', keyId: recorded };
+  const mode = recordedMode(await readStoreKeyId(sql, ident, catalog, where), key);
   configureCipher({ key, mode: () => mode });
+}
+
+/** What a store that records `recorded` (undefined: none, a plain store) is to an invocation given `key`. */
+function recordedMode(recorded: string | undefined, key: StoreKey | undefined): SealMode {
+  if (recorded === undefined) return { kind: 'plain' };
+  return key?.id === recorded ? { kind: 'sealing', key } : { kind: 'locked', keyId: recorded };
+}
+
+/** The one warning of a process for a key given to a plain store (the same words as on a data directory). */
+function tellIgnored(key: StoreKey, warn: (message: string) => void): void {
+  if (!warned) warn(plainStoreWarning(key));
+  warned = true;
 }
 
 /**
@@ -129,8 +136,7 @@ export async function warnIgnoredKey(
   const key = givenKey();
   if (key === undefined || warned) return;
   if ((await readStoreKeyId(sql, ident, catalog, where)) !== undefined || !(await hasRecords(sql, ident, catalog, files))) return;
-  warned = true;
-  warn(plainStoreWarning(key));
+  tellIgnored(key, warn);
 }
 
 /** The one warning for a key given to a plain store (the same words as on a data directory). */
