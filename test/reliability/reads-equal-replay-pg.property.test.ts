@@ -15,6 +15,8 @@ import { contextOf } from '../../src/cli/context';
 import * as ops from '../../src/cli/operations/session';
 import * as caseOps from '../../src/cli/operations/case';
 import { closeStores } from '../../src/cli/store';
+import { sessionCounts } from '../../src/cli/ui/overview';
+import type { SessionStatus } from '../../src/domain/session/machine';
 import type { CaseId, LogicalSessionId } from '../../src/shared/ids';
 import { CruxError } from '../../src/shared/errors';
 import { FULL, journalLines, tempDir } from '../helpers/cli';
@@ -51,8 +53,10 @@ const harm = fc.record({ how: fc.constantFrom('stale' as const, 'edit' as const,
 const FILTERS = [
   { all: false, archived: false, stranded: false },
   { all: true, archived: false, stranded: false },
+  { all: false, archived: true, stranded: false },
   { all: false, archived: false, stranded: true },
 ];
+const STATUSES: (readonly SessionStatus[])[] = [['closed'], ['archived'], ['active', 'closed']];
 const READS: Read[] = [
   ...[0, 1, 2, 3].map((i): Read => ({ name: `session get s${i}`, file: 'sessions.jsonl', run: (ctx) => ops.getSession(ctx, `s${i}` as LogicalSessionId) })),
   ...FILTERS.flatMap((f) =>
@@ -69,6 +73,25 @@ const READS: Read[] = [
       ),
     ),
   ),
+  // --status, read through status_updated's rows when limited (newest-list.ts).
+  ...STATUSES.flatMap((statuses) =>
+    [false, true].flatMap((allAgents) =>
+      [undefined, 1, 3].map(
+        (limit): Read => ({
+          name: `session list --status ${statuses.join(',')} ${JSON.stringify({ allAgents, limit })}`,
+          file: 'sessions.jsonl',
+          run: async (ctx) => {
+            const where = (s: { status: string }) => (statuses as readonly string[]).includes(s.status);
+            const filter = { all: true, archived: false, stranded: false, allAgents };
+            const { document, total } = await ops.countedSessions(ctx, filter, undefined, { limit, where }, { count: true, statuses });
+            return { document, total };
+          },
+        }),
+      ),
+    ),
+  ),
+  // The overview's counts: index ranges counted (domain/session/counts.ts).
+  { name: 'ui overview sessions', file: 'sessions.jsonl', run: (ctx) => sessionCounts(ctx) },
   { name: 'case list', file: 'cases.jsonl', run: (ctx) => caseOps.listCases(ctx, {}) },
   { name: 'case list --only-failure --limit 2', file: 'cases.jsonl', run: (ctx) => caseOps.listCases(ctx, { success: false }, { limit: 2 }) },
   {

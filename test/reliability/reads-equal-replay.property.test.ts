@@ -18,6 +18,7 @@ import { mint } from '../../src/cli/operations/handoff';
 import { deleteSession, reapSessions, sessionIdsStartingWith } from '../../src/domain/session/store';
 import { deleteCase, recordCase } from '../../src/domain/case/store';
 import { sessionScope } from '../../src/cli/operations/scope';
+import type { SessionStatus } from '../../src/domain/session/machine';
 import { ALL_STORES } from '../../src/domain/stores';
 import { DataDir } from '../../src/journal/dir/data-dir';
 import { CruxError } from '../../src/shared/errors';
@@ -77,6 +78,8 @@ const FILTERS = [
   { all: false, archived: false, stranded: true },
 ];
 
+const STATUSES: (readonly SessionStatus[])[] = [['closed'], ['archived'], ['active', 'handed_off'], ['handed_off', 'closed']];
+
 const READS: Read[] = [
   ...[0, 1, 2, 3, 4].flatMap((i): Read[] => [
     { name: `session get s${i}`, file: 'sessions.jsonl', run: (ctx) => ops.getSession(ctx, `s${i}` as LogicalSessionId) },
@@ -91,6 +94,25 @@ const READS: Read[] = [
             file: 'sessions.jsonl',
             run: async (ctx) => {
               const { document, total } = await ops.countedSessions(ctx, { ...f, allAgents }, undefined, { limit }, { count });
+              return { document, total: count ? total : 'not asked' };
+            },
+          }),
+        ),
+      ),
+    ),
+  ),
+  // --status, read through the index's status_updated ranges when limited (newest-list.ts).
+  ...STATUSES.flatMap((statuses) =>
+    [false, true].flatMap((allAgents) =>
+      [undefined, 1, 3].flatMap((limit) =>
+        [true, false].map(
+          (count): Read => ({
+            name: `session list --status ${statuses.join(',')} ${JSON.stringify({ allAgents, limit, count })}`,
+            file: 'sessions.jsonl',
+            run: async (ctx) => {
+              const where = (s: { status: string }) => (statuses as readonly string[]).includes(s.status);
+              const filter = { all: true, archived: false, stranded: false, allAgents };
+              const { document, total } = await ops.countedSessions(ctx, filter, undefined, { limit, where }, { count, statuses });
               return { document, total: count ? total : 'not asked' };
             },
           }),

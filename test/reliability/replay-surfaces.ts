@@ -156,6 +156,11 @@ export const SURFACE_READS: Read[] = [
   ...['/api/sessions', '/api/sessions?all=1', '/api/sessions?agent=a&archived=1', '/api/sessions?stranded=1&limit=2', '/api/sessions?all_agents=0'].map(
     (path) => api(path, 'sessions.jsonl'),
   ),
+  ...[
+    '/api/sessions?status=closed&limit=2',
+    '/api/sessions?archived=1&limit=1&all_agents=0',
+    '/api/sessions?status=archived&status=active&limit=3&offset=1',
+  ].map((path) => api(path, 'sessions.jsonl')),
   ...['-/s0', 'a/s1', 'b/s3'].flatMap((s) => [api(`/api/sessions/${s}`, 'sessions.jsonl'), api(`/api/sessions/${s}/history`, 'sessions.jsonl')]),
   api('/api/overview/sessions', 'sessions.jsonl'),
   ...['/api/cases', '/api/cases?only_success=1', '/api/cases?offset=1&limit=2', '/api/cases/retrieve?task=index+page&top_k=2', '/api/overview/tags'].map(

@@ -11,6 +11,7 @@ import type { PutCommand } from '../../domain/session/decide';
 import type { ListFilter } from '../../domain/session/query';
 import * as store from '../../domain/session/store';
 import { listNewest } from '../../domain/session/newest-list';
+import type { SessionStatus } from '../../domain/session/machine';
 import type { SessionView } from '../../domain/session/view';
 import { windowOf, SESSION_ORDERS, type ListWindow, type SessionOrder } from '../../domain/list-window';
 import { getSessionAt, sessionHistory, type HistoryPoint } from '../../domain/session/history';
@@ -62,19 +63,21 @@ export async function listSessions(
 /**
  * As listSessions, with how many sessions matched, shown or not (a list cut short says how many more there
  * are). `count: false`: the caller shows no such count (its total may then be undefined, and a limited list
- * reads the rows it shows only).
+ * reads the rows it shows only). `statuses`: the window's `where` is exactly "the status is one of these"
+ * (--status), which a limited list reads through the index too.
  */
 export async function countedSessions(
   ctx: Context,
   filter: Omit<ListFilter, 'agent'>,
   flags?: ThresholdFlags & { limit?: number | undefined },
   window: ListWindow<SessionView, SessionOrder> = {},
-  opts: { count?: boolean } = {},
+  opts: { count?: boolean; statuses?: readonly SessionStatus[] | undefined } = {},
 ) {
   const scope = sessionScope(ctx, flags);
   const limit = window.limit ?? flags?.limit;
+  const byStatusOnly = window.where === undefined || opts.statuses !== undefined;
   // Newest first and only cut: the store reads just the rows shown, and counts the rest from its index.
-  const limited = window.sort === undefined && window.where === undefined && limit !== undefined ? await listNewest(scope, filter, limit, opts) : undefined;
+  const limited = window.sort === undefined && byStatusOnly && limit !== undefined ? await listNewest(scope, filter, limit, opts) : undefined;
   if (limited !== undefined)
     return { document: { sessions: limited.sessions, hidden_scoped: limited.hidden_scoped, all_agents: filter.allAgents }, total: limited.total };
   const listing = await store.listStoredSessions(scope, filter);

@@ -9,7 +9,7 @@ import { countedSessions } from '../operations/session';
 import { invalid } from '../../shared/errors';
 import { parseDuration } from '../../shared/time';
 import { SESSION_ORDERS } from '../../domain/list-window';
-import { SESSION_STATES } from '../../domain/session/machine';
+import { SESSION_STATES, type SessionStatus } from '../../domain/session/machine';
 import { CLOSE_OUTCOMES } from '../../domain/session/events';
 import { closedWith, expiresWithin, isExpiredUnreaped } from '../../domain/session/attention';
 import type { SessionView } from '../../domain/session/view';
@@ -49,9 +49,9 @@ function extraFilter(ctx: Context, q: URLSearchParams): ((v: SessionView) => boo
 const PAGED = ['offset', 'outcome', 'closed_within', 'expired', 'expiring_within', 'q'];
 
 export async function sessionsDocument(ctx: Context, q: URLSearchParams, agent: string | undefined): Promise<unknown> {
-  const statuses = parseChoices<string>(many(q, 'status'), SESSION_STATES, 'status');
+  const statuses = parseChoices<SessionStatus>(many(q, 'status'), SESSION_STATES, 'status');
   const extra = extraFilter(ctx, q);
-  const byStatus = statuses && ((s: { status: string }) => statuses.includes(s.status));
+  const byStatus = statuses && ((s: { status: string }) => (statuses as readonly string[]).includes(s.status));
   const where = byStatus && extra ? (s: SessionView) => byStatus(s) && extra(s) : (byStatus ?? extra);
   const offsetRaw = text(q, 'offset');
   const offset = offsetRaw === undefined ? 0 : parseCount(offsetRaw, 'offset');
@@ -67,6 +67,8 @@ export async function sessionsDocument(ctx: Context, q: URLSearchParams, agent: 
   const paged = PAGED.some((name) => q.has(name));
   const { document, total } = await countedSessions(ctx, filter, { freshFor: text(q, 'fresh_for'), staleAfter: text(q, 'stale_after') }, window, {
     count: paged,
+    // Only --status's own filter: a limited list reads its statuses' rows through the index.
+    statuses: extra === undefined ? statuses : undefined,
   });
   if (!paged) return document;
   return { ...document, sessions: document.sessions.slice(offset), total: total ?? document.sessions.length, offset };

@@ -11,6 +11,9 @@ import { parseCount } from '../parse';
 import { invalid } from '../../shared/errors';
 import { ALL_STORES } from '../../domain/stores';
 import { ATTENTION_WINDOWS, DEFAULT_ATTENTION, judgeAttention } from '../../domain/session/attention';
+import { countSessions, FRESHNESS_ORDER, ordered } from '../../domain/session/counts';
+import { SESSION_STATES } from '../../domain/session/machine';
+import { sessionScope } from '../operations/scope';
 import type { ApiScope } from './api-scope';
 
 const HOUR = 3_600_000;
@@ -25,6 +28,10 @@ type Series = (typeof ACTIVITY_SERIES)[number];
  * (domain/session/attention.ts): each count with the first few sessions, from one read of every session.
  */
 export async function sessionCounts(ctx: Context) {
+  const scope = sessionScope(ctx);
+  // From the index: each count a range's, the few sessions shown read alone (domain/session/counts.ts).
+  const counted = await countSessions(scope.dir, scope.now, scope.thresholds, DEFAULT_ATTENTION);
+  if (counted !== undefined) return { ...counted, attention: { ...counted.attention, windows: ATTENTION_WINDOWS } };
   const { sessions } = await listSessions(ctx, { all: true, archived: false, stranded: false, allAgents: true });
   const byStatus: Record<string, number> = {};
   const byFreshness: Record<string, number> = {};
@@ -35,8 +42,8 @@ export async function sessionCounts(ctx: Context) {
   const attention = judgeAttention(sessions, ctx.now, DEFAULT_ATTENTION);
   return {
     total: sessions.length,
-    by_status: byStatus,
-    by_freshness: byFreshness,
+    by_status: ordered(byStatus, SESSION_STATES),
+    by_freshness: ordered(byFreshness, FRESHNESS_ORDER),
     attention: { ...attention, windows: ATTENTION_WINDOWS },
   };
 }

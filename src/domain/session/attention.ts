@@ -4,10 +4,11 @@
 // list it links to are the same filter; `judgeAttention` counts them all in one pass and keeps a few of each.
 import { parseDuration, tryParseTime, type Instant } from '../../shared/time';
 import { strandedBy } from './query';
+import { FAILED_OUTCOMES } from './status-key';
 import type { SessionView } from './view';
 
-/** The close outcomes that are failures (the activity chart and the overview set them apart). */
-export const FAILED_OUTCOMES = ['failed', 'abandoned'] as const;
+/** The close outcomes that are failures (the activity chart and the overview set them apart): status-key.ts's. */
+export { FAILED_OUTCOMES };
 
 type View = Pick<SessionView, 'status' | 'freshness' | 'expires_at' | 'closed_at' | 'outcome'>;
 

@@ -5,6 +5,7 @@ import type { LinePosition } from '../../journal/codec/scan';
 import { unscopeSessionId, type ScopedSessionId } from '../../shared/ids';
 import { tryParseTime } from '../../shared/time';
 import { CREATING_OPS, INITIAL_STATE, isTerminal, nextStatus, type SessionOp, type SessionStatus } from './machine';
+import { STATUS_INDEXES, statusValues } from './status-key';
 import { parseSessionEvent, SESSION_EVENTS as E, SESSION_SEALED, SESSION_VOCABULARY, type ImportedData, type SessionDraft, type SessionEvent } from './events';
 
 /** A session as folded: a whole record's fields (as export and import carry them) under its stored key. */
@@ -169,6 +170,7 @@ const SESSION_INDEXES = [
   'all_updated',
   'unscoped_all_updated',
   'scoped_all_updated',
+  ...STATUS_INDEXES,
 ] as const;
 
 /**
@@ -246,15 +248,13 @@ export const SESSION_STORE: StoreSpec<Sessions> = {
   // What filtered queries look up (store.ts): an agent's sessions, the sessions that may be stranded (neither
   // closed nor archived, SPEC §4) by when they were last written, and the open ones by when they expire (reap).
   // A closed session has neither time. A limited list reads newest first by the time of the last write: the
-  // sessions that may be stranded (--stranded) and the sessions a plain
-  // list shows (active, handed off), each also among the unscoped and the scoped ones apart, so that a caller
-  // without an agent reads its own and counts those it does not see (hidden_scoped) from the index alone, each
-  // entry of the range once. By logical id, every
-  // agent's session of that id (the hint of a get that names the wrong agent); and each scope's ids in order
-  // (completion reads those that start with what is typed); and every session by the time of its last write (--all).
+  // sessions that may be stranded (--stranded) and the sessions a plain list shows (active, handed off), each
+  // also among the unscoped and the scoped ones apart, so that a caller without an agent reads its own and counts
+  // those it does not see (hidden_scoped) from the index alone. By logical id (a get's hint); each scope's ids in
+  // order (completion); every session by its last write (--all), and by status and last write (status-key.ts).
   secondary: {
     names: SESSION_INDEXES,
-    version: 7,
+    version: 8,
     prefixed: ['scoped_order', ...ORDER_WINDOWS.map((k) => `scoped_order_${k}`)],
     deeper: deeperRead,
     values: (sessions, key) => {
@@ -282,6 +282,7 @@ export const SESSION_STORE: StoreSpec<Sessions> = {
         updated,
         unscoped ? updated : undefined,
         unscoped ? undefined : updated,
+        ...statusValues(r, unscoped, updated),
       ];
     },
   },

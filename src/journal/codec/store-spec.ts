@@ -126,6 +126,18 @@ export interface TermHit {
  */
 export type IndexQuery = { readonly index: string; readonly equals: string } | { readonly index: string; readonly atMost: number };
 
+/**
+ * A newest-first read of an ordered secondary key (JournalStore.readNewest): the entities whose value lies from
+ * `atLeast` (inclusive; the key's least value when absent) to `atMost`, highest first; `count: false` when the
+ * caller needs no total.
+ */
+export interface NewestQuery {
+  readonly index: string;
+  readonly atMost: number;
+  readonly atLeast?: number | undefined;
+  readonly count?: boolean | undefined;
+}
+
 export interface SnapshotCodec<S> {
   /** Bumped whenever the encoding changes: a snapshot of another version is ignored. */
   readonly version: number;

@@ -20,7 +20,7 @@ import type { LinePosition } from '../codec/line';
 import type { ProgressSink } from '../codec/reporting';
 
 export type { ProgressSink, Reporter } from '../codec/reporting';
-import type { IndexQuery, StoreSpec } from '../codec/store-spec';
+import type { IndexQuery, NewestQuery, StoreSpec } from '../codec/store-spec';
 import type { HistoryReport } from './history';
 import type { DerivedReport } from './line-store';
 import type { RecordTransform, RewriteOptions, RewriteResult } from './rewrite';
@@ -311,11 +311,7 @@ export interface JournalStore {
    * may then leave it undefined and read only what it folds. The caller filters exactly and cuts, as after
    * readIndexed. A store without it: readIndexed and count.
    */
-  readNewest?<S>(
-    spec: StoreSpec<S>,
-    query: { readonly index: string; readonly atMost: number; readonly count?: boolean },
-    enough: (state: S) => boolean,
-  ): Promise<{ state: S; total: number | undefined }>;
+  readNewest?<S>(spec: StoreSpec<S>, query: NewestQuery, enough: (state: S) => boolean): Promise<{ state: S; total: number | undefined }>;
   /**
    * Optional (completion): a state holding, in the order of their values, the entities whose value of the
    * prefixed secondary key `query.index` (StoreSpec.secondary.prefixed) starts with `query.prefix`, at least

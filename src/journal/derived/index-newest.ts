@@ -42,16 +42,23 @@ interface Latest {
 const valueAt = (w: Uint32Array, x: number) => (w[x]! & 0xffffff) * 0x1_0000_0000 + w[x + 1]!;
 
 /**
- * The entities of `space` whose current value is at most `atMost`, by descending value (ties by descending key
+ * The entities of `space` whose current value is at most `atMost` (and at least `opts.atLeast`), by descending value (ties by descending key
  * hash). `log`: the entries written since the partitions (the index's log, and those of the entities written
  * past it, which the caller makes). An entity is its key hash and second hash: keys that share the 56-bit hash
  * stay apart.
  */
-export function newestInRange(tables: IndexTables, log: EntryList | undefined, space: number, atMost: number, opts: { count?: boolean } = {}): Newest {
-  const [fromHi, fromLo] = [(space << 24) >>> 0, 0];
+export function newestInRange(
+  tables: IndexTables,
+  log: EntryList | undefined,
+  space: number,
+  atMost: number,
+  opts: { count?: boolean | undefined; atLeast?: number | undefined } = {},
+): Newest {
+  const [fromHi, fromLo] = opts.atLeast === undefined ? [(space << 24) >>> 0, 0] : sortKey(space, opts.atLeast);
   const [toHi, toLo] = sortKey(space, atMost);
-  const [endHi, endLo] = [((space << 24) | 0xffffff) >>> 0, 0xffffffff];
-  const inRange = (w: Uint32Array, x: number) => !(w[x + 6]! & FLAG_WITHDRAWN) && (w[x]! < toHi || (w[x] === toHi && w[x + 1]! <= toLo));
+  const [startHi, endHi, endLo] = [(space << 24) >>> 0, ((space << 24) | 0xffffff) >>> 0, 0xffffffff];
+  const inRange = (w: Uint32Array, x: number) =>
+    !(w[x + 6]! & FLAG_WITHDRAWN) && (w[x]! < toHi || (w[x] === toHi && w[x + 1]! <= toLo)) && (w[x]! > fromHi || (w[x] === fromHi && w[x + 1]! >= fromLo));
   // Entities written since the partitions: every entry of the space in the frozen runs (the first one whole,
   // merged part included: its entities may still have an older entry in a partition not merged yet) and the log.
   const touched = new Map<string, Latest>();
@@ -65,7 +72,8 @@ export function newestInRange(tables: IndexTables, log: EntryList | undefined, s
     if (before === undefined) touched.set(id, { version, value, hi: w[x + 2]!, lo: w[x + 3]! });
     else Object.assign(before, { version, value });
   };
-  for (const run of tables.manifest.frozen) tables.table(run).range(fromHi, fromLo, endHi, endLo, take);
+  // The whole space: an entity's newer entry outside the range decides too.
+  for (const run of tables.manifest.frozen) tables.table(run).range(startHi, 0, endHi, endLo, take);
   if (log !== undefined) {
     const w = log.words;
     for (let j = 0; j < log.count; j++) if (w[j * ENTRY_WORDS]! >>> 24 === space) take(w, j);

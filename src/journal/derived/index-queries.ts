@@ -3,7 +3,7 @@
 // their values' leading bytes. Each merges the log's and the journal tail's entries with the runs', and folds
 // the entities it finds through their own lines (index-lookup.ts).
 import { expectHashUnits } from '../../shared/sha256';
-import type { IndexQuery } from '../codec/store-spec';
+import type { IndexQuery, NewestQuery } from '../codec/store-spec';
 import { compareAt, ENTRY_WORDS, EntryList, FLAG_WITHDRAWN, hash56, keptUnits, sortKey, textRange } from './entries';
 import { entityOf, valueKey } from './index-entries';
 import { RunMissing } from './index-levels';
@@ -74,11 +74,11 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
   }
 
   /**
-   * Folds into `state` the entities whose value of the ordered key `query.index` is at most `query.atMost`,
-   * highest value first, until `enough(state)`. Returns how many entities are in that range (`total`: unless
+   * Folds into `state` the entities whose value of the ordered key `query.index` is at most `query.atMost` (and
+   * at least `query.atLeast`, when given), highest value first, until `enough(state)`. Returns how many entities are in that range (`total`: unless
    * `query.count` is false, which reads only the pages of the entities folded), or undefined after damage.
    */
-  loadNewest(state: S, query: { index: string; atMost: number; count?: boolean }, enough: (state: S) => boolean): { total: number | undefined } | undefined {
+  loadNewest(state: S, query: NewestQuery, enough: (state: S) => boolean): { total: number | undefined } | undefined {
     const i = this.spec.secondary?.names.indexOf(query.index) ?? -1;
     if (i < 0) throw new Error(`${this.spec.file}: no secondary key ${query.index}`);
     // Entities written past the index take their places by value, as if indexed (their values as their own lines
@@ -88,7 +88,7 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
     if (written === undefined) return undefined;
     let newest: Newest;
     try {
-      newest = newestInRange(this.tables, written, 1 + i, query.atMost, { count: query.count });
+      newest = newestInRange(this.tables, written, 1 + i, query.atMost, { count: query.count, atLeast: query.atLeast });
       // A tie group at a time, whole (a candidate may no longer match: the caller's exact filter says so): the
       // caller orders equals by their keys, which the index does not keep (it orders them by key hash), so a
       // read that stopped inside a group could leave out one the caller shows before those it read. enough() is

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { JournalRecord } from '../codec/record';
 import type { LinePosition, ScanResult, TornTail } from '../codec/scan';
 import type { IndexUpkeep, Loaded } from '../codec/loaded';
-import type { IndexQuery, StoreSpec } from '../codec/store-spec';
+import type { IndexQuery, NewestQuery, StoreSpec } from '../codec/store-spec';
 import { cacheFileState, mtimeOf, noteInternal, readVerified } from './cache-file';
 import { dropIndexFiles, indexName } from './index-base';
 import { buildIndex } from './index-levels';
@@ -53,10 +53,7 @@ class DerivedFiles<S> {
    * only the pages of the entities read are read), and `gap`: journal bytes past what the index covers (its
    * prefix trusted unread); undefined as findKeys.
    */
-  newest(
-    query: { index: string; atMost: number; count?: boolean },
-    enough: (state: S) => boolean,
-  ): { state: S; total: number | undefined; tornTail: TornTail | undefined; gap: number } | undefined {
+  newest(query: NewestQuery, enough: (state: S) => boolean): { state: S; total: number | undefined; tornTail: TornTail | undefined; gap: number } | undefined {
     return loadNewest(this.path, this.root, this.spec, query, enough);
   }
 

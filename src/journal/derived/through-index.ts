@@ -5,7 +5,7 @@ import { fs } from '../../shared/fs';
 import type { JournalRecord } from '../codec/record';
 import type { LinePosition, TornTail } from '../codec/scan';
 import type { IndexUpkeep, Loaded } from '../codec/loaded';
-import type { IndexQuery, StoreSpec } from '../codec/store-spec';
+import type { IndexQuery, NewestQuery, StoreSpec } from '../codec/store-spec';
 import { KeyLines } from './index-entries';
 import { LiveEstimate } from './live-estimate';
 import { RunMissing } from './index-levels';
@@ -186,7 +186,7 @@ export function loadNewest<S>(
   path: string,
   root: string,
   spec: StoreSpec<S>,
-  query: { index: string; atMost: number; count?: boolean },
+  query: NewestQuery,
   enough: (state: S) => boolean,
   use: ReaderUse = 'read',
 ): { state: S; total: number | undefined; tornTail: TornTail | undefined; gap: number } | undefined {

@@ -21,7 +21,7 @@ import { DirLines, finishRewrite } from './dir-lines';
 import { rebuildIndex, replayFull, type Loaded, type Reporter } from './load';
 import { derivedFiles, takeUnusable } from '../derived';
 import { DryTransaction, LockedTransaction, type TransactionHost } from './transaction';
-import type { IndexQuery, StoreSpec } from '../codec/store-spec';
+import type { IndexQuery, NewestQuery, StoreSpec } from '../codec/store-spec';
 import type {
   CompactReport,
   HistoryPiece,
@@ -200,11 +200,7 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
    * many there are in all (`total`, from the index, without reading them; not counted when `query.count` is
    * false); a full replay (total undefined) when the index does not verify.
    */
-  async readNewest<S>(
-    spec: StoreSpec<S>,
-    query: { index: string; atMost: number; count?: boolean },
-    enough: (state: S) => boolean,
-  ): Promise<{ state: S; total: number | undefined }> {
+  async readNewest<S>(spec: StoreSpec<S>, query: NewestQuery, enough: (state: S) => boolean): Promise<{ state: S; total: number | undefined }> {
     try {
       const derived = derivedFiles(this.root, spec);
       const { state, total, tornTail } = (await this.through(spec, () => derived.newest(query, enough))) ?? { ...this.replayAndKeep(spec), total: undefined };

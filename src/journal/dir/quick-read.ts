@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import { fs } from '../../shared/fs';
 import type { JournalStore, KeyStore } from '../core/store-boundary';
-import type { IndexQuery, StoreSpec } from '../codec/store-spec';
+import type { IndexQuery, NewestQuery, StoreSpec } from '../codec/store-spec';
 import { indexCoversJournal, loadNewest, lookThroughIndex } from '../derived/through-index';
 import { scanJournal, type ScanResult } from '../codec/scan';
 import { takeUnusable } from '../derived/cache-file';
@@ -75,11 +75,7 @@ export class QuickReadDir implements JournalStore {
   }
 
   /** `session list --limit`, `--stranded --limit`: the newest entities of an ordered secondary key. */
-  async readNewest<S>(
-    spec: StoreSpec<S>,
-    query: { readonly index: string; readonly atMost: number; readonly count?: boolean },
-    enough: (state: S) => boolean,
-  ): Promise<{ state: S; total: number | undefined }> {
+  async readNewest<S>(spec: StoreSpec<S>, query: NewestQuery, enough: (state: S) => boolean): Promise<{ state: S; total: number | undefined }> {
     const path = join(this.location, spec.file);
     const read = loadNewest(path, this.location, spec, query, enough, 'look');
     // A torn tail is told by the full program (unless a writer is writing it: torn-tail.ts).

@@ -10,7 +10,7 @@
 // same answer, slower) until a write or `journal check --repair` rebuilds them.
 import { SNAPSHOT_EVENT } from '../codec/verify';
 import type { JournalRecord } from '../codec/record';
-import type { IndexQuery, StoreSpec } from '../codec/store-spec';
+import type { IndexQuery, NewestQuery, StoreSpec } from '../codec/store-spec';
 import type { Sql } from './client';
 import { arrayLiteral, indexTable, journalTable, type Catalog } from './schema';
 
@@ -97,12 +97,14 @@ export async function readNewestRows<S>(
   q: Sql,
   ident: (t: string) => string,
   spec: StoreSpec<S>,
-  query: { readonly index: string; readonly atMost: number; readonly count?: boolean },
+  query: NewestQuery,
   enough: (state: S) => boolean,
   fold: (keys: readonly string[]) => Promise<S>,
 ): Promise<{ state: S; total: number | undefined }> {
   const any = spec as StoreSpec<unknown>;
   const total = query.count === false ? undefined : await countAtMost(q, ident, any, query);
+  // A count alone (enough before any entity): nothing read.
+  if (enough(spec.initial())) return { state: spec.initial(), total };
   const keys: string[] = [];
   let last: NewestAfter | undefined;
   // Whether a key of the last value read holds a character of U+E000–U+FFFF (see below).
@@ -142,33 +144,34 @@ interface NewestAfter {
 
 /**
  * The next `limit` entities (after `after`) whose value of the ordered key `query.index` is at most
- * `query.atMost`, highest value first, ties by key in code-unit order (collate "C", whatever the database's
- * collation: a replay's order, domain/session/query.ts byRecency): the index's (name, num_value) b-tree read
+ * `query.atMost` (and at least `query.atLeast`), highest value first, ties by key in code-unit order (collate "C",
+ * whatever the database's collation: a replay's order, domain/session/query.ts byRecency): the index's (name, num_value) b-tree read
  * backwards, a tie group sorted as it comes (an incremental sort), whole only where the page ends inside it.
  */
 async function newestKeys(
   q: Sql,
   ident: (t: string) => string,
   spec: StoreSpec<unknown>,
-  query: { index: string; atMost: number },
+  query: NewestQuery,
   limit: number,
   after: NewestAfter | undefined,
 ): Promise<NewestAfter[]> {
   const table = ident(indexTable(journalTable(spec.file)));
-  const from = after === undefined ? '' : 'and num_value <= $4 and (num_value < $4 or key collate "C" > $5)';
+  const from = after === undefined ? '' : 'and num_value <= $5 and (num_value < $5 or key collate "C" > $6)';
+  const bounds = [query.index, query.atMost, limit, query.atLeast ?? Number.MIN_SAFE_INTEGER];
   const rows = await q.unsafe<{ key: string; value: string }[]>(
-    `select key, num_value as value from ${table} where name = $1 and num_value <= $2 ${from} order by num_value desc, key collate "C" limit $3`,
-    after === undefined ? [query.index, query.atMost, limit] : [query.index, query.atMost, limit, after.value, after.key],
+    `select key, num_value as value from ${table} where name = $1 and num_value <= $2 and num_value >= $4 ${from} order by num_value desc, key collate "C" limit $3`,
+    after === undefined ? bounds : [...bounds, after.value, after.key],
   );
   return rows.map((r) => ({ key: r.key, value: Number(r.value) }));
 }
 
-/** How many entities' value of `query.index` is at most `query.atMost`: counted in the index, none read. */
-async function countAtMost(q: Sql, ident: (t: string) => string, spec: StoreSpec<unknown>, query: { index: string; atMost: number }): Promise<number> {
-  const [row] = await q.unsafe<{ n: string }[]>(`select count(*) as n from ${ident(indexTable(journalTable(spec.file)))} where name = $1 and num_value <= $2`, [
-    query.index,
-    query.atMost,
-  ]);
+/** How many entities' value of `query.index` lies in the query's range: counted in the index, none read. */
+async function countAtMost(q: Sql, ident: (t: string) => string, spec: StoreSpec<unknown>, query: NewestQuery): Promise<number> {
+  const [row] = await q.unsafe<{ n: string }[]>(
+    `select count(*) as n from ${ident(indexTable(journalTable(spec.file)))} where name = $1 and num_value <= $2 and num_value >= $3`,
+    [query.index, query.atMost, query.atLeast ?? Number.MIN_SAFE_INTEGER],
+  );
   return Number(row?.n ?? 0);
 }
 

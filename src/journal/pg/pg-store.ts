@@ -10,7 +10,7 @@
 // derived index rows' place in them. The transaction, the keys, check, compaction, survey, init and copy are files of their own.
 import { decodeRecord, VERIFY_ALL, type JournalRecord } from '../codec/record';
 import type { LinePosition } from '../codec/scan';
-import type { IndexQuery, StoreSpec } from '../codec/store-spec';
+import type { IndexQuery, NewestQuery, StoreSpec } from '../codec/store-spec';
 import type {
   CompactReport,
   HistoryPiece,
@@ -105,11 +105,7 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
   }
 
   /** The entities with the highest values of an ordered key (a limited list): pg-index.ts, else the whole state. */
-  async readNewest<S>(
-    spec: StoreSpec<S>,
-    query: { readonly index: string; readonly atMost: number; readonly count?: boolean },
-    enough: (state: S) => boolean,
-  ): Promise<{ state: S; total: number | undefined }> {
+  async readNewest<S>(spec: StoreSpec<S>, query: NewestQuery, enough: (state: S) => boolean): Promise<{ state: S; total: number | undefined }> {
     return this.guard(async () => {
       const q = this.reader;
       const catalog = await this.readCatalog();

@@ -8,7 +8,7 @@ import { stdoutIsTerminal } from '../../../output/terminal';
 import { listingIds, renderListing } from '../../../output/session';
 import { countedSessions } from '../../operations/session';
 import { SESSION_ORDERS } from '../../../domain/list-window';
-import { SESSION_STATES } from '../../../domain/session/machine';
+import { SESSION_STATES, type SessionStatus } from '../../../domain/session/machine';
 
 /** The command's options by commander's attribute names: the filters, the window, --no-headers. */
 export interface ListOptions {
@@ -26,11 +26,11 @@ export interface ListOptions {
 
 export async function runList(opts: ListOptions, globals: GlobalOptions): Promise<void> {
   const ctx = contextOf(globals);
-  const statuses = parseChoices<string>(opts.status, SESSION_STATES, '--status');
+  const statuses = parseChoices<SessionStatus>(opts.status, SESSION_STATES, '--status');
   const window = {
     sort: parseSort(opts.sort, SESSION_ORDERS),
     limit: listLimit(opts.limit, ctx),
-    where: statuses && ((s: { status: string }) => statuses.includes(s.status)),
+    where: statuses && ((s: { status: string }) => (statuses as readonly string[]).includes(s.status)),
   };
   const filter = {
     all: opts.all === true || statuses !== undefined,
@@ -41,6 +41,6 @@ export async function runList(opts: ListOptions, globals: GlobalOptions): Promis
   // How many matched (for the line that ends a list cut short) is the table's, not the document's: only a table
   // on a terminal says it, so only it is counted (a limited --json list or pipe reads the rows it shows only).
   const count = !ctx.json && !ctx.quiet && stdoutIsTerminal();
-  const { document, total } = await countedSessions(ctx, filter, { freshFor: opts.freshFor, staleAfter: opts.staleAfter }, window, { count });
+  const { document, total } = await countedSessions(ctx, filter, { freshFor: opts.freshFor, staleAfter: opts.staleAfter }, window, { count, statuses });
   await emit({ ...ctx, headers: opts.headers }, document, (r, style) => renderListing({ ...r, total }, style), listingIds);
 }
