@@ -7,7 +7,8 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, freshDataDir, freshStore, tempDir, type StoreKind } from '../helpers/cli';
+import { freshDataDir, freshStore, tempDir, type StoreKind } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { pgAvailable, pgSkipReason, psql } from '../helpers/pg';
 
 const SECRETS = ['hunter2state', 'hunter3summary', 'hunter4reason', 'hunter5message', 'hunter6accepted'];
