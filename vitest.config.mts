@@ -15,7 +15,14 @@ const STRESS_FILES = ['test/e2e/clients.test.ts'];
 // stubs or mocks a module, or reads an environment variable at import; a file that does belongs elsewhere.
 const SHARED_GRAPH = [
   ...['shared', 'case', 'session', 'output', 'cli', 'transcript'].map((folder) => `test/unit/${folder}/**/*.test.ts`),
-  ...['cipher', 'store-key', 'journal/checksum', 'journal/record', 'journal/scan', 'journal/pg-url'].map((file) => `test/unit/${file}.test.ts`),
+  ...['cipher', 'store-key', 'architecture', 'docs'].map((file) => `test/unit/${file}.test.ts`),
+  ...['bundle', 'checks', 'package', 'stores'].map((file) => `test/unit/handoff/${file}.test.ts`),
+  ...['arguments', 'call-order', 'tool-terms', 'top-level-id'].map((file) => `test/unit/mcp/${file}.test.ts`),
+  ...[
+    ...['checksum', 'record', 'scan', 'pg-url', 'append-rollback', 'caches', 'check-secrets', 'history', 'index-behind'],
+    ...['conformance', 'conformance-core', 'conformance-refusals', 'pg-probe', 'pg-replica-rules', 'pg-store', 'quick-read'],
+    ...['redact-quarantined', 'rewrite-lineage', 'snapshot-delta', 'store-boundary'],
+  ].map((file) => `test/unit/journal/${file}.test.ts`),
 ];
 
 export default defineConfig({

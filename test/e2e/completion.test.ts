@@ -27,6 +27,29 @@ async function complete(words: string[], command = 'crux'): Promise<string[]> {
   return String(run.stdout).split('\n').filter(Boolean);
 }
 
+const END = '(end of a line)';
+/**
+ * What the bash completion offers after each of `lines` (`crux <words…>`, the cursor on the last word): one bash
+ * that sources the script once and completes every line in turn, each from an empty COMPREPLY.
+ */
+async function completeEach(lines: string[][]): Promise<string[][]> {
+  const quote = (w: string) => `'${w.replace(/'/g, `'\\''`)}'`;
+  const each = lines.map(
+    (words) =>
+      `COMPREPLY=(); COMP_WORDS=(${['crux', ...words].map(quote).join(' ')}); COMP_CWORD=${words.length}; _crux; printf '%s\\n' "\${COMPREPLY[@]}"; printf '%s\\n' '${END}'`,
+  );
+  const run = await execa('bash', ['-c', `source '${bashScript}'\n${each.join('\n')}`], { reject: false });
+  expect(run.stderr).toBe('');
+  const answers: string[][] = [[]];
+  for (const word of String(run.stdout).split('\n').filter(Boolean)) {
+    if (word === END) answers.push([]);
+    else answers.at(-1)!.push(word);
+  }
+  expect(answers.pop()).toEqual([]);
+  expect(answers).toHaveLength(lines.length);
+  return answers;
+}
+
 describe('crux completion', () => {
   it('prints a bash script that bash accepts and that names every command', async () => {
     expect((await execa('bash', ['-n', bashScript], { reject: false })).exitCode).toBe(0);
@@ -38,18 +61,21 @@ describe('crux completion', () => {
   });
 
   it('completes every subcommand of every group, and every option of every command', async () => {
-    for (const entry of tree) {
-      if (entry.hasSubcommands) {
-        const offered = await complete([...entry.path, '']);
-        const children = tree.filter((e) => e.path.length === entry.path.length + 1 && entry.path.every((p, i) => e.path[i] === p));
-        for (const child of children) {
-          expect(offered, entry.path.join(' ')).toContain(child.path.at(-1));
-          for (const alias of child.aliases) expect(offered).toContain(alias);
-        }
+    const groups = tree.filter((entry) => entry.hasSubcommands);
+    const answers = await completeEach([...groups.map((entry) => [...entry.path, '']), ...tree.map((entry) => [...entry.path, '-'])]);
+    groups.forEach((entry, i) => {
+      const offered = answers[i]!;
+      const children = tree.filter((e) => e.path.length === entry.path.length + 1 && entry.path.every((p, j) => e.path[j] === p));
+      expect(children.length, entry.path.join(' ')).toBeGreaterThan(0);
+      for (const child of children) {
+        expect(offered, entry.path.join(' ')).toContain(child.path.at(-1));
+        for (const alias of child.aliases) expect(offered).toContain(alias);
       }
-      const offered = await complete([...entry.path, '-']);
+    });
+    tree.forEach((entry, i) => {
+      const offered = answers[groups.length + i]!;
       for (const option of entry.options) expect(offered, `${entry.path.join(' ')} ${option}`).toContain(option);
-    }
+    });
   });
 
   it('follows aliases, skips option values, and completes choices and files', async () => {

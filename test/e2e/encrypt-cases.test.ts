@@ -5,7 +5,8 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, freshDataDir, tempDir } from '../helpers/cli';
+import { freshDataDir, tempDir } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { expectRefusal, startMcp } from '../helpers/mcp';
 
 async function newKey(): Promise<{ file: string; id: string }> {

@@ -4,7 +4,8 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, freshDataDir, tempDir } from '../helpers/cli';
+import { freshDataDir, tempDir } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { b3hash, b3keyed, b3raw } from '../unit/handoff/reference-blake3';
 
 const NOW = '2026-11-30T12:00:00.000Z';

@@ -4,7 +4,8 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, freshDataDir, tempDir } from '../helpers/cli';
+import { freshDataDir, tempDir } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { api, startUi } from '../helpers/ui';
 
 const SECRETS = ['hunter2state', 'hunter3summary', 'hunter4reason'];

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DataDir } from '../../src/journal/dir/data-dir';
 import { ALL_STORES } from '../../src/domain/stores';
-import { crux, ENGINES, freshDataDir, journalRecords } from '../helpers/cli';
+import { ENGINES, freshDataDir, journalRecords } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { freshStoreUrl, pgServerUrl } from '../helpers/pg';
 import { startMcp } from '../helpers/mcp';
 

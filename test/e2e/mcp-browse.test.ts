@@ -5,7 +5,8 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { crux, freshDataDir } from '../helpers/cli';
+import { freshDataDir } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { expectRefusal, serverPool, withoutStateText } from '../helpers/mcp';
 
 const NOW = '2026-12-01T10:00:00.000Z';

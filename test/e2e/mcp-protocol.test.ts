@@ -2,7 +2,8 @@
 // parse, -32600 for what is not JSON-RPC or is over the message limit — with the request's id — and the
 // server serving on), and calls on one session answered in the order they were sent.
 import { afterEach, describe, expect, it } from 'vitest';
-import { crux, freshDataDir } from '../helpers/cli';
+import { freshDataDir } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { rawMcp, serverPool, toolCall, type RawMcp } from '../helpers/mcp';
 import * as sdk from '../../src/cli/mcp/sdk';
 import { deriveListing } from '../../src/cli/mcp/listing';

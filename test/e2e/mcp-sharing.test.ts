@@ -5,8 +5,9 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CRUX, crux, describeEachStore, freshDataDir, freshStore, storeArgs, STRESS, testEnv } from '../helpers/cli';
+import { CRUX, crux as spawned, describeEachStore, freshDataDir, freshStore, storeArgs, STRESS, testEnv } from '../helpers/cli';
 import { serversClosedAfterEach, SPEC_TOOLS } from '../helpers/mcp';
+import { crux } from '../helpers/run-cli';
 
 const NOW = '2026-12-01T10:00:00.000Z';
 const server = serversClosedAfterEach(NOW);
@@ -32,7 +33,8 @@ describe('crux mcp: sharing a data directory', () => {
     const servers = await Promise.all([0, 1, 2, 3].map(() => server(dir, 'planner')));
     const [viaMcp, viaCli] = await Promise.all([
       Promise.all(servers.map((s) => s.call('session_close', { session_id: 'race', summary: 'mcp' }))),
-      Promise.all([0, 1, 2, 3].map(() => cli(dir, ['--agent', 'planner', '--json', 'session', 'close', 'race', '--summary', 'cli']))),
+      // CLI processes: each its own writer racing the servers for the lock.
+      Promise.all([0, 1, 2, 3].map(() => spawned(dir, ['--now', NOW, '--agent', 'planner', '--json', 'session', 'close', 'race', '--summary', 'cli']))),
     ]);
     const outcomes = [...viaMcp.map((r) => r.structuredContent.outcome), ...viaCli.map((r) => JSON.parse(r.stdout).outcome)];
     expect(outcomes.filter((o) => o === 'closed')).toHaveLength(1);
@@ -69,7 +71,7 @@ describe('crux mcp: sharing a data directory', () => {
     const s = await server(dir, undefined, { env: { CRUX_LOCK_TIMEOUT: '1s' } });
     // A CLI writer that sits inside the lock for 4 s; the test goes on once it is inside (its lock-log entry).
     const lockLog = join(dir, '..', 'lock.log');
-    const holder = crux(dir, ['session', 'put', 'holder', '{}'], { env: { CRUX_TEST_LOCK_HOLD_MS: '4000', CRUX_TEST_LOCK_LOG: lockLog } });
+    const holder = spawned(dir, ['session', 'put', 'holder', '{}'], { env: { CRUX_TEST_LOCK_HOLD_MS: '4000', CRUX_TEST_LOCK_LOG: lockLog } });
     while (!(fs.existsSync(lockLog) && fs.readFileSync(lockLog, 'utf8').includes('enter '))) await new Promise((resolve) => setImmediate(resolve));
     const started = performance.now();
     const write = s.call('session_put', { session_id: 'waits', state: 1 });

@@ -2,7 +2,8 @@
 // directory and on PostgreSQL: the CLI writes between two calls of one long-lived server and the server sees
 // each write; and a session's state through a handoff, byte for byte (SPEC §6), through the CLI and the tools.
 import { afterEach, describe, expect, it } from 'vitest';
-import { crux, freshDataDir, freshStore, STORE_KINDS } from '../helpers/cli';
+import { freshDataDir, freshStore, STORE_KINDS } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { serverPool } from '../helpers/mcp';
 
 const NOW = '2026-12-01T10:00:00.000Z';

@@ -3,7 +3,8 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, freshDataDir, tempDir } from '../helpers/cli';
+import { freshDataDir, tempDir } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { serversClosedAfterEach, SPEC_TOOLS, withoutStateText } from '../helpers/mcp';
 
 const NOW = '2026-12-01T10:00:00.000Z';

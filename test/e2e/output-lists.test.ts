@@ -4,7 +4,8 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { crux, freshDataDir } from '../helpers/cli';
+import { freshDataDir } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { onTty, screenWidth } from '../helpers/tty';
 
 const BOX = /[│┌┐└┘├┤┬┴┼─]/;

@@ -3,7 +3,8 @@
 // clean exit on SIGINT and SIGTERM, over both kinds of store.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { crux, freshStore, snapshotDir, STORE_KINDS, tempDir } from '../helpers/cli';
+import { freshStore, snapshotDir, crux as spawned, STORE_KINDS, tempDir } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { api, nextChange, raw, startUi, URL_LINE, type RunningUi } from '../helpers/ui';
 import { ATTENTION, populate, populateAttention, UI_NOW } from '../helpers/ui-store';
 
@@ -313,13 +314,14 @@ describe('crux ui, the process', () => {
 
   it('listens on the port asked for; a port in use or out of range is refused with its code', async () => {
     const first = await startUi(freshStore('dir'));
-    const second = await crux(freshStore('dir'), ['ui', '--port', String(first.port)]);
+    // Processes: a `crux ui` that served would not end in-process.
+    const second = await spawned(freshStore('dir'), ['ui', '--port', String(first.port)]);
     expect(second.exitCode).toBe(75);
     expect(second.stderr).toMatch(/^crux: port \d+ on 127\.0\.0\.1 is in use/);
     first.proc.kill('SIGTERM');
     await first.proc;
     for (const port of ['70000', '-1', 'x']) {
-      const r = await crux(freshStore('dir'), ['ui', '--port', port]);
+      const r = await spawned(freshStore('dir'), ['ui', '--port', port]);
       expect(r.exitCode, port).toBe(5);
       expect(r.stdout).toBe('');
     }

@@ -1,7 +1,7 @@
 // A store populated as the dashboard tests need it, through the CLI: scoped and unscoped sessions with several
 // versions, a closed one, hostile text (markup, `</script>`, control characters), cases and handoffs.
 import { expect } from 'vitest';
-import { crux } from './cli';
+import { crux } from './run-cli';
 
 /** The time every command of these tests runs at (freshness and expiry then agree between the CLI and the UI). */
 export const UI_NOW = '2026-11-30T12:00:00.000Z';

@@ -16,6 +16,7 @@ import { listNewest } from '../../src/domain/session/newest-list';
 import * as cases from '../../src/domain/case/store';
 import type { AgentName, CaseId, LogicalSessionId } from '../../src/shared/ids';
 import { crux, tempDir } from '../helpers/cli';
+import { crux as inProcess } from '../helpers/run-cli';
 import { scaled, TIMEOUT } from './harness';
 
 const RUNS = scaled(8, 400);
@@ -374,7 +375,8 @@ describe('derived files never change an answer (property, real stores)', () => {
 
 describe('derived files after kill -9 at their crash points (the built binary)', () => {
   const NOW = { CRUX_NOW: '2026-12-01T12:00:00Z' };
-  const cli = (dir: string, args: string[], env: Record<string, string> = {}) => crux(dir, args, { env: { ...NOW, ...env } });
+  // In-process but for the crash points, which run-cli's crux spawns (a process is killed at them).
+  const cli = (dir: string, args: string[], env: Record<string, string> = {}) => inProcess(dir, args, { env: { ...NOW, ...env } });
   /** What a reader answers, through the CLI. */
   async function cliAnswers(dir: string): Promise<string[]> {
     const out: string[] = [];

@@ -8,7 +8,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CRUX, crux, freshDataDir, tempDir, testEnv } from '../helpers/cli';
+import { CRUX, freshDataDir, tempDir, testEnv } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { storeBytes } from '../helpers/lineage';
 
 const SECRETS = ['plainsecret-one', 'plainsecret-two', 'plainsecret-sum', 'plainsecret-torn'];

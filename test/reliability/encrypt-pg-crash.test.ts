@@ -4,7 +4,8 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, freshDataDir, freshStore, snapshotDir, tempDir } from '../helpers/cli';
+import { freshDataDir, freshStore, snapshotDir, tempDir } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { pgAvailable, pgSkipReason, psql } from '../helpers/pg';
 
 const SECRETS = ['plainsecret-one', 'plainsecret-two', 'plainsecret-sum'];

@@ -23,12 +23,13 @@ import { ALL_STORES } from '../../src/domain/stores';
 import { DataDir } from '../../src/journal/dir/data-dir';
 import { CruxError } from '../../src/shared/errors';
 import type { AgentName, CaseId, HandoffId, LogicalSessionId } from '../../src/shared/ids';
-import { tempDir } from '../helpers/cli';
-import { scaled, TIMEOUT } from './harness';
+import { FULL, tempDir } from '../helpers/cli';
+import { STRESS, TIMEOUT } from './harness';
 import { answer, JOURNALS, type Read, SURFACE_READS } from './replay-surfaces';
 import { FOUND as FOUND_RAW } from './reads-equal-replay-found';
 
-const RUNS = scaled(120, 3000);
+// Histories: 60 in `npm test`, 120 in CI's run (CRUX_TEST_FULL), 3 000 in the stress run.
+const RUNS = STRESS ? 3000 : FULL ? 120 : 60;
 const START = Date.parse('2026-12-01T00:00:00Z');
 const AGENTS = [undefined, 'a', 'b'] as const;
 const WORDS = ['deploy', 'cache', 'index', 'timeout', 'page'];
