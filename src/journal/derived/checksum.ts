@@ -8,11 +8,14 @@
 // belongs to and its own position, so a zeroed page (whose stored checksum reads 0), a page copied from another
 // cache, or a block moved within its file does not verify.
 
-import { buf as smallCrc32 } from 'crc-32';
+import { streamsLoaded } from '../../shared/node-streams';
 
 type Crc = (data: Uint8Array, value?: number) => number;
-// node:zlib is required on first use, not at start-up: a command that checksums only small pieces never loads it.
+// Each is required on first use, not at start-up: a command that checksums only small pieces never loads node:zlib,
+// and one that checksums none, or only after node:net loaded Node's streams (a writer, which takes the lock before
+// it opens the index), never builds crc-32's tables (16 of 256 words, ~1 ms of interpreted JavaScript a process).
 let zlibCrc32: Crc | undefined;
+let smallCrc32: Crc | undefined;
 /**
  * Bytes a process checksums through crc-32 before it loads node:zlib: 16 KiB cost ~0.4 ms of CPU in a fresh
  * process, 32 KiB 0.9–4 ms (V8 compiles the loop optimised meanwhile), node:zlib ~2 ms to load.
@@ -24,7 +27,10 @@ let smallBytes = 0;
 export function crc32(bytes: Uint8Array, seed = 0): number {
   // zlib answers 0 for no bytes (a null buffer), whatever the seed; the CRC of nothing is the seed.
   if (bytes.length === 0) return seed >>> 0;
-  if (zlibCrc32 === undefined && (smallBytes += bytes.length) <= SMALL_BUDGET) return smallCrc32(bytes, seed | 0) >>> 0;
+  if (zlibCrc32 === undefined && !streamsLoaded() && (smallBytes += bytes.length) <= SMALL_BUDGET) {
+    smallCrc32 ??= (require('crc-32') as typeof import('crc-32')).buf;
+    return smallCrc32(bytes, seed | 0) >>> 0;
+  }
   zlibCrc32 ??= (require('node:zlib') as typeof import('node:zlib')).crc32;
   return zlibCrc32(bytes, seed >>> 0) >>> 0;
 }

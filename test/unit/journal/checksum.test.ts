@@ -6,6 +6,8 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createRequire } from 'node:module';
+import { buildSync } from 'esbuild';
 import { bundledModule } from '../../helpers/bundle';
 import { tempDir } from '../../helpers/cli';
 import { crc32, seedOf } from '../../../src/journal/derived/checksum';
@@ -102,5 +104,36 @@ describe('crc32', () => {
     // The first 16 pieces (16 KiB) through crc-32, node:zlib from the 17th on.
     expect(loadedAfter.indexOf(true)).toBe(16);
     expect(loadedAfter.slice(16).every(Boolean)).toBe(true);
+  });
+
+  it('requires crc-32 on its first small checksum, not at start-up; once Node’s streams are loaded (a writer’s lock socket), node:zlib’s instead, crc-32 never', () => {
+    // crc-32 builds 16 tables of 256 words when it loads (interpreted JavaScript in a short process): a writer, which
+    // loads node:net (and Node's streams) for its lock before it opens an index, checksums through node:zlib, which
+    // then costs less to load. Here crc-32 is left outside the bundle, to count the process's requires of it.
+    const dir = tempDir();
+    const entry = join(dir, 'entry.ts');
+    const src = new URL('../../../src/', import.meta.url).pathname;
+    fs.writeFileSync(entry, `export { crc32 } from '${src}journal/derived/checksum'; export { noteStreamsLoaded } from '${src}shared/node-streams';`);
+    const code = buildSync({ entryPoints: [entry], bundle: true, format: 'cjs', platform: 'node', write: false, external: ['crc-32'] }).outputFiles[0]!.text;
+    const crcPath = createRequire(import.meta.url).resolve('crc-32');
+    const run = (body: string) => {
+      const file = join(dir, 'checksum.cjs');
+      fs.writeFileSync(
+        file,
+        `const asked = []; const realRequire = require;
+        { const require = (id) => { if (id === 'crc-32') { asked.push(id); return realRequire(${JSON.stringify(crcPath)}); } return realRequire(id); };
+        ${code} }
+        { const zlib = () => process.moduleLoadList.includes('NativeModule zlib');
+        const { crc32, noteStreamsLoaded } = module.exports; ${body} }`,
+      );
+      return JSON.parse(execFileSync(process.execPath, [file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+    };
+    expect(
+      run(`const atStart = asked.length; const c = crc32(Buffer.from('123456789')); process.stdout.write(JSON.stringify([atStart, c, asked.length, zlib()]));`),
+    ).toEqual([0, 0xcbf43926, 1, false]);
+    expect(
+      run(`noteStreamsLoaded(); const c = crc32(Buffer.from('123456789')); const d = crc32(Buffer.from('6789'), crc32(Buffer.from('12345')));
+        process.stdout.write(JSON.stringify([c, d, asked.length, zlib()]));`),
+    ).toEqual([0xcbf43926, 0xcbf43926, 0, true]);
   });
 });

@@ -25,6 +25,8 @@ describe('the lock, on node:net', () => {
     const { acquireLock } = await import('../../../src/journal/dir/lock/lock');
     const root = tempDir();
     const first = await acquireLock(root, 10_000);
+    // node:net, loaded for the socket, is told to the checksums (derived/checksum.ts: node:zlib is cheap past it).
+    expect((await import('../../../src/shared/node-streams')).streamsLoaded()).toBe(true);
     // The holder's socket and holder file, both private.
     const mine = lockFiles(root);
     expect(mine.map((n) => n[0]).sort()).toEqual(['i', 's']);

@@ -10,11 +10,18 @@ import { formatTime } from '../../../shared/time';
 import type { SocketAddress } from './lock-fs';
 import { hostname, ownerOf, unlinkQuiet, type HolderFile } from './lock-files';
 import { crashPoint } from '../../../shared/crash-point';
+import { noteStreamsLoaded } from '../../../shared/node-streams';
 
 type Net = typeof import('node:net');
 let net: Net | undefined;
 // A bundled require, not import(): loaded by a writer's first contention, never by readers.
-const loadNet = (): Net => (net ??= require('node:net') as Net);
+const loadNet = (): Net => {
+  if (net === undefined) {
+    net = require('node:net') as Net;
+    noteStreamsLoaded();
+  }
+  return net;
+};
 
 /** A probe's connection to a live contender, to sleep on: the contender's end closes it when it stops contending. */
 export interface Wake {
