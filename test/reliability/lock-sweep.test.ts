@@ -9,7 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/cli';
 import { fs as cruxFs } from '../../src/shared/fs';
 import { socketAddress } from '../../src/journal/dir/lock/lock-fs';
-import { Contender, Swept } from '../../src/journal/dir/lock/lock-socket';
+import { ahead, joinQueue } from '../../src/journal/dir/lock/lock-queue';
+import { Contender, destroyLingering, Swept } from '../../src/journal/dir/lock/lock-socket';
 import { sweep, SWEEP_PER_WRITE } from '../../src/journal/dir/lock/lock-sweep';
 
 const servers: net.Server[] = [];
@@ -72,6 +73,49 @@ describe('sweeping what dead contenders left', () => {
     await sweep(dir, address, names(dir), new Set([id(1)]), 0);
     address.close();
     expect(names(dir)).toEqual([`s.${id(1)}`]);
+  });
+
+  it("passes over queued contenders, never waking a live waiter; a dead one's files go once the queue removed its ticket", async () => {
+    const dir = tempDir();
+    // A live waiter (its socket counts the connections it accepts) and a dead one, each with its holder file and
+    // its ticket in the queue (lock-queue.ts).
+    let accepted = 0;
+    const server = net.createServer((c) => {
+      accepted++;
+      c.destroy();
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(join(dir, `s.${id(1)}`), resolve));
+    await deadSocket(dir, `s.${id(2)}`);
+    for (const n of [1, 2]) {
+      fs.writeFileSync(join(dir, `i.${id(n)}`), '{}');
+      fs.linkSync(join(dir, `i.${id(n)}`), join(dir, `q.${n}.${id(n)}`));
+    }
+    const queued = names(dir);
+    const address = socketAddress(dir);
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+    await sweep(dir, address, names(dir), new Set(), 0);
+    await settle();
+    expect(accepted).toBe(0);
+    expect(names(dir)).toEqual(queued);
+    // The next writer queues behind both: it passes the dead one (removing its ticket) and sleeps on the live one.
+    const next = new Contender(dir, socketAddress(dir));
+    await next.open();
+    joinQueue(next, names(dir));
+    const sleptOn = await ahead(next, names(dir), true);
+    expect(sleptOn?.pid).toBe(900001);
+    sleptOn?.conn.linger();
+    next.close();
+    await settle();
+    expect(accepted).toBe(1);
+    expect(names(dir)).toEqual([`i.${id(1)}`, `i.${id(2)}`, `q.1.${id(1)}`, `s.${id(1)}`, `s.${id(2)}`]);
+    // Unqueued now, the dead one's socket and holder file go with the next sweep; the live waiter's stay, unprobed.
+    await sweep(dir, address, names(dir), new Set(), 0);
+    await settle();
+    address.close();
+    destroyLingering();
+    expect(accepted).toBe(1);
+    expect(names(dir)).toEqual([`i.${id(1)}`, `q.1.${id(1)}`, `s.${id(1)}`]);
   });
 
   it('a contender whose holder file a sweeper claimed starts over: open() fails with Swept, and its socket goes', async () => {

@@ -32,6 +32,9 @@ function ticketsIn(names: readonly string[]): Ticket[] {
 
 const before = (a: Ticket, b: Ticket) => a.n < b.n || (a.n === b.n && a.id < b.id);
 
+/** The contenders a listing of the lock directory shows queued (their ids). */
+export const queuedIds = (names: readonly string[]) => new Set(ticketsIn(names).map((t) => t.id));
+
 /** Whether a listing of the lock directory shows waiters queued (a newcomer then queues behind them). */
 export const hasQueue = (names: readonly string[]) => names.some((name) => name.startsWith('q.'));
 

@@ -136,12 +136,19 @@ async function listen(address: SocketAddress, socket: string): Promise<Listener>
   return {
     stop: () => server.close(),
     endConnections: () => {
-      // Ended (a FIN), not destroyed: see lingering above.
-      for (const conn of conns) {
-        conn.end();
-        lingerSocket(conn);
-      }
+      if (conns.size === 0) return;
+      const ending = [...conns];
       conns.clear();
+      // Ended (a FIN), not destroyed: see lingering above. On the event loop's next turn, as libuv would send the
+      // FIN anyway (its shutdown(2) waits for a turn): a one-shot command exits before (process.exit), and the
+      // kernel's close of its descriptors wakes the waiters as the FIN would, without node:stream's end run for a
+      // FIN that never leaves the process. Unref'd: it keeps no process alive.
+      setImmediate(() => {
+        for (const conn of ending) {
+          conn.end();
+          lingerSocket(conn);
+        }
+      }).unref();
     },
   };
 }

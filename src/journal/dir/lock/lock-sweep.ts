@@ -3,6 +3,7 @@ import { fs } from '../../../shared/fs';
 import { join } from 'node:path';
 import type { SocketAddress } from './lock-fs';
 import { CONTENDER_ID, unlinkQuiet } from './lock-files';
+import { queuedIds } from './lock-queue';
 import { probe } from './lock-socket';
 
 /** How many other contenders' leftovers one write looks at: a kill -9'd writer's files go within a few writes. */
@@ -27,9 +28,15 @@ export async function sweep(
   turn: number,
   contended = false,
 ): Promise<void> {
+  // A contender with a ticket waits in the queue (lock-queue.ts): alive, nearly always, and probing it would wake
+  // it for nothing (an accepted connection in its process, a connect in this one). It is passed over: a queued
+  // contender that died is found by the next writer, which queues behind every ticket and removes the dead ones'
+  // as it probes them (lock-queue.ts's ahead); its socket and holder file, unqueued then, are swept as any.
+  const queued = queuedIds(names);
   const ids = new Set<string>();
   for (const name of names) {
-    if ((name.startsWith('i.') || name.startsWith('s.')) && CONTENDER_ID.test(name.slice(2)) && !exclude.has(name.slice(2))) ids.add(name.slice(2));
+    const id = name.slice(2);
+    if ((name.startsWith('i.') || name.startsWith('s.')) && CONTENDER_ID.test(id) && !exclude.has(id) && !queued.has(id)) ids.add(id);
   }
   // A holder that waited has live waiters behind it, whose files these mostly are: probing them costs every
   // one of those processes a wake-up. It sweeps only once the files pile up; the next write that did not wait
