@@ -231,6 +231,9 @@ describe.skipIf(!FULL || pgSkipReason() !== undefined)('every read of a PostgreS
               for (const read of READS.filter((r) => reads.includes(r.name))) {
                 const want = await answer(replay, AGENTS[reader], now + 3_600_000, read);
                 const got = await answer(url, AGENTS[reader], now + 3_600_000, read);
+                // Each read a command of its own, as a process runs it: the store this process keeps by URL (for `crux
+                // mcp`) tells what it passes over to the context that opened it.
+                await closeStores();
                 const what = `${read.name} as ${AGENTS[reader] ?? '(no agent)'} after ${h.how}`;
                 expect(got.out, what).toEqual(want.out);
                 // The damage a replay tells, told the same (a row's number taken to its line in the replay's file).
