@@ -260,7 +260,11 @@ export function journalTableSql(schema: string, catalog: Catalog, file: string):
   if (!catalog.guarded.has(table)) parts.push(journalFunctionDdl(s), journalGuardDdl(s, table, file));
   if (parts.length === 0) return undefined;
   return {
-    what: catalog.tables.has(table) ? `derived tables of ${table}` : `table ${table}`,
+    what: !catalog.tables.has(table)
+      ? `table ${table}`
+      : unguarded.length > 0 || !catalog.tables.has(indexTable(table)) || !catalog.tables.has(termsTable(table))
+        ? `derived tables of ${table}`
+        : `triggers of ${table}`,
     sql: parts
       .join('\n')
       .trim()
