@@ -206,9 +206,11 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
    */
   override async foldKeys<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[]): Promise<Folded<S>> {
     if (spec.keyOf === undefined) return super.foldKeys(q, catalog, spec, keys);
-    const trust = await this.derivedTrusted(q, catalog, spec);
-    const rowsTrusted = spec.secondary !== undefined ? trust.index : trust.terms;
-    return rowsTrusted ? super.foldKeys(q, catalog, spec, keys) : this.foldWhole(q, catalog, spec);
+    // Asked together (one round trip, the connection pipelines them); the rows by key are told only when believed.
+    const [trust, some] = await Promise.all([this.derivedTrusted(q, catalog, spec), super.foldKeys(q, catalog, spec, keys, { quiet: true })]);
+    if (!(spec.secondary !== undefined ? trust.index : trust.terms)) return this.foldWhole(q, catalog, spec);
+    this.report(spec.file, some.scan);
+    return some;
   }
 
   /** Brings the derived rows of a journal up to date after its rows changed, and trusts them again (pg-reindex.ts). */
