@@ -202,10 +202,11 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
    * Only the rows of the entities `keys` (pg-fold.ts), found by the journal's `key` and `resets` columns, when those
    * can be trusted: no one but crux wrote the journal since its derived rows were bound (pg-trust.ts). Else the
    * whole journal, verified as a replay verifies it, so that a row edited, deleted or inserted by hand changes
-   * nothing and is told as a replay tells it.
+   * nothing and is told as a replay tells it. A journal without derived rows (none of crux's: a test's) has no
+   * binding to say so, and is read by key.
    */
   override async foldKeys<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[]): Promise<Folded<S>> {
-    if (spec.keyOf === undefined) return super.foldKeys(q, catalog, spec, keys);
+    if (spec.keyOf === undefined || (spec.secondary === undefined && spec.terms === undefined)) return super.foldKeys(q, catalog, spec, keys);
     // Asked together (one round trip, the connection pipelines them); the rows by key are told only when believed.
     const [trust, some] = await Promise.all([this.derivedTrusted(q, catalog, spec), super.foldKeys(q, catalog, spec, keys, { quiet: true })]);
     if (!(spec.secondary !== undefined ? trust.index : trust.terms)) return this.foldWhole(q, catalog, spec);
