@@ -1,9 +1,9 @@
 // Every read of a PostgreSQL store equals a replay of its journal rows (SPEC §3, §11; issues 47 and 53): random
 // histories written through the operations, then one kind of harm to what the reads may trust — the derived rows
 // (secondary keys, terms) put back from an earlier point, one of them edited, or rows of another schema's — or to
-// the journal's own rows (one row's body changed: not generated yet, see `harm`). Each read (as
+// the journal's own rows (one row's body changed, one deleted, or one inserted, in the middle). Each read (as
 // reads-equal-replay.property.test.ts makes them) answers as the same read of a data directory holding the same rows as journal files (no cache/: a replay), and
-// tells each problem once, on stderr and in `warnings`. In CI and test:stress (a server at hand): fewer histories
+// tells the problems that replay tells (rows taken to the file's lines), each once, on stderr and in `warnings`. In CI and test:stress (a server at hand): fewer histories
 // than the data directory's (each costs a schema and a connection per read).
 import * as fs from 'node:fs';
 import { join } from 'node:path';
@@ -44,11 +44,12 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     }),
   },
 );
-// Not yet 'journal' (doHarm keeps it): a journal row changed under derived rows bound to the head alone is not
-// seen (the journal tables carry no guard), and the rows answer what the row said before — a session the changed
-// close row ended stays closed where a replay, passing the row over, lists it. The PostgreSQL side of the data
-// directory's index behind its journal (DataDir's trustedRead); issue 53 item 8's report has the counterexample.
-const harm = fc.record({ how: fc.constantFrom('stale' as const, 'edit' as const, 'foreign' as const), at: fc.nat() });
+// 'journal': one journal row changed in place, deleted, or a copy of one inserted before the others — in the middle
+// of the journal, where the last row the derived rows are bound to stays as it was. The journal tables' triggers
+// withdraw the derived rows' trust (pg-trust.ts); before them, the rows answered what the row said before — a
+// session the changed close row ended stayed closed where a replay, passing the row over, lists it (seed
+// 1116863214: `session list --all-agents --limit 3` answered [] where a replay lists s0).
+const harm = fc.record({ how: fc.constantFrom('stale' as const, 'edit' as const, 'foreign' as const, 'journal' as const), at: fc.nat() });
 
 const FILTERS = [
   { all: false, archived: false, stranded: false },
@@ -147,6 +148,25 @@ function rowsAsFiles(url: string): string {
   return dir;
 }
 
+/** Each journal's row numbers in order: the replay file's line k holds the k-th (a row deleted leaves a gap). */
+function rowLines(url: string): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const file of JOURNALS) {
+    const table = `journal_${file.replace(/\.jsonl$/, '')}`;
+    const exists = q(url, `select count(*) from pg_tables where schemaname = '${schemaOf(url)}' and tablename = '${table}'`).trim() === '1';
+    out.set(
+      file,
+      exists
+        ? q(url, `select line from "${schemaOf(url)}".${table} order by line`)
+            .split('\n')
+            .filter(Boolean)
+            .map(Number)
+        : [],
+    );
+  }
+  return out;
+}
+
 function doHarm(url: string, other: string, saved: Map<string, string>, h: Harm): void {
   const s = schemaOf(url);
   const tables = derivedTables(url);
@@ -169,11 +189,17 @@ function doHarm(url: string, other: string, saved: Map<string, string>, h: Harm)
     case 'journal': {
       const journal = ['journal_sessions', 'journal_cases'][h.at % 2]!;
       const rows = Number(q(url, `select count(*) from pg_tables where schemaname = '${s}' and tablename = '${journal}'`).trim());
-      // One character of one row's body changed, as a hand or a disk would.
-      if (rows === 1)
+      if (rows !== 1) return;
+      const row = `(select min(line) + ${h.at % 3} from "${s}".${journal})`;
+      const kind = Math.floor(h.at / 3) % 3;
+      // One character of one row's body changed, as a hand or a disk would; or the row deleted; or a copy of it
+      // inserted before the first row (another sequence number, the same bytes).
+      if (kind === 0) q(url, `update "${s}".${journal} set body = overlay(body placing 'X' from 3 for 1) where line = ${row}`);
+      else if (kind === 1) q(url, `delete from "${s}".${journal} where line = ${row} and line < (select max(line) from "${s}".${journal})`);
+      else
         q(
           url,
-          `update "${s}".${journal} set body = overlay(body placing 'X' from 3 for 1) where line = (select min(line) + ${h.at % 3} from "${s}".${journal})`,
+          `insert into "${s}".${journal} (line, seq, h, body, key, resets) select (select min(line) - 1 from "${s}".${journal}), -seq, h || 'x', body, key, resets from "${s}".${journal} where line = ${row}`,
         );
       return;
     }
@@ -222,13 +248,20 @@ describe.skipIf(!FULL || pgSkipReason() !== undefined)('every read of a PostgreS
               for (const s of after.slice(split % (after.length + 1))) await write(url, s, (now += 60_000), recorded);
               doHarm(url, other, saved, h);
               const replay = rowsAsFiles(url);
+              const lines = rowLines(url);
               // Each store's connections closed after its run (a server takes a hundred clients).
               await closeStores();
               for (const read of READS.filter((r) => reads.includes(r.name))) {
                 const want = await answer(replay, AGENTS[reader], now + 3_600_000, read);
                 const got = await answer(url, AGENTS[reader], now + 3_600_000, read);
+                // Each read a command of its own, as a process runs it: the store this process keeps by URL (for `crux
+                // mcp`) tells what it passes over to the context that opened it.
+                await closeStores();
                 const what = `${read.name} as ${AGENTS[reader] ?? '(no agent)'} after ${h.how}`;
                 expect(got.out, what).toEqual(want.out);
+                // The damage a replay tells, told the same (a row's number taken to its line in the replay's file).
+                const told = got.warnings.map((w) => ({ ...w, line: (lines.get(w.file) ?? []).indexOf(w.line) + 1 }));
+                expect(told, `${what}: ${got.stderr.join('')}`).toEqual(want.warnings);
                 for (const r of [want, got]) {
                   expect(new Set(r.stderr).size, `${what}: ${r.stderr.join('')}`).toBe(r.stderr.length);
                   expect(new Set(r.warnings.map((w) => JSON.stringify(w))).size, what).toBe(r.warnings.length);

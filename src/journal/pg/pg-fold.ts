@@ -78,7 +78,7 @@ export class PgReads extends PgConnection {
    * index by key): what a command on one session or case reads. Rows are verified one by one (the chain is
    * verified by whole reads and `journal check`).
    */
-  async foldKeys<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[]): Promise<Folded<S>> {
+  async foldKeys<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[], opts: { quiet?: boolean } = {}): Promise<Folded<S>> {
     if (spec.keyOf === undefined) return this.fold(q, catalog, spec);
     const started = performance.now();
     const state = spec.initial();
@@ -106,7 +106,7 @@ export class PgReads extends PgConnection {
       }
     }
     const scan: RowScan = { records, lines: records, bytes: 0, problems, head: { seq: 0, h: '' }, lastLine: 0 };
-    this.report(spec.file, scan);
+    if (!opts.quiet) this.report(spec.file, scan);
     return { state, scan, ms: performance.now() - started };
   }
 
@@ -123,6 +123,7 @@ export class PgReads extends PgConnection {
     return Number(row?.n ?? 0);
   }
 
+  /** Tells the problems of a read (on stderr and in `warnings`, each once a command). */
   protected report(file: string, scan: RowScan): void {
     // A whole read's head (a read of some keys has none): compared with another primary after a switch (pg-seen.ts).
     this.noteHead(file, scan.head);

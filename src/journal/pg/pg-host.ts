@@ -39,6 +39,8 @@ export interface PgHost {
   refreshIndex<S>(sql: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[] | 'all', opts?: { trusted?: DerivedTrust; whole?: S }): Promise<void>;
   /** A message for the operator (a record passed over). */
   warn(message: string): void;
+  /** A problem a read passed over, told once a command (on stderr, and in `--json`'s `warnings`). */
+  tellDamage(damage: { file: string; line: number; reason: string }, message: string): void;
 }
 
 /** What a write transaction (pg-transaction.ts) needs of the store besides: its folds, and the commit's note. */

@@ -4,10 +4,11 @@
 //
 // Derived state (SPEC §3, §11): never trusted unverified. `secondary_indexes` binds the rows to the journal's
 // head (the line and hash of its last row, as a cache file names its journal's head) and says whether they are
-// trusted; the table's triggers clear that on any write crux did not make (pg-trust.ts). A read trusts the rows
-// only when the binding names the head the journal has and is trusted, and the table is guarded: a row deleted,
-// added or edited (one wrong `num_value`) by hand fails it, and the read folds the whole journal instead (the
-// same answer, slower) until a write or `journal check --repair` rebuilds them.
+// trusted; the table's triggers and the journal's clear that on any write crux did not make (pg-trust.ts). A read
+// trusts the rows only when the binding names the head the journal has and is trusted, and both tables are
+// guarded: a row deleted, added or edited (one wrong `num_value`, one journal row's body) by hand fails it, and
+// the read folds the whole journal instead (the same answer, slower) until a write or `journal check --repair`
+// rebuilds them.
 import { SNAPSHOT_EVENT } from '../codec/verify';
 import type { JournalRecord } from '../codec/record';
 import type { IndexQuery, NewestQuery, StoreSpec } from '../codec/store-spec';
@@ -26,8 +27,9 @@ export interface IndexHead {
 }
 
 /**
- * Whether the derived rows bound in `binding` (its row for `file`) may be believed: the table is guarded, and the
- * binding is of `version` (and `names`), trusted, and names the journal's current head. One indexed look-up.
+ * Whether the derived rows bound in `binding` (its row for `file`) may be believed: the table and its journal's
+ * table are guarded, and the binding is of `version` (and `names`), trusted, and names the journal's current head.
+ * One indexed look-up.
  */
 export async function boundCurrent(
   q: Sql,
@@ -36,7 +38,7 @@ export async function boundCurrent(
   derived: { table: string; binding: string; file: string; version: number; names?: string },
 ): Promise<boolean> {
   const journal = journalTable(derived.file);
-  if (!catalog.tables.has(derived.binding) || !catalog.tables.has(journal) || !catalog.guarded.has(derived.table)) return false;
+  if (!catalog.tables.has(derived.binding) || !catalog.guarded.has(journal) || !catalog.guarded.has(derived.table)) return false;
   const [row] = await q.unsafe<{ ok: boolean }[]>(
     `select b.trusted and b.version = $2 ${derived.names === undefined ? '' : 'and b.names = $3'}
         and b.line = coalesce(hd.line, 0) and b.h = coalesce(hd.h, '') as ok

@@ -83,8 +83,10 @@ export class PgLines implements LockedLines {
     await writeStoreKeyId(this.sql, (t) => this.store.ident(t), this.store.url.schema, this.catalog, keyId ?? undefined);
   }
 
-  passedOver(file: string, _where: string, p: LinesProblem): void {
-    this.store.warn(`${this.store.location} ${journalTable(file)}:${p.line}: ${p.reason}`);
+  /** Told as a whole read tells it (pg-fold.ts report): the journal's problems under its file name, history's under its piece. */
+  passedOver(file: string, where: string, p: LinesProblem): void {
+    const journal = where === journalTable(file);
+    this.store.tellDamage({ file: journal ? file : where, line: p.line, reason: p.reason }, `${this.store.location} ${where}:${p.line}: ${p.reason}`);
   }
 
   async fold<S>(spec: StoreSpec<S>, progress?: ProgressSink): Promise<Folded<S>> {

@@ -2,7 +2,8 @@
 // row and folds the records after it, instead of folding every row. Derived data, and so verified before it is
 // trusted: it names the row it was taken at (line, seq, hash), and carries the SHA-256 of its bytes; a snapshot
 // whose row is not in the journal as named (the journal was compacted or repaired since), whose bytes do not
-// hash to its digest (an edited or damaged row), or of another codec version, is ignored.
+// hash to its digest (an edited or damaged row), or of another codec version, is ignored; so is every snapshot of
+// a journal without its guard (pg-trust.ts), whose trigger deletes the snapshot when anything but crux writes a row.
 import type { ChainHead } from '../codec/record';
 import type { StoreSpec } from '../codec/store-spec';
 import type { Sql } from './client';
@@ -17,10 +18,23 @@ export interface PgSnapshot<S> {
   readonly head: ChainHead;
 }
 
-/** The journal's snapshot as a state, when there is one that this codec reads and that names a row as it is. */
-export async function loadPgSnapshot<S>(q: Sql, ident: (t: string) => string, catalog: Catalog, spec: StoreSpec<S>): Promise<PgSnapshot<S> | undefined> {
+/**
+ * The journal's snapshot as a state, when there is one that this codec reads and that names a row as it is, and the
+ * journal's table is guarded (pg-trust.ts: a row edited by hand before the one the snapshot names deleted it; a
+ * journal without its guard may have been). `journal check` compares a snapshot with its replay whatever the guard
+ * (`unguarded`).
+ */
+export async function loadPgSnapshot<S>(
+  q: Sql,
+  ident: (t: string) => string,
+  catalog: Catalog,
+  spec: StoreSpec<S>,
+  opts: { unguarded?: boolean } = {},
+): Promise<PgSnapshot<S> | undefined> {
   const codec = spec.snapshot;
-  if (codec === undefined || !catalog.tables.has('snapshots') || !catalog.tables.has(journalTable(spec.file))) return undefined;
+  const journal = journalTable(spec.file);
+  if (codec === undefined || !catalog.tables.has('snapshots') || !catalog.tables.has(journal)) return undefined;
+  if (opts.unguarded !== true && !catalog.guarded.has(journal)) return undefined;
   // As base64 text: the client parses bytea's hex form at about half that speed (12 MB: 400 ms against 250 ms).
   const [row] = await q.unsafe<{ line: string; seq: string; h: string; digest: string; b64: string }[]>(
     `select s.line, s.seq, s.h, s.digest, encode(s.bytes, 'base64') as b64 from ${ident('snapshots')} s join ${ident(journalTable(spec.file))} j

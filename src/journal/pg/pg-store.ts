@@ -26,6 +26,7 @@ import type {
 } from '../core/store-boundary';
 import type { Sql } from './client';
 import { CruxError } from '../../shared/errors';
+import { reportDamage } from '../codec/reporting';
 import { arrayLiteral, ensureJournalTable, journalTable, migrate, type Catalog } from './schema';
 import { historyPieces, restoreJournal } from './pg-maintenance';
 import { checkJournals } from '../core/check';
@@ -193,6 +194,22 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
     return verdict;
   }
 
+  /**
+   * Only the rows of the entities `keys` (pg-fold.ts), found by the journal's `key` and `resets` columns, when those
+   * can be trusted: no one but crux wrote the journal since its derived rows were bound (pg-trust.ts). Else the
+   * whole journal, verified as a replay verifies it, so that a row edited, deleted or inserted by hand changes
+   * nothing and is told as a replay tells it. A journal without derived rows (none of crux's: a test's) has no
+   * binding to say so, and is read by key.
+   */
+  override async foldKeys<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[]): Promise<Folded<S>> {
+    if (spec.keyOf === undefined || (spec.secondary === undefined && spec.terms === undefined)) return super.foldKeys(q, catalog, spec, keys);
+    // Asked together (one round trip, the connection pipelines them); the rows by key are told only when believed.
+    const [trust, some] = await Promise.all([this.derivedTrusted(q, catalog, spec), super.foldKeys(q, catalog, spec, keys, { quiet: true })]);
+    if (!(spec.secondary !== undefined ? trust.index : trust.terms)) return this.foldWhole(q, catalog, spec);
+    this.report(spec.file, some.scan);
+    return some;
+  }
+
   /** Brings the derived rows of a journal up to date after its rows changed, and trusts them again (pg-reindex.ts). */
   async refreshIndex<S>(sql: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[] | 'all', opts: RefreshOpts<S> = {}): Promise<void> {
     if (await refreshDerived(this, sql, catalog, spec, keys, opts)) {
@@ -287,6 +304,10 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
   /** A message for the operator (a record passed over). */
   warn(message: string): void {
     this.opts.reporter.warn(message);
+  }
+
+  tellDamage(damage: { file: string; line: number; reason: string }, message: string): void {
+    reportDamage(this.opts.reporter, damage, message);
   }
 
   async survey(specs: readonly StoreSpec<unknown>[]): Promise<StoreFacts> {

@@ -6,7 +6,18 @@
 // items; `history` the records compaction dropped; `journal_stats` what automatic compaction decides by.
 import { CruxError } from '../../shared/errors';
 import type { Sql } from './client';
-import { GUARD_TRIGGERS, guardDdl, TRUST_FUNCTION, TRUST_FUNCTION_BODY, trustFunctionDdl } from './pg-trust';
+import {
+  GUARD_TRIGGERS,
+  guardDdl,
+  JOURNAL_FUNCTION,
+  JOURNAL_FUNCTION_BODY,
+  JOURNAL_TRIGGERS,
+  journalFunctionDdl,
+  journalGuardDdl,
+  TRUST_FUNCTION,
+  TRUST_FUNCTION_BODY,
+  trustFunctionDdl,
+} from './pg-trust';
 
 /** The layout this crux reads and writes. A store at a higher version is refused, never downgraded. */
 export const SCHEMA_VERSION = 4;
@@ -153,21 +164,35 @@ export interface Catalog {
   /** The version of the crux that brought the schema to `version` (its schema_version row), when there is one. */
   readonly writtenBy?: string;
   readonly tables: ReadonlySet<string>;
-  /** The tables whose writes crux's triggers watch, enabled always, calling the function as crux wrote it (pg-trust.ts). */
+  /**
+   * The derived and journal tables whose writes crux's triggers watch, enabled always, calling the function as crux
+   * wrote it (pg-trust.ts).
+   */
   readonly guarded: ReadonlySet<string>;
 }
 
-/** What exists in the store's schema: one catalog query, then the version when there is a version table. */
+/**
+ * What exists in the store's schema: one catalog query, then the version when there is a version table. A table is
+ * guarded when it carries its two triggers (a derived table's or a journal table's, pg-trust.ts), enabled always,
+ * calling the function whose source is crux's.
+ */
 export async function readCatalog(q: Query, schema: string): Promise<Catalog> {
-  const rows = await q<{ relname: string; guards: number }[]>`
+  const rows = await q<{ relname: string; guards: number; journal_guards: number }[]>`
     select c.relname::text as relname,
       (select count(*) from pg_catalog.pg_trigger t
-        where t.tgrelid = c.oid and t.tgfoid = f.oid and t.tgenabled = 'A' and t.tgname in (${GUARD_TRIGGERS[0]}, ${GUARD_TRIGGERS[1]}))::int as guards
+        where t.tgrelid = c.oid and t.tgfoid = f.oid and t.tgenabled = 'A' and t.tgname in (${GUARD_TRIGGERS[0]}, ${GUARD_TRIGGERS[1]}))::int as guards,
+      (select count(*) from pg_catalog.pg_trigger t
+        where t.tgrelid = c.oid and t.tgfoid = g.oid and t.tgenabled = 'A' and t.tgname in (${JOURNAL_TRIGGERS[0]}, ${JOURNAL_TRIGGERS[1]}))::int as journal_guards
     from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
       left join pg_catalog.pg_proc f on f.pronamespace = n.oid and f.proname = ${TRUST_FUNCTION} and f.prosrc = ${TRUST_FUNCTION_BODY}
+      left join pg_catalog.pg_proc g on g.pronamespace = n.oid and g.proname = ${JOURNAL_FUNCTION} and g.prosrc = ${JOURNAL_FUNCTION_BODY}
     where n.nspname = ${schema} and c.relkind in ('r', 'p')`;
   const tables = new Set(rows.map((r) => r.relname));
-  const guarded = new Set(rows.filter((r) => r.guards === GUARD_TRIGGERS.length).map((r) => r.relname));
+  const guarded = new Set(
+    rows
+      .filter((r) => (journalFileOf(r.relname) === undefined ? r.guards === GUARD_TRIGGERS.length : r.journal_guards === JOURNAL_TRIGGERS.length))
+      .map((r) => r.relname),
+  );
   if (!tables.has('schema_version')) return { version: 0, tables, guarded };
   const [row] = await q<{ version: number; crux_version: string }[]>`
     select version, crux_version from ${q(schema)}.schema_version order by version desc limit 1`;
@@ -216,8 +241,9 @@ export async function migrate(tx: Sql, schema: string, catalog: Catalog, cruxVer
 
 /**
  * The DDL of what a journal lacks of its tables (for `store init`: every journal's ahead of its first record; for
- * a write: the journal it appends to): its own table, its derived tables, and their triggers (a trigger dropped or
- * disabled by hand is made again, and the rows it guarded, untrusted meanwhile, are rebuilt by that write).
+ * a write: the journal it appends to): its own table, its derived tables, and their triggers and the journal's (a
+ * trigger dropped or disabled by hand is made again, and the rows it guarded, untrusted meanwhile, are rebuilt by
+ * that write).
  */
 export function journalTableSql(schema: string, catalog: Catalog, file: string): { what: string; sql: string } | undefined {
   const table = journalTable(file);
@@ -229,9 +255,16 @@ export function journalTableSql(schema: string, catalog: Catalog, file: string):
   const unguarded = derivedTables(table).filter((derived) => !catalog.guarded.has(derived.table));
   if (unguarded.length > 0 && catalog.version >= 3) parts.push(trustFunctionDdl(s));
   for (const derived of unguarded) parts.push(guardDdl(s, derived.table, derived.binding, file));
+  // The journal's own guard: made with the journal's table, and for a store made before there was one (its next
+  // write, or `store init`), with no migration (the function is made with it).
+  if (!catalog.guarded.has(table)) parts.push(journalFunctionDdl(s), journalGuardDdl(s, table, file));
   if (parts.length === 0) return undefined;
   return {
-    what: catalog.tables.has(table) ? `derived tables of ${table}` : `table ${table}`,
+    what: !catalog.tables.has(table)
+      ? `table ${table}`
+      : unguarded.length > 0 || !catalog.tables.has(indexTable(table)) || !catalog.tables.has(termsTable(table))
+        ? `derived tables of ${table}`
+        : `triggers of ${table}`,
     sql: parts
       .join('\n')
       .trim()
@@ -246,7 +279,7 @@ export async function ensureJournalTable(tx: Sql, schema: string, catalog: Catal
   await tx.unsafe(missing.sql);
   const table = journalTable(file);
   for (const t of [table, indexTable(table), termsTable(table)]) (catalog.tables as Set<string>).add(t);
-  for (const derived of derivedTables(table)) (catalog.guarded as Set<string>).add(derived.table);
+  for (const t of [table, ...derivedTables(table).map((derived) => derived.table)]) (catalog.guarded as Set<string>).add(t);
 }
 
 /** A schema name is a checked lower-case identifier (url.ts); quoting keeps it so anyway. */
