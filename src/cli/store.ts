@@ -63,17 +63,21 @@ export function targetOf(value: string): StoreTarget {
 
 /**
  * PostgreSQL stores opened by this process, by URL: `crux mcp` builds a context per tool call, and every call
- * reuses the one store (one connection, replaced between transactions when lost). Closed when the command is
- * done, since a connection would keep the process alive.
+ * reuses the one store (one connection, replaced between transactions when lost), each call's damage and warnings
+ * told to its own reporter (store-pg.ts reportTo). Closed when the command is done, since a connection would keep
+ * the process alive.
  */
 const opened = new Map<string, PgStore>();
 
 export function openStore(target: StoreTarget, reporter: Reporter, lockTimeoutMs: number, history?: HistoryRetention): JournalStore {
   if (target.kind === 'dir') return openDirStore(target.path, reporter, lockTimeoutMs, history);
   const key = `${lockTimeoutMs} ${target.url}`;
+  const { openPgStore, reportTo } = require('./store-pg') as typeof import('./store-pg');
   const known = opened.get(key);
-  if (known !== undefined) return known;
-  const { openPgStore } = require('./store-pg') as typeof import('./store-pg');
+  if (known !== undefined) {
+    reportTo(reporter);
+    return known;
+  }
   const store = openPgStore(target.url, target.source === 'env' ? 'CRUX_STORE' : '--store', reporter, lockTimeoutMs, history);
   opened.set(key, store);
   return store;
