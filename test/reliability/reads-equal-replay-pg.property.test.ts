@@ -20,14 +20,16 @@ import { CruxError } from '../../src/shared/errors';
 import { FULL, journalLines, tempDir } from '../helpers/cli';
 import { freshStoreUrl, pgSkipReason, psql } from '../helpers/pg';
 import { scaled, TIMEOUT } from './harness';
-import { answer, JOURNALS, type Read } from './replay-surfaces';
+import { answer, JOURNALS, type Read, SORTED_CASE_READS } from './replay-surfaces';
 
 const RUNS = scaled(6, 150);
 const START = Date.parse('2026-12-01T00:00:00Z');
 const AGENTS = [undefined, 'a', 'b'] as const;
 const WORDS = ['deploy', 'cache', 'index', 'timeout'];
 
-type Step = { op: 'put' | 'close' | 'archive'; agent: number; id: number; skew: number } | { op: 'record'; words: number[]; success: boolean };
+type Step =
+  | { op: 'put' | 'close' | 'archive'; agent: number; id: number; skew: number }
+  | { op: 'record'; words: number[]; success: boolean; tags?: number[]; skew?: number; reward?: number };
 type Harm = { how: 'stale' | 'edit' | 'foreign' | 'journal'; at: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
@@ -39,6 +41,9 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       op: fc.constant('record' as const),
       words: fc.array(fc.nat(WORDS.length - 1), { minLength: 1, maxLength: 2 }),
       success: fc.boolean(),
+      tags: fc.array(fc.nat(WORDS.length - 1), { maxLength: 2 }),
+      skew: fc.integer({ min: -600, max: 30 }),
+      reward: fc.constantFrom(0, 0.5, 1),
     }),
   },
 );
@@ -71,6 +76,7 @@ const READS: Read[] = [
   ),
   { name: 'case list', file: 'cases.jsonl', run: (ctx) => caseOps.listCases(ctx, {}) },
   { name: 'case list --only-failure --limit 2', file: 'cases.jsonl', run: (ctx) => caseOps.listCases(ctx, { success: false }, { limit: 2 }) },
+  ...SORTED_CASE_READS,
   {
     name: 'case retrieve',
     file: 'cases.jsonl',
@@ -87,7 +93,7 @@ const derivedTables = (url: string) =>
     .filter(Boolean);
 
 async function write(url: string, s: Step, now: number, recorded: CaseId[]): Promise<void> {
-  const at = s.op === 'put' ? now + s.skew * 60_000 : now;
+  const at = s.op === 'put' || s.op === 'record' ? now + (s.skew ?? 0) * 60_000 : now;
   const ctx = contextOf({ store: url, agent: s.op === 'record' ? undefined : AGENTS[s.agent], now: new Date(at).toISOString() }, {}, () => {});
   try {
     if (s.op === 'record') {
@@ -97,8 +103,8 @@ async function write(url: string, s: Step, now: number, recorded: CaseId[]): Pro
         action: 'a',
         outcome: 'o',
         success: s.success,
-        reward: 1,
-        tags: [],
+        reward: s.reward ?? 1,
+        tags: [...new Set((s.tags ?? []).map((w) => WORDS[w]!))],
         source_receipt: null,
       };
       recorded.push((await caseOps.recordCase(ctx, draft)).case.case_id as CaseId);

@@ -5,6 +5,7 @@ import type { Case } from './case';
 import { CASE_STORE, holds, resultCases, type CaseScope } from './store';
 import { indexTerms } from './sealed';
 import type { CaseBank } from './bank';
+import type { SortSpec } from '../list-window';
 
 export interface NewestFilter {
   readonly success?: boolean | undefined;
@@ -70,4 +71,62 @@ function numbersPass(bank: CaseBank, success: boolean | undefined, tags: readonl
   const later = postings.map((list) => new Set(list.later));
   return (slot) =>
     (success === undefined || (bank.success.get(slot) === 1) === success) && postings.every((list, i) => holds(list.cached, slot) || later[i]!.has(slot));
+}
+
+/** The sort keys a bank's columns hold as the Case shows them (created_at as canonical text orders as its time). */
+export type ColumnOrder = 'created' | 'reward' | 'reused';
+export const COLUMN_ORDERS: ReadonlySet<string> = new Set<ColumnOrder>(['created', 'reward', 'reused']);
+
+/** The times formatTime writes as four-digit years (0000–9999): their canonical texts order as the times do. */
+const YEAR_0 = -62_167_219_200_000;
+const YEAR_10000 = 253_402_300_800_000;
+
+/**
+ * As newestCases, sorted by a column (`--sort created|reward|reused`, ties newest first as `case list` keeps
+ * them): the first `limit` live cases that pass `filter`, from the columns and postings, only the shown ones (and,
+ * with tags, the candidates up to them) read; undefined when the columns cannot tell the order a list of whole
+ * cases would (a time past year 9999 or before year 0, whose text does not order as the time): the caller lists.
+ */
+export async function sortedCases(
+  scope: CaseScope,
+  filter: NewestFilter,
+  sort: SortSpec<ColumnOrder>,
+  limit: number,
+  count: boolean,
+): Promise<{ cases: Case[]; total: number | undefined } | undefined> {
+  const tags = filter.tags ?? [];
+  if (tags.length > 0) await scope.dir.settleSealMode?.();
+  const bank = await scope.dir.read(CASE_STORE);
+  const passes = numbersPass(bank, filter.success, tags);
+  const column = sort.key === 'created' ? bank.created : sort.key === 'reward' ? bank.reward : bank.reused;
+  const live = bank.liveSlots();
+  const slots: number[] = [];
+  const keys: number[] = [];
+  for (let i = live.length - 1; i >= 0; i--) {
+    const slot = live[i]!;
+    if (!passes(slot)) continue;
+    const key = column.get(slot);
+    if (sort.key === 'created' && !(key >= YEAR_0 && key < YEAR_10000)) return undefined;
+    slots.push(slot);
+    keys.push(key);
+  }
+  // Newest first (slots descending), then stably by the key: ties keep the newest-first order.
+  const sign = sort.descending ? -1 : 1;
+  const order = Array.from(slots.keys());
+  order.sort((a, b) => sign * (keys[a]! - keys[b]!) || a - b);
+  if (tags.length === 0) {
+    const shown = order.slice(0, limit).map((i) => slots[i]!);
+    return { cases: await resultCases(scope.dir, bank, shown), total: slots.length };
+  }
+  const cases: Case[] = [];
+  let total = 0;
+  for (let at = 0; at < order.length && (count || cases.length < limit); at += BATCH) {
+    const batch = order.slice(at, at + BATCH).map((i) => slots[i]!);
+    for (const c of await resultCases(scope.dir, bank, batch)) {
+      if (!tags.every((t) => c.tags.includes(t))) continue;
+      total++;
+      if (cases.length < limit) cases.push(c);
+    }
+  }
+  return { cases, total: count ? total : undefined };
 }
