@@ -15,6 +15,8 @@ import { contextOf } from '../../src/cli/context';
 import * as ops from '../../src/cli/operations/session';
 import * as caseOps from '../../src/cli/operations/case';
 import { closeStores } from '../../src/cli/store';
+import { caseScope } from '../../src/cli/operations/scope';
+import { caseIdsStartingWith } from '../../src/domain/case/store';
 import type { CaseId, LogicalSessionId } from '../../src/shared/ids';
 import { CruxError } from '../../src/shared/errors';
 import { FULL, journalLines, tempDir } from '../helpers/cli';
@@ -77,6 +79,18 @@ const READS: Read[] = [
   { name: 'case list', file: 'cases.jsonl', run: (ctx) => caseOps.listCases(ctx, {}) },
   { name: 'case list --only-failure --limit 2', file: 'cases.jsonl', run: (ctx) => caseOps.listCases(ctx, { success: false }, { limit: 2 }) },
   ...SORTED_CASE_READS,
+  ...(
+    [
+      ['', 2],
+      ['c', 200],
+    ] as const
+  ).map(
+    ([prefix, max]): Read => ({
+      name: `__complete case ${prefix} (${max})`,
+      file: 'cases.jsonl',
+      run: (ctx) => caseIdsStartingWith(caseScope(ctx), prefix, max),
+    }),
+  ),
   {
     name: 'case retrieve',
     file: 'cases.jsonl',

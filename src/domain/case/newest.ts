@@ -6,6 +6,9 @@ import { CASE_STORE, holds, resultCases, type CaseScope } from './store';
 import { indexTerms } from './sealed';
 import type { CaseBank } from './bank';
 import type { SortSpec } from '../list-window';
+import type { TermRowsQuery } from '../../journal/core/store-boundary';
+import type { TermHit } from '../../journal/codec/store-spec';
+import { CASE_TERMS } from './bank-terms';
 
 export interface NewestFilter {
   readonly success?: boolean | undefined;
@@ -18,8 +21,8 @@ const BATCH = 64;
 
 /**
  * The newest `limit` live cases that pass `filter` (newest: the reverse of the order they were last written, as
- * `case list` shows them), and how many pass it in all: from the columns for --only-*, exactly; with tags, only
- * when `count` (each candidate's text is read to check its tags), else undefined.
+ * `case list` shows them), and how many pass it in all when `count` (with tags each candidate's text is read to
+ * check its tags; a database counts its rows), else maybe undefined.
  */
 export async function newestCases(
   scope: CaseScope,
@@ -29,6 +32,8 @@ export async function newestCases(
 ): Promise<{ cases: Case[]; total: number | undefined }> {
   const tags = filter.tags ?? [];
   if (tags.length > 0) await scope.dir.settleSealMode?.();
+  const rows = await fromRows(scope, filter, [NEWEST], limit, count);
+  if (rows !== undefined) return rows;
   const bank = await scope.dir.read(CASE_STORE);
   const passes = numbersPass(bank, filter.success, tags);
   const live = bank.liveSlots();
@@ -96,6 +101,11 @@ export async function sortedCases(
 ): Promise<{ cases: Case[]; total: number | undefined } | undefined> {
   const tags = filter.tags ?? [];
   if (tags.length > 0) await scope.dir.settleSealMode?.();
+  // A time whose text does not order as the time: the whole list (as the bank's columns below).
+  if (scope.dir.readTermRows !== undefined && (sort.key !== 'created' || (await timesInRange(scope, filter)))) {
+    const rows = await fromRows(scope, filter, [{ fact: FACT[sort.key], descending: sort.descending }, NEWEST], limit, count);
+    if (rows !== undefined) return rows;
+  }
   const bank = await scope.dir.read(CASE_STORE);
   const passes = numbersPass(bank, filter.success, tags);
   const column = sort.key === 'created' ? bank.created : sort.key === 'reward' ? bank.reward : bank.reused;
@@ -127,6 +137,67 @@ export async function sortedCases(
       total++;
       if (cases.length < limit) cases.push(c);
     }
+  }
+  return { cases, total: count ? total : undefined };
+}
+
+/** The facts of a case's term row (bank-terms.ts factsOf), numbered from 1. */
+const FACT = { reward: 1, created: 2, success: 3, reused: 4, line: 6 } as const;
+/** Newest first: the line of the record that last wrote the case, highest first (the bank's slot order reversed). */
+const NEWEST = { fact: FACT.line, descending: true } as const;
+
+/** A page of the term rows of the cases that may pass `filter` (a tag's words: candidates), or undefined (no rows to trust). */
+function rowsPage(scope: CaseScope, filter: NewestFilter, order: TermRowsQuery['order'], offset: number, limit: number, count: boolean) {
+  const among = [...new Set((filter.tags ?? []).flatMap((t) => [...indexTerms(t)]))];
+  const where = filter.success === undefined ? undefined : { fact: FACT.success, equals: filter.success ? '1' : '0' };
+  return scope.dir.readTermRows?.(CASE_STORE, { among, where, order, offset, limit, count }) ?? Promise.resolve(undefined);
+}
+
+/** Whether the created_at of every case that may pass `filter` orders as its text does (years 0–9999), by the rows' edges. */
+async function timesInRange(scope: CaseScope, filter: NewestFilter): Promise<boolean> {
+  for (const descending of [true, false]) {
+    const edge = (await rowsPage(scope, filter, [{ fact: FACT.created, descending }], 0, 1, false))?.hits[0];
+    const created = edge === undefined ? 0 : Number(edge.facts.split(' ')[FACT.created - 1]);
+    if (!(created >= YEAR_0 && created < YEAR_10000)) return false;
+  }
+  return true;
+}
+
+/**
+ * The page `newestCases` or `sortedCases` answers, from a store's term rows (a database's: JournalStore.readTermRows)
+ * — only the rows of the cases shown read, and with tags the candidates up to them, each one's text checked; undefined
+ * where the store has no rows it trusts (the caller reads the bank).
+ */
+async function fromRows(
+  scope: CaseScope,
+  filter: NewestFilter,
+  order: TermRowsQuery['order'],
+  limit: number,
+  count: boolean,
+): Promise<{ cases: Case[]; total: number | undefined } | undefined> {
+  const tags = filter.tags ?? [];
+  const casesOf = (hits: readonly TermHit[]) =>
+    resultCases(
+      scope.dir,
+      CASE_TERMS.fromHits([], hits),
+      hits.map((_, i) => i),
+    );
+  if (tags.length === 0) {
+    const got = await rowsPage(scope, filter, order, 0, limit, count);
+    return got === undefined ? undefined : { cases: await casesOf(got.hits), total: got.total };
+  }
+  // A tag's words are terms of its cases, and of cases whose task says them: each candidate's tags are checked.
+  const cases: Case[] = [];
+  let total = 0;
+  for (let offset = 0; ; offset += BATCH) {
+    const got = await rowsPage(scope, filter, order, offset, BATCH, false);
+    if (got === undefined) return undefined;
+    for (const c of await casesOf(got.hits)) {
+      if (!tags.every((t) => c.tags.includes(t))) continue;
+      total++;
+      if (cases.length < limit) cases.push(c);
+    }
+    if (got.hits.length < BATCH || (!count && cases.length >= limit)) break;
   }
   return { cases, total: count ? total : undefined };
 }

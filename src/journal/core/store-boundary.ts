@@ -20,7 +20,7 @@ import type { LinePosition } from '../codec/line';
 import type { ProgressSink } from '../codec/reporting';
 
 export type { ProgressSink, Reporter } from '../codec/reporting';
-import type { IndexQuery, StoreSpec } from '../codec/store-spec';
+import type { IndexQuery, StoreSpec, TermHit } from '../codec/store-spec';
 import type { HistoryReport } from './history';
 import type { DerivedReport } from './line-store';
 import type { RecordTransform, RewriteOptions, RewriteResult } from './rewrite';
@@ -329,6 +329,12 @@ export interface JournalStore {
    */
   readAt<S>(spec: StoreSpec<S>, positions: readonly LinePosition[]): Promise<(JournalRecord | undefined)[]>;
   /**
+   * Optional (a limited list of a journal with term rows, StoreSpec.terms): a page of the live entities' rows, from
+   * rows it can trust only — undefined when it cannot (the caller reads the whole state instead). A database answers
+   * from its term rows (an index over their terms), so that the cost follows the page, not the store.
+   */
+  readTermRows?<S>(spec: StoreSpec<S>, query: TermRowsQuery): Promise<{ hits: TermHit[]; total: number | undefined } | undefined>;
+  /**
    * Runs `decide` as one write transaction under the lock (waiting at most CRUX_LOCK_TIMEOUT, then exit 75).
    * A store that does not exist yet is created only if `decide` appends: a refused command leaves no trace.
    * `decide` may run more than once (dry against empty stores first), so its side effects outside the
@@ -382,4 +388,23 @@ export interface JournalStore {
    * history are read as of one moment while writers go on (PostgreSQL) or wait (a data directory).
    */
   readConsistent<T>(use: (view: StoreView) => Promise<T>, opts?: { readOnly?: boolean }): Promise<T>;
+}
+
+/**
+ * A page of term rows (JournalStore.readTermRows). Facts are numbered from 1 in the row's facts text (TermEntry:
+ * numbers joined by spaces); each hit's `has` is empty.
+ */
+export interface TermRowsQuery {
+  /** Only entities holding every one of these terms (none: every entity). */
+  readonly among: readonly string[];
+  /** Only entities whose fact `fact` reads `equals`. */
+  readonly where?: { readonly fact: number; readonly equals: string } | undefined;
+  /** Only entities whose key starts with this. */
+  readonly prefix?: string | undefined;
+  /** The order: by each fact as a number, the first first; ties by the next. */
+  readonly order: readonly { readonly fact: number; readonly descending: boolean }[];
+  readonly offset: number;
+  readonly limit: number;
+  /** How many match in all (`total`); else total is undefined. */
+  readonly count: boolean;
 }

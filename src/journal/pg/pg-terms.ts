@@ -5,6 +5,7 @@
 // Derived state, trusted as the index rows are (pg-trust.ts): bound in `term_indexes` to the journal's head and
 // trusted only while no one but crux wrote the table; else a retrieve answers from the whole state (readWith).
 import type { StoreSpec, TermEntry, TermHit } from '../codec/store-spec';
+import type { TermRowsQuery } from '../core/store-boundary';
 import type { Sql } from './client';
 import { bindRows, boundCurrent, type IndexHead } from './pg-index';
 import { arrayLiteral, journalTable, termsTable, type Catalog } from './schema';
@@ -127,4 +128,38 @@ export async function termDisagreements<S>(q: Sql, ident: (t: string) => string,
     });
   for (const key of want.keys()) if (!seen.has(key)) wrong.add(key);
   return [...wrong].sort();
+}
+
+/**
+ * A page of the term rows (JournalStore.readTermRows): those holding every term of `among` (the GIN index), of a
+ * fact and a key prefix, ordered by facts read as numbers (ties by key, then, so that pages do not overlap).
+ */
+export async function termRows(
+  q: Sql,
+  ident: (t: string) => string,
+  spec: StoreSpec<unknown>,
+  query: TermRowsQuery,
+): Promise<{ hits: TermHit[]; total: number | undefined }> {
+  const params: unknown[] = [];
+  const param = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const fact = (n: number) => `split_part(r.facts, ' ', ${Math.trunc(n)})`;
+  const where: string[] = [];
+  if (query.among.length > 0) where.push(`r.terms @> ${param(arrayLiteral(query.among))}::text[]`);
+  if (query.where !== undefined) where.push(`${fact(query.where.fact)} = ${param(query.where.equals)}`);
+  if (query.prefix !== undefined && query.prefix !== '') where.push(`starts_with(r.key, ${param(query.prefix)})`);
+  const from = `from ${ident(termsTable(journalTable(spec.file)))} r ${where.length === 0 ? '' : `where ${where.join(' and ')}`}`;
+  const order = [...query.order.map((o) => `${fact(o.fact)}::float8 ${o.descending ? 'desc' : 'asc'}`), 'r.key collate "C"'].join(', ');
+  const rows = await q.unsafe<{ key: string; facts: string }[]>(
+    `select r.key, r.facts ${from} order by ${order} limit ${param(query.limit)} offset ${param(query.offset)}`,
+    params as string[],
+  );
+  let total: number | undefined;
+  if (query.count) {
+    const [row] = await q.unsafe<{ n: string }[]>(`select count(*) as n ${from}`, params.slice(0, -2) as string[]);
+    total = Number(row?.n ?? 0);
+  }
+  return { hits: rows.map((r) => ({ key: r.key, facts: r.facts, has: [] })), total };
 }
