@@ -34,33 +34,35 @@ export async function newestCases(
   if (tags.length > 0) await scope.dir.settleSealMode?.();
   const rows = await fromRows(scope, filter, [NEWEST], limit, count);
   if (rows !== undefined) return rows;
-  const bank = await scope.dir.read(CASE_STORE);
-  const passes = numbersPass(bank, filter.success, tags);
-  const live = bank.liveSlots();
-  if (tags.length === 0) {
-    const shown: number[] = [];
+  // The bank as its snapshot reads on demand (readWith): the columns' pages the slots shown need, not the whole body.
+  return scope.dir.readWith(CASE_STORE, async (bank) => {
+    const passes = numbersPass(bank, filter.success, tags);
+    // Live slots from the newest, a batch at a time, until the limit is met (or, to count them, all of them).
+    let s = bank.slots - 1;
+    const next = (size: number): number[] => {
+      const batch: number[] = [];
+      for (; s >= 0 && batch.length < size; s--) if (bank.alive.get(s) === 1 && passes(s)) batch.push(s);
+      return batch;
+    };
+    if (tags.length === 0) {
+      const shown = next(limit);
+      // Nothing but the outcome to count: the slots that pass it, after those shown.
+      let total: number | undefined;
+      if (count) total = filter.success === undefined ? bank.liveCount : shown.length + next(Number.MAX_SAFE_INTEGER).length;
+      return { cases: await resultCases(scope.dir, bank, shown), total };
+    }
+    // A tag's words are terms of its cases, and of cases whose task says them: each candidate's tags are checked.
+    const cases: Case[] = [];
     let total = 0;
-    for (let i = live.length - 1; i >= 0; i--) {
-      if (!passes(live[i]!)) continue;
-      total++;
-      if (shown.length < limit) shown.push(live[i]!);
+    while (s >= 0 && (count || cases.length < limit)) {
+      for (const c of await resultCases(scope.dir, bank, next(BATCH))) {
+        if (!tags.every((t) => c.tags.includes(t))) continue;
+        total++;
+        if (cases.length < limit) cases.push(c);
+      }
     }
-    return { cases: await resultCases(scope.dir, bank, shown), total };
-  }
-  // A tag's words are terms of its cases, and of cases whose task says them: each candidate's tags are checked,
-  // a batch at a time from the newest, until the limit is met (or, to count them, all of them).
-  const cases: Case[] = [];
-  let total = 0;
-  for (let i = live.length - 1; i >= 0 && (count || cases.length < limit); ) {
-    const batch: number[] = [];
-    for (; i >= 0 && batch.length < BATCH; i--) if (passes(live[i]!)) batch.push(live[i]!);
-    for (const c of await resultCases(scope.dir, bank, batch)) {
-      if (!tags.every((t) => c.tags.includes(t))) continue;
-      total++;
-      if (cases.length < limit) cases.push(c);
-    }
-  }
-  return { cases, total: count ? total : undefined };
+    return { cases, total: count ? total : undefined };
+  });
 }
 
 /** Whether a slot may pass the filter, by its columns and postings alone (with tags: it may, then its text says). */
@@ -106,39 +108,74 @@ export async function sortedCases(
     const rows = await fromRows(scope, filter, [{ fact: FACT[sort.key], descending: sort.descending }, NEWEST], limit, count);
     if (rows !== undefined) return rows;
   }
-  const bank = await scope.dir.read(CASE_STORE);
-  const passes = numbersPass(bank, filter.success, tags);
-  const column = sort.key === 'created' ? bank.created : sort.key === 'reward' ? bank.reward : bank.reused;
-  const live = bank.liveSlots();
-  const slots: number[] = [];
-  const keys: number[] = [];
-  for (let i = live.length - 1; i >= 0; i--) {
-    const slot = live[i]!;
-    if (!passes(slot)) continue;
-    const key = column.get(slot);
-    if (sort.key === 'created' && !(key >= YEAR_0 && key < YEAR_10000)) return undefined;
-    slots.push(slot);
-    keys.push(key);
-  }
-  // Newest first (slots descending), then stably by the key: ties keep the newest-first order.
-  const sign = sort.descending ? -1 : 1;
-  const order = Array.from(slots.keys());
-  order.sort((a, b) => sign * (keys[a]! - keys[b]!) || a - b);
-  if (tags.length === 0) {
-    const shown = order.slice(0, limit).map((i) => slots[i]!);
-    return { cases: await resultCases(scope.dir, bank, shown), total: slots.length };
-  }
-  const cases: Case[] = [];
-  let total = 0;
-  for (let at = 0; at < order.length && (count || cases.length < limit); at += BATCH) {
-    const batch = order.slice(at, at + BATCH).map((i) => slots[i]!);
-    for (const c of await resultCases(scope.dir, bank, batch)) {
-      if (!tags.every((t) => c.tags.includes(t))) continue;
-      total++;
-      if (cases.length < limit) cases.push(c);
+  return scope.dir.readWith(CASE_STORE, async (bank) => {
+    const passes = numbersPass(bank, filter.success, tags);
+    const column = sort.key === 'created' ? bank.created : sort.key === 'reward' ? bank.reward : bank.reused;
+    // The columns read in bulk (a few slices of the snapshot's pages), the slots that pass kept newest first.
+    const n = bank.slots;
+    const keys = column.range(0, n);
+    const alive = bank.alive.range(0, n);
+    const slots = new Uint32Array(n);
+    let m = 0;
+    for (let slot = n - 1; slot >= 0; slot--) {
+      if (alive[slot] !== 1 || !passes(slot)) continue;
+      if (sort.key === 'created' && !(keys[slot]! >= YEAR_0 && keys[slot]! < YEAR_10000)) return undefined;
+      slots[m++] = slot;
+    }
+    // Ties keep the newest-first order: the higher slot first.
+    const sign = sort.descending ? -1 : 1;
+    const before = (x: number, y: number) => {
+      const d = sign * (keys[x]! - keys[y]!);
+      return d < 0 || (d === 0 && x > y);
+    };
+    if (tags.length === 0) {
+      const shown = firstOf(slots.subarray(0, m), limit, before);
+      return { cases: await resultCases(scope.dir, bank, shown), total: m };
+    }
+    const order = firstOf(slots.subarray(0, m), m, before);
+    const cases: Case[] = [];
+    let total = 0;
+    for (let at = 0; at < order.length && (count || cases.length < limit); at += BATCH) {
+      for (const c of await resultCases(scope.dir, bank, order.slice(at, at + BATCH))) {
+        if (!tags.every((t) => c.tags.includes(t))) continue;
+        total++;
+        if (cases.length < limit) cases.push(c);
+      }
+    }
+    return { cases, total: count ? total : undefined };
+  });
+}
+
+/** The first `k` of `slots` in the order `before` gives (a strict total order), in that order: a bounded heap of them. */
+function firstOf(slots: Uint32Array, k: number, before: (x: number, y: number) => boolean): number[] {
+  if (k >= slots.length) return [...slots].sort((x, y) => (before(x, y) ? -1 : before(y, x) ? 1 : 0));
+  // A heap whose root is the last of the k kept: a slot that does not come before it is passed over.
+  const heap: number[] = [];
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let last = i;
+      if (l < heap.length && before(heap[last]!, heap[l]!)) last = l;
+      if (r < heap.length && before(heap[last]!, heap[r]!)) last = r;
+      if (last === i) return;
+      [heap[i], heap[last]] = [heap[last]!, heap[i]!];
+      i = last;
+    }
+  };
+  for (const slot of slots) {
+    if (heap.length < k) {
+      heap.push(slot);
+      for (let i = heap.length - 1; i > 0 && before(heap[(i - 1) >> 1]!, heap[i]!); i = (i - 1) >> 1) {
+        const p = (i - 1) >> 1;
+        [heap[i], heap[p]] = [heap[p]!, heap[i]!];
+      }
+    } else if (k > 0 && before(slot, heap[0]!)) {
+      heap[0] = slot;
+      down(0);
     }
   }
-  return { cases, total: count ? total : undefined };
+  return heap.sort((x, y) => (before(x, y) ? -1 : before(y, x) ? 1 : 0));
 }
 
 /** The facts of a case's term row (bank-terms.ts factsOf), numbered from 1. */

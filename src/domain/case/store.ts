@@ -245,13 +245,16 @@ export async function caseIdsStartingWith(scope: CaseScope, prefix: string, max:
   // A database's term rows, by the line of each case's record (bank-terms.ts factsOf: its sixth fact): a page, not the bank.
   const rows = await scope.dir.readTermRows?.(CASE_STORE, { among: [], prefix, order: [{ fact: 6, descending: false }], offset: 0, limit: max, count: false });
   if (rows !== undefined) return rows.hits.map((hit) => hit.key);
-  const bank = await scope.dir.read(CASE_STORE);
-  const ids: string[] = [];
-  for (const slot of bank.liveSlots()) {
-    const id = bank.idOf(slot);
-    if (id.startsWith(prefix) && ids.push(id) >= max) break;
-  }
-  return ids;
+  // The bank as its snapshot reads on demand: the ids' pages as far as the screenful goes.
+  return scope.dir.readWith(CASE_STORE, (bank) => {
+    const ids: string[] = [];
+    for (let slot = 0; slot < bank.slots && ids.length < max; slot++) {
+      if (bank.alive.get(slot) !== 1) continue;
+      const id = bank.idOf(slot);
+      if (id.startsWith(prefix)) ids.push(id);
+    }
+    return ids;
+  });
 }
 
 export async function deleteCase(scope: CaseScope, id: CaseId): Promise<{ deleted: CaseId }> {
