@@ -79,6 +79,7 @@ const READS: Read[] = [
   { name: 'case list', file: 'cases.jsonl', run: (ctx) => caseOps.listCases(ctx, {}) },
   { name: 'case list --only-failure --limit 2', file: 'cases.jsonl', run: (ctx) => caseOps.listCases(ctx, { success: false }, { limit: 2 }) },
   ...SORTED_CASE_READS,
+  { name: 'ui /api/overview/tags', file: 'cases.jsonl', api: '/api/overview/tags' },
   ...(
     [
       ['', 2],

@@ -7,7 +7,6 @@ import type { Case, CaseDraft } from '../../domain/case/case';
 import type { RetrieveQuery } from '../../domain/case/rank';
 import { listCases as list, recordCase as record, retrieveCases, retrieveTaggedCases, showCase as show } from '../../domain/case/store';
 import { COLUMN_ORDERS, newestCases, sortedCases, type ColumnOrder } from '../../domain/case/newest';
-import { liveCase } from '../../domain/case/payload';
 import { CASE_ORDERS, windowOf, type SortSpec } from '../../domain/list-window';
 import { caseScope } from './scope';
 
@@ -69,12 +68,4 @@ export async function countedCases(ctx: Context, filter: CaseFilter, window: Cas
   // Ties of --sort keep the newest-first order too.
   const { rows, total } = windowOf((await list(caseScope(ctx))).toReversed(), CASE_ORDERS, { ...window, where });
   return { document: { cases: rows }, total };
-}
-
-/**
- * Every live case with its text as it lies — sealed on an encrypted store, so no key is needed: for what counts
- * by the plain fields alone (tags, success; the dashboard's success by tag, SPEC §13).
- */
-export async function casesAsTheyLie(ctx: Context): Promise<Case[]> {
-  return list(caseScope(ctx), liveCase);
 }

@@ -335,6 +335,15 @@ export interface JournalStore {
    */
   readTermRows?<S>(spec: StoreSpec<S>, query: TermRowsQuery): Promise<{ hits: TermHit[]; total: number | undefined } | undefined>;
   /**
+   * Optional (counts by term, the dashboard's success by tag): over the live entities' term rows it can trust
+   * (undefined when it cannot), how many there are and how many have fact `where.fact` equal to `where.equals`: in
+   * all, among those holding no term that starts with `prefix`, and for each such term among those holding it.
+   */
+  countTerms?<S>(
+    spec: StoreSpec<S>,
+    query: { readonly prefix: string; readonly where: { readonly fact: number; readonly equals: string } },
+  ): Promise<TermCounts | undefined>;
+  /**
    * Runs `decide` as one write transaction under the lock (waiting at most CRUX_LOCK_TIMEOUT, then exit 75).
    * A store that does not exist yet is created only if `decide` appends: a refused command leaves no trace.
    * `decide` may run more than once (dry against empty stores first), so its side effects outside the
@@ -407,4 +416,11 @@ export interface TermRowsQuery {
   readonly limit: number;
   /** How many match in all (`total`); else total is undefined. */
   readonly count: boolean;
+}
+
+/** What JournalStore.countTerms counts: entities, and those of them whose fact matched. */
+export interface TermCounts {
+  readonly all: { readonly entities: number; readonly matching: number };
+  readonly without: { readonly entities: number; readonly matching: number };
+  readonly terms: readonly { readonly term: string; readonly entities: number; readonly matching: number }[];
 }

@@ -22,6 +22,7 @@ import type {
   ProgressSink,
   Reporter,
   StoreFacts,
+  TermCounts,
   TermRowsQuery,
   Transaction,
 } from '../core/store-boundary';
@@ -43,7 +44,7 @@ import { PgKeyStore } from './pg-keys';
 import { settleReading, settleSealing, STORE_KEY_ROW, warnIgnoredKey } from './pg-store-key';
 import { indexCurrent, matchingKeys, readNewestRows } from './pg-index';
 import { readPrefixRows } from './pg-prefix';
-import { matchTerms, termRows, termsCurrent } from './pg-terms';
+import { countTerms, matchTerms, termRows, termsCurrent } from './pg-terms';
 import { initSchema } from './pg-init';
 import { PgReads, type Folded } from './pg-fold';
 import { insertLines } from './pg-insert';
@@ -180,6 +181,18 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
     const all = [...new Set([...query.terms, ...among])];
     const hits = query.terms.length === 0 ? [] : await matchTerms(q, (t) => this.ident(t), spec as StoreSpec<unknown>, all, query.terms, among);
     return { state: codec.fromHits(all, hits) };
+  }
+
+  /** Counts by term (success by tag), when the term rows can be trusted (pg-terms.ts countTerms). */
+  async countTerms<S>(
+    spec: StoreSpec<S>,
+    query: { readonly prefix: string; readonly where: { readonly fact: number; readonly equals: string } },
+  ): Promise<TermCounts | undefined> {
+    return this.guard(async () => {
+      const q = this.reader;
+      if (spec.terms === undefined || !(await this.derivedTrusted(q, await this.readCatalog(), spec)).terms) return undefined;
+      return countTerms(q, (t) => this.ident(t), spec as StoreSpec<unknown>, query);
+    });
   }
 
   /** A page of the term rows (a limited case list), when they can be trusted (pg-terms.ts termRows). */
