@@ -3,7 +3,7 @@
 // shown have their text read — not every case, as a whole listing reads them.
 import type { Case } from './case';
 import { CASE_STORE, holds, resultCases, type CaseScope } from './store';
-import { indexTerms } from './sealed';
+import { tagMark } from '../../journal/derived/bank/layout';
 import type { CaseBank } from './bank';
 import type { SortSpec } from '../list-window';
 import type { TermRowsQuery } from '../../journal/core/store-boundary';
@@ -18,6 +18,8 @@ export interface NewestFilter {
 
 /** Cases whose text is read at once: a limit's worth, or a batch of tag candidates. */
 const BATCH = 64;
+/** How many candidates to read next: a batch to count them all, else what the limit still wants (a tag's candidates seldom fail). */
+const wanted = (count: boolean, limit: number, shown: number) => (count ? BATCH : Math.min(BATCH, Math.max(1, limit - shown)));
 
 /**
  * The newest `limit` live cases that pass `filter` (newest: the reverse of the order they were last written, as
@@ -31,7 +33,6 @@ export async function newestCases(
   count: boolean,
 ): Promise<{ cases: Case[]; total: number | undefined }> {
   const tags = filter.tags ?? [];
-  if (tags.length > 0) await scope.dir.settleSealMode?.();
   const rows = await fromRows(scope, filter, [NEWEST], limit, count);
   if (rows !== undefined) return rows;
   // The bank as its snapshot reads on demand (readWith): the columns' pages the slots shown need, not the whole body.
@@ -51,11 +52,11 @@ export async function newestCases(
       if (count) total = filter.success === undefined ? bank.liveCount : shown.length + next(Number.MAX_SAFE_INTEGER).length;
       return { cases: await resultCases(scope.dir, bank, shown), total };
     }
-    // A tag's words are terms of its cases, and of cases whose task says them: each candidate's tags are checked.
+    // Each candidate's tags are checked as the case shows them.
     const cases: Case[] = [];
     let total = 0;
     while (s >= 0 && (count || cases.length < limit)) {
-      for (const c of await resultCases(scope.dir, bank, next(BATCH))) {
+      for (const c of await resultCases(scope.dir, bank, next(wanted(count, limit, cases.length)))) {
         if (!tags.every((t) => c.tags.includes(t))) continue;
         total++;
         if (cases.length < limit) cases.push(c);
@@ -65,12 +66,15 @@ export async function newestCases(
   });
 }
 
-/** Whether a slot may pass the filter, by its columns and postings alone (with tags: it may, then its text says). */
+/**
+ * Whether a slot may pass the filter, by its columns and postings alone: a tag by its mark's postings (layout.ts
+ * tagMark: plain on an encrypted store too, no key needed), the shown cases' text saying the last word.
+ */
 function numbersPass(bank: CaseBank, success: boolean | undefined, tags: readonly string[]): (slot: number) => boolean {
   const postings: { cached: Uint32Array; later: readonly number[] }[] = [];
-  for (const term of new Set(tags.flatMap((t) => [...indexTerms(t)]))) {
+  for (const term of new Set(tags.map(tagMark))) {
     const id = bank.termIdOf(term);
-    // A word no case holds: no case has the tag.
+    // A tag no case holds.
     if (id === undefined) return () => false;
     const list = bank.postingsOf(id);
     postings.push({ cached: list.cached, later: list.later });
@@ -102,7 +106,6 @@ export async function sortedCases(
   count: boolean,
 ): Promise<{ cases: Case[]; total: number | undefined } | undefined> {
   const tags = filter.tags ?? [];
-  if (tags.length > 0) await scope.dir.settleSealMode?.();
   // A time whose text does not order as the time: the whole list (as the bank's columns below).
   if (scope.dir.readTermRows !== undefined && (sort.key !== 'created' || (await timesInRange(scope, filter)))) {
     const rows = await fromRows(scope, filter, [{ fact: FACT[sort.key], descending: sort.descending }, NEWEST], limit, count);
@@ -135,8 +138,11 @@ export async function sortedCases(
     const order = firstOf(slots.subarray(0, m), m, before);
     const cases: Case[] = [];
     let total = 0;
-    for (let at = 0; at < order.length && (count || cases.length < limit); at += BATCH) {
-      for (const c of await resultCases(scope.dir, bank, order.slice(at, at + BATCH))) {
+    for (let at = 0; at < order.length && (count || cases.length < limit); ) {
+      const size = wanted(count, limit, cases.length);
+      const batch = order.slice(at, at + size);
+      at += size;
+      for (const c of await resultCases(scope.dir, bank, batch)) {
         if (!tags.every((t) => c.tags.includes(t))) continue;
         total++;
         if (cases.length < limit) cases.push(c);
@@ -185,7 +191,7 @@ const NEWEST = { fact: FACT.line, descending: true } as const;
 
 /** A page of the term rows of the cases that may pass `filter` (a tag's words: candidates), or undefined (no rows to trust). */
 function rowsPage(scope: CaseScope, filter: NewestFilter, order: TermRowsQuery['order'], offset: number, limit: number, count: boolean) {
-  const among = [...new Set((filter.tags ?? []).flatMap((t) => [...indexTerms(t)]))];
+  const among = [...new Set((filter.tags ?? []).map(tagMark))];
   const where = filter.success === undefined ? undefined : { fact: FACT.success, equals: filter.success ? '1' : '0' };
   return scope.dir.readTermRows?.(CASE_STORE, { among, where, order, offset, limit, count }) ?? Promise.resolve(undefined);
 }
@@ -223,18 +229,20 @@ async function fromRows(
     const got = await rowsPage(scope, filter, order, 0, limit, count);
     return got === undefined ? undefined : { cases: await casesOf(got.hits), total: got.total };
   }
-  // A tag's words are terms of its cases, and of cases whose task says them: each candidate's tags are checked.
+  // Each candidate's tags are checked as the case shows them.
   const cases: Case[] = [];
   let total = 0;
-  for (let offset = 0; ; offset += BATCH) {
-    const got = await rowsPage(scope, filter, order, offset, BATCH, false);
+  for (let offset = 0; ; ) {
+    const size = wanted(count, limit, cases.length);
+    const got = await rowsPage(scope, filter, order, offset, size, false);
     if (got === undefined) return undefined;
     for (const c of await casesOf(got.hits)) {
       if (!tags.every((t) => c.tags.includes(t))) continue;
       total++;
       if (cases.length < limit) cases.push(c);
     }
-    if (got.hits.length < BATCH || (!count && cases.length >= limit)) break;
+    offset += size;
+    if (got.hits.length < size || (!count && cases.length >= limit)) break;
   }
   return { cases, total: count ? total : undefined };
 }
