@@ -38,7 +38,8 @@ export const CASE_STORE: StoreSpec<CaseBank> = {
    * snapshot are kept folded in its delta (journal/derived/bank/delta.ts).
    */
   snapshot: {
-    version: 1,
+    // 2: the bank's v5 body (tags' marks): a snapshot, delta or build under way of an older crux is not continued.
+    version: 2,
     encode: encodeBank,
     decode: decodeCaseBank,
     delta: { encode: encodeBankDelta, apply: applyBankDelta },

@@ -96,6 +96,19 @@ export async function writeTermRows<S>(
 }
 
 /**
+ * Whether the term rows follow another version of the terms (an older crux's): stale, not wrong — the next write
+ * rebuilds them, and until then reads do without them (`journal check` does not count them as damage).
+ */
+export async function termsOfOtherVersion(q: Sql, ident: (t: string) => string, catalog: Catalog, spec: StoreSpec<unknown>): Promise<boolean> {
+  if (spec.terms === undefined || !catalog.tables.has('term_indexes')) return false;
+  const [row] = await q.unsafe<{ other: boolean }[]>(`select version <> $2 as other from ${ident('term_indexes')} where journal = $1`, [
+    spec.file,
+    spec.terms.version,
+  ]);
+  return row?.other === true;
+}
+
+/**
  * Whether a journal's term rows were ever written: rows not built yet (a schema just migrated, a table just made)
  * are no disagreement, as a missing cache file is none: reads do without them, and the next write builds them.
  */

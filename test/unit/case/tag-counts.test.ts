@@ -14,7 +14,7 @@ import { parseStoreUrl } from '../../../src/journal/pg/url';
 import type { JournalStore } from '../../../src/journal/core/store-boundary';
 import type { CaseId } from '../../../src/shared/ids';
 import { tempDir } from '../../helpers/cli';
-import { freshStoreUrl, pgSkipReason } from '../../helpers/pg';
+import { freshStoreUrl, pgSkipReason, psql } from '../../helpers/pg';
 import { body } from './fixtures';
 
 const NOW = Date.parse('2026-12-01T12:00:00Z');
@@ -89,7 +89,8 @@ describe('success by tag, from the derived layer', () => {
   });
 
   it.skipIf(pgSkipReason() !== undefined)('counts as the whole list on PostgreSQL, from the term rows', async () => {
-    const store = new PgStore(parseStoreUrl(freshStoreUrl('tagcounts')), { reporter: quiet, lockTimeoutMs: 10_000, cruxVersion: 'test', specs: [CASE_STORE] });
+    const storeUrl = freshStoreUrl('tagcounts');
+    const store = new PgStore(parseStoreUrl(storeUrl), { reporter: quiet, lockTimeoutMs: 10_000, cruxVersion: 'test', specs: [CASE_STORE] });
     try {
       await write(store);
       const want = sorted(await fromList(store));
@@ -101,6 +102,19 @@ describe('success by tag, from the derived layer', () => {
       };
       expect(sorted(await casesByTag({ dir: counting, now: NOW }))).toEqual(want);
       expect(whole).toBe(0);
+      // Term rows an older crux wrote (another version: no marks): not trusted, so the bank counts; and `journal
+      // check` calls them stale, not damage (the next write rebuilds them).
+      const schema = new URL(storeUrl).searchParams.get('schema');
+      psql(`update "${schema}".term_indexes set version = 1`, storeUrl);
+      psql(`update "${schema}".journal_cases_terms set terms = array(select t from unnest(terms) t where not starts_with(t, '#'))`, storeUrl);
+      const older = new PgStore(parseStoreUrl(storeUrl), { reporter: quiet, lockTimeoutMs: 10_000, cruxVersion: 'test', specs: [CASE_STORE] });
+      try {
+        expect(sorted(await casesByTag({ dir: older, now: NOW }))).toEqual(want);
+        const [report] = await older.check([CASE_STORE], { repair: false, ts: new Date(NOW).toISOString() });
+        expect(report?.derived).toBeUndefined();
+      } finally {
+        await older.close();
+      }
     } finally {
       await store.close();
     }
