@@ -4,6 +4,7 @@
 import type { Case } from './case';
 import { CASE_STORE, holds, resultCases, type CaseScope } from './store';
 import { tagMark } from '../../journal/derived/bank/layout';
+import { scrubText } from '../../shared/scrub';
 import type { CaseBank } from './bank';
 import type { SortSpec } from '../list-window';
 import type { TermRowsQuery } from '../../journal/core/store-boundary';
@@ -18,6 +19,12 @@ export interface NewestFilter {
 
 /** Cases whose text is read at once: a limit's worth, or a batch of tag candidates. */
 const BATCH = 64;
+/**
+ * Whether every candidate of these tags (a case holding each, as written) shows them so: a tag that scrubbing
+ * leaves as it is (as crux writes every tag). Then how many match is how many candidates there are, none read.
+ */
+const countedByMarks = (tags: readonly string[]) => tags.every((t) => scrubText(t) === t);
+
 /** How many candidates to read next: a batch to count them all, else what the limit still wants (a tag's candidates seldom fail). */
 const wanted = (count: boolean, limit: number, shown: number) => (count ? BATCH : Math.min(BATCH, Math.max(1, limit - shown)));
 
@@ -55,13 +62,16 @@ export async function newestCases(
     // Each candidate's tags are checked as the case shows them.
     const cases: Case[] = [];
     let total = 0;
-    while (s >= 0 && (count || cases.length < limit)) {
-      for (const c of await resultCases(scope.dir, bank, next(wanted(count, limit, cases.length)))) {
+    const byMarks = count && countedByMarks(tags);
+    const reading = count && !byMarks;
+    while (s >= 0 && (reading || cases.length < limit)) {
+      for (const c of await resultCases(scope.dir, bank, next(wanted(reading, limit, cases.length)))) {
         if (!tags.every((t) => c.tags.includes(t))) continue;
         total++;
         if (cases.length < limit) cases.push(c);
       }
     }
+    if (byMarks) total += next(Number.MAX_SAFE_INTEGER).length;
     return { cases, total: count ? total : undefined };
   });
 }
@@ -138,8 +148,11 @@ export async function sortedCases(
     const order = firstOf(slots.subarray(0, m), m, before);
     const cases: Case[] = [];
     let total = 0;
-    for (let at = 0; at < order.length && (count || cases.length < limit); ) {
-      const size = wanted(count, limit, cases.length);
+    const byMarks = count && countedByMarks(tags);
+    const reading = count && !byMarks;
+    let at = 0;
+    while (at < order.length && (reading || cases.length < limit)) {
+      const size = wanted(reading, limit, cases.length);
       const batch = order.slice(at, at + size);
       at += size;
       for (const c of await resultCases(scope.dir, bank, batch)) {
@@ -148,6 +161,7 @@ export async function sortedCases(
         if (cases.length < limit) cases.push(c);
       }
     }
+    if (byMarks) total += Math.max(0, order.length - at);
     return { cases, total: count ? total : undefined };
   });
 }
@@ -232,17 +246,23 @@ async function fromRows(
   // Each candidate's tags are checked as the case shows them.
   const cases: Case[] = [];
   let total = 0;
-  for (let offset = 0; ; ) {
-    const size = wanted(count, limit, cases.length);
-    const got = await rowsPage(scope, filter, order, offset, size, false);
+  const byMarks = count && countedByMarks(tags);
+  const reading = count && !byMarks;
+  let candidates: number | undefined;
+  let offset = 0;
+  for (;;) {
+    const size = wanted(reading, limit, cases.length);
+    const got = await rowsPage(scope, filter, order, offset, size, byMarks && offset === 0);
     if (got === undefined) return undefined;
+    candidates ??= got.total;
     for (const c of await casesOf(got.hits)) {
       if (!tags.every((t) => c.tags.includes(t))) continue;
       total++;
       if (cases.length < limit) cases.push(c);
     }
-    offset += size;
-    if (got.hits.length < size || (!count && cases.length >= limit)) break;
+    offset += got.hits.length;
+    if (got.hits.length < size || (!reading && cases.length >= limit)) break;
   }
+  if (byMarks) total += Math.max(0, (candidates ?? offset) - offset);
   return { cases, total: count ? total : undefined };
 }

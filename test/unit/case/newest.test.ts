@@ -145,6 +145,12 @@ describe('case list newest first, limited and filtered', () => {
     const tagged = await newestCases({ dir: counting, now: NOW }, { tags: ['gamma'] }, 5, false);
     expect(tagged.cases).toHaveLength(5);
     expect(read).toBeLessThanOrEqual(5);
+    // Counted too (a terminal's list, the dashboard's page): from the tag's postings, still the shown ones read.
+    read = 0;
+    const counted = await newestCases({ dir: counting, now: NOW }, { tags: ['gamma'] }, 5, true);
+    expect(counted.cases).toEqual(tagged.cases);
+    expect(counted.total).toBeGreaterThan(20);
+    expect(read).toBeLessThanOrEqual(5);
   });
 
   it('sorted by created, reward or reused (either way) answers as the whole list sorted, ties newest first', async () => {
