@@ -2,7 +2,7 @@
 // many of them succeeded, counted in the derived layer — each tag's mark in the bank's postings (layout.ts
 // tagMark) with the success column, or a database's term rows — never by reading every case's text.
 // Tags and outcomes are plain on an encrypted store (SPEC §13): no key is needed.
-import { markedTag, tagMark } from '../../journal/derived/bank/layout';
+import { markedTag, metaSuccess, tagMark } from '../../journal/derived/bank/layout';
 import { scrubText } from '../../shared/scrub';
 import { CASE_STORE, type CaseScope } from './store';
 
@@ -38,30 +38,35 @@ export async function casesByTag(scope: CaseScope): Promise<{ cases: number; tag
   } else {
     total = await scope.dir.readWith(CASE_STORE, (bank) => {
       const n = bank.slots;
-      const alive = bank.alive.range(0, n);
-      const success = bank.success.range(0, n);
       const tagged = new Uint8Array(n);
       for (let id = 0; id < bank.vocab.length; id++) {
         const tag = markedTag(bank.vocab[id]!);
         if (tag === undefined) continue;
-        const { cached, later } = bank.postingsOf(id);
+        const { cached, cachedMeta, later } = bank.postingsOf(id);
         let cases = 0;
         let successes = 0;
-        for (const list of [cached, later])
-          for (const slot of list) {
-            if (alive[slot] !== 1) continue;
-            tagged[slot] = 1;
-            cases++;
-            if (success[slot] === 1) successes++;
-          }
+        // A cached posting carries its slot's success (packMeta): no column read for it.
+        for (let i = 0; i < cached.length; i++) {
+          const slot = cached[i]!;
+          if (bank.alive.get(slot) !== 1) continue;
+          tagged[slot] = 1;
+          cases++;
+          if (metaSuccess(cachedMeta[i]!)) successes++;
+        }
+        for (const slot of later) {
+          if (bank.alive.get(slot) !== 1) continue;
+          tagged[slot] = 1;
+          cases++;
+          if (bank.success.get(slot) === 1) successes++;
+        }
         add(scrubText(tag), cases, successes);
       }
       let cases = 0;
       let successes = 0;
       for (let slot = 0; slot < n; slot++) {
-        if (alive[slot] !== 1 || tagged[slot] === 1) continue;
+        if (tagged[slot] === 1 || bank.alive.get(slot) !== 1) continue;
         cases++;
-        if (success[slot] === 1) successes++;
+        if (bank.success.get(slot) === 1) successes++;
       }
       add(UNTAGGED, cases, successes);
       return bank.liveCount;
