@@ -7,8 +7,7 @@ import { tagMark } from '../../journal/derived/bank/layout';
 import { scrubText } from '../../shared/scrub';
 import type { CaseBank } from './bank';
 import type { SortSpec } from '../list-window';
-import type { TermRowsQuery } from '../../journal/core/store-boundary';
-import type { TermHit } from '../../journal/codec/store-spec';
+import type { TermHit, TermRowsQuery } from '../../journal/codec/store-spec';
 import { CASE_TERMS } from './bank-terms';
 
 export interface NewestFilter {

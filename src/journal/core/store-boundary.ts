@@ -20,7 +20,7 @@ import type { LinePosition } from '../codec/line';
 import type { ProgressSink } from '../codec/reporting';
 
 export type { ProgressSink, Reporter } from '../codec/reporting';
-import type { IndexQuery, StoreSpec, TermHit } from '../codec/store-spec';
+import type { IndexQuery, StoreSpec, TermCounts, TermHit, TermRowsQuery } from '../codec/store-spec';
 import type { HistoryReport } from './history';
 import type { DerivedReport } from './line-store';
 import type { RecordTransform, RewriteOptions, RewriteResult } from './rewrite';
@@ -329,16 +329,11 @@ export interface JournalStore {
    */
   readAt<S>(spec: StoreSpec<S>, positions: readonly LinePosition[]): Promise<(JournalRecord | undefined)[]>;
   /**
-   * Optional (a limited list of a journal with term rows, StoreSpec.terms): a page of the live entities' rows, from
-   * rows it can trust only — undefined when it cannot (the caller reads the whole state instead). A database answers
-   * from its term rows (an index over their terms), so that the cost follows the page, not the store.
+   * Optional (a limited list): a page of the live entities' term rows (StoreSpec.terms) from rows it can trust only,
+   * else undefined (the caller reads the whole state). A database: an index over them, a cost that follows the page.
    */
   readTermRows?<S>(spec: StoreSpec<S>, query: TermRowsQuery): Promise<{ hits: TermHit[]; total: number | undefined } | undefined>;
-  /**
-   * Optional (counts by term, the dashboard's success by tag): over the live entities' term rows it can trust
-   * (undefined when it cannot), how many there are and how many have fact `where.fact` equal to `where.equals`: in
-   * all, among those holding no term that starts with `prefix`, and for each such term among those holding it.
-   */
+  /** Optional (success by tag): TermCounts over the term rows it can trust, else undefined (see TermCounts). */
   countTerms?<S>(
     spec: StoreSpec<S>,
     query: { readonly prefix: string; readonly where: { readonly fact: number; readonly equals: string } },
@@ -397,30 +392,4 @@ export interface JournalStore {
    * history are read as of one moment while writers go on (PostgreSQL) or wait (a data directory).
    */
   readConsistent<T>(use: (view: StoreView) => Promise<T>, opts?: { readOnly?: boolean }): Promise<T>;
-}
-
-/**
- * A page of term rows (JournalStore.readTermRows). Facts are numbered from 1 in the row's facts text (TermEntry:
- * numbers joined by spaces); each hit's `has` is empty.
- */
-export interface TermRowsQuery {
-  /** Only entities holding every one of these terms (none: every entity). */
-  readonly among: readonly string[];
-  /** Only entities whose fact `fact` reads `equals`. */
-  readonly where?: { readonly fact: number; readonly equals: string } | undefined;
-  /** Only entities whose key starts with this. */
-  readonly prefix?: string | undefined;
-  /** The order: by each fact as a number, the first first; ties by the next. */
-  readonly order: readonly { readonly fact: number; readonly descending: boolean }[];
-  readonly offset: number;
-  readonly limit: number;
-  /** How many match in all (`total`); else total is undefined. */
-  readonly count: boolean;
-}
-
-/** What JournalStore.countTerms counts: entities, and those of them whose fact matched. */
-export interface TermCounts {
-  readonly all: { readonly entities: number; readonly matching: number };
-  readonly without: { readonly entities: number; readonly matching: number };
-  readonly terms: readonly { readonly term: string; readonly entities: number; readonly matching: number }[];
 }

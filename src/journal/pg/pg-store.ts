@@ -10,7 +10,7 @@
 // derived index rows' place in them. The transaction, the keys, check, compaction, survey, init and copy are files of their own.
 import { decodeRecord, VERIFY_ALL, type JournalRecord } from '../codec/record';
 import type { LinePosition } from '../codec/scan';
-import type { IndexQuery, StoreSpec, TermHit } from '../codec/store-spec';
+import type { IndexQuery, StoreSpec, TermCounts, TermHit, TermRowsQuery } from '../codec/store-spec';
 import type {
   CompactReport,
   HistoryPiece,
@@ -22,8 +22,6 @@ import type {
   ProgressSink,
   Reporter,
   StoreFacts,
-  TermCounts,
-  TermRowsQuery,
   Transaction,
 } from '../core/store-boundary';
 import type { Sql } from './client';
