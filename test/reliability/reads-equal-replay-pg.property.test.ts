@@ -17,19 +17,23 @@ import * as caseOps from '../../src/cli/operations/case';
 import { closeStores } from '../../src/cli/store';
 import { sessionCounts } from '../../src/cli/ui/overview';
 import type { SessionStatus } from '../../src/domain/session/machine';
+import { caseScope } from '../../src/cli/operations/scope';
+import { caseIdsStartingWith } from '../../src/domain/case/store';
 import type { CaseId, LogicalSessionId } from '../../src/shared/ids';
 import { CruxError } from '../../src/shared/errors';
 import { FULL, journalLines, tempDir } from '../helpers/cli';
 import { freshStoreUrl, pgSkipReason, psql } from '../helpers/pg';
 import { scaled, TIMEOUT } from './harness';
-import { answer, JOURNALS, type Read } from './replay-surfaces';
+import { answer, JOURNALS, type Read, SORTED_CASE_READS } from './replay-surfaces';
 
 const RUNS = scaled(6, 150);
 const START = Date.parse('2026-12-01T00:00:00Z');
 const AGENTS = [undefined, 'a', 'b'] as const;
 const WORDS = ['deploy', 'cache', 'index', 'timeout'];
 
-type Step = { op: 'put' | 'close' | 'archive'; agent: number; id: number; skew: number } | { op: 'record'; words: number[]; success: boolean };
+type Step =
+  | { op: 'put' | 'close' | 'archive'; agent: number; id: number; skew: number }
+  | { op: 'record'; words: number[]; success: boolean; tags?: number[]; skew?: number; reward?: number };
 type Harm = { how: 'stale' | 'edit' | 'foreign' | 'journal'; at: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
@@ -41,6 +45,9 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       op: fc.constant('record' as const),
       words: fc.array(fc.nat(WORDS.length - 1), { minLength: 1, maxLength: 2 }),
       success: fc.boolean(),
+      tags: fc.array(fc.nat(WORDS.length - 1), { maxLength: 2 }),
+      skew: fc.integer({ min: -600, max: 30 }),
+      reward: fc.constantFrom(0, 0.5, 1),
     }),
   },
 );
@@ -95,6 +102,20 @@ const READS: Read[] = [
   { name: 'ui overview sessions', file: 'sessions.jsonl', run: (ctx) => sessionCounts(ctx) },
   { name: 'case list', file: 'cases.jsonl', run: (ctx) => caseOps.listCases(ctx, {}) },
   { name: 'case list --only-failure --limit 2', file: 'cases.jsonl', run: (ctx) => caseOps.listCases(ctx, { success: false }, { limit: 2 }) },
+  ...SORTED_CASE_READS,
+  { name: 'ui /api/overview/tags', file: 'cases.jsonl', api: '/api/overview/tags' },
+  ...(
+    [
+      ['', 2],
+      ['c', 200],
+    ] as const
+  ).map(
+    ([prefix, max]): Read => ({
+      name: `__complete case ${prefix} (${max})`,
+      file: 'cases.jsonl',
+      run: (ctx) => caseIdsStartingWith(caseScope(ctx), prefix, max),
+    }),
+  ),
   {
     name: 'case retrieve',
     file: 'cases.jsonl',
@@ -111,7 +132,7 @@ const derivedTables = (url: string) =>
     .filter(Boolean);
 
 async function write(url: string, s: Step, now: number, recorded: CaseId[]): Promise<void> {
-  const at = s.op === 'put' ? now + s.skew * 60_000 : now;
+  const at = s.op === 'put' || s.op === 'record' ? now + (s.skew ?? 0) * 60_000 : now;
   const ctx = contextOf({ store: url, agent: s.op === 'record' ? undefined : AGENTS[s.agent], now: new Date(at).toISOString() }, {}, () => {});
   try {
     if (s.op === 'record') {
@@ -121,8 +142,8 @@ async function write(url: string, s: Step, now: number, recorded: CaseId[]): Pro
         action: 'a',
         outcome: 'o',
         success: s.success,
-        reward: 1,
-        tags: [],
+        reward: s.reward ?? 1,
+        tags: [...new Set((s.tags ?? []).map((w) => WORDS[w]!))],
         source_receipt: null,
       };
       recorded.push((await caseOps.recordCase(ctx, draft)).case.case_id as CaseId);

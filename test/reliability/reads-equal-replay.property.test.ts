@@ -25,7 +25,7 @@ import { CruxError } from '../../src/shared/errors';
 import type { AgentName, CaseId, HandoffId, LogicalSessionId } from '../../src/shared/ids';
 import { FULL, tempDir } from '../helpers/cli';
 import { STRESS, TIMEOUT } from './harness';
-import { answer, JOURNALS, type Read, SURFACE_READS } from './replay-surfaces';
+import { answer, JOURNALS, type Read, SORTED_CASE_READS, SURFACE_READS } from './replay-surfaces';
 import { FOUND as FOUND_RAW } from './reads-equal-replay-found';
 
 // Histories: 60 in `npm test`, 120 in CI's run (CRUX_TEST_FULL), 3 000 in the stress run.
@@ -37,7 +37,7 @@ const WORDS = ['deploy', 'cache', 'index', 'timeout', 'page'];
 type Step =
   | { op: 'put'; agent: number; id: number; skew: number }
   | { op: 'close' | 'archive' | 'delete' | 'handoff'; agent: number; id: number }
-  | { op: 'record'; words: number[]; success: boolean }
+  | { op: 'record'; words: number[]; success: boolean; tags?: number[]; skew?: number; reward?: number }
   | { op: 'unrecord'; pick: number }
   | { op: 'compact' | 'save' }
   | { op: 'restore'; how: 'saved' | 'absent' | 'damaged'; at: number };
@@ -57,6 +57,10 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       op: fc.constant('record' as const),
       words: fc.array(fc.nat(WORDS.length - 1), { minLength: 1, maxLength: 3 }),
       success: fc.boolean(),
+      // Tags (a word of the task or not), created_at back and forth, and rewards that tie: the sorted lists' keys.
+      tags: fc.array(fc.nat(WORDS.length - 1), { maxLength: 2 }),
+      skew: fc.integer({ min: -600, max: 30 }),
+      reward: fc.constantFrom(0, 0.5, 1),
     }),
   },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('unrecord' as const), pick: fc.nat() }) },
@@ -138,6 +142,7 @@ const READS: Read[] = [
   ),
   { name: 'case list', file: 'cases.jsonl', run: (ctx) => caseOps.listCases(ctx, {}) },
   { name: 'case list --only-failure --limit 2', file: 'cases.jsonl', run: (ctx) => caseOps.listCases(ctx, { success: false }, { limit: 2 }) },
+  ...SORTED_CASE_READS,
   ...['deploy cache', 'timeout page index'].map(
     (text): Read => ({
       name: `case retrieve ${text}`,
@@ -201,11 +206,11 @@ async function apply(root: string, s: Step, now: number, saved: { dir?: string }
         action: 'a',
         outcome: 'o',
         success: s.success,
-        reward: 1,
-        tags: [],
+        reward: s.reward ?? 1,
+        tags: [...new Set((s.tags ?? []).map((w) => WORDS[w]!))],
         source_receipt: null,
       };
-      return run(() => recordCase({ dir: ctx(0).dataDir, now }, draft, caseId));
+      return run(() => recordCase({ dir: ctx(0).dataDir, now: now + (s.skew ?? 0) * 60_000 }, draft, caseId));
     }
     case 'unrecord':
       if (recorded.length === 0) return;

@@ -10,6 +10,7 @@ import { TOOLS } from '../../src/cli/mcp/tools';
 import * as sdk from '../../src/cli/mcp/sdk';
 import { createServer } from '../../src/cli/mcp/server';
 import { answer as apiAnswer } from '../../src/cli/ui/api';
+import * as caseOps from '../../src/cli/operations/case';
 import { redirectStdio } from '../../src/output/stdout';
 import type { JournalWarning } from '../../src/output/emit';
 import { CruxError } from '../../src/shared/errors';
@@ -93,7 +94,8 @@ function apiRead(root: string, agent: string | undefined, now: number, path: str
   const url = new URL(path, 'http://ui');
   const parts = url.pathname.split('/').slice(2).map(decodeURIComponent);
   return caught(async (stderr) => {
-    const scope = { globals: { dataDir: root, agent, now: new Date(now).toISOString() }, env: {} };
+    const where = /^postgres(ql)?:/.test(root) ? { store: root } : { dataDir: root };
+    const scope = { globals: { ...where, agent, now: new Date(now).toISOString() }, env: {} };
     const { status, body } = await apiAnswer(scope, parts, url.searchParams);
     // A refusal's body carries the `warnings` of what the request passed over on its way, as an answer's does.
     const { warnings = [], ...document } = JSON.parse(body) as { warnings?: JournalWarning[] };
@@ -167,4 +169,32 @@ export const SURFACE_READS: Read[] = [
     (path) => api(path, 'cases.jsonl'),
   ),
   api('/api/journal/check', 'sessions.jsonl', false),
+];
+
+/**
+ * Case lists sorted by a column and limited (issue 47 item 2: from the bank's columns, the shown cases alone read),
+ * filtered by tag and outcome, counted: the CLI's (through the operation) and the dashboard's page of them.
+ */
+export const SORTED_CASE_READS: Read[] = [
+  ...(
+    [
+      [{}, 'created', true, 2],
+      [{}, 'created', false, 3],
+      [{ tags: ['deploy'] }, 'created', true, 2],
+      [{ tags: ['cache', 'index'] }, 'created', false, 1],
+      [{ success: true }, 'reward', true, 2],
+      [{ success: false, tags: ['timeout'] }, 'reused', false, 2],
+    ] as const
+  ).map(
+    ([filter, key, descending, limit]): Read => ({
+      name: `case list ${JSON.stringify(filter)} --sort ${descending ? '-' : ''}${key} --limit ${limit}`,
+      file: 'cases.jsonl',
+      run: (ctx) => caseOps.countedCases(ctx, filter, { sort: { key, descending }, limit }),
+    }),
+  ),
+  ...[
+    '/api/cases?sort=-created&limit=2',
+    '/api/cases?sort=-created&offset=1&limit=2&tag=cache',
+    '/api/cases?sort=-created&offset=0&limit=3&only_failure=1',
+  ].map((path) => api(path, 'cases.jsonl')),
 ];

@@ -6,8 +6,7 @@ import { nameCommit } from '../../shared/commit-log';
 import type { Case, CaseDraft } from '../../domain/case/case';
 import type { RetrieveQuery } from '../../domain/case/rank';
 import { listCases as list, recordCase as record, retrieveCases, retrieveTaggedCases, showCase as show } from '../../domain/case/store';
-import { newestCases } from '../../domain/case/newest';
-import { liveCase } from '../../domain/case/payload';
+import { COLUMN_ORDERS, newestCases, sortedCases, type ColumnOrder } from '../../domain/case/newest';
 import { CASE_ORDERS, windowOf, type SortSpec } from '../../domain/list-window';
 import { caseScope } from './scope';
 
@@ -56,6 +55,12 @@ export async function countedCases(ctx: Context, filter: CaseFilter, window: Cas
     const { cases, total } = await newestCases(caseScope(ctx), { success, tags }, window.limit, opts.count ?? true);
     return { document: { cases }, total };
   }
+  // Sorted by a number the bank holds (the dashboard's newest by created_at) and limited: the same, by that column.
+  const sort = window.sort;
+  if (sort !== undefined && window.limit !== undefined && COLUMN_ORDERS.has(sort.key)) {
+    const sorted = await sortedCases(caseScope(ctx), { success, tags }, sort as SortSpec<ColumnOrder>, window.limit, opts.count ?? true);
+    if (sorted !== undefined) return { document: { cases: sorted.cases }, total: sorted.total };
+  }
   const where =
     success === undefined && tags.length === 0
       ? undefined
@@ -63,12 +68,4 @@ export async function countedCases(ctx: Context, filter: CaseFilter, window: Cas
   // Ties of --sort keep the newest-first order too.
   const { rows, total } = windowOf((await list(caseScope(ctx))).toReversed(), CASE_ORDERS, { ...window, where });
   return { document: { cases: rows }, total };
-}
-
-/**
- * Every live case with its text as it lies — sealed on an encrypted store, so no key is needed: for what counts
- * by the plain fields alone (tags, success; the dashboard's success by tag, SPEC §13).
- */
-export async function casesAsTheyLie(ctx: Context): Promise<Case[]> {
-  return list(caseScope(ctx), liveCase);
 }

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import type { Context } from '../context';
 import { resolveStore } from '../store';
 import { listSessions } from '../operations/session';
-import { casesAsTheyLie } from '../operations/case';
+import { caseScope } from '../operations/scope';
+import { casesByTag } from '../../domain/case/tag-counts';
 import { parseCount } from '../parse';
 import { invalid } from '../../shared/errors';
 import { ALL_STORES } from '../../domain/stores';
@@ -130,22 +131,16 @@ export async function activity(ctx: Context, scope: ApiScope, rawDays: string | 
   return { since: new Date(first).toISOString(), series: ACTIVITY_SERIES, hours };
 }
 
-/** Cases and successes per tag, the most used tags first (at most 30). */
+/**
+ * Cases and successes per tag (each case once per distinct tag), the most used tags first (at most 30): counted in
+ * the derived layer (domain/case/tag-counts.ts), not by reading every case. Tags and success are plain on an
+ * encrypted store too: no key is needed.
+ */
 export async function successByTag(ctx: Context) {
-  // Tags and success are plain on an encrypted store too: counted without opening any text (no key needed).
-  const cases = await casesAsTheyLie(ctx);
-  const tags = new Map<string, { cases: number; successes: number }>();
-  for (const c of cases) {
-    for (const tag of c.tags.length === 0 ? ['(untagged)'] : c.tags) {
-      const t = tags.get(tag) ?? { cases: 0, successes: 0 };
-      t.cases += 1;
-      if (c.success) t.successes += 1;
-      tags.set(tag, t);
-    }
-  }
-  const rows = [...tags].map(([tag, t]) => ({ tag, cases: t.cases, successes: t.successes, success_rate: t.successes / t.cases }));
+  const { cases, tags } = await casesByTag(caseScope(ctx));
+  const rows = tags.map((t) => ({ tag: t.tag, cases: t.cases, successes: t.successes, success_rate: t.successes / t.cases }));
   rows.sort((a, b) => b.cases - a.cases || (a.tag < b.tag ? -1 : 1));
-  return { cases: cases.length, tags: rows.slice(0, 30) };
+  return { cases, tags: rows.slice(0, 30) };
 }
 
 /** Each journal's bytes (a file's size; a table's on PostgreSQL) and where the store is. */

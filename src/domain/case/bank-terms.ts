@@ -12,7 +12,8 @@ import { foldable } from './payload';
 import { caseTerms } from './tokenize';
 
 export const CASE_TERMS: TermKeys<CaseBank> = {
-  version: 1,
+  // 2: each tag's mark (layout.ts tagMark) among the terms.
+  version: 2,
   entries: (bank, keys) => entriesOf(bank, keys),
   fromHits: (terms, hits) => bankOfHits(terms, hits),
 };
@@ -23,7 +24,7 @@ function* entriesOf(bank: CaseBank, keys: readonly string[] | undefined): Iterab
   for (const slot of slots) {
     const fields = foldable(bank.bodies.get(slot));
     // A slot without its body (a bank decoded from a snapshot) has its terms in the postings only.
-    const terms = fields !== undefined ? [...caseTerms(fields.task, fields.tags)] : ((inverted ??= invertPostings(bank)).get(slot) ?? []);
+    const terms = fields !== undefined ? [...caseTerms(fields.task, fields.tags), ...fields.marks] : ((inverted ??= invertPostings(bank)).get(slot) ?? []);
     yield { key: bank.idOf(slot), terms: terms.sort(), facts: factsOf(bank, slot) };
   }
 }

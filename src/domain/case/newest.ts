@@ -3,8 +3,12 @@
 // shown have their text read — not every case, as a whole listing reads them.
 import type { Case } from './case';
 import { CASE_STORE, holds, resultCases, type CaseScope } from './store';
-import { indexTerms } from './sealed';
+import { tagMark } from '../../journal/derived/bank/layout';
+import { scrubText } from '../../shared/scrub';
 import type { CaseBank } from './bank';
+import type { SortSpec } from '../list-window';
+import type { TermHit, TermRowsQuery } from '../../journal/codec/store-spec';
+import { CASE_TERMS } from './bank-terms';
 
 export interface NewestFilter {
   readonly success?: boolean | undefined;
@@ -14,11 +18,19 @@ export interface NewestFilter {
 
 /** Cases whose text is read at once: a limit's worth, or a batch of tag candidates. */
 const BATCH = 64;
+/**
+ * Whether every candidate of these tags (a case holding each, as written) shows them so: a tag that scrubbing
+ * leaves as it is (as crux writes every tag). Then how many match is how many candidates there are, none read.
+ */
+const countedByMarks = (tags: readonly string[]) => tags.every((t) => scrubText(t) === t);
+
+/** How many candidates to read next: a batch to count them all, else what the limit still wants (a tag's candidates seldom fail). */
+const wanted = (count: boolean, limit: number, shown: number) => (count ? BATCH : Math.min(BATCH, Math.max(1, limit - shown)));
 
 /**
  * The newest `limit` live cases that pass `filter` (newest: the reverse of the order they were last written, as
- * `case list` shows them), and how many pass it in all: from the columns for --only-*, exactly; with tags, only
- * when `count` (each candidate's text is read to check its tags), else undefined.
+ * `case list` shows them), and how many pass it in all when `count` (with tags each candidate's text is read to
+ * check its tags; a database counts its rows), else maybe undefined.
  */
 export async function newestCases(
   scope: CaseScope,
@@ -27,42 +39,51 @@ export async function newestCases(
   count: boolean,
 ): Promise<{ cases: Case[]; total: number | undefined }> {
   const tags = filter.tags ?? [];
-  if (tags.length > 0) await scope.dir.settleSealMode?.();
-  const bank = await scope.dir.read(CASE_STORE);
-  const passes = numbersPass(bank, filter.success, tags);
-  const live = bank.liveSlots();
-  if (tags.length === 0) {
-    const shown: number[] = [];
+  const rows = await fromRows(scope, filter, [NEWEST], limit, count);
+  if (rows !== undefined) return rows;
+  // The bank as its snapshot reads on demand (readWith): the columns' pages the slots shown need, not the whole body.
+  return scope.dir.readWith(CASE_STORE, async (bank) => {
+    const passes = numbersPass(bank, filter.success, tags);
+    // Live slots from the newest, a batch at a time, until the limit is met (or, to count them, all of them).
+    let s = bank.slots - 1;
+    const next = (size: number): number[] => {
+      const batch: number[] = [];
+      for (; s >= 0 && batch.length < size; s--) if (bank.alive.get(s) === 1 && passes(s)) batch.push(s);
+      return batch;
+    };
+    if (tags.length === 0) {
+      const shown = next(limit);
+      // Nothing but the outcome to count: the slots that pass it, after those shown.
+      let total: number | undefined;
+      if (count) total = filter.success === undefined ? bank.liveCount : shown.length + next(Number.MAX_SAFE_INTEGER).length;
+      return { cases: await resultCases(scope.dir, bank, shown), total };
+    }
+    // Each candidate's tags are checked as the case shows them.
+    const cases: Case[] = [];
     let total = 0;
-    for (let i = live.length - 1; i >= 0; i--) {
-      if (!passes(live[i]!)) continue;
-      total++;
-      if (shown.length < limit) shown.push(live[i]!);
+    const byMarks = count && countedByMarks(tags);
+    const reading = count && !byMarks;
+    while (s >= 0 && (reading || cases.length < limit)) {
+      for (const c of await resultCases(scope.dir, bank, next(wanted(reading, limit, cases.length)))) {
+        if (!tags.every((t) => c.tags.includes(t))) continue;
+        total++;
+        if (cases.length < limit) cases.push(c);
+      }
     }
-    return { cases: await resultCases(scope.dir, bank, shown), total };
-  }
-  // A tag's words are terms of its cases, and of cases whose task says them: each candidate's tags are checked,
-  // a batch at a time from the newest, until the limit is met (or, to count them, all of them).
-  const cases: Case[] = [];
-  let total = 0;
-  for (let i = live.length - 1; i >= 0 && (count || cases.length < limit); ) {
-    const batch: number[] = [];
-    for (; i >= 0 && batch.length < BATCH; i--) if (passes(live[i]!)) batch.push(live[i]!);
-    for (const c of await resultCases(scope.dir, bank, batch)) {
-      if (!tags.every((t) => c.tags.includes(t))) continue;
-      total++;
-      if (cases.length < limit) cases.push(c);
-    }
-  }
-  return { cases, total: count ? total : undefined };
+    if (byMarks) total += next(Number.MAX_SAFE_INTEGER).length;
+    return { cases, total: count ? total : undefined };
+  });
 }
 
-/** Whether a slot may pass the filter, by its columns and postings alone (with tags: it may, then its text says). */
+/**
+ * Whether a slot may pass the filter, by its columns and postings alone: a tag by its mark's postings (layout.ts
+ * tagMark: plain on an encrypted store too, no key needed), the shown cases' text saying the last word.
+ */
 function numbersPass(bank: CaseBank, success: boolean | undefined, tags: readonly string[]): (slot: number) => boolean {
   const postings: { cached: Uint32Array; later: readonly number[] }[] = [];
-  for (const term of new Set(tags.flatMap((t) => [...indexTerms(t)]))) {
+  for (const term of new Set(tags.map(tagMark))) {
     const id = bank.termIdOf(term);
-    // A word no case holds: no case has the tag.
+    // A tag no case holds.
     if (id === undefined) return () => false;
     const list = bank.postingsOf(id);
     postings.push({ cached: list.cached, later: list.later });
@@ -70,4 +91,177 @@ function numbersPass(bank: CaseBank, success: boolean | undefined, tags: readonl
   const later = postings.map((list) => new Set(list.later));
   return (slot) =>
     (success === undefined || (bank.success.get(slot) === 1) === success) && postings.every((list, i) => holds(list.cached, slot) || later[i]!.has(slot));
+}
+
+/** The sort keys a bank's columns hold as the Case shows them (created_at as canonical text orders as its time). */
+export type ColumnOrder = 'created' | 'reward' | 'reused';
+export const COLUMN_ORDERS: ReadonlySet<string> = new Set<ColumnOrder>(['created', 'reward', 'reused']);
+
+/** The times formatTime writes as four-digit years (0000–9999): their canonical texts order as the times do. */
+const YEAR_0 = -62_167_219_200_000;
+const YEAR_10000 = 253_402_300_800_000;
+
+/**
+ * As newestCases, sorted by a column (`--sort created|reward|reused`, ties newest first as `case list` keeps
+ * them): the first `limit` live cases that pass `filter`, from the columns and postings, only the shown ones (and,
+ * with tags, the candidates up to them) read; undefined when the columns cannot tell the order a list of whole
+ * cases would (a time past year 9999 or before year 0, whose text does not order as the time): the caller lists.
+ */
+export async function sortedCases(
+  scope: CaseScope,
+  filter: NewestFilter,
+  sort: SortSpec<ColumnOrder>,
+  limit: number,
+  count: boolean,
+): Promise<{ cases: Case[]; total: number | undefined } | undefined> {
+  const tags = filter.tags ?? [];
+  // A time whose text does not order as the time: the whole list (as the bank's columns below).
+  if (scope.dir.readTermRows !== undefined && (sort.key !== 'created' || (await timesInRange(scope, filter)))) {
+    const rows = await fromRows(scope, filter, [{ fact: FACT[sort.key], descending: sort.descending }, NEWEST], limit, count);
+    if (rows !== undefined) return rows;
+  }
+  return scope.dir.readWith(CASE_STORE, async (bank) => {
+    const passes = numbersPass(bank, filter.success, tags);
+    const column = sort.key === 'created' ? bank.created : sort.key === 'reward' ? bank.reward : bank.reused;
+    // The columns read in bulk (a few slices of the snapshot's pages), the slots that pass kept newest first.
+    const n = bank.slots;
+    const keys = column.range(0, n);
+    const alive = bank.alive.range(0, n);
+    const slots = new Uint32Array(n);
+    let m = 0;
+    for (let slot = n - 1; slot >= 0; slot--) {
+      if (alive[slot] !== 1 || !passes(slot)) continue;
+      if (sort.key === 'created' && !(keys[slot]! >= YEAR_0 && keys[slot]! < YEAR_10000)) return undefined;
+      slots[m++] = slot;
+    }
+    // Ties keep the newest-first order: the higher slot first.
+    const sign = sort.descending ? -1 : 1;
+    const before = (x: number, y: number) => {
+      const d = sign * (keys[x]! - keys[y]!);
+      return d < 0 || (d === 0 && x > y);
+    };
+    if (tags.length === 0) {
+      const shown = firstOf(slots.subarray(0, m), limit, before);
+      return { cases: await resultCases(scope.dir, bank, shown), total: m };
+    }
+    const order = firstOf(slots.subarray(0, m), m, before);
+    const cases: Case[] = [];
+    let total = 0;
+    const byMarks = count && countedByMarks(tags);
+    const reading = count && !byMarks;
+    let at = 0;
+    while (at < order.length && (reading || cases.length < limit)) {
+      const size = wanted(reading, limit, cases.length);
+      const batch = order.slice(at, at + size);
+      at += size;
+      for (const c of await resultCases(scope.dir, bank, batch)) {
+        if (!tags.every((t) => c.tags.includes(t))) continue;
+        total++;
+        if (cases.length < limit) cases.push(c);
+      }
+    }
+    if (byMarks) total += Math.max(0, order.length - at);
+    return { cases, total: count ? total : undefined };
+  });
+}
+
+/** The first `k` of `slots` in the order `before` gives (a strict total order), in that order: a bounded heap of them. */
+function firstOf(slots: Uint32Array, k: number, before: (x: number, y: number) => boolean): number[] {
+  if (k >= slots.length) return [...slots].sort((x, y) => (before(x, y) ? -1 : before(y, x) ? 1 : 0));
+  // A heap whose root is the last of the k kept: a slot that does not come before it is passed over.
+  const heap: number[] = [];
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let last = i;
+      if (l < heap.length && before(heap[last]!, heap[l]!)) last = l;
+      if (r < heap.length && before(heap[last]!, heap[r]!)) last = r;
+      if (last === i) return;
+      [heap[i], heap[last]] = [heap[last]!, heap[i]!];
+      i = last;
+    }
+  };
+  for (const slot of slots) {
+    if (heap.length < k) {
+      heap.push(slot);
+      for (let i = heap.length - 1; i > 0 && before(heap[(i - 1) >> 1]!, heap[i]!); i = (i - 1) >> 1) {
+        const p = (i - 1) >> 1;
+        [heap[i], heap[p]] = [heap[p]!, heap[i]!];
+      }
+    } else if (k > 0 && before(slot, heap[0]!)) {
+      heap[0] = slot;
+      down(0);
+    }
+  }
+  return heap.sort((x, y) => (before(x, y) ? -1 : before(y, x) ? 1 : 0));
+}
+
+/** The facts of a case's term row (bank-terms.ts factsOf), numbered from 1. */
+const FACT = { reward: 1, created: 2, success: 3, reused: 4, line: 6 } as const;
+/** Newest first: the line of the record that last wrote the case, highest first (the bank's slot order reversed). */
+const NEWEST = { fact: FACT.line, descending: true } as const;
+
+/** A page of the term rows of the cases that may pass `filter` (a tag's words: candidates), or undefined (no rows to trust). */
+function rowsPage(scope: CaseScope, filter: NewestFilter, order: TermRowsQuery['order'], offset: number, limit: number, count: boolean) {
+  const among = [...new Set((filter.tags ?? []).map(tagMark))];
+  const where = filter.success === undefined ? undefined : { fact: FACT.success, equals: filter.success ? '1' : '0' };
+  return scope.dir.readTermRows?.(CASE_STORE, { among, where, order, offset, limit, count }) ?? Promise.resolve(undefined);
+}
+
+/** Whether the created_at of every case that may pass `filter` orders as its text does (years 0–9999), by the rows' edges. */
+async function timesInRange(scope: CaseScope, filter: NewestFilter): Promise<boolean> {
+  for (const descending of [true, false]) {
+    const edge = (await rowsPage(scope, filter, [{ fact: FACT.created, descending }], 0, 1, false))?.hits[0];
+    const created = edge === undefined ? 0 : Number(edge.facts.split(' ')[FACT.created - 1]);
+    if (!(created >= YEAR_0 && created < YEAR_10000)) return false;
+  }
+  return true;
+}
+
+/**
+ * The page `newestCases` or `sortedCases` answers, from a store's term rows (a database's: JournalStore.readTermRows)
+ * — only the rows of the cases shown read, and with tags the candidates up to them, each one's text checked; undefined
+ * where the store has no rows it trusts (the caller reads the bank).
+ */
+async function fromRows(
+  scope: CaseScope,
+  filter: NewestFilter,
+  order: TermRowsQuery['order'],
+  limit: number,
+  count: boolean,
+): Promise<{ cases: Case[]; total: number | undefined } | undefined> {
+  const tags = filter.tags ?? [];
+  const casesOf = (hits: readonly TermHit[]) =>
+    resultCases(
+      scope.dir,
+      CASE_TERMS.fromHits([], hits),
+      hits.map((_, i) => i),
+    );
+  if (tags.length === 0) {
+    const got = await rowsPage(scope, filter, order, 0, limit, count);
+    return got === undefined ? undefined : { cases: await casesOf(got.hits), total: got.total };
+  }
+  // Each candidate's tags are checked as the case shows them.
+  const cases: Case[] = [];
+  let total = 0;
+  const byMarks = count && countedByMarks(tags);
+  const reading = count && !byMarks;
+  let candidates: number | undefined;
+  let offset = 0;
+  for (;;) {
+    const size = wanted(reading, limit, cases.length);
+    const got = await rowsPage(scope, filter, order, offset, size, byMarks && offset === 0);
+    if (got === undefined) return undefined;
+    candidates ??= got.total;
+    for (const c of await casesOf(got.hits)) {
+      if (!tags.every((t) => c.tags.includes(t))) continue;
+      total++;
+      if (cases.length < limit) cases.push(c);
+    }
+    offset += got.hits.length;
+    if (got.hits.length < size || (!reading && cases.length >= limit)) break;
+  }
+  if (byMarks) total += Math.max(0, (candidates ?? offset) - offset);
+  return { cases, total: count ? total : undefined };
 }

@@ -6,6 +6,7 @@ import type { CaseId } from '../../shared/ids';
 import type { Case } from './case';
 import { isSealed, openSealed } from '../../journal/codec/cipher';
 import { CASES_FILE, foldedTerms } from './sealed';
+import { tagMark } from '../../journal/derived/bank/layout';
 
 /** A recorded or imported payload as stored (its fields are checked by `foldable`). */
 export type CaseBody = Record<string, unknown>;
@@ -19,6 +20,8 @@ export interface Foldable {
   created: number;
   success: boolean;
   reused: number;
+  /** Each tag's mark (layout.ts tagMark): the postings count a tag's cases by it. */
+  marks: string[];
 }
 
 /** Whether a recorded or imported payload is a case the bank can fold. */
@@ -35,7 +38,8 @@ export function foldable(body: unknown): Foldable | undefined {
   const created = typeof created_at === 'string' ? (asWritten(created_at) ?? Date.parse(created_at)) : NaN;
   if (Number.isNaN(created) || typeof success !== 'boolean') return undefined;
   const reused = Number.isSafeInteger(times_reused) && (times_reused as number) >= 0 ? (times_reused as number) : 0;
-  return { id: case_id, ...foldedTerms(b, task, stringTags(b.tags)), reward, created, success, reused };
+  const tags = stringTags(b.tags);
+  return { id: case_id, ...foldedTerms(b, task, tags), reward, created, success, reused, marks: [...new Set(tags)].map(tagMark) };
 }
 
 const stringTags = (tags: unknown): string[] => (Array.isArray(tags) ? tags.filter((t): t is string => typeof t === 'string') : []);

@@ -38,7 +38,8 @@ export const CASE_STORE: StoreSpec<CaseBank> = {
    * snapshot are kept folded in its delta (journal/derived/bank/delta.ts).
    */
   snapshot: {
-    version: 1,
+    // 2: the bank's v5 body (tags' marks): a snapshot, delta or build under way of an older crux is not continued.
+    version: 2,
     encode: encodeBank,
     decode: decodeCaseBank,
     delta: { encode: encodeBankDelta, apply: applyBankDelta },
@@ -242,13 +243,19 @@ const LIST_BATCH = 1024;
 
 /** The ids of the live cases that start with `prefix`, in the order they were (last) written, at most `max`: from the bank alone. */
 export async function caseIdsStartingWith(scope: CaseScope, prefix: string, max: number): Promise<string[]> {
-  const bank = await scope.dir.read(CASE_STORE);
-  const ids: string[] = [];
-  for (const slot of bank.liveSlots()) {
-    const id = bank.idOf(slot);
-    if (id.startsWith(prefix) && ids.push(id) >= max) break;
-  }
-  return ids;
+  // A database's term rows, by the line of each case's record (bank-terms.ts factsOf: its sixth fact): a page, not the bank.
+  const rows = await scope.dir.readTermRows?.(CASE_STORE, { among: [], prefix, order: [{ fact: 6, descending: false }], offset: 0, limit: max, count: false });
+  if (rows !== undefined) return rows.hits.map((hit) => hit.key);
+  // The bank as its snapshot reads on demand: the ids' pages as far as the screenful goes.
+  return scope.dir.readWith(CASE_STORE, (bank) => {
+    const ids: string[] = [];
+    for (let slot = 0; slot < bank.slots && ids.length < max; slot++) {
+      if (bank.alive.get(slot) !== 1) continue;
+      const id = bank.idOf(slot);
+      if (id.startsWith(prefix)) ids.push(id);
+    }
+    return ids;
+  });
 }
 
 export async function deleteCase(scope: CaseScope, id: CaseId): Promise<{ deleted: CaseId }> {

@@ -20,7 +20,7 @@ import type { LinePosition } from '../codec/line';
 import type { ProgressSink } from '../codec/reporting';
 
 export type { ProgressSink, Reporter } from '../codec/reporting';
-import type { IndexQuery, NewestQuery, StoreSpec } from '../codec/store-spec';
+import type { IndexQuery, NewestQuery, StoreSpec, TermCounts, TermHit, TermRowsQuery } from '../codec/store-spec';
 import type { HistoryReport } from './history';
 import type { DerivedReport } from './line-store';
 import type { RecordTransform, RewriteOptions, RewriteResult } from './rewrite';
@@ -324,6 +324,16 @@ export interface JournalStore {
    * record any more (the journal was rewritten since).
    */
   readAt<S>(spec: StoreSpec<S>, positions: readonly LinePosition[]): Promise<(JournalRecord | undefined)[]>;
+  /**
+   * Optional (a limited list): a page of the live entities' term rows (StoreSpec.terms) from rows it can trust only,
+   * else undefined (the caller reads the whole state). A database: an index over them, a cost that follows the page.
+   */
+  readTermRows?<S>(spec: StoreSpec<S>, query: TermRowsQuery): Promise<{ hits: TermHit[]; total: number | undefined } | undefined>;
+  /** Optional (success by tag): TermCounts over the term rows it can trust, else undefined (see TermCounts). */
+  countTerms?<S>(
+    spec: StoreSpec<S>,
+    query: { readonly prefix: string; readonly where: { readonly fact: number; readonly equals: string } },
+  ): Promise<TermCounts | undefined>;
   /**
    * Runs `decide` as one write transaction under the lock (waiting at most CRUX_LOCK_TIMEOUT, then exit 75).
    * A store that does not exist yet is created only if `decide` appends: a refused command leaves no trace.

@@ -10,7 +10,7 @@
 // derived index rows' place in them. The transaction, the keys, check, compaction, survey, init and copy are files of their own.
 import { decodeRecord, VERIFY_ALL, type JournalRecord } from '../codec/record';
 import type { LinePosition } from '../codec/scan';
-import type { IndexQuery, NewestQuery, StoreSpec } from '../codec/store-spec';
+import type { IndexQuery, NewestQuery, StoreSpec, TermCounts, TermHit, TermRowsQuery } from '../codec/store-spec';
 import type {
   CompactReport,
   HistoryPiece,
@@ -43,7 +43,7 @@ import { PgKeyStore } from './pg-keys';
 import { settleReading, settleSealing, STORE_KEY_ROW, warnIgnoredKey } from './pg-store-key';
 import { indexCurrent, matchingKeys, readNewestRows } from './pg-index';
 import { readPrefixRows } from './pg-prefix';
-import { matchTerms, termsCurrent } from './pg-terms';
+import { countTerms, matchTerms, termRows, termsCurrent } from './pg-terms';
 import { initSchema } from './pg-init';
 import { PgReads, type Folded } from './pg-fold';
 import { insertLines } from './pg-insert';
@@ -176,6 +176,27 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
     const all = [...new Set([...query.terms, ...among])];
     const hits = query.terms.length === 0 ? [] : await matchTerms(q, (t) => this.ident(t), spec as StoreSpec<unknown>, all, query.terms, among);
     return { state: codec.fromHits(all, hits) };
+  }
+
+  /** Counts by term (success by tag), when the term rows can be trusted (pg-terms.ts countTerms). */
+  async countTerms<S>(
+    spec: StoreSpec<S>,
+    query: { readonly prefix: string; readonly where: { readonly fact: number; readonly equals: string } },
+  ): Promise<TermCounts | undefined> {
+    return this.guard(async () => {
+      const q = this.reader;
+      if (spec.terms === undefined || !(await this.derivedTrusted(q, await this.readCatalog(), spec)).terms) return undefined;
+      return countTerms(q, (t) => this.ident(t), spec as StoreSpec<unknown>, query);
+    });
+  }
+
+  /** A page of the term rows (a limited case list), when they can be trusted (pg-terms.ts termRows). */
+  async readTermRows<S>(spec: StoreSpec<S>, query: TermRowsQuery): Promise<{ hits: TermHit[]; total: number | undefined } | undefined> {
+    return this.guard(async () => {
+      const q = this.reader;
+      if (spec.terms === undefined || !(await this.derivedTrusted(q, await this.readCatalog(), spec)).terms) return undefined;
+      return termRows(q, (t) => this.ident(t), spec as StoreSpec<unknown>, query);
+    });
   }
 
   /**

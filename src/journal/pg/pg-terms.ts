@@ -5,6 +5,7 @@
 // Derived state, trusted as the index rows are (pg-trust.ts): bound in `term_indexes` to the journal's head and
 // trusted only while no one but crux wrote the table; else a retrieve answers from the whole state (readWith).
 import type { StoreSpec, TermEntry, TermHit } from '../codec/store-spec';
+import type { TermCounts, TermRowsQuery } from '../codec/store-spec';
 import type { Sql } from './client';
 import { bindRows, boundCurrent, type IndexHead } from './pg-index';
 import { arrayLiteral, journalTable, termsTable, type Catalog } from './schema';
@@ -95,6 +96,19 @@ export async function writeTermRows<S>(
 }
 
 /**
+ * Whether the term rows follow another version of the terms (an older crux's): stale, not wrong — the next write
+ * rebuilds them, and until then reads do without them (`journal check` does not count them as damage).
+ */
+export async function termsOfOtherVersion(q: Sql, ident: (t: string) => string, catalog: Catalog, spec: StoreSpec<unknown>): Promise<boolean> {
+  if (spec.terms === undefined || !catalog.tables.has('term_indexes')) return false;
+  const [row] = await q.unsafe<{ other: boolean }[]>(`select version <> $2 as other from ${ident('term_indexes')} where journal = $1`, [
+    spec.file,
+    spec.terms.version,
+  ]);
+  return row?.other === true;
+}
+
+/**
  * Whether a journal's term rows were ever written: rows not built yet (a schema just migrated, a table just made)
  * are no disagreement, as a missing cache file is none: reads do without them, and the next write builds them.
  */
@@ -127,4 +141,65 @@ export async function termDisagreements<S>(q: Sql, ident: (t: string) => string,
     });
   for (const key of want.keys()) if (!seen.has(key)) wrong.add(key);
   return [...wrong].sort();
+}
+
+/**
+ * A page of the term rows (JournalStore.readTermRows): those holding every term of `among` (the GIN index), of a
+ * fact and a key prefix, ordered by facts read as numbers (ties by key, then, so that pages do not overlap).
+ */
+export async function termRows(
+  q: Sql,
+  ident: (t: string) => string,
+  spec: StoreSpec<unknown>,
+  query: TermRowsQuery,
+): Promise<{ hits: TermHit[]; total: number | undefined }> {
+  const params: unknown[] = [];
+  const param = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const fact = (n: number) => `split_part(r.facts, ' ', ${Math.trunc(n)})`;
+  const where: string[] = [];
+  if (query.among.length > 0) where.push(`r.terms @> ${param(arrayLiteral(query.among))}::text[]`);
+  if (query.where !== undefined) where.push(`${fact(query.where.fact)} = ${param(query.where.equals)}`);
+  if (query.prefix !== undefined && query.prefix !== '') where.push(`starts_with(r.key, ${param(query.prefix)})`);
+  const from = `from ${ident(termsTable(journalTable(spec.file)))} r ${where.length === 0 ? '' : `where ${where.join(' and ')}`}`;
+  const order = [...query.order.map((o) => `${fact(o.fact)}::float8 ${o.descending ? 'desc' : 'asc'}`), 'r.key collate "C"'].join(', ');
+  const rows = await q.unsafe<{ key: string; facts: string }[]>(
+    `select r.key, r.facts ${from} order by ${order} limit ${param(query.limit)} offset ${param(query.offset)}`,
+    params as string[],
+  );
+  let total: number | undefined;
+  if (query.count) {
+    const [row] = await q.unsafe<{ n: string }[]>(`select count(*) as n ${from}`, params.slice(0, -2) as string[]);
+    total = Number(row?.n ?? 0);
+  }
+  return { hits: rows.map((r) => ({ key: r.key, facts: r.facts, has: [] })), total };
+}
+
+/** JournalStore.countTerms over the term rows: two statements, the counting done by the server. */
+export async function countTerms(
+  q: Sql,
+  ident: (t: string) => string,
+  spec: StoreSpec<unknown>,
+  query: { readonly prefix: string; readonly where: { readonly fact: number; readonly equals: string } },
+): Promise<TermCounts> {
+  const table = ident(termsTable(journalTable(spec.file)));
+  const ok = `split_part(r.facts, ' ', ${Math.trunc(query.where.fact)}) = $2`;
+  const marked = 'exists (select 1 from unnest(r.terms) t where starts_with(t, $1))';
+  const [all] = await q.unsafe<{ n: string; m: string; un: string; um: string }[]>(
+    `select count(*) as n, count(*) filter (where ${ok}) as m, count(*) filter (where not ${marked}) as un,
+       count(*) filter (where ${ok} and not ${marked}) as um from ${table} r`,
+    [query.prefix, query.where.equals],
+  );
+  const terms = await q.unsafe<{ term: string; n: string; m: string }[]>(
+    `select t as term, count(*) as n, count(*) filter (where ${ok}) as m from ${table} r cross join lateral unnest(r.terms) t
+     where starts_with(t, $1) group by t`,
+    [query.prefix, query.where.equals],
+  );
+  return {
+    all: { entities: Number(all?.n ?? 0), matching: Number(all?.m ?? 0) },
+    without: { entities: Number(all?.un ?? 0), matching: Number(all?.um ?? 0) },
+    terms: terms.map((r) => ({ term: r.term, entities: Number(r.n), matching: Number(r.m) })),
+  };
 }

@@ -2,8 +2,11 @@
 // newest first, by outcome and by tag) → then(the cases a replay lists, reading the text of the cases shown only).
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { newestCases } from '../../../src/domain/case/newest';
+import { describe, expect, it, vi } from 'vitest';
+import { newestCases, sortedCases, type ColumnOrder } from '../../../src/domain/case/newest';
+import { countedCases } from '../../../src/cli/operations/case';
+import { contextOf } from '../../../src/cli/context';
+import { CASE_ORDERS, windowOf } from '../../../src/domain/list-window';
 import { caseIdsStartingWith, deleteCase, importCases, listCases, recordCase, type CaseScope } from '../../../src/domain/case/store';
 import type { Case } from '../../../src/domain/case/case';
 import { DataDir } from '../../../src/journal/dir/data-dir';
@@ -45,7 +48,10 @@ async function seeded(seed: number): Promise<string> {
       task: `task ${i} ${pick(TAGS)} ${pick(['deploy', 'prod', 'the'])}`,
       tags: TAGS.filter(() => rand() < 0.3),
       success: rand() < 0.7,
-      reward: Math.round(rand() * 100) / 100,
+      // Few distinct values: ties, which a sorted list keeps newest first.
+      reward: pick([0, 0.25, 0.5, 1]),
+      created: pick(['2026-01-01T00:00:00.000Z', '2025-06-30T23:59:59.999Z', '2026-03-01T08:00:00.000Z', '0001-02-03T04:05:06.007Z']),
+      reused: pick([0, 0, 1, 2]),
     }) as unknown as Case;
   await importCases(
     scope,
@@ -135,8 +141,52 @@ describe('case list newest first, limited and filtered', () => {
     expect(failed.cases).toHaveLength(5);
     expect(read).toBeLessThanOrEqual(5);
     read = 0;
+    // A tag's own postings (its mark), not its words' (which other tasks say too): the cases shown, read.
     const tagged = await newestCases({ dir: counting, now: NOW }, { tags: ['gamma'] }, 5, false);
     expect(tagged.cases).toHaveLength(5);
-    expect(read).toBeLessThanOrEqual(64);
+    expect(read).toBeLessThanOrEqual(5);
+    // Counted too (a terminal's list, the dashboard's page): from the tag's postings, still the shown ones read.
+    read = 0;
+    const counted = await newestCases({ dir: counting, now: NOW }, { tags: ['gamma'] }, 5, true);
+    expect(counted.cases).toEqual(tagged.cases);
+    expect(counted.total).toBeGreaterThan(20);
+    expect(read).toBeLessThanOrEqual(5);
+  });
+
+  it('sorted by created, reward or reused (either way) answers as the whole list sorted, ties newest first', async () => {
+    for (const seed of [6]) {
+      const root = await seeded(seed);
+      const all = (await listCases({ dir: journalsOnly(root), now: NOW })).toReversed();
+      for (const filter of FILTERS)
+        for (const key of ['created', 'reward', 'reused'] as ColumnOrder[])
+          for (const descending of [true, false])
+            for (const limit of [2, 1000]) {
+              const where = (c: Case) => ('success' in filter ? c.success === filter.success : true) && (filter.tags ?? []).every((t) => c.tags.includes(t));
+              const want = windowOf(all, CASE_ORDERS, { sort: { key, descending }, where, limit });
+              // From cache/ (a replay without it is the first test's).
+              for (const dir of [new DataDir(root, quiet, 5_000)]) {
+                const got = await sortedCases({ dir, now: NOW }, filter, { key, descending }, limit, true);
+                const what = `${seed} ${JSON.stringify(filter)} ${descending ? '-' : ''}${key} ${limit}`;
+                expect(got?.cases, what).toEqual(want.rows);
+                expect(got?.total, what).toBe(want.total);
+              }
+            }
+    }
+  });
+
+  it("the dashboard's page, newest by created_at, reads the text of the cases it shows, not of every case", async () => {
+    const root = await seeded(8);
+    const ctx = contextOf({ dataDir: root, now: new Date(NOW).toISOString(), json: true }, {}, () => {});
+    await countedCases(ctx, {}, { limit: 1 });
+    const readAt = vi.spyOn(DataDir.prototype, 'readAt');
+    try {
+      const { document, total } = await countedCases(ctx, { success: false }, { sort: { key: 'created', descending: true }, limit: 10 });
+      expect(document.cases).toHaveLength(10);
+      expect(total).toBeGreaterThan(50);
+      const read = readAt.mock.calls.reduce((n, [, at]) => n + at.length, 0);
+      expect(read).toBeLessThanOrEqual(10);
+    } finally {
+      readAt.mockRestore();
+    }
   });
 });

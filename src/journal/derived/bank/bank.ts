@@ -168,7 +168,7 @@ export class Bank {
     this.success.push(fields.success ? 1 : 0);
     this.reused.push(fields.reused);
     this.termCount.push(terms.size);
-    for (const term of terms) {
+    for (const term of fields.marks === undefined ? terms : [...terms, ...fields.marks]) {
       const id = this.internTerm(term);
       const list = this.laterPostings.get(id);
       if (list === undefined) this.laterPostings.set(id, [slot]);

@@ -9,8 +9,9 @@ import type { Numbers } from './columns';
 
 const MAGIC = 'crux-case-bank';
 // The vocabulary holds tokenize()'s terms: v2 since words are Alphabetic runs (SPEC §5), not \p{L} runs;
-// v3 adds the sorted (id hash, slot) pairs, v4 each posting's ranking facts (postMeta).
-const VERSION = 4;
+// v3 adds the sorted (id hash, slot) pairs, v4 each posting's ranking facts (postMeta), v5 the tags' marks
+// (layout.ts tagMark) in the postings.
+const VERSION = 5;
 
 type Numeric = Float64Array | Uint32Array | Uint16Array | Uint8Array;
 type Ctor = { new (buffer: ArrayBuffer, byteOffset: number, length: number): Numeric; BYTES_PER_ELEMENT: number };

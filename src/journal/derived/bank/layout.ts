@@ -84,7 +84,21 @@ export interface BankFacts {
   readonly created: number;
   readonly success: boolean;
   readonly reused: number;
+  /**
+   * Terms kept in the postings beside the case's terms, never ranked nor counted in its term count: one per tag
+   * (tagMark), so that the bank counts a tag's cases exactly (a tag's words are terms of other cases too).
+   */
+  readonly marks?: readonly string[];
 }
+
+/**
+ * A tag as a term of the postings: `#` and the tag's UTF-8 in base64url — never a word (words are letters and
+ * digits), never a space or a newline (a database's term rows are split on spaces, the vocabulary on newlines).
+ * Tags are plain on an encrypted store too (SPEC §13): a mark holds no free text.
+ */
+export const tagMark = (tag: string): string => `#${Buffer.from(tag, 'utf8').toString('base64url')}`;
+/** The tag of a mark (tagMark), or undefined for a term that is not one. */
+export const markedTag = (term: string): string | undefined => (term.startsWith('#') ? Buffer.from(term.slice(1), 'base64url').toString('utf8') : undefined);
 
 /** Bytes read on demand. */
 export interface Bytes {

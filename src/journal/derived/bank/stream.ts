@@ -103,8 +103,9 @@ class BankStream implements SnapshotStream {
     const ord = this.puts++;
     const [idAt, idLen] = this.ids.add(fields.id);
     const termCount = this.terms.termsOf(fields.task, fields.tags);
+    const listed = fields.marks === undefined ? termCount : this.terms.withMarks(fields.marks);
     const meta = packMeta(fields.reward, termCount, fields.success);
-    for (let k = 0; k < termCount; k++) {
+    for (let k = 0; k < listed; k++) {
       if (this.postCount === POSTINGS_PER_READ) this.flushPostings();
       const x = 2 * this.postCount++;
       this.postBuf[x] = this.terms.ids[k]!;

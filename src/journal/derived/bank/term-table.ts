@@ -32,6 +32,12 @@ export class TermTable {
     return this.count;
   }
 
+  /** Lists these terms as they are (a case's marks) after the ones listed by termsOf; returns the count of all. */
+  withMarks(marks: readonly string[]): number {
+    for (const mark of marks) this.list(this.numberOf(mark));
+    return this.count;
+  }
+
   private add(text: string): void {
     if (this.addAscii(text)) return;
     for (const term of this.tokenize(text)) this.list(this.numberOf(term));
