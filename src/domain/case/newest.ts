@@ -7,7 +7,8 @@ import { tagMark } from '../../journal/derived/bank/layout';
 import { scrubText } from '../../shared/scrub';
 import type { CaseBank } from './bank';
 import type { SortSpec } from '../list-window';
-import type { TermHit, TermRowsQuery } from '../../journal/codec/store-spec';
+import type { TermHit } from '../../journal/codec/store-spec';
+import type { TermRowsQuery } from '../../journal/codec/term-queries';
 import { CASE_TERMS } from './bank-terms';
 
 export interface NewestFilter {

@@ -20,7 +20,8 @@ import type { LinePosition } from '../codec/line';
 import type { ProgressSink } from '../codec/reporting';
 
 export type { ProgressSink, Reporter } from '../codec/reporting';
-import type { IndexQuery, NewestQuery, StoreSpec, TermCounts, TermHit, TermRowsQuery } from '../codec/store-spec';
+import type { IndexQuery, NewestQuery, StoreSpec, TermHit } from '../codec/store-spec';
+import type { TermCounts, TermRowsQuery } from '../codec/term-queries';
 import type { HistoryReport } from './history';
 import type { DerivedReport } from './line-store';
 import type { RecordTransform, RewriteOptions, RewriteResult } from './rewrite';

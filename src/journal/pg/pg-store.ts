@@ -10,7 +10,8 @@
 // derived index rows' place in them. The transaction, the keys, check, compaction, survey, init and copy are files of their own.
 import { decodeRecord, VERIFY_ALL, type JournalRecord } from '../codec/record';
 import type { LinePosition } from '../codec/scan';
-import type { IndexQuery, NewestQuery, StoreSpec, TermCounts, TermHit, TermRowsQuery } from '../codec/store-spec';
+import type { IndexQuery, NewestQuery, StoreSpec, TermHit } from '../codec/store-spec';
+import type { TermCounts, TermRowsQuery } from '../codec/term-queries';
 import type {
   CompactReport,
   HistoryPiece,

@@ -5,7 +5,7 @@
 // Derived state, trusted as the index rows are (pg-trust.ts): bound in `term_indexes` to the journal's head and
 // trusted only while no one but crux wrote the table; else a retrieve answers from the whole state (readWith).
 import type { StoreSpec, TermEntry, TermHit } from '../codec/store-spec';
-import type { TermCounts, TermRowsQuery } from '../codec/store-spec';
+import type { TermCounts, TermRowsQuery } from '../codec/term-queries';
 import type { Sql } from './client';
 import { bindRows, boundCurrent, type IndexHead } from './pg-index';
 import { arrayLiteral, journalTable, termsTable, type Catalog } from './schema';
