@@ -112,7 +112,9 @@ describe("the waiters' queue", { timeout: TIMEOUT }, () => {
   });
 
   it('a waiter that times out in the queue (exit 75) hands its place on: the one behind it sleeps on the next one ahead', async () => {
-    const { dir, lockLog, waits, held, waiters } = await queued(3, (k) => (k === 1 ? { CRUX_LOCK_TIMEOUT: '300ms' } : {}));
+    // Long enough for the last waiter to start and sleep on the quitter first, on a busy host too (at 300 ms, a
+    // process start slower than that found the quitter gone, and the hand-on was never exercised).
+    const { dir, lockLog, waits, held, waiters } = await queued(3, (k) => (k === 1 ? { CRUX_LOCK_TIMEOUT: '3s' } : {}));
     const [first, quitter, last] = waiters as [Child, Child, Child];
     const gaveUp = await quitter.done;
     expect(gaveUp.code).toBe(75);
