@@ -82,11 +82,12 @@ describe.skipIf(pgSkipReason() !== undefined)('limited case lists on PostgreSQL,
   it('answer as a replay of the same journal in a data directory, without reading the whole bank', async () => {
     const store = new PgStore(parseStoreUrl(freshStoreUrl('caselist')), { reporter: quiet, lockTimeoutMs: 10_000, cruxVersion: 'test', specs: [CASE_STORE] });
     const truth = new DataDir(join(tempDir(), 'truth'), quiet, 5_000);
+    // Reads through it may open a connection of its own (set on it, not on `store`): closed too, below.
+    const counting = Object.create(store) as PgStore;
     try {
       await write(store, 3);
       await write(truth, 3);
       let whole = 0;
-      const counting = Object.create(store) as JournalStore;
       counting.read = async (spec) => {
         whole++;
         return store.read(spec);
@@ -113,6 +114,7 @@ describe.skipIf(pgSkipReason() !== undefined)('limited case lists on PostgreSQL,
           expect(await caseIdsStartingWith(pg, prefix, max), `${prefix} ${max}`).toEqual(await caseIdsStartingWith(dir, prefix, max));
       expect(whole).toBe(0);
     } finally {
+      await counting.close();
       await store.close();
     }
   });
