@@ -130,13 +130,14 @@ async function journalByKey(lines: LineReader, file: string, previous: ChainHead
   if (records === undefined) return false;
   let seq = first.seq;
   for (const { record, at } of records) {
-    if (at.line === 1 ? record.seq !== first.seq || record.h !== first.h : record.seq <= seq) return false;
+    if (record.seq === first.seq ? record.h !== first.h || at !== records[0]?.at : record.seq <= seq) return false;
     seq = record.seq;
   }
-  const own = records[0]?.at.line === 1 ? records[0] : undefined;
+  // The key's first record may be the journal's first.
+  const own = records[0]?.record.seq === first.seq ? records[0] : undefined;
   visit(first, own?.at ?? { offset: 0, length: 0, line: 1 });
   for (const { record, at } of records) {
-    if (at.line === 1) continue;
+    if (record === own?.record) continue;
     visit.passOver(record.seq);
     visit(record, at);
   }

@@ -315,8 +315,12 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
 
   rewrite: JournalStore['rewrite'] = (specs, ts, transform, opts) => rewriteRecords(this.lineStore, specs, ts, transform, opts);
 
-  async readHistory<S>(spec: StoreSpec<S>, sink: (record: JournalRecord, at: LinePosition) => void): Promise<void> {
-    return this.guard(async () => readHistory(new PgLines(this, this.reader, await this.readCatalog(), this.retention), spec.file, spec.vocabulary, sink));
+  /** As DataDir's; with `key`, of the journal only its first row and the key's rows (pg-lines.ts keyRecords) when they verify. */
+  async readHistory<S>(spec: StoreSpec<S>, sink: (record: JournalRecord, at: LinePosition) => void, { key }: { key?: string } = {}): Promise<void> {
+    return this.guard(async () => {
+      const lines = new PgLines(this, this.reader, await this.readCatalog(), this.retention);
+      return readHistory(lines, spec.file, spec.vocabulary, sink, key === undefined ? undefined : () => lines.keyRecords(spec as StoreSpec<unknown>, key));
+    });
   }
 
   private get retention(): HistoryRetention {
