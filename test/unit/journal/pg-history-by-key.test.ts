@@ -21,9 +21,55 @@ const COUNTERS: StoreSpec<Map<string, number>> = {
   keyOf: (record) => record.data?.id,
   resets: (record) => record.ev === 'counter.put',
 };
+/** The same with derived rows (an index table): its journal is bound, a read by key trusts it while no one but crux wrote it. */
+const BOUND: StoreSpec<Map<string, number>> = { ...COUNTERS, secondary: { names: ['n'], version: 1, values: (state, key) => [state.get(key)] } };
 const TS = '2026-12-01T09:00:00.000Z';
 
 describe.skipIf(pgSkipReason() !== undefined)('PgStore history read by key', () => {
+  it('with derived rows: the same versions by key; a row deleted by hand (trust cleared) sends it to the whole journal', async () => {
+    const url = freshStoreUrl();
+    const schema = new URL(url).searchParams.get('schema');
+    const warnings: string[] = [];
+    const store = new PgStore(parseStoreUrl(url), { reporter: { warn: (m) => warnings.push(m) }, lockTimeoutMs: 5000, cruxVersion: 'test', specs: [BOUND] });
+    const versions = async (key: string, byKey: boolean) => {
+      const out: [number, string, number][] = [];
+      await store.readHistory(BOUND, (r: JournalRecord) => r.data.id === key && out.push([r.seq, r.ev, r.data.n]), byKey ? { key } : {});
+      return out;
+    };
+    try {
+      for (const drafts of [
+        Array.from({ length: 20 }, (_, i) => ({ ev: 'counter.put', data: { id: `k${i}`, n: i } })),
+        [{ ev: 'counter.added', data: { id: 'k3', n: 100 } }],
+      ])
+        await store.write(async (tx) => {
+          await tx.load(BOUND);
+          tx.append(BOUND, drafts);
+        }, TS);
+      await store.compact([BOUND], TS);
+      await store.write(async (tx) => {
+        await tx.load(BOUND);
+        tx.append(BOUND, [{ ev: 'counter.added', data: { id: 'k3', n: 5 } }]);
+      }, TS);
+      for (const key of ['k3', 'k4', 'none']) expect({ key, v: await versions(key, true) }).toEqual({ key, v: await versions(key, false) });
+      expect(warnings).toEqual([]);
+      psql(`delete from ${schema}.journal_counters where key = 'k9'`);
+      const reopened = new PgStore(parseStoreUrl(url), {
+        reporter: { warn: (m) => warnings.push(m) },
+        lockTimeoutMs: 5000,
+        cruxVersion: 'test',
+        specs: [BOUND],
+      });
+      try {
+        await reopened.readHistory(BOUND, () => {}, { key: 'k3' });
+        expect(warnings.join('\n')).toMatch(/sequence gap|chain break/);
+      } finally {
+        await reopened.close();
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
   it('reads the key rows alone; a damaged row of the key, or a gap, sends it to the whole journal', async () => {
     const url = freshStoreUrl();
     const schema = new URL(url).searchParams.get('schema');
