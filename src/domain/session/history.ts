@@ -46,12 +46,17 @@ async function foldHistory(
   const sessions: Sessions = SESSION_STORE.initial();
   let seen = false;
   let stopped = false;
-  await scope.dir.readHistory(SESSION_STORE, (record, at) => {
-    if (stopped || SESSION_STORE.keyOf?.(record) !== key) return;
-    seen = true;
-    SESSION_STORE.evolve(sessions, record, at);
-    if (onVersion(record, sessions.get(key)) === false) stopped = true;
-  });
+  // Of the journal, the store may read only the key's records (through its index): the others are passed over here anyway.
+  await scope.dir.readHistory(
+    SESSION_STORE,
+    (record, at) => {
+      if (stopped || SESSION_STORE.keyOf?.(record) !== key) return;
+      seen = true;
+      SESSION_STORE.evolve(sessions, record, at);
+      if (onVersion(record, sessions.get(key)) === false) stopped = true;
+    },
+    { key },
+  );
   return seen;
 }
 

@@ -83,16 +83,21 @@ function breakOf(previous: ChainHead | undefined, first: JournalRecord | undefin
   return named?.seq === previous.seq && named?.h === previous.h ? undefined : `chain break: does not continue the history before it (head seq ${previous.seq})`;
 }
 
+/** A journal's records of one key, verified, in journal order (read through an index); undefined: not at hand. */
+export type KeyRecords = () => Promise<readonly { record: JournalRecord; at: LinePosition }[] | undefined>;
+
 /**
  * Every record journal `file` ever kept, oldest first: its history pieces, then the journal, each record once
  * (historySink). What `journal check` finds in what it read is told — a bad line passed over, and a chain break,
  * a sequence gap or a piece that does not continue the one before it among the records it kept — each once.
+ * With `byKey`, of the journal only its first record and the key's records are read (journalByKey), when they are at hand.
  */
-export async function readHistory(lines: LineReader, file: string, vocabulary: ReadonlySet<string>, sink: RecordSink): Promise<void> {
+export async function readHistory(lines: LineReader, file: string, vocabulary: ReadonlySet<string>, sink: RecordSink, byKey?: KeyRecords): Promise<void> {
   const visit = historySink(sink);
   const journal = lines.journal(file);
   let previous: ChainHead | undefined;
   for (const source of [...(await lines.history(file)), journal]) {
+    if (source === journal && byKey !== undefined && (await journalByKey(lines, file, previous, visit, byKey))) return;
     let first: { record: JournalRecord; line: number } | undefined;
     const scan = await source.scan(
       vocabulary,
@@ -111,13 +116,47 @@ export async function readHistory(lines: LineReader, file: string, vocabulary: R
 }
 
 /**
+ * The journal's part of a history read from its first record and the key's records alone, when the journal's
+ * line 1 verifies, starts its chain or continues the history before it (`previous`), and the key's records are at
+ * hand (`byKey`: verified through an index that trusts the journal it covers, so the records between them follow
+ * each other, none a snapshot). false, with nothing passed on: the caller reads the journal whole (and tells what
+ * it finds).
+ */
+async function journalByKey(lines: LineReader, file: string, previous: ChainHead | undefined, visit: HistorySink, byKey: KeyRecords): Promise<boolean> {
+  const first = await lines.first(file);
+  if (first === undefined || (first.seq !== 1 && first.ev !== SNAPSHOT_EVENT) || breakOf(previous, first) !== undefined) return false;
+  if (previous !== undefined && first.seq !== previous.seq + 1) return false;
+  const records = await byKey();
+  if (records === undefined) return false;
+  let seq = first.seq;
+  for (const { record, at } of records) {
+    if (record.seq === first.seq ? record.h !== first.h || at !== records[0]?.at : record.seq <= seq) return false;
+    seq = record.seq;
+  }
+  // The key's first record may be the journal's first.
+  const own = records[0]?.record.seq === first.seq ? records[0] : undefined;
+  visit(first, own?.at ?? { offset: 0, length: 0, line: 1 });
+  for (const { record, at } of records) {
+    if (record === own?.record) continue;
+    visit.passOver(record.seq);
+    visit(record, at);
+  }
+  return true;
+}
+
+/**
  * Passes a journal's records, history first, oldest first, on to `sink` once each, without the records a
  * compaction wrote to restate versions already passed on (any kind of store reads its history through it).
  * Restatements are passed over only when every version before them was passed on: the history reaches back to
  * the chain's start (or to restatements passed on whole) with nothing missing since, a snapshot's restatements
  * left out of an archive aside. Otherwise (older history deleted, a line lost) they are the oldest versions left.
  */
-function historySink(sink: RecordSink): RecordSink {
+interface HistorySink extends RecordSink {
+  /** Records up to `seq` (not included) not read, each following the one before, none a snapshot: as if passed through. */
+  passOver(seq: number): void;
+}
+
+function historySink(sink: RecordSink): HistorySink {
   let lastSeq = 0;
   let whole = false;
   // The last snapshot, the last seq of its restatements, whether they repeat versions passed on, whether every
@@ -126,7 +165,7 @@ function historySink(sink: RecordSink): RecordSink {
   let restatedThrough = 0;
   let repeats = false;
   let intact = false;
-  return (record, at) => {
+  const visit = (record: JournalRecord, at: LinePosition) => {
     const seq = record.seq;
     if (seq <= lastSeq) return;
     const next = seq === lastSeq + 1;
@@ -144,4 +183,13 @@ function historySink(sink: RecordSink): RecordSink {
     }
     sink(record, at);
   };
+  const passOver = (seq: number) => {
+    const [from, to] = [lastSeq + 1, seq - 1];
+    if (to < from) return;
+    // Each one next: whole stays as it is, except at the chain's start and at the last of restatements made whole.
+    if (from === 1) whole = true;
+    if (!repeats && intact && from <= restatedThrough && restatedThrough <= to) whole = true;
+    lastSeq = to;
+  };
+  return Object.assign(visit, { passOver });
 }

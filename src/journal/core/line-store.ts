@@ -74,6 +74,8 @@ export interface LineReader {
   history(file: string): Promise<HistoryGeneration[]>;
   /** Tells the operator of a record a history read passed over. */
   passedOver(file: string, where: string, problem: LinesProblem): void;
+  /** The journal's first record, if its first line verifies (a compacted journal's opening snapshot). */
+  first(file: string): Promise<JournalRecord | undefined>;
 }
 
 /** A journal folded whole under the lock, and where it ends. */
@@ -128,8 +130,6 @@ export interface StagedRewrite {
 export interface LockedLines extends LineReader {
   /** A whole, verifying, quiet fold of the journal. */
   fold<S>(spec: StoreSpec<S>, progress?: ProgressSink): Promise<Folded<S>>;
-  /** The journal's first record, if its first line verifies (a compacted journal's opening snapshot). */
-  first(file: string): Promise<JournalRecord | undefined>;
   /** The sequence number of the newest record its history holds (undefined: none). */
   historyHead(file: string): Promise<number | undefined>;
   /** The journal's bytes as a file (every line and its `\n`; `journal copy` writes the same), or those of `range`. */

@@ -359,9 +359,10 @@ export interface JournalStore {
   /**
    * Every record the store's journal ever kept, oldest first: the history compactions kept, then the journal
    * (records a compaction wrote to restate history that is still at hand are passed over). Bad records are
-   * reported and skipped. Slow by design: only `session history` and `session get --at` call it.
+   * reported and skipped. Only `session history` and `session get --at` call it. With `key`, a store may pass on
+   * only the journal's records of that key (read by key through its index, verified; the others are not read).
    */
-  readHistory<S>(spec: StoreSpec<S>, sink: (record: JournalRecord, at: LinePosition) => void): Promise<void>;
+  readHistory<S>(spec: StoreSpec<S>, sink: (record: JournalRecord, at: LinePosition) => void, opts?: { key?: string }): Promise<void>;
   /** Doctor's facts: under the lock when it is free (so journals hold still), without it when a writer holds it. */
   survey(specs: readonly StoreSpec<unknown>[]): Promise<StoreFacts>;
 

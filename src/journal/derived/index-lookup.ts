@@ -65,6 +65,31 @@ export abstract class IndexLookup<S> {
     return true;
   }
 
+  /**
+   * Every line of the entity `key`, in journal order (none passed over at a resetting line: a history read wants
+   * every version), each verified and required to be of that key; undefined when one is not (a replay tells why).
+   */
+  keyRecords(key: string): { record: JournalRecord; at: LinePosition }[] | undefined {
+    const [hi, lo] = sortKey(KEY_SPACE, key);
+    let lines: KeyLine[];
+    try {
+      lines = this.linesOfHash(hi, lo);
+    } catch (error) {
+      if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return undefined;
+      throw error;
+    }
+    const found: { record: JournalRecord; at: LinePosition }[] = [];
+    for (const { at } of lines) {
+      const record = readVerified(this.journalFd, at);
+      const own = record === undefined ? undefined : this.spec.keyOf!(record);
+      if (record === undefined || own === undefined) return undefined;
+      const [ownHi, ownLo] = sortKey(KEY_SPACE, own);
+      if (ownHi !== hi >>> 0 || ownLo !== lo >>> 0) return undefined;
+      if (own === key) found.push({ record, at });
+    }
+    return found;
+  }
+
   /** Keys whose lines were read or written through this index, for the live estimate. */
   linesOf(key: string): LinePosition[] {
     const [hi, lo] = sortKey(KEY_SPACE, key);

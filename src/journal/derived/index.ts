@@ -19,7 +19,7 @@ import { buildName, dropBuild } from './snapshot-build';
 import { DerivedDamage } from './sorted-table';
 import { bindingAt } from './index-tail';
 import { StoreIndex } from './store-index';
-import { AppendUpkeep, indexCoversJournal, loadNewest, loadPrefix, loadThroughIndex, ReplayUpkeep } from './through-index';
+import { AppendUpkeep, indexCoversJournal, loadKeyRecords, loadNewest, loadPrefix, loadThroughIndex, ReplayUpkeep } from './through-index';
 import { openJournalFile } from '../../shared/journal-file';
 import type { Rebuilt } from './rebuild';
 import { rebuildIndex, streamSnapshot } from './rebuild-lost';
@@ -40,6 +40,15 @@ class DerivedFiles<S> {
   /** A state holding the entities `keys`, through the index; undefined when none verifies (replay instead). */
   findKeys(keys: readonly string[], opts: { keep?: boolean } = {}): Loaded<S> | undefined {
     return loadThroughIndex(this.path, this.root, this.spec, { keys }, opts.keep);
+  }
+
+  /**
+   * Every line of the entity `key` in the journal, verified, through the index (a history read), and `gap` as
+   * newest's; undefined when none verifies or the journal ends in a torn tail (the caller reads it whole).
+   */
+  keyRecords(key: string): { records: { record: JournalRecord; at: LinePosition }[]; gap: number } | undefined {
+    const read = loadKeyRecords(this.path, this.root, this.spec, key);
+    return read === undefined || read.tornTail !== undefined ? undefined : { records: read.records, gap: read.gap };
   }
 
   /** A state holding every entity that may match `query` (some that do not: filter exactly); undefined as findKeys. */

@@ -240,6 +240,22 @@ export function loadPrefix<S>(
 }
 
 /**
+ * Every line of the entity `key` in the journal, verified (IndexLookup.keyRecords), and the torn tail and the gap
+ * the read passed over; undefined when there is no index that verifies (the caller reads the whole journal).
+ */
+export function loadKeyRecords<S>(
+  path: string,
+  root: string,
+  spec: StoreSpec<S>,
+  key: string,
+): { records: { record: JournalRecord; at: LinePosition }[]; tornTail: TornTail | undefined; gap: number } | undefined {
+  return readOpen(path, root, spec, (index) => {
+    const records = index.keyRecords(key);
+    return records === undefined ? undefined : { records, tornTail: index.position().tornTail, gap: index.gap };
+  });
+}
+
+/**
  * Runs `use` over the open index and a fresh state, without the lock; undefined after damage (the index dropped,
  * unless the reader only looks).
  */

@@ -129,9 +129,14 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
     return loaded;
   }
 
-  /** Every record the store's journal ever kept, history/ first (only `session history` and `get --at` read it). */
-  async readHistory<S>(spec: StoreSpec<S>, sink: (record: JournalRecord, at: LinePosition) => void): Promise<void> {
-    await readHistory(this.lines, spec.file, spec.vocabulary, sink);
+  /** Every record the store's journal ever kept, history/ first; of the journal, `key`'s lines alone when the index verifies. */
+  async readHistory<S>(spec: StoreSpec<S>, sink: (record: JournalRecord, at: LinePosition) => void, { key }: { key?: string } = {}): Promise<void> {
+    const byKey = key === undefined ? undefined : async () => (await trustedRead(this.root, derivedFiles(this.root, spec).keyRecords(key)))?.records;
+    try {
+      await readHistory(this.lines, spec.file, spec.vocabulary, sink, byKey);
+    } finally {
+      this.tellUnusable();
+    }
   }
 
   /** The records at these positions of a store's journal (undefined where the line is not a record). */

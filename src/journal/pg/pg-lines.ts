@@ -24,7 +24,7 @@ import { checkDerivedRows } from './pg-check';
 import { replaceRows, type PgHost } from './pg-host';
 import { PgRewriteSet, quarantineItems } from './pg-rewrite-set';
 import { recount, stillDue, writeStats } from './pg-autocompact';
-import { RowVerifier, visitRows } from './rows';
+import { RowVerifier, rowPosition, visitRows } from './rows';
 import { journalTable, type Catalog } from './schema';
 import { writeStoreKeyId } from './pg-store-key';
 
@@ -100,6 +100,38 @@ export class PgLines implements LockedLines {
     const [row] = await this.sql.unsafe<{ body: string }[]>(`select body from ${this.store.ident(table)} order by line limit 1`);
     const decoded = row === undefined ? undefined : decodeRecord(row.body, VERIFY_ALL);
     return decoded?.ok ? decoded.record : undefined;
+  }
+
+  /**
+   * The journal's rows of `key` (its `key` column's index), each verified by its own hash and of that key, in line
+   * order; undefined (the caller reads the journal whole, and tells what it finds) when one is not, or, unless
+   * `trusted` (no one but crux wrote the rows: pg-trust.ts), when they do not run without a gap from the first
+   * sequence number to the last (a row deleted; a count of every row: a journal without derived rows, a test's).
+   */
+  async keyRecords(spec: StoreSpec<unknown>, key: string, opts: { trusted: boolean }): Promise<{ record: JournalRecord; at: LinePosition }[] | undefined> {
+    const table = journalTable(spec.file);
+    if (!this.has(table) || spec.keyOf === undefined) return undefined;
+    const t = this.store.ident(table);
+    if (!opts.trusted) {
+      const [span] = await this.sql.unsafe<{ n: string; lo: string | null; hi: string | null }[]>(
+        `select count(*) as n, min(seq) as lo, max(seq) as hi from ${t}`,
+      );
+      if (span === undefined || span.lo === null || Number(span.hi) - Number(span.lo) + 1 !== Number(span.n)) return undefined;
+    }
+    const rows = await this.sql.unsafe<{ line: string; body: string }[]>(`select line, body from ${t} where key = $1 order by line`, [key]);
+    const found: { record: JournalRecord; at: LinePosition }[] = [];
+    for (const { line, body } of rows) {
+      const decoded = decodeRecord(body, VERIFY_ALL);
+      if (
+        !decoded.ok ||
+        spec.keyOf(decoded.record) !== key ||
+        !spec.vocabulary.has(decoded.record.ev) ||
+        spec.vocabulary.payloadProblem?.(decoded.record) !== undefined
+      )
+        return undefined;
+      found.push({ record: decoded.record, at: rowPosition(Number(line), body) });
+    }
+    return found;
   }
 
   async historyHead(file: string): Promise<number | undefined> {

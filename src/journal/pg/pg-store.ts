@@ -315,8 +315,22 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
 
   rewrite: JournalStore['rewrite'] = (specs, ts, transform, opts) => rewriteRecords(this.lineStore, specs, ts, transform, opts);
 
-  async readHistory<S>(spec: StoreSpec<S>, sink: (record: JournalRecord, at: LinePosition) => void): Promise<void> {
-    return this.guard(async () => readHistory(new PgLines(this, this.reader, await this.readCatalog(), this.retention), spec.file, spec.vocabulary, sink));
+  /**
+   * As DataDir's; with `key`, of the journal only its first row and the key's rows (pg-lines.ts keyRecords) when
+   * they verify and no one but crux wrote the journal since its derived rows were bound (foldKeys' trust, O(1)).
+   */
+  async readHistory<S>(spec: StoreSpec<S>, sink: (record: JournalRecord, at: LinePosition) => void, { key }: { key?: string } = {}): Promise<void> {
+    return this.guard(async () => {
+      const catalog = await this.readCatalog();
+      const lines = new PgLines(this, this.reader, catalog, this.retention);
+      const bound = spec.secondary !== undefined || spec.terms !== undefined;
+      const byKey = async (key: string) => {
+        const trust = bound ? await this.derivedTrusted(this.reader, catalog, spec) : undefined;
+        if (trust !== undefined && !(spec.secondary !== undefined ? trust.index : trust.terms)) return undefined;
+        return lines.keyRecords(spec as StoreSpec<unknown>, key, { trusted: bound });
+      };
+      return readHistory(lines, spec.file, spec.vocabulary, sink, key === undefined ? undefined : () => byKey(key));
+    });
   }
 
   private get retention(): HistoryRetention {
