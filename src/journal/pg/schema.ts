@@ -112,7 +112,8 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
       bytes bigint not null,
       live bigint not null
     );`,
-  // 5: the term rows answer ordered pages by index (a b-tree over each of their first facts, termsDdl) and counts
+  // 5: the term rows answer ordered pages by index (a b-tree over each of their first six facts, the first five
+  // followed by the sixth, which orders their ties: termsDdl) and counts
   // from a table kept with them (countsDdl, made with a journal's next write or `store init`, its rows untrusted
   // until that write rebuilds them). A crux before this version, which would not keep the counts, refuses the store.
   (s) => `
@@ -120,21 +121,29 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
       for t in select c.relname from pg_catalog.pg_class c
         where c.relnamespace = '${s.replace(/'/g, "''")}'::regnamespace and c.relkind = 'r' and c.relname like 'journal\\_%\\_terms' loop
         for i in 1..6 loop
-          execute format('create index if not exists %I on %s.%I ((split_part(facts, '' '', %s)::float8))', t || '_f' || i, '${s.replace(/'/g, "''")}', t, i);
+          execute format('create index if not exists %I on %s.%I ((split_part(facts, '' '', %s)::float8)%s)', t || '_f' || i,
+            '${s.replace(/'/g, "''")}', t, i, case when i < 6 then ', (split_part(facts, '' '', 6)::float8)' else '' end);
         end loop;
       end loop;
     end $crux$;`,
 ];
 
-/** How many of a term row's first facts have a b-tree index each (the orders a page of term rows is read in). */
-export const ORDERED_FACTS = 6;
+/**
+ * The fact that orders a term row among its ties (for a case: the line of its record, newest first), and the facts
+ * before it: each has a b-tree index, those before it followed by it, so that a page ordered by one of them (ties by
+ * the last) reads only its rows. Another spec's facts are indexed the same, used or not (the answers never depend on it).
+ */
+export const TIE_FACT = 6;
 
 /** Fact `n` (from 1) of a term row as a number: the expression both the indexes and the queries use. */
 export const factNumber = (facts: string, n: number): string => `(split_part(${facts}, ' ', ${Math.trunc(n)})::float8)`;
 
 /** The DDL of a term table's fact indexes (as migration 5 makes them for the tables made before it). */
 const factIndexes = (s: string, table: string): string =>
-  Array.from({ length: ORDERED_FACTS }, (_, i) => `create index ${table}_f${i + 1} on ${s}.${table} (${factNumber('facts', i + 1)});`).join('\n  ');
+  Array.from({ length: TIE_FACT }, (_, i) => {
+    const tie = i + 1 < TIE_FACT ? `, ${factNumber('facts', TIE_FACT)}` : '';
+    return `create index ${table}_f${i + 1} on ${s}.${table} (${factNumber('facts', i + 1)}${tie});`;
+  }).join('\n  ');
 
 /** The DDL of one journal's table (created with the first record a journal gets). */
 const journalDdl = (s: string, table: string): string => `
