@@ -1,4 +1,5 @@
 // The tables of a PostgreSQL store and their forward-only migrations.
+// Over 300 lines: the migrations (only ever appended) and the DDL of each journal's tables, which they must match.
 //
 // One schema per store (`?schema=`, default `crux`). Each journal is a table `journal_<name>` (the journal's
 // file name without `.jsonl`): one row per record, its line kept byte for byte in `body`, with the columns the
@@ -133,7 +134,7 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
  * before it: each has a b-tree index, those before it followed by it, so that a page ordered by one of them (ties by
  * the last) reads only its rows. Another spec's facts are indexed the same, used or not (the answers never depend on it).
  */
-export const TIE_FACT = 6;
+const TIE_FACT = 6;
 
 /** Fact `n` (from 1) of a term row as a number: the expression both the indexes and the queries use. */
 export const factNumber = (facts: string, n: number): string => `(split_part(${facts}, ' ', ${Math.trunc(n)})::float8)`;
