@@ -214,7 +214,19 @@ function rowsPage(scope: CaseScope, filter: NewestFilter, order: TermRowsQuery['
 async function timesInRange(scope: CaseScope, filter: NewestFilter): Promise<boolean> {
   for (const descending of [true, false]) {
     // Ties by line in the same direction: one walk of the term rows' (created, line) index from either end.
-    const edge = (await rowsPage(scope, filter, [{ fact: FACT.created, descending }, { fact: FACT.line, descending }], 0, 1, false))?.hits[0];
+    const edge = (
+      await rowsPage(
+        scope,
+        filter,
+        [
+          { fact: FACT.created, descending },
+          { fact: FACT.line, descending },
+        ],
+        0,
+        1,
+        false,
+      )
+    )?.hits[0];
     const created = edge === undefined ? 0 : Number(edge.facts.split(' ')[FACT.created - 1]);
     if (!(created >= YEAR_0 && created < YEAR_10000)) return false;
   }
