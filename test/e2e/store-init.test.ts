@@ -66,7 +66,23 @@ describe.skipIf(pgSkipReason() !== undefined)('crux store init --print on Postgr
   });
 });
 
-/** Takes a schema this crux made back to version 2 (as crux 2 left it): what migrations 3 and 4 added, removed again. */
+/**
+ * Takes a schema this crux made back to version 4 (as a crux of schema 4 left it): the counts tables and the fact
+ * indexes gone, the term rows of the terms' version before (2).
+ */
+function downgradeTo4(schema: string): void {
+  const facts = ['sessions', 'cases'].flatMap((j) => [1, 2, 3, 4, 5, 6].map((n) => `${schema}.journal_${j}_terms_f${n}`));
+  psqlScript(`\\set ON_ERROR_STOP 1
+    set client_min_messages = warning;
+    begin;
+    drop table ${schema}.journal_sessions_counts, ${schema}.journal_cases_counts;
+    drop index ${facts.join(', ')};
+    update ${schema}.term_indexes set version = 2;
+    delete from ${schema}.schema_version where version = 5;
+    commit;`);
+}
+
+/** Takes a schema this crux made back to version 2 (as crux 2 left it): what migrations 3 to 5 added, removed again. */
 function downgradeTo2(schema: string): void {
   psqlScript(`\\set ON_ERROR_STOP 1
     set client_min_messages = warning;
@@ -74,9 +90,10 @@ function downgradeTo2(schema: string): void {
     drop function ${schema}.crux_derived_changed() cascade;
     drop table ${schema}.term_indexes;
     drop table ${schema}.journal_sessions_terms, ${schema}.journal_cases_terms;
+    drop table ${schema}.journal_sessions_counts, ${schema}.journal_cases_counts;
     alter table ${schema}.secondary_indexes drop column trusted, add column rows bigint not null default 0, add column sum numeric not null default 0;
     drop table ${schema}.journal_stats;
-    delete from ${schema}.schema_version where version in (3, 4);
+    delete from ${schema}.schema_version where version in (3, 4, 5);
     commit;`);
 }
 
@@ -123,5 +140,32 @@ describe.skipIf(pgSkipReason() !== undefined)('a PostgreSQL store at an older sc
     expect(await answers(store)).toEqual(before);
     expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
     expect((await crux(store, ['store', 'init'])).stdout).toMatch(/^nothing to do/);
+  });
+  it('at version 4, its term rows of the terms before are stale, not damage; its next write counts and indexes them', async () => {
+    const store = freshStore('pg');
+    await seed(store);
+    const before = await answers(store);
+    const tags = (await crux(store, ['--json', 'case', 'list', '--limit', '2'])).stdout;
+    const schema = new URL(store).searchParams.get('schema')!;
+    downgradeTo4(schema);
+    expect(await answers(store)).toEqual(before);
+    expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
+    // `store init` migrates (the indexes on the rows there, an empty counts table): still stale, still no damage.
+    expect((await crux(store, ['store', 'init'])).exitCode).toBe(0);
+    expect(psql(`select max(version) from ${schema}.schema_version`).trim()).toBe(String(SCHEMA_VERSION));
+    expect(psql(`select count(*) from pg_indexes where schemaname = '${schema}' and indexname like 'journal_cases_terms_f%'`).trim()).toBe('6');
+    expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
+    expect((await crux(store, ['--json', 'case', 'list', '--limit', '2'])).stdout).toBe(tags);
+    expect((await crux(store, ['case', 'record', '--task', 'unrelated', '--action', 'a', '--outcome', 'o', '--tag', 'x'])).exitCode).toBe(0);
+    expect(psql(`select trusted from ${schema}.term_indexes where journal = 'cases.jsonl'`).trim()).toBe('t');
+    expect(psql(`select sum(n) from ${schema}.journal_cases_counts where term = ' all'`).trim()).toBe('4');
+    expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
+    // The counts edited by hand: no longer trusted (the same answers), and check names them.
+    psql(`update ${schema}.journal_cases_counts set n = n + 1 where term = ' all'`);
+    expect(psql(`select trusted from ${schema}.term_indexes where journal = 'cases.jsonl'`).trim()).toBe('f');
+    expect(await answers(store)).toEqual(before);
+    const check = await crux(store, ['journal', 'check']);
+    expect(check.exitCode).toBe(9);
+    expect(check.stdout + check.stderr).toMatch(/journal_cases_counts disagrees with a replay/);
   });
 });

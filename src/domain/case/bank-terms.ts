@@ -7,14 +7,17 @@
 import type { TermEntry, TermHit, TermKeys } from '../../journal/codec/store-spec';
 import { hashIds } from '../../journal/derived/bank/bank';
 import { CaseBank } from './bank';
-import { packMeta, type BankColumns } from '../../journal/derived/bank/layout';
+import { packMeta, tagMark, type BankColumns } from '../../journal/derived/bank/layout';
 import { foldable } from './payload';
 import { caseTerms } from './tokenize';
 
 export const CASE_TERMS: TermKeys<CaseBank> = {
-  // 2: each tag's mark (layout.ts tagMark) among the terms.
-  version: 2,
+  // 2: each tag's mark (layout.ts tagMark) among the terms. 3: success by tag mark counted with the rows (`counted`):
+  // rows of 2, which have no counts, are stale (rebuilt by the next write), not damage.
+  version: 3,
   entries: (bank, keys) => entriesOf(bank, keys),
+  // Success (the third fact) by tag mark: the dashboard's success by tag and a list's total, counted as rows change.
+  counted: { fact: 3, prefix: tagMark('').slice(0, 1) },
   fromHits: (terms, hits) => bankOfHits(terms, hits),
 };
 

@@ -213,7 +213,20 @@ function rowsPage(scope: CaseScope, filter: NewestFilter, order: TermRowsQuery['
 /** Whether the created_at of every case that may pass `filter` orders as its text does (years 0–9999), by the rows' edges. */
 async function timesInRange(scope: CaseScope, filter: NewestFilter): Promise<boolean> {
   for (const descending of [true, false]) {
-    const edge = (await rowsPage(scope, filter, [{ fact: FACT.created, descending }], 0, 1, false))?.hits[0];
+    // Ties by line in the same direction: one walk of the term rows' (created, line) index from either end.
+    const edge = (
+      await rowsPage(
+        scope,
+        filter,
+        [
+          { fact: FACT.created, descending },
+          { fact: FACT.line, descending },
+        ],
+        0,
+        1,
+        false,
+      )
+    )?.hits[0];
     const created = edge === undefined ? 0 : Number(edge.facts.split(' ')[FACT.created - 1]);
     if (!(created >= YEAR_0 && created < YEAR_10000)) return false;
   }

@@ -99,6 +99,11 @@ export interface TermKeys<S> {
    */
   entries(state: S, keys?: readonly string[]): Iterable<TermEntry>;
   /**
+   * What a database keeps counted as the rows change (JournalStore.countTerms, and a page's total): the entities by
+   * the text of fact `fact`, in all, among those holding no term starting with `prefix`, and per such term.
+   */
+  readonly counted?: { readonly fact: number; readonly prefix: string };
+  /**
    * A state holding exactly `hits`, for a query over `terms`: enough to answer it as the whole state would
    * (the postings of `terms` are the hits that hold them; every other entity holds none of them).
    */

@@ -5,10 +5,10 @@ import type { JournalReport } from '../core/store-boundary';
 import type { Sql } from './client';
 import type { PgHost } from './pg-host';
 import { indexDisagreements, indexOfOtherVersion } from './pg-index';
-import { termDisagreements, termsOfOtherVersion } from './pg-terms';
+import { countDisagreement, termDisagreements, termsOfOtherVersion } from './pg-terms';
 import { loadPgSnapshot } from './pg-snapshot';
 import { RowVerifier, visitRows } from './rows';
-import { indexTable, journalTable, termsTable, type Catalog } from './schema';
+import { countsTable, indexTable, journalTable, termsTable, type Catalog } from './schema';
 
 /**
  * A journal's derived rows (index, terms, snapshot) compared with a replay made by `journal check` (`replay`: the
@@ -67,6 +67,7 @@ async function derivedDisagreements<S>(store: PgHost, sql: Sql, catalog: Catalog
   ) {
     const wrong = await termDisagreements(sql, ident, catalog, spec, state);
     if (wrong.length > 0) problems.push(`${termsTable(journalTable(spec.file))} disagrees with a replay for ${entities(wrong)}`);
+    if (await countDisagreement(sql, ident, catalog, spec, state)) problems.push(`${countsTable(journalTable(spec.file))} disagrees with a replay`);
   }
   if (spec.snapshot !== undefined) {
     // A snapshot that verifies (its row, its digest) and folds forward to another state than the replay's.

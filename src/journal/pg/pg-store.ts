@@ -186,8 +186,9 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
   ): Promise<TermCounts | undefined> {
     return this.guard(async () => {
       const q = this.reader;
-      if (spec.terms === undefined || !(await this.derivedTrusted(q, await this.readCatalog(), spec)).terms) return undefined;
-      return countTerms(q, (t) => this.ident(t), spec as StoreSpec<unknown>, query);
+      const catalog = await this.readCatalog();
+      if (spec.terms === undefined || !(await this.derivedTrusted(q, catalog, spec)).terms) return undefined;
+      return countTerms(q, (t) => this.ident(t), catalog, spec as StoreSpec<unknown>, query);
     });
   }
 
@@ -195,8 +196,9 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
   async readTermRows<S>(spec: StoreSpec<S>, query: TermRowsQuery): Promise<{ hits: TermHit[]; total: number | undefined } | undefined> {
     return this.guard(async () => {
       const q = this.reader;
-      if (spec.terms === undefined || !(await this.derivedTrusted(q, await this.readCatalog(), spec)).terms) return undefined;
-      return termRows(q, (t) => this.ident(t), spec as StoreSpec<unknown>, query);
+      const catalog = await this.readCatalog();
+      if (spec.terms === undefined || !(await this.derivedTrusted(q, catalog, spec)).terms) return undefined;
+      return termRows(q, (t) => this.ident(t), catalog, spec as StoreSpec<unknown>, query);
     });
   }
 

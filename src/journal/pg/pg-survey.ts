@@ -34,7 +34,7 @@ export async function surveyPg(store: PgHost, specs: readonly StoreSpec<unknown>
           )
         : [];
     const known = new Set(specs.map((s) => journalTable(s.file)));
-    const other = [...catalog.tables].filter((t) => !OWN_TABLES.has(t) && !known.has(t) && !known.has(t.replace(/_(index|terms)$/, ''))).sort();
+    const other = [...catalog.tables].filter((t) => !OWN_TABLES.has(t) && !known.has(t) && !known.has(t.replace(/_(index|terms|counts)$/, ''))).sort();
     return {
       location: { path: store.location, exists, usable, mode: null },
       lock: {

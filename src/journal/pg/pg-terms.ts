@@ -8,7 +8,8 @@ import type { StoreSpec, TermEntry, TermHit } from '../codec/store-spec';
 import type { TermCounts, TermRowsQuery } from '../codec/term-queries';
 import type { Sql } from './client';
 import { bindRows, boundCurrent, type IndexHead } from './pg-index';
-import { arrayLiteral, journalTable, termsTable, type Catalog } from './schema';
+import { countedOf, countedTotal, countsByTerm, countsDisagree, deleteCounted, insertCounted, rebuildCounts } from './pg-term-counts';
+import { arrayLiteral, countsTable, factNumber, journalTable, termsTable, type Catalog } from './schema';
 
 /** Entities written per statement. */
 const WRITE_ROWS = 5000;
@@ -75,16 +76,22 @@ export async function writeTermRows<S>(
   const terms = spec.terms;
   if (terms === undefined) return;
   const table = ident(termsTable(journalTable(spec.file)));
-  if (keys === 'all') await q.unsafe(`delete from ${table}`);
-  else if (keys.length > 0) await q.unsafe(`delete from ${table} where key = any($1::text[])`, [arrayLiteral(keys)]);
+  const all = keys === 'all';
+  const plain = spec as StoreSpec<unknown>;
+  const counted = terms.counted;
+  // A rebuild writes the rows, then counts them once; a write by key keeps the counts as its rows change.
+  if (all) await q.unsafe(`delete from ${table}`);
+  else if (keys.length > 0) await deleteCounted(q, ident, plain, table, arrayLiteral(keys));
   let batch: TermEntry[] = [];
   const flush = async () => {
     if (batch.length === 0) return;
     // Terms are runs of letters and digits (no space): joined by spaces, split again by the server.
-    await q.unsafe(
-      `insert into ${table} (key, terms, facts) select k, string_to_array(t, ' '), f from unnest($1::text[], $2::text[], $3::text[]) as e(k, t, f)`,
-      [arrayLiteral(batch.map((e) => e.key)), arrayLiteral(batch.map((e) => e.terms.join(' '))), arrayLiteral(batch.map((e) => e.facts))],
-    );
+    const rows: [string, string, string] = [
+      arrayLiteral(batch.map((e) => e.key)),
+      arrayLiteral(batch.map((e) => e.terms.join(' '))),
+      arrayLiteral(batch.map((e) => e.facts)),
+    ];
+    await insertCounted(q, all || counted === undefined ? undefined : { table: ident(countsTable(journalTable(spec.file))), counted }, table, rows);
     batch = [];
   };
   for (const entry of terms.entries(state, keys === 'all' ? undefined : keys)) {
@@ -92,6 +99,7 @@ export async function writeTermRows<S>(
     if (batch.length === WRITE_ROWS) await flush();
   }
   await flush();
+  if (all) await rebuildCounts(q, ident, plain, table);
   await bindRows(q, ident, 'term_indexes', spec.file, { version: terms.version }, head, keys === 'all');
 }
 
@@ -143,6 +151,12 @@ export async function termDisagreements<S>(q: Sql, ident: (t: string) => string,
   return [...wrong].sort();
 }
 
+/** Whether the counts kept with the term rows differ from a replay's (`state` holds the whole journal folded). */
+export async function countDisagreement<S>(q: Sql, ident: (t: string) => string, catalog: Catalog, spec: StoreSpec<S>, state: S): Promise<boolean> {
+  if (spec.terms === undefined || !(await everBuilt(q, ident, catalog, spec.file, termsTable(journalTable(spec.file))))) return false;
+  return countsDisagree(q, ident, catalog, spec as StoreSpec<unknown>, spec.terms.entries(state));
+}
+
 /**
  * A page of the term rows (JournalStore.readTermRows): those holding every term of `among` (the GIN index), of a
  * fact and a key prefix, ordered by facts read as numbers (ties by key, then, so that pages do not overlap).
@@ -150,6 +164,7 @@ export async function termDisagreements<S>(q: Sql, ident: (t: string) => string,
 export async function termRows(
   q: Sql,
   ident: (t: string) => string,
+  catalog: Catalog,
   spec: StoreSpec<unknown>,
   query: TermRowsQuery,
 ): Promise<{ hits: TermHit[]; total: number | undefined }> {
@@ -164,26 +179,33 @@ export async function termRows(
   if (query.where !== undefined) where.push(`${fact(query.where.fact)} = ${param(query.where.equals)}`);
   if (query.prefix !== undefined && query.prefix !== '') where.push(`starts_with(r.key, ${param(query.prefix)})`);
   const from = `from ${ident(termsTable(journalTable(spec.file)))} r ${where.length === 0 ? '' : `where ${where.join(' and ')}`}`;
-  const order = [...query.order.map((o) => `${fact(o.fact)}::float8 ${o.descending ? 'desc' : 'asc'}`), 'r.key collate "C"'].join(', ');
+  // The first order by a fact's b-tree (schema.ts factNumber), the rest sorted among its ties: a page reads its rows.
+  const order = [...query.order.map((o) => `${factNumber('r.facts', o.fact)} ${o.descending ? 'desc' : 'asc'}`), 'r.key collate "C"'].join(', ');
   const rows = await q.unsafe<{ key: string; facts: string }[]>(
     `select r.key, r.facts ${from} order by ${order} limit ${param(query.limit)} offset ${param(query.offset)}`,
     params as string[],
   );
   let total: number | undefined;
-  if (query.count) {
+  const counted = countedOf(catalog, spec);
+  if (query.count && counted !== undefined) total = await countedTotal(q, ident, spec, counted, query);
+  if (query.count && total === undefined) {
     const [row] = await q.unsafe<{ n: string }[]>(`select count(*) as n ${from}`, params.slice(0, -2) as string[]);
     total = Number(row?.n ?? 0);
   }
   return { hits: rows.map((r) => ({ key: r.key, facts: r.facts, has: [] })), total };
 }
 
-/** JournalStore.countTerms over the term rows: two statements, the counting done by the server. */
+/** JournalStore.countTerms: from the counts kept (pg-term-counts.ts), else over the term rows (two statements). */
 export async function countTerms(
   q: Sql,
   ident: (t: string) => string,
+  catalog: Catalog,
   spec: StoreSpec<unknown>,
   query: { readonly prefix: string; readonly where: { readonly fact: number; readonly equals: string } },
 ): Promise<TermCounts> {
+  const counted = countedOf(catalog, spec);
+  const kept = counted === undefined ? undefined : await countsByTerm(q, ident, spec, counted, query);
+  if (kept !== undefined) return kept;
   const table = ident(termsTable(journalTable(spec.file)));
   const ok = `split_part(r.facts, ' ', ${Math.trunc(query.where.fact)}) = $2`;
   const marked = 'exists (select 1 from unnest(r.terms) t where starts_with(t, $1))';

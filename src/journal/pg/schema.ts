@@ -1,4 +1,5 @@
 // The tables of a PostgreSQL store and their forward-only migrations.
+// Over 300 lines: the migrations (only ever appended) and the DDL of each journal's tables, which they must match.
 //
 // One schema per store (`?schema=`, default `crux`). Each journal is a table `journal_<name>` (the journal's
 // file name without `.jsonl`): one row per record, its line kept byte for byte in `body`, with the columns the
@@ -20,7 +21,7 @@ import {
 } from './pg-trust';
 
 /** The layout this crux reads and writes. A store at a higher version is refused, never downgraded. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 type Query = Sql;
 
@@ -33,7 +34,7 @@ export function journalTable(file: string): string {
 
 /** The journal file name a table holds (the inverse of journalTable), or undefined for other tables. */
 export const journalFileOf = (table: string): string | undefined =>
-  table.startsWith('journal_') && !table.endsWith('_index') && !table.endsWith('_terms') ? `${table.slice(8)}.jsonl` : undefined;
+  table.startsWith('journal_') && !/_(index|terms|counts)$/.test(table) ? `${table.slice(8)}.jsonl` : undefined;
 
 /** Migration i takes the schema from version i to i+1. Released migrations are never edited, only appended. */
 const MIGRATIONS: readonly ((s: string) => string)[] = [
@@ -112,7 +113,38 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
       bytes bigint not null,
       live bigint not null
     );`,
+  // 5: the term rows answer ordered pages by index (a b-tree over each of their first six facts, the first five
+  // followed by the sixth, which orders their ties: termsDdl) and counts
+  // from a table kept with them (countsDdl, made with a journal's next write or `store init`, its rows untrusted
+  // until that write rebuilds them). A crux before this version, which would not keep the counts, refuses the store.
+  (s) => `
+    do $crux$ declare t text; begin
+      for t in select c.relname from pg_catalog.pg_class c
+        where c.relnamespace = '${s.replace(/'/g, "''")}'::regnamespace and c.relkind = 'r' and c.relname like 'journal\\_%\\_terms' loop
+        for i in 1..6 loop
+          execute format('create index if not exists %I on %s.%I ((split_part(facts, '' '', %s)::float8)%s)', t || '_f' || i,
+            '${s.replace(/'/g, "''")}', t, i, case when i < 6 then ', (split_part(facts, '' '', 6)::float8)' else '' end);
+        end loop;
+      end loop;
+    end $crux$;`,
 ];
+
+/**
+ * The fact that orders a term row among its ties (for a case: the line of its record, newest first), and the facts
+ * before it: each has a b-tree index, those before it followed by it, so that a page ordered by one of them (ties by
+ * the last) reads only its rows. Another spec's facts are indexed the same, used or not (the answers never depend on it).
+ */
+const TIE_FACT = 6;
+
+/** Fact `n` (from 1) of a term row as a number: the expression both the indexes and the queries use. */
+export const factNumber = (facts: string, n: number): string => `(split_part(${facts}, ' ', ${Math.trunc(n)})::float8)`;
+
+/** The DDL of a term table's fact indexes (as migration 5 makes them for the tables made before it). */
+const factIndexes = (s: string, table: string): string =>
+  Array.from({ length: TIE_FACT }, (_, i) => {
+    const tie = i + 1 < TIE_FACT ? `, ${factNumber('facts', TIE_FACT)}` : '';
+    return `create index ${table}_f${i + 1} on ${s}.${table} (${factNumber('facts', i + 1)}${tie});`;
+  }).join('\n  ');
 
 /** The DDL of one journal's table (created with the first record a journal gets). */
 const journalDdl = (s: string, table: string): string => `
@@ -145,17 +177,34 @@ const termsDdl = (s: string, table: string): string => `
     terms text[] not null,
     facts text not null
   );
-  create index on ${s}.${termsTable(table)} using gin (terms);`;
+  create index on ${s}.${termsTable(table)} using gin (terms);
+  ${factIndexes(s, termsTable(table))}`;
+
+/**
+ * The DDL of a journal's table of counts over its term rows (pg-term-counts.ts, TermKeys.counted): how many
+ * entities, by the text of the counted fact, hold each counted term (`term`), and in all (' all') and holding none
+ * (' without'), which no term can read (terms hold no space).
+ */
+const countsDdl = (s: string, table: string): string => `
+  create table ${s}.${countsTable(table)} (
+    term text not null,
+    value text not null,
+    n bigint not null,
+    primary key (term, value)
+  );`;
 
 /** The table of a journal's secondary keys (StoreSpec.secondary): one row per entity and name with a value. */
 export const indexTable = (table: string): string => `${table}_index`;
 /** The table of a journal's terms (StoreSpec.terms): one row per live entity. */
 export const termsTable = (table: string): string => `${table}_terms`;
+/** The table of the counts over a journal's term rows (TermKeys.counted), kept with them and trusted with them. */
+export const countsTable = (table: string): string => `${table}_counts`;
 
 /** The derived tables of a journal and the binding table each one's trust is kept in. */
 const derivedTables = (table: string): { table: string; binding: string }[] => [
   { table: indexTable(table), binding: 'secondary_indexes' },
   { table: termsTable(table), binding: 'term_indexes' },
+  { table: countsTable(table), binding: 'term_indexes' },
 ];
 
 export interface Catalog {
@@ -252,6 +301,7 @@ export function journalTableSql(schema: string, catalog: Catalog, file: string):
   if (!catalog.tables.has(table)) parts.push(journalDdl(s, table));
   if (!catalog.tables.has(indexTable(table))) parts.push(indexDdl(s, table));
   if (!catalog.tables.has(termsTable(table))) parts.push(termsDdl(s, table));
+  if (!catalog.tables.has(countsTable(table))) parts.push(countsDdl(s, table));
   const unguarded = derivedTables(table).filter((derived) => !catalog.guarded.has(derived.table));
   if (unguarded.length > 0 && catalog.version >= 3) parts.push(trustFunctionDdl(s));
   for (const derived of unguarded) parts.push(guardDdl(s, derived.table, derived.binding, file));
@@ -262,7 +312,7 @@ export function journalTableSql(schema: string, catalog: Catalog, file: string):
   return {
     what: !catalog.tables.has(table)
       ? `table ${table}`
-      : unguarded.length > 0 || !catalog.tables.has(indexTable(table)) || !catalog.tables.has(termsTable(table))
+      : unguarded.length > 0 || derivedTables(table).some((derived) => !catalog.tables.has(derived.table))
         ? `derived tables of ${table}`
         : `triggers of ${table}`,
     sql: parts
@@ -278,7 +328,7 @@ export async function ensureJournalTable(tx: Sql, schema: string, catalog: Catal
   if (missing === undefined) return;
   await tx.unsafe(missing.sql);
   const table = journalTable(file);
-  for (const t of [table, indexTable(table), termsTable(table)]) (catalog.tables as Set<string>).add(t);
+  for (const t of [table, indexTable(table), termsTable(table), countsTable(table)]) (catalog.tables as Set<string>).add(t);
   for (const t of [table, ...derivedTables(table).map((derived) => derived.table)]) (catalog.guarded as Set<string>).add(t);
 }
 

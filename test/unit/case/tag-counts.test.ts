@@ -119,4 +119,27 @@ describe('success by tag, from the derived layer', () => {
       await store.close();
     }
   });
+  it.skipIf(pgSkipReason() !== undefined)('on PostgreSQL reads the counts kept with the term rows, not the rows, and check compares them', async () => {
+    const storeUrl = freshStoreUrl('tagkept');
+    const store = new PgStore(parseStoreUrl(storeUrl), { reporter: quiet, lockTimeoutMs: 10_000, cruxVersion: 'test', specs: [CASE_STORE] });
+    try {
+      await write(store);
+      const want = sorted(await fromList(store));
+      expect(sorted(await casesByTag({ dir: store, now: NOW }))).toEqual(want);
+      // A write that forges crux's own (the documented limit) is believed: what is counted comes from the counts.
+      const schema = new URL(storeUrl).searchParams.get('schema');
+      psql(`select set_config('crux.writer', 'on', true); update "${schema}".journal_cases_counts set n = n * 2`, storeUrl);
+      const forged = new PgStore(parseStoreUrl(storeUrl), { reporter: quiet, lockTimeoutMs: 10_000, cruxVersion: 'test', specs: [CASE_STORE] });
+      try {
+        const got = sorted(await casesByTag({ dir: forged, now: NOW }));
+        expect(got).toEqual({ cases: want.cases * 2, tags: want.tags.map((t) => ({ ...t, cases: t.cases * 2, successes: t.successes * 2 })) });
+        const [report] = await forged.check([CASE_STORE], { repair: false, ts: new Date(NOW).toISOString() });
+        expect(JSON.stringify(report?.derived)).toMatch(/journal_cases_counts disagrees with a replay/);
+      } finally {
+        await forged.close();
+      }
+    } finally {
+      await store.close();
+    }
+  });
 });
