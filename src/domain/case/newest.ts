@@ -4,6 +4,7 @@
 import type { Case } from './case';
 import { CASE_STORE, holds, resultCases, type CaseScope } from './store';
 import { tagMark } from '../../journal/derived/bank/layout';
+import { createdOrdered } from '../../journal/derived/bank/created-order';
 import { scrubText } from '../../shared/scrub';
 import type { CaseBank } from './bank';
 import type { SortSpec } from '../list-window';
@@ -39,41 +40,50 @@ export async function newestCases(
   limit: number,
   count: boolean,
 ): Promise<{ cases: Case[]; total: number | undefined }> {
-  const tags = filter.tags ?? [];
   const rows = await fromRows(scope, filter, [NEWEST], limit, count);
   if (rows !== undefined) return rows;
   // The bank as its snapshot reads on demand (readWith): the columns' pages the slots shown need, not the whole body.
-  return scope.dir.readWith(CASE_STORE, async (bank) => {
-    const passes = numbersPass(bank, filter.success, tags);
-    // Live slots from the newest, a batch at a time, until the limit is met (or, to count them, all of them).
-    let s = bank.slots - 1;
-    const next = (size: number): number[] => {
-      const batch: number[] = [];
-      for (; s >= 0 && batch.length < size; s--) if (bank.alive.get(s) === 1 && passes(s)) batch.push(s);
-      return batch;
-    };
-    if (tags.length === 0) {
-      const shown = next(limit);
-      // Nothing but the outcome to count: the slots that pass it, after those shown.
-      let total: number | undefined;
-      if (count) total = filter.success === undefined ? bank.liveCount : shown.length + next(Number.MAX_SAFE_INTEGER).length;
-      return { cases: await resultCases(scope.dir, bank, shown), total };
+  return scope.dir.readWith(CASE_STORE, (bank) => newestOfBank(scope, bank, filter, limit, count));
+}
+
+/** newestCases from the bank: its live slots from the last. */
+async function newestOfBank(
+  scope: CaseScope,
+  bank: CaseBank,
+  filter: NewestFilter,
+  limit: number,
+  count: boolean,
+): Promise<{ cases: Case[]; total: number | undefined }> {
+  const tags = filter.tags ?? [];
+  const passes = numbersPass(bank, filter.success, tags);
+  // Live slots from the newest, a batch at a time, until the limit is met (or, to count them, all of them).
+  let s = bank.slots - 1;
+  const next = (size: number): number[] => {
+    const batch: number[] = [];
+    for (; s >= 0 && batch.length < size; s--) if (bank.alive.get(s) === 1 && passes(s)) batch.push(s);
+    return batch;
+  };
+  if (tags.length === 0) {
+    const shown = next(limit);
+    // Nothing but the outcome to count: the slots that pass it, after those shown.
+    let total: number | undefined;
+    if (count) total = filter.success === undefined ? bank.liveCount : shown.length + next(Number.MAX_SAFE_INTEGER).length;
+    return { cases: await resultCases(scope.dir, bank, shown), total };
+  }
+  // Each candidate's tags are checked as the case shows them.
+  const cases: Case[] = [];
+  let total = 0;
+  const byMarks = count && countedByMarks(tags);
+  const reading = count && !byMarks;
+  while (s >= 0 && (reading || cases.length < limit)) {
+    for (const c of await resultCases(scope.dir, bank, next(wanted(reading, limit, cases.length)))) {
+      if (!tags.every((t) => c.tags.includes(t))) continue;
+      total++;
+      if (cases.length < limit) cases.push(c);
     }
-    // Each candidate's tags are checked as the case shows them.
-    const cases: Case[] = [];
-    let total = 0;
-    const byMarks = count && countedByMarks(tags);
-    const reading = count && !byMarks;
-    while (s >= 0 && (reading || cases.length < limit)) {
-      for (const c of await resultCases(scope.dir, bank, next(wanted(reading, limit, cases.length)))) {
-        if (!tags.every((t) => c.tags.includes(t))) continue;
-        total++;
-        if (cases.length < limit) cases.push(c);
-      }
-    }
-    if (byMarks) total += next(Number.MAX_SAFE_INTEGER).length;
-    return { cases, total: count ? total : undefined };
-  });
+  }
+  if (byMarks) total += next(Number.MAX_SAFE_INTEGER).length;
+  return { cases, total: count ? total : undefined };
 }
 
 /**
@@ -122,6 +132,11 @@ export async function sortedCases(
     if (rows !== undefined) return rows;
   }
   return scope.dir.readWith(CASE_STORE, async (bank) => {
+    // Newest created first where created never decreases over the live slots, and every one's text orders as
+    // its time: the slots' own order (ties the higher slot first), read from the last as newestCases does.
+    if (sort.key === 'created' && sort.descending && createdOrdered(bank) && timesOrderAsText(bank)) {
+      return newestOfBank(scope, bank, filter, limit, count || tags.length === 0);
+    }
     const passes = numbersPass(bank, filter.success, tags);
     const column = sort.key === 'created' ? bank.created : sort.key === 'reward' ? bank.reward : bank.reused;
     // The columns read in bulk (a few slices of the snapshot's pages), the slots that pass kept newest first.
@@ -164,6 +179,16 @@ export async function sortedCases(
     if (byMarks) total += Math.max(0, order.length - at);
     return { cases, total: count ? total : undefined };
   });
+}
+
+/** Whether the first and last live slots' created (the least and the most, created being ordered) are in years 0–9999. */
+function timesOrderAsText(bank: CaseBank): boolean {
+  let first = 0;
+  while (first < bank.slots && bank.alive.get(first) !== 1) first++;
+  let last = bank.slots - 1;
+  while (last >= 0 && bank.alive.get(last) !== 1) last--;
+  const inRange = (slot: number) => slot < 0 || slot >= bank.slots || (bank.created.get(slot) >= YEAR_0 && bank.created.get(slot) < YEAR_10000);
+  return inRange(first) && inRange(last);
 }
 
 /** The first `k` of `slots` in the order `before` gives (a strict total order), in that order: a bounded heap of them. */

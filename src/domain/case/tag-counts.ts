@@ -1,8 +1,9 @@
 // The case bank's success by tag (the dashboard's overview, SPEC §12): how many live cases carry each tag and how
 // many of them succeeded, counted in the derived layer — each tag's mark in the bank's postings (layout.ts
-// tagMark) with the success column, or a database's term rows — never by reading every case's text.
+// tagMark) counted with the bank's snapshot (tag-tally.ts), or a database's term rows — never by reading every case's text.
 // Tags and outcomes are plain on an encrypted store (SPEC §13): no key is needed.
-import { markedTag, metaSuccess, tagMark } from '../../journal/derived/bank/layout';
+import { markedTag, tagMark } from '../../journal/derived/bank/layout';
+import { tagCounts } from '../../journal/derived/bank/tag-tally';
 import { scrubText } from '../../shared/scrub';
 import { CASE_STORE, type CaseScope } from './store';
 
@@ -36,39 +37,11 @@ export async function casesByTag(scope: CaseScope): Promise<{ cases: number; tag
     add(UNTAGGED, rows.without.entities, rows.without.matching);
     for (const t of rows.terms) add(scrubText(markedTag(t.term) ?? t.term), t.entities, t.matching);
   } else {
+    // The bank's counts: its snapshot's tally and the changes since (tag-tally.ts), else one pass over the tags' postings.
     total = await scope.dir.readWith(CASE_STORE, (bank) => {
-      const n = bank.slots;
-      const tagged = new Uint8Array(n);
-      for (let id = 0; id < bank.vocab.length; id++) {
-        const tag = markedTag(bank.vocab[id]!);
-        if (tag === undefined) continue;
-        const { cached, cachedMeta, later } = bank.postingsOf(id);
-        let cases = 0;
-        let successes = 0;
-        // A cached posting carries its slot's success (packMeta): no column read for it.
-        for (let i = 0; i < cached.length; i++) {
-          const slot = cached[i]!;
-          if (bank.alive.get(slot) !== 1) continue;
-          tagged[slot] = 1;
-          cases++;
-          if (metaSuccess(cachedMeta[i]!)) successes++;
-        }
-        for (const slot of later) {
-          if (bank.alive.get(slot) !== 1) continue;
-          tagged[slot] = 1;
-          cases++;
-          if (bank.success.get(slot) === 1) successes++;
-        }
-        add(scrubText(tag), cases, successes);
-      }
-      let cases = 0;
-      let successes = 0;
-      for (let slot = 0; slot < n; slot++) {
-        if (tagged[slot] === 1 || bank.alive.get(slot) !== 1) continue;
-        cases++;
-        if (bank.success.get(slot) === 1) successes++;
-      }
-      add(UNTAGGED, cases, successes);
+      const { marks, untagged } = tagCounts(bank);
+      for (const m of marks) add(scrubText(markedTag(bank.vocab[m.id]!)!), m.cases, m.successes);
+      add(UNTAGGED, untagged.cases, untagged.successes);
       return bank.liveCount;
     });
   }

@@ -10,6 +10,7 @@ import { CASE_ORDERS, windowOf } from '../../../src/domain/list-window';
 import { caseIdsStartingWith, deleteCase, importCases, listCases, recordCase, type CaseScope } from '../../../src/domain/case/store';
 import type { Case } from '../../../src/domain/case/case';
 import { DataDir } from '../../../src/journal/dir/data-dir';
+import { Column } from '../../../src/journal/derived/bank/columns';
 import type { CaseId } from '../../../src/shared/ids';
 import { tempDir } from '../../helpers/cli';
 import { body } from './fixtures';
@@ -36,8 +37,11 @@ function journalsOnly(root: string): DataDir {
   return new DataDir(copy, quiet, 5_000);
 }
 
-async function seeded(seed: number): Promise<string> {
+/** `ordered`: created_at never decreases as cases are written (ties kept), as when one clock writes them all. */
+async function seeded(seed: number, ordered = false): Promise<string> {
   const rand = random(seed);
+  let tick = 0;
+  const later = () => new Date(NOW + 1000 * (rand() < 0.3 ? tick : ++tick)).toISOString();
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
   const root = join(tempDir(), 'data');
   const scope: CaseScope = { dir: new DataDir(root, quiet, 5_000), now: NOW };
@@ -50,7 +54,7 @@ async function seeded(seed: number): Promise<string> {
       success: rand() < 0.7,
       // Few distinct values: ties, which a sorted list keeps newest first.
       reward: pick([0, 0.25, 0.5, 1]),
-      created: pick(['2026-01-01T00:00:00.000Z', '2025-06-30T23:59:59.999Z', '2026-03-01T08:00:00.000Z', '0001-02-03T04:05:06.007Z']),
+      created: ordered ? later() : pick(['2026-01-01T00:00:00.000Z', '2025-06-30T23:59:59.999Z', '2026-03-01T08:00:00.000Z', '0001-02-03T04:05:06.007Z']),
       reused: pick([0, 0, 1, 2]),
     }) as unknown as Case;
   await importCases(
@@ -59,7 +63,7 @@ async function seeded(seed: number): Promise<string> {
   );
   for (let round = 0; round < 6; round++) {
     const dir = new DataDir(root, quiet, 5_000);
-    const s = { dir, now: NOW + round };
+    const s = { dir, now: ordered ? NOW + 1000 * ++tick : NOW + round };
     for (let k = 0; k < 8; k++) await deleteCase(s, `c${Math.floor(rand() * 400)}` as CaseId).catch(() => undefined);
     // Replaced cases move to the newest end.
     await importCases(
@@ -67,7 +71,7 @@ async function seeded(seed: number): Promise<string> {
       Array.from({ length: 10 }, () => caseOf(Math.floor(rand() * 450))),
     );
     await recordCase(
-      s,
+      ordered ? { ...s, now: NOW + 1000 * ++tick } : s,
       {
         task: `new ${round} alpha`,
         context: null,
@@ -171,6 +175,37 @@ describe('case list newest first, limited and filtered', () => {
                 expect(got?.total, what).toBe(want.total);
               }
             }
+    }
+  });
+
+  it('newest by created_at where created never decreases as written: the slots from the last, no column read whole', async () => {
+    for (const seed of [9, 10]) {
+      const root = await seeded(seed, true);
+      const all = (await listCases({ dir: journalsOnly(root), now: NOW })).toReversed();
+      const range = vi.spyOn(Column.prototype, 'range');
+      try {
+        for (const filter of FILTERS)
+          for (const limit of [2, 50, 1000]) {
+            const where = (c: Case) => ('success' in filter ? c.success === filter.success : true) && (filter.tags ?? []).every((t) => c.tags.includes(t));
+            const want = windowOf(all, CASE_ORDERS, { sort: { key: 'created', descending: true }, where, limit });
+            const got = await sortedCases({ dir: new DataDir(root, quiet, 5_000), now: NOW }, filter, { key: 'created', descending: true }, limit, true);
+            const what = `${seed} ${JSON.stringify(filter)} ${limit}`;
+            expect(got?.cases, what).toEqual(want.rows);
+            expect(got?.total, what).toBe(want.total);
+          }
+        expect(range).not.toHaveBeenCalled();
+      } finally {
+        range.mockRestore();
+      }
+      // A case written later with an earlier time: no longer the slots' order, and still as the whole list.
+      await importCases({ dir: new DataDir(root, quiet, 5_000), now: NOW }, [
+        body({ id: 'early', task: 'early', created: '2020-01-01T00:00:00.000Z' }) as unknown as Case,
+      ]);
+      const again = (await listCases({ dir: journalsOnly(root), now: NOW })).toReversed();
+      const want = windowOf(again, CASE_ORDERS, { sort: { key: 'created', descending: true }, where: () => true, limit: 1000 });
+      const got = await sortedCases({ dir: new DataDir(root, quiet, 5_000), now: NOW }, {}, { key: 'created', descending: true }, 1000, true);
+      expect(got?.cases.map((c) => c.case_id)).toEqual(want.rows.map((c) => c.case_id));
+      expect(got?.cases.at(-1)?.case_id).toBe('early');
     }
   });
 

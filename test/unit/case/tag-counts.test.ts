@@ -15,7 +15,15 @@ import type { JournalStore } from '../../../src/journal/core/store-boundary';
 import type { CaseId } from '../../../src/shared/ids';
 import { tempDir } from '../../helpers/cli';
 import { freshStoreUrl, pgSkipReason, psql } from '../../helpers/pg';
-import { body } from './fixtures';
+import { bankOf, body, bodyOf, recorded, type Given } from './fixtures';
+import fc from 'fast-check';
+import { Bank } from '../../../src/journal/derived/bank/bank';
+import { CaseBank, decodeCaseBank } from '../../../src/domain/case/bank';
+import { encodeBank } from '../../../src/journal/derived/bank/steps';
+import { applyBankDelta, encodeBankDelta } from '../../../src/journal/derived/bank/delta';
+import { markedTag } from '../../../src/journal/derived/bank/layout';
+import { tagCounts } from '../../../src/journal/derived/bank/tag-tally';
+import { propertyRuns } from '../../helpers/cli';
 
 const NOW = Date.parse('2026-12-01T12:00:00Z');
 const quiet = { warn: () => {} };
@@ -78,14 +86,80 @@ describe('success by tag, from the derived layer', () => {
     const want = sorted(await fromList(new DataDir(copy, quiet, 5_000)));
     expect(want.tags.find((t) => t.tag === 'beta')!.cases).toBeGreaterThan(10);
     const readAt = vi.spyOn(DataDir.prototype, 'readAt');
+    const postings = vi.spyOn(Bank.prototype, 'postingsOf');
     try {
       expect(sorted(await casesByTag({ dir: new DataDir(root, quiet, 5_000), now: NOW }))).toEqual(want);
+      // From the snapshot's tally and the changes since (the deletions, replacements and records past it): no
+      // tag's postings read.
+      expect(postings).not.toHaveBeenCalled();
       fs.rmSync(join(root, 'cache'), { recursive: true, force: true });
       expect(sorted(await casesByTag({ dir: new DataDir(root, quiet, 5_000), now: NOW }))).toEqual(want);
       expect(readAt).not.toHaveBeenCalled();
     } finally {
       readAt.mockRestore();
+      postings.mockRestore();
     }
+  });
+
+  it("keeps each tag's counts with the bank's snapshot and delta, as a replay counts them, and without them by the postings", () => {
+    const event = fc.oneof(
+      { weight: 4, arbitrary: fc.record({ i: fc.nat(11), tags: fc.array(fc.constantFrom('a', 'b', 'ü c', ''), { maxLength: 3 }), success: fc.boolean() }) },
+      { weight: 1, arbitrary: fc.record({ del: fc.nat(11) }) },
+    );
+    const given = (e: { i: number; tags: string[]; success: boolean } | { del: number }): Given =>
+      'del' in e ? { ev: 'case.deleted', data: { case_id: `c${e.del}` } } : recorded({ id: `c${e.i}`, task: `task ${e.i}`, tags: e.tags, success: e.success });
+    fc.assert(
+      fc.property(fc.array(fc.array(event, { maxLength: 12 }), { minLength: 4, maxLength: 4 }), (parts) => {
+        const model = new Map<string, { tags: string[]; success: boolean }>();
+        const counted = (bank: Bank) => {
+          const { marks, untagged } = tagCounts(bank);
+          const out = new Map<string, [number, number]>();
+          for (const m of marks) if (m.cases !== 0 || m.successes !== 0) out.set(`#${markedTag(bank.vocab[m.id]!)}`, [m.cases, m.successes]);
+          if (untagged.cases !== 0 || untagged.successes !== 0) out.set('untagged', [untagged.cases, untagged.successes]);
+          return out;
+        };
+        const want = () => {
+          const out = new Map<string, [number, number]>();
+          for (const c of model.values())
+            for (const tag of c.tags.length === 0 ? ['untagged'] : new Set(c.tags.map((t) => `#${t}`))) {
+              const [n, s] = out.get(tag) ?? [0, 0];
+              out.set(tag, [n + 1, s + (c.success ? 1 : 0)]);
+            }
+          return out;
+        };
+        const fold = (bank: CaseBank, part: (typeof parts)[number]) => {
+          for (const e of part) {
+            if ('del' in e) model.delete(`c${e.del}`);
+            else model.set(`c${e.i}`, { tags: e.tags, success: e.success });
+          }
+          return bankOf(part.map(given), bank);
+        };
+        // A replay, its snapshot, records past it, a delta of those, more records, a snapshot of all that.
+        let bank = fold(new CaseBank(), parts[0]!);
+        expect(counted(bank)).toEqual(want());
+        const snapshot = encodeBank(bank);
+        bank = fold(decodeCaseBank(bodyOf(snapshot))!, parts[1]!);
+        expect(counted(bank)).toEqual(want());
+        const delta = encodeBankDelta(bank)!;
+        bank = decodeCaseBank(bodyOf(snapshot))!;
+        expect(applyBankDelta(bank, delta)).toBe(true);
+        bank = fold(bank, parts[2]!);
+        expect(counted(bank)).toEqual(want());
+        const again = encodeBank(bank);
+        const atAgain = want();
+        bank = fold(decodeCaseBank(bodyOf(again))!, parts[3]!);
+        expect(counted(bank)).toEqual(want());
+        // A snapshot without the tally (an older crux's head): the same counts, by the postings.
+        const nl = again.indexOf(10);
+        const { tags: _, untagged: __, ...older } = JSON.parse(again.toString('utf8', 0, nl));
+        const head = Buffer.from(JSON.stringify(older));
+        const padded = Buffer.concat([head, Buffer.alloc(nl - head.length, 32), again.subarray(nl)]);
+        const plain = decodeCaseBank(bodyOf(padded))!;
+        expect(plain.cache.tagCounts).toBeUndefined();
+        expect(counted(plain)).toEqual(atAgain);
+      }),
+      { numRuns: propertyRuns(200) },
+    );
   });
 
   it.skipIf(pgSkipReason() !== undefined)('counts as the whole list on PostgreSQL, from the term rows', async () => {

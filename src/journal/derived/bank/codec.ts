@@ -6,6 +6,7 @@ import type { SnapshotBody } from '../../codec/store-spec';
 import type { Bank } from './bank';
 import type { BankColumns, LazyColumns } from './layout';
 import type { Numbers } from './columns';
+import type { TagTally } from './layout';
 
 const MAGIC = 'crux-case-bank';
 // The vocabulary holds tokenize()'s terms: v2 since words are Alphabetic runs (SPEC §5), not \p{L} runs;
@@ -37,13 +38,26 @@ interface Header {
   liveRecordBytes: number;
   /** Byte lengths: ids, vocab, then each numeric column in NUMERIC order. */
   sections: number[];
+  /** Success by tag over the slots (tag-tally.ts); absent in a snapshot of an older crux. */
+  tags?: number[];
+  untagged?: [number, number];
+  /** 1 when created never decreases over the slots (created-order.ts), else 0; one length either way. */
+  ordered?: number;
 }
 
 export const pad8 = (n: number) => (n + 7) & ~7;
 
 /** The body's first line: what decodeBank reads first (the sections' byte lengths: ids, vocab, then NUMERIC's). */
-export function bankHead(liveRecordBytes: number, sections: readonly number[]): Buffer {
-  const header: Header = { magic: MAGIC, v: VERSION, liveRecordBytes, sections: [...sections] };
+export function bankHead(liveRecordBytes: number, sections: readonly number[], tally: TagTally, ordered: boolean): Buffer {
+  const header: Header = {
+    magic: MAGIC,
+    v: VERSION,
+    liveRecordBytes,
+    sections: [...sections],
+    tags: [...tally.marks],
+    untagged: [...tally.untagged],
+    ordered: ordered ? 1 : 0,
+  };
   return Buffer.from(`${JSON.stringify(header)}\n`);
 }
 
@@ -115,8 +129,13 @@ function typed(bytes: Buffer, ctor: Ctor, length: number): Numeric {
  * A later read may throw DerivedDamage (see SnapshotBody).
  */
 export function decodeBank<B extends Bank>(body: SnapshotBody, make: (columns: LazyColumns) => B): B | undefined {
-  const head = body.read(0, Math.min(4096, body.length));
-  const nl = head.indexOf(10);
+  // The head holds a number pair per tag: read further while it has not ended.
+  let head = body.read(0, Math.min(4096, body.length));
+  let nl = head.indexOf(10);
+  while (nl === -1 && head.length < body.length) {
+    head = body.read(0, Math.min(2 * head.length, body.length));
+    nl = head.indexOf(10);
+  }
   if (nl === -1) return undefined;
   let header: Header;
   try {
@@ -146,7 +165,14 @@ export function decodeBank<B extends Bank>(body: SnapshotBody, make: (columns: L
     const idBytes = { length: idLength!, slice: (from: number, to: number) => body.read(idStart + from, to - from) };
     const vocabStart = take(vocabLength!);
     const vocabText = body.read(vocabStart, vocabLength!).toString('utf8');
-    const columns: Record<string, unknown> = { idBytes, vocab: vocabLength === 0 ? [] : vocabText.split('\n'), liveRecordBytes: header.liveRecordBytes };
+    const tagCounts = header.tags === undefined && header.untagged === undefined ? undefined : { marks: header.tags, untagged: header.untagged };
+    const columns: Record<string, unknown> = {
+      idBytes,
+      vocab: vocabLength === 0 ? [] : vocabText.split('\n'),
+      liveRecordBytes: header.liveRecordBytes,
+      tagCounts,
+      createdOrdered: header.ordered === undefined ? undefined : header.ordered === 1,
+    };
     NUMERIC.forEach(([name, ctor], i) => {
       const length = numeric[i]!;
       if (length % ctor.BYTES_PER_ELEMENT !== 0) throw new RangeError('misaligned');

@@ -24,6 +24,10 @@ export interface BankColumns {
   /** (hash of the id, slot) pairs sorted by hash: a decoded bank finds a case id in O(log n). */
   readonly idHash: Uint32Array;
   readonly liveRecordBytes: number;
+  /** Success by tag over these slots (tag-tally.ts), when the snapshot holds it. */
+  readonly tagCounts?: TagTally | undefined;
+  /** Whether created never decreases from slot to slot (a newest-first list is then the slots' order), when told. */
+  readonly createdOrdered?: boolean | undefined;
 }
 
 /**
@@ -47,6 +51,8 @@ export interface LazyColumns {
   readonly postMeta: Numbers & { slice(from: number, to: number): Uint16Array };
   readonly idHash: Numbers;
   readonly liveRecordBytes: number;
+  readonly tagCounts?: TagTally | undefined;
+  readonly createdOrdered?: boolean | undefined;
 }
 
 /**
@@ -99,6 +105,32 @@ export interface BankFacts {
 export const tagMark = (tag: string): string => `#${Buffer.from(tag, 'utf8').toString('base64url')}`;
 /** The tag of a mark (tagMark), or undefined for a term that is not one. */
 export const markedTag = (term: string): string | undefined => (term.startsWith('#') ? Buffer.from(term.slice(1), 'base64url').toString('utf8') : undefined);
+
+/** A snapshot's tally: [mark term id, live successes] for each mark of its vocabulary in id order; then the untagged's. */
+export interface TagTally {
+  readonly marks: readonly number[];
+  readonly untagged: readonly [cases: number, successes: number];
+}
+
+/**
+ * Refuses a tally that does not fit its columns (RangeError): every mark of the vocabulary once, in order, each
+ * with no more successes than postings; the untagged no more than the slots.
+ */
+function checkTally(t: TagTally, vocab: readonly string[], postStart: Uint32Array, slots: number): void {
+  const whole = (x: unknown) => Number.isSafeInteger(x) && (x as number) >= 0;
+  const bad = () => new RangeError('inconsistent tag counts');
+  if (!Array.isArray(t.marks) || t.marks.length % 2 !== 0 || !Array.isArray(t.untagged) || t.untagged.length !== 2) throw bad();
+  const [cases, successes] = t.untagged;
+  if (!whole(cases) || !whole(successes) || successes > cases || cases > slots) throw bad();
+  let at = 0;
+  for (let id = 0; id < vocab.length; id++) {
+    if (!vocab[id]!.startsWith('#')) continue;
+    const s = t.marks[at + 1];
+    if (t.marks[at] !== id || !whole(s) || s! > postStart[id + 1]! - postStart[id]!) throw bad();
+    at += 2;
+  }
+  if (at !== t.marks.length) throw bad();
+}
 
 /** Bytes read on demand. */
 export interface Bytes {
@@ -157,4 +189,5 @@ export function checkColumns(c: BankColumns | LazyColumns): void {
     if (n > 0 && ids[n - 1]! >= c.idBytes.length) throw new RangeError('inconsistent ids');
   }
   if (c.idHash.length !== 2 * n) throw new RangeError('inconsistent id hashes');
+  if (c.tagCounts !== undefined) checkTally(c.tagCounts, c.vocab, c.postStart, n);
 }

@@ -5,6 +5,7 @@ import { idHash32, type Bank } from './bank';
 import type { LazyColumns } from './layout';
 import type { Column, Typed } from './columns';
 import type { StepSink } from './step-sink';
+import type { TagTally } from './layout';
 
 /** Elements read per slice of a column or of a term's postings, at most (and an eighth of the budget's bytes). */
 const BATCH_MAX = 8192;
@@ -23,6 +24,10 @@ export interface StepCursor {
   counts: number[];
   /** Byte lengths of the sections after the head (ids, vocab, then NUMERIC's), once the counts are known. */
   lengths: number[] | undefined;
+  /** The head's success by tag (tag-tally.ts), computed with the lengths. */
+  tally?: TagTally | undefined;
+  /** The head's word on created's order (created-order.ts), computed with the lengths. */
+  ordered?: boolean | undefined;
 }
 
 /** Slots as the new encoding numbers them: dead ones dropped, the rest in order. Derived alike by every step. */

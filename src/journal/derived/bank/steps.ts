@@ -12,6 +12,8 @@ import type { Bank } from './bank';
 import { bankHead, NUMERIC, pad8, sectionLengths } from './codec';
 import { Frame, numberAt, sliceOf, writeColumn, writeIdHash, writeIds, writeIdStarts, writePostings, type StepCursor as Cursor } from './step-writers';
 import { StepSink } from './step-sink';
+import { tagCounts, tallyOf } from './tag-tally';
+import { liveCreatedOrdered } from './created-order';
 
 const SECTIONS = ['head', 'ids', 'vocab', ...NUMERIC.map(([name]) => name as string)];
 
@@ -61,7 +63,18 @@ function killedSlots(bank: Bank): number[] | undefined {
 }
 
 function firstCursor(frame: Frame): Cursor {
-  const c: Cursor = { section: -1, pos: 0, sub: 0, at: 0, off: 0, start: 0, counts: new Array(frame.vocab).fill(0), lengths: undefined };
+  const c: Cursor = {
+    section: -1,
+    pos: 0,
+    sub: 0,
+    at: 0,
+    off: 0,
+    start: 0,
+    counts: new Array(frame.vocab).fill(0),
+    lengths: undefined,
+    tally: undefined,
+    ordered: undefined,
+  };
   // With no cached slot removed, each term's live postings are its cached ones and its live later ones.
   if (frame.killed.length === 0) {
     for (let t = 0; t < frame.vocab; t++) {
@@ -82,7 +95,8 @@ const isCursor = (c: Cursor, frame: Frame): boolean =>
   [c.pos, c.sub, c.at, c.off, c.start].every((n) => Number.isSafeInteger(n) && n >= 0) &&
   Array.isArray(c.counts) &&
   c.counts.length === frame.vocab &&
-  (c.lengths === undefined || (Array.isArray(c.lengths) && c.lengths.length === SECTIONS.length - 1));
+  (c.lengths === undefined ||
+    (Array.isArray(c.lengths) && c.lengths.length === SECTIONS.length - 1 && c.tally !== undefined && typeof c.ordered === 'boolean'));
 
 function liveLater(frame: Frame, t: number): number {
   let n = 0;
@@ -116,6 +130,9 @@ function countStep(frame: Frame, c: Cursor, sink: StepSink): boolean {
 function beginWriting(frame: Frame, c: Cursor): void {
   const postings = c.counts.reduce((a, b) => a + b, 0);
   c.lengths = sectionLengths(idsLength(frame), Buffer.byteLength(frame.bank.vocab.join('\n')), frame.live, frame.vocab, postings);
+  // Success by tag over the live slots, for the head: from the snapshot's own and the changes since where it has one.
+  c.tally = tallyOf(tagCounts(frame.bank));
+  c.ordered = liveCreatedOrdered(frame.bank);
   c.section = 0;
   c.pos = c.sub = c.at = 0;
   c.start = c.off;
@@ -131,7 +148,7 @@ function idsLength(frame: Frame): number {
 }
 
 function sectionLength(bank: Bank, c: Cursor, section: number): number {
-  return section === 0 ? bankHead(bank.liveRecordBytes, c.lengths!).length : c.lengths![section - 1]!;
+  return section === 0 ? bankHead(bank.liveRecordBytes, c.lengths!, c.tally!, c.ordered!).length : c.lengths![section - 1]!;
 }
 
 function bodyLength(bank: Bank, c: Cursor): number | undefined {
@@ -145,7 +162,7 @@ function writeSection(frame: Frame, c: Cursor, sink: StepSink): boolean {
   const name = SECTIONS[c.section]!;
   switch (name) {
     case 'head':
-      sink.bytes(bankHead(bank.liveRecordBytes, c.lengths!));
+      sink.bytes(bankHead(bank.liveRecordBytes, c.lengths!, c.tally!, c.ordered!));
       return true;
     case 'ids':
       return writeIds(frame, c, sink);

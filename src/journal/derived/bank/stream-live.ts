@@ -2,6 +2,8 @@
 // id hash, and the postings written a range of terms at a time from the postings file.
 import type { ScratchFile, ScratchSort } from '../../codec/store-spec';
 import type { Section, Put } from './stream-io';
+import { metaSuccess } from './layout';
+import type { TagTally } from './layout';
 
 export const EV_PUT = 0;
 export const EV_REUSED = 1;
@@ -146,6 +148,34 @@ export function termCounts(postings: ScratchFile, live: Live, puts: number): { d
     }
   }
   return { df: counts.slice(0, vocabCount), vocabCount };
+}
+
+/**
+ * Success by tag over the live puts (the head's tally, tag-tally.ts): each mark term's successes among its live
+ * postings, and the live puts with no mark; one more pass over the postings file, each put's success from its meta.
+ */
+export function tagTallyOf(postings: ScratchFile, live: Live, puts: number, vocab: readonly string[], metas: Uint16Array): TagTally {
+  const successes = new Uint32Array(vocab.length);
+  const tagged = new Uint8Array(puts);
+  for (const [w, n] of postingRuns(postings)) {
+    for (let i = 0; i < n; i += 2) {
+      const t = w[i]!;
+      const ord = w[i + 1]!;
+      if (ord >= puts || t >= vocab.length || !vocab[t]!.startsWith('#') || !live.has(ord)) continue;
+      tagged[ord] = 1;
+      if (metaSuccess(metas[ord]!)) successes[t]! += 1;
+    }
+  }
+  const marks: number[] = [];
+  for (let t = 0; t < vocab.length; t++) if (vocab[t]!.startsWith('#')) marks.push(t, successes[t]!);
+  let cases = 0;
+  let won = 0;
+  for (let ord = 0; ord < puts; ord++) {
+    if (tagged[ord] === 1 || !live.has(ord)) continue;
+    cases++;
+    if (metaSuccess(metas[ord]!)) won++;
+  }
+  return { marks, untagged: [cases, won] };
 }
 
 /** The postings file a read at a time: its words (term, ordinal per posting) and how many of them the read gave. */

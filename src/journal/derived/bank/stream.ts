@@ -23,7 +23,7 @@ import { bankHead, NUMERIC, pad8, sectionLengths } from './codec';
 import { packMeta, type BankFacts } from './layout';
 import { TermTable } from './term-table';
 import { Forward, Section, Staged, type Put } from './stream-io';
-import { EV_DELETED, EV_PUT, EV_REUSED, type Live, liveOf, POSTINGS_PER_READ, termCounts, TWO32, writePostings } from './stream-live';
+import { EV_DELETED, EV_PUT, EV_REUSED, type Live, liveOf, POSTINGS_PER_READ, tagTallyOf, termCounts, TWO32, writePostings } from './stream-live';
 
 /** What an accepted record does to a bank: puts a whole case (replacing its id's), sets a reuse count, deletes. */
 export type BankEvent =
@@ -163,7 +163,12 @@ class BankStream implements SnapshotStream {
     const postings = df.reduce((a, b) => a + b, 0);
     const vocabText = Buffer.from(this.terms.vocab.slice(0, vocabCount).join('\n'));
     const sections = sectionLengths(live.count > 0 ? live.idBytes + live.count - 1 : 0, vocabText.length, live.count, vocabCount, postings);
-    const head = bankHead(live.recordBytes, sections);
+    const vocab = this.terms.vocab.slice(0, vocabCount);
+    const tally = tagTallyOf(this.postings, live, puts, vocab, this.metas);
+    // Whether created never decreases over the live slots is told by the columns' pass: the head (of one length
+    // either way) goes out after them.
+    const headOf = (ordered: boolean) => bankHead(live.recordBytes, sections, tally, ordered);
+    const head = headOf(false);
     // Each section's place in the body and its length, by name.
     const at = new Map<string, [number, number]>();
     let offset = pad8(head.length);
@@ -175,10 +180,9 @@ class BankStream implements SnapshotStream {
     return {
       length: offset,
       write: (put) => {
-        put(head, 0);
         put(vocabText, at.get('vocab')![0]);
         const hashes = this.scratch.sort(2);
-        this.writeColumns(put, section, live, puts, hashes);
+        put(headOf(this.writeColumns(put, section, live, puts, hashes)), 0);
         writePostings(put, section, this.postings, live, df, this.metas, this.postingsAtOnce);
         const pairs = section(put, 'idHash');
         for (const m = hashes.merged(); !m.done; m.next()) {
@@ -207,8 +211,11 @@ class BankStream implements SnapshotStream {
     return lo;
   }
 
-  /** Ids, their starts and the per-slot numbers of the live puts, in order; each one's (id hash, slot) into `hashes`. */
-  private writeColumns(put: Put, section: (put: Put, name: string) => Section, live: Live, puts: number, hashes: ScratchSort): void {
+  /**
+   * Ids, their starts and the per-slot numbers of the live puts, in order; each one's (id hash, slot) into `hashes`.
+   * Answers whether created never decreases over them.
+   */
+  private writeColumns(put: Put, section: (put: Put, name: string) => Section, live: Live, puts: number, hashes: ScratchSort): boolean {
     const out = Object.fromEntries(
       ['ids', 'idStarts', 'reward', 'created', 'success', 'reused', 'termCount', 'recOffset', 'recLength', 'recLine'].map((n) => [n, section(put, n)]),
     );
@@ -221,6 +228,8 @@ class BankStream implements SnapshotStream {
     const bitsU = new Uint32Array(bits.buffer);
     let slot = 0;
     let idStart = 0;
+    let ordered = true;
+    let last = Number.NEGATIVE_INFINITY;
     for (let first = 0; first < puts; first += this.rowsAtOnce) {
       const n = Math.min(this.rowsAtOnce, puts - first);
       if (this.rows.read(new Uint8Array(buf, 0, n * PUT_BYTES), first * PUT_BYTES) !== n * PUT_BYTES) throw new RangeError('a scratch file came back short');
@@ -242,7 +251,10 @@ class BankStream implements SnapshotStream {
           reuse.next();
         }
         out.reward!.f64(f[fx + F.reward]!);
-        out.created!.f64(f[fx + F.created]!);
+        const created = f[fx + F.created]!;
+        if (!(created >= last)) ordered = false;
+        last = created;
+        out.created!.f64(created);
         out.success!.u8(u[ux + U.success]!);
         out.reused!.f64(reused);
         out.termCount!.u32(u[ux + U.termCount]!);
@@ -254,5 +266,6 @@ class BankStream implements SnapshotStream {
       }
     }
     for (const s of Object.values(out)) s.end();
+    return ordered;
   }
 }
