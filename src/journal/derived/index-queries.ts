@@ -105,6 +105,22 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
           if (enough(state)) break;
           folded = 0;
         }
+        const tied = group.length > TIE_READS ? this.spec.secondary?.tied?.(query.index, value) : undefined;
+        if (tied !== undefined) {
+          // The group's entities from the index alone, then folded in the caller's order (by key, through the
+          // spec's read by prefix) only as far as enough(): the group's other entities sort after them.
+          const members = new Map<string, readonly [number, number]>();
+          for (const [hi, lo] of group) members.set(`${hi >>> 0}:${lo >>> 0}`, [hi >>> 0, lo]);
+          for (; next !== undefined && next[2] === value; next = newest.next()) members.set(`${next[0] >>> 0}:${next[1] >>> 0}`, [next[0] >>> 0, next[1]]);
+          const size = members.size;
+          const read = this.prefixRead(state, tied, enough, 0, members);
+          if (read === 'failed') return undefined;
+          if (read === 'enough') break;
+          // Read to its end: any entity it did not hold (none, when the spec's values agree) is folded too.
+          for (const [hi, lo] of members.values()) if (!this.foldHash(state, hi, lo, undefined)) return undefined;
+          folded += size;
+          continue;
+        }
         for (const [hi, lo] of group) if (!this.foldHash(state, hi >>> 0, lo, undefined)) return undefined;
         folded += group.length;
         for (; next !== undefined && next[2] === value; next = newest.next(), folded++) {
@@ -130,13 +146,28 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
    * own, and a stale candidate (deleted since) costs a read, never an answer (the caller filters exactly).
    * False after damage.
    */
-  loadPrefix(state: S, query: { index: string; prefix: string }, enough: (state: S) => boolean, depth = 0): boolean {
+  loadPrefix(state: S, query: { index: string; prefix: string }, enough: (state: S) => boolean): boolean {
+    return this.prefixRead(state, query, enough, 0, undefined) !== 'failed';
+  }
+
+  /**
+   * loadPrefix's read: 'enough' when it stopped because enough(state) said so, 'done' at the range's end. `only`:
+   * the entities (key hashes `hi:lo`) it may fold, each taken out as it is (a tie group's: loadNewest); the others
+   * in the range are passed over.
+   */
+  private prefixRead(
+    state: S,
+    query: { index: string; prefix: string },
+    enough: (state: S) => boolean,
+    depth: number,
+    only: Map<string, unknown> | undefined,
+  ): 'failed' | 'enough' | 'done' {
     const secondary = this.spec.secondary;
     const i = secondary?.names.indexOf(query.index) ?? -1;
     if (i < 0 || !secondary?.prefixed?.includes(query.index)) throw new Error(`${this.spec.file}: no prefixed secondary key ${query.index}`);
     const [fromHi, fromLo, toHi, toLo] = textRange(1 + i, query.prefix);
     const written = this.writtenSince();
-    if (written === undefined) return false;
+    if (written === undefined) return 'failed';
     const seen = new Set<string>();
     const inRange = (w: Uint32Array, x: number) =>
       !(w[x + 6]! & FLAG_WITHDRAWN) && (w[x]! > fromHi || (w[x] === fromHi && w[x + 1]! >= fromLo)) && (w[x]! < toHi || (w[x] === toHi && w[x + 1]! <= toLo));
@@ -145,7 +176,7 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
     try {
       for (const run of this.tables.manifest.frozen) this.tables.table(run).range(fromHi, fromLo, toHi, toLo, (w, j) => extra.pushFrom(w, j));
     } catch (error) {
-      if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return false;
+      if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return 'failed';
       throw error;
     }
     for (let j = 0; j < written.count; j++) if (inRange(written.words, j * ENTRY_WORDS)) extra.pushFrom(written.words, j);
@@ -186,7 +217,7 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
         const next = value === undefined || known === undefined || known >= (value as string).length ? undefined : deeper(query.index, key, known);
         if (next === undefined) continue;
         deep = 'read';
-        if (!this.loadPrefix(state, next, enough, depth + 1)) return fail();
+        if (this.prefixRead(state, next, enough, depth + 1, only) === 'failed') return fail();
         asked = read;
         return enough(state);
       }
@@ -205,6 +236,7 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
       const id = entityOf(w, x);
       if (seen.has(id)) return false;
       seen.add(id);
+      if (only !== undefined && !only.delete(`${w[x + 2]}:${w[x + 3]}`)) return false;
       members.push(w[x + 2]!, w[x + 3]!);
       return deep === 'no' && members.length > 2 * GROUP_READS && goDeeper();
     };
@@ -218,11 +250,11 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
         return false;
       });
     } catch (error) {
-      if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return false;
+      if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return 'failed';
       throw error;
     }
     while (!done && e < sorted.length / ENTRY_WORDS) done = offer(sorted, e++);
     if (!done && !failed) endGroup();
-    return !failed;
+    return failed ? 'failed' : done ? 'enough' : 'done';
   }
 }

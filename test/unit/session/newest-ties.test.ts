@@ -138,17 +138,48 @@ describe('a limited list of tied times on a data directory, read by the index', 
   }
   const replay = async (dir: DataDir) => (await listStoredSessions({ dir, agent: undefined, now: T }, FILTER)).sessions.map((s) => s.session_id);
 
-  it('reads a tie group only where the limit falls in it, and then whole', async () => {
+  it('reads a tie group in stored-id order only as far as the limit (the index orders it by key hash)', async () => {
     const dir = await seeded(join(tempDir(), 'data'), 0, 820);
     const whole = await replay(dir);
     expect(whole.slice(19, 23)).toEqual(['new00', 'tie000', 'tie001', 'tie002']);
-    for (const limit of [5, 18, 20, 21, 25, 100, 620, 700]) {
+    for (const limit of [5, 18, 20, 21, 25, 100, 620, 700, 750]) {
       const got = await limited(dir, limit);
       expect(got.ids, `${limit}`).toEqual(whole.slice(0, limit));
-      // Before the group: about the rows shown, never the group's 700. In it: all of it, and not much more.
+      // Before the group: about the rows shown, never the group's 700. In it: about the rows shown too (it read
+      // all 720 before the group had an order by id in the index).
       if (limit <= 20) expect(got.read, `${limit}`).toBeLessThanOrEqual(20);
-      else expect(got.read, `${limit}`).toBeGreaterThanOrEqual(720);
-      expect(got.read, `${limit}`).toBeLessThanOrEqual(Math.max(limit, 720) + 40);
+      expect(got.read, `${limit}`).toBeLessThanOrEqual(Math.min(limit, 720) + 40);
+    }
+  });
+
+  it('reads the ids of a long shared stem, statuses and other times among them, as a replay lists them', async () => {
+    const dir = new DataDir(join(tempDir(), 'data'), { warn: () => {} }, 5_000);
+    // 400 ids that share 12 characters at one time (a quarter closed), 300 more at each of many other times
+    // (some share the first's tag), one id that is a prefix of others.
+    const line = (id: string, ms: number, closed: boolean) =>
+      JSON.stringify({ session_id: id, state: {}, updated_at: at(ms), ...(closed ? { status: 'closed' } : {}) });
+    const all = [
+      ...Array.from({ length: 400 }, (_, i) => line(`session-${String((i * 7919) % 400).padStart(4, '0')}`, T, i % 4 === 0)),
+      line('session-', T, false),
+      ...Array.from({ length: 300 }, (_, i) => line(`other-${String(i).padStart(3, '0')}`, T - (1 + (i % 150)) * 1000, false)),
+    ];
+    await importSessions({ dir, agent: undefined, now: T }, Buffer.from(`${all.join('\n')}\n`), { maxStateBytes: 1 << 20 });
+    const whole = await replay(dir);
+    expect(whole[0]).toBe('session-');
+    for (const limit of [1, 17, 40, 299, 301, 305, 700]) {
+      const got = await limited(dir, limit);
+      expect(got.ids, `${limit}`).toEqual(whole.slice(0, limit));
+    }
+    const closed = (await listStoredSessions({ dir, agent: undefined, now: T }, { ...FILTER, all: true })).sessions
+      .filter((s) => s.status === 'closed')
+      .map((s) => s.session_id);
+    expect(closed).toHaveLength(100);
+    for (const limit of [1, 20, 99]) {
+      const got = await listNewest({ dir, agent: undefined, now: T }, { ...FILTER, all: true }, limit, { statuses: ['closed'] });
+      expect(
+        got?.sessions.map((s) => s.session_id),
+        `closed ${limit}`,
+      ).toEqual(closed.slice(0, limit));
     }
   });
 
