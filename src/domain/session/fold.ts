@@ -254,8 +254,7 @@ export const SESSION_STORE: StoreSpec<Sessions> = {
   // sessions that may be stranded (--stranded) and the sessions a plain list shows (active, handed off), each
   // also among the unscoped and the scoped ones apart, so that a caller without an agent reads its own and counts
   // those it does not see (hidden_scoped) from the index alone. By logical id (a get's hint); each scope's ids in
-  // order (completion); every session by its last write (--all), and by status and last write (status-key.ts);
-  // the sessions of one time in key order (tie-key.ts: a limited list's tie group).
+  // order (completion); every session by its last write (--all), by status and last write (status-key.ts), and by time and key (tie-key.ts).
   secondary: {
     names: SESSION_INDEXES,
     version: 9,

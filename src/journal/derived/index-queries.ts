@@ -107,18 +107,26 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
         }
         const tied = group.length > TIE_READS ? this.spec.secondary?.tied?.(query.index, value) : undefined;
         if (tied !== undefined) {
-          // The group's entities from the index alone, then folded in the caller's order (by key, through the
-          // spec's read by prefix) only as far as enough(): the group's other entities sort after them.
-          const members = new Map<string, readonly [number, number]>();
-          for (const [hi, lo] of group) members.set(`${hi >>> 0}:${lo >>> 0}`, [hi >>> 0, lo]);
-          for (; next !== undefined && next[2] === value; next = newest.next()) members.set(`${next[0] >>> 0}:${next[1] >>> 0}`, [next[0] >>> 0, next[1]]);
-          const size = members.size;
-          const read = this.prefixRead(state, tied, enough, 0, members);
+          // Folded in the caller's order (by key, through the spec's read by prefix) only as far as enough(): the
+          // group's other entities sort after them. Each candidate is a member when its own lines give it this
+          // value (so nothing is kept per member of the group: an import's hundred thousand).
+          const taken = new Set<string>();
+          const admit = (hi: number, lo: number): boolean | undefined => {
+            const scratch = this.spec.initial();
+            const keys: string[] = [];
+            if (!this.foldHash(scratch, hi, lo, undefined, keys)) return undefined;
+            if (!keys.some((key) => this.spec.secondary!.values(scratch, key)[i] === value)) return false;
+            taken.add(`${hi}:${lo}`);
+            return true;
+          };
+          const read = this.prefixRead(state, tied, enough, 0, admit);
           if (read === 'failed') return undefined;
           if (read === 'enough') break;
-          // Read to its end: any entity it did not hold (none, when the spec's values agree) is folded too.
-          for (const [hi, lo] of members.values()) if (!this.foldHash(state, hi, lo, undefined)) return undefined;
-          folded += size;
+          // Read to its end: any member it did not hold (none, when the spec's values agree) is folded too.
+          const rest = (hi: number, lo: number) => taken.has(`${hi >>> 0}:${lo >>> 0}`) || this.foldHash(state, hi >>> 0, lo, undefined);
+          for (const [hi, lo] of group) if (!rest(hi, lo)) return undefined;
+          for (; next !== undefined && next[2] === value; next = newest.next()) if (!rest(next[0], next[1])) return undefined;
+          folded += taken.size;
           continue;
         }
         for (const [hi, lo] of group) if (!this.foldHash(state, hi >>> 0, lo, undefined)) return undefined;
@@ -151,16 +159,16 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
   }
 
   /**
-   * loadPrefix's read: 'enough' when it stopped because enough(state) said so, 'done' at the range's end. `only`:
-   * the entities (key hashes `hi:lo`) it may fold, each taken out as it is (a tie group's: loadNewest); the others
-   * in the range are passed over.
+   * loadPrefix's read: 'enough' when it stopped because enough(state) said so, 'done' at the range's end. `admit`:
+   * whether a candidate (its key hash) is folded (a tie group's member: loadNewest), undefined when its lines do not
+   * verify; the others in the range are passed over.
    */
   private prefixRead(
     state: S,
     query: { index: string; prefix: string },
     enough: (state: S) => boolean,
     depth: number,
-    only: Map<string, unknown> | undefined,
+    admit: ((hi: number, lo: number) => boolean | undefined) | undefined,
   ): 'failed' | 'enough' | 'done' {
     const secondary = this.spec.secondary;
     const i = secondary?.names.indexOf(query.index) ?? -1;
@@ -217,7 +225,7 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
         const next = value === undefined || known === undefined || known >= (value as string).length ? undefined : deeper(query.index, key, known);
         if (next === undefined) continue;
         deep = 'read';
-        if (this.prefixRead(state, next, enough, depth + 1, only) === 'failed') return fail();
+        if (this.prefixRead(state, next, enough, depth + 1, admit) === 'failed') return fail();
         asked = read;
         return enough(state);
       }
@@ -236,7 +244,11 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
       const id = entityOf(w, x);
       if (seen.has(id)) return false;
       seen.add(id);
-      if (only !== undefined && !only.delete(`${w[x + 2]}:${w[x + 3]}`)) return false;
+      if (admit !== undefined) {
+        const member = admit(w[x + 2]!, w[x + 3]!);
+        if (member === undefined) return fail();
+        if (!member) return false;
+      }
       members.push(w[x + 2]!, w[x + 3]!);
       return deep === 'no' && members.length > 2 * GROUP_READS && goDeeper();
     };
