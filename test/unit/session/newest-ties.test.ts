@@ -5,7 +5,8 @@ import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { listNewest } from '../../../src/domain/session/newest-list';
-import { importSessions, listStoredSessions } from '../../../src/domain/session/store';
+import { importSessions, listStoredSessions, touchSession } from '../../../src/domain/session/store';
+import type { LogicalSessionId } from '../../../src/shared/ids';
 import type { JournalStore } from '../../../src/journal/core/store-boundary';
 import { DataDir } from '../../../src/journal/dir/data-dir';
 import { describeEachStore, freshStore, tempDir } from '../../helpers/cli';
@@ -180,6 +181,22 @@ describe('a limited list of tied times on a data directory, read by the index', 
         got?.sessions.map((s) => s.session_id),
         `closed ${limit}`,
       ).toEqual(closed.slice(0, limit));
+    }
+  });
+
+  it('follows sessions that left the tie group or joined it since (their entries in the index log)', async () => {
+    const dir = await seeded(join(tempDir(), 'data'), 0, 820);
+    const touch = (id: string, ms: number) => touchSession({ dir, agent: undefined, now: ms }, id as LogicalSessionId);
+    // 30 of the group move up (newer than it, older than the newer ones), 10 older ones join it, 10 stay with a new write.
+    for (let i = 0; i < 30; i++) await touch(`tie${String(i * 23).padStart(3, '0')}`, T + 500);
+    for (let i = 0; i < 10; i++) await touch(`old${i * 7}`, T);
+    for (let i = 0; i < 10; i++) await touch(`tie${String(5 + i * 31).padStart(3, '0')}`, T);
+    const whole = await replay(dir);
+    expect(whole).toContain('old7');
+    for (const limit of [20, 49, 50, 51, 60, 100, 745, 760]) {
+      const got = await limited(dir, limit);
+      expect(got.ids, `${limit}`).toEqual(whole.slice(0, limit));
+      expect(got.read, `${limit}`).toBeLessThanOrEqual(Math.min(limit, 760) + 40);
     }
   });
 
