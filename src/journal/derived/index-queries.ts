@@ -15,6 +15,8 @@ import { DerivedDamage } from './sorted-table';
 const BATCH = 16;
 /** A tie group (entities of one value) longer than this is read only after a look at whether it is needed (loadNewest). */
 const TIE_READS = 16;
+/** A tie group read by key (SecondaryKeys.tied) of up to this many entities is known from the index as a whole (loadNewest). */
+const TIED_SET = 4096;
 /**
  * About the fewest UTF-16 units a record line has (a session's or a case's, its hash and chain fields ~150): a read that
  * will verify n lines tells the hashing beforehand it hashes about n times this (shared/sha256.ts: many lines are
@@ -108,15 +110,24 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
         const tied = group.length > TIE_READS ? this.spec.secondary?.tied?.(query.index, value) : undefined;
         if (tied !== undefined) {
           // Folded in the caller's order (by key, through the spec's read by prefix) only as far as enough(): the
-          // group's other entities sort after them. Each candidate is a member when its own lines give it this
-          // value (so nothing is kept per member of the group: an import's hundred thousand).
+          // group's other entities sort after them. A group of up to TIED_SET entities is known from the index, and
+          // a candidate outside it is passed over unread; in a larger one (an import's hundred thousand, not kept
+          // per member) a candidate is a member when its own lines give it the group's value.
+          for (; next !== undefined && next[2] === value && group.length <= TIED_SET; next = newest.next()) group.push(next);
+          const whole = next === undefined || next[2] !== value;
+          const known = whole ? new Set(group.map(([hi, lo]) => `${hi >>> 0}:${lo >>> 0}`)) : undefined;
           const taken = new Set<string>();
           const admit = (hi: number, lo: number): boolean | undefined => {
-            const scratch = this.spec.initial();
-            const keys: string[] = [];
-            if (!this.foldHash(scratch, hi, lo, undefined, keys)) return undefined;
-            if (!keys.some((key) => this.spec.secondary!.values(scratch, key)[i] === value)) return false;
-            taken.add(`${hi}:${lo}`);
+            const id = `${hi}:${lo}`;
+            if (known !== undefined) {
+              if (!known.has(id)) return false;
+            } else {
+              const scratch = this.spec.initial();
+              const keys: string[] = [];
+              if (!this.foldHash(scratch, hi, lo, undefined, keys)) return undefined;
+              if (!keys.some((key) => this.spec.secondary!.values(scratch, key)[i] === value)) return false;
+            }
+            taken.add(id);
             return true;
           };
           const read = this.prefixRead(state, tied, enough, 0, admit);

@@ -184,6 +184,30 @@ describe('a limited list of tied times on a data directory, read by the index', 
     }
   });
 
+  it('reads a group too large to keep from the index by id too, each candidate checked against its own lines', async () => {
+    const dir = new DataDir(join(tempDir(), 'data'), { warn: () => {} }, 5_000);
+    // 5,200 sessions at one time, every fifth closed (more than loadNewest keeps of a group from the index), and
+    // 60 at other times, newer and older.
+    const line = (id: string, ms: number, closed: boolean) =>
+      JSON.stringify({ session_id: id, state: {}, updated_at: at(ms), ...(closed ? { status: 'closed' } : {}) });
+    const all = [
+      ...Array.from({ length: 5200 }, (_, i) => line(`t${String((i * 7919) % 5200).padStart(4, '0')}x`, T, i % 5 === 0)),
+      ...Array.from({ length: 60 }, (_, i) => line(`o${i}`, T + (i - 30) * 1000, false)),
+    ];
+    await importSessions({ dir, agent: undefined, now: T }, Buffer.from(`${all.join('\n')}\n`), { maxStateBytes: 1 << 20 });
+    const whole = await replay(dir);
+    for (const limit of [25, 31, 80]) {
+      const got = await limited(dir, limit);
+      expect(got.ids, `${limit}`).toEqual(whole.slice(0, limit));
+      expect(got.read, `${limit}`).toBeLessThanOrEqual(limit + 40);
+    }
+    const closed = (await listStoredSessions({ dir, agent: undefined, now: T }, { ...FILTER, all: true })).sessions
+      .filter((s) => s.status === 'closed')
+      .map((s) => s.session_id);
+    const got = await listNewest({ dir, agent: undefined, now: T }, { ...FILTER, all: true }, 20, { statuses: ['closed'] });
+    expect(got?.sessions.map((s) => s.session_id)).toEqual(closed.slice(0, 20));
+  });
+
   it('follows sessions that left the tie group or joined it since (their entries in the index log)', async () => {
     const dir = await seeded(join(tempDir(), 'data'), 0, 820);
     const touch = (id: string, ms: number) => touchSession({ dir, agent: undefined, now: ms }, id as LogicalSessionId);
