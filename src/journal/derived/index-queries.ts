@@ -95,7 +95,8 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
       // caller orders equals by their keys, which the index does not keep (it orders them by key hash), so a
       // read that stopped inside a group could leave out one the caller shows before those it read. enough() is
       // asked between groups, once BATCH entities are folded since it last was, and before a group longer than
-      // TIE_READS (an import that gave thousands one time), which is then read only when the answer reaches it.
+      // TIE_READS (an import that gave thousands one time), which is then read only when the answer reaches it —
+      // in key order through the spec's read by prefix (SecondaryKeys.tied) as far as enough(), where there is one.
       let next = newest.next();
       if (next !== undefined) expectHashUnits(Math.min(newest.total ?? BATCH, BATCH) * LINE_UNITS);
       let folded = BATCH;
