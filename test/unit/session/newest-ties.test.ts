@@ -237,3 +237,61 @@ describe('a limited list of tied times on a data directory, read by the index', 
     expect(got.ids).toEqual((await replay(new DataDir(path, { warn: () => {} }, 5_000))).slice(0, 25));
   });
 });
+
+const FILTER_ALL = { all: false, archived: false, stranded: false, allAgents: false };
+
+describe('limited lists of random tie groups on a data directory', () => {
+  it('equal the replay for every filter and limit: ids with shared stems, statuses, agents, writes since the import', async () => {
+    let seed = 7;
+    const rand = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed / 2 ** 32;
+    };
+    const pick = <X>(xs: readonly X[]): X => xs[Math.floor(rand() * xs.length)]!;
+    const STEMS = ['session-', 'a', 'ab', 'x\u00e9', 's1234'];
+    const STATUSES = ['active', 'active', 'closed', 'handed_off', 'archived'] as const;
+    for (let round = 0; round < 6; round++) {
+      const dir = new DataDir(join(tempDir(), `data${round}`), { warn: () => {} }, 5_000);
+      const times = [T, T + 1000, T - 1000, T + 2000 + round];
+      const ids = new Set<string>();
+      while (ids.size < 120 + round * 40) ids.add(`${pick(STEMS)}${Math.floor(rand() * 5000)}`);
+      const input = [...ids].map((id) =>
+        JSON.stringify({
+          session_id: id,
+          state: {},
+          updated_at: at(pick(times)),
+          status: pick(STATUSES),
+          ...(rand() < 0.2 ? { agent: pick(['a', 'b']) } : {}),
+        }),
+      );
+      await importSessions({ dir, agent: undefined, now: T }, Buffer.from(`${input.join('\n')}\n`), { maxStateBytes: 1 << 20 });
+      // Some sessions written since (the index log): moved to another time of the groups.
+      for (const id of [...ids].filter(() => rand() < 0.1))
+        await touchSession({ dir, agent: undefined, now: pick(times) }, id as LogicalSessionId).catch(() => undefined);
+      for (const allAgents of [false, true]) {
+        for (const all of [false, true]) {
+          const f = { ...FILTER_ALL, all, allAgents };
+          const whole = (await listStoredSessions({ dir, agent: undefined, now: T }, f)).sessions.map((s) => s.session_id);
+          for (const limit of [1, 17, 40, 90]) {
+            const got = await listNewest({ dir, agent: undefined, now: T }, f, limit);
+            expect(
+              got?.sessions.map((s) => s.session_id),
+              `${round} ${all} ${allAgents} ${limit}`,
+            ).toEqual(whole.slice(0, limit));
+          }
+        }
+        for (const status of ['closed', 'active'] as const) {
+          const f = { ...FILTER_ALL, all: true, allAgents };
+          const whole = (await listStoredSessions({ dir, agent: undefined, now: T }, f)).sessions.filter((s) => s.status === status).map((s) => s.session_id);
+          for (const limit of [1, 17, 40]) {
+            const got = await listNewest({ dir, agent: undefined, now: T }, f, limit, { statuses: [status] });
+            expect(
+              got?.sessions.map((s) => s.session_id),
+              `${round} ${status} ${allAgents} ${limit}`,
+            ).toEqual(whole.slice(0, limit));
+          }
+        }
+      }
+    }
+  });
+});
