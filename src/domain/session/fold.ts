@@ -6,6 +6,7 @@ import { unscopeSessionId, type ScopedSessionId } from '../../shared/ids';
 import { tryParseTime } from '../../shared/time';
 import { CREATING_OPS, INITIAL_STATE, isTerminal, nextStatus, type SessionOp, type SessionStatus } from './machine';
 import { STATUS_INDEXES, statusValues } from './status-key';
+import { TIED_INDEX, tiedRead, tiedValue } from './tie-key';
 import { parseSessionEvent, SESSION_EVENTS as E, SESSION_SEALED, SESSION_VOCABULARY, type ImportedData, type SessionDraft, type SessionEvent } from './events';
 
 /** A session as folded: a whole record's fields (as export and import carry them) under its stored key. */
@@ -171,6 +172,7 @@ const SESSION_INDEXES = [
   'unscoped_all_updated',
   'scoped_all_updated',
   ...STATUS_INDEXES,
+  TIED_INDEX,
 ] as const;
 
 /**
@@ -221,6 +223,7 @@ export function prefixQuery(agent: string | undefined, prefix: string): { index:
  * long stem (`session-…`) reads as far as it needs in order, not the whole stem.
  */
 function deeperRead(index: string, key: string, known: number): { index: string; prefix: string } | undefined {
+  if (!index.startsWith('scoped_order')) return undefined;
   const { agent, id } = unscopeSessionId(key as ScopedSessionId);
   const k = index === 'scoped_order' ? 0 : Number(index.slice('scoped_order_'.length));
   const value = k === 0 ? scopedOrder(agent, id) : windowValue(agent, id, k);
@@ -251,12 +254,13 @@ export const SESSION_STORE: StoreSpec<Sessions> = {
   // sessions that may be stranded (--stranded) and the sessions a plain list shows (active, handed off), each
   // also among the unscoped and the scoped ones apart, so that a caller without an agent reads its own and counts
   // those it does not see (hidden_scoped) from the index alone. By logical id (a get's hint); each scope's ids in
-  // order (completion); every session by its last write (--all), and by status and last write (status-key.ts).
+  // order (completion); every session by its last write (--all), by status and last write (status-key.ts), and by time and key (tie-key.ts).
   secondary: {
     names: SESSION_INDEXES,
-    version: 8,
-    prefixed: ['scoped_order', ...ORDER_WINDOWS.map((k) => `scoped_order_${k}`)],
+    version: 9,
+    prefixed: ['scoped_order', ...ORDER_WINDOWS.map((k) => `scoped_order_${k}`), TIED_INDEX],
     deeper: deeperRead,
+    tied: tiedRead,
     values: (sessions, key) => {
       const r = sessions.get(key as ScopedSessionId);
       if (r === undefined) return SESSION_INDEXES.map(() => undefined);
@@ -283,6 +287,7 @@ export const SESSION_STORE: StoreSpec<Sessions> = {
         unscoped ? updated : undefined,
         unscoped ? undefined : updated,
         ...statusValues(r, unscoped, updated),
+        tiedValue(r.key, updated),
       ];
     },
   },

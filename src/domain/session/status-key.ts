@@ -30,8 +30,8 @@ export function statusValues(
  * any offset, lies within ±2^46 ms of 1970 and under 2^48 with the shift). A status-filtered list reads its status's
  * range newest first, and counts it, as a plain list reads its own.
  */
-const STATUS_STRIDE = 2 ** 49;
-const TIME_SHIFT = 2 ** 46;
+export const STATUS_STRIDE = 2 ** 49;
+export const TIME_SHIFT = 2 ** 46;
 /** A session without a time of its last write lists after every other of its status (byRecency): its range's least value. */
 const statusValue = (status: SessionStatus, updated: number | undefined): number =>
   SESSION_STATES.indexOf(status) * STATUS_STRIDE + (updated === undefined ? 0 : Math.max(0, Math.min(STATUS_STRIDE - 1, updated + TIME_SHIFT)));

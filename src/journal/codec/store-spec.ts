@@ -88,6 +88,13 @@ export interface SecondaryKeys<S> {
    * of their values of `index` among themselves; undefined when there is none (the tie is read whole).
    */
   readonly deeper?: (index: string, key: string, known: number) => { index: string; prefix: string } | undefined;
+  /**
+   * For an ordered name whose ties the caller breaks by key: the read by prefix (of a prefixed name) that holds,
+   * in key order, every entity whose value of `index` is `value` (and maybe others, which the index filters out),
+   * so that a newest-first read whose limit falls in a large tie group reads it only as far as it needs;
+   * undefined when there is none (the group is read whole).
+   */
+  readonly tied?: (index: string, value: number) => { index: string; prefix: string } | undefined;
 }
 
 export interface TermKeys<S> {

@@ -15,6 +15,8 @@ import { DerivedDamage } from './sorted-table';
 const BATCH = 16;
 /** A tie group (entities of one value) longer than this is read only after a look at whether it is needed (loadNewest). */
 const TIE_READS = 16;
+/** A tie group read by key (SecondaryKeys.tied) of up to this many entities is known from the index as a whole (loadNewest). */
+const TIED_SET = 4096;
 /**
  * About the fewest UTF-16 units a record line has (a session's or a case's, its hash and chain fields ~150): a read that
  * will verify n lines tells the hashing beforehand it hashes about n times this (shared/sha256.ts: many lines are
@@ -93,7 +95,8 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
       // caller orders equals by their keys, which the index does not keep (it orders them by key hash), so a
       // read that stopped inside a group could leave out one the caller shows before those it read. enough() is
       // asked between groups, once BATCH entities are folded since it last was, and before a group longer than
-      // TIE_READS (an import that gave thousands one time), which is then read only when the answer reaches it.
+      // TIE_READS (an import that gave thousands one time), which is then read only when the answer reaches it —
+      // in key order through the spec's read by prefix (SecondaryKeys.tied) as far as enough(), where there is one.
       let next = newest.next();
       if (next !== undefined) expectHashUnits(Math.min(newest.total ?? BATCH, BATCH) * LINE_UNITS);
       let folded = BATCH;
@@ -104,6 +107,39 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
         if (folded >= BATCH || group.length > TIE_READS) {
           if (enough(state)) break;
           folded = 0;
+        }
+        const tied = group.length > TIE_READS ? this.spec.secondary?.tied?.(query.index, value) : undefined;
+        if (tied !== undefined) {
+          // Folded in the caller's order (by key, through the spec's read by prefix) only as far as enough(): the
+          // group's other entities sort after them. A group of up to TIED_SET entities is known from the index, and
+          // a candidate outside it is passed over unread; in a larger one (an import's hundred thousand, not kept
+          // per member) a candidate is a member when its own lines give it the group's value.
+          for (; next !== undefined && next[2] === value && group.length <= TIED_SET; next = newest.next()) group.push(next);
+          const whole = next === undefined || next[2] !== value;
+          const known = whole ? new Set(group.map(([hi, lo]) => `${hi >>> 0}:${lo >>> 0}`)) : undefined;
+          const taken = new Set<string>();
+          const admit = (hi: number, lo: number): boolean | undefined => {
+            const id = `${hi}:${lo}`;
+            if (known !== undefined) {
+              if (!known.has(id)) return false;
+            } else {
+              const scratch = this.spec.initial();
+              const keys: string[] = [];
+              if (!this.foldHash(scratch, hi, lo, undefined, keys)) return undefined;
+              if (!keys.some((key) => this.spec.secondary!.values(scratch, key)[i] === value)) return false;
+            }
+            taken.add(id);
+            return true;
+          };
+          const read = this.prefixRead(state, tied, enough, 0, admit);
+          if (read === 'failed') return undefined;
+          if (read === 'enough') break;
+          // Read to its end: any member it did not hold (none, when the spec's values agree) is folded too.
+          const rest = (hi: number, lo: number) => taken.has(`${hi >>> 0}:${lo >>> 0}`) || this.foldHash(state, hi >>> 0, lo, undefined);
+          for (const [hi, lo] of group) if (!rest(hi, lo)) return undefined;
+          for (; next !== undefined && next[2] === value; next = newest.next()) if (!rest(next[0], next[1])) return undefined;
+          folded += taken.size;
+          continue;
         }
         for (const [hi, lo] of group) if (!this.foldHash(state, hi >>> 0, lo, undefined)) return undefined;
         folded += group.length;
@@ -130,13 +166,28 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
    * own, and a stale candidate (deleted since) costs a read, never an answer (the caller filters exactly).
    * False after damage.
    */
-  loadPrefix(state: S, query: { index: string; prefix: string }, enough: (state: S) => boolean, depth = 0): boolean {
+  loadPrefix(state: S, query: { index: string; prefix: string }, enough: (state: S) => boolean): boolean {
+    return this.prefixRead(state, query, enough, 0, undefined) !== 'failed';
+  }
+
+  /**
+   * loadPrefix's read: 'enough' when it stopped because enough(state) said so, 'done' at the range's end. `admit`:
+   * whether a candidate (its key hash) is folded (a tie group's member: loadNewest), undefined when its lines do not
+   * verify; the others in the range are passed over.
+   */
+  private prefixRead(
+    state: S,
+    query: { index: string; prefix: string },
+    enough: (state: S) => boolean,
+    depth: number,
+    admit: ((hi: number, lo: number) => boolean | undefined) | undefined,
+  ): 'failed' | 'enough' | 'done' {
     const secondary = this.spec.secondary;
     const i = secondary?.names.indexOf(query.index) ?? -1;
     if (i < 0 || !secondary?.prefixed?.includes(query.index)) throw new Error(`${this.spec.file}: no prefixed secondary key ${query.index}`);
     const [fromHi, fromLo, toHi, toLo] = textRange(1 + i, query.prefix);
     const written = this.writtenSince();
-    if (written === undefined) return false;
+    if (written === undefined) return 'failed';
     const seen = new Set<string>();
     const inRange = (w: Uint32Array, x: number) =>
       !(w[x + 6]! & FLAG_WITHDRAWN) && (w[x]! > fromHi || (w[x] === fromHi && w[x + 1]! >= fromLo)) && (w[x]! < toHi || (w[x] === toHi && w[x + 1]! <= toLo));
@@ -145,7 +196,7 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
     try {
       for (const run of this.tables.manifest.frozen) this.tables.table(run).range(fromHi, fromLo, toHi, toLo, (w, j) => extra.pushFrom(w, j));
     } catch (error) {
-      if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return false;
+      if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return 'failed';
       throw error;
     }
     for (let j = 0; j < written.count; j++) if (inRange(written.words, j * ENTRY_WORDS)) extra.pushFrom(written.words, j);
@@ -186,7 +237,7 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
         const next = value === undefined || known === undefined || known >= (value as string).length ? undefined : deeper(query.index, key, known);
         if (next === undefined) continue;
         deep = 'read';
-        if (!this.loadPrefix(state, next, enough, depth + 1)) return fail();
+        if (this.prefixRead(state, next, enough, depth + 1, admit) === 'failed') return fail();
         asked = read;
         return enough(state);
       }
@@ -205,6 +256,11 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
       const id = entityOf(w, x);
       if (seen.has(id)) return false;
       seen.add(id);
+      if (admit !== undefined) {
+        const member = admit(w[x + 2]!, w[x + 3]!);
+        if (member === undefined) return fail();
+        if (!member) return false;
+      }
       members.push(w[x + 2]!, w[x + 3]!);
       return deep === 'no' && members.length > 2 * GROUP_READS && goDeeper();
     };
@@ -218,11 +274,11 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
         return false;
       });
     } catch (error) {
-      if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return false;
+      if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return 'failed';
       throw error;
     }
     while (!done && e < sorted.length / ENTRY_WORDS) done = offer(sorted, e++);
     if (!done && !failed) endGroup();
-    return !failed;
+    return failed ? 'failed' : done ? 'enough' : 'done';
   }
 }

@@ -5,7 +5,8 @@ import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { listNewest } from '../../../src/domain/session/newest-list';
-import { importSessions, listStoredSessions } from '../../../src/domain/session/store';
+import { importSessions, listStoredSessions, touchSession } from '../../../src/domain/session/store';
+import type { LogicalSessionId } from '../../../src/shared/ids';
 import type { JournalStore } from '../../../src/journal/core/store-boundary';
 import { DataDir } from '../../../src/journal/dir/data-dir';
 import { describeEachStore, freshStore, tempDir } from '../../helpers/cli';
@@ -138,17 +139,88 @@ describe('a limited list of tied times on a data directory, read by the index', 
   }
   const replay = async (dir: DataDir) => (await listStoredSessions({ dir, agent: undefined, now: T }, FILTER)).sessions.map((s) => s.session_id);
 
-  it('reads a tie group only where the limit falls in it, and then whole', async () => {
+  it('reads a tie group in stored-id order only as far as the limit (the index orders it by key hash)', async () => {
     const dir = await seeded(join(tempDir(), 'data'), 0, 820);
     const whole = await replay(dir);
     expect(whole.slice(19, 23)).toEqual(['new00', 'tie000', 'tie001', 'tie002']);
-    for (const limit of [5, 18, 20, 21, 25, 100, 620, 700]) {
+    for (const limit of [5, 18, 20, 21, 25, 100, 620, 700, 750]) {
       const got = await limited(dir, limit);
       expect(got.ids, `${limit}`).toEqual(whole.slice(0, limit));
-      // Before the group: about the rows shown, never the group's 700. In it: all of it, and not much more.
+      // Before the group: about the rows shown, never the group's 700. In it: about the rows shown too (it read
+      // all 720 before the group had an order by id in the index).
       if (limit <= 20) expect(got.read, `${limit}`).toBeLessThanOrEqual(20);
-      else expect(got.read, `${limit}`).toBeGreaterThanOrEqual(720);
-      expect(got.read, `${limit}`).toBeLessThanOrEqual(Math.max(limit, 720) + 40);
+      expect(got.read, `${limit}`).toBeLessThanOrEqual(Math.min(limit, 720) + 40);
+    }
+  });
+
+  it('reads the ids of a long shared stem, statuses and other times among them, as a replay lists them', async () => {
+    const dir = new DataDir(join(tempDir(), 'data'), { warn: () => {} }, 5_000);
+    // 400 ids that share 12 characters at one time (a quarter closed), 300 more at each of many other times
+    // (some share the first's tag), one id that is a prefix of others.
+    const line = (id: string, ms: number, closed: boolean) =>
+      JSON.stringify({ session_id: id, state: {}, updated_at: at(ms), ...(closed ? { status: 'closed' } : {}) });
+    const all = [
+      ...Array.from({ length: 400 }, (_, i) => line(`session-${String((i * 7919) % 400).padStart(4, '0')}`, T, i % 4 === 0)),
+      line('session-', T, false),
+      ...Array.from({ length: 300 }, (_, i) => line(`other-${String(i).padStart(3, '0')}`, T - (1 + (i % 150)) * 1000, false)),
+    ];
+    await importSessions({ dir, agent: undefined, now: T }, Buffer.from(`${all.join('\n')}\n`), { maxStateBytes: 1 << 20 });
+    const whole = await replay(dir);
+    expect(whole[0]).toBe('session-');
+    for (const limit of [1, 17, 40, 299, 301, 305, 700]) {
+      const got = await limited(dir, limit);
+      expect(got.ids, `${limit}`).toEqual(whole.slice(0, limit));
+    }
+    const closed = (await listStoredSessions({ dir, agent: undefined, now: T }, { ...FILTER, all: true })).sessions
+      .filter((s) => s.status === 'closed')
+      .map((s) => s.session_id);
+    expect(closed).toHaveLength(100);
+    for (const limit of [1, 20, 99]) {
+      const got = await listNewest({ dir, agent: undefined, now: T }, { ...FILTER, all: true }, limit, { statuses: ['closed'] });
+      expect(
+        got?.sessions.map((s) => s.session_id),
+        `closed ${limit}`,
+      ).toEqual(closed.slice(0, limit));
+    }
+  });
+
+  it('reads a group too large to keep from the index by id too, each candidate checked against its own lines', async () => {
+    const dir = new DataDir(join(tempDir(), 'data'), { warn: () => {} }, 5_000);
+    // 5,200 sessions at one time, every fifth closed (more than loadNewest keeps of a group from the index), and
+    // 60 at other times, newer and older.
+    const line = (id: string, ms: number, closed: boolean) =>
+      JSON.stringify({ session_id: id, state: {}, updated_at: at(ms), ...(closed ? { status: 'closed' } : {}) });
+    const all = [
+      ...Array.from({ length: 5200 }, (_, i) => line(`t${String((i * 7919) % 5200).padStart(4, '0')}x`, T, i % 5 === 0)),
+      ...Array.from({ length: 60 }, (_, i) => line(`o${i}`, T + (i - 30) * 1000, false)),
+    ];
+    await importSessions({ dir, agent: undefined, now: T }, Buffer.from(`${all.join('\n')}\n`), { maxStateBytes: 1 << 20 });
+    const whole = await replay(dir);
+    for (const limit of [25, 31, 80]) {
+      const got = await limited(dir, limit);
+      expect(got.ids, `${limit}`).toEqual(whole.slice(0, limit));
+      expect(got.read, `${limit}`).toBeLessThanOrEqual(limit + 40);
+    }
+    const closed = (await listStoredSessions({ dir, agent: undefined, now: T }, { ...FILTER, all: true })).sessions
+      .filter((s) => s.status === 'closed')
+      .map((s) => s.session_id);
+    const got = await listNewest({ dir, agent: undefined, now: T }, { ...FILTER, all: true }, 20, { statuses: ['closed'] });
+    expect(got?.sessions.map((s) => s.session_id)).toEqual(closed.slice(0, 20));
+  });
+
+  it('follows sessions that left the tie group or joined it since (their entries in the index log)', async () => {
+    const dir = await seeded(join(tempDir(), 'data'), 0, 820);
+    const touch = (id: string, ms: number) => touchSession({ dir, agent: undefined, now: ms }, id as LogicalSessionId);
+    // 30 of the group move up (newer than it, older than the newer ones), 10 older ones join it, 10 stay with a new write.
+    for (let i = 0; i < 30; i++) await touch(`tie${String(i * 23).padStart(3, '0')}`, T + 500);
+    for (let i = 0; i < 10; i++) await touch(`old${i * 7}`, T);
+    for (let i = 0; i < 10; i++) await touch(`tie${String(5 + i * 31).padStart(3, '0')}`, T);
+    const whole = await replay(dir);
+    expect(whole).toContain('old7');
+    for (const limit of [20, 49, 50, 51, 60, 100, 745, 760]) {
+      const got = await limited(dir, limit);
+      expect(got.ids, `${limit}`).toEqual(whole.slice(0, limit));
+      expect(got.read, `${limit}`).toBeLessThanOrEqual(Math.min(limit, 760) + 40);
     }
   });
 
@@ -163,5 +235,63 @@ describe('a limited list of tied times on a data directory, read by the index', 
     const got = await limited(dir, 25);
     rmSync(join(path, 'cache'), { recursive: true, force: true });
     expect(got.ids).toEqual((await replay(new DataDir(path, { warn: () => {} }, 5_000))).slice(0, 25));
+  });
+});
+
+const FILTER_ALL = { all: false, archived: false, stranded: false, allAgents: false };
+
+describe('limited lists of random tie groups on a data directory', () => {
+  it('equal the replay for every filter and limit: ids with shared stems, statuses, agents, writes since the import', async () => {
+    let seed = 7;
+    const rand = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed / 2 ** 32;
+    };
+    const pick = <X>(xs: readonly X[]): X => xs[Math.floor(rand() * xs.length)]!;
+    const STEMS = ['session-', 'a', 'ab', 'x\u00e9', 's1234'];
+    const STATUSES = ['active', 'active', 'closed', 'handed_off', 'archived'] as const;
+    for (let round = 0; round < 6; round++) {
+      const dir = new DataDir(join(tempDir(), `data${round}`), { warn: () => {} }, 5_000);
+      const times = [T, T + 1000, T - 1000, T + 2000 + round];
+      const ids = new Set<string>();
+      while (ids.size < 120 + round * 40) ids.add(`${pick(STEMS)}${Math.floor(rand() * 5000)}`);
+      const input = [...ids].map((id) =>
+        JSON.stringify({
+          session_id: id,
+          state: {},
+          updated_at: at(pick(times)),
+          status: pick(STATUSES),
+          ...(rand() < 0.2 ? { agent: pick(['a', 'b']) } : {}),
+        }),
+      );
+      await importSessions({ dir, agent: undefined, now: T }, Buffer.from(`${input.join('\n')}\n`), { maxStateBytes: 1 << 20 });
+      // Some sessions written since (the index log): moved to another time of the groups.
+      for (const id of [...ids].filter(() => rand() < 0.1))
+        await touchSession({ dir, agent: undefined, now: pick(times) }, id as LogicalSessionId).catch(() => undefined);
+      for (const allAgents of [false, true]) {
+        for (const all of [false, true]) {
+          const f = { ...FILTER_ALL, all, allAgents };
+          const whole = (await listStoredSessions({ dir, agent: undefined, now: T }, f)).sessions.map((s) => s.session_id);
+          for (const limit of [1, 17, 40, 90]) {
+            const got = await listNewest({ dir, agent: undefined, now: T }, f, limit);
+            expect(
+              got?.sessions.map((s) => s.session_id),
+              `${round} ${all} ${allAgents} ${limit}`,
+            ).toEqual(whole.slice(0, limit));
+          }
+        }
+        for (const status of ['closed', 'active'] as const) {
+          const f = { ...FILTER_ALL, all: true, allAgents };
+          const whole = (await listStoredSessions({ dir, agent: undefined, now: T }, f)).sessions.filter((s) => s.status === status).map((s) => s.session_id);
+          for (const limit of [1, 17, 40]) {
+            const got = await listNewest({ dir, agent: undefined, now: T }, f, limit, { statuses: [status] });
+            expect(
+              got?.sessions.map((s) => s.session_id),
+              `${round} ${status} ${allAgents} ${limit}`,
+            ).toEqual(whole.slice(0, limit));
+          }
+        }
+      }
+    }
   });
 });
