@@ -50,3 +50,24 @@ export function toolsSkipReason(...tools: Tool[]): string | undefined {
 
 /** A test title with the reason it is skipped, when it is. */
 export const titled = (title: string, skip: string | undefined): string => (skip === undefined ? title : `${title} (skipped: ${skip})`);
+
+let otherUser: { why: string | undefined } | undefined;
+
+/**
+ * Why crux cannot be run here as user nobody (uid 65534), as the permission tests run it: not root, or the tree
+ * is out of nobody's reach (a clone in a 0700 directory, as /root is). Undefined when it can; under
+ * CRUX_REQUIRE_TOOLS=1 (CI) a reason throws instead: the suite fails, never skips. Asked once a process.
+ */
+export function otherUserSkipReason(crux: string): string | undefined {
+  otherUser ??= { why: otherUserWhy(crux) };
+  if (otherUser.why !== undefined && toolsRequired()) throw new Error(`CRUX_REQUIRE_TOOLS=1 but ${otherUser.why}`);
+  return otherUser.why;
+}
+
+function otherUserWhy(crux: string): string | undefined {
+  if (process.getuid?.() !== 0) return 'not root (these tests run crux as another user)';
+  const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
+  const run = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', crux, '--version'], { encoding: 'utf8', timeout: 20_000 });
+  if (run.status === 0) return undefined;
+  return `user nobody cannot run ${crux} (a directory above it is closed to others: chmod o+rx it, or clone where others can read)`;
+}

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { CRUX, journalLines, tempDir, testEnv, type Run } from '../helpers/cli';
 import { crux } from '../helpers/run-cli';
 import { expectHealthy, TIMEOUT } from './harness';
+import { otherUserSkipReason, titled } from '../helpers/tools';
 
 const NOBODY = 65534;
 const NOW = { CRUX_NOW: '2026-12-01T12:00:00Z' };
@@ -80,7 +81,9 @@ function expectOneWarning(run: Run, what: string, about: RegExp): void {
   expect(run.stderr, what).not.toMatch(/internal error|this is a bug/);
 }
 
-describe('a cache/ crux cannot use', { timeout: TIMEOUT }, () => {
+const nobodySkip = otherUserSkipReason(CRUX);
+
+describe.skipIf(nobodySkip !== undefined)(titled('a cache/ crux cannot use', nobodySkip), { timeout: TIMEOUT }, () => {
   it("another user's cache/ (root 0700): every read answers as a replay does, with one warning; writes commit", async () => {
     const dir = await nobodysDir();
     fs.chownSync(join(dir, 'cache'), 0, 0);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { crux, CRUX, freshDataDir, snapshotDir, tempDir, testEnv, type Run } from '../helpers/cli';
 import { expectHealthy, figure, readSessions, TIMEOUT } from './harness';
+import { otherUserSkipReason, titled } from '../helpers/tools';
 
 const NOBODY = 65534;
 
@@ -62,7 +63,9 @@ afterEach(() => {
   for (const dir of mounted.splice(0)) execFileSync('umount', ['-l', dir]);
 });
 
-describe('permission denied', { timeout: TIMEOUT }, () => {
+const nobodySkip = otherUserSkipReason(CRUX);
+
+describe.skipIf(nobodySkip !== undefined)(titled('permission denied', nobodySkip), { timeout: TIMEOUT }, () => {
   it('a data directory another user owns (0700): every command exits 5 naming a path in it, and nothing changes', async () => {
     const dir = await populated();
     const before = snapshotDir(dir);
@@ -101,7 +104,7 @@ describe('permission denied', { timeout: TIMEOUT }, () => {
   });
 });
 
-describe('a rewrite keeps owner, group and mode', { timeout: TIMEOUT }, () => {
+describe.skipIf(nobodySkip !== undefined)(titled('a rewrite keeps owner, group and mode', nobodySkip), { timeout: TIMEOUT }, () => {
   it("root's compaction and repair of another user's journals: the owner keeps them and can still write", async () => {
     const parent = tempDir();
     fs.chownSync(parent, NOBODY, NOBODY);
