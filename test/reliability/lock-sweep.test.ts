@@ -93,10 +93,18 @@ describe('sweeping what dead contenders left', () => {
     }
     const queued = names(dir);
     const address = socketAddress(dir);
-    const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+    // A barrier, not a sleep: a unix socket accepts in order and the waiter closes each connection it accepts, so
+    // once our own connection is closed every connection made before it has been accepted (and counted).
+    let ours = 0;
+    const acceptedSoFar = async () => {
+      ours++;
+      const c = net.connect(join(dir, `s.${id(1)}`));
+      c.on('error', () => {});
+      await new Promise((resolve) => c.on('close', resolve));
+      return accepted - ours;
+    };
     await sweep(dir, address, names(dir), new Set(), 0);
-    await settle();
-    expect(accepted).toBe(0);
+    expect(await acceptedSoFar()).toBe(0);
     expect(names(dir)).toEqual(queued);
     // The next writer queues behind both: it passes the dead one (removing its ticket) and sleeps on the live one.
     const next = new Contender(dir, socketAddress(dir));
@@ -106,15 +114,13 @@ describe('sweeping what dead contenders left', () => {
     expect(sleptOn?.pid).toBe(900001);
     sleptOn?.conn.linger();
     next.close();
-    await settle();
-    expect(accepted).toBe(1);
+    expect(await acceptedSoFar()).toBe(1);
     expect(names(dir)).toEqual([`i.${id(1)}`, `i.${id(2)}`, `q.1.${id(1)}`, `s.${id(1)}`, `s.${id(2)}`]);
     // Unqueued now, the dead one's socket and holder file go with the next sweep; the live waiter's stay, unprobed.
     await sweep(dir, address, names(dir), new Set(), 0);
-    await settle();
+    expect(await acceptedSoFar()).toBe(1);
     address.close();
     destroyLingering();
-    expect(accepted).toBe(1);
     expect(names(dir)).toEqual([`i.${id(1)}`, `q.1.${id(1)}`, `s.${id(1)}`]);
   });
 
