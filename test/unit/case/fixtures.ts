@@ -56,3 +56,27 @@ export const bodyOf = (bytes: Uint8Array): SnapshotBody => {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   return { length: buf.length, read: (offset, length) => buf.subarray(offset, offset + length) };
 };
+
+/** A small deterministic generator (mulberry32): the same cases from the same seed on both engines. */
+export function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The tags random cases carry (some of their words are in tasks too: a term is not a tag). */
+export const TAGS = ['alpha', 'beta', 'gamma', 'deploy-prod', 'x'];
+
+/** The filters of a limited case list the tests compare with a replay (`{ tags: ['nope'] }`: none holds it). */
+export const FILTERS = [
+  {},
+  { success: false },
+  { success: true },
+  { tags: ['alpha'] },
+  { tags: ['deploy-prod'] },
+  { tags: ['beta', 'x'], success: true },
+  { tags: ['nope'] },
+];

@@ -13,20 +13,10 @@ import type { JournalStore } from '../../../src/journal/core/store-boundary';
 import type { CaseId } from '../../../src/shared/ids';
 import { tempDir } from '../../helpers/cli';
 import { freshStoreUrl, pgSkipReason } from '../../helpers/pg';
-import { body } from './fixtures';
+import { body, FILTERS, random, TAGS } from './fixtures';
 
 const NOW = Date.parse('2026-12-01T12:00:00Z');
 const quiet = { warn: () => {} };
-const TAGS = ['alpha', 'beta', 'gamma', 'deploy-prod', 'x'];
-
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The same history written to `dir`: 300 cases, then rounds of deletions, replacements, a record and a reuse. */
 async function write(dir: JournalStore, seed: number): Promise<void> {
@@ -67,16 +57,6 @@ async function write(dir: JournalStore, seed: number): Promise<void> {
     await retrieveCases(s, { text: 'alpha deploy', topK: 3, onlySuccess: false, minSimilarity: 0 }, true);
   }
 }
-
-const FILTERS = [
-  {},
-  { success: false },
-  { success: true },
-  { tags: ['alpha'] },
-  { tags: ['deploy-prod'] },
-  { tags: ['beta', 'x'], success: true },
-  { tags: ['nope'] },
-];
 
 describe.skipIf(pgSkipReason() !== undefined)('limited case lists on PostgreSQL, from the term rows', () => {
   it('answer as a replay of the same journal in a data directory, without reading the whole bank', async () => {
