@@ -5,22 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { PgStore } from '../../../src/journal/pg/pg-store';
 import { parseStoreUrl } from '../../../src/journal/pg/url';
 import type { EventDraft, JournalRecord } from '../../../src/journal/codec/record';
-import { declareVocabulary, type StoreSpec } from '../../../src/journal/codec/store-spec';
+import type { StoreSpec } from '../../../src/journal/codec/store-spec';
+import { COUNTERS } from './counters';
 import { freshStoreUrl, pgSkipReason, psql } from '../../helpers/pg';
 
-const COUNTERS: StoreSpec<Map<string, number>> = {
-  file: 'counters.jsonl',
-  vocabulary: declareVocabulary(['counter.put', 'counter.added']),
-  initial: () => new Map(),
-  evolve(state, record) {
-    const { id, n } = record.data ?? {};
-    if (typeof id !== 'string' || typeof n !== 'number') return;
-    state.set(id, record.ev === 'counter.put' ? n : (state.get(id) ?? 0) + n);
-  },
-  live: (state) => [...state].map(([id, n]) => ({ ev: 'counter.put', data: { id, n } })),
-  keyOf: (record) => record.data?.id,
-  resets: (record) => record.ev === 'counter.put',
-};
 /** The same with derived rows (an index table): its journal is bound, a read by key trusts it while no one but crux wrote it. */
 const BOUND: StoreSpec<Map<string, number>> = { ...COUNTERS, secondary: { names: ['n'], version: 1, values: (state, key) => [state.get(key)] } };
 const TS = '2026-12-01T09:00:00.000Z';

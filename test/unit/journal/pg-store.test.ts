@@ -3,26 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { PgStore } from '../../../src/journal/pg/pg-store';
 import { parseStoreUrl } from '../../../src/journal/pg/url';
 import { encodeRecords, EMPTY_HEAD, type EventDraft, type JournalRecord } from '../../../src/journal/codec/record';
-import { declareVocabulary, type StoreSpec } from '../../../src/journal/codec/store-spec';
+import type { StoreSpec } from '../../../src/journal/codec/store-spec';
 import { CruxError } from '../../../src/shared/errors';
+import { COUNTERS, type Counters } from './counters';
 import { freshStoreUrl, pgPassword, pgServerUrl, pgSkipReason, psql } from '../../helpers/pg';
 import { STRESS } from '../../helpers/cli';
 
 /** A small keyed store: `put` sets an entity's value (and resets it), `add` adds to it. */
-type Counters = Map<string, number>;
-const COUNTERS: StoreSpec<Counters> = {
-  file: 'counters.jsonl',
-  vocabulary: declareVocabulary(['counter.put', 'counter.added']),
-  initial: () => new Map(),
-  evolve(state, record) {
-    const { id, n } = record.data ?? {};
-    if (typeof id !== 'string' || typeof n !== 'number') return;
-    state.set(id, record.ev === 'counter.put' ? n : (state.get(id) ?? 0) + n);
-  },
-  live: (state) => [...state].map(([id, n]) => ({ ev: 'counter.put', data: { id, n } })),
-  keyOf: (record) => record.data?.id,
-  resets: (record) => record.ev === 'counter.put',
-};
 
 const TS = '2026-12-01T09:00:00.000Z';
 const warnings: string[] = [];
