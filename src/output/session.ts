@@ -1,5 +1,6 @@
-// Human renderings of session results: a table for listings and the machine, short sentences elsewhere.
+// Human renderings of session results: a table for listings, history and the machine, short sentences elsewhere.
 import type { SessionImportSummary } from '../domain/session/decide';
+import type { HistoryEntry } from '../domain/session/history';
 import type { MachineView } from '../domain/session/machine';
 import type { Listing } from '../domain/session/query';
 import type { CloseResult, ReapResult } from '../domain/session/store';
@@ -102,4 +103,25 @@ export function renderMachine(machine: MachineView, style: Style): string {
     ),
     ...wrapWords(`removed from any state by: ${machine.removing.join(', ')}; reap is close with the outcome expired`, style.width, 2),
   ].join('\n');
+}
+
+/** `crux session history`: one row per recorded version, newest first. */
+export function* renderHistory({ history, total }: { history: readonly HistoryEntry[]; total?: number }, style: Style): Generator<string> {
+  if (history.length === 0) {
+    yield 'no versions';
+    return;
+  }
+  yield* style.table(
+    ['seq', 'time', 'event', { title: 'actor', flex: true, optional: true }, 'status', { title: 'state bytes', optional: true }],
+    history.map((h): CellValue[] => [
+      String(h.seq),
+      style.when(h.ts),
+      h.ev,
+      h.actor ?? NONE,
+      h.status ?? { text: 'deleted', tone: 'dim' },
+      h.state_bytes === null ? NONE : String(h.state_bytes),
+    ]),
+  );
+  const more = style.terminal ? moreLine(history.length, total, 'version') : undefined;
+  if (more !== undefined) yield style.dim(more);
 }

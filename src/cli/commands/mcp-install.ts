@@ -3,7 +3,7 @@
 import { Command } from 'commander';
 import { buildContext, contextOf } from '../context';
 import { emit, sentence } from '../../output/emit';
-import { renderMcpInstalled, renderMcpUninstalled } from '../../output/mcp-install';
+import { renderMcpInstalled, renderMcpUninstalled } from '../../output/install';
 import { writeStdout } from '../../output/stdout';
 import { CLIENT_FILES_HELP, CLIENT_NAMES, clientOf, scopeOf, type McpClient, type McpScope, type ServerSpec, type TargetOptions } from '../install/mcp-clients';
 import { editTomlServer, mergeJsonServer, removeJsonServer, type ConfigEdit } from '../install/mcp-config';

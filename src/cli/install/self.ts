@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { fs } from '../../shared/fs';
 import { basename, dirname, join } from 'node:path';
 import { usage } from '../../shared/errors';
-import type { AgentStore } from '../../output/agent-store';
+import type { AgentStore } from '../../output/install';
 import type { GlobalOptions } from '../context';
 import { parseStoreUrl } from '../../journal/pg/url';
 import { resolveStore, type StoreTarget } from '../store';

@@ -6,7 +6,7 @@ import { parseCaseId } from '../../shared/ids';
 import { parseRecordObject } from '../../domain/case/case';
 import { DEFAULT_TOP_K, parseMinSimilarity, parseTopK } from '../../domain/case/rank';
 import { casesText, retrievedText } from './text';
-import { ArgumentError, count, human, limit, limitOf, listOf, OBJECT, tool } from './tool';
+import { ArgumentError, count, human, limit, limitOf, listOf, OBJECT, READS, tool, WRITES } from './tool';
 
 // Every case tool reads or writes the one case bank: they are answered in the order received.
 const CASES = ['cases'];
@@ -17,9 +17,7 @@ export const caseRecord = tool({
   title: 'Record a case',
   description:
     'Remember what was done and how it turned out (procedural memory), like `crux case record`; case_retrieve finds it again by its task and tags. Credentials in URLs are removed from every text.',
-  readOnly: false,
-  destructive: false,
-  idempotent: false,
+  ...WRITES,
   input: (z) => ({
     task: z.string().describe('What was to be done: the retrieval key.'),
     action: z.string().describe('What was done.'),
@@ -44,9 +42,7 @@ export const caseRetrieve = tool({
   title: 'Retrieve similar cases',
   description:
     "The recorded cases whose task and tags share the most words with a query (Jaccard similarity), best first, like `crux case retrieve`: the text gives each one's task, action and outcome.",
-  readOnly: false,
-  destructive: false,
-  idempotent: false,
+  ...WRITES,
   input: (z) => ({
     task: z.string().describe('The query: a task description.'),
     top_k: count(z, `At most this many results (default ${DEFAULT_TOP_K}, at most 100).`).optional(),
@@ -73,9 +69,7 @@ export const caseList = tool({
   title: 'List the recorded cases',
   description:
     "Every recorded case in the order written, like `crux case list`: successes or failures only, those with a tag, the first few. The text gives each one's task, action and outcome; case_show one case's every field.",
-  readOnly: true,
-  destructive: false,
-  idempotent: true,
+  ...READS,
   input: (z) => ({
     only_success: z.boolean().optional().describe('Only the cases that worked.'),
     only_failure: z.boolean().optional().describe('Only the cases that failed.'),
@@ -99,9 +93,7 @@ export const caseShow = tool({
   name: 'case_show',
   title: 'Show one case',
   description: 'One recorded case with every field (task, context, action, outcome, success, reward, tags, receipt, times reused), like `crux case show`.',
-  readOnly: true,
-  destructive: false,
-  idempotent: true,
+  ...READS,
   input: (z) => ({ case_id: z.string().describe('The case id, as case_record, case_retrieve and case_list give it (c_…).') }),
   output: CASE,
   touches: () => CASES,

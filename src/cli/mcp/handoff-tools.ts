@@ -10,16 +10,14 @@ import { ED25519_ALG, MAC_ALG } from '../../domain/handoff/crypto';
 import { MAX_ENVELOPE_BYTES } from '../../domain/handoff/envelope';
 import { DEFAULT_MAX_AGE_MS, DEFAULT_TTL_MS } from '../../domain/handoff/store';
 import { parseTaskRecord } from '../../domain/handoff/task-record';
-import { duration, human, limit, limitOf, listOf, OBJECT, requireAgent, sessionId, sessionKey, tool } from './tool';
+import { duration, human, limit, limitOf, listOf, OBJECT, READS, requireAgent, sessionId, sessionKey, tool, WRITES } from './tool';
 
 export const createHandoff = tool({
   name: 'create_handoff',
   title: 'Hand a session off',
   description:
     "Package one of this agent's sessions for another agent, like `crux handoff mint`: the text is the package envelope as a JSON string (give it to the receiver, who passes it to accept_handoff); the session becomes handed_off.",
-  readOnly: false,
-  destructive: false,
-  idempotent: false,
+  ...WRITES,
   input: (z) => ({
     session_id: sessionId(z),
     target_agent: z.string().optional().describe('The only agent that may accept the package.'),
@@ -92,9 +90,7 @@ export const handoffList = tool({
   title: 'List the handoffs',
   description:
     'The packages minted and accepted here with their status (outstanding, accepted, expired), oldest first, and the trusted Ed25519 keys, like `crux handoff list`.',
-  readOnly: true,
-  destructive: false,
-  idempotent: true,
+  ...READS,
   input: (z) => ({
     status: z
       .union([z.enum(handoffOps.HANDOFF_STATUSES), z.array(z.enum(handoffOps.HANDOFF_STATUSES))])

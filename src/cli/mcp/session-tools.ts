@@ -2,23 +2,20 @@
 // operation of its CLI command, its --json document as structuredContent.
 import { parsePositiveDuration } from '../parse';
 import * as sessionOps from '../operations/session';
-import { renderHistory } from '../../output/history';
-import { renderClose, renderListing, renderSession } from '../../output/session';
+import { renderClose, renderHistory, renderListing, renderSession } from '../../output/session';
 import { parseLogicalSessionId } from '../../shared/ids';
 import { parseTime } from '../../shared/time';
 import { parseHistoryPoint } from '../../domain/session/history';
 import { acceptStateDocument } from '../../domain/session/state-document';
 import { inToolTerms } from './tool-terms';
-import { ArgumentError, count, duration, human, limit, limitOf, OBJECT, SESSION, sessionId, sessionKey, tool } from './tool';
+import { ArgumentError, count, duration, human, limit, limitOf, OBJECT, READS, REPLACES, SESSION, sessionId, sessionKey, tool, WRITES } from './tool';
 
 export const sessionPut = tool({
   name: 'session_put',
   title: 'Store a session state',
   description:
     "Create or replace the state of a session (what this agent is doing), like `crux session put`. Give the state as `state` (any JSON value) or as `state_text` (JSON text kept byte-for-byte: exact numbers such as 12345678901234567890 or 1.0, key order, whitespace). Answers with the session's record.",
-  readOnly: false,
-  destructive: true,
-  idempotent: true,
+  ...REPLACES,
   input: (z) => ({
     session_id: sessionId(z),
     state: z.unknown().optional().describe('The new state: any JSON value. Use state_text instead to keep numbers and key order exactly.'),
@@ -55,9 +52,7 @@ export const sessionGet = tool({
   title: 'Read a session',
   description:
     "The state of a session, like `crux session get` (with `at`: as it was then, like `--at`; session_history lists the seq of every version): the text is the stored state's exact bytes; structuredContent is the session's record with the state parsed in (`state`) and as its exact text (`state_text`).",
-  readOnly: true,
-  destructive: false,
-  idempotent: true,
+  ...READS,
   input: (z) => ({
     session_id: sessionId(z),
     at: z
@@ -83,9 +78,7 @@ export const sessionHistory = tool({
   title: 'List the versions of a session',
   description:
     'Every recorded version of a session, newest first, like `crux session history`: seq, time, event, actor, status and state size of each. Pass a seq to session_get as `at` to read the state as it was then.',
-  readOnly: true,
-  destructive: false,
-  idempotent: true,
+  ...READS,
   input: (z) => ({ session_id: sessionId(z), limit: limit(z, 'versions, the newest') }),
   output: { history: { type: 'array', items: OBJECT } },
   touches: (args) => sessionKey(args.session_id),
@@ -102,9 +95,7 @@ export const sessionList = tool({
   title: 'List sessions',
   description:
     "This agent's sessions, newest first, like `crux session list`: active and handed-off ones; archived and closed ones only with all (or archived).",
-  readOnly: true,
-  destructive: false,
-  idempotent: true,
+  ...READS,
   input: (z) => ({
     all: z.boolean().optional().describe('Every session, archived and closed included.'),
     archived: z.boolean().optional().describe('Only archived sessions.'),
@@ -124,9 +115,7 @@ export const sessionArchive = tool({
   name: 'session_archive',
   title: 'Archive a session',
   description: 'Hide a session from the default listing, kept in full, like `crux session archive` (undo with session_unarchive).',
-  readOnly: false,
-  destructive: false,
-  idempotent: false,
+  ...WRITES,
   input: (z) => ({ session_id: sessionId(z), reason: z.string().optional().describe('Why (credentials in URLs are removed).') }),
   output: SESSION,
   touches: (args) => sessionKey(args.session_id),
@@ -140,9 +129,7 @@ export const sessionUnarchive = tool({
   name: 'session_unarchive',
   title: 'Unarchive a session',
   description: 'Make an archived session active again, like `crux session unarchive`.',
-  readOnly: false,
-  destructive: false,
-  idempotent: false,
+  ...WRITES,
   input: (z) => ({ session_id: sessionId(z) }),
   output: SESSION,
   touches: (args) => sessionKey(args.session_id),
@@ -157,9 +144,7 @@ export const sessionClose = tool({
   title: 'Close a session',
   description:
     'Close a session exactly once, like `crux session close`: outcome "closed", or "already_closed" with the original close record when it was closed before (not an error).',
-  readOnly: false,
-  destructive: true,
-  idempotent: true,
+  ...REPLACES,
   input: (z) => ({
     session_id: sessionId(z),
     outcome: z.enum(sessionOps.CLOSE_OUTCOMES).optional().describe('How it ended (default completed).'),

@@ -44,6 +44,11 @@ export interface Tool<S extends Zod.ZodRawShape = Zod.ZodRawShape> {
 
 export const tool = <S extends Zod.ZodRawShape>(spec: Tool<S>): Tool<S> => spec;
 
+/** MCP's hints of the usual kinds of tool: one that only reads, one that adds, one that replaces or ends what is stored. */
+export const READS = { readOnly: true, destructive: false, idempotent: true } as const;
+export const WRITES = { readOnly: false, destructive: false, idempotent: false } as const;
+export const REPLACES = { readOnly: false, destructive: true, idempotent: true } as const;
+
 /** The CLI's human output of a result (without colour; stdout is the protocol pipe, so lists are TSV). */
 export async function human<T>(render: Renderer<T>, result: T): Promise<string> {
   return textOf(render(result, await loadStyle({ color: false })));

@@ -5,15 +5,13 @@ import { renderCheck } from '../../output/journal';
 import { acceptHandoff, createHandoff, handoffList } from './handoff-tools';
 import { caseList, caseRecord, caseRetrieve, caseShow } from './case-tools';
 import { sessionArchive, sessionClose, sessionGet, sessionHistory, sessionList, sessionPut, sessionUnarchive } from './session-tools';
-import { human, OBJECT, tool, type Tool } from './tool';
+import { human, OBJECT, READS, type Tool, tool } from './tool';
 
 const journalCheck = tool({
   name: 'journal_check',
   title: 'Check the journals',
   description: 'Verify every record, the hash chain and the sequence of each journal, like `crux journal check` (healthy false when one is damaged).',
-  readOnly: true,
-  destructive: false,
-  idempotent: true,
+  ...READS,
   input: () => ({}),
   output: { healthy: { type: 'boolean' }, journals: { type: 'array', items: OBJECT }, secrets: { type: 'array', items: OBJECT } },
   touches: () => 'everything',

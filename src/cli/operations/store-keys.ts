@@ -6,12 +6,12 @@ import type { Context } from '../context';
 import { ALL_STORES } from '../../domain/stores';
 import { resealBytes, resealData } from '../../journal/codec/cipher';
 import { readStoreKeyMark, writeStoreKeyMark } from '../../journal/dir/store-key-mark';
-import type { KeyChange, KeyChangeReport } from '../../output/store-keys';
+import type { KeyChange, KeyChangeReport } from '../../output/store';
 import { conflict, invalid } from '../../shared/errors';
 import { keyNeeded, type StoreKey } from '../../shared/store-key';
 import type { StoreTarget } from '../store';
 
-export type { KeyChange } from '../../output/store-keys';
+export type { KeyChange } from '../../output/store';
 
 const NOTE: Record<KeyChange, string> = { encrypt: 'encrypted', rekey: 'rekeyed', decrypt: 'decrypted' };
 

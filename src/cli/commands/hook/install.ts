@@ -3,9 +3,8 @@
 import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { buildContext, contextOf } from '../../context';
-import type { AgentStore } from '../../../output/agent-store';
 import { emit, sentence } from '../../../output/emit';
-import { renderInstalled, renderUninstalled } from '../../../output/hook';
+import { renderInstalled, renderUninstalled, type AgentStore } from '../../../output/install';
 import { writeStdout } from '../../../output/stdout';
 import { invalid, usage } from '../../../shared/errors';
 import { mergeHooks, removeHooks } from '../../hook/settings';

@@ -6,7 +6,7 @@ import { resolveStore } from '../../store';
 import { readStoreKeyFile, storeKeyFrom } from '../../key-file';
 import { changeStoreKey } from '../../operations/store-keys';
 import { emit } from '../../../output/emit';
-import { renderKeyChange, type KeyChange } from '../../../output/store-keys';
+import { renderKeyChange, type KeyChange } from '../../../output/store';
 
 const WHAT: Record<KeyChange, string> = {
   encrypt:

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { buildContext } from '../../context';
 import { listLimit, TERMINAL_ROWS } from '../../list-limit';
 import { emit } from '../../../output/emit';
-import { renderHistory } from '../../../output/history';
+import { renderHistory } from '../../../output/session';
 import { parseLogicalSessionId } from '../../../shared/ids';
 import { countedHistory } from '../../operations/session';
 

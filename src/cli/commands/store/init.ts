@@ -3,7 +3,6 @@ import { Command } from 'commander';
 import { buildContext } from '../../context';
 import { emit, writeHuman } from '../../../output/emit';
 import { renderInit } from '../../../output/store';
-import { initStore } from '../../operations/store';
 
 export function makeInitCommand(): Command {
   return new Command('init')
@@ -25,7 +24,7 @@ export function makeInitCommand(): Command {
     )
     .action(async (opts: { print?: boolean }, command: Command) => {
       const ctx = buildContext(command);
-      const report = await initStore(ctx, opts.print === true);
+      const report = await ctx.dataDir.init({ print: opts.print === true });
       // The script is what --print exists to print: never suppressed by --quiet, never decorated.
       if (report.sql !== undefined && !ctx.json) writeHuman(report.sql, false);
       else await emit(ctx, report, renderInit);
