@@ -13,7 +13,7 @@ export interface AgentStore {
 }
 
 /** One clause, after what was written: which store the agent will use, and whether the entry pins it. */
-export function describeAgentStore(store: AgentStore): string {
+function describeAgentStore(store: AgentStore): string {
   const where = `${store.kind === 'postgres' ? 'the store' : 'the data directory'} ${store.name}`;
   if (store.recorded) return `the agent will use ${where} (from ${store.from}, named in the entry)`;
   if (store.from === 'CRUX_STORE' || store.from === 'CRUX_DATA_DIR')

@@ -1,9 +1,8 @@
 // `crux case record`: record a case, from flags or one JSON object on stdin, and print its id.
 import { Command } from 'commander';
 import type { GlobalOptions } from '../../context';
+import { collect } from '../list-options';
 import { runRecord } from './run-record';
-
-const collect = (value: string, previous: string[]) => [...previous, value];
 
 export function makeRecordCommand(): Command {
   return new Command('record')
