@@ -61,8 +61,7 @@ async function sessions(scope: ApiScope, q: URLSearchParams): Promise<[Context, 
   return [ctx, await sessionsDocument(ctx, q, agent)];
 }
 
-async function cases(scope: ApiScope, q: URLSearchParams): Promise<[Context, unknown]> {
-  const ctx = contextFor(scope);
+async function cases(ctx: Context, q: URLSearchParams) {
   const onlySuccess = flag(q, 'only_success') === true;
   const onlyFailure = flag(q, 'only_failure') === true;
   if (onlySuccess && onlyFailure) throw invalid('give only_success or only_failure, not both');
@@ -70,16 +69,15 @@ async function cases(scope: ApiScope, q: URLSearchParams): Promise<[Context, unk
   const sort = parseSort(text(q, 'sort'), CASE_ORDERS);
   const limit = parseLimit(text(q, 'limit'));
   const offsetRaw = text(q, 'offset');
-  if (offsetRaw === undefined) return [ctx, await listCases(ctx, filter, { sort, limit })];
+  if (offsetRaw === undefined) return listCases(ctx, filter, { sort, limit });
   // A page (the dashboard's): the CLI's document with how many match and where the page starts.
   const offset = parseCount(offsetRaw, 'offset');
   const { document, total } = await countedCases(ctx, filter, { sort, limit: limit === undefined ? undefined : offset + limit });
-  return [ctx, { cases: document.cases.slice(offset), total, offset }];
+  return { cases: document.cases.slice(offset), total, offset };
 }
 
 /** `/api/cases/retrieve?task=…`: `case retrieve <task> --json`, never marking a case reused (the UI writes nothing). */
-async function retrieval(scope: ApiScope, q: URLSearchParams): Promise<[Context, unknown]> {
-  const ctx = contextFor(scope);
+function retrieval(ctx: Context, q: URLSearchParams) {
   const task = text(q, 'task');
   if (task === undefined || task.trim() === '') throw invalid('task is required: /api/cases/retrieve?task=…');
   const topK = text(q, 'top_k') ?? text(q, 'limit');
@@ -90,11 +88,10 @@ async function retrieval(scope: ApiScope, q: URLSearchParams): Promise<[Context,
     onlySuccess: flag(q, 'only_success') === true,
     minSimilarity: minSimilarity === undefined ? 0 : parseMinSimilarity(minSimilarity, 'min_similarity'),
   };
-  return [ctx, await retrieve(ctx, query, false)];
+  return retrieve(ctx, query, false);
 }
 
-async function handoffs(scope: ApiScope, q: URLSearchParams): Promise<[Context, unknown]> {
-  const ctx = contextFor(scope);
+function handoffs(ctx: Context, q: URLSearchParams) {
   const from = text(q, 'from');
   const to = text(q, 'to');
   const filter = {
@@ -103,7 +100,7 @@ async function handoffs(scope: ApiScope, q: URLSearchParams): Promise<[Context, 
     to: to === undefined ? undefined : parseAgentName(to),
   };
   const window = { sort: parseSort(text(q, 'sort'), HANDOFF_ORDERS), limit: parseLimit(text(q, 'limit')) };
-  return [ctx, await listHandoffs(ctx, filter, window)];
+  return listHandoffs(ctx, filter, window);
 }
 
 /** `/api/sessions/<agent>/<id>[/history]`: `-` names an unscoped session. */
@@ -132,32 +129,25 @@ async function inspection(scope: ApiScope, id: string, q: URLSearchParams): Prom
 
 type Route = (scope: ApiScope, q: URLSearchParams, parts: string[]) => Promise<[Context, unknown] | [Context, unknown, string]>;
 
+/** A route that needs the request's context and nothing of the path. */
+const plain =
+  (run: (ctx: Context, s: ApiScope, q: URLSearchParams) => Promise<unknown>): Route =>
+  async (s, q) => {
+    const ctx = contextFor(s);
+    return [ctx, await run(ctx, s, q)];
+  };
+
 const ROUTES: Record<string, Route> = {
   sessions: (s, q) => sessions(s, q),
-  cases: (s, q) => cases(s, q),
-  'cases/retrieve': (s, q) => retrieval(s, q),
-  handoffs: (s, q) => handoffs(s, q),
-  'journal/check': async (s) => {
-    const ctx = contextFor(s);
-    return [ctx, await checkJournals(ctx, { repair: false })];
-  },
+  cases: plain((ctx, _s, q) => cases(ctx, q)),
+  'cases/retrieve': plain((ctx, _s, q) => retrieval(ctx, q)),
+  handoffs: plain((ctx, _s, q) => handoffs(ctx, q)),
+  'journal/check': plain((ctx) => checkJournals(ctx, { repair: false })),
   // What the overview needs besides the CLI's documents.
-  'overview/sessions': async (s) => {
-    const ctx = contextFor(s);
-    return [ctx, await sessionCounts(ctx)];
-  },
-  'overview/activity': async (s, q) => {
-    const ctx = contextFor(s);
-    return [ctx, await activity(ctx, s, text(q, 'days'))];
-  },
-  'overview/tags': async (s) => {
-    const ctx = contextFor(s);
-    return [ctx, await successByTag(ctx)];
-  },
-  'overview/journals': async (s) => {
-    const ctx = contextFor(s);
-    return [ctx, await journalSizes(ctx, s)];
-  },
+  'overview/sessions': plain((ctx) => sessionCounts(ctx)),
+  'overview/activity': plain((ctx, s, q) => activity(ctx, s, text(q, 'days'))),
+  'overview/tags': plain((ctx) => successByTag(ctx)),
+  'overview/journals': plain((ctx, s) => journalSizes(ctx, s)),
 };
 
 /** Answers `/api/<path>` (path without the prefix, already split on `/` and decoded). */
