@@ -8,7 +8,7 @@ import { writeStdout } from '../../output/stdout';
 import { CLIENT_FILES_HELP, CLIENT_NAMES, clientOf, scopeOf, type McpClient, type McpScope, type ServerSpec, type TargetOptions } from '../install/mcp-clients';
 import { editTomlServer, mergeJsonServer, removeJsonServer, type ConfigEdit } from '../install/mcp-config';
 import { readConfigFile, replaceConfigFile } from '../install/config-file';
-import { projectRootOf } from '../install/project-root';
+import { projectRootOf } from '../project-root';
 import { agentArgs, cruxScript, installGlobals, NO_STORE_HELP } from '../install/self';
 
 /**

@@ -7,7 +7,7 @@ import { parseLogicalSessionId, type AgentName, type LogicalSessionId } from '..
 import type { ScoredCase } from '../../domain/case/store';
 import type { Ending } from '../../domain/transcript/stretch';
 import type { HookClient, HookEffect } from './clients';
-import { projectOf } from './project';
+import { projectOf } from '../project-root';
 // The case store, the transcript reader and the recorder load only for the events that use them: a touch
 // stays as cheap as a put.
 

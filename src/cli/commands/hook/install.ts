@@ -10,7 +10,7 @@ import { invalid, usage } from '../../../shared/errors';
 import { mergeHooks, removeHooks } from '../../hook/settings';
 import { clientNamed, HOOK_CLIENTS, type HookClient } from '../../hook/clients';
 import { readConfigFile, replaceConfigFile } from '../../install/config-file';
-import { projectRootOf } from '../../install/project-root';
+import { projectRootOf } from '../../project-root';
 import { agentArgs, cruxScript, installGlobals, NO_STORE_HELP } from '../../install/self';
 
 /** A word as a POSIX shell reads it back: as is when it is plain, else single-quoted. */

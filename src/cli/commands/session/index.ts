@@ -11,11 +11,9 @@ import { describeMachine } from '../../../domain/session/machine';
 import { deleteSession, exportSessions, reapSessions } from '../../../domain/session/store';
 import { archiveSession, unarchiveSession } from '../../operations/session';
 import { sessionScope as scopeOf } from '../../operations/scope';
-import { makePutCommand } from './put';
-import { makeGetCommand } from './get';
+import { makeCloseCommand, makeGetCommand, makePutCommand } from './state';
 import { makeHistoryCommand } from './history';
 import { makeListCommand } from './list';
-import { makeCloseCommand } from './close';
 import { makeImportCommand } from './import';
 
 const makeArchiveCommand = () =>
