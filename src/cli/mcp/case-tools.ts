@@ -3,10 +3,37 @@
 import * as caseOps from '../operations/case';
 import { renderCase, renderRecorded } from '../../output/case';
 import { parseCaseId } from '../../shared/ids';
-import { parseRecordObject } from '../../domain/case/case';
+import { printableBlock } from '../../shared/printable';
+import { parseRecordObject, type Case } from '../../domain/case/case';
+import type { ScoredCase } from '../../domain/case/store';
 import { DEFAULT_TOP_K, parseMinSimilarity, parseTopK } from '../../domain/case/rank';
-import { casesText, retrievedText } from './text';
 import { ArgumentError, count, human, limit, limitOf, listOf, OBJECT, READS, tool, WRITES } from './tool';
+
+// The text a model reads of cases: each one's action and outcome in full, where the CLI's table would cut them.
+const indented = (text: string) => printableBlock(text).replace(/\n/g, '\n     ');
+
+/** One case as a block: a head line, then task, context, action and outcome in full. */
+function caseBlock(c: Case, rank: number, similarity?: number): string {
+  const score = similarity === undefined ? '' : `similarity ${similarity.toFixed(3)}, `;
+  const head = `${rank}. case ${c.case_id} (${score}${c.success ? 'succeeded' : 'failed'}, reward ${Math.round(c.reward * 1000) / 1000}, reused ${c.times_reused}×, ${c.created_at})`;
+  const lines = [head, `   task: ${indented(c.task)}`];
+  if (c.context !== null) lines.push(`   context: ${indented(c.context)}`);
+  lines.push(`   action: ${indented(c.action)}`, `   outcome: ${indented(c.outcome)}`);
+  if (c.tags.length > 0) lines.push(`   tags: ${c.tags.map((t) => printableBlock(t)).join(', ')}`);
+  return lines.join('\n');
+}
+
+function retrievedText({ results }: { results: readonly ScoredCase[] }): string {
+  if (results.length === 0) return 'no matching cases';
+  const n = results.length;
+  return [`${n} matching case${n === 1 ? '' : 's'}, best first:`, ...results.map((r, i) => caseBlock(r.case, i + 1, r.similarity))].join('\n');
+}
+
+function casesText({ cases }: { cases: readonly Case[] }): string {
+  if (cases.length === 0) return 'no cases';
+  const n = cases.length;
+  return [`${n} case${n === 1 ? '' : 's'}, in the order written (case_show gives every field of one):`, ...cases.map((c, i) => caseBlock(c, i + 1))].join('\n');
+}
 
 // Every case tool reads or writes the one case bank: they are answered in the order received.
 const CASES = ['cases'];

@@ -15,16 +15,20 @@ import { argumentsProblem, callOf, listRefusal } from './arguments';
 import { CallOrder } from './call-order';
 import { LineTransport } from './stdio-transport';
 import { inToolTerms } from './tool-terms';
-import { warningsText } from './text';
 import { runBundle } from '../code-cache';
 import { writeStdout } from '../../output/stdout';
 import { CruxError, errorDocument, hintOf, internalError } from '../../shared/errors';
+import type { JournalWarning } from '../../output/emit';
 
 const INSTRUCTIONS =
   "crux keeps this agent's working memory in a shared data directory: sessions (what you are doing: session_put / session_get / session_close; " +
   'session_list and session_history to browse), cases (what worked before: case_record, then case_retrieve by task; case_list and case_show to browse) ' +
   'and handoff packages (create_handoff for another agent, accept_handoff from one; handoff_list). ' +
   'A refused call answers isError with {"error": {code, kind, message, hint}}; the hint says what to do.';
+
+/** What a person sees on stderr when a replay passes over damage, as lines under the text. */
+const warningsText = (warnings: readonly JournalWarning[]): string =>
+  warnings.map((w) => `warning: ${w.file}:${w.line}: ${w.reason} (passed over; journal_check shows every problem)`).join('\n');
 
 /** The SDK's read buffer limit, at the least: and room for a state at its limit, every byte escaped (\u00xx). */
 const messageLimit = (stateLimit: number) => Math.max(10 * 1024 * 1024, 6 * stateLimit + 64 * 1024);
