@@ -3,7 +3,7 @@ import { openSealed, shownSealed } from '../../journal/codec/cipher';
 import { invalid, notFound } from '../../shared/errors';
 import type { Instant } from '../../shared/time';
 import type { Envelope } from './envelope';
-import { HANDOFF_STORE, handoffPlace, keyRows, type KeyRow, type Ledger, type MintedData } from './ledger';
+import { HANDOFF_STORE, handoffPlace, keyRows, type AcceptedEntry, type KeyRow, type Ledger, type MintedData, type MintedEntry } from './ledger';
 import type { HandoffScope } from './store';
 
 export type HandoffStatus = 'outstanding' | 'accepted' | 'expired';
@@ -32,47 +32,33 @@ export async function listHandoffs(scope: HandoffScope): Promise<{ handoffs: Han
   return { handoffs: handoffRows(ledger, scope.now), keys: keyRows(ledger) };
 }
 
+/** One row, its members in one order whichever way the package came (--json prints them in it). */
+function row(direction: HandoffRow['direction'], d: MintedEntry | AcceptedEntry, accepted: AcceptedEntry | undefined, status: HandoffStatus): HandoffRow {
+  return {
+    direction,
+    handoff_id: d.handoff_id,
+    session_id: d.session_id,
+    source_agent: d.source_agent,
+    target_agent: d.target_agent,
+    accepted_by: accepted?.agent ?? null,
+    status,
+    created_at: d.created_at,
+    expires_at: d.expires_at,
+    accepted_at: accepted?.accepted_at ?? null,
+    content_hash: d.content_hash,
+    signature_alg: d.signature_alg,
+    facts: d.facts,
+    message: shownSealed(d.message, handoffPlace(d, 'message')),
+  };
+}
+
 function handoffRows(ledger: Ledger, now: Instant): HandoffRow[] {
   const rows: HandoffRow[] = [];
   for (const m of ledger.minted.values()) {
     const a = ledger.accepted.get(m.content_hash);
-    const expired = Date.parse(m.expires_at) < now;
-    rows.push({
-      direction: 'minted',
-      handoff_id: m.handoff_id,
-      session_id: m.session_id,
-      source_agent: m.source_agent,
-      target_agent: m.target_agent,
-      accepted_by: a?.agent ?? null,
-      status: a !== undefined ? 'accepted' : expired ? 'expired' : 'outstanding',
-      created_at: m.created_at,
-      expires_at: m.expires_at,
-      accepted_at: a?.accepted_at ?? null,
-      content_hash: m.content_hash,
-      signature_alg: m.signature_alg,
-      facts: m.facts,
-      message: shownSealed(m.message, handoffPlace(m, 'message')),
-    });
+    rows.push(row('minted', m, a, a !== undefined ? 'accepted' : Date.parse(m.expires_at) < now ? 'expired' : 'outstanding'));
   }
-  for (const a of ledger.accepted.values()) {
-    if (ledger.mintedByHash.has(a.content_hash)) continue;
-    rows.push({
-      direction: 'accepted',
-      handoff_id: a.handoff_id,
-      session_id: a.session_id,
-      source_agent: a.source_agent,
-      target_agent: a.target_agent,
-      accepted_by: a.agent,
-      status: 'accepted',
-      created_at: a.created_at,
-      expires_at: a.expires_at,
-      accepted_at: a.accepted_at,
-      content_hash: a.content_hash,
-      signature_alg: a.signature_alg,
-      facts: a.facts,
-      message: shownSealed(a.message, handoffPlace(a, 'message')),
-    });
-  }
+  for (const a of ledger.accepted.values()) if (!ledger.mintedByHash.has(a.content_hash)) rows.push(row('accepted', a, a, 'accepted'));
   return rows.sort((x, y) => (Date.parse(x.created_at) || 0) - (Date.parse(y.created_at) || 0));
 }
 
