@@ -1,5 +1,5 @@
 // The get's fast path's command (dist/fast-read.cjs): `session get`, with its options as its commander definition
-// has them (commands/session/get.ts; test/unit/cli/fast-path.test.ts holds it to it), and the code both run
+// has them (commands/session/state.ts; test/unit/cli/fast-path.test.ts holds it to it), and the code both run
 // (commands/session/run.ts). A file of its own, apart from the writes' (commands.ts), so that the get's bundle
 // carries none of their code.
 import { runGet } from '../commands/session/run';
