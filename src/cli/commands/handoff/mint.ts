@@ -1,6 +1,7 @@
 // `crux handoff mint <session-id>`: package a session, print (or write) the envelope, mark it handed_off.
 import { Command, Option } from 'commander';
 import { completingWith } from '../group';
+import { collect } from '../list-options';
 import { buildContext, readInputFile } from '../../context';
 import { emit } from '../../../output/emit';
 import { renderMinted } from '../../../output/handoff';
@@ -13,8 +14,6 @@ import { DEFAULT_TTL_MS } from '../../../domain/handoff/store';
 import { mint } from '../../operations/handoff';
 import { checkOutPath, writeEnvelope } from './envelope-io';
 import { agentOf, durationOr } from '../../operations/scope';
-
-const collect = (value: string, previous: string[]) => [...previous, value];
 
 function readTaskRecord(opts: Record<string, any>): TaskRecord | undefined {
   let base: TaskRecord | undefined;
