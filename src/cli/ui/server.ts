@@ -77,19 +77,13 @@ export async function startUi(globals: GlobalOptions, ui: UiOptions, env: NodeJS
     target.kind === 'postgres' ? openPgReader(target.url, target.source === 'env' ? 'CRUX_STORE' : '--store', probe.warn) : undefined;
   const scope: ApiScope = { globals, env, pg };
   const fixedNow = globals.now !== undefined || env.CRUX_NOW ? probe.nowIso : undefined;
+  const files = ALL_STORES.map((s) => s.file);
   let live: Live;
   if (pg !== undefined) {
     const out = fanOut();
-    await pg.listen(
-      out.tell,
-      ALL_STORES.map((s) => s.file),
-    );
+    await pg.listen(out.tell, files);
     live = out;
-  } else
-    live = watchDataDir(
-      probe.dataDir.location,
-      ALL_STORES.map((s) => s.file),
-    );
+  } else live = watchDataDir(probe.dataDir.location, files);
 
   let queue: Promise<unknown> = Promise.resolve();
   const serially = <T>(fn: () => Promise<T>): Promise<T> => {
