@@ -1,18 +1,15 @@
 // `crux mcp`: the MCP server over stdio (SPEC §10.1); the SDK is loaded only here (src/cli/mcp/server.ts).
 // `crux mcp install` / `uninstall` put it into an MCP client's configuration (./mcp-install.ts).
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import type { GlobalOptions } from '../context';
+import { makeGroup } from './group';
 import { makeMcpInstallCommand, makeMcpUninstallCommand } from './mcp-install';
 
 const SUBCOMMANDS = { install: makeMcpInstallCommand, uninstall: makeMcpUninstallCommand };
 
 /** `crux mcp`, with only the subcommand `wanted` names (as every group is made), or both. */
 export function makeMcpCommand(wanted?: string): Command {
-  const command = new Command('mcp');
-  for (const [name, make] of Object.entries(SUBCOMMANDS))
-    if (wanted === undefined || !Object.hasOwn(SUBCOMMANDS, wanted) || wanted === name) command.addCommand(make());
-  return command
-    .description("serve the agent's sessions, cases and handoffs as MCP tools over stdio (until the client closes stdin)")
+  return makeGroup('mcp', "serve the agent's sessions, cases and handoffs as MCP tools over stdio (until the client closes stdin)", SUBCOMMANDS, wanted)
     .addHelpText(
       'after',
       [
