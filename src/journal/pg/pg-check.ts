@@ -6,8 +6,7 @@ import type { Sql } from './client';
 import type { PgHost } from './pg-host';
 import { indexDisagreements, indexOfOtherVersion } from './pg-index';
 import { countDisagreement, termDisagreements, termsOfOtherVersion } from './pg-terms';
-import { loadPgSnapshot } from './pg-snapshot';
-import { RowVerifier, visitRows } from './rows';
+import { foldSnapshotTail, loadPgSnapshot } from './pg-fold';
 import { countsTable, indexTable, journalTable, termsTable, type Catalog } from './schema';
 
 /**
@@ -51,7 +50,7 @@ function entities(keys: readonly string[]): string {
 /** How the derived rows of a journal disagree with a replay (`state`, the journal folded whole): one line each. */
 async function derivedDisagreements<S>(store: PgHost, sql: Sql, catalog: Catalog, spec: StoreSpec<S>, state: S, keys: ReadonlySet<string>): Promise<string[]> {
   const problems: string[] = [];
-  const ident = (t: string) => store.ident(t);
+  const ident = store.ident;
   if (
     spec.secondary !== undefined &&
     catalog.tables.has(journalTable(spec.file)) &&
@@ -73,11 +72,8 @@ async function derivedDisagreements<S>(store: PgHost, sql: Sql, catalog: Catalog
     // A snapshot that verifies (its row, its digest) and folds forward to another state than the replay's.
     const snapshot = await loadPgSnapshot(sql, ident, catalog, spec, { unguarded: true });
     if (snapshot !== undefined) {
-      const forward = snapshot.state;
-      const verifier = new RowVerifier(spec.vocabulary, (record, at) => spec.evolve(forward, record, at), snapshot.head);
-      await visitRows(sql, `select line, body from ${store.ident(journalTable(spec.file))} where line > $1 order by line`, [snapshot.line], verifier);
-      verifier.finish();
-      if (!Buffer.from(spec.snapshot.encode(forward)).equals(Buffer.from(spec.snapshot.encode(state)))) {
+      await foldSnapshotTail(sql, ident, spec, snapshot);
+      if (!Buffer.from(spec.snapshot.encode(snapshot.state)).equals(Buffer.from(spec.snapshot.encode(state)))) {
         problems.push(`the snapshot row of ${spec.file} (taken at line ${snapshot.line}) disagrees with a replay`);
       }
     }

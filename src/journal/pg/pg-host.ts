@@ -4,7 +4,7 @@ import type { ChainHead } from '../codec/record';
 import type { IndexQuery, StoreSpec } from '../codec/store-spec';
 import type { ProgressSink } from '../core/store-boundary';
 import type { Sql } from './client';
-import type { RowScan } from './rows';
+import type { RowScan } from './pg-fold';
 import { journalTable, type Catalog } from './schema';
 import type { StoreUrl } from './url';
 
@@ -24,7 +24,7 @@ export interface PgHost {
   readonly location: string;
   readonly url: StoreUrl;
   /** A quoted `schema.table`. */
-  ident(table: string): string;
+  readonly ident: (table: string) => string;
   /** What reads go through: the running write transaction, or the connection. */
   readonly reader: Sql;
   guard<T>(fn: () => Promise<T>): Promise<T>;
@@ -47,7 +47,7 @@ export interface PgHost {
 export interface PgWriter extends PgHost {
   /** What the running transaction wrote, for the commit log once COMMIT is acknowledged. */
   readonly committing: string[];
-  /** The chain heads the running transaction leaves, taken as seen once COMMIT is acknowledged (pg-seen.ts). */
+  /** The chain heads the running transaction leaves, taken as seen once COMMIT is acknowledged (pg-server.ts, SeenHeads). */
   readonly committingHeads: { file: string; head: ChainHead }[];
   foldWhole<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>): Promise<{ state: S; scan: RowScan; line: number }>;
   foldKeys<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[]): Promise<{ state: S }>;

@@ -1,14 +1,18 @@
-// The PostgreSQL store's copy of a journal in and out (`journal copy`): a restore into an empty store, the history
-// as pieces. (Check, compaction and history reads are core/'s, over pg-lines.ts.)
+// The PostgreSQL store's upkeep beside the whole-journal operations (which are core/'s, over pg-lines.ts):
+// `crux store init` (the schema created or migrated ahead of the first write, every journal's table with it, for a
+// DBA, who may grant crux's user only what it needs afterwards; `--print` shows that SQL instead), and
+// `journal copy` in and out: a journal's raw lines read page by page, or through cursors inside the one consistent
+// read of every journal; a restore into an empty store, the history as pieces. Memory stays flat in a journal's size.
 import { CruxError } from '../../shared/errors';
 import { decodeOwn, decodeRecord, VERIFY_ALL } from '../codec/record';
 import type { StoreSpec } from '../codec/store-spec';
-import type { HistoryPiece } from '../core/store-boundary';
+import type { HistoryPiece, InitReport, StoreView } from '../core/store-boundary';
 import type { Sql } from './client';
+import { FETCH_ROWS } from './pg-fold';
 import type { PgHost } from './pg-host';
 import { reindexByKey } from './pg-reindex';
 import { countAfterRewrite } from './pg-lines';
-import { arrayLiteral, journalTable, type Catalog } from './schema';
+import { arrayLiteral, journalTable, journalTableSql, lockCall, migrationSql, readCatalog, SCHEMA_VERSION, type Catalog } from './schema';
 
 /**
  * Rows restored per statement. Small on purpose: a statement's parameters (the rows as array literals, then as the
@@ -102,25 +106,91 @@ async function restoreHistory(store: PgHost, sql: Sql, spec: StoreSpec<unknown>,
 }
 
 /**
- * Journal `file`'s history rows as pieces, oldest first, each named as its history/ file would be (by its last
- * seq), each piece's rows read through a cursor as it is iterated (inside the caller's transaction).
+ * `journal copy`'s source inside the transaction `sql` is running: each journal's lines, and its history rows as
+ * pieces, oldest first, each named as its history/ file would be (by its last seq); each read through a cursor as it
+ * is iterated.
  */
-export async function historyPieces(store: PgHost, sql: Sql, catalog: Catalog, file: string): Promise<HistoryPiece[]> {
-  if (!catalog.tables.has('history')) return [];
+export function consistentView(store: PgHost, sql: Sql, catalog: Catalog): StoreView {
   const history = store.ident('history');
-  const generations = await sql.unsafe<{ generation: number; last: string }[]>(
-    `select generation, (array_agg(seq order by line desc))[1] as last from ${history} where journal = $1 group by generation order by generation`,
-    [file],
-  );
-  return generations.map(({ generation, last }) => ({
-    name: `${file.replace(/\.jsonl$/, '')}.${String(last).padStart(12, '0')}.jsonl`,
-    lines: (async function* () {
-      for await (const rows of sql
-        .unsafe(`select body from ${history} where journal = $1 and generation = $2 order by line`, [file, generation])
-        .values()
-        .cursor(5000)) {
-        for (const [body] of rows as [string][]) yield Buffer.from(body);
-      }
-    })(),
-  }));
+  return {
+    lines: (file) =>
+      cursorBodies(sql, catalog.tables.has(journalTable(file)) ? `select body from ${store.ident(journalTable(file))} order by line` : undefined),
+    history: async (file) => {
+      if (!catalog.tables.has('history')) return [];
+      const generations = await sql.unsafe<{ generation: number; last: string }[]>(
+        `select generation, (array_agg(seq order by line desc))[1] as last from ${history} where journal = $1 group by generation order by generation`,
+        [file],
+      );
+      return generations.map(({ generation, last }) => ({
+        name: `${file.replace(/\.jsonl$/, '')}.${String(last).padStart(12, '0')}.jsonl`,
+        lines: cursorBodies(sql, `select body from ${history} where journal = $1 and generation = $2 order by line`, [file, generation]),
+      }));
+    },
+  };
+}
+
+/** The bodies `query` selects (none: undefined), in order, through a cursor, read as they are iterated. */
+async function* cursorBodies(sql: Sql, query: string | undefined, params: unknown[] = []): AsyncIterable<Uint8Array> {
+  if (query === undefined) return;
+  for await (const rows of sql
+    .unsafe(query, params as never[])
+    .values()
+    .cursor(FETCH_ROWS)) {
+    for (const [body] of rows as [string][]) yield Buffer.from(body);
+  }
+}
+
+/** A journal's lines in order, each page its own short operation (a long-lived reader never holds a transaction). */
+export async function* pagedLines(store: PgHost, file: string): AsyncIterable<Uint8Array> {
+  const catalog = await store.guard(() => store.readCatalog());
+  const table = journalTable(file);
+  if (!catalog.tables.has(table)) return;
+  for (let after = 0; ; ) {
+    const select = `select line, body from ${store.ident(table)} where line > $1 order by line limit ${FETCH_ROWS}`;
+    const rows = await store.guard(() => store.reader.unsafe<{ line: string; body: string }[]>(select, [after]));
+    for (const row of rows) yield Buffer.from(row.body);
+    if (rows.length < FETCH_ROWS) return;
+    after = Number(rows.at(-1)!.line);
+  }
+}
+
+/** The steps that bring the store at `catalog` to this crux's schema, with every journal's table. */
+function steps(store: PgHost, catalog: Catalog, specs: readonly StoreSpec<unknown>[], cruxVersion: string): { what: string; sql: string }[] {
+  const out = migrationSql(store.url.schema, catalog, cruxVersion);
+  for (const file of new Set(specs.map((s) => s.file))) {
+    const table = journalTableSql(store.url.schema, catalog, file);
+    if (table !== undefined) out.push(table);
+  }
+  return out;
+}
+
+/**
+ * Creates or migrates the schema under the writers' lock (one transaction: all of it or nothing), or with `print`
+ * reads the catalog and returns the SQL instead, changing nothing. The printed script takes the same lock, so a
+ * DBA may run it while crux writes.
+ */
+export async function initSchema(store: PgHost, specs: readonly StoreSpec<unknown>[], cruxVersion: string, print: boolean): Promise<InitReport> {
+  const base = { store: store.location, kind: 'postgres' as const, printed: print };
+  if (print) {
+    const catalog = await store.guard(() => readCatalog(store.reader, store.url.schema));
+    const todo = steps(store, catalog, specs, cruxVersion);
+    const head = `-- crux ${cruxVersion}: the schema ${store.url.schema} of ${store.location} at version ${SCHEMA_VERSION}`;
+    const sql =
+      todo.length === 0
+        ? `${head}: nothing to do (it is at version ${catalog.version} with every journal's table)\n`
+        : [
+            `${head} (it is at version ${catalog.version}): run as the schema's owner, e.g. psql -v ON_ERROR_STOP=1 -f`,
+            'begin;',
+            `select ${lockCall('pg_advisory_xact_lock', store.url.schema)};`,
+            ...todo.map((t) => `-- ${t.what}\n${t.sql}`),
+            'commit;',
+            '',
+          ].join('\n');
+    return { ...base, created: todo.map((t) => t.what), schema_version: catalog.version, sql };
+  }
+  return store.locked(async (sql, catalog) => {
+    const todo = steps(store, catalog, specs, cruxVersion);
+    for (const step of todo) await sql.unsafe(step.sql);
+    return { ...base, created: todo.map((t) => t.what), schema_version: todo.length === 0 ? catalog.version : SCHEMA_VERSION };
+  });
 }

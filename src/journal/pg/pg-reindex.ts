@@ -7,7 +7,7 @@ import type { Sql } from './client';
 import type { DerivedTrust, PgHost, PgWriter } from './pg-host';
 import { writeIndexRows } from './pg-index';
 import { writeTermRows } from './pg-terms';
-import { rowPosition } from './rows';
+import { rowPosition } from './pg-fold';
 import { journalTable, readCatalog, SCHEMA_VERSION, type Catalog } from './schema';
 
 /** Entities folded and written per round. */
@@ -21,7 +21,7 @@ const PAGE_ROWS = 1000;
  */
 export async function reindexByKey<S>(store: PgHost, sql: Sql, catalog: Catalog, spec: StoreSpec<S>): Promise<void> {
   if (spec.keyOf === undefined || (spec.secondary === undefined && spec.terms === undefined)) return;
-  const ident = (t: string) => store.ident(t);
+  const ident = store.ident;
   const { line, head } = await store.headOf(sql, catalog, spec.file);
   const bound = { line, h: line === 0 ? '' : head.h };
   let first = true;
@@ -82,7 +82,7 @@ export async function refreshDerived<S>(
   // dropped), in a schema at this crux's version (a repair is a write: it migrates an older one).
   const current = catalog.version < SCHEMA_VERSION ? await readCatalog(sql, store.url.schema) : catalog;
   catalog = await store.prepare(sql, current, spec.file);
-  const ident = (t: string) => store.ident(t);
+  const ident = store.ident;
   const { line, head } = await store.headOf(sql, catalog, spec.file);
   const bound = { line, h: line === 0 ? '' : head.h };
   const none = { index: false, terms: false };

@@ -29,7 +29,7 @@ import type { Sql } from './client';
 import { CruxError } from '../../shared/errors';
 import { reportDamage } from '../codec/reporting';
 import { arrayLiteral, ensureJournalTable, journalTable, migrate, type Catalog } from './schema';
-import { historyPieces, restoreJournal } from './pg-maintenance';
+import { consistentView, initSchema, pagedLines, restoreJournal } from './pg-maintenance';
 import { checkJournals } from '../core/check';
 import { rewriteRecords } from '../core/rewrite';
 import { compactJournals } from '../core/compact';
@@ -39,16 +39,12 @@ import { PgLines } from './pg-lines';
 import { refreshDerived, type RefreshOpts } from './pg-reindex';
 import { surveyPg } from './pg-survey';
 import type { DerivedTrust, PgWriter, TermQuery } from './pg-host';
-import { PgTransaction } from './pg-transaction';
+import { insertLines, PgTransaction } from './pg-transaction';
 import { PgKeyStore } from './pg-keys';
 import { settleReading, settleSealing, STORE_KEY_ROW, warnIgnoredKey } from './pg-store-key';
-import { indexCurrent, matchingKeys, readNewestRows } from './pg-index';
-import { readPrefixRows } from './pg-prefix';
+import { indexCurrent, matchingKeys, readNewestRows, readPrefixRows } from './pg-index';
 import { countTerms, matchTerms, termRows, termsCurrent } from './pg-terms';
-import { initSchema } from './pg-init';
 import { PgReads, type Folded } from './pg-fold';
-import { insertLines } from './pg-insert';
-import { cursorLines, pagedLines } from './pg-copy';
 import type { StoreUrl } from './url';
 
 export interface PgStoreOptions {
@@ -103,7 +99,7 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
   /** The entities that may match `query`, through the index table when its rows are current, else the whole journal. */
   async foldIndexed<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, query: IndexQuery): Promise<Folded<S>> {
     if (spec.keyOf === undefined || !(await this.derivedTrusted(q, catalog, spec)).index) return this.fold(q, catalog, spec);
-    return this.foldKeys(q, catalog, spec, await matchingKeys(q, (t) => this.ident(t), spec as StoreSpec<unknown>, query));
+    return this.foldKeys(q, catalog, spec, await matchingKeys(q, this.ident, spec as StoreSpec<unknown>, query));
   }
 
   /** The entities with the highest values of an ordered key (a limited list): pg-index.ts, else the whole state. */
@@ -114,7 +110,7 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
       if (spec.keyOf === undefined || !(await this.derivedTrusted(q, catalog, spec)).index)
         return { state: (await this.foldWhole(q, catalog, spec)).state, total: undefined };
       const fold = async (keys: readonly string[]) => (await this.foldKeys(q, catalog, spec, keys)).state;
-      return readNewestRows(q, (t) => this.ident(t), spec, query, enough, fold);
+      return readNewestRows(q, this.ident, spec, query, enough, fold);
     });
   }
 
@@ -124,14 +120,7 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
       const q = this.reader;
       const catalog = await this.readCatalog();
       if (spec.keyOf === undefined || !(await this.derivedTrusted(q, catalog, spec)).index) return (await this.foldWhole(q, catalog, spec)).state;
-      return readPrefixRows(
-        q,
-        (t) => this.ident(t),
-        spec,
-        query,
-        enough,
-        async (keys) => (await this.foldKeys(q, catalog, spec, keys)).state,
-      );
+      return readPrefixRows(q, this.ident, spec, query, enough, async (keys) => (await this.foldKeys(q, catalog, spec, keys)).state);
     });
   }
 
@@ -143,21 +132,14 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
     if (!this.keyTold) {
       this.keyTold = true;
       const files = this.opts.specs.map((s) => s.file);
-      await warnIgnoredKey(
-        this.reader,
-        (t) => this.ident(t),
-        catalog,
-        `${this.location} keys/${STORE_KEY_ROW}`,
-        files,
-        (m) => this.warn(m),
-      );
+      await warnIgnoredKey(this.reader, this.ident, catalog, `${this.location} keys/${STORE_KEY_ROW}`, files, (m) => this.warn(m));
     }
     return catalog;
   }
 
   /** What the store is for a read that derives its terms from the key (store-boundary.ts): its key-id row, read now. */
   async settleSealMode(): Promise<void> {
-    await this.guard(async () => settleReading(this.reader, (t) => this.ident(t), await this.readCatalog(), `${this.location} keys/${STORE_KEY_ROW}`));
+    await this.guard(async () => settleReading(this.reader, this.ident, await this.readCatalog(), `${this.location} keys/${STORE_KEY_ROW}`));
   }
 
   /**
@@ -175,7 +157,7 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
     if (codec === undefined || !(await this.derivedTrusted(q, catalog, spec)).terms) return undefined;
     const among = query.among ?? [];
     const all = [...new Set([...query.terms, ...among])];
-    const hits = query.terms.length === 0 ? [] : await matchTerms(q, (t) => this.ident(t), spec as StoreSpec<unknown>, all, query.terms, among);
+    const hits = query.terms.length === 0 ? [] : await matchTerms(q, this.ident, spec as StoreSpec<unknown>, all, query.terms, among);
     return { state: codec.fromHits(all, hits) };
   }
 
@@ -188,7 +170,7 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
       const q = this.reader;
       const catalog = await this.readCatalog();
       if (spec.terms === undefined || !(await this.derivedTrusted(q, catalog, spec)).terms) return undefined;
-      return countTerms(q, (t) => this.ident(t), catalog, spec as StoreSpec<unknown>, query);
+      return countTerms(q, this.ident, catalog, spec as StoreSpec<unknown>, query);
     });
   }
 
@@ -198,7 +180,7 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
       const q = this.reader;
       const catalog = await this.readCatalog();
       if (spec.terms === undefined || !(await this.derivedTrusted(q, catalog, spec)).terms) return undefined;
-      return termRows(q, (t) => this.ident(t), catalog, spec as StoreSpec<unknown>, query);
+      return termRows(q, this.ident, catalog, spec as StoreSpec<unknown>, query);
     });
   }
 
@@ -209,7 +191,7 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
   async derivedTrusted<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>): Promise<DerivedTrust> {
     const known = this.verdicts.get(spec.file);
     if (known !== undefined) return known;
-    const ident = (t: string) => this.ident(t);
+    const ident = this.ident;
     const verdict = {
       index: spec.secondary !== undefined && (await indexCurrent(q, ident, catalog, spec as StoreSpec<unknown>)),
       terms: spec.terms !== undefined && (await termsCurrent(q, ident, catalog, spec as StoreSpec<unknown>)),
@@ -265,7 +247,7 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
       // What the write seals with is read under the lock (the cipher asks synchronously as it appends).
       const sealing = await settleSealing(
         sql,
-        (t) => this.ident(t),
+        this.ident,
         catalog,
         `${this.location} keys/${STORE_KEY_ROW}`,
         this.opts.specs.map((s) => s.file),
@@ -304,7 +286,7 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
   }
 
   async insertLines<S>(q: Sql, spec: StoreSpec<S>, lines: readonly string[], afterLine: number): Promise<void> {
-    return insertLines(q, (t) => this.ident(t), this.opts.reporter, spec, lines, afterLine);
+    return insertLines(q, this.ident, this.opts.reporter, spec, lines, afterLine);
   }
 
   async check(specs: readonly StoreSpec<unknown>[], opts: { repair: boolean; ts: string; progress?: ProgressSink }): Promise<JournalReport[]> {
@@ -371,11 +353,6 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
    * read as of one moment while writers go on; each journal streams through a cursor (memory flat in its size).
    */
   async readConsistent<T>(use: (view: StoreView) => Promise<T>): Promise<T> {
-    return this.consistent((sql, catalog) =>
-      use({
-        lines: (file) => cursorLines(sql, (t) => this.ident(t), catalog, file),
-        history: (file) => historyPieces(this, sql, catalog, file),
-      }),
-    );
+    return this.consistent((sql, catalog) => use(consistentView(this, sql, catalog)));
   }
 }

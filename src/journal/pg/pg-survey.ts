@@ -7,15 +7,15 @@ import { DEFAULT_HISTORY_RETENTION } from '../core/history';
 import type { Sql } from './client';
 import type { PgHost } from './pg-host';
 import { PgLines } from './pg-lines';
-import { replicationFacts } from './pg-replication';
-import { journalFileOf, journalTable, readCatalog, SCHEMA_VERSION } from './schema';
+import { replicationFacts } from './pg-server';
+import { journalFileOf, journalTable, LOCK_CLASS, lockCall, readCatalog, SCHEMA_VERSION } from './schema';
 
 /** Tables of the schema that are not journals. */
 const OWN_TABLES = new Set(['schema_version', 'keys', 'history', 'quarantine', 'secondary_indexes', 'term_indexes', 'snapshots']);
 
 export async function surveyPg(store: PgHost, specs: readonly StoreSpec<unknown>[]): Promise<StoreFacts> {
   return store.transaction(async (sql) => {
-    const [got] = await sql<{ ok: boolean }[]>`select pg_try_advisory_xact_lock(${0x63727578}, hashtext(${store.url.schema})) as ok`;
+    const [got] = await sql.unsafe<{ ok: boolean }[]>(`select ${lockCall('pg_try_advisory_xact_lock', store.url.schema)} as ok`);
     const held = got?.ok !== true;
     const holder = held ? await lockHolder(sql, store.url.schema) : null;
     const [info] = await sql<{ v: string }[]>`select current_setting('server_version') as v`;
@@ -39,7 +39,7 @@ export async function surveyPg(store: PgHost, specs: readonly StoreSpec<unknown>
       location: { path: store.location, exists, usable, mode: null },
       lock: {
         held,
-        name: `pg_advisory_xact_lock(${0x63727578}, hashtext('${store.url.schema}'))`,
+        name: lockCall('pg_advisory_xact_lock', store.url.schema),
         holder,
         // The server frees a transaction's advisory lock when the transaction or its connection ends: never stale.
         stale: false,
@@ -78,6 +78,6 @@ async function tableSizes(sql: Sql, schema: string): Promise<{ name: string; byt
 async function lockHolder(sql: Sql, schema: string): Promise<{ pid: number; command: string } | null> {
   const [row] = await sql<{ pid: number; app: string | null; addr: string | null }[]>`
     select a.pid, a.application_name as app, host(a.client_addr) as addr from pg_locks l join pg_stat_activity a on a.pid = l.pid
-    where l.locktype = 'advisory' and l.granted and l.classid = ${0x63727578}::oid and l.objid = hashtext(${schema})::oid limit 1`;
+    where l.locktype = 'advisory' and l.granted and l.classid = ${LOCK_CLASS}::oid and l.objid = hashtext(${schema})::oid limit 1`;
   return row === undefined ? null : { pid: row.pid, command: `${row.app || 'a client'} from ${row.addr ?? 'a local socket'} (server pid)` };
 }
