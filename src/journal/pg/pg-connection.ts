@@ -233,12 +233,12 @@ export class PgConnection {
 
   /**
    * Runs `fn` in one transaction on the store's one connection, which is never reconnected (client.ts): every
-   * statement `fn` issues is in the transaction, or fails.
+   * statement `fn` issues is in the transaction, or fails. `begin`: how it starts.
    */
-  async transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (sql: Sql) => Promise<T>, begin = 'begin'): Promise<T> {
     return this.guard(async () => {
       const sql = this.sql;
-      await sql`begin`;
+      await sql.unsafe(begin);
       try {
         const result = await fn(sql);
         // PostgreSQL answers COMMIT of a transaction that an earlier statement aborted with the tag ROLLBACK, not
@@ -265,22 +265,15 @@ export class PgConnection {
    * store as of one moment while writers go on.
    */
   async consistent<T>(use: (sql: Sql, catalog: Catalog) => Promise<T>): Promise<T> {
-    return this.guard(async () => {
-      const sql = this.sql;
-      await sql`begin isolation level repeatable read read only`;
+    return this.transaction(async (sql) => {
       this.active = sql;
       try {
         const catalog = await readCatalog(sql, this.url.schema);
         refuseNewer(catalog, this.location);
-        const result = await use(sql, catalog);
-        await sql`commit`;
-        return result;
-      } catch (error) {
-        if (this.live) await sql`rollback`.catch(() => {});
-        throw error;
+        return await use(sql, catalog);
       } finally {
         this.active = undefined;
       }
-    });
+    }, 'begin isolation level repeatable read read only');
   }
 }

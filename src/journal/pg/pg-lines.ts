@@ -79,7 +79,7 @@ export class PgLines implements LockedLines {
 
   /** The store's key id, recorded in the rewrite's transaction (pg-store-key.ts). */
   async recordStoreKey(keyId: string | null): Promise<void> {
-    await writeStoreKeyId(this.sql, this.store.ident, this.store.url.schema, this.catalog, keyId ?? undefined);
+    await writeStoreKeyId({ store: this.store, sql: this.sql, catalog: this.catalog }, keyId ?? undefined);
   }
 
   /** Told as a whole read tells it (pg-fold.ts report): the journal's problems under its file name, history's under its piece. */

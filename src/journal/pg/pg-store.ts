@@ -41,7 +41,7 @@ import { surveyPg } from './pg-survey';
 import type { DerivedTrust, PgWriter, TermQuery } from './pg-host';
 import { insertLines, PgTransaction } from './pg-transaction';
 import { PgKeyStore } from './pg-keys';
-import { settleReading, settleSealing, STORE_KEY_ROW, warnIgnoredKey } from './pg-store-key';
+import { settleReading, settleSealing, warnIgnoredKey } from './pg-store-key';
 import { indexCurrent, matchingKeys, readNewestRows, readPrefixRows } from './pg-index';
 import { countTerms, matchTerms, termRows, termsCurrent } from './pg-terms';
 import { PgReads, type Folded } from './pg-fold';
@@ -80,8 +80,18 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
     this.verdicts.clear();
   }
 
+  /** Runs `read` as one operation (or within the running one), over what reads go through and the catalog. */
+  private reading<T>(read: (q: Sql, catalog: Catalog) => Promise<T>): Promise<T> {
+    return this.guard(async () => read(this.reader, await this.readCatalog()));
+  }
+
+  /** Whether a journal of entities has index rows that can be trusted (else a read folds it whole). */
+  private async indexed<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>): Promise<boolean> {
+    return spec.keyOf !== undefined && (await this.derivedTrusted(q, catalog, spec)).index;
+  }
+
   async read<S>(spec: StoreSpec<S>): Promise<S> {
-    return this.guard(async () => (await this.foldWhole(this.reader, await this.readCatalog(), spec)).state);
+    return this.reading(async (q, catalog) => (await this.foldWhole(q, catalog, spec)).state);
   }
 
   async readWith<S, T>(spec: StoreSpec<S>, use: (state: S) => T | Promise<T>): Promise<T> {
@@ -89,57 +99,53 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
   }
 
   async readKey<S>(spec: StoreSpec<S>, key: string): Promise<S> {
-    return this.guard(async () => (await this.foldKeys(this.reader, await this.readCatalog(), spec, [key])).state);
+    return this.reading(async (q, catalog) => (await this.foldKeys(q, catalog, spec, [key])).state);
   }
 
   async readIndexed<S>(spec: StoreSpec<S>, query: IndexQuery): Promise<S> {
-    return this.guard(async () => (await this.foldIndexed(this.reader, await this.readCatalog(), spec, query)).state);
+    return this.reading(async (q, catalog) => (await this.foldIndexed(q, catalog, spec, query)).state);
   }
 
   /** The entities that may match `query`, through the index table when its rows are current, else the whole journal. */
   async foldIndexed<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, query: IndexQuery): Promise<Folded<S>> {
-    if (spec.keyOf === undefined || !(await this.derivedTrusted(q, catalog, spec)).index) return this.fold(q, catalog, spec);
+    if (!(await this.indexed(q, catalog, spec))) return this.fold(q, catalog, spec);
     return this.foldKeys(q, catalog, spec, await matchingKeys(q, this.ident, spec as StoreSpec<unknown>, query));
   }
 
   /** The entities with the highest values of an ordered key (a limited list): pg-index.ts, else the whole state. */
   async readNewest<S>(spec: StoreSpec<S>, query: NewestQuery, enough: (state: S) => boolean): Promise<{ state: S; total: number | undefined }> {
-    return this.guard(async () => {
-      const q = this.reader;
-      const catalog = await this.readCatalog();
-      if (spec.keyOf === undefined || !(await this.derivedTrusted(q, catalog, spec)).index)
-        return { state: (await this.foldWhole(q, catalog, spec)).state, total: undefined };
-      const fold = async (keys: readonly string[]) => (await this.foldKeys(q, catalog, spec, keys)).state;
-      return readNewestRows(q, this.ident, spec, query, enough, fold);
+    return this.reading(async (q, catalog) => {
+      if (!(await this.indexed(q, catalog, spec))) return { state: (await this.foldWhole(q, catalog, spec)).state, total: undefined };
+      return readNewestRows(q, this.ident, spec, query, enough, async (keys) => (await this.foldKeys(q, catalog, spec, keys)).state);
     });
   }
 
   /** The entities whose prefixed value starts with `query.prefix`, in order (completion): pg-index.ts, else the whole state. */
   async readPrefix<S>(spec: StoreSpec<S>, query: { readonly index: string; readonly prefix: string }, enough: (state: S) => boolean): Promise<S> {
-    return this.guard(async () => {
-      const q = this.reader;
-      const catalog = await this.readCatalog();
-      if (spec.keyOf === undefined || !(await this.derivedTrusted(q, catalog, spec)).index) return (await this.foldWhole(q, catalog, spec)).state;
+    return this.reading(async (q, catalog) => {
+      if (!(await this.indexed(q, catalog, spec))) return (await this.foldWhole(q, catalog, spec)).state;
       return readPrefixRows(q, this.ident, spec, query, enough, async (keys) => (await this.foldKeys(q, catalog, spec, keys)).state);
     });
   }
 
   private keyTold = false;
+  private get files(): string[] {
+    return this.opts.specs.map((s) => s.file);
+  }
 
   /** The catalog; the first time a process reads with a key given, whether a plain store ignores it (one warning). */
   override async readCatalog(): Promise<Catalog> {
     const catalog = await super.readCatalog();
     if (!this.keyTold) {
       this.keyTold = true;
-      const files = this.opts.specs.map((s) => s.file);
-      await warnIgnoredKey(this.reader, this.ident, catalog, `${this.location} keys/${STORE_KEY_ROW}`, files, (m) => this.warn(m));
+      await warnIgnoredKey({ store: this, sql: this.reader, catalog, files: this.files });
     }
     return catalog;
   }
 
   /** What the store is for a read that derives its terms from the key (store-boundary.ts): its key-id row, read now. */
   async settleSealMode(): Promise<void> {
-    await this.guard(async () => settleReading(this.reader, this.ident, await this.readCatalog(), `${this.location} keys/${STORE_KEY_ROW}`));
+    await this.reading((sql, catalog) => settleReading({ store: this, sql, catalog }));
   }
 
   /**
@@ -147,7 +153,7 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
    * look-up: the cost follows the candidates), else the whole state.
    */
   async readTerms<S, T>(spec: StoreSpec<S>, query: TermQuery, use: (state: S) => T | Promise<T>): Promise<T> {
-    const some = await this.guard(async () => this.foldTerms(this.reader, await this.readCatalog(), spec, query));
+    const some = await this.reading((q, catalog) => this.foldTerms(q, catalog, spec, query));
     return some === undefined ? this.readWith(spec, use) : use(some.state);
   }
 
@@ -245,14 +251,7 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
     let due: StoreSpec<any>[] = [];
     const result = await this.locked(async (sql, catalog) => {
       // What the write seals with is read under the lock (the cipher asks synchronously as it appends).
-      const sealing = await settleSealing(
-        sql,
-        this.ident,
-        catalog,
-        `${this.location} keys/${STORE_KEY_ROW}`,
-        this.opts.specs.map((s) => s.file),
-        (m) => this.warn(m),
-      );
+      const sealing = await settleSealing({ store: this, sql, catalog, files: this.files });
       const tx = new PgTransaction(this, sql, catalog, ts, sealing.record);
       const result = await decide(tx);
       await tx.commit();

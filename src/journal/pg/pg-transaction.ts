@@ -127,7 +127,7 @@ export class PgTransaction implements Transaction {
     }
     // A store created with a key records its id in the same transaction as its first records.
     if (this.recordKey !== undefined && this.pending.length > 0)
-      await writeStoreKeyId(this.sql, this.store.ident, this.store.url.schema, this.catalog, this.recordKey.id);
+      await writeStoreKeyId({ store: this.store, sql: this.sql, catalog: this.catalog }, this.recordKey.id);
     // `crux ui` listens: a notice sent in the transaction reaches it only once the transaction commits.
     for (const batch of this.pending) await this.sql`select pg_notify('crux_changed', ${`${this.store.url.schema}:${batch.spec.file}`})`;
     // Every row is in, none committed: a writer killed here leaves nothing (the server rolls back).
