@@ -26,6 +26,14 @@ export const FETCH_ROWS = 5000;
 /** A snapshot is written by a reader that folded at least this many rows past it (or the whole journal). */
 const SNAPSHOT_AFTER_ROWS = 2000;
 
+/**
+ * The rows (as `r`) of the entities $1 (a text[], as `k`) from each one's last resetting record on: what an entity's
+ * state holds, read through the journal table's index by key.
+ */
+export const keyRows = (t: string): string => `unnest($1::text[]) as k(key)
+  cross join lateral (select coalesce(max(line), 0) as since from ${t} where key = k.key and resets) s
+  join ${t} r on r.key = k.key and r.line >= s.since`;
+
 /** Where a row is, in the terms the journal layer uses for a line (rows have no byte offsets: the offset is the line). */
 export const rowPosition = (line: number, body: string): LinePosition => ({ line, offset: line, length: Buffer.byteLength(body) });
 
@@ -197,13 +205,7 @@ export class PgReads extends PgConnection {
     let records = 0;
     if (catalog.tables.has(table)) {
       const t = this.ident(table);
-      const rows = await q.unsafe<{ line: string; body: string }[]>(
-        `select r.line, r.body from unnest($1::text[]) as k(key)
-           cross join lateral (select coalesce(max(line), 0) as since from ${t} where key = k.key and resets) s
-           join ${t} r on r.key = k.key and r.line >= s.since
-         order by r.line`,
-        [arrayLiteral(keys)],
-      );
+      const rows = await q.unsafe<{ line: string; body: string }[]>(`select r.line, r.body from ${keyRows(t)} order by r.line`, [arrayLiteral(keys)]);
       for (const { line, body } of rows) {
         const decoded = decodeRecord(body, VERIFY_ALL);
         if (!decoded.ok) {

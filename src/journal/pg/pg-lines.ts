@@ -158,7 +158,9 @@ export class PgLines implements LockedLines {
   }
 
   async quarantined(file: string): Promise<number> {
-    return quarantinedCount(this.store, this.sql, this.catalog, file);
+    if (!this.has('quarantine')) return 0;
+    const [row] = await this.sql.unsafe<{ n: string }[]>(`select count(*) as n from ${this.store.ident('quarantine')} where journal = $1`, [file]);
+    return Number(row?.n ?? 0);
   }
 
   async quarantineItems(): Promise<QuarantineItem[]> {
@@ -236,12 +238,6 @@ export class PgLines implements LockedLines {
     const { line, head } = await this.store.headOf(this.sql, this.catalog, spec.file);
     return stillDue(this.sql, this.store.ident, this.catalog, spec, { line, h: head.h });
   }
-}
-
-async function quarantinedCount(store: PgHost, sql: Sql, catalog: Catalog, file: string): Promise<number> {
-  if (!catalog.tables.has('quarantine')) return 0;
-  const [row] = await sql.unsafe<{ n: string }[]>(`select count(*) as n from ${store.ident('quarantine')} where journal = $1`, [file]);
-  return Number(row?.n ?? 0);
 }
 
 /**

@@ -30,6 +30,20 @@ function rowBody(bytes: Uint8Array, n: number, where: string): string {
   return body;
 }
 
+/** A source's lines as row bodies (rowBody), RESTORE_ROWS at a time, each chunk with the line before its first. */
+async function* chunks(lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, where: string): AsyncIterable<{ bodies: string[]; after: number }> {
+  let bodies: string[] = [];
+  let n = 0;
+  for await (const bytes of lines) {
+    n += 1;
+    bodies.push(rowBody(bytes, n, where));
+    if (bodies.length < RESTORE_ROWS) continue;
+    yield { bodies, after: n - bodies.length };
+    bodies = [];
+  }
+  if (bodies.length > 0) yield { bodies, after: n - bodies.length };
+}
+
 /**
  * Stores `lines` as journal `file` of an empty store, byte for byte, and `history` as its history rows, in one
  * transaction; the lines stream in (RESTORE_ROWS at a time), so memory stays flat in the journal's size.
@@ -47,20 +61,10 @@ export async function restoreJournal(
       if (row !== undefined) throw new CruxError('conflict', `${store.location} ${table} already has records`, 'copy into an empty store');
     }
     let current: Catalog | undefined;
-    let chunk: string[] = [];
-    let n = 0;
-    const flush = async () => {
-      if (chunk.length === 0) return;
+    for await (const { bodies, after } of chunks(lines, spec.file)) {
       current ??= await store.prepare(sql, catalog, spec.file);
-      await store.insertLines(sql, spec, chunk, n - chunk.length);
-      chunk = [];
-    };
-    for await (const bytes of lines) {
-      n += 1;
-      chunk.push(rowBody(bytes, n, spec.file));
-      if (chunk.length >= RESTORE_ROWS) await flush();
+      await store.insertLines(sql, spec, bodies, after);
     }
-    await flush();
     if (current === undefined) return;
     await restoreHistory(store, sql, spec, history);
     // Entity by entity: a whole fold here would hold every entity of the journal (journal copy's memory).
@@ -77,29 +81,15 @@ async function restoreHistory(store: PgHost, sql: Sql, spec: StoreSpec<unknown>,
   const history = store.ident('history');
   for (const [g, piece] of pieces.entries()) {
     let newest = new Date(0).toISOString();
-    let bodies: string[] = [];
-    let seqs: number[] = [];
-    let n = 0;
-    const flush = async () => {
-      if (bodies.length === 0) return;
+    for await (const { bodies, after } of chunks(piece.lines, piece.name)) {
+      const records = bodies.map(decodeOwn);
+      for (const record of records) if (record.ts > newest) newest = record.ts;
       await sql.unsafe(
         `insert into ${history} (journal, generation, compacted_at, line, seq, body)
          select $1, $2, $3, * from unnest($4::bigint[], $5::bigint[], $6::text[])`,
-        [spec.file, g + 1, newest, arrayLiteral(bodies.map((_, k) => n - bodies.length + k + 1)), arrayLiteral(seqs), arrayLiteral(bodies)],
+        [spec.file, g + 1, newest, arrayLiteral(bodies.map((_, k) => after + k + 1)), arrayLiteral(records.map((r) => r.seq)), arrayLiteral(bodies)],
       );
-      bodies = [];
-      seqs = [];
-    };
-    for await (const bytes of piece.lines) {
-      n += 1;
-      const body = rowBody(bytes, n, piece.name);
-      const record = decodeOwn(body);
-      if (record.ts > newest) newest = record.ts;
-      bodies.push(body);
-      seqs.push(record.seq);
-      if (bodies.length >= RESTORE_ROWS) await flush();
     }
-    await flush();
     // The generation's date is its newest record's, known once every row is in.
     await sql.unsafe(`update ${history} set compacted_at = $3 where journal = $1 and generation = $2`, [spec.file, g + 1, newest]);
   }

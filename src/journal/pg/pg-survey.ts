@@ -7,6 +7,7 @@ import { DEFAULT_HISTORY_RETENTION } from '../core/history';
 import type { Sql } from './client';
 import type { PgHost } from './pg-host';
 import { PgLines } from './pg-lines';
+import { quarantineItems } from './pg-rewrite-set';
 import { replicationFacts } from './pg-server';
 import { journalFileOf, journalTable, LOCK_CLASS, lockCall, readCatalog, SCHEMA_VERSION } from './schema';
 
@@ -27,12 +28,7 @@ export async function surveyPg(store: PgHost, specs: readonly StoreSpec<unknown>
       const lines = new PgLines(store, sql, catalog, DEFAULT_HISTORY_RETENTION);
       for (const spec of specs) journals.push(await surveyJournal(lines.journal(spec.file), spec, () => lines.quarantined(spec.file)));
     }
-    const quarantine =
-      usable && catalog.tables.has('quarantine')
-        ? (await sql.unsafe<{ name: string; at: Date }[]>(`select name, at from ${store.ident('quarantine')} order by at, name`)).map(
-            (r) => `${r.at.toISOString()} ${r.name}`,
-          )
-        : [];
+    const quarantine = usable && catalog.tables.has('quarantine') ? (await quarantineItems(store, sql)).map((q) => `${q.at.toISOString()} ${q.row}`) : [];
     const known = new Set(specs.map((s) => journalTable(s.file)));
     const other = [...catalog.tables].filter((t) => !OWN_TABLES.has(t) && !known.has(t) && !known.has(t.replace(/_(index|terms|counts)$/, ''))).sort();
     return {
