@@ -2,17 +2,14 @@
 // an interface of its own, so that they and pg-store.ts do not import each other.
 import type { ChainHead } from '../codec/record';
 import type { IndexQuery, StoreSpec } from '../codec/store-spec';
-import type { ProgressSink } from '../core/store-boundary';
+import type { JournalStore, ProgressSink } from '../core/store-boundary';
 import type { Sql } from './client';
 import type { RowScan } from './pg-fold';
 import { journalTable, type Catalog } from './schema';
 import type { StoreUrl } from './url';
 
 /** A query over a journal's terms (JournalStore.readTerms). */
-export interface TermQuery {
-  readonly terms: readonly string[];
-  readonly among?: readonly string[];
-}
+export type TermQuery = Parameters<JournalStore['readTerms']>[1];
 
 /** Whether a journal's index rows and term rows can be trusted (pg-trust.ts). */
 export interface DerivedTrust {
