@@ -20,7 +20,7 @@ import type {
   StagedRewrite,
 } from '../core/line-store';
 import type { Sql } from './client';
-import { checkDerivedRows } from './pg-check';
+import { checkDerivedRows } from './pg-reindex';
 import { replaceRows, type PgHost } from './pg-host';
 import { PgRewriteSet, quarantineItems } from './pg-rewrite-set';
 import { recount, stillDue, writeStats } from './pg-autocompact';

@@ -1,4 +1,5 @@
-// Which key a PostgreSQL store is encrypted with (SPEC §13): the row `store-key.json` of the `keys` table, holding
+// The `keys` table: key items on PostgreSQL (store-boundary.ts, KeyStore), rows guarded by the database's grants; and
+// which key a PostgreSQL store is encrypted with (SPEC §13): the row `store-key.json` of the `keys` table, holding
 // `{"key_id":"k-…","cipher":"aes-256-gcm"}` as a data directory's keys/store-key.json does — never the key. It is
 // read under the writers' lock at the start of every write (pg-store.ts), inserted in the same transaction as the
 // first records of a store created with a key, and replaced in the same transaction as `journal encrypt`, `rekey`
@@ -8,6 +9,7 @@ import { type SealMode, configureCipher, givenKey, STORE_KEY_ITEM } from '../cod
 import { invalid } from '../../shared/errors';
 import type { StoreKey } from '../../shared/store-key';
 import type { Sql } from './client';
+import type { KeyFacts, KeyStore } from '../core/store-boundary';
 import type { PgHost } from './pg-host';
 import { journalTable, migrate, type Catalog } from './schema';
 
@@ -131,4 +133,52 @@ export async function warnIgnoredKey(rows: KeyRows): Promise<void> {
   if (key === undefined || warned) return;
   if ((await readStoreKeyId(rows)) !== undefined || !(await hasRecords(rows))) return;
   tellIgnored(key, rows.store);
+}
+
+/** Key items as rows of the `keys` table: created with an insert that only one of racing creators wins. */
+export class PgKeyStore implements KeyStore {
+  constructor(private readonly store: PgHost) {}
+
+  describe(name: string): string {
+    return `${this.store.location} keys/${name}`;
+  }
+
+  async read(name: string): Promise<Uint8Array | undefined> {
+    return this.store.guard(async () => {
+      const catalog = await this.store.readCatalog();
+      if (!catalog.tables.has('keys')) return undefined;
+      const [row] = await this.store.reader.unsafe<{ bytes: Buffer }[]>(`select bytes from ${this.store.ident('keys')} where name = $1`, [name]);
+      return row === undefined ? undefined : new Uint8Array(row.bytes);
+    });
+  }
+
+  async create(name: string, bytes: Uint8Array | string): Promise<boolean> {
+    const data = typeof bytes === 'string' ? Buffer.from(bytes) : Buffer.from(bytes);
+    return this.store.locked(async (sql, catalog) => {
+      await migrate(sql, this.store.url.schema, catalog, 'key');
+      const rows = await sql.unsafe(`insert into ${this.store.ident('keys')} (name, bytes) values ($1, $2) on conflict (name) do nothing returning name`, [
+        name,
+        data,
+      ]);
+      return rows.length === 1;
+    });
+  }
+
+  async stat(name: string): Promise<KeyFacts | undefined> {
+    const bytes = await this.read(name);
+    return bytes === undefined ? undefined : { path: this.describe(name), mode: null, bytes: bytes.length };
+  }
+
+  peek(name: string): Promise<Uint8Array | undefined> {
+    return this.read(name);
+  }
+
+  async list(): Promise<string[]> {
+    return this.store.guard(async () => {
+      const catalog = await this.store.readCatalog();
+      if (!catalog.tables.has('keys')) return [];
+      const rows = await this.store.reader.unsafe<{ name: string }[]>(`select name from ${this.store.ident('keys')} order by name`);
+      return rows.map((r) => r.name);
+    });
+  }
 }
