@@ -18,7 +18,18 @@ import { reindexByKey } from './pg-reindex';
 import { countAfterRewrite, PgLines } from './pg-lines';
 import { quarantineItems } from './pg-rewrite-set';
 import { replicationFacts } from './pg-server';
-import { arrayLiteral, journalFileOf, journalTable, journalTableSql, LOCK_CLASS, lockCall, migrationSql, readCatalog, SCHEMA_VERSION, type Catalog } from './schema';
+import {
+  arrayLiteral,
+  journalFileOf,
+  journalTable,
+  journalTableSql,
+  LOCK_CLASS,
+  lockCall,
+  migrationSql,
+  readCatalog,
+  SCHEMA_VERSION,
+  type Catalog,
+} from './schema';
 
 /**
  * Rows restored per statement. Small on purpose: a statement's parameters (the rows as array literals, then as the
