@@ -5,14 +5,11 @@
 import type { SecretKind } from '../../shared/secret-rules';
 import type { StoreSpec } from '../codec/store-spec';
 import { redactQuarantined, redactRecordData } from './redact-record';
+import { SecretTally, type SecretCount } from './secret-survey';
 import type { JournalStore } from './store-boundary';
 
 /** Records of one journal (history and quarantine included) that held a secret of one kind. */
-export interface RedactedCount {
-  readonly journal: string;
-  readonly kind: SecretKind;
-  readonly records: number;
-}
+export type RedactedCount = SecretCount;
 
 /** One record redacted: its journal, where (the journal, a history piece, a quarantined item), its seq, its kinds. */
 export interface RedactedRecord {
@@ -65,13 +62,7 @@ export async function redactStore(
       },
     },
   );
-  const counts = new Map<string, number>();
-  for (const r of records) for (const kind of r.kinds) counts.set(`${r.journal}\u0000${kind}`, (counts.get(`${r.journal}\u0000${kind}`) ?? 0) + 1);
-  const redacted = [...counts]
-    .map(([key, n]) => {
-      const [journal, kind] = key.split('\u0000') as [string, SecretKind];
-      return { journal, kind, records: n };
-    })
-    .sort((a, b) => a.journal.localeCompare(b.journal) || a.kind.localeCompare(b.kind));
-  return { redacted, records, quarantine: { items: result.quarantine.items, redacted: result.quarantine.changed } };
+  const tally = new SecretTally();
+  for (const r of records) for (const kind of r.kinds) tally.add(r.journal, kind);
+  return { redacted: tally.list(), records, quarantine: { items: result.quarantine.items, redacted: result.quarantine.changed } };
 }

@@ -33,16 +33,19 @@ function recordStrings(record: JournalRecord): string {
   return out.join('\n');
 }
 
-/** The records that hold a secret, counted by journal and kind as check's scan sees them. */
+/** The records that hold a secret, counted by journal and kind as check's scan sees them (or `journal redact` redacts them). */
 export class SecretTally {
   private readonly counts = new Map<string, number>();
 
   /** One record of journal `file` (its history's too). */
   see(file: string, record: JournalRecord): void {
-    for (const kind of new Set(findSecrets(recordStrings(record)).map((s) => s.kind))) {
-      const key = `${file}\u0000${kind}`;
-      this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
-    }
+    for (const kind of new Set(findSecrets(recordStrings(record)).map((s) => s.kind))) this.add(file, kind);
+  }
+
+  /** One record of journal `file` that held a secret of `kind`. */
+  add(file: string, kind: SecretKind): void {
+    const key = `${file}\u0000${kind}`;
+    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
   }
 
   /** The counts, sorted by journal, then kind. */

@@ -201,10 +201,13 @@ const UNREACHABLE: Record<string, string> = {
   CONNECTION_ENDED: 'the connection was lost',
 };
 
+/** An error's code (a SQLSTATE, Node's, the client's), or ''. */
+const codeOf = (error: unknown): string => String((error as { code?: unknown }).code ?? '');
+/** What a server or the network said, fit for a message: scrubbed, on one line, at most 200 characters. */
+const saidOf = (message: string): string => scrubText(message).replace(/\s+/g, ' ').slice(0, 200);
+
 /** Whether an error means the connection is gone (the store opens a new one for its next operation). */
-export const connectionLost = (error: unknown): boolean =>
-  error instanceof Error &&
-  (String((error as { code?: unknown }).code ?? '') in UNREACHABLE || String((error as { code?: unknown }).code ?? '').startsWith('08'));
+export const connectionLost = (error: unknown): boolean => error instanceof Error && (codeOf(error) in UNREACHABLE || codeOf(error).startsWith('08'));
 
 /** Server errors (SQLSTATE) that mean "not now", each with what the message says. */
 function sqlstateReason(code: string): string | undefined {
@@ -221,7 +224,7 @@ function sqlstateReason(code: string): string | undefined {
 
 /** Server refusals that retrying cannot change (exit 5): what is missing and how to fix it. */
 function refusal(code: string, url: StoreUrl, message: string): CruxError | undefined {
-  const said = scrubText(message).replace(/\s+/g, ' ').slice(0, 200);
+  const said = saidOf(message);
   const server = `the PostgreSQL server ${url.server}`;
   if (code === '28P01') {
     return new CruxError(
@@ -263,11 +266,9 @@ function refusal(code: string, url: StoreUrl, message: string): CruxError | unde
 
 /** A failure in a few words (`connection refused`, the server's own message), for a list naming every host. */
 export function failureReason(error: unknown): string {
-  const code = String((error as { code?: unknown }).code ?? '');
+  const code = codeOf(error);
   const reason = UNREACHABLE[code] ?? sqlstateReason(code);
-  const said = scrubText(error instanceof Error ? error.message : String(error))
-    .replace(/\s+/g, ' ')
-    .slice(0, 200);
+  const said = saidOf(error instanceof Error ? error.message : String(error));
   return reason === undefined ? said : code in UNREACHABLE ? reason : `${reason}: ${said}`;
 }
 
@@ -278,7 +279,7 @@ export function failureReason(error: unknown): string {
  */
 export function storeError(error: unknown, url: StoreUrl, lockTimeoutMs: number): CruxError | undefined {
   if (error instanceof CruxError || !(error instanceof Error)) return undefined;
-  const code = String((error as { code?: unknown }).code ?? '');
+  const code = codeOf(error);
   if (code === '55P03') {
     return new CruxError(
       'lock_timeout',
@@ -291,6 +292,6 @@ export function storeError(error: unknown, url: StoreUrl, lockTimeoutMs: number)
   const reason = UNREACHABLE[code] ?? sqlstateReason(code);
   if (reason === undefined) return undefined;
   const bound = code === 'SERVER_SILENT' ? ` within ${lockTimeoutMs + STALL_GRACE_MS} ms` : '';
-  const detail = code in UNREACHABLE ? '' : `: ${scrubText(error.message).replace(/\s+/g, ' ').slice(0, 200)}`;
+  const detail = code in UNREACHABLE ? '' : `: ${saidOf(error.message)}`;
   return new CruxError('store_unavailable', `cannot use the PostgreSQL store ${url.server}: ${reason}${bound}${detail.includes(reason) ? '' : detail}`);
 }

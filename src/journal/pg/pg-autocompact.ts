@@ -16,6 +16,7 @@ import { compactionDue } from '../core/policy';
 import type { StoreSpec } from '../codec/store-spec';
 import type { ChainHead } from '../codec/record';
 import type { Sql } from './client';
+import { keyRows } from './pg-fold';
 import { arrayLiteral, journalTable, type Catalog } from './schema';
 
 /** The statistics row of a journal, as the rule reads it. */
@@ -32,13 +33,9 @@ type Ident = (table: string) => string;
 async function largestRows(q: Sql, ident: Ident, file: string, keys: readonly string[]): Promise<Map<string, number>> {
   if (keys.length === 0) return new Map();
   const t = ident(journalTable(file));
-  const rows = await q.unsafe<{ key: string; m: string }[]>(
-    `select k.key, max(octet_length(r.body)) as m from unnest($1::text[]) as k(key)
-       cross join lateral (select coalesce(max(line), 0) as since from ${t} where key = k.key and resets) s
-       join ${t} r on r.key = k.key and r.line >= s.since
-     group by k.key`,
-    [arrayLiteral(keys)],
-  );
+  const rows = await q.unsafe<{ key: string; m: string }[]>(`select k.key, max(octet_length(r.body)) as m from ${keyRows(t)} group by k.key`, [
+    arrayLiteral(keys),
+  ]);
   return new Map(rows.map((r) => [r.key, Number(r.m)]));
 }
 

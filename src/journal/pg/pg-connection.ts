@@ -5,14 +5,11 @@ import { noteCommit } from '../../shared/commit-log';
 import { CruxError } from '../../shared/errors';
 import { connectionLost, storeError, type Client, type Sql } from './client';
 import type { ChainHead } from '../codec/record';
-import { readCatalog, refuseNewer, type Catalog } from './schema';
+import { lockCall, readCatalog, refuseNewer, type Catalog } from './schema';
 import { markWriter } from './pg-trust';
-import { openServer, readOnlyRefusal, standbyNote, type ServerFacts } from './pg-server';
-import { SeenHeads } from './pg-seen';
+import { openServer, readOnlyRefusal, SeenHeads, standbyNote, type ServerFacts } from './pg-server';
 import type { StoreUrl } from './url';
 
-/** The first half of every crux advisory lock key ('crux'); the second is the schema name's hash. */
-const LOCK_CLASS = 0x63727578;
 /** SQLSTATE: a write in a read-only transaction (a standby, or default_transaction_read_only). */
 const READ_ONLY = '25006';
 
@@ -30,7 +27,7 @@ export class PgConnection {
   private facts: ServerFacts | undefined;
   /** The last primary the heads were seen on: another one (a standby promoted) has them verified again. */
   private seenOn: ServerFacts | undefined;
-  /** Chain heads this process has seen (pg-seen.ts): compared with a new primary's journals after a switch. */
+  /** Chain heads this process has seen (pg-server.ts, SeenHeads): compared with a new primary's journals after a switch. */
   private readonly seen = new SeenHeads();
   /** A standby's lag is told once per connection. */
   private lagTold = false;
@@ -46,9 +43,6 @@ export class PgConnection {
    */
   private queue: Promise<void> = Promise.resolve();
   private readonly within = new (require('node:async_hooks') as typeof import('node:async_hooks')).AsyncLocalStorage<PgConnection>();
-
-  /** The lock's key, for doctor: the same two numbers every crux takes for this schema. */
-  static readonly LOCK_CLASS = LOCK_CLASS;
 
   constructor(
     readonly url: StoreUrl,
@@ -72,7 +66,7 @@ export class PgConnection {
    * as target_session_attrs asks (pg-server.ts). A connection lost between operations (a long-lived `crux mcp`, a
    * server restarted, a primary gone and a standby promoted) is replaced by a new one, to whichever server answers
    * now; when that is another primary than the one this process saw its journals on, the journals' heads are
-   * verified against it (pg-seen.ts). Nothing else outlives an operation (`forget`).
+   * verified against it (pg-server.ts, SeenHeads). Nothing else outlives an operation (`forget`).
    */
   private async connect(): Promise<void> {
     if (this.client !== undefined && !this.client.lost) return;
@@ -106,10 +100,8 @@ export class PgConnection {
     return this.client !== undefined && !this.client.lost;
   }
 
-  /** A quoted `schema.table`. */
-  ident(table: string): string {
-    return `"${this.url.schema}".${table}`;
-  }
+  /** A quoted `schema.table` (bound: handed on as a function). */
+  readonly ident = (table: string): string => `"${this.url.schema}".${table}`;
 
   /**
    * Ends the connection (at the end of every command), once the operations still running have finished: a server
@@ -222,7 +214,7 @@ export class PgConnection {
       }
     }
     return this.transaction(async (sql) => {
-      await sql`select pg_advisory_xact_lock(${LOCK_CLASS}, hashtext(${this.url.schema}))`;
+      await sql.unsafe(`select ${lockCall('pg_advisory_xact_lock', this.url.schema)}`);
       const catalog = await readCatalog(sql, this.url.schema);
       refuseNewer(catalog, this.location);
       // Derived rows written in this transaction keep their trust (pg-trust.ts).
@@ -241,12 +233,12 @@ export class PgConnection {
 
   /**
    * Runs `fn` in one transaction on the store's one connection, which is never reconnected (client.ts): every
-   * statement `fn` issues is in the transaction, or fails.
+   * statement `fn` issues is in the transaction, or fails. `begin`: how it starts.
    */
-  async transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (sql: Sql) => Promise<T>, begin = 'begin'): Promise<T> {
     return this.guard(async () => {
       const sql = this.sql;
-      await sql`begin`;
+      await sql.unsafe(begin);
       try {
         const result = await fn(sql);
         // PostgreSQL answers COMMIT of a transaction that an earlier statement aborted with the tag ROLLBACK, not
@@ -273,22 +265,15 @@ export class PgConnection {
    * store as of one moment while writers go on.
    */
   async consistent<T>(use: (sql: Sql, catalog: Catalog) => Promise<T>): Promise<T> {
-    return this.guard(async () => {
-      const sql = this.sql;
-      await sql`begin isolation level repeatable read read only`;
+    return this.transaction(async (sql) => {
       this.active = sql;
       try {
         const catalog = await readCatalog(sql, this.url.schema);
         refuseNewer(catalog, this.location);
-        const result = await use(sql, catalog);
-        await sql`commit`;
-        return result;
-      } catch (error) {
-        if (this.live) await sql`rollback`.catch(() => {});
-        throw error;
+        return await use(sql, catalog);
       } finally {
         this.active = undefined;
       }
-    });
+    }, 'begin isolation level repeatable read read only');
   }
 }

@@ -1,18 +1,130 @@
 // Reading a journal's rows into a state on PostgreSQL: the whole journal (from its snapshot row when one is
-// valid), or only some entities' rows through the database's index by key; every row verified as it is applied.
-import { decodeRecord, EMPTY_HEAD, VERIFY_ALL, type ChainHead } from '../codec/record';
+// valid), or only some entities' rows through the database's index by key; every row verified as a file's line is,
+// through the same ChainVerifier (codec/verify.ts): its own hash, its place in the chain and the sequence, the
+// vocabulary, batches. Never throws on bad data.
+//
+// The snapshot row (StoreSpec.snapshot): a whole-store state cached in the database, so that `case retrieve` over
+// 100k cases decodes one row and folds the records after it, instead of folding every row. Derived data, and so
+// verified before it is trusted: it names the row it was taken at (line, seq, hash), and carries the SHA-256 of its
+// bytes; a snapshot whose row is not in the journal as named (the journal was compacted or repaired since), whose
+// bytes do not hash to its digest (an edited or damaged row), or of another codec version, is ignored; so is every
+// snapshot of a journal without its guard (pg-trust.ts), whose trigger deletes the snapshot when anything but crux
+// writes a row.
+import { decodeRecord, EMPTY_HEAD, VERIFY_ALL, type ChainHead, type JournalRecord } from '../codec/record';
 import type { StoreSpec } from '../codec/store-spec';
 import { reportDamage } from '../codec/reporting';
+import { ChainVerifier, type LinePosition, type RecordSink } from '../codec/verify';
+import type { LinesProblem, LinesScan } from '../core/line-store';
 import type { ProgressSink, Reporter } from '../core/store-boundary';
 import type { Sql } from './client';
 import { PgConnection } from './pg-connection';
 import { arrayLiteral, journalTable, type Catalog } from './schema';
-import { rowPosition, RowVerifier, visitRows, type RowScan } from './rows';
-import { loadPgSnapshot, savePgSnapshot, SNAPSHOT_AFTER_ROWS } from './pg-snapshot';
 import type { StoreUrl } from './url';
 
 /** Rows fetched per round trip when a whole journal is read. */
 export const FETCH_ROWS = 5000;
+/** A snapshot is written by a reader that folded at least this many rows past it (or the whole journal). */
+const SNAPSHOT_AFTER_ROWS = 2000;
+
+/**
+ * The rows (as `r`) of the entities $1 (a text[], as `k`) from each one's last resetting record on: what an entity's
+ * state holds, read through the journal table's index by key.
+ */
+export const keyRows = (t: string): string => `unnest($1::text[]) as k(key)
+  cross join lateral (select coalesce(max(line), 0) as since from ${t} where key = k.key and resets) s
+  join ${t} r on r.key = k.key and r.line >= s.since`;
+
+/** Where a row is, in the terms the journal layer uses for a line (rows have no byte offsets: the offset is the line). */
+export const rowPosition = (line: number, body: string): LinePosition => ({ line, offset: line, length: Buffer.byteLength(body) });
+
+/** A verified pass over rows, and the line of the last row visited (verified or not): the next row goes after it. */
+export interface RowScan extends Omit<LinesScan, 'exists' | 'tornTail'> {
+  readonly lastLine: number;
+}
+
+/**
+ * Verifies the rows `query` selects (line, body; undefined: none), in line order through a cursor, handing each record that verifies
+ * to `sink`. `from`: the head before the first row, when the rows before it are known (a snapshot's tail).
+ * `history`: history rows (a snapshot's restatements may be left out, verify.ts). `progress`: rows visited, after
+ * each fetch. A batch still open at the end cannot be a write in progress (a transaction commits all of its rows or
+ * none): it is damage, reported at its first row.
+ */
+export async function scanRows(
+  q: Sql,
+  query: string | undefined,
+  params: unknown[],
+  vocabulary: ReadonlySet<string>,
+  sink: RecordSink,
+  opts: { from?: ChainHead | undefined; history?: boolean; progress?: ((visited: number) => void) | undefined } = {},
+): Promise<RowScan> {
+  const chain = new ChainVerifier(vocabulary, sink, opts.from, opts.history ?? false);
+  let [lines, bytes, lastLine] = [0, 0, 0];
+  if (query !== undefined)
+    await q
+      .unsafe(query, params as never[])
+      .values()
+      .cursor(FETCH_ROWS, (rows) => {
+        for (const [line, body] of rows as [string, string][]) {
+          const at = rowPosition(Number(line), body);
+          [lines, bytes, lastLine] = [lines + 1, bytes + at.length + 1, at.line];
+          chain.visit(body, at);
+        }
+        opts.progress?.(lines);
+      });
+  const verified = chain.finish();
+  const problems = verified.problems.map(({ line, reason, skipped, length }) => ({ line, reason, skipped, length }));
+  if (verified.open !== undefined) {
+    const { at, seen, want } = verified.open;
+    problems.push({ line: at.line, reason: `incomplete batch (${seen} of ${want} records)`, skipped: true, length: at.length });
+  }
+  return { records: verified.records, lines, bytes, lastLine, problems, head: verified.head };
+}
+
+/** A journal's snapshot row as a state (loadPgSnapshot). */
+export interface PgSnapshot<S> {
+  readonly state: S;
+  readonly line: number;
+  readonly head: ChainHead;
+}
+
+/** Folds the rows after `snapshot` into its state (in place), verified from the head it names. */
+export function foldSnapshotTail<S>(q: Sql, ident: (t: string) => string, spec: StoreSpec<S>, snapshot: PgSnapshot<S>): Promise<RowScan> {
+  const select = `select line, body from ${ident(journalTable(spec.file))} where line > $1 order by line`;
+  return scanRows(q, select, [snapshot.line], spec.vocabulary, (record, at) => spec.evolve(snapshot.state, record, at), { from: snapshot.head });
+}
+
+/**
+ * The journal's snapshot as a state, when there is one that this codec reads and that names a row as it is, and the
+ * journal's table is guarded (pg-trust.ts: a row edited by hand before the one the snapshot names deleted it; a
+ * journal without its guard may have been). `journal check` compares a snapshot with its replay whatever the guard
+ * (`unguarded`).
+ */
+export async function loadPgSnapshot<S>(
+  q: Sql,
+  ident: (t: string) => string,
+  catalog: Catalog,
+  spec: StoreSpec<S>,
+  opts: { unguarded?: boolean } = {},
+): Promise<PgSnapshot<S> | undefined> {
+  const codec = spec.snapshot;
+  const journal = journalTable(spec.file);
+  if (codec === undefined || !catalog.tables.has('snapshots') || !catalog.tables.has(journal)) return undefined;
+  if (opts.unguarded !== true && !catalog.guarded.has(journal)) return undefined;
+  // As base64 text: the client parses bytea's hex form at about half that speed (12 MB: 400 ms against 250 ms).
+  const [row] = await q.unsafe<{ line: string; seq: string; h: string; digest: string; b64: string }[]>(
+    `select s.line, s.seq, s.h, s.digest, encode(s.bytes, 'base64') as b64 from ${ident('snapshots')} s join ${ident(journalTable(spec.file))} j
+       on j.line = s.line and j.seq = s.seq and j.h = s.h
+     where s.journal = $1 and s.codec = $2`,
+    [spec.file, codec.version],
+  );
+  if (row === undefined) return undefined;
+  const bytes = Buffer.from(row.b64, 'base64');
+  if (digestOf(bytes) !== row.digest) return undefined;
+  const state = codec.decode({ length: bytes.length, read: (offset, length) => bytes.subarray(offset, offset + length) });
+  return state === undefined ? undefined : { state, line: Number(row.line), head: { seq: Number(row.seq), h: row.h } };
+}
+
+const digestOf = (bytes: Uint8Array): string => (require('node:crypto') as typeof import('node:crypto')).createHash('sha256').update(bytes).digest('hex');
 
 export interface Folded<S> {
   state: S;
@@ -34,41 +146,47 @@ export class PgReads extends PgConnection {
    * is a valid one, else a fold of every row. A reader that folded many rows keeps a new snapshot.
    */
   async foldWhole<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>): Promise<Folded<S> & { line: number }> {
-    const snapshot = await loadPgSnapshot(q, (t) => this.ident(t), catalog, spec);
+    const snapshot = await loadPgSnapshot(q, this.ident, catalog, spec);
     const started = performance.now();
     if (snapshot === undefined) {
       const folded = await this.fold(q, catalog, spec);
-      const line = folded.scan.lastLine;
-      if (folded.scan.lines >= SNAPSHOT_AFTER_ROWS && folded.scan.problems.length === 0) await this.keepSnapshot(spec, folded.state, line, folded.scan.head);
-      return { ...folded, line };
+      await this.keepSnapshot(spec, folded.state, folded.scan);
+      return { ...folded, line: folded.scan.lastLine };
     }
-    const state = snapshot.state;
-    const verifier = new RowVerifier(spec.vocabulary, (record, at) => spec.evolve(state, record, at), snapshot.head);
-    await visitRows(q, `select line, body from ${this.ident(journalTable(spec.file))} where line > $1 order by line`, [snapshot.line], verifier);
-    const tail = verifier.finish();
+    const tail = await foldSnapshotTail(q, this.ident, spec, snapshot);
     this.report(spec.file, tail);
-    const line = tail.lines > 0 ? tail.lastLine : snapshot.line;
-    if (tail.lines >= SNAPSHOT_AFTER_ROWS && tail.problems.length === 0) await this.keepSnapshot(spec, state, line, tail.head);
-    return { state, scan: { ...tail, records: tail.records }, ms: performance.now() - started, line };
+    await this.keepSnapshot(spec, snapshot.state, tail);
+    return { state: snapshot.state, scan: tail, ms: performance.now() - started, line: tail.lines > 0 ? tail.lastLine : snapshot.line };
   }
 
-  /** A reader's snapshot write: outside any transaction it is its own; when it cannot be written, the answer stands. */
-  private async keepSnapshot<S>(spec: StoreSpec<S>, state: S, line: number, head: ChainHead): Promise<void> {
-    if (spec.snapshot === undefined || this.active !== undefined) return;
-    await savePgSnapshot(this.sql, (t) => this.ident(t), spec, state, line, head).catch(() => {});
+  /**
+   * A reader that folded many rows (SNAPSHOT_AFTER_ROWS, without damage) keeps a snapshot of `state`, which holds the
+   * journal up to the last row `scan` visited: outside any transaction, a write of its own; when it cannot be written
+   * (a reader may lack the right), the answer stands.
+   */
+  private async keepSnapshot<S>(spec: StoreSpec<S>, state: S, scan: RowScan): Promise<void> {
+    const codec = spec.snapshot;
+    if (codec === undefined || this.active !== undefined || scan.lines < SNAPSHOT_AFTER_ROWS || scan.problems.length > 0) return;
+    const bytes = Buffer.from(codec.encode(state));
+    await this.sql
+      .unsafe(
+        `insert into ${this.ident('snapshots')} (journal, codec, line, seq, h, digest, bytes) values ($1, $2, $3, $4, $5, $6, $7)
+         on conflict (journal) do update set codec = excluded.codec, line = excluded.line, seq = excluded.seq, h = excluded.h, digest = excluded.digest, bytes = excluded.bytes`,
+        [spec.file, codec.version, scan.lastLine, scan.head.seq, scan.head.h, digestOf(bytes), bytes],
+      )
+      .catch(() => {});
   }
 
   /** Folds a whole journal, verifying every row; problems go to the reporter unless quiet. */
   async fold<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, opts: { quiet?: boolean; progress?: ProgressSink } = {}): Promise<Folded<S>> {
     const started = performance.now();
     const state = spec.initial();
-    const verifier = new RowVerifier(spec.vocabulary, (record, at) => spec.evolve(state, record, at));
     const table = journalTable(spec.file);
-    if (catalog.tables.has(table)) {
-      const total = opts.progress === undefined ? 0 : await this.count(q, table);
-      await visitRows(q, `select line, body from ${this.ident(table)} order by line`, [], verifier, () => opts.progress?.(spec.file, verifier.visited, total));
-    }
-    const scan = verifier.finish();
+    const total = opts.progress === undefined || !catalog.tables.has(table) ? 0 : await this.count(q, table);
+    const progress = opts.progress === undefined ? undefined : (visited: number) => opts.progress?.(spec.file, visited, total);
+    const evolve = (record: JournalRecord, at: LinePosition) => spec.evolve(state, record, at);
+    const select = catalog.tables.has(table) ? `select line, body from ${this.ident(table)} order by line` : undefined;
+    const scan = await scanRows(q, select, [], spec.vocabulary, evolve, { progress });
     if (!opts.quiet) this.report(spec.file, scan);
     return { state, scan, ms: performance.now() - started };
   }
@@ -83,17 +201,11 @@ export class PgReads extends PgConnection {
     const started = performance.now();
     const state = spec.initial();
     const table = journalTable(spec.file);
-    const problems: RowScan['problems'] = [];
+    const problems: LinesProblem[] = [];
     let records = 0;
     if (catalog.tables.has(table)) {
       const t = this.ident(table);
-      const rows = await q.unsafe<{ line: string; body: string }[]>(
-        `select r.line, r.body from unnest($1::text[]) as k(key)
-           cross join lateral (select coalesce(max(line), 0) as since from ${t} where key = k.key and resets) s
-           join ${t} r on r.key = k.key and r.line >= s.since
-         order by r.line`,
-        [arrayLiteral(keys)],
-      );
+      const rows = await q.unsafe<{ line: string; body: string }[]>(`select r.line, r.body from ${keyRows(t)} order by r.line`, [arrayLiteral(keys)]);
       for (const { line, body } of rows) {
         const decoded = decodeRecord(body, VERIFY_ALL);
         if (!decoded.ok) {
@@ -125,7 +237,7 @@ export class PgReads extends PgConnection {
 
   /** Tells the problems of a read (on stderr and in `warnings`, each once a command). */
   protected report(file: string, scan: RowScan): void {
-    // A whole read's head (a read of some keys has none): compared with another primary after a switch (pg-seen.ts).
+    // A whole read's head (a read of some keys has none): compared with another primary after a switch (pg-server.ts, SeenHeads).
     this.noteHead(file, scan.head);
     for (const problem of scan.problems) {
       reportDamage(

@@ -2,17 +2,14 @@
 // an interface of its own, so that they and pg-store.ts do not import each other.
 import type { ChainHead } from '../codec/record';
 import type { IndexQuery, StoreSpec } from '../codec/store-spec';
-import type { ProgressSink } from '../core/store-boundary';
+import type { JournalStore, ProgressSink } from '../core/store-boundary';
 import type { Sql } from './client';
-import type { RowScan } from './rows';
+import type { RowScan } from './pg-fold';
 import { journalTable, type Catalog } from './schema';
 import type { StoreUrl } from './url';
 
 /** A query over a journal's terms (JournalStore.readTerms). */
-export interface TermQuery {
-  readonly terms: readonly string[];
-  readonly among?: readonly string[];
-}
+export type TermQuery = Parameters<JournalStore['readTerms']>[1];
 
 /** Whether a journal's index rows and term rows can be trusted (pg-trust.ts). */
 export interface DerivedTrust {
@@ -24,7 +21,7 @@ export interface PgHost {
   readonly location: string;
   readonly url: StoreUrl;
   /** A quoted `schema.table`. */
-  ident(table: string): string;
+  readonly ident: (table: string) => string;
   /** What reads go through: the running write transaction, or the connection. */
   readonly reader: Sql;
   guard<T>(fn: () => Promise<T>): Promise<T>;
@@ -47,7 +44,7 @@ export interface PgHost {
 export interface PgWriter extends PgHost {
   /** What the running transaction wrote, for the commit log once COMMIT is acknowledged. */
   readonly committing: string[];
-  /** The chain heads the running transaction leaves, taken as seen once COMMIT is acknowledged (pg-seen.ts). */
+  /** The chain heads the running transaction leaves, taken as seen once COMMIT is acknowledged (pg-server.ts, SeenHeads). */
   readonly committingHeads: { file: string; head: ChainHead }[];
   foldWhole<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>): Promise<{ state: S; scan: RowScan; line: number }>;
   foldKeys<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[]): Promise<{ state: S }>;

@@ -1,6 +1,7 @@
 // A journal's secondary keys (StoreSpec.secondary) as rows the database indexes: `journal_<name>_index` holds
 // each entity's current value of each name, recomputed from its folded state by every write that touches it, so
-// that `session list --agent`, `--stranded` and `reap` read only the entities that may match.
+// that `session list --agent`, `--stranded` and `reap` read only the entities that may match, a limited list only a
+// page of them, completion only those whose value starts with what is typed.
 //
 // Derived state (SPEC §3, §11): never trusted unverified. `secondary_indexes` binds the rows to the journal's
 // head (the line and hash of its last row, as a cache file names its journal's head) and says whether they are
@@ -8,7 +9,8 @@
 // trusts the rows only when the binding names the head the journal has and is trusted, and both tables are
 // guarded: a row deleted, added or edited (one wrong `num_value`, one journal row's body) by hand fails it, and
 // the read folds the whole journal instead (the same answer, slower) until a write or `journal check --repair`
-// rebuilds them.
+// rebuilds them. (Over 300 lines: the index rows' one job whole — written, trusted, read by value, by the newest and
+// by prefix, and compared with a replay.)
 import { SNAPSHOT_EVENT } from '../codec/verify';
 import type { JournalRecord } from '../codec/record';
 import type { IndexQuery, NewestQuery, StoreSpec } from '../codec/store-spec';
@@ -175,6 +177,46 @@ async function countAtMost(q: Sql, ident: (t: string) => string, spec: StoreSpec
     [query.index, query.atMost, query.atLeast ?? Number.MIN_SAFE_INTEGER],
   );
   return Number(row?.n ?? 0);
+}
+
+/** Entities read in a read by prefix's first page (completion offers 200), each page 4× the one before. */
+const PREFIX_PAGE = 256;
+
+/**
+ * JournalStore.readPrefix through trusted index rows: the entities whose value of the prefixed key `query.index`
+ * starts with `query.prefix`, in the values' code-point order (collation "C": the b-tree's own where the
+ * database's is C, as crux's clusters are), a page at a time until `enough` — the answer's rows, not the store's.
+ * Values are whole here (a data directory keeps 7 bytes of each), so no tie is read past.
+ */
+export async function readPrefixRows<S>(
+  q: Sql,
+  ident: (t: string) => string,
+  spec: StoreSpec<S>,
+  query: { readonly index: string; readonly prefix: string },
+  enough: (state: S) => boolean,
+  fold: (keys: readonly string[]) => Promise<S>,
+): Promise<S> {
+  const table = ident(indexTable(journalTable(spec.file)));
+  // Every text that starts with the prefix sorts below the prefix with its last code point raised by one.
+  const last = query.prefix.codePointAt(query.prefix.length - 1);
+  const cut = last === undefined ? undefined : query.prefix.length - (last > 0xffff ? 2 : 1);
+  const below = last === undefined || last >= 0x10ffff ? undefined : `${query.prefix.slice(0, cut)}${String.fromCodePoint(last + 1)}`;
+  const keys: string[] = [];
+  let after: { value: string; key: string } | undefined;
+  for (let page = PREFIX_PAGE; ; page *= 4) {
+    const params: unknown[] = [query.index, query.prefix, page];
+    const where = [`name = $1`, `text_value collate "C" >= $2`, `starts_with(text_value, $2)`];
+    if (below !== undefined) where.push(`text_value collate "C" < $${params.push(below)}`);
+    if (after !== undefined) where.push(`(text_value collate "C", key) > ($${params.push(after.value)}, $${params.push(after.key)})`);
+    const rows = await q.unsafe<{ key: string; value: string }[]>(
+      `select key, text_value as value from ${table} where ${where.join(' and ')} order by text_value collate "C", key limit $3`,
+      params as never[],
+    );
+    keys.push(...rows.map((r) => r.key));
+    after = rows.at(-1) ?? after;
+    const state = await fold(keys);
+    if (rows.length < page || enough(state)) return state;
+  }
 }
 
 /** The entity keys a batch of lines touches. */

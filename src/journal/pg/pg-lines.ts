@@ -1,5 +1,5 @@
 // A PostgreSQL schema as the line store under the whole-journal operations (core/line-store.ts): a journal's rows
-// and each compaction's history rows read through a cursor and verified as a file's lines are (rows.ts), a
+// and each compaction's history rows read through a cursor and verified as a file's lines are (pg-fold.ts scanRows), a
 // journal replaced inside the locked transaction (its old rows moved to `history` first), the quarantine table
 // for what is taken out. Everything runs in the caller's transaction: a rewrite commits whole or not at all.
 import { decodeRecord, VERIFY_ALL, type JournalRecord } from '../codec/record';
@@ -20,11 +20,11 @@ import type {
   StagedRewrite,
 } from '../core/line-store';
 import type { Sql } from './client';
-import { checkDerivedRows } from './pg-check';
+import { checkDerivedRows } from './pg-reindex';
 import { replaceRows, type PgHost } from './pg-host';
 import { PgRewriteSet, quarantineItems } from './pg-rewrite-set';
 import { recount, stillDue, writeStats } from './pg-autocompact';
-import { RowVerifier, rowPosition, visitRows } from './rows';
+import { rowPosition, scanRows } from './pg-fold';
 import { journalTable, type Catalog } from './schema';
 import { writeStoreKeyId } from './pg-store-key';
 
@@ -43,9 +43,8 @@ export class PgLines implements LockedLines {
       scan: async (vocabulary, sink, opts = {}) => {
         const see = opts.see;
         const visit = see === undefined ? (sink ?? (() => {})) : (record: JournalRecord, at: LinePosition) => (see(record), sink?.(record, at));
-        const verifier = new RowVerifier(vocabulary, visit, undefined, opts.history ?? false);
-        if (query !== undefined) await visitRows(this.sql, query, params, verifier, () => opts.progress?.(file, verifier.visited, 0));
-        return { exists: query !== undefined, ...verifier.finish() };
+        const progress = (visited: number) => opts.progress?.(file, visited, 0);
+        return { exists: query !== undefined, ...(await scanRows(this.sql, query, params, vocabulary, visit, { history: opts.history, progress })) };
       },
     };
   }
@@ -80,7 +79,7 @@ export class PgLines implements LockedLines {
 
   /** The store's key id, recorded in the rewrite's transaction (pg-store-key.ts). */
   async recordStoreKey(keyId: string | null): Promise<void> {
-    await writeStoreKeyId(this.sql, (t) => this.store.ident(t), this.store.url.schema, this.catalog, keyId ?? undefined);
+    await writeStoreKeyId({ store: this.store, sql: this.sql, catalog: this.catalog }, keyId ?? undefined);
   }
 
   /** Told as a whole read tells it (pg-fold.ts report): the journal's problems under its file name, history's under its piece. */
@@ -159,7 +158,9 @@ export class PgLines implements LockedLines {
   }
 
   async quarantined(file: string): Promise<number> {
-    return quarantinedCount(this.store, this.sql, this.catalog, file);
+    if (!this.has('quarantine')) return 0;
+    const [row] = await this.sql.unsafe<{ n: string }[]>(`select count(*) as n from ${this.store.ident('quarantine')} where journal = $1`, [file]);
+    return Number(row?.n ?? 0);
   }
 
   async quarantineItems(): Promise<QuarantineItem[]> {
@@ -229,20 +230,14 @@ export class PgLines implements LockedLines {
    */
   async nothingDead(spec: StoreSpec<unknown>, folded: Folded<unknown>): Promise<void> {
     const { line, head } = await this.store.headOf(this.sql, this.catalog, spec.file);
-    await writeStats(this.sql, (t) => this.store.ident(t), spec.file, { line, h: head.h, bytes: folded.bytes, live: folded.bytes });
+    await writeStats(this.sql, this.store.ident, spec.file, { line, h: head.h, bytes: folded.bytes, live: folded.bytes });
   }
 
   /** The compaction after a write runs only if the journal is still due under the lock: another host's write may have compacted it. */
   async stillDue(spec: StoreSpec<unknown>): Promise<boolean> {
     const { line, head } = await this.store.headOf(this.sql, this.catalog, spec.file);
-    return stillDue(this.sql, (t) => this.store.ident(t), this.catalog, spec, { line, h: head.h });
+    return stillDue(this.sql, this.store.ident, this.catalog, spec, { line, h: head.h });
   }
-}
-
-async function quarantinedCount(store: PgHost, sql: Sql, catalog: Catalog, file: string): Promise<number> {
-  if (!catalog.tables.has('quarantine')) return 0;
-  const [row] = await sql.unsafe<{ n: string }[]>(`select count(*) as n from ${store.ident('quarantine')} where journal = $1`, [file]);
-  return Number(row?.n ?? 0);
 }
 
 /**
@@ -252,7 +247,7 @@ async function quarantinedCount(store: PgHost, sql: Sql, catalog: Catalog, file:
  */
 export async function countAfterRewrite(store: PgHost, sql: Sql, catalog: Catalog, spec: StoreSpec<unknown>, wholeLive: number | undefined): Promise<void> {
   if (!catalog.tables.has('journal_stats')) return;
-  const ident = (t: string) => store.ident(t);
+  const ident = store.ident;
   const counted = await recount(sql, ident, spec);
   const { line, head } = await store.headOf(sql, catalog, spec.file);
   const live = spec.keyOf !== undefined ? counted.live : (wholeLive ?? counted.bytes);

@@ -1,14 +1,17 @@
-// A journal's index and term rows rebuilt entity by entity (journal copy's restore): the rows read in key order through a
-// cursor, each run of keys folded on its own and its index rows written, so that memory stays flat in the number
-// of entities (a whole fold of a million sessions would hold them all).
+// A journal's derived rows (index, terms, snapshot) rebuilt: after a write or a rewrite, within its transaction; entity
+// by entity (journal copy's restore: the rows read in key order, each run of keys folded on its own and its rows
+// written, so that memory stays flat in the number of entities, where a whole fold of a million sessions would hold
+// them all); and what `journal check [--repair]` (core/check.ts) adds on PostgreSQL: the derived rows compared with
+// the replay the check made, and rebuilt by --repair where they disagree (SPEC §11).
 import { decodeRecord, VERIFY_ALL } from '../codec/record';
 import type { StoreSpec } from '../codec/store-spec';
+import type { JournalReport } from '../core/store-boundary';
 import type { Sql } from './client';
 import type { DerivedTrust, PgHost, PgWriter } from './pg-host';
-import { writeIndexRows } from './pg-index';
-import { writeTermRows } from './pg-terms';
-import { rowPosition } from './rows';
-import { journalTable, readCatalog, SCHEMA_VERSION, type Catalog } from './schema';
+import { indexDisagreements, indexOfOtherVersion, writeIndexRows } from './pg-index';
+import { countDisagreement, termDisagreements, termsOfOtherVersion, writeTermRows } from './pg-terms';
+import { foldSnapshotTail, loadPgSnapshot, rowPosition } from './pg-fold';
+import { countsTable, indexTable, journalTable, readCatalog, SCHEMA_VERSION, termsTable, type Catalog } from './schema';
 
 /** Entities folded and written per round. */
 const KEYS_PER_ROUND = 2000;
@@ -21,7 +24,7 @@ const PAGE_ROWS = 1000;
  */
 export async function reindexByKey<S>(store: PgHost, sql: Sql, catalog: Catalog, spec: StoreSpec<S>): Promise<void> {
   if (spec.keyOf === undefined || (spec.secondary === undefined && spec.terms === undefined)) return;
-  const ident = (t: string) => store.ident(t);
+  const ident = store.ident;
   const { line, head } = await store.headOf(sql, catalog, spec.file);
   const bound = { line, h: line === 0 ? '' : head.h };
   let first = true;
@@ -82,7 +85,7 @@ export async function refreshDerived<S>(
   // dropped), in a schema at this crux's version (a repair is a write: it migrates an older one).
   const current = catalog.version < SCHEMA_VERSION ? await readCatalog(sql, store.url.schema) : catalog;
   catalog = await store.prepare(sql, current, spec.file);
-  const ident = (t: string) => store.ident(t);
+  const ident = store.ident;
   const { line, head } = await store.headOf(sql, catalog, spec.file);
   const bound = { line, h: line === 0 ? '' : head.h };
   const none = { index: false, terms: false };
@@ -105,4 +108,76 @@ export async function refreshDerived<S>(
     if (rebuild.terms) await writeTermRows(sql, ident, spec, state, 'all', bound);
   }
   return true;
+}
+
+/**
+ * A journal's derived rows (index, terms, snapshot) compared with a replay made by `journal check` (`replay`: the
+ * journal folded whole, `keys` its entities): how they disagree, rebuilt with `repair`. Rows that agree but lost
+ * their trust (written by hand, then put back) are trusted again on repair, so that reads take the indexed path.
+ */
+export async function checkDerivedRows<S>(
+  store: PgHost,
+  sql: Sql,
+  catalog: Catalog,
+  spec: StoreSpec<S>,
+  replay: { state: S; keys: ReadonlySet<string> },
+  repair: boolean,
+): Promise<JournalReport['derived']> {
+  const problems = await derivedDisagreements(store, sql, catalog, spec, replay.state, replay.keys);
+  if (problems.length > 0) {
+    if (!repair) return { problems };
+    await store.refreshIndex(sql, catalog, spec, 'all', { whole: replay.state });
+    if (catalog.tables.has('snapshots')) await sql.unsafe(`delete from ${store.ident('snapshots')} where journal = $1`, [spec.file]);
+    return { problems, rebuilt: true };
+  }
+  if (repair && catalog.tables.has(journalTable(spec.file))) {
+    const trust = await store.derivedTrusted(sql, catalog, spec);
+    if ((spec.secondary !== undefined && !trust.index) || (spec.terms !== undefined && !trust.terms)) {
+      await store.refreshIndex(sql, catalog, spec, 'all', { whole: replay.state });
+    }
+  }
+  return undefined;
+}
+
+/** "3 entities ("a", "b", "c")", the first five named. */
+function entities(keys: readonly string[]): string {
+  const shown = keys
+    .slice(0, 5)
+    .map((k) => JSON.stringify(k))
+    .join(', ');
+  return `${keys.length} entit${keys.length === 1 ? 'y' : 'ies'} (${shown}${keys.length > 5 ? ', …' : ''})`;
+}
+
+/** How the derived rows of a journal disagree with a replay (`state`, the journal folded whole): one line each. */
+async function derivedDisagreements<S>(store: PgHost, sql: Sql, catalog: Catalog, spec: StoreSpec<S>, state: S, keys: ReadonlySet<string>): Promise<string[]> {
+  const problems: string[] = [];
+  const ident = store.ident;
+  if (
+    spec.secondary !== undefined &&
+    catalog.tables.has(journalTable(spec.file)) &&
+    !(await indexOfOtherVersion(sql, ident, catalog, spec as StoreSpec<unknown>))
+  ) {
+    const wrong = await indexDisagreements(sql, ident, catalog, spec, state, keys);
+    if (wrong.length > 0) problems.push(`${indexTable(journalTable(spec.file))} disagrees with a replay for ${entities(wrong)}`);
+  }
+  if (
+    spec.terms !== undefined &&
+    catalog.tables.has(journalTable(spec.file)) &&
+    !(await termsOfOtherVersion(sql, ident, catalog, spec as StoreSpec<unknown>))
+  ) {
+    const wrong = await termDisagreements(sql, ident, catalog, spec, state);
+    if (wrong.length > 0) problems.push(`${termsTable(journalTable(spec.file))} disagrees with a replay for ${entities(wrong)}`);
+    if (await countDisagreement(sql, ident, catalog, spec, state)) problems.push(`${countsTable(journalTable(spec.file))} disagrees with a replay`);
+  }
+  if (spec.snapshot !== undefined) {
+    // A snapshot that verifies (its row, its digest) and folds forward to another state than the replay's.
+    const snapshot = await loadPgSnapshot(sql, ident, catalog, spec, { unguarded: true });
+    if (snapshot !== undefined) {
+      await foldSnapshotTail(sql, ident, spec, snapshot);
+      if (!Buffer.from(spec.snapshot.encode(snapshot.state)).equals(Buffer.from(spec.snapshot.encode(state)))) {
+        problems.push(`the snapshot row of ${spec.file} (taken at line ${snapshot.line}) disagrees with a replay`);
+      }
+    }
+  }
+  return problems;
 }

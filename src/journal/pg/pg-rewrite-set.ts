@@ -10,14 +10,14 @@ import { replaceRows, type PgHost, type PgWriter } from './pg-host';
 import { arrayLiteral, type Catalog } from './schema';
 
 /** A quarantine row as an item: its key with it. */
-interface PgQuarantineItem extends QuarantineItem {
+export interface PgQuarantineItem extends QuarantineItem {
   readonly journal: string;
   readonly at: Date;
   readonly row: string;
 }
 
 /** Every quarantine row, of every journal (its bytes read when asked). */
-export async function quarantineItems(store: PgHost, sql: Sql): Promise<QuarantineItem[]> {
+export async function quarantineItems(store: PgHost, sql: Sql): Promise<PgQuarantineItem[]> {
   const table = store.ident('quarantine');
   const rows = await sql.unsafe<{ journal: string; at: Date; name: string }[]>(`select journal, at, name from ${table} order by at, name`);
   return rows.map(

@@ -2,9 +2,13 @@
 // are tried in order, as libpq tries them, and the first that answers as target_session_attrs asks is kept. Each
 // connection starts with one query that says whether the server is a standby or read-only, which server it is
 // (its system identifier, timeline and address: a different answer means the store moved to another server, and
-// what a long-lived process saw on the old one is verified again), and on a standby how far behind it is.
+// what a long-lived process saw on the old one is verified again: SeenHeads), and on a standby how far behind it is.
+// And doctor's word on replication (replicationFacts).
 import { CruxError } from '../../shared/errors';
 import { failureReason, openClient, storeError, type Client, type ClientOptions, type Sql } from './client';
+import type { ChainHead } from '../codec/record';
+import type { ReplicationFacts } from '../core/store-boundary';
+import { journalTable } from './schema';
 import type { ServerAddress, SessionAttrs, StoreUrl } from './url';
 
 export interface ServerFacts {
@@ -19,18 +23,17 @@ export interface ServerFacts {
   readonly lagSeconds: number | null;
 }
 
+// The server's address, and on a standby how long since the primary committed the last transaction it replayed.
+const ADDR = `coalesce(host(inet_server_addr()), 'socket') || ':' || coalesce(inet_server_port()::text, '') as addr`;
+const LAG = 'extract(epoch from now() - pg_last_xact_replay_timestamp())::float8 as lag';
 // The timeline of a primary is its WAL's (the checkpoint's lags a promotion); a standby's, its last restartpoint's.
-const FACTS = `select pg_is_in_recovery() as standby, current_setting('transaction_read_only') as read_only,
-  (select system_identifier::text from pg_control_system()) as system,
+const IDENTITY = `(select system_identifier::text from pg_control_system()) as system,
   case when pg_is_in_recovery() then (select timeline_id from pg_control_checkpoint())::text
-       else (('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::int)::text end as timeline,
-  coalesce(host(inet_server_addr()), 'socket') || ':' || coalesce(inet_server_port()::text, '') as addr,
-  extract(epoch from now() - pg_last_xact_replay_timestamp())::float8 as lag`;
-/** Where a DBA revoked the control functions from PUBLIC: the server's address and role alone. */
-const FACTS_PLAIN = `select pg_is_in_recovery() as standby, current_setting('transaction_read_only') as read_only,
-  '' as system, '' as timeline,
-  coalesce(host(inet_server_addr()), 'socket') || ':' || coalesce(inet_server_port()::text, '') as addr,
-  extract(epoch from now() - pg_last_xact_replay_timestamp())::float8 as lag`;
+       else (('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::int)::text end as timeline`;
+/** `control`: false where a DBA revoked the control functions from PUBLIC (the server's address and role alone). */
+const factsSql = (control: boolean) =>
+  `select pg_is_in_recovery() as standby, current_setting('transaction_read_only') as read_only,
+  ${control ? IDENTITY : "'' as system, '' as timeline"}, ${ADDR}, ${LAG}`;
 
 interface FactsRow {
   standby: boolean;
@@ -44,10 +47,10 @@ interface FactsRow {
 async function readFacts(sql: Sql, address: ServerAddress): Promise<ServerFacts> {
   let rows: FactsRow[];
   try {
-    rows = await sql.unsafe<FactsRow[]>(FACTS);
+    rows = await sql.unsafe<FactsRow[]>(factsSql(true));
   } catch (error) {
     if ((error as { code?: unknown }).code !== '42501') throw error;
-    rows = await sql.unsafe<FactsRow[]>(FACTS_PLAIN);
+    rows = await sql.unsafe<FactsRow[]>(factsSql(false));
   }
   const row = rows[0]!;
   return {
@@ -147,4 +150,151 @@ export function readOnlyRefusal(location: string, facts: ServerFacts): CruxError
     `the PostgreSQL store ${location} is read-only on ${facts.address.name} (${facts.standby ? 'a standby' : 'default_transaction_read_only is on'}): it takes no writes; nothing was written`,
     'name the primary, or every host with ?target_session_attrs=read-write; retry once a standby has been promoted',
   );
+}
+
+// Doctor's word on replication (SPEC §11, "Acknowledged means replicated"): whether a commit the server acknowledges
+// is on a standby too. PostgreSQL acknowledges a commit once a synchronous standby has it when
+// synchronous_standby_names names one that is connected and synchronous_commit is on, remote_write or remote_apply;
+// otherwise an acknowledged write lives on the primary alone until a standby streams it, and a standby promoted after
+// the primary crashed may lack the last ones.
+interface ReplicationRow {
+  standby: boolean;
+  addr: string;
+  sync_commit: string;
+  sync_names: string;
+  lag: number | null;
+}
+
+const WAITS = new Set(['on', 'remote_write', 'remote_apply']);
+
+export async function replicationFacts(sql: Sql): Promise<ReplicationFacts> {
+  const [row] = await sql.unsafe<ReplicationRow[]>(
+    `select pg_is_in_recovery() as standby, ${ADDR}, current_setting('synchronous_commit') as sync_commit,
+       current_setting('synchronous_standby_names') as sync_names, ${LAG}`,
+  );
+  const standbys = await sql.unsafe<{ name: string; state: string | null; sync_state: string | null }[]>(
+    'select application_name as name, state, sync_state from pg_stat_replication order by application_name',
+  );
+  const base = {
+    server: row!.addr,
+    role: row!.standby ? ('standby' as const) : ('primary' as const),
+    synchronous_commit: row!.sync_commit,
+    synchronous_standby_names: row!.sync_names,
+    standbys,
+    // A promoted server keeps its last replay's time: only a standby's lag means anything.
+    replay_lag_seconds: row!.standby && row!.lag !== null ? Number(row!.lag) : null,
+  };
+  return { ...base, ...verdict(base) };
+}
+
+/** Whether an acknowledged write is replicated, and why, in words. */
+export function verdict(f: Omit<ReplicationFacts, 'replicated' | 'summary'>): Pick<ReplicationFacts, 'replicated' | 'summary'> {
+  if (f.role === 'standby') {
+    const lag =
+      f.replay_lag_seconds === null
+        ? 'no transaction replayed yet'
+        : `its last replayed commit was made ${f.replay_lag_seconds.toFixed(1)} s ago on the primary`;
+    return { replicated: null, summary: `a standby, read-only (${lag}): writes go to the primary` };
+  }
+  const sync = f.standbys.filter((s) => s.sync_state === 'sync' || s.sync_state === 'quorum');
+  const hidden = f.standbys.length > 0 && f.standbys.every((s) => s.sync_state === null);
+  const names = f.synchronous_standby_names.trim();
+  if (names === '') {
+    const streaming = f.standbys.length === 0 ? 'no standby streams from it' : `${f.standbys.length} asynchronous standby(s) stream from it`;
+    return {
+      replicated: false,
+      summary: `acknowledged writes are not replicated: synchronous_standby_names is empty (${streaming}); a standby promoted after a crash may lack the last writes`,
+    };
+  }
+  if (!WAITS.has(f.synchronous_commit)) {
+    return {
+      replicated: false,
+      summary: `acknowledged writes are not replicated: synchronous_commit is ${f.synchronous_commit}, so a commit does not wait for the standby (${names})`,
+    };
+  }
+  if (hidden) {
+    return { replicated: null, summary: `synchronous_standby_names is ${names}, but this user cannot see which standbys are synchronous (grant pg_monitor)` };
+  }
+  if (sync.length === 0) {
+    return {
+      replicated: false,
+      summary: `synchronous_standby_names is ${names} but no synchronous standby is connected: commits wait for one (writes stall, then exit 75)`,
+    };
+  }
+  return {
+    replicated: true,
+    summary: `acknowledged writes are replicated: synchronous_commit ${f.synchronous_commit}, synchronous standby(s) ${sync.map((s) => s.name).join(', ')}`,
+  };
+}
+
+// The chain heads a long-lived process (`crux mcp`, `crux ui`) has seen, per journal: what it read whole and what
+// it wrote, acknowledged. Nothing is trusted from them; they are kept to be compared with the server the store
+// answers from after it moved to another one (a standby promoted, SPEC §11 "Acknowledged means replicated"): a
+// journal the new primary holds shorter than the process saw it, or whose record at the head seen is another,
+// lost records that a server acknowledged, and the process says so, naming the journal and how many are gone.
+const UNDEFINED_TABLE = '42P01';
+
+/** How many heads are remembered per journal: enough to recognise where a shorter chain ends. */
+const KEEP = 64;
+
+export class SeenHeads {
+  /** Per journal, the heads seen, oldest first, each longer than the one before. */
+  private readonly heads = new Map<string, ChainHead[]>();
+
+  /** A head read or written on the server the store answers from (the chain only grows). */
+  saw(file: string, head: ChainHead): void {
+    if (head.seq <= 0) return;
+    const known = this.heads.get(file);
+    if (known === undefined) {
+      this.heads.set(file, [{ seq: head.seq, h: head.h }]);
+      return;
+    }
+    const last = known[known.length - 1]!;
+    if (head.seq <= last.seq) return;
+    known.push({ seq: head.seq, h: head.h });
+    if (known.length > KEEP) known.shift();
+  }
+
+  get size(): number {
+    return this.heads.size;
+  }
+
+  /**
+   * Compares the longest head seen of every journal with the journal on the server now answering (`now`, since
+   * `before`); returns a warning for each journal that lost records, and forgets what it saw (the process's view is
+   * rebuilt from the server, never patched with what it remembers). The count is exact when the server's head is
+   * one this process saw (nothing written there since the loss), else a lower bound.
+   */
+  async verify(sql: Sql, schema: string, location: string, before: ServerFacts, now: ServerFacts): Promise<string[]> {
+    const warnings: string[] = [];
+    for (const [file, heads] of [...this.heads]) {
+      const seen = heads[heads.length - 1]!;
+      const table = `"${schema}".${journalTable(file)}`;
+      let row: { seq: string | null; head: string | null; h: string | null } | undefined;
+      try {
+        [row] = await sql.unsafe<{ seq: string | null; head: string | null; h: string | null }[]>(
+          `select t.seq::text as seq, t.h as head, (select h from ${table} where seq = $1 limit 1) as h
+           from (select 1) one left join (select seq, h from ${table} order by line desc limit 1) t on true`,
+          [seen.seq],
+        );
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== UNDEFINED_TABLE) throw error;
+      }
+      const seq = row?.seq == null ? 0 : Number(row.seq);
+      const where = `on ${now.address.name}, the server the store answers from now (before: ${before.address.name})`;
+      const why = 'a server that is no longer the primary acknowledged them (an asynchronous standby promoted?); the view is rebuilt from the server';
+      if (seq < seen.seq) {
+        const exact = seq === 0 || heads.some((x) => x.seq === seq && x.h === row?.head);
+        warnings.push(
+          `${location} ${file}: ${exact ? '' : 'at least '}${seen.seq - seq} record(s) this process saw are gone: the journal ends at record ${seq} ${where}, this process saw record ${seen.seq}; ${why}`,
+        );
+      } else if (row?.h != null && row.h !== seen.h) {
+        warnings.push(
+          `${location} ${file}: at least 1 record this process saw is gone: record ${seen.seq} ${where} is not the one this process saw (the chain was written again past the loss); ${why}`,
+        );
+      }
+      this.heads.delete(file);
+    }
+    return warnings;
+  }
 }

@@ -1,4 +1,5 @@
-// Which key a PostgreSQL store is encrypted with (SPEC §13): the row `store-key.json` of the `keys` table, holding
+// The `keys` table: key items on PostgreSQL (store-boundary.ts, KeyStore), rows guarded by the database's grants; and
+// which key a PostgreSQL store is encrypted with (SPEC §13): the row `store-key.json` of the `keys` table, holding
 // `{"key_id":"k-…","cipher":"aes-256-gcm"}` as a data directory's keys/store-key.json does — never the key. It is
 // read under the writers' lock at the start of every write (pg-store.ts), inserted in the same transaction as the
 // first records of a store created with a key, and replaced in the same transaction as `journal encrypt`, `rekey`
@@ -8,6 +9,8 @@ import { type SealMode, configureCipher, givenKey, STORE_KEY_ITEM } from '../cod
 import { invalid } from '../../shared/errors';
 import type { StoreKey } from '../../shared/store-key';
 import type { Sql } from './client';
+import type { KeyFacts, KeyStore } from '../core/store-boundary';
+import type { PgHost } from './pg-host';
 import { journalTable, migrate, type Catalog } from './schema';
 
 /** The name of the row that records the store's key id (the data directory's file name, so both read alike). */
@@ -27,33 +30,36 @@ export function parseStoreKeyRow(bytes: Uint8Array | undefined, where: string): 
   return keyId;
 }
 
-/** The key id the store records, read in the caller's transaction. */
-async function readStoreKeyId(sql: Sql, ident: (t: string) => string, catalog: Catalog, where: string): Promise<string | undefined> {
+/** Where the store's key-id row is (PgHost), read and written in the caller's transaction; `files`: its journals. */
+type KeyRows = { store: PgHost; sql: Sql; catalog: Catalog; files?: readonly string[] };
+
+/** The key id the store records. */
+async function readStoreKeyId({ store, sql, catalog }: KeyRows): Promise<string | undefined> {
   if (!catalog.tables.has('keys')) return undefined;
-  const [row] = await sql.unsafe<{ bytes: Buffer }[]>(`select bytes from ${ident('keys')} where name = $1`, [STORE_KEY_ROW]);
-  return parseStoreKeyRow(row === undefined ? undefined : new Uint8Array(row.bytes), where);
+  const [row] = await sql.unsafe<{ bytes: Buffer }[]>(`select bytes from ${store.ident('keys')} where name = $1`, [STORE_KEY_ROW]);
+  return parseStoreKeyRow(row === undefined ? undefined : new Uint8Array(row.bytes), `${store.location} keys/${STORE_KEY_ROW}`);
 }
 
-/** Records (or with undefined, removes) the store's key id, in the caller's transaction (the schema made if new). */
-export async function writeStoreKeyId(sql: Sql, ident: (t: string) => string, schema: string, catalog: Catalog, keyId: string | undefined): Promise<void> {
+/** Records (or with undefined, removes) the store's key id (the schema made if new). */
+export async function writeStoreKeyId({ store, sql, catalog }: KeyRows, keyId: string | undefined): Promise<void> {
   if (keyId === undefined) {
-    if (catalog.tables.has('keys')) await sql.unsafe(`delete from ${ident('keys')} where name = $1`, [STORE_KEY_ROW]);
+    if (catalog.tables.has('keys')) await sql.unsafe(`delete from ${store.ident('keys')} where name = $1`, [STORE_KEY_ROW]);
     return;
   }
-  await migrate(sql, schema, catalog, 'key');
+  await migrate(sql, store.url.schema, catalog, 'key');
   const bytes = Buffer.from(`${JSON.stringify({ key_id: keyId, cipher: 'aes-256-gcm' })}\n`);
-  await sql.unsafe(`insert into ${ident('keys')} (name, bytes) values ($1, $2) on conflict (name) do update set bytes = excluded.bytes`, [
+  await sql.unsafe(`insert into ${store.ident('keys')} (name, bytes) values ($1, $2) on conflict (name) do update set bytes = excluded.bytes`, [
     STORE_KEY_ROW,
     bytes,
   ]);
 }
 
 /** Whether any journal of the store holds a row: a store that holds none may still become an encrypted one. */
-async function hasRecords(sql: Sql, ident: (t: string) => string, catalog: Catalog, files: readonly string[]): Promise<boolean> {
+async function hasRecords({ store, sql, catalog, files = [] }: KeyRows): Promise<boolean> {
   for (const file of files) {
     const table = journalTable(file);
     if (!catalog.tables.has(table)) continue;
-    const rows = await sql.unsafe(`select 1 from ${ident(table)} limit 1`);
+    const rows = await sql.unsafe(`select 1 from ${store.ident(table)} limit 1`);
     if (rows.length > 0) return true;
   }
   return false;
@@ -74,21 +80,14 @@ let warned = false;
  * sealed text is exit 6), or a plain store (a key given to one that holds records: ignored, one warning), or a
  * new store given a key (sealing, recorded at commit).
  */
-export async function settleSealing(
-  sql: Sql,
-  ident: (t: string) => string,
-  catalog: Catalog,
-  where: string,
-  files: readonly string[],
-  warn: (message: string) => void,
-): Promise<WriteSealing> {
+export async function settleSealing(rows: KeyRows): Promise<WriteSealing> {
   const key = givenKey();
-  const recorded = await readStoreKeyId(sql, ident, catalog, where);
+  const recorded = await readStoreKeyId(rows);
   let sealing: WriteSealing;
   if (recorded !== undefined || key === undefined) {
     sealing = { mode: recordedMode(recorded, key), record: undefined };
-  } else if (await hasRecords(sql, ident, catalog, files)) {
-    tellIgnored(key, warn);
+  } else if (await hasRecords(rows)) {
+    tellIgnored(key, rows.store);
     sealing = { mode: { kind: 'plain' }, record: undefined };
   } else {
     sealing = { mode: { kind: 'sealing', key }, record: key };
@@ -103,9 +102,9 @@ export async function settleSealing(
  * hashes), what the store is: the recorded key id with the key given (sealing) or without it (locked), or plain.
  * Read afresh on every such read, so a long-lived process follows an encrypt, rekey or decrypt made elsewhere.
  */
-export async function settleReading(sql: Sql, ident: (t: string) => string, catalog: Catalog, where: string): Promise<void> {
+export async function settleReading(rows: KeyRows): Promise<void> {
   const key = givenKey();
-  const mode = recordedMode(await readStoreKeyId(sql, ident, catalog, where), key);
+  const mode = recordedMode(await readStoreKeyId(rows), key);
   configureCipher({ key, mode: () => mode });
 }
 
@@ -116,8 +115,12 @@ function recordedMode(recorded: string | undefined, key: StoreKey | undefined): 
 }
 
 /** The one warning of a process for a key given to a plain store (the same words as on a data directory). */
-function tellIgnored(key: StoreKey, warn: (message: string) => void): void {
-  if (!warned) warn(plainStoreWarning(key));
+function tellIgnored(key: StoreKey, store: PgHost): void {
+  if (!warned) {
+    store.warn(
+      `the store is not encrypted: key ${key.id} is ignored (\`crux journal encrypt\` with that key encrypts it; without --key-file and CRUX_KEY_FILE this warning goes)`,
+    );
+  }
   warned = true;
 }
 
@@ -125,20 +128,57 @@ function tellIgnored(key: StoreKey, warn: (message: string) => void): void {
  * A read given a key (a write settles it under its lock): a plain store that holds records ignores it, with the
  * one warning of the process (SPEC §13); an encrypted or new store says nothing here.
  */
-export async function warnIgnoredKey(
-  sql: Sql,
-  ident: (t: string) => string,
-  catalog: Catalog,
-  where: string,
-  files: readonly string[],
-  warn: (message: string) => void,
-): Promise<void> {
+export async function warnIgnoredKey(rows: KeyRows): Promise<void> {
   const key = givenKey();
   if (key === undefined || warned) return;
-  if ((await readStoreKeyId(sql, ident, catalog, where)) !== undefined || !(await hasRecords(sql, ident, catalog, files))) return;
-  tellIgnored(key, warn);
+  if ((await readStoreKeyId(rows)) !== undefined || !(await hasRecords(rows))) return;
+  tellIgnored(key, rows.store);
 }
 
-/** The one warning for a key given to a plain store (the same words as on a data directory). */
-const plainStoreWarning = (key: StoreKey) =>
-  `the store is not encrypted: key ${key.id} is ignored (\`crux journal encrypt\` with that key encrypts it; without --key-file and CRUX_KEY_FILE this warning goes)`;
+/** Key items as rows of the `keys` table: created with an insert that only one of racing creators wins. */
+export class PgKeyStore implements KeyStore {
+  constructor(private readonly store: PgHost) {}
+
+  describe(name: string): string {
+    return `${this.store.location} keys/${name}`;
+  }
+
+  async read(name: string): Promise<Uint8Array | undefined> {
+    return this.store.guard(async () => {
+      const catalog = await this.store.readCatalog();
+      if (!catalog.tables.has('keys')) return undefined;
+      const [row] = await this.store.reader.unsafe<{ bytes: Buffer }[]>(`select bytes from ${this.store.ident('keys')} where name = $1`, [name]);
+      return row === undefined ? undefined : new Uint8Array(row.bytes);
+    });
+  }
+
+  async create(name: string, bytes: Uint8Array | string): Promise<boolean> {
+    const data = typeof bytes === 'string' ? Buffer.from(bytes) : Buffer.from(bytes);
+    return this.store.locked(async (sql, catalog) => {
+      await migrate(sql, this.store.url.schema, catalog, 'key');
+      const rows = await sql.unsafe(`insert into ${this.store.ident('keys')} (name, bytes) values ($1, $2) on conflict (name) do nothing returning name`, [
+        name,
+        data,
+      ]);
+      return rows.length === 1;
+    });
+  }
+
+  async stat(name: string): Promise<KeyFacts | undefined> {
+    const bytes = await this.read(name);
+    return bytes === undefined ? undefined : { path: this.describe(name), mode: null, bytes: bytes.length };
+  }
+
+  peek(name: string): Promise<Uint8Array | undefined> {
+    return this.read(name);
+  }
+
+  async list(): Promise<string[]> {
+    return this.store.guard(async () => {
+      const catalog = await this.store.readCatalog();
+      if (!catalog.tables.has('keys')) return [];
+      const rows = await this.store.reader.unsafe<{ name: string }[]>(`select name from ${this.store.ident('keys')} order by name`);
+      return rows.map((r) => r.name);
+    });
+  }
+}

@@ -29,7 +29,7 @@ import type { Sql } from './client';
 import { CruxError } from '../../shared/errors';
 import { reportDamage } from '../codec/reporting';
 import { arrayLiteral, ensureJournalTable, journalTable, migrate, type Catalog } from './schema';
-import { historyPieces, restoreJournal } from './pg-maintenance';
+import { consistentView, initSchema, pagedLines, restoreJournal, surveyPg } from './pg-maintenance';
 import { checkJournals } from '../core/check';
 import { rewriteRecords } from '../core/rewrite';
 import { compactJournals } from '../core/compact';
@@ -37,18 +37,12 @@ import { DEFAULT_HISTORY_RETENTION, readHistory, type HistoryRetention } from '.
 import type { LineStore } from '../core/line-store';
 import { PgLines } from './pg-lines';
 import { refreshDerived, type RefreshOpts } from './pg-reindex';
-import { surveyPg } from './pg-survey';
 import type { DerivedTrust, PgWriter, TermQuery } from './pg-host';
-import { PgTransaction } from './pg-transaction';
-import { PgKeyStore } from './pg-keys';
-import { settleReading, settleSealing, STORE_KEY_ROW, warnIgnoredKey } from './pg-store-key';
-import { indexCurrent, matchingKeys, readNewestRows } from './pg-index';
-import { readPrefixRows } from './pg-prefix';
+import { insertLines, PgTransaction } from './pg-transaction';
+import { PgKeyStore, settleReading, settleSealing, warnIgnoredKey } from './pg-store-key';
+import { indexCurrent, matchingKeys, readNewestRows, readPrefixRows } from './pg-index';
 import { countTerms, matchTerms, termRows, termsCurrent } from './pg-terms';
-import { initSchema } from './pg-init';
 import { PgReads, type Folded } from './pg-fold';
-import { insertLines } from './pg-insert';
-import { cursorLines, pagedLines } from './pg-copy';
 import type { StoreUrl } from './url';
 
 export interface PgStoreOptions {
@@ -84,8 +78,18 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
     this.verdicts.clear();
   }
 
+  /** Runs `read` as one operation (or within the running one), over what reads go through and the catalog. */
+  private reading<T>(read: (q: Sql, catalog: Catalog) => Promise<T>): Promise<T> {
+    return this.guard(async () => read(this.reader, await this.readCatalog()));
+  }
+
+  /** Whether a journal of entities has index rows that can be trusted (else a read folds it whole). */
+  private async indexed<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>): Promise<boolean> {
+    return spec.keyOf !== undefined && (await this.derivedTrusted(q, catalog, spec)).index;
+  }
+
   async read<S>(spec: StoreSpec<S>): Promise<S> {
-    return this.guard(async () => (await this.foldWhole(this.reader, await this.readCatalog(), spec)).state);
+    return this.reading(async (q, catalog) => (await this.foldWhole(q, catalog, spec)).state);
   }
 
   async readWith<S, T>(spec: StoreSpec<S>, use: (state: S) => T | Promise<T>): Promise<T> {
@@ -93,71 +97,53 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
   }
 
   async readKey<S>(spec: StoreSpec<S>, key: string): Promise<S> {
-    return this.guard(async () => (await this.foldKeys(this.reader, await this.readCatalog(), spec, [key])).state);
+    return this.reading(async (q, catalog) => (await this.foldKeys(q, catalog, spec, [key])).state);
   }
 
   async readIndexed<S>(spec: StoreSpec<S>, query: IndexQuery): Promise<S> {
-    return this.guard(async () => (await this.foldIndexed(this.reader, await this.readCatalog(), spec, query)).state);
+    return this.reading(async (q, catalog) => (await this.foldIndexed(q, catalog, spec, query)).state);
   }
 
   /** The entities that may match `query`, through the index table when its rows are current, else the whole journal. */
   async foldIndexed<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, query: IndexQuery): Promise<Folded<S>> {
-    if (spec.keyOf === undefined || !(await this.derivedTrusted(q, catalog, spec)).index) return this.fold(q, catalog, spec);
-    return this.foldKeys(q, catalog, spec, await matchingKeys(q, (t) => this.ident(t), spec as StoreSpec<unknown>, query));
+    if (!(await this.indexed(q, catalog, spec))) return this.fold(q, catalog, spec);
+    return this.foldKeys(q, catalog, spec, await matchingKeys(q, this.ident, spec as StoreSpec<unknown>, query));
   }
 
   /** The entities with the highest values of an ordered key (a limited list): pg-index.ts, else the whole state. */
   async readNewest<S>(spec: StoreSpec<S>, query: NewestQuery, enough: (state: S) => boolean): Promise<{ state: S; total: number | undefined }> {
-    return this.guard(async () => {
-      const q = this.reader;
-      const catalog = await this.readCatalog();
-      if (spec.keyOf === undefined || !(await this.derivedTrusted(q, catalog, spec)).index)
-        return { state: (await this.foldWhole(q, catalog, spec)).state, total: undefined };
-      const fold = async (keys: readonly string[]) => (await this.foldKeys(q, catalog, spec, keys)).state;
-      return readNewestRows(q, (t) => this.ident(t), spec, query, enough, fold);
+    return this.reading(async (q, catalog) => {
+      if (!(await this.indexed(q, catalog, spec))) return { state: (await this.foldWhole(q, catalog, spec)).state, total: undefined };
+      return readNewestRows(q, this.ident, spec, query, enough, async (keys) => (await this.foldKeys(q, catalog, spec, keys)).state);
     });
   }
 
   /** The entities whose prefixed value starts with `query.prefix`, in order (completion): pg-index.ts, else the whole state. */
   async readPrefix<S>(spec: StoreSpec<S>, query: { readonly index: string; readonly prefix: string }, enough: (state: S) => boolean): Promise<S> {
-    return this.guard(async () => {
-      const q = this.reader;
-      const catalog = await this.readCatalog();
-      if (spec.keyOf === undefined || !(await this.derivedTrusted(q, catalog, spec)).index) return (await this.foldWhole(q, catalog, spec)).state;
-      return readPrefixRows(
-        q,
-        (t) => this.ident(t),
-        spec,
-        query,
-        enough,
-        async (keys) => (await this.foldKeys(q, catalog, spec, keys)).state,
-      );
+    return this.reading(async (q, catalog) => {
+      if (!(await this.indexed(q, catalog, spec))) return (await this.foldWhole(q, catalog, spec)).state;
+      return readPrefixRows(q, this.ident, spec, query, enough, async (keys) => (await this.foldKeys(q, catalog, spec, keys)).state);
     });
   }
 
   private keyTold = false;
+  private get files(): string[] {
+    return this.opts.specs.map((s) => s.file);
+  }
 
   /** The catalog; the first time a process reads with a key given, whether a plain store ignores it (one warning). */
   override async readCatalog(): Promise<Catalog> {
     const catalog = await super.readCatalog();
     if (!this.keyTold) {
       this.keyTold = true;
-      const files = this.opts.specs.map((s) => s.file);
-      await warnIgnoredKey(
-        this.reader,
-        (t) => this.ident(t),
-        catalog,
-        `${this.location} keys/${STORE_KEY_ROW}`,
-        files,
-        (m) => this.warn(m),
-      );
+      await warnIgnoredKey({ store: this, sql: this.reader, catalog, files: this.files });
     }
     return catalog;
   }
 
   /** What the store is for a read that derives its terms from the key (store-boundary.ts): its key-id row, read now. */
   async settleSealMode(): Promise<void> {
-    await this.guard(async () => settleReading(this.reader, (t) => this.ident(t), await this.readCatalog(), `${this.location} keys/${STORE_KEY_ROW}`));
+    await this.reading((sql, catalog) => settleReading({ store: this, sql, catalog }));
   }
 
   /**
@@ -165,7 +151,7 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
    * look-up: the cost follows the candidates), else the whole state.
    */
   async readTerms<S, T>(spec: StoreSpec<S>, query: TermQuery, use: (state: S) => T | Promise<T>): Promise<T> {
-    const some = await this.guard(async () => this.foldTerms(this.reader, await this.readCatalog(), spec, query));
+    const some = await this.reading((q, catalog) => this.foldTerms(q, catalog, spec, query));
     return some === undefined ? this.readWith(spec, use) : use(some.state);
   }
 
@@ -175,7 +161,7 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
     if (codec === undefined || !(await this.derivedTrusted(q, catalog, spec)).terms) return undefined;
     const among = query.among ?? [];
     const all = [...new Set([...query.terms, ...among])];
-    const hits = query.terms.length === 0 ? [] : await matchTerms(q, (t) => this.ident(t), spec as StoreSpec<unknown>, all, query.terms, among);
+    const hits = query.terms.length === 0 ? [] : await matchTerms(q, this.ident, spec as StoreSpec<unknown>, all, query.terms, among);
     return { state: codec.fromHits(all, hits) };
   }
 
@@ -188,7 +174,7 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
       const q = this.reader;
       const catalog = await this.readCatalog();
       if (spec.terms === undefined || !(await this.derivedTrusted(q, catalog, spec)).terms) return undefined;
-      return countTerms(q, (t) => this.ident(t), catalog, spec as StoreSpec<unknown>, query);
+      return countTerms(q, this.ident, catalog, spec as StoreSpec<unknown>, query);
     });
   }
 
@@ -198,7 +184,7 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
       const q = this.reader;
       const catalog = await this.readCatalog();
       if (spec.terms === undefined || !(await this.derivedTrusted(q, catalog, spec)).terms) return undefined;
-      return termRows(q, (t) => this.ident(t), catalog, spec as StoreSpec<unknown>, query);
+      return termRows(q, this.ident, catalog, spec as StoreSpec<unknown>, query);
     });
   }
 
@@ -209,7 +195,7 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
   async derivedTrusted<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>): Promise<DerivedTrust> {
     const known = this.verdicts.get(spec.file);
     if (known !== undefined) return known;
-    const ident = (t: string) => this.ident(t);
+    const ident = this.ident;
     const verdict = {
       index: spec.secondary !== undefined && (await indexCurrent(q, ident, catalog, spec as StoreSpec<unknown>)),
       terms: spec.terms !== undefined && (await termsCurrent(q, ident, catalog, spec as StoreSpec<unknown>)),
@@ -263,14 +249,7 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
     let due: StoreSpec<any>[] = [];
     const result = await this.locked(async (sql, catalog) => {
       // What the write seals with is read under the lock (the cipher asks synchronously as it appends).
-      const sealing = await settleSealing(
-        sql,
-        (t) => this.ident(t),
-        catalog,
-        `${this.location} keys/${STORE_KEY_ROW}`,
-        this.opts.specs.map((s) => s.file),
-        (m) => this.warn(m),
-      );
+      const sealing = await settleSealing({ store: this, sql, catalog, files: this.files });
       const tx = new PgTransaction(this, sql, catalog, ts, sealing.record);
       const result = await decide(tx);
       await tx.commit();
@@ -304,7 +283,7 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
   }
 
   async insertLines<S>(q: Sql, spec: StoreSpec<S>, lines: readonly string[], afterLine: number): Promise<void> {
-    return insertLines(q, (t) => this.ident(t), this.opts.reporter, spec, lines, afterLine);
+    return insertLines(q, this.ident, this.opts.reporter, spec, lines, afterLine);
   }
 
   async check(specs: readonly StoreSpec<unknown>[], opts: { repair: boolean; ts: string; progress?: ProgressSink }): Promise<JournalReport[]> {
@@ -371,11 +350,6 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
    * read as of one moment while writers go on; each journal streams through a cursor (memory flat in its size).
    */
   async readConsistent<T>(use: (view: StoreView) => Promise<T>): Promise<T> {
-    return this.consistent((sql, catalog) =>
-      use({
-        lines: (file) => cursorLines(sql, (t) => this.ident(t), catalog, file),
-        history: (file) => historyPieces(this, sql, catalog, file),
-      }),
-    );
+    return this.consistent((sql, catalog) => use(consistentView(this, sql, catalog)));
   }
 }

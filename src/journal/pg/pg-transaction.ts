@@ -1,17 +1,19 @@
 // One write transaction on PostgreSQL (store-boundary.ts, Transaction): loads read under the advisory lock, appends
-// encoded at once against the loaded head, and every batch inserted (with its index rows) when `decide` returns.
+// encoded at once against the loaded head, and every batch inserted (with its index rows) when `decide` returns:
+// each row with the columns the database indexes (seq, hash, the entity's key, whether the record resets it).
 import { sealDrafts } from '../codec/cipher';
 import { decodeOwn, encodeRecords, type ChainHead, type EventDraft } from '../codec/record';
 import type { IndexQuery, StoreSpec } from '../codec/store-spec';
-import type { Transaction } from '../core/store-boundary';
+import type { Reporter, Transaction } from '../core/store-boundary';
+import { SNAPSHOT_EVENT } from '../codec/verify';
 import { crashPoint } from '../../shared/crash-point';
 import { refuseLateKeyLoad, refuseSecondAppend, refuseWholeAfterKey } from '../core/policy';
 import type { Sql } from './client';
 import type { PgWriter } from './pg-host';
 import { keysOf } from './pg-index';
 import { trackGrowth } from './pg-autocompact';
-import { rowPosition } from './rows';
-import type { Catalog } from './schema';
+import { rowPosition } from './pg-fold';
+import { arrayLiteral, journalTable, type Catalog } from './schema';
 import { writeStoreKeyId } from './pg-store-key';
 import type { StoreKey } from '../../shared/store-key';
 
@@ -118,14 +120,14 @@ export class PgTransaction implements Transaction {
       const insert = () => this.store.insertLines(this.sql, batch.spec, batch.lines!, batch.afterLine!);
       const before = { line: batch.afterLine!, head: batch.afterHead! };
       const whole = loaded.full ? loaded.state : undefined;
-      if (await trackGrowth(this.sql, (t) => this.store.ident(t), this.catalog, batch.spec, { lines: batch.lines!, keys, before, whole }, insert)) {
+      if (await trackGrowth(this.sql, this.store.ident, this.catalog, batch.spec, { lines: batch.lines!, keys, before, whole }, insert)) {
         this.due.push(batch.spec);
       }
       await this.store.refreshIndex(this.sql, this.catalog, batch.spec, keys, { trusted });
     }
     // A store created with a key records its id in the same transaction as its first records.
     if (this.recordKey !== undefined && this.pending.length > 0)
-      await writeStoreKeyId(this.sql, (t) => this.store.ident(t), this.store.url.schema, this.catalog, this.recordKey.id);
+      await writeStoreKeyId({ store: this.store, sql: this.sql, catalog: this.catalog }, this.recordKey.id);
     // `crux ui` listens: a notice sent in the transaction reaches it only once the transaction commits.
     for (const batch of this.pending) await this.sql`select pg_notify('crux_changed', ${`${this.store.url.schema}:${batch.spec.file}`})`;
     // Every row is in, none committed: a writer killed here leaves nothing (the server rolls back).
@@ -135,4 +137,52 @@ export class PgTransaction implements Transaction {
       this.store.committingHeads.push({ file: batch.spec.file, head: this.loaded.get(batch.spec)!.head });
     }
   }
+}
+
+/** Rows inserted per statement. */
+const INSERT_ROWS = 5000;
+
+/**
+ * Inserts encoded lines after `line`, INSERT_ROWS a statement: every statement stays short, so that a server
+ * silent past the client's bound (client.ts) has stopped answering, whatever the size of the batch.
+ */
+export async function insertLines<S>(
+  q: Sql,
+  ident: (table: string) => string,
+  reporter: Reporter,
+  spec: StoreSpec<S>,
+  lines: readonly string[],
+  afterLine: number,
+): Promise<void> {
+  // A batch of many statements (an import) tells its progress, as a data directory's write does (one Reporter).
+  const progress = lines.length > INSERT_ROWS ? reporter.progress?.bind(reporter) : undefined;
+  for (let i = 0; i < lines.length; i += INSERT_ROWS) {
+    progress?.('writing', i, lines.length);
+    await insertSome(q, ident, spec, lines.slice(i, i + INSERT_ROWS), afterLine + i);
+  }
+  progress?.('writing', lines.length, lines.length);
+}
+
+async function insertSome<S>(q: Sql, ident: (table: string) => string, spec: StoreSpec<S>, lines: readonly string[], afterLine: number): Promise<void> {
+  if (lines.length === 0) return;
+  const n = lines.length;
+  const lineNos: number[] = new Array(n);
+  const seqs: number[] = new Array(n);
+  const hashes: string[] = new Array(n);
+  const keys: (string | null)[] = new Array(n);
+  const resets: boolean[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const record = decodeOwn(lines[i]!);
+    lineNos[i] = afterLine + i + 1;
+    seqs[i] = record.seq;
+    hashes[i] = record.h;
+    const key = record.ev === SNAPSHOT_EVENT ? undefined : spec.keyOf?.(record);
+    keys[i] = key ?? null;
+    resets[i] = key !== undefined && spec.resets?.(record) === true;
+  }
+  await q.unsafe(
+    `insert into ${ident(journalTable(spec.file))} (line, seq, h, body, key, resets)
+     select * from unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::boolean[])`,
+    [arrayLiteral(lineNos), arrayLiteral(seqs), arrayLiteral(hashes), arrayLiteral(lines), arrayLiteral(keys), arrayLiteral(resets)],
+  );
 }

@@ -41,71 +41,66 @@ export const JOURNAL_FUNCTION = 'crux_journal_changed';
 /** The two triggers every journal table carries. */
 export const JOURNAL_TRIGGERS = ['crux_journal_rows', 'crux_journal_truncate'] as const;
 
+/** A trigger function's body: `statements` run unless the transaction writing is crux's. */
+const unlessCrux = (statements: string): string =>
+  ` begin if coalesce(current_setting('${WRITER_SETTING}', true), '') <> 'on' then${statements} end if; return null; end `;
+
 /**
  * tg_argv[0]: the binding table; tg_argv[1]: the journal (its file name), whose binding loses its trust. One line:
  * the catalog compares the function's source with this text, and the DDL around it is re-indented when printed.
  */
-export const TRUST_FUNCTION_BODY =
-  ` begin if coalesce(current_setting('${WRITER_SETTING}', true), '') <> 'on' then` +
-  ` execute format('update %I.%I set trusted = false where journal = $1', tg_table_schema, tg_argv[0]) using tg_argv[1];` +
-  ` end if; return null; end `;
+export const TRUST_FUNCTION_BODY = unlessCrux(
+  ` execute format('update %I.%I set trusted = false where journal = $1', tg_table_schema, tg_argv[0]) using tg_argv[1];`,
+);
 
 /**
  * tg_argv[0]: the journal (its file name). Every binding of the journal loses its trust, and its snapshot row goes
  * (it names a row by line and hash, which an edit of an earlier row leaves as they were). One line, as above.
  */
-export const JOURNAL_FUNCTION_BODY =
-  ` begin if coalesce(current_setting('${WRITER_SETTING}', true), '') <> 'on' then` +
+export const JOURNAL_FUNCTION_BODY = unlessCrux(
   ` execute format('update %I.secondary_indexes set trusted = false where journal = $1', tg_table_schema) using tg_argv[0];` +
-  ` execute format('update %I.term_indexes set trusted = false where journal = $1', tg_table_schema) using tg_argv[0];` +
-  ` execute format('delete from %I.snapshots where journal = $1', tg_table_schema) using tg_argv[0];` +
-  ` end if; return null; end `;
+    ` execute format('update %I.term_indexes set trusted = false where journal = $1', tg_table_schema) using tg_argv[0];` +
+    ` execute format('delete from %I.snapshots where journal = $1', tg_table_schema) using tg_argv[0];`,
+);
 
-/** The journal tables' function (made with a journal's guard, should it be missing, dropped or replaced). */
-export const journalFunctionDdl = (s: string): string =>
-  `create or replace function ${s}.${JOURNAL_FUNCTION}() returns trigger language plpgsql as $crux$${JOURNAL_FUNCTION_BODY}$crux$;`;
+/** A trigger function (made again with a guard, should it be missing, dropped or replaced). */
+const functionDdl = (s: string, name: string, body: string): string =>
+  `create or replace function ${s}.${name}() returns trigger language plpgsql as $crux$${body}$crux$;`;
+/** The derived tables' function (schema version 3). */
+export const trustFunctionDdl = (s: string): string => functionDdl(s, TRUST_FUNCTION, TRUST_FUNCTION_BODY);
+/** The journal tables' function (made with a journal's guard). */
+export const journalFunctionDdl = (s: string): string => functionDdl(s, JOURNAL_FUNCTION, JOURNAL_FUNCTION_BODY);
 
-/** The function (schema version 3; made again with a guard, should it have been dropped or replaced). */
-export const trustFunctionDdl = (s: string): string =>
-  `create or replace function ${s}.${TRUST_FUNCTION}() returns trigger language plpgsql as $crux$${TRUST_FUNCTION_BODY}$crux$;`;
+/** A table's two triggers (replacing any of their names), enabled always, calling `fn` with `args`. */
+const triggersDdl = (s: string, table: string, names: readonly [string, string], fn: string, args: string): string => `
+  drop trigger if exists ${names[0]} on ${s}.${table};
+  drop trigger if exists ${names[1]} on ${s}.${table};
+  create trigger ${names[0]} after insert or update or delete on ${s}.${table}
+    for each statement execute function ${s}.${fn}(${args});
+  create trigger ${names[1]} after truncate on ${s}.${table}
+    for each statement execute function ${s}.${fn}(${args});
+  alter table ${s}.${table} enable always trigger ${names[0]};
+  alter table ${s}.${table} enable always trigger ${names[1]};`;
 
-/**
- * The two triggers on a derived table (replacing any of their names), enabled always; the rows they guard are
- * untrusted from then on until rebuilt (they may have been written while the table was unguarded).
- */
-export function guardDdl(s: string, table: string, binding: string, file: string): string {
-  const args = `'${binding}', '${file.replace(/'/g, "''")}'`;
-  return `
-  drop trigger if exists ${GUARD_TRIGGERS[0]} on ${s}.${table};
-  drop trigger if exists ${GUARD_TRIGGERS[1]} on ${s}.${table};
-  create trigger ${GUARD_TRIGGERS[0]} after insert or update or delete on ${s}.${table}
-    for each statement execute function ${s}.${TRUST_FUNCTION}(${args});
-  create trigger ${GUARD_TRIGGERS[1]} after truncate on ${s}.${table}
-    for each statement execute function ${s}.${TRUST_FUNCTION}(${args});
-  alter table ${s}.${table} enable always trigger ${GUARD_TRIGGERS[0]};
-  alter table ${s}.${table} enable always trigger ${GUARD_TRIGGERS[1]};
-  update ${s}.${binding} set trusted = false where journal = ${args.split(', ')[1]};`;
-}
+const literal = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 
 /**
- * The two triggers on a journal table, enabled always; the journal's derived rows are untrusted from then on until
- * rebuilt, and its snapshot row goes (its rows may have been written while the table was unguarded).
+ * The two triggers on a derived table; the rows they guard are untrusted from then on until rebuilt (they may have
+ * been written while the table was unguarded).
  */
-export function journalGuardDdl(s: string, table: string, file: string): string {
-  const journal = `'${file.replace(/'/g, "''")}'`;
-  return `
-  drop trigger if exists ${JOURNAL_TRIGGERS[0]} on ${s}.${table};
-  drop trigger if exists ${JOURNAL_TRIGGERS[1]} on ${s}.${table};
-  create trigger ${JOURNAL_TRIGGERS[0]} after insert or update or delete on ${s}.${table}
-    for each statement execute function ${s}.${JOURNAL_FUNCTION}(${journal});
-  create trigger ${JOURNAL_TRIGGERS[1]} after truncate on ${s}.${table}
-    for each statement execute function ${s}.${JOURNAL_FUNCTION}(${journal});
-  alter table ${s}.${table} enable always trigger ${JOURNAL_TRIGGERS[0]};
-  alter table ${s}.${table} enable always trigger ${JOURNAL_TRIGGERS[1]};
-  update ${s}.secondary_indexes set trusted = false where journal = ${journal};
-  update ${s}.term_indexes set trusted = false where journal = ${journal};
-  delete from ${s}.snapshots where journal = ${journal};`;
-}
+export const guardDdl = (s: string, table: string, binding: string, file: string): string =>
+  `${triggersDdl(s, table, GUARD_TRIGGERS, TRUST_FUNCTION, `'${binding}', ${literal(file)}`)}
+  update ${s}.${binding} set trusted = false where journal = ${literal(file)};`;
+
+/**
+ * The two triggers on a journal table; the journal's derived rows are untrusted from then on until rebuilt, and its
+ * snapshot row goes (its rows may have been written while the table was unguarded).
+ */
+export const journalGuardDdl = (s: string, table: string, file: string): string =>
+  `${triggersDdl(s, table, JOURNAL_TRIGGERS, JOURNAL_FUNCTION, literal(file))}
+  update ${s}.secondary_indexes set trusted = false where journal = ${literal(file)};
+  update ${s}.term_indexes set trusted = false where journal = ${literal(file)};
+  delete from ${s}.snapshots where journal = ${literal(file)};`;
 
 /** Marks the running transaction as crux's writer, so that its derived writes keep their trust. */
 export async function markWriter(sql: Sql): Promise<void> {

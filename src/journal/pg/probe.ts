@@ -3,7 +3,6 @@
 // bounded; a step whose ground failed is skipped. Never the password.
 import { lookup } from 'node:dns/promises';
 import { connect } from 'node:net';
-import { join } from 'node:path';
 import { scrubText } from '../../shared/scrub';
 import { openClient, storeError } from './client';
 import type { ServerAddress, StoreUrl } from './url';
@@ -14,23 +13,11 @@ export interface ProbeCheck {
   readonly detail: string;
 }
 
-/** One server of the URL (libpq's multi-host lists name several): a host and port, or a Unix socket's path. */
-interface Endpoint {
-  readonly host: string;
-  readonly port: number;
-  /** A Unix-domain socket: `<dir>/.s.PGSQL.<port>`. */
-  readonly socket?: string;
-}
+/** At most this many servers of a multi-host URL are probed (the first, in the order crux tries them). */
+const MAX_SERVERS = 4;
 
-/** At most this many servers of a multi-host URL are probed. */
-const MAX_ENDPOINTS = 4;
-
-/** The servers the URL names, in its order, as crux tries them (a host that is a directory is a socket's). */
-export function endpointsOf(url: StoreUrl): Endpoint[] {
-  return url.hosts
-    .slice(0, MAX_ENDPOINTS)
-    .map((h) => (h.host.startsWith('/') ? { host: h.host, port: h.port, socket: join(h.host, `.s.PGSQL.${h.port}`) } : { host: h.host, port: h.port }));
-}
+/** A Unix-domain socket's server (a host that is a directory): its name is the socket's path. */
+const isSocket = (server: ServerAddress): boolean => server.host.startsWith('/');
 
 const reasonOf = (error: unknown): string => {
   const code = String((error as { code?: unknown }).code ?? '');
@@ -47,10 +34,10 @@ const reasonOf = (error: unknown): string => {
   return known[code] ?? scrubText(error instanceof Error ? error.message : String(error));
 };
 
-/** A TCP (or Unix-socket) connection to `e`, closed at once: undefined when it was taken, else why not. */
-function tryConnect(e: Endpoint, address: string, timeoutMs: number): Promise<string | undefined> {
+/** A TCP (or Unix-socket) connection to `server` (at `address`), closed at once: undefined when it was taken, else why not. */
+function tryConnect(server: ServerAddress, address: string, timeoutMs: number): Promise<string | undefined> {
   return new Promise((resolve) => {
-    const s = e.socket !== undefined ? connect(e.socket) : connect(e.port, address);
+    const s = isSocket(server) ? connect(server.name) : connect(server.port, address);
     const done = (why: string | undefined) => {
       s.destroy();
       resolve(why);
@@ -63,8 +50,8 @@ function tryConnect(e: Endpoint, address: string, timeoutMs: number): Promise<st
 
 /** The checks, in order; every network step ends within `timeoutMs`. */
 export async function probeStore(url: StoreUrl, opts: { timeoutMs: number; env?: NodeJS.ProcessEnv }): Promise<ProbeCheck[]> {
-  const endpoints = endpointsOf(url);
-  const where = endpoints.map((e) => e.socket ?? `${e.host.includes(':') ? `[${e.host}]` : e.host}:${e.port}`).join(', ');
+  const servers = url.hosts.slice(0, MAX_SERVERS);
+  const where = servers.map((e) => e.name).join(', ');
   const checks: ProbeCheck[] = [
     {
       check: 'url',
@@ -73,17 +60,17 @@ export async function probeStore(url: StoreUrl, opts: { timeoutMs: number; env?:
     },
   ];
   // Each server: its addresses, then a connection to the first of them.
-  const reachable: Endpoint[] = [];
+  const reachable: ServerAddress[] = [];
   const resolved: string[] = [];
   const refused: string[] = [];
   let anyResolved = false;
-  for (const e of endpoints) {
-    if (e.socket !== undefined) {
+  for (const e of servers) {
+    if (isSocket(e)) {
       anyResolved = true;
-      resolved.push(`${e.socket} is a local socket`);
+      resolved.push(`${e.name} is a local socket`);
       const why = await tryConnect(e, '', opts.timeoutMs);
       if (why === undefined) reachable.push(e);
-      else refused.push(`${e.socket}: ${why}`);
+      else refused.push(`${e.name}: ${why}`);
       continue;
     }
     let addresses: string[];
@@ -109,15 +96,14 @@ export async function probeStore(url: StoreUrl, opts: { timeoutMs: number; env?:
     status: reachable.length > 0 ? 'ok' : 'failed',
     detail:
       reachable.length > 0
-        ? `${reachable.map((e) => e.socket ?? `${e.host}:${e.port}`).join(', ')} takes connections${refused.length ? `; ${refused.join('; ')}` : ''}`
+        ? `${reachable.map((e) => e.name).join(', ')} takes connections${refused.length ? `; ${refused.join('; ')}` : ''}`
         : refused.join('; '),
   });
   if (reachable.length === 0) {
     checks.push({ check: 'login', status: 'skipped', detail: 'no server took the connection' });
     return checks;
   }
-  const first = url.hosts.find((h) => h.host === reachable[0]!.host && h.port === reachable[0]!.port) ?? url.hosts[0]!;
-  checks.push(await tryLogin(url, first, opts.timeoutMs));
+  checks.push(await tryLogin(url, reachable[0]!, opts.timeoutMs));
   return checks;
 }
 

@@ -25,6 +25,11 @@ export const SCHEMA_VERSION = 5;
 
 type Query = Sql;
 
+/** The first half of every crux advisory lock key ('crux'); the second is the schema name's hash. */
+export const LOCK_CLASS = 0x63727578;
+/** The writers' lock of the store in `schema` as SQL: `fn` is pg_advisory_xact_lock or pg_try_advisory_xact_lock. */
+export const lockCall = (fn: string, schema: string): string => `${fn}(${LOCK_CLASS}, hashtext(${quoteLiteral(schema)}))`;
+
 /** A journal's table name, from its file name (`sessions.jsonl` → `journal_sessions`). */
 export function journalTable(file: string): string {
   const base = file.replace(/\.jsonl$/, '');
@@ -79,7 +84,7 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
       primary key (journal, at, name)
     );`,
   // 2: derived rows bound to their journal's head and verified before they are trusted (pg-index.ts,
-  // pg-snapshot.ts). Rows written before carry no binding: they are not trusted, and the next write rebuilds them.
+  // pg-fold.ts). Rows written before carry no binding: they are not trusted, and the next write rebuilds them.
   (s) => `
     alter table ${s}.secondary_indexes
       add column line bigint not null default 0,
@@ -334,7 +339,7 @@ export async function ensureJournalTable(tx: Sql, schema: string, catalog: Catal
 
 /** A schema name is a checked lower-case identifier (url.ts); quoting keeps it so anyway. */
 const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
-export const quoteLiteral = (text: string): string => `'${text.replace(/'/g, "''")}'`;
+const quoteLiteral = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 
 /** A PostgreSQL array literal for text or numbers (passed as one text parameter and cast, e.g. `::text[]`). */
 export function arrayLiteral(values: readonly (string | number | boolean | null)[]): string {

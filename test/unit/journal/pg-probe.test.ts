@@ -2,18 +2,18 @@
 // and the probe itself against a local port nothing listens on.
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { endpointsOf, probeStore } from '../../../src/journal/pg/probe';
+import { probeStore } from '../../../src/journal/pg/probe';
 import { parseStoreUrl } from '../../../src/journal/pg/url';
 
-const of = (url: string, env: NodeJS.ProcessEnv = {}) => endpointsOf(parseStoreUrl(url, '--store', { PGUSER: 'kim', ...env }));
+const of = (url: string, env: NodeJS.ProcessEnv = {}) => parseStoreUrl(url, '--store', { PGUSER: 'kim', ...env }).hosts;
 
-describe('endpointsOf', () => {
+describe('the servers the probe tries', () => {
   it('reads a host, IPv6, the default port and PGPORT, and a Unix socket directory', () => {
-    expect(of('postgres://u:pw@db.example:6432/x')).toEqual([{ host: 'db.example', port: 6432 }]);
-    expect(of('postgres://u@db.example/x')).toEqual([{ host: 'db.example', port: 5432 }]);
-    expect(of('postgres://u@db.example/x', { PGPORT: '7000' })).toEqual([{ host: 'db.example', port: 7000 }]);
-    expect(of('postgres://u@[::1]:5433/x')).toEqual([{ host: '::1', port: 5433 }]);
-    expect(of('postgres:///db?host=/run/postgresql&port=5433')).toEqual([{ host: '/run/postgresql', port: 5433, socket: '/run/postgresql/.s.PGSQL.5433' }]);
+    expect(of('postgres://u:pw@db.example:6432/x')).toEqual([{ host: 'db.example', port: 6432, name: 'db.example:6432' }]);
+    expect(of('postgres://u@db.example/x')).toEqual([{ host: 'db.example', port: 5432, name: 'db.example:5432' }]);
+    expect(of('postgres://u@db.example/x', { PGPORT: '7000' })).toEqual([{ host: 'db.example', port: 7000, name: 'db.example:7000' }]);
+    expect(of('postgres://u@[::1]:5433/x')).toEqual([{ host: '::1', port: 5433, name: '[::1]:5433' }]);
+    expect(of('postgres:///db?host=/run/postgresql&port=5433')).toEqual([{ host: '/run/postgresql', port: 5433, name: '/run/postgresql/.s.PGSQL.5433' }]);
   });
 });
 
