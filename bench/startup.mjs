@@ -6,10 +6,11 @@
 // in milliseconds), every row started the same way, without NODE_EXTRA_CA_CERTS.
 //
 // BENCH_STARTUP_ROUNDS (default 30) counted rounds after 2 warm-up rounds. BENCH_STARTUP_PUTS (default 60) puts
-// made before timing; a second get reads a directory of 20 puts, whose index log is past the 16 KiB a process
-// checksums before it loads node:zlib (a directory in use is in one state or the other, the log being frozen
-// into a run every few hundred puts). BENCH_BEFORE=<another checkout's bin/crux> adds its rows to the same run,
-// for a before/after.
+// made before timing; the first get's directory then takes puts until its index log is frozen into a run, and 6
+// more (a log under the 16 KiB a process checksums before it loads node:zlib); a second get reads a directory of
+// 20 puts, whose index log is past them (a directory in use is in one state or the other: the log grows ~1 KiB a
+// put and is frozen every ~40 puts, so it is past 16 KiB for ~70% of them). BENCH_BEFORE=<another checkout's
+// bin/crux> adds its rows to the same run, for a before/after.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +21,7 @@ const CRUX = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathna
 const ROUNDS = Number(process.env.BENCH_STARTUP_ROUNDS ?? 30);
 const PUTS = Number(process.env.BENCH_STARTUP_PUTS ?? 60);
 const LONG_LOG_PUTS = 20;
+const AFTER_FREEZE = 6;
 const WARMUP = 2;
 const work = fs.mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'crux-bench-startup-'));
 const env = benchEnv({ CRUX_AGENT: 'bench' });
@@ -32,8 +34,9 @@ const INITIALIZE = `${JSON.stringify({
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } },
 })}\n`;
 
-/** A small data directory for `crux`: a few sessions and a case, then `puts` puts. */
-function prepare(crux, name, puts) {
+/** A small data directory for `crux`: a few sessions and a case, then `puts` puts (then, with `untilFrozen`, more
+ * puts until the sessions' index log has just been frozen into a run: shorter than the put before left it). */
+function prepare(crux, name, puts, untilFrozen = false) {
   const dir = join(work, name.replace(/\W+/g, '-'));
   const run = (args) => {
     const r = spawnSync(crux, ['--data-dir', dir, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -42,19 +45,32 @@ function prepare(crux, name, puts) {
   for (let i = 0; i < 5; i++) run(['session', 'put', `s${i}`, '{"step":1}']);
   run(['case', 'record', '--task', 'deploy the web app', '--action', 'ran it', '--outcome', 'ok']);
   for (let i = 0; i < puts; i++) run(['session', 'put', `s${i % 5}`, JSON.stringify({ step: i })]);
+  // The log is frozen every few dozen puts (400 more without it: a crux that never freezes it); then AFTER_FREEZE
+  // puts, a log in the middle of the state under 16 KiB.
+  for (let i = puts, last = logBytes(dir); untilFrozen; i++) {
+    if (i >= puts + 400) throw new Error(`${crux}: the index log was not frozen in 400 puts`);
+    run(['session', 'put', `s${i % 5}`, JSON.stringify({ step: i })]);
+    const now = logBytes(dir);
+    if (now < last) {
+      for (let j = 1; j <= AFTER_FREEZE; j++) run(['session', 'put', `s${(i + j) % 5}`, JSON.stringify({ step: i + j })]);
+      break;
+    }
+    last = now;
+  }
   return dir;
 }
 
+/** The size of the sessions' index log in `dir`'s cache/ (0 when there is none). */
+const logBytes = (dir) => fs.statSync(join(dir, 'cache', 'sessions.jsonl.idx-log'), { throwIfNoEntry: false })?.size ?? 0;
+
 /** The size of the sessions' index log (cache/), which a get checksums whole: past 16 KiB, node:zlib loads. */
-const logKiB = (dir) => {
-  const size = fs.statSync(join(dir, 'cache', 'sessions.jsonl.idx-log'), { throwIfNoEntry: false })?.size;
-  return size === undefined ? 'no' : `${(size / 1024).toFixed(1)} KiB`;
-};
+const logKiB = (dir) => `${(logBytes(dir) / 1024).toFixed(1)} KiB`;
 
 // The gets read directories of their own, which no timed row writes: their index logs stay as prepared, one short
-// (frozen into a run after PUTS puts) and one past the 16 KiB a process checksums before it loads node:zlib.
+// (frozen into a run after PUTS puts or more, then 6 puts) and one past the 16 KiB a process checksums before it loads
+// node:zlib.
 function rowsFor(crux, label) {
-  const read = prepare(crux, `${label}read`, PUTS);
+  const read = prepare(crux, `${label}read`, PUTS, true);
   const readLong = prepare(crux, `${label}read-long`, LONG_LOG_PUTS);
   const dir = prepare(crux, `${label}write`, PUTS);
   const c = (args) => [crux, '--data-dir', dir, ...args];
