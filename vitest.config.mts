@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 const stress = (process.env.CRUX_STRESS ?? '') !== '' && process.env.CRUX_STRESS !== '0';
 // CI's run (.ci/run): the default run's cases over both engines, and the real agent clients (test/helpers/cli.ts FULL).
@@ -25,6 +26,32 @@ const SHARED_GRAPH = [
   ].map((file) => `test/unit/journal/${file}.test.ts`),
 ];
 
+// The files that wait most (on their own PostgreSQL servers, on chromium, on processes they kill or time out), longest
+// first: started before the others, their waits overlap the CPU-bound files instead of ending the run alone (a fresh
+// clone has no timings, and vitest then starts the largest files first). Quiet two-core wall times in docs/testing.md.
+const WAITING_FIRST = [
+  'test/reliability/pg-failover.test.ts',
+  'test/reliability/pg-derived.test.ts',
+  'test/reliability/pg-faults.test.ts',
+  'test/reliability/pg-store.test.ts',
+  'test/e2e/ui-browser.test.ts',
+  'test/reliability/environment.test.ts',
+  'test/reliability/lock.test.ts',
+];
+
+/** vitest's order (failed, then longest, by the last run's timings; else largest), WAITING_FIRST before it. */
+class WaitingFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (spec: TestSpecification) => {
+      const i = WAITING_FIRST.findIndex((file) => spec.moduleId.endsWith(`/${file}`));
+      return i < 0 ? WAITING_FIRST.length : i;
+    };
+    // Array.prototype.sort is stable: the rest keep vitest's order.
+    return sorted.sort((a, b) => rank(a) - rank(b));
+  }
+}
+
 export default defineConfig({
   test: {
     // A bound for a test that hangs, not a measure: a file's long loops of processes run beside two others here, on a
@@ -33,6 +60,7 @@ export default defineConfig({
     hookTimeout: 180_000,
     pool: 'forks',
     maxWorkers: workers,
+    sequence: { sequencer: WaitingFirst },
     // Each file a fresh fork with its own module graph (process.env, the derived layer's test sizes, run-cli's
     // streams and the program's state are the process's), but for SHARED_GRAPH: pure unit files that set no
     // environment, stub nothing and start nothing, whose forks import src/ once for all of them (a quarter of their

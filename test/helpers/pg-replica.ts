@@ -34,7 +34,8 @@ export function replicaSkipReason(): string | undefined {
 export class ReplicaSet {
   /** Made by start(): a suite skipped or filtered out leaves nothing behind. */
   private root = '';
-  private made = 0;
+  /** Every server made, dead, promoted, standing by or replaced by a newer standby: stop() stops them all. */
+  private readonly made: Server[] = [];
   primary!: Server;
   standby!: Server;
   /** Servers killed so far: their URLs stay in the store URL (they refuse connections), as a dead host would. */
@@ -51,15 +52,20 @@ export class ReplicaSet {
     this.addStandby();
   }
 
-  /** A new standby of the primary (after a promotion: of the server promoted). */
-  addStandby(): void {
-    this.standby = this.make((dir) => execFileSync(CLUSTER, ['standby', this.primary.dir, dir, this.mode], { encoding: 'utf8' }));
+  /**
+   * A new standby of the primary (after a promotion: of the server promoted), synchronous or not as `mode` says (the
+   * set's own by default); a standby it replaces keeps streaming, named in no store URL.
+   */
+  addStandby(mode: ReplicationMode = this.mode): void {
+    this.standby = this.make((dir) => execFileSync(CLUSTER, ['standby', this.primary.dir, dir, mode], { encoding: 'utf8' }));
   }
 
   private make(run: (dir: string) => string): Server {
-    const dir = join(this.root, `s${this.made++}`);
+    const dir = join(this.root, `s${this.made.length}`);
     const url = run(dir).trim();
-    return { dir, url, port: Number(new URL(url).port) };
+    const server = { dir, url, port: Number(new URL(url).port) };
+    this.made.push(server);
+    return server;
   }
 
   /**
@@ -117,9 +123,7 @@ export class ReplicaSet {
   }
 
   stop(): void {
-    for (const server of [...this.dead, this.primary, this.standby]) {
-      if (server !== undefined) execFileSync(CLUSTER, ['stop', server.dir], { stdio: 'ignore' });
-    }
+    for (const server of this.made) execFileSync(CLUSTER, ['stop', server.dir], { stdio: 'ignore' });
     if (this.root !== '') rmSync(this.root, { recursive: true, force: true });
   }
 }

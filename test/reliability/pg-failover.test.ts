@@ -4,15 +4,18 @@
 // (`pg_ctl -m immediate`) and the standby promoted at random points; every acknowledged write read back from the
 // promoted server, every other exit 75, the chain unbroken. Then a long-lived `crux mcp` across the switch, a
 // standby named alone, and an asynchronous standby promoted: the records gone are said. One round in `npm test`,
-// two in CI's run (CRUX_TEST_FULL), more under CRUX_STRESS=1.
+// two in CI's run (CRUX_TEST_FULL), more under CRUX_STRESS=1. What a process shows (the writers, the racing closers, a
+// standby's reads and refusal) runs `bin/crux`; the seeds and checks around them run in-process (run-cli). One
+// replica set for the file: the asynchronous suite adds a standby of its own to the primary it finds.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { crux, FULL, journalRecords, STRESS, tempDir } from '../helpers/cli';
+import { crux as spawned, FULL, journalRecords, STRESS, tempDir } from '../helpers/cli';
 import { startMcp, type McpSession } from '../helpers/mcp';
 import { psql } from '../helpers/pg';
 import { ReplicaSet, replicaSkipReason } from '../helpers/pg-replica';
+import { crux } from '../helpers/run-cli';
 import { api, nextChange, startUi } from '../helpers/ui';
 import { startShell } from './harness';
 
@@ -57,10 +60,15 @@ function storedPuts(url: string): Map<string, string> {
   return out;
 }
 
+// One primary and its synchronous standby for the file (each a server of its own: initdb, a base backup); each
+// failover leaves the promoted server as the primary.
+const set = new ReplicaSet('sync');
+beforeAll(() => {
+  if (skip === undefined) set.start();
+}, 120_000);
+afterAll(() => set.stop());
+
 describe.skipIf(skip !== undefined)(`failover: the primary killed under writers, the synchronous standby promoted${skip ? ` (skipped: ${skip})` : ''}`, () => {
-  const set = new ReplicaSet('sync');
-  beforeAll(() => set.start(), 120_000);
-  afterAll(() => set.stop());
   const open: McpSession[] = [];
   afterEach(async () => {
     await Promise.all(open.splice(0).map((s) => s.close()));
@@ -71,7 +79,7 @@ describe.skipIf(skip !== undefined)(`failover: the primary killed under writers,
     expect((await crux(set.storeUrl(schema), ['session', 'put', 'a', '{"v":1}'])).exitCode).toBe(0);
     set.caughtUp();
     const standby = set.single(set.standby, schema);
-    const read = await crux(standby, ['session', 'get', 'a']);
+    const read = await spawned(standby, ['session', 'get', 'a']);
     expect(read.exitCode, read.stderr).toBe(0);
     expect(read.stdout).toBe('{"v":1}');
     expect(read.stderr).toMatch(
@@ -85,7 +93,7 @@ describe.skipIf(skip !== undefined)(`failover: the primary killed under writers,
       ui.proc.kill('SIGTERM');
     }
     expect(String((await ui.proc).stderr)).toMatch(/the server is a standby: the dashboard serves its reads, and its live updates wait for a primary/);
-    const write = await crux(standby, ['session', 'put', 'b', '{}']);
+    const write = await spawned(standby, ['session', 'put', 'b', '{}']);
     expect(write.exitCode).toBe(75);
     expect(write.stderr).toMatch(/is read-only on 127\.0\.0\.1:\d+ \(a standby\): it takes no writes; nothing was written/);
     expect(write.stderr).not.toContain(set.password);
@@ -195,7 +203,7 @@ describe.skipIf(skip !== undefined)(`failover: the primary killed under writers,
     const url = set.storeUrl(schema);
     const ids = Array.from({ length: 6 }, (_, i) => `c${i}`);
     for (const id of ids) expect((await crux(url, ['session', 'put', id, '{}'])).exitCode).toBe(0);
-    const close = (id: string) => crux(url, ['session', 'close', id, '--outcome', 'completed'], { env: { CRUX_LOCK_TIMEOUT: '3s' } });
+    const close = (id: string) => spawned(url, ['session', 'close', id, '--outcome', 'completed'], { env: { CRUX_LOCK_TIMEOUT: '3s' } });
     // Two closers a session, started together; the primary dies while they run, the standby is promoted.
     const first = Promise.all(ids.flatMap((id) => [close(id), close(id)]));
     await sleep(150 + Math.random() * 300);
@@ -214,9 +222,8 @@ describe.skipIf(skip !== undefined)(`failover: the primary killed under writers,
 });
 
 describe.skipIf(skip !== undefined)(`failover to an asynchronous standby${skip ? ` (skipped: ${skip})` : ''}`, () => {
-  const set = new ReplicaSet('async');
-  beforeAll(() => set.start(), 120_000);
-  afterAll(() => set.stop());
+  // A new standby of the primary, asynchronous (the primary stops waiting for any standby's acknowledgement).
+  beforeAll(() => set.addStandby('async'), 120_000);
 
   it('doctor warns; a long-lived crux mcp that saw a longer chain says how many records are gone, and rebuilds its view', async () => {
     const schema = schemaName('foasync');

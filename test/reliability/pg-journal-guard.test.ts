@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { journalLines, stressIt, tempDir } from '../helpers/cli';
+import { FULL, journalLines, stressIt, tempDir } from '../helpers/cli';
 import { crux } from '../helpers/run-cli';
 import { freshStoreUrl, pgSkipReason, psql } from '../helpers/pg';
 
@@ -168,8 +168,9 @@ describe.skipIf(pgSkipReason() !== undefined)("a PostgreSQL journal's rows chang
     test(`${what}: every read answers as a replay and tells the damage once; a write trusts the rows again`, async () => {
       const store = await seeded();
       expect(trusted(store)).toEqual(allTrusted);
-      const before = await expectReplayAnswers(store);
-      expect(before.every((r) => r.warnings.length === 0)).toBe(true);
+      // The store before the harm answers as a replay, telling nothing: in CI's run (CRUX_TEST_FULL) and test:stress;
+      // npm test holds the same of a healthy store after the repair below and in the last test.
+      if (FULL) expect((await expectReplayAnswers(store)).every((r) => r.warnings.length === 0)).toBe(true);
       psql(harm(store));
       const after = await expectReplayAnswers(store);
       // Cleared in the harm's own transaction, for every derived table of the journal.

@@ -1,6 +1,6 @@
 // A long-lived `crux mcp` keeps no state that grows with the calls it answers (SPEC §10.1): the server runs
 // in-process over the SDK's in-memory transport, and the live heap (code aside) is compared after a first and
-// a longer run of writes and reads, and so are the open file descriptors. npm test: 1k then 3k calls; CI's run
+// a longer run of writes and reads, and so are the open file descriptors. npm test: 1k then 2k calls; CI's run
 // (CRUX_TEST_FULL): 1k then 4k; CRUX_STRESS: 10k then 100k.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +18,7 @@ import { FULL, STRESS } from '../../helpers/cli';
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 const FIRST = STRESS ? 10_000 : 1_000;
-const TOTAL = STRESS ? 100_000 : FULL ? 4_000 : 3_000;
+const TOTAL = STRESS ? 100_000 : FULL ? 4_000 : 2_000;
 // tmpfs where there is one: the test measures memory, not fsync.
 const scratch = () => mkdtempSync(join(process.platform === 'linux' ? '/dev/shm' : tmpdir(), 'crux-mcp-memory-'));
 
