@@ -3,15 +3,15 @@
 // required to concern the key asked for. The shared state of an open index lives here; reads by value
 // (index-queries.ts) and the writer's upkeep (store-index.ts) build on it.
 import type { JournalRecord } from '../codec/record';
-import type { LinePosition } from '../codec/scan';
+import type { ChainHead } from '../codec/record';
+import { isDamaged, scanJournal, type LinePosition, type TornTail } from '../codec/scan';
 import type { Position } from '../codec/loaded';
 import type { StoreSpec } from '../codec/store-spec';
 import { readVerified, type JournalBinding } from './cache-file';
 import type { OpenLog } from './delta-log';
 import { ENTRY_WORDS, EntryList, FLAG_RESET, joinOffset, KEY_SPACE, sortKey } from './entries';
-import { secondaryEntries } from './index-entries';
+import { keyEntry, secondaryEntries } from './index-entries';
 import { type IndexTables, RunMissing } from './index-levels';
-import type { Tail } from './index-tail';
 import { DerivedDamage } from './sorted-table';
 
 /**
@@ -20,6 +20,38 @@ import { DerivedDamage } from './sorted-table';
  * puts, ~1.5 ms), which a command on one entity never earns back.
  */
 const SCANNED_LOOKUPS = 4;
+
+/** What an index does not cover yet: the journal's records past its binding, read and verified as a replay reads them. */
+export interface Tail {
+  readonly entries: EntryList;
+  readonly keys: Set<string>;
+  readonly head: ChainHead;
+  readonly headAt: LinePosition | undefined;
+  readonly lines: number;
+  readonly bytes: number;
+  readonly tornTail: TornTail | undefined;
+}
+
+/** The journal's records past `covered` (a write whose log block was lost, an index older than its journal), verified; undefined when any does not verify. */
+export function readTail(spec: StoreSpec<any>, fd: number, size: number, covered: JournalBinding): Tail | undefined {
+  const entries = new EntryList(16);
+  const keys = new Set<string>();
+  const head = { seq: covered.seq, h: covered.h };
+  const atHead = covered.seq === 0 ? undefined : { line: covered.lines, offset: covered.head_offset, length: covered.head_length };
+  if (size === covered.size) return { entries, keys, head, headAt: atHead, lines: covered.lines, bytes: size, tornTail: undefined };
+  const from = covered.seq === 0 ? undefined : { offset: covered.size, line: covered.lines, head };
+  const scan = scanJournal(
+    fd,
+    spec.vocabulary,
+    (record, at) => {
+      const key = keyEntry(entries, spec, record, at);
+      if (key !== undefined) keys.add(key);
+    },
+    from,
+  );
+  if (isDamaged(scan)) return undefined;
+  return { entries, keys, head: scan.head, headAt: scan.headAt ?? atHead, lines: scan.lines, bytes: scan.bytes, tornTail: scan.tornTail };
+}
 
 /** A key line of the index: where it is, whether it resets its entity, and its key's second hash (0: not known). */
 interface KeyLine {

@@ -22,14 +22,14 @@
 import type { JournalRecord } from '../codec/record';
 import { isDamaged, type LinePosition, type ScanPart, type ScanResult } from '../codec/scan';
 import type { StoreSpec } from '../codec/store-spec';
-import { ENTRY_WORDS, EntryList, FLAG_RESET, joinOffset, KEY_SPACE, keyCheck, sortKey, splitOffset } from './entries';
-import { dropRun } from './index-base';
+import { ENTRY_WORDS, EntryList, FLAG_RESET, hash56, joinOffset, KEY_SPACE, keyCheck, sortKey, splitOffset } from './entries';
+import { valueKey } from './index-entries';
+import { dropRun, type RunRef, writeRun } from './index-base';
+import { PAGE_BYTES, PAGE_ENTRIES } from './sorted-table';
 import { installBase, partEntries } from './index-levels';
-import { bindingAt } from './index-tail';
-import { PartWriter } from './part-writer';
+import { bindingAt } from './cache-file';
 import { SpillFailed, SpillSort, type Merged } from './spill';
-import { Candidates } from './rebuild-candidates';
-import { Refolds } from './rebuild-refold';
+import { REFOLDED, Refolds } from './rebuild-refold';
 import { testHook } from '../../shared/test-hooks';
 
 /** Line bytes a window folds before it closes (its state is about that size again); scaled down for tests. */
@@ -243,3 +243,112 @@ function bySecondHash(group: EntryList): Map<number, number[]> {
 }
 
 const offsetOf = (w: Uint32Array, j: number) => joinOffset(w[j * ENTRY_WORDS + 2]!, w[j * ENTRY_WORDS + 3]!);
+
+// The candidates: each (entity, window) whose state the window folded from the entity's last resetting line on,
+// numbered. Its marker (the key's hashes, the offset of the entity's last line the window folded, its number) goes
+// to a sort by key, and its values, as the secondary entries they would be, straight to the sort by value and key,
+// its number in place of the version (words 4–5). The merge marks valid the one candidate taken at each entity's
+// last line (a bit each); only valid candidates' entries go out.
+class Candidates {
+  private readonly markers: SpillSort;
+  /** Secondary entries by value, then key; word 4 is the candidate's number. */
+  readonly entries: SpillSort;
+  private count = 0;
+  private valid = new Uint8Array(0);
+
+  constructor(root: string, file: string) {
+    this.markers = new SpillSort(root, file, 2);
+    this.entries = new SpillSort(root, file, 4);
+  }
+
+  /** The entity `key` as the window folded it, its last line there at `last`: its marker and its values' entries. */
+  take<S>(spec: StoreSpec<S>, window: S, key: string, last: number): void {
+    const [kh, kl] = hash56(key);
+    const h2 = keyCheck(key);
+    const [oh, ol] = splitOffset(last);
+    const candidate = this.count++;
+    this.markers.push(kh, kl, h2, 0, oh, ol, candidate, 0);
+    const values = spec.secondary!.values(window, key);
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i];
+      if (value === undefined) continue;
+      const [vh, vl] = valueKey(spec, i, value);
+      this.entries.push(vh, vl, kh, kl, candidate, 0, 0, h2);
+    }
+  }
+
+  /** The markers in key order; call once, when the scan is done. */
+  merged(): Merged {
+    this.valid = new Uint8Array((this.count >>> 3) + 1);
+    return this.markers.merged();
+  }
+
+  /**
+   * Marks valid the one candidate among `markers` (those of one key hash) of the entity with second hash `h2` taken at
+   * its last line, at `last`; false when there is not exactly one (the entity is folded again).
+   */
+  markValid(markers: EntryList, h2: number, last: number): boolean {
+    const [oh, ol] = splitOffset(last);
+    const w = markers.words;
+    let taken = -1;
+    for (let j = 0; j < markers.count; j++) {
+      if (w[j * ENTRY_WORDS + 2] !== h2 || w[j * ENTRY_WORDS + 4] !== oh || w[j * ENTRY_WORDS + 5] !== ol) continue;
+      if (taken !== -1) return false;
+      taken = w[j * ENTRY_WORDS + 6]!;
+    }
+    if (taken === -1) return false;
+    this.valid[taken >>> 3]! |= 1 << (taken & 7);
+    return true;
+  }
+
+  isValid(candidate: number): boolean {
+    return candidate === REFOLDED || (this.valid[candidate >>> 3]! & (1 << (candidate & 7))) !== 0;
+  }
+
+  close(): void {
+    this.markers.close();
+    this.entries.close();
+  }
+}
+
+/** The new base's partitions (runs in index-base.ts's format) from entries given in sort order, each encoded in one page buffer kept from partition to partition. */
+class PartWriter {
+  private part: EntryList;
+  /** The pages of a partition, reused from one to the next. */
+  private pages: Buffer | undefined;
+  readonly parts: RunRef[] = [];
+
+  constructor(
+    private readonly root: string,
+    private readonly file: string,
+    private readonly per: number,
+  ) {
+    this.part = new EntryList(per);
+  }
+
+  /** Entry `i` of `words`, with word 7 set to `w7`. */
+  push(words: Uint32Array, i: number, w7: number): void {
+    if (this.part.count >= this.per) this.write();
+    const x = i * ENTRY_WORDS;
+    this.part.push(words[x]!, words[x + 1]!, words[x + 2]!, words[x + 3]!, words[x + 4]!, words[x + 5]!, words[x + 6]!, w7);
+  }
+
+  pushWords(w0: number, w1: number, w2: number, w3: number, w4: number, w5: number, w6: number, w7: number): void {
+    if (this.part.count >= this.per) this.write();
+    this.part.push(w0, w1, w2, w3, w4, w5, w6, w7);
+  }
+
+  /** The partitions (one empty one for no entries at all). */
+  finish(): RunRef[] {
+    if (this.part.count > 0 || this.parts.length === 0) this.write();
+    return this.parts;
+  }
+
+  private write(): void {
+    this.pages ??= Buffer.allocUnsafeSlow(Math.ceil(this.per / PAGE_ENTRIES) * PAGE_BYTES);
+    const run = writeRun(this.root, this.file, this.part.view(), this.pages);
+    if (run === undefined) throw new SpillFailed(`${this.file}: an index partition could not be written`);
+    this.parts.push(run);
+    this.part.count = 0;
+  }
+}

@@ -13,14 +13,11 @@ import { join } from 'node:path';
 import type { JournalRecord } from '../codec/record';
 import { isDamaged, type LinePosition, type ScanPart, type ScanResult } from '../codec/scan';
 import type { SnapshotCodec, SnapshotStream, StoreSpec } from '../codec/store-spec';
-import { CACHE_DIR, cachePath, newNonce, noteInternal, writeCacheFileBy, writeFully, type JournalBinding } from './cache-file';
-import { bindingAt } from './index-tail';
-import { ScratchSpace } from './scratch';
-import { pageTable, snapshotHeader, snapshotLayout, snapshotName, SNAPSHOT_PAGE } from './snapshot';
-import { dropBuild } from './snapshot-build-file';
-import { dropDelta } from './snapshot-delta';
+import { bindingAt, CACHE_DIR, cachePath, newNonce, noteInternal, writeCacheFileBy, writeFully, type JournalBinding } from './cache-file';
+import { dropDelta, pageTable, snapshotHeader, snapshotLayout, snapshotName, SNAPSHOT_PAGE } from './snapshot';
+import { dropBuild } from './snapshot-build';
 import { DerivedDamage } from './sorted-table';
-import { SpillFailed } from './spill';
+import { ScratchSpace, SpillFailed } from './spill';
 import { testHook } from '../../shared/test-hooks';
 
 /** Journals smaller than this are replayed in memory instead (~25k cases); CRUX_TEST_STREAM_BYTES sets it in tests. */

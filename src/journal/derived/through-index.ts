@@ -7,10 +7,33 @@ import type { LinePosition, TornTail } from '../codec/scan';
 import type { IndexUpkeep, Loaded } from '../codec/loaded';
 import type { IndexQuery, NewestQuery, StoreSpec } from '../codec/store-spec';
 import { KeyLines } from './index-entries';
-import { LiveEstimate } from './live-estimate';
 import { RunMissing } from './index-levels';
 import { StoreIndex } from './store-index';
 import { openJournalFile } from '../../shared/journal-file';
+
+/** The live-bytes estimate of a keyed journal: the sum over keys of each key's largest line, roughly what compaction
+ * would keep. Carried in the index (the manifest, each log block) between invocations. */
+class LiveEstimate {
+  private readonly largest = new Map<string, number>();
+  total = 0;
+
+  constructor(initial = 0) {
+    this.total = initial;
+  }
+
+  /** Seeds a key's largest line from its known lines (when extending an index). */
+  seed(key: string, lines: readonly LinePosition[]): void {
+    if (!this.largest.has(key)) this.largest.set(key, Math.max(0, ...lines.map((l) => l.length)));
+  }
+
+  add(key: string, length: number): void {
+    const before = this.largest.get(key) ?? 0;
+    if (length > before) {
+      this.largest.set(key, length);
+      this.total += length - before;
+    }
+  }
+}
 
 /** The upkeep of an index open for a writer: its appends go into the next log block. */
 export class AppendUpkeep<S> implements IndexUpkeep {
