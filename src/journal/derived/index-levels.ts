@@ -43,6 +43,17 @@ function compareFirst(w: Uint32Array, i: number, first: readonly number[]): numb
 /** A run the manifest names is gone (a writer's merge replaced it after this reader opened the manifest): reopen. */
 export class RunMissing extends DerivedDamage {}
 
+/** Runs `read`: false when a page it read does not verify (a run gone missing is thrown on: the caller reads again). */
+export function readsWhole(read: () => unknown): boolean {
+  try {
+    read();
+    return true;
+  } catch (error) {
+    if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return false;
+    throw error;
+  }
+}
+
 /** The runs of one manifest, opened on first use. Every read may throw DerivedDamage (a run missing or damaged). */
 export class IndexTables {
   private readonly open = new Map<string, { table: SortedTable; fd: number }>();

@@ -11,8 +11,7 @@ import { readVerified, type JournalBinding } from './cache-file';
 import type { OpenLog } from './delta-log';
 import { ENTRY_WORDS, EntryList, FLAG_RESET, joinOffset, KEY_SPACE, sortKey } from './entries';
 import { keyEntry, secondaryEntries } from './index-entries';
-import { type IndexTables, RunMissing } from './index-levels';
-import { DerivedDamage } from './sorted-table';
+import { type IndexTables, readsWhole } from './index-levels';
 
 /**
  * Lookups that scan the log's and the tail's entries (up to 8,192 of them, a few µs) before a map of them by key
@@ -103,13 +102,8 @@ export abstract class IndexLookup<S> {
    */
   keyRecords(key: string): { record: JournalRecord; at: LinePosition }[] | undefined {
     const [hi, lo] = sortKey(KEY_SPACE, key);
-    let lines: KeyLine[];
-    try {
-      lines = this.linesOfHash(hi, lo);
-    } catch (error) {
-      if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return undefined;
-      throw error;
-    }
+    const lines = this.linesOfHash(hi, lo);
+    if (lines === undefined) return undefined;
     const found: { record: JournalRecord; at: LinePosition }[] = [];
     for (const { at } of lines) {
       const record = readVerified(this.journalFd, at);
@@ -125,7 +119,7 @@ export abstract class IndexLookup<S> {
   /** Keys whose lines were read or written through this index, for the live estimate. */
   linesOf(key: string): LinePosition[] {
     const [hi, lo] = sortKey(KEY_SPACE, key);
-    return this.linesOfHash(hi, lo).map((l) => l.at);
+    return this.linesOfHash(hi, lo)?.map((l) => l.at) ?? [];
   }
 
   /**
@@ -148,9 +142,9 @@ export abstract class IndexLookup<S> {
 
   /**
    * Positions (journal order) of every line whose key hashes to (hi, lo), from the base, the log and the tail,
-   * each with its key's second hash (0: not known).
+   * each with its key's second hash (0: not known); undefined when a page read does not verify.
    */
-  private linesOfHash(hi: number, lo: number): KeyLine[] {
+  private linesOfHash(hi: number, lo: number): KeyLine[] | undefined {
     const found: KeyLine[] = [];
     const take = (w: Uint32Array, j: number) => {
       const x = j * ENTRY_WORDS;
@@ -160,7 +154,7 @@ export abstract class IndexLookup<S> {
         check: w[x + 7]!,
       });
     };
-    this.tables.range(hi, lo, hi, lo, take);
+    if (!readsWhole(() => this.tables.range(hi, lo, hi, lo, take))) return undefined;
     // The log's and the tail's entries: scanned for the first few lookups (a command on one entity makes one or
     // two), through a map by key hash after that.
     if (this.byHash === undefined && ++this.lookups <= SCANNED_LOOKUPS) {
@@ -205,13 +199,8 @@ export abstract class IndexLookup<S> {
    * keys, every line is read. The keys folded go into `folded` when given.
    */
   protected foldHash(state: S, hi: number, lo: number, key: string | undefined, folded?: string[]): boolean {
-    let lines: KeyLine[];
-    try {
-      lines = this.linesOfHash(hi, lo);
-    } catch (error) {
-      if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return false;
-      throw error;
-    }
+    const lines = this.linesOfHash(hi, lo);
+    if (lines === undefined) return false;
     const byKey = new Map<string, { record: JournalRecord; at: LinePosition }[]>();
     const done = new Set<string>();
     const checks = new Set(lines.map((l) => l.check));
