@@ -11,8 +11,7 @@
 import { fs } from '../../shared/fs';
 import type { StoreSpec } from '../codec/store-spec';
 import type { JournalBinding } from './cache-file';
-import { compareAt, ENTRY_WORDS, EntryList, KEY_SPACE } from './entries';
-import { entityOf, keepLatest, latestSecondaries, secondaryEntries } from './index-entries';
+import { compareAt, entityOf, ENTRY_WORDS, EntryList, keepLatest, KEY_SPACE, latestSecondaries, secondaryEntries } from './entries';
 import { dropIndexFiles, dropRun, openRun, strayRuns, writeManifest, writeRun, type FrozenRef, type Manifest, type RunRef } from './index-base';
 import { DerivedDamage, type SortedTable } from './sorted-table';
 import { newNonce } from './cache-file';

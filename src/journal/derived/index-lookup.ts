@@ -9,8 +9,7 @@ import type { Position } from '../codec/loaded';
 import type { StoreSpec } from '../codec/store-spec';
 import { readVerified, type JournalBinding } from './cache-file';
 import type { OpenLog } from './delta-log';
-import { ENTRY_WORDS, EntryList, FLAG_RESET, joinOffset, KEY_SPACE, sortKey } from './entries';
-import { keyEntry, secondaryEntries } from './index-entries';
+import { ENTRY_WORDS, EntryList, FLAG_RESET, joinOffset, KEY_SPACE, keyEntry, secondaryEntries, sortKey } from './entries';
 import { type IndexTables, readsWhole } from './index-levels';
 
 /**

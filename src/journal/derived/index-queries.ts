@@ -4,8 +4,7 @@
 // the entities it finds through their own lines (index-lookup.ts).
 import { expectHashUnits } from '../../shared/sha256';
 import type { IndexQuery, NewestQuery } from '../codec/store-spec';
-import { compareAt, ENTRY_WORDS, EntryList, FLAG_WITHDRAWN, hash56, keptUnits, sortKey, textRange } from './entries';
-import { entityOf, valueKey } from './index-entries';
+import { compareAt, entityOf, ENTRY_WORDS, EntryList, FLAG_WITHDRAWN, hash56, keptUnits, sortKey, textRange, valueKey } from './entries';
 import { readsWhole, RunMissing } from './index-levels';
 import { IndexLookup } from './index-lookup';
 import { NewestOutOfStep, newestInRange, type Newest } from './index-newest';

@@ -185,9 +185,7 @@ class DerivedFiles<S> {
   /** Removes every derived file of the journal (after damage, or before a rewrite). */
   drop(): void {
     dropIndexFiles(this.root, this.spec.file);
-    dropSnapshot(this.root, this.spec.file);
-    dropDelta(this.root, this.spec.file);
-    dropBuild(this.root, this.spec.file);
+    this.dropSnapshot();
   }
 
   /** Opens what derived files there are, so that any that cannot be used is noted (takeUnusable): for `journal check`. */

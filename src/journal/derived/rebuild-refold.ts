@@ -10,8 +10,7 @@ import { decodeRecord, type JournalRecord, TRUST_VOUCHED } from '../codec/record
 import type { LinePosition } from '../codec/scan';
 import type { StoreSpec } from '../codec/store-spec';
 import { readVerified } from './cache-file';
-import { ENTRY_WORDS, EntryList, FLAG_RESET, joinOffset } from './entries';
-import { secondaryEntries } from './index-entries';
+import { ENTRY_WORDS, EntryList, FLAG_RESET, joinOffset, secondaryEntries } from './entries';
 import type { SpillSort } from './spill';
 import { testHook } from '../../shared/test-hooks';
 

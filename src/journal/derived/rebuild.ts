@@ -22,8 +22,7 @@
 import type { JournalRecord } from '../codec/record';
 import { isDamaged, type LinePosition, type ScanPart, type ScanResult } from '../codec/scan';
 import type { StoreSpec } from '../codec/store-spec';
-import { ENTRY_WORDS, EntryList, FLAG_RESET, hash56, joinOffset, KEY_SPACE, keyCheck, sortKey, splitOffset } from './entries';
-import { valueKey } from './index-entries';
+import { ENTRY_WORDS, EntryList, FLAG_RESET, hash56, joinOffset, KEY_SPACE, keyCheck, sortKey, splitOffset, valueKey } from './entries';
 import { dropRun, type RunRef, writeRun } from './index-base';
 import { PAGE_BYTES, PAGE_ENTRIES } from './sorted-table';
 import { installBase, partEntries } from './index-levels';

@@ -6,10 +6,10 @@ import type { JournalRecord } from '../codec/record';
 import type { LinePosition, TornTail } from '../codec/scan';
 import type { IndexUpkeep, Loaded } from '../codec/loaded';
 import type { IndexQuery, NewestQuery, StoreSpec } from '../codec/store-spec';
-import { KeyLines } from './index-entries';
 import { RunMissing } from './index-levels';
 import { StoreIndex } from './store-index';
 import { openJournalFile } from '../../shared/journal-file';
+import { KeyLines } from './entries';
 
 /** The live-bytes estimate of a keyed journal: the sum over keys of each key's largest line, roughly what compaction
  * would keep. Carried in the index (the manifest, each log block) between invocations. */
