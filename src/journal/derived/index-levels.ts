@@ -196,7 +196,7 @@ export function mergeStep(tables: IndexTables, root: string, spec: StoreSpec<any
   const superseded = new Set<number>();
   try {
     const all = new EntryList(run.entries);
-    tables.table(run).all((w, i) => all.pushFrom(w, i));
+    tables.table(run).eachPage((w) => all.appendWords(w));
     latest = latestSecondaries(all);
     fresh = keepLatest(all, latest);
     // (space:hi:lo:check) — the quick test is by lo.

@@ -193,18 +193,13 @@ function checksumPages(
   done: boolean,
 ): { meta: Pick<BuildMeta, 'dir' | 'chunk'>; carry: Buffer } {
   const PAGE = SNAPSHOT_PAGE;
-  // The unfinished page carried over, completed from the first bytes; then the pages of `bytes` after them.
-  const head = Math.min(bytes.length, (PAGE - build.carry.length) % PAGE);
-  const first = build.carry.length > 0 ? Buffer.concat([build.carry, bytes.subarray(0, head)]) : undefined;
-  const rest = first === undefined ? bytes : bytes.subarray(head);
-  const pageOf = (k: number) => (first === undefined ? rest.subarray(k * PAGE, (k + 1) * PAGE) : k === 0 ? first : rest.subarray((k - 1) * PAGE, k * PAGE));
-  const total = (first?.length ?? 0) + rest.length;
+  // The unfinished page carried over, completed from the first bytes; then the pages of `bytes` after it.
+  const all = build.carry.length > 0 ? Buffer.concat([build.carry, bytes]) : bytes;
   const dir = [...build.meta.dir];
   const chunk = [...build.meta.chunk];
-  let page = (build.meta.written - build.carry.length) / PAGE;
-  // An unfinished first page (the carry and all of `bytes`) stays unfinished unless the body is done.
-  const whole = first !== undefined && first.length < PAGE ? 0 : first !== undefined ? 1 + Math.floor(rest.length / PAGE) : Math.floor(rest.length / PAGE);
-  const full = done ? Math.ceil(total / PAGE) : whole;
+  const page = (build.meta.written - build.carry.length) / PAGE;
+  // The last page, unfinished, stays carried unless the body is done.
+  const full = done ? Math.ceil(all.length / PAGE) : Math.floor(all.length / PAGE);
   const flush = () => {
     const table = Buffer.alloc(chunk.length * 4);
     chunk.forEach((c, i) => {
@@ -214,13 +209,12 @@ function checksumPages(
     dir.push(crc32(table, chunkSeed(nonce, dir.length)));
     chunk.length = 0;
   };
-  for (let k = 0; k < full; k++, page++) {
-    chunk.push(crc32(pageOf(k), pageSeed(nonce, page)));
+  for (let k = 0; k < full; k++) {
+    chunk.push(crc32(all.subarray(k * PAGE, (k + 1) * PAGE), pageSeed(nonce, page + k)));
     if (chunk.length === SNAPSHOT_CHUNK_PAGES) flush();
   }
   if (done && chunk.length > 0) flush();
-  const left = full === 0 ? (first ?? rest) : first === undefined ? rest.subarray(full * PAGE) : rest.subarray((full - 1) * PAGE);
-  return { meta: { dir, chunk }, carry: Buffer.from(left) };
+  return { meta: { dir, chunk }, carry: Buffer.from(all.subarray(full * PAGE)) };
 }
 
 /** The new snapshot's file for writing: created (empty) for the first bytes, else the one the steps before wrote. */

@@ -235,14 +235,4 @@ export class SortedTable {
       this.cache.delete(p);
     }
   }
-
-  /** Every entry, in order (for a merge), verifying every page. */
-  all(visit: (words: Uint32Array, index: number) => void): void {
-    for (let p = 0; p < this.pages; p++) {
-      const words = this.page(p);
-      const n = words.length / ENTRY_WORDS;
-      for (let i = 0; i < n; i++) visit(words, i);
-      this.cache.delete(p);
-    }
-  }
 }

@@ -128,12 +128,7 @@ function withIndex<S, T>(
   return undefined;
 }
 
-/**
- * A state holding the entities `keys` (or every entity that may match `query`), read through the store's
- * index; undefined when there is no index that verifies (then the caller replays in full, and rebuilds it).
- * With `keep`, the index stays open in the result for the writer that appends after it (released with the
- * upkeep); without, it is closed here.
- */
+/** DerivedFiles.findKeys and .candidates; with `keep`, the index stays open in the result for the writer's upkeep. */
 export function loadThroughIndex<S>(
   path: string,
   root: string,
@@ -183,12 +178,7 @@ function loadWith<S>(path: string, root: string, spec: StoreSpec<S>, what: { key
   });
 }
 
-/**
- * A state holding the entities whose value of the ordered key `query.index` is at most `query.atMost`, highest
- * first, at least until `enough(state)`; how many there are in that range (unless `query.count` is false); and
- * the torn tail the read passed over (the caller reports it). undefined when there is no index that verifies
- * (the caller replays).
- */
+/** DerivedFiles.newest (`look`: as lookThroughIndex, for journal/quick-read.ts). */
 export function loadNewest<S>(
   path: string,
   root: string,
@@ -213,11 +203,7 @@ export function indexCoversJournal(path: string, root: string, spec: StoreSpec<u
   return withIndex(path, root, spec, 'look', (index) => index.gap === 0) === true;
 }
 
-/**
- * A state holding, in the order of their values, the entities whose value of the prefixed key `query.index`
- * starts with `query.prefix`, at least until `enough(state)` (StoreIndex.loadPrefix), and the torn tail the read
- * passed over. undefined when there is no index that verifies (the caller replays).
- */
+/** DerivedFiles.prefix. */
 export function loadPrefix<S>(
   path: string,
   root: string,
@@ -231,10 +217,7 @@ export function loadPrefix<S>(
   });
 }
 
-/**
- * Every line of the entity `key` in the journal, verified (IndexLookup.keyRecords), and the torn tail and the gap
- * the read passed over; undefined when there is no index that verifies (the caller reads the whole journal).
- */
+/** DerivedFiles.keyRecords (IndexLookup.keyRecords), and the torn tail the read passed over. */
 export function loadKeyRecords<S>(
   path: string,
   root: string,
