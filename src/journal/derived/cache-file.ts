@@ -332,6 +332,25 @@ export function writeFully(fd: number, buf: Uint8Array, position: number): void 
   }
 }
 
+/** The files in cache/ named `prefix` and then `rest`, not modified in the last `minAgeMs` (any age for 0). */
+export function oldCacheFiles(root: string, prefix: string, rest: RegExp, minAgeMs: number): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(join(root, CACHE_DIR));
+  } catch {
+    return [];
+  }
+  const now = Date.now();
+  return names.filter((name) => {
+    if (!name.startsWith(prefix) || !rest.test(name.slice(prefix.length))) return false;
+    try {
+      return minAgeMs <= 0 || now - fs.lstatSync(cachePath(root, name)).mtimeMs >= minAgeMs;
+    } catch {
+      return false;
+    }
+  });
+}
+
 export function dropCacheFile(root: string, name: string): void {
   try {
     fs.rmSync(cachePath(root, name), { force: true });

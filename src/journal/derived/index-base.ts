@@ -12,11 +12,11 @@ import { fs } from '../../shared/fs';
 import type { StoreSpec } from '../codec/store-spec';
 import { crc32 } from './checksum';
 import {
-  cachePath,
   dropCacheFile,
   encodeHeader,
   isBinding,
   newNonce,
+  oldCacheFiles,
   openCacheFile,
   readBodyFile,
   readHeader,
@@ -170,26 +170,8 @@ export function dropIndexFiles(root: string, file: string): void {
 
 /** Run files of `file` not in `known` and not written in the last `minAgeMs` (a concurrent writer's, about to be named). */
 export function strayRuns(root: string, file: string, known: ReadonlySet<string>, minAgeMs: number): string[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(cachePath(root, ''));
-  } catch {
-    return [];
-  }
   const prefix = `${file}.idx.`;
-  const now = Date.now();
-  const out: string[] = [];
-  for (const name of names) {
-    const id = name.slice(prefix.length);
-    if (!name.startsWith(prefix) || !/^[0-9a-f]{8}$/.test(id) || known.has(id)) continue;
-    if (minAgeMs > 0) {
-      try {
-        if (now - fs.lstatSync(cachePath(root, name)).mtimeMs < minAgeMs) continue;
-      } catch {
-        continue;
-      }
-    }
-    out.push(id);
-  }
-  return out;
+  return oldCacheFiles(root, prefix, /^[0-9a-f]{8}$/, minAgeMs)
+    .map((name) => name.slice(prefix.length))
+    .filter((id) => !known.has(id));
 }
