@@ -5,7 +5,7 @@
 // a bounded number of line bytes, started afresh whenever it fills. An entity that a window folded from one
 // of its resetting lines on (StoreSpec.resets) has its secondary values there when the window closes; each such
 // (entity, window) is a candidate, numbered: a marker (the key and the offset of the entity's last line the window
-// folded) goes to a sort by key, and its values, as the secondary entries they would be, straight to the sort of
+// folded) goes among the key lines, and its values, as the secondary entries they would be, straight to the sort of
 // secondary entries (by value, then key), the candidate's number in place of the version. The merge then walks
 // the key lines by key: an entity whose last line is the one a candidate was taken at has that candidate marked
 // valid (a bit each); any other (its lines since its last reset span windows) is folded again from its own lines,
@@ -77,7 +77,7 @@ export class IndexRebuild<S> implements ScanPart<Kept> {
     this.state = spec.initial();
     this.window = spec.initial();
     this.lines = new SpillSort(root, spec.file, 2);
-    this.candidates = spec.secondary === undefined ? undefined : new Candidates(root, spec.file);
+    this.candidates = spec.secondary === undefined ? undefined : new Candidates(root, spec.file, this.lines);
   }
 
   keep(record: JournalRecord, at: LinePosition): Kept {
@@ -178,7 +178,7 @@ export class IndexRebuild<S> implements ScanPart<Kept> {
  * journal changed under the scan).
  */
 function mergeOut<S>(spec: StoreSpec<S>, fd: number, lines: Merged, candidates: Candidates | undefined, out: PartWriter, version: number): number | undefined {
-  const markers = candidates?.merged();
+  candidates?.scanned();
   const refolds = candidates === undefined ? undefined : new Refolds(spec, fd, candidates.entries);
   const group = new EntryList(16);
   const found = new EntryList(16);
@@ -186,10 +186,12 @@ function mergeOut<S>(spec: StoreSpec<S>, fd: number, lines: Merged, candidates: 
   while (!lines.done) {
     const hi = lines.words[lines.index * ENTRY_WORDS]!;
     const lo = lines.words[lines.index * ENTRY_WORDS + 1]!;
-    group.count = 0;
+    group.count = found.count = 0;
     while (!lines.done && lines.words[lines.index * ENTRY_WORDS] === hi && lines.words[lines.index * ENTRY_WORDS + 1] === lo) {
-      // A line of the batch the torn tail left is not the journal's (no index entry, nor a part of its entity).
-      if (offsetOf(lines.words, lines.index) < version) {
+      // A candidate's marker (its key's, among its lines); a line of the batch the torn tail left is not the
+      // journal's (no index entry, nor a part of its entity).
+      if (lines.words[lines.index * ENTRY_WORDS + 6]! & FLAG_MARKER) found.pushFrom(lines.words, lines.index);
+      else if (offsetOf(lines.words, lines.index) < version) {
         group.pushFrom(lines.words, lines.index);
         out.push(lines.words, lines.index, lines.words[lines.index * ENTRY_WORDS + 7]!);
       }
@@ -200,13 +202,7 @@ function mergeOut<S>(spec: StoreSpec<S>, fd: number, lines: Merged, candidates: 
     const subgroups = group.count === 1 ? undefined : bySecondHash(group);
     if (subgroups === undefined) live += group.words[4]!;
     else for (const at of subgroups.values()) live += Math.max(...at.map((j) => group.words[j * ENTRY_WORDS + 4]!));
-    if (candidates === undefined || markers === undefined) continue;
-    found.count = 0;
-    while (!markers.done && before(markers, hi, lo)) markers.next();
-    while (!markers.done && markers.words[markers.index * ENTRY_WORDS] === hi && markers.words[markers.index * ENTRY_WORDS + 1] === lo) {
-      found.pushFrom(markers.words, markers.index);
-      markers.next();
-    }
+    if (candidates === undefined) continue;
     for (const [h2, at] of subgroups ?? [[group.words[7]!, FIRST] as const]) {
       if (!candidates.markValid(found, h2, offsetOf(group.words, at.at(-1)!)) && !refolds!.add(group, at)) return undefined;
     }
@@ -221,13 +217,11 @@ function mergeOut<S>(spec: StoreSpec<S>, fd: number, lines: Merged, candidates: 
   return live;
 }
 
+/** Word 6 of a candidate's marker among the key lines (a key line's flags are FLAG_RESET or none). */
+const FLAG_MARKER = 4;
+
 /** The subgroup of a group of one line. */
 const FIRST: readonly number[] = [0];
-
-const before = (m: Merged, hi: number, lo: number) => {
-  const x = m.index * ENTRY_WORDS;
-  return m.words[x]! < hi || (m.words[x] === hi && m.words[x + 1]! < lo);
-};
 
 /** The group's entries (their indexes, in journal order) by the second hash of their key. */
 function bySecondHash(group: EntryList): Map<number, number[]> {
@@ -245,18 +239,20 @@ const offsetOf = (w: Uint32Array, j: number) => joinOffset(w[j * ENTRY_WORDS + 2
 
 // The candidates: each (entity, window) whose state the window folded from the entity's last resetting line on,
 // numbered. Its marker (the key's hashes, the offset of the entity's last line the window folded, its number) goes
-// to a sort by key, and its values, as the secondary entries they would be, straight to the sort by value and key,
+// to the sort of key lines (FLAG_MARKER tells it from them), and its values, as the secondary entries they would be, straight to the sort by value and key,
 // its number in place of the version (words 4–5). The merge marks valid the one candidate taken at each entity's
 // last line (a bit each); only valid candidates' entries go out.
 class Candidates {
-  private readonly markers: SpillSort;
   /** Secondary entries by value, then key; word 4 is the candidate's number. */
   readonly entries: SpillSort;
   private count = 0;
   private valid = new Uint8Array(0);
 
-  constructor(root: string, file: string) {
-    this.markers = new SpillSort(root, file, 2);
+  constructor(
+    root: string,
+    file: string,
+    private readonly markers: SpillSort,
+  ) {
     this.entries = new SpillSort(root, file, 4);
   }
 
@@ -266,7 +262,7 @@ class Candidates {
     const h2 = keyCheck(key);
     const [oh, ol] = splitOffset(last);
     const candidate = this.count++;
-    this.markers.push(kh, kl, h2, 0, oh, ol, candidate, 0);
+    this.markers.push(kh, kl, h2, candidate, oh, ol, FLAG_MARKER, 0);
     const values = spec.secondary!.values(window, key);
     for (let i = 0; i < values.length; i++) {
       const value = values[i];
@@ -276,10 +272,9 @@ class Candidates {
     }
   }
 
-  /** The markers in key order; call once, when the scan is done. */
-  merged(): Merged {
+  /** Call once, when the scan is done: every candidate is numbered. */
+  scanned(): void {
     this.valid = new Uint8Array((this.count >>> 3) + 1);
-    return this.markers.merged();
   }
 
   /**
@@ -293,7 +288,7 @@ class Candidates {
     for (let j = 0; j < markers.count; j++) {
       if (w[j * ENTRY_WORDS + 2] !== h2 || w[j * ENTRY_WORDS + 4] !== oh || w[j * ENTRY_WORDS + 5] !== ol) continue;
       if (taken !== -1) return false;
-      taken = w[j * ENTRY_WORDS + 6]!;
+      taken = w[j * ENTRY_WORDS + 3]!;
     }
     if (taken === -1) return false;
     this.valid[taken >>> 3]! |= 1 << (taken & 7);
@@ -305,7 +300,6 @@ class Candidates {
   }
 
   close(): void {
-    this.markers.close();
     this.entries.close();
   }
 }

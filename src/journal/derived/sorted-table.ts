@@ -80,11 +80,11 @@ export class SortedTable {
     return words;
   }
 
-  /** Pages [first, first + n) as read (short at the end of the file), not verified yet. */
-  private read(first: number, n: number): Buffer {
-    const buf = Buffer.allocUnsafeSlow(n * PAGE_BYTES);
+  /** Pages [first, first + n) as read (short at the end of the file), not verified yet; into `into` when it is large enough. */
+  private read(first: number, n: number, into?: Buffer): Buffer {
+    const buf = into !== undefined && into.length >= n * PAGE_BYTES ? into : Buffer.allocUnsafeSlow(n * PAGE_BYTES);
     try {
-      return buf.subarray(0, fs.readSync(this.fd, buf, 0, buf.length, this.start + first * PAGE_BYTES));
+      return buf.subarray(0, fs.readSync(this.fd, buf, 0, n * PAGE_BYTES, this.start + first * PAGE_BYTES));
     } catch {
       throw new DerivedDamage(`page ${first} unreadable`);
     }
@@ -241,12 +241,16 @@ export class SortedTable {
     return words;
   }
 
-  /** Reads pages [p, p + n) in one read unless page p is at hand; whether it read. */
-  readAhead(p: number, n: number): boolean {
+  /**
+   * Reads pages [p, p + n) in one read unless page p is at hand; whether it read. `reuse`: into the pages read ahead
+   * before (a stream's, whose pages taken before are no longer used: a spilled run's, spill.ts).
+   */
+  readAhead(p: number, n: number, reuse = false): boolean {
     const c = this.chunk;
     if (this.cache.has(p) || (c !== undefined && p >= c.first && p < c.first + c.pages)) return false;
     const pages = Math.min(n, this.pages - p);
-    this.chunk = { first: p, pages, buf: this.read(p, pages) };
+    // A chunk's buffer is its own (allocUnsafeSlow: never pooled), whole from its ArrayBuffer's start.
+    this.chunk = { first: p, pages, buf: this.read(p, pages, reuse && c !== undefined ? Buffer.from(c.buf.buffer) : undefined) };
     return true;
   }
 }

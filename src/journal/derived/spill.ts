@@ -75,7 +75,7 @@ class Source {
 
   private load(p: number): Uint32Array {
     try {
-      this.run!.readAhead(p, STREAM_PAGES);
+      this.run!.readAhead(p, STREAM_PAGES, true);
       return this.run!.take(p);
     } catch (error) {
       if (error instanceof DerivedDamage) throw new SpillFailed(`a sorted run did not read back as written (${error.message})`);
