@@ -1,3 +1,5 @@
+// Over 300 lines: what every derived file shares, in one place — header, binding, body file, atomic writes, the notes
+// of files bypassed.
 // What every derived file shares: a checksummed header, the binding to the journal state it was derived
 // from, and atomic whole-file writes.
 //

@@ -1,3 +1,4 @@
+// Over 300 lines: the entry layout and the entries a store's records and entities make, one file for the format.
 // Index entries: fixed 32-byte records of eight little-endian u32 words, ordered by their first four.
 //
 //   word 0–1  the sort key: (space << 24 | 24 high bits of a 56-bit value, 32 low bits)

@@ -1,3 +1,4 @@
+// Over 300 lines: the streamed rebuild with its candidates and its partition writer, which nothing else uses.
 // Rebuilding a store's index from its journal in bounded memory (the first read after cache/ was lost): one
 // verifying scan, then one merge — instead of a replay that holds the whole state and every entry at once.
 //

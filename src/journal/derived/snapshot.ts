@@ -1,3 +1,4 @@
+// Over 300 lines: the snapshot's framing and its delta's, opened together.
 // The state snapshot: a store's whole folded state, encoded by the store, in cache/<journal>.state, so that
 // whole-store queries (case retrieve) read what they need of it and replay only the records written after it.
 //

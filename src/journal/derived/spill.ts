@@ -1,3 +1,4 @@
+// Over 300 lines: the spilled sort and the scratch space of a streamed build, made of it.
 // Sorting more index entries than memory should hold (a rebuild's): entries gather in a bounded buffer; each
 // full buffer is sorted and spilled as a run, appended to the sort's one scratch file in cache/ (opened and
 // unlinked at once, so that a crash leaves at most one stray file, swept by the next write as a stray run is,
@@ -24,7 +25,7 @@ export class SpillFailed extends Error {}
  * A new file in cache/ for scratch, already unlinked (named as a stray index run would be, so that the one a crash
  * between the two leaves is swept with them: index-base.ts strayRuns). SpillFailed when it cannot be made.
  */
-export function openScratchFile(root: string, journal: string): number {
+function openScratchFile(root: string, journal: string): number {
   const path = cachePath(root, `${journal}.idx.${newNonce().toString(16).padStart(8, '0')}`);
   let fd: number;
   try {
