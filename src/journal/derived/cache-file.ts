@@ -1,3 +1,5 @@
+// Over 300 lines: what every derived file shares, in one place — header, binding, body file, atomic writes, the notes
+// of files bypassed.
 // What every derived file shares: a checksummed header, the binding to the journal state it was derived
 // from, and atomic whole-file writes.
 //
@@ -15,6 +17,7 @@ import { join } from 'node:path';
 import { crashPoint } from '../../shared/crash-point';
 import { ensurePrivateDir, FILE_MODE } from '../../shared/durable-fs';
 import { decodeRecord, VERIFY_ALL, type JournalRecord, type VerifyPolicy } from '../codec/record';
+import type { Position } from '../codec/loaded';
 import { crc32 } from './checksum';
 
 export const CACHE_DIR = 'cache';
@@ -35,6 +38,19 @@ export interface JournalBinding {
    * verified tail, whatever its mtime).
    */
   readonly mtime_ns: string;
+}
+
+/** The binding of a loaded position: the journal up to its last whole line. */
+export function bindingAt(end: Position, mtime_ns: string): JournalBinding {
+  return {
+    mtime_ns,
+    size: end.tornTail?.offset ?? end.bytes,
+    lines: end.tornTail ? end.tornTail.line - 1 : end.lines,
+    seq: end.head.seq,
+    h: end.head.seq === 0 ? '' : end.head.h,
+    head_offset: end.headAt?.offset ?? 0,
+    head_length: end.headAt?.length ?? 0,
+  };
 }
 
 /** The journal's mtime in nanoseconds, as a decimal string ('' when it cannot be read). */
@@ -181,6 +197,37 @@ export function readHeader<H>(fd: number): H | undefined {
   return decodeHeader<H>(buf);
 }
 
+/** A header and a body it checksums (`body_bytes`, `body_crc`: seeded with `seed`): the manifest, a delta, a build file. */
+export function writeBodyFile(root: string, name: string, fields: object, body: Uint8Array, seed = 0): boolean {
+  return writeCacheFile(root, name, [encodeHeader({ ...fields, body_bytes: body.length, body_crc: crc32(body, seed) }), body]);
+}
+
+/** A file writeBodyFile wrote, if `accept` takes its header and its body (at most `maxBytes`) verifies. */
+export function readBodyFile<H extends object>(
+  root: string,
+  name: string,
+  accept: (header: H) => boolean,
+  seed: (header: H) => number,
+  maxBytes: number,
+): { header: H; body: Buffer } | undefined {
+  const fd = openCacheFile(root, name);
+  if (fd === undefined) return undefined;
+  try {
+    const header = readHeader<H & { body_bytes: number; body_crc: number }>(fd);
+    if (header === undefined || !accept(header)) return undefined;
+    const size = header.body_bytes;
+    if (!Number.isSafeInteger(size) || size < 0 || size > maxBytes || fs.fstatSync(fd).size !== HEADER_BYTES + size) return undefined;
+    const body = Buffer.allocUnsafe(size);
+    if (fs.readSync(fd, body, 0, size, HEADER_BYTES) !== size || crc32(body, seed(header)) !== header.body_crc) return undefined;
+    return { header, body };
+  } catch {
+    // An I/O error reading a cache file: bypassed, as a file that does not verify is.
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 export function isBinding(b: unknown): b is JournalBinding {
   const x = b as JournalBinding;
   return (
@@ -285,6 +332,25 @@ export function writeFully(fd: number, buf: Uint8Array, position: number): void 
     if (n <= 0) throw Object.assign(new Error('short write'), { code: 'ENOSPC' });
     done += n;
   }
+}
+
+/** The files in cache/ named `prefix` and then `rest`, not modified in the last `minAgeMs` (any age for 0). */
+export function oldCacheFiles(root: string, prefix: string, rest: RegExp, minAgeMs: number): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(join(root, CACHE_DIR));
+  } catch {
+    return [];
+  }
+  const now = Date.now();
+  return names.filter((name) => {
+    if (!name.startsWith(prefix) || !rest.test(name.slice(prefix.length))) return false;
+    try {
+      return minAgeMs <= 0 || now - fs.lstatSync(cachePath(root, name)).mtimeMs >= minAgeMs;
+    } catch {
+      return false;
+    }
+  });
 }
 
 export function dropCacheFile(root: string, name: string): void {

@@ -12,14 +12,15 @@ import { fs } from '../../shared/fs';
 import type { StoreSpec } from '../codec/store-spec';
 import { crc32 } from './checksum';
 import {
-  cachePath,
   dropCacheFile,
   encodeHeader,
-  HEADER_BYTES,
   isBinding,
   newNonce,
+  oldCacheFiles,
   openCacheFile,
+  readBodyFile,
   readHeader,
+  writeBodyFile,
   writeCacheFile,
   type JournalBinding,
 } from './cache-file';
@@ -68,8 +69,6 @@ interface ManifestHeader {
   readonly nonce: number;
   readonly binding: JournalBinding;
   readonly live: number;
-  readonly body_bytes: number;
-  readonly body_crc: number;
 }
 
 // The store's secondary names as the index was built for them: spelled out, or (many names: the header holds 503
@@ -94,45 +93,32 @@ const isRun = (r: any): r is RunRef =>
 
 /** The manifest, if there is one that verifies for this store's declaration. */
 export function openManifest(root: string, spec: StoreSpec<any>): Manifest | undefined {
-  const fd = openCacheFile(root, indexName(spec.file));
-  if (fd === undefined) return undefined;
+  const read = readBodyFile<ManifestHeader>(
+    root,
+    indexName(spec.file),
+    (h) => h.kind === INDEX_KIND && h.v === INDEX_VERSION && h.store === storeTag(spec) && isBinding(h.binding),
+    () => 0,
+    16 * 1024 * 1024,
+  );
+  if (read === undefined) return undefined;
   try {
-    const header = readHeader<ManifestHeader>(fd);
-    if (header?.kind !== INDEX_KIND || header.v !== INDEX_VERSION || header.store !== storeTag(spec) || !isBinding(header.binding)) return undefined;
-    const { body_bytes: size } = header;
-    if (!Number.isSafeInteger(size) || size <= 0 || size > 16 * 1024 * 1024 || fs.fstatSync(fd).size !== HEADER_BYTES + size) return undefined;
-    const body = Buffer.allocUnsafe(size);
-    if (fs.readSync(fd, body, 0, size, HEADER_BYTES) !== size || crc32(body) !== header.body_crc) return undefined;
-    const { parts, frozen, retired } = JSON.parse(body.toString('utf8'));
+    const { parts, frozen, retired } = JSON.parse(read.body.toString('utf8'));
     if (!Array.isArray(parts) || !parts.every(isRun) || !Array.isArray(frozen) || !Array.isArray(retired)) return undefined;
-    if (
-      !frozen.every(
-        (f: FrozenRef, i: number) => isRun(f) && Number.isInteger(f.cursor) && f.cursor >= 0 && f.cursor <= parts.length && (i === 0 || f.cursor === 0),
-      )
-    )
-      return undefined;
-    return { nonce: header.nonce, binding: header.binding, live: header.live, parts, frozen, retired: retired.filter((id: unknown) => typeof id === 'string') };
+    const frozenOk = (f: FrozenRef, i: number) =>
+      isRun(f) && Number.isInteger(f.cursor) && f.cursor >= 0 && f.cursor <= parts.length && (i === 0 || f.cursor === 0);
+    if (!frozen.every(frozenOk)) return undefined;
+    const { nonce, binding, live } = read.header;
+    return { nonce, binding, live, parts, frozen, retired: retired.filter((id: unknown) => typeof id === 'string') };
   } catch {
     return undefined;
-  } finally {
-    fs.closeSync(fd);
   }
 }
 
 /** Writes the manifest (temp + rename). False when it could not be written. */
 export function writeManifest(root: string, spec: StoreSpec<any>, m: Manifest): boolean {
   const body = Buffer.from(JSON.stringify({ parts: m.parts, frozen: m.frozen, retired: m.retired }));
-  const header = encodeHeader({
-    kind: INDEX_KIND,
-    v: INDEX_VERSION,
-    store: storeTag(spec),
-    nonce: m.nonce,
-    binding: m.binding,
-    live: m.live,
-    body_bytes: body.length,
-    body_crc: crc32(body),
-  });
-  return writeCacheFile(root, indexName(spec.file), [header, body]);
+  const fields = { kind: INDEX_KIND, v: INDEX_VERSION, store: storeTag(spec), nonce: m.nonce, binding: m.binding, live: m.live };
+  return writeBodyFile(root, indexName(spec.file), fields, body);
 }
 
 /** Writes `sorted` as a new run file (its pages encoded in `pages` when given: a writer's buffer, reused); undefined when it could not be written. */
@@ -184,26 +170,8 @@ export function dropIndexFiles(root: string, file: string): void {
 
 /** Run files of `file` not in `known` and not written in the last `minAgeMs` (a concurrent writer's, about to be named). */
 export function strayRuns(root: string, file: string, known: ReadonlySet<string>, minAgeMs: number): string[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(cachePath(root, ''));
-  } catch {
-    return [];
-  }
   const prefix = `${file}.idx.`;
-  const now = Date.now();
-  const out: string[] = [];
-  for (const name of names) {
-    const id = name.slice(prefix.length);
-    if (!name.startsWith(prefix) || !/^[0-9a-f]{8}$/.test(id) || known.has(id)) continue;
-    if (minAgeMs > 0) {
-      try {
-        if (now - fs.lstatSync(cachePath(root, name)).mtimeMs < minAgeMs) continue;
-      } catch {
-        continue;
-      }
-    }
-    out.push(id);
-  }
-  return out;
+  return oldCacheFiles(root, prefix, /^[0-9a-f]{8}$/, minAgeMs)
+    .map((name) => name.slice(prefix.length))
+    .filter((id) => !known.has(id));
 }

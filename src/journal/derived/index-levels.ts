@@ -11,8 +11,7 @@
 import { fs } from '../../shared/fs';
 import type { StoreSpec } from '../codec/store-spec';
 import type { JournalBinding } from './cache-file';
-import { compareAt, ENTRY_WORDS, EntryList, KEY_SPACE } from './entries';
-import { entityOf, keepLatest, latestSecondaries, secondaryEntries } from './index-entries';
+import { compareAt, entityOf, ENTRY_WORDS, EntryList, keepLatest, KEY_SPACE, latestSecondaries, secondaryEntries } from './entries';
 import { dropIndexFiles, dropRun, openRun, strayRuns, writeManifest, writeRun, type FrozenRef, type Manifest, type RunRef } from './index-base';
 import { DerivedDamage, type SortedTable } from './sorted-table';
 import { newNonce } from './cache-file';
@@ -42,6 +41,17 @@ function compareFirst(w: Uint32Array, i: number, first: readonly number[]): numb
 
 /** A run the manifest names is gone (a writer's merge replaced it after this reader opened the manifest): reopen. */
 export class RunMissing extends DerivedDamage {}
+
+/** Runs `read`: false when a page it read does not verify (a run gone missing is thrown on: the caller reads again). */
+export function readsWhole(read: () => unknown): boolean {
+  try {
+    read();
+    return true;
+  } catch (error) {
+    if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return false;
+    throw error;
+  }
+}
 
 /** The runs of one manifest, opened on first use. Every read may throw DerivedDamage (a run missing or damaged). */
 export class IndexTables {
@@ -186,7 +196,7 @@ export function mergeStep(tables: IndexTables, root: string, spec: StoreSpec<any
   const superseded = new Set<number>();
   try {
     const all = new EntryList(run.entries);
-    tables.table(run).all((w, i) => all.pushFrom(w, i));
+    tables.table(run).eachPage((w) => all.appendWords(w));
     latest = latestSecondaries(all);
     fresh = keepLatest(all, latest);
     // (space:hi:lo:check) — the quick test is by lo.

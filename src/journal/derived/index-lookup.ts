@@ -3,16 +3,14 @@
 // required to concern the key asked for. The shared state of an open index lives here; reads by value
 // (index-queries.ts) and the writer's upkeep (store-index.ts) build on it.
 import type { JournalRecord } from '../codec/record';
-import type { LinePosition } from '../codec/scan';
+import type { ChainHead } from '../codec/record';
+import { isDamaged, scanJournal, type LinePosition, type TornTail } from '../codec/scan';
 import type { Position } from '../codec/loaded';
 import type { StoreSpec } from '../codec/store-spec';
 import { readVerified, type JournalBinding } from './cache-file';
 import type { OpenLog } from './delta-log';
-import { ENTRY_WORDS, EntryList, FLAG_RESET, joinOffset, KEY_SPACE, sortKey } from './entries';
-import { secondaryEntries } from './index-entries';
-import { type IndexTables, RunMissing } from './index-levels';
-import type { Tail } from './index-tail';
-import { DerivedDamage } from './sorted-table';
+import { ENTRY_WORDS, EntryList, FLAG_RESET, joinOffset, KEY_SPACE, keyEntry, secondaryEntries, sortKey } from './entries';
+import { type IndexTables, readsWhole } from './index-levels';
 
 /**
  * Lookups that scan the log's and the tail's entries (up to 8,192 of them, a few µs) before a map of them by key
@@ -20,6 +18,38 @@ import { DerivedDamage } from './sorted-table';
  * puts, ~1.5 ms), which a command on one entity never earns back.
  */
 const SCANNED_LOOKUPS = 4;
+
+/** What an index does not cover yet: the journal's records past its binding, read and verified as a replay reads them. */
+export interface Tail {
+  readonly entries: EntryList;
+  readonly keys: Set<string>;
+  readonly head: ChainHead;
+  readonly headAt: LinePosition | undefined;
+  readonly lines: number;
+  readonly bytes: number;
+  readonly tornTail: TornTail | undefined;
+}
+
+/** The journal's records past `covered` (a write whose log block was lost, an index older than its journal), verified; undefined when any does not verify. */
+export function readTail(spec: StoreSpec<any>, fd: number, size: number, covered: JournalBinding): Tail | undefined {
+  const entries = new EntryList(16);
+  const keys = new Set<string>();
+  const head = { seq: covered.seq, h: covered.h };
+  const atHead = covered.seq === 0 ? undefined : { line: covered.lines, offset: covered.head_offset, length: covered.head_length };
+  if (size === covered.size) return { entries, keys, head, headAt: atHead, lines: covered.lines, bytes: size, tornTail: undefined };
+  const from = covered.seq === 0 ? undefined : { offset: covered.size, line: covered.lines, head };
+  const scan = scanJournal(
+    fd,
+    spec.vocabulary,
+    (record, at) => {
+      const key = keyEntry(entries, spec, record, at);
+      if (key !== undefined) keys.add(key);
+    },
+    from,
+  );
+  if (isDamaged(scan)) return undefined;
+  return { entries, keys, head: scan.head, headAt: scan.headAt ?? atHead, lines: scan.lines, bytes: scan.bytes, tornTail: scan.tornTail };
+}
 
 /** A key line of the index: where it is, whether it resets its entity, and its key's second hash (0: not known). */
 interface KeyLine {
@@ -71,13 +101,8 @@ export abstract class IndexLookup<S> {
    */
   keyRecords(key: string): { record: JournalRecord; at: LinePosition }[] | undefined {
     const [hi, lo] = sortKey(KEY_SPACE, key);
-    let lines: KeyLine[];
-    try {
-      lines = this.linesOfHash(hi, lo);
-    } catch (error) {
-      if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return undefined;
-      throw error;
-    }
+    const lines = this.linesOfHash(hi, lo);
+    if (lines === undefined) return undefined;
     const found: { record: JournalRecord; at: LinePosition }[] = [];
     for (const { at } of lines) {
       const record = readVerified(this.journalFd, at);
@@ -93,7 +118,7 @@ export abstract class IndexLookup<S> {
   /** Keys whose lines were read or written through this index, for the live estimate. */
   linesOf(key: string): LinePosition[] {
     const [hi, lo] = sortKey(KEY_SPACE, key);
-    return this.linesOfHash(hi, lo).map((l) => l.at);
+    return this.linesOfHash(hi, lo)?.map((l) => l.at) ?? [];
   }
 
   /**
@@ -116,9 +141,9 @@ export abstract class IndexLookup<S> {
 
   /**
    * Positions (journal order) of every line whose key hashes to (hi, lo), from the base, the log and the tail,
-   * each with its key's second hash (0: not known).
+   * each with its key's second hash (0: not known); undefined when a page read does not verify.
    */
-  private linesOfHash(hi: number, lo: number): KeyLine[] {
+  private linesOfHash(hi: number, lo: number): KeyLine[] | undefined {
     const found: KeyLine[] = [];
     const take = (w: Uint32Array, j: number) => {
       const x = j * ENTRY_WORDS;
@@ -128,7 +153,7 @@ export abstract class IndexLookup<S> {
         check: w[x + 7]!,
       });
     };
-    this.tables.range(hi, lo, hi, lo, take);
+    if (!readsWhole(() => this.tables.range(hi, lo, hi, lo, take))) return undefined;
     // The log's and the tail's entries: scanned for the first few lookups (a command on one entity makes one or
     // two), through a map by key hash after that.
     if (this.byHash === undefined && ++this.lookups <= SCANNED_LOOKUPS) {
@@ -173,13 +198,8 @@ export abstract class IndexLookup<S> {
    * keys, every line is read. The keys folded go into `folded` when given.
    */
   protected foldHash(state: S, hi: number, lo: number, key: string | undefined, folded?: string[]): boolean {
-    let lines: KeyLine[];
-    try {
-      lines = this.linesOfHash(hi, lo);
-    } catch (error) {
-      if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return false;
-      throw error;
-    }
+    const lines = this.linesOfHash(hi, lo);
+    if (lines === undefined) return false;
     const byKey = new Map<string, { record: JournalRecord; at: LinePosition }[]>();
     const done = new Set<string>();
     const checks = new Set(lines.map((l) => l.check));

@@ -11,9 +11,8 @@
 // as far as the caller reads: a list of 50 rows at 1M sessions reads its rows' pages, and counts the 300k it
 // does not show only when it says how many more there are.
 import type { EntryList } from './entries';
-import { ENTRY_WORDS, FLAG_WITHDRAWN, joinOffset, sortKey } from './entries';
+import { entityOf, ENTRY_WORDS, FLAG_WITHDRAWN, joinOffset, sortKey } from './entries';
 import type { IndexTables } from './index-levels';
-import { entityOf } from './index-entries';
 
 /**
  * The entities by descending value: `next()` gives each one's key hash (hi, lo) and value, then undefined.

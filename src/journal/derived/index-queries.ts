@@ -4,9 +4,8 @@
 // the entities it finds through their own lines (index-lookup.ts).
 import { expectHashUnits } from '../../shared/sha256';
 import type { IndexQuery, NewestQuery } from '../codec/store-spec';
-import { compareAt, ENTRY_WORDS, EntryList, FLAG_WITHDRAWN, hash56, keptUnits, sortKey, textRange } from './entries';
-import { entityOf, valueKey } from './index-entries';
-import { RunMissing } from './index-levels';
+import { compareAt, entityOf, ENTRY_WORDS, EntryList, FLAG_WITHDRAWN, hash56, keptUnits, sortKey, textRange, valueKey } from './entries';
+import { readsWhole, RunMissing } from './index-levels';
 import { IndexLookup } from './index-lookup';
 import { NewestOutOfStep, newestInRange, type Newest } from './index-newest';
 import { DerivedDamage } from './sorted-table';
@@ -48,12 +47,7 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
       if (w[at + 6]! & FLAG_WITHDRAWN) return;
       hashes.set(`${w[at + 2]}:${w[at + 3]}`, [w[at + 2]!, w[at + 3]!]);
     };
-    try {
-      this.tables.range(fromHi, fromLo, toHi, toLo, take);
-    } catch (error) {
-      if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return false;
-      throw error;
-    }
+    if (!readsWhole(() => this.tables.range(fromHi, fromLo, toHi, toLo, take))) return false;
     const log = this.log?.entries;
     if (log !== undefined) {
       for (let j = 0; j < log.count; j++) {
@@ -193,12 +187,10 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
       !(w[x + 6]! & FLAG_WITHDRAWN) && (w[x]! > fromHi || (w[x] === fromHi && w[x + 1]! >= fromLo)) && (w[x]! < toHi || (w[x] === toHi && w[x + 1]! <= toLo));
     // The frozen runs', the log's and the tail's entries in the range (few), in order, merged into the partitions' as they come.
     const extra = new EntryList(64);
-    try {
+    const frozen = () => {
       for (const run of this.tables.manifest.frozen) this.tables.table(run).range(fromHi, fromLo, toHi, toLo, (w, j) => extra.pushFrom(w, j));
-    } catch (error) {
-      if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return 'failed';
-      throw error;
-    }
+    };
+    if (!readsWhole(frozen)) return 'failed';
     for (let j = 0; j < written.count; j++) if (inRange(written.words, j * ENTRY_WORDS)) extra.pushFrom(written.words, j);
     const sorted = extra.sorted();
     let e = 0;
@@ -264,19 +256,16 @@ export abstract class IndexQueries<S> extends IndexLookup<S> {
       members.push(w[x + 2]!, w[x + 3]!);
       return deep === 'no' && members.length > 2 * GROUP_READS && goDeeper();
     };
-    let done: boolean;
-    try {
-      done = this.tables.partSpans(fromHi, fromLo, toHi, toLo, (w, start, end) => {
+    let done = false;
+    const spans = () =>
+      (done = this.tables.partSpans(fromHi, fromLo, toHi, toLo, (w, start, end) => {
         for (let j = start; j < end; j++) {
           while (e < sorted.length / ENTRY_WORDS && compareAt(sorted, e, w, j) < 0) if (offer(sorted, e++)) return true;
           if (offer(w, j)) return true;
         }
         return false;
-      });
-    } catch (error) {
-      if (error instanceof DerivedDamage && !(error instanceof RunMissing)) return 'failed';
-      throw error;
-    }
+      }));
+    if (!readsWhole(spans)) return 'failed';
     while (!done && e < sorted.length / ENTRY_WORDS) done = offer(sorted, e++);
     if (!done && !failed) endGroup();
     return failed ? 'failed' : done ? 'enough' : 'done';

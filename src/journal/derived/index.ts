@@ -9,15 +9,13 @@ import type { JournalRecord } from '../codec/record';
 import type { LinePosition, ScanResult, TornTail } from '../codec/scan';
 import type { IndexUpkeep, Loaded } from '../codec/loaded';
 import type { IndexQuery, NewestQuery, StoreSpec } from '../codec/store-spec';
-import { cacheFileState, mtimeOf, noteInternal, readVerified } from './cache-file';
+import { bindingAt, cacheFileState, mtimeOf, noteInternal, readVerified } from './cache-file';
 import { dropIndexFiles, indexName } from './index-base';
 import { buildIndex } from './index-levels';
-import { dropSnapshot, snapshotCovers, snapshotName } from './snapshot';
+import { deltaName, dropDelta, dropSnapshot, snapshotCovers, snapshotName } from './snapshot';
 import { keepSnapshot, loadSnapshot } from './snapshot-load';
-import { deltaName, dropDelta } from './snapshot-delta';
 import { buildName, dropBuild } from './snapshot-build';
 import { DerivedDamage } from './sorted-table';
-import { bindingAt } from './index-tail';
 import { StoreIndex } from './store-index';
 import { AppendUpkeep, indexCoversJournal, loadKeyRecords, loadNewest, loadPrefix, loadThroughIndex, ReplayUpkeep } from './through-index';
 import { openJournalFile } from '../../shared/journal-file';
@@ -187,9 +185,7 @@ class DerivedFiles<S> {
   /** Removes every derived file of the journal (after damage, or before a rewrite). */
   drop(): void {
     dropIndexFiles(this.root, this.spec.file);
-    dropSnapshot(this.root, this.spec.file);
-    dropDelta(this.root, this.spec.file);
-    dropBuild(this.root, this.spec.file);
+    this.dropSnapshot();
   }
 
   /** Opens what derived files there are, so that any that cannot be used is noted (takeUnusable): for `journal check`. */

@@ -72,12 +72,10 @@ const cannotBuild = (error: unknown) => error instanceof SnapshotUnbuilt || erro
  * One verifying scan feeding `lead`, and `beside` while it does not fail: a part taken along that cannot be built
  * is closed and left out of the rest of the scan. `lead`'s failures end the scan and close both parts: undefined
  * when the lead cannot be built (the caller replays instead), else the error is thrown.
- * The scan holds, for each record of a batch not yet whole, what the part that takes made of it (an import of 1M
- * cases is one batch); when both take, the other part's items that its take would not pass over wait here, by line.
  */
 function scanParts<A, B>(fd: number, spec: StoreSpec<unknown>, lead: Part<A>, beside: Part<B> | undefined): Scanned | undefined {
   try {
-    return scanWith(fd, spec, lead, beside);
+    return scanWith(fd, spec, lead as Part<unknown>, beside as Part<unknown> | undefined);
   } catch (error) {
     lead.close();
     beside?.close();
@@ -88,110 +86,61 @@ function scanParts<A, B>(fd: number, spec: StoreSpec<unknown>, lead: Part<A>, be
 
 type Part<K> = ScanPart<K> & { close(): void };
 
-/** No item held for a line. */
-const NOTHING = Symbol('nothing');
-
-function scanWith<A, B>(fd: number, spec: StoreSpec<unknown>, lead: Part<A>, beside: Part<B> | undefined): Scanned {
-  const scan = (keep: (record: JournalRecord, at: LinePosition) => unknown, take: (item: never, at: LinePosition) => void) =>
-    scanJournal(fd, spec.vocabulary, take as (item: unknown, at: LinePosition) => void, undefined, { keep });
-  if (beside === undefined)
-    return {
-      scan: scan(
-        (record, at) => lead.keep(record, at),
-        (item: A, at) => lead.take(item, at),
-      ),
-      along: false,
-    };
-  let going = true;
-  const giveUp = (error: unknown) => {
-    if (!cannotBuild(error)) throw error;
-    going = false;
-    beside.close();
-  };
-  const besideKeep = (record: JournalRecord, at: LinePosition): B | undefined => {
+/**
+ * The scan holds, for each record of a batch not yet whole, what one part made of it (an import of 1M cases is one
+ * batch: the `carried` part); the other part's items wait here by line, only those its take does not pass over (an
+ * index rebuild takes the few records of the keys asked for; a part that takes nothing has none held). A batch that
+ * never completed is never taken, so a take passes over the lines before its own.
+ */
+function scanWith(fd: number, spec: StoreSpec<unknown>, lead: Part<unknown>, beside: Part<unknown> | undefined): Scanned {
+  let going = beside !== undefined;
+  const guarded = <T>(run: () => T): T | undefined => {
     if (!going) return undefined;
     try {
-      return beside.keep(record, at);
+      return run();
     } catch (error) {
-      giveUp(error);
+      if (!cannotBuild(error)) throw error;
+      going = false;
+      beside!.close();
       return undefined;
     }
   };
-  const besideTake = (item: B, at: LinePosition) => {
-    if (!going) return;
-    try {
-      beside.take(item, at);
-    } catch (error) {
-      giveUp(error);
-    }
+  const other: ScanPart<unknown> = {
+    keep: (record, at) => guarded(() => beside!.keep(record, at)),
+    take: (item, at) => guarded(() => beside!.take(item, at)),
+    takes: beside !== undefined && beside.takes !== false,
+    idle: () => !going,
   };
-  if (lead.takes === false) {
-    const scanned = scan((record, at) => {
-      lead.keep(record, at);
-      return besideKeep(record, at);
-    }, besideTake);
-    return { scan: scanned, along: going };
-  }
-  if (beside.takes === false) {
-    const scanned = scan(
-      (record, at) => {
-        besideKeep(record, at);
-        return lead.keep(record, at);
-      },
-      (item: A, at) => lead.take(item, at),
-    );
-    return { scan: scanned, along: going };
-  }
-  // Both take: the scan carries one part's items, and the other's wait here by line (for the lead, only those its
-  // take does not pass over: an index rebuild's lead takes the few records of the keys asked for, and a whole
-  // 1M-case batch would otherwise hold a line and an item for each of its records). A batch that never completed is
-  // never taken, so a take passes over the lines before its own.
+  // The lead's items wait here when it takes nothing, or when it can tell those it takes (and the other part takes).
+  const [carried, held] = lead.takes === false || (other.takes !== false && lead.idle !== undefined) ? [other, lead] : [lead, other];
+  const idle = held.takes === false ? () => true : (held.idle?.bind(held) ?? (() => false));
   const lines: number[] = [];
-  const held: unknown[] = [];
+  const items: unknown[] = [];
   let next = 0;
-  const heldFor = (at: LinePosition): unknown => {
-    while (next < lines.length && lines[next]! < at.line) next++;
-    if (lines[next] !== at.line) return NOTHING;
-    const item = held[next];
-    if (++next === lines.length) lines.length = held.length = next = 0;
-    return item;
-  };
-  const idle = lead.idle?.bind(lead);
-  if (idle !== undefined) {
-    const scanned = scan(
-      (record, at) => {
-        const item = besideKeep(record, at);
-        const own = lead.keep(record, at);
+  const scan = scanJournal(
+    fd,
+    spec.vocabulary,
+    (item: unknown, at: LinePosition) => {
+      while (next < lines.length && lines[next]! < at.line) next++;
+      if (lines[next] === at.line) {
+        held.take(items[next], at);
+        if (++next === lines.length) lines.length = items.length = next = 0;
+      }
+      carried.take(item, at);
+    },
+    undefined,
+    {
+      keep: (record: JournalRecord, at: LinePosition) => {
+        const own = held.keep(record, at);
         if (!idle(own)) {
-          held.push(own);
+          items.push(own);
           lines.push(at.line);
         }
-        return item;
+        return carried.keep(record, at);
       },
-      (item: B, at) => {
-        const own = heldFor(at);
-        if (own !== NOTHING) lead.take(own as A, at);
-        besideTake(item, at);
-      },
-    );
-    return { scan: scanned, along: going };
-  }
-  const scanned = scan(
-    (record, at) => {
-      const item = besideKeep(record, at);
-      if (going) {
-        held.push(item);
-        lines.push(at.line);
-      }
-      return lead.keep(record, at);
-    },
-    (item: A, at) => {
-      lead.take(item, at);
-      const own = heldFor(at);
-      if (going && own !== NOTHING) besideTake(own as B, at);
     },
   );
-  return { scan: scanned, along: going };
+  return { scan, along: going };
 }
 
 /** `run`'s result, or undefined when the part taken along cannot be built (it is not the caller's failure). */

@@ -10,9 +10,7 @@ import { decodeRecord, type JournalRecord, TRUST_VOUCHED } from '../codec/record
 import type { LinePosition } from '../codec/scan';
 import type { StoreSpec } from '../codec/store-spec';
 import { readVerified } from './cache-file';
-import { ENTRY_WORDS, EntryList, FLAG_RESET, joinOffset } from './entries';
-import { secondaryEntries } from './index-entries';
-import { REFOLDED } from './rebuild-candidates';
+import { ENTRY_WORDS, EntryList, FLAG_RESET, joinOffset, secondaryEntries } from './entries';
 import type { SpillSort } from './spill';
 import { testHook } from '../../shared/test-hooks';
 
@@ -29,6 +27,9 @@ interface Entity {
   /** Where its lines from `from` on sit among the lines read. */
   readonly first: number;
 }
+
+/** A candidate that is valid whatever the markers say: an entity folded again by the merge. */
+export const REFOLDED = 0xffffffff;
 
 export class Refolds<S> {
   private entities: Entity[] = [];

@@ -1,3 +1,4 @@
+// Over 300 lines: the streamed rebuild with its candidates and its partition writer, which nothing else uses.
 // Rebuilding a store's index from its journal in bounded memory (the first read after cache/ was lost): one
 // verifying scan, then one merge — instead of a replay that holds the whole state and every entry at once.
 //
@@ -5,7 +6,7 @@
 // a bounded number of line bytes, started afresh whenever it fills. An entity that a window folded from one
 // of its resetting lines on (StoreSpec.resets) has its secondary values there when the window closes; each such
 // (entity, window) is a candidate, numbered: a marker (the key and the offset of the entity's last line the window
-// folded) goes to a sort by key, and its values, as the secondary entries they would be, straight to the sort of
+// folded) goes among the key lines, and its values, as the secondary entries they would be, straight to the sort of
 // secondary entries (by value, then key), the candidate's number in place of the version. The merge then walks
 // the key lines by key: an entity whose last line is the one a candidate was taken at has that candidate marked
 // valid (a bit each); any other (its lines since its last reset span windows) is folded again from its own lines,
@@ -22,14 +23,13 @@
 import type { JournalRecord } from '../codec/record';
 import { isDamaged, type LinePosition, type ScanPart, type ScanResult } from '../codec/scan';
 import type { StoreSpec } from '../codec/store-spec';
-import { ENTRY_WORDS, EntryList, FLAG_RESET, joinOffset, KEY_SPACE, keyCheck, sortKey, splitOffset } from './entries';
-import { dropRun } from './index-base';
+import { ENTRY_WORDS, EntryList, FLAG_RESET, hash56, joinOffset, KEY_SPACE, keyCheck, sortKey, splitOffset, valueKey } from './entries';
+import { dropRun, type RunRef, writeRun } from './index-base';
+import { PAGE_BYTES, PAGE_ENTRIES } from './sorted-table';
 import { installBase, partEntries } from './index-levels';
-import { bindingAt } from './index-tail';
-import { PartWriter } from './part-writer';
+import { bindingAt } from './cache-file';
 import { SpillFailed, SpillSort, type Merged } from './spill';
-import { Candidates } from './rebuild-candidates';
-import { Refolds } from './rebuild-refold';
+import { REFOLDED, Refolds } from './rebuild-refold';
 import { testHook } from '../../shared/test-hooks';
 
 /** Line bytes a window folds before it closes (its state is about that size again); scaled down for tests. */
@@ -78,7 +78,7 @@ export class IndexRebuild<S> implements ScanPart<Kept> {
     this.state = spec.initial();
     this.window = spec.initial();
     this.lines = new SpillSort(root, spec.file, 2);
-    this.candidates = spec.secondary === undefined ? undefined : new Candidates(root, spec.file);
+    this.candidates = spec.secondary === undefined ? undefined : new Candidates(root, spec.file, this.lines);
   }
 
   keep(record: JournalRecord, at: LinePosition): Kept {
@@ -179,7 +179,7 @@ export class IndexRebuild<S> implements ScanPart<Kept> {
  * journal changed under the scan).
  */
 function mergeOut<S>(spec: StoreSpec<S>, fd: number, lines: Merged, candidates: Candidates | undefined, out: PartWriter, version: number): number | undefined {
-  const markers = candidates?.merged();
+  candidates?.scanned();
   const refolds = candidates === undefined ? undefined : new Refolds(spec, fd, candidates.entries);
   const group = new EntryList(16);
   const found = new EntryList(16);
@@ -187,10 +187,12 @@ function mergeOut<S>(spec: StoreSpec<S>, fd: number, lines: Merged, candidates: 
   while (!lines.done) {
     const hi = lines.words[lines.index * ENTRY_WORDS]!;
     const lo = lines.words[lines.index * ENTRY_WORDS + 1]!;
-    group.count = 0;
+    group.count = found.count = 0;
     while (!lines.done && lines.words[lines.index * ENTRY_WORDS] === hi && lines.words[lines.index * ENTRY_WORDS + 1] === lo) {
-      // A line of the batch the torn tail left is not the journal's (no index entry, nor a part of its entity).
-      if (offsetOf(lines.words, lines.index) < version) {
+      // A candidate's marker (its key's, among its lines); a line of the batch the torn tail left is not the
+      // journal's (no index entry, nor a part of its entity).
+      if (lines.words[lines.index * ENTRY_WORDS + 6]! & FLAG_MARKER) found.pushFrom(lines.words, lines.index);
+      else if (offsetOf(lines.words, lines.index) < version) {
         group.pushFrom(lines.words, lines.index);
         out.push(lines.words, lines.index, lines.words[lines.index * ENTRY_WORDS + 7]!);
       }
@@ -201,13 +203,7 @@ function mergeOut<S>(spec: StoreSpec<S>, fd: number, lines: Merged, candidates: 
     const subgroups = group.count === 1 ? undefined : bySecondHash(group);
     if (subgroups === undefined) live += group.words[4]!;
     else for (const at of subgroups.values()) live += Math.max(...at.map((j) => group.words[j * ENTRY_WORDS + 4]!));
-    if (candidates === undefined || markers === undefined) continue;
-    found.count = 0;
-    while (!markers.done && before(markers, hi, lo)) markers.next();
-    while (!markers.done && markers.words[markers.index * ENTRY_WORDS] === hi && markers.words[markers.index * ENTRY_WORDS + 1] === lo) {
-      found.pushFrom(markers.words, markers.index);
-      markers.next();
-    }
+    if (candidates === undefined) continue;
     for (const [h2, at] of subgroups ?? [[group.words[7]!, FIRST] as const]) {
       if (!candidates.markValid(found, h2, offsetOf(group.words, at.at(-1)!)) && !refolds!.add(group, at)) return undefined;
     }
@@ -222,13 +218,11 @@ function mergeOut<S>(spec: StoreSpec<S>, fd: number, lines: Merged, candidates: 
   return live;
 }
 
+/** Word 6 of a candidate's marker among the key lines (a key line's flags are FLAG_RESET or none). */
+const FLAG_MARKER = 4;
+
 /** The subgroup of a group of one line. */
 const FIRST: readonly number[] = [0];
-
-const before = (m: Merged, hi: number, lo: number) => {
-  const x = m.index * ENTRY_WORDS;
-  return m.words[x]! < hi || (m.words[x] === hi && m.words[x + 1]! < lo);
-};
 
 /** The group's entries (their indexes, in journal order) by the second hash of their key. */
 function bySecondHash(group: EntryList): Map<number, number[]> {
@@ -243,3 +237,112 @@ function bySecondHash(group: EntryList): Map<number, number[]> {
 }
 
 const offsetOf = (w: Uint32Array, j: number) => joinOffset(w[j * ENTRY_WORDS + 2]!, w[j * ENTRY_WORDS + 3]!);
+
+// The candidates: each (entity, window) whose state the window folded from the entity's last resetting line on,
+// numbered. Its marker (the key's hashes, the offset of the entity's last line the window folded, its number) goes
+// to the sort of key lines (FLAG_MARKER tells it from them), and its values, as the secondary entries they would be, straight to the sort by value and key,
+// its number in place of the version (words 4–5). The merge marks valid the one candidate taken at each entity's
+// last line (a bit each); only valid candidates' entries go out.
+class Candidates {
+  /** Secondary entries by value, then key; word 4 is the candidate's number. */
+  readonly entries: SpillSort;
+  private count = 0;
+  private valid = new Uint8Array(0);
+
+  constructor(
+    root: string,
+    file: string,
+    private readonly markers: SpillSort,
+  ) {
+    this.entries = new SpillSort(root, file, 4);
+  }
+
+  /** The entity `key` as the window folded it, its last line there at `last`: its marker and its values' entries. */
+  take<S>(spec: StoreSpec<S>, window: S, key: string, last: number): void {
+    const [kh, kl] = hash56(key);
+    const h2 = keyCheck(key);
+    const [oh, ol] = splitOffset(last);
+    const candidate = this.count++;
+    this.markers.push(kh, kl, h2, candidate, oh, ol, FLAG_MARKER, 0);
+    const values = spec.secondary!.values(window, key);
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i];
+      if (value === undefined) continue;
+      const [vh, vl] = valueKey(spec, i, value);
+      this.entries.push(vh, vl, kh, kl, candidate, 0, 0, h2);
+    }
+  }
+
+  /** Call once, when the scan is done: every candidate is numbered. */
+  scanned(): void {
+    this.valid = new Uint8Array((this.count >>> 3) + 1);
+  }
+
+  /**
+   * Marks valid the one candidate among `markers` (those of one key hash) of the entity with second hash `h2` taken at
+   * its last line, at `last`; false when there is not exactly one (the entity is folded again).
+   */
+  markValid(markers: EntryList, h2: number, last: number): boolean {
+    const [oh, ol] = splitOffset(last);
+    const w = markers.words;
+    let taken = -1;
+    for (let j = 0; j < markers.count; j++) {
+      if (w[j * ENTRY_WORDS + 2] !== h2 || w[j * ENTRY_WORDS + 4] !== oh || w[j * ENTRY_WORDS + 5] !== ol) continue;
+      if (taken !== -1) return false;
+      taken = w[j * ENTRY_WORDS + 3]!;
+    }
+    if (taken === -1) return false;
+    this.valid[taken >>> 3]! |= 1 << (taken & 7);
+    return true;
+  }
+
+  isValid(candidate: number): boolean {
+    return candidate === REFOLDED || (this.valid[candidate >>> 3]! & (1 << (candidate & 7))) !== 0;
+  }
+
+  close(): void {
+    this.entries.close();
+  }
+}
+
+/** The new base's partitions (runs in index-base.ts's format) from entries given in sort order, each encoded in one page buffer kept from partition to partition. */
+class PartWriter {
+  private part: EntryList;
+  /** The pages of a partition, reused from one to the next. */
+  private pages: Buffer | undefined;
+  readonly parts: RunRef[] = [];
+
+  constructor(
+    private readonly root: string,
+    private readonly file: string,
+    private readonly per: number,
+  ) {
+    this.part = new EntryList(per);
+  }
+
+  /** Entry `i` of `words`, with word 7 set to `w7`. */
+  push(words: Uint32Array, i: number, w7: number): void {
+    if (this.part.count >= this.per) this.write();
+    const x = i * ENTRY_WORDS;
+    this.part.push(words[x]!, words[x + 1]!, words[x + 2]!, words[x + 3]!, words[x + 4]!, words[x + 5]!, words[x + 6]!, w7);
+  }
+
+  pushWords(w0: number, w1: number, w2: number, w3: number, w4: number, w5: number, w6: number, w7: number): void {
+    if (this.part.count >= this.per) this.write();
+    this.part.push(w0, w1, w2, w3, w4, w5, w6, w7);
+  }
+
+  /** The partitions (one empty one for no entries at all). */
+  finish(): RunRef[] {
+    if (this.part.count > 0 || this.parts.length === 0) this.write();
+    return this.parts;
+  }
+
+  private write(): void {
+    this.pages ??= Buffer.allocUnsafeSlow(Math.ceil(this.per / PAGE_ENTRIES) * PAGE_BYTES);
+    const run = writeRun(this.root, this.file, this.part.view(), this.pages);
+    if (run === undefined) throw new SpillFailed(`${this.file}: an index partition could not be written`);
+    this.parts.push(run);
+    this.part.count = 0;
+  }
+}

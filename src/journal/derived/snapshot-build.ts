@@ -1,3 +1,4 @@
+// Over 300 lines: the stepped rewrite and its build file, which nothing else reads or writes.
 // Rewriting a store's snapshot in bounded steps (SnapshotCodec.steps), so that no single write pays for a whole
 // rewrite (at 1M cases ~150 MB, 5 s and 900 MB in one call). A writer that finds enough journal past the snapshot
 // freezes the state's changes since it (the codec's delta encoding) into cache/<journal>.state-build; each write
@@ -6,7 +7,7 @@
 // with the checksums of the pages it completed. The last step writes the page table's directory and the header,
 // and renames the new snapshot over the old one. Readers meanwhile use the old snapshot and its delta, as before.
 //
-// The build file (its layout: snapshot-build-file.ts) holds the frozen changes, the codec's cursor and the checksums
+// The build file (below) holds the frozen changes, the codec's cursor and the checksums
 // so far. Every checksum of the new snapshot is computed from bytes in memory, never read back: bytes of a step that
 // did not reach the disk (cache files are not fsynced) make pages that do not verify, which readers pass over. A
 // step that dies before the build file is rewritten is done again from the same cursor, to the same offsets. A build whose snapshot was replaced (a
@@ -15,22 +16,32 @@
 import { fs } from '../../shared/fs';
 import { crashPoint } from '../../shared/crash-point';
 import type { StoreSpec } from '../codec/store-spec';
-import { crc32 } from './checksum';
-import { bindingHolds, cachePath, dropCacheFile, HEADER_BYTES, newNonce, openCacheFile, writeFully, type JournalBinding } from './cache-file';
+import { crc32, seedOf } from './checksum';
 import {
-  BUILD_KIND,
-  BUILD_VERSION,
-  buildName,
-  dropBuild,
-  nextName,
-  readBuild,
-  saveBuild,
-  type Build,
-  type BuildHeader,
-  type BuildMeta,
-} from './snapshot-build-file';
-import { chunkSeed, dropSnapshot, openSnapshot, pageSeed, SNAPSHOT_CHUNK_PAGES, SNAPSHOT_PAGE, snapshotHeader, snapshotLayout, snapshotName } from './snapshot';
-import { dropDelta } from './snapshot-delta';
+  bindingHolds,
+  cachePath,
+  dropCacheFile,
+  HEADER_BYTES,
+  isBinding,
+  newNonce,
+  openCacheFile,
+  readBodyFile,
+  writeBodyFile,
+  writeFully,
+  type JournalBinding,
+} from './cache-file';
+import {
+  chunkSeed,
+  dropDelta,
+  dropSnapshot,
+  openSnapshot,
+  pageSeed,
+  SNAPSHOT_CHUNK_PAGES,
+  SNAPSHOT_PAGE,
+  snapshotHeader,
+  snapshotLayout,
+  snapshotName,
+} from './snapshot';
 import { DerivedDamage } from './sorted-table';
 import { openJournalFile } from '../../shared/journal-file';
 import { testHook } from '../../shared/test-hooks';
@@ -56,7 +67,7 @@ export function startBuild(root: string, path: string, spec: StoreSpec<unknown>,
     return false;
   }
   const meta: BuildMeta = { binding, length: null, written: 0, cursor: null, dir: [], chunk: [] };
-  const header: BuildHeader = { kind: BUILD_KIND, v: BUILD_VERSION, file: spec.file, codec: codec.version, base, nonce, body_bytes: 0, body_crc: 0 };
+  const header: BuildHeader = { kind: BUILD_KIND, v: BUILD_VERSION, file: spec.file, codec: codec.version, base, nonce };
   if (!saveBuild(root, spec.file, { header, meta, frozen: Buffer.from(frozen), carry: Buffer.alloc(0) })) return false;
   return stepBuild(root, path, spec);
 }
@@ -183,18 +194,13 @@ function checksumPages(
   done: boolean,
 ): { meta: Pick<BuildMeta, 'dir' | 'chunk'>; carry: Buffer } {
   const PAGE = SNAPSHOT_PAGE;
-  // The unfinished page carried over, completed from the first bytes; then the pages of `bytes` after them.
-  const head = Math.min(bytes.length, (PAGE - build.carry.length) % PAGE);
-  const first = build.carry.length > 0 ? Buffer.concat([build.carry, bytes.subarray(0, head)]) : undefined;
-  const rest = first === undefined ? bytes : bytes.subarray(head);
-  const pageOf = (k: number) => (first === undefined ? rest.subarray(k * PAGE, (k + 1) * PAGE) : k === 0 ? first : rest.subarray((k - 1) * PAGE, k * PAGE));
-  const total = (first?.length ?? 0) + rest.length;
+  // The unfinished page carried over, completed from the first bytes; then the pages of `bytes` after it.
+  const all = build.carry.length > 0 ? Buffer.concat([build.carry, bytes]) : bytes;
   const dir = [...build.meta.dir];
   const chunk = [...build.meta.chunk];
-  let page = (build.meta.written - build.carry.length) / PAGE;
-  // An unfinished first page (the carry and all of `bytes`) stays unfinished unless the body is done.
-  const whole = first !== undefined && first.length < PAGE ? 0 : first !== undefined ? 1 + Math.floor(rest.length / PAGE) : Math.floor(rest.length / PAGE);
-  const full = done ? Math.ceil(total / PAGE) : whole;
+  const page = (build.meta.written - build.carry.length) / PAGE;
+  // The last page, unfinished, stays carried unless the body is done.
+  const full = done ? Math.ceil(all.length / PAGE) : Math.floor(all.length / PAGE);
   const flush = () => {
     const table = Buffer.alloc(chunk.length * 4);
     chunk.forEach((c, i) => {
@@ -204,13 +210,12 @@ function checksumPages(
     dir.push(crc32(table, chunkSeed(nonce, dir.length)));
     chunk.length = 0;
   };
-  for (let k = 0; k < full; k++, page++) {
-    chunk.push(crc32(pageOf(k), pageSeed(nonce, page)));
+  for (let k = 0; k < full; k++) {
+    chunk.push(crc32(all.subarray(k * PAGE, (k + 1) * PAGE), pageSeed(nonce, page + k)));
     if (chunk.length === SNAPSHOT_CHUNK_PAGES) flush();
   }
   if (done && chunk.length > 0) flush();
-  const left = full === 0 ? (first ?? rest) : first === undefined ? rest.subarray(full * PAGE) : rest.subarray((full - 1) * PAGE);
-  return { meta: { dir, chunk }, carry: Buffer.from(left) };
+  return { meta: { dir, chunk }, carry: Buffer.from(all.subarray(full * PAGE)) };
 }
 
 /** The new snapshot's file for writing: created (empty) for the first bytes, else the one the steps before wrote. */
@@ -225,4 +230,98 @@ function openNext(root: string, file: string, first: boolean): number | undefine
   }
 }
 
-export { buildName, dropBuild, nextName } from './snapshot-build-file';
+// The build file, cache/<journal>.state-build: a body file (cache-file.ts) whose header names the snapshot it
+// continues (its nonce) and the new one's nonce (which seeds the body's CRC-32); the body: the meta's length (u32),
+// the meta (JSON: the binding the new snapshot will carry, its body's length once known, the bytes written, the
+// codec's cursor, the CRC-32s of the page table's chunks completed and of the pages of the next one), the frozen
+// changes, and the bytes of the last unfinished page (its checksum needs the rest). Rewritten whole after each step.
+const BUILD_KIND = 'crux-snapshot-build';
+const BUILD_VERSION = 1;
+
+export const buildName = (file: string) => `${file}.state-build`;
+export const nextName = (file: string) => `${file}.state-next`;
+
+interface BuildHeader {
+  readonly kind: typeof BUILD_KIND;
+  readonly v: number;
+  readonly file: string;
+  readonly codec: number;
+  /** The nonce of the snapshot whose state (with the frozen changes) the new one encodes. */
+  readonly base: number;
+  /** The new snapshot's nonce. */
+  readonly nonce: number;
+}
+
+interface BuildMeta {
+  readonly binding: JournalBinding;
+  readonly length: number | null;
+  readonly written: number;
+  readonly cursor: unknown;
+  /** CRC-32 of each completed chunk of the page table (the directory so far). */
+  readonly dir: readonly number[];
+  /** CRC-32s of the pages of the chunk not yet complete. */
+  readonly chunk: readonly number[];
+}
+
+interface Build {
+  readonly header: BuildHeader;
+  readonly meta: BuildMeta;
+  readonly frozen: Buffer;
+  readonly carry: Buffer;
+}
+
+/** The build file's own seed: a position no page (from 0) or chunk (below -1) of the new snapshot has. */
+const buildSeed = (nonce: number) => seedOf(nonce, -0.5);
+
+function readBuild(root: string, spec: StoreSpec<unknown>): Build | undefined {
+  const read = readBodyFile<BuildHeader>(
+    root,
+    buildName(spec.file),
+    (h) => h.kind === BUILD_KIND && h.v === BUILD_VERSION && h.file === spec.file && h.codec === spec.snapshot?.version,
+    (h) => buildSeed(h.nonce),
+    Number.MAX_SAFE_INTEGER,
+  );
+  if (read === undefined || read.body.length < 4) return undefined;
+  const { header, body } = read;
+  try {
+    const metaBytes = body.readUInt32LE(0);
+    if (4 + metaBytes > body.length) return undefined;
+    const doc = JSON.parse(body.toString('utf8', 4, 4 + metaBytes)) as BuildMeta & { frozen: number };
+    if (!isMeta(doc) || 4 + metaBytes + doc.frozen > body.length) return undefined;
+    const frozen = body.subarray(4 + metaBytes, 4 + metaBytes + doc.frozen);
+    const carry = body.subarray(4 + metaBytes + doc.frozen);
+    return carry.length === doc.written % SNAPSHOT_PAGE ? { header, meta: doc, frozen, carry } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const isMeta = (m: BuildMeta & { frozen: number }): boolean =>
+  m !== null &&
+  typeof m === 'object' &&
+  isBinding(m.binding) &&
+  (m.length === null || Number.isSafeInteger(m.length)) &&
+  Number.isSafeInteger(m.written) &&
+  m.written >= 0 &&
+  Number.isSafeInteger(m.frozen) &&
+  m.frozen >= 0 &&
+  Array.isArray(m.dir) &&
+  Array.isArray(m.chunk) &&
+  m.chunk.length < SNAPSHOT_CHUNK_PAGES &&
+  [...m.dir, ...m.chunk].every((c) => Number.isInteger(c) && c >= 0 && c <= 0xffffffff);
+
+function saveBuild(root: string, file: string, build: Build): boolean {
+  const meta = Buffer.from(JSON.stringify({ ...build.meta, frozen: build.frozen.length }));
+  const body = Buffer.concat([Buffer.alloc(4), meta, build.frozen, build.carry]);
+  body.writeUInt32LE(meta.length, 0);
+  crashPoint('derived:before-build-save');
+  if (writeBodyFile(root, buildName(file), build.header, body, buildSeed(build.header.nonce))) return true;
+  dropBuild(root, file);
+  return false;
+}
+
+/** Removes a build under way and what it wrote. */
+export function dropBuild(root: string, file: string): void {
+  dropCacheFile(root, buildName(file));
+  dropCacheFile(root, nextName(file));
+}

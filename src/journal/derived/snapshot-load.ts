@@ -7,13 +7,10 @@ import { isDamaged, scanJournal } from '../codec/scan';
 import { streamsAt } from './snapshot-stream';
 import { loadedAt, type Loaded } from '../codec/loaded';
 import type { SnapshotBody, StoreSpec } from '../codec/store-spec';
-import { mtimeOf } from './cache-file';
-import { openSnapshot, readWhole, snapshotFacts, writeSnapshot, type OpenSnapshot } from './snapshot';
+import { bindingAt, mtimeOf, type JournalBinding } from './cache-file';
+import { dropDelta, openSnapshot, readDelta, readWhole, snapshotFacts, writeDelta, writeSnapshot, type OpenSnapshot } from './snapshot';
 import { buildUnderWay, dropBuild, startBuild, stepBuild } from './snapshot-build';
-import { dropDelta, readDelta, writeDelta } from './snapshot-delta';
-import type { JournalBinding } from './cache-file';
 import { DerivedDamage } from './sorted-table';
-import { bindingAt } from './index-tail';
 import { openJournalFile } from '../../shared/journal-file';
 import { testHook } from '../../shared/test-hooks';
 

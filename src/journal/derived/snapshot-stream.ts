@@ -9,18 +9,14 @@
 // Damage (any problem but a torn tail) builds nothing, as a replay would keep nothing: the caller replays and
 // reports it. A scratch file or the snapshot that cannot be written (a full disk) builds nothing either.
 import { fs } from '../../shared/fs';
-import { join } from 'node:path';
 import type { JournalRecord } from '../codec/record';
 import { isDamaged, type LinePosition, type ScanPart, type ScanResult } from '../codec/scan';
 import type { SnapshotCodec, SnapshotStream, StoreSpec } from '../codec/store-spec';
-import { CACHE_DIR, cachePath, newNonce, noteInternal, writeCacheFileBy, writeFully, type JournalBinding } from './cache-file';
-import { bindingAt } from './index-tail';
-import { ScratchSpace } from './scratch';
-import { pageTable, snapshotHeader, snapshotLayout, snapshotName, SNAPSHOT_PAGE } from './snapshot';
-import { dropBuild } from './snapshot-build-file';
-import { dropDelta } from './snapshot-delta';
+import { bindingAt, dropCacheFile, newNonce, oldCacheFiles, noteInternal, writeCacheFileBy, writeFully, type JournalBinding } from './cache-file';
+import { dropDelta, pageTable, snapshotHeader, snapshotLayout, snapshotName, SNAPSHOT_PAGE } from './snapshot';
+import { dropBuild } from './snapshot-build';
 import { DerivedDamage } from './sorted-table';
-import { SpillFailed } from './spill';
+import { ScratchSpace, SpillFailed } from './spill';
 import { testHook } from '../../shared/test-hooks';
 
 /** Journals smaller than this are replayed in memory instead (~25k cases); CRUX_TEST_STREAM_BYTES sets it in tests. */
@@ -149,23 +145,7 @@ const STALE_TEMP_MS = 10 * 60_000;
 
 /** Removes the temp files of snapshots that a killed process left (as large as the snapshot: 150 MB at 1M cases). */
 function sweepStaleTemps(root: string, file: string): void {
-  const prefix = `${snapshotName(file)}.`;
-  let names: string[];
-  try {
-    names = fs.readdirSync(join(root, CACHE_DIR));
-  } catch {
-    return;
-  }
-  const now = Date.now();
-  for (const name of names) {
-    if (!name.startsWith(prefix) || !/^\d+\.\d+\.tmp$/.test(name.slice(prefix.length))) continue;
-    try {
-      const st = fs.lstatSync(cachePath(root, name));
-      if (st.isFile() && now - st.mtimeMs > STALE_TEMP_MS) fs.rmSync(cachePath(root, name), { force: true });
-    } catch {
-      // Gone already, or cache/ cannot be written: nothing to sweep.
-    }
-  }
+  for (const name of oldCacheFiles(root, `${snapshotName(file)}.`, /^\d+\.\d+\.tmp$/, STALE_TEMP_MS)) dropCacheFile(root, name);
 }
 
 /** Writes the streamed body as a snapshot (its page table from the body read back); false when it could not. */

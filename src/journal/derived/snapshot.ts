@@ -1,3 +1,4 @@
+// Over 300 lines: the snapshot's framing and its delta's, opened together.
 // The state snapshot: a store's whole folded state, encoded by the store, in cache/<journal>.state, so that
 // whole-store queries (case retrieve) read what they need of it and replay only the records written after it.
 //
@@ -23,7 +24,9 @@ import {
   HEADER_BYTES,
   isBinding,
   newNonce,
+  readBodyFile,
   readHeader,
+  writeBodyFile,
   writeCacheFile,
   type JournalBinding,
 } from './cache-file';
@@ -280,4 +283,50 @@ export function pageTable(nonce: number, length: number, pageAt: (p: number) => 
 
 export function dropSnapshot(root: string, file: string): void {
   dropCacheFile(root, snapshotName(file));
+}
+
+// The snapshot's delta: a store's changes since its snapshot (the records written after it, folded), in the store's
+// own encoding, in cache/<journal>.state-delta, so that readers after many single writes apply them at once instead
+// of verifying, decoding and folding every record after the snapshot on each call. A body file (cache-file.ts) whose
+// header names the store's codec, the snapshot it continues (by its nonce, which seeds the body's CRC-32) and the
+// binding it reaches. Used only with that snapshot and while its binding holds for a prefix of the journal; written
+// whole by readers that folded DELTA_AFTER_RECORDS records or more past the snapshot and its delta (snapshot-load.ts).
+const DELTA_KIND = 'crux-snapshot-delta';
+const DELTA_VERSION = 1;
+/** A bigger delta is not read: the snapshot is rewritten long before one grows that far (snapshot-load.ts). */
+const DELTA_MAX_BYTES = 64 * 1024 * 1024;
+
+interface DeltaHeader {
+  readonly kind: typeof DELTA_KIND;
+  readonly v: number;
+  readonly file: string;
+  readonly codec: number;
+  /** The nonce of the snapshot this delta continues. */
+  readonly base: number;
+  readonly binding: JournalBinding;
+}
+
+export const deltaName = (file: string) => `${file}.state-delta`;
+const deltaSeed = (base: number) => seedOf(base, -1);
+
+/** The delta continuing the snapshot of nonce `base` (codec `codec`), if it verifies and its binding holds for a prefix of the journal at `journalFd`. */
+export function readDelta(root: string, file: string, codec: number, base: number, journalFd: number, journalSize: number) {
+  const read = readBodyFile<DeltaHeader>(
+    root,
+    deltaName(file),
+    (h) => h.kind === DELTA_KIND && h.v === DELTA_VERSION && h.file === file && h.codec === codec && h.base === base && isBinding(h.binding),
+    () => deltaSeed(base),
+    DELTA_MAX_BYTES,
+  );
+  return read !== undefined && bindingHolds(journalFd, journalSize, read.header.binding, { prefix: true })
+    ? { binding: read.header.binding, body: read.body }
+    : undefined;
+}
+
+export function writeDelta(root: string, file: string, codec: number, base: number, binding: JournalBinding, body: Uint8Array): void {
+  if (!writeBodyFile(root, deltaName(file), { kind: DELTA_KIND, v: DELTA_VERSION, file, codec, base, binding }, body, deltaSeed(base))) dropDelta(root, file);
+}
+
+export function dropDelta(root: string, file: string): void {
+  dropCacheFile(root, deltaName(file));
 }

@@ -16,6 +16,8 @@ const COUNT_AT = 4088;
 const CRC_AT = 4092;
 /** Pages a long range reads at once (256 KiB). */
 const SPAN_PAGES = 64;
+/** Pages a stream of pages (a merge's) reads at once (128 KiB). */
+export const STREAM_PAGES = 32;
 const TWO32 = 0x1_0000_0000;
 
 /** Damage found in a derived file while reading it: the caller bypasses the file and rebuilds it. */
@@ -53,6 +55,8 @@ export class SortedTable {
     private readonly nonce: number,
     readonly pages: number,
     readonly entries: number,
+    /** Where the pages start in the file (a spilled run's, in its sort's scratch file: spill.ts). */
+    private readonly start = PAGES_START,
   ) {}
 
   /** Page p's entries; throws DerivedDamage when it does not verify. */
@@ -76,11 +80,11 @@ export class SortedTable {
     return words;
   }
 
-  /** Pages [first, first + n) as read (short at the end of the file), not verified yet. */
-  private read(first: number, n: number): Buffer {
-    const buf = Buffer.allocUnsafeSlow(n * PAGE_BYTES);
+  /** Pages [first, first + n) as read (short at the end of the file), not verified yet; into `into` when it is large enough. */
+  private read(first: number, n: number, into?: Buffer): Buffer {
+    const buf = into !== undefined && into.length >= n * PAGE_BYTES ? into : Buffer.allocUnsafeSlow(n * PAGE_BYTES);
     try {
-      return buf.subarray(0, fs.readSync(this.fd, buf, 0, buf.length, PAGES_START + first * PAGE_BYTES));
+      return buf.subarray(0, fs.readSync(this.fd, buf, 0, n * PAGE_BYTES, this.start + first * PAGE_BYTES));
     } catch {
       throw new DerivedDamage(`page ${first} unreadable`);
     }
@@ -165,14 +169,8 @@ export class SortedTable {
     // Read ahead in doubling chunks: a short range reads little more than its pages, a long one 256 KiB a read.
     let ahead = 2;
     for (let p = this.firstPageFrom(fromHi, fromLo); p < this.pages; p++) {
-      const c = this.chunk;
-      if (!this.cache.has(p) && (c === undefined || p < c.first || p >= c.first + c.pages)) {
-        const n = Math.min(ahead, this.pages - p);
-        this.chunk = { first: p, pages: n, buf: this.read(p, n) };
-        ahead = Math.min(SPAN_PAGES, ahead * 2);
-      }
-      const words = this.page(p);
-      this.cache.delete(p);
+      if (this.readAhead(p, ahead)) ahead = Math.min(SPAN_PAGES, ahead * 2);
+      const words = this.take(p);
       const n = words.length / ENTRY_WORDS;
       let start = 0;
       while (start < n && compareKey(words, start, fromHi, fromLo) < 0) start++;
@@ -231,18 +229,28 @@ export class SortedTable {
   /** Every page's entries, in order (for a merge), verifying every page. */
   eachPage(visit: (words: Uint32Array) => void): void {
     for (let p = 0; p < this.pages; p++) {
-      visit(this.page(p));
-      this.cache.delete(p);
+      this.readAhead(p, STREAM_PAGES);
+      visit(this.take(p));
     }
   }
 
-  /** Every entry, in order (for a merge), verifying every page. */
-  all(visit: (words: Uint32Array, index: number) => void): void {
-    for (let p = 0; p < this.pages; p++) {
-      const words = this.page(p);
-      const n = words.length / ENTRY_WORDS;
-      for (let i = 0; i < n; i++) visit(words, i);
-      this.cache.delete(p);
-    }
+  /** Page p, not kept once returned (a stream of pages in order: read them ahead). */
+  take(p: number): Uint32Array {
+    const words = this.page(p);
+    this.cache.delete(p);
+    return words;
+  }
+
+  /**
+   * Reads pages [p, p + n) in one read unless page p is at hand; whether it read. `reuse`: into the pages read ahead
+   * before (a stream's, whose pages taken before are no longer used: a spilled run's, spill.ts).
+   */
+  readAhead(p: number, n: number, reuse = false): boolean {
+    const c = this.chunk;
+    if (this.cache.has(p) || (c !== undefined && p >= c.first && p < c.first + c.pages)) return false;
+    const pages = Math.min(n, this.pages - p);
+    // A chunk's buffer is its own (allocUnsafeSlow: never pooled), whole from its ArrayBuffer's start.
+    this.chunk = { first: p, pages, buf: this.read(p, pages, reuse && c !== undefined ? Buffer.from(c.buf.buffer) : undefined) };
+    return true;
   }
 }

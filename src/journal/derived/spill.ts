@@ -1,22 +1,22 @@
+// Over 300 lines: the spilled sort and the scratch space of a streamed build, made of it.
 // Sorting more index entries than memory should hold (a rebuild's): entries gather in a bounded buffer; each
 // full buffer is sorted and spilled as a run, appended to the sort's one scratch file in cache/ (opened and
 // unlinked at once, so that a crash leaves at most one stray file, swept by the next write as a stray run is,
-// and no sweep removes one in use); then they are read back merged, a block of each run at a time. Each block
-// is checked on its way back against the CRC-32 taken as it went out (kept in memory: the file is this
-// process's alone): a block that does not come back whole fails the sort (SpillFailed), and nothing is built.
+// and no sweep removes one in use); then they are read back merged, a few pages of each run at a time. A run is
+// the sorted table's framing (sorted-table.ts: checksummed 4 KiB pages, seeded with the run's nonce, kept in memory:
+// the file is this process's alone): a page that does not come back whole fails the sort (SpillFailed), and nothing
+// is built.
 import { join } from 'node:path';
 import { fs } from '../../shared/fs';
 import { ensurePrivateDir, FILE_MODE } from '../../shared/durable-fs';
 import { CACHE_DIR, cachePath, newNonce, writeFully } from './cache-file';
-import { crc32, seedOf } from './checksum';
-import { compareAt, ENTRY_BYTES, ENTRY_WORDS, EntryList, SortScratch } from './entries';
+import type { Scratch, ScratchFile } from '../codec/store-spec';
+import { compareAt, ENTRY_WORDS, EntryList, hash56, SortScratch } from './entries';
+import { DerivedDamage, encodePages, PAGE_BYTES, PAGE_ENTRIES, SortedTable, STREAM_PAGES } from './sorted-table';
 import { testHook } from '../../shared/test-hooks';
 
 /** Entries a buffer holds before it is spilled (4 MiB); CRUX_TEST_REBUILD_ENTRIES lowers it, so that tests spill. */
 const spillEntries = () => Number(testHook('CRUX_TEST_REBUILD_ENTRIES')) || 1 << 17;
-
-/** Entries of a spilled run read back (and checked) at once: 128 KiB; smaller under CRUX_TEST_REBUILD_ENTRIES. */
-const blockEntries = () => Math.min(4096, Math.max(1, spillEntries() >> 2));
 
 /** A run could not be written (a full disk, an unusable cache/), or did not read back whole: nothing is built. */
 export class SpillFailed extends Error {}
@@ -25,7 +25,7 @@ export class SpillFailed extends Error {}
  * A new file in cache/ for scratch, already unlinked (named as a stray index run would be, so that the one a crash
  * between the two leaves is swept with them: index-base.ts strayRuns). SpillFailed when it cannot be made.
  */
-export function openScratchFile(root: string, journal: string): number {
+function openScratchFile(root: string, journal: string): number {
   const path = cachePath(root, `${journal}.idx.${newNonce().toString(16).padStart(8, '0')}`);
   let fd: number;
   try {
@@ -50,29 +50,17 @@ let shared: SortScratch | undefined;
 let openSorts = 0;
 const spillScratch = () => (shared ??= new SortScratch());
 
-/** A spilled run: where it starts in the scratch file, its entries, and the CRC-32 of each of its blocks. */
-interface Run {
-  readonly at: number;
-  readonly entries: number;
-  readonly crcs: readonly number[];
-}
-
-/** One sorted source of a merge: a spilled run read block by block, or the last buffer, sorted in memory. */
+/** One sorted source of a merge: a spilled run read page by page, or the last buffer, sorted in memory. */
 class Source {
   words: Uint32Array<ArrayBufferLike>;
   index = 0;
-  private block = 0;
-  private readonly buf: Buffer | undefined;
+  private page = 0;
 
   constructor(
     first: Uint32Array<ArrayBufferLike>,
-    private readonly from?: { sort: SpillSort; run: Run; per: number },
+    private readonly run?: SortedTable,
   ) {
-    this.words = first;
-    if (from !== undefined) {
-      this.buf = Buffer.allocUnsafeSlow(from.per * ENTRY_BYTES);
-      this.words = this.load(0);
-    }
+    this.words = run === undefined ? first : this.load(0);
   }
 
   get done(): boolean {
@@ -81,18 +69,19 @@ class Source {
 
   next(): void {
     this.index += 1;
-    if (!this.done || this.from === undefined || this.block + 1 >= this.from.run.crcs.length) return;
-    this.block += 1;
-    this.words = this.load(this.block);
+    if (!this.done || this.run === undefined || this.page + 1 >= this.run.pages) return;
+    this.words = this.load(++this.page);
     this.index = 0;
   }
 
-  private load(block: number): Uint32Array {
-    const { sort, run, per } = this.from!;
-    const n = Math.min(per, run.entries - block * per);
-    const bytes = this.buf!.subarray(0, n * ENTRY_BYTES);
-    sort.readBlock(bytes, run.at + block * per * ENTRY_BYTES, run.crcs[block]!);
-    return new Uint32Array(bytes.buffer, bytes.byteOffset, n * ENTRY_WORDS);
+  private load(p: number): Uint32Array {
+    try {
+      this.run!.readAhead(p, STREAM_PAGES, true);
+      return this.run!.take(p);
+    } catch (error) {
+      if (error instanceof DerivedDamage) throw new SpillFailed(`a sorted run did not read back as written (${error.message})`);
+      throw error;
+    }
   }
 }
 
@@ -103,11 +92,10 @@ class Source {
  */
 export class SpillSort {
   private buffer: EntryList;
-  private readonly runs: Run[] = [];
-  private readonly nonce = newNonce();
+  /** The spilled runs: where each starts in the scratch file, its entries, and the nonce its pages' checksums are seeded with. */
+  private readonly runs: { at: number; entries: number; nonce: number }[] = [];
   private fd: number | undefined;
   private size = 0;
-  private readonly per = blockEntries();
   private open = true;
 
   constructor(
@@ -130,43 +118,30 @@ export class SpillSort {
     this.buffer.pushFrom(words, i);
   }
 
+  /** Writes the buffer, sorted, as a run of the sorted table's checksummed pages (sorted-table.ts). */
   private spill(): void {
     this.fd ??= openScratchFile(this.root, this.file);
     const sorted = this.buffer.sorted(this.sortWords, spillScratch());
-    const bytes = new Uint8Array(sorted.buffer, sorted.byteOffset, sorted.byteLength);
-    const entries = this.buffer.count;
-    const crcs: number[] = [];
-    for (let from = 0; from < entries; from += this.per) {
-      crcs.push(
-        crc32(bytes.subarray(from * ENTRY_BYTES, Math.min(entries, from + this.per) * ENTRY_BYTES), seedOf(this.nonce, this.size + from * ENTRY_BYTES)),
-      );
-    }
+    const run = { at: this.size, entries: this.buffer.count, nonce: newNonce() };
+    const pages = Math.ceil(run.entries / PAGE_ENTRIES) * PAGE_BYTES;
+    const into = spillScratch().array(5, pages / 4);
+    const bytes = encodePages(sorted, run.nonce, Buffer.from(into.buffer, into.byteOffset, pages));
     try {
       writeFully(this.fd, bytes, this.size);
     } catch (error) {
       throw new SpillFailed(`${this.file}: a sorted run could not be spilled (${(error as NodeJS.ErrnoException).code ?? error})`);
     }
-    this.runs.push({ at: this.size, entries, crcs });
+    this.runs.push(run);
     this.size += bytes.length;
     this.buffer.count = 0;
   }
 
-  /** Reads the block at `at` into `into` and checks it; SpillFailed when it does not come back as written. */
-  readBlock(into: Uint8Array, at: number, crc: number): void {
-    let n = -1;
-    try {
-      n = fs.readSync(this.fd!, into, 0, into.length, at);
-    } catch {
-      // Checked below.
-    }
-    if (n !== into.length || crc32(into, seedOf(this.nonce, at)) !== crc) {
-      throw new SpillFailed(`${this.file}: a sorted run did not read back as written`);
-    }
-  }
-
   /** The merge of everything pushed; call once, after the last push. */
   merged(): Merged {
-    const sources = this.runs.filter((r) => r.entries > 0).map((run) => new Source(new Uint32Array(0), { sort: this, run, per: this.per }));
+    const fd = this.fd!;
+    const sources = this.runs
+      .filter((r) => r.entries > 0)
+      .map((r) => new Source(new Uint32Array(0), new SortedTable(fd, r.nonce, Math.ceil(r.entries / PAGE_ENTRIES), r.entries, r.at)));
     // Its own array: it is read through the merge, while other sorts may spill.
     const rest = this.buffer.sorted(this.sortWords);
     this.buffer = new EntryList(1);
@@ -259,5 +234,75 @@ export class Merged {
       i = c;
     }
     h[i] = s;
+  }
+}
+
+// Scratch space for a streamed snapshot build (snapshot-stream.ts): plain files in cache/, each unlinked as soon as
+// it is open (openScratchFile), and sorts that spill their runs there. Any failure to create, write or read them (a
+// full disk, an unusable cache/) throws SpillFailed: the build is given up, the caller replays.
+export class ScratchSpace implements Scratch {
+  private readonly files: FileOnDisk[] = [];
+  private readonly sorts: SpillSort[] = [];
+
+  constructor(
+    private readonly root: string,
+    private readonly journal: string,
+  ) {}
+
+  file(): ScratchFile {
+    const fd = openScratchFile(this.root, this.journal);
+    const file = new FileOnDisk(fd, this.journal);
+    this.files.push(file);
+    return file;
+  }
+
+  sort(words: 2 | 4): SpillSort {
+    const sort = new SpillSort(this.root, this.journal, words);
+    this.sorts.push(sort);
+    return sort;
+  }
+
+  keyHash(text: string): [number, number] {
+    return hash56(text);
+  }
+
+  close(): void {
+    for (const file of this.files) file.close();
+    for (const sort of this.sorts) sort.close();
+    this.files.length = this.sorts.length = 0;
+  }
+}
+
+class FileOnDisk implements ScratchFile {
+  size = 0;
+
+  constructor(
+    private readonly fd: number,
+    private readonly journal: string,
+  ) {}
+
+  append(bytes: Uint8Array): void {
+    try {
+      writeFully(this.fd, bytes, this.size);
+    } catch (error) {
+      throw new SpillFailed(`${this.journal}: a scratch file could not be written (${(error as NodeJS.ErrnoException).code ?? error})`);
+    }
+    this.size += bytes.length;
+  }
+
+  read(into: Uint8Array, position: number): number {
+    try {
+      return fs.readSync(this.fd, into, 0, Math.min(into.length, Math.max(0, this.size - position)), position);
+    } catch (error) {
+      throw new SpillFailed(`${this.journal}: a scratch file could not be read (${(error as NodeJS.ErrnoException).code ?? error})`);
+    }
+  }
+
+  close(): void {
+    try {
+      fs.closeSync(this.fd);
+    } catch {
+      // Already closed.
+    }
   }
 }

@@ -16,14 +16,13 @@ import type { JournalRecord } from '../codec/record';
 import type { LinePosition } from '../codec/scan';
 import type { Position } from '../codec/loaded';
 import type { StoreSpec } from '../codec/store-spec';
-import { bindingHolds, dropCacheFile, mtimeOf, newNonce, writeCacheFile, type JournalBinding } from './cache-file';
+import { bindingAt, bindingHolds, dropCacheFile, mtimeOf, newNonce, writeCacheFile, type JournalBinding } from './cache-file';
 import { appendBlock, chainStart, encodeLogHeader, LOG_VERSION, readLog, type OpenLog } from './delta-log';
-import { EntryList } from './entries';
-import { keyEntry, secondaryEntries } from './index-entries';
+import { EntryList, keyEntry, secondaryEntries } from './entries';
 import { dropIndexFiles, logName, openManifest, type Manifest } from './index-base';
 import { freeze, IndexTables, mergeStep } from './index-levels';
 import { IndexQueries } from './index-queries';
-import { bindingAt, readTail, type Tail } from './index-tail';
+import { readTail, type Tail } from './index-lookup';
 import { testHook } from '../../shared/test-hooks';
 
 /** The log is frozen into a run once it holds this many entries (reads scan the whole log). */

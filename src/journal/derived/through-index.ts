@@ -6,11 +6,34 @@ import type { JournalRecord } from '../codec/record';
 import type { LinePosition, TornTail } from '../codec/scan';
 import type { IndexUpkeep, Loaded } from '../codec/loaded';
 import type { IndexQuery, NewestQuery, StoreSpec } from '../codec/store-spec';
-import { KeyLines } from './index-entries';
-import { LiveEstimate } from './live-estimate';
 import { RunMissing } from './index-levels';
 import { StoreIndex } from './store-index';
 import { openJournalFile } from '../../shared/journal-file';
+import { KeyLines } from './entries';
+
+/** The live-bytes estimate of a keyed journal: the sum over keys of each key's largest line, roughly what compaction
+ * would keep. Carried in the index (the manifest, each log block) between invocations. */
+class LiveEstimate {
+  private readonly largest = new Map<string, number>();
+  total = 0;
+
+  constructor(initial = 0) {
+    this.total = initial;
+  }
+
+  /** Seeds a key's largest line from its known lines (when extending an index). */
+  seed(key: string, lines: readonly LinePosition[]): void {
+    if (!this.largest.has(key)) this.largest.set(key, Math.max(0, ...lines.map((l) => l.length)));
+  }
+
+  add(key: string, length: number): void {
+    const before = this.largest.get(key) ?? 0;
+    if (length > before) {
+      this.largest.set(key, length);
+      this.total += length - before;
+    }
+  }
+}
 
 /** The upkeep of an index open for a writer: its appends go into the next log block. */
 export class AppendUpkeep<S> implements IndexUpkeep {
@@ -60,12 +83,52 @@ function openJournal(path: string): number | undefined {
   }
 }
 
+/** write: the index stays open for the writer's upkeep; read: a reader's (it drops damage, fills a gap); look: neither. */
+type IndexUse = 'write' | 'read' | 'look';
+/** What a read through the index answers when the index is not to be used here (no damage: nothing dropped). */
+const UNUSED = null;
+
 /**
- * A state holding the entities `keys` (or every entity that may match `query`), read through the store's
- * index; undefined when there is no index that verifies (then the caller replays in full, and rebuilds it).
- * With `keep`, the index stays open in the result for the writer that appends after it (released with the
- * upkeep); without, it is closed here.
+ * `read` over the journal at `path` and its index, open, when there is one that verifies; undefined when there is
+ * none, when `read` answers UNUSED, or after damage (`read` answers undefined: a line the index names does not
+ * verify, a page does not; the index is dropped unless the caller only looks). A writer's merge that replaced a run
+ * after this opened the manifest is read once more, with the new one. A writer's answer keeps the index and the
+ * journal open (its upkeep closes them); every other way out closes them here.
  */
+function withIndex<S, T>(
+  path: string,
+  root: string,
+  spec: StoreSpec<S>,
+  use: IndexUse,
+  read: (index: StoreIndex<S>, fd: number) => T | undefined | typeof UNUSED,
+): T | undefined {
+  if (spec.keyOf === undefined) return undefined;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    // No journal (an empty store: nothing to index yet), or one that cannot be opened: the caller replays.
+    const fd = openJournal(path);
+    if (fd === undefined) return undefined;
+    let index: StoreIndex<S> | undefined;
+    let handedOver = false;
+    try {
+      index = StoreIndex.open(root, spec, fd);
+      if (index === undefined) return undefined;
+      const answer = read(index, fd);
+      if (answer === undefined && use !== 'look') index.drop();
+      handedOver = use === 'write' && answer !== undefined && answer !== UNUSED;
+      return answer ?? undefined;
+    } catch (error) {
+      if (!(error instanceof RunMissing)) throw error;
+    } finally {
+      if (!handedOver) {
+        index?.close();
+        fs.closeSync(fd);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** DerivedFiles.findKeys and .candidates; with `keep`, the index stays open in the result for the writer's upkeep. */
 export function loadThroughIndex<S>(
   path: string,
   root: string,
@@ -73,7 +136,7 @@ export function loadThroughIndex<S>(
   what: { keys: readonly string[] } | { query: IndexQuery },
   keep = false,
 ): Loaded<S> | undefined {
-  return loadRetrying(path, root, spec, what, keep ? 'write' : 'read');
+  return loadWith(path, root, spec, what, keep ? 'write' : 'read');
 }
 
 /**
@@ -87,119 +150,49 @@ export function lookThroughIndex<S>(
   spec: StoreSpec<S>,
   what: { keys: readonly string[] } | { query: IndexQuery },
 ): Loaded<S> | undefined {
-  return loadRetrying(path, root, spec, what, 'look');
+  return loadWith(path, root, spec, what, 'look');
 }
 
-/** write: the index stays open for the writer's upkeep; read: a reader's (it drops damage, fills a gap); look: neither. */
-type IndexUse = 'write' | 'read' | 'look';
-type ReaderUse = Exclude<IndexUse, 'write'>;
-
-function loadRetrying<S>(
-  path: string,
-  root: string,
-  spec: StoreSpec<S>,
-  what: { keys: readonly string[] } | { query: IndexQuery },
-  use: IndexUse,
-): Loaded<S> | undefined {
-  if (spec.keyOf === undefined) return undefined;
-  try {
-    return loadOnce(path, root, spec, what, use);
-  } catch (error) {
-    if (!(error instanceof RunMissing)) throw error;
-  }
-  // A writer's merge replaced a run after this reader opened the manifest: the new manifest names its successor.
-  try {
-    return loadOnce(path, root, spec, what, use);
-  } catch (error) {
-    if (error instanceof RunMissing) return undefined;
-    throw error;
-  }
-}
-
-function loadOnce<S>(
-  path: string,
-  root: string,
-  spec: StoreSpec<S>,
-  what: { keys: readonly string[] } | { query: IndexQuery },
-  use: IndexUse,
-): Loaded<S> | undefined {
-  const keep = use === 'write';
-  // No journal (an empty store: nothing to index yet), or one that cannot be opened: the caller replays.
-  const fd = openJournal(path);
-  if (fd === undefined) return undefined;
-  let index: StoreIndex<S> | undefined;
-  // Handed to the writer's upkeep, which closes both; on every other way out they are closed here.
-  let handedOver = false;
-  try {
-    index = StoreIndex.open(root, spec, fd);
-    if (index === undefined) return undefined;
+function loadWith<S>(path: string, root: string, spec: StoreSpec<S>, what: { keys: readonly string[] } | { query: IndexQuery }, use: IndexUse) {
+  return withIndex(path, root, spec, use, (index, fd): Loaded<S> | undefined | typeof UNUSED => {
     // The index trusts the journal it covers unread: past it, records no writer of it is writing (a writer killed
     // before its index append, a cache/ put back from a backup) leave that prefix unverified since, and a change
     // in it (a flipped bit) would change who matches and how many. A writer holds the lock (none other writes
     // now): it rebuilds by a verifying scan. A reader is told the gap (DataDir asks the lock); one that only looks
     // hands a query on (the entities a command names are read from their own lines, verified: the gap is theirs).
-    if (index.gap > 0 && (use === 'write' || (use === 'look' && !('keys' in what)))) return undefined;
+    if (index.gap > 0 && (use === 'write' || (use === 'look' && !('keys' in what)))) return UNUSED;
     // Far behind, a reader rebuilds it (DataDir): one that only looks hands that on.
-    if (use === 'look' && index.behind) return undefined;
+    if (use === 'look' && index.behind) return UNUSED;
     const state = spec.initial();
-    const ok = 'keys' in what ? index.loadKeys(state, what.keys) : index.loadCandidates(state, what.query);
-    if (!ok) {
-      // A line the index names does not verify: the index or the journal is damaged. A replay tells which.
-      if (use !== 'look') index.drop();
-      return undefined;
-    }
+    // A line the index names does not verify: the index or the journal is damaged. A replay tells which.
+    if (!('keys' in what ? index.loadKeys(state, what.keys) : index.loadCandidates(state, what.query))) return undefined;
     const position = index.position();
     // The live estimate is the writer's (the upkeep's): a reader would look its keys up again for nothing.
     let upkeep: AppendUpkeep<S> | undefined;
-    if (keep) {
+    if (use === 'write') {
       const estimate = new LiveEstimate(index.live);
       if ('keys' in what) for (const key of what.keys) estimate.seed(key, index.linesOf(key));
       upkeep = new AppendUpkeep(index, spec, estimate, fd);
     }
-    const loaded: Loaded<S> = {
-      state,
-      full: false,
-      source: 'keys',
-      damaged: false,
-      ...position,
-      records: position.lines,
-      gap: index.gap,
-      ...(upkeep !== undefined ? { index: upkeep } : {}),
-    };
-    handedOver = keep;
-    return loaded;
-  } finally {
-    if (!handedOver) {
-      index?.close();
-      fs.closeSync(fd);
-    }
-  }
+    return { state, full: false, source: 'keys', damaged: false, ...position, records: position.lines, gap: index.gap, ...(upkeep && { index: upkeep }) };
+  });
 }
 
-/**
- * A state holding the entities whose value of the ordered key `query.index` is at most `query.atMost`, highest
- * first, at least until `enough(state)`; how many there are in that range (unless `query.count` is false); and
- * the torn tail the read passed over (the caller reports it). undefined when there is no index that verifies
- * (the caller replays).
- */
+/** DerivedFiles.newest (`look`: as lookThroughIndex, for journal/quick-read.ts). */
 export function loadNewest<S>(
   path: string,
   root: string,
   spec: StoreSpec<S>,
   query: NewestQuery,
   enough: (state: S) => boolean,
-  use: ReaderUse = 'read',
+  use: 'read' | 'look' = 'read',
 ): { state: S; total: number | undefined; tornTail: TornTail | undefined; gap: number } | undefined {
-  return readOpen(
-    path,
-    root,
-    spec,
-    (index, state) => {
-      const read = index.loadNewest(state, query, enough);
-      return read === undefined ? undefined : { state, total: read.total, tornTail: index.position().tornTail, gap: index.gap };
-    },
-    use,
-  );
+  return withIndex(path, root, spec, use, (index) => {
+    if (use === 'look' && index.gap > 0) return UNUSED;
+    const state = spec.initial();
+    const read = index.loadNewest(state, query, enough);
+    return read && { state, total: read.total, tornTail: index.position().tornTail, gap: index.gap };
+  });
 }
 
 /**
@@ -207,26 +200,10 @@ export function loadNewest<S>(
  * as it is (DerivedFiles.keep); one that only looks (journal/quick-read.ts) answers only then.
  */
 export function indexCoversJournal(path: string, root: string, spec: StoreSpec<unknown>): boolean {
-  const fd = openJournal(path);
-  if (fd === undefined) return false;
-  try {
-    const index = StoreIndex.open(root, spec, fd);
-    if (index === undefined) return false;
-    try {
-      return index.gap === 0;
-    } finally {
-      index.close();
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
+  return withIndex(path, root, spec, 'look', (index) => index.gap === 0) === true;
 }
 
-/**
- * A state holding, in the order of their values, the entities whose value of the prefixed key `query.index`
- * starts with `query.prefix`, at least until `enough(state)` (StoreIndex.loadPrefix), and the torn tail the read
- * passed over. undefined when there is no index that verifies (the caller replays).
- */
+/** DerivedFiles.prefix. */
 export function loadPrefix<S>(
   path: string,
   root: string,
@@ -234,55 +211,21 @@ export function loadPrefix<S>(
   query: { index: string; prefix: string },
   enough: (state: S) => boolean,
 ): { state: S; tornTail: TornTail | undefined; gap: number } | undefined {
-  return readOpen(path, root, spec, (index, state) =>
-    index.loadPrefix(state, query, enough) ? { state, tornTail: index.position().tornTail, gap: index.gap } : undefined,
-  );
+  return withIndex(path, root, spec, 'read', (index) => {
+    const state = spec.initial();
+    return index.loadPrefix(state, query, enough) ? { state, tornTail: index.position().tornTail, gap: index.gap } : undefined;
+  });
 }
 
-/**
- * Every line of the entity `key` in the journal, verified (IndexLookup.keyRecords), and the torn tail and the gap
- * the read passed over; undefined when there is no index that verifies (the caller reads the whole journal).
- */
+/** DerivedFiles.keyRecords (IndexLookup.keyRecords), and the torn tail the read passed over. */
 export function loadKeyRecords<S>(
   path: string,
   root: string,
   spec: StoreSpec<S>,
   key: string,
 ): { records: { record: JournalRecord; at: LinePosition }[]; tornTail: TornTail | undefined; gap: number } | undefined {
-  return readOpen(path, root, spec, (index) => {
+  return withIndex(path, root, spec, 'read', (index) => {
     const records = index.keyRecords(key);
-    return records === undefined ? undefined : { records, tornTail: index.position().tornTail, gap: index.gap };
+    return records && { records, tornTail: index.position().tornTail, gap: index.gap };
   });
-}
-
-/**
- * Runs `use` over the open index and a fresh state, without the lock; undefined after damage (the index dropped,
- * unless the reader only looks).
- */
-function readOpen<S, T>(
-  path: string,
-  root: string,
-  spec: StoreSpec<S>,
-  read: (index: StoreIndex<S>, state: S) => T | undefined,
-  use: ReaderUse = 'read',
-): T | undefined {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const fd = openJournal(path);
-    if (fd === undefined) return undefined;
-    let index: StoreIndex<S> | undefined;
-    try {
-      index = StoreIndex.open(root, spec, fd);
-      if (index === undefined || (use === 'look' && index.gap > 0)) return undefined;
-      const answer = read(index, spec.initial());
-      if (answer === undefined && use === 'read') index.drop();
-      return answer;
-    } catch (error) {
-      // A writer's merge replaced a run after this reader opened the manifest: once more, with the new one.
-      if (!(error instanceof RunMissing)) throw error;
-    } finally {
-      index?.close();
-      fs.closeSync(fd);
-    }
-  }
-  return undefined;
 }

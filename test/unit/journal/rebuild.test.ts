@@ -87,7 +87,9 @@ function baseEntries(dir: DataDir): number[][] {
   for (const ref of manifest!.parts) {
     const run = openRun(dir.root, SESSION_STORE.file, ref)!;
     try {
-      run.table.all((w, i) => out.push(Array.from(w.subarray(i * ENTRY_WORDS, (i + 1) * ENTRY_WORDS))));
+      run.table.eachPage((w) => {
+        for (let i = 0; i < w.length / ENTRY_WORDS; i++) out.push(Array.from(w.subarray(i * ENTRY_WORDS, (i + 1) * ENTRY_WORDS)));
+      });
     } finally {
       fs.closeSync(run.fd);
     }

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { CaseBank } from '../../../src/domain/case/bank';
 import { DataDir } from '../../../src/journal/dir/data-dir';
 import { cachePath } from '../../../src/journal/derived/cache-file';
-import { deltaName, writeDelta } from '../../../src/journal/derived/snapshot-delta';
+import { deltaName, writeDelta } from '../../../src/journal/derived/snapshot';
 import { snapshotName } from '../../../src/journal/derived/snapshot';
 import type { StoreSpec } from '../../../src/journal/codec/store-spec';
 import { tempDir } from '../../helpers/cli';
