@@ -22,7 +22,7 @@ import { idHash32 } from './bank';
 import { bankHead, NUMERIC, pad8, sectionLengths } from './codec';
 import { packMeta, type BankFacts } from './layout';
 import { Forward, Section, Staged, type Put } from './stream-io';
-import { EV_DELETED, EV_PUT, EV_REUSED, type Live, liveOf, POSTINGS_PER_READ, tagTallyOf, termCounts, TWO32, writePostings } from './stream-live';
+import { EV_DELETED, EV_PUT, EV_REUSED, type Live, liveOf, POSTINGS_PER_READ, termCounts, TWO32, writePostings } from './stream-live';
 
 /** What an accepted record does to a bank: puts a whole case (replacing its id's), sets a reuse count, deletes. */
 export type BankEvent =
@@ -158,12 +158,10 @@ class BankStream implements SnapshotStream {
     this.ids.flush();
     const puts = this.committedPuts();
     const live = liveOf(this.events.merged(), this.ids.file, this.committed, puts, this.scratch.sort(2));
-    const { df, vocabCount } = termCounts(this.postings, live, puts);
+    const { df, vocabCount, tally } = termCounts(this.postings, live, puts, this.vocab, this.metas);
     const postings = df.reduce((a, b) => a + b, 0);
     const vocabText = Buffer.from(this.vocab.slice(0, vocabCount).join('\n'));
     const sections = sectionLengths(live.count > 0 ? live.idBytes + live.count - 1 : 0, vocabText.length, live.count, vocabCount, postings);
-    const vocab = this.vocab.slice(0, vocabCount);
-    const tally = tagTallyOf(this.postings, live, puts, vocab, this.metas);
     // Whether created never decreases over the live slots is told by the columns' pass: the head (of one length
     // either way) goes out after them.
     const headOf = (ordered: boolean) => bankHead(live.recordBytes, sections, tally, ordered);
