@@ -9,7 +9,7 @@ import { decodeBank } from '../../journal/derived/bank/codec';
 import type { BankEvent, BankRules } from '../../journal/derived/bank/stream';
 import { acceptedCaseEvent } from './events';
 import { foldable, type CaseBody } from './payload';
-import { caseTerms, tokenize } from './tokenize';
+import { caseTerms } from './tokenize';
 
 export class CaseBank extends Bank {
   /** Bodies of records this process read; a slot without one is read at its position. */
@@ -41,7 +41,7 @@ export const CASE_BANK_RULES: BankRules = {
       case 'case.recorded':
       case 'case.imported': {
         const facts = foldable(event.data);
-        return facts === undefined ? undefined : { kind: 'put', facts };
+        return facts === undefined ? undefined : { kind: 'put', facts, terms: caseTerms(facts.task, facts.tags) };
       }
       case 'case.reused':
         return { kind: 'reused', id: event.data.case_id, count: event.data.times_reused };
@@ -51,5 +51,4 @@ export const CASE_BANK_RULES: BankRules = {
         return unhandledEvent(event);
     }
   },
-  tokenize,
 };

@@ -70,14 +70,10 @@ function caseAt(bank: CaseBank, slot: number, as = toCase): Case {
 }
 
 /**
- * A result's whole case. A bank restored from a replay cache holds no text: the case's own lines are then
- * read through the key index (a few lines, not a replay); the reuse count is the bank's.
+ * The whole cases of `slots`, in order: the records of those without text in memory read in one go. A bank restored
+ * from a replay cache holds no text: a case whose record moved is read through the key index (a few lines, not a
+ * replay); the reuse count is the bank's.
  */
-async function resultCase(dir: JournalStore, bank: CaseBank, slot: number): Promise<Case> {
-  return (await resultCases(dir, bank, [slot]))[0]!;
-}
-
-/** The whole cases of `slots`, in order: the records of those without text in memory read in one go. */
 export async function resultCases(dir: JournalStore, bank: CaseBank, slots: readonly number[], as = toCase): Promise<Case[]> {
   const unread = slots.filter((slot) => !bank.bodies.has(slot));
   const records =
@@ -191,8 +187,8 @@ export async function retrieveTaggedCases(scope: CaseScope, query: RetrieveQuery
     const results: ScoredCase[] = [];
     for (const hit of rankCases(bank, { ...query, topK: Math.min(MAX_TOP_K, query.topK * 4), among })) {
       if (results.length === query.topK) break;
-      const found = await resultCase(scope.dir, bank, hit.slot);
-      if (found.tags.includes(tag)) results.push({ similarity: hit.similarity, case: found });
+      const [found] = await resultCases(scope.dir, bank, [hit.slot]);
+      if (found!.tags.includes(tag)) results.push({ similarity: hit.similarity, case: found! });
     }
     return results;
   });

@@ -3,7 +3,7 @@
 // It holds a case's facts (what ranking reads) and where its record is (see `position`), never its text: the
 // domain's CaseBank (domain/case/bank.ts) folds the records into it and keeps the bodies it read.
 import type { LinePosition } from '../../codec/scan';
-import { f64, u32, u8, type Column, type Typed } from './columns';
+import { f64, u32, u8, type Column } from './columns';
 import { checkColumns, emptyColumns, packMeta, type BankChanges, type BankColumns, type BankFacts, type LazyColumns } from './layout';
 import { firstAtLeast } from './key-search';
 
@@ -218,21 +218,13 @@ export class Bank {
     const killed = this.alive.overlaid();
     const reused = this.reused.overlaid();
     if (killed === undefined || reused === undefined) return undefined;
-    const later = (column: Column<Typed>) => Array.from({ length: this.slots - this.baseSlots }, (_, i) => column.get(this.baseSlots + i));
+    const later = (name: PerSlot) => Array.from({ length: this.slots - this.baseSlots }, (_, i) => this[name].get(this.baseSlots + i));
     return {
       cachedSlots: this.baseSlots,
       cachedTerms: this.baseTerms,
       ids: [...this.laterIds],
       terms: this.vocab.slice(this.baseTerms),
-      alive: later(this.alive),
-      reward: later(this.reward),
-      created: later(this.created),
-      success: later(this.success),
-      reused: later(this.reused),
-      termCount: later(this.termCount),
-      recOffset: later(this.recOffset),
-      recLength: later(this.recLength),
-      recLine: later(this.recLine),
+      ...(Object.fromEntries(PER_SLOT.map((name) => [name, later(name)])) as Record<PerSlot, number[]>),
       postings: [...this.laterPostings],
       killed: [...killed].filter(([, alive]) => alive === 0).map(([slot]) => slot),
       reusedCached: [...reused],
@@ -247,15 +239,7 @@ export class Bank {
     changes.ids.forEach((id, i) => {
       this.laterIds.push(id);
       this.laterIndex.set(id, this.baseSlots + i);
-      this.alive.push(changes.alive[i]!);
-      this.reward.push(changes.reward[i]!);
-      this.created.push(changes.created[i]!);
-      this.success.push(changes.success[i]!);
-      this.reused.push(changes.reused[i]!);
-      this.termCount.push(changes.termCount[i]!);
-      this.recOffset.push(changes.recOffset[i]!);
-      this.recLength.push(changes.recLength[i]!);
-      this.recLine.push(changes.recLine[i]!);
+      for (const name of PER_SLOT) this[name].push(changes[name][i]!);
     });
     for (const [term, slots] of changes.postings) this.laterPostings.set(term, [...slots]);
     for (const slot of changes.killed) this.alive.set(slot, 0);
@@ -265,6 +249,9 @@ export class Bank {
   }
 }
 
+/** The columns with a value per slot, as a bank's changes name them. */
+const PER_SLOT = ['alive', 'reward', 'created', 'success', 'reused', 'termCount', 'recOffset', 'recLength', 'recLine'] as const;
+type PerSlot = (typeof PER_SLOT)[number];
 const NO_SLOTS = new Uint32Array(0);
 const NO_META = new Uint16Array(0);
 

@@ -31,29 +31,18 @@ export interface BankColumns {
 }
 
 /**
- * The same columns read on demand from a snapshot's verified pages (codec.ts): a query reads the
- * postings of its terms and the numbers of its candidates, not the whole bank.
+ * The same columns read on demand from a snapshot's verified pages (codec.ts): a query reads the postings of its
+ * terms and the numbers of its candidates, not the whole bank. The postings index alone is read whole.
  */
-export interface LazyColumns {
-  readonly idBytes: Bytes;
-  readonly idStarts: Numbers;
-  readonly vocab: string[];
-  readonly reward: Numbers;
-  readonly created: Numbers;
-  readonly success: Numbers;
-  readonly reused: Numbers;
-  readonly termCount: Numbers;
-  readonly recOffset: Numbers;
-  readonly recLength: Numbers;
-  readonly recLine: Numbers;
-  readonly postStart: Uint32Array;
-  readonly postSlots: Numbers & { slice(from: number, to: number): Uint32Array };
-  readonly postMeta: Numbers & { slice(from: number, to: number): Uint16Array };
-  readonly idHash: Numbers;
-  readonly liveRecordBytes: number;
-  readonly tagCounts?: TagTally | undefined;
-  readonly createdOrdered?: boolean | undefined;
-}
+export type LazyColumns = {
+  readonly [K in keyof BankColumns]: K extends 'idBytes'
+    ? Bytes
+    : K extends 'postSlots' | 'postMeta'
+      ? Numbers & { slice(from: number, to: number): BankColumns[K] }
+      : K extends 'postStart' | 'vocab' | 'liveRecordBytes' | 'tagCounts' | 'createdOrdered'
+        ? BankColumns[K]
+        : Numbers;
+};
 
 /**
  * A bank's state beyond the cache it was decoded from (Bank.changes): per slot folded since, its id and

@@ -1,5 +1,6 @@
-// Where one step of the stepwise bank encoder (steps.ts) puts its bytes: a buffer that grows as needed, little-
-// endian numbers appended one by one, and the work done so far against the step's budget.
+// Where one step of the stepwise bank encoder (steps.ts), or a section of the streamed build (stream-io.ts), puts its
+// bytes: a buffer that grows as needed, little-endian numbers appended one by one, and the work done so far against
+// the step's budget.
 export class StepSink {
   private buf: Buffer;
   // Numbers go in through a DataView: V8 compiles its setters inline, where Buffer's writeDoubleLE runs as JS.
@@ -23,7 +24,7 @@ export class StepSink {
     this.room(n);
   }
 
-  private room(n: number): void {
+  protected room(n: number): void {
     if (this.length + n <= this.buf.length) return;
     const grown = Buffer.allocUnsafe(Math.max(Math.min(this.buf.length * 2, this.length + n + (1 << 24)), this.length + n));
     this.buf.copy(grown, 0, 0, this.length);

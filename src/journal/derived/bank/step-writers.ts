@@ -88,61 +88,45 @@ export const sliceOf = (column: unknown, from: number, to: number): ArrayLike<nu
   ArrayBuffer.isView(column) ? (column as Uint32Array).subarray(from, to) : (column as { slice(a: number, b: number): ArrayLike<number> }).slice(from, to);
 export const numberAt = (column: LazyColumns['idStarts'] | Uint32Array, i: number): number => (ArrayBuffer.isView(column) ? column[i]! : column.get(i));
 
-/** Live slots' ids joined by "\n", a run of slots at a time (one slice of the cached bytes per run). */
-export function writeIds(frame: Frame, c: StepCursor, sink: StepSink): boolean {
+/** Live slots' ids joined by "\n", or (`starts`) where each one starts in them: a run of slots at a time (one slice of the cached bytes per run). */
+export function writeIds(frame: Frame, c: StepCursor, sink: StepSink, starts: boolean): boolean {
   const { idStarts, idBytes } = frame.bank.cache;
+  // c.at: the next id's offset (starts), or whether an id was written (ids).
+  const put = (id: Uint8Array | string, length: number) => {
+    if (starts) {
+      sink.u32(c.at);
+      c.at += length + 1;
+      return;
+    }
+    if (c.at === 1) sink.u8(10);
+    if (typeof id === 'string') sink.text(id);
+    else sink.bytes(id);
+    c.at = 1;
+  };
   while (c.pos < frame.slots && !sink.full) {
     if (c.pos >= frame.base) {
-      if (frame.slotOf(c.pos) >= 0) {
-        if (c.at === 1) sink.u8(10);
-        sink.text(frame.bank.idOf(c.pos));
-        c.at = 1;
-      }
+      const id = frame.slotOf(c.pos) >= 0 ? frame.bank.idOf(c.pos) : undefined;
+      if (id !== undefined) put(id, Buffer.byteLength(id));
       c.pos += 1;
       continue;
     }
     const end = Math.min(frame.base, c.pos + frame.batch);
-    const starts = sliceOf(idStarts, c.pos, Math.min(end + 1, frame.base));
-    const from = starts[0]!;
-    const to = end < frame.base ? starts[end - c.pos]! : idBytes.length;
-    const bytes = idBytes.slice(from, to);
-    sink.read(starts.length * 4 + bytes.length);
+    const run = sliceOf(idStarts, c.pos, Math.min(end + 1, frame.base));
+    const from = run[0]!;
+    const bytes = starts ? undefined : idBytes.slice(from, end < frame.base ? run[end - c.pos]! : idBytes.length);
+    sink.read(run.length * 4 + (bytes?.length ?? 0));
     for (let s = c.pos; s < end; s++) {
       if (frame.slotOf(s) < 0) continue;
-      const idEnd = s + 1 < frame.base ? starts[s + 1 - c.pos]! - 1 : idBytes.length;
-      if (c.at === 1) sink.u8(10);
-      sink.bytes(bytes.subarray(starts[s - c.pos]! - from, idEnd - from));
-      c.at = 1;
+      const idStart = run[s - c.pos]!;
+      const idEnd = s + 1 < frame.base ? run[s + 1 - c.pos]! - 1 : idBytes.length;
+      put(bytes?.subarray(idStart - from, idEnd - from) ?? NONE, idEnd - idStart);
     }
     c.pos = end;
   }
   return c.pos >= frame.slots;
 }
 
-/** Where each live id starts in the joined ids. */
-export function writeIdStarts(frame: Frame, c: StepCursor, sink: StepSink): boolean {
-  const { idStarts, idBytes } = frame.bank.cache;
-  while (c.pos < frame.slots && !sink.full) {
-    if (c.pos >= frame.base) {
-      if (frame.slotOf(c.pos) >= 0) {
-        sink.u32(c.at);
-        c.at += Buffer.byteLength(frame.bank.idOf(c.pos)) + 1;
-      }
-      c.pos += 1;
-      continue;
-    }
-    const end = Math.min(frame.base, c.pos + frame.batch);
-    const starts = sliceOf(idStarts, c.pos, Math.min(end + 1, frame.base));
-    sink.read(starts.length * 4);
-    for (let s = c.pos; s < end; s++) {
-      if (frame.slotOf(s) < 0) continue;
-      sink.u32(c.at);
-      c.at += (s + 1 < frame.base ? starts[s + 1 - c.pos]! : idBytes.length + 1) - starts[s - c.pos]!;
-    }
-    c.pos = end;
-  }
-  return c.pos >= frame.slots;
-}
+const NONE = new Uint8Array(0);
 
 /** A per-slot column's live values, a slice of it at a time. */
 export function writeColumn(frame: Frame, c: StepCursor, sink: StepSink, name: string): boolean {

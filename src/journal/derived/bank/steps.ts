@@ -10,7 +10,7 @@
 // whose postings disagree with its counts) gives the rewrite up rather than write a snapshot that lies.
 import type { Bank } from './bank';
 import { bankHead, NUMERIC, pad8, sectionLengths } from './codec';
-import { Frame, numberAt, sliceOf, writeColumn, writeIdHash, writeIds, writeIdStarts, writePostings, type StepCursor as Cursor } from './step-writers';
+import { Frame, numberAt, sliceOf, writeColumn, writeIdHash, writeIds, writePostings, type StepCursor as Cursor } from './step-writers';
 import { StepSink } from './step-sink';
 import { tagCounts, tallyOf } from './tag-tally';
 import { liveCreatedOrdered } from './created-order';
@@ -165,12 +165,11 @@ function writeSection(frame: Frame, c: Cursor, sink: StepSink): boolean {
       sink.bytes(bankHead(bank.liveRecordBytes, c.lengths!, c.tally!, c.ordered!));
       return true;
     case 'ids':
-      return writeIds(frame, c, sink);
+    case 'idStarts':
+      return writeIds(frame, c, sink, name === 'idStarts');
     case 'vocab':
       sink.bytes(Buffer.from(bank.vocab.join('\n')));
       return true;
-    case 'idStarts':
-      return writeIdStarts(frame, c, sink);
     case 'postStart':
       while (c.pos <= frame.vocab && !sink.full) {
         sink.u32(c.at);

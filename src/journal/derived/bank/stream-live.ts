@@ -127,47 +127,37 @@ export function liveOf(events: ReturnType<ScratchSort['merged']>, ids: ScratchFi
   return live;
 }
 
-/** Each term's live postings, and how many terms the puts taken interned (those past it came from puts not taken). */
-export function termCounts(postings: ScratchFile, live: Live, puts: number): { df: Uint32Array; vocabCount: number } {
-  let counts = new Uint32Array(1024);
+/**
+ * One pass over the postings file: each term's live postings; how many terms the puts taken interned (those past it
+ * came from puts not taken); and the head's success by tag over the live puts (tag-tally.ts) — each mark term's
+ * successes among its live postings, and the live puts with no mark, each put's success from its meta.
+ */
+export function termCounts(
+  postings: ScratchFile,
+  live: Live,
+  puts: number,
+  vocab: readonly string[],
+  metas: Uint16Array,
+): { df: Uint32Array; vocabCount: number; tally: TagTally } {
+  const counts = new Uint32Array(vocab.length);
+  const successes = new Uint32Array(vocab.length);
+  const tagged = new Uint8Array(puts);
   let vocabCount = 0;
   for (const [w, n] of postingRuns(postings)) {
     for (let i = 0; i < n; i += 2) {
       const t = w[i]!;
       const ord = w[i + 1]!;
       if (ord >= puts) continue;
-      if (t >= vocabCount) {
-        vocabCount = t + 1;
-        if (t >= counts.length) {
-          const grown = new Uint32Array(Math.max(2 * counts.length, t + 1));
-          grown.set(counts);
-          counts = grown;
-        }
-      }
-      if (live.has(ord)) counts[t]! += 1;
-    }
-  }
-  return { df: counts.slice(0, vocabCount), vocabCount };
-}
-
-/**
- * Success by tag over the live puts (the head's tally, tag-tally.ts): each mark term's successes among its live
- * postings, and the live puts with no mark; one more pass over the postings file, each put's success from its meta.
- */
-export function tagTallyOf(postings: ScratchFile, live: Live, puts: number, vocab: readonly string[], metas: Uint16Array): TagTally {
-  const successes = new Uint32Array(vocab.length);
-  const tagged = new Uint8Array(puts);
-  for (const [w, n] of postingRuns(postings)) {
-    for (let i = 0; i < n; i += 2) {
-      const t = w[i]!;
-      const ord = w[i + 1]!;
-      if (ord >= puts || t >= vocab.length || !vocab[t]!.startsWith('#') || !live.has(ord)) continue;
+      if (t >= vocabCount) vocabCount = t + 1;
+      if (!live.has(ord)) continue;
+      counts[t]! += 1;
+      if (!vocab[t]!.startsWith('#')) continue;
       tagged[ord] = 1;
       if (metaSuccess(metas[ord]!)) successes[t]! += 1;
     }
   }
   const marks: number[] = [];
-  for (let t = 0; t < vocab.length; t++) if (vocab[t]!.startsWith('#')) marks.push(t, successes[t]!);
+  for (let t = 0; t < vocabCount; t++) if (vocab[t]!.startsWith('#')) marks.push(t, successes[t]!);
   let cases = 0;
   let won = 0;
   for (let ord = 0; ord < puts; ord++) {
@@ -175,7 +165,7 @@ export function tagTallyOf(postings: ScratchFile, live: Live, puts: number, voca
     cases++;
     if (metaSuccess(metas[ord]!)) won++;
   }
-  return { marks, untagged: [cases, won] };
+  return { df: counts.slice(0, vocabCount), vocabCount, tally: { marks, untagged: [cases, won] } };
 }
 
 /** The postings file a read at a time: its words (term, ordinal per posting) and how many of them the read gave. */

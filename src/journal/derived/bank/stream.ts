@@ -21,13 +21,12 @@ import type { Scratch, ScratchFile, ScratchSort, SnapshotStream } from '../../co
 import { idHash32 } from './bank';
 import { bankHead, NUMERIC, pad8, sectionLengths } from './codec';
 import { packMeta, type BankFacts } from './layout';
-import { TermTable } from './term-table';
 import { Forward, Section, Staged, type Put } from './stream-io';
-import { EV_DELETED, EV_PUT, EV_REUSED, type Live, liveOf, POSTINGS_PER_READ, tagTallyOf, termCounts, TWO32, writePostings } from './stream-live';
+import { EV_DELETED, EV_PUT, EV_REUSED, type Live, liveOf, POSTINGS_PER_READ, termCounts, TWO32, writePostings } from './stream-live';
 
 /** What an accepted record does to a bank: puts a whole case (replacing its id's), sets a reuse count, deletes. */
 export type BankEvent =
-  | { readonly kind: 'put'; readonly facts: BankFacts }
+  | { readonly kind: 'put'; readonly facts: BankFacts; readonly terms: ReadonlySet<string> }
   | { readonly kind: 'reused'; readonly id: string; readonly count: number }
   | { readonly kind: 'deleted'; readonly id: string };
 
@@ -35,8 +34,6 @@ export type BankEvent =
 export interface BankRules {
   /** undefined: the record changes nothing (not a case event, or a put that is not a whole case). */
   eventOf(record: JournalRecord): BankEvent | undefined;
-  /** A text's retrieval terms, as the domain splits them (SPEC §5). */
-  tokenize(text: string): Iterable<string>;
 }
 
 /** A put's row: f64 reward, created, reused, recOffset, idAt; u32 termCount, recLength, recLine, idLen, id hash, success. */
@@ -57,7 +54,9 @@ class BankStream implements SnapshotStream {
   private readonly rows: ScratchFile;
   private readonly postings: ScratchFile;
   private readonly events: ScratchSort;
-  private readonly terms: TermTable;
+  /** Every term, by its number (in the order Bank.add interns them), and the number of each. */
+  private readonly vocab: string[] = [];
+  private readonly termIds = new Map<string, number>();
   private readonly rowBuf: ArrayBuffer;
   private readonly rowF: Float64Array;
   private readonly rowU: Uint32Array;
@@ -76,7 +75,6 @@ class BankStream implements SnapshotStream {
     private readonly rowsAtOnce: number,
     private readonly postingsAtOnce: number,
   ) {
-    this.terms = new TermTable(rules.tokenize);
     this.rowBuf = new ArrayBuffer(PUT_BYTES * rowsAtOnce);
     this.rowF = new Float64Array(this.rowBuf);
     this.rowU = new Uint32Array(this.rowBuf);
@@ -88,7 +86,7 @@ class BankStream implements SnapshotStream {
 
   keep(record: JournalRecord, at: LinePosition): number {
     const event = this.rules.eventOf(record);
-    if (event?.kind === 'put') this.put(event.facts, at);
+    if (event?.kind === 'put') this.put(event.facts, event.terms, at);
     else if (event?.kind === 'reused') this.event(EV_REUSED, event.id, event.count % TWO32, Math.floor(event.count / TWO32));
     else if (event?.kind === 'deleted') this.event(EV_DELETED, event.id, 0, 0);
     return this.ids.size;
@@ -99,16 +97,17 @@ class BankStream implements SnapshotStream {
   }
 
   /** A put as Bank.add folds it, its terms interned in the order add interns them. */
-  private put(fields: BankFacts, at: LinePosition): void {
+  private put(fields: BankFacts, terms: ReadonlySet<string>, at: LinePosition): void {
     const ord = this.puts++;
     const [idAt, idLen] = this.ids.add(fields.id);
-    const termCount = this.terms.termsOf(fields.task, fields.tags);
-    const listed = fields.marks === undefined ? termCount : this.terms.withMarks(fields.marks);
+    const termCount = terms.size;
     const meta = packMeta(fields.reward, termCount, fields.success);
-    for (let k = 0; k < listed; k++) {
+    for (const term of fields.marks === undefined ? terms : [...terms, ...fields.marks]) {
+      let id = this.termIds.get(term);
+      if (id === undefined) this.termIds.set(term, (id = this.vocab.push(term) - 1));
       if (this.postCount === POSTINGS_PER_READ) this.flushPostings();
       const x = 2 * this.postCount++;
-      this.postBuf[x] = this.terms.ids[k]!;
+      this.postBuf[x] = id;
       this.postBuf[x + 1] = ord;
     }
     if (ord === this.metas.length) {
@@ -159,12 +158,10 @@ class BankStream implements SnapshotStream {
     this.ids.flush();
     const puts = this.committedPuts();
     const live = liveOf(this.events.merged(), this.ids.file, this.committed, puts, this.scratch.sort(2));
-    const { df, vocabCount } = termCounts(this.postings, live, puts);
+    const { df, vocabCount, tally } = termCounts(this.postings, live, puts, this.vocab, this.metas);
     const postings = df.reduce((a, b) => a + b, 0);
-    const vocabText = Buffer.from(this.terms.vocab.slice(0, vocabCount).join('\n'));
+    const vocabText = Buffer.from(this.vocab.slice(0, vocabCount).join('\n'));
     const sections = sectionLengths(live.count > 0 ? live.idBytes + live.count - 1 : 0, vocabText.length, live.count, vocabCount, postings);
-    const vocab = this.terms.vocab.slice(0, vocabCount);
-    const tally = tagTallyOf(this.postings, live, puts, vocab, this.metas);
     // Whether created never decreases over the live slots is told by the columns' pass: the head (of one length
     // either way) goes out after them.
     const headOf = (ordered: boolean) => bankHead(live.recordBytes, sections, tally, ordered);
