@@ -11,7 +11,7 @@ import type { StepSink } from './step-sink';
  * The snapshot's word and the live slots folded since: false when the snapshot does not tell (an older crux's) or
  * says no, though removals since may have made it so (a caller then sorts the column, as it would anyway).
  */
-export function createdOrdered(bank: Bank): boolean {
+function createdOrdered(bank: Bank): boolean {
   if (!(bank.cache.createdOrdered ?? bank.cachedSlots === 0)) return false;
   let last = Number.NEGATIVE_INFINITY;
   for (let s = bank.cachedSlots - 1; s >= 0; s--) {
