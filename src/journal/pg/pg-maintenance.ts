@@ -3,6 +3,7 @@
 import { CruxError } from '../../shared/errors';
 import { decodeOwn, decodeRecord, VERIFY_ALL } from '../codec/record';
 import type { StoreSpec } from '../codec/store-spec';
+import { SNAPSHOT_EVENT } from '../codec/verify';
 import type { HistoryPiece } from '../core/store-boundary';
 import type { Sql } from './client';
 import type { PgHost } from './pg-host';
@@ -75,16 +76,18 @@ async function restoreHistory(store: PgHost, sql: Sql, spec: StoreSpec<unknown>,
     let newest = new Date(0).toISOString();
     let bodies: string[] = [];
     let seqs: number[] = [];
+    let keys: string[] = [];
     let n = 0;
     const flush = async () => {
       if (bodies.length === 0) return;
       await sql.unsafe(
-        `insert into ${history} (journal, generation, compacted_at, line, seq, body)
-         select $1, $2, $3, * from unnest($4::bigint[], $5::bigint[], $6::text[])`,
-        [spec.file, g + 1, newest, arrayLiteral(bodies.map((_, k) => n - bodies.length + k + 1)), arrayLiteral(seqs), arrayLiteral(bodies)],
+        `insert into ${history} (journal, generation, compacted_at, line, seq, body, key)
+         select $1, $2, $3, * from unnest($4::bigint[], $5::bigint[], $6::text[], $7::text[])`,
+        [spec.file, g + 1, newest, arrayLiteral(bodies.map((_, k) => n - bodies.length + k + 1)), arrayLiteral(seqs), arrayLiteral(bodies), arrayLiteral(keys)],
       );
       bodies = [];
       seqs = [];
+      keys = [];
     };
     for await (const bytes of piece.lines) {
       n += 1;
@@ -93,6 +96,7 @@ async function restoreHistory(store: PgHost, sql: Sql, spec: StoreSpec<unknown>,
       if (record.ts > newest) newest = record.ts;
       bodies.push(body);
       seqs.push(record.seq);
+      keys.push((record.ev === SNAPSHOT_EVENT ? undefined : spec.keyOf?.(record)) ?? '');
       if (bodies.length >= RESTORE_ROWS) await flush();
     }
     await flush();
