@@ -67,8 +67,8 @@ describe.skipIf(pgSkipReason() !== undefined)('crux store init --print on Postgr
 });
 
 /**
- * Takes a schema this crux made back to version 4 (as a crux of schema 4 left it): the counts tables and the fact
- * indexes gone, the term rows of the terms' version before (2).
+ * Takes a schema this crux made back to version 4 (as a crux of schema 4 left it): the counts tables, the fact
+ * indexes and the history rows' keys gone, the term rows of the terms' version before (2).
  */
 function downgradeTo4(schema: string): void {
   const facts = ['sessions', 'cases'].flatMap((j) => [1, 2, 3, 4, 5, 6].map((n) => `${schema}.journal_${j}_terms_f${n}`));
@@ -78,11 +78,12 @@ function downgradeTo4(schema: string): void {
     drop table ${schema}.journal_sessions_counts, ${schema}.journal_cases_counts;
     drop index ${facts.join(', ')};
     update ${schema}.term_indexes set version = 2;
-    delete from ${schema}.schema_version where version = 5;
+    alter table ${schema}.history drop column key;
+    delete from ${schema}.schema_version where version >= 5;
     commit;`);
 }
 
-/** Takes a schema this crux made back to version 2 (as crux 2 left it): what migrations 3 to 5 added, removed again. */
+/** Takes a schema this crux made back to version 2 (as crux 2 left it): what migrations 3 to 6 added, removed again. */
 function downgradeTo2(schema: string): void {
   psqlScript(`\\set ON_ERROR_STOP 1
     set client_min_messages = warning;
@@ -93,7 +94,8 @@ function downgradeTo2(schema: string): void {
     drop table ${schema}.journal_sessions_counts, ${schema}.journal_cases_counts;
     alter table ${schema}.secondary_indexes drop column trusted, add column rows bigint not null default 0, add column sum numeric not null default 0;
     drop table ${schema}.journal_stats;
-    delete from ${schema}.schema_version where version in (3, 4, 5);
+    alter table ${schema}.history drop column key;
+    delete from ${schema}.schema_version where version >= 3;
     commit;`);
 }
 

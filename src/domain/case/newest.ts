@@ -4,7 +4,7 @@
 import type { Case } from './case';
 import { CASE_STORE, holds, resultCases, type CaseScope } from './store';
 import { tagMark } from '../../journal/derived/bank/layout';
-import { createdOrdered } from '../../journal/derived/bank/created-order';
+import { createdOrder } from '../../journal/derived/bank/created-order';
 import type { CaseBank } from './bank';
 import type { SortSpec } from '../list-window';
 import { countedByMarks, FACT, fromRows, NEWEST, type NewestFilter, timesInRange, wanted, YEAR_0, YEAR_10000 } from './newest-rows';
@@ -28,21 +28,31 @@ export async function newestCases(
   return scope.dir.readWith(CASE_STORE, (bank) => newestOfBank(scope, bank, filter, limit, count));
 }
 
-/** newestCases from the bank: its live slots from the last. */
+/** The live slots from the last: newest first. */
+function* newestSlots(bank: CaseBank): Generator<number> {
+  for (let s = bank.slots - 1; s >= 0; s--) if (bank.alive.get(s) === 1) yield s;
+}
+
+/** newestCases from the bank: its live slots from the last (or in `order`: live slots, each once). */
 async function newestOfBank(
   scope: CaseScope,
   bank: CaseBank,
   filter: NewestFilter,
   limit: number,
   count: boolean,
+  order: Iterator<number> = newestSlots(bank),
 ): Promise<{ cases: Case[]; total: number | undefined }> {
   const tags = filter.tags ?? [];
   const passes = numbersPass(bank, filter.success, tags);
-  // Live slots from the newest, a batch at a time, until the limit is met (or, to count them, all of them).
-  let s = bank.slots - 1;
+  // Live slots in order, a batch at a time, until the limit is met (or, to count them, all of them).
+  let done = false;
   const next = (size: number): number[] => {
     const batch: number[] = [];
-    for (; s >= 0 && batch.length < size; s--) if (bank.alive.get(s) === 1 && passes(s)) batch.push(s);
+    while (!done && batch.length < size) {
+      const slot = order.next();
+      if (slot.done === true) done = true;
+      else if (passes(slot.value)) batch.push(slot.value);
+    }
     return batch;
   };
   if (tags.length === 0) {
@@ -57,7 +67,7 @@ async function newestOfBank(
   let total = 0;
   const byMarks = count && countedByMarks(tags);
   const reading = count && !byMarks;
-  while (s >= 0 && (reading || cases.length < limit)) {
+  while (!done && (reading || cases.length < limit)) {
     for (const c of await resultCases(scope.dir, bank, next(wanted(reading, limit, cases.length)))) {
       if (!tags.every((t) => c.tags.includes(t))) continue;
       total++;
@@ -110,10 +120,12 @@ export async function sortedCases(
     if (rows !== undefined) return rows;
   }
   return scope.dir.readWith(CASE_STORE, async (bank) => {
-    // Newest created first where created never decreases over the live slots, and every one's text orders as
-    // its time: the slots' own order (ties the higher slot first), read from the last as newestCases does.
-    if (sort.key === 'created' && sort.descending && createdOrdered(bank) && timesOrderAsText(bank)) {
-      return newestOfBank(scope, bank, filter, limit, count || tags.length === 0);
+    // By created, either way, where the bank keeps the order (created-order.ts): the slots read as the page needs
+    // them, as newestCases reads its own — when every live one's text orders as its time (else the whole list).
+    const byCreated = sort.key === 'created' ? createdOrder(bank) : undefined;
+    if (byCreated !== undefined) {
+      if (!timesOrderAsText(bank, byCreated)) return undefined;
+      return newestOfBank(scope, bank, filter, limit, count || tags.length === 0, byCreated.slots(sort.descending));
     }
     const passes = numbersPass(bank, filter.success, tags);
     const column = sort.key === 'created' ? bank.created : sort.key === 'reward' ? bank.reward : bank.reused;
@@ -159,14 +171,11 @@ export async function sortedCases(
   });
 }
 
-/** Whether the first and last live slots' created (the least and the most, created being ordered) are in years 0–9999. */
-function timesOrderAsText(bank: CaseBank): boolean {
-  let first = 0;
-  while (first < bank.slots && bank.alive.get(first) !== 1) first++;
-  let last = bank.slots - 1;
-  while (last >= 0 && bank.alive.get(last) !== 1) last--;
-  const inRange = (slot: number) => slot < 0 || slot >= bank.slots || (bank.created.get(slot) >= YEAR_0 && bank.created.get(slot) < YEAR_10000);
-  return inRange(first) && inRange(last);
+/** Whether the least and the most created of the live slots (the bank keeping their order) are in years 0–9999. */
+function timesOrderAsText(bank: CaseBank, order: NonNullable<ReturnType<typeof createdOrder>>): boolean {
+  const inRange = (first: IteratorResult<number>) =>
+    first.done === true || (bank.created.get(first.value) >= YEAR_0 && bank.created.get(first.value) < YEAR_10000);
+  return inRange(order.slots(false).next()) && inRange(order.slots(true).next());
 }
 
 /** The first `k` of `slots` in the order `before` gives (a strict total order), in that order: a bounded heap of them. */

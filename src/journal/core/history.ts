@@ -6,7 +6,7 @@
 import type { ChainHead, JournalRecord } from '../codec/record';
 import { restatedCount, SNAPSHOT_EVENT, type RecordSink } from '../codec/verify';
 import type { LinePosition } from '../codec/line';
-import type { LineReader, LockedLines } from './line-store';
+import type { HistoryGeneration, LineReader, LockedLines } from './line-store';
 
 export interface HistoryRetention {
   /** History whose newest record is older than this is deleted by a compaction (CRUX_HISTORY_KEEP, 30d). */
@@ -87,17 +87,46 @@ function breakOf(previous: ChainHead | undefined, first: JournalRecord | undefin
 export type KeyRecords = () => Promise<readonly { record: JournalRecord; at: LinePosition }[] | undefined>;
 
 /**
+ * A history piece's part of a read of one key, through a key index the piece's store keeps (verified, in order):
+ * its first record, the key's records and its head (its last record); undefined: not at hand (the piece is read whole).
+ */
+export type PieceKeyRecords = (piece: HistoryGeneration) => Promise<
+  | {
+      first: { record: JournalRecord; at: LinePosition };
+      /** Its second record, which need not follow the first (restatements left out of the piece). */
+      second?: { record: JournalRecord; at: LinePosition } | undefined;
+      records: readonly { record: JournalRecord; at: LinePosition }[];
+      head: ChainHead;
+    }
+  | undefined
+>;
+
+/**
  * Every record journal `file` ever kept, oldest first: its history pieces, then the journal, each record once
  * (historySink). What `journal check` finds in what it read is told — a bad line passed over, and a chain break,
  * a sequence gap or a piece that does not continue the one before it among the records it kept — each once.
  * With `byKey`, of the journal only its first record and the key's records are read (journalByKey), when they are at hand.
  */
-export async function readHistory(lines: LineReader, file: string, vocabulary: ReadonlySet<string>, sink: RecordSink, byKey?: KeyRecords): Promise<void> {
+export async function readHistory(
+  lines: LineReader,
+  file: string,
+  vocabulary: ReadonlySet<string>,
+  sink: RecordSink,
+  byKey?: KeyRecords,
+  pieceByKey?: PieceKeyRecords,
+): Promise<void> {
   const visit = historySink(sink);
   const journal = lines.journal(file);
   let previous: ChainHead | undefined;
   for (const source of [...(await lines.history(file)), journal]) {
     if (source === journal && byKey !== undefined && (await journalByKey(lines, file, previous, visit, byKey))) return;
+    if (source !== journal && pieceByKey !== undefined) {
+      const head = await pieceFromKey(source as HistoryGeneration, previous, visit, pieceByKey);
+      if (head !== undefined) {
+        previous = head;
+        continue;
+      }
+    }
     let first: { record: JournalRecord; line: number } | undefined;
     const scan = await source.scan(
       vocabulary,
@@ -142,6 +171,43 @@ async function journalByKey(lines: LineReader, file: string, previous: ChainHead
     visit(record, at);
   }
   return true;
+}
+
+/**
+ * A history piece's part of a read of one key (pieceByKey): its first record, the key's records, the records
+ * between them passed over (they follow each other, none a snapshot: the piece's key index says so of a piece it
+ * read whole and verified), as journalByKey reads the journal. Its head, or undefined with nothing passed on where
+ * the piece does not continue `previous` or its records do not follow each other (the caller reads it whole).
+ */
+async function pieceFromKey(
+  piece: HistoryGeneration,
+  previous: ChainHead | undefined,
+  visit: HistorySink,
+  pieceByKey: PieceKeyRecords,
+): Promise<ChainHead | undefined> {
+  const got = await pieceByKey(piece);
+  if (got === undefined) return undefined;
+  const { first, second, records, head } = got;
+  if (breakOf(previous, first.record) !== undefined) return undefined;
+  if (previous === undefined ? first.record.seq !== 1 && first.record.ev !== SNAPSHOT_EVENT : first.record.seq !== previous.seq + 1) return undefined;
+  if (second !== undefined && (second.record.seq <= first.record.seq || second.record.seq > head.seq || second.record.ev === SNAPSHOT_EVENT)) return undefined;
+  let seq = second?.record.seq ?? first.record.seq;
+  for (const { record } of records) {
+    if (record.seq === second?.record.seq) continue;
+    if (record.seq <= seq || record.seq > head.seq || record.ev === SNAPSHOT_EVENT) return undefined;
+    seq = record.seq;
+  }
+  if (head.seq < first.record.seq) return undefined;
+  visit(first.record, first.at);
+  // As a whole read meets it: after the opening snapshot, the second record (which tells whether restatements were left out).
+  if (second !== undefined) visit(second.record, second.at);
+  for (const { record, at } of records) {
+    if (record.seq === second?.record.seq) continue;
+    visit.passOver(record.seq);
+    visit(record, at);
+  }
+  visit.passOver(head.seq + 1);
+  return head;
 }
 
 /**

@@ -15,7 +15,7 @@ import { fileLines } from './line-stream';
 import { checkJournals } from '../core/check';
 import { compactJournal, compactJournals } from '../core/compact';
 import { rewriteRecords } from '../core/rewrite';
-import { readHistory } from '../core/history';
+import { readDirHistory } from './history-keys';
 import type { LineStore, LockedLines } from '../core/line-store';
 import { DirLines, finishRewrite } from './dir-lines';
 import { rebuildIndex, replayFull, type Loaded, type Reporter } from './load';
@@ -133,7 +133,7 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
   async readHistory<S>(spec: StoreSpec<S>, sink: (record: JournalRecord, at: LinePosition) => void, { key }: { key?: string } = {}): Promise<void> {
     const byKey = key === undefined ? undefined : async () => (await trustedRead(this.root, derivedFiles(this.root, spec).keyRecords(key)))?.records;
     try {
-      await readHistory(this.lines, spec.file, spec.vocabulary, sink, byKey);
+      await readDirHistory(this.root, this.lines, spec, sink, key, byKey);
     } finally {
       this.tellUnusable();
     }

@@ -179,8 +179,8 @@ export class PgLines implements LockedLines {
       const history = this.store.ident('history');
       const [from, to] = archive.leaveOut ? [archive.leaveOut.from, archive.leaveOut.to] : [0, -1];
       await this.sql.unsafe(
-        `insert into ${history} (journal, generation, compacted_at, line, seq, body)
-         select $1, (select coalesce(max(generation), 0) + 1 from ${history} where journal = $1), $2, line, seq, body
+        `insert into ${history} (journal, generation, compacted_at, line, seq, body, key)
+         select $1, (select coalesce(max(generation), 0) + 1 from ${history} where journal = $1), $2, line, seq, body, coalesce(key, '')
          from ${this.store.ident(journalTable(spec.file))} where seq not between $3 and $4`,
         [spec.file, archive.ts, from, to],
       );

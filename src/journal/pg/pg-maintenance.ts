@@ -8,6 +8,7 @@
 import { CruxError } from '../../shared/errors';
 import { decodeOwn, decodeRecord, VERIFY_ALL } from '../codec/record';
 import type { StoreSpec } from '../codec/store-spec';
+import { SNAPSHOT_EVENT } from '../codec/verify';
 import type { HistoryPiece, InitReport, JournalFacts, StoreFacts, StoreView } from '../core/store-boundary';
 import { surveyJournal } from '../core/check';
 import { DEFAULT_HISTORY_RETENTION } from '../core/history';
@@ -101,10 +102,19 @@ async function restoreHistory(store: PgHost, sql: Sql, spec: StoreSpec<unknown>,
     for await (const { bodies, after } of chunks(piece.lines, piece.name)) {
       const records = bodies.map(decodeOwn);
       for (const record of records) if (record.ts > newest) newest = record.ts;
+      const keys = records.map((r) => (r.ev === SNAPSHOT_EVENT ? undefined : spec.keyOf?.(r)) ?? '');
       await sql.unsafe(
-        `insert into ${history} (journal, generation, compacted_at, line, seq, body)
-         select $1, $2, $3, * from unnest($4::bigint[], $5::bigint[], $6::text[])`,
-        [spec.file, g + 1, newest, arrayLiteral(bodies.map((_, k) => after + k + 1)), arrayLiteral(records.map((r) => r.seq)), arrayLiteral(bodies)],
+        `insert into ${history} (journal, generation, compacted_at, line, seq, body, key)
+         select $1, $2, $3, * from unnest($4::bigint[], $5::bigint[], $6::text[], $7::text[])`,
+        [
+          spec.file,
+          g + 1,
+          newest,
+          arrayLiteral(bodies.map((_, k) => after + k + 1)),
+          arrayLiteral(records.map((r) => r.seq)),
+          arrayLiteral(bodies),
+          arrayLiteral(keys),
+        ],
       );
     }
     // The generation's date is its newest record's, known once every row is in.

@@ -36,6 +36,7 @@ import { compactJournals } from '../core/compact';
 import { DEFAULT_HISTORY_RETENTION, readHistory, type HistoryRetention } from '../core/history';
 import type { LineStore } from '../core/line-store';
 import { PgLines } from './pg-lines';
+import { pgPieceKeyReader } from './pg-history-keys';
 import { refreshDerived, type RefreshOpts } from './pg-reindex';
 import type { DerivedTrust, PgWriter, TermQuery } from './pg-host';
 import { insertLines, PgTransaction } from './pg-transaction';
@@ -310,7 +311,9 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
         if (trust !== undefined && !(spec.secondary !== undefined ? trust.index : trust.terms)) return undefined;
         return lines.keyRecords(spec as StoreSpec<unknown>, key, { trusted: bound });
       };
-      return readHistory(lines, spec.file, spec.vocabulary, sink, key === undefined ? undefined : () => byKey(key));
+      const keyed = key !== undefined && catalog.tables.has('history') && catalog.version >= 6;
+      const pieces = !keyed ? undefined : pgPieceKeyReader(this.reader, this.ident('history'), spec as StoreSpec<unknown>, key);
+      return readHistory(lines, spec.file, spec.vocabulary, sink, key === undefined ? undefined : () => byKey(key), pieces);
     });
   }
 

@@ -106,6 +106,9 @@ export async function countsByTerm(
 /**
  * A page's total from the counts (JournalStore.readTermRows with `count`): every entity, or those holding one
  * counted term, of any value or one value of the counted fact; undefined for another query (the rows count it).
+ * Several terms at once are not counted here: how many entities hold both of two terms does not follow from how many
+ * hold each, so the rows holding all of them are counted through the GIN index (the terms' postings, and the rows of
+ * the answer) — unless the page was short of its limit, which read the whole answer (termRows).
  */
 export async function countedTotal(
   q: Sql,

@@ -186,8 +186,11 @@ export async function termRows(
     params as string[],
   );
   let total: number | undefined;
+  // A page short of its limit read the whole answer past its offset: that is the total (several tags' among them,
+  // which the per-tag counts cannot give: pg-term-counts.ts countedTotal).
+  if (query.count && rows.length < query.limit && (rows.length > 0 || query.offset === 0)) total = query.offset + rows.length;
   const counted = countedOf(catalog, spec);
-  if (query.count && counted !== undefined) total = await countedTotal(q, ident, spec, counted, query);
+  if (query.count && total === undefined && counted !== undefined) total = await countedTotal(q, ident, spec, counted, query);
   if (query.count && total === undefined) {
     const [row] = await q.unsafe<{ n: string }[]>(`select count(*) as n ${from}`, params.slice(0, -2) as string[]);
     total = Number(row?.n ?? 0);

@@ -21,7 +21,7 @@ import {
 } from './pg-trust';
 
 /** The layout this crux reads and writes. A store at a higher version is refused, never downgraded. */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 type Query = Sql;
 
@@ -132,6 +132,11 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
         end loop;
       end loop;
     end $crux$;`,
+  // 6: history rows keyed as their journal's rows (pg-history-keys.ts): a read of one key reads its rows of each
+  // generation. Rows moved there before have none (null): their generation is read whole.
+  (s) => `
+    alter table ${s}.history add column if not exists key text;
+    create index if not exists history_key on ${s}.history (journal, key, generation, line) where key is not null;`,
 ];
 
 /**

@@ -65,7 +65,7 @@ describe('bank codec', () => {
     expect(decodeCaseBank(bodyOf(withHeader({ ...header, v: 99 })))).toBeUndefined();
     // v1 banks hold \p{L}-run terms (before SPEC §5 read Alphabetic): their vocabulary is stale, never trusted;
     // v2 banks have no id hashes, v3 no posting metas, v4 no tag marks (a tag counted from them would be missing).
-    expect(header.v).toBe(5);
+    expect(header.v).toBe(6);
     for (const v of [1, 2, 3, 4]) expect(decodeCaseBank(bodyOf(withHeader({ ...header, v })))).toBeUndefined();
     // Shapes that disagree are refused.
     const columns = decodeCaseBank(bodyOf(bytes))!.cache;

@@ -7,7 +7,7 @@ import { newestCases, sortedCases, type ColumnOrder } from '../../../src/domain/
 import { countedCases } from '../../../src/cli/operations/case';
 import { contextOf } from '../../../src/cli/context';
 import { CASE_ORDERS, windowOf } from '../../../src/domain/list-window';
-import { caseIdsStartingWith, deleteCase, importCases, listCases, recordCase, type CaseScope } from '../../../src/domain/case/store';
+import { CASE_STORE, caseIdsStartingWith, deleteCase, importCases, listCases, recordCase, type CaseScope } from '../../../src/domain/case/store';
 import type { Case } from '../../../src/domain/case/case';
 import { DataDir } from '../../../src/journal/dir/data-dir';
 import { Column } from '../../../src/journal/derived/bank/columns';
@@ -187,6 +187,40 @@ describe('case list newest first, limited and filtered', () => {
       const got = await sortedCases({ dir: new DataDir(root, quiet, 5_000), now: NOW }, {}, { key: 'created', descending: true }, 1000, true);
       expect(got?.cases.map((c) => c.case_id)).toEqual(want.rows.map((c) => c.case_id));
       expect(got?.cases.at(-1)?.case_id).toBe('early');
+    }
+  });
+
+  it('by created_at either way, oldest first too and where created went backwards: the order kept, no column read whole', async () => {
+    for (const [seed, ordered] of [
+      [11, false],
+      [12, true],
+    ] as const) {
+      const root = await seeded(seed, ordered);
+      const all = (await listCases({ dir: journalsOnly(root), now: NOW })).toReversed();
+      // The slots folded since the bank's snapshot (its delta), which a read sorts in memory.
+      const since = await new DataDir(root, quiet, 5_000).readWith(CASE_STORE, (bank) => bank.slots - bank.cachedSlots);
+      expect(since).toBeLessThan(all.length / 4);
+      const range = vi.spyOn(Column.prototype, 'range');
+      const get = vi.spyOn(Column.prototype, 'get');
+      try {
+        for (const filter of FILTERS)
+          for (const descending of [false, true])
+            for (const limit of [2, 50, 1000]) {
+              const where = (c: Case) => ('success' in filter ? c.success === filter.success : true) && (filter.tags ?? []).every((t) => c.tags.includes(t));
+              const want = windowOf(all, CASE_ORDERS, { sort: { key: 'created', descending }, where, limit });
+              get.mockClear();
+              const got = await sortedCases({ dir: new DataDir(root, quiet, 5_000), now: NOW }, filter, { key: 'created', descending }, limit, true);
+              const what = `${seed} ${JSON.stringify(filter)} ${descending ? '-' : ''}created ${limit}`;
+              expect(got?.cases, what).toEqual(want.rows);
+              expect(got?.total, what).toBe(want.total);
+              // A short page without a filter to count: what it shows and the slots folded since, not the column.
+              if (limit === 2 && Object.keys(filter).length === 0) expect(get.mock.calls.length, what).toBeLessThan(6 * since + 50);
+            }
+        expect(range).not.toHaveBeenCalled();
+      } finally {
+        range.mockRestore();
+        get.mockRestore();
+      }
     }
   });
 

@@ -11,8 +11,8 @@ import type { TagTally } from './layout';
 const MAGIC = 'crux-case-bank';
 // The vocabulary holds tokenize()'s terms: v2 since words are Alphabetic runs (SPEC §5), not \p{L} runs;
 // v3 adds the sorted (id hash, slot) pairs, v4 each posting's ranking facts (postMeta), v5 the tags' marks
-// (layout.ts tagMark) in the postings.
-const VERSION = 5;
+// (layout.ts tagMark) in the postings, v6 the slots in created order (byCreated: created-order.ts).
+const VERSION = 6;
 
 type Numeric = Float64Array | Uint32Array | Uint16Array | Uint8Array;
 type Ctor = { new (buffer: ArrayBuffer, byteOffset: number, length: number): Numeric; BYTES_PER_ELEMENT: number };
@@ -30,6 +30,7 @@ export const NUMERIC: readonly [keyof BankColumns, Ctor][] = [
   ['postSlots', Uint32Array],
   ['idHash', Uint32Array],
   ['postMeta', Uint16Array],
+  ['byCreated', Uint32Array],
 ];
 
 interface Header {

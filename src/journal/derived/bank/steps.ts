@@ -13,7 +13,7 @@ import { bankHead, NUMERIC, pad8, sectionLengths } from './codec';
 import { Frame, numberAt, sliceOf, writeColumn, writeIdHash, writeIds, writePostings, type StepCursor as Cursor } from './step-writers';
 import { StepSink } from './step-sink';
 import { tagCounts, tallyOf } from './tag-tally';
-import { liveCreatedOrdered } from './created-order';
+import { liveCreatedOrdered, writeByCreated } from './created-order';
 
 const SECTIONS = ['head', 'ids', 'vocab', ...NUMERIC.map(([name]) => name as string)];
 
@@ -182,6 +182,8 @@ function writeSection(frame: Frame, c: Cursor, sink: StepSink): boolean {
       return writePostings(frame, c, sink, name === 'postMeta');
     case 'idHash':
       return writeIdHash(frame, c, sink);
+    case 'byCreated':
+      return writeByCreated(frame, c, sink, c.ordered!);
     default:
       return writeColumn(frame, c, sink, name);
   }
