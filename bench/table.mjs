@@ -6,6 +6,7 @@
 // the machine is shared and wall time is noisy; wall p50 beside it. Written to BENCH_TABLE_OUT (default
 // docs/performance/bench-table.md) with the run's conditions, rows that were not run left out (never estimated).
 //
+// BENCH_TABLE_SLOW_MS (default 10000): a row whose first call takes more CPU than that gets one warm call.
 // BENCH_TABLE_ENGINES (default dir,pg): pg needs CRUX_BENCH_PG_URL or Debian's postgresql (a throwaway cluster).
 // BENCH_TABLE_ONLY=<substring,…>: only the rows whose name holds one of them (a subset, e.g. `complete,ui`).
 // BENCH_KEEP=1 keeps the built stores; BENCH_TABLE_REUSE=<dir> times those a kept run built there.
@@ -25,6 +26,8 @@ const CRUX = resolve(process.env.BENCH_CRUX ?? join(ROOT, 'bin', 'crux'));
 const SIZES = (process.env.BENCH_TABLE_SIZES ?? '1000,100000,1000000').split(',').map(Number);
 const ENGINES = (process.env.BENCH_TABLE_ENGINES ?? 'dir,pg').split(',');
 const WARM = Number(process.env.BENCH_TABLE_WARM ?? 5);
+// A row whose first call takes more CPU than this (ms) gets one warm call, not WARM: the whole-journal reads at 1M.
+const SLOW_MS = Number(process.env.BENCH_TABLE_SLOW_MS ?? 10_000);
 const ONLY = process.env.BENCH_TABLE_ONLY?.split(',').filter(Boolean);
 const OUT = resolve(ROOT, process.env.BENCH_TABLE_OUT ?? 'docs/performance/bench-table.md');
 const REUSE = process.env.BENCH_TABLE_REUSE;
@@ -187,7 +190,7 @@ async function timeRoute(w, path) {
     const [, port, token] = /:(\d+)\/\?token=(\S+)/.exec(line);
     const cookie = `crux_ui_${port}=${token}`;
     const calls = [];
-    for (let i = 0; i <= WARM; i++) {
+    for (let i = 0; i <= (i > 0 && calls[0].cpu > SLOW_MS ? 1 : WARM); i++) {
       const c0 = procCpuMs(ui.pid);
       const t = performance.now();
       await httpGet(Number(port), cookie, path);
@@ -254,7 +257,8 @@ for (const n of SIZES) {
     for (const [name, args] of cliReads(n, caseId)) {
       if (!wanted(name)) continue;
       try {
-        const calls = Array.from({ length: WARM + 1 }, () => timeCli([...where(w), ...args]));
+        const calls = [timeCli([...where(w), ...args])];
+        while (calls.length < 1 + (calls[0].cpu > SLOW_MS ? 1 : WARM)) calls.push(timeCli([...where(w), ...args]));
         note(name, engine, n, summary(calls, Math.max(...calls.map((c) => c.peak))));
         log(`bench table: ${engine} ${size(n)} ${name}: first ${calls[0].cpu.toFixed(0)} ms`);
       } catch (error) {
@@ -287,7 +291,7 @@ function writeTable() {
     '',
     `Written by \`node bench/table.mjs\` (the last step of \`npm run bench\`) on ${started}: node ${process.version},`,
     `sizes ${SIZES.map(size).join(', ')} sessions and as many cases, engines ${ENGINES.join(', ')}${server ? '' : ' (no PostgreSQL server: dir only)'},`,
-    `${WARM} warm calls after the first; load average ${loadBefore} before, ${loadavg()} after.`,
+    `${WARM} warm calls after the first (one, for a row whose first call took over ${SLOW_MS / 1000} s of CPU); load average ${loadBefore} before, ${loadavg()} after.`,
     '',
     'Each cell: **first** call · warm **p50** · warm **max**, in ms of CPU time (10 ms ticks; user + system of the process that',
     'answers: the command, or the `crux ui` server across the one request), then the warm wall-clock p50 and the peak',
