@@ -6,9 +6,12 @@
 // the machine is shared and wall time is noisy; wall p50 beside it. Written to BENCH_TABLE_OUT (default
 // docs/performance/bench-table.md) with the run's conditions, rows that were not run left out (never estimated).
 //
+// BENCH_TABLE_SLOW_MS (default 10000): a row whose first call takes more CPU than that gets one warm call.
 // BENCH_TABLE_ENGINES (default dir,pg): pg needs CRUX_BENCH_PG_URL or Debian's postgresql (a throwaway cluster).
 // BENCH_TABLE_ONLY=<substring,…>: only the rows whose name holds one of them (a subset, e.g. `complete,ui`).
 // BENCH_KEEP=1 keeps the built stores; BENCH_TABLE_REUSE=<dir> times those a kept run built there.
+// BENCH_TABLE_BUILD_ONLY=1 builds (and copies into PostgreSQL) and stops: with BENCH_TABLE_REUSE=<dir> and a server of
+// one's own (CRUX_BENCH_PG_URL), the 1M stores can be built ahead of the timed run, in the background.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { request } from 'node:http';
@@ -23,9 +26,12 @@ const CRUX = resolve(process.env.BENCH_CRUX ?? join(ROOT, 'bin', 'crux'));
 const SIZES = (process.env.BENCH_TABLE_SIZES ?? '1000,100000,1000000').split(',').map(Number);
 const ENGINES = (process.env.BENCH_TABLE_ENGINES ?? 'dir,pg').split(',');
 const WARM = Number(process.env.BENCH_TABLE_WARM ?? 5);
+// A row whose first call takes more CPU than this (ms) gets one warm call, not WARM: the whole-journal reads at 1M.
+const SLOW_MS = Number(process.env.BENCH_TABLE_SLOW_MS ?? 10_000);
 const ONLY = process.env.BENCH_TABLE_ONLY?.split(',').filter(Boolean);
 const OUT = resolve(ROOT, process.env.BENCH_TABLE_OUT ?? 'docs/performance/bench-table.md');
 const REUSE = process.env.BENCH_TABLE_REUSE;
+const BUILD_ONLY = Boolean(process.env.BENCH_TABLE_BUILD_ONLY);
 const env = benchEnv({ CRUX_NOW: '2026-12-01T12:00:00Z' });
 const log = (line) => process.stderr.write(`${line}\n`);
 const work = REUSE ?? fs.mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'crux-bench-table-'));
@@ -136,13 +142,25 @@ function uiRoutes(n, caseId) {
 const wanted = (name) => ONLY === undefined || ONLY.some((s) => name.includes(s));
 const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(q * xs.length) - 1)];
 
+/** A call that failed: its row shows `cell` (the exit and why) instead of times; the run goes on. */
+class CallFailed extends Error {
+  constructor(cell, detail) {
+    super(`${cell}: ${detail}`);
+    this.cell = cell;
+  }
+}
+
 /** One CLI call under /usr/bin/time: CPU ms (user + system), wall ms, peak MiB. */
 function timeCli(argv) {
   const t = performance.now();
   const r = spawnSync('/usr/bin/time', ['-f', '%U %S %M', 'node', CRUX, ...argv], { env, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 30 });
   const wall = performance.now() - t;
   const last = String(r.stderr).trim().split('\n').at(-1).split(' ').map(Number);
-  if (r.status !== 0) throw new Error(`crux ${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
+  if (r.status !== 0) {
+    const kind = /"kind":"([^"]+)"/.exec(String(r.stderr))?.[1] ?? 'error';
+    const why = /statement_timeout/.test(String(r.stderr)) ? ', statement_timeout' : '';
+    throw new CallFailed(`exit ${r.status} (${kind}${why}) after ${(wall / 1000).toFixed(0)} s wall`, String(r.stderr));
+  }
   return { cpu: (last[0] + last[1]) * 1000, wall, peak: last[2] / 1024 };
 }
 
@@ -157,7 +175,7 @@ function httpGet(port, cookie, path) {
   return new Promise((ok, fail) => {
     const req = request({ host: '127.0.0.1', port, path, headers: { Host: `127.0.0.1:${port}`, Cookie: cookie } }, (res) => {
       res.resume();
-      res.on('end', () => (res.statusCode === 200 ? ok() : fail(new Error(`${path}: HTTP ${res.statusCode}`))));
+      res.on('end', () => (res.statusCode === 200 ? ok() : fail(new CallFailed(`HTTP ${res.statusCode}`, path))));
     });
     req.on('error', fail);
     req.end();
@@ -172,7 +190,7 @@ async function timeRoute(w, path) {
     const [, port, token] = /:(\d+)\/\?token=(\S+)/.exec(line);
     const cookie = `crux_ui_${port}=${token}`;
     const calls = [];
-    for (let i = 0; i <= WARM; i++) {
+    for (let i = 0; i <= (i > 0 && calls[0].cpu > SLOW_MS ? 1 : WARM); i++) {
       const c0 = procCpuMs(ui.pid);
       const t = performance.now();
       await httpGet(Number(port), cookie, path);
@@ -208,13 +226,19 @@ const note = (row, engine, n, s) => {
   const k = `${row}|${engine}`;
   if (!results.has(k)) results.set(k, new Map());
   results.get(k).set(n, s);
+  if (!BUILD_ONLY) writeTable();
+};
+const failed = (row, engine, n, error) => {
+  if (!(error instanceof CallFailed)) throw error;
+  note(row, engine, n, { failed: error.cell });
+  log(`bench table: ${engine} ${size(n)} ${row}: FAILED ${error.message}`);
 };
 const started = new Date().toISOString();
 const loadBefore = loadavg();
 for (const n of SIZES) {
   const dir = build(n);
   const caseId = /"case_id":"([^"]+)"/.exec(String(run(dir, ['case', 'list', '--limit', '1', '--json'])))[1];
-  const stores = [['dir', dir]];
+  const stores = ENGINES.includes('dir') ? [['dir', dir]] : [];
   if (ENGINES.includes('pg') && server) {
     const pg = pgStore(n);
     // A throwaway cluster is new each run: the copy is kept only on a server of one's own.
@@ -228,12 +252,18 @@ for (const n of SIZES) {
     }
     stores.push(['pg', pg]);
   }
+  if (BUILD_ONLY) continue;
   for (const [engine, w] of stores) {
     for (const [name, args] of cliReads(n, caseId)) {
       if (!wanted(name)) continue;
-      const calls = Array.from({ length: WARM + 1 }, () => timeCli([...where(w), ...args]));
-      note(name, engine, n, summary(calls, Math.max(...calls.map((c) => c.peak))));
-      log(`bench table: ${engine} ${size(n)} ${name}: first ${calls[0].cpu.toFixed(0)} ms`);
+      try {
+        const calls = [timeCli([...where(w), ...args])];
+        while (calls.length < 1 + (calls[0].cpu > SLOW_MS ? 1 : WARM)) calls.push(timeCli([...where(w), ...args]));
+        note(name, engine, n, summary(calls, Math.max(...calls.map((c) => c.peak))));
+        log(`bench table: ${engine} ${size(n)} ${name}: first ${calls[0].cpu.toFixed(0)} ms`);
+      } catch (error) {
+        failed(name, engine, n, error);
+      }
     }
     for (const path of uiRoutes(n, caseId)) {
       const name = `ui ${path
@@ -241,40 +271,53 @@ for (const n of SIZES) {
         .replace(caseId, '<id>')
         .replace(/task=[^&]+/, 'task=<5 rare words>')}`;
       if (!wanted(name)) continue;
-      const { calls, peak } = await timeRoute(w, path);
-      note(name, engine, n, summary(calls, peak));
-      log(`bench table: ${engine} ${size(n)} ${name}: first ${calls[0].cpu.toFixed(0)} ms`);
+      try {
+        const { calls, peak } = await timeRoute(w, path);
+        note(name, engine, n, summary(calls, peak));
+        log(`bench table: ${engine} ${size(n)} ${name}: first ${calls[0].cpu.toFixed(0)} ms`);
+      } catch (error) {
+        failed(name, engine, n, error);
+      }
     }
   }
 }
 
 // ---- the table ---------------------------------------------------------------------------------------------
-const ms = (v) => (v >= 10_000 ? `${(v / 1000).toFixed(1)} s` : `${v.toFixed(0)}`);
-const lines = [
-  '# The bench table',
-  '',
-  `Written by \`node bench/table.mjs\` (the last step of \`npm run bench\`) on ${started}: node ${process.version},`,
-  `sizes ${SIZES.map(size).join(', ')} sessions and as many cases, engines ${ENGINES.join(', ')}${server ? '' : ' (no PostgreSQL server: dir only)'},`,
-  `${WARM} warm calls after the first; load average ${loadBefore} before, ${loadavg()} after.`,
-  '',
-  'Each cell: **first** call · warm **p50** · warm **max**, in ms of CPU time (10 ms ticks; user + system of the process that',
-  'answers: the command, or the `crux ui` server across the one request), then the warm wall-clock p50 and the peak',
-  'resident memory (MiB) of all the calls. A CLI row is a whole process (node start included: `node -e 0` costs',
-  'about 40–60 ms of CPU here); a ui row is the request alone, on a server started for that route. The stores:',
-  "bench/data.mjs's sessions (70% closed, 24 stranded) and cases (50% share five words, 20% failures), 60 sessions",
-  'of agent h (40 archived) and 20 handoffs from h to b. An empty cell was not measured in this run.',
-  '',
-  `| read | engine | ${SIZES.map((n) => `${size(n)}: first · p50 · max (wall p50, MiB)`).join(' | ')} |`,
-  `|---|---|${SIZES.map(() => '---').join('|')}|`,
-];
-for (const [k, bySize] of results) {
-  const [row, engine] = k.split('|');
-  const cells = SIZES.map((n) => {
-    const s = bySize.get(n);
-    return s === undefined ? '' : `${ms(s.first)} · ${ms(s.p50)} · ${ms(s.max)} (${ms(s.wall)}, ${s.peak.toFixed(0)})`;
-  });
-  lines.push(`| \`${row}\` | ${engine} | ${cells.join(' | ')} |`);
+/** The table of every row measured so far (written after each row: a run stopped early leaves what it measured). */
+function writeTable() {
+  const ms = (v) => (v >= 10_000 ? `${(v / 1000).toFixed(1)} s` : `${v.toFixed(0)}`);
+  const lines = [
+    '# The bench table',
+    '',
+    `Written by \`node bench/table.mjs\` (the last step of \`npm run bench\`) on ${started}: node ${process.version},`,
+    `sizes ${SIZES.map(size).join(', ')} sessions and as many cases, engines ${ENGINES.join(', ')}${server ? '' : ' (no PostgreSQL server: dir only)'},`,
+    `${WARM} warm calls after the first (one, for a row whose first call took over ${SLOW_MS / 1000} s of CPU); load average ${loadBefore} before, ${loadavg()} after.`,
+    '',
+    'Each cell: **first** call · warm **p50** · warm **max**, in ms of CPU time (10 ms ticks; user + system of the process that',
+    'answers: the command, or the `crux ui` server across the one request), then the warm wall-clock p50 and the peak',
+    'resident memory (MiB) of all the calls. A CLI row is a whole process (node start included: `node -e 0` costs',
+    'about 40–60 ms of CPU here); a ui row is the request alone, on a server started for that route. The stores:',
+    "bench/data.mjs's sessions (70% closed, 24 stranded) and cases (50% share five words, 20% failures), 60 sessions",
+    'of agent h (40 archived) and 20 handoffs from h to b. An empty cell was not measured in this run.',
+    '',
+    `| read | engine | ${SIZES.map((n) => `${size(n)}: first · p50 · max (wall p50, MiB)`).join(' | ')} |`,
+    `|---|---|${SIZES.map(() => '---').join('|')}|`,
+  ];
+  for (const [k, bySize] of results) {
+    const [row, engine] = k.split('|');
+    const cells = SIZES.map((n) => {
+      const s = bySize.get(n);
+      return s === undefined
+        ? ''
+        : s.failed !== undefined
+          ? `failed: ${s.failed}`
+          : `${ms(s.first)} · ${ms(s.p50)} · ${ms(s.max)} (${ms(s.wall)}, ${s.peak.toFixed(0)})`;
+    });
+    lines.push(`| \`${row}\` | ${engine} | ${cells.join(' | ')} |`);
+  }
+  fs.writeFileSync(OUT, `${lines.join('\n')}\n`);
 }
-fs.writeFileSync(OUT, `${lines.join('\n')}\n`);
+if (BUILD_ONLY) process.exit(0);
+writeTable();
 log(`bench table: written to ${OUT}`);
 if (process.env.BENCH_KEEP || REUSE) log(`bench table: stores kept in ${work}`);
