@@ -3,7 +3,7 @@
 import { appendRecords } from './append';
 import { sealDrafts } from '../codec/cipher';
 import { decodeOwn, EMPTY_HEAD, encodeRecords, PROGRESS_EVERY, type ChainHead, type EventDraft, type JournalRecord } from '../codec/record';
-import { loadSnapshot, loadThroughIndex, rebuildIndex, releaseLoaded, replayFull, type Loaded, type Reporter } from './load';
+import { rebuildIndex, replayFull, type Loaded, type Reporter } from './load';
 import { derivedFiles, isDerivedDamage } from '../derived';
 import type { LinePosition, TornTail } from '../codec/scan';
 import type { IndexQuery, StoreSpec } from '../codec/store-spec';
@@ -53,18 +53,11 @@ export class DryTransaction implements Transaction {
   private readonly states = new Map<StoreSpec<any>, unknown>();
   private readonly appended = new Set<StoreSpec<any>>();
   constructor(readonly ts: string) {}
-  async load<S>(spec: StoreSpec<S>): Promise<S> {
-    return this.stateOf(spec);
-  }
-  async loadKey<S>(spec: StoreSpec<S>): Promise<S> {
-    return this.stateOf(spec);
-  }
-  async loadIndexed<S>(spec: StoreSpec<S>): Promise<S> {
-    return this.stateOf(spec);
-  }
-  async loadTerms<S>(spec: StoreSpec<S>): Promise<S> {
-    return this.stateOf(spec);
-  }
+  /** Every load, whole or by key, is of the empty store. */
+  readonly load = async <S>(spec: StoreSpec<S>): Promise<S> => this.stateOf(spec);
+  readonly loadKey = this.load;
+  readonly loadIndexed = this.load;
+  readonly loadTerms = this.load;
   append<S>(spec: StoreSpec<S>, drafts: readonly EventDraft[]): void {
     if (drafts.length === 0) return;
     refuseSecondAppend(spec, this.appended.has(spec));
@@ -109,9 +102,7 @@ export class LockedTransaction implements Transaction {
   }
 
   /** The whole state: its snapshot already reads only the terms' postings on demand. */
-  async loadTerms<S>(spec: StoreSpec<S>): Promise<S> {
-    return this.loadWhole(spec).state;
-  }
+  readonly loadTerms = this.load;
 
   private loadSome<S>(spec: StoreSpec<S>, what: { keys: readonly string[] } | { query: IndexQuery }): S {
     const loaded = this.loaded.get(spec);
@@ -119,11 +110,10 @@ export class LockedTransaction implements Transaction {
     if (loaded !== undefined) refuseLateKeyLoad(spec);
     // No index that verifies: rebuilt by streaming (bounded memory) unless the journal is damaged, which the
     // whole replay then reports.
-    const some =
-      loadThroughIndex(this.host.root, spec, what, true) ??
-      (rebuildIndex(this.host.root, spec, [], this.host.reporter, { quiet: true, needIndex: true })?.built
-        ? loadThroughIndex(this.host.root, spec, what, true)
-        : undefined);
+    // With `keep`, the index stays open in the result for the appends after it (close: Loaded.index.release).
+    const derived = derivedFiles(this.host.root, spec);
+    const through = () => ('keys' in what ? derived.findKeys(what.keys, { keep: true }) : derived.candidates(what.query, { keep: true }));
+    const some = through() ?? (rebuildIndex(this.host.root, spec, [], this.host.reporter, { quiet: true, needIndex: true })?.built ? through() : undefined);
     if (some === undefined) return this.loadWhole(spec).state;
     this.loaded.set(spec, some);
     return some.state;
@@ -137,14 +127,13 @@ export class LockedTransaction implements Transaction {
     // Read on demand (a retrieve that marks its results reads its terms' postings, not 150 MB at 1M cases): a page
     // that does not verify throws DerivedDamage out of the decision, which then runs again over a replay.
     // No snapshot that verifies (cache/ lost): built by streaming the journal in bounded memory where it pays.
-    const fromSnapshot =
-      loadSnapshot(this.host.root, spec, { lazy: true }) ??
-      (derivedFiles(this.host.root, spec).streamSnapshot(true)?.built ? loadSnapshot(this.host.root, spec, { lazy: true }) : undefined);
+    const derived = derivedFiles(this.host.root, spec);
+    const fromSnapshot = derived.snapshot({ lazy: true }) ?? (derived.streamSnapshot(true)?.built ? derived.snapshot({ lazy: true }) : undefined);
     let whole: Loaded<S>;
     if (fromSnapshot === undefined) whole = replayFull(path, spec, this.host.reporter);
     else {
       // The index is kept after this write if it verifies (else it stays a prefix the tail completes).
-      const viaIndex = spec.keyOf === undefined ? undefined : loadThroughIndex(this.host.root, spec, { keys: [] }, true);
+      const viaIndex = spec.keyOf === undefined ? undefined : derived.findKeys([], { keep: true });
       whole = viaIndex?.index === undefined ? fromSnapshot : { ...fromSnapshot, index: viaIndex.index };
     }
     this.loaded.set(spec, whole);
@@ -163,7 +152,10 @@ export class LockedTransaction implements Transaction {
 
   /** Closes what the loads kept open; call once the transaction is over, whatever its outcome. */
   close(): void {
-    for (const loaded of this.loaded.values()) releaseLoaded(loaded);
+    for (const loaded of this.loaded.values()) {
+      loaded.index?.release();
+      loaded.release?.();
+    }
   }
 
   /** Encodes the drafts as one batch and applies them to the loaded state; `commit` writes them. */
