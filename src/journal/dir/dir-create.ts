@@ -15,8 +15,7 @@ import { writeHistoryPieces } from './history-copy';
 
 /** Creates the data directory (and missing parents) and its lock file; returns what it created, outermost first. */
 export function createDataDir(root: string): string[] {
-  const created: string[] = [];
-  for (let dir = root; !pathExists(dir); dir = dirname(dir)) created.unshift(dir);
+  const created = missingDirs(root);
   try {
     ensurePrivateDir(root);
     const lockPath = join(root, LOCK_DIR);
@@ -34,14 +33,15 @@ export function createDataDir(root: string): string[] {
 /** `crux store init` on a data directory: what it made (with `print`: what it would make, making nothing). */
 export function initDataDir(root: string, print: boolean): InitReport {
   const lockPath = join(root, LOCK_DIR);
-  let created: string[];
-  if (!print) created = createDataDir(root);
-  else {
-    created = [];
-    for (let dir = root; !pathExists(dir); dir = dirname(dir)) created.unshift(dir);
-    if (!pathExists(lockPath)) created.push(lockPath);
-  }
+  const created = !print ? createDataDir(root) : [...missingDirs(root), ...(pathExists(lockPath) ? [] : [lockPath])];
   return { store: root, kind: 'dir', printed: print, created, schema_version: null };
+}
+
+/** `root` and its missing parents, outermost first. */
+function missingDirs(root: string): string[] {
+  const missing: string[] = [];
+  for (let dir = root; !pathExists(dir); dir = dirname(dir)) missing.unshift(dir);
+  return missing;
 }
 
 /** Removes files and directories crux just created, innermost first, as long as nothing else is in them. */
