@@ -291,7 +291,7 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
   /** Doctor's facts, gathered under the lock when it is free. */
   async survey(specs: readonly StoreSpec<unknown>[]): Promise<StoreFacts> {
     try {
-      return await surveyStore(this, specs);
+      return await surveyStore(this.root, this.lines, specs);
     } finally {
       this.tellUnusable();
     }
