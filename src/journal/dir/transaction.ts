@@ -2,7 +2,7 @@
 // compact a journal that has become mostly dead.
 import { appendRecords } from './append';
 import { sealDrafts } from '../codec/cipher';
-import { decodeOwn, EMPTY_HEAD, encodeRecords, PROGRESS_EVERY, type ChainHead, type EventDraft, type JournalRecord } from '../codec/record';
+import { decodeOwn, EMPTY_HEAD, encodeRecords, PROGRESS_EVERY, type EventDraft, type JournalRecord } from '../codec/record';
 import { rebuildIndex, replayFull, type Loaded, type Reporter } from './load';
 import { derivedFiles, isDerivedDamage } from '../derived';
 import type { LinePosition, TornTail } from '../codec/scan';
@@ -71,9 +71,8 @@ export class DryTransaction implements Transaction {
   }
 }
 
-/** An append decided but not yet written: the state before it, and the encoded batch. */
+/** An append decided but not yet written: where the journal ended before it, and the encoded batch. */
 interface Pending {
-  readonly head: ChainHead;
   readonly bytes: number;
   readonly tornTail: TornTail | undefined;
   readonly text: string;
@@ -168,7 +167,7 @@ export class LockedTransaction implements Transaction {
       batch: true,
       onProgress: report && ((done, total) => report('encoding', done, total)),
     });
-    this.pending.set(spec, { head: loaded.head, bytes: loaded.bytes, tornTail: loaded.tornTail, text });
+    this.pending.set(spec, { bytes: loaded.bytes, tornTail: loaded.tornTail, text });
     // Apply what will be written, so later steps of this transaction see it, and note it for the index.
     const start = loaded.tornTail?.offset ?? loaded.bytes;
     const applied = applyEncoded(
@@ -194,7 +193,7 @@ export class LockedTransaction implements Transaction {
     this.host.reporter.progress?.('writing', 0, 1);
     for (const [spec, batch] of this.pending) {
       const path = this.host.path(spec.file);
-      const outcome = appendRecords({
+      const quarantined = appendRecords({
         root: this.host.root,
         file: spec.file,
         path,
@@ -203,12 +202,10 @@ export class LockedTransaction implements Transaction {
         expectedSize: batch.bytes,
         tornTail: batch.tornTail,
       });
-      if (outcome.quarantined) {
+      if (quarantined !== undefined) {
         const torn = batch.tornTail!;
         const what = torn.batch === undefined ? 'an unterminated tail' : `an incomplete batch (${torn.batch.seen} of ${torn.batch.want} records)`;
-        this.host.reporter.warn(
-          `${path}: moved ${what} of ${torn.length} bytes at offset ${torn.offset} (a write that never completed) to ${outcome.quarantined}`,
-        );
+        this.host.reporter.warn(`${path}: moved ${what} of ${torn.length} bytes at offset ${torn.offset} (a write that never completed) to ${quarantined}`);
       }
     }
     if (this.pending.size > 0) noteCommit([...this.pending].map(([spec, batch]) => `${countLines(batch.text)} record(s) to ${spec.file}`).join(', '));
