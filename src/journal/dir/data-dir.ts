@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { acquireLock, type HeldLock } from './lock/lock';
 import { pathExists } from '../../shared/durable-fs';
 import { createDataDir, initDataDir, removeIfEmpty, restoreJournal } from './dir-create';
-import { withTotal, type LinePosition, type ScanResult } from '../codec/scan';
+import { withTotal, type LinePosition, type ScanResult, type TornTail } from '../codec/scan';
 import type { JournalRecord } from '../codec/record';
 import { fileLines } from './line-stream';
 import { checkJournals } from '../core/check';
@@ -178,11 +178,7 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
    * through the index when it verifies, else a full replay.
    */
   async readIndexed<S>(spec: StoreSpec<S>, query: IndexQuery): Promise<S> {
-    return this.told(async () => {
-      const derived = derivedFiles(this.root, spec);
-      const loaded = (await this.through(spec, () => derived.candidates(query))) ?? this.replayAndKeep(spec);
-      return (await this.tellTorn(spec, loaded)).state;
-    });
+    return this.stateThrough(spec, () => derivedFiles(this.root, spec).candidates(query));
   }
 
   /**
@@ -206,11 +202,12 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
    * index does not verify, it is rebuilt by streaming first (a full replay over damage).
    */
   async readPrefix<S>(spec: StoreSpec<S>, query: { index: string; prefix: string }, enough: (state: S) => boolean): Promise<S> {
-    return this.told(async () => {
-      const derived = derivedFiles(this.root, spec);
-      const read = (await this.through(spec, () => derived.prefix(query, enough))) ?? this.replayAndKeep(spec);
-      return (await this.tellTorn(spec, read)).state;
-    });
+    return this.stateThrough(spec, () => derivedFiles(this.root, spec).prefix(query, enough));
+  }
+
+  /** The state `read` gives through the index (through), else a full replay's; a torn tail passed over is told. */
+  private async stateThrough<S>(spec: StoreSpec<S>, read: () => { state: S; tornTail: TornTail | undefined; gap?: number } | undefined): Promise<S> {
+    return this.told(async () => (await this.tellTorn(spec, (await this.through(spec, read)) ?? this.replayAndKeep(spec))).state);
   }
 
   /**
