@@ -42,8 +42,7 @@ export function appendRecords(args: {
     }
     let quarantined: string | undefined;
     if (args.tornTail !== undefined) {
-      const tail = Buffer.alloc(args.tornTail.length);
-      fs.readSync(fd, tail, 0, tail.length, args.tornTail.offset);
+      const tail = readAt(fd, args.tornTail.offset, args.tornTail.length);
       try {
         quarantined = quarantineBytes(root, file, `tail-at-${args.tornTail.offset}`, tail, ts);
       } catch (error) {

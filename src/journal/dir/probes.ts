@@ -13,15 +13,8 @@ import type { JournalFacts, StoreFacts } from '../core/store-boundary';
 import { listQuarantine } from './quarantine';
 import { asStorageError } from '../../shared/durable-fs';
 
-export interface FileFacts {
-  readonly exists: boolean;
-  readonly kind: 'file' | 'directory' | 'other' | null;
-  readonly bytes: number;
-  /** Permission bits, e.g. 0o600. */
-  readonly mode: number | null;
-}
-
-function fileFacts(path: string): FileFacts {
+/** Whether `path` exists, what it is, its size and its permission bits (e.g. 0o600). */
+function fileFacts(path: string) {
   let st: import('node:fs').Stats;
   try {
     st = fs.statSync(path);

@@ -224,7 +224,6 @@ export class LockedTransaction implements Transaction {
       }
       const live = loaded.index?.live ?? spec.liveBytes?.(loaded.state);
       if (compactionDue(loaded.bytes, live)) {
-        // Compaction needs every record's payload: only a verifying replay gives it.
         await this.compactAfterCommit(spec, loaded);
         continue;
       }
