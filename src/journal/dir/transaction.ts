@@ -76,6 +76,8 @@ interface Pending {
   readonly bytes: number;
   readonly tornTail: TornTail | undefined;
   readonly text: string;
+  /** How many records (lines) `text` holds. */
+  readonly records: number;
 }
 
 export class LockedTransaction implements Transaction {
@@ -167,7 +169,6 @@ export class LockedTransaction implements Transaction {
       batch: true,
       onProgress: report && ((done, total) => report('encoding', done, total)),
     });
-    this.pending.set(spec, { bytes: loaded.bytes, tornTail: loaded.tornTail, text });
     // Apply what will be written, so later steps of this transaction see it, and note it for the index.
     const start = loaded.tornTail?.offset ?? loaded.bytes;
     const applied = applyEncoded(
@@ -178,6 +179,7 @@ export class LockedTransaction implements Transaction {
       start,
       report && ((done, total) => report('applying', done, total)),
     );
+    this.pending.set(spec, { bytes: loaded.bytes, tornTail: loaded.tornTail, text, records: applied.length });
     const index = loaded.index;
     if (index !== undefined) for (const { at, record } of applied) index.appended(record, at);
     loaded.head = head;
@@ -208,7 +210,7 @@ export class LockedTransaction implements Transaction {
         this.host.reporter.warn(`${path}: moved ${what} of ${torn.length} bytes at offset ${torn.offset} (a write that never completed) to ${quarantined}`);
       }
     }
-    if (this.pending.size > 0) noteCommit([...this.pending].map(([spec, batch]) => `${countLines(batch.text)} record(s) to ${spec.file}`).join(', '));
+    if (this.pending.size > 0) noteCommit([...this.pending].map(([spec, batch]) => `${batch.records} record(s) to ${spec.file}`).join(', '));
     await this.finish();
   }
 
@@ -248,10 +250,4 @@ export class LockedTransaction implements Transaction {
       );
     }
   }
-}
-
-function countLines(text: string): number {
-  let n = 0;
-  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) n += 1;
-  return n;
 }
