@@ -32,15 +32,12 @@ export interface OpenBatch {
   readonly want: number;
   /** Lines of it read so far (records that verified and lines that did not). */
   readonly seen: number;
-  /** The chain head before its first record: where the next append continues once it is quarantined. */
-  readonly before: ChainHead;
-  readonly beforeAt: LinePosition | undefined;
 }
 
 export interface Verified {
   readonly records: number;
   readonly problems: LineProblem[];
-  /** The last record folded (for chaining the next append), and where its line is. */
+  /** The last record folded (for chaining the next append: before a batch still open), and where its line is. */
   readonly head: ChainHead;
   readonly headAt?: LinePosition;
   /** A batch still open when the journal ended (the caller reports it as a torn tail). */
@@ -186,7 +183,7 @@ export class ChainVerifier<T = JournalRecord> {
       problems: this.problems,
       head,
       ...(headAt ? { headAt } : {}),
-      ...(open ? { open: { at: open.at, want: open.want, seen: open.seen, before: open.before, beforeAt: open.beforeAt } } : {}),
+      ...(open ? { open: { at: open.at, want: open.want, seen: open.seen } } : {}),
     };
   }
 

@@ -5,16 +5,11 @@ import { quarantineBytes } from './quarantine';
 import { crashPoint, tornWriteForTest } from '../../shared/crash-point';
 import { openJournalFile } from '../../shared/journal-file';
 
-export interface AppendOutcome {
-  readonly bytes: number;
-  readonly quarantined?: string;
-}
-
 /**
  * Appends `text` (encoded records, each line ending in \n: one batch) to the journal at `path`. `expectedSize` is the size the caller replayed;
  * `tornTail` the unterminated fragment it found. On any failure the file is truncated back to its size
  * before the append, so no partial line is ever left behind, unless the bytes past that size are not this
- * append's own (see rollBack).
+ * append's own (see rollBack). Returns where the torn tail went in quarantine/, if there was one.
  */
 export function appendRecords(args: {
   root: string;
@@ -24,7 +19,7 @@ export function appendRecords(args: {
   ts: string;
   expectedSize: number;
   tornTail?: { offset: number; length: number } | undefined;
-}): AppendOutcome {
+}): string | undefined {
   const { root, file, path, ts } = args;
   let fd: number;
   let created = false;
@@ -47,8 +42,7 @@ export function appendRecords(args: {
     }
     let quarantined: string | undefined;
     if (args.tornTail !== undefined) {
-      const tail = Buffer.alloc(args.tornTail.length);
-      fs.readSync(fd, tail, 0, tail.length, args.tornTail.offset);
+      const tail = readAt(fd, args.tornTail.offset, args.tornTail.length);
       try {
         quarantined = quarantineBytes(root, file, `tail-at-${args.tornTail.offset}`, tail, ts);
       } catch (error) {
@@ -79,7 +73,7 @@ export function appendRecords(args: {
       throw storage;
     }
     if (created) fsyncDir(root);
-    return { bytes: size + buf.length, ...(quarantined ? { quarantined } : {}) };
+    return quarantined;
   } finally {
     fs.closeSync(fd);
   }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { acquireLock, type HeldLock } from './lock/lock';
 import { pathExists } from '../../shared/durable-fs';
 import { createDataDir, initDataDir, removeIfEmpty, restoreJournal } from './dir-create';
-import { withTotal, type LinePosition, type ScanResult } from '../codec/scan';
+import { withTotal, type LinePosition, type ScanResult, type TornTail } from '../codec/scan';
 import type { JournalRecord } from '../codec/record';
 import { fileLines } from './line-stream';
 import { checkJournals } from '../core/check';
@@ -73,7 +73,7 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
 
   /** Replays a store without the lock, for queries. A missing directory or file is an empty store. */
   async read<S>(spec: StoreSpec<S>): Promise<S> {
-    try {
+    return this.told(async () => {
       const derived = derivedFiles(this.root, spec);
       const fromSnapshot = derived.snapshot() ?? (this.streamed(spec) ? derived.snapshot() : undefined);
       if (fromSnapshot !== undefined) {
@@ -82,9 +82,7 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
         return (await this.tellTorn(spec, fromSnapshot)).state;
       }
       return (await this.tellTorn(spec, this.replayAndKeep(spec))).state;
-    } finally {
-      this.tellUnusable();
-    }
+    });
   }
 
   /**
@@ -93,7 +91,7 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
    * store is replayed and `use` runs again on the replayed state, so the answer is always a replay's.
    */
   async readWith<S, T>(spec: StoreSpec<S>, use: (state: S) => T | Promise<T>): Promise<T> {
-    try {
+    return this.told(async () => {
       const derived = derivedFiles(this.root, spec);
       const viaSnapshot = (await derived.readWith(use)) ?? (this.streamed(spec) ? await derived.readWith(use) : undefined);
       if (viaSnapshot !== undefined) {
@@ -104,9 +102,7 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
       const answer = await use(replayed.state);
       await this.tellTorn(spec, replayed);
       return answer;
-    } finally {
-      this.tellUnusable();
-    }
+    });
   }
 
   /** Its snapshot already reads only the terms' postings on demand (readWith): the terms ask nothing more of it. */
@@ -132,16 +128,12 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
   /** Every record the store's journal ever kept, history/ first; of the journal, `key`'s lines alone when the index verifies. */
   async readHistory<S>(spec: StoreSpec<S>, sink: (record: JournalRecord, at: LinePosition) => void, { key }: { key?: string } = {}): Promise<void> {
     const byKey = key === undefined ? undefined : async () => (await trustedRead(this.root, derivedFiles(this.root, spec).keyRecords(key)))?.records;
-    try {
-      await readDirHistory(this.root, this.lines, spec, sink, key, byKey);
-    } finally {
-      this.tellUnusable();
-    }
+    return this.told(() => readDirHistory(this.root, this.lines, spec, sink, key, byKey));
   }
 
   /** The records at these positions of a store's journal (undefined where the line is not a record). */
   async readAt<S>(spec: StoreSpec<S>, positions: readonly LinePosition[]): Promise<(JournalRecord | undefined)[]> {
-    try {
+    return this.told(async () => {
       let fd: number;
       try {
         fd = openJournalFile(this.path(spec.file));
@@ -154,9 +146,7 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
       } finally {
         fs.closeSync(fd);
       }
-    } finally {
-      this.tellUnusable();
-    }
+    });
   }
 
   /**
@@ -164,13 +154,11 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
    * rebuilds it (bounded memory), else (a store without a key index) a full replay.
    */
   async readKey<S>(spec: StoreSpec<S>, key: string): Promise<S> {
-    try {
+    return this.told(async () => {
       const found = await trustedRead(this.root, derivedFiles(this.root, spec).findKeys([key]));
       const loaded = found ?? rebuildIndex(this.root, spec, [key], this.reporter) ?? this.replayAndKeep(spec);
       return (await this.tellTorn(spec, loaded)).state;
-    } finally {
-      this.tellUnusable();
-    }
+    });
   }
 
   /** Whether a whole new snapshot was just built by streaming the journal (bounded memory); false over damage, which the replay then reports. */
@@ -190,13 +178,7 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
    * through the index when it verifies, else a full replay.
    */
   async readIndexed<S>(spec: StoreSpec<S>, query: IndexQuery): Promise<S> {
-    try {
-      const derived = derivedFiles(this.root, spec);
-      const loaded = (await this.through(spec, () => derived.candidates(query))) ?? this.replayAndKeep(spec);
-      return (await this.tellTorn(spec, loaded)).state;
-    } finally {
-      this.tellUnusable();
-    }
+    return this.stateThrough(spec, () => derivedFiles(this.root, spec).candidates(query));
   }
 
   /**
@@ -206,14 +188,12 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
    * false); a full replay (total undefined) when the index does not verify.
    */
   async readNewest<S>(spec: StoreSpec<S>, query: NewestQuery, enough: (state: S) => boolean): Promise<{ state: S; total: number | undefined }> {
-    try {
+    return this.told(async () => {
       const derived = derivedFiles(this.root, spec);
       const { state, total, tornTail } = (await this.through(spec, () => derived.newest(query, enough))) ?? { ...this.replayAndKeep(spec), total: undefined };
       await this.tellTorn(spec, { tornTail });
       return { state, total };
-    } finally {
-      this.tellUnusable();
-    }
+    });
   }
 
   /**
@@ -222,13 +202,12 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
    * index does not verify, it is rebuilt by streaming first (a full replay over damage).
    */
   async readPrefix<S>(spec: StoreSpec<S>, query: { index: string; prefix: string }, enough: (state: S) => boolean): Promise<S> {
-    try {
-      const derived = derivedFiles(this.root, spec);
-      const read = (await this.through(spec, () => derived.prefix(query, enough))) ?? this.replayAndKeep(spec);
-      return (await this.tellTorn(spec, read)).state;
-    } finally {
-      this.tellUnusable();
-    }
+    return this.stateThrough(spec, () => derivedFiles(this.root, spec).prefix(query, enough));
+  }
+
+  /** The state `read` gives through the index (through), else a full replay's; a torn tail passed over is told. */
+  private async stateThrough<S>(spec: StoreSpec<S>, read: () => { state: S; tornTail: TornTail | undefined; gap?: number } | undefined): Promise<S> {
+    return this.told(async () => (await this.tellTorn(spec, (await this.through(spec, read)) ?? this.replayAndKeep(spec))).state);
   }
 
   /**
@@ -236,7 +215,7 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
    * `decide` first runs against empty stores without creating anything: a refused command leaves no trace.
    */
   async write<T>(decide: (tx: Transaction) => T | Promise<T>, ts: string): Promise<T> {
-    try {
+    return this.told(async () => {
       if (!this.exists()) {
         const dry = new DryTransaction(ts);
         const result = await decide(dry);
@@ -251,9 +230,7 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
         }
       }
       return await this.writeLocked(decide, ts);
-    } finally {
-      this.tellUnusable();
-    }
+    });
   }
 
   /** `first`: the directory was created for this write; if it fails, the lock directory goes too. */
@@ -290,8 +267,13 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
 
   /** Doctor's facts, gathered under the lock when it is free. */
   async survey(specs: readonly StoreSpec<unknown>[]): Promise<StoreFacts> {
+    return this.told(() => surveyStore(this.root, this.lines, specs));
+  }
+
+  /** What `run` returns, once each derived file it found unusable is told of (tellUnusable), however it ends. */
+  private async told<T>(run: () => Promise<T>): Promise<T> {
     try {
-      return await surveyStore(this, specs);
+      return await run();
     } finally {
       this.tellUnusable();
     }
@@ -349,25 +331,19 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
    * directory this user cannot write), the journals are verified without it, and a line says so.
    */
   async check(specs: readonly StoreSpec<unknown>[], opts: { repair: boolean; ts: string; progress?: ProgressSink }): Promise<JournalReport[]> {
-    try {
+    return this.told(async () => {
       const reports = await checkJournals(this, specs, opts);
       // Derived files are never checked as journals are, but one that cannot be used is said.
       if (this.exists()) for (const spec of specs) derivedFiles(this.root, spec).probe();
       return reports;
-    } finally {
-      this.tellUnusable();
-    }
+    });
   }
 
   rewrite: JournalStore['rewrite'] = (specs, ts, transform, opts) => rewriteRecords(this, specs, ts, transform, opts);
 
   /** Rewrites every journal to its live records, after a snapshot record naming the old head; the old journal goes to history/. */
   async compact(specs: readonly StoreSpec<unknown>[], ts: string, progress?: ProgressSink, opts: { dropHistory?: boolean } = {}): Promise<CompactReport[]> {
-    try {
-      return await compactJournals(this, specs, ts, { progress, dropHistory: opts.dropHistory });
-    } finally {
-      this.tellUnusable();
-    }
+    return this.told(() => compactJournals(this, specs, ts, { progress, dropHistory: opts.dropHistory }));
   }
 
   /** `crux store init`: the directory and its lock, as the first write would make them (store-boundary.ts). */

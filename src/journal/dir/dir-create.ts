@@ -4,19 +4,19 @@
 import { fs } from '../../shared/fs';
 import { dirname, join } from 'node:path';
 import { LOCK_DIR } from './lock/lock';
-import { adoptOwner, asStorageError, ensurePrivateDir, pathExists } from '../../shared/durable-fs';
+import { adoptOwner, asStorageError, ensurePrivateDir, fsyncDir, pathExists } from '../../shared/durable-fs';
 import { QUARANTINE_DIR } from './quarantine';
 import { CACHE_DIR } from '../derived';
 import type { HistoryPiece, InitReport } from '../core/store-boundary';
 import { CruxError } from '../../shared/errors';
 import type { HeldLock } from './lock/lock';
-import { replaceJournalFrom } from './rewrite';
+import { journalTemp } from './rewrite';
+import { writeNewFileFrom } from './line-stream';
 import { writeHistoryPieces } from './history-copy';
 
 /** Creates the data directory (and missing parents) and its lock file; returns what it created, outermost first. */
 export function createDataDir(root: string): string[] {
-  const created: string[] = [];
-  for (let dir = root; !pathExists(dir); dir = dirname(dir)) created.unshift(dir);
+  const created = missingDirs(root);
   try {
     ensurePrivateDir(root);
     const lockPath = join(root, LOCK_DIR);
@@ -34,14 +34,15 @@ export function createDataDir(root: string): string[] {
 /** `crux store init` on a data directory: what it made (with `print`: what it would make, making nothing). */
 export function initDataDir(root: string, print: boolean): InitReport {
   const lockPath = join(root, LOCK_DIR);
-  let created: string[];
-  if (!print) created = createDataDir(root);
-  else {
-    created = [];
-    for (let dir = root; !pathExists(dir); dir = dirname(dir)) created.unshift(dir);
-    if (!pathExists(lockPath)) created.push(lockPath);
-  }
+  const created = !print ? createDataDir(root) : [...missingDirs(root), ...(pathExists(lockPath) ? [] : [lockPath])];
   return { store: root, kind: 'dir', printed: print, created, schema_version: null };
+}
+
+/** `root` and its missing parents, outermost first. */
+function missingDirs(root: string): string[] {
+  const missing: string[] = [];
+  for (let dir = root; !pathExists(dir); dir = dirname(dir)) missing.unshift(dir);
+  return missing;
 }
 
 /** Removes files and directories crux just created, innermost first, as long as nothing else is in them. */
@@ -98,7 +99,18 @@ export async function restoreJournal(
     const held = await lock();
     try {
       if (journalSize(join(root, file)) > 0) throw new CruxError('conflict', `${join(root, file)} already has records`, 'copy into an empty store');
-      await replaceJournalFrom(root, file, all(), () => writeHistoryPieces(root, history));
+      // The journal is streamed into a temp file (a chunk at a time), its history written, and then it appears whole.
+      const temp = journalTemp(root, file);
+      fs.rmSync(temp, { force: true });
+      try {
+        await writeNewFileFrom(temp, all());
+        await writeHistoryPieces(root, history);
+        fs.renameSync(temp, join(root, file));
+        fsyncDir(root);
+      } catch (error) {
+        fs.rmSync(temp, { force: true });
+        throw asStorageError(error, join(root, file));
+      }
     } finally {
       await held.release();
     }

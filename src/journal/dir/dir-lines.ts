@@ -7,7 +7,7 @@ import { fsyncDir } from '../../shared/durable-fs';
 import { noteCommit } from '../../shared/commit-log';
 import { CruxError } from '../../shared/errors';
 import { openJournalFile } from '../../shared/journal-file';
-import { scanJournal, withTotal, type ScanResult } from '../codec/scan';
+import { scanJournal, withTotal, type LinePosition, type ScanResult } from '../codec/scan';
 import type { JournalRecord } from '../codec/record';
 import type { Loaded, Reporter } from '../codec/loaded';
 import type { StoreSpec } from '../codec/store-spec';
@@ -40,15 +40,10 @@ function fileSource(path: string, where: string, file: string): LinesSource {
     async scan(vocabulary, sink: LineSink | undefined, opts = {}) {
       const progress = opts.progress === undefined ? undefined : withTotal(opts.progress, file, path);
       const see = opts.see;
-      if (sink !== undefined) {
-        const keep = see === undefined ? undefined : (record: JournalRecord) => (see(record), record);
-        return scanJournal(path, vocabulary, (record, at) => (progress?.(at), sink(record, at)), undefined, {
-          history: opts.history ?? false,
-          ...(keep ? { keep } : {}),
-        });
-      }
-      const keep = see === undefined ? () => 0 as const : (record: JournalRecord) => (see(record), 0 as const);
-      return scanJournal(path, vocabulary, (_: 0, at) => progress?.(at), undefined, { history: opts.history ?? false, keep });
+      // Without a sink, nothing of a record is held while its batch is open.
+      const keep = (record: JournalRecord): JournalRecord | 0 => (see?.(record), sink === undefined ? 0 : record);
+      const take = (item: JournalRecord | 0, at: LinePosition) => (progress?.(at), item !== 0 && sink?.(item, at));
+      return scanJournal(path, vocabulary, take, undefined, { history: opts.history ?? false, keep });
     },
   };
 }

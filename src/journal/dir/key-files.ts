@@ -10,13 +10,6 @@ const tempSuffix = () => (require('node:crypto') as typeof import('node:crypto')
 
 export const KEYS_DIR = 'keys';
 
-/** What a key file looks like from outside: for `doctor` and messages. */
-export interface KeyFileInfo {
-  readonly path: string;
-  readonly mode: number;
-  readonly bytes: number;
-}
-
 /**
  * Reads a private key file, or undefined when there is none. Like ssh, refuses a file that group or others
  * may read or write (exit 5, with the chmod that fixes it), and anything that is not a regular file.
@@ -78,16 +71,6 @@ function createPrivateFileExclusive(path: string, bytes: Uint8Array | string): b
   }
 }
 
-/** Mode and size of a key file, or undefined when it does not exist. */
-function statKeyFile(path: string): KeyFileInfo | undefined {
-  try {
-    const st = fs.statSync(path);
-    return { path, mode: st.mode & 0o777, bytes: st.size };
-  } catch {
-    return undefined;
-  }
-}
-
 /** Writes a file that is not key material but must stay private (an exported envelope): 0600, replaced atomically. */
 export function writePrivateFile(path: string, bytes: Uint8Array | string): void {
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${tempSuffix()}.tmp`);
@@ -118,9 +101,15 @@ export class DirKeyStore implements KeyStore {
     return createPrivateFileExclusive(this.pathOf(name), bytes);
   }
 
+  /** Mode and size of a key file (for `doctor` and messages), or undefined when it does not exist. */
   async stat(name: string): Promise<KeyFacts | undefined> {
-    const info = statKeyFile(this.pathOf(name));
-    return info === undefined ? undefined : { path: info.path, mode: info.mode, bytes: info.bytes };
+    const path = this.pathOf(name);
+    try {
+      const st = fs.statSync(path);
+      return { path, mode: st.mode & 0o777, bytes: st.size };
+    } catch {
+      return undefined;
+    }
   }
 
   async peek(name: string): Promise<Uint8Array | undefined> {

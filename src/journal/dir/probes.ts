@@ -13,21 +13,8 @@ import type { JournalFacts, StoreFacts } from '../core/store-boundary';
 import { listQuarantine } from './quarantine';
 import { asStorageError } from '../../shared/durable-fs';
 
-/** What a survey reads of a data directory: its root, and its journals as lines (data-dir.ts). */
-export interface SurveyedDir {
-  readonly root: string;
-  readonly lines: LockedLines;
-}
-
-export interface FileFacts {
-  readonly exists: boolean;
-  readonly kind: 'file' | 'directory' | 'other' | null;
-  readonly bytes: number;
-  /** Permission bits, e.g. 0o600. */
-  readonly mode: number | null;
-}
-
-function fileFacts(path: string): FileFacts {
+/** Whether `path` exists, what it is, its size and its permission bits (e.g. 0o600). */
+function fileFacts(path: string) {
   let st: import('node:fs').Stats;
   try {
     st = fs.statSync(path);
@@ -40,74 +27,57 @@ function fileFacts(path: string): FileFacts {
   return { exists: true, kind, bytes: st.size, mode: st.mode & 0o777 };
 }
 
-export interface LockProbe {
-  /** Whether another process holds the writers' lock right now. */
-  readonly held: boolean;
-  /** The lock directory. */
-  readonly name: string | null;
-  /** The holding process, as its holder file names it. */
-  readonly holder: { pid: number; command: string; host: string } | null;
-  /** A killed holder's lock was found (and taken over); null: cannot be told apart from a live one here. */
-  readonly stale: boolean | null;
-  readonly mechanism?: string;
-  readonly filesystem?: { type: string; trusted: boolean };
-  /** Why the lock could not be probed (a directory crux may not write, say). */
-  readonly error?: string;
-  /** Ours while the survey runs when the lock was free: release it when done. */
-  readonly ours?: HeldLock;
-}
-
 const holderOf = (h: LockHolder | undefined) => (h === undefined ? null : { pid: h.pid, command: h.command, host: h.host });
 
 /** Tries to take the lock without waiting. Free: we now hold it (release `ours`). Held: who holds it. */
-async function probeLock(root: string): Promise<LockProbe> {
+async function probeLock(root: string): Promise<{ lock: StoreFacts['lock']; ours?: HeldLock }> {
   const { addressing, filesystem } = lockMechanism(root);
-  const facts = { name: lockDir(root), mechanism: `socket+link (${addressing})`, filesystem };
+  const lock = (held: boolean, holder: LockHolder | undefined, stale: boolean | null) => ({
+    held,
+    name: lockDir(root),
+    holder: holderOf(holder),
+    stale,
+    mechanism: `socket+link (${addressing})`,
+    filesystem,
+  });
   try {
     const ours = await acquireLock(root, 0);
     // A killed holder's lock is recovered by taking it, as any writer would: doctor names whose it was.
-    return { ...facts, held: false, holder: holderOf(ours.recovered), stale: ours.recovered !== undefined, ours };
+    return { lock: lock(false, ours.recovered, ours.recovered !== undefined), ours };
   } catch (error) {
-    if (error instanceof LockTimeout) return { ...facts, held: true, holder: holderOf(error.holder), stale: error.provable ? false : null };
-    return { ...facts, held: false, holder: null, stale: false, error: error instanceof Error ? error.message : String(error) };
+    // Held: by whom, and whether its holder is provably alive. Not probed at all (a directory crux may not write): free.
+    return error instanceof LockTimeout ? { lock: lock(true, error.holder, error.provable ? false : null) } : { lock: lock(false, undefined, false) };
   }
 }
 
 /**
- * Doctor's facts of a data directory: surveyed under the lock when it is free, so that the journals hold
- * still; without it when a writer holds it.
+ * Doctor's facts of the data directory `dir` (its journals read through `lines`): surveyed under the lock when
+ * it is free, so that the journals hold still; without it when a writer holds it.
  */
-export async function surveyStore(dir: SurveyedDir, specs: readonly StoreSpec<unknown>[]): Promise<StoreFacts> {
-  const root = fileFacts(dir.root);
+export async function surveyStore(dir: string, lines: LockedLines, specs: readonly StoreSpec<unknown>[]): Promise<StoreFacts> {
+  const root = fileFacts(dir);
   const usable = root.exists && root.kind === 'directory';
-  const probe: LockProbe = usable ? await probeLock(dir.root) : { held: false, name: null, holder: null, stale: false };
+  const probe = usable ? await probeLock(dir) : { lock: { held: false, name: null, holder: null, stale: false }, ours: undefined };
   let journals: JournalFacts<any>[];
   try {
     journals = [];
     for (const spec of usable ? specs : []) {
-      const facts = await surveyJournal(dir.lines.journal(spec.file), spec, () => dir.lines.quarantined(spec.file), replayUpkeep(spec));
-      const index = spec.keyOf !== undefined && facts.exists ? derivedFiles(dir.root, spec).describeIndex() : null;
+      const facts = await surveyJournal(lines.journal(spec.file), spec, () => lines.quarantined(spec.file), replayUpkeep(spec));
+      const index = spec.keyOf !== undefined && facts.exists ? derivedFiles(dir, spec).describeIndex() : null;
       journals.push({ ...facts, index });
     }
   } finally {
     await probe.ours?.release();
   }
   return {
-    location: { path: dir.root, exists: root.exists, usable, mode: root.mode },
-    lock: {
-      held: probe.held,
-      name: probe.name,
-      holder: probe.holder,
-      stale: probe.stale,
-      ...(probe.mechanism ? { mechanism: probe.mechanism } : {}),
-      ...(probe.filesystem ? { filesystem: probe.filesystem } : {}),
-    },
+    location: { path: dir, exists: root.exists, usable, mode: root.mode },
+    lock: probe.lock,
     journals,
-    quarantine: usable ? listQuarantine(dir.root) : [],
-    ...(usable ? historyUnreadable(dir.root) : {}),
+    quarantine: usable ? listQuarantine(dir) : [],
+    ...(usable ? historyUnreadable(dir) : {}),
     other_files: usable
       ? strayFiles(
-          dir.root,
+          dir,
           specs.map((s) => s.file),
         )
       : [],

@@ -145,29 +145,25 @@ function dropCache(root: string, files: readonly string[]): void {
  * was committed) or its staged files are removed (it was not). The lock is released if that fails.
  */
 export async function finishRewrite(root: string, held: HeldLock): Promise<HeldLock> {
+  const planPath = join(root, PLAN);
   try {
-    finishCrashed(root);
+    let text: string | undefined;
+    try {
+      text = fs.readFileSync(planPath, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw asStorageError(error, planPath);
+    }
+    if (text !== undefined) applyPlan(root, JSON.parse(text) as Plan);
+    if (pathExists(join(root, STAGING))) {
+      removeStaged(root);
+      fs.rmSync(join(root, STAGING), { force: true });
+      fsyncDir(root);
+    }
   } catch (error) {
     await held.release();
     throw error;
   }
   return held;
-}
-
-function finishCrashed(root: string): boolean {
-  const planPath = join(root, PLAN);
-  let text: string | undefined;
-  try {
-    text = fs.readFileSync(planPath, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw asStorageError(error, planPath);
-  }
-  if (text !== undefined) applyPlan(root, JSON.parse(text) as Plan);
-  if (!pathExists(join(root, STAGING))) return text !== undefined;
-  removeStaged(root);
-  fs.rmSync(join(root, STAGING), { force: true });
-  fsyncDir(root);
-  return true;
 }
 
 /** Staged files no committed plan names (a rewrite that crashed before its commit point), and plan temps. */

@@ -1,17 +1,18 @@
-// Replacing a journal whole (compaction, repair, copy's restore): temp file (with the old file's owner, group and mode), fsync,
-// atomic rename, fsync the directory.
+// Replacing a journal whole (compaction, repair; copy's restore streams into the same temp: dir-create.ts): temp
+// file (with the old file's owner, group and mode), fsync, atomic rename, fsync the directory.
 // A crash at any step leaves either the old journal or the new one, never a mixture.
 import { fs } from '../../shared/fs';
 import { join } from 'node:path';
 import { asStorageError, fsyncDir, ownershipOf, writeNewFileDurable } from '../../shared/durable-fs';
 import { crashPoint } from '../../shared/crash-point';
 import { quarantineBytes } from './quarantine';
-import { writeNewFileFrom } from './line-stream';
 
 const tempPrefix = (file: string) => `.${file}.rewrite-`;
+/** Where this process writes a new journal `file` before renaming it over the old one. */
+export const journalTemp = (root: string, file: string) => join(root, `${tempPrefix(file)}${process.pid}.tmp`);
 
 export function replaceJournal(root: string, file: string, text: string | Uint8Array): number {
-  const temp = join(root, `${tempPrefix(file)}${process.pid}.tmp`);
+  const temp = journalTemp(root, file);
   fs.rmSync(temp, { force: true });
   try {
     // The new file takes the old one's owner, group and mode (SPEC §3: a rewrite keeps them).
@@ -25,30 +26,6 @@ export function replaceJournal(root: string, file: string, text: string | Uint8A
     throw asStorageError(error, join(root, file));
   }
   return typeof text === 'string' ? Buffer.byteLength(text) : text.length;
-}
-
-/**
- * replaceJournal from a stream of lines (each written with its `\n`), a chunk at a time: `journal copy`'s restore.
- * `beforeRename` runs once every line is written and durable, before the new journal appears.
- */
-export async function replaceJournalFrom(
-  root: string,
-  file: string,
-  lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
-  beforeRename: () => Promise<void> = async () => {},
-): Promise<number> {
-  const temp = join(root, `${tempPrefix(file)}${process.pid}.tmp`);
-  fs.rmSync(temp, { force: true });
-  try {
-    const bytes = await writeNewFileFrom(temp, lines);
-    await beforeRename();
-    fs.renameSync(temp, join(root, file));
-    fsyncDir(root);
-    return bytes;
-  } catch (error) {
-    fs.rmSync(temp, { force: true });
-    throw asStorageError(error, join(root, file));
-  }
 }
 
 /** Moves temp files left by a rewrite that crashed before its rename into quarantine. Call under the lock. */

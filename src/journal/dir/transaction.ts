@@ -2,8 +2,8 @@
 // compact a journal that has become mostly dead.
 import { appendRecords } from './append';
 import { sealDrafts } from '../codec/cipher';
-import { decodeOwn, EMPTY_HEAD, encodeRecords, PROGRESS_EVERY, type ChainHead, type EventDraft, type JournalRecord } from '../codec/record';
-import { loadSnapshot, loadThroughIndex, rebuildIndex, releaseLoaded, replayFull, type Loaded, type Reporter } from './load';
+import { decodeOwn, EMPTY_HEAD, encodeRecords, PROGRESS_EVERY, type EventDraft, type JournalRecord } from '../codec/record';
+import { rebuildIndex, replayFull, type Loaded, type Reporter } from './load';
 import { derivedFiles, isDerivedDamage } from '../derived';
 import type { LinePosition, TornTail } from '../codec/scan';
 import type { IndexQuery, StoreSpec } from '../codec/store-spec';
@@ -53,18 +53,11 @@ export class DryTransaction implements Transaction {
   private readonly states = new Map<StoreSpec<any>, unknown>();
   private readonly appended = new Set<StoreSpec<any>>();
   constructor(readonly ts: string) {}
-  async load<S>(spec: StoreSpec<S>): Promise<S> {
-    return this.stateOf(spec);
-  }
-  async loadKey<S>(spec: StoreSpec<S>): Promise<S> {
-    return this.stateOf(spec);
-  }
-  async loadIndexed<S>(spec: StoreSpec<S>): Promise<S> {
-    return this.stateOf(spec);
-  }
-  async loadTerms<S>(spec: StoreSpec<S>): Promise<S> {
-    return this.stateOf(spec);
-  }
+  /** Every load, whole or by key, is of the empty store. */
+  readonly load = async <S>(spec: StoreSpec<S>): Promise<S> => this.stateOf(spec);
+  readonly loadKey = this.load;
+  readonly loadIndexed = this.load;
+  readonly loadTerms = this.load;
   append<S>(spec: StoreSpec<S>, drafts: readonly EventDraft[]): void {
     if (drafts.length === 0) return;
     refuseSecondAppend(spec, this.appended.has(spec));
@@ -78,12 +71,13 @@ export class DryTransaction implements Transaction {
   }
 }
 
-/** An append decided but not yet written: the state before it, and the encoded batch. */
+/** An append decided but not yet written: where the journal ended before it, and the encoded batch. */
 interface Pending {
-  readonly head: ChainHead;
   readonly bytes: number;
   readonly tornTail: TornTail | undefined;
   readonly text: string;
+  /** How many records (lines) `text` holds. */
+  readonly records: number;
 }
 
 export class LockedTransaction implements Transaction {
@@ -109,9 +103,7 @@ export class LockedTransaction implements Transaction {
   }
 
   /** The whole state: its snapshot already reads only the terms' postings on demand. */
-  async loadTerms<S>(spec: StoreSpec<S>): Promise<S> {
-    return this.loadWhole(spec).state;
-  }
+  readonly loadTerms = this.load;
 
   private loadSome<S>(spec: StoreSpec<S>, what: { keys: readonly string[] } | { query: IndexQuery }): S {
     const loaded = this.loaded.get(spec);
@@ -119,11 +111,10 @@ export class LockedTransaction implements Transaction {
     if (loaded !== undefined) refuseLateKeyLoad(spec);
     // No index that verifies: rebuilt by streaming (bounded memory) unless the journal is damaged, which the
     // whole replay then reports.
-    const some =
-      loadThroughIndex(this.host.root, spec, what, true) ??
-      (rebuildIndex(this.host.root, spec, [], this.host.reporter, { quiet: true, needIndex: true })?.built
-        ? loadThroughIndex(this.host.root, spec, what, true)
-        : undefined);
+    // With `keep`, the index stays open in the result for the appends after it (close: Loaded.index.release).
+    const derived = derivedFiles(this.host.root, spec);
+    const through = () => ('keys' in what ? derived.findKeys(what.keys, { keep: true }) : derived.candidates(what.query, { keep: true }));
+    const some = through() ?? (rebuildIndex(this.host.root, spec, [], this.host.reporter, { quiet: true, needIndex: true })?.built ? through() : undefined);
     if (some === undefined) return this.loadWhole(spec).state;
     this.loaded.set(spec, some);
     return some.state;
@@ -137,14 +128,13 @@ export class LockedTransaction implements Transaction {
     // Read on demand (a retrieve that marks its results reads its terms' postings, not 150 MB at 1M cases): a page
     // that does not verify throws DerivedDamage out of the decision, which then runs again over a replay.
     // No snapshot that verifies (cache/ lost): built by streaming the journal in bounded memory where it pays.
-    const fromSnapshot =
-      loadSnapshot(this.host.root, spec, { lazy: true }) ??
-      (derivedFiles(this.host.root, spec).streamSnapshot(true)?.built ? loadSnapshot(this.host.root, spec, { lazy: true }) : undefined);
+    const derived = derivedFiles(this.host.root, spec);
+    const fromSnapshot = derived.snapshot({ lazy: true }) ?? (derived.streamSnapshot(true)?.built ? derived.snapshot({ lazy: true }) : undefined);
     let whole: Loaded<S>;
     if (fromSnapshot === undefined) whole = replayFull(path, spec, this.host.reporter);
     else {
       // The index is kept after this write if it verifies (else it stays a prefix the tail completes).
-      const viaIndex = spec.keyOf === undefined ? undefined : loadThroughIndex(this.host.root, spec, { keys: [] }, true);
+      const viaIndex = spec.keyOf === undefined ? undefined : derived.findKeys([], { keep: true });
       whole = viaIndex?.index === undefined ? fromSnapshot : { ...fromSnapshot, index: viaIndex.index };
     }
     this.loaded.set(spec, whole);
@@ -163,7 +153,10 @@ export class LockedTransaction implements Transaction {
 
   /** Closes what the loads kept open; call once the transaction is over, whatever its outcome. */
   close(): void {
-    for (const loaded of this.loaded.values()) releaseLoaded(loaded);
+    for (const loaded of this.loaded.values()) {
+      loaded.index?.release();
+      loaded.release?.();
+    }
   }
 
   /** Encodes the drafts as one batch and applies them to the loaded state; `commit` writes them. */
@@ -176,7 +169,6 @@ export class LockedTransaction implements Transaction {
       batch: true,
       onProgress: report && ((done, total) => report('encoding', done, total)),
     });
-    this.pending.set(spec, { head: loaded.head, bytes: loaded.bytes, tornTail: loaded.tornTail, text });
     // Apply what will be written, so later steps of this transaction see it, and note it for the index.
     const start = loaded.tornTail?.offset ?? loaded.bytes;
     const applied = applyEncoded(
@@ -187,6 +179,7 @@ export class LockedTransaction implements Transaction {
       start,
       report && ((done, total) => report('applying', done, total)),
     );
+    this.pending.set(spec, { bytes: loaded.bytes, tornTail: loaded.tornTail, text, records: applied.length });
     const index = loaded.index;
     if (index !== undefined) for (const { at, record } of applied) index.appended(record, at);
     loaded.head = head;
@@ -202,7 +195,7 @@ export class LockedTransaction implements Transaction {
     this.host.reporter.progress?.('writing', 0, 1);
     for (const [spec, batch] of this.pending) {
       const path = this.host.path(spec.file);
-      const outcome = appendRecords({
+      const quarantined = appendRecords({
         root: this.host.root,
         file: spec.file,
         path,
@@ -211,15 +204,13 @@ export class LockedTransaction implements Transaction {
         expectedSize: batch.bytes,
         tornTail: batch.tornTail,
       });
-      if (outcome.quarantined) {
+      if (quarantined !== undefined) {
         const torn = batch.tornTail!;
         const what = torn.batch === undefined ? 'an unterminated tail' : `an incomplete batch (${torn.batch.seen} of ${torn.batch.want} records)`;
-        this.host.reporter.warn(
-          `${path}: moved ${what} of ${torn.length} bytes at offset ${torn.offset} (a write that never completed) to ${outcome.quarantined}`,
-        );
+        this.host.reporter.warn(`${path}: moved ${what} of ${torn.length} bytes at offset ${torn.offset} (a write that never completed) to ${quarantined}`);
       }
     }
-    if (this.pending.size > 0) noteCommit([...this.pending].map(([spec, batch]) => `${countLines(batch.text)} record(s) to ${spec.file}`).join(', '));
+    if (this.pending.size > 0) noteCommit([...this.pending].map(([spec, batch]) => `${batch.records} record(s) to ${spec.file}`).join(', '));
     await this.finish();
   }
 
@@ -235,7 +226,6 @@ export class LockedTransaction implements Transaction {
       }
       const live = loaded.index?.live ?? spec.liveBytes?.(loaded.state);
       if (compactionDue(loaded.bytes, live)) {
-        // Compaction needs every record's payload: only a verifying replay gives it.
         await this.compactAfterCommit(spec, loaded);
         continue;
       }
@@ -260,10 +250,4 @@ export class LockedTransaction implements Transaction {
       );
     }
   }
-}
-
-function countLines(text: string): number {
-  let n = 0;
-  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) n += 1;
-  return n;
 }
