@@ -85,7 +85,12 @@ export async function surveyStore(dir: SurveyedDir, specs: readonly StoreSpec<un
   try {
     journals = [];
     for (const spec of usable ? specs : []) {
-      const facts = await surveyJournal(dir.lines.journal(spec.file), spec, () => dir.lines.quarantined(spec.file), replayUpkeep(spec));
+      const facts = await surveyJournal(
+        dir.lines.journal(spec.file),
+        spec,
+        () => dir.lines.quarantined(spec.file),
+        spec.liveBytes === undefined ? replayUpkeep(spec) : undefined,
+      );
       const index = spec.keyOf !== undefined && facts.exists ? derivedFiles(dir.root, spec).describeIndex() : null;
       journals.push({ ...facts, index });
     }
