@@ -10,7 +10,7 @@ import type { ScopedSessionId } from '../shared/ids';
 import { CASE_STORE } from './case/store';
 import { parseCaseEvent } from './case/events';
 import { foldable } from './case/payload';
-import { parseSessionEvent } from './session/events';
+import { parseSessionEvent, type SessionEvent } from './session/events';
 import { nextRecord, SESSION_STORE, type SessionRecord } from './session/fold';
 
 /** What doctor judges of a session (doctor-sessions.ts), and its line's bytes (the compaction estimate). */
@@ -25,23 +25,44 @@ const briefOf = (r: SessionRecord): SessionBriefRecord => ({
   bytes: r.bytes,
 });
 
-/** The session fold's rule (fold.ts, evolve) over briefs: the same sessions, in the same order, with the same status and times. */
-function evolveBriefs(briefs: SessionBriefs, record: JournalRecord, at: LinePosition): void {
+/** What doctor holds of a session record until its batch is whole: its event, and only the fields a brief is made of. */
+interface SessionItem {
+  readonly ev: SessionEvent['ev'];
+  readonly id: ScopedSessionId;
+  readonly ts: string;
+  readonly status: unknown;
+  readonly updated_at: unknown;
+  readonly expires_at: unknown;
+}
+
+function keepSession(record: JournalRecord): SessionItem | undefined {
   const event = parseSessionEvent(record);
-  if (typeof event === 'string') return;
-  const key = event.data.id as ScopedSessionId;
-  const current = briefs.get(key);
-  // nextRecord reads only a current record's status and carries its other fields: a brief's are those doctor keeps.
-  const next = nextRecord(key, current as SessionRecord | undefined, event, { ts: record.ts, actor: record.actor ?? null, bytes: at.length });
+  if (typeof event === 'string') return undefined;
+  const d = event.data as Partial<Record<'status' | 'updated_at' | 'expires_at', unknown>>;
+  return { ev: event.ev, id: event.data.id as ScopedSessionId, ts: record.ts, status: d.status, updated_at: d.updated_at, expires_at: d.expires_at };
+}
+
+/**
+ * The session fold's rule (fold.ts, evolve) over briefs: the same sessions, in the same order, with the same status
+ * and times. nextRecord reads only a current record's status and carries its other fields, and takes the status, times
+ * and expiry from the event: what a brief and an item keep (a state, a summary, a reason are not kept: '' and absent).
+ */
+function evolveBriefs(briefs: SessionBriefs, item: SessionItem | undefined, at: LinePosition): void {
+  if (item === undefined) return;
+  const key = item.id;
+  const current = briefs.get(key) as SessionRecord | undefined;
+  const event = { ev: item.ev, data: { id: key, state: '', status: item.status, updated_at: item.updated_at, expires_at: item.expires_at } } as SessionEvent;
+  const next = nextRecord(key, current, event, { ts: item.ts, actor: null, bytes: at.length });
   if (next === undefined) briefs.delete(key);
-  else if (next !== (current as SessionRecord | undefined)) briefs.set(key, briefOf(next));
+  else if (next !== current) briefs.set(key, briefOf(next));
 }
 
 /** The session journal as doctor folds it: briefs, and the store's compaction estimate over them. */
 export const SESSION_BRIEFS: StoreSpec<SessionBriefs> = {
   ...(SESSION_STORE as unknown as StoreSpec<SessionBriefs>),
   initial: () => new Map(),
-  evolve: evolveBriefs,
+  evolve: (briefs, record, at) => evolveBriefs(briefs, keepSession(record), at),
+  kept: { keep: keepSession, evolve: evolveBriefs },
   liveBytes: (briefs) => {
     let total = 0;
     for (const r of briefs.values()) total += r.bytes + 200;
@@ -52,20 +73,27 @@ export const SESSION_BRIEFS: StoreSpec<SessionBriefs> = {
 /** Each live case's record length, by id: the case bank's liveRecordBytes without the bank. */
 export type CaseLengths = Map<string, number>;
 
-function evolveLengths(lengths: CaseLengths, record: JournalRecord, at: LinePosition): void {
+/** What doctor holds of a case record: the id of a case the bank folds (recorded, imported), or of one deleted. */
+type CaseItem = string | { readonly deleted: string } | undefined;
+
+function keepCase(record: JournalRecord): CaseItem {
   const event = parseCaseEvent(record);
-  if (typeof event === 'string') return;
-  if (event.ev === 'case.recorded' || event.ev === 'case.imported') {
-    const fields = foldable(event.data);
-    if (fields !== undefined) lengths.set(fields.id, at.length);
-  } else if (event.ev === 'case.deleted') lengths.delete(event.data.case_id);
+  if (typeof event === 'string') return undefined;
+  if (event.ev === 'case.recorded' || event.ev === 'case.imported') return foldable(event.data)?.id;
+  return event.ev === 'case.deleted' ? { deleted: event.data.case_id } : undefined;
+}
+
+function evolveLengths(lengths: CaseLengths, item: CaseItem, at: LinePosition): void {
+  if (typeof item === 'string') lengths.set(item, at.length);
+  else if (item !== undefined) lengths.delete(item.deleted);
 }
 
 /** The case journal as doctor folds it: record lengths, and the bank's compaction estimate over them. */
 export const CASE_LENGTHS: StoreSpec<CaseLengths> = {
   ...(CASE_STORE as unknown as StoreSpec<CaseLengths>),
   initial: () => new Map(),
-  evolve: evolveLengths,
+  evolve: (lengths, record, at) => evolveLengths(lengths, keepCase(record), at),
+  kept: { keep: keepCase, evolve: evolveLengths },
   liveBytes: (lengths) => {
     let total = 0;
     for (const length of lengths.values()) total += length + 1;
