@@ -101,5 +101,13 @@ export const CASE_LENGTHS: StoreSpec<CaseLengths> = {
   },
 };
 
-/** The spec doctor surveys a journal by: its own fold where it keeps less than the store's. */
-export const doctorSpec = (spec: StoreSpec<any>): StoreSpec<any> => (spec === SESSION_STORE ? SESSION_BRIEFS : spec === CASE_STORE ? CASE_LENGTHS : spec);
+/**
+ * The spec doctor surveys a journal by: its own fold where it keeps less than the store's, and what it keeps once a
+ * journal is folded, so that each journal's fold is released before the next: the sessions judged (`judge`), of the
+ * cases nothing (their estimate is taken before).
+ */
+export function doctorSpec(spec: StoreSpec<any>, judge: (briefs: SessionBriefs) => unknown): StoreSpec<any> {
+  if (spec === SESSION_STORE) return { ...SESSION_BRIEFS, kept: { ...SESSION_BRIEFS.kept!, finish: judge } };
+  if (spec === CASE_STORE) return { ...CASE_LENGTHS, kept: { ...CASE_LENGTHS.kept!, finish: () => null } };
+  return spec;
+}

@@ -22,7 +22,12 @@ export async function gatherDoctor(input: DoctorInput): Promise<DoctorReport> {
   const findings: Finding[] = [];
   // The store surveys under the lock when it is free, so that the journals hold still.
   // Each journal folded by doctor's own rule (doctor-folds.ts): what the report needs of it, not the store's whole state.
-  const facts = await dir.survey(input.stores.map(doctorSpec));
+  // The sessions are judged as soon as their journal is folded (the briefs released), their findings kept for their place.
+  const judge = (briefs: SessionBriefs | undefined): JudgedSessions => {
+    const found: Finding[] = [];
+    return { report: judgeSessions(briefs, input, found), findings: found };
+  };
+  const facts = await dir.survey(input.stores.map((spec) => doctorSpec(spec, judge)));
   const root = facts.location;
   const { usable } = root;
   const server = facts.server;
@@ -75,7 +80,9 @@ export async function gatherDoctor(input: DoctorInput): Promise<DoctorReport> {
   const handoffIndex = input.stores.indexOf(HANDOFF_STORE);
   const ledger = handoffIndex >= 0 ? (surveys[handoffIndex]?.state as Ledger | undefined) : undefined;
   const sessionIndex = input.stores.indexOf(SESSION_STORE);
-  const sessions = judgeSessions(sessionIndex >= 0 ? (surveys[sessionIndex]?.state as SessionBriefs | undefined) : undefined, input, findings);
+  const judged = ((sessionIndex >= 0 ? surveys[sessionIndex]?.state : undefined) as JudgedSessions | undefined) ?? judge(undefined);
+  findings.push(...judged.findings);
+  const sessions = judged.report;
 
   const quarantineItems = facts.quarantine;
   if (quarantineItems.length > 0) {
@@ -136,6 +143,11 @@ export async function gatherDoctor(input: DoctorInput): Promise<DoctorReport> {
     server: server ?? null,
     findings: sortFindings(findings),
   };
+}
+
+interface JudgedSessions {
+  readonly report: DoctorReport['sessions'];
+  readonly findings: readonly Finding[];
 }
 
 const LEVEL_ORDER = { fault: 0, warning: 1, note: 2 } as const;

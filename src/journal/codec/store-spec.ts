@@ -58,6 +58,8 @@ export interface StoreSpec<S> {
 export interface KeptFold<S, T = any> {
   keep(record: JournalRecord, at: LinePosition): T;
   evolve(state: S, item: T, at: LinePosition): void;
+  /** What a survey reports as the state once the journal is folded (what the fold was for), the state itself released. */
+  finish?(state: S): unknown;
 }
 
 /**

@@ -145,7 +145,8 @@ export async function surveyJournal<S>(
     newest_ts: clock.newest,
     last_ts: clock.last,
     backwards: clock.backwards,
-    state,
+    // What the fold keeps of its state once the journal is folded (the rest is released before the next journal).
+    state: kept?.finish === undefined ? state : (kept.finish(state) as S),
     live_bytes: live ?? null,
     compaction_due: compactionDue(scan.bytes, live),
     compacted_at: compactedAt,
