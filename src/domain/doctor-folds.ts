@@ -58,7 +58,7 @@ function evolveBriefs(briefs: SessionBriefs, item: SessionItem | undefined, at: 
 }
 
 /** The session journal as doctor folds it: briefs, and the store's compaction estimate over them. */
-export const SESSION_BRIEFS: StoreSpec<SessionBriefs> = {
+const SESSION_BRIEFS: StoreSpec<SessionBriefs> = {
   ...(SESSION_STORE as unknown as StoreSpec<SessionBriefs>),
   initial: () => new Map(),
   evolve: (briefs, record, at) => evolveBriefs(briefs, keepSession(record), at),
@@ -89,7 +89,7 @@ function evolveLengths(lengths: CaseLengths, item: CaseItem, at: LinePosition): 
 }
 
 /** The case journal as doctor folds it: record lengths, and the bank's compaction estimate over them. */
-export const CASE_LENGTHS: StoreSpec<CaseLengths> = {
+const CASE_LENGTHS: StoreSpec<CaseLengths> = {
   ...(CASE_STORE as unknown as StoreSpec<CaseLengths>),
   initial: () => new Map(),
   evolve: (lengths, record, at) => evolveLengths(lengths, keepCase(record), at),

@@ -46,20 +46,8 @@ export interface StoreSpec<S> {
   snapshot?: SnapshotCodec<S>;
   /** The payload fields that lie sealed on an encrypted store (SPEC §13; codec/cipher.ts), and each record's entity. */
   sealed?: SealedFields;
-  /**
-   * A fold that needs little of each record (doctor's, domain/doctor-folds.ts): a survey (core/check.ts) holds
-   * what `keep` makes of a record until its batch is whole, and folds that with `evolve` in place of the record:
-   * a 1M-record batch is verified in little memory. Without it, a survey holds records whole and folds by evolve.
-   */
-  kept?: KeptFold<S>;
-}
-
-/** What a fold keeps of each record (`keep`), and how it folds that (`evolve`): the state as evolve over the records makes it. */
-export interface KeptFold<S, T = any> {
-  keep(record: JournalRecord, at: LinePosition): T;
-  evolve(state: S, item: T, at: LinePosition): void;
-  /** What a survey reports as the state once the journal is folded (what the fold was for), the state itself released. */
-  finish?(state: S): unknown;
+  /** A fold that needs little of each record (doctor's): a survey (core/check.ts) holds `keep`'s item of a record until its batch is whole, folds it by `evolve`, reports `finish`'s of the state. */
+  kept?: { keep(record: JournalRecord, at: LinePosition): any; evolve(state: S, item: any, at: LinePosition): void; finish?(state: S): unknown };
 }
 
 /**
