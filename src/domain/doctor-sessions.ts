@@ -1,15 +1,18 @@
 // `crux doctor`, the sessions judged: stranded ones, expired ones nobody reaps, scoped and unscoped.
 import { tryParseTime } from '../shared/time';
-import type { ScopedSessionId } from '../shared/ids';
 import { unscopeSessionId } from '../shared/ids';
-import { DEFAULT_THRESHOLDS } from './session/freshness';
-import type { Sessions } from './session/fold';
-import { viewSession } from './session/view';
-import { isStranded } from './session/query';
+import { DEFAULT_THRESHOLDS, judgeFreshness } from './session/freshness';
+import { strandedBy } from './session/query';
+import type { SessionBriefRecord } from './doctor-folds';
 
 import { LIST_LIMIT, REAP_GRACE_MS, type DoctorInput, type DoctorReport, type Finding, type SessionBrief } from './doctor-report';
 
-export function judgeSessions(sessions: Sessions | undefined, input: DoctorInput, findings: Finding[]): DoctorReport['sessions'] {
+/** `sessions`: each session as doctor folds it (doctor-folds.ts), or as the store does (a SessionRecord has those fields). */
+export function judgeSessions(
+  sessions: ReadonlyMap<string, SessionBriefRecord> | undefined,
+  input: DoctorInput,
+  findings: Finding[],
+): DoctorReport['sessions'] {
   const byStatus: Record<string, number> = {};
   const stranded: SessionBrief[] = [];
   const overdue: SessionBrief[] = [];
@@ -17,23 +20,25 @@ export function judgeSessions(sessions: Sessions | undefined, input: DoctorInput
   let unscoped = 0;
   let otherAgents = 0;
   for (const record of sessions?.values() ?? []) {
-    const view = viewSession(record, input.now, input.thresholds);
-    byStatus[view.status] = (byStatus[view.status] ?? 0) + 1;
-    const { agent } = unscopeSessionId(record.key as ScopedSessionId);
+    const { status } = record;
+    byStatus[status] = (byStatus[status] ?? 0) + 1;
+    const { agent, id } = unscopeSessionId(record.key);
     if (agent === undefined) unscoped += 1;
     else if (agent === input.agent) inScope += 1;
     else otherAgents += 1;
-    if (view.status === 'closed') continue;
+    if (status === 'closed') continue;
+    // As the session's view (view.ts) shows it: an open session's freshness is judged from its last write.
+    const freshness = judgeFreshness(record.updated_at, input.now, input.thresholds);
     const brief: SessionBrief = {
-      session_id: view.session_id,
-      agent: view.agent,
-      status: view.status,
-      updated_at: view.updated_at,
-      expires_at: view.expires_at,
-      freshness: view.freshness ?? 'unknown',
+      session_id: id,
+      agent: agent ?? null,
+      status,
+      updated_at: record.updated_at,
+      expires_at: record.expires_at,
+      freshness,
     };
-    if (isStranded(record, input.now, input.thresholds)) stranded.push(brief);
-    const expires = tryParseTime(view.expires_at);
+    if (strandedBy(status, freshness)) stranded.push(brief);
+    const expires = tryParseTime(record.expires_at);
     if (expires !== undefined && input.now - expires > REAP_GRACE_MS) overdue.push(brief);
   }
   const oldestFirst = (a: SessionBrief, b: SessionBrief) => (a.updated_at ?? '').localeCompare(b.updated_at ?? '');

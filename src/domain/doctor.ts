@@ -7,11 +7,12 @@ import type { JournalFacts } from '../journal/core/store-boundary';
 import { formatTime } from '../shared/time';
 import { HANDOFF_STORE, keyRows, type Ledger } from './handoff/ledger';
 import { DEFAULT_THRESHOLDS } from './session/freshness';
-import { SESSION_STORE, type Sessions } from './session/fold';
+import { SESSION_STORE } from './session/fold';
 
 import { isPrivate, octal, type DoctorInput, type DoctorReport, type Finding } from './doctor-report';
 import { judgeJournal } from './doctor-journals';
 import { judgeSessions } from './doctor-sessions';
+import { doctorSpec, type SessionBriefs } from './doctor-folds';
 import { agentKeyOf, judgeEncryption, judgeKey } from './doctor-keys';
 
 export * from './doctor-report';
@@ -20,7 +21,13 @@ export async function gatherDoctor(input: DoctorInput): Promise<DoctorReport> {
   const { dir, now } = input;
   const findings: Finding[] = [];
   // The store surveys under the lock when it is free, so that the journals hold still.
-  const facts = await dir.survey(input.stores);
+  // Each journal folded by doctor's own rule (doctor-folds.ts): what the report needs of it, not the store's whole state.
+  // The sessions are judged as soon as their journal is folded (the briefs released), their findings kept for their place.
+  const judge = (briefs: SessionBriefs | undefined): JudgedSessions => {
+    const found: Finding[] = [];
+    return { report: judgeSessions(briefs, input, found), findings: found };
+  };
+  const facts = await dir.survey(input.stores.map((spec) => doctorSpec(spec, judge)));
   const root = facts.location;
   const { usable } = root;
   const server = facts.server;
@@ -73,7 +80,9 @@ export async function gatherDoctor(input: DoctorInput): Promise<DoctorReport> {
   const handoffIndex = input.stores.indexOf(HANDOFF_STORE);
   const ledger = handoffIndex >= 0 ? (surveys[handoffIndex]?.state as Ledger | undefined) : undefined;
   const sessionIndex = input.stores.indexOf(SESSION_STORE);
-  const sessions = judgeSessions(sessionIndex >= 0 ? (surveys[sessionIndex]?.state as Sessions | undefined) : undefined, input, findings);
+  const judged = ((sessionIndex >= 0 ? surveys[sessionIndex]?.state : undefined) as JudgedSessions | undefined) ?? judge(undefined);
+  findings.push(...judged.findings);
+  const sessions = judged.report;
 
   const quarantineItems = facts.quarantine;
   if (quarantineItems.length > 0) {
@@ -134,6 +143,11 @@ export async function gatherDoctor(input: DoctorInput): Promise<DoctorReport> {
     server: server ?? null,
     findings: sortFindings(findings),
   };
+}
+
+interface JudgedSessions {
+  readonly report: DoctorReport['sessions'];
+  readonly findings: readonly Finding[];
 }
 
 const LEVEL_ORDER = { fault: 0, warning: 1, note: 2 } as const;

@@ -46,6 +46,8 @@ export interface StoreSpec<S> {
   snapshot?: SnapshotCodec<S>;
   /** The payload fields that lie sealed on an encrypted store (SPEC §13; codec/cipher.ts), and each record's entity. */
   sealed?: SealedFields;
+  /** A fold that needs little of each record (doctor's): a survey (core/check.ts) holds `keep`'s item of a record until its batch is whole, folds it by `evolve`, reports `finish`'s of the state. */
+  kept?: { keep(record: JournalRecord, at: LinePosition): any; evolve(state: S, item: any, at: LinePosition): void; finish?(state: S): unknown };
 }
 
 /**

@@ -119,19 +119,34 @@ export async function surveyJournal<S>(
   const clock = new ClockWatch();
   const state = spec.initial();
   let compactedAt: string | null = null;
-  const scan = await journal.scan(spec.vocabulary, (record, at) => {
-    if (at.line === 1 && record.ev === SNAPSHOT_EVENT) compactedAt = record.ts;
-    spec.evolve(state, record, at);
-    watch?.appended(record, at);
-    clock.see(record.ts, at.line);
+  // The times are the record's, taken as it is read: what the verifier holds of a batch is the spec's to say (kept).
+  const kept = spec.kept;
+  const held = (record: JournalRecord, at: LinePosition) => ({
+    ts: record.ts,
+    first: at.line === 1 && record.ev === SNAPSHOT_EVENT,
+    item: kept === undefined ? record : kept.keep(record, at),
   });
+  const scan = await journal.scan(
+    spec.vocabulary,
+    ({ ts, first, item }: ReturnType<typeof held>, at) => {
+      if (first) compactedAt = ts;
+      if (kept !== undefined) kept.evolve(state, item, at);
+      else {
+        spec.evolve(state, item as JournalRecord, at);
+        watch?.appended(item as JournalRecord, at);
+      }
+      clock.see(ts, at.line);
+    },
+    { keep: held },
+  );
   const live = spec.liveBytes?.(state) ?? watch?.live;
   return {
     ...reportOf(spec.file, scan, await quarantined(), performance.now() - started),
     newest_ts: clock.newest,
     last_ts: clock.last,
     backwards: clock.backwards,
-    state,
+    // What the fold keeps of its state once the journal is folded (the rest is released before the next journal).
+    state: kept?.finish === undefined ? state : (kept.finish(state) as S),
     live_bytes: live ?? null,
     compaction_due: compactionDue(scan.bytes, live),
     compacted_at: compactedAt,

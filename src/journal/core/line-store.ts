@@ -42,6 +42,14 @@ export interface LinesScan {
 
 export type LineSink = (record: JournalRecord, at: LinePosition) => void;
 
+/** How a scan reads (LinesSource.scan). */
+export interface ScanOptions<T> {
+  readonly history?: boolean;
+  readonly progress?: ProgressSink | undefined;
+  readonly see?: ((record: JournalRecord) => void) | undefined;
+  readonly keep?: ((record: JournalRecord, at: LinePosition) => T) | undefined;
+}
+
 /** A journal, or one piece of its history, as lines to verify. */
 export interface LinesSource {
   /** How problems in it are named (`history/sessions.000000000012.jsonl`, `journal_sessions`). */
@@ -51,12 +59,10 @@ export interface LinesSource {
    * sink, the records are not held at all (a check: a 1M-record batch must not be held to be verified).
    * `history`: the lines are a history piece (a snapshot's restatements may be left out, verify.ts). `see`: each
    * record that verifies, as it is read (a batch's before it is whole), holding nothing (check's secrets survey).
+   * `keep`: what is held of each record until its batch is whole, and what `sink` is then handed in its place (a
+   * fold that needs little of each record verifies a 1M-record batch in little memory: doctor's); default the record.
    */
-  scan(
-    vocabulary: ReadonlySet<string>,
-    sink: LineSink | undefined,
-    opts?: { history?: boolean; progress?: ProgressSink | undefined; see?: ((record: JournalRecord) => void) | undefined },
-  ): Promise<LinesScan>;
+  scan<T = JournalRecord>(vocabulary: ReadonlySet<string>, sink: ((item: T, at: LinePosition) => void) | undefined, opts?: ScanOptions<T>): Promise<LinesScan>;
 }
 
 /** One piece of a journal's history: what one compaction dropped. */

@@ -13,7 +13,7 @@ import type { Loaded, Reporter } from '../codec/loaded';
 import type { StoreSpec } from '../codec/store-spec';
 import type { ProgressSink } from '../codec/reporting';
 import type { HistoryRetention } from '../core/history';
-import type { ArchivePlan, HistoryGeneration, LineSink, LinesProblem, LinesSource, LockedLines, QuarantineItem, StagedRewrite } from '../core/line-store';
+import type { ArchivePlan, HistoryGeneration, LinesProblem, ScanOptions, LinesSource, LockedLines, QuarantineItem, StagedRewrite } from '../core/line-store';
 import { firstRecord, HISTORY_DIR, historyHead, listHistory, pruneHistory } from './history';
 import { archiveJournal } from './history-archive';
 import { listQuarantine, QUARANTINE_DIR, quarantineBytes } from './quarantine';
@@ -37,13 +37,17 @@ export interface LinesDir {
 function fileSource(path: string, where: string, file: string): LinesSource {
   return {
     where,
-    async scan(vocabulary, sink: LineSink | undefined, opts = {}) {
+    async scan<T>(vocabulary: ReadonlySet<string>, sink: ((item: T, at: LinePosition) => void) | undefined, opts: ScanOptions<T> = {}) {
       const progress = opts.progress === undefined ? undefined : withTotal(opts.progress, file, path);
       const see = opts.see;
-      // Without a sink, nothing of a record is held while its batch is open.
-      const keep = (record: JournalRecord): JournalRecord | 0 => (see?.(record), sink === undefined ? 0 : record);
-      const take = (item: JournalRecord | 0, at: LinePosition) => (progress?.(at), item !== 0 && sink?.(item, at));
-      return scanJournal(path, vocabulary, take, undefined, { history: opts.history ?? false, keep });
+      if (sink !== undefined) {
+        // What the verifier holds of a batch's records until it is whole: the record itself unless the caller keeps less.
+        const kept = opts.keep ?? ((record: JournalRecord) => record as unknown as T);
+        const keep = see === undefined ? kept : (record: JournalRecord, at: LinePosition) => (see(record), kept(record, at));
+        return scanJournal<T>(path, vocabulary, (item, at) => (progress?.(at), sink(item, at)), undefined, { history: opts.history ?? false, keep });
+      }
+      const keep = see === undefined ? () => 0 as const : (record: JournalRecord) => (see(record), 0 as const);
+      return scanJournal(path, vocabulary, (_: 0, at) => progress?.(at), undefined, { history: opts.history ?? false, keep });
     },
   };
 }

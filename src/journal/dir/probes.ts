@@ -62,7 +62,8 @@ export async function surveyStore(dir: string, lines: LockedLines, specs: readon
   try {
     journals = [];
     for (const spec of usable ? specs : []) {
-      const facts = await surveyJournal(lines.journal(spec.file), spec, () => lines.quarantined(spec.file), replayUpkeep(spec));
+      const upkeep = spec.liveBytes === undefined ? replayUpkeep(spec) : undefined;
+      const facts = await surveyJournal(lines.journal(spec.file), spec, () => lines.quarantined(spec.file), upkeep);
       const index = spec.keyOf !== undefined && facts.exists ? derivedFiles(dir, spec).describeIndex() : null;
       journals.push({ ...facts, index });
     }

@@ -15,6 +15,7 @@ import type {
   HistoryGeneration,
   LinesProblem,
   LinesSource,
+  ScanOptions,
   LockedLines,
   QuarantineItem,
   StagedRewrite,
@@ -40,9 +41,11 @@ export class PgLines implements LockedLines {
   private rows(where: string, file: string, query: string | undefined, params: unknown[] = []): LinesSource {
     return {
       where,
-      scan: async (vocabulary, sink, opts = {}) => {
+      scan: async <T>(vocabulary: ReadonlySet<string>, sink: ((item: T, at: LinePosition) => void) | undefined, opts: ScanOptions<T> = {}) => {
         const see = opts.see;
-        const visit = see === undefined ? (sink ?? (() => {})) : (record: JournalRecord, at: LinePosition) => (see(record), sink?.(record, at));
+        // What the caller keeps of a record is made as the record is folded (a database's batch is held as records).
+        const keep = opts.keep ?? ((record: JournalRecord) => record as unknown as T);
+        const visit = (record: JournalRecord, at: LinePosition) => (see?.(record), sink?.(keep(record, at), at));
         const progress = (visited: number) => opts.progress?.(file, visited, 0);
         return { exists: query !== undefined, ...(await scanRows(this.sql, query, params, vocabulary, visit, { history: opts.history, progress })) };
       },
