@@ -19,6 +19,7 @@ import type { ProgressSink, Reporter } from '../core/store-boundary';
 import type { Sql } from './client';
 import { PgConnection } from './pg-connection';
 import { arrayLiteral, journalTable, type Catalog } from './schema';
+import { testHook } from '../../shared/test-hooks';
 import type { StoreUrl } from './url';
 
 /** Rows fetched per round trip when a whole journal is read. */
@@ -42,35 +43,87 @@ export interface RowScan extends Omit<LinesScan, 'exists' | 'tornTail'> {
   readonly lastLine: number;
 }
 
+/** What the paged reads fetched (a test's view of the memory they hold: the most rows one fetch brought). */
+export const fetchStats = { largest: 0 };
+
+/** Rows fetched per statement (CRUX_TEST_FETCH_ROWS: fewer, so that tests reach many pages with a few rows). */
+export const fetchRows = (): number => Number(testHook('CRUX_TEST_FETCH_ROWS') ?? FETCH_ROWS) || FETCH_ROWS;
+
+let cursors = 0;
+
 /**
- * Verifies the rows `query` selects (line, body; undefined: none), in line order through a cursor, handing each record that verifies
- * to `sink`. `from`: the head before the first row, when the rows before it are known (a snapshot's tail).
- * `history`: history rows (a snapshot's restatements may be left out, verify.ts). `progress`: rows visited, after
- * each fetch. A batch still open at the end cannot be a write in progress (a transaction commits all of its rows or
- * none): it is damage, reported at its first row.
+ * Hands `use` the rows `query` selects, a page at a time: a cursor declared on the server (its own snapshot, taken
+ * when it is declared: the rows as of one moment while writers go on) and read by FETCH, each page its own
+ * statement, so that a read of a whole journal is never bounded by one statement's timeout while a frozen server
+ * still ends each page within it (client.ts). `inTransaction`: `q` runs a transaction (the cursor lives in it);
+ * else the read opens its own, read-only and repeatable read, and ends it. Nothing else may run on `q` meanwhile:
+ * `use` is synchronous.
+ */
+export async function eachPage(q: Sql, query: string, params: unknown[], inTransaction: boolean, use: (rows: unknown[][]) => void): Promise<void> {
+  const cursor = `crux_rows_${++cursors}`;
+  const size = fetchRows();
+  if (!inTransaction) await q.unsafe('begin isolation level repeatable read read only');
+  try {
+    await q.unsafe(`declare ${cursor} no scroll cursor for ${query}`, params as never[]);
+    for (;;) {
+      const rows = (await q.unsafe(`fetch ${size} from ${cursor}`).values()) as unknown[][];
+      fetchStats.largest = Math.max(fetchStats.largest, rows.length);
+      use(rows);
+      if (rows.length < size) break;
+    }
+    await q.unsafe(`close ${cursor}`);
+    if (!inTransaction) await q.unsafe('commit');
+  } catch (error) {
+    if (!inTransaction) await q.unsafe('rollback').catch(() => {});
+    throw error;
+  }
+}
+
+/**
+ * Verifies the rows `query` selects (line, body; undefined: none), in line order, a page at a time (eachPage),
+ * handing each record that verifies to `sink` once its batch is whole (no sink: nothing is held, however large a
+ * batch). `see`: each record that verifies as it is read, before its batch is whole. `from`: the head before the
+ * first row, when the rows before it are known (a snapshot's tail). `history`: history rows (a snapshot's
+ * restatements may be left out, verify.ts). `progress`: rows visited, after each page. A batch still open at the
+ * end cannot be a write in progress (a transaction commits all of its rows or none): it is damage, reported at its
+ * first row.
  */
 export async function scanRows(
   q: Sql,
   query: string | undefined,
   params: unknown[],
   vocabulary: ReadonlySet<string>,
-  sink: RecordSink,
-  opts: { from?: ChainHead | undefined; history?: boolean; progress?: ((visited: number) => void) | undefined } = {},
+  sink: RecordSink | undefined,
+  opts: {
+    from?: ChainHead | undefined;
+    history?: boolean | undefined;
+    progress?: ((visited: number) => void) | undefined;
+    see?: ((record: JournalRecord, at: LinePosition) => void) | undefined;
+    inTransaction: boolean;
+  },
 ): Promise<RowScan> {
-  const chain = new ChainVerifier(vocabulary, sink, opts.from, opts.history ?? false);
+  const see = opts.see;
+  // Without a sink a batch's records are not kept (only counted): the verifier holds `undefined` for each.
+  const chain =
+    sink === undefined
+      ? new ChainVerifier<undefined>(
+          vocabulary,
+          () => {},
+          opts.from,
+          opts.history ?? false,
+          (record, at) => void see?.(record, at),
+        )
+      : new ChainVerifier<JournalRecord>(vocabulary, sink, opts.from, opts.history ?? false, (record, at) => (see?.(record, at), record));
   let [lines, bytes, lastLine] = [0, 0, 0];
   if (query !== undefined)
-    await q
-      .unsafe(query, params as never[])
-      .values()
-      .cursor(FETCH_ROWS, (rows) => {
-        for (const [line, body] of rows as [string, string][]) {
-          const at = rowPosition(Number(line), body);
-          [lines, bytes, lastLine] = [lines + 1, bytes + at.length + 1, at.line];
-          chain.visit(body, at);
-        }
-        opts.progress?.(lines);
-      });
+    await eachPage(q, query, params, opts.inTransaction, (rows) => {
+      for (const [line, body] of rows as [string, string][]) {
+        const at = rowPosition(Number(line), body);
+        [lines, bytes, lastLine] = [lines + 1, bytes + at.length + 1, at.line];
+        chain.visit(body, at);
+      }
+      opts.progress?.(lines);
+    });
   const verified = chain.finish();
   const problems = verified.problems.map(({ line, reason, skipped, length }) => ({ line, reason, skipped, length }));
   if (verified.open !== undefined) {
@@ -88,9 +141,16 @@ export interface PgSnapshot<S> {
 }
 
 /** Folds the rows after `snapshot` into its state (in place), verified from the head it names. */
-export function foldSnapshotTail<S>(q: Sql, ident: (t: string) => string, spec: StoreSpec<S>, snapshot: PgSnapshot<S>): Promise<RowScan> {
+export function foldSnapshotTail<S>(
+  q: Sql,
+  ident: (t: string) => string,
+  spec: StoreSpec<S>,
+  snapshot: PgSnapshot<S>,
+  inTransaction: boolean,
+): Promise<RowScan> {
   const select = `select line, body from ${ident(journalTable(spec.file))} where line > $1 order by line`;
-  return scanRows(q, select, [snapshot.line], spec.vocabulary, (record, at) => spec.evolve(snapshot.state, record, at), { from: snapshot.head });
+  const evolve = (record: JournalRecord, at: LinePosition) => spec.evolve(snapshot.state, record, at);
+  return scanRows(q, select, [snapshot.line], spec.vocabulary, evolve, { from: snapshot.head, inTransaction });
 }
 
 /**
@@ -153,7 +213,7 @@ export class PgReads extends PgConnection {
       await this.keepSnapshot(spec, folded.state, folded.scan);
       return { ...folded, line: folded.scan.lastLine };
     }
-    const tail = await foldSnapshotTail(q, this.ident, spec, snapshot);
+    const tail = await foldSnapshotTail(q, this.ident, spec, snapshot, this.inTransaction(q));
     this.report(spec.file, tail);
     await this.keepSnapshot(spec, snapshot.state, tail);
     return { state: snapshot.state, scan: tail, ms: performance.now() - started, line: tail.lines > 0 ? tail.lastLine : snapshot.line };
@@ -186,7 +246,7 @@ export class PgReads extends PgConnection {
     const progress = opts.progress === undefined ? undefined : (visited: number) => opts.progress?.(spec.file, visited, total);
     const evolve = (record: JournalRecord, at: LinePosition) => spec.evolve(state, record, at);
     const select = catalog.tables.has(table) ? `select line, body from ${this.ident(table)} order by line` : undefined;
-    const scan = await scanRows(q, select, [], spec.vocabulary, evolve, { progress });
+    const scan = await scanRows(q, select, [], spec.vocabulary, evolve, { progress, inTransaction: this.inTransaction(q) });
     if (!opts.quiet) this.report(spec.file, scan);
     return { state, scan, ms: performance.now() - started };
   }
@@ -220,6 +280,11 @@ export class PgReads extends PgConnection {
     const scan: RowScan = { records, lines: records, bytes: 0, problems, head: { seq: 0, h: '' }, lastLine: 0 };
     if (!opts.quiet) this.report(spec.file, scan);
     return { state, scan, ms: performance.now() - started };
+  }
+
+  /** Whether `q` is the transaction this connection runs (a paged read's cursor lives in it), not the bare connection. */
+  protected inTransaction(q: Sql): boolean {
+    return q === this.active;
   }
 
   /** The last row of a journal: the chain head a new batch continues, and its line. */

@@ -41,10 +41,10 @@ export class PgLines implements LockedLines {
     return {
       where,
       scan: async (vocabulary, sink, opts = {}) => {
-        const see = opts.see;
-        const visit = see === undefined ? (sink ?? (() => {})) : (record: JournalRecord, at: LinePosition) => (see(record), sink?.(record, at));
         const progress = (visited: number) => opts.progress?.(file, visited, 0);
-        return { exists: query !== undefined, ...(await scanRows(this.sql, query, params, vocabulary, visit, { history: opts.history, progress })) };
+        // In the locked transaction: each page a statement of it (pg-fold.ts eachPage).
+        const scan = await scanRows(this.sql, query, params, vocabulary, sink, { history: opts.history, progress, see: opts.see, inTransaction: true });
+        return { exists: query !== undefined, ...scan };
       },
     };
   }
