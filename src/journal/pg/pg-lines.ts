@@ -34,6 +34,8 @@ export class PgLines implements LockedLines {
     private readonly sql: Sql,
     private readonly catalog: Catalog,
     private readonly retention: HistoryRetention,
+    /** Whether `sql` runs a transaction (a paged read's cursor lives in it), or is the bare connection (a history read). */
+    private readonly inTransaction = true,
   ) {}
 
   /** Rows as lines to verify: those `query` selects (line, body), in line order; none when `query` is undefined. */
@@ -42,8 +44,9 @@ export class PgLines implements LockedLines {
       where,
       scan: async (vocabulary, sink, opts = {}) => {
         const progress = (visited: number) => opts.progress?.(file, visited, 0);
-        // In the locked transaction: each page a statement of it (pg-fold.ts eachPage).
-        const scan = await scanRows(this.sql, query, params, vocabulary, sink, { history: opts.history, progress, see: opts.see, inTransaction: true });
+        // Each page its own statement (pg-fold.ts eachPage).
+        const inTransaction = this.inTransaction;
+        const scan = await scanRows(this.sql, query, params, vocabulary, sink, { history: opts.history, progress, see: opts.see, inTransaction });
         return { exists: query !== undefined, ...scan };
       },
     };
