@@ -50,12 +50,13 @@ export interface LinesSource {
    * Verifies every line in order; each record that verifies goes to `sink` once its batch is whole. Without a
    * sink, the records are not held at all (a check: a 1M-record batch must not be held to be verified).
    * `history`: the lines are a history piece (a snapshot's restatements may be left out, verify.ts). `see`: each
-   * record that verifies, as it is read (a batch's before it is whole), holding nothing (check's secrets survey).
+   * record that verifies, and where, as it is read (a batch's before it is whole), holding nothing (check's secrets
+   * survey, and its replay when it does not repair).
    */
   scan(
     vocabulary: ReadonlySet<string>,
     sink: LineSink | undefined,
-    opts?: { history?: boolean; progress?: ProgressSink | undefined; see?: ((record: JournalRecord) => void) | undefined },
+    opts?: { history?: boolean; progress?: ProgressSink | undefined; see?: LineSink | undefined },
   ): Promise<LinesScan>;
 }
 

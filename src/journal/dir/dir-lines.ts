@@ -9,6 +9,7 @@ import { CruxError } from '../../shared/errors';
 import { openJournalFile } from '../../shared/journal-file';
 import { scanJournal, withTotal, type ScanResult } from '../codec/scan';
 import type { JournalRecord } from '../codec/record';
+import type { LinePosition } from '../codec/line';
 import type { Loaded, Reporter } from '../codec/loaded';
 import type { StoreSpec } from '../codec/store-spec';
 import type { ProgressSink } from '../codec/reporting';
@@ -41,13 +42,13 @@ function fileSource(path: string, where: string, file: string): LinesSource {
       const progress = opts.progress === undefined ? undefined : withTotal(opts.progress, file, path);
       const see = opts.see;
       if (sink !== undefined) {
-        const keep = see === undefined ? undefined : (record: JournalRecord) => (see(record), record);
+        const keep = see === undefined ? undefined : (record: JournalRecord, at: LinePosition) => (see(record, at), record);
         return scanJournal(path, vocabulary, (record, at) => (progress?.(at), sink(record, at)), undefined, {
           history: opts.history ?? false,
           ...(keep ? { keep } : {}),
         });
       }
-      const keep = see === undefined ? () => 0 as const : (record: JournalRecord) => (see(record), 0 as const);
+      const keep = see === undefined ? () => 0 as const : (record: JournalRecord, at: LinePosition) => (see(record, at), 0 as const);
       return scanJournal(path, vocabulary, (_: 0, at) => progress?.(at), undefined, { history: opts.history ?? false, keep });
     },
   };

@@ -103,15 +103,16 @@ export async function scanRows(
   },
 ): Promise<RowScan> {
   const see = opts.see;
-  // Without a sink a batch's records are not kept (only counted): the verifier holds `undefined` for each.
+  // Without a sink a batch's records are not kept (only counted): the verifier holds a 0 for each (not undefined,
+  // which it takes for a line that does not fold).
   const chain =
     sink === undefined
-      ? new ChainVerifier<undefined>(
+      ? new ChainVerifier<0>(
           vocabulary,
           () => {},
           opts.from,
           opts.history ?? false,
-          (record, at) => void see?.(record, at),
+          (record, at) => (see?.(record, at), 0),
         )
       : new ChainVerifier<JournalRecord>(vocabulary, sink, opts.from, opts.history ?? false, (record, at) => (see?.(record, at), record));
   let [lines, bytes, lastLine] = [0, 0, 0];

@@ -75,4 +75,19 @@ describe.skipIf(pgSkipReason() !== undefined)('paged whole-journal reads on Post
       await store.close();
     }
   }, 30_000);
+
+  it('folds a batch as it reads it, holding none of it: the first record is folded before the second page is read', async () => {
+    const store = open(url);
+    try {
+      let visited = 0;
+      let foldedAt: number | undefined;
+      const spy = { ...COUNTERS, evolve: (...args: Parameters<typeof COUNTERS.evolve>) => ((foldedAt ??= visited), COUNTERS.evolve(...args)) };
+      const [report] = await store.check([spy], { repair: false, ts: TS, progress: (_file, n) => (visited = n) });
+      expect(report).toMatchObject({ records: 5203, problems: [] });
+      // Held until whole, the 5200-record batch would be folded once its last page (5150 rows visited before it) is read.
+      expect(foldedAt).toBe(0);
+    } finally {
+      await store.close();
+    }
+  }, 30_000);
 });
