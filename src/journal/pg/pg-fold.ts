@@ -60,22 +60,32 @@ let cursors = 0;
  * `use` is synchronous.
  */
 export async function eachPage(q: Sql, query: string, params: unknown[], inTransaction: boolean, use: (rows: unknown[][]) => void): Promise<void> {
+  for await (const rows of pages(q, query, params, inTransaction)) use(rows);
+}
+
+/** The pages of eachPage as they are read: the caller runs nothing else on `q` until it has read them all, or stops. */
+export async function* pages(q: Sql, query: string, params: unknown[], inTransaction: boolean): AsyncGenerator<unknown[][]> {
   const cursor = `crux_rows_${++cursors}`;
   const size = fetchRows();
   if (!inTransaction) await q.unsafe('begin isolation level repeatable read read only');
+  let done = false;
   try {
     await q.unsafe(`declare ${cursor} no scroll cursor for ${query}`, params as never[]);
     for (;;) {
       const rows = (await q.unsafe(`fetch ${size} from ${cursor}`).values()) as unknown[][];
       fetchStats.largest = Math.max(fetchStats.largest, rows.length);
-      use(rows);
+      if (rows.length > 0) yield rows;
       if (rows.length < size) break;
     }
     await q.unsafe(`close ${cursor}`);
     if (!inTransaction) await q.unsafe('commit');
-  } catch (error) {
-    if (!inTransaction) await q.unsafe('rollback').catch(() => {});
-    throw error;
+    done = true;
+  } finally {
+    // Failed, or stopped early by the caller: the cursor goes with the transaction (its own), or is closed.
+    if (!done) {
+      if (!inTransaction) await q.unsafe('rollback').catch(() => {});
+      else await q.unsafe(`close ${cursor}`).catch(() => {});
+    }
   }
 }
 
