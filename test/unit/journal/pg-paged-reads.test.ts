@@ -5,7 +5,8 @@ import { PgStore } from '../../../src/journal/pg/pg-store';
 import { fetchStats } from '../../../src/journal/pg/pg-fold';
 import { parseStoreUrl } from '../../../src/journal/pg/url';
 import { COUNTERS } from './counters';
-import { freshStoreUrl, pgSkipReason } from '../../helpers/pg';
+import type { StoreSpec } from '../../../src/journal/codec/store-spec';
+import { freshStoreUrl, pgSkipReason, psql } from '../../helpers/pg';
 
 const TS = '2026-12-01T09:00:00.000Z';
 const PAGE = 50;
@@ -86,6 +87,30 @@ describe.skipIf(pgSkipReason() !== undefined)('paged whole-journal reads on Post
       expect(report).toMatchObject({ records: 5203, problems: [] });
       // Held until whole, the 5200-record batch would be folded once its last page (5150 rows visited before it) is read.
       expect(foldedAt).toBe(0);
+    } finally {
+      await store.close();
+    }
+  }, 30_000);
+
+  it('compares the index rows with the replay entity by entity across pages: an edited value, a missing row, a stray entity', async () => {
+    const bound: StoreSpec<Map<string, number>> = { ...COUNTERS, secondary: { names: ['n'], version: 1, values: (state, key) => [state.get(key)] } };
+    const other = freshStoreUrl();
+    const schema = new URL(other).searchParams.get('schema');
+    const store = new PgStore(parseStoreUrl(other), { reporter: { warn: () => {} }, lockTimeoutMs: 5000, cruxVersion: 'test', specs: [bound] });
+    try {
+      await store.write(async (tx) => {
+        await tx.load(bound);
+        tx.append(
+          bound,
+          Array.from({ length: 300 }, (_, i) => ({ ev: 'counter.put', data: { id: `k${String(i).padStart(3, '0')}`, n: i } })),
+        );
+      }, TS);
+      const check = async () => (await store.check([bound], { repair: false, ts: TS }))[0]!;
+      expect((await check()).derived).toBeUndefined();
+      psql(`update ${schema}.journal_counters_index set num_value = 7 where key = 'k049'`);
+      psql(`delete from ${schema}.journal_counters_index where key = 'k150'`);
+      psql(`insert into ${schema}.journal_counters_index (key, name, num_value) values ('ghost', 'n', 1)`);
+      expect((await check()).derived?.problems).toEqual(['journal_counters_index disagrees with a replay for 3 entities ("ghost", "k049", "k150")']);
     } finally {
       await store.close();
     }
