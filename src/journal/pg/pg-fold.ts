@@ -18,12 +18,10 @@ import type { LinesProblem, LinesScan } from '../core/line-store';
 import type { ProgressSink, Reporter } from '../core/store-boundary';
 import type { Sql } from './client';
 import { PgConnection } from './pg-connection';
+import { eachPage } from './pg-pages';
 import { arrayLiteral, journalTable, type Catalog } from './schema';
-import { testHook } from '../../shared/test-hooks';
 import type { StoreUrl } from './url';
 
-/** Rows fetched per round trip when a whole journal is read. */
-export const FETCH_ROWS = 5000;
 /** A snapshot is written by a reader that folded at least this many rows past it (or the whole journal). */
 const SNAPSHOT_AFTER_ROWS = 2000;
 
@@ -41,52 +39,6 @@ export const rowPosition = (line: number, body: string): LinePosition => ({ line
 /** A verified pass over rows, and the line of the last row visited (verified or not): the next row goes after it. */
 export interface RowScan extends Omit<LinesScan, 'exists' | 'tornTail'> {
   readonly lastLine: number;
-}
-
-/** What the paged reads fetched (a test's view of the memory they hold: the most rows one fetch brought). */
-export const fetchStats = { largest: 0 };
-
-/** Rows fetched per statement (CRUX_TEST_FETCH_ROWS: fewer, so that tests reach many pages with a few rows). */
-export const fetchRows = (): number => Number(testHook('CRUX_TEST_FETCH_ROWS') ?? FETCH_ROWS) || FETCH_ROWS;
-
-let cursors = 0;
-
-/**
- * Hands `use` the rows `query` selects, a page at a time: a cursor declared on the server (its own snapshot, taken
- * when it is declared: the rows as of one moment while writers go on) and read by FETCH, each page its own
- * statement, so that a read of a whole journal is never bounded by one statement's timeout while a frozen server
- * still ends each page within it (client.ts). `inTransaction`: `q` runs a transaction (the cursor lives in it);
- * else the read opens its own, read-only and repeatable read, and ends it. Nothing else may run on `q` meanwhile:
- * `use` is synchronous.
- */
-export async function eachPage(q: Sql, query: string, params: unknown[], inTransaction: boolean, use: (rows: unknown[][]) => void): Promise<void> {
-  for await (const rows of pages(q, query, params, inTransaction)) use(rows);
-}
-
-/** The pages of eachPage as they are read: the caller runs nothing else on `q` until it has read them all, or stops. */
-export async function* pages(q: Sql, query: string, params: unknown[], inTransaction: boolean): AsyncGenerator<unknown[][]> {
-  const cursor = `crux_rows_${++cursors}`;
-  const size = fetchRows();
-  if (!inTransaction) await q.unsafe('begin isolation level repeatable read read only');
-  let done = false;
-  try {
-    await q.unsafe(`declare ${cursor} no scroll cursor for ${query}`, params as never[]);
-    for (;;) {
-      const rows = (await q.unsafe(`fetch ${size} from ${cursor}`).values()) as unknown[][];
-      fetchStats.largest = Math.max(fetchStats.largest, rows.length);
-      if (rows.length > 0) yield rows;
-      if (rows.length < size) break;
-    }
-    await q.unsafe(`close ${cursor}`);
-    if (!inTransaction) await q.unsafe('commit');
-    done = true;
-  } finally {
-    // Failed, or stopped early by the caller: the cursor goes with the transaction (its own), or is closed.
-    if (!done) {
-      if (!inTransaction) await q.unsafe('rollback').catch(() => {});
-      else await q.unsafe(`close ${cursor}`).catch(() => {});
-    }
-  }
 }
 
 /**

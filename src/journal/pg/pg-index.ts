@@ -16,7 +16,7 @@ import type { JournalRecord } from '../codec/record';
 import type { IndexQuery, NewestQuery, StoreSpec } from '../codec/store-spec';
 import type { Sql } from './client';
 import { arrayLiteral, indexTable, journalTable, type Catalog } from './schema';
-import { eachPage } from './pg-fold';
+import { eachPage } from './pg-pages';
 
 /** Entities whose index rows are inserted per statement. */
 const WRITE_KEYS = 5000;

@@ -13,7 +13,7 @@ import type { HistoryPiece, InitReport, JournalFacts, StoreFacts, StoreView } fr
 import { surveyJournal } from '../core/check';
 import { DEFAULT_HISTORY_RETENTION } from '../core/history';
 import type { Sql } from './client';
-import { FETCH_ROWS, pages } from './pg-fold';
+import { FETCH_ROWS, pages } from './pg-pages';
 import type { PgHost } from './pg-host';
 import { reindexByKey } from './pg-reindex';
 import { countAfterRewrite, PgLines } from './pg-lines';

@@ -10,7 +10,7 @@ import type { Sql } from './client';
 import { bindRows, boundCurrent, type IndexHead } from './pg-index';
 import { countedOf, countedTotal, countsByTerm, countsDisagree, deleteCounted, insertCounted, rebuildCounts } from './pg-term-counts';
 import { arrayLiteral, countsTable, factNumber, journalTable, termsTable, type Catalog } from './schema';
-import { eachPage } from './pg-fold';
+import { eachPage } from './pg-pages';
 
 /** Entities written per statement. */
 const WRITE_ROWS = 5000;

@@ -2,7 +2,7 @@
 // `journal check` is not bounded by one statement's timeout, and no read holds more than a page of rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgStore } from '../../../src/journal/pg/pg-store';
-import { fetchStats } from '../../../src/journal/pg/pg-fold';
+import { fetchStats } from '../../../src/journal/pg/pg-pages';
 import { parseStoreUrl } from '../../../src/journal/pg/url';
 import { COUNTERS } from './counters';
 import type { StoreSpec } from '../../../src/journal/codec/store-spec';
