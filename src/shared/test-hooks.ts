@@ -32,6 +32,8 @@ export const TEST_HOOKS = [
   'CRUX_TEST_SNAPSHOT_STEP_BYTES',
   /** `<bytes>`: build a lost snapshot by streaming from journals of that size on. */
   'CRUX_TEST_STREAM_BYTES',
+  /** `<n>`: rows a PostgreSQL store's paged reads fetch per statement. */
+  'CRUX_TEST_FETCH_ROWS',
 ] as const;
 
 export type TestHook = (typeof TEST_HOOKS)[number];

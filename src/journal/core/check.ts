@@ -47,26 +47,29 @@ function reportOf(file: string, scan: LinesScan, quarantined: number, ms: number
 async function checkJournal<S>(lines: LockedLines, spec: StoreSpec<S>, opts: CheckOpts): Promise<JournalReport> {
   const started = performance.now();
   const kept: JournalRecord[] = [];
-  // A store that checks derived rows folds the journal as it verifies; only a repair keeps the records (a check
-  // holds nothing of a batch until it is whole: a 1M-case import is one batch, and holding it took 770 MiB).
+  // A store that checks derived rows folds the journal as it verifies. Without --repair it folds each record as
+  // it is read, a batch's before it is whole (the replay is compared only when the scan found nothing wrong), so
+  // that nothing of a batch is held: a 1M-case import is one batch, and holding it took 770 MiB. A repair keeps
+  // the records, to re-chain them, and folds what verified once its batch is whole.
   const derived = lines.checkDerived === undefined ? undefined : { state: spec.initial(), keys: new Set<string>() };
-  const sink =
-    opts.repair || derived !== undefined
-      ? (record: JournalRecord, at: Parameters<typeof spec.evolve>[2]) => {
-          if (derived !== undefined) {
-            spec.evolve(derived.state, record, at);
-            const key = record.ev === SNAPSHOT_EVENT ? undefined : spec.keyOf?.(record);
-            if (key !== undefined) derived.keys.add(key);
-          }
-          if (opts.repair) kept.push(record);
-        }
-      : undefined;
+  const replay =
+    derived === undefined
+      ? undefined
+      : (record: JournalRecord, at: LinePosition) => {
+          spec.evolve(derived.state, record, at);
+          const key = record.ev === SNAPSHOT_EVENT ? undefined : spec.keyOf?.(record);
+          if (key !== undefined) derived.keys.add(key);
+        };
+  const sink = opts.repair ? (record: JournalRecord, at: LinePosition) => (replay?.(record, at), kept.push(record)) : undefined;
   // The secrets survey sees each record as the scan reads it (secret-survey.ts): no second read.
   const tally = opts.secrets;
-  const see = tally === undefined ? undefined : (record: JournalRecord) => tally.see(spec.file, record);
+  const early = opts.repair ? undefined : replay;
+  const see =
+    tally === undefined && early === undefined ? undefined : (record: JournalRecord, at: LinePosition) => (tally?.see(spec.file, record), early?.(record, at));
+  const survey = tally === undefined ? undefined : (record: JournalRecord) => tally.see(spec.file, record);
   const scan = await lines.journal(spec.file).scan(spec.vocabulary, sink, { progress: opts.progress, see });
   const ms = performance.now() - started;
-  const history = await checkHistory(lines, spec.file, spec.vocabulary, { ...opts, see });
+  const history = await checkHistory(lines, spec.file, spec.vocabulary, { ...opts, see: survey });
   const report = { ...reportOf(spec.file, scan, await lines.quarantined(spec.file), ms), ...(history ? { history } : {}) };
   if (scan.problems.length > 0 && opts.repair) {
     const repaired = await repair(lines, spec, scan, kept, opts.ts);

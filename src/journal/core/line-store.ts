@@ -46,7 +46,7 @@ export type LineSink = (record: JournalRecord, at: LinePosition) => void;
 export interface ScanOptions<T> {
   readonly history?: boolean;
   readonly progress?: ProgressSink | undefined;
-  readonly see?: ((record: JournalRecord) => void) | undefined;
+  readonly see?: LineSink | undefined;
   readonly keep?: ((record: JournalRecord, at: LinePosition) => T) | undefined;
 }
 
@@ -58,9 +58,10 @@ export interface LinesSource {
    * Verifies every line in order; each record that verifies goes to `sink` once its batch is whole. Without a
    * sink, the records are not held at all (a check: a 1M-record batch must not be held to be verified).
    * `history`: the lines are a history piece (a snapshot's restatements may be left out, verify.ts). `see`: each
-   * record that verifies, as it is read (a batch's before it is whole), holding nothing (check's secrets survey).
-   * `keep`: what is held of each record until its batch is whole, and what `sink` is then handed in its place (a
-   * fold that needs little of each record verifies a 1M-record batch in little memory: doctor's); default the record.
+   * record that verifies, and where, as it is read (a batch's before it is whole), holding nothing (check's secrets
+   * survey, and its replay when it does not repair). `keep`: what is held of each record until its batch is whole,
+   * and what `sink` is then handed in its place (a fold that needs little of each record verifies a 1M-record batch
+   * in little memory: doctor's); default the record.
    */
   scan<T = JournalRecord>(vocabulary: ReadonlySet<string>, sink: ((item: T, at: LinePosition) => void) | undefined, opts?: ScanOptions<T>): Promise<LinesScan>;
 }

@@ -43,10 +43,10 @@ function fileSource(path: string, where: string, file: string): LinesSource {
       if (sink !== undefined) {
         // What the verifier holds of a batch's records until it is whole: the record itself unless the caller keeps less.
         const kept = opts.keep ?? ((record: JournalRecord) => record as unknown as T);
-        const keep = see === undefined ? kept : (record: JournalRecord, at: LinePosition) => (see(record), kept(record, at));
+        const keep = see === undefined ? kept : (record: JournalRecord, at: LinePosition) => (see(record, at), kept(record, at));
         return scanJournal<T>(path, vocabulary, (item, at) => (progress?.(at), sink(item, at)), undefined, { history: opts.history ?? false, keep });
       }
-      const keep = see === undefined ? () => 0 as const : (record: JournalRecord) => (see(record), 0 as const);
+      const keep = see === undefined ? () => 0 as const : (record: JournalRecord, at: LinePosition) => (see(record, at), 0 as const);
       return scanJournal(path, vocabulary, (_: 0, at) => progress?.(at), undefined, { history: opts.history ?? false, keep });
     },
   };

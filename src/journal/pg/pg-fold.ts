@@ -18,11 +18,10 @@ import type { LinesProblem, LinesScan } from '../core/line-store';
 import type { ProgressSink, Reporter } from '../core/store-boundary';
 import type { Sql } from './client';
 import { PgConnection } from './pg-connection';
+import { eachPage } from './pg-pages';
 import { arrayLiteral, journalTable, type Catalog } from './schema';
 import type { StoreUrl } from './url';
 
-/** Rows fetched per round trip when a whole journal is read. */
-export const FETCH_ROWS = 5000;
 /** A snapshot is written by a reader that folded at least this many rows past it (or the whole journal). */
 const SNAPSHOT_AFTER_ROWS = 2000;
 
@@ -43,34 +42,51 @@ export interface RowScan extends Omit<LinesScan, 'exists' | 'tornTail'> {
 }
 
 /**
- * Verifies the rows `query` selects (line, body; undefined: none), in line order through a cursor, handing each record that verifies
- * to `sink`. `from`: the head before the first row, when the rows before it are known (a snapshot's tail).
- * `history`: history rows (a snapshot's restatements may be left out, verify.ts). `progress`: rows visited, after
- * each fetch. A batch still open at the end cannot be a write in progress (a transaction commits all of its rows or
- * none): it is damage, reported at its first row.
+ * Verifies the rows `query` selects (line, body; undefined: none), in line order, a page at a time (eachPage),
+ * handing each record that verifies to `sink` once its batch is whole (no sink: nothing is held, however large a
+ * batch). `see`: each record that verifies as it is read, before its batch is whole. `from`: the head before the
+ * first row, when the rows before it are known (a snapshot's tail). `history`: history rows (a snapshot's
+ * restatements may be left out, verify.ts). `progress`: rows visited, after each page. A batch still open at the
+ * end cannot be a write in progress (a transaction commits all of its rows or none): it is damage, reported at its
+ * first row.
  */
 export async function scanRows(
   q: Sql,
   query: string | undefined,
   params: unknown[],
   vocabulary: ReadonlySet<string>,
-  sink: RecordSink,
-  opts: { from?: ChainHead | undefined; history?: boolean; progress?: ((visited: number) => void) | undefined } = {},
+  sink: RecordSink | undefined,
+  opts: {
+    from?: ChainHead | undefined;
+    history?: boolean | undefined;
+    progress?: ((visited: number) => void) | undefined;
+    see?: ((record: JournalRecord, at: LinePosition) => void) | undefined;
+    inTransaction: boolean;
+  },
 ): Promise<RowScan> {
-  const chain = new ChainVerifier(vocabulary, sink, opts.from, opts.history ?? false);
+  const see = opts.see;
+  // Without a sink a batch's records are not kept (only counted): the verifier holds a 0 for each (not undefined,
+  // which it takes for a line that does not fold).
+  const chain =
+    sink === undefined
+      ? new ChainVerifier<0>(
+          vocabulary,
+          () => {},
+          opts.from,
+          opts.history ?? false,
+          (record, at) => (see?.(record, at), 0),
+        )
+      : new ChainVerifier<JournalRecord>(vocabulary, sink, opts.from, opts.history ?? false, (record, at) => (see?.(record, at), record));
   let [lines, bytes, lastLine] = [0, 0, 0];
   if (query !== undefined)
-    await q
-      .unsafe(query, params as never[])
-      .values()
-      .cursor(FETCH_ROWS, (rows) => {
-        for (const [line, body] of rows as [string, string][]) {
-          const at = rowPosition(Number(line), body);
-          [lines, bytes, lastLine] = [lines + 1, bytes + at.length + 1, at.line];
-          chain.visit(body, at);
-        }
-        opts.progress?.(lines);
-      });
+    await eachPage(q, query, params, opts.inTransaction, (rows) => {
+      for (const [line, body] of rows as [string, string][]) {
+        const at = rowPosition(Number(line), body);
+        [lines, bytes, lastLine] = [lines + 1, bytes + at.length + 1, at.line];
+        chain.visit(body, at);
+      }
+      opts.progress?.(lines);
+    });
   const verified = chain.finish();
   const problems = verified.problems.map(({ line, reason, skipped, length }) => ({ line, reason, skipped, length }));
   if (verified.open !== undefined) {
@@ -88,9 +104,16 @@ export interface PgSnapshot<S> {
 }
 
 /** Folds the rows after `snapshot` into its state (in place), verified from the head it names. */
-export function foldSnapshotTail<S>(q: Sql, ident: (t: string) => string, spec: StoreSpec<S>, snapshot: PgSnapshot<S>): Promise<RowScan> {
+export function foldSnapshotTail<S>(
+  q: Sql,
+  ident: (t: string) => string,
+  spec: StoreSpec<S>,
+  snapshot: PgSnapshot<S>,
+  inTransaction: boolean,
+): Promise<RowScan> {
   const select = `select line, body from ${ident(journalTable(spec.file))} where line > $1 order by line`;
-  return scanRows(q, select, [snapshot.line], spec.vocabulary, (record, at) => spec.evolve(snapshot.state, record, at), { from: snapshot.head });
+  const evolve = (record: JournalRecord, at: LinePosition) => spec.evolve(snapshot.state, record, at);
+  return scanRows(q, select, [snapshot.line], spec.vocabulary, evolve, { from: snapshot.head, inTransaction });
 }
 
 /**
@@ -153,7 +176,7 @@ export class PgReads extends PgConnection {
       await this.keepSnapshot(spec, folded.state, folded.scan);
       return { ...folded, line: folded.scan.lastLine };
     }
-    const tail = await foldSnapshotTail(q, this.ident, spec, snapshot);
+    const tail = await foldSnapshotTail(q, this.ident, spec, snapshot, this.inTransaction(q));
     this.report(spec.file, tail);
     await this.keepSnapshot(spec, snapshot.state, tail);
     return { state: snapshot.state, scan: tail, ms: performance.now() - started, line: tail.lines > 0 ? tail.lastLine : snapshot.line };
@@ -186,7 +209,7 @@ export class PgReads extends PgConnection {
     const progress = opts.progress === undefined ? undefined : (visited: number) => opts.progress?.(spec.file, visited, total);
     const evolve = (record: JournalRecord, at: LinePosition) => spec.evolve(state, record, at);
     const select = catalog.tables.has(table) ? `select line, body from ${this.ident(table)} order by line` : undefined;
-    const scan = await scanRows(q, select, [], spec.vocabulary, evolve, { progress });
+    const scan = await scanRows(q, select, [], spec.vocabulary, evolve, { progress, inTransaction: this.inTransaction(q) });
     if (!opts.quiet) this.report(spec.file, scan);
     return { state, scan, ms: performance.now() - started };
   }
@@ -220,6 +243,11 @@ export class PgReads extends PgConnection {
     const scan: RowScan = { records, lines: records, bytes: 0, problems, head: { seq: 0, h: '' }, lastLine: 0 };
     if (!opts.quiet) this.report(spec.file, scan);
     return { state, scan, ms: performance.now() - started };
+  }
+
+  /** Whether `q` is the transaction this connection runs (a paged read's cursor lives in it), not the bare connection. */
+  protected inTransaction(q: Sql): boolean {
+    return q === this.active;
   }
 
   /** The last row of a journal: the chain head a new batch continues, and its line. */

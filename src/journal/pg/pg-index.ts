@@ -16,6 +16,7 @@ import type { JournalRecord } from '../codec/record';
 import type { IndexQuery, NewestQuery, StoreSpec } from '../codec/store-spec';
 import type { Sql } from './client';
 import { arrayLiteral, indexTable, journalTable, type Catalog } from './schema';
+import { eachPage } from './pg-pages';
 
 /** Entities whose index rows are inserted per statement. */
 const WRITE_KEYS = 5000;
@@ -315,21 +316,42 @@ export async function indexDisagreements<S>(
   catalog: Catalog,
   spec: StoreSpec<S>,
   state: S,
-  keys: Iterable<string>,
+  keys: ReadonlySet<string>,
 ): Promise<string[]> {
   if (spec.secondary === undefined) return [];
-  const want = new Map<string, string>();
-  for (const r of expectedRows(spec, state, keys)) want.set(`${r.key}\u0001${r.name}`, `${r.text}\u0001${r.num}`);
-  const table = indexTable(journalTable(spec.file));
-  const have = new Map<string, string>();
-  if (catalog.tables.has(table)) {
-    const rows = await q.unsafe<{ key: string; name: string; text_value: string | null; num_value: string | null }[]>(
-      `select key, name, text_value, num_value from ${ident(table)}`,
-    );
-    for (const r of rows) have.set(`${r.key}\u0001${r.name}`, `${r.text_value}\u0001${r.num_value === null ? null : Number(r.num_value)}`);
-  }
+  // Compared entity by entity: the table's rows a page at a time in key order (an entity's rows together), each
+  // entity's set against what the replay gives it, so that neither side is held whole (100k sessions' rows and
+  // their expected values held at once took hundreds of MiB beside the replay).
+  const want = (key: string): Map<string, string> => {
+    const rows = new Map<string, string>();
+    if (keys.has(key)) for (const r of expectedRows(spec, state, [key])) rows.set(r.name, `${r.text}\u0001${r.num}`);
+    return rows;
+  };
   const wrong = new Set<string>();
-  for (const [k, v] of want) if (have.get(k) !== v) wrong.add(k.split('\u0001')[0]!);
-  for (const k of have.keys()) if (!want.has(k)) wrong.add(k.split('\u0001')[0]!);
+  const seen = new Set<string>();
+  let current: string | undefined;
+  let have = new Map<string, string>();
+  const settle = () => {
+    if (current === undefined) return;
+    seen.add(current);
+    const expected = want(current);
+    if (expected.size !== have.size || [...expected].some(([name, value]) => have.get(name) !== value)) wrong.add(current);
+  };
+  const table = indexTable(journalTable(spec.file));
+  if (catalog.tables.has(table)) {
+    // In the check's transaction (its lock): each page a statement of it.
+    await eachPage(q, `select key, name, text_value, num_value from ${ident(table)} order by key`, [], true, (rows) => {
+      for (const [key, name, text, num] of rows as [string, string, string | null, string | null][]) {
+        if (key !== current) {
+          settle();
+          current = key;
+          have = new Map();
+        }
+        have.set(name, `${text}\u0001${num === null ? null : Number(num)}`);
+      }
+    });
+    settle();
+  }
+  for (const key of keys) if (!seen.has(key) && want(key).size > 0) wrong.add(key);
   return [...wrong].sort();
 }

@@ -35,6 +35,8 @@ export class PgLines implements LockedLines {
     private readonly sql: Sql,
     private readonly catalog: Catalog,
     private readonly retention: HistoryRetention,
+    /** Whether `sql` runs a transaction (a paged read's cursor lives in it), or is the bare connection (a history read). */
+    private readonly inTransaction = true,
   ) {}
 
   /** Rows as lines to verify: those `query` selects (line, body), in line order; none when `query` is undefined. */
@@ -42,12 +44,14 @@ export class PgLines implements LockedLines {
     return {
       where,
       scan: async <T>(vocabulary: ReadonlySet<string>, sink: ((item: T, at: LinePosition) => void) | undefined, opts: ScanOptions<T> = {}) => {
-        const see = opts.see;
         // What the caller keeps of a record is made as the record is folded (a database's batch is held as records).
         const keep = opts.keep ?? ((record: JournalRecord) => record as unknown as T);
-        const visit = (record: JournalRecord, at: LinePosition) => (see?.(record), sink?.(keep(record, at), at));
+        const take = sink === undefined ? undefined : (record: JournalRecord, at: LinePosition) => sink(keep(record, at), at);
         const progress = (visited: number) => opts.progress?.(file, visited, 0);
-        return { exists: query !== undefined, ...(await scanRows(this.sql, query, params, vocabulary, visit, { history: opts.history, progress })) };
+        // Each page its own statement (pg-fold.ts eachPage).
+        const inTransaction = this.inTransaction;
+        const scan = await scanRows(this.sql, query, params, vocabulary, take, { history: opts.history, progress, see: opts.see, inTransaction });
+        return { exists: query !== undefined, ...scan };
       },
     };
   }

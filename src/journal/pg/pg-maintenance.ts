@@ -13,7 +13,7 @@ import type { HistoryPiece, InitReport, JournalFacts, StoreFacts, StoreView } fr
 import { surveyJournal } from '../core/check';
 import { DEFAULT_HISTORY_RETENTION } from '../core/history';
 import type { Sql } from './client';
-import { FETCH_ROWS } from './pg-fold';
+import { FETCH_ROWS, pages } from './pg-pages';
 import type { PgHost } from './pg-host';
 import { reindexByKey } from './pg-reindex';
 import { countAfterRewrite, PgLines } from './pg-lines';
@@ -146,13 +146,13 @@ export function consistentView(store: PgHost, sql: Sql, catalog: Catalog): Store
   };
 }
 
-/** The bodies `query` selects (none: undefined), in order, through a cursor, read as they are iterated. */
+/**
+ * The bodies `query` selects (none: undefined), in order, read as they are iterated a page at a time (pg-fold.ts
+ * pages: each FETCH its own statement, in the copy's one repeatable-read transaction).
+ */
 async function* cursorBodies(sql: Sql, query: string | undefined, params: unknown[] = []): AsyncIterable<Uint8Array> {
   if (query === undefined) return;
-  for await (const rows of sql
-    .unsafe(query, params as never[])
-    .values()
-    .cursor(FETCH_ROWS)) {
+  for await (const rows of pages(sql, query, params, true)) {
     for (const [body] of rows as [string][]) yield Buffer.from(body);
   }
 }

@@ -173,7 +173,7 @@ async function derivedDisagreements<S>(store: PgHost, sql: Sql, catalog: Catalog
     // A snapshot that verifies (its row, its digest) and folds forward to another state than the replay's.
     const snapshot = await loadPgSnapshot(sql, ident, catalog, spec, { unguarded: true });
     if (snapshot !== undefined) {
-      await foldSnapshotTail(sql, ident, spec, snapshot);
+      await foldSnapshotTail(sql, ident, spec, snapshot, true);
       if (!Buffer.from(spec.snapshot.encode(snapshot.state)).equals(Buffer.from(spec.snapshot.encode(state)))) {
         problems.push(`the snapshot row of ${spec.file} (taken at line ${snapshot.line}) disagrees with a replay`);
       }

@@ -304,7 +304,7 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
   async readHistory<S>(spec: StoreSpec<S>, sink: (record: JournalRecord, at: LinePosition) => void, { key }: { key?: string } = {}): Promise<void> {
     return this.guard(async () => {
       const catalog = await this.readCatalog();
-      const lines = new PgLines(this, this.reader, catalog, this.retention);
+      const lines = new PgLines(this, this.reader, catalog, this.retention, this.inTransaction(this.reader));
       const bound = spec.secondary !== undefined || spec.terms !== undefined;
       const byKey = async (key: string) => {
         const trust = bound ? await this.derivedTrusted(this.reader, catalog, spec) : undefined;

@@ -10,6 +10,7 @@ import type { Sql } from './client';
 import { bindRows, boundCurrent, type IndexHead } from './pg-index';
 import { countedOf, countedTotal, countsByTerm, countsDisagree, deleteCounted, insertCounted, rebuildCounts } from './pg-term-counts';
 import { arrayLiteral, countsTable, factNumber, journalTable, termsTable, type Catalog } from './schema';
+import { eachPage } from './pg-pages';
 
 /** Entities written per statement. */
 const WRITE_ROWS = 5000;
@@ -138,15 +139,13 @@ export async function termDisagreements<S>(q: Sql, ident: (t: string) => string,
   for (const e of spec.terms.entries(state)) want.set(e.key, `${e.terms.join(' ')}\u0001${e.facts}`);
   const wrong = new Set<string>();
   const seen = new Set<string>();
-  await q
-    .unsafe(`select key, array_to_string(terms, ' ') as terms, facts from ${ident(table)}`)
-    .values()
-    .cursor(WRITE_ROWS, (rows) => {
-      for (const [key, terms, facts] of rows as [string, string, string][]) {
-        seen.add(key);
-        if (want.get(key) !== `${terms}\u0001${facts}`) wrong.add(key);
-      }
-    });
+  // In the check's transaction (its lock): a page at a time, each page a statement of it (pg-fold.ts eachPage).
+  await eachPage(q, `select key, array_to_string(terms, ' ') as terms, facts from ${ident(table)}`, [], true, (rows) => {
+    for (const [key, terms, facts] of rows as [string, string, string][]) {
+      seen.add(key);
+      if (want.get(key) !== `${terms}\u0001${facts}`) wrong.add(key);
+    }
+  });
   for (const key of want.keys()) if (!seen.has(key)) wrong.add(key);
   return [...wrong].sort();
 }
