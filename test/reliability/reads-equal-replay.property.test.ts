@@ -25,7 +25,6 @@ import { CruxError } from '../../src/shared/errors';
 import type { AgentName, CaseId, HandoffId, LogicalSessionId } from '../../src/shared/ids';
 import { FULL, tempDir } from '../helpers/cli';
 import { STRESS, TIMEOUT } from './harness';
-import { activity } from '../../src/cli/ui/overview';
 import { answer, JOURNALS, type Read, SORTED_CASE_READS, SURFACE_READS } from './replay-surfaces';
 import { FOUND as FOUND_RAW } from './reads-equal-replay-found';
 
@@ -152,22 +151,6 @@ const READS: Read[] = [
     }),
   ),
   ...SURFACE_READS,
-  // The activity chart from each journal's tally (derived/activity-tally.ts), as the same window read backwards from
-  // the journals' ends (the copy's own tally would only repeat the cached store's rule): a day, so that the window
-  // starts among the history's records, whose clocks go back more than the backward read's slack.
-  ...['1', '2', undefined].map(
-    (days): Read => ({
-      name: `ui /api/overview/activity${days === undefined ? '' : `?days=${days}`}`,
-      file: 'sessions.jsonl',
-      whole: false,
-      api: `/api/overview/activity${days === undefined ? '' : `?days=${days}`}`,
-      replay: {
-        name: 'activity read backwards',
-        file: 'sessions.jsonl',
-        run: async (ctx) => ({ status: 200, document: JSON.parse(JSON.stringify(await activity(ctx, { globals: {}, env: {} }, days, { tally: false }))) }),
-      },
-    }),
-  ),
 ];
 
 /** Copies the journals and their history/ (not cache/): what a replay reads. */
@@ -236,8 +219,6 @@ async function apply(root: string, s: Step, now: number, saved: { dir?: string }
       return run(() => new DataDir(root, { warn: () => {} }, 5_000).compact(ALL_STORES, new Date(now).toISOString()).then(() => undefined));
     case 'save':
       if (!fs.existsSync(cache(root))) return;
-      // The activity tallies too: kept only by the chart's reads, saved here so that a restore puts them back behind.
-      await activity(ctx(0), { globals: {}, env: {} }, '1');
       saved.dir = join(tempDir(), 'saved');
       fs.cpSync(cache(root), saved.dir, { recursive: true });
       return;
@@ -353,7 +334,7 @@ describe('every read equals a replay, and tells what it passed over once (differ
             const problems = await checked(replay);
             const at = now + hours * 3_600_000;
             for (const read of READS.filter((r) => reads.includes(r.name))) {
-              const want = await answer(replay, AGENTS[reader], at, read.replay ?? read);
+              const want = await answer(replay, AGENTS[reader], at, read);
               const got = await answer(root, AGENTS[reader], at, read);
               const what = `${read.name} as ${AGENTS[reader] ?? '(no agent)'}`;
               expect(got.out, what).toEqual(want.out);

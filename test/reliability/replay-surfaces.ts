@@ -29,8 +29,6 @@ export interface Read {
   readonly api?: string;
   /** An MCP tool call, through the server (in-memory transport): it builds its context itself. */
   readonly mcp?: { readonly name: string; readonly args: Record<string, unknown> };
-  /** The read the journals' copy answers with, when not this one (a read whose derived file the copy would build itself). */
-  readonly replay?: Read;
 }
 
 export interface Answered {

@@ -1,8 +1,7 @@
 // What the overview shows besides the CLI's documents: what needs attention, sessions counted by status and freshness,
 // activity per hour over the last days, the case bank's success rate by tag, and each journal's size.
-// Activity is counted per hour in the derived layer (journal/derived/activity-tally.ts, by the rule below) on a data
-// directory; where that tally cannot answer, each journal is read backwards from its end to the window's start.
-import { fs } from '../../shared/fs';
+// Activity reads each journal backwards from its end and stops at the window's start: it costs what it shows.
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from '../context';
 import { resolveStore } from '../store';
@@ -17,7 +16,6 @@ import { countSessions, FRESHNESS_ORDER, ordered } from '../../domain/session/co
 import { SESSION_STATES } from '../../domain/session/machine';
 import { sessionScope } from '../operations/scope';
 import type { ApiScope } from './api-scope';
-import { activityCounts, type ActivityRule } from '../../journal/dir/activity';
 
 const HOUR = 3_600_000;
 /** Records may be a little out of time order (writers' clocks): the backward scan reads this far past the window. */
@@ -69,35 +67,21 @@ const tsOf = (line: string) => {
   return raw === undefined ? Number.NaN : Date.parse(raw);
 };
 
-/**
- * The rule as the derived layer's tally takes it; `id` names it in the tally's header: change it with seriesOf,
- * tsOf or CLOCK_SLACK_MS, and every tally written by the old rule is rebuilt.
- */
-const ACTIVITY_RULE: ActivityRule = {
-  id: 'activity-1',
-  series: ACTIVITY_SERIES.length,
-  slackMs: CLOCK_SLACK_MS,
-  classify: (line) => {
-    const series = seriesOf(line);
-    return { ts: tsOf(line), series: series === undefined ? -1 : ACTIVITY_SERIES.indexOf(series) };
-  },
-};
-
 /** A data directory's journal lines from the last to the first, read in blocks from the end. */
 export function* linesBackwards(path: string): Generator<string> {
   let fd: number;
   try {
-    fd = fs.openSync(path, 'r');
+    fd = openSync(path, 'r');
   } catch {
     return;
   }
   try {
-    let end = fs.fstatSync(fd).size;
+    let end = fstatSync(fd).size;
     let carry = Buffer.alloc(0);
     const block = Buffer.allocUnsafe(1 << 18);
     while (end > 0) {
       const start = Math.max(0, end - block.length);
-      fs.readSync(fd, block, 0, end - start, start);
+      readSync(fd, block, 0, end - start, start);
       let bytes = Buffer.concat([block.subarray(0, end - start), carry]);
       let nl = bytes.lastIndexOf(10, bytes.length - 1);
       let stop = bytes.length;
@@ -112,17 +96,12 @@ export function* linesBackwards(path: string): Generator<string> {
     }
     if (carry.length > 0) yield carry.toString('utf8');
   } finally {
-    fs.closeSync(fd);
+    closeSync(fd);
   }
 }
 
-/**
- * Records per hour and series over the last `days` (default 7, at most 31): `{since, hours: [{hour, puts, …}]}`.
- * On a data directory, from each journal's tally in the derived layer (its cost the hours shown, and the journal's
- * bytes past what the tally covers); where none can answer (or `tally` is false: the reference a test compares
- * with), each journal read backwards to the window's start.
- */
-export async function activity(ctx: Context, scope: ApiScope, rawDays: string | undefined, opts: { tally?: boolean } = {}) {
+/** Records per hour and series over the last `days` (default 7, at most 31): `{since, hours: [{hour, puts, …}]}`. */
+export async function activity(ctx: Context, scope: ApiScope, rawDays: string | undefined) {
   const days = rawDays === undefined ? 7 : parseCount(rawDays, 'days');
   if (days < 1 || days > 31) throw invalid(`days must be from 1 to 31: ${JSON.stringify(rawDays)}`);
   const first = Math.floor((ctx.now - days * 24 * HOUR) / HOUR) * HOUR + HOUR;
@@ -147,17 +126,7 @@ export async function activity(ctx: Context, scope: ApiScope, rawDays: string | 
   if (scope.pg !== undefined) {
     for (const file of files) await scope.pg.linesBackwards(file, count);
   } else {
-    const root = ctx.dataDir.location;
-    for (const file of files) {
-      const tallied = opts.tally === false ? undefined : activityCounts(root, file, ACTIVITY_RULE, first, hours.length);
-      if (tallied === undefined) {
-        for (const line of linesBackwards(join(root, file))) if (!count(line)) break;
-        continue;
-      }
-      tallied.forEach((row, i) => {
-        for (const [k, series] of ACTIVITY_SERIES.entries()) hours[i]![series] += row[k]!;
-      });
-    }
+    for (const file of files) for (const line of linesBackwards(join(ctx.dataDir.location, file))) if (!count(line)) break;
   }
   return { since: new Date(first).toISOString(), series: ACTIVITY_SERIES, hours };
 }
@@ -182,7 +151,7 @@ export async function journalSizes(ctx: Context, scope: ApiScope) {
       ? await scope.pg.sizes(ALL_STORES.map((s) => s.file))
       : ALL_STORES.map((s) => {
           try {
-            const st = fs.statSync(join(ctx.dataDir.location, s.file));
+            const st = statSync(join(ctx.dataDir.location, s.file));
             return { name: s.file.replace(/\.jsonl$/, ''), file: s.file, bytes: st.size, modified_at: st.mtime.toISOString() };
           } catch {
             return { name: s.file.replace(/\.jsonl$/, ''), file: s.file, bytes: 0, modified_at: null };

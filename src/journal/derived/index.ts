@@ -23,7 +23,6 @@ import type { Rebuilt } from './rebuild';
 import { rebuildIndex, streamSnapshot } from './rebuild-lost';
 
 export { CACHE_DIR, takeUnusable } from './cache-file';
-export { activityCounts, type ActivityRule } from './activity-tally';
 
 /** The derived files of one journal (`spec.file` in the data directory `root`). */
 class DerivedFiles<S> {
