@@ -2,19 +2,15 @@
 // key's lines are read, through the index, and it gives what a read of every record gives for that key — with
 // history whole (restatements passed over), history dropped (restatements the oldest versions), and no cache/.
 import * as fs from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DataDir } from '../../../src/journal/dir/data-dir';
-import type { JournalRecord } from '../../../src/journal/codec/record';
 import { tempDir } from '../../helpers/cli';
-import { ITEM_STORE, puts } from './fixtures';
+import { historyBytes, historyOf, KEYED } from './history-read';
+import { puts } from './fixtures';
 
-const KEYED = { ...ITEM_STORE, keyOf: (r: { data: { id?: string } }) => r.data.id } as typeof ITEM_STORE;
 const DAY = 86_400_000;
 const at = (day: number) => new Date(Date.UTC(2026, 10, 1) + day * DAY).toISOString();
-// The fs object crux's modules read through (src/shared/fs.ts): Node's own, one per process.
-const nodeFs = createRequire(import.meta.url)('node:fs') as typeof fs;
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -35,27 +31,7 @@ async function store(opts: { dropHistory?: boolean } = {}): Promise<DataDir> {
   return dir;
 }
 
-/** The key's records a history read gives (with `key`: read by key), and the bytes it read. */
-async function historyOf(dir: DataDir, key: string, byKey: boolean): Promise<{ records: [number, string, unknown][]; bytes: number }> {
-  let bytes = 0;
-  const read = nodeFs.readSync;
-  vi.spyOn(nodeFs, 'readSync').mockImplementation(((...args: Parameters<typeof read>) => {
-    const n = read(...args);
-    bytes += n;
-    return n;
-  }) as typeof read);
-  const records: [number, string, unknown][] = [];
-  const sink = (r: JournalRecord) => {
-    if (r.data?.id === key) records.push([r.seq, r.ev, r.data.value]);
-  };
-  await dir.readHistory(KEYED, sink, byKey ? { key } : {});
-  vi.restoreAllMocks();
-  return { records, bytes };
-}
-
 const sizeOf = (dir: DataDir, path: string) => (fs.existsSync(join(dir.root, path)) ? fs.statSync(join(dir.root, path)).size : 0);
-const historyBytes = (dir: DataDir) =>
-  fs.existsSync(join(dir.root, 'history')) ? fs.readdirSync(join(dir.root, 'history')).reduce((n, f) => n + sizeOf(dir, join('history', f)), 0) : 0;
 
 describe('a history read by key', () => {
   it('reads, of the journal, only the key lines through the index (a whole read reads every byte)', async () => {

@@ -2,18 +2,15 @@
 // history/<piece>.keys, made from the piece read whole and verified), so that a read costs the key's records, not
 // every piece — and it gives what a read of every record gives, with the index missing, stale or forged.
 import * as fs from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DataDir } from '../../../src/journal/dir/data-dir';
-import type { JournalRecord } from '../../../src/journal/codec/record';
 import { tempDir } from '../../helpers/cli';
-import { ITEM_STORE, puts } from './fixtures';
+import { historyBytes, historyOf, KEYED } from './history-read';
+import { puts } from './fixtures';
 
-const KEYED = { ...ITEM_STORE, keyOf: (r: { data: { id?: string } }) => r.data.id } as typeof ITEM_STORE;
 const DAY = 86_400_000;
 const at = (day: number) => new Date(Date.UTC(2026, 10, 1) + day * DAY).toISOString();
-const nodeFs = createRequire(import.meta.url)('node:fs') as typeof fs;
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -35,22 +32,7 @@ async function store(warnings: string[] = []): Promise<DataDir> {
   return dir;
 }
 
-async function historyOf(dir: DataDir, key: string, byKey: boolean): Promise<{ records: [number, string, unknown][]; bytes: number }> {
-  let bytes = 0;
-  const read = nodeFs.readSync;
-  vi.spyOn(nodeFs, 'readSync').mockImplementation(((...args: Parameters<typeof read>) => {
-    const n = read(...args);
-    bytes += n;
-    return n;
-  }) as typeof read);
-  const records: [number, string, unknown][] = [];
-  await dir.readHistory(KEYED, (r: JournalRecord) => r.data?.id === key && records.push([r.seq, r.ev, r.data.value]), byKey ? { key } : {});
-  vi.restoreAllMocks();
-  return { records, bytes };
-}
-
 const pieces = (dir: DataDir) => fs.readdirSync(join(dir.root, 'history')).map((f) => join(dir.root, 'history', f));
-const historyBytes = (dir: DataDir) => pieces(dir).reduce((n, p) => n + fs.statSync(p).size, 0);
 const KEYS = ['k1', 'k7', 'k9', 'k600', 'k1499', 'k2000', 'k9999'];
 
 describe('a history read by key over history pieces', () => {
