@@ -4,6 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { Sql } from '../../src/journal/pg/client';
+import type { PgStore } from '../../src/journal/pg/pg-store';
 
 const CLUSTER = resolve(__dirname, '../../.ci/pg-cluster');
 
@@ -109,4 +111,31 @@ export class OwnCluster {
       }
     }
   }
+}
+
+/**
+ * The statements `store` reads with from now on (each `unsafe` text of its reader), its reads unchanged: a test
+ * counts what a read asked the server for.
+ */
+export function recording(store: PgStore): string[] {
+  const seen: string[] = [];
+  let proto: object | null = store;
+  let getter: (() => Sql) | undefined;
+  while (getter === undefined && proto !== null) {
+    getter = Object.getOwnPropertyDescriptor(proto, 'reader')?.get as (() => Sql) | undefined;
+    proto = Object.getPrototypeOf(proto);
+  }
+  Object.defineProperty(store, 'reader', {
+    get: () =>
+      new Proxy(getter!.call(store), {
+        get: (target, p, receiver) =>
+          p === 'unsafe'
+            ? (text: string, ...rest: unknown[]) => {
+                seen.push(text);
+                return (target.unsafe as (...a: unknown[]) => unknown)(text, ...rest);
+              }
+            : Reflect.get(target, p, receiver),
+      }),
+  });
+  return seen;
 }

@@ -7,37 +7,10 @@ import type { Case } from '../../../src/domain/case/case';
 import { newestCases, sortedCases } from '../../../src/domain/case/newest';
 import { PgStore } from '../../../src/journal/pg/pg-store';
 import { parseStoreUrl } from '../../../src/journal/pg/url';
-import type { Sql } from '../../../src/journal/pg/client';
-import { freshStoreUrl, pgSkipReason } from '../../helpers/pg';
+import { freshStoreUrl, pgSkipReason, recording } from '../../helpers/pg';
 import { body, random } from './fixtures';
 
 const NOW = Date.parse('2026-12-01T12:00:00Z');
-
-/** The statements `store` runs from now on (each read's text), its reads unchanged. */
-function recording(store: PgStore): string[] {
-  const seen: string[] = [];
-  let proto: object | null = store;
-  let getter: (() => Sql) | undefined;
-  while (getter === undefined && proto !== null) {
-    getter = Object.getOwnPropertyDescriptor(proto, 'reader')?.get as (() => Sql) | undefined;
-    proto = Object.getPrototypeOf(proto);
-  }
-  Object.defineProperty(store, 'reader', {
-    get: () => {
-      const real = getter!.call(store);
-      return new Proxy(real, {
-        get: (target, p, receiver) =>
-          p === 'unsafe'
-            ? (text: string, ...rest: unknown[]) => {
-                seen.push(text);
-                return (target.unsafe as (...a: unknown[]) => unknown)(text, ...rest);
-              }
-            : Reflect.get(target, p, receiver),
-      });
-    },
-  });
-  return seen;
-}
 
 describe.skipIf(pgSkipReason() !== undefined)('case list by several tags on PostgreSQL', () => {
   it('counts as a replay; a page short of its limit counts no rows', async () => {

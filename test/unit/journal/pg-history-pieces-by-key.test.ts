@@ -5,35 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { PgStore } from '../../../src/journal/pg/pg-store';
 import { parseStoreUrl } from '../../../src/journal/pg/url';
 import type { EventDraft, JournalRecord } from '../../../src/journal/codec/record';
-import type { Sql } from '../../../src/journal/pg/client';
 import { COUNTERS } from './counters';
-import { freshStoreUrl, pgSkipReason, psql } from '../../helpers/pg';
+import { freshStoreUrl, pgSkipReason, psql, recording } from '../../helpers/pg';
 
 const TS = '2026-12-01T09:00:00.000Z';
-
-/** The statements `store` reads with from now on, its reads unchanged. */
-function recording(store: PgStore): string[] {
-  const seen: string[] = [];
-  let proto: object | null = store;
-  let getter: (() => Sql) | undefined;
-  while (getter === undefined && proto !== null) {
-    getter = Object.getOwnPropertyDescriptor(proto, 'reader')?.get as (() => Sql) | undefined;
-    proto = Object.getPrototypeOf(proto);
-  }
-  Object.defineProperty(store, 'reader', {
-    get: () =>
-      new Proxy(getter!.call(store), {
-        get: (target, p, receiver) =>
-          p === 'unsafe'
-            ? (text: string, ...rest: unknown[]) => {
-                seen.push(text);
-                return (target.unsafe as (...a: unknown[]) => unknown)(text, ...rest);
-              }
-            : Reflect.get(target, p, receiver),
-      }),
-  });
-  return seen;
-}
 
 /** A statement that reads a whole history generation. */
 const wholeGeneration = (text: string) => /from \S+history where journal = \$1 and generation = \$2 order by line$/.test(text.trim());
