@@ -1,6 +1,8 @@
 // What the overview shows besides the CLI's documents: what needs attention, sessions counted by status and freshness,
 // activity per hour over the last days, the case bank's success rate by tag, and each journal's size.
-// Activity reads each journal backwards from its end and stops at the window's start: it costs what it shows.
+// Activity: the counts per hour the writes keep in each keyed journal's index (domain/activity.ts), the window's
+// hours alone; a journal without one (handoffs), or over damage, and PostgreSQL are read backwards from the end to
+// the window's start.
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from '../context';
@@ -11,6 +13,7 @@ import { casesByTag } from '../../domain/case/tag-counts';
 import { parseCount } from '../parse';
 import { invalid } from '../../shared/errors';
 import { ALL_STORES } from '../../domain/stores';
+import { ACTIVITY_SERIES, activitySeries, type ActivitySeries } from '../../domain/activity';
 import { ATTENTION_WINDOWS, DEFAULT_ATTENTION, judgeAttention } from '../../domain/session/attention';
 import { countSessions, FRESHNESS_ORDER, ordered } from '../../domain/session/counts';
 import { SESSION_STATES } from '../../domain/session/machine';
@@ -20,10 +23,6 @@ import type { ApiScope } from './api-scope';
 const HOUR = 3_600_000;
 /** Records may be a little out of time order (writers' clocks): the backward scan reads this far past the window. */
 const CLOCK_SLACK_MS = HOUR;
-/** The series of the activity chart, by the record that counts for each. */
-const ACTIVITY_SERIES = ['puts', 'closes', 'failed', 'reaps', 'handoffs', 'cases'] as const;
-type Series = (typeof ACTIVITY_SERIES)[number];
-
 /**
  * Sessions by status and by freshness (open ones: a closed session has none), and what needs attention
  * (domain/session/attention.ts): each count with the first few sessions, from one read of every session.
@@ -49,17 +48,11 @@ export async function sessionCounts(ctx: Context) {
   };
 }
 
-/** The series a record counts in, from its event name and (for a close) its outcome. */
-function seriesOf(line: string): Series | undefined {
+/** The series a line counts in, from its event name and (for a close) its outcome (domain/activity.ts). */
+function seriesOf(line: string): ActivitySeries | undefined {
   const ev = /"ev":"([a-z_.]+)"/.exec(line.slice(0, 200))?.[1];
-  if (ev === 'session.put') return 'puts';
-  if (ev === 'session.closed') {
-    const outcome = /"outcome":"([a-z]+)"/.exec(line)?.[1];
-    return outcome === 'expired' ? 'reaps' : outcome === 'failed' || outcome === 'abandoned' ? 'failed' : 'closes';
-  }
-  if (ev === 'handoff.minted' || ev === 'handoff.accepted') return 'handoffs';
-  if (ev === 'case.recorded') return 'cases';
-  return undefined;
+  if (ev === undefined) return undefined;
+  return activitySeries(ev, ev === 'session.closed' ? /"outcome":"([a-z]+)"/.exec(line)?.[1] : undefined);
 }
 
 const tsOf = (line: string) => {
@@ -122,11 +115,22 @@ export async function activity(ctx: Context, scope: ApiScope, rawDays: string | 
     if (series !== undefined && i >= 0 && i < hours.length) hours[i]![series] += 1;
     return true;
   };
-  const files = ALL_STORES.map((s) => s.file).filter((f) => f !== 'facts.jsonl');
-  if (scope.pg !== undefined) {
-    for (const file of files) await scope.pg.linesBackwards(file, count);
-  } else {
-    for (const file of files) for (const line of linesBackwards(join(ctx.dataDir.location, file))) if (!count(line)) break;
+  const stores = ALL_STORES.filter((s) => s.file !== 'facts.jsonl');
+  const firstHour = first / HOUR;
+  for (const spec of stores) {
+    if (scope.pg !== undefined) {
+      await scope.pg.linesBackwards(spec.file, count);
+      continue;
+    }
+    // The counts the writes keep in the store's index, for its hours alone (domain/activity.ts): what a replay counts.
+    const kept = spec.tally === undefined ? undefined : await ctx.dataDir.readTally?.(spec, firstHour, firstHour + hours.length - 1);
+    if (kept === undefined) {
+      for (const line of linesBackwards(join(ctx.dataDir.location, spec.file))) if (!count(line)) break;
+      continue;
+    }
+    kept.forEach((row, i) => {
+      for (const [s, name] of ACTIVITY_SERIES.entries()) hours[i]![name] += row[s] ?? 0;
+    });
   }
   return { since: new Date(first).toISOString(), series: ACTIVITY_SERIES, hours };
 }

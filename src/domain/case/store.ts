@@ -1,4 +1,5 @@
 // The case store: commands in, plain results out; replay and appends go through the journal layer.
+import { ACTIVITY_TALLY } from '../activity';
 import type { JournalStore } from '../../journal/core/store-boundary';
 import type { StoreSpec } from '../../journal/codec/store-spec';
 import { CruxError, notFound } from '../../shared/errors';
@@ -26,6 +27,8 @@ export const CASE_STORE: StoreSpec<CaseBank> = {
   live: (bank) => bank.liveSlots().map((slot) => ({ ev: CASE_EVENTS.imported, data: caseAt(bank, slot, liveCase) })),
   // Each record concerns one case: show, delete and record read only that case's lines (the key index).
   keyOf: (record) => (typeof record.data?.case_id === 'string' ? record.data.case_id : undefined),
+  // Cases recorded per hour, for the ui's activity chart (domain/activity.ts).
+  tally: ACTIVITY_TALLY,
   liveBytes: (bank) => bank.liveRecordBytes,
   // A database keeps each live case's terms and ranking facts as a row: retrieve reads its candidates' alone.
   terms: CASE_TERMS,

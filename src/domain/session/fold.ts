@@ -1,4 +1,5 @@
 // The session store's folded state: one record per stored (scoped) id, built by evolve from the journal.
+import { ACTIVITY_TALLY } from '../activity';
 import { unhandledEvent, type StoreSpec } from '../../journal/codec/store-spec';
 import type { JournalRecord } from '../../journal/codec/record';
 import type { LinePosition } from '../../journal/codec/scan';
@@ -241,6 +242,8 @@ export const SESSION_STORE: StoreSpec<Sessions> = {
   initial: () => new Map(),
   evolve,
   keyOf: (record) => (typeof record.data?.id === 'string' ? record.data.id : undefined),
+  // Puts and closes per hour, for the ui's activity chart (domain/activity.ts).
+  tally: ACTIVITY_TALLY,
   sealed: SESSION_SEALED,
   // A put that carries created_at, an import and a delete each determine the session on their own (a put
   // on a closed session is never written: the machine refuses it).

@@ -320,6 +320,8 @@ export interface JournalStore {
    * hold entities that do not match (the caller filters exactly and cuts). A store without it: read and filter.
    */
   readPrefix?<S>(spec: StoreSpec<S>, query: { readonly index: string; readonly prefix: string }, enough: (state: S) => boolean): Promise<S>;
+  /** Optional: StoreSpec.tally's counts of the hours `from` to `to`, `[hour - from][series]`; undefined: count otherwise. */
+  readTally?(spec: StoreSpec<unknown>, from: number, to: number): Promise<number[][] | undefined>;
   /**
    * The records at these positions (as the store handed them to `evolve`); undefined where there is no
    * record any more (the journal was rewritten since).

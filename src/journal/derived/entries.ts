@@ -8,6 +8,7 @@
 //     secondary    space 1 + i (the store's i-th named index): value in the key; key hash (hi, lo),
 //                  version (the journal offset of the write that set it, hi, lo), flags (bit 1: withdrawn),
 //                  the key's second hash (with the key hash, the entity's identity: index-entries.ts entityOf)
+//     tally        space 255 (StoreSpec.tally): the hour of the records' ts in the key; series, 0, count (tally.ts)
 // A key or a string value becomes a 56-bit hash (FNV-1a 64 folded); collisions are harmless because every
 // line and entity read through the index is checked against its real key, and a key line's second hash tells
 // the entities that share the 56 bits apart before their lines are read (StoreIndex.foldHash). A value of a prefixed name
@@ -23,6 +24,9 @@ export const ENTRY_BYTES = ENTRY_WORDS * 4;
 export const FLAG_RESET = 1;
 export const FLAG_WITHDRAWN = 2;
 export const KEY_SPACE = 0;
+/** The space of the tally's counts: after every secondary name's (each a space of its own from 1). */
+export const TALLY_SPACE = 255;
+const HOUR_MS = 3_600_000;
 const TWO32 = 0x1_0000_0000;
 
 /**
@@ -283,6 +287,16 @@ export function keyEntry(list: EntryList, spec: StoreSpec<any>, record: JournalR
   return key;
 }
 
+/** The tally entry of a record (a count of one in its hour and series), if its store counts it (StoreSpec.tally). */
+export function tallyEntry(list: Pick<EntryList, 'push'>, spec: StoreSpec<any>, record: JournalRecord): void {
+  const series = spec.tally?.of(record);
+  if (series === undefined) return;
+  const hour = Math.floor(Date.parse(record.ts) / HOUR_MS);
+  if (!(hour >= 0)) return;
+  const [hi, lo] = sortKey(TALLY_SPACE, hour);
+  list.push(hi, lo, series, 0, 1, 0);
+}
+
 /** The sort key of the store's i-th secondary name's value: a prefixed name's text in order, else sortKey. */
 export function valueKey(spec: StoreSpec<any>, i: number, value: string | number): [number, number] {
   const space = 1 + i;
@@ -318,6 +332,7 @@ export class KeyLines {
   readonly keys = new Set<string>();
   constructor(private readonly spec: StoreSpec<any>) {}
   add(record: JournalRecord, at: LinePosition): string | undefined {
+    tallyEntry(this.entries, this.spec, record);
     const key = keyEntry(this.entries, this.spec, record, at);
     if (key !== undefined) this.keys.add(key);
     return key;
@@ -334,7 +349,7 @@ export function latestSecondaries(list: EntryList): Map<string, number> {
   for (let j = 0; j < list.count; j++) {
     const x = j * ENTRY_WORDS;
     const space = w[x]! >>> 24;
-    if (space === KEY_SPACE) continue;
+    if (space === KEY_SPACE || space === TALLY_SPACE) continue;
     const id = `${space}:${entityOf(w, x)}`;
     const before = latest.get(id);
     if (before === undefined || joinOffset(w[before * ENTRY_WORDS + 4]!, w[before * ENTRY_WORDS + 5]!) <= joinOffset(w[x + 4]!, w[x + 5]!)) latest.set(id, j);
@@ -342,14 +357,14 @@ export function latestSecondaries(list: EntryList): Map<string, number> {
   return latest;
 }
 
-/** `list` without superseded secondary entries and without withdrawals. */
+/** `list` without superseded secondary entries and without withdrawals (key lines and tally counts all kept). */
 export function keepLatest(list: EntryList, latest: Map<string, number>): Uint32Array {
   const kept = new EntryList(list.count);
   const w = list.words;
   for (let j = 0; j < list.count; j++) {
     const x = j * ENTRY_WORDS;
     const space = w[x]! >>> 24;
-    if (space !== KEY_SPACE && (latest.get(`${space}:${entityOf(w, x)}`) !== j || w[x + 6]! & FLAG_WITHDRAWN)) continue;
+    if (space !== KEY_SPACE && space !== TALLY_SPACE && (latest.get(`${space}:${entityOf(w, x)}`) !== j || w[x + 6]! & FLAG_WITHDRAWN)) continue;
     kept.pushFrom(w, j);
   }
   return kept.view();

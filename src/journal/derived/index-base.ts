@@ -11,6 +11,7 @@
 import { fs } from '../../shared/fs';
 import type { StoreSpec } from '../codec/store-spec';
 import { crc32 } from './checksum';
+import { combineTally } from './tally';
 import {
   dropCacheFile,
   encodeHeader,
@@ -29,8 +30,8 @@ import { encodePages, PAGE_BYTES, PAGE_ENTRIES, PAGES_START, SortedTable } from 
 
 const INDEX_KIND = 'crux-index';
 const RUN_KIND = 'crux-index-run';
-// v5: key lines and secondary entries carry the key's second hash in word 7 (entries.ts).
-const INDEX_VERSION = 5;
+// v5: key lines and secondary entries carry the key's second hash in word 7 (entries.ts). v6: the tally (tally.ts).
+const INDEX_VERSION = 6;
 
 export const indexName = (file: string) => `${file}.idx`;
 export const logName = (file: string) => `${file}.idx-log`;
@@ -76,7 +77,8 @@ interface ManifestHeader {
 const storeTag = (spec: StoreSpec<any>) => {
   const names = (spec.secondary?.names ?? []).join(',');
   const tag = names.length <= 240 ? names : `${spec.secondary!.names.length} names ${crc32(Buffer.from(names)).toString(16)}`;
-  return `${spec.file}:${spec.secondary?.version ?? 0}:${tag}`;
+  const tally = spec.tally === undefined ? '' : `:tally ${crc32(Buffer.from(spec.tally.series.join(','))).toString(16)}`;
+  return `${spec.file}:${spec.secondary?.version ?? 0}:${tag}${tally}`;
 };
 
 const isRun = (r: any): r is RunRef =>
@@ -121,8 +123,9 @@ export function writeManifest(root: string, spec: StoreSpec<any>, m: Manifest): 
   return writeBodyFile(root, indexName(spec.file), fields, body);
 }
 
-/** Writes `sorted` as a new run file (its pages encoded in `pages` when given: a writer's buffer, reused); undefined when it could not be written. */
-export function writeRun(root: string, file: string, sorted: Uint32Array, pages?: Buffer): RunRef | undefined {
+/** Writes `given` (sorted; the tally's counts of one hour and series summed: tally.ts) as a new run file (its pages encoded in `pages` when given: a writer's buffer, reused); undefined when it could not be written. */
+export function writeRun(root: string, file: string, given: Uint32Array, pages?: Buffer): RunRef | undefined {
+  const sorted = combineTally(given);
   const nonce = newNonce();
   const id = nonce.toString(16).padStart(8, '0');
   const entries = sorted.length / ENTRY_WORDS;

@@ -16,6 +16,7 @@ import { dropIndexFiles, dropRun, openRun, strayRuns, writeManifest, writeRun, t
 import { DerivedDamage, type SortedTable } from './sorted-table';
 import { newNonce } from './cache-file';
 import { testHook } from '../../shared/test-hooks';
+import { combineTally } from './tally';
 
 /** A partition holds about this many entries (2 MiB); a merge splits one that grew past twice that. */
 const PART_ENTRIES = 65536;
@@ -141,7 +142,9 @@ export class IndexTables {
 }
 
 /** Splits sorted entries into runs of about PART_ENTRIES; undefined when one could not be written. */
-function writeParts(root: string, file: string, sorted: Uint32Array): RunRef[] | undefined {
+function writeParts(root: string, file: string, entries: Uint32Array): RunRef[] | undefined {
+  // Summed first: a split never parts two counts of one hour and series.
+  const sorted = combineTally(entries);
   const count = sorted.length / ENTRY_WORDS;
   const per = partEntries();
   const n = Math.max(1, Math.ceil(count / per));

@@ -9,7 +9,7 @@ import type { Position } from '../codec/loaded';
 import type { StoreSpec } from '../codec/store-spec';
 import { readVerified, type JournalBinding } from './cache-file';
 import type { OpenLog } from './delta-log';
-import { ENTRY_WORDS, EntryList, FLAG_RESET, joinOffset, KEY_SPACE, keyEntry, secondaryEntries, sortKey } from './entries';
+import { ENTRY_WORDS, EntryList, FLAG_RESET, joinOffset, KEY_SPACE, keyEntry, secondaryEntries, sortKey, tallyEntry } from './entries';
 import { type IndexTables, readsWhole } from './index-levels';
 
 /**
@@ -42,6 +42,7 @@ export function readTail(spec: StoreSpec<any>, fd: number, size: number, covered
     fd,
     spec.vocabulary,
     (record, at) => {
+      tallyEntry(entries, spec, record);
       const key = keyEntry(entries, spec, record, at);
       if (key !== undefined) keys.add(key);
     },

@@ -17,7 +17,7 @@ import { keepSnapshot, loadSnapshot } from './snapshot-load';
 import { buildName, dropBuild } from './snapshot-build';
 import { DerivedDamage } from './sorted-table';
 import { StoreIndex } from './store-index';
-import { AppendUpkeep, indexCoversJournal, loadKeyRecords, loadNewest, loadPrefix, loadThroughIndex, ReplayUpkeep } from './through-index';
+import { AppendUpkeep, indexCoversJournal, loadKeyRecords, loadNewest, loadPrefix, loadTally, loadThroughIndex, ReplayUpkeep } from './through-index';
 import { openJournalFile } from '../../shared/journal-file';
 import type { Rebuilt } from './rebuild';
 import { rebuildIndex, streamSnapshot } from './rebuild-lost';
@@ -71,6 +71,14 @@ class DerivedFiles<S> {
    */
   prefix(query: { index: string; prefix: string }, enough: (state: S) => boolean): { state: S; tornTail: TornTail | undefined; gap: number } | undefined {
     return loadPrefix(this.path, this.root, this.spec, query, enough);
+  }
+
+  /**
+   * The tally's counts (StoreSpec.tally) of the hours `from` to `to` (ms since the epoch / 3,600,000),
+   * `counts[hour - from][series]`, and the torn tail and `gap` as newest's; undefined as findKeys.
+   */
+  tally(from: number, to: number): { counts: number[][]; tornTail: TornTail | undefined; gap: number } | undefined {
+    return loadTally(this.path, this.root, this.spec, from, to);
   }
 
   /**

@@ -31,6 +31,7 @@ import { bindingAt } from './cache-file';
 import { SpillFailed, SpillSort, type Merged } from './spill';
 import { REFOLDED, Refolds } from './rebuild-refold';
 import { testHook } from '../../shared/test-hooks';
+import { TallyCounter } from './tally';
 
 /** Line bytes a window folds before it closes (its state is about that size again); scaled down for tests. */
 const windowBytes = () => (Number(testHook('CRUX_TEST_REBUILD_ENTRIES')) || 0) * 64 || 512 * 1024;
@@ -67,6 +68,7 @@ export class IndexRebuild<S> implements ScanPart<Kept> {
   private folded = 0;
   private readonly maxFolded = windowBytes();
   private failed = false;
+  private readonly tally: TallyCounter | undefined;
 
   constructor(
     private readonly root: string,
@@ -79,10 +81,12 @@ export class IndexRebuild<S> implements ScanPart<Kept> {
     this.window = spec.initial();
     this.lines = new SpillSort(root, spec.file, 2);
     this.candidates = spec.secondary === undefined ? undefined : new Candidates(root, spec.file, this.lines);
+    this.tally = spec.tally === undefined ? undefined : new TallyCounter(spec);
   }
 
   keep(record: JournalRecord, at: LinePosition): Kept {
     const { spec } = this;
+    this.tally?.add(record, at.offset);
     const key = spec.keyOf!(record);
     if (key === undefined) return KEYLESS;
     const reset = spec.resets?.(record) === true;
@@ -139,6 +143,8 @@ export class IndexRebuild<S> implements ScanPart<Kept> {
       this.closeWindow();
       const version = scan.tornTail?.offset ?? scan.bytes;
       const live = mergeOut(spec, fd, this.lines.merged(), this.candidates, out, version);
+      // The tally's space sorts after every other.
+      if (live !== undefined) this.tally?.push(version, out);
       built = live !== undefined && installBase(root, spec, out.finish(), bindingAt({ ...scan, tornTail: scan.tornTail }, mtime_ns), live);
     } catch (error) {
       if (!(error instanceof SpillFailed)) throw error;

@@ -18,9 +18,10 @@ import type { Position } from '../codec/loaded';
 import type { StoreSpec } from '../codec/store-spec';
 import { bindingAt, bindingHolds, dropCacheFile, mtimeOf, newNonce, writeCacheFile, type JournalBinding } from './cache-file';
 import { appendBlock, chainStart, encodeLogHeader, LOG_VERSION, readLog, type OpenLog } from './delta-log';
-import { EntryList, keyEntry, secondaryEntries } from './entries';
+import { EntryList, keyEntry, secondaryEntries, tallyEntry } from './entries';
 import { dropIndexFiles, logName, openManifest, type Manifest } from './index-base';
-import { freeze, IndexTables, mergeStep } from './index-levels';
+import { freeze, IndexTables, mergeStep, readsWhole } from './index-levels';
+import { sumTally } from './tally';
 import { IndexQueries } from './index-queries';
 import { readTail, type Tail } from './index-lookup';
 import { testHook } from '../../shared/test-hooks';
@@ -97,6 +98,7 @@ export class StoreIndex<S> extends IndexQueries<S> {
 
   /** Notes a record this transaction appended (its key line goes into the next log block). */
   appended(record: JournalRecord, at: LinePosition): void {
+    tallyEntry(this.pending, this.spec, record);
     const key = keyEntry(this.pending, this.spec, record, at);
     if (key !== undefined) this.touched.add(key);
   }
@@ -180,6 +182,16 @@ export class StoreIndex<S> extends IndexQueries<S> {
       for (const key of this.touched) secondaryEntries(add, this.spec, state, key, version);
     }
     return add;
+  }
+
+  /**
+   * The tally's counts of the hours `from` to `to` (StoreSpec.tally; tally.ts), the records past the index from
+   * the verified tail; undefined when a page read does not verify.
+   */
+  tally(from: number, to: number): number[][] | undefined {
+    const series = this.spec.tally?.series.length ?? 0;
+    let counts: number[][] | undefined;
+    return readsWhole(() => (counts = sumTally(this.tables, [this.log?.entries, this.tail.entries], from, to, series))) ? counts : undefined;
   }
 
   /** Whether the index lies so far behind the journal that a reader writes a new base (refreshIfBehind). */

@@ -195,6 +195,21 @@ export function loadNewest<S>(
   });
 }
 
+/** DerivedFiles.tally. */
+export function loadTally<S>(
+  path: string,
+  root: string,
+  spec: StoreSpec<S>,
+  from: number,
+  to: number,
+): { counts: number[][]; tornTail: TornTail | undefined; gap: number } | undefined {
+  if (spec.tally === undefined) return undefined;
+  return withIndex(path, root, spec, 'read', (index) => {
+    const counts = index.tally(from, to);
+    return counts && { counts, tornTail: index.position().tornTail, gap: index.gap };
+  });
+}
+
 /**
  * Whether the index verifies and covers the whole journal: a reader that replayed (a whole list) then leaves it
  * as it is (DerivedFiles.keep); one that only looks (journal/quick-read.ts) answers only then.

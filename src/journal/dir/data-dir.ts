@@ -196,6 +196,15 @@ export class DataDir implements JournalStore, TransactionHost, LineStore {
     });
   }
 
+  /** JournalStore.readTally: through the index if trusted (rebuilt by streaming if not); undefined over damage. */
+  async readTally(spec: StoreSpec<unknown>, from: number, to: number): Promise<number[][] | undefined> {
+    return this.told(async () => {
+      const read = await this.through(spec, () => derivedFiles(this.root, spec).tally(from, to));
+      await this.tellTorn(spec, { tornTail: read?.tornTail });
+      return read?.counts;
+    });
+  }
+
   /**
    * A state holding, in the order of their values, the entities whose value of the prefixed key `query.index`
    * starts with `query.prefix`, at least until `enough(state)` (the caller filters exactly and cuts); when the
