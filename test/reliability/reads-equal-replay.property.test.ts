@@ -153,6 +153,9 @@ const READS: Read[] = [
   ...SURFACE_READS,
 ];
 
+/** Reads made after every history: the activity chart's (from the counts the writes keep in the index: derived/tally.ts). */
+const ALWAYS = READS.map((r) => r.name).filter((name) => name.includes('/api/overview/activity'));
+
 /** Copies the journals and their history/ (not cache/): what a replay reads. */
 function journalsOnly(root: string): string {
   const copy = join(tempDir(), 'replay');
@@ -333,7 +336,7 @@ describe('every read equals a replay, and tells what it passed over once (differ
             const replay = journalsOnly(root);
             const problems = await checked(replay);
             const at = now + hours * 3_600_000;
-            for (const read of READS.filter((r) => reads.includes(r.name))) {
+            for (const read of READS.filter((r) => reads.includes(r.name) || ALWAYS.includes(r.name))) {
               const want = await answer(replay, AGENTS[reader], at, read);
               const got = await answer(root, AGENTS[reader], at, read);
               const what = `${read.name} as ${AGENTS[reader] ?? '(no agent)'}`;
@@ -348,13 +351,16 @@ describe('every read equals a replay, and tells what it passed over once (differ
                 expect(new Set(r.stderr).size, `${what} (${store}): ${r.stderr.join('')}`).toBe(r.stderr.length);
                 const keys = r.warnings.map((w) => JSON.stringify(w));
                 expect(new Set(keys).size, `${what} (${store})`).toBe(keys.length);
-                // Only the journal's own problems (a derived file bypassed is told too, as cache/…, line 0).
+                // Only the journal's own problems (a derived file bypassed is told too, as cache/…, line 0), and those
+                // of the other journal it reads, if any.
                 const journal = r.warnings.filter((w) => w.file === read.file).map(said);
+                const other = r.warnings.filter((w) => w.file === read.also).map(said);
                 expect(
-                  r.warnings.filter((w) => w.file !== read.file && !w.file.startsWith('cache/')),
+                  r.warnings.filter((w) => w.file !== read.file && w.file !== read.also && !w.file.startsWith('cache/')),
                   `${what} (${store}): ${JSON.stringify(r.warnings)} ${r.stderr.join('')}`,
                 ).toEqual([]);
                 for (const p of journal) expect(found, `${what} (${store})`).toContain(p);
+                for (const p of other) expect(problems.get(read.also!)?.journal ?? [], `${what} (${store})`).toContain(p);
                 expect(r.stderr.length, `${what} (${store}): ${r.stderr.join('')} vs ${JSON.stringify(r.warnings)}`).toBe(r.warnings.length);
               }
               // Without cache/, a read reports every problem of the journal it read.

@@ -21,6 +21,8 @@ export const JOURNALS = ['sessions.jsonl', 'cases.jsonl'] as const;
 export interface Read {
   readonly name: string;
   readonly file: (typeof JOURNALS)[number];
+  /** The other journal it reads, whose problems it may report too (the activity chart reads both). */
+  readonly also?: (typeof JOURNALS)[number];
   /** Whether a replay of it reports every problem check finds: not `journal check`, whose problems are its document, not warnings. */
   readonly whole?: false;
   /** Through the operations, with a Context of its own (the CLI's reads and the MCP tools). */
@@ -169,6 +171,10 @@ export const SURFACE_READS: Read[] = [
     (path) => api(path, 'cases.jsonl'),
   ),
   api('/api/journal/check', 'sessions.jsonl', false),
+  // The activity chart from the counts the writes keep in each keyed journal's index (derived/tally.ts): the copy
+  // counts by its own index, rebuilt by a streamed scan. A day too, so that the window starts among the history's
+  // records. It reads the cases' journal as well: not every problem of the sessions' is its to report.
+  ...['/api/overview/activity', '/api/overview/activity?days=1'].map((path): Read => ({ ...api(path, 'sessions.jsonl', false), also: 'cases.jsonl' })),
 ];
 
 /**
