@@ -242,22 +242,19 @@ export const SESSION_STORE: StoreSpec<Sessions> = {
   initial: () => new Map(),
   evolve,
   keyOf: (record) => (typeof record.data?.id === 'string' ? record.data.id : undefined),
-  // Puts and closes per hour, for the ui's activity chart (domain/activity.ts).
   tally: ACTIVITY_TALLY,
   sealed: SESSION_SEALED,
-  // A put that carries created_at, an import and a delete each determine the session on their own (a put
-  // on a closed session is never written: the machine refuses it).
+  // A put with created_at, an import and a delete each determine the session alone (a closed session is never put).
   resets: (record) =>
     (record.ev === E.put && typeof record.data === 'object' && record.data !== null && 'created_at' in record.data) ||
     record.ev === E.imported ||
     record.ev === E.deleted,
-  // What filtered queries look up (store.ts): an agent's sessions, the sessions that may be stranded (neither
-  // closed nor archived, SPEC §4) by when they were last written, and the open ones by when they expire (reap).
-  // A closed session has neither time. A limited list reads newest first by the time of the last write: the
-  // sessions that may be stranded (--stranded) and the sessions a plain list shows (active, handed off), each
-  // also among the unscoped and the scoped ones apart, so that a caller without an agent reads its own and counts
-  // those it does not see (hidden_scoped) from the index alone. By logical id (a get's hint); each scope's ids in
-  // order (completion); every session by its last write (--all), by status and last write (status-key.ts), and by time and key (tie-key.ts).
+  // What filtered queries look up (store.ts): an agent's sessions, the sessions that may be stranded (neither closed nor archived, SPEC §4) by when they were
+  // last written, and the open ones by when they expire (reap). A closed session has neither time. A limited list reads newest first by the time of the last
+  // write: the sessions that may be stranded (--stranded) and the sessions a plain list shows (active, handed off), each also among the unscoped and the scoped
+  // ones apart, so that a caller without an agent reads its own and counts those it does not see (hidden_scoped) from the index alone. By logical id (a get's
+  // hint); each scope's ids in order (completion); every session by its last write (--all), by status and last write (status-key.ts), and by time and key
+  // (tie-key.ts).
   secondary: {
     names: SESSION_INDEXES,
     version: 9,

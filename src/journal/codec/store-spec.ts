@@ -46,20 +46,14 @@ export interface StoreSpec<S> {
   snapshot?: SnapshotCodec<S>;
   /** The payload fields that lie sealed on an encrypted store (SPEC §13; codec/cipher.ts), and each record's entity. */
   sealed?: SealedFields;
-  /**
-   * Records counted per hour (of their `ts`) and series, kept in the store's index by the same appends that write its
-   * key lines (with keyOf), so that a count over a window of hours reads that window's counts, not the journal.
-   */
+  /** Records counted per hour of their `ts` and series, in the store's index with its key lines (derived/tally.ts). */
   tally?: TallyRule;
   /** A fold that needs little of each record (doctor's): a survey (core/check.ts) holds `keep`'s item of a record until its batch is whole, folds it by `evolve`, reports `finish`'s of the state. */
   kept?: { keep(record: JournalRecord, at: LinePosition): any; evolve(state: S, item: any, at: LinePosition): void; finish?(state: S): unknown };
 }
 
-/** Which series (an index into `series`) a record counts in, if any: renaming or reordering `series` rebuilds the index. */
-export interface TallyRule {
-  readonly series: readonly string[];
-  of(record: JournalRecord): number | undefined;
-}
+/** The series a record counts in (an index into `series`), if any: renaming or reordering `series` rebuilds the index. */
+export type TallyRule = { readonly series: readonly string[]; of(record: JournalRecord): number | undefined };
 
 /**
  * What a store declares of its records' sealed fields: by event, each payload field sealed and the name of its place

@@ -7,7 +7,6 @@
 import type { JournalRecord } from '../codec/record';
 import type { StoreSpec } from '../codec/store-spec';
 import { ENTRY_WORDS, EntryList, sortKey, TALLY_SPACE, tallyEntry } from './entries';
-import type { IndexTables } from './index-levels';
 
 /** `sorted` (entries in sort order) with the tally's entries of one hour and series summed into one. */
 export function combineTally(sorted: Uint32Array): Uint32Array {
@@ -40,11 +39,16 @@ function sameCount(a: Uint32Array, i: number, b: Uint32Array | number, j?: numbe
   return a[x] === w[y] && a[x + 1] === w[y + 1] && a[x + 2] === w[y + 2] && a[x + 3] === w[y + 3];
 }
 
+/** What sumTally reads the index's runs through (index-levels.ts IndexTables). */
+interface RangeReader {
+  range(fromHi: number, fromLo: number, toHi: number, toLo: number, visit: (words: Uint32Array, index: number) => void): void;
+}
+
 /**
  * The counts of the hours `from` to `to` (hour numbers: ms since the epoch / 3,600,000), `counts[hour - from][series]`,
  * from the index's runs and the unsorted lists (the log, the verified tail). Every run read may throw DerivedDamage.
  */
-export function sumTally(tables: IndexTables, lists: readonly (EntryList | undefined)[], from: number, to: number, series: number): number[][] {
+export function sumTally(tables: RangeReader, lists: readonly (EntryList | undefined)[], from: number, to: number, series: number): number[][] {
   const counts = Array.from({ length: Math.max(0, to - from + 1) }, () => new Array<number>(series).fill(0));
   const [fromHi, fromLo] = sortKey(TALLY_SPACE, from);
   const [toHi, toLo] = sortKey(TALLY_SPACE, to);
