@@ -5,7 +5,7 @@ import { buildContext, contextOf } from '../context';
 import { emit, sentence } from '../../output/emit';
 import { renderMcpInstalled, renderMcpUninstalled } from '../../output/install';
 import { writeStdout } from '../../output/stdout';
-import { CLIENT_FILES_HELP, CLIENT_NAMES, clientOf, scopeOf, type McpClient, type McpScope, type ServerSpec, type TargetOptions } from '../install/mcp-clients';
+import { CLIENT_FILES_HELP, CLIENT_NAMES, clientOf, MCP_CLIENTS, scopeOf, type McpClient, type McpScope, type TargetOptions } from '../install/mcp-clients';
 import { editTomlServer, mergeJsonServer, removeJsonServer, type ConfigEdit } from '../install/mcp-config';
 import { readConfigFile, replaceConfigFile } from '../install/config-file';
 import { projectRootOf } from '../project-root';
@@ -17,7 +17,7 @@ import { agentArgs, cruxScript, installGlobals, NO_STORE_HELP } from '../install
  */
 function serverSpec(command: Command, env: NodeJS.ProcessEnv) {
   const { args, store } = agentArgs(installGlobals(command), env, command.opts().store !== false);
-  return { server: { command: process.execPath, args: [cruxScript(), ...args, 'mcp'] } as ServerSpec, store };
+  return { server: { command: process.execPath, args: [cruxScript(), ...args, 'mcp'] }, store };
 }
 
 const withTargetOptions = (command: Command, verb: string) =>
@@ -69,7 +69,7 @@ export function makeMcpInstallCommand(): Command {
     )
     .action(async (name: string, opts: TargetOptions, command: Command) => {
       const ctx = contextOf(installGlobals(command), process.env);
-      const client = clientOf(name);
+      const client = clientOf(name, MCP_CLIENTS);
       const scope = scopeOf(client, opts);
       const { server, store } = serverSpec(command, ctx.env);
       const entry = client.entry(server);
@@ -93,7 +93,7 @@ export function makeMcpUninstallCommand(): Command {
     )
     .action(async (name: string, opts: TargetOptions, command: Command) => {
       const ctx = buildContext(command);
-      const client = clientOf(name);
+      const client = clientOf(name, MCP_CLIENTS);
       const scope = scopeOf(client, opts);
       const { path, result } = run(client, scope, editing(client, undefined), opts.print);
       if (result.foreign) ctx.warn(`the "crux" server in ${path} does not run crux's mcp command: left as it is`);

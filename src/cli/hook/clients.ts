@@ -62,5 +62,3 @@ export const GEMINI_CLI: HookClient = {
 export const HOOK_CLIENTS: readonly HookClient[] = [CLAUDE_CODE, GEMINI_CLI];
 
 export const HOOK_CLIENT_NAMES: readonly string[] = HOOK_CLIENTS.map((c) => c.name);
-
-export const clientNamed = (name: string): HookClient | undefined => HOOK_CLIENTS.find((c) => c.name === name);

@@ -3,6 +3,7 @@
 // `crux hook install` and `crux hook uninstall` do the file.
 import { invalid } from '../../shared/errors';
 import type { HookClient } from './clients';
+import { isTable as isObject, parseJson as parseSettings } from '../install/mcp-config';
 
 /**
  * A command of ours for `client` (`crux hook …`, or by absolute paths `/usr/bin/node /…/bin/crux.cjs … hook …`),
@@ -16,21 +17,6 @@ export interface MergeResult {
   readonly changed: boolean;
   /** The events whose entry was added or updated. */
   readonly events: string[];
-}
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
-
-function parseSettings(text: string, where: string): Json {
-  if (text.trim() === '') return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw invalid(`${where} is not valid JSON (${(error as Error).message})`, 'fix or move it; nothing was written');
-  }
-  if (!isObject(value)) throw invalid(`${where} is not a JSON object`, 'nothing was written');
-  return value;
 }
 
 /** Adds `command` as a hook of every event crux acts on; an entry of ours already there is updated in place. */

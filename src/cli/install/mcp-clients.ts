@@ -96,8 +96,6 @@ export const MCP_CLIENTS: readonly McpClient[] = [
   },
 ];
 
-export const mcpClientNamed = (name: string): McpClient | undefined => MCP_CLIENTS.find((c) => c.name === name);
-
 /** Where each client keeps its configuration, as `mcp install --help` and `mcp uninstall --help` say it. */
 export const CLIENT_FILES_HELP = [
   'Files:',
@@ -122,10 +120,10 @@ export interface TargetOptions {
 
 export const CLIENT_NAMES = MCP_CLIENTS.map((c) => c.name).join(', ');
 
-/** The client named on the command line (exit 2 for one crux does not know). */
-export function clientOf(name: string): McpClient {
-  const client = mcpClientNamed(name);
-  if (client === undefined) throw usage(`unknown client ${JSON.stringify(name)}`, `the clients are: ${CLIENT_NAMES}`);
+/** The client of `clients` named on the command line (exit 2 for one crux does not know): MCP's, or the hooks'. */
+export function clientOf<C extends { readonly name: string }>(name: string, clients: readonly C[]): C {
+  const client = clients.find((c) => c.name === name);
+  if (client === undefined) throw usage(`unknown client ${JSON.stringify(name)}`, `the clients are: ${clients.map((c) => c.name).join(', ')}`);
   return client;
 }
 

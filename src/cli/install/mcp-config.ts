@@ -17,8 +17,8 @@ export interface ConfigEdit {
   readonly reformatted?: boolean;
 }
 
-type Table = Record<string, unknown>;
-const isTable = (v: unknown): v is Table => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
+export type Table = Record<string, unknown>;
+export const isTable = (v: unknown): v is Table => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
 
 /** An entry crux installed (or one made by hand the same way): it runs crux's `mcp` command. */
 export function isCruxServer(entry: unknown): boolean {
@@ -40,7 +40,8 @@ function serversOf(doc: Table, key: string, where: string, create: boolean): Tab
   return servers;
 }
 
-function parseJson(text: string, where: string): Table {
+/** A settings file's text as a JSON object ('' or blank: an empty one); anything else refused, nothing written. */
+export function parseJson(text: string, where: string): Table {
   if (text.trim() === '') return {};
   let doc: unknown;
   try {

@@ -5,7 +5,7 @@ import { parse as parseToml } from 'smol-toml';
 
 const parse = (text: string) => parseToml(text, { integersAsBigInt: 'asNeeded' });
 import { editTomlServer, isCruxServer, mergeJsonServer, removeJsonServer } from '../../../src/cli/install/mcp-config';
-import { MCP_CLIENTS, mcpClientNamed } from '../../../src/cli/install/mcp-clients';
+import { MCP_CLIENTS, clientOf } from '../../../src/cli/install/mcp-clients';
 
 const ENTRY = { command: '/usr/bin/node', args: ['/opt/crux/bin/crux', '--agent', 'planner', 'mcp'] };
 const refusal = (f: () => unknown) => {
@@ -137,7 +137,7 @@ describe('editTomlServer (Codex config.toml)', () => {
 describe('the MCP clients', () => {
   const where = (env: NodeJS.ProcessEnv, platform: NodeJS.Platform = 'linux') => ({ env, platform, projectRoot: () => '/src/app' });
   const file = (name: string, scope: 'user' | 'project', env: NodeJS.ProcessEnv, platform?: NodeJS.Platform) =>
-    mcpClientNamed(name)!.file(scope, where(env, platform));
+    clientOf(name, MCP_CLIENTS).file(scope, where(env, platform));
 
   it('name each file where the client documents it', () => {
     expect(file('claude-code', 'user', { HOME: '/h' })).toBe('/h/.claude.json');
@@ -152,7 +152,7 @@ describe('the MCP clients', () => {
     expect(file('codex', 'user', { HOME: '/h', CODEX_HOME: '/k' })).toBe('/k/config.toml');
     expect(file('gemini-cli', 'user', { HOME: '/h' })).toBe('/h/.gemini/settings.json');
     expect(file('gemini-cli', 'project', { HOME: '/h' })).toBe('/src/app/.gemini/settings.json');
-    expect(mcpClientNamed('gemini-cli')!.entry({ command: '/n', args: ['/c.cjs', 'mcp'] })).toEqual({ command: '/n', args: ['/c.cjs', 'mcp'] });
+    expect(clientOf('gemini-cli', MCP_CLIENTS).entry({ command: '/n', args: ['/c.cjs', 'mcp'] })).toEqual({ command: '/n', args: ['/c.cjs', 'mcp'] });
     expect(MCP_CLIENTS.map((c) => c.name)).toEqual(['claude-code', 'claude-desktop', 'cursor', 'gemini-cli', 'codex']);
   });
 

@@ -8,7 +8,8 @@ import { renderInstalled, renderUninstalled, type AgentStore } from '../../../ou
 import { writeStdout } from '../../../output/stdout';
 import { invalid, usage } from '../../../shared/errors';
 import { mergeHooks, removeHooks } from '../../hook/settings';
-import { clientNamed, HOOK_CLIENTS, type HookClient } from '../../hook/clients';
+import { HOOK_CLIENTS, type HookClient } from '../../hook/clients';
+import { clientOf as clientIn } from '../../install/mcp-clients';
 import { readConfigFile, replaceConfigFile } from '../../install/config-file';
 import { projectRootOf } from '../../project-root';
 import { agentArgs, cruxScript, installGlobals, NO_STORE_HELP } from '../../install/self';
@@ -32,12 +33,6 @@ interface TargetOptions {
   settings?: string;
   user?: boolean;
   print?: boolean;
-}
-
-function clientOf(name: string): HookClient {
-  const client = clientNamed(name);
-  if (client === undefined) throw usage(`unknown client ${JSON.stringify(name)}`, `the clients are: ${HOOK_CLIENTS.map((c) => c.name).join(', ')}`);
-  return client;
 }
 
 /** The settings file: --settings, --user's under HOME, else the project's at the root of the repository. */
@@ -87,7 +82,7 @@ export function makeInstallCommand(): Command {
     )
     .action(async (name: string, opts: TargetOptions & { recordCases?: boolean }, command: Command) => {
       const ctx = contextOf(installGlobals(command), process.env);
-      const client = clientOf(name);
+      const client = clientIn(name, HOOK_CLIENTS);
       const file = readConfigFile(settingsPath(client, opts, ctx.env));
       const { cmd, store } = hookCommand(client, command, Boolean(opts.recordCases));
       const merged = mergeHooks(client, file.text, cmd, file.path);
@@ -103,7 +98,7 @@ export function makeUninstallCommand(): Command {
     .addHelpText('after', '\nExamples:\n  crux hook uninstall claude-code\n  crux hook uninstall claude-code --user\n  crux hook uninstall gemini-cli --print')
     .action(async (name: string, opts: TargetOptions, command: Command) => {
       const ctx = buildContext(command);
-      const client = clientOf(name);
+      const client = clientIn(name, HOOK_CLIENTS);
       const file = readConfigFile(settingsPath(client, opts, ctx.env));
       const removed = removeHooks(client, file.text, file.path);
       if (opts.print) return writeStdout(removed.text === '' ? '{}\n' : removed.text);
