@@ -47,3 +47,19 @@ export function parseChoices<T extends string>(raw: readonly string[] | undefine
   for (const v of values) if (!(allowed as readonly string[]).includes(v)) throw invalid(`${flag} must be one of ${allowed.join(', ')}: ${JSON.stringify(v)}`);
   return values as T[];
 }
+
+export type Table = Record<string, unknown>;
+export const isTable = (v: unknown): v is Table => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
+
+/** A client's settings file as a JSON object ('' or blank: an empty one); anything else refused, nothing written. */
+export function parseJsonObject(text: string, where: string): Table {
+  if (text.trim() === '') return {};
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (error) {
+    throw invalid(`${where} is not valid JSON (${(error as Error).message})`, 'fix or move it; nothing was written');
+  }
+  if (!isTable(doc)) throw invalid(`${where} is not a JSON object`, 'nothing was written');
+  return doc;
+}

@@ -3,7 +3,7 @@
 // `crux hook install` and `crux hook uninstall` do the file.
 import { invalid } from '../../shared/errors';
 import type { HookClient } from './clients';
-import { isTable as isObject, parseJson as parseSettings } from '../install/mcp-config';
+import { isTable as isObject, parseJsonObject as parseSettings } from '../parse';
 
 /**
  * A command of ours for `client` (`crux hook …`, or by absolute paths `/usr/bin/node /…/bin/crux.cjs … hook …`),

@@ -3,6 +3,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { basename } from 'node:path';
 import { invalid } from '../../shared/errors';
+import { isTable, parseJsonObject as parseJson, type Table } from '../parse';
 
 /** The name of crux's entry in every client's server table. */
 const SERVER_NAME = 'crux';
@@ -16,9 +17,6 @@ export interface ConfigEdit {
   /** TOML only: the library had to write the whole file anew, so its comments and layout were not kept. */
   readonly reformatted?: boolean;
 }
-
-export type Table = Record<string, unknown>;
-export const isTable = (v: unknown): v is Table => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
 
 /** An entry crux installed (or one made by hand the same way): it runs crux's `mcp` command. */
 export function isCruxServer(entry: unknown): boolean {
@@ -38,19 +36,6 @@ function serversOf(doc: Table, key: string, where: string, create: boolean): Tab
   }
   if (!isTable(servers)) throw invalid(`${where}: "${key}" is not a table of servers`, 'fix it by hand; nothing was written');
   return servers;
-}
-
-/** A settings file's text as a JSON object ('' or blank: an empty one); anything else refused, nothing written. */
-export function parseJson(text: string, where: string): Table {
-  if (text.trim() === '') return {};
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (error) {
-    throw invalid(`${where} is not valid JSON (${(error as Error).message})`, 'fix or move it; nothing was written');
-  }
-  if (!isTable(doc)) throw invalid(`${where} is not a JSON object`, 'nothing was written');
-  return doc;
 }
 
 const jsonText = (doc: Table) => `${JSON.stringify(doc, null, 2)}\n`;
