@@ -7,7 +7,6 @@ import { parseLogicalSessionId } from '../../shared/ids';
 import { parseTime } from '../../shared/time';
 import { parseHistoryPoint } from '../../domain/session/history';
 import { acceptStateDocument } from '../../domain/session/state-document';
-import { inToolTerms } from './tool-terms';
 import { ArgumentError, count, duration, human, limit, limitOf, OBJECT, READS, REPLACES, SESSION, sessionId, sessionKey, tool, WRITES } from './tool';
 
 export const sessionPut = tool({
@@ -103,11 +102,12 @@ export const sessionList = tool({
     limit: limit(z, 'sessions'),
   }),
   output: { sessions: { type: 'array', items: OBJECT } },
+  toolTerms: true,
   touches: () => 'everything',
   run: async (ctx, args) => {
     const filter = { all: args.all === true, archived: args.archived === true, stranded: args.stranded === true, allAgents: false };
     const document = await sessionOps.listSessions(ctx, filter, { limit: limitOf(args.limit) });
-    return { structured: document, text: inToolTerms(await human(renderListing, document)) };
+    return { structured: document, text: await human(renderListing, document) };
   },
 });
 

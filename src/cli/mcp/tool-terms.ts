@@ -1,68 +1,19 @@
 // The shared error table speaks to a person at a shell (`see crux session list`, --max-tokens); a model calls
 // tools. This translates a refusal's words into tool and argument names, so the domain keeps one set of
 // messages: a command that is a tool becomes "call <tool>", an option that is an argument "argument <name>",
-// and the few that have no tool are said in neutral words. A unit test checks these lists against TOOLS.
+// and the few that have no tool are said in neutral words.
+import { TOOLS } from './tools';
 
-/** Every tool (SPEC §10.1). */
-export const TOOL_NAMES: ReadonlySet<string> = new Set([
-  'session_put',
-  'session_get',
-  'session_list',
-  'session_archive',
-  'session_unarchive',
-  'session_close',
-  'case_record',
-  'case_retrieve',
-  'create_handoff',
-  'accept_handoff',
-  'session_history',
-  'case_list',
-  'case_show',
-  'handoff_list',
-  'journal_check',
-]);
+/**
+ * Anything zod's builder answers: a tool's `input` run on it gives the tool's argument names without zod, so no
+ * schema is built for them (server.ts builds each when first called).
+ */
+const ANY_ZOD: any = new Proxy(() => ANY_ZOD, { get: () => ANY_ZOD, apply: () => ANY_ZOD });
 
-/** Every argument some tool takes: an option spelled --x-y is the argument x_y. */
-export const ARGUMENT_NAMES: ReadonlySet<string> = new Set([
-  'session_id',
-  'state',
-  'state_text',
-  'ttl',
-  'expires_at',
-  'tokens',
-  'add_tokens',
-  'max_tokens',
-  'at',
-  'all',
-  'archived',
-  'stranded',
-  'limit',
-  'reason',
-  'outcome',
-  'summary',
-  'task',
-  'action',
-  'context',
-  'success',
-  'reward',
-  'tags',
-  'source_receipt',
-  'top_k',
-  'only_success',
-  'only_failure',
-  'min_similarity',
-  'mark_reused',
-  'target_agent',
-  'message',
-  'include_facts',
-  'task_record',
-  'alg',
-  'handoff',
-  'max_age',
-  'tag',
-  'case_id',
-  'status',
-]);
+let known: { tools: ReadonlySet<string>; args: ReadonlySet<string> } | undefined;
+
+/** Every tool (SPEC §10.1), and every argument some tool takes (an option spelled --x-y is the argument x_y). */
+export const toolNames = () => (known ??= { tools: new Set(TOOLS.map((t) => t.name)), args: new Set(TOOLS.flatMap((t) => Object.keys(t.input(ANY_ZOD)))) });
 
 /** What a session state allows, as the machine names it (decide.ts), in the tools that do it (touch: a hook's). */
 const OP_TOOLS: Readonly<Record<string, string | null>> = {
@@ -104,7 +55,7 @@ const ALLOWS = /allows: ([a-z]+(?:, [a-z]+)*)/g;
 /** A command that is a tool, as that tool ("see …" as "call …"); its boolean options as arguments set to true. */
 function callOf(match: string, verb: string | undefined, group: string, command: string, flags: string): string {
   const name = `${group}_${command}`;
-  if (!TOOL_NAMES.has(name)) return match;
+  if (!toolNames().tools.has(name)) return match;
   const args =
     flags.trim() === ''
       ? []
@@ -112,7 +63,7 @@ function callOf(match: string, verb: string | undefined, group: string, command:
           .trim()
           .split(' ')
           .map((f) => f.slice(2).replace(/-/g, '_'));
-  if (!args.every((a) => ARGUMENT_NAMES.has(a))) return match;
+  if (!args.every((a) => toolNames().args.has(a))) return match;
   return `${verb === undefined ? '' : 'call '}${name}${args.length === 0 ? '' : ` with ${args.map((a) => `${a}: true`).join(', ')}`}`;
 }
 
@@ -127,6 +78,6 @@ export function inToolTerms(text: string): string {
   });
   return out.replace(FLAG, (match, before: string, flag: string) => {
     const name = flag.replace(/-/g, '_');
-    return ARGUMENT_NAMES.has(name) ? `${before}argument ${name}` : match;
+    return toolNames().args.has(name) ? `${before}argument ${name}` : match;
   });
 }

@@ -38,6 +38,8 @@ export interface Tool<S extends Zod.ZodRawShape = Zod.ZodRawShape> {
   readonly output: Record<string, JsonSchema>;
   /** The text is bytes to copy as they are (a state, an envelope): warnings go into structuredContent only. */
   readonly exactText?: true;
+  /** The text is the CLI's human output, which may name commands and options: said in tool terms (tool-terms.ts). */
+  readonly toolTerms?: true;
   readonly touches: (args: Zod.infer<Zod.ZodObject<S>>) => Touches;
   readonly run: (ctx: Context, args: Zod.infer<Zod.ZodObject<S>>) => Promise<ToolAnswer>;
 }
