@@ -3,6 +3,7 @@
 import type { ProgressSink } from '../journal/core/store-boundary';
 import type { WorkPhase } from '../journal/dir/load';
 import { cutToWidth, displayWidth } from './text-width';
+import { columnsOf } from './terminal';
 
 /** The work must run this long, or cover this many records, before a line appears. */
 export const PROGRESS_AFTER_MS = 1000;
@@ -41,12 +42,8 @@ function line(opts: Options) {
   const started = clock();
   let lastDraw = -Infinity;
   let drawn = false;
-  const columns = () => {
-    const fromEnv = Number(opts.env?.COLUMNS ?? process.env.COLUMNS);
-    const width = Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : stream.columns !== undefined && stream.columns > 0 ? stream.columns : 80;
-    // One column spare: writing the last column makes some terminals wrap at once.
-    return Math.max(10, width - 1);
-  };
+  // One column spare: writing the last column makes some terminals wrap at once.
+  const columns = () => Math.max(10, (columnsOf(opts.env ?? process.env, stream.columns) ?? 80) - 1);
   return {
     /** Draws `text` (made for a width) if the work is long by now (or `records` says it will be) and the last draw is old enough. */
     draw(text: (width: number) => string, records: number, force = false): void {
