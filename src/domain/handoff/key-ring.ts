@@ -4,8 +4,16 @@ import type { AgentName } from '../../shared/ids';
 import type { TrustedKey } from './checks';
 import { parsePublicKey } from './crypto';
 import { ensureAgentKey, type AgentKey } from './keys';
-import { HANDOFF_EVENTS, HANDOFF_STORE, type KeyRevokedData, type KeyTrustedData } from './ledger';
+import { HANDOFF_EVENTS, HANDOFF_STORE, type KeyRevokedData, type KeyTrustedData, type Ledger } from './ledger';
+import type { Transaction } from '../../journal/core/store-boundary';
 import { tsOf, type HandoffScope } from './store';
+
+/** Appends `key` to the keyring unless it is trusted already; answers whether it was appended. */
+function trustOnce(tx: Transaction, ledger: Ledger, key: KeyTrustedData, actor: string | undefined): boolean {
+  if ((ledger.trusted.get(key.agent) ?? []).some((k) => k.key_id === key.key_id)) return false;
+  tx.append(HANDOFF_STORE, [{ ev: HANDOFF_EVENTS.keyTrusted, data: key, actor }]);
+  return true;
+}
 
 export interface KeygenResult {
   readonly key: AgentKey & { created: boolean };
@@ -25,10 +33,7 @@ export function keygen(scope: HandoffScope, agent: AgentName): Promise<KeygenRes
     const revoked = (ledger.revoked.get(agent) ?? []).some((k) => k.key_id === key.key_id);
     // A key revoked here stays revoked: only an explicit `handoff trust` takes it back.
     if (revoked) return { key: { ...key, created }, trusted: false };
-    if (!(ledger.trusted.get(agent) ?? []).some((k) => k.key_id === key.key_id)) {
-      const data: KeyTrustedData = { agent, public_key: key.public_key, key_id: key.key_id };
-      tx.append(HANDOFF_STORE, [{ ev: HANDOFF_EVENTS.keyTrusted, data, actor: scope.actor }]);
-    }
+    trustOnce(tx, ledger, { agent, public_key: key.public_key, key_id: key.key_id }, scope.actor);
     return { key: { ...key, created }, trusted: true };
   }, tsOf(scope));
 }
@@ -45,13 +50,8 @@ export interface TrustResult {
 export function trustKey(scope: HandoffScope, agent: AgentName, publicKeyText: string): Promise<TrustResult> {
   const { publicKey, keyId } = parsePublicKey(publicKeyText);
   return scope.dir.write(async (tx) => {
-    const ledger = await tx.load(HANDOFF_STORE);
-    const known = (ledger.trusted.get(agent) ?? []).some((k) => k.key_id === keyId);
-    if (!known) {
-      const data: KeyTrustedData = { agent, public_key: publicKey, key_id: keyId };
-      tx.append(HANDOFF_STORE, [{ ev: HANDOFF_EVENTS.keyTrusted, data, actor: scope.actor }]);
-    }
-    return { agent, public_key: publicKey, key_id: keyId, added: !known };
+    const added = trustOnce(tx, await tx.load(HANDOFF_STORE), { agent, public_key: publicKey, key_id: keyId }, scope.actor);
+    return { agent, public_key: publicKey, key_id: keyId, added };
   }, tsOf(scope));
 }
 

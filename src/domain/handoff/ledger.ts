@@ -53,11 +53,7 @@ export interface KeyTrustedData {
 }
 
 /** `crux handoff untrust`: the key no longer verifies anything here, until it is trusted again. */
-export interface KeyRevokedData {
-  readonly agent: string;
-  readonly key_id: string;
-  readonly public_key: string;
-}
+export type KeyRevokedData = KeyTrustedData;
 
 export interface RevokedKey extends TrustedKey {
   readonly revoked_at: string;
@@ -82,7 +78,7 @@ const HANDOFF = declareEvents<HandoffEventMap>({
     isString(d.handoff_id) && isString(d.content_hash) && isEnvelope(d.envelope) ? (d as MintedData) : 'no handoff_id, content_hash or envelope',
   'handoff.accepted': (d) => (isString(d.content_hash) ? (d as AcceptedData) : 'no content_hash'),
   'handoff.key_trusted': (d) => (isKey(d) ? (d as KeyTrustedData) : 'no agent, public_key or key_id'),
-  'handoff.key_revoked': (d) => (isKey(d) ? (d as KeyRevokedData) : 'no agent, public_key or key_id'),
+  'handoff.key_revoked': (d) => (isKey(d) ? (d as KeyTrustedData) : 'no agent, public_key or key_id'),
 });
 const HANDOFF_VOCABULARY = HANDOFF.vocabulary;
 
