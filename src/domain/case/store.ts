@@ -79,13 +79,8 @@ function caseAt(bank: CaseBank, slot: number, as = toCase): Case {
  */
 export async function resultCases(dir: JournalStore, bank: CaseBank, slots: readonly number[], as = toCase): Promise<Case[]> {
   const unread = slots.filter((slot) => !bank.bodies.has(slot));
-  const records =
-    unread.length === 0
-      ? []
-      : await dir.readAt(
-          CASE_STORE,
-          unread.map((slot) => bank.position(slot)),
-        );
+  const positions = unread.map((slot) => bank.position(slot));
+  const records = unread.length === 0 ? [] : await dir.readAt(CASE_STORE, positions);
   const read = new Map(unread.map((slot, i) => [slot, records[i]]));
   const cases: Case[] = [];
   for (const slot of slots) {
@@ -152,10 +147,8 @@ export async function importCases(scope: CaseScope, cases: readonly Case[]): Pro
   return scope.dir.write(async (tx) => {
     const bank = await tx.load(CASE_STORE);
     const replaced = cases.filter((c) => bank.slotOf(c.case_id) !== undefined).length;
-    tx.append(
-      CASE_STORE,
-      cases.map((c) => draftOf(CASE_EVENTS.imported, c, scope.actor)),
-    );
+    const drafts = cases.map((c) => draftOf(CASE_EVENTS.imported, c, scope.actor));
+    tx.append(CASE_STORE, drafts);
     return { imported: cases.length, created: cases.length - replaced, replaced };
   }, formatTime(scope.now));
 }
@@ -210,11 +203,8 @@ export function holds(slots: Uint32Array, slot: number): boolean {
 }
 
 async function resultsOf(dir: JournalStore, bank: CaseBank, hits: readonly { slot: number; similarity: number }[]): Promise<ScoredCase[]> {
-  const cases = await resultCases(
-    dir,
-    bank,
-    hits.map((hit) => hit.slot),
-  );
+  const slots = hits.map((hit) => hit.slot);
+  const cases = await resultCases(dir, bank, slots);
   return hits.map((hit, i) => ({ similarity: hit.similarity, case: cases[i]! }));
 }
 

@@ -100,11 +100,8 @@ async function findSession(scope: SessionScope, id: LogicalSessionId): Promise<S
   if (record !== undefined) return record;
   const same = await scope.dir.readIndexed(SESSION_STORE, { index: 'logical_id', equals: id });
   const elsewhere = [...same.keys()].map((k) => unscopeSessionId(k)).filter((k) => k.id === id && k.agent !== scope.agent);
-  return requireSession(
-    same,
-    key,
-    elsewhere.map((k) => k.agent),
-  );
+  const agents = elsewhere.map((k) => k.agent);
+  return requireSession(same, key, agents);
 }
 
 export async function getSession(scope: SessionScope, id: LogicalSessionId): Promise<{ session: SessionView; state: string }> {
