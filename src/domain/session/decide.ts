@@ -5,18 +5,7 @@ import { unscopeSessionId, type AgentName, type ScopedSessionId } from '../../sh
 import { keptText } from '../../shared/free-text';
 import { formatLaterTime, formatTime, tryParseTime, type Instant } from '../../shared/time';
 import { allowedOps, isIdempotent, isTerminal, nextStatus, type SessionOp } from './machine';
-import {
-  SESSION_EVENTS as E,
-  type ArchivedData,
-  type CloseOutcome,
-  type ClosedData,
-  type HandedOffData,
-  type IdData,
-  type ImportedData,
-  type PutData,
-  type ReceivedData,
-  type SessionDraft,
-} from './events';
+import { SESSION_EVENTS as E, type CloseOutcome, type ClosedData, type IdData, type ImportedData, type PutData, type SessionDraft } from './events';
 import { toImported, type SessionRecord, type Sessions } from './fold';
 import type { ImportSummary } from '../import-summary';
 
@@ -103,14 +92,12 @@ export function decidePut(sessions: Sessions, cmd: PutCommand, now: Instant): Se
 
 export function decideArchive(sessions: Sessions, key: ScopedSessionId, reason: string | undefined, actor?: string): SessionDraft[] {
   requireMove(requireSession(sessions, key), 'archive');
-  const data: ArchivedData = { id: key, reason: reason === undefined || reason === '' ? null : keptText(reason) };
-  return [{ ev: E.archived, data, actor }];
+  return [{ ev: E.archived, data: { id: key, reason: reason === undefined || reason === '' ? null : keptText(reason) }, actor }];
 }
 
 export function decideUnarchive(sessions: Sessions, key: ScopedSessionId, actor?: string): SessionDraft[] {
   requireMove(requireSession(sessions, key), 'unarchive');
-  const data: IdData = { id: key };
-  return [{ ev: E.unarchived, data, actor }];
+  return [{ ev: E.unarchived, data: { id: key }, actor }];
 }
 
 export interface CloseCommand {
@@ -179,15 +166,13 @@ export function decideReap(sessions: Sessions, now: Instant, include: (key: Scop
 /** Hard removal, from any state (the machine's REMOVING_OPS). */
 export function decideDelete(sessions: Sessions, key: ScopedSessionId, actor?: string): SessionDraft[] {
   requireSession(sessions, key);
-  const data: IdData = { id: key };
-  return [{ ev: E.deleted, data, actor }];
+  return [{ ev: E.deleted, data: { id: key }, actor }];
 }
 
 /** The source side of a handoff: the session (in its owner's scope) moves to handed_off. */
 export function decideHandOff(sessions: Sessions, key: ScopedSessionId, handoffId: string, actor?: string): SessionDraft[] {
   requireMove(requireSession(sessions, key), 'handoff');
-  const data: HandedOffData = { id: key, handoff_id: handoffId };
-  return [{ ev: E.handedOff, data, actor }];
+  return [{ ev: E.handedOff, data: { id: key, handoff_id: handoffId }, actor }];
 }
 
 export interface ReceiveCommand {
@@ -211,8 +196,9 @@ export function decideReceive(sessions: Sessions, key: ScopedSessionId, cmd: Rec
   const total = cmd.tokens ?? current?.total_tokens ?? 0;
   checkTokens(total, undefined);
   const expires = cmd.expiresAt === undefined ? (current?.expires_at ?? null) : cmd.expiresAt === null ? null : formatTime(cmd.expiresAt);
-  const data: ReceivedData = { id: key, state: cmd.state, total_tokens: total, expires_at: expires, handoff_id: cmd.handoffId ?? null };
-  return [{ ev: E.received, data, actor: cmd.actor }];
+  return [
+    { ev: E.received, data: { id: key, state: cmd.state, total_tokens: total, expires_at: expires, handoff_id: cmd.handoffId ?? null }, actor: cmd.actor },
+  ];
 }
 
 export interface ImportEntry {
