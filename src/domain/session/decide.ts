@@ -5,7 +5,7 @@ import { unscopeSessionId, type AgentName, type ScopedSessionId } from '../../sh
 import { keptText } from '../../shared/free-text';
 import { formatLaterTime, formatTime, tryParseTime, type Instant } from '../../shared/time';
 import { allowedOps, isIdempotent, isTerminal, nextStatus, type SessionOp } from './machine';
-import { SESSION_EVENTS as E, type CloseOutcome, type ClosedData, type IdData, type ImportedData, type PutData, type SessionDraft } from './events';
+import { SESSION_EVENTS as E, type CloseOutcome, type ImportedData, type PutData, type SessionDraft } from './events';
 import { toImported, type SessionRecord, type Sessions } from './fold';
 import type { ImportSummary } from '../import-summary';
 
@@ -118,8 +118,7 @@ export function decideClose(sessions: Sessions, key: ScopedSessionId, cmd: Close
   if (isIdempotent(record.status, 'close')) return { outcome: 'already_closed', drafts: [] };
   requireMove(record, 'close');
   const summary = cmd.summary === undefined || cmd.summary === '' ? null : keptText(cmd.summary);
-  const data: ClosedData = { id: key, outcome: cmd.outcome, summary };
-  return { outcome: 'closed', drafts: [{ ev: E.closed, data, actor: cmd.actor }] };
+  return { outcome: 'closed', drafts: [{ ev: E.closed, data: { id: key, outcome: cmd.outcome, summary }, actor: cmd.actor }] };
 }
 
 export interface TouchDecision {
@@ -134,8 +133,7 @@ export function decideTouch(sessions: Sessions, key: ScopedSessionId, create: Pu
   if (record === undefined && create !== undefined) return { outcome: 'created', drafts: decidePut(sessions, create, now) };
   if (isIdempotent(requireSession(sessions, key).status, 'touch')) return { outcome: 'closed', drafts: [] };
   requireMove(record!, 'touch');
-  const data: IdData = { id: key };
-  return { outcome: 'touched', drafts: [{ ev: E.touched, data, actor }] };
+  return { outcome: 'touched', drafts: [{ ev: E.touched, data: { id: key }, actor }] };
 }
 
 /** Is `record` past its expiry at `now` (and so reapable, unless already closed)? */
@@ -156,10 +154,7 @@ export function decideReap(sessions: Sessions, now: Instant, include: (key: Scop
     .filter((r) => include(r.key) && isExpired(r, now) && nextStatus(r.status, 'close') !== undefined)
     .map((r) => r.key)
     .sort();
-  const drafts = keys.map((key): SessionDraft => {
-    const data: ClosedData = { id: key, outcome: 'expired', summary: null };
-    return { ev: E.closed, data, actor };
-  });
+  const drafts = keys.map((key): SessionDraft => ({ ev: E.closed, data: { id: key, outcome: 'expired', summary: null }, actor }));
   return { keys, drafts };
 }
 
