@@ -127,18 +127,10 @@ export function fitColumns(
       shown = shown.filter((i) => i !== optional.at(-1));
       continue;
     }
-    capColumns(
-      widths,
-      shown.flatMap((i, k) => (columns[i]!.id ? [] : [k])),
-      () => 1,
-      available,
-    );
-    capColumns(
-      widths,
-      widths.map((_, k) => k),
-      () => 1,
-      available,
-    );
+    // Then every column but the ids, and at last the ids too.
+    const notIds = shown.flatMap((i, k) => (columns[i]!.id ? [] : [k]));
+    capColumns(widths, notIds, () => 1, available);
+    capColumns(widths, Array.from(widths.keys()), () => 1, available);
     return { shown, widths };
   }
 }

@@ -61,10 +61,10 @@ export interface Attention<S> {
 }
 
 const byText =
-  (pick: (v: SessionView) => string | null, descending = false) =>
+  (field: 'closed_at' | 'expires_at' | 'updated_at', descending = false) =>
   (a: SessionView, b: SessionView) => {
-    const x = pick(a) ?? '';
-    const y = pick(b) ?? '';
+    const x = a[field] ?? '';
+    const y = b[field] ?? '';
     return (x < y ? -1 : x > y ? 1 : 0) * (descending ? -1 : 1);
   };
 
@@ -85,21 +85,9 @@ export function judgeAttention(sessions: readonly SessionView[], now: Instant, w
   }
   const item = (list: SessionView[], order: (a: SessionView, b: SessionView) => number) => ({ count: list.length, sessions: list.sort(order).slice(0, keep) });
   return {
-    failed_recently: item(
-      failed,
-      byText((v) => v.closed_at, true),
-    ),
-    expired_unreaped: item(
-      expired,
-      byText((v) => v.expires_at),
-    ),
-    expiring_soon: item(
-      soon,
-      byText((v) => v.expires_at),
-    ),
-    stranded: item(
-      stranded,
-      byText((v) => v.updated_at),
-    ),
+    failed_recently: item(failed, byText('closed_at', true)),
+    expired_unreaped: item(expired, byText('expires_at')),
+    expiring_soon: item(soon, byText('expires_at')),
+    stranded: item(stranded, byText('updated_at')),
   };
 }
