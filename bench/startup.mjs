@@ -7,10 +7,12 @@
 //
 // BENCH_STARTUP_ROUNDS (default 30) counted rounds after 2 warm-up rounds. BENCH_STARTUP_PUTS (default 60) puts
 // made before timing; the first get's directory then takes puts until its index log is frozen into a run, and 6
-// more (a log under the 16 KiB a process checksums before it loads node:zlib); a second get reads a directory of
-// 20 puts, whose index log is past them (a directory in use is in one state or the other: the log grows ~1 KiB a
-// put and is frozen every ~40 puts, so it is past 16 KiB for ~70% of them). BENCH_BEFORE=<another checkout's
-// bin/crux> adds its rows to the same run, for a before/after.
+// more; a second get reads a directory of 27 puts. A session put adds ~0.97 KiB to the log; over a small store the
+// log is frozen every 192 entries (~8 puts, under ~8.5 KiB: derived/store-index.ts), and after 27 puts it is at its
+// longest (7.3 KiB); both gets checksum less than the 16 KiB a process checksums before it loads node:zlib
+// (derived/checksum.ts). A crux that froze it at 1,024 entries (before 2026-12-07: every ~40 puts, past 16 KiB for
+// ~70% of them) shows it in the labels: the first get's log 6.3 KiB, the second's past 16 KiB, where its get loads
+// node:zlib. BENCH_BEFORE=<another checkout's bin/crux> adds its rows to the same run, for a before/after.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +22,7 @@ import { benchEnv } from './interleave.mjs';
 const CRUX = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', 'bin', 'crux');
 const ROUNDS = Number(process.env.BENCH_STARTUP_ROUNDS ?? 30);
 const PUTS = Number(process.env.BENCH_STARTUP_PUTS ?? 60);
-const LONG_LOG_PUTS = 20;
+const LONG_LOG_PUTS = 27;
 const AFTER_FREEZE = 6;
 const WARMUP = 2;
 const work = fs.mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'crux-bench-startup-'));
@@ -45,8 +47,8 @@ function prepare(crux, name, puts, untilFrozen = false) {
   for (let i = 0; i < 5; i++) run(['session', 'put', `s${i}`, '{"step":1}']);
   run(['case', 'record', '--task', 'deploy the web app', '--action', 'ran it', '--outcome', 'ok']);
   for (let i = 0; i < puts; i++) run(['session', 'put', `s${i % 5}`, JSON.stringify({ step: i })]);
-  // The log is frozen every few dozen puts (400 more without it: a crux that never freezes it); then AFTER_FREEZE
-  // puts, a log in the middle of the state under 16 KiB.
+  // The log is frozen every few puts (400 more without it: a crux that never freezes it); then AFTER_FREEZE puts: a
+  // log of 6 puts' blocks.
   for (let i = puts, last = logBytes(dir); untilFrozen; i++) {
     if (i >= puts + 400) throw new Error(`${crux}: the index log was not frozen in 400 puts`);
     run(['session', 'put', `s${i % 5}`, JSON.stringify({ step: i })]);
@@ -66,9 +68,9 @@ const logBytes = (dir) => fs.statSync(join(dir, 'cache', 'sessions.jsonl.idx-log
 /** The size of the sessions' index log (cache/), which a get checksums whole: past 16 KiB, node:zlib loads. */
 const logKiB = (dir) => `${(logBytes(dir) / 1024).toFixed(1)} KiB`;
 
-// The gets read directories of their own, which no timed row writes: their index logs stay as prepared, one short
-// (frozen into a run after PUTS puts or more, then 6 puts) and one past the 16 KiB a process checksums before it loads
-// node:zlib.
+// The gets read directories of their own, which no timed row writes: their index logs stay as prepared, one frozen
+// into a run after PUTS puts or more, then 6 puts, and one after 27 puts (at its longest; past 16 KiB for a crux that
+// froze the log at 1,024 entries).
 function rowsFor(crux, label) {
   const read = prepare(crux, `${label}read`, PUTS, true);
   const readLong = prepare(crux, `${label}read-long`, LONG_LOG_PUTS);

@@ -30,10 +30,14 @@ import { testHook } from '../../shared/test-hooks';
 export const LOG_MAX_ENTRIES = 8192;
 /**
  * ... or, over a small base, once it holds an eighth of the base's entries, and at least this many: every command
- * that opens the index reads the whole log (a put adds ~11 entries and ~0.5 KB), and merging a frozen run into a
- * small base rewrites only that base (a get over a log of 8,192 entries cost ~0.7 ms more than over an empty one).
+ * that opens the index reads and checksums the whole log (a session put adds ~24 entries and ~0.97 KiB), and merging
+ * a frozen run into a small base rewrites only that base. 192 keeps a small store's log under ~8.5 KiB (8 puts),
+ * so that a `session get` checksums all it reads (the log, a page, the manifest: ~15 KiB) within the bytes a process
+ * checksums before it loads node:zlib (derived/checksum.ts: ~2 ms, Node's streams with it); at 1,024 the log passed
+ * them after 10 puts of every 40, and every such get loaded node:zlib. Over a base past 1,536 entries the eighth
+ * rules, as before: the merge cost then grows with the base.
  */
-const LOG_MIN_ENTRIES = 1024;
+const LOG_MIN_ENTRIES = 192;
 /** CRUX_TEST_INDEX_LOG_ENTRIES sets the bound, so that tests merge often. */
 const logMaxEntries = (manifest: Manifest) => {
   const forTest = Number(testHook('CRUX_TEST_INDEX_LOG_ENTRIES'));

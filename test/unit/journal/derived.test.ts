@@ -667,17 +667,19 @@ async function moveOne(dir: DataDir, key: string, value: number, group: string):
 }
 
 describe('the index log over a small base', () => {
-  it('is frozen into a run once it holds 1,024 entries, however many writes come (each reads it all)', async () => {
+  it('is frozen into a run once it holds 192 entries, however many writes come (each reads it all)', async () => {
     const { dir } = dataDir();
     await seedGroup(dir, 20);
     const log = cachePath(dir.root, logName(GROUPED.file));
     const counts: number[] = [];
-    for (let i = 0; i < 420; i++) {
+    for (let i = 0; i < 100; i++) {
       await moveOne(dir, `k${i % 20}`, 100 + i, i % 2 ? 'b' : 'c');
       counts.push(fs.existsSync(log) ? parseLog(fs.readFileSync(log), LOG_VERSION)!.entries.count : 0);
     }
-    expect(Math.max(...counts)).toBeLessThanOrEqual(1024);
-    expect(Math.max(...counts)).toBeGreaterThan(1000);
+    // 192 entries (~8.5 KiB of a session store's log): a get checksums its log within the bytes it checksums before
+    // it loads node:zlib (derived/checksum.ts).
+    expect(Math.max(...counts)).toBeLessThanOrEqual(192);
+    expect(Math.max(...counts)).toBeGreaterThan(185);
     // It was frozen, and went on growing from nothing.
     expect(counts.findIndex((c, i) => i > 0 && c < counts[i - 1]!)).toBeGreaterThan(0);
     await expectReplayAnswers(dir);
