@@ -4,7 +4,7 @@
 import type { Case } from './case';
 import { CASE_STORE, holds, resultCases, type CaseScope } from './store';
 import { tagMark } from '../../journal/derived/bank/layout';
-import { createdOrder } from '../../journal/derived/bank/created-order';
+import { keyOrder, type KeyOrder } from '../../journal/derived/bank/key-order';
 import type { CaseBank } from './bank';
 import type { SortSpec } from '../list-window';
 import { countedByMarks, FACT, fromRows, NEWEST, type NewestFilter, timesInRange, wanted, YEAR_0, YEAR_10000 } from './newest-rows';
@@ -120,12 +120,12 @@ export async function sortedCases(
     if (rows !== undefined) return rows;
   }
   return scope.dir.readWith(CASE_STORE, async (bank) => {
-    // By created, either way, where the bank keeps the order (created-order.ts): the slots read as the page needs
-    // them, as newestCases reads its own — when every live one's text orders as its time (else the whole list).
-    const byCreated = sort.key === 'created' ? createdOrder(bank) : undefined;
-    if (byCreated !== undefined) {
-      if (!timesOrderAsText(bank, byCreated)) return undefined;
-      return newestOfBank(scope, bank, filter, limit, count || tags.length === 0, byCreated.slots(sort.descending));
+    // Either way, where the bank keeps the order (key-order.ts): the slots read as the page needs them, as
+    // newestCases reads its own — by created when every live one's text orders as its time (else the whole list).
+    const kept = keyOrder(bank, sort.key);
+    if (kept !== undefined) {
+      if (sort.key === 'created' && !timesOrderAsText(bank, kept)) return undefined;
+      return newestOfBank(scope, bank, filter, limit, count || tags.length === 0, kept.slots(sort.descending));
     }
     const passes = numbersPass(bank, filter.success, tags);
     const column = sort.key === 'created' ? bank.created : sort.key === 'reward' ? bank.reward : bank.reused;
@@ -172,7 +172,7 @@ export async function sortedCases(
 }
 
 /** Whether the least and the most created of the live slots (the bank keeping their order) are in years 0–9999. */
-function timesOrderAsText(bank: CaseBank, order: NonNullable<ReturnType<typeof createdOrder>>): boolean {
+function timesOrderAsText(bank: CaseBank, order: KeyOrder): boolean {
   const inRange = (first: IteratorResult<number>) =>
     first.done === true || (bank.created.get(first.value) >= YEAR_0 && bank.created.get(first.value) < YEAR_10000);
   return inRange(order.slots(false).next()) && inRange(order.slots(true).next());

@@ -7,7 +7,7 @@ import { newestCases, sortedCases, type ColumnOrder } from '../../../src/domain/
 import { countedCases } from '../../../src/cli/operations/case';
 import { contextOf } from '../../../src/cli/context';
 import { CASE_ORDERS, windowOf } from '../../../src/domain/list-window';
-import { CASE_STORE, caseIdsStartingWith, deleteCase, importCases, listCases, recordCase, type CaseScope } from '../../../src/domain/case/store';
+import { CASE_STORE, caseIdsStartingWith, deleteCase, importCases, listCases, recordCase, retrieveCases, type CaseScope } from '../../../src/domain/case/store';
 import type { Case } from '../../../src/domain/case/case';
 import { DataDir } from '../../../src/journal/dir/data-dir';
 import { Column } from '../../../src/journal/derived/bank/columns';
@@ -73,6 +73,8 @@ async function seeded(seed: number, ordered = false): Promise<string> {
       },
       `n${round}` as CaseId,
     );
+    // Reuse counts set on cases the snapshot holds (they move in the order by reused).
+    await retrieveCases(s, { text: pick(TAGS), topK: 3, onlySuccess: false, minSimilarity: 0 }, true);
     // A read between writes leaves cache/ (the bank's snapshot and its delta) at this point.
     await newestCases(s, { success: false }, 3, true);
   }
@@ -190,32 +192,38 @@ describe('case list newest first, limited and filtered', () => {
     }
   });
 
-  it('by created_at either way, oldest first too and where created went backwards: the order kept, no column read whole', async () => {
+  it('by created_at, reward or reused, either way (created went backwards, counts set since): the order kept, no column read whole', async () => {
     for (const [seed, ordered] of [
       [11, false],
       [12, true],
     ] as const) {
       const root = await seeded(seed, ordered);
       const all = (await listCases({ dir: journalsOnly(root), now: NOW })).toReversed();
-      // The slots folded since the bank's snapshot (its delta), which a read sorts in memory.
-      const since = await new DataDir(root, quiet, 5_000).readWith(CASE_STORE, (bank) => bank.slots - bank.cachedSlots);
+      // The slots folded since the bank's snapshot (its delta) and those re-counted since, which a read sorts in memory.
+      const [folded, moved] = await new DataDir(root, quiet, 5_000).readWith(CASE_STORE, (bank) => [
+        bank.slots - bank.cachedSlots,
+        bank.reused.overlaid()!.size,
+      ]);
+      const since = folded + moved;
+      expect(moved).toBeGreaterThan(0);
       expect(since).toBeLessThan(all.length / 4);
       const range = vi.spyOn(Column.prototype, 'range');
       const get = vi.spyOn(Column.prototype, 'get');
       try {
-        for (const filter of FILTERS)
-          for (const descending of [false, true])
-            for (const limit of [2, 50, 1000]) {
-              const where = (c: Case) => ('success' in filter ? c.success === filter.success : true) && (filter.tags ?? []).every((t) => c.tags.includes(t));
-              const want = windowOf(all, CASE_ORDERS, { sort: { key: 'created', descending }, where, limit });
-              get.mockClear();
-              const got = await sortedCases({ dir: new DataDir(root, quiet, 5_000), now: NOW }, filter, { key: 'created', descending }, limit, true);
-              const what = `${seed} ${JSON.stringify(filter)} ${descending ? '-' : ''}created ${limit}`;
-              expect(got?.cases, what).toEqual(want.rows);
-              expect(got?.total, what).toBe(want.total);
-              // A short page without a filter to count: what it shows and the slots folded since, not the column.
-              if (limit === 2 && Object.keys(filter).length === 0) expect(get.mock.calls.length, what).toBeLessThan(6 * since + 50);
-            }
+        for (const key of ['created', 'reward', 'reused'] as ColumnOrder[])
+          for (const filter of FILTERS)
+            for (const descending of [false, true])
+              for (const limit of [2, 50, 1000]) {
+                const where = (c: Case) => ('success' in filter ? c.success === filter.success : true) && (filter.tags ?? []).every((t) => c.tags.includes(t));
+                const want = windowOf(all, CASE_ORDERS, { sort: { key, descending }, where, limit });
+                get.mockClear();
+                const got = await sortedCases({ dir: new DataDir(root, quiet, 5_000), now: NOW }, filter, { key, descending }, limit, true);
+                const what = `${seed} ${JSON.stringify(filter)} ${descending ? '-' : ''}${key} ${limit}`;
+                expect(got?.cases, what).toEqual(want.rows);
+                expect(got?.total, what).toBe(want.total);
+                // A short page without a filter to count: what it shows and the slots folded since, not the column.
+                if (limit === 2 && Object.keys(filter).length === 0) expect(get.mock.calls.length, what).toBeLessThan(6 * since + 50);
+              }
         expect(range).not.toHaveBeenCalled();
       } finally {
         range.mockRestore();
