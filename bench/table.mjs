@@ -138,6 +138,7 @@ function uiRoutes(n, caseId) {
     '/api/cases?sort=-created&limit=50',
     '/api/cases?sort=-reward&limit=50',
     '/api/cases?sort=reused&limit=50',
+    `/api/cases?tag=${WORDS[0]}&tag=${WORDS[1]}&offset=0&limit=20`,
     '/api/cases?only_failure=1&limit=50',
     `/api/cases/${caseId}`,
     `/api/cases/retrieve?task=${encodeURIComponent(RARE.join(' '))}&top_k=20`,

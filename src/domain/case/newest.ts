@@ -74,8 +74,27 @@ async function newestOfBank(
       if (cases.length < limit) cases.push(c);
     }
   }
-  if (byMarks) total += next(Number.MAX_SAFE_INTEGER).length;
+  // Every candidate shows its tags: how many match is how many live slots pass, counted over the rarest tag's postings.
+  if (byMarks) total = passingCount(bank, filter.success, tags);
   return { cases, total: count ? total : undefined };
+}
+
+/**
+ * How many live slots pass numbersPass: the postings of the tag that has fewest, each slot checked — what the
+ * postings cost, not the bank (a walk of every live slot cost 200k checks at 200k cases).
+ */
+function passingCount(bank: CaseBank, success: boolean | undefined, tags: readonly string[]): number {
+  const passes = numbersPass(bank, success, tags);
+  let rarest: { cached: Uint32Array; later: readonly number[] } | undefined;
+  for (const term of new Set(tags.map(tagMark))) {
+    const id = bank.termIdOf(term);
+    if (id === undefined) return 0;
+    const list = bank.postingsOf(id);
+    if (rarest === undefined || list.cached.length + list.later.length < rarest.cached.length + rarest.later.length) rarest = list;
+  }
+  let n = 0;
+  for (const list of [rarest?.cached ?? [], rarest?.later ?? []]) for (const slot of list) if (bank.alive.get(slot) === 1 && passes(slot)) n++;
+  return n;
 }
 
 /**

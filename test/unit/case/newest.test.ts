@@ -140,6 +140,27 @@ describe('case list newest first, limited and filtered', () => {
     expect(read).toBeLessThanOrEqual(5);
   });
 
+  it('counts a list by several tags over the postings of the rarest, not every case', async () => {
+    const root = await seeded(7);
+    const all = (await listCases({ dir: journalsOnly(root), now: NOW })).toReversed();
+    const slots = await new DataDir(root, quiet, 5_000).readWith(CASE_STORE, (bank) => bank.slots);
+    const get = vi.spyOn(Column.prototype, 'get');
+    try {
+      for (const filter of [{ tags: ['beta', 'x'] }, { tags: ['x', 'alpha'], success: true }, { tags: ['alpha', 'gamma', 'deploy-prod'] }]) {
+        const want = all.filter((c) => ('success' in filter ? c.success === filter.success : true) && filter.tags.every((t) => c.tags.includes(t)));
+        get.mockClear();
+        const got = await newestCases({ dir: new DataDir(root, quiet, 5_000), now: NOW }, filter, 2, true);
+        expect(got.cases, JSON.stringify(filter)).toEqual(want.slice(0, 2));
+        expect(got.total, JSON.stringify(filter)).toBe(want.length);
+        expect(want.length).toBeGreaterThan(2);
+        // A walk of every live slot asked each one's liveness at least: here the rarest tag's postings are asked.
+        expect(get.mock.calls.length, JSON.stringify(filter)).toBeLessThan(slots);
+      }
+    } finally {
+      get.mockRestore();
+    }
+  });
+
   it('sorted by created, reward or reused (either way) answers as the whole list sorted, ties newest first', async () => {
     for (const seed of [6]) {
       const root = await seeded(seed);
