@@ -13,7 +13,7 @@ import type { StepSink } from './step-sink';
 /** The numbers a bank keeps its slots in the order of. */
 export type OrderKey = 'created' | 'reward' | 'reused';
 /** Each order's section of the snapshot (codec.ts NUMERIC). */
-export const ORDER_SECTION = { created: 'byCreated', reward: 'byReward', reused: 'byReused' } as const;
+const ORDER_SECTION = { created: 'byCreated', reward: 'byReward', reused: 'byReused' } as const;
 
 /**
  * The snapshot's word and the live slots folded since: false when the snapshot does not tell (an older crux's) or
