@@ -140,7 +140,7 @@ describe('case list newest first, limited and filtered', () => {
     expect(read).toBeLessThanOrEqual(5);
   });
 
-  it('counts a list by several tags over the postings of the rarest, not every case', async () => {
+  it('pages and counts a list by several tags over the postings of the rarest, not every case', async () => {
     const root = await seeded(7);
     const all = (await listCases({ dir: journalsOnly(root), now: NOW })).toReversed();
     const slots = await new DataDir(root, quiet, 5_000).readWith(CASE_STORE, (bank) => bank.slots);
@@ -156,6 +156,27 @@ describe('case list newest first, limited and filtered', () => {
         // A walk of every live slot asked each one's liveness at least: here the rarest tag's postings are asked.
         expect(get.mock.calls.length, JSON.stringify(filter)).toBeLessThan(slots);
       }
+      // A tag few cases hold: a page short of its limit reads that tag's postings, newest first or sorted, not every case.
+      await importCases({ dir: new DataDir(root, quiet, 5_000), now: NOW }, [
+        body({ id: 'r1', task: 'rare one', tags: ['rare', 'alpha'], reward: 0.5 }) as unknown as Case,
+        body({ id: 'c3', task: 'rare two', tags: ['alpha', 'rare'], reward: 0.5 }) as unknown as Case,
+      ]);
+      await newestCases({ dir: new DataDir(root, quiet, 5_000), now: NOW }, {}, 1, true);
+      const again = (await listCases({ dir: journalsOnly(root), now: NOW })).toReversed();
+      const filter = { tags: ['alpha', 'rare'] };
+      const where = (c: Case) => filter.tags.every((t) => c.tags.includes(t));
+      get.mockClear();
+      const newest = await newestCases({ dir: new DataDir(root, quiet, 5_000), now: NOW }, filter, 20, true);
+      expect(newest.cases.map((c) => c.case_id)).toEqual(['c3', 'r1']);
+      expect(newest.total).toBe(2);
+      expect(get.mock.calls.length).toBeLessThan(50);
+      for (const key of ['created', 'reward', 'reused'] as ColumnOrder[])
+        for (const descending of [true, false]) {
+          get.mockClear();
+          const got = await sortedCases({ dir: new DataDir(root, quiet, 5_000), now: NOW }, filter, { key, descending }, 20, true);
+          expect(got?.cases, `${key} ${descending}`).toEqual(windowOf(again, CASE_ORDERS, { sort: { key, descending }, where }).rows);
+          expect(get.mock.calls.length, `${key} ${descending}`).toBeLessThan(50);
+        }
     } finally {
       get.mockRestore();
     }
