@@ -68,10 +68,12 @@ describe.skipIf(pgSkipReason() !== undefined)('crux store init --print on Postgr
 
 /**
  * Takes a schema this crux made back to version 4 (as a crux of schema 4 left it): the counts tables, the fact
- * indexes and the history rows' keys gone, the term rows of the terms' version before (2).
+ * indexes (both migration 5's and 7's) and the history rows' keys gone, the term rows of the terms' version before (2).
  */
 function downgradeTo4(schema: string): void {
-  const facts = ['sessions', 'cases'].flatMap((j) => [1, 2, 3, 4, 5, 6].map((n) => `${schema}.journal_${j}_terms_f${n}`));
+  const facts = ['sessions', 'cases'].flatMap((j) =>
+    ['1', '2', '3', '4', '5', '6', '1d', '2d', '3d', '4d', '5d'].map((n) => `${schema}.journal_${j}_terms_f${n}`),
+  );
   psqlScript(`\\set ON_ERROR_STOP 1
     set client_min_messages = warning;
     begin;
@@ -155,7 +157,8 @@ describe.skipIf(pgSkipReason() !== undefined)('a PostgreSQL store at an older sc
     // `store init` migrates (the indexes on the rows there, an empty counts table): still stale, still no damage.
     expect((await crux(store, ['store', 'init'])).exitCode).toBe(0);
     expect(psql(`select max(version) from ${schema}.schema_version`).trim()).toBe(String(SCHEMA_VERSION));
-    expect(psql(`select count(*) from pg_indexes where schemaname = '${schema}' and indexname like 'journal_cases_terms_f%'`).trim()).toBe('6');
+    // Six facts by the sixth ascending (migration 5), five by it descending (7).
+    expect(psql(`select count(*) from pg_indexes where schemaname = '${schema}' and indexname like 'journal_cases_terms_f%'`).trim()).toBe('11');
     expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
     expect((await crux(store, ['--json', 'case', 'list', '--limit', '2'])).stdout).toBe(tags);
     expect((await crux(store, ['case', 'record', '--task', 'unrelated', '--action', 'a', '--outcome', 'o', '--tag', 'x'])).exitCode).toBe(0);

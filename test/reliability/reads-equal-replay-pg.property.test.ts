@@ -33,7 +33,8 @@ const WORDS = ['deploy', 'cache', 'index', 'timeout'];
 
 type Step =
   | { op: 'put' | 'close' | 'archive'; agent: number; id: number; skew: number }
-  | { op: 'record'; words: number[]; success: boolean; tags?: number[]; skew?: number; reward?: number };
+  | { op: 'record'; words: number[]; success: boolean; tags?: number[]; skew?: number; reward?: number }
+  | { op: 'reuse'; words: number[] };
 type Harm = { how: 'stale' | 'edit' | 'foreign' | 'journal'; at: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
@@ -50,6 +51,8 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       reward: fc.constantFrom(0, 0.5, 1),
     }),
   },
+  // A retrieve that marks its matches reused: the order by reused.
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('reuse' as const), words: fc.array(fc.nat(WORDS.length - 1), { minLength: 1, maxLength: 2 }) }) },
 );
 // 'journal': one journal row changed in place, deleted, or a copy of one inserted before the others — in the middle
 // of the journal, where the last row the derived rows are bound to stays as it was. The journal tables' triggers
@@ -133,8 +136,16 @@ const derivedTables = (url: string) =>
 
 async function write(url: string, s: Step, now: number, recorded: CaseId[]): Promise<void> {
   const at = s.op === 'put' || s.op === 'record' ? now + (s.skew ?? 0) * 60_000 : now;
-  const ctx = contextOf({ store: url, agent: s.op === 'record' ? undefined : AGENTS[s.agent], now: new Date(at).toISOString() }, {}, () => {});
+  const ctx = contextOf(
+    { store: url, agent: s.op === 'record' || s.op === 'reuse' ? undefined : AGENTS[s.agent], now: new Date(at).toISOString() },
+    {},
+    () => {},
+  );
   try {
+    if (s.op === 'reuse') {
+      await caseOps.retrieve(ctx, { text: s.words.map((w) => WORDS[w]).join(' '), topK: 2, onlySuccess: false, minSimilarity: 0 }, true);
+      return;
+    }
     if (s.op === 'record') {
       const draft = {
         task: s.words.map((w) => WORDS[w]).join(' '),

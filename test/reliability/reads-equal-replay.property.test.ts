@@ -16,7 +16,7 @@ import * as ops from '../../src/cli/operations/session';
 import * as caseOps from '../../src/cli/operations/case';
 import { mint } from '../../src/cli/operations/handoff';
 import { deleteSession, reapSessions, sessionIdsStartingWith } from '../../src/domain/session/store';
-import { deleteCase, recordCase } from '../../src/domain/case/store';
+import { deleteCase, recordCase, retrieveCases } from '../../src/domain/case/store';
 import { sessionScope } from '../../src/cli/operations/scope';
 import type { SessionStatus } from '../../src/domain/session/machine';
 import { ALL_STORES } from '../../src/domain/stores';
@@ -39,6 +39,7 @@ type Step =
   | { op: 'close' | 'archive' | 'delete' | 'handoff'; agent: number; id: number }
   | { op: 'record'; words: number[]; success: boolean; tags?: number[]; skew?: number; reward?: number }
   | { op: 'unrecord'; pick: number }
+  | { op: 'reuse'; words: number[] }
   | { op: 'compact' | 'save' }
   | { op: 'restore'; how: 'saved' | 'absent' | 'damaged'; at: number };
 
@@ -64,6 +65,8 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('unrecord' as const), pick: fc.nat() }) },
+  // A retrieve that marks its matches reused: reuse counts set since a snapshot (the order by reused moves them).
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('reuse' as const), words: fc.array(fc.nat(WORDS.length - 1), { minLength: 1, maxLength: 2 }) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('compact' as const) }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('save' as const) }) },
   {
@@ -214,6 +217,10 @@ async function apply(root: string, s: Step, now: number, saved: { dir?: string }
         source_receipt: null,
       };
       return run(() => recordCase({ dir: ctx(0).dataDir, now: now + (s.skew ?? 0) * 60_000 }, draft, caseId));
+    }
+    case 'reuse': {
+      const query = { text: s.words.map((w) => WORDS[w]).join(' '), topK: 2, onlySuccess: false, minSimilarity: 0 };
+      return run(() => retrieveCases({ dir: ctx(0).dataDir, now }, query, true).then(() => undefined));
     }
     case 'unrecord':
       if (recorded.length === 0) return;

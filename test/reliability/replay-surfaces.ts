@@ -189,6 +189,10 @@ export const SORTED_CASE_READS: Read[] = [
       [{ tags: ['deploy'] }, 'created', true, 2],
       [{ tags: ['cache', 'index'] }, 'created', false, 1],
       [{ success: true }, 'reward', true, 2],
+      [{}, 'reward', false, 3],
+      [{ tags: ['cache', 'index'] }, 'reward', true, 1],
+      [{}, 'reused', true, 2],
+      [{}, 'reused', false, 3],
       [{ success: false, tags: ['timeout'] }, 'reused', false, 2],
     ] as const
   ).map(
@@ -202,5 +206,7 @@ export const SORTED_CASE_READS: Read[] = [
     '/api/cases?sort=-created&limit=2',
     '/api/cases?sort=-created&offset=1&limit=2&tag=cache',
     '/api/cases?sort=-created&offset=0&limit=3&only_failure=1',
+    '/api/cases?sort=-reward&limit=2',
+    '/api/cases?sort=reused&offset=1&limit=2&tag=cache',
   ].map((path) => api(path, 'cases.jsonl')),
 ];

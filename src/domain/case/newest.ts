@@ -4,7 +4,7 @@
 import type { Case } from './case';
 import { CASE_STORE, holds, resultCases, type CaseScope } from './store';
 import { tagMark } from '../../journal/derived/bank/layout';
-import { createdOrder } from '../../journal/derived/bank/created-order';
+import { keyOrder, type KeyOrder } from '../../journal/derived/bank/key-order';
 import type { CaseBank } from './bank';
 import type { SortSpec } from '../list-window';
 import { countedByMarks, FACT, fromRows, NEWEST, type NewestFilter, timesInRange, wanted, YEAR_0, YEAR_10000 } from './newest-rows';
@@ -25,7 +25,11 @@ export async function newestCases(
   const rows = await fromRows(scope, filter, [NEWEST], limit, count);
   if (rows !== undefined) return rows;
   // The bank as its snapshot reads on demand (readWith): the columns' pages the slots shown need, not the whole body.
-  return scope.dir.readWith(CASE_STORE, (bank) => newestOfBank(scope, bank, filter, limit, count));
+  // With tags, the rarest one's postings from the last: a page of a few matches does not walk every case.
+  return scope.dir.readWith(CASE_STORE, (bank) => {
+    const candidates = rarestSlots(bank, filter.tags ?? []);
+    return newestOfBank(scope, bank, filter, limit, count, candidates?.[Symbol.iterator]());
+  });
 }
 
 /** The live slots from the last: newest first. */
@@ -74,8 +78,36 @@ async function newestOfBank(
       if (cases.length < limit) cases.push(c);
     }
   }
-  if (byMarks) total += next(Number.MAX_SAFE_INTEGER).length;
+  // Every candidate shows its tags: how many match is how many live slots pass, counted over the rarest tag's postings.
+  if (byMarks) total = passingCount(bank, filter.success, tags);
   return { cases, total: count ? total : undefined };
+}
+
+/**
+ * The live slots among the postings of the tag that has fewest, newest first (postings are in slot order): every
+ * slot that may pass a filter by these tags, at what the postings cost, not the bank; undefined without tags.
+ */
+function rarestSlots(bank: CaseBank, tags: readonly string[]): number[] | undefined {
+  if (tags.length === 0) return undefined;
+  let rarest: { cached: Uint32Array; later: readonly number[] } | undefined;
+  for (const term of new Set(tags.map(tagMark))) {
+    const id = bank.termIdOf(term);
+    // A tag no case holds.
+    if (id === undefined) return [];
+    const list = bank.postingsOf(id);
+    if (rarest === undefined || list.cached.length + list.later.length < rarest.cached.length + rarest.later.length) rarest = list;
+  }
+  const slots: number[] = [];
+  for (const list of [rarest!.later, rarest!.cached]) for (let i = list.length - 1; i >= 0; i--) if (bank.alive.get(list[i]!) === 1) slots.push(list[i]!);
+  return slots;
+}
+
+/** How many live slots pass numbersPass: those of the rarest tag's postings that do (a walk of every live slot cost 200k checks at 200k cases). */
+function passingCount(bank: CaseBank, success: boolean | undefined, tags: readonly string[]): number {
+  const passes = numbersPass(bank, success, tags);
+  let n = 0;
+  for (const slot of rarestSlots(bank, tags) ?? []) if (passes(slot)) n++;
+  return n;
 }
 
 /**
@@ -95,6 +127,9 @@ function numbersPass(bank: CaseBank, success: boolean | undefined, tags: readonl
   return (slot) =>
     (success === undefined || (bank.success.get(slot) === 1) === success) && postings.every((list, i) => holds(list.cached, slot) || later[i]!.has(slot));
 }
+
+/** A tag's postings are sorted rather than the order walked when they hold less than 1/FEW of the live cases. */
+const FEW = 8;
 
 /** The sort keys a bank's columns hold as the Case shows them (created_at as canonical text orders as its time). */
 export type ColumnOrder = 'created' | 'reward' | 'reused';
@@ -120,12 +155,24 @@ export async function sortedCases(
     if (rows !== undefined) return rows;
   }
   return scope.dir.readWith(CASE_STORE, async (bank) => {
-    // By created, either way, where the bank keeps the order (created-order.ts): the slots read as the page needs
-    // them, as newestCases reads its own — when every live one's text orders as its time (else the whole list).
-    const byCreated = sort.key === 'created' ? createdOrder(bank) : undefined;
-    if (byCreated !== undefined) {
-      if (!timesOrderAsText(bank, byCreated)) return undefined;
-      return newestOfBank(scope, bank, filter, limit, count || tags.length === 0, byCreated.slots(sort.descending));
+    // With tags whose rarest holds few of the cases, those sorted (ties the higher slot first, as a list keeps
+    // them): a page of a few matches walks neither the order nor every case — by created when each one's text orders
+    // as its time (else the whole list).
+    const candidates = rarestSlots(bank, tags);
+    if (candidates !== undefined && candidates.length * FEW < bank.liveCount) {
+      const column = bank[sort.key];
+      const keyed = candidates.map((slot) => [column.get(slot), slot] as const);
+      if (sort.key === 'created' && keyed.some(([t]) => !(t >= YEAR_0 && t < YEAR_10000))) return undefined;
+      const sign = sort.descending ? -1 : 1;
+      const order = keyed.sort((x, y) => sign * (x[0] - y[0]) || y[1] - x[1]).map(([, slot]) => slot);
+      return newestOfBank(scope, bank, filter, limit, count, order[Symbol.iterator]());
+    }
+    // Either way, where the bank keeps the order (key-order.ts): the slots read as the page needs them, as
+    // newestCases reads its own — by created when every live one's text orders as its time (else the whole list).
+    const kept = keyOrder(bank, sort.key);
+    if (kept !== undefined) {
+      if (sort.key === 'created' && !timesOrderAsText(bank, kept)) return undefined;
+      return newestOfBank(scope, bank, filter, limit, count || tags.length === 0, kept.slots(sort.descending));
     }
     const passes = numbersPass(bank, filter.success, tags);
     const column = sort.key === 'created' ? bank.created : sort.key === 'reward' ? bank.reward : bank.reused;
@@ -172,7 +219,7 @@ export async function sortedCases(
 }
 
 /** Whether the least and the most created of the live slots (the bank keeping their order) are in years 0–9999. */
-function timesOrderAsText(bank: CaseBank, order: NonNullable<ReturnType<typeof createdOrder>>): boolean {
+function timesOrderAsText(bank: CaseBank, order: KeyOrder): boolean {
   const inRange = (first: IteratorResult<number>) =>
     first.done === true || (bank.created.get(first.value) >= YEAR_0 && bank.created.get(first.value) < YEAR_10000);
   return inRange(order.slots(false).next()) && inRange(order.slots(true).next());

@@ -21,7 +21,7 @@ import {
 } from './pg-trust';
 
 /** The layout this crux reads and writes. A store at a higher version is refused, never downgraded. */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 type Query = Sql;
 
@@ -137,6 +137,20 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
   (s) => `
     alter table ${s}.history add column if not exists key text;
     create index if not exists history_key on ${s}.history (journal, key, generation, line) where key is not null;`,
+  // 7: a page ordered by one of the first five facts ascending, its ties by the sixth descending (a case list
+  // `--sort reward|reused|created`, ties newest first) reads its rows too: a b-tree over each, the sixth descending
+  // (factIndexes), where migration 5's served only the descending order and an ascending page sorted every tie
+  // (`--sort reused` at 100k cases: 287 ms of server time, every case reused 0 alike).
+  (s) => `
+    do $crux$ declare t text; begin
+      for t in select c.relname from pg_catalog.pg_class c
+        where c.relnamespace = '${s.replace(/'/g, "''")}'::regnamespace and c.relkind = 'r' and c.relname like 'journal\\_%\\_terms' loop
+        for i in 1..5 loop
+          execute format('create index if not exists %I on %s.%I ((split_part(facts, '' '', %s)::float8), (split_part(facts, '' '', 6)::float8) desc)',
+            t || '_f' || i || 'd', '${s.replace(/'/g, "''")}', t, i);
+        end loop;
+      end loop;
+    end $crux$;`,
 ];
 
 /**
@@ -149,11 +163,17 @@ const TIE_FACT = 6;
 /** Fact `n` (from 1) of a term row as a number: the expression both the indexes and the queries use. */
 export const factNumber = (facts: string, n: number): string => `(split_part(${facts}, ' ', ${Math.trunc(n)})::float8)`;
 
-/** The DDL of a term table's fact indexes (as migration 5 makes them for the tables made before it). */
+/**
+ * The DDL of a term table's fact indexes (as migrations 5 and 7 make them for the tables made before them): each fact
+ * before the tie's followed by it ascending (a page in either direction of both, read forwards or backwards) and
+ * descending (the fact ascending, its ties descending: a case list from the least, ties newest first).
+ */
 const factIndexes = (s: string, table: string): string =>
   Array.from({ length: TIE_FACT }, (_, i) => {
-    const tie = i + 1 < TIE_FACT ? `, ${factNumber('facts', TIE_FACT)}` : '';
-    return `create index ${table}_f${i + 1} on ${s}.${table} (${factNumber('facts', i + 1)}${tie});`;
+    const fact = factNumber('facts', i + 1);
+    if (i + 1 === TIE_FACT) return `create index ${table}_f${i + 1} on ${s}.${table} (${fact});`;
+    const tie = factNumber('facts', TIE_FACT);
+    return `create index ${table}_f${i + 1} on ${s}.${table} (${fact}, ${tie});\n  create index ${table}_f${i + 1}d on ${s}.${table} (${fact}, ${tie} desc);`;
   }).join('\n  ');
 
 /** The DDL of one journal's table (created with the first record a journal gets). */

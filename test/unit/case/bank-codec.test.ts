@@ -64,15 +64,17 @@ describe('bank codec', () => {
     };
     expect(decodeCaseBank(bodyOf(withHeader({ ...header, v: 99 })))).toBeUndefined();
     // v1 banks hold \p{L}-run terms (before SPEC §5 read Alphabetic): their vocabulary is stale, never trusted;
-    // v2 banks have no id hashes, v3 no posting metas, v4 no tag marks (a tag counted from them would be missing).
-    expect(header.v).toBe(6);
-    for (const v of [1, 2, 3, 4]) expect(decodeCaseBank(bodyOf(withHeader({ ...header, v })))).toBeUndefined();
+    // v2 banks have no id hashes, v3 no posting metas, v4 no tag marks (a tag counted from them would be missing),
+    // v5 no created order, v6 no reward nor reused order (their sections would be read as others).
+    expect(header.v).toBe(7);
+    for (const v of [1, 2, 3, 4, 5, 6]) expect(decodeCaseBank(bodyOf(withHeader({ ...header, v })))).toBeUndefined();
     // Shapes that disagree are refused.
     const columns = decodeCaseBank(bodyOf(bytes))!.cache;
     const withColumn = (patch: object) => new CaseBank({ ...columns, ...patch } as LazyColumns);
     expect(() => withColumn({ reward: new Float64Array(1) })).toThrow(RangeError);
     expect(() => withColumn({ postStart: new Uint32Array(1) })).toThrow(RangeError);
     expect(() => withColumn({ idHash: new Uint32Array(2) })).toThrow(RangeError);
+    for (const order of ['byCreated', 'byReward', 'byReused']) expect(() => withColumn({ [order]: new Uint32Array(1) })).toThrow(RangeError);
     expect(() => withColumn({ postMeta: new Uint16Array(columns.postMeta.length + 1) })).toThrow(RangeError);
     // A posting pointing past the last slot is skipped by ranking, not read out of bounds.
     const damaged = withColumn({ postSlots: new Uint32Array(columns.postSlots.length).fill(1000) });

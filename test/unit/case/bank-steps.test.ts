@@ -89,6 +89,31 @@ describe('the stepwise bank encoder', () => {
     expect(Math.max(...sizes)).toBeLessThan(whole.length / 2);
   });
 
+  it('keeps the live slots by created, reward and reused (ties by slot) through removals, replacements and counts set since', () => {
+    let bank = decodedWith(500, mixed, 120);
+    // Twice: the second time from the orders the first snapshot kept.
+    for (let round = 0; round < 2; round++) {
+      const decoded = decodeCaseBank(bodyOf(encodeBank(bank)))!;
+      const slots = Array.from({ length: decoded.slots }, (_, s) => s);
+      for (const [key, section] of [
+        ['created', 'byCreated'],
+        ['reward', 'byReward'],
+        ['reused', 'byReused'],
+      ] as const) {
+        const order = decoded.cache[section]!;
+        const kept = Array.from({ length: order.length }, (_, i) => (ArrayBuffer.isView(order) ? order[i]! : order.get(i)));
+        const value = (s: number) => decoded[key].get(s);
+        if (key !== 'created' || decoded.cache.createdOrdered !== true)
+          expect(kept, `${round} ${key}`).toEqual(slots.toSorted((x, y) => value(x) - value(y) || x - y));
+      }
+      expect(new Set(slots.map((s) => decoded.reused.get(s))).size).toBeGreaterThan(3);
+      bank = bankOf(
+        Array.from({ length: 60 }, (_, i) => mixed(i + 7)).filter((e) => e !== undefined),
+        decoded,
+      );
+    }
+  });
+
   it('gives up on a cursor that is not its own', () => {
     const bank = decodedWith(50, mixed, 10);
     expect(stepBank(bank, { section: 99 }, 1024)).toBeUndefined();

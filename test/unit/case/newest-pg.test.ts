@@ -12,7 +12,7 @@ import { parseStoreUrl } from '../../../src/journal/pg/url';
 import type { JournalStore } from '../../../src/journal/core/store-boundary';
 import type { CaseId } from '../../../src/shared/ids';
 import { tempDir } from '../../helpers/cli';
-import { freshStoreUrl, pgSkipReason } from '../../helpers/pg';
+import { freshStoreUrl, pgSkipReason, psql, recording } from '../../helpers/pg';
 import { body, FILTERS, random, TAGS } from './fixtures';
 
 const NOW = Date.parse('2026-12-01T12:00:00Z');
@@ -95,6 +95,35 @@ describe.skipIf(pgSkipReason() !== undefined)('limited case lists on PostgreSQL,
       expect(whole).toBe(0);
     } finally {
       await counting.close();
+      await store.close();
+    }
+  });
+
+  it('reads a page sorted by created, reward or reused, either way (ties newest first), through a b-tree: no tie sorted', async () => {
+    const url = freshStoreUrl('caseorder');
+    const store = new PgStore(parseStoreUrl(url), { reporter: quiet, lockTimeoutMs: 10_000, cruxVersion: 'test', specs: [CASE_STORE] });
+    try {
+      await write(store, 5);
+      const seen = recording(store);
+      for (const key of ['created', 'reward', 'reused'] as ColumnOrder[])
+        for (const descending of [true, false]) {
+          seen.length = 0;
+          await sortedCases({ dir: store, now: NOW }, {}, { key, descending }, 20, true);
+          // The page's statement (by created, the edges' before it).
+          const page = seen.filter((text) => /order by [\s\S]* limit \$1 offset \$2$/.test(text)).at(-1);
+          expect(page, `${key} ${descending}`).toBeDefined();
+          // The server's plan with the table's statistics (as autovacuum keeps them) and sequential scans off (a table
+          // this small would be read whole anyway): an index gives the rows in the page's order, the sort fact and the
+          // tie both (only the key of rows tied on both sorted), where one by the fact alone sorts each run of ties.
+          const table = /from (\S+) r /.exec(page!)![1];
+          const plan = psql(`analyze ${table}; set enable_seqscan = off; explain (analyze, costs off) ${page!.replace('$1', '20').replace('$2', '0')}`, url);
+          const what = `${key} ${descending ? 'desc' : 'asc'}:\n${plan}`;
+          expect(plan, what).toMatch(/Index Scan/);
+          const presorted = plan.split('\n').filter((l) => l.includes('Presorted Key:'));
+          for (const line of presorted) expect(line, what).toMatch(/' '::text, 6\)/);
+          expect(plan, what).not.toMatch(/^\s*(->\s*)?Sort\s+\(/m);
+        }
+    } finally {
       await store.close();
     }
   });

@@ -7,7 +7,7 @@ import { newestCases, sortedCases, type ColumnOrder } from '../../../src/domain/
 import { countedCases } from '../../../src/cli/operations/case';
 import { contextOf } from '../../../src/cli/context';
 import { CASE_ORDERS, windowOf } from '../../../src/domain/list-window';
-import { CASE_STORE, caseIdsStartingWith, deleteCase, importCases, listCases, recordCase, type CaseScope } from '../../../src/domain/case/store';
+import { CASE_STORE, caseIdsStartingWith, deleteCase, importCases, listCases, recordCase, retrieveCases, type CaseScope } from '../../../src/domain/case/store';
 import type { Case } from '../../../src/domain/case/case';
 import { DataDir } from '../../../src/journal/dir/data-dir';
 import { Column } from '../../../src/journal/derived/bank/columns';
@@ -73,6 +73,8 @@ async function seeded(seed: number, ordered = false): Promise<string> {
       },
       `n${round}` as CaseId,
     );
+    // Reuse counts set on cases the snapshot holds (they move in the order by reused).
+    await retrieveCases(s, { text: pick(TAGS), topK: 3, onlySuccess: false, minSimilarity: 0 }, true);
     // A read between writes leaves cache/ (the bank's snapshot and its delta) at this point.
     await newestCases(s, { success: false }, 3, true);
   }
@@ -138,6 +140,48 @@ describe('case list newest first, limited and filtered', () => {
     expect(read).toBeLessThanOrEqual(5);
   });
 
+  it('pages and counts a list by several tags over the postings of the rarest, not every case', async () => {
+    const root = await seeded(7);
+    const all = (await listCases({ dir: journalsOnly(root), now: NOW })).toReversed();
+    const slots = await new DataDir(root, quiet, 5_000).readWith(CASE_STORE, (bank) => bank.slots);
+    const get = vi.spyOn(Column.prototype, 'get');
+    try {
+      for (const filter of [{ tags: ['beta', 'x'] }, { tags: ['x', 'alpha'], success: true }, { tags: ['alpha', 'gamma', 'deploy-prod'] }]) {
+        const want = all.filter((c) => ('success' in filter ? c.success === filter.success : true) && filter.tags.every((t) => c.tags.includes(t)));
+        get.mockClear();
+        const got = await newestCases({ dir: new DataDir(root, quiet, 5_000), now: NOW }, filter, 2, true);
+        expect(got.cases, JSON.stringify(filter)).toEqual(want.slice(0, 2));
+        expect(got.total, JSON.stringify(filter)).toBe(want.length);
+        expect(want.length).toBeGreaterThan(2);
+        // A walk of every live slot asked each one's liveness at least: here the rarest tag's postings are asked.
+        expect(get.mock.calls.length, JSON.stringify(filter)).toBeLessThan(slots);
+      }
+      // A tag few cases hold: a page short of its limit reads that tag's postings, newest first or sorted, not every case.
+      await importCases({ dir: new DataDir(root, quiet, 5_000), now: NOW }, [
+        body({ id: 'r1', task: 'rare one', tags: ['rare', 'alpha'], reward: 0.5 }) as unknown as Case,
+        body({ id: 'c3', task: 'rare two', tags: ['alpha', 'rare'], reward: 0.5 }) as unknown as Case,
+      ]);
+      await newestCases({ dir: new DataDir(root, quiet, 5_000), now: NOW }, {}, 1, true);
+      const again = (await listCases({ dir: journalsOnly(root), now: NOW })).toReversed();
+      const filter = { tags: ['alpha', 'rare'] };
+      const where = (c: Case) => filter.tags.every((t) => c.tags.includes(t));
+      get.mockClear();
+      const newest = await newestCases({ dir: new DataDir(root, quiet, 5_000), now: NOW }, filter, 20, true);
+      expect(newest.cases.map((c) => c.case_id)).toEqual(['c3', 'r1']);
+      expect(newest.total).toBe(2);
+      expect(get.mock.calls.length).toBeLessThan(50);
+      for (const key of ['created', 'reward', 'reused'] as ColumnOrder[])
+        for (const descending of [true, false]) {
+          get.mockClear();
+          const got = await sortedCases({ dir: new DataDir(root, quiet, 5_000), now: NOW }, filter, { key, descending }, 20, true);
+          expect(got?.cases, `${key} ${descending}`).toEqual(windowOf(again, CASE_ORDERS, { sort: { key, descending }, where }).rows);
+          expect(get.mock.calls.length, `${key} ${descending}`).toBeLessThan(50);
+        }
+    } finally {
+      get.mockRestore();
+    }
+  });
+
   it('sorted by created, reward or reused (either way) answers as the whole list sorted, ties newest first', async () => {
     for (const seed of [6]) {
       const root = await seeded(seed);
@@ -190,32 +234,38 @@ describe('case list newest first, limited and filtered', () => {
     }
   });
 
-  it('by created_at either way, oldest first too and where created went backwards: the order kept, no column read whole', async () => {
+  it('by created_at, reward or reused, either way (created went backwards, counts set since): the order kept, no column read whole', async () => {
     for (const [seed, ordered] of [
       [11, false],
       [12, true],
     ] as const) {
       const root = await seeded(seed, ordered);
       const all = (await listCases({ dir: journalsOnly(root), now: NOW })).toReversed();
-      // The slots folded since the bank's snapshot (its delta), which a read sorts in memory.
-      const since = await new DataDir(root, quiet, 5_000).readWith(CASE_STORE, (bank) => bank.slots - bank.cachedSlots);
+      // The slots folded since the bank's snapshot (its delta) and those re-counted since, which a read sorts in memory.
+      const [folded, moved] = await new DataDir(root, quiet, 5_000).readWith(CASE_STORE, (bank) => [
+        bank.slots - bank.cachedSlots,
+        bank.reused.overlaid()!.size,
+      ]);
+      const since = folded + moved;
+      expect(moved).toBeGreaterThan(0);
       expect(since).toBeLessThan(all.length / 4);
       const range = vi.spyOn(Column.prototype, 'range');
       const get = vi.spyOn(Column.prototype, 'get');
       try {
-        for (const filter of FILTERS)
-          for (const descending of [false, true])
-            for (const limit of [2, 50, 1000]) {
-              const where = (c: Case) => ('success' in filter ? c.success === filter.success : true) && (filter.tags ?? []).every((t) => c.tags.includes(t));
-              const want = windowOf(all, CASE_ORDERS, { sort: { key: 'created', descending }, where, limit });
-              get.mockClear();
-              const got = await sortedCases({ dir: new DataDir(root, quiet, 5_000), now: NOW }, filter, { key: 'created', descending }, limit, true);
-              const what = `${seed} ${JSON.stringify(filter)} ${descending ? '-' : ''}created ${limit}`;
-              expect(got?.cases, what).toEqual(want.rows);
-              expect(got?.total, what).toBe(want.total);
-              // A short page without a filter to count: what it shows and the slots folded since, not the column.
-              if (limit === 2 && Object.keys(filter).length === 0) expect(get.mock.calls.length, what).toBeLessThan(6 * since + 50);
-            }
+        for (const key of ['created', 'reward', 'reused'] as ColumnOrder[])
+          for (const filter of FILTERS)
+            for (const descending of [false, true])
+              for (const limit of [2, 50, 1000]) {
+                const where = (c: Case) => ('success' in filter ? c.success === filter.success : true) && (filter.tags ?? []).every((t) => c.tags.includes(t));
+                const want = windowOf(all, CASE_ORDERS, { sort: { key, descending }, where, limit });
+                get.mockClear();
+                const got = await sortedCases({ dir: new DataDir(root, quiet, 5_000), now: NOW }, filter, { key, descending }, limit, true);
+                const what = `${seed} ${JSON.stringify(filter)} ${descending ? '-' : ''}${key} ${limit}`;
+                expect(got?.cases, what).toEqual(want.rows);
+                expect(got?.total, what).toBe(want.total);
+                // A short page without a filter to count: what it shows and the slots folded since, not the column.
+                if (limit === 2 && Object.keys(filter).length === 0) expect(get.mock.calls.length, what).toBeLessThan(6 * since + 50);
+              }
         expect(range).not.toHaveBeenCalled();
       } finally {
         range.mockRestore();

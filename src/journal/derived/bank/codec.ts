@@ -11,8 +11,9 @@ import type { TagTally } from './layout';
 const MAGIC = 'crux-case-bank';
 // The vocabulary holds tokenize()'s terms: v2 since words are Alphabetic runs (SPEC §5), not \p{L} runs;
 // v3 adds the sorted (id hash, slot) pairs, v4 each posting's ranking facts (postMeta), v5 the tags' marks
-// (layout.ts tagMark) in the postings, v6 the slots in created order (byCreated: created-order.ts).
-const VERSION = 6;
+// (layout.ts tagMark) in the postings, v6 the slots in created order (byCreated: key-order.ts), v7 in reward and
+// in reused order too (byReward, byReused).
+const VERSION = 7;
 
 type Numeric = Float64Array | Uint32Array | Uint16Array | Uint8Array;
 type Ctor = { new (buffer: ArrayBuffer, byteOffset: number, length: number): Numeric; BYTES_PER_ELEMENT: number };
@@ -31,6 +32,8 @@ export const NUMERIC: readonly [keyof BankColumns, Ctor][] = [
   ['idHash', Uint32Array],
   ['postMeta', Uint16Array],
   ['byCreated', Uint32Array],
+  ['byReward', Uint32Array],
+  ['byReused', Uint32Array],
 ];
 
 interface Header {
@@ -42,7 +45,7 @@ interface Header {
   /** Success by tag over the slots (tag-tally.ts); absent in a snapshot of an older crux. */
   tags?: number[];
   untagged?: [number, number];
-  /** 1 when created never decreases over the slots (created-order.ts), else 0; one length either way. */
+  /** 1 when created never decreases over the slots (key-order.ts), else 0; one length either way. */
   ordered?: number;
 }
 

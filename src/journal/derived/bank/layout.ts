@@ -28,8 +28,10 @@ export interface BankColumns {
   readonly tagCounts?: TagTally | undefined;
   /** Whether created never decreases from slot to slot (a newest-first list is then the slots' order), when told. */
   readonly createdOrdered?: boolean | undefined;
-  /** The slots ordered by created, ties by slot (created-order.ts); a snapshot always holds it. */
+  /** The slots ordered by created, by reward and by reused, ties by slot (key-order.ts); a snapshot always holds them. */
   readonly byCreated?: Uint32Array | undefined;
+  readonly byReward?: Uint32Array | undefined;
+  readonly byReused?: Uint32Array | undefined;
 }
 
 /**
@@ -167,7 +169,8 @@ export const metaReward = (meta: number): number => meta & 0xff;
  */
 export function checkColumns(c: BankColumns | LazyColumns): void {
   const n = c.idStarts.length;
-  const perSlot = [c.reward, c.created, c.success, c.reused, c.termCount, c.recOffset, c.recLength, c.recLine, c.byCreated ?? { length: n }];
+  const perSlot: { readonly length: number }[] = [c.reward, c.created, c.success, c.reused, c.termCount, c.recOffset, c.recLength, c.recLine];
+  for (const order of [c.byCreated, c.byReward, c.byReused]) perSlot.push(order ?? { length: n });
   if (perSlot.some((column) => column.length !== n)) throw new RangeError('inconsistent columns');
   if (c.postStart.length !== c.vocab.length + 1 || c.postStart[c.vocab.length] !== c.postSlots.length || c.postMeta.length !== c.postSlots.length) {
     throw new RangeError('inconsistent postings');

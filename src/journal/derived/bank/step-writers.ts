@@ -26,7 +26,7 @@ export interface StepCursor {
   lengths: number[] | undefined;
   /** The head's success by tag (tag-tally.ts), computed with the lengths. */
   tally?: TagTally | undefined;
-  /** The head's word on created's order (created-order.ts), computed with the lengths. */
+  /** The head's word on created's order (key-order.ts), computed with the lengths. */
   ordered?: boolean | undefined;
 }
 

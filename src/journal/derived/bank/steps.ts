@@ -13,7 +13,7 @@ import { bankHead, NUMERIC, pad8, sectionLengths } from './codec';
 import { Frame, numberAt, sliceOf, writeColumn, writeIdHash, writeIds, writePostings, type StepCursor as Cursor } from './step-writers';
 import { StepSink } from './step-sink';
 import { tagCounts, tallyOf } from './tag-tally';
-import { liveCreatedOrdered, writeByCreated } from './created-order';
+import { liveCreatedOrdered, writeOrder } from './key-order';
 
 const SECTIONS = ['head', 'ids', 'vocab', ...NUMERIC.map(([name]) => name as string)];
 
@@ -183,7 +183,11 @@ function writeSection(frame: Frame, c: Cursor, sink: StepSink): boolean {
     case 'idHash':
       return writeIdHash(frame, c, sink);
     case 'byCreated':
-      return writeByCreated(frame, c, sink, c.ordered!);
+      return writeOrder(frame, c, sink, 'created', c.ordered!);
+    case 'byReward':
+      return writeOrder(frame, c, sink, 'reward', c.ordered!);
+    case 'byReused':
+      return writeOrder(frame, c, sink, 'reused', c.ordered!);
     default:
       return writeColumn(frame, c, sink, name);
   }

@@ -22,7 +22,7 @@ import { idHash32 } from './bank';
 import { bankHead, NUMERIC, pad8, sectionLengths } from './codec';
 import { packMeta, type BankFacts } from './layout';
 import { Forward, Section, Staged, type Put } from './stream-io';
-import { createdSortKey } from './created-order';
+import { numberSortKey } from './key-order';
 import { EV_DELETED, EV_PUT, EV_REUSED, type Live, liveOf, POSTINGS_PER_READ, termCounts, TWO32, writePostings } from './stream-live';
 
 /** What an accepted record does to a bank: puts a whole case (replacing its id's), sets a reuse count, deletes. */
@@ -180,11 +180,13 @@ class BankStream implements SnapshotStream {
       write: (put) => {
         put(vocabText, at.get('vocab')![0]);
         const hashes = this.scratch.sort(2);
-        const byCreated = this.scratch.sort(2);
-        put(headOf(this.writeColumns(put, section, live, puts, hashes, byCreated)), 0);
-        const order = section(put, 'byCreated');
-        for (const m = byCreated.merged(); !m.done; m.next()) order.u32(m.words[m.index * 8 + 2]!);
-        order.end();
+        const orders = { byCreated: this.scratch.sort(2), byReward: this.scratch.sort(2), byReused: this.scratch.sort(2) };
+        put(headOf(this.writeColumns(put, section, live, puts, hashes, orders)), 0);
+        for (const [name, sorted] of Object.entries(orders)) {
+          const order = section(put, name);
+          for (const m = sorted.merged(); !m.done; m.next()) order.u32(m.words[m.index * 8 + 2]!);
+          order.end();
+        }
         writePostings(put, section, this.postings, live, df, this.metas, this.postingsAtOnce);
         const pairs = section(put, 'idHash');
         for (const m = hashes.merged(); !m.done; m.next()) {
@@ -215,9 +217,16 @@ class BankStream implements SnapshotStream {
 
   /**
    * Ids, their starts and the per-slot numbers of the live puts, in order; each one's (id hash, slot) into `hashes`,
-   * (created, slot) into `byCreated`. Answers whether created never decreases over them.
+   * (created, slot), (reward, slot) and (reused, slot) into `orders`. Answers whether created never decreases over them.
    */
-  private writeColumns(put: Put, section: (put: Put, name: string) => Section, live: Live, puts: number, hashes: ScratchSort, byCreated: ScratchSort): boolean {
+  private writeColumns(
+    put: Put,
+    section: (put: Put, name: string) => Section,
+    live: Live,
+    puts: number,
+    hashes: ScratchSort,
+    orders: Record<'byCreated' | 'byReward' | 'byReused', ScratchSort>,
+  ): boolean {
     const out = Object.fromEntries(
       ['ids', 'idStarts', 'reward', 'created', 'success', 'reused', 'termCount', 'recOffset', 'recLength', 'recLine'].map((n) => [n, section(put, n)]),
     );
@@ -252,7 +261,8 @@ class BankStream implements SnapshotStream {
           reused = bits[0]!;
           reuse.next();
         }
-        out.reward!.f64(f[fx + F.reward]!);
+        const reward = f[fx + F.reward]!;
+        out.reward!.f64(reward);
         const created = f[fx + F.created]!;
         if (!(created >= last)) ordered = false;
         last = created;
@@ -264,7 +274,9 @@ class BankStream implements SnapshotStream {
         out.recLength!.u32(u[ux + U.recLength]!);
         out.recLine!.u32(u[ux + U.recLine]!);
         hashes.push(u[ux + U.hash]!, 0, slot, 0, 0, 0);
-        byCreated.push(...createdSortKey(created), slot, 0, 0, 0);
+        orders.byCreated.push(...numberSortKey(created), slot, 0, 0, 0);
+        orders.byReward.push(...numberSortKey(reward), slot, 0, 0, 0);
+        orders.byReused.push(...numberSortKey(reused), slot, 0, 0, 0);
         slot += 1;
       }
     }
