@@ -18,6 +18,7 @@ import type { LinesProblem, LinesScan } from '../core/line-store';
 import type { ProgressSink, Reporter } from '../core/store-boundary';
 import type { Sql } from './client';
 import { PgConnection } from './pg-connection';
+import type { PgLink } from './pg-link';
 import { eachPage } from './pg-pages';
 import { arrayLiteral, journalTable, type Catalog } from './schema';
 import type { StoreUrl } from './url';
@@ -160,8 +161,9 @@ export class PgReads extends PgConnection {
     url: StoreUrl,
     lockTimeoutMs: number,
     protected readonly reporter: Reporter,
+    link?: PgLink,
   ) {
-    super(url, lockTimeoutMs, (message) => reporter.warn(message));
+    super(url, lockTimeoutMs, (message) => reporter.warn(message), link);
   }
 
   /**
