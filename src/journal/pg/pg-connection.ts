@@ -94,6 +94,7 @@ export class PgConnection {
   /** What an operation starts from: nothing kept from the one before (another process may have written since). */
   protected forget(): void {
     this.link.catalog = undefined;
+    this.link.schemaMoved = false;
   }
 
   /**
@@ -213,6 +214,9 @@ export class PgConnection {
         return await fn(active, await readCatalog(active, this.url.schema));
       } finally {
         this.link.catalog = undefined;
+        // What it made (the schema itself, when a key is created in a store's first write) is not in the catalog
+        // the running transaction read at the lock: that transaction reads it again before it makes anything.
+        this.link.schemaMoved = true;
       }
     }
     return this.transaction(async (sql) => {

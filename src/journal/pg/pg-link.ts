@@ -37,6 +37,8 @@ export class PgLink {
   owner: object | undefined;
   /** Which journals' derived rows are trusted in the operation running (pg-trust.ts), by file (pg-store.ts). */
   readonly verdicts = new Map<string, { readonly index: boolean; readonly terms: boolean }>();
+  /** A call joined the running transaction and may have changed the schema under it (pg-connection.ts locked). */
+  schemaMoved = false;
   /** Whether the process was told that a plain store ignores the key given (pg-store.ts readCatalog). */
   keyTold = false;
 }

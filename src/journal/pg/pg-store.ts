@@ -28,7 +28,7 @@ import type {
 import type { Sql } from './client';
 import { CruxError } from '../../shared/errors';
 import { reportDamage } from '../codec/reporting';
-import { arrayLiteral, ensureJournalTable, journalTable, migrate, type Catalog } from './schema';
+import { arrayLiteral, ensureJournalTable, journalTable, migrate, readCatalog, type Catalog } from './schema';
 import { consistentView, initSchema, pagedLines, restoreJournal, surveyPg } from './pg-maintenance';
 import { checkJournals } from '../core/check';
 import { rewriteRecords } from '../core/rewrite';
@@ -291,7 +291,11 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
 
   /** Creates the schema (first write) and the journal's table (its first record), inside a locked transaction. */
   async prepare(sql: Sql, catalog: Catalog, file: string): Promise<Catalog> {
-    const current = await migrate(sql, this.url.schema, catalog, this.opts.cruxVersion);
+    // A call that joined this transaction (a key created while the write decided) may have made the schema since
+    // `catalog` was read: read it again, or the migration would create its tables a second time.
+    const known = this.link.schemaMoved ? await readCatalog(sql, this.url.schema) : catalog;
+    this.link.schemaMoved = false;
+    const current = await migrate(sql, this.url.schema, known, this.opts.cruxVersion);
     await ensureJournalTable(sql, this.url.schema, current, file);
     return current;
   }

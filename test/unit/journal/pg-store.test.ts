@@ -177,6 +177,21 @@ describe.skipIf(pgSkipReason() !== undefined)('PgStore', () => {
     }
   });
 
+  it("a key created while a new store's first write decides (handoff keygen) is committed with it", async () => {
+    const store = open();
+    try {
+      await store.write(async (tx) => {
+        await tx.load(COUNTERS);
+        expect(await store.keys.create('handoff.key', Buffer.alloc(32, 3))).toBe(true);
+        tx.append(COUNTERS, [{ ev: 'counter.put', data: { id: 'a', n: 1 } }]);
+      }, TS);
+      expect(await store.keys.list()).toEqual(['handoff.key']);
+      expect((await store.read(COUNTERS)).get('a')).toBe(1);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('waits for the writers lock at most the lock timeout, then exit 75', async () => {
     const url = freshStoreUrl();
     const holder = open(url);
