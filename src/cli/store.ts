@@ -63,8 +63,8 @@ export function targetOf(value: string): StoreTarget {
 
 /**
  * PostgreSQL stores opened by this process, by URL: `crux mcp` builds a context per tool call, and every call
- * reuses the one store (one connection, replaced between transactions when lost), each call's damage and warnings
- * told to its own reporter (store-pg.ts reportTo). Closed when the command is done, since a connection would keep
+ * reuses the one store (one connection, replaced between transactions when lost) through a handle of its own, each
+ * call's damage and warnings told to its own reporter (PgStore.forCaller). Closed when the command is done, since a connection would keep
  * the process alive.
  */
 const opened = new Map<string, PgStore>();
@@ -72,12 +72,9 @@ const opened = new Map<string, PgStore>();
 export function openStore(target: StoreTarget, reporter: Reporter, lockTimeoutMs: number, history?: HistoryRetention): JournalStore {
   if (target.kind === 'dir') return openDirStore(target.path, reporter, lockTimeoutMs, history);
   const key = `${lockTimeoutMs} ${target.url}`;
-  const { openPgStore, reportTo } = require('./store-pg') as typeof import('./store-pg');
   const known = opened.get(key);
-  if (known !== undefined) {
-    reportTo(reporter);
-    return known;
-  }
+  if (known !== undefined) return known.forCaller(reporter);
+  const { openPgStore } = require('./store-pg') as typeof import('./store-pg');
   const store = openPgStore(target.url, target.source === 'env' ? 'CRUX_STORE' : '--store', reporter, lockTimeoutMs, history);
   opened.set(key, store);
   return store;

@@ -51,3 +51,15 @@ export function tornWriteForTest(fd: number, buf: Uint8Array, position: number):
   fs.writeSync(fd, buf, 0, n, position);
   process.kill(process.pid, 'SIGKILL');
 }
+
+/**
+ * With CRUX_TEST_SNAPSHOT_PAUSE=<file>: creates <file> and waits until the test removes it (at most a minute), so that
+ * a test does something at that moment (edits a row between a reader's fold and its snapshot save). Without it,
+ * does nothing.
+ */
+export async function pauseForTest(hook: 'CRUX_TEST_SNAPSHOT_PAUSE'): Promise<void> {
+  const file = testHook(hook);
+  if (file === undefined || file === '') return;
+  fs.writeFileSync(file, `${process.pid}\n`);
+  for (let waited = 0; fs.existsSync(file) && waited < 60_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+}

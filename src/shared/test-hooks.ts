@@ -1,7 +1,8 @@
 // The hooks of crux's own tests: every one a CRUX_TEST_* variable, read here and nowhere else (SPEC §1), and listed
 // in crux(1)'s ENVIRONMENT as for tests only. Each is inert unless set: crash at a named point, tear a write, log
 // the lock's entries and waiters, hold the lock, pick the lock's socket addressing, pretend a filesystem, and size
-// the derived files' merges, spills, snapshot rewrites and hashes down so that tests reach them with a few records.
+// the derived files' merges, spills, snapshot rewrites and hashes down so that tests reach them with a few records,
+// and pause a PostgreSQL reader before it saves a snapshot.
 
 export const TEST_HOOKS = [
   /** `<point>[#n]`: SIGKILL at that point (its n-th pass). */
@@ -34,6 +35,8 @@ export const TEST_HOOKS = [
   'CRUX_TEST_STREAM_BYTES',
   /** `<n>`: rows a PostgreSQL store's paged reads fetch per statement. */
   'CRUX_TEST_FETCH_ROWS',
+  /** `<file>`: a PostgreSQL reader about to save a snapshot creates the file and waits until it is removed. */
+  'CRUX_TEST_SNAPSHOT_PAUSE',
 ] as const;
 
 export type TestHook = (typeof TEST_HOOKS)[number];

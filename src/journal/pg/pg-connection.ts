@@ -3,11 +3,12 @@
 import { holdLockForTest } from '../../shared/crash-point';
 import { noteCommit } from '../../shared/commit-log';
 import { CruxError } from '../../shared/errors';
-import { connectionLost, storeError, type Client, type Sql } from './client';
+import { connectionLost, storeError, type Sql } from './client';
 import type { ChainHead } from '../codec/record';
 import { lockCall, readCatalog, refuseNewer, type Catalog } from './schema';
 import { markWriter } from './pg-trust';
-import { openServer, readOnlyRefusal, SeenHeads, standbyNote, type ServerFacts } from './pg-server';
+import { openServer, readOnlyRefusal, standbyNote } from './pg-server';
+import { PgLink } from './pg-link';
 import type { StoreUrl } from './url';
 
 /** SQLSTATE: a write in a read-only transaction (a standby, or default_transaction_read_only). */
@@ -15,40 +16,16 @@ const READ_ONLY = '25006';
 
 export class PgConnection {
   readonly location: string;
-  private client: Client | undefined;
-  protected catalog: Catalog | undefined;
-  /** The transaction `write` is running, if any: key items created meanwhile join it (one connection, one lock). */
-  protected active: Sql | undefined;
-  /** What the running transaction wrote, for noteCommit once COMMIT is acknowledged. */
-  readonly committing: string[] = [];
-  /** The chain heads the running transaction leaves, taken as seen once COMMIT is acknowledged. */
-  readonly committingHeads: { file: string; head: ChainHead }[] = [];
-  /** The server the connection is to (pg-server.ts), once connected; kept after the connection is lost. */
-  private facts: ServerFacts | undefined;
-  /** The last primary the heads were seen on: another one (a standby promoted) has them verified again. */
-  private seenOn: ServerFacts | undefined;
-  /** Chain heads this process has seen (pg-server.ts, SeenHeads): compared with a new primary's journals after a switch. */
-  private readonly seen = new SeenHeads();
-  /** A standby's lag is told once per connection. */
-  private lagTold = false;
-  /** Operations running now (close waits for them). */
-  private readonly inflight = new Set<Promise<unknown>>();
-  /** Fails the operation running now (the connection was lost under it); see untilLost. */
-  private failRunning: ((error: Error) => void) | undefined;
-  /**
-   * The store has one connection, so its operations run one at a time: `crux mcp` runs tool calls concurrently,
-   * and two calls' statements interleaved on one connection would run inside each other's transaction (a put
-   * answered "stored" inside a transaction that another call's error then rolled back). A call made from
-   * inside the running operation (a key created while a write decides, a read within it) joins it instead.
-   */
-  private queue: Promise<void> = Promise.resolve();
-  private readonly within = new (require('node:async_hooks') as typeof import('node:async_hooks')).AsyncLocalStorage<PgConnection>();
+  /** The connection and its operation, shared with every other handle on this store (PgStore.forCaller). */
+  protected readonly link: PgLink;
 
   constructor(
     readonly url: StoreUrl,
     protected readonly lockTimeoutMs: number,
     private readonly tell: (message: string) => void = () => {},
+    link?: PgLink,
   ) {
+    this.link = link ?? new PgLink();
     this.location = url.schema === 'crux' ? url.label : `${url.label}${url.label.includes('?') ? '&' : '?'}schema=${url.schema}`;
   }
 
@@ -57,8 +34,8 @@ export class PgConnection {
    * replaced here (client.ts), so that what runs on it fails as a whole.
    */
   get sql(): Sql {
-    if (this.client === undefined) throw Object.assign(new Error('the connection was lost'), { code: 'CONNECTION_CLOSED' });
-    return this.client.sql;
+    if (this.link.client === undefined) throw Object.assign(new Error('the connection was lost'), { code: 'CONNECTION_CLOSED' });
+    return this.link.client.sql;
   }
 
   /**
@@ -69,35 +46,35 @@ export class PgConnection {
    * verified against it (pg-server.ts, SeenHeads). Nothing else outlives an operation (`forget`).
    */
   private async connect(): Promise<void> {
-    if (this.client !== undefined && !this.client.lost) return;
+    if (this.link.client !== undefined && !this.link.client.lost) return;
     this.dropClient();
-    const { client, facts } = await openServer(this.url, { lockTimeoutMs: this.lockTimeoutMs, onLost: (error) => this.failRunning?.(error) });
-    this.client = client;
-    this.facts = facts;
-    this.lagTold = false;
+    const { client, facts } = await openServer(this.url, { lockTimeoutMs: this.lockTimeoutMs, onLost: (error) => this.link.failRunning?.(error) });
+    this.link.client = client;
+    this.link.facts = facts;
+    this.link.lagTold = false;
     if (facts.standby) return;
-    const before = this.seenOn;
-    if (before !== undefined && before.identity !== facts.identity && this.seen.size > 0) {
+    const before = this.link.seenOn;
+    if (before !== undefined && before.identity !== facts.identity && this.link.seen.size > 0) {
       // Operations run one at a time (`queue`): a verification cut short is made again at the next connection.
-      for (const warning of await this.seen.verify(client.sql, this.url.schema, this.location, before, facts)) this.tell(warning);
+      for (const warning of await this.link.seen.verify(client.sql, this.url.schema, this.location, before, facts)) this.tell(warning);
     }
-    this.seenOn = facts;
+    this.link.seenOn = facts;
   }
 
   /** A chain head read whole or written (acknowledged) on the server answering now. */
   protected noteHead(file: string, head: ChainHead): void {
-    this.seen.saw(file, head);
+    this.link.seen.saw(file, head);
   }
 
   private dropClient(): void {
-    const client = this.client;
-    this.client = undefined;
+    const client = this.link.client;
+    this.link.client = undefined;
     void client?.end(0).catch(() => {});
   }
 
   /** Whether the connection is open and not lost (a failed transaction is rolled back only on a live one). */
   protected get live(): boolean {
-    return this.client !== undefined && !this.client.lost;
+    return this.link.client !== undefined && !this.link.client.lost;
   }
 
   /** A quoted `schema.table` (bound: handed on as a function). */
@@ -108,34 +85,60 @@ export class PgConnection {
    * whose input ended (`crux mcp`) may still be answering a call.
    */
   async close(): Promise<void> {
-    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
-    const client = this.client;
-    this.client = undefined;
+    while (this.link.inflight.size > 0) await Promise.allSettled([...this.link.inflight]);
+    const client = this.link.client;
+    this.link.client = undefined;
     if (client !== undefined) await client.end(1).catch(() => {});
   }
 
   /** What an operation starts from: nothing kept from the one before (another process may have written since). */
   protected forget(): void {
-    this.catalog = undefined;
+    this.link.catalog = undefined;
+    this.link.schemaMoved = false;
   }
 
   /**
-   * Runs `fn` alone on the connection (see `queue`), or at once when called from the operation running. Each
-   * operation reads the catalog afresh: a long-lived process (`crux mcp`) must see the tables another process
-   * created since its last call.
+   * The store has one connection, so its operations run one at a time: `crux mcp` runs tool calls concurrently,
+   * and two calls' statements interleaved on one connection would run inside each other's transaction (a put
+   * answered "stored" inside a transaction that another call's error then rolled back). So `fn` waits its turn in
+   * the link's queue — unless this handle's own operation is running: its caller works one operation at a time
+   * (a command, one MCP call, one dashboard request), so a call it makes meanwhile is made from inside that
+   * operation (a key read or created while a write decides, a read within it) and joins it, where waiting would
+   * wait for itself. Each operation reads the catalog afresh: a long-lived process (`crux mcp`) must see the
+   * tables another process created since its last call.
    */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.within.getStore() === this) return fn();
-    const before = this.queue;
+    const link = this.link;
+    if (link.owner === this) return fn();
+    const before = link.queue;
     let release!: () => void;
-    this.queue = new Promise<void>((resolve) => (release = resolve));
+    link.queue = new Promise<void>((resolve) => (release = resolve));
     return before
       .then(async () => {
         this.forget();
+        link.owner = this;
         await this.connect();
-        return this.within.run(this, () => this.untilLost(fn));
+        return await this.untilLost(fn);
       })
-      .finally(release);
+      .finally(() => {
+        link.owner = undefined;
+        release();
+      });
+  }
+
+  /** The transaction `locked` or `consistent` is running, if any. */
+  protected get active(): Sql | undefined {
+    return this.link.active;
+  }
+
+  /** What the running transaction wrote, for noteCommit once COMMIT is acknowledged. */
+  get committing(): string[] {
+    return this.link.committing;
+  }
+
+  /** The chain heads the running transaction leaves, taken as seen once COMMIT is acknowledged. */
+  get committingHeads(): { file: string; head: ChainHead }[] {
+    return this.link.committingHeads;
   }
 
   /**
@@ -146,40 +149,40 @@ export class PgConnection {
    */
   private untilLost<T>(fn: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.failRunning = (error) => {
-        this.active = undefined;
-        this.catalog = undefined;
-        this.committing.length = 0;
-        this.committingHeads.length = 0;
+      this.link.failRunning = (error) => {
+        this.link.active = undefined;
+        this.link.catalog = undefined;
+        this.link.committing.length = 0;
+        this.link.committingHeads.length = 0;
         this.dropClient();
         reject(error);
       };
       fn().then(resolve, reject);
     }).finally(() => {
-      this.failRunning = undefined;
+      this.link.failRunning = undefined;
     });
   }
 
   /** Runs `fn`, turning failures of the server or the network into their CruxError (exit 75). */
   async guard<T>(fn: () => Promise<T>): Promise<T> {
     const running = this.exclusive(fn);
-    this.inflight.add(running);
+    this.link.inflight.add(running);
     try {
       const result = await running;
       // A read served by a standby (a write there fails) says how far behind the primary it may be, once a connection.
-      if (this.facts?.standby === true && !this.lagTold && this.within.getStore() !== this) {
-        this.lagTold = true;
-        this.tell(standbyNote(this.location, this.facts));
+      if (this.link.facts?.standby === true && !this.link.lagTold && this.link.owner !== this) {
+        this.link.lagTold = true;
+        this.tell(standbyNote(this.location, this.link.facts));
       }
       return result;
     } catch (error) {
       // A connection that failed is not used again: the next operation opens a new one.
-      if (connectionLost(error) && this.active === undefined) this.dropClient();
+      if (connectionLost(error) && this.link.active === undefined) this.dropClient();
       // A read-only server (a standby named alone) refused a write: said naming the server (nothing was written).
-      if ((error as { code?: unknown }).code === READ_ONLY && this.facts !== undefined) throw readOnlyRefusal(this.location, this.facts);
+      if ((error as { code?: unknown }).code === READ_ONLY && this.link.facts !== undefined) throw readOnlyRefusal(this.location, this.link.facts);
       throw storeError(error, this.url, this.lockTimeoutMs) ?? error;
     } finally {
-      this.inflight.delete(running);
+      this.link.inflight.delete(running);
     }
   }
 
@@ -188,16 +191,16 @@ export class PgConnection {
    * it sees its own rows), else the connection.
    */
   get reader(): Sql {
-    return this.active ?? this.sql;
+    return this.link.active ?? this.sql;
   }
 
   /** The catalog for reads, read once per command; a schema a newer crux wrote is refused. */
   async readCatalog(): Promise<Catalog> {
-    if (this.catalog === undefined) {
-      this.catalog = await readCatalog(this.reader, this.url.schema);
-      refuseNewer(this.catalog, this.location);
+    if (this.link.catalog === undefined) {
+      this.link.catalog = await readCatalog(this.reader, this.url.schema);
+      refuseNewer(this.link.catalog, this.location);
     }
-    return this.catalog;
+    return this.link.catalog;
   }
 
   /**
@@ -205,12 +208,15 @@ export class PgConnection {
    * catalog as of the lock. A nested call (a key created while `write` decides) joins the running transaction.
    */
   async locked<T>(fn: (sql: Sql, catalog: Catalog) => Promise<T>): Promise<T> {
-    if (this.active !== undefined && this.within.getStore() === this) {
-      const active = this.active;
+    if (this.link.active !== undefined && this.link.owner === this) {
+      const active = this.link.active;
       try {
         return await fn(active, await readCatalog(active, this.url.schema));
       } finally {
-        this.catalog = undefined;
+        this.link.catalog = undefined;
+        // What it made (the schema itself, when a key is created in a store's first write) is not in the catalog
+        // the running transaction read at the lock: that transaction reads it again before it makes anything.
+        this.link.schemaMoved = true;
       }
     }
     return this.transaction(async (sql) => {
@@ -220,13 +226,13 @@ export class PgConnection {
       // Derived rows written in this transaction keep their trust (pg-trust.ts).
       await markWriter(sql);
       await holdLockForTest();
-      this.active = sql;
-      this.catalog = catalog;
+      this.link.active = sql;
+      this.link.catalog = catalog;
       try {
         return await fn(sql, catalog);
       } finally {
-        this.active = undefined;
-        this.catalog = undefined;
+        this.link.active = undefined;
+        this.link.catalog = undefined;
       }
     });
   }
@@ -247,12 +253,12 @@ export class PgConnection {
         if (outcome.command !== 'COMMIT') {
           throw new CruxError('store_unavailable', `the PostgreSQL store ${this.location} rolled the transaction back (${outcome.command})`);
         }
-        if (this.committing.length > 0) noteCommit(this.committing.splice(0).join(', '));
-        for (const { file, head } of this.committingHeads.splice(0)) this.noteHead(file, head);
+        if (this.link.committing.length > 0) noteCommit(this.link.committing.splice(0).join(', '));
+        for (const { file, head } of this.link.committingHeads.splice(0)) this.noteHead(file, head);
         return result;
       } catch (error) {
-        this.committing.length = 0;
-        this.committingHeads.length = 0;
+        this.link.committing.length = 0;
+        this.link.committingHeads.length = 0;
         // A lost connection's transaction was rolled back by the server; a live one is rolled back here.
         if (this.live) await sql`rollback`.catch(() => {});
         throw error;
@@ -266,13 +272,13 @@ export class PgConnection {
    */
   async consistent<T>(use: (sql: Sql, catalog: Catalog) => Promise<T>): Promise<T> {
     return this.transaction(async (sql) => {
-      this.active = sql;
+      this.link.active = sql;
       try {
         const catalog = await readCatalog(sql, this.url.schema);
         refuseNewer(catalog, this.location);
         return await use(sql, catalog);
       } finally {
-        this.active = undefined;
+        this.link.active = undefined;
       }
     }, 'begin isolation level repeatable read read only');
   }

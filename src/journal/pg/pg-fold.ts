@@ -2,6 +2,8 @@
 // valid), or only some entities' rows through the database's index by key; every row verified as a file's line is,
 // through the same ChainVerifier (codec/verify.ts): its own hash, its place in the chain and the sequence, the
 // vocabulary, batches. Never throws on bad data.
+// (Over 300 lines: the whole fold and the fold by key share the row scan, and the snapshot row — loaded, claimed,
+// saved — is where a whole fold starts and what it keeps: one piece.)
 //
 // The snapshot row (StoreSpec.snapshot): a whole-store state cached in the database, so that `case retrieve` over
 // 100k cases decodes one row and folds the records after it, instead of folding every row. Derived data, and so
@@ -9,7 +11,8 @@
 // bytes; a snapshot whose row is not in the journal as named (the journal was compacted or repaired since), whose
 // bytes do not hash to its digest (an edited or damaged row), or of another codec version, is ignored; so is every
 // snapshot of a journal without its guard (pg-trust.ts), whose trigger deletes the snapshot when anything but crux
-// writes a row.
+// writes a row. A reader saves one only over the row as it found it before it read the journal (a claim row made
+// then, when there was none): an edit meanwhile deleted that row, and nothing of the rows it read is saved.
 import { decodeRecord, EMPTY_HEAD, VERIFY_ALL, type ChainHead, type JournalRecord } from '../codec/record';
 import type { StoreSpec } from '../codec/store-spec';
 import { reportDamage } from '../codec/reporting';
@@ -18,8 +21,10 @@ import type { LinesProblem, LinesScan } from '../core/line-store';
 import type { ProgressSink, Reporter } from '../core/store-boundary';
 import type { Sql } from './client';
 import { PgConnection } from './pg-connection';
+import type { PgLink } from './pg-link';
 import { eachPage } from './pg-pages';
 import { arrayLiteral, journalTable, type Catalog } from './schema';
+import { pauseForTest } from '../../shared/crash-point';
 import type { StoreUrl } from './url';
 
 /** A snapshot is written by a reader that folded at least this many rows past it (or the whole journal). */
@@ -129,22 +134,58 @@ export async function loadPgSnapshot<S>(
   spec: StoreSpec<S>,
   opts: { unguarded?: boolean } = {},
 ): Promise<PgSnapshot<S> | undefined> {
+  return (await readSnapshotRow(q, ident, catalog, spec, opts))?.snapshot;
+}
+
+/**
+ * The journal's snapshot row as loadPgSnapshot reads it, with what a reader that may save a snapshot needs: the row's
+ * version (`xmin`, whatever the row holds: a snapshot, valid or not, or a reader's claim) and the journal's last line.
+ * Undefined when the journal has no snapshot (no codec, no table, no guard).
+ */
+async function readSnapshotRow<S>(
+  q: Sql,
+  ident: (t: string) => string,
+  catalog: Catalog,
+  spec: StoreSpec<S>,
+  opts: { unguarded?: boolean } = {},
+): Promise<{ snapshot: PgSnapshot<S> | undefined; version: string | undefined; last: number } | undefined> {
   const codec = spec.snapshot;
   const journal = journalTable(spec.file);
   if (codec === undefined || !catalog.tables.has('snapshots') || !catalog.tables.has(journal)) return undefined;
   if (opts.unguarded !== true && !catalog.guarded.has(journal)) return undefined;
-  // As base64 text: the client parses bytea's hex form at about half that speed (12 MB: 400 ms against 250 ms).
-  const [row] = await q.unsafe<{ line: string; seq: string; h: string; digest: string; b64: string }[]>(
-    `select s.line, s.seq, s.h, s.digest, encode(s.bytes, 'base64') as b64 from ${ident('snapshots')} s join ${ident(journalTable(spec.file))} j
-       on j.line = s.line and j.seq = s.seq and j.h = s.h
-     where s.journal = $1 and s.codec = $2`,
+  // One row whatever there is. The bytes as base64 text: the client parses bytea's hex form at about half that speed
+  // (12 MB: 400 ms against 250 ms).
+  const [row] = await q.unsafe<{ version: string | null; line: string; seq: string; h: string; digest: string; b64: string | null; last: string | null }[]>(
+    `select s.xmin::text as version, s.line, s.seq, s.h, s.digest, case when j.line is not null then encode(s.bytes, 'base64') end as b64,
+       (select max(line) from ${ident(journal)}) as last
+     from (select 1) one left join ${ident('snapshots')} s on s.journal = $1
+       left join ${ident(journal)} j on s.codec = $2 and j.line = s.line and j.seq = s.seq and j.h = s.h`,
     [spec.file, codec.version],
   );
-  if (row === undefined) return undefined;
+  const version = row?.version ?? undefined;
+  const last = Number(row?.last ?? 0);
+  if (row?.b64 == null) return { snapshot: undefined, version, last };
   const bytes = Buffer.from(row.b64, 'base64');
-  if (digestOf(bytes) !== row.digest) return undefined;
+  if (digestOf(bytes) !== row.digest) return { snapshot: undefined, version, last };
   const state = codec.decode({ length: bytes.length, read: (offset, length) => bytes.subarray(offset, offset + length) });
-  return state === undefined ? undefined : { state, line: Number(row.line), head: { seq: Number(row.seq), h: row.h } };
+  return { snapshot: state === undefined ? undefined : { state, line: Number(row.line), head: { seq: Number(row.seq), h: row.h } }, version, last };
+}
+
+/**
+ * A reader's claim on a journal's snapshot row, made before it reads the rows it may keep a snapshot of: a row
+ * (codec 0, line -1: no snapshot, never loaded) for the journal's trigger to delete should anything but crux write the
+ * journal meanwhile. Its version, or undefined when a row is there already or the reader may not write (the save is
+ * then not made).
+ */
+async function claimSnapshot(sql: Sql, ident: (t: string) => string, file: string): Promise<string | undefined> {
+  const rows = await sql
+    .unsafe<{ version: string }[]>(
+      `insert into ${ident('snapshots')} (journal, codec, line, seq, h, digest, bytes) values ($1, 0, -1, 0, '', '', '')
+       on conflict (journal) do nothing returning xmin::text as version`,
+      [file],
+    )
+    .catch(() => []);
+  return rows[0]?.version;
 }
 
 const digestOf = (bytes: Uint8Array): string => (require('node:crypto') as typeof import('node:crypto')).createHash('sha256').update(bytes).digest('hex');
@@ -160,42 +201,54 @@ export class PgReads extends PgConnection {
     url: StoreUrl,
     lockTimeoutMs: number,
     protected readonly reporter: Reporter,
+    link?: PgLink,
   ) {
-    super(url, lockTimeoutMs, (message) => reporter.warn(message));
+    super(url, lockTimeoutMs, (message) => reporter.warn(message), link);
   }
 
   /**
    * The whole state for a query or a transaction's load: from the snapshot row and the rows after it when there
-   * is a valid one, else a fold of every row. A reader that folded many rows keeps a new snapshot.
+   * is a valid one, else a fold of every row. A reader that folded many rows keeps a new snapshot (keepSnapshot).
    */
   async foldWhole<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>): Promise<Folded<S> & { line: number }> {
-    const snapshot = await loadPgSnapshot(q, this.ident, catalog, spec);
+    const found = await readSnapshotRow(q, this.ident, catalog, spec);
+    const snapshot = found?.snapshot;
+    // A reader (outside any transaction) that will fold enough rows to keep a snapshot makes sure, before it reads
+    // them, that there is a row for the journal's trigger to delete: its version is the one the save expects.
+    let version = found?.version;
+    const keeps = found !== undefined && spec.snapshot !== undefined && this.active === undefined;
+    if (keeps && version === undefined && found.last - (snapshot?.line ?? 0) >= SNAPSHOT_AFTER_ROWS) {
+      version = await claimSnapshot(this.sql, this.ident, spec.file);
+    }
     const started = performance.now();
     if (snapshot === undefined) {
       const folded = await this.fold(q, catalog, spec);
-      await this.keepSnapshot(spec, folded.state, folded.scan);
+      if (keeps) await this.keepSnapshot(spec, folded.state, folded.scan, version);
       return { ...folded, line: folded.scan.lastLine };
     }
     const tail = await foldSnapshotTail(q, this.ident, spec, snapshot, this.inTransaction(q));
     this.report(spec.file, tail);
-    await this.keepSnapshot(spec, snapshot.state, tail);
+    if (keeps) await this.keepSnapshot(spec, snapshot.state, tail, version);
     return { state: snapshot.state, scan: tail, ms: performance.now() - started, line: tail.lines > 0 ? tail.lastLine : snapshot.line };
   }
 
   /**
    * A reader that folded many rows (SNAPSHOT_AFTER_ROWS, without damage) keeps a snapshot of `state`, which holds the
    * journal up to the last row `scan` visited: outside any transaction, a write of its own; when it cannot be written
-   * (a reader may lack the right), the answer stands.
+   * (a reader may lack the right), the answer stands. Only over the row as the reader found it before it read the
+   * journal (`version`, readSnapshotRow or claimSnapshot): a row edited by hand meanwhile made the journal's trigger
+   * delete that row, and the rows folded may be those before the edit, so nothing is saved, and no snapshot of them
+   * outlives the trigger's deletion.
    */
-  private async keepSnapshot<S>(spec: StoreSpec<S>, state: S, scan: RowScan): Promise<void> {
+  private async keepSnapshot<S>(spec: StoreSpec<S>, state: S, scan: RowScan, version: string | undefined): Promise<void> {
     const codec = spec.snapshot;
-    if (codec === undefined || this.active !== undefined || scan.lines < SNAPSHOT_AFTER_ROWS || scan.problems.length > 0) return;
+    if (codec === undefined || version === undefined || scan.lines < SNAPSHOT_AFTER_ROWS || scan.problems.length > 0) return;
     const bytes = Buffer.from(codec.encode(state));
+    await pauseForTest('CRUX_TEST_SNAPSHOT_PAUSE');
     await this.sql
       .unsafe(
-        `insert into ${this.ident('snapshots')} (journal, codec, line, seq, h, digest, bytes) values ($1, $2, $3, $4, $5, $6, $7)
-         on conflict (journal) do update set codec = excluded.codec, line = excluded.line, seq = excluded.seq, h = excluded.h, digest = excluded.digest, bytes = excluded.bytes`,
-        [spec.file, codec.version, scan.lastLine, scan.head.seq, scan.head.h, digestOf(bytes), bytes],
+        `update ${this.ident('snapshots')} set codec = $2, line = $3, seq = $4, h = $5, digest = $6, bytes = $7 where journal = $1 and xmin = $8::text::xid`,
+        [spec.file, codec.version, scan.lastLine, scan.head.seq, scan.head.h, digestOf(bytes), bytes, version],
       )
       .catch(() => {});
   }

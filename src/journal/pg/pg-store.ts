@@ -28,7 +28,7 @@ import type {
 import type { Sql } from './client';
 import { CruxError } from '../../shared/errors';
 import { reportDamage } from '../codec/reporting';
-import { arrayLiteral, ensureJournalTable, journalTable, migrate, type Catalog } from './schema';
+import { arrayLiteral, ensureJournalTable, journalTable, migrate, readCatalog, type Catalog } from './schema';
 import { consistentView, initSchema, pagedLines, restoreJournal, surveyPg } from './pg-maintenance';
 import { checkJournals } from '../core/check';
 import { rewriteRecords } from '../core/rewrite';
@@ -45,6 +45,7 @@ import { indexCurrent, matchingKeys, readNewestRows, readPrefixRows } from './pg
 import { countTerms, matchTerms, termRows, termsCurrent } from './pg-terms';
 import { PgReads, type Folded } from './pg-fold';
 import type { StoreUrl } from './url';
+import type { PgLink } from './pg-link';
 
 export interface PgStoreOptions {
   readonly reporter: Reporter;
@@ -59,8 +60,6 @@ export interface PgStoreOptions {
 
 export class PgStore extends PgReads implements JournalStore, PgWriter {
   readonly keys: KeyStore;
-  /** Which journals' derived rows are trusted in the operation running (pg-trust.ts), by file. */
-  private readonly verdicts = new Map<string, DerivedTrust>();
   /** The store as check, compaction and history reads (core/) see it: its journals' rows, in one locked transaction. */
   readonly lineStore: LineStore = {
     locked: (fn) => this.locked((sql, catalog) => fn(new PgLines(this, sql, catalog, this.retention))),
@@ -69,9 +68,24 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
   constructor(
     url: StoreUrl,
     private readonly opts: PgStoreOptions,
+    link?: PgLink,
   ) {
-    super(url, opts.lockTimeoutMs, opts.reporter);
+    super(url, opts.lockTimeoutMs, opts.reporter, link);
     this.keys = new PgKeyStore(this);
+  }
+
+  /**
+   * This store for another caller (each call of `crux mcp`, each request of `crux ui`): the same connection and
+   * queue of operations, what it meets told to `reporter`, and its calls made from inside its own operation joining it
+   * (pg-connection.ts, exclusive).
+   */
+  forCaller(reporter: Reporter): PgStore {
+    return new PgStore(this.url, { ...this.opts, reporter }, this.link);
+  }
+
+  /** Which journals' derived rows are trusted in the operation running (pg-trust.ts), by file. */
+  private get verdicts(): Map<string, DerivedTrust> {
+    return this.link.verdicts;
   }
 
   protected override forget(): void {
@@ -127,7 +141,6 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
     });
   }
 
-  private keyTold = false;
   private get files(): string[] {
     return this.opts.specs.map((s) => s.file);
   }
@@ -135,8 +148,8 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
   /** The catalog; the first time a process reads with a key given, whether a plain store ignores it (one warning). */
   override async readCatalog(): Promise<Catalog> {
     const catalog = await super.readCatalog();
-    if (!this.keyTold) {
-      this.keyTold = true;
+    if (!this.link.keyTold) {
+      this.link.keyTold = true;
       await warnIgnoredKey({ store: this, sql: this.reader, catalog, files: this.files });
     }
     return catalog;
@@ -278,13 +291,17 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
 
   /** Creates the schema (first write) and the journal's table (its first record), inside a locked transaction. */
   async prepare(sql: Sql, catalog: Catalog, file: string): Promise<Catalog> {
-    const current = await migrate(sql, this.url.schema, catalog, this.opts.cruxVersion);
+    // A call that joined this transaction (a key created while the write decided) may have made the schema since
+    // `catalog` was read: read it again, or the migration would create its tables a second time.
+    const known = this.link.schemaMoved ? await readCatalog(sql, this.url.schema) : catalog;
+    this.link.schemaMoved = false;
+    const current = await migrate(sql, this.url.schema, known, this.opts.cruxVersion);
     await ensureJournalTable(sql, this.url.schema, current, file);
     return current;
   }
 
   async insertLines<S>(q: Sql, spec: StoreSpec<S>, lines: readonly string[], afterLine: number): Promise<void> {
-    return insertLines(q, this.ident, this.opts.reporter, spec, lines, afterLine);
+    return insertLines(q, this.ident, this.reporter, spec, lines, afterLine);
   }
 
   async check(specs: readonly StoreSpec<unknown>[], opts: { repair: boolean; ts: string; progress?: ProgressSink }): Promise<JournalReport[]> {
@@ -323,11 +340,11 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
 
   /** A message for the operator (a record passed over). */
   warn(message: string): void {
-    this.opts.reporter.warn(message);
+    this.reporter.warn(message);
   }
 
   tellDamage(damage: { file: string; line: number; reason: string }, message: string): void {
-    reportDamage(this.opts.reporter, damage, message);
+    reportDamage(this.reporter, damage, message);
   }
 
   async survey(specs: readonly StoreSpec<unknown>[]): Promise<StoreFacts> {

@@ -142,6 +142,56 @@ describe.skipIf(pgSkipReason() !== undefined)('PgStore', () => {
     }
   });
 
+  it("a call made from inside a caller's running operation joins it; another caller's waits its turn", async () => {
+    const url = freshStoreUrl();
+    const store = open(url, 30_000);
+    const told: string[] = [];
+    const other = store.forCaller({ warn: (m) => told.push(m) });
+    try {
+      await append(store, [{ ev: 'counter.put', data: { id: 'a', n: 1 } }]);
+      const order: string[] = [];
+      let theirs: Promise<Counters> | undefined;
+      await store.write(async (tx) => {
+        await tx.load(COUNTERS);
+        // A key created and read while the write decides (handoff keygen does): in this transaction, not after it.
+        expect(await store.keys.create('handoff.key', Buffer.alloc(32, 7))).toBe(true);
+        expect(Buffer.from((await store.keys.read('handoff.key'))!)).toEqual(Buffer.alloc(32, 7));
+        // Another caller (an MCP call) reads meanwhile: it waits until this write has committed.
+        theirs = other.read(COUNTERS).then((state) => (order.push('read'), state));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        order.push('decided');
+        tx.append(COUNTERS, [{ ev: 'counter.put', data: { id: 'x', n: 1 } }]);
+      }, TS);
+      expect((await theirs!).get('x')).toBe(1);
+      expect(order).toEqual(['decided', 'read']);
+      expect(await other.keys.list()).toEqual(['handoff.key']);
+      // Each caller is told what it meets, on its own reporter: a row edited by hand, read by the other caller only.
+      const schema = new URL(url).searchParams.get('schema');
+      psql(`update ${schema}.journal_counters set body = replace(body, '"n":1}', '"n":2}') where line = 2`, url);
+      warnings.length = 0;
+      expect((await other.read(COUNTERS)).has('x')).toBe(false);
+      expect(told.join('\n')).toMatch(/journal_counters:2: /);
+      expect(warnings).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a key created while a new store's first write decides (handoff keygen) is committed with it", async () => {
+    const store = open();
+    try {
+      await store.write(async (tx) => {
+        await tx.load(COUNTERS);
+        expect(await store.keys.create('handoff.key', Buffer.alloc(32, 3))).toBe(true);
+        tx.append(COUNTERS, [{ ev: 'counter.put', data: { id: 'a', n: 1 } }]);
+      }, TS);
+      expect(await store.keys.list()).toEqual(['handoff.key']);
+      expect((await store.read(COUNTERS)).get('a')).toBe(1);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('waits for the writers lock at most the lock timeout, then exit 75', async () => {
     const url = freshStoreUrl();
     const holder = open(url);
