@@ -12,8 +12,9 @@ const workers = Number(process.env.CRUX_TEST_WORKERS) || (stress ? Math.max(1, a
 // Whole files of CI's run and `npm run test:stress` only: the real agent clients, each a large program installed from
 // the npm registry on first use (docs/testing.md).
 const STRESS_FILES = ['test/e2e/clients.test.ts'];
-// The unit folders whose files run in one module graph a worker (isolate: false): none sets process.env, chdir,
-// stubs or mocks a module, or reads an environment variable at import; a file that does belongs elsewhere.
+// The files that run in one module graph a worker (isolate: false): none sets process.env or changes directory but
+// for a command's run (run-cli.ts restores both), stubs or mocks a module, reads an environment variable at import,
+// or leaves a server, connection or timer open at its end; a file that does belongs elsewhere.
 const SHARED_GRAPH = [
   ...['shared', 'case', 'session', 'output', 'cli', 'transcript'].map((folder) => `test/unit/${folder}/**/*.test.ts`),
   ...['cipher', 'store-key', 'architecture', 'docs'].map((file) => `test/unit/${file}.test.ts`),
@@ -24,8 +25,8 @@ const SHARED_GRAPH = [
     ...['conformance', 'conformance-core', 'conformance-refusals', 'pg-probe', 'pg-replica-rules', 'pg-store', 'quick-read'],
     ...['redact-quarantined', 'rewrite-lineage', 'snapshot-delta', 'store-boundary'],
   ].map((file) => `test/unit/journal/${file}.test.ts`),
-  ...['doctor-folds'].map((file) => `test/unit/${file}.test.ts`),
   ...['pg-history-by-key', 'pg-history-pieces-by-key'].map((file) => `test/unit/journal/${file}.test.ts`),
+  'test/unit/doctor-folds.test.ts',
   // The e2e files: each command's environment, directory and streams are set and restored by the call that runs it
   // (test/helpers/run-cli.ts, execa), and every server, browser and store a file opens it closes; what the program
   // keeps for a process's life is checked on spawned processes (docs/testing.md).
