@@ -12,8 +12,9 @@ const workers = Number(process.env.CRUX_TEST_WORKERS) || (stress ? Math.max(1, a
 // Whole files of CI's run and `npm run test:stress` only: the real agent clients, each a large program installed from
 // the npm registry on first use (docs/testing.md).
 const STRESS_FILES = ['test/e2e/clients.test.ts'];
-// The unit folders whose files run in one module graph a worker (isolate: false): none sets process.env, chdir,
-// stubs or mocks a module, or reads an environment variable at import; a file that does belongs elsewhere.
+// The files that run in one module graph a worker (isolate: false): none sets process.env or changes directory but
+// for a command's run (run-cli.ts restores both), stubs or mocks a module, reads an environment variable at import,
+// or leaves a server, connection or timer open at its end; a file that does belongs elsewhere.
 const SHARED_GRAPH = [
   ...['shared', 'case', 'session', 'output', 'cli', 'transcript'].map((folder) => `test/unit/${folder}/**/*.test.ts`),
   ...['cipher', 'store-key', 'architecture', 'docs'].map((file) => `test/unit/${file}.test.ts`),
@@ -24,6 +25,12 @@ const SHARED_GRAPH = [
     ...['conformance', 'conformance-core', 'conformance-refusals', 'pg-probe', 'pg-replica-rules', 'pg-store', 'quick-read'],
     ...['redact-quarantined', 'rewrite-lineage', 'snapshot-delta', 'store-boundary'],
   ].map((file) => `test/unit/journal/${file}.test.ts`),
+  ...['pg-history-by-key', 'pg-history-pieces-by-key'].map((file) => `test/unit/journal/${file}.test.ts`),
+  'test/unit/doctor-folds.test.ts',
+  // The e2e files: each command's environment, directory and streams are set and restored by the call that runs it
+  // (test/helpers/run-cli.ts, execa), and every server, browser and store a file opens it closes; what the program
+  // keeps for a process's life is checked on spawned processes (docs/testing.md).
+  'test/e2e/**/*.test.ts',
 ];
 
 // The files that wait most (on their own PostgreSQL servers, on chromium, on processes they kill or time out), longest
@@ -39,13 +46,17 @@ const WAITING_FIRST = [
   'test/reliability/lock.test.ts',
 ];
 
-/** vitest's order (failed, then longest, by the last run's timings; else largest), WAITING_FIRST before it. */
+/**
+ * vitest's order (failed, then longest, by the last run's timings; else largest), WAITING_FIRST before it, then the
+ * isolated files, then SHARED_GRAPH's together: vitest keeps a shared worker (its forks' module graph) only while the
+ * next file queued is one of the same project, and ends it when an isolated file comes next.
+ */
 class WaitingFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
     const rank = (spec: TestSpecification) => {
       const i = WAITING_FIRST.findIndex((file) => spec.moduleId.endsWith(`/${file}`));
-      return i < 0 ? WAITING_FIRST.length : i;
+      return i >= 0 ? i : WAITING_FIRST.length + (spec.project.config.isolate === false ? 1 : 0);
     };
     // Array.prototype.sort is stable: the rest keep vitest's order.
     return sorted.sort((a, b) => rank(a) - rank(b));
@@ -70,7 +81,10 @@ export default defineConfig({
         extends: true,
         test: { name: 'isolated', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SHARED_GRAPH, ...(full ? [] : STRESS_FILES)] },
       },
-      { extends: true, test: { name: 'shared-graph', include: SHARED_GRAPH, isolate: false } },
+      {
+        extends: true,
+        test: { name: 'shared-graph', include: SHARED_GRAPH, exclude: [...configDefaults.exclude, ...(full ? [] : STRESS_FILES)], isolate: false },
+      },
     ],
     // One directory for what the tests make, removed at the end; a throwaway PostgreSQL cluster for the suites
     // that run over a shared store (or CRUX_TEST_PG_URL's server); one line naming the system tools that are missing.

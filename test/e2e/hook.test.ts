@@ -1,11 +1,12 @@
-// `crux hook claude-code` and `crux hook install claude-code` through the built binary, with payloads shaped as
-// Claude Code's hooks reference shows them (test/fixtures/claude-code/): create, enrich, touch, close; never 2.
+// `crux hook claude-code` and `crux hook install claude-code`, with payloads shaped as Claude Code's hooks reference
+// shows them (test/fixtures/claude-code/): create, enrich, touch, close; never 2. In-process (run-cli.ts), but for a
+// lock held by another process and the installed entries, which a shell runs through the built binary.
 import { execa } from 'execa';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CRUX, crux as spawned, freshDataDir, hookCommand, snapshotDir, tempDir, testEnv } from '../helpers/cli';
-import { crux } from '../helpers/run-cli';
+import { crux as spawned, freshDataDir, hookCommand, snapshotDir, tempDir, testEnv } from '../helpers/cli';
+import { crux, runCli } from '../helpers/run-cli';
 
 const FIXTURES = resolve(__dirname, '../fixtures/claude-code');
 const fixture = (name: string, patch: Record<string, unknown> = {}) =>
@@ -226,8 +227,11 @@ describe('crux hook install claude-code', () => {
       SessionStart: [{ matcher: 'startup', hooks: [{ type: 'command', command: 'cat .claude/context.md' }] }],
     },
   };
-  const install = (cwd: string, args: string[] = [], env: Record<string, string> = {}) =>
-    execa(CRUX, ['hook', 'install', 'claude-code', ...args], { cwd, reject: false, env: testEnv(env), extendEnv: false });
+  // In-process (run-cli names the program's script bin/crux, as a spawned crux is started): the entries written are
+  // run by a shell below.
+  // run by a shell below. A HOME of its own: in-process, a command's environment is the one it is given.
+  const install = (cwd: string, args: string[] = [], env: Record<string, string> = {}, globals: string[] = []) =>
+    runCli([...globals, 'hook', 'install', 'claude-code', ...args], { cwd, env: { HOME: tempDir(), ...env } });
 
   it('merges into the project settings, keeping every other setting and hook; a second install changes nothing', async () => {
     const cwd = tempDir();
@@ -281,11 +285,7 @@ describe('crux hook install claude-code', () => {
       }),
     );
     const dataDir = join(tempDir(), 'shared data');
-    const run = await execa(CRUX, ['--agent', 'reviewer', '--data-dir', dataDir, 'hook', 'install', 'claude-code', '--settings', custom], {
-      reject: false,
-      env: testEnv(),
-      extendEnv: false,
-    });
+    const run = await install(cwd, ['--settings', custom], {}, ['--agent', 'reviewer', '--data-dir', dataDir]);
     expect(run.exitCode).toBe(0);
     const command = hookCommand(`--data-dir '${dataDir}' --agent reviewer hook claude-code`);
     expect(JSON.parse(fs.readFileSync(custom, 'utf8')).hooks.Stop).toEqual([
@@ -316,15 +316,13 @@ describe('crux hook install claude-code', () => {
       expect(fs.readFileSync(path, 'utf8')).toBe(text);
     }
     expect((await install(cwd, ['--settings', path, '--user'])).exitCode).toBe(2);
-    expect((await execa(CRUX, ['hook', 'install', 'cursor'], { cwd, reject: false, env: testEnv(), extendEnv: false })).exitCode).toBe(2);
+    expect((await runCli(['hook', 'install', 'cursor'], { cwd, env: { HOME: tempDir() } })).exitCode).toBe(2);
   });
 
   it('installs a command that works where crux is not on PATH: each installed hook, run by a shell as Claude Code runs it', async () => {
     const cwd = tempDir();
     const dataDir = join(tempDir(), 'data');
-    expect(
-      (await execa(CRUX, ['--data-dir', dataDir, 'hook', 'install', 'claude-code'], { cwd, reject: false, env: testEnv(), extendEnv: false })).exitCode,
-    ).toBe(0);
+    expect((await install(cwd, [], {}, ['--data-dir', dataDir])).exitCode).toBe(0);
     const hooks = JSON.parse(fs.readFileSync(join(cwd, '.claude', 'settings.json'), 'utf8')).hooks;
     // The agent's PATH has neither crux nor node: the entry names both by absolute path.
     const empty = tempDir();
@@ -388,7 +386,7 @@ describe('crux hook gemini-cli', () => {
         hooks: { BeforeTool: [{ matcher: 'run_shell_command', hooks: [{ name: 'audit', type: 'command', command: 'audit.sh' }] }] },
       }),
     );
-    const first = await execa(CRUX, ['hook', 'install', 'gemini-cli'], { cwd, reject: false, env: testEnv(), extendEnv: false });
+    const first = await runCli(['hook', 'install', 'gemini-cli'], { cwd, env: { HOME: tempDir() } });
     expect(first.exitCode).toBe(0);
     const settings = JSON.parse(fs.readFileSync(join(cwd, '.gemini', 'settings.json'), 'utf8'));
     expect(settings.theme).toBe('GitHub');
@@ -404,9 +402,7 @@ describe('crux hook gemini-cli', () => {
     ]);
     expect(settings.hooks.BeforeAgent).toEqual([{ hooks: [{ name: 'crux', type: 'command', command: hookCommand('hook gemini-cli') }] }]);
     const bytes = fs.readFileSync(join(cwd, '.gemini', 'settings.json'));
-    expect((await execa(CRUX, ['hook', 'install', 'gemini-cli'], { cwd, reject: false, env: testEnv(), extendEnv: false })).stdout).toContain(
-      'nothing changed',
-    );
+    expect((await runCli(['hook', 'install', 'gemini-cli'], { cwd, env: { HOME: tempDir() } })).stdout).toContain('nothing changed');
     expect(fs.readFileSync(join(cwd, '.gemini', 'settings.json'))).toEqual(bytes);
     expect(fs.existsSync(join(cwd, '.claude'))).toBe(false);
   });

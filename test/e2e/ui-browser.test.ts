@@ -1,10 +1,11 @@
 // `crux ui` in a real browser (headless chromium): every page renders over both kinds of store, at desktop and
-// phone widths (screenshots kept in test-artifacts/ui/), stored markup stays text, no script runs from the store,
-// the CSP is never violated, the token and Host rules hold for a browser too, and another process's write appears.
+// phone widths (screenshots kept in test-artifacts/ui/ in CI's run: helpers/browser.ts SCREENSHOTS), stored markup
+// stays text, no script runs from the store, the CSP is never violated, the token and Host rules hold for a browser
+// too, and another process's write appears.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { crux, freshStore, STORE_KINDS, tempDir } from '../helpers/cli';
-import { artifact, browserSkipReason, closeBrowser, launch } from '../helpers/browser';
+import { browserSkipReason, closeBrowser, launch, screenshot } from '../helpers/browser';
 import { startUi, type RunningUi } from '../helpers/ui';
 import { ATTENTION, HOSTILE_TASK, LONG_ID, populate, populateAttention, UI_NOW } from '../helpers/ui-store';
 
@@ -85,7 +86,7 @@ describe.skipIf(skip !== undefined).each(STORE_KINDS)(`crux ui in chromium on a 
     expect(await page.evaluate(() => document.cookie)).toBe('');
   });
 
-  it('renders every page, at desktop and phone widths (screenshots in test-artifacts/ui/)', async () => {
+  it('renders every page, at desktop and phone widths (screenshots in test-artifacts/ui/ in CI)', async () => {
     for (const [name, hash, heading] of PAGES) {
       for (const [width, height, label] of [
         [1280, 900, 'desktop'],
@@ -95,7 +96,7 @@ describe.skipIf(skip !== undefined).each(STORE_KINDS)(`crux ui in chromium on a 
         await visit(hash, heading);
         // Nothing wider than the screen but the tables' own scrolling boxes.
         expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1), `${name} at ${width}`).toBe(true);
-        await page.screenshot({ path: artifact(`${kind}-${name}-${label}`), fullPage: true });
+        await screenshot(page, `${kind}-${name}-${label}`);
       }
     }
     await page.setViewportSize({ width: 1280, height: 900 });
@@ -326,7 +327,7 @@ describe.skipIf(skip !== undefined)(`crux ui says what needs attention, at 2,000
     expect(await layoutProblems(page)).toEqual([]);
   });
 
-  it('renders every page at 1400 and 700 px, light and dark, without overflow (screenshots in test-artifacts/ui/)', async () => {
+  it('renders every page at 1400 and 700 px, light and dark, without overflow (screenshots in test-artifacts/ui/ in CI)', async () => {
     const pages: [string, string][] = [
       ['overview', '#/'],
       ['sessions', '#/sessions?status=all'],
@@ -346,7 +347,7 @@ describe.skipIf(skip !== undefined)(`crux ui says what needs attention, at 2,000
           // The journals' check comes last: the screenshot waits for its verdict.
           if (name === 'overview') await page.waitForFunction(() => document.getElementById('health')?.textContent?.includes('verified'));
           expect(await layoutProblems(page), `${name} at ${width} ${scheme}`).toEqual([]);
-          await page.screenshot({ path: artifact(`attention-${name}-${width}-${scheme}`), fullPage: true });
+          await screenshot(page, `attention-${name}-${width}-${scheme}`);
         }
       }
     }
@@ -374,7 +375,7 @@ describe.skipIf(skip !== undefined)(`crux ui says what needs attention, at 2,000
             .evaluateAll((cards) => cards.map((c: any) => [...c.children].filter((ch: any) => ch.tagName !== 'H3' && ch.textContent.trim() !== '').length));
           for (const n of said) expect(n).toBeGreaterThan(0);
           expect(await layoutProblems(fresh)).toEqual([]);
-          await fresh.screenshot({ path: artifact(`empty-overview-${width}-${scheme}`), fullPage: true });
+          await screenshot(fresh, `empty-overview-${width}-${scheme}`);
         }
       }
       for (const hash of ['#/sessions', '#/cases', '#/handoffs']) {

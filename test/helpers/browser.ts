@@ -3,7 +3,8 @@
 // skipped (and fail under CRUX_REQUIRE_BROWSER=1).
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Browser, BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { FULL } from './cli';
 
 export const CHROMIUM = process.env.CRUX_TEST_CHROMIUM ?? '/usr/bin/chromium';
 export const ARTIFACTS = resolve(__dirname, '../../test-artifacts/ui');
@@ -62,4 +63,16 @@ export async function closeBrowser(): Promise<void> {
 export function artifact(name: string): string {
   mkdirSync(ARTIFACTS, { recursive: true });
   return join(ARTIFACTS, `${name}.png`);
+}
+
+/**
+ * Whether the dashboard's screenshots are taken: in CI's run (CRUX_TEST_FULL, whose test-artifacts/ui/ is kept) and
+ * with CRUX_TEST_SCREENSHOTS=1; `npm test` checks the same layouts without them (a full-page PNG each, about a
+ * third of the browser file's CPU).
+ */
+export const SCREENSHOTS = FULL || process.env.CRUX_TEST_SCREENSHOTS === '1';
+
+/** A full-page screenshot of `page` as test-artifacts/ui/<name>.png, when SCREENSHOTS. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  if (SCREENSHOTS) await page.screenshot({ path: artifact(name), fullPage: true });
 }

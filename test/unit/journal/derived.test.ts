@@ -11,7 +11,7 @@ import { ENTRY_WORDS, EntryList, sortKey, textKey, textRange } from '../../../sr
 import { DerivedDamage, encodePages, PAGE_BYTES, PAGES_START, SortedTable } from '../../../src/journal/derived/sorted-table';
 import { indexName, logName, openManifest, openRun } from '../../../src/journal/derived/index-base';
 import type { StoreSpec } from '../../../src/journal/codec/store-spec';
-import { propertyRuns, tempDir } from '../../helpers/cli';
+import { FULL, propertyRuns, tempDir } from '../../helpers/cli';
 import { VOCAB } from './fixtures';
 
 const TS = '2026-11-29T21:00:00.000Z';
@@ -453,8 +453,10 @@ describe('a store index through DataDir', () => {
       ['zeroed first page', (b) => zeroPage(b, 0)],
       ['empty', () => Buffer.alloc(0)],
     ];
+    // CI's run (FULL): every damage to every file; `npm test`: every damage to one file at least (the manifest, the
+    // log and the runs take turns), and every file removed.
     for (const [i, file] of files.entries()) {
-      for (const [, damage] of damages) {
+      for (const [, damage] of damages.filter((_, k) => FULL || (k + i) % 3 === 0)) {
         fs.writeFileSync(file, damage(Buffer.from(originals[i]!)));
         await expectReplayAnswers(dir);
         restore();

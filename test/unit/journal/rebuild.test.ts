@@ -29,12 +29,22 @@ function collecting(): Reporter & { told: string[] } {
 
 const scope = (dir: DataDir, agent: string | undefined, now: number) => ({ dir, agent: agent as AgentName | undefined, now });
 
+let seed: Promise<string> | undefined;
+
 /**
  * A journal whose entities span many windows (CRUX_TEST_REBUILD_ENTRIES makes them a few KiB): imports as
- * batches, puts, touches, closes and deletes of the same sessions far apart, for three scopes.
+ * batches, puts, touches, closes and deletes of the same sessions far apart, for three scopes. Built once for the
+ * file (about 550 writes) and copied for each test, opened by a DataDir of its own as a new process would.
  */
 async function seeded(): Promise<DataDir> {
-  const dir = new DataDir(join(tempDir(), 'data'), collecting(), 5_000);
+  seed ??= build();
+  const root = join(tempDir(), 'data');
+  fs.cpSync(await seed, root, { recursive: true, preserveTimestamps: true });
+  return new DataDir(root, collecting(), 5_000);
+}
+
+async function build(): Promise<string> {
+  const dir = new DataDir(join(tempDir(), 'seed'), collecting(), 5_000);
   let now = START;
   const lines = Array.from({ length: 300 }, (_, i) =>
     JSON.stringify({
@@ -60,7 +70,7 @@ async function seeded(): Promise<DataDir> {
     // The imported sessions change again long after their batch: closed one by one, in another window.
     await sessions.closeSession(scope(dir, undefined, now), `imp${round * 10 + 1}` as LogicalSessionId, { outcome: 'failed' });
   }
-  return dir;
+  return dir.root;
 }
 
 const journal = (dir: DataDir) => join(dir.root, SESSION_STORE.file);

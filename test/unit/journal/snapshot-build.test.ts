@@ -13,7 +13,7 @@ import { buildName, nextName } from '../../../src/journal/derived/snapshot-build
 import { snapshotFacts, snapshotLayout, snapshotName } from '../../../src/journal/derived/snapshot';
 import type { StoreSpec } from '../../../src/journal/codec/store-spec';
 import type { Instant } from '../../../src/shared/time';
-import { tempDir } from '../../helpers/cli';
+import { FULL, tempDir } from '../../helpers/cli';
 import { answers, caseBody, countingStore, read, replayed, TS, WORDS, writeOne as writeCases } from './case-bank-writes';
 
 const STEP = 1500;
@@ -121,7 +121,9 @@ describe('the snapshot rewritten in steps', () => {
       ['new snapshot bit', () => flipFile(file(dir, nextName), sizeOf(file(dir, nextName)) - 100)],
       ['new snapshot truncated', () => fs.truncateSync(file(dir, nextName), sizeOf(file(dir, nextName)) - 700)],
     ];
-    for (const [what, damage] of damages) {
+    // `npm test`: a bit of the build file, the build file removed, the new snapshot cut short (a damage of each file
+    // and a removal); CI's run (FULL): all seven.
+    for (const [what, damage] of FULL ? damages : [damages[0]!, damages[3]!, damages[6]!]) {
       await underWay();
       damage();
       i = await untilInstalled(dir, spec, i);

@@ -23,6 +23,7 @@ const RUNNER = new Set([
   'CRUX_TEST_WORKERS',
   'CRUX_TEST_FC_SEED',
   'CRUX_TEST_FC_PATH',
+  'CRUX_TEST_SCREENSHOTS',
   // Global setups run once per vitest project: these mark the run (its pid) that already did the work.
   'CRUX_TEST_TMP_BY',
   'CRUX_TEST_TOOLS_BY',
