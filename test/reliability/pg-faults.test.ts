@@ -1,11 +1,13 @@
 // Faults of the server, told apart, on a cluster of this suite's own: a frozen server (every process SIGSTOPped)
 // before and in the middle of a put ends in 75 within the bound; restarts under 8 writers lose nothing that was
 // acknowledged (one restart in npm test, three in CI's run); a COMMIT whose answer is lost is 75, never 0 (an acknowledgement is a COMMIT the server confirmed).
+// The commands facing a fault are processes; the seeds and checks around them run in this process (run-cli.ts).
 import { writeFileSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crux, FULL, journalRecords, tempDir, type Run } from '../helpers/cli';
+import { FULL, journalRecords, crux as spawned, tempDir, type Run } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { OwnCluster, pgSkipReason, psql } from '../helpers/pg';
 import { startShell, STRESS } from './harness';
 
@@ -50,7 +52,7 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL server faults (a clust
         ['session', 'put', 'b', '{}'],
       ]) {
         const started = Date.now();
-        const run = await crux(store, args, { env });
+        const run = await spawned(store, args, { env });
         expectUnavailable(run, new URL(store));
         expect(run.stderr).toMatch(/stopped answering|timed out/);
         if (STRESS) expect(Date.now() - started).toBeLessThan(LOCK_TIMEOUT_MS + STALL_GRACE_MS + 3000);
@@ -100,7 +102,7 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL server faults (a clust
     try {
       const via = new URL(store);
       via.port = String((proxy.address() as { port: number }).port);
-      const run = await crux(via.href, ['session', 'put', 'lost-answer', '{}'], { env });
+      const run = await spawned(via.href, ['session', 'put', 'lost-answer', '{}'], { env });
       expect(run.exitCode, run.stderr).toBe(75);
       expect(run.stderr).toMatch(/connection was (lost|reset)/);
     } finally {
