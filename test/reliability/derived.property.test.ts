@@ -19,8 +19,7 @@ import { crux, FULL, STRESS, tempDir } from '../helpers/cli';
 import { crux as inProcess } from '../helpers/run-cli';
 import { scaled, TIMEOUT } from './harness';
 
-// Random histories: 4 in npm test, 8 in CI's run (CRUX_TEST_FULL), 400 under CRUX_STRESS.
-const RUNS = STRESS ? 400 : FULL ? 8 : 4;
+const RUNS = STRESS ? 400 : FULL ? 8 : 4; // histories: npm test, CI's run (CRUX_TEST_FULL), CRUX_STRESS
 const START = Date.parse('2026-12-01T00:00:00Z');
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'deploy', 'the', 'timeout', 'cache', 'index', 'page'];
 
