@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { CRUX, FULL, crux as spawned, freshStore, journalRecords, type Run, snapshotDir, STRESS, storeArgs, tempDir, testEnv } from '../helpers/cli';
 import { crux } from '../helpers/run-cli';
 import { freshStoreUrl, pgPassword, pgServerUrl, pgSkipReason, psql } from '../helpers/pg';
+import { sqlText } from '../helpers/pg-sql';
 import { LOCK_CLASS, SCHEMA_VERSION } from '../../src/journal/pg/schema';
 import { startShell } from './harness';
 
@@ -20,8 +21,8 @@ function expectTempFailure(run: Run, server: URL, password: string): void {
   expect(run.stderr).not.toContain(password);
 }
 
-async function until(what: string, done: () => boolean, ms = 20_000): Promise<void> {
-  for (let waited = 0; !done(); waited += 50) {
+async function until(what: string, done: () => Promise<boolean>, ms = 20_000): Promise<void> {
+  for (let waited = 0; !(await done()); waited += 50) {
     if (waited > ms) throw new Error(`timed out waiting until ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -172,9 +173,11 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL failures', () => {
     expect((await crux(store, ['session', 'put', 'first', '{}'])).exitCode).toBe(0);
     // This store's lock (other files' stores share the server): held, or waited for.
     const schema = new URL(store).searchParams.get('schema')!;
-    const advisory = (granted: boolean) =>
-      psql(
-        `select count(*) from pg_locks where locktype = 'advisory' and classid = ${LOCK_CLASS}::oid and objid = hashtext('${schema}')::oid and ${granted ? '' : 'not '}granted`,
+    const advisory = async (granted: boolean) =>
+      (
+        await sqlText(
+          `select count(*) from pg_locks where locktype = 'advisory' and classid = ${LOCK_CLASS}::oid and objid = hashtext('${schema}')::oid and ${granted ? '' : 'not '}granted`,
+        )
       ).trim() !== '0';
     const holder = execa(CRUX, [...storeArgs(store), 'session', 'put', 'holder', '{}'], {
       reject: false,
