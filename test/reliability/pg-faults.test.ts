@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FULL, journalRecords, crux as spawned, tempDir, type Run } from '../helpers/cli';
 import { crux } from '../helpers/run-cli';
-import { OwnCluster, pgSkipReason, psql } from '../helpers/pg';
+import { OwnCluster, pgSkipReason } from '../helpers/pg';
+import { sqlText } from '../helpers/pg-sql';
 import { startShell, STRESS } from './harness';
 
 const LOCK_TIMEOUT_MS = 2000;
@@ -24,8 +25,8 @@ function expectUnavailable(run: Run, server: URL): void {
   expect(run.stderr).not.toContain(server.password);
 }
 
-async function until(what: string, done: () => boolean, ms = 20_000): Promise<void> {
-  for (let waited = 0; !done(); waited += 50) {
+async function until(what: string, done: () => Promise<boolean>, ms = 20_000): Promise<void> {
+  for (let waited = 0; !(await done()); waited += 50) {
     if (waited > ms) throw new Error(`timed out waiting until ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -40,7 +41,9 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL server faults (a clust
     cluster.stop();
   });
   const env = { CRUX_LOCK_TIMEOUT: `${LOCK_TIMEOUT_MS}ms` };
-  const lockHeld = () => psql(`select count(*) from pg_locks where locktype = 'advisory' and granted`, cluster.url).trim() !== '0';
+  // Over one kept connection (helpers/pg-sql.ts), not a psql a poll; a connection a restart cut answers "not yet".
+  const lockHeld = async () =>
+    (await sqlText(`select count(*) from pg_locks where locktype = 'advisory' and granted`, cluster.url).catch(() => '0')).trim() !== '0';
 
   it('a frozen server (every process stopped) ends a read and a write in 75, naming the server and its user', async () => {
     const store = cluster.freshStore();
