@@ -1,10 +1,12 @@
 // Many writers at once: nothing lost, nothing duplicated, the chain stays valid, no two lock holders overlap,
-// waits are bounded (exit 75 only past CRUX_LOCK_TIMEOUT), and a killed holder hands the lock over at once.
+// waits are bounded (exit 75 only past CRUX_LOCK_TIMEOUT), and a killed holder hands the lock over at once. The
+// writers, waiters and racers are processes; what seeds a store and reads it after them runs in this process.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireLock, type HeldLock } from '../../src/journal/dir/lock/lock';
-import { crux, describeEachStore, freshDataDir, freshStore, snapshotDir, STRESS, tempDir } from '../helpers/cli';
+import { describeEachStore, freshDataDir, freshStore, snapshotDir, crux as spawned, STRESS, tempDir } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { expectHealthy, figure, journalRecords, percentile, pool, readSessions, scaled, sleep, startCrux, startShell, type Child, TIMEOUT } from './harness';
 import { findOverlaps, parseLockLog, untilEntered } from './lock-log';
 
@@ -143,7 +145,7 @@ describe('concurrent writers', { timeout: TIMEOUT }, () => {
       const runs = await Promise.all(
         commands.map(async (args) => {
           const t0 = performance.now();
-          const run = await crux(dir, args, { env: { CRUX_LOCK_TIMEOUT: '1s' } });
+          const run = await spawned(dir, args, { env: { CRUX_LOCK_TIMEOUT: '1s' } });
           return { args, run, ms: performance.now() - t0 };
         }),
       );
@@ -154,12 +156,12 @@ describe('concurrent writers', { timeout: TIMEOUT }, () => {
         expect(ms).toBeGreaterThanOrEqual(1000);
         if (STRESS) expect(ms).toBeLessThan(5000);
       }
-      const json = await crux(dir, ['--json', 'session', 'put', 'a', '{}'], { env: { CRUX_LOCK_TIMEOUT: '1s' } });
+      const json = await spawned(dir, ['--json', 'session', 'put', 'a', '{}'], { env: { CRUX_LOCK_TIMEOUT: '1s' } });
       expect(json.exitCode).toBe(75);
       expect(JSON.parse(json.stderr).error).toMatchObject({ code: 75, kind: 'lock_timeout' });
       expect(snapshotDir(dir)).toEqual(before);
       // Reads never wait for the lock.
-      expect(await crux(dir, ['session', 'get', 'a'])).toMatchObject({ exitCode: 0, stdout: '{"n":1}' });
+      expect(await spawned(dir, ['session', 'get', 'a'])).toMatchObject({ exitCode: 0, stdout: '{"n":1}' });
     } finally {
       await server.release();
     }
@@ -171,7 +173,7 @@ describe('concurrent writers', { timeout: TIMEOUT }, () => {
     expect((await crux(dir, ['session', 'put', 'a', '{}'])).exitCode).toBe(0);
     const server = await holdLock(dir);
     const t0 = performance.now();
-    const writer = crux(dir, ['session', 'put', 'b', '{"n":1}'], { env: { CRUX_LOCK_TIMEOUT: '5s' } });
+    const writer = spawned(dir, ['session', 'put', 'b', '{"n":1}'], { env: { CRUX_LOCK_TIMEOUT: '5s' } });
     await sleep(1500);
     await server.release();
     const run = await writer;
@@ -295,7 +297,7 @@ describeEachStore('first writes racing into a %s store that does not exist yet',
     async () => {
       for (let round = 0; round < (kind === 'dir' ? scaled(2, 6) : 2); round++) {
         const store = kind === 'dir' ? join(freshDataDir(), 'not', 'yet') : freshStore(kind);
-        const runs = await Promise.all(Array.from({ length: 12 }, (_, i) => crux(store, ['session', 'put', `first-${i}`, `{"i":${i}}`])));
+        const runs = await Promise.all(Array.from({ length: 12 }, (_, i) => spawned(store, ['session', 'put', `first-${i}`, `{"i":${i}}`])));
         expect(runs.map((r) => [r.exitCode, r.stderr])).toEqual(runs.map(() => [0, '']));
         const listed = JSON.parse((await crux(store, ['--json', 'session', 'list'])).stdout).sessions.map((x: { session_id: string }) => x.session_id);
         expect(listed.sort()).toEqual(Array.from({ length: 12 }, (_, i) => `first-${i}`).sort());

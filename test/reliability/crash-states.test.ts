@@ -10,7 +10,8 @@ import { scanJournal } from '../../src/journal/codec/scan';
 import { SESSION_STORE } from '../../src/domain/session/fold';
 import { CASE_STORE } from '../../src/domain/case/store';
 import { ALL_STORES } from '../../src/domain/stores';
-import { crux, freshDataDir, tempDir } from '../helpers/cli';
+import { freshDataDir, tempDir } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { figure, scaled, TIMEOUT } from './harness';
 import { crashStates, materialise, readModel, toOps, TRACED, type CrashState } from './crash-states';
 import { titled } from '../helpers/tools';
@@ -62,7 +63,7 @@ async function judge(state: CrashState, dir: string, before: string, after: stri
 
 interface Scenario {
   readonly name: string;
-  /** Builds the data directory before the traced command (durable: nothing of it is in doubt). */
+  /** Builds the data directory before the traced command (durable: nothing of it is in doubt), in this process. */
   setup(dir: string): Promise<void>;
   readonly args: string[];
   readonly input?: string;

@@ -1,12 +1,15 @@
 // Failures of the environment have their codes, never 1 (SPEC §3): permission denied → 5 naming the path; a full
 // disk → 75; a rewrite keeps the journal's owner, group and mode; output that cannot be written after a committed
-// write → 0 and one stderr line. Needs root (another uid, a tmpfs): where it cannot, it fails and says so.
+// write → 0 and one stderr line. Needs root (another uid, a tmpfs): where it cannot, it fails and says so. The
+// commands that set a store up, and root's own, run in this process (run-cli.ts); another user's are processes, and
+// so are the writes whose standard output is a full device or a closed pipe.
 import { execa } from 'execa';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { crux, CRUX, freshDataDir, snapshotDir, tempDir, testEnv, type Run } from '../helpers/cli';
+import { CRUX, freshDataDir, crux as spawned, snapshotDir, tempDir, testEnv, type Run } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { expectHealthy, figure, readSessions, TIMEOUT } from './harness';
 import { otherUserSkipReason, titled } from '../helpers/tools';
 
@@ -109,7 +112,9 @@ describe.skipIf(nobodySkip !== undefined)(titled('a rewrite keeps owner, group a
     const parent = tempDir();
     fs.chownSync(parent, NOBODY, NOBODY);
     const dir = join(parent, 'data');
-    for (let i = 0; i < 30; i++) expect((await cruxAs(NOBODY, dir, ['session', 'put', `s${i % 3}`, `{"i":${i}}`])).exitCode).toBe(0);
+    // The owner's 30 puts, written here and handed to nobody (as nobody's own writes leave the files).
+    for (let i = 0; i < 30; i++) expect((await crux(dir, ['session', 'put', `s${i % 3}`, `{"i":${i}}`])).exitCode).toBe(0);
+    execFileSync('chown', ['-R', `${NOBODY}:${NOBODY}`, dir]);
     const journal = join(dir, 'sessions.jsonl');
     fs.chmodSync(journal, 0o640);
     const owned = () => {
@@ -204,7 +209,8 @@ describe('full disk', { timeout: TIMEOUT }, () => {
     }
     const out = join(mount, 'pkg.json');
     for (const quiet of [false, true]) {
-      const mint = await crux(dir, [...(quiet ? ['--quiet'] : []), '--agent', 'x', 'handoff', 'mint', 'h', '--out', out]);
+      // A process: what the line says was committed is the process's own (in-process, an earlier command's may linger).
+      const mint = await spawned(dir, [...(quiet ? ['--quiet'] : []), '--agent', 'x', 'handoff', 'mint', 'h', '--out', out]);
       expect(mint.exitCode, mint.stderr).toBe(0);
       const lines = mint.stderr.split('\n').filter(Boolean);
       expect(lines).toHaveLength(1);
@@ -231,13 +237,18 @@ describe('output that cannot be written after a committed write', { timeout: TIM
       const parent = tempDir();
       fs.chownSync(parent, NOBODY, NOBODY);
       const dir = join(parent, 'data');
-      for (const v of [1, 2]) expect((await cruxAs(NOBODY, dir, ['session', 'put', 'small', `{"v":${v}}`])).exitCode).toBe(0);
-      expect((await cruxAs(NOBODY, dir, ['journal', 'compact'])).exitCode).toBe(0);
-      fs.chmodSync(join(dir, 'history'), 0o000);
-      // 16 KiB puts of one session: the journal crosses the 256 KiB threshold, mostly dead, so a put compacts after it commits.
+      // 16 KiB puts of one session: the journal crosses the 256 KiB threshold, mostly dead, so a put compacts after it
+      // commits. The store and the first 8 (128 KiB) written here and handed to nobody; then nobody's own puts.
       const big = JSON.stringify({ pad: 'x'.repeat(16 * 1024) });
+      const FIRST = 8;
+      for (const v of [1, 2]) expect((await crux(dir, ['session', 'put', 'small', `{"v":${v}}`])).exitCode).toBe(0);
+      expect((await crux(dir, ['journal', 'compact'])).exitCode).toBe(0);
+      for (let i = 0; i < FIRST; i++) expect((await crux(dir, ['session', 'put', 'big', big.replace('{', `{"i":${i},`)])).exitCode).toBe(0);
+      expect(fs.readdirSync(join(dir, 'history')), 'compacted before nobody wrote').toHaveLength(1);
+      execFileSync('chown', ['-R', `${NOBODY}:${NOBODY}`, dir]);
+      fs.chmodSync(join(dir, 'history'), 0o000);
       let warned: Run | undefined;
-      for (let i = 0; i < 20 && warned === undefined; i++) {
+      for (let i = FIRST; i < 20 && warned === undefined; i++) {
         const put = await cruxAs(NOBODY, dir, ['session', 'put', 'big', big.replace('{', `{"i":${i},`)]);
         expect(put.exitCode, put.stderr).toBe(0);
         if (put.stderr !== '') warned = { ...put, stdout: String(i) };

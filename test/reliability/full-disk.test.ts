@@ -2,11 +2,14 @@
 // the failing command says the disk is full (exit 75, not 1), leaves no partial line, loses nothing.
 //
 // The tmpfs needs root (or a user namespace). This test does not skip: where it cannot mount, it fails and says so.
+// The commands run in this process (run-cli.ts: a full disk is the program's to meet, not the process's), but the
+// put under `ulimit -f` and the case bank's streamed snapshot (CRUX_TEST_STREAM_BYTES, a size a process reads).
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { crux, freshDataDir, snapshotDir, tempDir } from '../helpers/cli';
+import { freshDataDir, snapshotDir, crux as spawned, tempDir } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { expectCachedReadsAgree, expectHealthy, figure, readSessions, scaled, startShell, TIMEOUT } from './harness';
 
 const mounted: string[] = [];
@@ -89,8 +92,7 @@ describe('full disk (ENOSPC on a tiny tmpfs)', { timeout: TIMEOUT }, () => {
   it('a compaction, an import and a case record on a full disk exit 75 and change nothing', async () => {
     const mount = mountTmpfs('1m');
     const dir = join(mount, 'data');
-    const seed = await startShell(`for i in $(seq 1 12); do "$CRUX" --data-dir '${dir}' session put s$((i % 3)) '${state(0, 2000)}' || exit 1; done`).done;
-    expect(seed.code, seed.stderr).toBe(0);
+    for (let i = 1; i <= 12; i++) expect((await crux(dir, ['session', 'put', `s${i % 3}`, state(0, 2000)])).exitCode).toBe(0);
     expect((await crux(dir, ['case', 'record', '--task', 't', '--action', 'a', '--outcome', 'o'])).exitCode).toBe(0);
     // Fill what is left of the disk.
     try {
@@ -122,7 +124,7 @@ describe('full disk (ENOSPC on a tiny tmpfs)', { timeout: TIMEOUT }, () => {
     );
     expect((await crux(dir, ['case', 'import', '-'], { input: `${lines.join('\n')}\n` })).exitCode).toBe(0);
     const query = ['--json', 'case', 'retrieve', 'deploy', 'step', '--top-k', '30'];
-    const want = await crux(dir, query);
+    const want = await spawned(dir, query);
     fs.rmSync(join(dir, 'cache'), { recursive: true });
     fs.mkdirSync(join(dir, 'cache'), { mode: 0o700 });
     try {
@@ -131,13 +133,13 @@ describe('full disk (ENOSPC on a tiny tmpfs)', { timeout: TIMEOUT }, () => {
       expect((error as NodeJS.ErrnoException).code).toBe('ENOSPC');
     }
     const journal = fs.readFileSync(join(dir, 'cases.jsonl'));
-    const got = await crux(dir, query, { env: { CRUX_TEST_STREAM_BYTES: '1' } });
+    const got = await spawned(dir, query, { env: { CRUX_TEST_STREAM_BYTES: '1' } });
     expect(got.exitCode, got.stderr).toBe(0);
     expect(got.stdout).toBe(want.stdout);
     expect(fs.readFileSync(join(dir, 'cases.jsonl')).equals(journal)).toBe(true);
     expect(fs.readdirSync(join(dir, 'cache')).filter((n) => n.endsWith('.tmp') || /\.idx\.[0-9a-f]{8}$/.test(n))).toEqual([]);
     fs.rmSync(join(mount, 'filler'));
-    const again = await crux(dir, query, { env: { CRUX_TEST_STREAM_BYTES: '1' } });
+    const again = await spawned(dir, query, { env: { CRUX_TEST_STREAM_BYTES: '1' } });
     expect(again.stdout).toBe(want.stdout);
     expect(fs.existsSync(join(dir, 'cache', 'cases.jsonl.state'))).toBe(true);
   });
@@ -170,8 +172,7 @@ describe('file size limit (EFBIG from ulimit -f: a real short write)', { timeout
     let shortWrites = 0;
     for (let r = 0; r < rounds; r++) {
       const dir = freshDataDir();
-      const seed = await startShell(`for i in $(seq 1 ${2 + r}); do "$CRUX" --data-dir '${dir}' session put s$i '${state(r, 700)}' || exit 1; done`).done;
-      expect(seed.code, seed.stderr).toBe(0);
+      for (let i = 1; i <= 2 + r; i++) expect((await crux(dir, ['session', 'put', `s${i}`, state(r, 700)])).exitCode).toBe(0);
       const journal = join(dir, 'sessions.jsonl');
       const size = fs.statSync(journal).size;
       // bash counts ulimit -f in 1024-byte blocks: allow the file to grow, but not by a whole 4 KiB record.

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { stressIt } from '../helpers/cli';
 import { crux } from '../helpers/run-cli';
-import { freshStoreUrl, pgSkipReason, psql } from '../helpers/pg';
+import { freshStoreUrl, pgSkipReason } from '../helpers/pg';
+import { sqlText as psql } from '../helpers/pg-sql';
 
 const schemaOf = (store: string) => new URL(store).searchParams.get('schema')!;
 const json = async (store: string, args: string[]) => {
@@ -68,7 +69,7 @@ async function seededCases(): Promise<{ store: string; answers: () => Promise<un
 }
 
 /** Whether retrieve went through the term rows: their binding is trusted and follows the journal. */
-const termsTrusted = (store: string) => psql(`select trusted from ${schemaOf(store)}.term_indexes where journal = 'cases.jsonl'`).trim() === 't';
+const termsTrusted = async (store: string) => (await psql(`select trusted from ${schemaOf(store)}.term_indexes where journal = 'cases.jsonl'`)).trim() === 't';
 
 describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL store', () => {
   for (const [what, damage] of [
@@ -90,7 +91,7 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
       const { store, answers } = await seeded();
       const before = await answers();
       expect(before).toMatchObject({ stranded: ['old'], agent: ['a', 'b', 'c'], doctor: 1 });
-      expect(psql(`${damage(schemaOf(store))} returning 1`).trim()).not.toBe('');
+      expect((await psql(`${damage(schemaOf(store))} returning 1`)).trim()).not.toBe('');
       expect(await answers()).toEqual(before);
       const check = await json(store, ['journal', 'check']);
       expect(check.exitCode).toBe(9);
@@ -102,7 +103,7 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
       expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
       expect(await answers()).toEqual(before);
       // Damaged again: reap (a write through the index) still reaps the expired lease, and rebuilds the rows.
-      psql(damage(schemaOf(store)));
+      await psql(damage(schemaOf(store)));
       const reap = await json(store, ['--now', '2026-01-03T02:00:00Z', 'session', 'reap']);
       expect(reap.exitCode, reap.stderr).toBe(0);
       expect(JSON.stringify(reap.doc)).toContain('lease');
@@ -135,10 +136,10 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
         ['deploy the web frontend', 1 / 5, 0],
       ]);
       expect((before as any).long).toHaveLength(4);
-      expect(termsTrusted(store)).toBe(true);
-      psql(damage(schemaOf(store)));
+      expect(await termsTrusted(store)).toBe(true);
+      await psql(damage(schemaOf(store)));
       // The write was not crux's: the rows lost their trust in the same transaction, and retrieve does without them.
-      expect(termsTrusted(store)).toBe(false);
+      expect(await termsTrusted(store)).toBe(false);
       expect(await answers()).toEqual(before);
       const check = await json(store, ['journal', 'check']);
       expect(check.exitCode).toBe(9);
@@ -146,14 +147,14 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
       const repaired = await json(store, ['journal', 'check', '--repair']);
       expect(repaired.exitCode, repaired.stderr).toBe(0);
       expect(repaired.doc.journals.find((j: any) => j.name === 'cases').derived).toMatchObject({ rebuilt: true });
-      expect(termsTrusted(store)).toBe(true);
+      expect(await termsTrusted(store)).toBe(true);
       expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
       expect(await answers()).toEqual(before);
       // Damaged again, then a write (a reuse counted): it rebuilds the rows in its own transaction.
-      psql(damage(schemaOf(store)));
+      await psql(damage(schemaOf(store)));
       const reused = await json(store, ['case', 'retrieve', 'release', '--mark-reused']);
       expect(reused.exitCode, reused.stderr).toBe(0);
-      expect(termsTrusted(store)).toBe(true);
+      expect(await termsTrusted(store)).toBe(true);
       expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
       expect(((await answers()) as any).one).toEqual([['write the release notes', 1 / 4, 1]]);
     });
@@ -166,7 +167,7 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
     expect(marked.exitCode, marked.stderr).toBe(0);
     // The count each result carries is the one just journaled, as on a data directory.
     expect(marked.doc.results.map((r: any) => [r.case.task, r.similarity, r.case.times_reused])).toEqual(before.api.map((r: any) => [r[0], r[1], 1]));
-    expect(termsTrusted(store)).toBe(true);
+    expect(await termsTrusted(store)).toBe(true);
     expect(((await answers()) as any).api).toEqual(before.api.map((r: any) => [r[0], r[1], 1]));
     expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
   });
@@ -174,8 +175,8 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
   it("retrieve reads the term rows: a write that forges crux's own (the documented limit) is believed, and check still finds it", async () => {
     const { store, answers } = await seededCases();
     const before = (await answers()) as any;
-    psql(`begin; select set_config('crux.writer', 'on', true); delete from ${schemaOf(store)}.journal_cases_terms where 'staging' = any(terms); commit;`);
-    expect(termsTrusted(store)).toBe(true);
+    await psql(`begin; select set_config('crux.writer', 'on', true); delete from ${schemaOf(store)}.journal_cases_terms where 'staging' = any(terms); commit;`);
+    expect(await termsTrusted(store)).toBe(true);
     expect(((await answers()) as any).api).toEqual(before.api.filter((r: any) => r[0] !== 'deploy the api to staging'));
     expect((await crux(store, ['journal', 'check'])).exitCode).toBe(9);
     expect((await crux(store, ['journal', 'check', '--repair'])).exitCode).toBe(0);
@@ -196,17 +197,17 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
       const { store, answers } = await seeded();
       const before = await answers();
       const s = schemaOf(store);
-      psql(bypass(s));
-      psql(`delete from ${s}.journal_sessions_index where key = 'old'`);
+      await psql(bypass(s));
+      await psql(`delete from ${s}.journal_sessions_index where key = 'old'`);
       // The binding may still say trusted (nothing cleared it): the catalog shows the guard gone, so it is not believed.
       expect(await answers()).toEqual(before);
       expect((await crux(store, ['journal', 'check'])).exitCode).toBe(9);
       expect((await crux(store, ['--now', '2026-01-03T02:00:00Z', 'session', 'put', 'd', '{}'])).exitCode).toBe(0);
-      expect(psql(`select count(*) from pg_trigger where tgrelid = '${s}.journal_sessions_index'::regclass and tgenabled = 'A'`).trim()).toBe('2');
+      expect((await psql(`select count(*) from pg_trigger where tgrelid = '${s}.journal_sessions_index'::regclass and tgenabled = 'A'`)).trim()).toBe('2');
       expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
       // The answers through the rebuilt rows are a replay's (the write added a session: `before` is out of date).
       const indexed = await answers();
-      psql(`update ${s}.secondary_indexes set trusted = false`);
+      await psql(`update ${s}.secondary_indexes set trusted = false`);
       expect(await answers()).toEqual(indexed);
     });
   }
@@ -216,16 +217,16 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
     const before = await answers();
     const s = schemaOf(store);
     // As an older crux left them: another version and names, rows without the newer names.
-    psql(
+    await psql(
       `update ${s}.secondary_indexes set version = 1, names = 'agent' where journal = 'sessions.jsonl'; delete from ${s}.journal_sessions_index where name <> 'agent'`,
     );
     expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
     expect(await answers()).toEqual(before);
     expect((await crux(store, ['session', 'put', 'later', '{}'])).exitCode).toBe(0);
-    expect(psql(`select names <> 'agent' from ${s}.secondary_indexes where journal = 'sessions.jsonl'`).trim()).toBe('t');
+    expect((await psql(`select names <> 'agent' from ${s}.secondary_indexes where journal = 'sessions.jsonl'`)).trim()).toBe('t');
     expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
     // A row edited at the current version is still damage.
-    psql(`delete from ${s}.journal_sessions_index where key = 'old'`);
+    await psql(`delete from ${s}.journal_sessions_index where key = 'old'`);
     expect((await crux(store, ['journal', 'check'])).exitCode).toBe(9);
   });
 
@@ -233,8 +234,8 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
     const { store, answers } = await seeded();
     const before = await answers();
     const s = schemaOf(store);
-    psql(`set session_replication_role = replica; delete from ${s}.journal_sessions_index where key = 'old'`);
-    expect(psql(`select trusted from ${s}.secondary_indexes where journal = 'sessions.jsonl'`).trim()).toBe('f');
+    await psql(`set session_replication_role = replica; delete from ${s}.journal_sessions_index where key = 'old'`);
+    expect((await psql(`select trusted from ${s}.secondary_indexes where journal = 'sessions.jsonl'`)).trim()).toBe('f');
     expect(await answers()).toEqual(before);
     expect((await crux(store, ['journal', 'check'])).exitCode).toBe(9);
   });
@@ -246,7 +247,7 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
     const healthy = await json(store, ['journal', 'check']);
     expect(healthy.exitCode).toBe(0);
     expect(healthy.doc.journals.find((j: any) => j.name === 'sessions').history).toMatchObject({ files: 1, records: 3, problems: [] });
-    psql(`update ${schemaOf(store)}.history set body = replace(body, '{\\"v\\":2}', '{\\"v\\":9}') where journal = 'sessions.jsonl' and line = 2`);
+    await psql(`update ${schemaOf(store)}.history set body = replace(body, '{\\"v\\":2}', '{\\"v\\":9}') where journal = 'sessions.jsonl' and line = 2`);
     const check = await json(store, ['journal', 'check']);
     expect(check.exitCode).toBe(9);
     const history = check.doc.journals.find((j: any) => j.name === 'sessions').history;

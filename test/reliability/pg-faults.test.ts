@@ -1,12 +1,15 @@
 // Faults of the server, told apart, on a cluster of this suite's own: a frozen server (every process SIGSTOPped)
 // before and in the middle of a put ends in 75 within the bound; restarts under 8 writers lose nothing that was
 // acknowledged (one restart in npm test, three in CI's run); a COMMIT whose answer is lost is 75, never 0 (an acknowledgement is a COMMIT the server confirmed).
+// The commands facing a fault are processes; the seeds and checks around them run in this process (run-cli.ts).
 import { writeFileSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crux, FULL, journalRecords, tempDir, type Run } from '../helpers/cli';
-import { OwnCluster, pgSkipReason, psql } from '../helpers/pg';
+import { FULL, journalRecords, crux as spawned, tempDir, type Run } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
+import { OwnCluster, pgSkipReason } from '../helpers/pg';
+import { sqlText } from '../helpers/pg-sql';
 import { startShell, STRESS } from './harness';
 
 const LOCK_TIMEOUT_MS = 2000;
@@ -22,8 +25,8 @@ function expectUnavailable(run: Run, server: URL): void {
   expect(run.stderr).not.toContain(server.password);
 }
 
-async function until(what: string, done: () => boolean, ms = 20_000): Promise<void> {
-  for (let waited = 0; !done(); waited += 50) {
+async function until(what: string, done: () => Promise<boolean>, ms = 20_000): Promise<void> {
+  for (let waited = 0; !(await done()); waited += 50) {
     if (waited > ms) throw new Error(`timed out waiting until ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -38,7 +41,9 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL server faults (a clust
     cluster.stop();
   });
   const env = { CRUX_LOCK_TIMEOUT: `${LOCK_TIMEOUT_MS}ms` };
-  const lockHeld = () => psql(`select count(*) from pg_locks where locktype = 'advisory' and granted`, cluster.url).trim() !== '0';
+  // Over one kept connection (helpers/pg-sql.ts), not a psql a poll; a connection a restart cut answers "not yet".
+  const lockHeld = async () =>
+    (await sqlText(`select count(*) from pg_locks where locktype = 'advisory' and granted`, cluster.url).catch(() => '0')).trim() !== '0';
 
   it('a frozen server (every process stopped) ends a read and a write in 75, naming the server and its user', async () => {
     const store = cluster.freshStore();
@@ -50,7 +55,7 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL server faults (a clust
         ['session', 'put', 'b', '{}'],
       ]) {
         const started = Date.now();
-        const run = await crux(store, args, { env });
+        const run = await spawned(store, args, { env });
         expectUnavailable(run, new URL(store));
         expect(run.stderr).toMatch(/stopped answering|timed out/);
         if (STRESS) expect(Date.now() - started).toBeLessThan(LOCK_TIMEOUT_MS + STALL_GRACE_MS + 3000);
@@ -100,7 +105,7 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL server faults (a clust
     try {
       const via = new URL(store);
       via.port = String((proxy.address() as { port: number }).port);
-      const run = await crux(via.href, ['session', 'put', 'lost-answer', '{}'], { env });
+      const run = await spawned(via.href, ['session', 'put', 'lost-answer', '{}'], { env });
       expect(run.exitCode, run.stderr).toBe(75);
       expect(run.stderr).toMatch(/connection was (lost|reset)/);
     } finally {

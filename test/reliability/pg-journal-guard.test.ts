@@ -7,16 +7,17 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FULL, journalLines, stressIt, tempDir } from '../helpers/cli';
+import { FULL, stressIt, tempDir } from '../helpers/cli';
 import { crux } from '../helpers/run-cli';
-import { freshStoreUrl, pgSkipReason, psql } from '../helpers/pg';
+import { freshStoreUrl, pgSkipReason } from '../helpers/pg';
+import { journalRows, sqlText as psql } from '../helpers/pg-sql';
 
 const schemaOf = (store: string) => new URL(store).searchParams.get('schema')!;
 const NOW = ['--now', '2026-01-05T00:00:00Z'];
 const JOURNALS = ['sessions.jsonl', 'cases.jsonl'];
 
 /** Sessions of two agents (one closed, one archived, one kept on) and cases sharing words: rows worth harming. */
-async function seeded(): Promise<string> {
+async function seed(): Promise<string> {
   const store = freshStoreUrl('jguard');
   const at = (day: number, hour: number) => ['--now', `2026-01-0${day}T${String(hour).padStart(2, '0')}:00:00Z`];
   const writes: string[][] = [
@@ -40,6 +41,19 @@ async function seeded(): Promise<string> {
   return store;
 }
 
+let seedOnce: Promise<string> | undefined;
+/**
+ * A fresh store holding the seed's rows: written once a file, then a `journal copy` a test (one command, not
+ * twelve; a copy's rows are the original's, its derived rows trusted: the last test holds that of copies).
+ */
+async function seeded(): Promise<string> {
+  seedOnce ??= seed();
+  const store = freshStoreUrl('jguard');
+  const copy = await crux(await seedOnce, ['journal', 'copy', '--to', store]);
+  expect(copy.exitCode, copy.stderr).toBe(0);
+  return store;
+}
+
 const READS: string[][] = [
   ['session', 'list'],
   ['session', 'list', '--limit', '1'],
@@ -59,38 +73,35 @@ const READS: string[][] = [
 ];
 
 /** Each derived binding of the store's journals and whether it says trusted (reads may then answer from its rows). */
-const trusted = (store: string): string[] =>
-  psql(
-    `select 'index ' || journal || ' ' || trusted::text from ${schemaOf(store)}.secondary_indexes
-     union all select 'terms ' || journal || ' ' || trusted::text from ${schemaOf(store)}.term_indexes order by 1`,
+const trusted = async (store: string): Promise<string[]> =>
+  (
+    await psql(
+      `select 'index ' || journal || ' ' || trusted::text from ${schemaOf(store)}.secondary_indexes
+       union all select 'terms ' || journal || ' ' || trusted::text from ${schemaOf(store)}.term_indexes order by 1`,
+    )
   )
     .split('\n')
     .filter(Boolean);
 const allTrusted = ['index sessions.jsonl true', 'terms cases.jsonl true'];
 
 /** A data directory holding the store's journal rows as its files (no cache/): what a replay of the rows reads. */
-function rowsAsFiles(store: string): string {
+async function rowsAsFiles(store: string): Promise<string> {
   const dir = join(tempDir(), 'replay');
   fs.mkdirSync(dir, { mode: 0o700 });
   for (const file of JOURNALS) {
-    const lines = journalLines(store, file);
+    const lines = await journalRows(store, file);
     if (lines.length > 0) fs.writeFileSync(join(dir, file), `${lines.join('\n')}\n`);
   }
   return dir;
 }
 
 /** Each journal's row numbers in order: row k of a replay file is the (k)th of them (rows deleted leave gaps). */
-function lineNumbers(store: string): Map<string, number[]> {
+async function lineNumbers(store: string): Promise<Map<string, number[]>> {
   const out = new Map<string, number[]>();
   for (const file of JOURNALS) {
     const table = `journal_${file.replace(/\.jsonl$/, '')}`;
-    out.set(
-      file,
-      psql(`select line from ${schemaOf(store)}.${table} order by line`)
-        .split('\n')
-        .filter(Boolean)
-        .map(Number),
-    );
+    const lines = await psql(`select line from ${schemaOf(store)}.${table} order by line`);
+    out.set(file, lines.split('\n').filter(Boolean).map(Number));
   }
   return out;
 }
@@ -117,8 +128,8 @@ async function read(store: string, args: string[]): Promise<{ exit: number; doc:
  * is one the replay tells.
  */
 async function expectReplayAnswers(store: string, readSome = false): Promise<{ doc: unknown; warnings: Warning[] }[]> {
-  const replay = rowsAsFiles(store);
-  const lines = lineNumbers(store);
+  const replay = await rowsAsFiles(store);
+  const lines = await lineNumbers(store);
   const out: { doc: unknown; warnings: Warning[] }[] = [];
   for (const args of READS) {
     const what = args.join(' ');
@@ -167,14 +178,14 @@ describe.skipIf(pgSkipReason() !== undefined)("a PostgreSQL journal's rows chang
     const test = what === "a middle row's body edited" || what === 'a middle row deleted' ? it : stressIt;
     test(`${what}: every read answers as a replay and tells the damage once; a write trusts the rows again`, async () => {
       const store = await seeded();
-      expect(trusted(store)).toEqual(allTrusted);
+      expect(await trusted(store)).toEqual(allTrusted);
       // The store before the harm answers as a replay, telling nothing: in CI's run (CRUX_TEST_FULL) and test:stress;
       // npm test holds the same of a healthy store after the repair below and in the last test.
       if (FULL) expect((await expectReplayAnswers(store)).every((r) => r.warnings.length === 0)).toBe(true);
-      psql(harm(store));
+      await psql(harm(store));
       const after = await expectReplayAnswers(store);
       // Cleared in the harm's own transaction, for every derived table of the journal.
-      expect(trusted(store)).not.toEqual(allTrusted);
+      expect(await trusted(store)).not.toEqual(allTrusted);
       // The harm is seen: reads tell it (and a list's answer changed where the closing row went).
       expect(after.some((r) => r.warnings.length > 0)).toBe(true);
       const check = await read(store, ['journal', 'check']);
@@ -182,11 +193,11 @@ describe.skipIf(pgSkipReason() !== undefined)("a PostgreSQL journal's rows chang
       // A write rebuilds the derived rows from the rows as they are, and trusts them again.
       expect((await crux(store, [...NOW, '--agent', 'a', 'session', 'put', 's5', '{}'])).exitCode).toBe(0);
       expect((await crux(store, [...NOW, 'case', 'record', '--task', 'later', '--action', 'a', '--outcome', 'o'])).exitCode).toBe(0);
-      expect(trusted(store)).toEqual(allTrusted);
+      expect(await trusted(store)).toEqual(allTrusted);
       // `journal check --repair` quarantines what is damaged; the store is healthy, trusted, and answers as a replay.
       expect((await crux(store, ['journal', 'check', '--repair'])).exitCode).toBe(0);
       expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
-      expect(trusted(store)).toEqual(allTrusted);
+      expect(await trusted(store)).toEqual(allTrusted);
       expect((await expectReplayAnswers(store)).every((r) => r.warnings.length === 0)).toBe(true);
     });
   }
@@ -194,28 +205,28 @@ describe.skipIf(pgSkipReason() !== undefined)("a PostgreSQL journal's rows chang
   it("the journal's trigger disabled (or dropped with its function), then a row edited: nothing is trusted; the next write guards the table again", async () => {
     const store = await seeded();
     const s = schemaOf(store);
-    psql(`alter table ${t(store)} disable trigger crux_journal_rows`);
-    psql(`update ${t(store)} set body = overlay(body placing 'X' from 3 for 1) where line = ${closeRow(store)}`);
+    await psql(`alter table ${t(store)} disable trigger crux_journal_rows`);
+    await psql(`update ${t(store)} set body = overlay(body placing 'X' from 3 for 1) where line = ${closeRow(store)}`);
     // Nothing cleared the flags: the catalog shows the guard gone, so they are not believed.
-    expect(trusted(store)).toEqual(allTrusted);
+    expect(await trusted(store)).toEqual(allTrusted);
     expect((await expectReplayAnswers(store)).some((r) => r.warnings.length > 0)).toBe(true);
     expect((await crux(store, [...NOW, '--agent', 'a', 'session', 'put', 's5', '{}'])).exitCode).toBe(0);
-    const guards = (table: string) =>
-      psql(`select count(*) from pg_trigger where tgrelid = '${s}.${table}'::regclass and tgenabled = 'A' and tgname like 'crux_journal_%'`).trim();
-    expect(guards('journal_sessions')).toBe('2');
+    const guards = async (table: string) =>
+      (await psql(`select count(*) from pg_trigger where tgrelid = '${s}.${table}'::regclass and tgenabled = 'A' and tgname like 'crux_journal_%'`)).trim();
+    expect(await guards('journal_sessions')).toBe('2');
     // A store made before the journals had guards (as one is without the function): `store init` makes them, and
     // leaves the rows untrusted (they may have been edited meanwhile) until the next write to each journal.
-    psql(`drop function ${s}.crux_journal_changed() cascade`);
-    expect(guards('journal_cases')).toBe('0');
-    psql(`update ${t(store, 'cases')} set body = overlay(body placing 'X' from 3 for 1) where line = 2`);
+    await psql(`drop function ${s}.crux_journal_changed() cascade`);
+    expect(await guards('journal_cases')).toBe('0');
+    await psql(`update ${t(store, 'cases')} set body = overlay(body placing 'X' from 3 for 1) where line = 2`);
     expect((await expectReplayAnswers(store)).some((r) => r.warnings.length > 0)).toBe(true);
     const init = await read(store, ['store', 'init']);
     expect(init.doc).toMatchObject({ created: expect.arrayContaining(['triggers of journal_sessions', 'triggers of journal_cases']) });
-    expect([guards('journal_cases'), guards('journal_sessions')]).toEqual(['2', '2']);
+    expect([await guards('journal_cases'), await guards('journal_sessions')]).toEqual(['2', '2']);
     expect((await expectReplayAnswers(store)).some((r) => r.warnings.length > 0)).toBe(true);
     expect((await crux(store, [...NOW, 'case', 'record', '--task', 'later', '--action', 'a', '--outcome', 'o'])).exitCode).toBe(0);
     expect((await crux(store, [...NOW, '--agent', 'a', 'session', 'put', 's6', '{}'])).exitCode).toBe(0);
-    expect(trusted(store)).toEqual(allTrusted);
+    expect(await trusted(store)).toEqual(allTrusted);
     await expectReplayAnswers(store, true);
   });
 
@@ -230,18 +241,18 @@ describe.skipIf(pgSkipReason() !== undefined)("a PostgreSQL journal's rows chang
     for (const args of runs) {
       const run = await crux(store, args);
       expect(run.exitCode, `${args.join(' ')}: ${run.stderr}`).toBe(0);
-      expect(trusted(store), args.join(' ')).toEqual(allTrusted);
+      expect(await trusted(store), args.join(' ')).toEqual(allTrusted);
     }
     const copy = freshStoreUrl('jguard');
     expect((await crux(store, ['journal', 'copy', '--to', copy])).exitCode).toBe(0);
-    expect(trusted(copy)).toEqual(allTrusted);
+    expect(await trusted(copy)).toEqual(allTrusted);
     const exported = await crux(store, ['session', 'export', '--all-agents']);
     expect(exported.exitCode).toBe(0);
     const imported = freshStoreUrl('jguard');
     expect((await crux(imported, ['case', 'record', '--task', 'first', '--action', 'a', '--outcome', 'o'])).exitCode).toBe(0);
     const run = await crux(imported, ['session', 'import', '-'], { input: exported.stdout });
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(trusted(imported)).toEqual(allTrusted);
+    expect(await trusted(imported)).toEqual(allTrusted);
     await expectReplayAnswers(store);
   });
 });

@@ -5,10 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { execa } from 'execa';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CRUX, FULL, crux as spawned, freshStore, journalRecords, type Run, snapshotDir, STRESS, tempDir, testEnv } from '../helpers/cli';
+import { CRUX, FULL, crux as spawned, freshStore, journalRecords, type Run, snapshotDir, STRESS, storeArgs, tempDir, testEnv } from '../helpers/cli';
 import { crux } from '../helpers/run-cli';
 import { freshStoreUrl, pgPassword, pgServerUrl, pgSkipReason, psql } from '../helpers/pg';
-import { SCHEMA_VERSION } from '../../src/journal/pg/schema';
+import { sqlText } from '../helpers/pg-sql';
+import { LOCK_CLASS, SCHEMA_VERSION } from '../../src/journal/pg/schema';
 import { startShell } from './harness';
 
 /** One line on stderr, exit 75, naming host:port, never the password. */
@@ -18,6 +19,13 @@ function expectTempFailure(run: Run, server: URL, password: string): void {
   expect(run.stderr.trim().split('\n')).toHaveLength(1);
   expect(run.stderr).toContain(`${server.hostname}:${server.port}`);
   expect(run.stderr).not.toContain(password);
+}
+
+async function until(what: string, done: () => Promise<boolean>, ms = 20_000): Promise<void> {
+  for (let waited = 0; !(await done()); waited += 50) {
+    if (waited > ms) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 // On a data directory, concurrency.test.ts runs the same and more (the lock log, overlaps).
@@ -154,19 +162,43 @@ describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL failures', () => {
   });
 
   it('a large import on PostgreSQL draws the same progress line on a terminal as on a data directory (one Reporter)', async () => {
+    // The line shows once the work has run 1 s (or covered 50 000 records: src/output/progress.ts). Not 60 000
+    // records' CPU: a batch of more than one insert statement (5 000 rows, src/journal/pg/pg-transaction.ts) whose
+    // write waits past 1 s for the lock, which a writer killed after that hands over.
     const store = freshStoreUrl();
+    const records = 6_000;
     const dir = tempDir();
     const file = join(dir, 'import.jsonl');
-    writeFileSync(file, Array.from({ length: 60_000 }, (_, i) => `${JSON.stringify({ session_id: `s${i}`, state: { i } })}\n`).join(''));
-    const run = await execa('script', ['-qec', `${CRUX} --store '${store}' session import ${file}`, '/dev/null'], {
+    writeFileSync(file, Array.from({ length: records }, (_, i) => `${JSON.stringify({ session_id: `s${i}`, state: { i } })}\n`).join(''));
+    expect((await crux(store, ['session', 'put', 'first', '{}'])).exitCode).toBe(0);
+    // This store's lock (other files' stores share the server): held, or waited for.
+    const schema = new URL(store).searchParams.get('schema')!;
+    const advisory = async (granted: boolean) =>
+      (
+        await sqlText(
+          `select count(*) from pg_locks where locktype = 'advisory' and classid = ${LOCK_CLASS}::oid and objid = hashtext('${schema}')::oid and ${granted ? '' : 'not '}granted`,
+        )
+      ).trim() !== '0';
+    const holder = execa(CRUX, [...storeArgs(store), 'session', 'put', 'holder', '{}'], {
       reject: false,
-      env: testEnv(),
+      env: testEnv({ CRUX_TEST_LOCK_HOLD_MS: '60000' }),
+      extendEnv: false,
+    });
+    await until('the holder has the lock', () => advisory(true));
+    const importing = execa('script', ['-qec', `${CRUX} --store '${store}' session import ${file}`, '/dev/null'], {
+      reject: false,
+      env: testEnv({ CRUX_LOCK_TIMEOUT: '60s' }),
       extendEnv: false,
       stdin: 'ignore',
     });
-    expect(run.exitCode).toBe(0);
+    await until('the import waits for the lock', () => advisory(false));
+    await new Promise((r) => setTimeout(r, 1100));
+    holder.kill('SIGKILL');
+    expect((await holder).signal).toBe('SIGKILL');
+    const run = await importing;
+    expect(run.exitCode, String(run.stdout)).toBe(0);
     expect(String(run.stdout)).toMatch(/\r\x1b\[Kcrux: importing .*: \d+% writing the journal/);
-    expect(psql(`select count(*) from ${new URL(store).searchParams.get('schema')}.journal_sessions`).trim()).toBe('60000');
+    expect(psql(`select count(*) from ${schema}.journal_sessions`).trim()).toBe(String(records + 1));
   });
 
   it('refuses a schema a newer crux wrote on every command, for good (5), naming the crux that reads it, and changes nothing', async () => {

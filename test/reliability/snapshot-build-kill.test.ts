@@ -7,18 +7,22 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CRUX, freshDataDir, testEnv } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 
 const WORDS = ['deploy', 'web', 'cache', 'index', 'lock', 'queue', 'retry', 'build', 'ship', 'merge', 'audit', 'rotate'];
 const SMALL = { CRUX_TEST_SNAPSHOT_TAIL_BYTES: '2048', CRUX_TEST_SNAPSHOT_STEP_BYTES: '2048', CRUX_NOW: '2026-12-02T08:00:00Z' };
 
-const run = (dir: string, args: string[], env: Record<string, string> = {}, input?: string) =>
-  execa(CRUX, ['--data-dir', dir, ...args], { reject: false, input, env: testEnv({ ...SMALL, ...env }), extendEnv: false });
+/** A write killed at a crash point: the built binary. */
+const run = (dir: string, args: string[], env: Record<string, string> = {}) =>
+  execa(CRUX, ['--data-dir', dir, ...args], { reject: false, env: testEnv({ ...SMALL, ...env }), extendEnv: false });
+/** The seed, the reads and the check: in this process (run-cli.ts; the sizes are read a call). */
+const inProcess = (dir: string, args: string[], input?: string) => crux(dir, args, { env: SMALL, ...(input === undefined ? {} : { input }) });
 
 /** The retrieves' answers, as `--json` gives them (their warnings left aside: a replay has none to give). */
 async function answers(dir: string): Promise<unknown[]> {
   const out: unknown[] = [];
   for (let i = 0; i < WORDS.length; i += 3) {
-    const r = await run(dir, ['--json', 'case', 'retrieve', WORDS[i]!, WORDS[i + 1]!, '--top-k', '50']);
+    const r = await inProcess(dir, ['--json', 'case', 'retrieve', WORDS[i]!, WORDS[i + 1]!, '--top-k', '50']);
     expect(r.exitCode, String(r.stderr)).toBe(0);
     out.push(JSON.parse(String(r.stdout)).cases);
   }
@@ -46,7 +50,7 @@ describe('kill -9 inside the snapshot rewritten in steps', () => {
     const dir = freshDataDir();
     // A bank whose snapshot exists (a retrieve that replayed writes it), then writes that rewrite it in steps.
     const cases = Array.from({ length: 60 }, (_, i) => caseLine(i)).join('\n');
-    expect((await run(dir, ['case', 'import', '-'], {}, `${cases}\n`)).exitCode).toBe(0);
+    expect((await inProcess(dir, ['case', 'import', '-'], `${cases}\n`)).exitCode).toBe(0);
     await answers(dir);
     const kills = new Map<string, number>();
     let n = 60;
@@ -69,7 +73,7 @@ describe('kill -9 inside the snapshot rewritten in steps', () => {
     }
     // Each point was reached twice: the kills happened inside builds, not before one began.
     expect(Object.fromEntries(kills)).toEqual({ 'derived:before-build-save': 2, 'derived:before-snapshot-install': 2 });
-    const check = await run(dir, ['--json', 'journal', 'check']);
+    const check = await inProcess(dir, ['--json', 'journal', 'check']);
     expect(check.exitCode, String(check.stdout)).toBe(0);
     expect(await answers(dir)).toEqual(await replayed(dir));
   });

@@ -6,7 +6,8 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crux, freshDataDir } from '../helpers/cli';
+import { freshDataDir } from '../helpers/cli';
+import { crux } from '../helpers/run-cli';
 import { titled } from '../helpers/tools';
 import { noStrace, straceCrux } from './strace';
 import { TIMEOUT } from './harness';
