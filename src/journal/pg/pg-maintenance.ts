@@ -5,6 +5,7 @@
 // read of every journal; a restore into an empty store, the history as pieces. Memory stays flat in a journal's size.
 // And doctor's facts of a store (JournalStore.survey): the lock and its holder, the server's and the schema's
 // versions, each journal verified and folded, table sizes and the last compaction; nothing changed.
+import { crashPoint } from '../../shared/crash-point';
 import { CruxError } from '../../shared/errors';
 import { decodeOwn, decodeRecord, VERIFY_ALL } from '../codec/record';
 import type { StoreSpec } from '../codec/store-spec';
@@ -88,6 +89,7 @@ export async function restoreJournal(
     // Entity by entity: a whole fold here would hold every entity of the journal (journal copy's memory).
     await reindexByKey(store, sql, current, spec);
     await countAfterRewrite(store, sql, current, spec, undefined);
+    crashPoint('pg-restore:before-commit'); // the journal's rows and derived rows written, COMMIT not yet sent
   });
 }
 

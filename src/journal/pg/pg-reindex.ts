@@ -8,10 +8,10 @@ import type { StoreSpec } from '../codec/store-spec';
 import type { JournalReport } from '../core/store-boundary';
 import type { Sql } from './client';
 import type { DerivedTrust, PgHost, PgWriter } from './pg-host';
-import { indexDisagreements, indexOfOtherVersion, writeIndexRows } from './pg-index';
-import { countDisagreement, termDisagreements, termsOfOtherVersion, writeTermRows } from './pg-terms';
+import { bindIndexRows, indexDisagreements, indexOfOtherVersion, insertIndexRows, writeIndexRows } from './pg-index';
+import { countDisagreement, finishTermRows, insertTermRows, termDisagreements, termsOfOtherVersion, writeTermRows } from './pg-terms';
 import { foldSnapshotTail, loadPgSnapshot, rowPosition } from './pg-fold';
-import { countsTable, indexTable, journalTable, readCatalog, SCHEMA_VERSION, termsTable, type Catalog } from './schema';
+import { arrayLiteral, countsTable, indexTable, journalTable, readCatalog, SCHEMA_VERSION, termsTable, type Catalog } from './schema';
 
 /** Entities folded and written per round. */
 const KEYS_PER_ROUND = 2000;
@@ -21,20 +21,31 @@ const PAGE_ROWS = 1000;
 /**
  * Replaces every index and term row of `spec`'s journal (inside the caller's locked transaction) from its rows, one run of
  * entities at a time: an entity's state depends only on its own records (what a read by key relies on too).
+ * Set-wise: every old row goes in one statement first, each run's rows are only appended (no run deletes, counts
+ * or binds, which made a copy quadratic: a delete by 2,000 keys scanned the whole index table), and the counts are
+ * made and the rows bound, trusted, once at the end.
  */
 export async function reindexByKey<S>(store: PgHost, sql: Sql, catalog: Catalog, spec: StoreSpec<S>): Promise<void> {
   if (spec.keyOf === undefined || (spec.secondary === undefined && spec.terms === undefined)) return;
   const ident = store.ident;
   const { line, head } = await store.headOf(sql, catalog, spec.file);
   const bound = { line, h: line === 0 ? '' : head.h };
-  let first = true;
+  const index = spec.secondary === undefined ? undefined : ident(indexTable(journalTable(spec.file)));
+  const terms = spec.terms === undefined ? undefined : ident(termsTable(journalTable(spec.file)));
+  const tables = [index, terms].filter((t) => t !== undefined);
+  for (const table of tables) await sql.unsafe(`delete from ${table}`);
+  // Their secondary indexes are made again once every row is in (sorted once, not a million inserts into b-trees).
+  const indexes = await sql.unsafe<{ name: string; def: string }[]>(
+    `select i.indexrelid::regclass::text as name, pg_get_indexdef(i.indexrelid) as def from pg_catalog.pg_index i
+     where i.indrelid = any($1::regclass[]) and not exists (select 1 from pg_catalog.pg_constraint c where c.conindid = i.indexrelid)`,
+    [arrayLiteral(tables)],
+  );
+  for (const { name } of indexes) await sql.unsafe(`drop index ${name}`);
   let state = spec.initial();
   let keys: string[] = [];
-  // The first round replaces every row and binds them afresh (trusted); later ones add their entities' rows.
   const flush = async () => {
-    if (spec.secondary !== undefined) await writeIndexRows(sql, ident, spec, state, keys, first, bound);
-    if (spec.terms !== undefined) await writeTermRows(sql, ident, spec, state, first ? 'all' : keys, bound);
-    first = false;
+    if (index !== undefined) await insertIndexRows(sql, index, spec, state, keys);
+    if (terms !== undefined) await insertTermRows(sql, terms, spec, state, keys);
     state = spec.initial();
     keys = [];
   };
@@ -61,7 +72,10 @@ export async function reindexByKey<S>(store: PgHost, sql: Sql, catalog: Catalog,
     const last = rows.at(-1)!;
     after = [last.key, Number(last.line)];
   }
-  if (first || keys.length > 0) await flush();
+  await flush();
+  for (const { def } of indexes) await sql.unsafe(def);
+  if (index !== undefined) await bindIndexRows(sql, ident, spec, bound, true);
+  if (terms !== undefined) await finishTermRows(sql, ident, spec, bound);
 }
 
 export type RefreshOpts<S> = { trusted?: DerivedTrust; whole?: S };
