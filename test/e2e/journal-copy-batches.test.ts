@@ -1,6 +1,6 @@
 // `crux journal copy --to postgres://…` of a store larger than one of the copy's batches (1,000 rows a statement,
 // 2,000 entities a derived round): the derived rows built set-wise once the rows are in equal a replay, the tables
-// carry the same indexes as a store written command by command, and a copy killed midway leaves every journal it
+// carry the same indexes as a store written command by command, the statistics row is the server's count, and a copy killed midway leaves every journal it
 // finished whole and the others absent (man crux-journal: each journal arrives whole or not at all).
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -76,6 +76,16 @@ describe.skipIf(pgSkipReason() !== undefined)('journal copy over several batches
     expect(bound).toMatch(/sessions\.jsonl:true/);
     expect(bound).toMatch(/cases\.jsonl:true/);
     expect(bound).not.toMatch(/:false/);
+    // The statistics row (compaction's trigger), counted in the copy's pass, is what the server counts from the rows.
+    for (const j of ['sessions', 'cases']) {
+      const t = `"${schema}".journal_${j}`;
+      const counted = psql(
+        `select (select sum(octet_length(body) + 1) from ${t}) || ' ' || (select sum(m) from (select r.key, max(octet_length(r.body)) as m from ${t} r
+           where r.key is not null and r.line >= coalesce((select max(x.line) from ${t} x where x.key = r.key and x.resets), 0) group by r.key) k)`,
+        url,
+      ).trim();
+      expect(psql(`select bytes || ' ' || live from "${schema}".journal_stats where journal = '${j}.jsonl'`, url).trim(), j).toBe(counted);
+    }
     const reads = [
       ['session', 'list', '--status', 'closed', '--limit', '20', '--json'],
       ['session', 'list', '--all', '--limit', '50', '--json'],
