@@ -34,6 +34,10 @@ async function large(): Promise<string> {
   await ok(crux(dir, [...NOW, 'session', 'import', '-'], { input: sessions.join('\n') }));
   for (const id of ['s1', 's2', 's4']) await ok(crux(dir, [...NOW, 'session', 'archive', id, '--reason', 'done']));
   await ok(crux(dir, [...NOW, 'session', 'put', 's5', '{"again":true}']));
+  // A reset (a delete, then the id again): the rows before it count no more in the journal's live bytes.
+  await ok(crux(dir, [...NOW, 'session', 'put', 'z1', JSON.stringify({ big: 'b'.repeat(5000) })]));
+  await ok(crux(dir, [...NOW, 'session', 'delete', 'z1', '--yes']));
+  await ok(crux(dir, [...NOW, 'session', 'put', 'z1', '{"small":1}']));
   const words = ['nginx', 'kernel', 'deploy', 'staging', 'restart', 'timeout', 'cache', 'index'];
   const cases = Array.from({ length: CASES }, (_, i) =>
     JSON.stringify({
