@@ -1,7 +1,8 @@
 // `crux journal copy --to postgres://…` of a store larger than one of the copy's batches (1,000 rows a statement,
 // 2,000 entities a derived round): the derived rows built set-wise once the rows are in equal a replay, the tables
-// carry the same indexes as a store written command by command, the statistics row is the server's count, and a copy killed midway leaves every journal it
-// finished whole and the others absent (man crux-journal: each journal arrives whole or not at all).
+// carry the same indexes as a store written command by command, the statistics row is the server's count, and a
+// copy killed midway leaves every journal it finished whole and the others absent (man crux-journal: each journal
+// arrives whole or not at all).
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
