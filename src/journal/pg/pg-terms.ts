@@ -121,7 +121,7 @@ export async function insertTermRows<S>(
 }
 
 /** After every term row of a journal was written afresh: the counts made from them, the rows bound to `head`, trusted. */
-export async function finishTermRows<S>(q: Sql, ident: (t: string) => string, spec: StoreSpec<S>, head: IndexHead): Promise<void> {
+async function finishTermRows<S>(q: Sql, ident: (t: string) => string, spec: StoreSpec<S>, head: IndexHead): Promise<void> {
   if (spec.terms === undefined) return;
   await rebuildCounts(q, ident, spec as StoreSpec<unknown>, ident(termsTable(journalTable(spec.file))));
   await bindRows(q, ident, 'term_indexes', spec.file, { version: spec.terms.version }, head, true);
