@@ -22,8 +22,8 @@ const PAGE_ROWS = 1000;
  * Replaces every index and term row of `spec`'s journal (inside the caller's locked transaction) from its rows, one run of
  * entities at a time: an entity's state depends only on its own records (what a read by key relies on too).
  * Set-wise: every old row goes in one statement first, each run's rows (and what they count) are only appended (no
- * run deletes or binds: a delete by 2,000 keys scanned the whole index table, which made a copy quadratic), and the
- * rows are bound, trusted, once at the end. Every statement stays short (a run's rows, a page): the client's bound
+ * run deletes rows by key, takes their counts away or binds: work for rows that are not there), and the rows are
+ * bound, trusted, once at the end. Every statement stays short (a run's rows, a page): the client's bound
  * on a statement's answer (client.ts) holds at any size, where one statement over every row would not.
  * Returns the journal's live bytes as `recount` (pg-autocompact.ts) counts them (each entity's largest row since
  * its last reset), from the same pass; undefined for a journal without derived rows.
