@@ -266,6 +266,12 @@ export async function writeIndexRows<S>(
   const table = ident(indexTable(journalTable(spec.file)));
   if (all) await q.unsafe(`delete from ${table}`);
   else if (keys.length > 0) await q.unsafe(`delete from ${table} where key = any($1::text[])`, [arrayLiteral(keys)]);
+  await insertIndexRows(q, table, spec, state, keys);
+  await bindIndexRows(q, ident, spec, head, all);
+}
+
+/** Inserts the index rows of `keys` from `state` into `table` (which holds none of theirs). */
+export async function insertIndexRows<S>(q: Sql, table: string, spec: StoreSpec<S>, state: S, keys: readonly string[]): Promise<void> {
   // WRITE_KEYS entities a statement: a rebuild of every row stays a series of short statements, each within the
   // client's bound (client.ts), however many entities the journal holds.
   for (let i = 0; i < keys.length; i += WRITE_KEYS) {
@@ -278,7 +284,11 @@ export async function writeIndexRows<S>(
       arrayLiteral(rows.map((r) => r.num)),
     ]);
   }
-  await bindRows(q, ident, 'secondary_indexes', spec.file, { version: secondary.version, names: signature(spec) }, head, all);
+}
+
+/** Binds a journal's index rows to `head` (bindRows): afresh and trusted with `all`. */
+export async function bindIndexRows<S>(q: Sql, ident: (t: string) => string, spec: StoreSpec<S>, head: IndexHead, all: boolean): Promise<void> {
+  await bindRows(q, ident, 'secondary_indexes', spec.file, { version: spec.secondary!.version, names: signature(spec as StoreSpec<unknown>) }, head, all);
 }
 
 /**

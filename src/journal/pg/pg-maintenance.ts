@@ -5,6 +5,7 @@
 // read of every journal; a restore into an empty store, the history as pieces. Memory stays flat in a journal's size.
 // And doctor's facts of a store (JournalStore.survey): the lock and its holder, the server's and the schema's
 // versions, each journal verified and folded, table sizes and the last compaction; nothing changed.
+import { crashPoint } from '../../shared/crash-point';
 import { CruxError } from '../../shared/errors';
 import { decodeOwn, decodeRecord, VERIFY_ALL } from '../codec/record';
 import type { StoreSpec } from '../codec/store-spec';
@@ -16,6 +17,7 @@ import type { Sql } from './client';
 import { FETCH_ROWS, pages } from './pg-pages';
 import type { PgHost } from './pg-host';
 import { reindexByKey } from './pg-reindex';
+import { writeStats } from './pg-autocompact';
 import { countAfterRewrite, PgLines } from './pg-lines';
 import { quarantineItems } from './pg-rewrite-set';
 import { replicationFacts } from './pg-server';
@@ -79,15 +81,24 @@ export async function restoreJournal(
       if (row !== undefined) throw new CruxError('conflict', `${store.location} ${table} already has records`, 'copy into an empty store');
     }
     let current: Catalog | undefined;
+    let bytes = 0;
     for await (const { bodies, after } of chunks(lines, spec.file)) {
       current ??= await store.prepare(sql, catalog, spec.file);
       await store.insertLines(sql, spec, bodies, after);
+      for (const body of bodies) bytes += Buffer.byteLength(body) + 1;
     }
     if (current === undefined) return;
     await restoreHistory(store, sql, spec, history);
     // Entity by entity: a whole fold here would hold every entity of the journal (journal copy's memory).
-    await reindexByKey(store, sql, current, spec);
-    await countAfterRewrite(store, sql, current, spec, undefined);
+    const live = await reindexByKey(store, sql, current, spec);
+    // The statistics row from what was written and folded (one statement over every row would outlast the client's
+    // bound on a statement at a million rows); a journal without derived rows is counted by the server.
+    if (live === undefined || !current.tables.has('journal_stats')) await countAfterRewrite(store, sql, current, spec, undefined);
+    else {
+      const { line, head } = await store.headOf(sql, current, spec.file);
+      await writeStats(sql, store.ident, spec.file, { line, h: line === 0 ? '' : head.h, bytes, live });
+    }
+    crashPoint('pg-restore:before-commit'); // the journal's rows and derived rows written, COMMIT not yet sent
   });
 }
 

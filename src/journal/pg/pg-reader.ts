@@ -109,10 +109,12 @@ export function openPgReader(rawUrl: string, what: string, tell: (message: strin
         const sql = await connection();
         let below = TOP;
         for (;;) {
-          let rows: { line: string; body: string }[];
+          let rows: { at: string; body: string }[];
           try {
-            rows = await sql.unsafe<{ line: string; body: string }[]>(
-              `select line::text as line, body from ${table(file)} where line < $1 order by line desc limit ${PAGE}`,
+            // Ordered by the column (an output named `line`, the text, would order as text: 9 before 10, and every
+            // page a sort of the whole table instead of a read of the primary key backwards).
+            rows = await sql.unsafe<{ at: string; body: string }[]>(
+              `select line::text as at, body from ${table(file)} where line < $1 order by line desc limit ${PAGE}`,
               [below],
             );
           } catch (error) {
@@ -122,7 +124,7 @@ export function openPgReader(rawUrl: string, what: string, tell: (message: strin
           if (below === TOP && rows[0] !== undefined) seeHead(file, rows[0].body);
           for (const row of rows) if (!keep(row.body)) return;
           if (rows.length < PAGE) return;
-          below = rows[rows.length - 1]!.line;
+          below = rows[rows.length - 1]!.at;
         }
       }),
     sizes: (files) =>

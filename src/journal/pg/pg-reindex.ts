@@ -8,8 +8,8 @@ import type { StoreSpec } from '../codec/store-spec';
 import type { JournalReport } from '../core/store-boundary';
 import type { Sql } from './client';
 import type { DerivedTrust, PgHost, PgWriter } from './pg-host';
-import { indexDisagreements, indexOfOtherVersion, writeIndexRows } from './pg-index';
-import { countDisagreement, termDisagreements, termsOfOtherVersion, writeTermRows } from './pg-terms';
+import { bindIndexRows, bindRows, indexDisagreements, indexOfOtherVersion, insertIndexRows, writeIndexRows } from './pg-index';
+import { countDisagreement, insertTermRows, termDisagreements, termsOfOtherVersion, writeTermRows } from './pg-terms';
 import { foldSnapshotTail, loadPgSnapshot, rowPosition } from './pg-fold';
 import { countsTable, indexTable, journalTable, readCatalog, SCHEMA_VERSION, termsTable, type Catalog } from './schema';
 
@@ -21,39 +21,55 @@ const PAGE_ROWS = 1000;
 /**
  * Replaces every index and term row of `spec`'s journal (inside the caller's locked transaction) from its rows, one run of
  * entities at a time: an entity's state depends only on its own records (what a read by key relies on too).
+ * Set-wise: every old row goes in one statement first, each run's rows (and what they count) are only appended (no
+ * run deletes rows by key, takes their counts away or binds: work for rows that are not there), and the rows are
+ * bound, trusted, once at the end. Every statement stays short (a run's rows, a page): the client's bound
+ * on a statement's answer (client.ts) holds at any size, where one statement over every row would not.
+ * Returns the journal's live bytes as `recount` (pg-autocompact.ts) counts them (each entity's largest row since
+ * its last reset), from the same pass; undefined for a journal without derived rows.
  */
-export async function reindexByKey<S>(store: PgHost, sql: Sql, catalog: Catalog, spec: StoreSpec<S>): Promise<void> {
-  if (spec.keyOf === undefined || (spec.secondary === undefined && spec.terms === undefined)) return;
+export async function reindexByKey<S>(store: PgHost, sql: Sql, catalog: Catalog, spec: StoreSpec<S>): Promise<number | undefined> {
+  if (spec.keyOf === undefined || (spec.secondary === undefined && spec.terms === undefined)) return undefined;
   const ident = store.ident;
   const { line, head } = await store.headOf(sql, catalog, spec.file);
   const bound = { line, h: line === 0 ? '' : head.h };
-  let first = true;
+  const index = spec.secondary === undefined ? undefined : ident(indexTable(journalTable(spec.file)));
+  const terms = spec.terms === undefined ? undefined : ident(termsTable(journalTable(spec.file)));
+  const counted = spec.terms?.counted;
+  const counts = counted === undefined ? undefined : { table: ident(countsTable(journalTable(spec.file))), counted };
+  for (const t of [index, terms, counts?.table]) if (t !== undefined) await sql.unsafe(`delete from ${t}`);
   let state = spec.initial();
   let keys: string[] = [];
-  // The first round replaces every row and binds them afresh (trusted); later ones add their entities' rows.
   const flush = async () => {
-    if (spec.secondary !== undefined) await writeIndexRows(sql, ident, spec, state, keys, first, bound);
-    if (spec.terms !== undefined) await writeTermRows(sql, ident, spec, state, first ? 'all' : keys, bound);
-    first = false;
+    if (index !== undefined) await insertIndexRows(sql, index, spec, state, keys);
+    if (terms !== undefined) await insertTermRows(sql, terms, spec, state, keys, counts);
     state = spec.initial();
     keys = [];
   };
+  let live = 0;
+  let largest = 0;
   // Pages by (key, line), not a cursor: a round's writes cannot run on the connection while a cursor holds it.
   const table = store.ident(journalTable(spec.file));
   let after: [string, number] | undefined;
   for (;;) {
-    const rows: { key: string; line: string; body: string }[] =
+    const rows: { key: string; line: string; body: string; resets: boolean; bytes: number }[] =
       after === undefined
-        ? await sql.unsafe(`select key, line, body from ${table} where key is not null order by key, line limit ${PAGE_ROWS}`)
+        ? await sql.unsafe(
+            `select key, line, body, resets, octet_length(body) as bytes from ${table} where key is not null order by key, line limit ${PAGE_ROWS}`,
+          )
         : await sql.unsafe(
-            `select key, line, body from ${table} where key is not null and (key, line) > ($1, $2) order by key, line limit ${PAGE_ROWS}`,
+            `select key, line, body, resets, octet_length(body) as bytes from ${table} where key is not null and (key, line) > ($1, $2) order by key, line limit ${PAGE_ROWS}`,
             after,
           );
-    for (const { key, line: at, body } of rows) {
+    for (const { key, line: at, body, resets, bytes } of rows) {
       if (key !== keys.at(-1)) {
         if (keys.length >= KEYS_PER_ROUND) await flush();
         keys.push(key);
+        live += largest;
+        largest = 0;
       }
+      if (resets) largest = 0;
+      largest = Math.max(largest, Number(bytes));
       const decoded = decodeRecord(body, VERIFY_ALL);
       if (decoded.ok && spec.vocabulary.has(decoded.record.ev)) spec.evolve(state, decoded.record, rowPosition(Number(at), body));
     }
@@ -61,7 +77,10 @@ export async function reindexByKey<S>(store: PgHost, sql: Sql, catalog: Catalog,
     const last = rows.at(-1)!;
     after = [last.key, Number(last.line)];
   }
-  if (first || keys.length > 0) await flush();
+  await flush();
+  if (index !== undefined) await bindIndexRows(sql, ident, spec, bound, true);
+  if (spec.terms !== undefined) await bindRows(sql, ident, 'term_indexes', spec.file, { version: spec.terms.version }, bound, true);
+  return live + largest;
 }
 
 export type RefreshOpts<S> = { trusted?: DerivedTrust; whole?: S };

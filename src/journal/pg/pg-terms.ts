@@ -83,6 +83,24 @@ export async function writeTermRows<S>(
   // A rebuild writes the rows, then counts them once; a write by key keeps the counts as its rows change.
   if (all) await q.unsafe(`delete from ${table}`);
   else if (keys.length > 0) await deleteCounted(q, ident, plain, table, arrayLiteral(keys));
+  const counts = all || counted === undefined ? undefined : { table: ident(countsTable(journalTable(spec.file))), counted };
+  await insertTermRows(q, table, spec, state, keys === 'all' ? undefined : keys, counts);
+  if (all) await finishTermRows(q, ident, spec, head);
+  else await bindRows(q, ident, 'term_indexes', spec.file, { version: terms.version }, head, false);
+}
+
+/**
+ * Inserts the term rows of `keys` (every live entity's without) from `state` into `table` (which holds none of
+ * theirs), adding what they count with `counts`, WRITE_ROWS a statement.
+ */
+export async function insertTermRows<S>(
+  q: Sql,
+  table: string,
+  spec: StoreSpec<S>,
+  state: S,
+  keys: readonly string[] | undefined,
+  counts?: Parameters<typeof insertCounted>[1],
+): Promise<void> {
   let batch: TermEntry[] = [];
   const flush = async () => {
     if (batch.length === 0) return;
@@ -92,16 +110,21 @@ export async function writeTermRows<S>(
       arrayLiteral(batch.map((e) => e.terms.join(' '))),
       arrayLiteral(batch.map((e) => e.facts)),
     ];
-    await insertCounted(q, all || counted === undefined ? undefined : { table: ident(countsTable(journalTable(spec.file))), counted }, table, rows);
+    await insertCounted(q, counts, table, rows);
     batch = [];
   };
-  for (const entry of terms.entries(state, keys === 'all' ? undefined : keys)) {
+  for (const entry of spec.terms?.entries(state, keys) ?? []) {
     batch.push(entry);
     if (batch.length === WRITE_ROWS) await flush();
   }
   await flush();
-  if (all) await rebuildCounts(q, ident, plain, table);
-  await bindRows(q, ident, 'term_indexes', spec.file, { version: terms.version }, head, keys === 'all');
+}
+
+/** After every term row of a journal was written afresh: the counts made from them, the rows bound to `head`, trusted. */
+async function finishTermRows<S>(q: Sql, ident: (t: string) => string, spec: StoreSpec<S>, head: IndexHead): Promise<void> {
+  if (spec.terms === undefined) return;
+  await rebuildCounts(q, ident, spec as StoreSpec<unknown>, ident(termsTable(journalTable(spec.file))));
+  await bindRows(q, ident, 'term_indexes', spec.file, { version: spec.terms.version }, head, true);
 }
 
 /**
