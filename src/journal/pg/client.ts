@@ -20,6 +20,25 @@ export const STALL_GRACE_MS = 4000;
  */
 const SERVER_GRACE_MS = 60_000;
 
+/**
+ * How long a migration's statements may run (schema.ts migrate): the server's statement_timeout and the client's
+ * wait for an answer both, raised for them alone, where an index a migration builds reads every row of a large store
+ * (tens of seconds at 1M sessions, past CRUX_LOCK_TIMEOUT + STALL_GRACE_MS).
+ */
+export const MIGRATION_BOUND_MS = 10 * 60_000;
+/** Migrations running in this process (withMigrationBound): while any does, the client waits MIGRATION_BOUND_MS. */
+let migrating = 0;
+
+/** Runs `fn` (a migration's statements) with the client-side wait for an answer raised to MIGRATION_BOUND_MS. */
+export async function withMigrationBound<T>(fn: () => Promise<T>): Promise<T> {
+  migrating++;
+  try {
+    return await fn();
+  } finally {
+    migrating--;
+  }
+}
+
 /** A connection opened at most once: after it is lost, every query fails instead of reconnecting. */
 export interface Client {
   readonly sql: Sql;
@@ -146,9 +165,10 @@ function watchAnswers(s: import('node:net').Socket, stallMs: number): void {
   let timer: NodeJS.Timeout | undefined;
   const arm = () => {
     clearTimeout(timer);
+    const bound = migrating > 0 ? Math.max(stallMs, MIGRATION_BOUND_MS + STALL_GRACE_MS) : stallMs;
     timer = setTimeout(() => {
-      s.destroy(Object.assign(new Error(`the server did not answer within ${stallMs} ms`), { code: 'SERVER_SILENT' }));
-    }, stallMs);
+      s.destroy(Object.assign(new Error(`the server did not answer within ${bound} ms`), { code: 'SERVER_SILENT' }));
+    }, bound);
     timer.unref();
   };
   const disarm = () => {
