@@ -4,6 +4,7 @@ import type { Sql } from 'postgres';
 import { CruxError } from '../../shared/errors';
 import { scrubText } from '../../shared/scrub';
 import type { ServerAddress, StoreUrl } from './url';
+import { MIGRATION_BOUND_MS, migrationRunning } from './migration-bound';
 
 export type { Sql } from 'postgres';
 
@@ -19,25 +20,6 @@ export const STALL_GRACE_MS = 4000;
  * between two statements of one transaction (encoding a 1M-record import).
  */
 const SERVER_GRACE_MS = 60_000;
-
-/**
- * How long a migration's statements may run (schema.ts migrate): the server's statement_timeout and the client's
- * wait for an answer both, raised for them alone, where an index a migration builds reads every row of a large store
- * (tens of seconds at 1M sessions, past CRUX_LOCK_TIMEOUT + STALL_GRACE_MS).
- */
-export const MIGRATION_BOUND_MS = 10 * 60_000;
-/** Migrations running in this process (withMigrationBound): while any does, the client waits MIGRATION_BOUND_MS. */
-let migrating = 0;
-
-/** Runs `fn` (a migration's statements) with the client-side wait for an answer raised to MIGRATION_BOUND_MS. */
-export async function withMigrationBound<T>(fn: () => Promise<T>): Promise<T> {
-  migrating++;
-  try {
-    return await fn();
-  } finally {
-    migrating--;
-  }
-}
 
 /** A connection opened at most once: after it is lost, every query fails instead of reconnecting. */
 export interface Client {
@@ -165,7 +147,7 @@ function watchAnswers(s: import('node:net').Socket, stallMs: number): void {
   let timer: NodeJS.Timeout | undefined;
   const arm = () => {
     clearTimeout(timer);
-    const bound = migrating > 0 ? Math.max(stallMs, MIGRATION_BOUND_MS + STALL_GRACE_MS) : stallMs;
+    const bound = migrationRunning() ? Math.max(stallMs, MIGRATION_BOUND_MS + STALL_GRACE_MS) : stallMs;
     timer = setTimeout(() => {
       s.destroy(Object.assign(new Error(`the server did not answer within ${bound} ms`), { code: 'SERVER_SILENT' }));
     }, bound);

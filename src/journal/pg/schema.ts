@@ -6,7 +6,8 @@
 // database indexes (seq, entity key). `schema_version` has one row per migration applied; `keys` holds key
 // items; `history` the records compaction dropped; `journal_stats` what automatic compaction decides by.
 import { CruxError } from '../../shared/errors';
-import { MIGRATION_BOUND_MS, withMigrationBound, type Sql } from './client';
+import type { Sql } from './client';
+import { MIGRATION_BOUND_MS, withMigrationBound } from './migration-bound';
 import {
   GUARD_TRIGGERS,
   guardDdl,
@@ -323,10 +324,7 @@ export function migrationSql(schema: string, catalog: Catalog, cruxVersion: stri
   return steps;
 }
 
-/**
- * To SCHEMA_VERSION in the caller's transaction (under the writers' lock; killed, it leaves nothing), its statements
- * (index builds over every row) under a bound of their own (MIGRATION_BOUND_MS), the usual one restored after.
- */
+/** To SCHEMA_VERSION in the caller's transaction (its lock held; killed, it leaves nothing), under a bound of its own (migration-bound.ts). */
 export async function migrate(tx: Sql, schema: string, catalog: Catalog, cruxVersion: string): Promise<Catalog> {
   const steps = migrationSql(schema, catalog, cruxVersion);
   if (steps.length === 0) return catalog;

@@ -3,7 +3,8 @@
 // server that stopped answering; a migration's waits (MIGRATION_BOUND_MS), and the transaction's own server bound is
 // back after the migration).
 import { describe, expect, it } from 'vitest';
-import { MIGRATION_BOUND_MS, openClient, type Sql, storeError, withMigrationBound } from '../../../src/journal/pg/client';
+import { openClient, type Sql, storeError } from '../../../src/journal/pg/client';
+import { MIGRATION_BOUND_MS, withMigrationBound } from '../../../src/journal/pg/migration-bound';
 import { migrate, readCatalog, SCHEMA_VERSION } from '../../../src/journal/pg/schema';
 import { parseStoreUrl } from '../../../src/journal/pg/url';
 import { freshStoreUrl, pgSkipReason } from '../../helpers/pg';
