@@ -35,6 +35,7 @@ describe.each(STORE_KINDS)('crux store init on a %s store', (kind) => {
           'schema version 2',
           'schema version 3',
           'schema version 4',
+          'schema version 8',
           'table journal_sessions',
           'table journal_cases',
         ]),
@@ -66,6 +67,23 @@ describe.skipIf(pgSkipReason() !== undefined)('crux store init --print on Postgr
   });
 });
 
+/** SQL taking the index tables back to schema 7: the newest-first b-tree (migration 8) as the (name, num_value) one it replaced. */
+const to7 = (schema: string): string =>
+  ['sessions', 'cases']
+    .map((j) => `drop index ${schema}.journal_${j}_index_newest; create index on ${schema}.journal_${j}_index (name, num_value) where num_value is not null;`)
+    .join('\n');
+
+/** The indexes of the index tables, in code-unit order. */
+const indexIndexes = (schema: string): string =>
+  psql(`select indexname from pg_indexes where schemaname = '${schema}' and tablename like 'journal\\_%\\_index' order by indexname::text collate "C"`);
+
+/** Each index table has the newest-first b-tree (migration 8), none the (name, num_value) one it replaced. */
+function newestEverywhere(schema: string): void {
+  const indexes = indexIndexes(schema);
+  expect(indexes).not.toMatch(/name_num_value/);
+  expect(indexes.match(/_index_newest\n/g)?.length).toBe(indexes.match(/_index_pkey\n/g)?.length);
+}
+
 /**
  * Takes a schema this crux made back to version 4 (as a crux of schema 4 left it): the counts tables, the fact
  * indexes (both migration 5's and 7's) and the history rows' keys gone, the term rows of the terms' version before (2).
@@ -79,13 +97,14 @@ function downgradeTo4(schema: string): void {
     begin;
     drop table ${schema}.journal_sessions_counts, ${schema}.journal_cases_counts;
     drop index ${facts.join(', ')};
+    ${to7(schema)}
     update ${schema}.term_indexes set version = 2;
     alter table ${schema}.history drop column key;
     delete from ${schema}.schema_version where version >= 5;
     commit;`);
 }
 
-/** Takes a schema this crux made back to version 2 (as crux 2 left it): what migrations 3 to 6 added, removed again. */
+/** Takes a schema this crux made back to version 2 (as crux 2 left it): what migrations 3 to 8 added, removed again. */
 function downgradeTo2(schema: string): void {
   psqlScript(`\\set ON_ERROR_STOP 1
     set client_min_messages = warning;
@@ -96,6 +115,7 @@ function downgradeTo2(schema: string): void {
     drop table ${schema}.journal_sessions_counts, ${schema}.journal_cases_counts;
     alter table ${schema}.secondary_indexes drop column trusted, add column rows bigint not null default 0, add column sum numeric not null default 0;
     drop table ${schema}.journal_stats;
+    ${to7(schema)}
     alter table ${schema}.history drop column key;
     delete from ${schema}.schema_version where version >= 3;
     commit;`);
@@ -145,6 +165,34 @@ describe.skipIf(pgSkipReason() !== undefined)('a PostgreSQL store at an older sc
     expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
     expect((await crux(store, ['store', 'init'])).stdout).toMatch(/^nothing to do/);
   });
+  it('at version 7, is migrated by `store init` after a migration killed before its commit: the newest-first b-trees made, the old ones gone', async () => {
+    const store = freshStore('pg');
+    await seed(store);
+    const before = await answers(store);
+    const schema = new URL(store).searchParams.get('schema')!;
+    const made = indexIndexes(schema);
+    expect(made).toContain('journal_sessions_index_newest');
+    psqlScript(`\\set ON_ERROR_STOP 1
+      set client_min_messages = warning;
+      begin; ${to7(schema)} delete from ${schema}.schema_version where version >= 8; commit;`);
+    const at7 = indexIndexes(schema);
+    expect(at7).not.toContain('_newest');
+    const printed = (await crux(store, ['store', 'init', '--print'])).stdout;
+    expect(printed).toMatch(/it is at version 7/);
+    expect(printed).toMatch(/-- schema version 8\n[\s\S]*create index if not exists %I on %s.%I \(name, num_value desc, key collate "C"\)/);
+    // The migration's transaction killed before its commit (the server ends the backend): nothing of it stays.
+    expect(() => psqlScript(`\\set ON_ERROR_STOP 1\n${printed.replace(/\ncommit;\n$/, '\nselect pg_terminate_backend(pg_backend_pid());\n')}`)).toThrow();
+    expect(psql(`select max(version) from ${schema}.schema_version`).trim()).toBe('7');
+    expect(indexIndexes(schema)).toBe(at7);
+    const init = JSON.parse((await crux(store, ['--json', 'store', 'init'])).stdout);
+    expect(init).toMatchObject({ schema_version: SCHEMA_VERSION, created: expect.arrayContaining(['schema version 8']) });
+    expect(indexIndexes(schema).split('\n')).toEqual(expect.arrayContaining(made.split('\n')));
+    newestEverywhere(schema);
+    expect(await answers(store)).toEqual(before);
+    expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
+    expect((await crux(store, ['store', 'init'])).stdout).toMatch(/^nothing to do/);
+  });
+
   it('at version 4, its term rows of the terms before are stale, not damage; its next write counts and indexes them', async () => {
     const store = freshStore('pg');
     await seed(store);
@@ -159,6 +207,8 @@ describe.skipIf(pgSkipReason() !== undefined)('a PostgreSQL store at an older sc
     expect(psql(`select max(version) from ${schema}.schema_version`).trim()).toBe(String(SCHEMA_VERSION));
     // Six facts by the sixth ascending (migration 5), five by it descending (7).
     expect(psql(`select count(*) from pg_indexes where schemaname = '${schema}' and indexname like 'journal_cases_terms_f%'`).trim()).toBe('11');
+    // The newest-first b-tree of each index table (8), in place of the (name, num_value) one.
+    newestEverywhere(schema);
     expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
     expect((await crux(store, ['--json', 'case', 'list', '--limit', '2'])).stdout).toBe(tags);
     expect((await crux(store, ['case', 'record', '--task', 'unrelated', '--action', 'a', '--outcome', 'o', '--tag', 'x'])).exitCode).toBe(0);

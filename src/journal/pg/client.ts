@@ -4,6 +4,7 @@ import type { Sql } from 'postgres';
 import { CruxError } from '../../shared/errors';
 import { scrubText } from '../../shared/scrub';
 import type { ServerAddress, StoreUrl } from './url';
+import { MIGRATION_BOUND_MS, migrationRunning } from './migration-bound';
 
 export type { Sql } from 'postgres';
 
@@ -146,9 +147,10 @@ function watchAnswers(s: import('node:net').Socket, stallMs: number): void {
   let timer: NodeJS.Timeout | undefined;
   const arm = () => {
     clearTimeout(timer);
+    const bound = migrationRunning() ? Math.max(stallMs, MIGRATION_BOUND_MS + STALL_GRACE_MS) : stallMs;
     timer = setTimeout(() => {
-      s.destroy(Object.assign(new Error(`the server did not answer within ${stallMs} ms`), { code: 'SERVER_SILENT' }));
-    }, stallMs);
+      s.destroy(Object.assign(new Error(`the server did not answer within ${bound} ms`), { code: 'SERVER_SILENT' }));
+    }, bound);
     timer.unref();
   };
   const disarm = () => {

@@ -150,8 +150,8 @@ interface NewestAfter {
 /**
  * The next `limit` entities (after `after`) whose value of the ordered key `query.index` is at most
  * `query.atMost` (and at least `query.atLeast`), highest value first, ties by key in code-unit order (collate "C",
- * whatever the database's collation: a replay's order, domain/session/query.ts byRecency): the index's (name, num_value) b-tree read
- * backwards, a tie group sorted as it comes (an incremental sort), whole only where the page ends inside it.
+ * whatever the database's collation: a replay's order, domain/session/query.ts byRecency): the index's b-tree in this order
+ * (schema.ts indexDdl, `_newest`; since schema 8) read forwards: the page's rows, no tie group sorted.
  */
 async function newestKeys(
   q: Sql,

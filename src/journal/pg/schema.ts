@@ -7,6 +7,7 @@
 // items; `history` the records compaction dropped; `journal_stats` what automatic compaction decides by.
 import { CruxError } from '../../shared/errors';
 import type { Sql } from './client';
+import { MIGRATION_BOUND_MS, withMigrationBound } from './migration-bound';
 import {
   GUARD_TRIGGERS,
   guardDdl,
@@ -21,7 +22,7 @@ import {
 } from './pg-trust';
 
 /** The layout this crux reads and writes. A store at a higher version is refused, never downgraded. */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 type Query = Sql;
 
@@ -151,6 +152,19 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
         end loop;
       end loop;
     end $crux$;`,
+  // 8: a newest-first page read in order (indexDdl), no tie group sorted whole as by the (name, num_value) b-tree it replaces.
+  (s) => `
+    do $crux$ declare t text; i text; begin
+      for t in select c.relname from pg_catalog.pg_class c
+        where c.relnamespace = '${s.replace(/'/g, "''")}'::regnamespace and c.relkind = 'r' and c.relname like 'journal\\_%\\_index' loop
+        execute format('create index if not exists %I on %s.%I (name, num_value desc, key collate "C") where num_value is not null',
+          t || '_newest', '${s.replace(/'/g, "''")}', t);
+        for i in select x.indexname from pg_catalog.pg_indexes x where quote_ident(x.schemaname)::regnamespace = '${s.replace(/'/g, "''")}'::regnamespace
+          and x.tablename = t and x.indexdef like '%(name, num_value) WHERE (num_value IS NOT NULL)' loop
+          execute format('drop index %s.%I', '${s.replace(/'/g, "''")}', i);
+        end loop;
+      end loop;
+    end $crux$;`,
 ];
 
 /**
@@ -188,7 +202,7 @@ const journalDdl = (s: string, table: string): string => `
   );
   create index on ${s}.${table} (key, line) where key is not null;`;
 
-/** The DDL of a journal's table of secondary keys (pg-index.ts), guarded (pg-trust.ts). */
+/** The DDL of a journal's table of secondary keys (pg-index.ts), guarded (pg-trust.ts); `_newest`: a newest-first page's b-tree. */
 const indexDdl = (s: string, table: string): string => `
   create table ${s}.${indexTable(table)} (
     key text not null,
@@ -198,7 +212,7 @@ const indexDdl = (s: string, table: string): string => `
     primary key (key, name)
   );
   create index on ${s}.${indexTable(table)} (name, text_value) where text_value is not null;
-  create index on ${s}.${indexTable(table)} (name, num_value) where num_value is not null;`;
+  create index ${indexTable(table)}_newest on ${s}.${indexTable(table)} (name, num_value desc, key collate "C") where num_value is not null;`;
 
 /** The DDL of a journal's table of terms (pg-terms.ts): one row per live entity, a GIN index over its terms. */
 const termsDdl = (s: string, table: string): string => `
@@ -310,11 +324,15 @@ export function migrationSql(schema: string, catalog: Catalog, cruxVersion: stri
   return steps;
 }
 
-/** Brings the schema to SCHEMA_VERSION, inside the caller's transaction (which holds the writers' lock). */
+/** To SCHEMA_VERSION in the caller's transaction (its lock held; killed, it leaves nothing), under a bound of its own (migration-bound.ts). */
 export async function migrate(tx: Sql, schema: string, catalog: Catalog, cruxVersion: string): Promise<Catalog> {
   const steps = migrationSql(schema, catalog, cruxVersion);
   if (steps.length === 0) return catalog;
-  for (const step of steps) await tx.unsafe(step.sql);
+  const [was] = await tx.unsafe(`select current_setting('statement_timeout') as b, set_config('statement_timeout', '${MIGRATION_BOUND_MS}', true)`);
+  await withMigrationBound(async () => {
+    for (const step of steps) await tx.unsafe(step.sql);
+  });
+  await tx.unsafe(`select set_config('statement_timeout', $1, true)`, [was!.b]);
   return readCatalog(tx, schema);
 }
 
