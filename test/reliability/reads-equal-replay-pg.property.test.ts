@@ -107,6 +107,11 @@ const READS: Read[] = [
   { name: 'case list --only-failure --limit 2', file: 'cases.jsonl', run: (ctx) => caseOps.listCases(ctx, { success: false }, { limit: 2 }) },
   ...SORTED_CASE_READS,
   { name: 'ui /api/overview/tags', file: 'cases.jsonl', api: '/api/overview/tags' },
+  // The activity chart: the counts the writes keep in each keyed journal's index rows (pg-tally.ts), the cases' journal
+  // read too; a day as well, so that the window starts among the history's records. Made after every history.
+  ...['/api/overview/activity', '/api/overview/activity?days=1'].map(
+    (api): Read => ({ name: `ui ${api}`, file: 'sessions.jsonl', api, whole: false, also: 'cases.jsonl' }),
+  ),
   ...(
     [
       ['', 2],
@@ -283,7 +288,7 @@ describe.skipIf(!FULL || pgSkipReason() !== undefined)('every read of a PostgreS
               const lines = rowLines(url);
               // Each store's connections closed after its run (a server takes a hundred clients).
               await closeStores();
-              for (const read of READS.filter((r) => reads.includes(r.name))) {
+              for (const read of READS.filter((r) => reads.includes(r.name) || r.name.includes('/api/overview/activity'))) {
                 const want = await answer(replay, AGENTS[reader], now + 3_600_000, read);
                 const got = await answer(url, AGENTS[reader], now + 3_600_000, read);
                 // Each read a command of its own, as a process runs it: the store this process keeps by URL (for `crux

@@ -10,6 +10,7 @@ import { TOOLS } from '../../src/cli/mcp/tools';
 import * as sdk from '../../src/cli/mcp/sdk';
 import { createServer } from '../../src/cli/mcp/server';
 import { answer as apiAnswer } from '../../src/cli/ui/api';
+import { openPgReader } from '../../src/journal/pg/pg-reader';
 import * as caseOps from '../../src/cli/operations/case';
 import { redirectStdio } from '../../src/output/stdout';
 import type { JournalWarning } from '../../src/output/emit';
@@ -96,9 +97,12 @@ function apiRead(root: string, agent: string | undefined, now: number, path: str
   const url = new URL(path, 'http://ui');
   const parts = url.pathname.split('/').slice(2).map(decodeURIComponent);
   return caught(async (stderr) => {
-    const where = /^postgres(ql)?:/.test(root) ? { store: root } : { dataDir: root };
-    const scope = { globals: { ...where, agent, now: new Date(now).toISOString() }, env: {} };
-    const { status, body } = await apiAnswer(scope, parts, url.searchParams);
+    const pg = /^postgres(ql)?:/.test(root);
+    const where = pg ? { store: root } : { dataDir: root };
+    // On PostgreSQL, the dashboard's own connection too (server.ts): what the activity chart reads backwards by.
+    const reader = pg ? openPgReader(root, 'the store') : undefined;
+    const scope = { globals: { ...where, agent, now: new Date(now).toISOString() }, env: {}, pg: reader };
+    const { status, body } = await apiAnswer(scope, parts, url.searchParams).finally(() => reader?.close());
     // A refusal's body carries the `warnings` of what the request passed over on its way, as an answer's does.
     const { warnings = [], ...document } = JSON.parse(body) as { warnings?: JournalWarning[] };
     return { out: { status, document }, stderr, warnings };

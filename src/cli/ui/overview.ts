@@ -1,8 +1,8 @@
 // What the overview shows besides the CLI's documents: what needs attention, sessions counted by status and freshness,
 // activity per hour over the last days, the case bank's success rate by tag, and each journal's size.
 // Activity: the counts per hour the writes keep in each keyed journal's index (domain/activity.ts), the window's
-// hours alone; a journal without one (handoffs), or over damage, and PostgreSQL are read backwards from the end to
-// the window's start.
+// hours alone (on PostgreSQL, rows of the index table: journal/pg/pg-tally.ts); a journal without one (handoffs), or
+// over damage (on PostgreSQL, index rows not trusted), is read backwards from the end to the window's start.
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from '../context';
@@ -118,12 +118,12 @@ export async function activity(ctx: Context, scope: ApiScope, rawDays: string | 
   const stores = ALL_STORES.filter((s) => s.file !== 'facts.jsonl');
   const firstHour = first / HOUR;
   for (const spec of stores) {
-    if (scope.pg !== undefined) {
+    // The counts the writes keep in the store's index, for its hours alone (domain/activity.ts): what a replay counts.
+    const kept = spec.tally === undefined ? undefined : await ctx.dataDir.readTally?.(spec, firstHour, firstHour + hours.length - 1);
+    if (kept === undefined && scope.pg !== undefined) {
       await scope.pg.linesBackwards(spec.file, count);
       continue;
     }
-    // The counts the writes keep in the store's index, for its hours alone (domain/activity.ts): what a replay counts.
-    const kept = spec.tally === undefined ? undefined : await ctx.dataDir.readTally?.(spec, firstHour, firstHour + hours.length - 1);
     if (kept === undefined) {
       for (const line of linesBackwards(join(ctx.dataDir.location, spec.file))) if (!count(line)) break;
       continue;

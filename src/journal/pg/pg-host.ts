@@ -1,6 +1,6 @@
 // What the PostgreSQL store's whole-journal operations (check, compact, survey, restore, init) need of the store:
 // an interface of its own, so that they and pg-store.ts do not import each other.
-import type { ChainHead } from '../codec/record';
+import type { ChainHead, JournalRecord } from '../codec/record';
 import type { IndexQuery, StoreSpec } from '../codec/store-spec';
 import type { JournalStore, ProgressSink } from '../core/store-boundary';
 import type { Sql } from './client';
@@ -33,7 +33,13 @@ export interface PgHost {
   prepare(sql: Sql, catalog: Catalog, file: string): Promise<Catalog>;
   insertLines<S>(q: Sql, spec: StoreSpec<S>, lines: readonly string[], afterLine: number): Promise<void>;
   derivedTrusted<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>): Promise<DerivedTrust>;
-  refreshIndex<S>(sql: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[] | 'all', opts?: { trusted?: DerivedTrust; whole?: S }): Promise<void>;
+  refreshIndex<S>(
+    sql: Sql,
+    catalog: Catalog,
+    spec: StoreSpec<S>,
+    keys: readonly string[] | 'all',
+    opts?: { trusted?: DerivedTrust; whole?: S; records?: readonly JournalRecord[] },
+  ): Promise<void>;
   /** A message for the operator (a record passed over). */
   warn(message: string): void;
   /** A problem a read passed over, told once a command (on stderr, and in `--json`'s `warnings`). */

@@ -17,11 +17,17 @@ import type { IndexQuery, NewestQuery, StoreSpec } from '../codec/store-spec';
 import type { Sql } from './client';
 import { arrayLiteral, indexTable, journalTable, type Catalog } from './schema';
 import { eachPage } from './pg-pages';
+import { addTallyRows, countJournal, TALLY_KEY, TALLY_NAME } from './pg-tally';
 
 /** Entities whose index rows are inserted per statement. */
 const WRITE_KEYS = 5000;
 
-const signature = (spec: StoreSpec<unknown>) => spec.secondary!.names.join(',');
+/** Whether a journal keeps index rows: its secondary keys', its tally's (pg-tally.ts), or both. */
+export const keepsIndexRows = (spec: StoreSpec<any>): boolean => spec.secondary !== undefined || spec.tally !== undefined;
+/** The binding's version: the secondary keys' (0 for a tally alone). */
+const indexVersion = (spec: StoreSpec<any>): number => spec.secondary?.version ?? 0;
+/** The binding's names: the secondary keys', and TALLY_NAME where the rows hold the tally too (pg-tally.ts). */
+const signature = (spec: StoreSpec<unknown>) => [...(spec.secondary?.names ?? []), ...(spec.tally === undefined ? [] : [TALLY_NAME])].join(',');
 
 /** The row of a journal the derived rows follow. */
 export interface IndexHead {
@@ -54,12 +60,12 @@ export async function boundCurrent(
 
 /** Whether the index rows of `spec`'s journal can be trusted (see boundCurrent). */
 export async function indexCurrent(q: Sql, ident: (t: string) => string, catalog: Catalog, spec: StoreSpec<unknown>): Promise<boolean> {
-  if (spec.secondary === undefined) return false;
+  if (!keepsIndexRows(spec)) return false;
   return boundCurrent(q, ident, catalog, {
     table: indexTable(journalTable(spec.file)),
     binding: 'secondary_indexes',
     file: spec.file,
-    version: spec.secondary.version,
+    version: indexVersion(spec),
     names: signature(spec),
   });
 }
@@ -70,10 +76,10 @@ export async function indexCurrent(q: Sql, ident: (t: string) => string, catalog
  * them as damage).
  */
 export async function indexOfOtherVersion(q: Sql, ident: (t: string) => string, catalog: Catalog, spec: StoreSpec<unknown>): Promise<boolean> {
-  if (spec.secondary === undefined || !catalog.tables.has('secondary_indexes')) return false;
+  if (!keepsIndexRows(spec) || !catalog.tables.has('secondary_indexes')) return false;
   const [row] = await q.unsafe<{ other: boolean }[]>(`select version <> $2 or names <> $3 as other from ${ident('secondary_indexes')} where journal = $1`, [
     spec.file,
-    spec.secondary.version,
+    indexVersion(spec),
     signature(spec),
   ]);
   return row?.other === true;
@@ -261,12 +267,12 @@ export async function writeIndexRows<S>(
   all: boolean,
   head: IndexHead,
 ): Promise<void> {
-  const secondary = spec.secondary;
-  if (secondary === undefined) return;
+  if (!keepsIndexRows(spec)) return;
   const table = ident(indexTable(journalTable(spec.file)));
   if (all) await q.unsafe(`delete from ${table}`);
   else if (keys.length > 0) await q.unsafe(`delete from ${table} where key = any($1::text[])`, [arrayLiteral(keys)]);
   await insertIndexRows(q, table, spec, state, keys);
+  if (all && spec.tally !== undefined) await addTallyRows(q, table, await countJournal(q, ident(journalTable(spec.file)), spec as StoreSpec<unknown>));
   await bindIndexRows(q, ident, spec, head, all);
 }
 
@@ -288,7 +294,7 @@ export async function insertIndexRows<S>(q: Sql, table: string, spec: StoreSpec<
 
 /** Binds a journal's index rows to `head` (bindRows): afresh and trusted with `all`. */
 export async function bindIndexRows<S>(q: Sql, ident: (t: string) => string, spec: StoreSpec<S>, head: IndexHead, all: boolean): Promise<void> {
-  await bindRows(q, ident, 'secondary_indexes', spec.file, { version: spec.secondary!.version, names: signature(spec as StoreSpec<unknown>) }, head, all);
+  await bindRows(q, ident, 'secondary_indexes', spec.file, { version: indexVersion(spec), names: signature(spec as StoreSpec<unknown>) }, head, all);
 }
 
 /**
@@ -328,7 +334,7 @@ export async function indexDisagreements<S>(
   state: S,
   keys: ReadonlySet<string>,
 ): Promise<string[]> {
-  if (spec.secondary === undefined) return [];
+  if (!keepsIndexRows(spec)) return [];
   // Compared entity by entity: the table's rows a page at a time in key order (an entity's rows together), each
   // entity's set against what the replay gives it, so that neither side is held whole (100k sessions' rows and
   // their expected values held at once took hundreds of MiB beside the replay).
@@ -350,7 +356,8 @@ export async function indexDisagreements<S>(
   const table = indexTable(journalTable(spec.file));
   if (catalog.tables.has(table)) {
     // In the check's transaction (its lock): each page a statement of it.
-    await eachPage(q, `select key, name, text_value, num_value from ${ident(table)} order by key`, [], true, (rows) => {
+    // The tally's rows (no entity's) are compared apart (pg-reindex.ts).
+    await eachPage(q, `select key, name, text_value, num_value from ${ident(table)} where key <> '${TALLY_KEY}' order by key`, [], true, (rows) => {
       for (const [key, name, text, num] of rows as [string, string, string | null, string | null][]) {
         if (key !== current) {
           settle();

@@ -3,13 +3,14 @@
 // written, so that memory stays flat in the number of entities, where a whole fold of a million sessions would hold
 // them all); and what `journal check [--repair]` (core/check.ts) adds on PostgreSQL: the derived rows compared with
 // the replay the check made, and rebuilt by --repair where they disagree (SPEC §11).
-import { decodeRecord, VERIFY_ALL } from '../codec/record';
+import { decodeRecord, type JournalRecord, VERIFY_ALL } from '../codec/record';
 import type { StoreSpec } from '../codec/store-spec';
 import type { JournalReport } from '../core/store-boundary';
 import type { Sql } from './client';
 import type { DerivedTrust, PgHost, PgWriter } from './pg-host';
-import { bindIndexRows, bindRows, indexDisagreements, indexOfOtherVersion, insertIndexRows, writeIndexRows } from './pg-index';
+import { bindIndexRows, bindRows, indexDisagreements, indexOfOtherVersion, insertIndexRows, keepsIndexRows, writeIndexRows } from './pg-index';
 import { countDisagreement, insertTermRows, termDisagreements, termsOfOtherVersion, writeTermRows } from './pg-terms';
+import { addTallyRows, countJournal, TallyCounts, tallyDisagreements } from './pg-tally';
 import { foldSnapshotTail, loadPgSnapshot, rowPosition } from './pg-fold';
 import { countsTable, indexTable, journalTable, readCatalog, SCHEMA_VERSION, termsTable, type Catalog } from './schema';
 
@@ -29,17 +30,18 @@ const PAGE_ROWS = 1000;
  * its last reset), from the same pass; undefined for a journal without derived rows.
  */
 export async function reindexByKey<S>(store: PgHost, sql: Sql, catalog: Catalog, spec: StoreSpec<S>): Promise<number | undefined> {
-  if (spec.keyOf === undefined || (spec.secondary === undefined && spec.terms === undefined)) return undefined;
+  if (spec.keyOf === undefined || (!keepsIndexRows(spec) && spec.terms === undefined)) return undefined;
   const ident = store.ident;
   const { line, head } = await store.headOf(sql, catalog, spec.file);
   const bound = { line, h: line === 0 ? '' : head.h };
-  const index = spec.secondary === undefined ? undefined : ident(indexTable(journalTable(spec.file)));
+  const index = !keepsIndexRows(spec) ? undefined : ident(indexTable(journalTable(spec.file)));
   const terms = spec.terms === undefined ? undefined : ident(termsTable(journalTable(spec.file)));
   const counted = spec.terms?.counted;
   const counts = counted === undefined ? undefined : { table: ident(countsTable(journalTable(spec.file))), counted };
   for (const t of [index, terms, counts?.table]) if (t !== undefined) await sql.unsafe(`delete from ${t}`);
   let state = spec.initial();
   let keys: string[] = [];
+  const tally = index === undefined || spec.tally === undefined ? undefined : new TallyCounts(spec as StoreSpec<unknown>);
   const flush = async () => {
     if (index !== undefined) await insertIndexRows(sql, index, spec, state, keys);
     if (terms !== undefined) await insertTermRows(sql, terms, spec, state, keys, counts);
@@ -71,19 +73,23 @@ export async function reindexByKey<S>(store: PgHost, sql: Sql, catalog: Catalog,
       if (resets) largest = 0;
       largest = Math.max(largest, Number(bytes));
       const decoded = decodeRecord(body, VERIFY_ALL);
-      if (decoded.ok && spec.vocabulary.has(decoded.record.ev)) spec.evolve(state, decoded.record, rowPosition(Number(at), body));
+      if (!decoded.ok || !spec.vocabulary.has(decoded.record.ev)) continue;
+      spec.evolve(state, decoded.record, rowPosition(Number(at), body));
+      tally?.add(decoded.record);
     }
     if (rows.length < PAGE_ROWS) break;
     const last = rows.at(-1)!;
     after = [last.key, Number(last.line)];
   }
   await flush();
+  if (tally !== undefined) await addTallyRows(sql, index!, tally);
   if (index !== undefined) await bindIndexRows(sql, ident, spec, bound, true);
   if (spec.terms !== undefined) await bindRows(sql, ident, 'term_indexes', spec.file, { version: spec.terms.version }, bound, true);
   return live + largest;
 }
 
-export type RefreshOpts<S> = { trusted?: DerivedTrust; whole?: S };
+/** `records`: a write's own (their tally counts are added where the index rows are maintained). */
+export type RefreshOpts<S> = { trusted?: DerivedTrust; whole?: S; records?: readonly JournalRecord[] };
 
 /**
  * Brings the derived rows of a journal up to date inside a locked transaction, after its rows changed: those of
@@ -99,7 +105,7 @@ export async function refreshDerived<S>(
   keys: readonly string[] | 'all',
   opts: RefreshOpts<S>,
 ): Promise<boolean> {
-  if (spec.keyOf === undefined || (spec.secondary === undefined && spec.terms === undefined)) return false;
+  if (spec.keyOf === undefined || (!keepsIndexRows(spec) && spec.terms === undefined)) return false;
   // The derived tables and their triggers, made again if they went (a repair after a table or trigger was
   // dropped), in a schema at this crux's version (a repair is a write: it migrates an older one).
   const current = catalog.version < SCHEMA_VERSION ? await readCatalog(sql, store.url.schema) : catalog;
@@ -109,12 +115,17 @@ export async function refreshDerived<S>(
   const bound = { line, h: line === 0 ? '' : head.h };
   const none = { index: false, terms: false };
   const trusted = keys === 'all' ? none : (opts.trusted ?? none);
-  const maintain = { index: spec.secondary !== undefined && trusted.index, terms: spec.terms !== undefined && trusted.terms };
-  const rebuild = { index: spec.secondary !== undefined && !trusted.index, terms: spec.terms !== undefined && !trusted.terms };
+  const maintain = { index: keepsIndexRows(spec) && trusted.index, terms: spec.terms !== undefined && trusted.terms };
+  const rebuild = { index: keepsIndexRows(spec) && !trusted.index, terms: spec.terms !== undefined && !trusted.terms };
   if (keys !== 'all' && (maintain.index || maintain.terms)) {
     // Only the entities this write touched (none: the bindings just follow the head).
     const some = keys.length === 0 ? spec.initial() : (await store.foldKeys(sql, catalog, spec, keys)).state;
     if (maintain.index) await writeIndexRows(sql, ident, spec, some, keys, false, bound);
+    if (maintain.index && spec.tally !== undefined && opts.records !== undefined) {
+      const counts = new TallyCounts(spec as StoreSpec<unknown>);
+      for (const record of opts.records) counts.add(record);
+      await addTallyRows(sql, ident(indexTable(journalTable(spec.file))), counts);
+    }
     if (maintain.terms) await writeTermRows(sql, ident, spec, some, keys, bound);
   }
   if (rebuild.index || rebuild.terms) {
@@ -151,7 +162,7 @@ export async function checkDerivedRows<S>(
   }
   if (repair && catalog.tables.has(journalTable(spec.file))) {
     const trust = await store.derivedTrusted(sql, catalog, spec);
-    if ((spec.secondary !== undefined && !trust.index) || (spec.terms !== undefined && !trust.terms)) {
+    if ((keepsIndexRows(spec) && !trust.index) || (spec.terms !== undefined && !trust.terms)) {
       await store.refreshIndex(sql, catalog, spec, 'all', { whole: replay.state });
     }
   }
@@ -171,13 +182,15 @@ function entities(keys: readonly string[]): string {
 async function derivedDisagreements<S>(store: PgHost, sql: Sql, catalog: Catalog, spec: StoreSpec<S>, state: S, keys: ReadonlySet<string>): Promise<string[]> {
   const problems: string[] = [];
   const ident = store.ident;
-  if (
-    spec.secondary !== undefined &&
-    catalog.tables.has(journalTable(spec.file)) &&
-    !(await indexOfOtherVersion(sql, ident, catalog, spec as StoreSpec<unknown>))
-  ) {
+  if (keepsIndexRows(spec) && catalog.tables.has(journalTable(spec.file)) && !(await indexOfOtherVersion(sql, ident, catalog, spec as StoreSpec<unknown>))) {
     const wrong = await indexDisagreements(sql, ident, catalog, spec, state, keys);
     if (wrong.length > 0) problems.push(`${indexTable(journalTable(spec.file))} disagrees with a replay for ${entities(wrong)}`);
+    if (spec.tally !== undefined && catalog.tables.has(indexTable(journalTable(spec.file)))) {
+      const counts = await countJournal(sql, ident(journalTable(spec.file)), spec as StoreSpec<unknown>);
+      const hours = await tallyDisagreements(sql, ident(indexTable(journalTable(spec.file))), counts);
+      if (hours.length > 0)
+        problems.push(`${indexTable(journalTable(spec.file))} disagrees with a replay in its activity counts (${hours.length} hour·series)`);
+    }
   }
   if (
     spec.terms !== undefined &&

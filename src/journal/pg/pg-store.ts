@@ -28,7 +28,7 @@ import type {
 import type { Sql } from './client';
 import { CruxError } from '../../shared/errors';
 import { reportDamage } from '../codec/reporting';
-import { arrayLiteral, ensureJournalTable, journalTable, migrate, readCatalog, type Catalog } from './schema';
+import { arrayLiteral, ensureJournalTable, indexTable, journalTable, migrate, readCatalog, type Catalog } from './schema';
 import { consistentView, initSchema, pagedLines, restoreJournal, surveyPg } from './pg-maintenance';
 import { checkJournals } from '../core/check';
 import { rewriteRecords } from '../core/rewrite';
@@ -41,7 +41,8 @@ import { refreshDerived, type RefreshOpts } from './pg-reindex';
 import type { DerivedTrust, PgWriter, TermQuery } from './pg-host';
 import { insertLines, PgTransaction } from './pg-transaction';
 import { PgKeyStore, settleReading, settleSealing, warnIgnoredKey } from './pg-store-key';
-import { indexCurrent, matchingKeys, readNewestRows, readPrefixRows } from './pg-index';
+import { indexCurrent, keepsIndexRows, matchingKeys, readNewestRows, readPrefixRows } from './pg-index';
+import { readTallyRows } from './pg-tally';
 import { countTerms, matchTerms, termRows, termsCurrent } from './pg-terms';
 import { PgReads, type Folded } from './pg-fold';
 import type { StoreUrl } from './url';
@@ -141,6 +142,14 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
     });
   }
 
+  /** StoreSpec.tally's counts of the hours `from` to `to` from the index's rows (pg-tally.ts) when trusted, else undefined. */
+  async readTally(spec: StoreSpec<unknown>, from: number, to: number): Promise<number[][] | undefined> {
+    return this.reading(async (q, catalog) => {
+      if (spec.tally === undefined || !(await indexCurrent(q, this.ident, catalog, spec))) return undefined;
+      return readTallyRows(q, this.ident(indexTable(journalTable(spec.file))), from, to, spec.tally.series.length);
+    });
+  }
+
   private get files(): string[] {
     return this.opts.specs.map((s) => s.file);
   }
@@ -211,7 +220,7 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
     if (known !== undefined) return known;
     const ident = this.ident;
     const verdict = {
-      index: spec.secondary !== undefined && (await indexCurrent(q, ident, catalog, spec as StoreSpec<unknown>)),
+      index: keepsIndexRows(spec) && (await indexCurrent(q, ident, catalog, spec as StoreSpec<unknown>)),
       terms: spec.terms !== undefined && (await termsCurrent(q, ident, catalog, spec as StoreSpec<unknown>)),
     };
     this.verdicts.set(spec.file, verdict);
@@ -237,7 +246,7 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
   /** Brings the derived rows of a journal up to date after its rows changed, and trusts them again (pg-reindex.ts). */
   async refreshIndex<S>(sql: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[] | 'all', opts: RefreshOpts<S> = {}): Promise<void> {
     if (await refreshDerived(this, sql, catalog, spec, keys, opts)) {
-      this.verdicts.set(spec.file, { index: spec.secondary !== undefined, terms: spec.terms !== undefined });
+      this.verdicts.set(spec.file, { index: keepsIndexRows(spec), terms: spec.terms !== undefined });
     }
   }
 

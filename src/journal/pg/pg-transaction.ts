@@ -115,7 +115,8 @@ export class PgTransaction implements Transaction {
       this.catalog = await this.store.prepare(this.sql, this.catalog, batch.spec.file);
       // Verified before the rows go in: afterwards the binding names the head the journal had.
       const trusted = await this.store.derivedTrusted(this.sql, this.catalog, batch.spec);
-      const keys = keysOf(batch.spec, batch.lines!.map(decodeOwn));
+      const records = batch.lines!.map(decodeOwn);
+      const keys = keysOf(batch.spec, records);
       const loaded = this.loaded.get(batch.spec)!;
       const insert = () => this.store.insertLines(this.sql, batch.spec, batch.lines!, batch.afterLine!);
       const before = { line: batch.afterLine!, head: batch.afterHead! };
@@ -123,7 +124,7 @@ export class PgTransaction implements Transaction {
       if (await trackGrowth(this.sql, this.store.ident, this.catalog, batch.spec, { lines: batch.lines!, keys, before, whole }, insert)) {
         this.due.push(batch.spec);
       }
-      await this.store.refreshIndex(this.sql, this.catalog, batch.spec, keys, { trusted });
+      await this.store.refreshIndex(this.sql, this.catalog, batch.spec, keys, { trusted, records });
     }
     // A store created with a key records its id in the same transaction as its first records.
     if (this.recordKey !== undefined && this.pending.length > 0)
