@@ -82,7 +82,8 @@ const trusted = async (store: string): Promise<string[]> =>
   )
     .split('\n')
     .filter(Boolean);
-const allTrusted = ['index sessions.jsonl true', 'terms cases.jsonl true'];
+// The cases' index rows: its activity tally's alone (pg-tally.ts).
+const allTrusted = ['index cases.jsonl true', 'index sessions.jsonl true', 'terms cases.jsonl true'];
 
 /** A data directory holding the store's journal rows as its files (no cache/): what a replay of the rows reads. */
 async function rowsAsFiles(store: string): Promise<string> {
