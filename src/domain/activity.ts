@@ -1,6 +1,7 @@
 // The ui's activity chart (SPEC §12): which records count, in which series. The journal layer keeps the counts per
-// hour in each keyed store's index, written by the same appends that write its key lines (StoreSpec.tally); a journal
-// without an index (handoffs) and PostgreSQL are read backwards over the window. Both ask this rule.
+// hour in each keyed store's index, written by the same appends that write its key lines (StoreSpec.tally; on
+// PostgreSQL, rows of the index table written in each write's transaction: pg-tally.ts); a journal without an index
+// (handoffs), or whose index is not trusted, is read backwards over the window. Both ask this rule.
 import type { JournalRecord } from '../journal/codec/record';
 import type { TallyRule } from '../journal/codec/store-spec';
 import { FAILED_OUTCOMES } from './session/status-key';
