@@ -17,7 +17,7 @@ import type { IndexQuery, NewestQuery, StoreSpec } from '../codec/store-spec';
 import type { Sql } from './client';
 import { arrayLiteral, indexTable, journalTable, type Catalog } from './schema';
 import { eachPage } from './pg-pages';
-import { addTallyRows, countJournal, TALLY_KEY, TALLY_NAME } from './pg-tally';
+import { addTallyRows, countJournal, TALLY_NAME, TALLY_ROWS } from './pg-tally';
 
 /** Entities whose index rows are inserted per statement. */
 const WRITE_KEYS = 5000;
@@ -270,7 +270,7 @@ export async function writeIndexRows<S>(
   if (!keepsIndexRows(spec)) return;
   const table = ident(indexTable(journalTable(spec.file)));
   if (all) await q.unsafe(`delete from ${table}`);
-  else if (keys.length > 0) await q.unsafe(`delete from ${table} where key = any($1::text[])`, [arrayLiteral(keys)]);
+  else if (keys.length > 0) await q.unsafe(`delete from ${table} where key = any($1::text[]) and not ${TALLY_ROWS}`, [arrayLiteral(keys)]);
   await insertIndexRows(q, table, spec, state, keys);
   if (all && spec.tally !== undefined) await addTallyRows(q, table, await countJournal(q, ident(journalTable(spec.file)), spec as StoreSpec<unknown>));
   await bindIndexRows(q, ident, spec, head, all);
@@ -357,7 +357,7 @@ export async function indexDisagreements<S>(
   if (catalog.tables.has(table)) {
     // In the check's transaction (its lock): each page a statement of it.
     // The tally's rows (no entity's) are compared apart (pg-reindex.ts).
-    await eachPage(q, `select key, name, text_value, num_value from ${ident(table)} where key <> '${TALLY_KEY}' order by key`, [], true, (rows) => {
+    await eachPage(q, `select key, name, text_value, num_value from ${ident(table)} where not ${TALLY_ROWS} order by key`, [], true, (rows) => {
       for (const [key, name, text, num] of rows as [string, string, string | null, string | null][]) {
         if (key !== current) {
           settle();

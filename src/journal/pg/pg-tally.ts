@@ -9,8 +9,13 @@ import { decodeRecord, type JournalRecord, VERIFY_ALL } from '../codec/record';
 import type { StoreSpec } from '../codec/store-spec';
 import type { Sql } from './client';
 
-/** The key of the tally's rows: no entity's (keys are never empty). */
-export const TALLY_KEY = '';
+/** The key of the tally's rows: no entity's (ids are never empty). */
+const TALLY_KEY = '';
+/**
+ * The tally's rows, as a condition: of its key and named by hour and series, so that an entity of the empty key (a
+ * record written by hand) has its secondary rows kept and compared as any entity's, and never counts.
+ */
+export const TALLY_ROWS = `(key = '' and name ~ '^[0-9]{10}[.][0-9]+$')`;
 /** What the binding's names end with when the index keeps the tally. */
 export const TALLY_NAME = '#tally';
 const HOUR_MS = 3_600_000;
@@ -82,7 +87,7 @@ export async function readTallyRows(q: Sql, table: string, from: number, to: num
 
 /** The tally rows of `table` as `counts` should make them: the names that differ (none when they agree). */
 export async function tallyDisagreements(q: Sql, table: string, counts: TallyCounts): Promise<string[]> {
-  const rows = await q.unsafe<{ name: string; n: string }[]>(`select name, num_value as n from ${table} where key = $1`, [TALLY_KEY]);
+  const rows = await q.unsafe<{ name: string; n: string }[]>(`select name, num_value as n from ${table} where ${TALLY_ROWS}`);
   const wrong: string[] = [];
   const seen = new Set<string>();
   for (const { name, n } of rows) {
