@@ -119,6 +119,8 @@ export async function activity(ctx: Context, scope: ApiScope, rawDays: string | 
   const firstHour = first / HOUR;
   for (const spec of stores) {
     // The counts the writes keep in the store's index, for its hours alone (domain/activity.ts): what a replay counts.
+    // On PostgreSQL the journal's head is noted first, as a backward read would: the counts cover at least it.
+    if (spec.tally !== undefined) await scope.pg?.seeHead(spec.file);
     const kept = spec.tally === undefined ? undefined : await ctx.dataDir.readTally?.(spec, firstHour, firstHour + hours.length - 1);
     if (kept === undefined && scope.pg !== undefined) {
       await scope.pg.linesBackwards(spec.file, count);

@@ -27,6 +27,11 @@ const TOP = '9223372036854775807';
 export interface PgReader {
   /** The journal's record lines, newest first, while `keep` says so. */
   linesBackwards(file: string, keep: (line: string) => boolean): Promise<void>;
+  /**
+   * Notes the journal's newest record as seen (its seq and hash), as `linesBackwards` does: for an answer read from
+   * derived rows that cover it (the activity counts), so that records lost in a failover are still told.
+   */
+  seeHead(file: string): Promise<void>;
   sizes(files: readonly string[]): Promise<{ name: string; file: string; bytes: number; modified_at: null }[]>;
   /**
    * Calls `onChange` with the journal's name (`sessions`) after each commit to it, from any host; and with every
@@ -125,6 +130,16 @@ export function openPgReader(rawUrl: string, what: string, tell: (message: strin
           for (const row of rows) if (!keep(row.body)) return;
           if (rows.length < PAGE) return;
           below = rows[rows.length - 1]!.at;
+        }
+      }),
+    seeHead: (file) =>
+      guard(async () => {
+        const sql = await connection();
+        try {
+          const [row] = await sql.unsafe<{ body: string }[]>(`select body from ${table(file)} order by line desc limit 1`);
+          if (row !== undefined) seeHead(file, row.body);
+        } catch (error) {
+          if ((error as { code?: string }).code !== UNDEFINED_TABLE) throw error;
         }
       }),
     sizes: (files) =>
