@@ -114,11 +114,10 @@ export class OwnCluster {
 }
 
 /**
- * The statements `store` reads with from now on (each `unsafe` text of its reader), its reads unchanged: a test
- * counts what a read asked the server for.
+ * Calls `tap` with each statement `store`'s reader runs from now on (its `unsafe` text and parameters), and `rows`
+ * with what each answered when given; its reads unchanged otherwise: a test counts what a read asked the server for.
  */
-export function recording(store: PgStore): string[] {
-  const seen: string[] = [];
+export function tapReader(store: PgStore, tap: (text: string, params: unknown[]) => void, rows?: (answer: unknown) => void): void {
   let proto: object | null = store;
   let getter: (() => Sql) | undefined;
   while (getter === undefined && proto !== null) {
@@ -130,12 +129,19 @@ export function recording(store: PgStore): string[] {
       new Proxy(getter!.call(store), {
         get: (target, p, receiver) =>
           p === 'unsafe'
-            ? (text: string, ...rest: unknown[]) => {
-                seen.push(text);
-                return (target.unsafe as (...a: unknown[]) => unknown)(text, ...rest);
+            ? (text: string, params: unknown[] = [], ...rest: unknown[]) => {
+                tap(text, params);
+                const query = (target.unsafe as (...a: unknown[]) => Promise<unknown>)(text, params, ...rest);
+                return rows === undefined ? query : query.then((answer) => (rows(answer), answer));
               }
             : Reflect.get(target, p, receiver),
       }),
   });
+}
+
+/** The statements `store` reads with from now on (each `unsafe` text of its reader). */
+export function recording(store: PgStore): string[] {
+  const seen: string[] = [];
+  tapReader(store, (text) => seen.push(text));
   return seen;
 }

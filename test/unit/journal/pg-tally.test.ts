@@ -8,11 +8,10 @@ import { CASE_STORE, recordCase } from '../../../src/domain/case/store';
 import { DataDir } from '../../../src/journal/dir/data-dir';
 import { PgStore } from '../../../src/journal/pg/pg-store';
 import { parseStoreUrl } from '../../../src/journal/pg/url';
-import type { Sql } from '../../../src/journal/pg/client';
 import type { JournalStore } from '../../../src/journal/core/store-boundary';
 import type { CaseId } from '../../../src/shared/ids';
 import { tempDir } from '../../helpers/cli';
-import { freshStoreUrl, pgSkipReason, psql } from '../../helpers/pg';
+import { freshStoreUrl, pgSkipReason, psql, tapReader } from '../../helpers/pg';
 
 const HOUR = 3_600_000;
 const START = Date.parse('2026-11-01T00:00:00Z');
@@ -36,25 +35,13 @@ async function write(dir: JournalStore): Promise<void> {
 /** The rows each statement of `store`'s reader fetched, added up. */
 function rowsFetched(store: PgStore): { rows: number } {
   const seen = { rows: 0 };
-  let proto: object | null = store;
-  let getter: (() => Sql) | undefined;
-  while (getter === undefined && proto !== null) {
-    getter = Object.getOwnPropertyDescriptor(proto, 'reader')?.get as (() => Sql) | undefined;
-    proto = Object.getPrototypeOf(proto);
-  }
-  Object.defineProperty(store, 'reader', {
-    get: () =>
-      new Proxy(getter!.call(store), {
-        get: (target, p, receiver) =>
-          p === 'unsafe'
-            ? async (...args: unknown[]) => {
-                const result = await (target.unsafe as (...a: unknown[]) => Promise<unknown>)(...args);
-                if (Array.isArray(result)) seen.rows += result.length;
-                return result;
-              }
-            : Reflect.get(target, p, receiver),
-      }),
-  });
+  tapReader(
+    store,
+    () => {},
+    (answer) => {
+      if (Array.isArray(answer)) seen.rows += answer.length;
+    },
+  );
   return seen;
 }
 

@@ -10,8 +10,7 @@ import { PgStore } from '../../../src/journal/pg/pg-store';
 import { SCHEMA_VERSION } from '../../../src/journal/pg/schema';
 import { parseStoreUrl } from '../../../src/journal/pg/url';
 import type { AgentName, LogicalSessionId } from '../../../src/shared/ids';
-import type { Sql } from '../../../src/journal/pg/client';
-import { freshStoreUrl, pgSkipReason, psql } from '../../helpers/pg';
+import { freshStoreUrl, pgSkipReason, psql, tapReader } from '../../helpers/pg';
 
 const T = Date.parse('2026-12-01T12:00:00.000Z');
 const at = (ms: number) => new Date(ms).toISOString();
@@ -27,27 +26,10 @@ function lines(): string {
   return `${out.map((l) => JSON.stringify(l)).join('\n')}\n`;
 }
 
-/** Records each statement the store's reader runs, with its parameters (as helpers/pg.ts recording does the text). */
+/** Records each statement the store's reader runs, with its parameters. */
 function recordingParams(store: PgStore): [string, unknown[]][] {
   const seen: [string, unknown[]][] = [];
-  let proto: object | null = store;
-  let getter: (() => Sql) | undefined;
-  while (getter === undefined && proto !== null) {
-    getter = Object.getOwnPropertyDescriptor(proto, 'reader')?.get as (() => Sql) | undefined;
-    proto = Object.getPrototypeOf(proto);
-  }
-  Object.defineProperty(store, 'reader', {
-    get: () =>
-      new Proxy(getter!.call(store), {
-        get: (target, p, receiver) =>
-          p === 'unsafe'
-            ? (text: string, params: unknown[] = [], ...rest: unknown[]) => {
-                seen.push([text, params]);
-                return (target.unsafe as (...a: unknown[]) => unknown)(text, params, ...rest);
-              }
-            : Reflect.get(target, p, receiver),
-      }),
-  });
+  tapReader(store, (text, params) => seen.push([text, params]));
   return seen;
 }
 
