@@ -67,8 +67,12 @@ export function destroyLingering(): void {
   lingering.clear();
 }
 
-/** Connects to a socket of the lock directory: alive (connected, or busy), or proved gone (ENOENT) or dead (ECONNREFUSED). */
-export function probe(address: SocketAddress, socket: string): Promise<ProbeAnswer> {
+/**
+ * Connects to a socket of the lock directory: alive (connected, or busy), or proved gone (ENOENT) or dead
+ * (ECONNREFUSED). A connection reset before its connect is reported (ECONNRESET: connect(2) queued it in a listener
+ * that closed before the next turn, as at a death or a release) is asked once more, never taken for a busy socket.
+ */
+export function probe(address: SocketAddress, socket: string, again = true): Promise<ProbeAnswer> {
   // A socket that is not there is gone, as a connect would find (ENOENT): the common case, the last holder having
   // released, is answered by one lstat instead of a connection attempt and a turn of the event loop.
   if (address.at(socket, (path) => fs.lstatSync(path, { throwIfNoEntry: false })) === undefined) return Promise.resolve({ answer: 'gone' });
@@ -99,7 +103,7 @@ export function probe(address: SocketAddress, socket: string): Promise<ProbeAnsw
     });
     conn.once('error', (error: NodeJS.ErrnoException) => {
       conn.destroy();
-      resolve(answerTo(error.code));
+      resolve(error.code === 'ECONNRESET' && again ? probe(address, socket, false) : answerTo(error.code));
     });
   });
 }
