@@ -57,11 +57,9 @@ export const caseRecord = tool({
   }),
   output: CASE,
   touches: () => CASES,
-  run: async (ctx, args) => {
-    // The same parse as `crux case record --stdin`, which takes these fields as one JSON object.
-    const document = await caseOps.recordCase(ctx, parseRecordObject(args));
-    return { structured: document, text: `recorded case ${await human(renderRecorded, document)}` };
-  },
+  // The same parse as `crux case record --stdin`, which takes these fields as one JSON object.
+  run: (ctx, args) => caseOps.recordCase(ctx, parseRecordObject(args)),
+  text: async (document) => `recorded case ${await human(renderRecorded)(document)}`,
 });
 
 export const caseRetrieve = tool({
@@ -86,9 +84,9 @@ export const caseRetrieve = tool({
       onlySuccess: args.only_success === true,
       minSimilarity: args.min_similarity === undefined ? 0 : parseMinSimilarity(String(args.min_similarity), 'min_similarity'),
     };
-    const document = await caseOps.retrieve(ctx, query, args.mark_reused === true);
-    return { structured: document, text: retrievedText(document) };
+    return caseOps.retrieve(ctx, query, args.mark_reused === true);
   },
+  text: retrievedText,
 });
 
 export const caseList = tool({
@@ -111,9 +109,9 @@ export const caseList = tool({
   run: async (ctx, args) => {
     if (args.only_success === true && args.only_failure === true) throw new ArgumentError('give only_success or only_failure, not both');
     const success = args.only_success === true ? true : args.only_failure === true ? false : undefined;
-    const document = await caseOps.listCases(ctx, { success, tags: listOf(args.tag) }, { limit: limitOf(args.limit) });
-    return { structured: document, text: casesText(document) };
+    return caseOps.listCases(ctx, { success, tags: listOf(args.tag) }, { limit: limitOf(args.limit) });
   },
+  text: casesText,
 });
 
 export const caseShow = tool({
@@ -124,8 +122,6 @@ export const caseShow = tool({
   input: (z) => ({ case_id: z.string().describe('The case id, as case_record, case_retrieve and case_list give it (c_…).') }),
   output: CASE,
   touches: () => CASES,
-  run: async (ctx, args) => {
-    const document = await caseOps.showCase(ctx, parseCaseId(args.case_id));
-    return { structured: document, text: await human(renderCase, document) };
-  },
+  run: (ctx, args) => caseOps.showCase(ctx, parseCaseId(args.case_id)),
+  text: human(renderCase),
 });

@@ -41,8 +41,8 @@ export const createHandoff = tool({
   output: { payload_b64: { type: 'string' }, content_hash: { type: 'string' }, signature_b64: { type: 'string' }, signature_alg: { type: 'string' } },
   exactText: true,
   touches: (args) => [...sessionKey(args.session_id), 'handoffs'],
-  run: async (ctx, args) => {
-    const result = await handoffOps.mint(ctx, {
+  run: (ctx, args) =>
+    handoffOps.mint(ctx, {
       sessionId: parseLogicalSessionId(args.session_id),
       from: requireAgent(ctx, 'create_handoff'),
       to: args.target_agent === undefined ? null : parseAgentName(args.target_agent),
@@ -52,9 +52,9 @@ export const createHandoff = tool({
       taskRecord: args.task_record === undefined ? undefined : parseTaskRecord(args.task_record, 'task_record'),
       alg: args.alg ?? MAC_ALG,
       handoffId: newId<HandoffId>('h', randomBytes(12)),
-    });
-    return { structured: { ...result.envelope }, text: result.text };
-  },
+    }),
+  document: (result) => result.envelope,
+  text: (result) => result.text,
 });
 
 export const acceptHandoff = tool({
@@ -80,9 +80,10 @@ export const acceptHandoff = tool({
     if (bytes.length > MAX_ENVELOPE_BYTES) throw invalid(`the package is over the limit of ${MAX_ENVELOPE_BYTES} bytes`);
     const receiver = requireAgent(ctx, 'accept_handoff');
     const maxAgeMs = durationOr(args.max_age, DEFAULT_MAX_AGE_MS, 'max_age');
-    const { document, result } = await handoffOps.accept(ctx, bytes, { receiver, maxAgeMs });
-    return { structured: document, text: await human(() => renderAccepted(result), document) };
+    return handoffOps.accept(ctx, bytes, { receiver, maxAgeMs });
   },
+  document: ({ document }) => document,
+  text: ({ result }) => renderAccepted(result),
 });
 
 export const handoffList = tool({
@@ -100,8 +101,6 @@ export const handoffList = tool({
   }),
   output: { handoffs: { type: 'array', items: OBJECT }, keys: { type: 'array', items: OBJECT } },
   touches: () => ['handoffs'],
-  run: async (ctx, args) => {
-    const document = await handoffOps.listHandoffs(ctx, { statuses: listOf(args.status) }, { limit: limitOf(args.limit) });
-    return { structured: document, text: await human(renderList, document) };
-  },
+  run: (ctx, args) => handoffOps.listHandoffs(ctx, { statuses: listOf(args.status) }, { limit: limitOf(args.limit) }),
+  text: human(renderList),
 });

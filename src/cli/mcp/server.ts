@@ -82,7 +82,9 @@ export function createServer(sdk: typeof Sdk, opts: GlobalOptions, version: stri
     let ctx: Context | undefined;
     try {
       ctx = contextOf(opts);
-      const { structured, text: raw } = await tool.run(ctx, args);
+      const result = await tool.run(ctx, args);
+      const structured = tool.document?.(result) ?? result;
+      const raw = await tool.text(result, args);
       const text = tool.toolTerms ? inToolTerms(raw) : raw;
       // The damage this call's replays passed over, as the CLI's --json document carries it (SPEC §8).
       if (ctx.warnings.length === 0) return { content: [{ type: 'text' as const, text }], structuredContent: structured };

@@ -34,7 +34,7 @@ export const sessionPut = tool({
     const id = parseLogicalSessionId(args.session_id);
     const max = sessionOps.maxStateBytes(ctx);
     const text = hasState ? JSON.stringify(args.state) : args.state_text!;
-    const document = await sessionOps.putSession(ctx, id, {
+    return sessionOps.putSession(ctx, id, {
       state: acceptStateDocument(Buffer.from(text), max),
       tokens: args.tokens,
       addTokens: args.add_tokens,
@@ -42,8 +42,8 @@ export const sessionPut = tool({
       ttlMs: args.ttl === undefined ? undefined : parsePositiveDuration(args.ttl, 'ttl'),
       expiresAt: args.expires_at === undefined ? undefined : parseTime(args.expires_at, 'expires_at'),
     });
-    return { structured: document, text: await human(renderSession('stored'), document) };
   },
+  text: human(renderSession('stored')),
 });
 
 export const sessionGet = tool({
@@ -62,14 +62,15 @@ export const sessionGet = tool({
   output: SESSION,
   exactText: true,
   touches: (args) => sessionKey(args.session_id),
-  run: async (ctx, args) => {
-    const at = args.at === undefined ? undefined : parseHistoryPoint(String(args.at), 'at');
-    const { state, documentText } = await sessionOps.getSession(ctx, parseLogicalSessionId(args.session_id), at);
+  run: (ctx, args) =>
+    sessionOps.getSession(ctx, parseLogicalSessionId(args.session_id), args.at === undefined ? undefined : parseHistoryPoint(String(args.at), 'at')),
+  document: ({ state, documentText }) => {
     // Parsed, `state` loses what JSON numbers cannot carry (12345678901234567890, 1e400): state_text keeps the bytes.
     const document = JSON.parse(documentText) as { session: Record<string, unknown> };
     document.session.state_text = state;
-    return { structured: document, text: state };
+    return document;
   },
+  text: ({ state }) => state,
 });
 
 export const sessionHistory = tool({
@@ -81,11 +82,11 @@ export const sessionHistory = tool({
   input: (z) => ({ session_id: sessionId(z), limit: limit(z, 'versions, the newest') }),
   output: { history: { type: 'array', items: OBJECT } },
   touches: (args) => sessionKey(args.session_id),
-  run: async (ctx, args) => {
-    const document = await sessionOps.historyOf(ctx, parseLogicalSessionId(args.session_id), limitOf(args.limit));
+  run: (ctx, args) => sessionOps.historyOf(ctx, parseLogicalSessionId(args.session_id), limitOf(args.limit)),
+  text: async (document, args) => {
     const n = document.history.length;
     const head = `${n} version${n === 1 ? '' : 's'} of session ${args.session_id}, newest first; session_get with at: <seq> reads one:`;
-    return { structured: document, text: `${head}\n${await human(renderHistory, document)}` };
+    return `${head}\n${await human(renderHistory)(document)}`;
   },
 });
 
@@ -104,11 +105,13 @@ export const sessionList = tool({
   output: { sessions: { type: 'array', items: OBJECT } },
   toolTerms: true,
   touches: () => 'everything',
-  run: async (ctx, args) => {
-    const filter = { all: args.all === true, archived: args.archived === true, stranded: args.stranded === true, allAgents: false };
-    const document = await sessionOps.listSessions(ctx, filter, { limit: limitOf(args.limit) });
-    return { structured: document, text: await human(renderListing, document) };
-  },
+  run: (ctx, args) =>
+    sessionOps.listSessions(
+      ctx,
+      { all: args.all === true, archived: args.archived === true, stranded: args.stranded === true, allAgents: false },
+      { limit: limitOf(args.limit) },
+    ),
+  text: human(renderListing),
 });
 
 export const sessionArchive = tool({
@@ -119,10 +122,8 @@ export const sessionArchive = tool({
   input: (z) => ({ session_id: sessionId(z), reason: z.string().optional().describe('Why (credentials in URLs are removed).') }),
   output: SESSION,
   touches: (args) => sessionKey(args.session_id),
-  run: async (ctx, args) => {
-    const document = await sessionOps.archiveSession(ctx, parseLogicalSessionId(args.session_id), args.reason);
-    return { structured: document, text: await human(renderSession('archived'), document) };
-  },
+  run: (ctx, args) => sessionOps.archiveSession(ctx, parseLogicalSessionId(args.session_id), args.reason),
+  text: human(renderSession('archived')),
 });
 
 export const sessionUnarchive = tool({
@@ -133,10 +134,8 @@ export const sessionUnarchive = tool({
   input: (z) => ({ session_id: sessionId(z) }),
   output: SESSION,
   touches: (args) => sessionKey(args.session_id),
-  run: async (ctx, args) => {
-    const document = await sessionOps.unarchiveSession(ctx, parseLogicalSessionId(args.session_id));
-    return { structured: document, text: await human(renderSession('unarchived'), document) };
-  },
+  run: (ctx, args) => sessionOps.unarchiveSession(ctx, parseLogicalSessionId(args.session_id)),
+  text: human(renderSession('unarchived')),
 });
 
 export const sessionClose = tool({
@@ -152,8 +151,6 @@ export const sessionClose = tool({
   }),
   output: { outcome: { type: 'string', enum: ['closed', 'already_closed'] }, session: OBJECT },
   touches: (args) => sessionKey(args.session_id),
-  run: async (ctx, args) => {
-    const result = await sessionOps.closeSession(ctx, parseLogicalSessionId(args.session_id), { outcome: args.outcome ?? 'completed', summary: args.summary });
-    return { structured: { ...result }, text: await human(renderClose, result) };
-  },
+  run: (ctx, args) => sessionOps.closeSession(ctx, parseLogicalSessionId(args.session_id), { outcome: args.outcome ?? 'completed', summary: args.summary }),
+  text: human(renderClose),
 });

@@ -9,12 +9,6 @@ import type { AgentName } from '../../shared/ids';
 export type Z = typeof Zod;
 export type JsonSchema = Record<string, unknown>;
 
-export interface ToolAnswer {
-  /** The CLI's --json document of the same operation (the server adds `warnings`). */
-  readonly structured: Record<string, unknown>;
-  readonly text: string;
-}
-
 /** Arguments that a schema cannot refuse alone (two that exclude each other): refused as the schema's are (code 5, server.ts). */
 export class ArgumentError extends Error {}
 
@@ -24,7 +18,7 @@ export class ArgumentError extends Error {}
  */
 export type Touches = readonly string[] | 'everything';
 
-export interface Tool<S extends Zod.ZodRawShape = Zod.ZodRawShape> {
+export interface Tool<S extends Zod.ZodRawShape = Zod.ZodRawShape, R extends object = any> {
   readonly name: string;
   readonly title: string;
   readonly description: string;
@@ -41,10 +35,15 @@ export interface Tool<S extends Zod.ZodRawShape = Zod.ZodRawShape> {
   /** The text is the CLI's human output, which may name commands and options: said in tool terms (tool-terms.ts). */
   readonly toolTerms?: true;
   readonly touches: (args: Zod.infer<Zod.ZodObject<S>>) => Touches;
-  readonly run: (ctx: Context, args: Zod.infer<Zod.ZodObject<S>>) => Promise<ToolAnswer>;
+  /** The operation, as the CLI command runs it: its result is the CLI's --json document unless `document` picks it. */
+  readonly run: (ctx: Context, args: Zod.infer<Zod.ZodObject<S>>) => Promise<R>;
+  /** The structuredContent (the server adds `warnings`): the CLI's --json document of the result. */
+  readonly document?: (result: R) => object;
+  /** The text content: most often the CLI's human output of the result (`human`). */
+  readonly text: (result: R, args: Zod.infer<Zod.ZodObject<S>>) => string | Promise<string>;
 }
 
-export const tool = <S extends Zod.ZodRawShape>(spec: Tool<S>): Tool<S> => spec;
+export const tool = <S extends Zod.ZodRawShape, R extends object>(spec: Tool<S, R>): Tool<S, R> => spec;
 
 /** MCP's hints of the usual kinds of tool: one that only reads, one that adds, one that replaces or ends what is stored. */
 export const READS = { readOnly: true, destructive: false, idempotent: true } as const;
@@ -52,9 +51,10 @@ export const WRITES = { readOnly: false, destructive: false, idempotent: false }
 export const REPLACES = { readOnly: false, destructive: true, idempotent: true } as const;
 
 /** The CLI's human output of a result (without colour; stdout is the protocol pipe, so lists are TSV). */
-export async function human<T>(render: Renderer<T>, result: T): Promise<string> {
-  return textOf(render(result, await loadStyle({ color: false })));
-}
+export const human =
+  <T>(render: Renderer<T>) =>
+  async (result: T): Promise<string> =>
+    textOf(render(result, await loadStyle({ color: false })));
 
 export function requireAgent(ctx: Context, tool: string): AgentName {
   if (ctx.agent !== undefined) return ctx.agent;

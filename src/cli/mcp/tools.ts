@@ -15,10 +15,8 @@ const journalCheck = tool({
   input: () => ({}),
   output: { healthy: { type: 'boolean' }, journals: { type: 'array', items: OBJECT }, secrets: { type: 'array', items: OBJECT } },
   touches: () => 'everything',
-  run: async (ctx) => {
-    const document = await checkJournals(ctx, { repair: false });
-    return { structured: document, text: await human(renderCheck, document) };
-  },
+  run: (ctx) => checkJournals(ctx, { repair: false }),
+  text: human(renderCheck),
 });
 
 export const TOOLS: readonly Tool<any>[] = [
