@@ -7,7 +7,7 @@ import { unscopeSessionId, type ScopedSessionId } from '../../shared/ids';
 import { tryParseTime } from '../../shared/time';
 import { CREATING_OPS, INITIAL_STATE, isTerminal, nextStatus, type SessionOp, type SessionStatus } from './machine';
 import { STATUS_INDEXES, statusValues } from './status-key';
-import { TIED_INDEX, tiedRead, tiedValue } from './tie-key';
+import { hashTag, TIED_INDEX, tiedRead, tiedValue } from './tie-key';
 import { parseSessionEvent, SESSION_EVENTS as E, SESSION_SEALED, SESSION_VOCABULARY, type ImportedData, type SessionDraft, type SessionEvent } from './events';
 
 /** A session as folded: a whole record's fields (as export and import carry them) under its stored key. */
@@ -188,12 +188,7 @@ function scopedOrder(agent: string | undefined, id: string): string {
 }
 
 /** Two printable characters (# to ~) from a hash of a text. */
-function tag(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  h >>>= 0;
-  return `${String.fromCharCode(0x23 + (h % 92))}${String.fromCharCode(0x23 + (Math.floor(h / 92) % 92))}`;
-}
+const tag = (text: string): string => hashTag(text, 2);
 
 /**
  * A session's value of `scoped_order_<k>`: a tag of its scope and of the first `k` characters of its id, then

@@ -8,13 +8,17 @@ import { STATUS_STRIDE, TIME_SHIFT } from './status-key';
 /** The secondary name (fold.ts lists it). */
 export const TIED_INDEX = 'tied';
 
-/** One printable character (# to ~) from a hash of the time: the times that share it only add candidates. */
-function tag(ms: number): string {
-  const text = String(ms);
+/** The first `n` of two printable characters (# to ~) from a text's FNV-1a hash (fold.ts's scope tags too). */
+export function hashTag(text: string, n: 1 | 2): string {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return String.fromCharCode(0x23 + ((h >>> 0) % 92));
+  h >>>= 0;
+  const first = String.fromCharCode(0x23 + (h % 92));
+  return n === 1 ? first : `${first}${String.fromCharCode(0x23 + (Math.floor(h / 92) % 92))}`;
 }
+
+/** One character from a hash of the time: the times that share it only add candidates. */
+const tag = (ms: number): string => hashTag(String(ms), 1);
 
 /** A session's value of `tied`: its time's tag, then its stored key (undefined without a time). */
 export const tiedValue = (key: string, updated: number | undefined): string | undefined => (updated === undefined ? undefined : `${tag(updated)}${key}`);
