@@ -26,9 +26,17 @@ const INSTRUCTIONS =
   'and handoff packages (create_handoff for another agent, accept_handoff from one; handoff_list). ' +
   'A refused call answers isError with {"error": {code, kind, message, hint}}; the hint says what to do.';
 
-/** What a person sees on stderr when a replay passes over damage, as lines under the text. */
-const warningsText = (warnings: readonly JournalWarning[]): string =>
-  warnings.map((w) => `warning: ${w.file}:${w.line}: ${w.reason} (passed over; journal_check shows every problem)`).join('\n');
+/**
+ * A call's result: its text and document, and the damage its replays passed over, as the CLI's --json document
+ * carries it (SPEC §8) and, unless the text is bytes to copy, as lines under the text (what stderr would say).
+ */
+function resultOf(text: string, document: object, warnings: readonly JournalWarning[], opts: { exactText?: true | undefined; isError?: true }) {
+  const error = opts.isError ? { isError: true } : {};
+  if (warnings.length === 0) return { content: [{ type: 'text' as const, text }], structuredContent: document, ...error };
+  const lines = warnings.map((w) => `warning: ${w.file}:${w.line}: ${w.reason} (passed over; journal_check shows every problem)`);
+  const said = opts.exactText ? text : [text, ...lines].join('\n');
+  return { content: [{ type: 'text' as const, text: said }], structuredContent: { ...document, warnings: [...warnings] }, ...error };
+}
 
 /** The SDK's read buffer limit, at the least: and room for a state at its limit, every byte escaped (\u00xx). */
 const messageLimit = (stateLimit: number) => Math.max(10 * 1024 * 1024, 6 * stateLimit + 64 * 1024);
@@ -52,13 +60,7 @@ const NO_SCHEMAS: Sdk.JsonSchemaValidator = {
  */
 function refusal(error: CruxError, warnings: Context['warnings'] = []) {
   const document = errorDocument(new CruxError(error.kind, inToolTerms(error.message), inToolTerms(hintOf(error))));
-  const text = `crux: ${document.error.message} (${document.error.hint})`;
-  if (warnings.length === 0) return { content: [{ type: 'text' as const, text }], structuredContent: document, isError: true };
-  return {
-    content: [{ type: 'text' as const, text: `${text}\n${warningsText(warnings)}` }],
-    structuredContent: { ...document, warnings: [...warnings] },
-    isError: true,
-  };
+  return resultOf(`crux: ${document.error.message} (${document.error.hint})`, document, warnings, { isError: true });
 }
 
 /** The server and its tools, not yet connected: `serve` gives it stdio, the tests an in-memory transport. */
@@ -85,13 +87,7 @@ export function createServer(sdk: typeof Sdk, opts: GlobalOptions, version: stri
       const result = await tool.run(ctx, args);
       const structured = tool.document?.(result) ?? result;
       const raw = await tool.text(result, args);
-      const text = tool.toolTerms ? inToolTerms(raw) : raw;
-      // The damage this call's replays passed over, as the CLI's --json document carries it (SPEC §8).
-      if (ctx.warnings.length === 0) return { content: [{ type: 'text' as const, text }], structuredContent: structured };
-      return {
-        content: [{ type: 'text' as const, text: tool.exactText ? text : `${text}\n${warningsText(ctx.warnings)}` }],
-        structuredContent: { ...structured, warnings: [...ctx.warnings] },
-      };
+      return resultOf(tool.toolTerms ? inToolTerms(raw) : raw, structured, ctx.warnings, { exactText: tool.exactText });
     } catch (caught) {
       // Two arguments that exclude each other: the schema's refusal, said the same way.
       if (caught instanceof ArgumentError)
