@@ -6,7 +6,7 @@ import { parseCaseId } from '../../shared/ids';
 import { printableBlock } from '../../shared/printable';
 import { parseRecordObject, type Case } from '../../domain/case/case';
 import type { ScoredCase } from '../../domain/case/store';
-import { DEFAULT_TOP_K, parseMinSimilarity, parseTopK } from '../../domain/case/rank';
+import { DEFAULT_TOP_K } from '../../domain/case/rank';
 import { ArgumentError, count, human, limit, limitOf, listOf, OBJECT, READS, tool, WRITES } from './tool';
 
 // The text a model reads of cases: each one's action and outcome in full, where the CLI's table would cut them.
@@ -77,13 +77,9 @@ export const caseRetrieve = tool({
   }),
   output: { results: { type: 'array', items: OBJECT } },
   touches: () => CASES,
-  run: async (ctx, args) => {
-    const query = {
-      text: args.task,
-      topK: args.top_k === undefined ? DEFAULT_TOP_K : parseTopK(String(args.top_k), 'top_k'),
-      onlySuccess: args.only_success === true,
-      minSimilarity: args.min_similarity === undefined ? 0 : parseMinSimilarity(String(args.min_similarity), 'min_similarity'),
-    };
+  run: (ctx, args) => {
+    const [topK, minSimilarity] = [args.top_k, args.min_similarity].map((n) => (n === undefined ? undefined : String(n)));
+    const query = caseOps.retrieveQuery(args.task, { topK, minSimilarity, onlySuccess: args.only_success }, ['top_k', 'min_similarity']);
     return caseOps.retrieve(ctx, query, args.mark_reused === true);
   },
   text: retrievedText,

@@ -4,7 +4,7 @@ import { newId, type CaseId } from '../../shared/ids';
 import { randomBytes } from '../../shared/random';
 import { nameCommit } from '../../shared/commit-log';
 import type { Case, CaseDraft } from '../../domain/case/case';
-import type { RetrieveQuery } from '../../domain/case/rank';
+import { DEFAULT_TOP_K, parseMinSimilarity, parseTopK, type RetrieveQuery } from '../../domain/case/rank';
 import { listCases as list, recordCase as record, retrieveCases, retrieveTaggedCases, showCase as show } from '../../domain/case/store';
 import { COLUMN_ORDERS, newestCases, sortedCases, type ColumnOrder } from '../../domain/case/newest';
 import { CASE_ORDERS, windowOf, type SortSpec } from '../../domain/list-window';
@@ -15,6 +15,14 @@ export async function recordCase(ctx: Context, draft: CaseDraft) {
   nameCommit(`recorded case ${recorded.case_id}`);
   return { case: recorded };
 }
+
+/** A retrieve's query from a command line's or a tool's arguments (`names`: how its refusals name the two numbers). */
+export const retrieveQuery = (text: string, given: { topK?: string; minSimilarity?: string; onlySuccess?: boolean }, names: string[] = []): RetrieveQuery => ({
+  text,
+  topK: given.topK === undefined ? DEFAULT_TOP_K : parseTopK(given.topK, names[0]),
+  onlySuccess: given.onlySuccess === true,
+  minSimilarity: given.minSimilarity === undefined ? 0 : parseMinSimilarity(given.minSimilarity, names[1]),
+});
 
 export async function retrieve(ctx: Context, query: RetrieveQuery, markReused: boolean) {
   return { results: await retrieveCases(caseScope(ctx), query, markReused) };

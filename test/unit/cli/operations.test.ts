@@ -2,7 +2,7 @@
 // environment (contextOf), the same call the CLI, MCP and hooks make, over both kinds of store.
 import { describe, expect, it } from 'vitest';
 import { contextOf, type Context } from '../../../src/cli/context';
-import { recordCase, retrieve, showCase, listCases } from '../../../src/cli/operations/case';
+import { recordCase, retrieve, retrieveQuery, showCase, listCases } from '../../../src/cli/operations/case';
 import { accept, mint } from '../../../src/cli/operations/handoff';
 import { checkJournals } from '../../../src/cli/operations/journal';
 import { closeSession, getSession, historyOf, listSessions, putSession } from '../../../src/cli/operations/session';
@@ -94,6 +94,22 @@ describe('operations in-process on a data directory', () => {
     await putSession(ctx, id('a'), { state: '{}' });
     const checked = await checkJournals(ctx, { repair: false } as never);
     expect(JSON.stringify(checked)).toContain('"healthy":true');
+  });
+});
+
+describe('retrieveQuery', () => {
+  it("reads a retrieve's numbers as the command line and the tool give them, refusing each by the name its adapter uses", () => {
+    expect(retrieveQuery('renew tls', {})).toEqual({ text: 'renew tls', topK: 5, onlySuccess: false, minSimilarity: 0 });
+    expect(retrieveQuery('x', { topK: '500', minSimilarity: '0.25', onlySuccess: true })).toEqual({
+      text: 'x',
+      topK: 100,
+      onlySuccess: true,
+      minSimilarity: 0.25,
+    });
+    expect(() => retrieveQuery('x', { topK: 'many' })).toThrow(/^--top-k must be a whole number/);
+    expect(() => retrieveQuery('x', { minSimilarity: '2' })).toThrow(/^--min-similarity must be a number from 0 to 1/);
+    expect(() => retrieveQuery('x', { topK: '-1' }, ['top_k', 'min_similarity'])).toThrow(/^top_k must be a whole number/);
+    expect(() => retrieveQuery('x', { minSimilarity: '2' }, ['top_k', 'min_similarity'])).toThrow(/^min_similarity must be a number from 0 to 1/);
   });
 });
 

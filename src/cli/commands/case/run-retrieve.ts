@@ -3,8 +3,7 @@
 import { contextOf, type GlobalOptions } from '../../context';
 import { emit } from '../../../output/emit';
 import { renderRetrieved, retrievedIds } from '../../../output/case';
-import { DEFAULT_TOP_K, parseMinSimilarity, parseTopK } from '../../../domain/case/rank';
-import { retrieve } from '../../operations/case';
+import { retrieve, retrieveQuery } from '../../operations/case';
 
 /** The command's options by commander's attribute names. */
 export interface RetrieveOptions {
@@ -18,12 +17,6 @@ export interface RetrieveOptions {
 
 export async function runRetrieve(words: readonly string[], opts: RetrieveOptions, globals: GlobalOptions): Promise<void> {
   const ctx = contextOf(globals);
-  const topK = opts.topK ?? opts.limit;
-  const query = {
-    text: words.join(' '),
-    topK: topK === undefined ? DEFAULT_TOP_K : parseTopK(topK),
-    onlySuccess: opts.onlySuccess === true,
-    minSimilarity: opts.minSimilarity === undefined ? 0 : parseMinSimilarity(opts.minSimilarity),
-  };
+  const query = retrieveQuery(words.join(' '), { ...opts, topK: opts.topK ?? opts.limit });
   await emit({ ...ctx, headers: opts.headers }, await retrieve(ctx, query, opts.markReused === true), renderRetrieved, retrievedIds);
 }
