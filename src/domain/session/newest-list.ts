@@ -1,23 +1,13 @@
 // A limited session list that reads only the rows it shows: newest first through the store's index, with how
 // many sessions match in all (from the index, without reading them), for a list that stops early and says
 // how many more there are (SPEC §8).
-import type { JournalStore } from '../../journal/core/store-boundary';
-import type { FreshnessThresholds } from './freshness';
 import { DEFAULT_THRESHOLDS } from './freshness';
 import { isVisible, listSessions, type ListFilter, type Listing } from './query';
 import { SESSION_STORE, type SessionRecord, type Sessions } from './fold';
 import { statusRange } from './status-key';
 import { SESSION_STATES, type SessionStatus } from './machine';
+import type { SessionScope as Scope } from './store';
 import type { ScopedSessionId } from '../../shared/ids';
-import type { AgentName } from '../../shared/ids';
-import type { Instant } from '../../shared/time';
-
-interface Scope {
-  readonly dir: JournalStore;
-  readonly agent: AgentName | undefined;
-  readonly now: Instant;
-  readonly thresholds?: FreshnessThresholds | undefined;
-}
 
 /** A listing cut to its first `limit` rows, with `total`: how many rows the whole listing has (when counted). */
 export type LimitedListing = Listing & { readonly total: number | undefined };
