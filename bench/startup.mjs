@@ -9,10 +9,12 @@
 // made before timing; the first get's directory then takes puts until its index log is frozen into a run, and 6
 // more; a second get reads a directory of 27 puts. A session put adds ~0.97 KiB to the log; over a small store the
 // log is frozen every 192 entries (~8 puts, under ~8.5 KiB: derived/store-index.ts), and after 27 puts it is at its
-// longest (7.3 KiB); both gets checksum less than the 16 KiB a process checksums before it loads node:zlib
-// (derived/checksum.ts). A crux that froze it at 1,024 entries (before 2026-12-07: every ~40 puts, past 16 KiB for
-// ~70% of them) shows it in the labels: the first get's log 6.3 KiB, the second's past 16 KiB, where its get loads
-// node:zlib. BENCH_BEFORE=<another checkout's bin/crux> adds its rows to the same run, for a before/after.
+// longest (7.3 KiB). After ~70 puts the index's partition holds two pages, and a get reads both: the first get
+// (~73 puts) checksums ~16.4 KiB, the second at most ~13.4 KiB, both less than the 24 KiB a process checksums
+// before it loads node:zlib (derived/checksum.ts; 16 KiB before 2026-12-08, when the first get loaded it). A crux
+// that froze the log at 1,024 entries (before 2026-12-07: every ~40 puts, past 16 KiB for ~70% of them) shows it in
+// the labels: the first get's log 6.3 KiB, the second's past 16 KiB, where its get loads node:zlib.
+// BENCH_BEFORE=<another checkout's bin/crux> adds its rows to the same run, for a before/after.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -18,9 +18,12 @@ let zlibCrc32: Crc | undefined;
 let smallCrc32: Crc | undefined;
 /**
  * Bytes a process checksums through crc-32 before it loads node:zlib: 16 KiB cost ~0.4 ms of CPU in a fresh
- * process, 32 KiB 0.9–4 ms (V8 compiles the loop optimised meanwhile), node:zlib ~2 ms to load.
+ * process, 24 KiB ~0.6, 28–32 KiB 0.9–4 ms (V8 compiles the loop optimised meanwhile), node:zlib ~2 ms to load. A
+ * get over a small store checksums its index's log (≤ ~8.5 KiB), the manifest and the pages it reads of the
+ * partition: two of them once it holds more than one page (~70 puts), up to 17.5 KiB in all, which a budget of
+ * 16 KiB sent through node:zlib for a quarter of the gets (docs/performance.md, Start-up, a fifth look).
  */
-const SMALL_BUDGET = 16 * 1024;
+const SMALL_BUDGET = 24 * 1024;
 let smallBytes = 0;
 
 /** CRC-32 of `bytes`, continuing from `seed` (0 for a fresh checksum). */

@@ -1,4 +1,4 @@
-// CRC-32 of the derived files (src/journal/derived/checksum.ts): SheetJS's crc-32 for a process's first 16 KiB,
+// CRC-32 of the derived files (src/journal/derived/checksum.ts): SheetJS's crc-32 for a process's first 24 KiB,
 // node:zlib's public crc32 past them, with the seeds the derived files chain and name their pieces by; known vectors,
 // views into larger buffers, pieces chained by seed.
 import { randomBytes } from 'node:crypto';
@@ -85,7 +85,7 @@ describe('crc32', () => {
     expect(JSON.parse(out)).toEqual([0xcbf43926, false, true, true, true]);
   });
 
-  it('loads node:zlib once a process has checksummed 16 KiB, in one piece or many (a delta log of a few hundred puts), and the answers agree', () => {
+  it('loads node:zlib once a process has checksummed 24 KiB, in one piece or many (a delta log of a few hundred puts), and the answers agree', () => {
     // Cold crc-32 over tens of KiB runs in V8's interpreter: a get over a 46 KiB delta log cost 5–7 ms more than
     // through node:zlib. A budget per process, not a piece: many small pieces add up as one large one does.
     const code = bundledModule(new URL('../../../src/journal/derived/checksum.ts', import.meta.url));
@@ -101,9 +101,9 @@ describe('crc32', () => {
       for (let at = 0; at < b.length; at += 1024) { c = crc32(b.subarray(at, at + 1024), c); seen.push(zlib()); }
       process.stdout.write(JSON.stringify([c, seen]));`);
     expect(pieces).toBe(whole);
-    // The first 16 pieces (16 KiB) through crc-32, node:zlib from the 17th on.
-    expect(loadedAfter.indexOf(true)).toBe(16);
-    expect(loadedAfter.slice(16).every(Boolean)).toBe(true);
+    // The first 24 pieces (24 KiB) through crc-32, node:zlib from the 25th on.
+    expect(loadedAfter.indexOf(true)).toBe(24);
+    expect(loadedAfter.slice(24).every(Boolean)).toBe(true);
   });
 
   it('requires crc-32 on its first small checksum, not at start-up; once Node’s streams are loaded (a writer’s lock socket), node:zlib’s instead, crc-32 never', () => {
