@@ -7,6 +7,7 @@ import { closeStores } from './store';
 import { cruxErrorOf, failed, outputOutcome } from './outcome';
 import { takePassedOver } from './context';
 import { setStartedAs } from './started-as';
+import { forgetCommits } from '../shared/commit-log';
 
 /** A usage error as crux reports it; its hint names the help of the innermost command the words reached. */
 function fromCommander(error: CommanderError, path: readonly string[], options: readonly string[] = []): CruxError | undefined {
@@ -24,8 +25,9 @@ function fromCommander(error: CommanderError, path: readonly string[], options: 
 
 export async function main(argv: string[]): Promise<number> {
   const json = argv.includes('--json');
-  // An in-process run (the tests') starts from none passed over.
+  // An in-process run (the tests') starts from none passed over and nothing committed.
   takePassedOver();
+  forgetCommits();
   setStartedAs(argv[1]);
   let program: Command | undefined;
   try {

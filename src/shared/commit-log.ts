@@ -23,6 +23,13 @@ export function nameCommit(name: string): void {
   if (names.length < KEPT) names.push(name);
 }
 
+/** A new run of the program starts with nothing committed (main(); the tests run many in one process). */
+export function forgetCommits(): void {
+  done.length = 0;
+  names.length = 0;
+  more = 0;
+}
+
 /**
  * What was committed so far, in order: what was made, by name, then the writes (the first few, then how many
  * more); empty when this process changed nothing.

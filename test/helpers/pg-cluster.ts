@@ -21,7 +21,7 @@ export default function setup(): (() => void) | undefined {
     url = execFileSync(SCRIPT, ['start', dir], {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, PG_CLUSTER_FSYNC: 'off' },
+      env: { ...process.env, PG_CLUSTER_FSYNC: 'off', PG_CLUSTER_MAKE_TEMPLATE: join(dir, 'template') },
     }).trim();
   } catch (error) {
     const why = String((error as { stderr?: unknown }).stderr ?? error)
@@ -36,6 +36,9 @@ export default function setup(): (() => void) | undefined {
   }
   process.env.CRUX_TEST_PG_URL = url;
   process.env.CRUX_TEST_PG_DIR = dir;
+  // The clusters a suite starts of its own (pg.ts: OwnCluster, pg-replica.ts) copy this run's fresh data directory
+  // instead of running initdb (.ci/pg-cluster); removed with the shared cluster's directory.
+  process.env.PG_CLUSTER_TEMPLATE = join(dir, 'template');
   let stopped = false;
   const stop = () => {
     if (stopped) return;

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireLock, type HeldLock } from '../../src/journal/dir/lock/lock';
-import { describeEachStore, freshDataDir, freshStore, snapshotDir, crux as spawned, STRESS, tempDir } from '../helpers/cli';
+import { describeEachStore, freshDataDir, freshStore, FULL, snapshotDir, crux as spawned, STRESS, tempDir } from '../helpers/cli';
 import { crux } from '../helpers/run-cli';
 import { expectHealthy, figure, journalRecords, percentile, pool, readSessions, scaled, sleep, startCrux, startShell, type Child, TIMEOUT } from './harness';
 import { findOverlaps, parseLockLog, untilEntered } from './lock-log';
@@ -34,7 +34,8 @@ describe('concurrent writers', { timeout: TIMEOUT }, () => {
   it(`${WRITERS} processes writing at once lose nothing, duplicate nothing, and keep the chain valid`, async () => {
     const dir = freshDataDir();
     const lockLog = join(tempDir(), 'lock.log');
-    const puts = scaled(3, 40);
+    // Puts a writer (a case record after each second one): 2 in npm test, 3 in CI's run, 40 under CRUX_STRESS.
+    const puts = STRESS ? 40 : FULL ? 3 : 2;
     const started = performance.now();
     const writers = Array.from({ length: WRITERS }, (_, w) => startShell(writerScript(dir, w, puts), { CRUX_TEST_LOCK_LOG: lockLog }));
     const exits = await Promise.all(writers.map((c) => c.done));
@@ -295,7 +296,8 @@ describeEachStore('first writes racing into a %s store that does not exist yet',
   it(
     'every one succeeds, nothing lost',
     async () => {
-      for (let round = 0; round < (kind === 'dir' ? scaled(2, 6) : 2); round++) {
+      // Rounds of 12 first writers: 1 in npm test, 2 in CI's run, 6 (a data directory) under CRUX_STRESS.
+      for (let round = 0; round < (kind === 'dir' ? (STRESS ? 6 : FULL ? 2 : 1) : 2); round++) {
         const store = kind === 'dir' ? join(freshDataDir(), 'not', 'yet') : freshStore(kind);
         const runs = await Promise.all(Array.from({ length: 12 }, (_, i) => spawned(store, ['session', 'put', `first-${i}`, `{"i":${i}}`])));
         expect(runs.map((r) => [r.exitCode, r.stderr])).toEqual(runs.map(() => [0, '']));

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CRUX, freshDataDir, crux as spawned, snapshotDir, tempDir, testEnv, type Run } from '../helpers/cli';
+import { CRUX, freshDataDir, snapshotDir, tempDir, testEnv, type Run } from '../helpers/cli';
 import { crux } from '../helpers/run-cli';
 import { expectHealthy, figure, readSessions, TIMEOUT } from './harness';
 import { otherUserSkipReason, titled } from '../helpers/tools';
@@ -209,13 +209,17 @@ describe('full disk', { timeout: TIMEOUT }, () => {
     }
     const out = join(mount, 'pkg.json');
     for (const quiet of [false, true]) {
-      // A process: what the line says was committed is the process's own (in-process, an earlier command's may linger).
-      const mint = await spawned(dir, [...(quiet ? ['--quiet'] : []), '--agent', 'x', 'handoff', 'mint', 'h', '--out', out]);
+      // In this process, after the put above and the mint before: what the line says was committed is this
+      // command's own (each run of the program starts with nothing committed, src/cli/program-run.ts).
+      const mint = await crux(dir, [...(quiet ? ['--quiet'] : []), '--agent', 'x', 'handoff', 'mint', 'h', '--out', out]);
       expect(mint.exitCode, mint.stderr).toBe(0);
       const lines = mint.stderr.split('\n').filter(Boolean);
       expect(lines).toHaveLength(1);
       const id = /`crux handoff export (h_[0-9a-f]+) --out /.exec(lines[0]!)?.[1];
-      expect(lines[0]).toMatch(/^crux: committed \(.*handoffs\.jsonl.*\), but --out could not be written: the disk is full: .*\(ENOSPC\).* do not repeat it/);
+      expect(lines[0]).toMatch(
+        /^crux: committed \(minted handoff h_[0-9a-f]+; 1 record\(s\) to handoffs\.jsonl, 1 record\(s\) to sessions\.jsonl\), but --out could not be written: the disk is full: .*\(ENOSPC\).* do not repeat it/,
+      );
+      expect(lines[0]).toContain(`committed (minted handoff ${id}; `);
       // Under --quiet the new id still goes to stdout (it was created); otherwise nothing claims the file was written.
       expect(mint.stdout).toBe(quiet ? `${id}\n` : '');
       expect(fs.readdirSync(mount)).toEqual(['filler']);

@@ -15,15 +15,49 @@ const json = async (store: string, args: string[]) => {
   return { ...run, doc: run.stdout ? JSON.parse(run.stdout) : undefined };
 };
 
+interface Seeded {
+  readonly store: string;
+  /** What the store's reads answer now. */
+  readonly answers: () => Promise<unknown>;
+  /** What they answered on the seed, whose rows the store's are (a copy, its derived rows built and trusted). */
+  readonly before: unknown;
+}
+
+/**
+ * A fresh store holding the rows `seed` wrote, and what the seed's reads answered: the seed written and read once
+ * a file, then a `journal copy` a test (one command, not five writes and a round of reads).
+ */
+function copiesOf(prefix: string, seed: (store: string) => Promise<void>, answersOf: (store: string) => () => Promise<unknown>): () => Promise<Seeded> {
+  let once: Promise<{ store: string; before: unknown }> | undefined;
+  return async () => {
+    once ??= (async () => {
+      const store = freshStoreUrl(prefix);
+      await seed(store);
+      return { store, before: await answersOf(store)() };
+    })();
+    const { store: original, before } = await once;
+    const store = freshStoreUrl(prefix);
+    const copy = await crux(original, ['journal', 'copy', '--to', store]);
+    expect(copy.exitCode, copy.stderr).toBe(0);
+    return { store, answers: answersOf(store), before };
+  };
+}
+
 /** A store with a stranded session, an expired lease, fresh sessions, and the answers a replay gives. */
-async function seeded(): Promise<{ store: string; answers: () => Promise<unknown> }> {
-  const store = freshStoreUrl('derived');
-  expect((await crux(store, ['session', 'put', 'old', '{}', '--now', '2026-01-01T00:00:00Z'])).exitCode).toBe(0);
-  expect((await crux(store, ['session', 'put', 'lease', '{}', '--ttl', '1h', '--now', '2026-01-03T00:00:00Z'])).exitCode).toBe(0);
-  for (const id of ['a', 'b', 'c'])
-    expect((await crux(store, ['--agent', 'bot', 'session', 'put', id, '{}', '--now', '2026-01-03T01:00:00Z'])).exitCode).toBe(0);
+const seeded = copiesOf(
+  'derived',
+  async (store) => {
+    expect((await crux(store, ['session', 'put', 'old', '{}', '--now', '2026-01-01T00:00:00Z'])).exitCode).toBe(0);
+    expect((await crux(store, ['session', 'put', 'lease', '{}', '--ttl', '1h', '--now', '2026-01-03T00:00:00Z'])).exitCode).toBe(0);
+    for (const id of ['a', 'b', 'c'])
+      expect((await crux(store, ['--agent', 'bot', 'session', 'put', id, '{}', '--now', '2026-01-03T01:00:00Z'])).exitCode).toBe(0);
+  },
+  (store) => sessionAnswers(store),
+);
+
+function sessionAnswers(store: string): () => Promise<unknown> {
   const now = ['--now', '2026-01-03T02:00:00Z'];
-  const answers = async () => ({
+  return async () => ({
     stranded: (await json(store, [...now, 'session', 'list', '--stranded'])).doc.sessions.map((s: any) => s.session_id),
     agent: (await json(store, [...now, '--agent', 'bot', 'session', 'list'])).doc.sessions.map((s: any) => s.session_id).sort(),
     doctor: (await json(store, [...now, 'doctor'])).doc.sessions.stranded_count,
@@ -32,24 +66,29 @@ async function seeded(): Promise<{ store: string; answers: () => Promise<unknown
     newestJson: (await json(store, [...now, 'session', 'list', '--limit', '2'])).doc,
     strandedNewest: (await crux(store, [...now, 'session', 'list', '--stranded', '--limit', '1'])).stdout,
   });
-  return { store, answers };
 }
 
 /** A store with cases sharing some terms, and what retrieve answers for a few queries (ids and similarities). */
-async function seededCases(): Promise<{ store: string; answers: () => Promise<unknown> }> {
-  const store = freshStoreUrl('terms');
-  const cases = [
-    ['deploy the api to staging', '--reward', '0.9'],
-    ['deploy the web frontend', '--reward', '0.9'],
-    ['fix the api timeout', '--failure'],
-    ['rotate the api keys', '--tag', 'deploy'],
-    ['write the release notes', '--reward', '0.2'],
-  ];
-  for (const [task, ...rest] of cases)
-    expect((await crux(store, ['case', 'record', '--task', task!, '--action', 'a', '--outcome', 'o', ...rest])).exitCode).toBe(0);
+const seededCases = copiesOf(
+  'terms',
+  async (store) => {
+    const cases = [
+      ['deploy the api to staging', '--reward', '0.9'],
+      ['deploy the web frontend', '--reward', '0.9'],
+      ['fix the api timeout', '--failure'],
+      ['rotate the api keys', '--tag', 'deploy'],
+      ['write the release notes', '--reward', '0.2'],
+    ];
+    for (const [task, ...rest] of cases)
+      expect((await crux(store, ['case', 'record', '--task', task!, '--action', 'a', '--outcome', 'o', ...rest])).exitCode).toBe(0);
+  },
+  (store) => caseAnswers(store),
+);
+
+function caseAnswers(store: string): () => Promise<unknown> {
   const retrieve = async (...args: string[]) =>
     (await json(store, ['case', 'retrieve', ...args])).doc.results.map((r: any) => [r.case.task, r.similarity, r.case.times_reused]);
-  const answers = async () => ({
+  return async () => ({
     api: await retrieve('deploy', 'api'),
     success: await retrieve('the', 'api', '--only-success'),
     one: await retrieve('release', '--top-k', '1'),
@@ -65,7 +104,6 @@ async function seededCases(): Promise<{ store: string; answers: () => Promise<un
       }),
     ),
   });
-  return { store, answers };
 }
 
 /** Whether retrieve went through the term rows: their binding is trusted and follows the journal. */
@@ -88,8 +126,7 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
     // One damage of this kind in every run, the others in npm run test:stress.
     const test = what === 'every index row deleted' ? it : stressIt;
     test(`${what}: the same answers, check 9 naming the index, --repair rebuilds it, reap still reaps`, async () => {
-      const { store, answers } = await seeded();
-      const before = await answers();
+      const { store, answers, before } = await seeded();
       expect(before).toMatchObject({ stranded: ['old'], agent: ['a', 'b', 'c'], doctor: 1 });
       expect((await psql(`${damage(schemaOf(store))} returning 1`)).trim()).not.toBe('');
       expect(await answers()).toEqual(before);
@@ -127,8 +164,7 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
     // One damage of this kind in every run, the others in npm run test:stress.
     const test = what === "a term row's facts edited" ? it : stressIt;
     test(`${what}: the same retrieve answers, check 9 naming the term rows, --repair rebuilds them`, async () => {
-      const { store, answers } = await seededCases();
-      const before = await answers();
+      const { store, answers, before } = await seededCases();
       expect((before as any).api).toEqual([
         ['rotate the api keys', 2 / 5, 0],
         ['deploy the api to staging', 2 / 5, 0],
@@ -161,8 +197,8 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
   }
 
   it('retrieve --mark-reused ranks its candidates from the term rows under the lock and keeps them trusted', async () => {
-    const { store, answers } = await seededCases();
-    const before = (await answers()) as any;
+    const { store, answers, before: seen } = await seededCases();
+    const before = seen as any;
     const marked = await json(store, ['case', 'retrieve', 'deploy', 'api', '--mark-reused']);
     expect(marked.exitCode, marked.stderr).toBe(0);
     // The count each result carries is the one just journaled, as on a data directory.
@@ -173,8 +209,8 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
   });
 
   it("retrieve reads the term rows: a write that forges crux's own (the documented limit) is believed, and check still finds it", async () => {
-    const { store, answers } = await seededCases();
-    const before = (await answers()) as any;
+    const { store, answers, before: seen } = await seededCases();
+    const before = seen as any;
     await psql(`begin; select set_config('crux.writer', 'on', true); delete from ${schemaOf(store)}.journal_cases_terms where 'staging' = any(terms); commit;`);
     expect(await termsTrusted(store)).toBe(true);
     expect(((await answers()) as any).api).toEqual(before.api.filter((r: any) => r[0] !== 'deploy the api to staging'));
@@ -194,8 +230,7 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
     // One damage of this kind in every run, the others in npm run test:stress.
     const test = what === 'trigger disabled' ? it : stressIt;
     test(`the index's ${what}, then a row deleted: the same answers, and the next write guards the table again`, async () => {
-      const { store, answers } = await seeded();
-      const before = await answers();
+      const { store, answers, before } = await seeded();
       const s = schemaOf(store);
       await psql(bypass(s));
       await psql(`delete from ${s}.journal_sessions_index where key = 'old'`);
@@ -213,8 +248,7 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
   }
 
   it('rows of an older declaration of the keys (before an upgrade) are stale, not damage: check 0, the same answers, the next write rebuilds them', async () => {
-    const { store, answers } = await seeded();
-    const before = await answers();
+    const { store, answers, before } = await seeded();
     const s = schemaOf(store);
     // As an older crux left them: another version and names, rows without the newer names.
     await psql(
@@ -231,8 +265,7 @@ describe.skipIf(pgSkipReason() !== undefined)('derived rows of a PostgreSQL stor
   });
 
   it('rows edited under session_replication_role = replica (ordinary triggers silent) still lose their trust', async () => {
-    const { store, answers } = await seeded();
-    const before = await answers();
+    const { store, answers, before } = await seeded();
     const s = schemaOf(store);
     await psql(`set session_replication_role = replica; delete from ${s}.journal_sessions_index where key = 'old'`);
     expect((await psql(`select trusted from ${s}.secondary_indexes where journal = 'sessions.jsonl'`)).trim()).toBe('f');

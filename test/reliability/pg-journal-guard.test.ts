@@ -199,7 +199,9 @@ describe.skipIf(pgSkipReason() !== undefined)("a PostgreSQL journal's rows chang
       expect((await crux(store, ['journal', 'check', '--repair'])).exitCode).toBe(0);
       expect((await crux(store, ['journal', 'check'])).exitCode).toBe(0);
       expect(await trusted(store)).toEqual(allTrusted);
-      expect((await expectReplayAnswers(store)).every((r) => r.warnings.length === 0)).toBe(true);
+      // The repaired store answers as a replay, telling nothing: after every harm in CI's run, after the first in
+      // npm test (its last test holds the same of a store crux's own writes kept).
+      if (FULL || what === "a middle row's body edited") expect((await expectReplayAnswers(store)).every((r) => r.warnings.length === 0)).toBe(true);
     });
   }
 

@@ -3,17 +3,17 @@
 import type { Sql } from 'postgres';
 import { CruxError } from '../../shared/errors';
 import { scrubText } from '../../shared/scrub';
+import { testHook } from '../../shared/test-hooks';
 import type { ServerAddress, StoreUrl } from './url';
 import { MIGRATION_BOUND_MS, migrationRunning } from './migration-bound';
 
 export type { Sql } from 'postgres';
-
 /**
  * How long the server may stay silent while crux waits for its answer, beyond the lock wait: a lock wait is the
  * longest silence a healthy server gives crux (every other statement is short, and long reads stream), so a
  * server silent past CRUX_LOCK_TIMEOUT and this has stopped answering (frozen, a cable pulled, a lost route).
  */
-export const STALL_GRACE_MS = 4000;
+export const STALL_GRACE_MS = Number(testHook('CRUX_TEST_STALL_GRACE_MS')) || 4000;
 /**
  * The server-side bounds (statement_timeout, idle_in_transaction_session_timeout) beyond the lock wait: they
  * end what a vanished or frozen crux left running on the server, and must stay above anything crux does
