@@ -21,9 +21,7 @@ export class PgLink {
   readonly committingHeads: { file: string; head: ChainHead }[] = [];
   /** The server the connection is to (pg-server.ts), once connected; kept after the connection is lost. */
   facts: ServerFacts | undefined;
-  /** The last primary the heads were seen on: another one (a standby promoted) has them verified again. */
-  seenOn: ServerFacts | undefined;
-  /** Chain heads this process has seen (pg-server.ts, SeenHeads): compared with a new primary's journals after a switch. */
+  /** Chain heads this process has seen, and on which primary (pg-server.ts, SeenHeads): compared with a new primary's journals after a switch. */
   readonly seen = new SeenHeads();
   /** A standby's lag is told once per connection. */
   lagTold = false;

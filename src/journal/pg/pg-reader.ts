@@ -49,16 +49,11 @@ export function openPgReader(rawUrl: string, what: string, tell: (message: strin
   let listening: Client | undefined;
   // The journals' heads the overview read (its newest rows), verified on another primary as the store's are.
   const seen = new SeenHeads();
-  let seenOn: ServerFacts | undefined;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
   // On another primary than the heads were seen on (a standby promoted): what is gone is said, once.
   const compare = async (client: Client, facts: ServerFacts) => {
-    if (facts.standby) return;
-    const before = seenOn;
-    seenOn = facts;
-    if (before === undefined || before.identity === facts.identity) return;
-    for (const warning of await seen.verify(client.sql, url.schema, url.label, before, facts)) tell(warning);
+    for (const warning of await seen.arrived(client.sql, url.schema, url.label, facts)) tell(warning);
   };
   const connection = async () => {
     if (reads !== undefined && !reads.lost) return reads.sql;

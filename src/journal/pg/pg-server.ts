@@ -240,6 +240,22 @@ const KEEP = 64;
 export class SeenHeads {
   /** Per journal, the heads seen, oldest first, each longer than the one before. */
   private readonly heads = new Map<string, ChainHead[]>();
+  /** The last primary the heads were seen on. */
+  private on: ServerFacts | undefined;
+
+  /**
+   * A connection made to `now` (the store's, the dashboard's): on another primary than the heads were seen on (a
+   * standby promoted), the warnings of `verify`; then `now` is the primary they are seen on (a verification cut short
+   * by a lost connection is made again at the next one). A standby changes nothing.
+   */
+  async arrived(sql: Sql, schema: string, location: string, now: ServerFacts): Promise<string[]> {
+    if (now.standby) return [];
+    const before = this.on;
+    const warnings =
+      before !== undefined && before.identity !== now.identity && this.heads.size > 0 ? await this.verify(sql, schema, location, before, now) : [];
+    this.on = now;
+    return warnings;
+  }
 
   /** A head read or written on the server the store answers from (the chain only grows). */
   saw(file: string, head: ChainHead): void {
@@ -253,10 +269,6 @@ export class SeenHeads {
     if (head.seq <= last.seq) return;
     known.push({ seq: head.seq, h: head.h });
     if (known.length > KEEP) known.shift();
-  }
-
-  get size(): number {
-    return this.heads.size;
   }
 
   /**
