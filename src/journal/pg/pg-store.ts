@@ -43,7 +43,8 @@ import { insertLines, PgTransaction } from './pg-transaction';
 import { PgKeyStore, settleReading, settleSealing, warnIgnoredKey } from './pg-store-key';
 import { indexCurrent, keepsIndexRows, matchingKeys, readNewestRows, readPrefixRows } from './pg-index';
 import { readTallyRows } from './pg-tally';
-import { countTerms, matchTerms, termRows, termsCurrent } from './pg-terms';
+import { matchTerms, termRows, termsCurrent } from './pg-terms';
+import { countTerms } from './pg-term-counts';
 import { PgReads, type Folded } from './pg-fold';
 import type { StoreUrl } from './url';
 import type { PgLink } from './pg-link';
@@ -188,7 +189,7 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
     return { state: codec.fromHits(all, hits) };
   }
 
-  /** Counts by term (success by tag), when the term rows can be trusted (pg-terms.ts countTerms). */
+  /** Counts by term (success by tag), when the term rows can be trusted (pg-term-counts.ts countTerms). */
   async countTerms<S>(
     spec: StoreSpec<S>,
     query: { readonly prefix: string; readonly where: { readonly fact: number; readonly equals: string } },
