@@ -25,7 +25,7 @@ import { checkDerivedRows } from './pg-reindex';
 import { replaceRows, type PgHost } from './pg-host';
 import { PgRewriteSet, quarantineItems } from './pg-rewrite-set';
 import { recount, stillDue, writeStats } from './pg-autocompact';
-import { rowPosition, scanRows } from './pg-fold';
+import { rowPosition, rowRecord, scanRows } from './pg-fold';
 import { journalTable, type Catalog } from './schema';
 import { writeStoreKeyId } from './pg-store-key';
 
@@ -127,15 +127,9 @@ export class PgLines implements LockedLines {
     const rows = await this.sql.unsafe<{ line: string; body: string }[]>(`select line, body from ${t} where key = $1 order by line`, [key]);
     const found: { record: JournalRecord; at: LinePosition }[] = [];
     for (const { line, body } of rows) {
-      const decoded = decodeRecord(body, VERIFY_ALL);
-      if (
-        !decoded.ok ||
-        spec.keyOf(decoded.record) !== key ||
-        !spec.vocabulary.has(decoded.record.ev) ||
-        spec.vocabulary.payloadProblem?.(decoded.record) !== undefined
-      )
-        return undefined;
-      found.push({ record: decoded.record, at: rowPosition(Number(line), body) });
+      const record = rowRecord(body, spec.vocabulary);
+      if (record === undefined || spec.keyOf(record) !== key) return undefined;
+      found.push({ record, at: rowPosition(Number(line), body) });
     }
     return found;
   }

@@ -238,10 +238,20 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
   override async foldKeys<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[]): Promise<Folded<S>> {
     if (spec.keyOf === undefined || (spec.secondary === undefined && spec.terms === undefined)) return super.foldKeys(q, catalog, spec, keys);
     // Asked together (one round trip, the connection pipelines them); the rows by key are told only when believed.
-    const [trust, some] = await Promise.all([this.derivedTrusted(q, catalog, spec), super.foldKeys(q, catalog, spec, keys, { quiet: true })]);
-    if (!(spec.secondary !== undefined ? trust.index : trust.terms)) return this.foldWhole(q, catalog, spec);
+    const [trusted, some] = await Promise.all([this.keysTrusted(q, catalog, spec), super.foldKeys(q, catalog, spec, keys, { quiet: true })]);
+    if (!trusted) return this.foldWhole(q, catalog, spec);
     this.report(spec.file, some.scan);
     return some;
+  }
+
+  /**
+   * Whether a journal's `key` and `resets` columns may be believed (foldKeys): its derived rows are bound to it and
+   * trusted (pg-trust.ts); undefined for a journal without derived rows, which has no binding to say so.
+   */
+  private async keysTrusted<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>): Promise<boolean | undefined> {
+    if (spec.secondary === undefined && spec.terms === undefined) return undefined;
+    const trust = await this.derivedTrusted(q, catalog, spec);
+    return spec.secondary !== undefined ? trust.index : trust.terms;
   }
 
   /** Brings the derived rows of a journal up to date after its rows changed, and trusts them again (pg-reindex.ts). */
@@ -332,11 +342,9 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
     return this.guard(async () => {
       const catalog = await this.readCatalog();
       const lines = new PgLines(this, this.reader, catalog, this.retention, this.inTransaction(this.reader));
-      const bound = spec.secondary !== undefined || spec.terms !== undefined;
       const byKey = async (key: string) => {
-        const trust = bound ? await this.derivedTrusted(this.reader, catalog, spec) : undefined;
-        if (trust !== undefined && !(spec.secondary !== undefined ? trust.index : trust.terms)) return undefined;
-        return lines.keyRecords(spec as StoreSpec<unknown>, key, { trusted: bound });
+        const trusted = await this.keysTrusted(this.reader, catalog, spec);
+        return trusted === false ? undefined : lines.keyRecords(spec as StoreSpec<unknown>, key, { trusted: trusted === true });
       };
       const keyed = key !== undefined && catalog.tables.has('history') && catalog.version >= 6;
       const pieces = !keyed ? undefined : pgPieceKeyReader(this.reader, this.ident('history'), spec as StoreSpec<unknown>, key);
