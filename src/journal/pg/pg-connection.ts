@@ -43,7 +43,7 @@ export class PgConnection {
    * as target_session_attrs asks (pg-server.ts). A connection lost between operations (a long-lived `crux mcp`, a
    * server restarted, a primary gone and a standby promoted) is replaced by a new one, to whichever server answers
    * now; when that is another primary than the one this process saw its journals on, the journals' heads are
-   * verified against it (pg-server.ts, SeenHeads). Nothing else outlives an operation (`forget`).
+   * verified against it (pg-seen-heads.ts). Nothing else outlives an operation (`forget`).
    */
   private async connect(): Promise<void> {
     if (this.link.client !== undefined && !this.link.client.lost) return;

@@ -330,7 +330,7 @@ export class PgReads extends PgConnection {
 
   /** Tells the problems of a read (on stderr and in `warnings`, each once a command). */
   protected report(file: string, scan: RowScan): void {
-    // A whole read's head (a read of some keys has none): compared with another primary after a switch (pg-server.ts, SeenHeads).
+    // A whole read's head (a read of some keys has none): compared with another primary after a switch (pg-seen-heads.ts).
     this.noteHead(file, scan.head);
     for (const problem of scan.problems) {
       reportDamage(

@@ -7,7 +7,8 @@
 // (a standby neither sends nor relays notices), is made again as soon as it is lost, and once it is back every
 // journal is told changed, so that every open dashboard reads its view again from the server that holds it now.
 import { failureReason, storeError, type Client } from './client';
-import { openServer, SeenHeads, standbyNote, type ServerFacts } from './pg-server';
+import { openServer, standbyNote, type ServerFacts } from './pg-server';
+import { SeenHeads } from './pg-seen-heads';
 import { journalTable } from './schema';
 import { parseStoreUrl, type StoreUrl } from './url';
 

@@ -2,7 +2,8 @@
 // target_session_attrs (libpq's rules), what doctor says an acknowledgement promises, and what a long-lived
 // process remembers of the chains it saw. The servers themselves are in test/reliability/pg-failover.test.ts.
 import { describe, expect, it } from 'vitest';
-import { fits, SeenHeads, standbyNote, verdict, type ServerFacts } from '../../../src/journal/pg/pg-server';
+import { fits, standbyNote, verdict, type ServerFacts } from '../../../src/journal/pg/pg-server';
+import { SeenHeads } from '../../../src/journal/pg/pg-seen-heads';
 import type { Sql } from '../../../src/journal/pg/client';
 
 const primary = { standby: false, readOnly: false };
