@@ -12,7 +12,7 @@ import type { StoreSpec } from '../codec/store-spec';
 import { SNAPSHOT_EVENT } from '../codec/verify';
 import type { HistoryPiece, InitReport, JournalFacts, StoreFacts, StoreView } from '../core/store-boundary';
 import { surveyJournal } from '../core/check';
-import { DEFAULT_HISTORY_RETENTION } from '../core/history';
+import { DEFAULT_HISTORY_RETENTION, historyName } from '../core/history';
 import type { Sql } from './client';
 import { FETCH_ROWS, pages } from './pg-pages';
 import type { PgHost } from './pg-host';
@@ -150,7 +150,7 @@ export function consistentView(store: PgHost, sql: Sql, catalog: Catalog): Store
         [file],
       );
       return generations.map(({ generation, last }) => ({
-        name: `${file.replace(/\.jsonl$/, '')}.${String(last).padStart(12, '0')}.jsonl`,
+        name: historyName(file, { seq: Number(last) }),
         lines: cursorBodies(sql, `select body from ${history} where journal = $1 and generation = $2 order by line`, [file, generation]),
       }));
     },
