@@ -9,9 +9,9 @@ import { crashPoint } from '../../shared/crash-point';
 import { CruxError } from '../../shared/errors';
 import { decodeOwn, decodeRecord, VERIFY_ALL } from '../codec/record';
 import type { StoreSpec } from '../codec/store-spec';
-import { SNAPSHOT_EVENT } from '../codec/verify';
 import type { HistoryPiece, InitReport, JournalFacts, StoreFacts, StoreView } from '../core/store-boundary';
 import { surveyJournal } from '../core/check';
+import { entityOf } from '../core/policy';
 import { DEFAULT_HISTORY_RETENTION, historyName } from '../core/history';
 import type { Sql } from './client';
 import { FETCH_ROWS, pages } from './pg-pages';
@@ -113,7 +113,7 @@ async function restoreHistory(store: PgHost, sql: Sql, spec: StoreSpec<unknown>,
     for await (const { bodies, after } of chunks(piece.lines, piece.name)) {
       const records = bodies.map(decodeOwn);
       for (const record of records) if (record.ts > newest) newest = record.ts;
-      const keys = records.map((r) => (r.ev === SNAPSHOT_EVENT ? undefined : spec.keyOf?.(r)) ?? '');
+      const keys = records.map((r) => entityOf(spec, r) ?? '');
       await sql.unsafe(
         `insert into ${history} (journal, generation, compacted_at, line, seq, body, key)
          select $1, $2, $3, * from unnest($4::bigint[], $5::bigint[], $6::text[], $7::text[])`,
