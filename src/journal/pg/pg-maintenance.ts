@@ -17,8 +17,8 @@ import type { Sql } from './client';
 import { FETCH_ROWS, pages } from './pg-pages';
 import type { PgHost } from './pg-host';
 import { reindexByKey } from './pg-reindex';
-import { writeStats } from './pg-autocompact';
-import { countAfterRewrite, PgLines } from './pg-lines';
+import { countAfterRewrite } from './pg-autocompact';
+import { PgLines } from './pg-lines';
 import { quarantineItems } from './pg-rewrite-set';
 import { replicationFacts } from './pg-server';
 import {
@@ -93,11 +93,7 @@ export async function restoreJournal(
     const live = await reindexByKey(store, sql, current, spec);
     // The statistics row from what was written and folded (one statement over every row would outlast the client's
     // bound on a statement at a million rows); a journal without derived rows is counted by the server.
-    if (live === undefined || !current.tables.has('journal_stats')) await countAfterRewrite(store, sql, current, spec, undefined);
-    else {
-      const { line, head } = await store.headOf(sql, current, spec.file);
-      await writeStats(sql, store.ident, spec.file, { line, h: line === 0 ? '' : head.h, bytes, live });
-    }
+    await countAfterRewrite(store, sql, current, spec, live === undefined ? {} : { known: { bytes, live } });
     crashPoint('pg-restore:before-commit'); // the journal's rows and derived rows written, COMMIT not yet sent
   });
 }
