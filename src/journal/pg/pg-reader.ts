@@ -50,7 +50,6 @@ class ReadConnection extends PgConnection {
 /** `tell`: a line for the operator (a standby's lag, a lost listener). */
 export function openPgReader(rawUrl: string, what: string, tell: (message: string) => void = () => {}): PgReader {
   const url: StoreUrl = parseStoreUrl(rawUrl, what);
-  const table = (file: string) => `"${url.schema}"."${journalTable(file)}"`;
   // The reads' connection is made, followed across a failover and told as the store's is (pg-connection.ts).
   const reads = new ReadConnection(url, BOUND_MS, tell);
   let listening: Client | undefined;
@@ -104,7 +103,7 @@ export function openPgReader(rawUrl: string, what: string, tell: (message: strin
             // Ordered by the column (an output named `line`, the text, would order as text: 9 before 10, and every
             // page a sort of the whole table instead of a read of the primary key backwards).
             rows = await sql.unsafe<{ at: string; body: string }[]>(
-              `select line::text as at, body from ${table(file)} where line < $1 order by line desc limit ${PAGE}`,
+              `select line::text as at, body from ${reads.ident(journalTable(file))} where line < $1 order by line desc limit ${PAGE}`,
               [below],
             );
           } catch (error) {
@@ -120,7 +119,7 @@ export function openPgReader(rawUrl: string, what: string, tell: (message: strin
     seeHead: (file) =>
       guard(async (sql) => {
         try {
-          const [row] = await sql.unsafe<{ body: string }[]>(`select body from ${table(file)} order by line desc limit 1`);
+          const [row] = await sql.unsafe<{ body: string }[]>(`select body from ${reads.ident(journalTable(file))} order by line desc limit 1`);
           if (row !== undefined) seeHead(file, row.body);
         } catch (error) {
           if ((error as { code?: string }).code !== UNDEFINED_TABLE) throw error;

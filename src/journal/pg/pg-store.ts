@@ -194,22 +194,17 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
     spec: StoreSpec<S>,
     query: { readonly prefix: string; readonly where: { readonly fact: number; readonly equals: string } },
   ): Promise<TermCounts | undefined> {
-    return this.guard(async () => {
-      const q = this.reader;
-      const catalog = await this.readCatalog();
-      if (spec.terms === undefined || !(await this.derivedTrusted(q, catalog, spec)).terms) return undefined;
-      return countTerms(q, this.ident, catalog, spec as StoreSpec<unknown>, query);
-    });
+    return this.termsReading(spec, (q, catalog) => countTerms(q, this.ident, catalog, spec as StoreSpec<unknown>, query));
   }
 
   /** A page of the term rows (a limited case list), when they can be trusted (pg-terms.ts termRows). */
   async readTermRows<S>(spec: StoreSpec<S>, query: TermRowsQuery): Promise<{ hits: TermHit[]; total: number | undefined } | undefined> {
-    return this.guard(async () => {
-      const q = this.reader;
-      const catalog = await this.readCatalog();
-      if (spec.terms === undefined || !(await this.derivedTrusted(q, catalog, spec)).terms) return undefined;
-      return termRows(q, this.ident, catalog, spec as StoreSpec<unknown>, query);
-    });
+    return this.termsReading(spec, (q, catalog) => termRows(q, this.ident, catalog, spec as StoreSpec<unknown>, query));
+  }
+
+  /** Runs `read` as one operation over a journal's term rows when they can be trusted; else undefined. */
+  private termsReading<S, T>(spec: StoreSpec<S>, read: (q: Sql, catalog: Catalog) => Promise<T>): Promise<T | undefined> {
+    return this.reading(async (q, catalog) => (spec.terms !== undefined && (await this.derivedTrusted(q, catalog, spec)).terms ? read(q, catalog) : undefined));
   }
 
   /**
