@@ -219,8 +219,8 @@ export async function initSchema(store: PgHost, specs: readonly StoreSpec<unknow
   });
 }
 
-/** Tables of the schema that are not journals. */
-const OWN_TABLES = new Set(['schema_version', 'keys', 'history', 'quarantine', 'secondary_indexes', 'term_indexes', 'snapshots']);
+/** Tables of the schema that are not journals (every one schema.ts's migrations create). */
+const OWN_TABLES = new Set(['schema_version', 'keys', 'history', 'quarantine', 'secondary_indexes', 'term_indexes', 'snapshots', 'journal_stats']);
 
 export async function surveyPg(store: PgHost, specs: readonly StoreSpec<unknown>[]): Promise<StoreFacts> {
   return store.transaction(async (sql) => {
