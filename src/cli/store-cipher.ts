@@ -1,14 +1,11 @@
 // How an invocation seals and opens (SPEC §13): its key (--key-file, CRUX_KEY_FILE), and what its store is —
 // encrypted with a key id (keys/store-key.json), plain, or new (no record yet: a key given makes it encrypted from
 // its first record). A key given to a plain store is ignored with one warning that says how to encrypt it.
-import { configureCipher, type SealMode } from '../journal/codec/cipher';
+import { configureCipher } from '../journal/codec/cipher';
+import { keyIgnored, needsRecords, recordedMode, writeSealing } from '../journal/core/store-key';
 import { readStoreKeyMark, storeHasRecords, writeStoreKeyMark } from '../journal/dir/store-key-mark';
-import type { StoreKey } from '../shared/store-key';
 import { storeKeyFrom } from './key-file';
 import type { StoreTarget } from './store';
-
-const ignored = (key: StoreKey) =>
-  `the store is not encrypted: key ${key.id} is ignored (\`crux journal encrypt\` with that key encrypts it; without --key-file and CRUX_KEY_FILE this warning goes)`;
 
 export function setUpCipher(target: StoreTarget, keyFile: string | undefined, env: NodeJS.ProcessEnv, warn: (message: string) => void): void {
   const key = storeKeyFrom(keyFile, env);
@@ -19,19 +16,13 @@ export function setUpCipher(target: StoreTarget, keyFile: string | undefined, en
     return;
   }
   const root = target.path;
-  const mode = (): SealMode => {
+  const mode = () => {
     const recorded = readStoreKeyMark(root);
-    if (recorded !== undefined) return key?.id === recorded ? { kind: 'sealing', key } : { kind: 'locked', keyId: recorded };
-    if (key === undefined || storeHasRecords(root)) return { kind: 'plain' };
+    const sealing = writeSealing(recorded, key, needsRecords(recorded, key) && storeHasRecords(root));
     // A new store given a key: encrypted from its first record (the write that asks holds the lock).
-    writeStoreKeyMark(root, key.id);
-    return { kind: 'sealing', key };
+    if (sealing.record !== undefined) writeStoreKeyMark(root, sealing.record.id);
+    return sealing.mode;
   };
-  const known = (): SealMode => {
-    const recorded = readStoreKeyMark(root);
-    if (recorded === undefined) return { kind: 'plain' };
-    return key?.id === recorded ? { kind: 'sealing', key } : { kind: 'locked', keyId: recorded };
-  };
-  configureCipher({ key, mode, known });
-  if (key !== undefined && readStoreKeyMark(root) === undefined && storeHasRecords(root)) warn(ignored(key));
+  configureCipher({ key, mode, known: () => recordedMode(readStoreKeyMark(root), key) });
+  if (needsRecords(readStoreKeyMark(root), key) && storeHasRecords(root)) warn(keyIgnored(key!));
 }

@@ -8,7 +8,7 @@ import { SNAPSHOT_EVENT } from '../codec/verify';
 import { journalName, type StoreSpec } from '../codec/store-spec';
 import type { ProgressSink } from '../codec/reporting';
 import type { LinePosition } from '../codec/line';
-import { BEFORE_REPAIR, ClockWatch, compactionDue, rechain, REMOVED_LINES, removedLineRecord } from './policy';
+import { BEFORE_REPAIR, ClockWatch, compactionDue, entityOf, rechain, REMOVED_LINES, removedLineRecord } from './policy';
 import { checkHistory } from './history';
 import type { LinesScan, LinesSource, LineStore, LockedLines } from './line-store';
 import type { JournalFacts, JournalReport } from './store-boundary';
@@ -57,7 +57,7 @@ async function checkJournal<S>(lines: LockedLines, spec: StoreSpec<S>, opts: Che
       ? undefined
       : (record: JournalRecord, at: LinePosition) => {
           spec.evolve(derived.state, record, at);
-          const key = record.ev === SNAPSHOT_EVENT ? undefined : spec.keyOf?.(record);
+          const key = entityOf(spec, record);
           if (key !== undefined) derived.keys.add(key);
         };
   const sink = opts.repair ? (record: JournalRecord, at: LinePosition) => (replay?.(record, at), kept.push(record)) : undefined;

@@ -17,6 +17,13 @@ export interface HistoryRetention {
 
 export const DEFAULT_HISTORY_RETENTION: HistoryRetention = { keepMs: 30 * 86_400_000, maxBytes: 256 * 1024 * 1024 };
 
+/**
+ * A history piece's name, the same on both engines (a data directory's history/ file; `journal copy` carries a
+ * database's pieces by it): the journal's stem and the sequence number of the last record it holds.
+ */
+export const historyName = (file: string, head: { readonly seq: number }): string =>
+  `${file.replace(/\.jsonl$/, '')}.${String(head.seq).padStart(12, '0')}.jsonl`;
+
 export interface HistoryReport {
   readonly files: number;
   readonly records: number;

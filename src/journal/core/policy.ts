@@ -8,6 +8,10 @@ import type { StoreSpec } from '../codec/store-spec';
 
 export { EMPTY_HEAD, GENESIS } from '../codec/record';
 
+/** The entity a record concerns (StoreSpec.keyOf), none for a compaction's snapshot: what a database's `key` column holds. */
+export const entityOf = (spec: StoreSpec<unknown>, record: JournalRecord): string | undefined =>
+  record.ev === SNAPSHOT_EVENT ? undefined : spec.keyOf?.(record);
+
 /** Auto-compaction: a journal over this size whose live records need less than half of it is rewritten. */
 export const COMPACT_MIN_BYTES = 256 * 1024;
 export const COMPACT_MAX_LIVE_FRACTION = 0.5;

@@ -30,7 +30,7 @@ export function archiveJournal(root: string, file: string, head: ChainHead, rang
     created = ensurePrivateDir(dir);
     for (const stale of historyFiles(root, file)) if (stale.leftover) fs.rmSync(stale.path, { force: true });
     // A copy a crash cut short (never read: readers take only whole names) goes too, whatever head it had.
-    const stem = historyName(file, { seq: 0, h: '' }).replace(/\d{12}\.jsonl$/, '');
+    const stem = historyName(file, { seq: 0 }).replace(/\d{12}\.jsonl$/, '');
     for (const name of fs.readdirSync(dir)) if (name.startsWith(`.${stem}`) && name.endsWith('.partial')) fs.rmSync(join(dir, name), { force: true });
     fs.rmSync(target, { force: true });
     if (range !== undefined) {

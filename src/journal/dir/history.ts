@@ -11,17 +11,15 @@
 import { fs } from '../../shared/fs';
 import { join } from 'node:path';
 import { asStorageError, fsyncDir } from '../../shared/durable-fs';
-import { decodeRecord, VERIFY_ALL, type ChainHead, type JournalRecord } from '../codec/record';
+import { decodeRecord, VERIFY_ALL, type JournalRecord } from '../codec/record';
 import type { HistoryRetention } from '../core/history';
 import { openJournalFile } from '../../shared/journal-file';
 
 export const HISTORY_DIR = 'history';
 
-export { DEFAULT_HISTORY_RETENTION, type HistoryRetention } from '../core/history';
+export { DEFAULT_HISTORY_RETENTION, historyName, type HistoryRetention } from '../core/history';
 
 const stem = (file: string) => file.replace(/\.jsonl$/, '');
-/** A history file's name: the journal's stem and the sequence number of the last record it holds. */
-export const historyName = (file: string, head: ChainHead) => `${stem(file)}.${String(head.seq).padStart(12, '0')}.jsonl`;
 const headOfName = (name: string) => Number(/\.(\d{12})\.jsonl$/.exec(name)?.[1]);
 
 export interface HistoryFile {

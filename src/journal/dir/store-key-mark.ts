@@ -4,8 +4,8 @@
 import { fs } from '../../shared/fs';
 import { join } from 'node:path';
 import { ensurePrivateDir, fsyncDir, writeNewFileDurable, asStorageError } from '../../shared/durable-fs';
-import { invalid } from '../../shared/errors';
 import { STORE_KEY_ITEM } from '../codec/cipher';
+import { parseStoreKeyMark, storeKeyMarkText } from '../core/store-key';
 
 const MARK = join('keys', STORE_KEY_ITEM);
 const JOURNALS = ['sessions.jsonl', 'cases.jsonl', 'handoffs.jsonl', 'facts.jsonl'];
@@ -22,15 +22,7 @@ export function readStoreKeyMark(root: string): string | undefined {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
     throw asStorageError(error, path);
   }
-  let keyId: unknown;
-  try {
-    keyId = JSON.parse(text)?.key_id;
-  } catch {
-    keyId = undefined;
-  }
-  if (typeof keyId !== 'string' || !/^k-[0-9a-f]{16}$/.test(keyId))
-    throw invalid(`${path} does not name a key id`, 'restore it from a backup of the data directory');
-  return keyId;
+  return parseStoreKeyMark(text, path, 'restore it from a backup of the data directory');
 }
 
 /** Records (or with undefined, removes) the key id the store is encrypted with: atomically, fsynced. */
@@ -44,7 +36,7 @@ export function writeStoreKeyMark(root: string, keyId: string | undefined): void
       ensurePrivateDir(dir);
       const temp = `${path}.${process.pid}.tmp`;
       fs.rmSync(temp, { force: true });
-      writeNewFileDurable(temp, `${JSON.stringify({ key_id: keyId, cipher: 'aes-256-gcm' })}\n`);
+      writeNewFileDurable(temp, storeKeyMarkText(keyId));
       fs.renameSync(temp, path);
     }
     fsyncDir(dir);

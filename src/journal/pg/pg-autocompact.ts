@@ -16,6 +16,7 @@ import { compactionDue } from '../core/policy';
 import type { StoreSpec } from '../codec/store-spec';
 import type { ChainHead } from '../codec/record';
 import type { Sql } from './client';
+import type { PgHost } from './pg-host';
 import { keyRows } from './pg-fold';
 import { arrayLiteral, journalTable, type Catalog } from './schema';
 
@@ -50,7 +51,7 @@ async function readStats(q: Sql, ident: Ident, catalog: Catalog, file: string): 
 }
 
 /** Counts a journal from its table: its bytes (a line and its `\n` each) and, for a journal of entities, its live estimate. */
-export async function recount(q: Sql, ident: Ident, spec: StoreSpec<unknown>): Promise<{ bytes: number; live: number }> {
+async function recount(q: Sql, ident: Ident, spec: StoreSpec<unknown>): Promise<{ bytes: number; live: number }> {
   const t = ident(journalTable(spec.file));
   const [row] = await q.unsafe<{ bytes: string | null; live: string | null }[]>(
     `select (select sum(octet_length(body) + 1) from ${t}) as bytes,
@@ -62,7 +63,7 @@ export async function recount(q: Sql, ident: Ident, spec: StoreSpec<unknown>): P
 }
 
 /** Writes the row, bound to the journal's head after this write. */
-export async function writeStats(q: Sql, ident: Ident, file: string, stats: JournalStats): Promise<void> {
+async function writeStats(q: Sql, ident: Ident, file: string, stats: JournalStats): Promise<void> {
   await q.unsafe(
     `insert into ${ident('journal_stats')} (journal, line, h, bytes, live) values ($1, $2, $3, $4, $5)
      on conflict (journal) do update set line = excluded.line, h = excluded.h, bytes = excluded.bytes, live = excluded.live`,
@@ -124,4 +125,24 @@ export async function trackGrowth<S>(
 export async function stillDue(q: Sql, ident: Ident, catalog: Catalog, spec: StoreSpec<unknown>, head: { line: number; h: string }): Promise<boolean> {
   const stats = await readStats(q, ident, catalog, spec.file);
   return stats !== undefined && stats.line === head.line && stats.h === head.h && compactionDue(stats.bytes, stats.live);
+}
+
+/**
+ * The statistics row of a journal just rewritten (compaction, restore) or found with nothing dead, bound to its new
+ * head, so that the next write need not count it: `known` (its bytes and live estimate) when the caller has them,
+ * else counted afresh from the table, where a journal without entities takes `wholeLive` (its state's estimate),
+ * unknown after a restore (then the whole journal: nothing is due until a write that loads it says otherwise).
+ */
+export async function countAfterRewrite(
+  store: PgHost,
+  sql: Sql,
+  catalog: Catalog,
+  spec: StoreSpec<unknown>,
+  opts: { known?: { bytes: number; live: number }; wholeLive?: number | undefined },
+): Promise<void> {
+  if (!catalog.tables.has('journal_stats')) return;
+  const counted = opts.known ?? (await recount(sql, store.ident, spec));
+  const live = opts.known !== undefined || spec.keyOf !== undefined ? counted.live : (opts.wholeLive ?? counted.bytes);
+  const { line, head } = await store.headOf(sql, catalog, spec.file);
+  await writeStats(sql, store.ident, spec.file, { line, h: line === 0 ? '' : head.h, bytes: counted.bytes, live });
 }

@@ -43,7 +43,7 @@ export class PgConnection {
    * as target_session_attrs asks (pg-server.ts). A connection lost between operations (a long-lived `crux mcp`, a
    * server restarted, a primary gone and a standby promoted) is replaced by a new one, to whichever server answers
    * now; when that is another primary than the one this process saw its journals on, the journals' heads are
-   * verified against it (pg-server.ts, SeenHeads). Nothing else outlives an operation (`forget`).
+   * verified against it (pg-seen-heads.ts). Nothing else outlives an operation (`forget`).
    */
   private async connect(): Promise<void> {
     if (this.link.client !== undefined && !this.link.client.lost) return;
@@ -52,13 +52,8 @@ export class PgConnection {
     this.link.client = client;
     this.link.facts = facts;
     this.link.lagTold = false;
-    if (facts.standby) return;
-    const before = this.link.seenOn;
-    if (before !== undefined && before.identity !== facts.identity && this.link.seen.size > 0) {
-      // Operations run one at a time (`queue`): a verification cut short is made again at the next connection.
-      for (const warning of await this.link.seen.verify(client.sql, this.url.schema, this.location, before, facts)) this.tell(warning);
-    }
-    this.link.seenOn = facts;
+    // Operations run one at a time (`queue`).
+    for (const warning of await this.link.seen.arrived(client.sql, this.url.schema, this.location, facts)) this.tell(warning);
   }
 
   /** A chain head read whole or written (acknowledged) on the server answering now. */

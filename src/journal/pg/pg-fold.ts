@@ -14,9 +14,9 @@
 // writes a row. A reader saves one only over the row as it found it before it read the journal (a claim row made
 // then, when there was none): an edit meanwhile deleted that row, and nothing of the rows it read is saved.
 import { decodeRecord, EMPTY_HEAD, VERIFY_ALL, type ChainHead, type JournalRecord } from '../codec/record';
-import type { StoreSpec } from '../codec/store-spec';
+import type { StoreSpec, Vocabulary } from '../codec/store-spec';
 import { reportDamage } from '../codec/reporting';
-import { ChainVerifier, type LinePosition, type RecordSink } from '../codec/verify';
+import { ChainVerifier, SNAPSHOT_EVENT, type LinePosition, type RecordSink } from '../codec/verify';
 import type { LinesProblem, LinesScan } from '../core/line-store';
 import type { ProgressSink, Reporter } from '../core/store-boundary';
 import type { Sql } from './client';
@@ -40,6 +40,18 @@ export const keyRows = (t: string): string => `unnest($1::text[]) as k(key)
 
 /** Where a row is, in the terms the journal layer uses for a line (rows have no byte offsets: the offset is the line). */
 export const rowPosition = (line: number, body: string): LinePosition => ({ line, offset: line, length: Buffer.byteLength(body) });
+
+/**
+ * A row's record when the row verifies on its own, as a line of the journal does: its own hash, an event of
+ * `vocabulary` whose payload it accepts (or, with `snapshot`, the opening snapshot); else undefined.
+ */
+export function rowRecord(body: string, vocabulary: Vocabulary, opts: { snapshot?: boolean } = {}): JournalRecord | undefined {
+  const decoded = decodeRecord(body, VERIFY_ALL);
+  if (!decoded.ok) return undefined;
+  const record = decoded.record;
+  if (opts.snapshot === true && record.ev === SNAPSHOT_EVENT) return record;
+  return vocabulary.has(record.ev) && vocabulary.payloadProblem?.(record) === undefined ? record : undefined;
+}
 
 /** A verified pass over rows, and the line of the last row visited (verified or not): the next row goes after it. */
 export interface RowScan extends Omit<LinesScan, 'exists' | 'tornTail'> {
@@ -318,7 +330,7 @@ export class PgReads extends PgConnection {
 
   /** Tells the problems of a read (on stderr and in `warnings`, each once a command). */
   protected report(file: string, scan: RowScan): void {
-    // A whole read's head (a read of some keys has none): compared with another primary after a switch (pg-server.ts, SeenHeads).
+    // A whole read's head (a read of some keys has none): compared with another primary after a switch (pg-seen-heads.ts).
     this.noteHead(file, scan.head);
     for (const problem of scan.problems) {
       reportDamage(

@@ -4,12 +4,11 @@
 // session reads that session's rows, not every generation. A generation is read by key when its first and last
 // rows are keyed, its rows from the second on are all there (their count, by the primary key), and every row read
 // verifies; else it is read whole (history.ts), which tells what it finds.
-import { decodeRecord, VERIFY_ALL, type JournalRecord } from '../codec/record';
+import type { JournalRecord } from '../codec/record';
 import type { StoreSpec } from '../codec/store-spec';
-import { SNAPSHOT_EVENT } from '../codec/verify';
 import type { PieceKeyRecords } from '../core/history';
 import type { Sql } from './client';
-import { rowPosition } from './pg-fold';
+import { rowPosition, rowRecord } from './pg-fold';
 
 type Row = { line: string; seq: string; key: string | null; body: string };
 
@@ -18,11 +17,8 @@ export function pgPieceKeyReader(sql: Sql, history: string, spec: StoreSpec<unkn
   const keyOf = spec.keyOf;
   if (keyOf === undefined) return undefined;
   const verified = (row: Row, first: boolean): { record: JournalRecord; at: ReturnType<typeof rowPosition> } | undefined => {
-    const decoded = decodeRecord(row.body, VERIFY_ALL);
-    if (!decoded.ok) return undefined;
-    const record = decoded.record;
-    const known = (spec.vocabulary.has(record.ev) && spec.vocabulary.payloadProblem?.(record) === undefined) || (first && record.ev === SNAPSHOT_EVENT);
-    return known ? { record, at: rowPosition(Number(row.line), row.body) } : undefined;
+    const record = rowRecord(row.body, spec.vocabulary, { snapshot: first });
+    return record === undefined ? undefined : { record, at: rowPosition(Number(row.line), row.body) };
   };
   return async (piece) => {
     const generation = Number(piece.id);

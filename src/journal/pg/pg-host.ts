@@ -50,7 +50,7 @@ export interface PgHost {
 export interface PgWriter extends PgHost {
   /** What the running transaction wrote, for the commit log once COMMIT is acknowledged. */
   readonly committing: string[];
-  /** The chain heads the running transaction leaves, taken as seen once COMMIT is acknowledged (pg-server.ts, SeenHeads). */
+  /** The chain heads the running transaction leaves, taken as seen once COMMIT is acknowledged (pg-seen-heads.ts). */
   readonly committingHeads: { file: string; head: ChainHead }[];
   foldWhole<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>): Promise<{ state: S; scan: RowScan; line: number }>;
   foldKeys<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[]): Promise<{ state: S }>;

@@ -11,7 +11,7 @@
 // the read folds the whole journal instead (the same answer, slower) until a write or `journal check --repair`
 // rebuilds them. (Over 300 lines: the index rows' one job whole — written, trusted, read by value, by the newest and
 // by prefix, and compared with a replay.)
-import { SNAPSHOT_EVENT } from '../codec/verify';
+import { entityOf } from '../core/policy';
 import type { JournalRecord } from '../codec/record';
 import type { IndexQuery, NewestQuery, StoreSpec } from '../codec/store-spec';
 import type { Sql } from './client';
@@ -230,8 +230,7 @@ export async function readPrefixRows<S>(
 export function keysOf(spec: StoreSpec<unknown>, records: readonly JournalRecord[]): string[] {
   const keys = new Set<string>();
   for (const record of records) {
-    if (record.ev === SNAPSHOT_EVENT) continue;
-    const key = spec.keyOf?.(record);
+    const key = entityOf(spec, record);
     if (key !== undefined) keys.add(key);
   }
   return [...keys];

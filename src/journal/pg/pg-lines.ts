@@ -24,8 +24,8 @@ import type { Sql } from './client';
 import { checkDerivedRows } from './pg-reindex';
 import { replaceRows, type PgHost } from './pg-host';
 import { PgRewriteSet, quarantineItems } from './pg-rewrite-set';
-import { recount, stillDue, writeStats } from './pg-autocompact';
-import { rowPosition, scanRows } from './pg-fold';
+import { countAfterRewrite, stillDue } from './pg-autocompact';
+import { rowPosition, rowRecord, scanRows } from './pg-fold';
 import { journalTable, type Catalog } from './schema';
 import { writeStoreKeyId } from './pg-store-key';
 
@@ -127,15 +127,9 @@ export class PgLines implements LockedLines {
     const rows = await this.sql.unsafe<{ line: string; body: string }[]>(`select line, body from ${t} where key = $1 order by line`, [key]);
     const found: { record: JournalRecord; at: LinePosition }[] = [];
     for (const { line, body } of rows) {
-      const decoded = decodeRecord(body, VERIFY_ALL);
-      if (
-        !decoded.ok ||
-        spec.keyOf(decoded.record) !== key ||
-        !spec.vocabulary.has(decoded.record.ev) ||
-        spec.vocabulary.payloadProblem?.(decoded.record) !== undefined
-      )
-        return undefined;
-      found.push({ record: decoded.record, at: rowPosition(Number(line), body) });
+      const record = rowRecord(body, spec.vocabulary);
+      if (record === undefined || spec.keyOf(record) !== key) return undefined;
+      found.push({ record, at: rowPosition(Number(line), body) });
     }
     return found;
   }
@@ -198,7 +192,7 @@ export class PgLines implements LockedLines {
   /** The derived rows rebuilt (from `state`, else a fold) and, after a compaction, the statistics row counted afresh. */
   async rewritten<S>(spec: StoreSpec<S>, state?: S): Promise<void> {
     await this.store.refreshIndex(this.sql, this.catalog, spec, 'all', state === undefined ? {} : { whole: state });
-    if (state !== undefined) await countAfterRewrite(this.store, this.sql, this.catalog, spec as StoreSpec<unknown>, spec.liveBytes?.(state));
+    if (state !== undefined) await countAfterRewrite(this.store, this.sql, this.catalog, spec as StoreSpec<unknown>, { wholeLive: spec.liveBytes?.(state) });
   }
 
   /** Past retention, or all of it (every journal's) with `drop`, as in a data directory. */
@@ -236,8 +230,7 @@ export class PgLines implements LockedLines {
    * journal has doubled, and no write after this one folds it again for nothing.
    */
   async nothingDead(spec: StoreSpec<unknown>, folded: Folded<unknown>): Promise<void> {
-    const { line, head } = await this.store.headOf(this.sql, this.catalog, spec.file);
-    await writeStats(this.sql, this.store.ident, spec.file, { line, h: head.h, bytes: folded.bytes, live: folded.bytes });
+    await countAfterRewrite(this.store, this.sql, this.catalog, spec, { known: { bytes: folded.bytes, live: folded.bytes } });
   }
 
   /** The compaction after a write runs only if the journal is still due under the lock: another host's write may have compacted it. */
@@ -245,18 +238,4 @@ export class PgLines implements LockedLines {
     const { line, head } = await this.store.headOf(this.sql, this.catalog, spec.file);
     return stillDue(this.sql, this.store.ident, this.catalog, spec, { line, h: head.h });
   }
-}
-
-/**
- * The statistics row of a journal just rewritten (compaction, restore), counted afresh and bound to its new head, so
- * that the next write need not count it: a journal without entities takes `wholeLive` (its state's estimate),
- * unknown after a restore (then the whole journal: nothing is due until a write that loads it says otherwise).
- */
-export async function countAfterRewrite(store: PgHost, sql: Sql, catalog: Catalog, spec: StoreSpec<unknown>, wholeLive: number | undefined): Promise<void> {
-  if (!catalog.tables.has('journal_stats')) return;
-  const ident = store.ident;
-  const counted = await recount(sql, ident, spec);
-  const { line, head } = await store.headOf(sql, catalog, spec.file);
-  const live = spec.keyOf !== undefined ? counted.live : (wholeLive ?? counted.bytes);
-  await writeStats(sql, ident, spec.file, { line, h: line === 0 ? '' : head.h, bytes: counted.bytes, live });
 }

@@ -3,7 +3,8 @@
 import type { Client, Sql } from './client';
 import type { ChainHead } from '../codec/record';
 import type { Catalog } from './schema';
-import { SeenHeads, type ServerFacts } from './pg-server';
+import type { ServerFacts } from './pg-server';
+import { SeenHeads } from './pg-seen-heads';
 
 /**
  * What every handle on one store shares (PgStore.forCaller): its one connection, the queue its operations wait
@@ -21,9 +22,7 @@ export class PgLink {
   readonly committingHeads: { file: string; head: ChainHead }[] = [];
   /** The server the connection is to (pg-server.ts), once connected; kept after the connection is lost. */
   facts: ServerFacts | undefined;
-  /** The last primary the heads were seen on: another one (a standby promoted) has them verified again. */
-  seenOn: ServerFacts | undefined;
-  /** Chain heads this process has seen (pg-server.ts, SeenHeads): compared with a new primary's journals after a switch. */
+  /** Chain heads this process has seen, and on which primary (pg-seen-heads.ts): compared with a new primary's journals after a switch. */
   readonly seen = new SeenHeads();
   /** A standby's lag is told once per connection. */
   lagTold = false;

@@ -9,16 +9,16 @@ import { crashPoint } from '../../shared/crash-point';
 import { CruxError } from '../../shared/errors';
 import { decodeOwn, decodeRecord, VERIFY_ALL } from '../codec/record';
 import type { StoreSpec } from '../codec/store-spec';
-import { SNAPSHOT_EVENT } from '../codec/verify';
 import type { HistoryPiece, InitReport, JournalFacts, StoreFacts, StoreView } from '../core/store-boundary';
 import { surveyJournal } from '../core/check';
-import { DEFAULT_HISTORY_RETENTION } from '../core/history';
+import { entityOf } from '../core/policy';
+import { DEFAULT_HISTORY_RETENTION, historyName } from '../core/history';
 import type { Sql } from './client';
 import { FETCH_ROWS, pages } from './pg-pages';
 import type { PgHost } from './pg-host';
 import { reindexByKey } from './pg-reindex';
-import { writeStats } from './pg-autocompact';
-import { countAfterRewrite, PgLines } from './pg-lines';
+import { countAfterRewrite } from './pg-autocompact';
+import { PgLines } from './pg-lines';
 import { quarantineItems } from './pg-rewrite-set';
 import { replicationFacts } from './pg-server';
 import {
@@ -93,11 +93,7 @@ export async function restoreJournal(
     const live = await reindexByKey(store, sql, current, spec);
     // The statistics row from what was written and folded (one statement over every row would outlast the client's
     // bound on a statement at a million rows); a journal without derived rows is counted by the server.
-    if (live === undefined || !current.tables.has('journal_stats')) await countAfterRewrite(store, sql, current, spec, undefined);
-    else {
-      const { line, head } = await store.headOf(sql, current, spec.file);
-      await writeStats(sql, store.ident, spec.file, { line, h: line === 0 ? '' : head.h, bytes, live });
-    }
+    await countAfterRewrite(store, sql, current, spec, live === undefined ? {} : { known: { bytes, live } });
     crashPoint('pg-restore:before-commit'); // the journal's rows and derived rows written, COMMIT not yet sent
   });
 }
@@ -113,7 +109,7 @@ async function restoreHistory(store: PgHost, sql: Sql, spec: StoreSpec<unknown>,
     for await (const { bodies, after } of chunks(piece.lines, piece.name)) {
       const records = bodies.map(decodeOwn);
       for (const record of records) if (record.ts > newest) newest = record.ts;
-      const keys = records.map((r) => (r.ev === SNAPSHOT_EVENT ? undefined : spec.keyOf?.(r)) ?? '');
+      const keys = records.map((r) => entityOf(spec, r) ?? '');
       await sql.unsafe(
         `insert into ${history} (journal, generation, compacted_at, line, seq, body, key)
          select $1, $2, $3, * from unnest($4::bigint[], $5::bigint[], $6::text[], $7::text[])`,
@@ -150,7 +146,7 @@ export function consistentView(store: PgHost, sql: Sql, catalog: Catalog): Store
         [file],
       );
       return generations.map(({ generation, last }) => ({
-        name: `${file.replace(/\.jsonl$/, '')}.${String(last).padStart(12, '0')}.jsonl`,
+        name: historyName(file, { seq: Number(last) }),
         lines: cursorBodies(sql, `select body from ${history} where journal = $1 and generation = $2 order by line`, [file, generation]),
       }));
     },
@@ -223,8 +219,8 @@ export async function initSchema(store: PgHost, specs: readonly StoreSpec<unknow
   });
 }
 
-/** Tables of the schema that are not journals. */
-const OWN_TABLES = new Set(['schema_version', 'keys', 'history', 'quarantine', 'secondary_indexes', 'term_indexes', 'snapshots']);
+/** Tables of the schema that are not journals (every one schema.ts's migrations create). */
+const OWN_TABLES = new Set(['schema_version', 'keys', 'history', 'quarantine', 'secondary_indexes', 'term_indexes', 'snapshots', 'journal_stats']);
 
 export async function surveyPg(store: PgHost, specs: readonly StoreSpec<unknown>[]): Promise<StoreFacts> {
   return store.transaction(async (sql) => {

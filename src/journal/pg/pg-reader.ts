@@ -6,8 +6,9 @@
 // request by one to whichever of the URL's servers answers then; the listening one, which must be on a primary
 // (a standby neither sends nor relays notices), is made again as soon as it is lost, and once it is back every
 // journal is told changed, so that every open dashboard reads its view again from the server that holds it now.
-import { failureReason, storeError, type Client } from './client';
-import { openServer, SeenHeads, standbyNote, type ServerFacts } from './pg-server';
+import { failureReason, type Client, type Sql } from './client';
+import { PgConnection } from './pg-connection';
+import { openServer, type ServerFacts } from './pg-server';
 import { journalTable } from './schema';
 import { parseStoreUrl, type StoreUrl } from './url';
 
@@ -41,42 +42,26 @@ export interface PgReader {
   close(): Promise<void>;
 }
 
+/** A connection as the store's, whose heads seen the listening connection verifies too. */
+class ReadConnection extends PgConnection {
+  readonly seen = this.link.seen;
+}
+
 /** `tell`: a line for the operator (a standby's lag, a lost listener). */
 export function openPgReader(rawUrl: string, what: string, tell: (message: string) => void = () => {}): PgReader {
   const url: StoreUrl = parseStoreUrl(rawUrl, what);
-  const table = (file: string) => `"${url.schema}"."${journalTable(file)}"`;
-  let reads: Client | undefined;
+  // The reads' connection is made, followed across a failover and told as the store's is (pg-connection.ts).
+  const reads = new ReadConnection(url, BOUND_MS, tell);
   let listening: Client | undefined;
   // The journals' heads the overview read (its newest rows), verified on another primary as the store's are.
-  const seen = new SeenHeads();
-  let seenOn: ServerFacts | undefined;
+  const seen = reads.seen;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
   // On another primary than the heads were seen on (a standby promoted): what is gone is said, once.
   const compare = async (client: Client, facts: ServerFacts) => {
-    if (facts.standby) return;
-    const before = seenOn;
-    seenOn = facts;
-    if (before === undefined || before.identity === facts.identity) return;
-    for (const warning of await seen.verify(client.sql, url.schema, url.label, before, facts)) tell(warning);
+    for (const warning of await seen.arrived(client.sql, url.schema, reads.location, facts)) tell(warning);
   };
-  const connection = async () => {
-    if (reads !== undefined && !reads.lost) return reads.sql;
-    void reads?.end(0).catch(() => {});
-    reads = undefined;
-    const opened = await openServer(url, { lockTimeoutMs: BOUND_MS });
-    if (opened.facts.standby) tell(standbyNote(url.label, opened.facts));
-    await compare(opened.client, opened.facts);
-    reads = opened.client;
-    return reads.sql;
-  };
-  const guard = async <T>(fn: () => Promise<T>): Promise<T> => {
-    try {
-      return await fn();
-    } catch (error) {
-      throw storeError(error, url, BOUND_MS) ?? error;
-    }
-  };
+  const guard = <T>(fn: (sql: Sql) => Promise<T>): Promise<T> => reads.guard(() => fn(reads.sql));
   // Notices are sent by the primary only: with several hosts, the listener settles on one.
   const listenUrl: StoreUrl = url.hosts.length > 1 ? { ...url, targetSessionAttrs: 'primary' } : url;
   /** Listens on a primary; false when the server that answered is a standby (it relays no notices). */
@@ -110,8 +95,7 @@ export function openPgReader(rawUrl: string, what: string, tell: (message: strin
   };
   return {
     linesBackwards: (file, keep) =>
-      guard(async () => {
-        const sql = await connection();
+      guard(async (sql) => {
         let below = TOP;
         for (;;) {
           let rows: { at: string; body: string }[];
@@ -119,7 +103,7 @@ export function openPgReader(rawUrl: string, what: string, tell: (message: strin
             // Ordered by the column (an output named `line`, the text, would order as text: 9 before 10, and every
             // page a sort of the whole table instead of a read of the primary key backwards).
             rows = await sql.unsafe<{ at: string; body: string }[]>(
-              `select line::text as at, body from ${table(file)} where line < $1 order by line desc limit ${PAGE}`,
+              `select line::text as at, body from ${reads.ident(journalTable(file))} where line < $1 order by line desc limit ${PAGE}`,
               [below],
             );
           } catch (error) {
@@ -133,18 +117,16 @@ export function openPgReader(rawUrl: string, what: string, tell: (message: strin
         }
       }),
     seeHead: (file) =>
-      guard(async () => {
-        const sql = await connection();
+      guard(async (sql) => {
         try {
-          const [row] = await sql.unsafe<{ body: string }[]>(`select body from ${table(file)} order by line desc limit 1`);
+          const [row] = await sql.unsafe<{ body: string }[]>(`select body from ${reads.ident(journalTable(file))} order by line desc limit 1`);
           if (row !== undefined) seeHead(file, row.body);
         } catch (error) {
           if ((error as { code?: string }).code !== UNDEFINED_TABLE) throw error;
         }
       }),
     sizes: (files) =>
-      guard(async () => {
-        const sql = await connection();
+      guard(async (sql) => {
         const names = files.map((f) => `${url.schema}.${journalTable(f)}`);
         const rows = await sql.unsafe<{ bytes: string | null }[]>(
           'select pg_total_relation_size(to_regclass(n))::text as bytes from unnest($1::text[]) with ordinality as t(n, i) order by i',
@@ -180,7 +162,7 @@ export function openPgReader(rawUrl: string, what: string, tell: (message: strin
     close: async () => {
       closed = true;
       clearTimeout(retry);
-      await Promise.all([reads?.end(2), listening?.end(2)].map((p) => p?.catch(() => {})));
+      await Promise.all([reads.close(), listening?.end(2).catch(() => {})]);
     },
   };
 }

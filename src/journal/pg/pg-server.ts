@@ -2,13 +2,11 @@
 // are tried in order, as libpq tries them, and the first that answers as target_session_attrs asks is kept. Each
 // connection starts with one query that says whether the server is a standby or read-only, which server it is
 // (its system identifier, timeline and address: a different answer means the store moved to another server, and
-// what a long-lived process saw on the old one is verified again: SeenHeads), and on a standby how far behind it is.
+// what a long-lived process saw on the old one is verified again: pg-seen-heads.ts), and on a standby how far behind it is.
 // And doctor's word on replication (replicationFacts).
 import { CruxError } from '../../shared/errors';
 import { failureReason, openClient, storeError, type Client, type ClientOptions, type Sql } from './client';
-import type { ChainHead } from '../codec/record';
 import type { ReplicationFacts } from '../core/store-boundary';
-import { journalTable } from './schema';
 import type { ServerAddress, SessionAttrs, StoreUrl } from './url';
 
 export interface ServerFacts {
@@ -225,76 +223,4 @@ export function verdict(f: Omit<ReplicationFacts, 'replicated' | 'summary'>): Pi
     replicated: true,
     summary: `acknowledged writes are replicated: synchronous_commit ${f.synchronous_commit}, synchronous standby(s) ${sync.map((s) => s.name).join(', ')}`,
   };
-}
-
-// The chain heads a long-lived process (`crux mcp`, `crux ui`) has seen, per journal: what it read whole and what
-// it wrote, acknowledged. Nothing is trusted from them; they are kept to be compared with the server the store
-// answers from after it moved to another one (a standby promoted, SPEC §11 "Acknowledged means replicated"): a
-// journal the new primary holds shorter than the process saw it, or whose record at the head seen is another,
-// lost records that a server acknowledged, and the process says so, naming the journal and how many are gone.
-const UNDEFINED_TABLE = '42P01';
-
-/** How many heads are remembered per journal: enough to recognise where a shorter chain ends. */
-const KEEP = 64;
-
-export class SeenHeads {
-  /** Per journal, the heads seen, oldest first, each longer than the one before. */
-  private readonly heads = new Map<string, ChainHead[]>();
-
-  /** A head read or written on the server the store answers from (the chain only grows). */
-  saw(file: string, head: ChainHead): void {
-    if (head.seq <= 0) return;
-    const known = this.heads.get(file);
-    if (known === undefined) {
-      this.heads.set(file, [{ seq: head.seq, h: head.h }]);
-      return;
-    }
-    const last = known[known.length - 1]!;
-    if (head.seq <= last.seq) return;
-    known.push({ seq: head.seq, h: head.h });
-    if (known.length > KEEP) known.shift();
-  }
-
-  get size(): number {
-    return this.heads.size;
-  }
-
-  /**
-   * Compares the longest head seen of every journal with the journal on the server now answering (`now`, since
-   * `before`); returns a warning for each journal that lost records, and forgets what it saw (the process's view is
-   * rebuilt from the server, never patched with what it remembers). The count is exact when the server's head is
-   * one this process saw (nothing written there since the loss), else a lower bound.
-   */
-  async verify(sql: Sql, schema: string, location: string, before: ServerFacts, now: ServerFacts): Promise<string[]> {
-    const warnings: string[] = [];
-    for (const [file, heads] of [...this.heads]) {
-      const seen = heads[heads.length - 1]!;
-      const table = `"${schema}".${journalTable(file)}`;
-      let row: { seq: string | null; head: string | null; h: string | null } | undefined;
-      try {
-        [row] = await sql.unsafe<{ seq: string | null; head: string | null; h: string | null }[]>(
-          `select t.seq::text as seq, t.h as head, (select h from ${table} where seq = $1 limit 1) as h
-           from (select 1) one left join (select seq, h from ${table} order by line desc limit 1) t on true`,
-          [seen.seq],
-        );
-      } catch (error) {
-        if ((error as { code?: unknown }).code !== UNDEFINED_TABLE) throw error;
-      }
-      const seq = row?.seq == null ? 0 : Number(row.seq);
-      const where = `on ${now.address.name}, the server the store answers from now (before: ${before.address.name})`;
-      const why = 'a server that is no longer the primary acknowledged them (an asynchronous standby promoted?); the view is rebuilt from the server';
-      if (seq < seen.seq) {
-        const exact = seq === 0 || heads.some((x) => x.seq === seq && x.h === row?.head);
-        warnings.push(
-          `${location} ${file}: ${exact ? '' : 'at least '}${seen.seq - seq} record(s) this process saw are gone: the journal ends at record ${seq} ${where}, this process saw record ${seen.seq}; ${why}`,
-        );
-      } else if (row?.h != null && row.h !== seen.h) {
-        warnings.push(
-          `${location} ${file}: at least 1 record this process saw is gone: record ${seen.seq} ${where} is not the one this process saw (the chain was written again past the loss); ${why}`,
-        );
-      }
-      this.heads.delete(file);
-    }
-    return warnings;
-  }
 }

@@ -5,11 +5,11 @@
 // first records of a store created with a key, and replaced in the same transaction as `journal encrypt`, `rekey`
 // and `decrypt` rewrite every row (pg-lines.ts). Only ids and ciphertext go to the server: values are sealed in
 // this process (codec/cipher.ts) before any statement carries them.
-import { type SealMode, configureCipher, givenKey, STORE_KEY_ITEM } from '../codec/cipher';
-import { invalid } from '../../shared/errors';
+import { configureCipher, givenKey, STORE_KEY_ITEM } from '../codec/cipher';
 import type { StoreKey } from '../../shared/store-key';
 import type { Sql } from './client';
 import type { KeyFacts, KeyStore } from '../core/store-boundary';
+import { keyIgnored, needsRecords, parseStoreKeyMark, recordedMode, storeKeyMarkText, writeSealing } from '../core/store-key';
 import type { PgHost } from './pg-host';
 import { journalTable, migrate, type Catalog } from './schema';
 
@@ -17,18 +17,8 @@ import { journalTable, migrate, type Catalog } from './schema';
 export const STORE_KEY_ROW = STORE_KEY_ITEM;
 
 /** The key id the row's bytes name (undefined: no row, a plain store); a row that names none is exit 5. */
-export function parseStoreKeyRow(bytes: Uint8Array | undefined, where: string): string | undefined {
-  if (bytes === undefined) return undefined;
-  let keyId: unknown;
-  try {
-    keyId = JSON.parse(Buffer.from(bytes).toString('utf8'))?.key_id;
-  } catch {
-    keyId = undefined;
-  }
-  if (typeof keyId !== 'string' || !/^k-[0-9a-f]{16}$/.test(keyId))
-    throw invalid(`${where} does not name a key id`, 'restore the keys table from a backup of the database');
-  return keyId;
-}
+export const parseStoreKeyRow = (bytes: Uint8Array | undefined, where: string): string | undefined =>
+  parseStoreKeyMark(bytes, where, 'restore the keys table from a backup of the database');
 
 /** Where the store's key-id row is (PgHost), read and written in the caller's transaction; `files`: its journals. */
 type KeyRows = { store: PgHost; sql: Sql; catalog: Catalog; files?: readonly string[] };
@@ -47,7 +37,7 @@ export async function writeStoreKeyId({ store, sql, catalog }: KeyRows, keyId: s
     return;
   }
   await migrate(sql, store.url.schema, catalog, 'key');
-  const bytes = Buffer.from(`${JSON.stringify({ key_id: keyId, cipher: 'aes-256-gcm' })}\n`);
+  const bytes = Buffer.from(storeKeyMarkText(keyId));
   await sql.unsafe(`insert into ${store.ident('keys')} (name, bytes) values ($1, $2) on conflict (name) do update set bytes = excluded.bytes`, [
     STORE_KEY_ROW,
     bytes,
@@ -65,33 +55,17 @@ async function hasRecords({ store, sql, catalog, files = [] }: KeyRows): Promise
   return false;
 }
 
-/** How one write seals, and whether its commit records the key id (a new store given a key). */
-export interface WriteSealing {
-  readonly mode: SealMode;
-  /** A new store given a key: the write's commit records the key id with its first records. */
-  readonly record: StoreKey | undefined;
-}
-
 let warned = false;
 
 /**
  * Decides, under the lock at the start of a write, how it seals (codec/cipher.ts asks synchronously, so the
- * answer is read here first): the recorded key id with the key given (sealing) or without it (locked: a write of
- * sealed text is exit 6), or a plain store (a key given to one that holds records: ignored, one warning), or a
- * new store given a key (sealing, recorded at commit).
+ * answer is read here first): core/store-key.ts writeSealing; `record`, the key id its commit records.
  */
-export async function settleSealing(rows: KeyRows): Promise<WriteSealing> {
+export async function settleSealing(rows: KeyRows): Promise<ReturnType<typeof writeSealing>> {
   const key = givenKey();
   const recorded = await readStoreKeyId(rows);
-  let sealing: WriteSealing;
-  if (recorded !== undefined || key === undefined) {
-    sealing = { mode: recordedMode(recorded, key), record: undefined };
-  } else if (await hasRecords(rows)) {
-    tellIgnored(key, rows.store);
-    sealing = { mode: { kind: 'plain' }, record: undefined };
-  } else {
-    sealing = { mode: { kind: 'sealing', key }, record: key };
-  }
+  const sealing = writeSealing(recorded, key, needsRecords(recorded, key) && (await hasRecords(rows)));
+  if (sealing.ignored) tellIgnored(key!, rows.store);
   const mode = sealing.mode;
   configureCipher({ key, mode: () => mode });
   return sealing;
@@ -108,19 +82,9 @@ export async function settleReading(rows: KeyRows): Promise<void> {
   configureCipher({ key, mode: () => mode });
 }
 
-/** What a store that records `recorded` (undefined: none, a plain store) is to an invocation given `key`. */
-function recordedMode(recorded: string | undefined, key: StoreKey | undefined): SealMode {
-  if (recorded === undefined) return { kind: 'plain' };
-  return key?.id === recorded ? { kind: 'sealing', key } : { kind: 'locked', keyId: recorded };
-}
-
-/** The one warning of a process for a key given to a plain store (the same words as on a data directory). */
+/** The one warning of a process for a key given to a plain store. */
 function tellIgnored(key: StoreKey, store: PgHost): void {
-  if (!warned) {
-    store.warn(
-      `the store is not encrypted: key ${key.id} is ignored (\`crux journal encrypt\` with that key encrypts it; without --key-file and CRUX_KEY_FILE this warning goes)`,
-    );
-  }
+  if (!warned) store.warn(keyIgnored(key));
   warned = true;
 }
 

@@ -43,7 +43,8 @@ import { insertLines, PgTransaction } from './pg-transaction';
 import { PgKeyStore, settleReading, settleSealing, warnIgnoredKey } from './pg-store-key';
 import { indexCurrent, keepsIndexRows, matchingKeys, readNewestRows, readPrefixRows } from './pg-index';
 import { readTallyRows } from './pg-tally';
-import { countTerms, matchTerms, termRows, termsCurrent } from './pg-terms';
+import { matchTerms, termRows, termsCurrent } from './pg-terms';
+import { countTerms } from './pg-term-counts';
 import { PgReads, type Folded } from './pg-fold';
 import type { StoreUrl } from './url';
 import type { PgLink } from './pg-link';
@@ -188,27 +189,22 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
     return { state: codec.fromHits(all, hits) };
   }
 
-  /** Counts by term (success by tag), when the term rows can be trusted (pg-terms.ts countTerms). */
+  /** Counts by term (success by tag), when the term rows can be trusted (pg-term-counts.ts countTerms). */
   async countTerms<S>(
     spec: StoreSpec<S>,
     query: { readonly prefix: string; readonly where: { readonly fact: number; readonly equals: string } },
   ): Promise<TermCounts | undefined> {
-    return this.guard(async () => {
-      const q = this.reader;
-      const catalog = await this.readCatalog();
-      if (spec.terms === undefined || !(await this.derivedTrusted(q, catalog, spec)).terms) return undefined;
-      return countTerms(q, this.ident, catalog, spec as StoreSpec<unknown>, query);
-    });
+    return this.termsReading(spec, (q, catalog) => countTerms(q, this.ident, catalog, spec as StoreSpec<unknown>, query));
   }
 
   /** A page of the term rows (a limited case list), when they can be trusted (pg-terms.ts termRows). */
   async readTermRows<S>(spec: StoreSpec<S>, query: TermRowsQuery): Promise<{ hits: TermHit[]; total: number | undefined } | undefined> {
-    return this.guard(async () => {
-      const q = this.reader;
-      const catalog = await this.readCatalog();
-      if (spec.terms === undefined || !(await this.derivedTrusted(q, catalog, spec)).terms) return undefined;
-      return termRows(q, this.ident, catalog, spec as StoreSpec<unknown>, query);
-    });
+    return this.termsReading(spec, (q, catalog) => termRows(q, this.ident, catalog, spec as StoreSpec<unknown>, query));
+  }
+
+  /** Runs `read` as one operation over a journal's term rows when they can be trusted; else undefined. */
+  private termsReading<S, T>(spec: StoreSpec<S>, read: (q: Sql, catalog: Catalog) => Promise<T>): Promise<T | undefined> {
+    return this.reading(async (q, catalog) => (spec.terms !== undefined && (await this.derivedTrusted(q, catalog, spec)).terms ? read(q, catalog) : undefined));
   }
 
   /**
@@ -237,10 +233,20 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
   override async foldKeys<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[]): Promise<Folded<S>> {
     if (spec.keyOf === undefined || (spec.secondary === undefined && spec.terms === undefined)) return super.foldKeys(q, catalog, spec, keys);
     // Asked together (one round trip, the connection pipelines them); the rows by key are told only when believed.
-    const [trust, some] = await Promise.all([this.derivedTrusted(q, catalog, spec), super.foldKeys(q, catalog, spec, keys, { quiet: true })]);
-    if (!(spec.secondary !== undefined ? trust.index : trust.terms)) return this.foldWhole(q, catalog, spec);
+    const [trusted, some] = await Promise.all([this.keysTrusted(q, catalog, spec), super.foldKeys(q, catalog, spec, keys, { quiet: true })]);
+    if (!trusted) return this.foldWhole(q, catalog, spec);
     this.report(spec.file, some.scan);
     return some;
+  }
+
+  /**
+   * Whether a journal's `key` and `resets` columns may be believed (foldKeys): its derived rows are bound to it and
+   * trusted (pg-trust.ts); undefined for a journal without derived rows, which has no binding to say so.
+   */
+  private async keysTrusted<S>(q: Sql, catalog: Catalog, spec: StoreSpec<S>): Promise<boolean | undefined> {
+    if (spec.secondary === undefined && spec.terms === undefined) return undefined;
+    const trust = await this.derivedTrusted(q, catalog, spec);
+    return spec.secondary !== undefined ? trust.index : trust.terms;
   }
 
   /** Brings the derived rows of a journal up to date after its rows changed, and trusts them again (pg-reindex.ts). */
@@ -331,11 +337,9 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
     return this.guard(async () => {
       const catalog = await this.readCatalog();
       const lines = new PgLines(this, this.reader, catalog, this.retention, this.inTransaction(this.reader));
-      const bound = spec.secondary !== undefined || spec.terms !== undefined;
       const byKey = async (key: string) => {
-        const trust = bound ? await this.derivedTrusted(this.reader, catalog, spec) : undefined;
-        if (trust !== undefined && !(spec.secondary !== undefined ? trust.index : trust.terms)) return undefined;
-        return lines.keyRecords(spec as StoreSpec<unknown>, key, { trusted: bound });
+        const trusted = await this.keysTrusted(this.reader, catalog, spec);
+        return trusted === false ? undefined : lines.keyRecords(spec as StoreSpec<unknown>, key, { trusted: trusted === true });
       };
       const keyed = key !== undefined && catalog.tables.has('history') && catalog.version >= 6;
       const pieces = !keyed ? undefined : pgPieceKeyReader(this.reader, this.ident('history'), spec as StoreSpec<unknown>, key);

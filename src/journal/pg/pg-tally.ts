@@ -8,6 +8,7 @@
 import { decodeRecord, type JournalRecord, VERIFY_ALL } from '../codec/record';
 import type { StoreSpec } from '../codec/store-spec';
 import type { Sql } from './client';
+import { eachPage } from './pg-pages';
 
 /** The key of the tally's rows: no entity's (ids are never empty). */
 const TALLY_KEY = '';
@@ -19,8 +20,6 @@ export const TALLY_ROWS = `(key = '' and name ~ '^[0-9]{10}[.][0-9]+$')`;
 /** What the binding's names end with when the index keeps the tally. */
 export const TALLY_NAME = '#tally';
 const HOUR_MS = 3_600_000;
-/** Journal rows read per page by a recount. */
-const PAGE_ROWS = 2000;
 
 const hourName = (hour: number): string => String(hour).padStart(10, '0');
 
@@ -52,21 +51,16 @@ export async function addTallyRows(q: Sql, table: string, counts: TallyCounts): 
   );
 }
 
-/** The counts of every record of `spec`'s journal table (the whole of it read by line, a page at a time). */
+/** The counts of every record of `spec`'s journal table, read a page at a time in the caller's transaction (pg-pages.ts). */
 export async function countJournal(q: Sql, journal: string, spec: StoreSpec<unknown>): Promise<TallyCounts> {
   const counts = new TallyCounts(spec);
-  let after = 0;
-  for (;;) {
-    const rows = await q.unsafe<{ line: string; body: string }[]>(`select line, body from ${journal} where line > $1 order by line limit ${PAGE_ROWS}`, [
-      after,
-    ]);
-    for (const { body } of rows) {
+  await eachPage(q, `select body from ${journal}`, [], true, (rows) => {
+    for (const [body] of rows as [string][]) {
       const decoded = decodeRecord(body, VERIFY_ALL);
       if (decoded.ok && spec.vocabulary.has(decoded.record.ev)) counts.add(decoded.record);
     }
-    if (rows.length < PAGE_ROWS) return counts;
-    after = Number(rows.at(-1)!.line);
-  }
+  });
+  return counts;
 }
 
 /** The counts of the hours `from` to `to`, `[hour - from][series]`, from the tally rows of `table`. */

@@ -7,7 +7,7 @@
 import type { StoreSpec, TermEntry } from '../codec/store-spec';
 import type { TermCounts, TermRowsQuery } from '../codec/term-queries';
 import type { Sql } from './client';
-import { countsTable, journalTable, type Catalog } from './schema';
+import { countsTable, journalTable, termsTable, type Catalog } from './schema';
 
 type Counted = { readonly fact: number; readonly prefix: string };
 
@@ -18,18 +18,22 @@ export function countedOf(catalog: Catalog, spec: StoreSpec<unknown>): Counted |
 }
 
 /**
- * The statement that adds to the counts what the rows `source` (a relation of `terms`, `facts`: a table, or a
- * data-modifying CTE's rows) count, times `sign`; `$1` is the prefix. Counts that reach 0 stay as rows of 0.
+ * The entities of the rows `source` (a relation of `terms`, `facts`: a table, or a data-modifying CTE's rows) as
+ * (term, value) pairs, one per entity and what it counts: ' all', ' without' (it holds no term starting with `$1`),
+ * and each term it holds that starts with `$1`; `value` is the text of its fact `fact`.
  */
-function addCounts(table: string, counted: Counted, source: string, sign: 1 | -1): string {
-  const value = `split_part(r.facts, ' ', ${Math.trunc(counted.fact)})`;
+function tallied(fact: number, source: string): string {
+  const value = `split_part(r.facts, ' ', ${Math.trunc(fact)})`;
   const marked = 'starts_with(m, $1::text)';
-  return `insert into ${table} as c (term, value, n)
-    select term, value, sum(${sign})::bigint from (
-      select ' all' as term, ${value} as value from ${source} r
+  return `select ' all' as term, ${value} as value from ${source} r
       union all select ' without', ${value} from ${source} r where not exists (select 1 from unnest(r.terms) m where ${marked})
-      union all select m, ${value} from ${source} r cross join lateral unnest(r.terms) m where ${marked}
-    ) e group by term, value
+      union all select m, ${value} from ${source} r cross join lateral unnest(r.terms) m where ${marked}`;
+}
+
+/** The statement that adds to the counts what the rows `source` count (tallied), times `sign`. Counts that reach 0 stay as rows of 0. */
+function addCounts(table: string, counted: Counted, source: string, sign: 1 | -1): string {
+  return `insert into ${table} as c (term, value, n)
+    select term, value, sum(${sign})::bigint from (${tallied(counted.fact, source)}) e group by term, value
     on conflict (term, value) do update set n = c.n + excluded.n`;
 }
 
@@ -78,20 +82,30 @@ export async function insertCounted(
   ]);
 }
 
-/** JournalStore.countTerms from the counts (`where` on the counted fact, `prefix` the counted one), or undefined. */
-export async function countsByTerm(
+/**
+ * JournalStore.countTerms: from the counts kept, when they count what is asked (`prefix` and `where`'s fact the
+ * counted ones), else over the term rows `terms` (a table), tallied as the counts are kept.
+ */
+export async function countTerms(
   q: Sql,
   ident: (t: string) => string,
+  catalog: Catalog,
   spec: StoreSpec<unknown>,
-  counted: Counted,
   query: { readonly prefix: string; readonly where: { readonly fact: number; readonly equals: string } },
-): Promise<TermCounts | undefined> {
-  if (query.prefix !== counted.prefix || query.where.fact !== counted.fact) return undefined;
-  const rows = await q.unsafe<{ term: string; n: string; m: string }[]>(
-    `select term, sum(n) as n, coalesce(sum(n) filter (where value = $1), 0) as m from ${ident(countsTable(journalTable(spec.file)))}
-     group by term having sum(n) > 0`,
-    [query.where.equals],
-  );
+): Promise<TermCounts> {
+  const counted = countedOf(catalog, spec);
+  const kept = counted !== undefined && query.prefix === counted.prefix && query.where.fact === counted.fact;
+  const rows = kept
+    ? await q.unsafe<{ term: string; n: string; m: string }[]>(
+        `select term, sum(n) as n, coalesce(sum(n) filter (where value = $1), 0) as m from ${ident(countsTable(journalTable(spec.file)))}
+         group by term having sum(n) > 0`,
+        [query.where.equals],
+      )
+    : await q.unsafe<{ term: string; n: string; m: string }[]>(
+        `select term, count(*) as n, count(*) filter (where value = $2) as m
+         from (${tallied(query.where.fact, ident(termsTable(journalTable(spec.file))))}) e group by term`,
+        [query.prefix, query.where.equals],
+      );
   const of = (term: string) => {
     const row = rows.find((r) => r.term === term);
     return { entities: Number(row?.n ?? 0), matching: Number(row?.m ?? 0) };

@@ -5,10 +5,10 @@
 // Derived state, trusted as the index rows are (pg-trust.ts): bound in `term_indexes` to the journal's head and
 // trusted only while no one but crux wrote the table; else a retrieve answers from the whole state (readWith).
 import type { StoreSpec, TermEntry, TermHit } from '../codec/store-spec';
-import type { TermCounts, TermRowsQuery } from '../codec/term-queries';
+import type { TermRowsQuery } from '../codec/term-queries';
 import type { Sql } from './client';
 import { bindRows, boundCurrent, type IndexHead } from './pg-index';
-import { countedOf, countedTotal, countsByTerm, countsDisagree, deleteCounted, insertCounted, rebuildCounts } from './pg-term-counts';
+import { countedOf, countedTotal, countsDisagree, deleteCounted, insertCounted, rebuildCounts } from './pg-term-counts';
 import { arrayLiteral, countsTable, factNumber, journalTable, termsTable, type Catalog } from './schema';
 import { eachPage } from './pg-pages';
 
@@ -218,35 +218,4 @@ export async function termRows(
     total = Number(row?.n ?? 0);
   }
   return { hits: rows.map((r) => ({ key: r.key, facts: r.facts, has: [] })), total };
-}
-
-/** JournalStore.countTerms: from the counts kept (pg-term-counts.ts), else over the term rows (two statements). */
-export async function countTerms(
-  q: Sql,
-  ident: (t: string) => string,
-  catalog: Catalog,
-  spec: StoreSpec<unknown>,
-  query: { readonly prefix: string; readonly where: { readonly fact: number; readonly equals: string } },
-): Promise<TermCounts> {
-  const counted = countedOf(catalog, spec);
-  const kept = counted === undefined ? undefined : await countsByTerm(q, ident, spec, counted, query);
-  if (kept !== undefined) return kept;
-  const table = ident(termsTable(journalTable(spec.file)));
-  const ok = `split_part(r.facts, ' ', ${Math.trunc(query.where.fact)}) = $2`;
-  const marked = 'exists (select 1 from unnest(r.terms) t where starts_with(t, $1))';
-  const [all] = await q.unsafe<{ n: string; m: string; un: string; um: string }[]>(
-    `select count(*) as n, count(*) filter (where ${ok}) as m, count(*) filter (where not ${marked}) as un,
-       count(*) filter (where ${ok} and not ${marked}) as um from ${table} r`,
-    [query.prefix, query.where.equals],
-  );
-  const terms = await q.unsafe<{ term: string; n: string; m: string }[]>(
-    `select t as term, count(*) as n, count(*) filter (where ${ok}) as m from ${table} r cross join lateral unnest(r.terms) t
-     where starts_with(t, $1) group by t`,
-    [query.prefix, query.where.equals],
-  );
-  return {
-    all: { entities: Number(all?.n ?? 0), matching: Number(all?.m ?? 0) },
-    without: { entities: Number(all?.un ?? 0), matching: Number(all?.um ?? 0) },
-    terms: terms.map((r) => ({ term: r.term, entities: Number(r.n), matching: Number(r.m) })),
-  };
 }

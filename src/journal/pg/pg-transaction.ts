@@ -5,9 +5,8 @@ import { sealDrafts } from '../codec/cipher';
 import { decodeOwn, encodeRecords, type ChainHead, type EventDraft } from '../codec/record';
 import type { IndexQuery, StoreSpec } from '../codec/store-spec';
 import type { Reporter, Transaction } from '../core/store-boundary';
-import { SNAPSHOT_EVENT } from '../codec/verify';
 import { crashPoint } from '../../shared/crash-point';
-import { refuseLateKeyLoad, refuseSecondAppend, refuseWholeAfterKey } from '../core/policy';
+import { entityOf, refuseLateKeyLoad, refuseSecondAppend, refuseWholeAfterKey } from '../core/policy';
 import type { Sql } from './client';
 import type { PgWriter } from './pg-host';
 import { keysOf } from './pg-index';
@@ -177,7 +176,7 @@ async function insertSome<S>(q: Sql, ident: (table: string) => string, spec: Sto
     lineNos[i] = afterLine + i + 1;
     seqs[i] = record.seq;
     hashes[i] = record.h;
-    const key = record.ev === SNAPSHOT_EVENT ? undefined : spec.keyOf?.(record);
+    const key = entityOf(spec as StoreSpec<unknown>, record);
     keys[i] = key ?? null;
     resets[i] = key !== undefined && spec.resets?.(record) === true;
   }

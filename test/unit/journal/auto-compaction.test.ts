@@ -149,4 +149,18 @@ describe.skipIf(pgSkipReason() !== undefined)('automatic compaction on PostgreSQ
     for (let i = 101; i < 300 && (await firstRecord(store))?.ev !== SNAPSHOT_EVENT; i++) await put(store, `n${i % 10}`, i);
     expect((await firstRecord(store))?.ev).toBe(SNAPSHOT_EVENT);
   });
+
+  it('an automatic compaction that finds nothing dead counts the journal as all live, bound to its head', async () => {
+    const url = freshStoreUrl('autoc');
+    const store = openPg(url);
+    const schema = new URL(url).searchParams.get('schema');
+    for (let i = 0; i < 5; i++) await put(store, `d${i}`, i);
+    // A row that says the journal is large and dead (bound to its head): the next write compacts, and finds every note live.
+    psql(`update ${schema}.journal_stats set bytes = 10000000, live = 0`);
+    await put(store, 'd5', 5);
+    expect((await firstRecord(store))?.ev).toBe('note.put');
+    const actual = Number(psql(`select sum(octet_length(body) + 1) from ${schema}.journal_notes`).trim());
+    const head = psql(`select line || '|' || h from ${schema}.journal_notes order by line desc limit 1`).trim();
+    expect(psql(`select bytes || '|' || live || '|' || line || '|' || h from ${schema}.journal_stats`).trim()).toBe(`${actual}|${actual}|${head}`);
+  });
 });

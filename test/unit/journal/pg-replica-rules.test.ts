@@ -2,7 +2,8 @@
 // target_session_attrs (libpq's rules), what doctor says an acknowledgement promises, and what a long-lived
 // process remembers of the chains it saw. The servers themselves are in test/reliability/pg-failover.test.ts.
 import { describe, expect, it } from 'vitest';
-import { fits, SeenHeads, standbyNote, verdict, type ServerFacts } from '../../../src/journal/pg/pg-server';
+import { fits, standbyNote, verdict, type ServerFacts } from '../../../src/journal/pg/pg-server';
+import { SeenHeads } from '../../../src/journal/pg/pg-seen-heads';
 import type { Sql } from '../../../src/journal/pg/client';
 
 const primary = { standby: false, readOnly: false };
@@ -105,7 +106,7 @@ describe('SeenHeads', () => {
       /^postgres:\/\/db sessions\.jsonl: 3 record\(s\) this process saw are gone: the journal ends at record 1 on db2:5432.*before: db1:5432/,
     );
     // Forgotten once said: the view is rebuilt from the server.
-    expect(seen.size).toBe(0);
+    expect(await seen.verify(server(null, null), 's', 'x', facts('a'), facts('b'))).toEqual([]);
     seen.saw('sessions.jsonl', { seq: 4, h: 'd' });
     expect((await seen.verify(server({ seq: '2', h: 'new' }, null), 's', 'x', facts('a'), facts('b')))[0]).toMatch(/: at least 2 record\(s\)/);
     seen.saw('sessions.jsonl', { seq: 4, h: 'd' });
@@ -116,5 +117,25 @@ describe('SeenHeads', () => {
     expect(await seen.verify(server({ seq: '6', h: 'f' }, 'd'), 's', 'x', facts('a'), facts('b'))).toEqual([]);
     seen.saw('sessions.jsonl', { seq: 2, h: 'b' });
     expect((await seen.verify(server(null, null), 's', 'x', facts('a'), facts('b')))[0]).toMatch(/: 2 record\(s\) .*ends at record 0/);
+  });
+
+  it('verifies on arrival at another primary only: not at the first connection, the same primary, a standby, or with nothing seen', async () => {
+    const seen = new SeenHeads();
+    let asked = 0;
+    const gone = Object.assign(async () => [], {
+      unsafe: async () => {
+        asked += 1;
+        return [{ seq: '1', head: 'a', h: null }];
+      },
+    }) as unknown as Sql;
+    expect(await seen.arrived(gone, 's', 'x', facts('a'))).toEqual([]);
+    expect(await seen.arrived(gone, 's', 'x', facts('b'))).toEqual([]); // nothing seen yet
+    seen.saw('sessions.jsonl', { seq: 4, h: 'd' });
+    expect(await seen.arrived(gone, 's', 'x', facts('b'))).toEqual([]);
+    expect(await seen.arrived(gone, 's', 'x', { ...facts('c'), standby: true })).toEqual([]);
+    expect(asked).toBe(0);
+    const [warning] = await seen.arrived(gone, 's', 'x', facts('c'));
+    expect(warning).toMatch(/^x sessions\.jsonl: at least 3 record\(s\) this process saw are gone: .* on c:5432, .*before: b:5432/);
+    expect(asked).toBe(1);
   });
 });

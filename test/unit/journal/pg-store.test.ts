@@ -408,4 +408,16 @@ describe.skipIf(pgSkipReason() !== undefined)('PgStore', () => {
       await Promise.all(stores.map((s) => s.close()));
     }
   });
+
+  it("doctor's survey names no table of crux's own as another file (the statistics row's table among them)", async () => {
+    const store = open();
+    try {
+      await append(store, [{ ev: 'counter.put', data: { id: 'a', n: 1 } }]);
+      const facts = await store.survey([COUNTERS]);
+      expect(facts.journals.map((j) => j.file)).toEqual([COUNTERS.file]);
+      expect(facts.other_files).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
 });
