@@ -25,7 +25,8 @@ const SHARED_GRAPH = [
     ...['conformance', 'conformance-core', 'conformance-refusals', 'pg-probe', 'pg-replica-rules', 'pg-store', 'quick-read'],
     ...['redact-quarantined', 'rewrite-lineage', 'snapshot-delta', 'store-boundary'],
   ].map((file) => `test/unit/journal/${file}.test.ts`),
-  ...['pg-history-by-key', 'pg-history-pieces-by-key'].map((file) => `test/unit/journal/${file}.test.ts`),
+  ...['pg-history-by-key', 'pg-history-pieces-by-key', 'history-by-key', 'history-pieces-by-key'].map((file) => `test/unit/journal/${file}.test.ts`),
+  ...['conformance-sealed', 'lock-probe-reset', 'pg-reader', 'pg-tally'].map((file) => `test/unit/journal/${file}.test.ts`),
   'test/unit/doctor-folds.test.ts',
   // The e2e files: each command's environment, directory and streams are set and restored by the call that runs it
   // (test/helpers/run-cli.ts, execa), and every server, browser and store a file opens it closes; what the program
