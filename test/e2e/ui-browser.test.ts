@@ -9,13 +9,8 @@ import { browserSkipReason, closeBrowser, launch, screenshot } from '../helpers/
 import { startUi, type RunningUi } from '../helpers/ui';
 import { ATTENTION, HOSTILE_TASK, LONG_ID, populate, populateAttention, UI_NOW } from '../helpers/ui-store';
 
-// The functions handed to page.evaluate run in the page (the CSP forbids evaluating strings there); this file is
-// typed for Node, so the page's globals are declared for them.
-declare const document: any;
-declare const location: any;
-declare const window: any;
-declare const HashChangeEvent: any;
-declare const getComputedStyle: any;
+// page.evaluate's functions run in the page (the CSP forbids evaluating strings there): its globals declared here.
+declare const document: any, location: any, window: any, HashChangeEvent: any, getComputedStyle: any;
 
 const skip = browserSkipReason();
 if (skip !== undefined && process.env.CRUX_REQUIRE_BROWSER === '1') throw new Error(`CRUX_REQUIRE_BROWSER=1 but ${skip}`);
@@ -369,9 +364,7 @@ describe.skipIf(skip !== undefined)(`crux ui says what needs attention, at 2,000
         for (const width of [1400, 700]) {
           await fresh.setViewportSize({ width, height: 900 });
           const main = await fresh.locator('main').textContent();
-          expect(main).toContain('This store is empty');
-          expect(main).toContain('crux session put');
-          expect(main).toContain('crux case record');
+          for (const said of ['This store is empty', 'crux session put', 'crux case record']) expect(main).toContain(said);
           expect(await fresh.locator('.chart').count()).toBe(0);
           // Every card says something beside its title.
           const said = await fresh
@@ -383,9 +376,7 @@ describe.skipIf(skip !== undefined)(`crux ui says what needs attention, at 2,000
         }
       }
       for (const hash of ['#/sessions', '#/cases', '#/handoffs']) {
-        await fresh.evaluate((h) => {
-          location.hash = h;
-        }, hash);
+        await fresh.evaluate((h) => (location.hash = h), hash);
         await fresh.waitForFunction(() => document.querySelector('main .empty-state pre') !== null);
         expect(await fresh.locator('main .empty-state').first().textContent(), hash).toMatch(/crux /);
       }
