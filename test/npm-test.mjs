@@ -22,8 +22,13 @@ function run(command, args, held, extra = {}) {
       stdout.push(chunk);
     });
     child.stderr?.on('data', (chunk) => out.push(chunk));
-    child.on('error', (error) => out.push(Buffer.from(`${command}: ${error.message}\n`)));
-    child.on('close', (code) => resolve({ code: code ?? 1, output: Buffer.concat(out).toString(), stdout: Buffer.concat(stdout).toString() }));
+    const end = (code) => resolve({ code: code ?? 1, output: Buffer.concat(out).toString(), stdout: Buffer.concat(stdout).toString() });
+    // A command that cannot start (not installed) fails as one that exits 1.
+    child.on('error', (error) => {
+      out.push(Buffer.from(`${command}: ${error.message}\n`));
+      end(1);
+    });
+    child.on('close', end);
   });
 }
 
