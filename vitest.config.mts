@@ -17,7 +17,7 @@ const STRESS_FILES = ['test/e2e/clients.test.ts'];
 // or leaves a server, connection or timer open at its end; a file that does belongs elsewhere.
 const SHARED_GRAPH = [
   ...['shared', 'case', 'session', 'output', 'cli', 'transcript'].map((folder) => `test/unit/${folder}/**/*.test.ts`),
-  ...['cipher', 'store-key', 'architecture', 'docs'].map((file) => `test/unit/${file}.test.ts`),
+  ...['cipher', 'store-key', 'architecture', 'docs', 'helpers-temp-root'].map((file) => `test/unit/${file}.test.ts`),
   ...['bundle', 'checks', 'package', 'stores'].map((file) => `test/unit/handoff/${file}.test.ts`),
   ...['arguments', 'call-order', 'tool-terms', 'top-level-id'].map((file) => `test/unit/mcp/${file}.test.ts`),
   ...[
@@ -25,7 +25,8 @@ const SHARED_GRAPH = [
     ...['conformance', 'conformance-core', 'conformance-refusals', 'pg-probe', 'pg-replica-rules', 'pg-store', 'quick-read'],
     ...['redact-quarantined', 'rewrite-lineage', 'snapshot-delta', 'store-boundary'],
   ].map((file) => `test/unit/journal/${file}.test.ts`),
-  ...['pg-history-by-key', 'pg-history-pieces-by-key'].map((file) => `test/unit/journal/${file}.test.ts`),
+  ...['pg-history-by-key', 'pg-history-pieces-by-key', 'history-by-key', 'history-pieces-by-key'].map((file) => `test/unit/journal/${file}.test.ts`),
+  ...['conformance-sealed', 'line-stream', 'lock-probe-reset', 'pg-reader', 'pg-tally'].map((file) => `test/unit/journal/${file}.test.ts`),
   'test/unit/doctor-folds.test.ts',
   // The e2e files: each command's environment, directory and streams are set and restored by the call that runs it
   // (test/helpers/run-cli.ts, execa), and every server, browser and store a file opens it closes; what the program

@@ -2,7 +2,7 @@
 // in crux(1)'s ENVIRONMENT as for tests only. Each is inert unless set: crash at a named point, tear a write, log
 // the lock's entries and waiters, hold the lock, pick the lock's socket addressing, pretend a filesystem, and size
 // the derived files' merges, spills, snapshot rewrites and hashes down so that tests reach them with a few records,
-// pause a PostgreSQL reader before it saves a snapshot, and shorten the wait for a silent PostgreSQL server.
+// pause a PostgreSQL reader before it saves a snapshot, and give a silent PostgreSQL server less time.
 
 export const TEST_HOOKS = [
   /** `<point>[#n]`: SIGKILL at that point (its n-th pass). */
@@ -37,7 +37,7 @@ export const TEST_HOOKS = [
   'CRUX_TEST_FETCH_ROWS',
   /** `<file>`: a PostgreSQL reader about to save a snapshot creates the file and waits until it is removed. */
   'CRUX_TEST_SNAPSHOT_PAUSE',
-  /** `<ms>`: how long a PostgreSQL server may stay silent past the lock wait before the client ends the connection (read at load). */
+  /** `<ms>`: how long a PostgreSQL server may stay silent past the lock wait before the client gives it up. */
   'CRUX_TEST_STALL_GRACE_MS',
 ] as const;
 

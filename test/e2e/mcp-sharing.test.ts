@@ -72,7 +72,8 @@ describe('crux mcp: sharing a data directory', () => {
     // A CLI writer that sits inside the lock for 4 s; the test goes on once it is inside (its lock-log entry).
     const lockLog = join(dir, '..', 'lock.log');
     const holder = spawned(dir, ['session', 'put', 'holder', '{}'], { env: { CRUX_TEST_LOCK_HOLD_MS: '4000', CRUX_TEST_LOCK_LOG: lockLog } });
-    while (!(fs.existsSync(lockLog) && fs.readFileSync(lockLog, 'utf8').includes('enter '))) await new Promise((resolve) => setImmediate(resolve));
+    // Looked at every 10 ms, not at every turn of the loop: a turn-by-turn look kept a core busy while the holder started.
+    while (!(fs.existsSync(lockLog) && fs.readFileSync(lockLog, 'utf8').includes('enter '))) await new Promise((resolve) => setTimeout(resolve, 10));
     const started = performance.now();
     const write = s.call('session_put', { session_id: 'waits', state: 1 });
     let writeAnswered = false;

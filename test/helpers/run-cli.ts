@@ -70,10 +70,9 @@ export function runCli(args: string[], opts: { env?: Record<string, string | und
 /**
  * What only a process does with its environment: a crash point kills the process that reads it
  * (src/shared/crash-point.ts), a lock held for a while is there for another process to meet, NODE_OPTIONS is read
- * by Node at start, and the PostgreSQL client's grace for a silent server when its module loads. A command given
- * one of them runs as a process.
+ * by Node at start. A command given one of them runs as a process.
  */
-const PROCESS_ENV = ['CRUX_TEST_CRASH_AT', 'CRUX_TEST_TORN_WRITE', 'CRUX_TEST_LOCK_HOLD_MS', 'CRUX_TEST_STALL_GRACE_MS', 'NODE_OPTIONS'];
+const PROCESS_ENV = ['CRUX_TEST_CRASH_AT', 'CRUX_TEST_TORN_WRITE', 'CRUX_TEST_LOCK_HOLD_MS', 'NODE_OPTIONS'];
 
 /**
  * `crux()` of cli.ts, in-process: a drop-in for the files whose subject is not the process. A command whose

@@ -28,8 +28,12 @@ describe('npm ci', () => {
 });
 
 describe('npm test', () => {
-  it('fails on a lint warning (so a quiet run opens with none)', () => {
-    expect(JSON.parse(read('package.json')).scripts.test).toMatch(/&& biome ci --error-on-warnings &&/);
+  it('fails on a lint warning (so a quiet run opens with none), the checks beside the build and vitest', () => {
+    expect(JSON.parse(read('package.json')).scripts.test).toBe('node test/npm-test.mjs');
+    const runner = read('test/npm-test.mjs');
+    expect(runner).toContain("['biome', ['ci', '--error-on-warnings']]");
+    expect(runner).toContain("['tsc', ['--noEmit']]");
+    expect(runner).toContain("['tsc', ['-p', 'web']]");
   });
 
   it('sets CRUX_REQUIRE_* in CI for every suite that reads one', () => {

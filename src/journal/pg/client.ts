@@ -6,14 +6,15 @@ import { scrubText } from '../../shared/scrub';
 import { testHook } from '../../shared/test-hooks';
 import type { ServerAddress, StoreUrl } from './url';
 import { MIGRATION_BOUND_MS, migrationRunning } from './migration-bound';
-
 export type { Sql } from 'postgres';
+
 /**
- * How long the server may stay silent while crux waits for its answer, beyond the lock wait: a lock wait is the
- * longest silence a healthy server gives crux (every other statement is short, and long reads stream), so a
- * server silent past CRUX_LOCK_TIMEOUT and this has stopped answering (frozen, a cable pulled, a lost route).
+ * How long the server may stay silent while crux waits for its answer, beyond the lock wait (the longest silence a
+ * healthy server gives crux: other statements are short, long reads stream): a server silent past CRUX_LOCK_TIMEOUT
+ * and this has stopped answering (frozen, a cable pulled, a lost route). CRUX_TEST_STALL_GRACE_MS: less, for tests.
  */
-export const STALL_GRACE_MS = Number(testHook('CRUX_TEST_STALL_GRACE_MS')) || 4000;
+export const STALL_GRACE_MS = 4000;
+const stallGraceMs = (): number => Number(testHook('CRUX_TEST_STALL_GRACE_MS')) || STALL_GRACE_MS;
 /**
  * The server-side bounds (statement_timeout, idle_in_transaction_session_timeout) beyond the lock wait: they
  * end what a vanished or frozen crux left running on the server, and must stay above anything crux does
@@ -52,7 +53,7 @@ export interface ClientOptions {
 export function openClient(url: StoreUrl, opts: ClientOptions): Client {
   const postgres = require('postgres') as typeof import('postgres');
   const net = require('node:net') as typeof import('node:net');
-  const stallMs = opts.lockTimeoutMs + STALL_GRACE_MS;
+  const stallMs = opts.lockTimeoutMs + stallGraceMs();
   let opened = false;
   const state = { lost: false, ending: false };
   const { address } = opts;
@@ -147,7 +148,7 @@ function watchAnswers(s: import('node:net').Socket, stallMs: number): void {
   let timer: NodeJS.Timeout | undefined;
   const arm = () => {
     clearTimeout(timer);
-    const bound = migrationRunning() ? Math.max(stallMs, MIGRATION_BOUND_MS + STALL_GRACE_MS) : stallMs;
+    const bound = migrationRunning() ? Math.max(stallMs, MIGRATION_BOUND_MS + stallGraceMs()) : stallMs;
     timer = setTimeout(() => {
       s.destroy(Object.assign(new Error(`the server did not answer within ${bound} ms`), { code: 'SERVER_SILENT' }));
     }, bound);
@@ -293,7 +294,7 @@ export function storeError(error: unknown, url: StoreUrl, lockTimeoutMs: number)
   if (refused !== undefined) return refused;
   const reason = UNREACHABLE[code] ?? sqlstateReason(code);
   if (reason === undefined) return undefined;
-  const bound = code === 'SERVER_SILENT' ? ` within ${lockTimeoutMs + STALL_GRACE_MS} ms` : '';
+  const bound = code === 'SERVER_SILENT' ? ` within ${lockTimeoutMs + stallGraceMs()} ms` : '';
   const detail = code in UNREACHABLE ? '' : `: ${saidOf(error.message)}`;
   return new CruxError('store_unavailable', `cannot use the PostgreSQL store ${url.server}: ${reason}${bound}${detail.includes(reason) ? '' : detail}`);
 }

@@ -14,7 +14,12 @@ import type { JournalStore } from '../../../src/journal/core/store-boundary';
 import { FULL, STORE_KINDS, tempDir, type StoreKind } from '../../helpers/cli';
 import { freshStoreUrl, pgSkipReason, psql } from '../../helpers/pg';
 
-/** Notes of ~1 KB each, by id; every put replaces the note (and resets the entity): old puts are dead. */
+/**
+ * A note's padding: 4 KB in `npm test`, so that a journal passes the rule's size (COMPACT_MIN_BYTES, 256 KiB) after
+ * ~64 puts; 1 KB in CI's run (FULL), ~4 times the puts and the writers' interleavings for the same bytes.
+ */
+const PAD = 'p'.repeat(FULL ? 1000 : 4000);
+/** Notes of ~PAD bytes each, by id; every put replaces the note (and resets the entity): old puts are dead. */
 const NOTES: StoreSpec<Map<string, number>> = {
   file: 'notes.jsonl',
   vocabulary: declareVocabulary(['note.put']),
@@ -22,7 +27,7 @@ const NOTES: StoreSpec<Map<string, number>> = {
   evolve(state, record) {
     if (record.ev === 'note.put') state.set(record.data.id, record.data.n);
   },
-  live: (state) => [...state].map(([id, n]) => ({ ev: 'note.put', data: { id, n, pad: 'p'.repeat(1000) } })),
+  live: (state) => [...state].map(([id, n]) => ({ ev: 'note.put', data: { id, n, pad: PAD } })),
   keyOf: (record) => record.data?.id,
   resets: () => true,
 };
@@ -45,7 +50,7 @@ const open = (kind: StoreKind): JournalStore =>
 const put = (store: JournalStore, id: string, n: number) =>
   store.write(async (tx) => {
     await tx.loadKey(NOTES, id);
-    tx.append(NOTES, [{ ev: 'note.put', data: { id, n, pad: 'p'.repeat(1000) } }]);
+    tx.append(NOTES, [{ ev: 'note.put', data: { id, n, pad: PAD } }]);
   }, TS);
 
 async function firstRecord(store: JournalStore): Promise<{ ev: string; data: any } | undefined> {
@@ -66,8 +71,8 @@ async function journalBytes(store: JournalStore): Promise<number> {
 describe.each(STORE_KINDS)('automatic compaction on a %s store', (kind) => {
   it('compacts the journal on the write that takes it past the rule, keeping answers, history and a healthy check', async () => {
     const store = open(kind);
-    // 10 notes rewritten over and over: ~1.1 KB a record, so the journal passes COMPACT_MIN_BYTES after ~230
-    // writes, when 10 of them are live.
+    // 10 notes rewritten over and over: ~4.1 KB a record (1.1 KB in CI), so the journal passes COMPACT_MIN_BYTES
+    // after ~64 writes (~230), when 10 of them are live.
     let compactedAt: number | undefined;
     let bytes = 0;
     for (let i = 0; i < 300 && compactedAt === undefined; i++) {
@@ -101,9 +106,9 @@ describe.skipIf(pgSkipReason() !== undefined)('automatic compaction on PostgreSQ
   it('writers on other connections during compactions lose nothing: every acknowledged put is in the answer and in history', async () => {
     const url = freshStoreUrl('autoc');
     const writers = Array.from({ length: 4 }, () => openPg(url));
-    // npm test: 4 × 80 records of ~1.1 KB (~350 KB), past the rule (COMPACT_MIN_BYTES, 256 KiB) once at least; CI's
-    // run and the stress run: 4 × 150 (~660 KB), past it twice at least, a compaction on a compacted journal.
-    const each = FULL ? 150 : 80;
+    // npm test: 4 × 20 records of ~4.1 KB (~330 KB), past the rule (COMPACT_MIN_BYTES, 256 KiB) once at least; CI's
+    // run and the stress run: 4 × 150 of ~1.1 KB (~660 KB), past it twice at least, a compaction on a compacted journal.
+    const each = FULL ? 150 : 20;
     const compactions = FULL ? 2 : 1;
     const acknowledged = new Map<string, number>();
     let puts = 0;
@@ -135,18 +140,21 @@ describe.skipIf(pgSkipReason() !== undefined)('automatic compaction on PostgreSQ
     const url = freshStoreUrl('autoc');
     const store = openPg(url);
     const schema = new URL(url).searchParams.get('schema');
-    for (let i = 0; i < 100; i++) await put(store, `n${i % 10}`, i);
+    // ~100 KB, under the rule's size: 25 puts (100 in CI).
+    const before = Math.round(100_000 / PAD.length);
+    for (let i = 0; i < before; i++) await put(store, `n${i % 10}`, i);
+    expect((await firstRecord(store))?.ev).not.toBe(SNAPSHOT_EVENT);
     psql(`delete from ${schema}.journal_stats`);
-    await put(store, 'n0', 100);
+    await put(store, 'n0', before);
     const [row] = psql(`select bytes, live from ${schema}.journal_stats`).trim().split('\n');
     const [bytes, live] = row!.split('|').map(Number);
     const actual = Number(psql(`select sum(octet_length(body) + 1) from ${schema}.journal_notes`).trim());
     expect(bytes).toBe(actual);
-    expect(live).toBeGreaterThan(10 * 1000);
-    expect(live).toBeLessThan(10 * 1200);
+    expect(live).toBeGreaterThan(10 * PAD.length);
+    expect(live).toBeLessThan(10 * (PAD.length + 200));
     // A wrong count (bound to another head) is not trusted either: the next write counts again.
     psql(`update ${schema}.journal_stats set bytes = 1, h = 'x'`);
-    for (let i = 101; i < 300 && (await firstRecord(store))?.ev !== SNAPSHOT_EVENT; i++) await put(store, `n${i % 10}`, i);
+    for (let i = before + 1; i < 300 && (await firstRecord(store))?.ev !== SNAPSHOT_EVENT; i++) await put(store, `n${i % 10}`, i);
     expect((await firstRecord(store))?.ev).toBe(SNAPSHOT_EVENT);
   });
 
