@@ -6,32 +6,31 @@
 // estimate, and a generation nonce that the index log (delta-log.ts) names: a log extends one generation.
 //
 // Manifest: the 512-byte header (cache-file.ts), then a JSON body ({parts, frozen, retired}) whose length and
-// CRC-32 the header gives. Run: the 512-byte header ({kind, v, nonce, entries, pages}), padding to 4096, then
-// the pages. A run is only trusted as the manifest names it (its nonce seeds every page's checksum).
+// CRC-32 the header gives. Run: the sorted table's pages and nothing else (sorted-table.ts; a spilled run's framing
+// too), trusted only as the manifest names it: its size is its entries' pages, and its nonce seeds every page's
+// checksum, so a run of another index, another version or another size does not verify.
 import { fs } from '../../shared/fs';
 import type { StoreSpec } from '../codec/store-spec';
 import { crc32 } from './checksum';
 import { combineTally } from './tally';
 import {
   dropCacheFile,
-  encodeHeader,
   isBinding,
   newNonce,
   oldCacheFiles,
   openCacheFile,
   readBodyFile,
-  readHeader,
   writeBodyFile,
   writeCacheFile,
   type JournalBinding,
 } from './cache-file';
 import { ENTRY_WORDS } from './entries';
-import { encodePages, PAGE_BYTES, PAGE_ENTRIES, PAGES_START, SortedTable } from './sorted-table';
+import { encodePages, PAGE_BYTES, PAGE_ENTRIES, SortedTable } from './sorted-table';
 
 const INDEX_KIND = 'crux-index';
-const RUN_KIND = 'crux-index-run';
 // v5: key lines and secondary entries carry the key's second hash in word 7 (entries.ts). v6: the tally (tally.ts).
-const INDEX_VERSION = 6;
+// v7: a run is its pages alone (no header of its own).
+const INDEX_VERSION = 7;
 
 export const indexName = (file: string) => `${file}.idx`;
 export const logName = (file: string) => `${file}.idx-log`;
@@ -129,16 +128,14 @@ export function writeRun(root: string, file: string, given: Uint32Array, pages?:
   const nonce = newNonce();
   const id = nonce.toString(16).padStart(8, '0');
   const entries = sorted.length / ENTRY_WORDS;
-  const header = encodeHeader({ kind: RUN_KIND, v: INDEX_VERSION, nonce, entries, pages: Math.ceil(entries / PAGE_ENTRIES) });
-  if (!writeCacheFile(root, runName(file, id), [header, Buffer.alloc(PAGES_START - header.length), encodePages(sorted, nonce, pages)])) return undefined;
+  if (!writeCacheFile(root, runName(file, id), [encodePages(sorted, nonce, pages)])) return undefined;
   return { id, nonce, entries, first: entries === 0 ? [] : Array.from(sorted.subarray(0, 4)) };
 }
 
-/** A run open for lookups (close `fd` when done); undefined when its file is not the run the manifest names. */
+/** A run open for lookups (close `fd` when done); undefined when its file is not the size of the run the manifest names. */
 export function openRun(root: string, file: string, ref: RunRef): { table: SortedTable; fd: number } | undefined {
   const fd = openCacheFile(root, runName(file, ref.id));
   if (fd === undefined) return undefined;
-  const header = readHeader<{ kind: string; v: number; nonce: number; entries: number; pages: number }>(fd);
   const pages = Math.ceil(ref.entries / PAGE_ENTRIES);
   let size = -1;
   try {
@@ -146,14 +143,7 @@ export function openRun(root: string, file: string, ref: RunRef): { table: Sorte
   } catch {
     // Checked below: a run that cannot be measured is not used.
   }
-  if (
-    header?.kind !== RUN_KIND ||
-    header.v !== INDEX_VERSION ||
-    header.nonce !== ref.nonce ||
-    header.entries !== ref.entries ||
-    header.pages !== pages ||
-    size !== PAGES_START + pages * PAGE_BYTES
-  ) {
+  if (size !== pages * PAGE_BYTES) {
     fs.closeSync(fd);
     return undefined;
   }

@@ -8,7 +8,7 @@ import { DataDir } from '../../../src/journal/dir/data-dir';
 import { cachePath, decodeHeader, encodeHeader, HEADER_BYTES } from '../../../src/journal/derived/cache-file';
 import { chainStart, encodeBlock, parseLog, encodeLogHeader, LOG_VERSION } from '../../../src/journal/derived/delta-log';
 import { ENTRY_WORDS, EntryList, sortKey, textKey, textRange } from '../../../src/journal/derived/entries';
-import { DerivedDamage, encodePages, PAGE_BYTES, PAGES_START, SortedTable } from '../../../src/journal/derived/sorted-table';
+import { DerivedDamage, encodePages, PAGE_BYTES, SortedTable } from '../../../src/journal/derived/sorted-table';
 import { indexName, logName, openManifest, openRun } from '../../../src/journal/derived/index-base';
 import type { StoreSpec } from '../../../src/journal/codec/store-spec';
 import { FULL, propertyRuns, tempDir } from '../../helpers/cli';
@@ -43,7 +43,7 @@ function sortedEntries(n: number): Uint32Array {
 function openTable(words: Uint32Array, nonce = 7): { table: SortedTable; path: string; bytes: Buffer } {
   const path = join(tempDir(), 't.idx');
   const pages = encodePages(words, nonce);
-  const bytes = Buffer.concat([Buffer.alloc(PAGES_START), pages]);
+  const bytes = pages;
   fs.writeFileSync(path, bytes);
   const fd = fs.openSync(path, 'r');
   return { table: new SortedTable(fd, nonce, pages.length / PAGE_BYTES, words.length / ENTRY_WORDS), path, bytes };
@@ -177,7 +177,7 @@ describe('sorted table', () => {
       const copy = Buffer.from(bytes);
       mutate(copy);
       fs.writeFileSync(path, copy);
-      const table = new SortedTable(fs.openSync(path, 'r'), nonce, (bytes.length - PAGES_START) / PAGE_BYTES, 2000);
+      const table = new SortedTable(fs.openSync(path, 'r'), nonce, bytes.length / PAGE_BYTES, 2000);
       return () => table.eachPage(() => {});
     };
     // A page read ahead by a long range is verified as it is used.
@@ -185,22 +185,22 @@ describe('sorted table', () => {
       const copy = Buffer.from(bytes);
       mutate(copy);
       fs.writeFileSync(path, copy);
-      const table = new SortedTable(fs.openSync(path, 'r'), 7, (bytes.length - PAGES_START) / PAGE_BYTES, 2000);
+      const table = new SortedTable(fs.openSync(path, 'r'), 7, bytes.length / PAGE_BYTES, 2000);
       return () => table.spans(0, 0, 0xffffffff, 0xffffffff, () => {});
     };
     expect(spanned(() => {})).not.toThrow();
-    expect(spanned((b) => (b[PAGES_START + 9 * PAGE_BYTES + 100]! ^= 1))).toThrow(DerivedDamage);
-    expect(spanned((b) => b.fill(0, PAGES_START + 12 * PAGE_BYTES, PAGES_START + 13 * PAGE_BYTES))).toThrow(DerivedDamage);
+    expect(spanned((b) => (b[9 * PAGE_BYTES + 100]! ^= 1))).toThrow(DerivedDamage);
+    expect(spanned((b) => b.fill(0, 12 * PAGE_BYTES, 13 * PAGE_BYTES))).toThrow(DerivedDamage);
     expect(damaged(() => {})).not.toThrow();
-    expect(damaged((b) => (b[PAGES_START + 3 * PAGE_BYTES + 100]! ^= 1))).toThrow(DerivedDamage);
-    expect(damaged((b) => b.fill(0, PAGES_START + PAGE_BYTES, PAGES_START + 2 * PAGE_BYTES))).toThrow(DerivedDamage);
+    expect(damaged((b) => (b[3 * PAGE_BYTES + 100]! ^= 1))).toThrow(DerivedDamage);
+    expect(damaged((b) => b.fill(0, PAGE_BYTES, 2 * PAGE_BYTES))).toThrow(DerivedDamage);
     expect(damaged(() => {}, 8)).toThrow(DerivedDamage);
     // Two pages swapped: each is checked with its own number.
     expect(
       damaged((b) => {
-        const first = Buffer.from(b.subarray(PAGES_START, PAGES_START + PAGE_BYTES));
-        b.copy(b, PAGES_START, PAGES_START + PAGE_BYTES, PAGES_START + 2 * PAGE_BYTES);
-        first.copy(b, PAGES_START + PAGE_BYTES);
+        const first = Buffer.from(b.subarray(0, PAGE_BYTES));
+        b.copy(b, 0, PAGE_BYTES, 2 * PAGE_BYTES);
+        first.copy(b, PAGE_BYTES);
       }),
     ).toThrow(DerivedDamage);
   });
