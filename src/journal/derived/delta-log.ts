@@ -1,6 +1,5 @@
-// The index file's framing, the one block log of the index side (LevelDB's shape: its MANIFEST is a log too):
-// a header, then blocks, appended and never rewritten in place; the file is replaced whole (temp + rename) only by
-// a freeze or a merge step (index-levels.ts), whose first block is then the new manifest.
+// The index file's framing, the index side's one block log (as LevelDB's MANIFEST is a log): blocks appended, never
+// rewritten in place; a freeze or a merge step (index-levels.ts) replaces the file whole, its new manifest first.
 //
 // File: the 512-byte header (cache-file.ts: kind, version, the store's declaration, the nonce), then blocks:
 //   "CXLB" · its own offset u32 · entry count u32 · meta length u32 · meta (JSON, space-padded to a multiple of 4) ·
@@ -43,11 +42,10 @@ export interface BlockMeta {
   readonly live: number;
 }
 
-export interface OpenLog<M extends BlockMeta = BlockMeta> {
+export interface OpenLog {
   readonly header: LogHeader;
-  /** The first block's meta (the manifest of an index file), undefined when no block verified. */
-  readonly first: M | undefined;
-  /** Where the first block ends, and the running checksum past it (a writer that leaves the later blocks out appends there). */
+  /** The first block's meta (an index file's manifest), undefined when no block verified; where it ends, the chain there. */
+  readonly first: BlockMeta | undefined;
   readonly firstEnd: number;
   readonly firstChain: number;
   /** The entries of every verified block. */
@@ -111,7 +109,7 @@ interface Block {
  * Only the first and the last verified blocks' metas are decoded (the log's state is its last block's; earlier
  * metas are covered by the checksums), and the entries are copied once, into one list.
  */
-export function parseLog<M extends BlockMeta = BlockMeta>(bytes: Buffer, accept: (header: any) => boolean): OpenLog<M> | undefined {
+export function parseLog(bytes: Buffer, accept: (header: any) => boolean): OpenLog | undefined {
   const header = decodeHeader<LogHeader>(bytes);
   if (header === undefined || !Number.isInteger(header.nonce) || !accept(header)) return undefined;
   // A log holds up to thousands of blocks, each read by every command that opens the index: their frames through a
@@ -147,17 +145,8 @@ export function parseLog<M extends BlockMeta = BlockMeta>(bytes: Buffer, accept:
   const end = verified.length === 0 ? HEADER_BYTES : verified.at(-1)!.at + verified.at(-1)!.size;
   const firstEnd = verified.length === 0 ? HEADER_BYTES : verified[0]!.at + verified[0]!.size;
   const first = verified.length === 0 ? undefined : verified.length === 1 ? last : metaOf(bytes, verified[0]!);
-  return {
-    header,
-    first: first as M | undefined,
-    firstEnd,
-    firstChain: chainTo(firstEnd),
-    entries: EntryList.of(words),
-    last,
-    end,
-    chain: chainTo(end),
-    blocks: verified.length,
-  };
+  const [firstChain, chain, blocks] = [chainTo(firstEnd), chainTo(end), verified.length];
+  return { header, first, firstEnd, firstChain, entries: EntryList.of(words), last, end, chain, blocks };
 }
 
 /**
@@ -196,12 +185,7 @@ function metaOf(bytes: Buffer, block: { at: number; metaLength: number }): Block
 }
 
 /** The log in cache/ file `name`, if its header is one `accept` takes (at most `maxBytes` long). */
-export function readLog<M extends BlockMeta = BlockMeta>(
-  root: string,
-  name: string,
-  accept: (header: any) => boolean,
-  maxBytes: number,
-): OpenLog<M> | undefined {
+export function readLog(root: string, name: string, accept: (header: any) => boolean, maxBytes: number): OpenLog | undefined {
   let bytes: Buffer;
   let ino: number;
   const fd = openCacheFile(root, name);
@@ -217,24 +201,17 @@ export function readLog<M extends BlockMeta = BlockMeta>(
   } finally {
     fs.closeSync(fd);
   }
-  const log = parseLog<M>(bytes, accept);
+  const log = parseLog(bytes, accept);
   return log === undefined ? undefined : { ...log, ino };
 }
 
 /**
- * Appends one block of `entries` after the first `end` bytes of the log `log` describes, its checksum running on from
- * `chain` there (cutting off whatever follows: unverified bytes, or blocks left out). Throws on failure, and when the
- * file is no longer the one read (a reader's freeze replaced it): a half-written block does not verify.
+ * Appends one block of `entries` at the log's `end`, its checksum running on from its `chain` (cutting off whatever
+ * follows: unverified bytes, or blocks left out). Throws on failure, and when the file is no longer the one read (a
+ * reader's freeze replaced it): a half-written block does not verify.
  */
-export function appendBlock(
-  root: string,
-  name: string,
-  log: { readonly header: LogHeader; readonly ino?: number },
-  end: number,
-  chain: number,
-  entries: Uint32Array,
-  meta: BlockMeta,
-): number {
+export function appendBlock(root: string, name: string, log: Omit<OpenLog, 'entries'>, entries: Uint32Array, meta: BlockMeta): number {
+  const { end, chain } = log;
   const fd = openCacheFile(root, name, 'r+');
   if (fd === undefined) throw new Error(`${name} cannot be appended to`);
   try {

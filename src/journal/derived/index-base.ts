@@ -86,13 +86,9 @@ const isRun = (r: any): r is RunRef =>
 /** The index file — its manifest, and the log after it — if there is one that verifies for this store's declaration. */
 export function openIndexFile(root: string, spec: StoreSpec<any>): { manifest: Manifest; log: OpenLog } | undefined {
   const tag = storeTag(spec);
-  const log = readLog<Manifest>(
-    root,
-    indexName(spec.file),
-    (h: IndexHeader) => h.kind === INDEX_KIND && h.v === INDEX_VERSION && h.store === tag,
-    INDEX_MAX_BYTES,
-  );
-  const m = log?.first;
+  const accept = (h: IndexHeader) => h.kind === INDEX_KIND && h.v === INDEX_VERSION && h.store === tag;
+  const log = readLog(root, indexName(spec.file), accept, INDEX_MAX_BYTES);
+  const m = log?.first as Manifest | undefined;
   if (log === undefined || m === undefined) return undefined;
   const { parts, frozen, retired } = m;
   if (!Array.isArray(parts) || !parts.every(isRun) || !Array.isArray(frozen) || !Array.isArray(retired)) return undefined;

@@ -148,7 +148,7 @@ export class StoreIndex<S> extends IndexQueries<S> {
     const log = this.log;
     if (log === undefined) return;
     try {
-      appendBlock(this.root, indexName(this.spec.file), log, log.end, log.chain, add.view(), { binding, live });
+      appendBlock(this.root, indexName(this.spec.file), log, add.view(), { binding, live });
     } catch {
       // Covered: what the index lacks is read from the journal, and the next write appends it.
     }

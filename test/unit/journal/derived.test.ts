@@ -278,12 +278,12 @@ describe('delta log', () => {
     const read = readLog(root, 'x.idx', () => true, 1 << 20)!;
     expect({ blocks: read.blocks, size: read.last?.binding.size }).toEqual({ blocks: 1, size: 1 });
     const block = new Uint32Array(ENTRY_WORDS).fill(2);
-    appendBlock(root, 'x.idx', read, read.end, read.chain, block, { binding: binding(2), live: 0 });
+    appendBlock(root, 'x.idx', read, block, { binding: binding(2), live: 0 });
     expect(readLog(root, 'x.idx', () => true, 1 << 20)!.last?.binding.size).toBe(2);
     // Replaced (temp + rename) since it was read: the append throws, and the new file is as it was written.
     expect(writeCacheFile(root, 'x.idx', one(6, 7))).toBe(true);
     const replaced = fs.readFileSync(cachePath(root, 'x.idx'));
-    expect(() => appendBlock(root, 'x.idx', read, read.end, read.chain, block, { binding: binding(3), live: 0 })).toThrow(/replaced/);
+    expect(() => appendBlock(root, 'x.idx', read, block, { binding: binding(3), live: 0 })).toThrow(/replaced/);
     expect(fs.readFileSync(cachePath(root, 'x.idx')).equals(replaced)).toBe(true);
   });
 
