@@ -4,7 +4,7 @@
 // merged into the partitions a few at a time (index-levels.ts). It also carries the binding of everything they hold
 // to the journal and the live-bytes estimate.
 //
-// Two framings, no more. The index file (cache/<journal>.idx) is a block log (delta-log.ts): its first block's meta
+// Two framings, no more. The index file (cache/<journal>.idx) is a block log (block-log.ts): its first block's meta
 // is the manifest, the blocks after it the log writers append; a freeze or a merge step writes the whole file anew
 // (temp + rename), the manifest first, then the log it carries on (a merge step's; a freeze's has none). A run is the
 // sorted table's pages and nothing else (a spilled run's framing too), trusted only as the manifest names it: its
@@ -15,7 +15,7 @@ import type { StoreSpec } from '../codec/store-spec';
 import { crc32 } from './checksum';
 import { combineTally } from './tally';
 import { dropCacheFile, newNonce, oldCacheFiles, openCacheFile, writeCacheFile } from './cache-file';
-import { encodeLog, readLog, type BlockMeta, type OpenLog } from './delta-log';
+import { encodeLog, readLog, type BlockMeta, type OpenLog } from './block-log';
 import { ENTRY_WORDS } from './entries';
 import { encodePages, PAGE_BYTES, PAGE_ENTRIES, SortedTable } from './sorted-table';
 

@@ -1,5 +1,5 @@
 // The index base in levels: lookups over its partitions and frozen runs, and how it grows in bounded steps.
-// A write adds a block to the index file's log (delta-log.ts); a full log is frozen into a sorted run of its own
+// A write adds a block to the index file's log (block-log.ts); a full log is frozen into a sorted run of its own
 // (cost: the log);
 // then each write merges the oldest frozen run into at most MERGE_BUDGET entries' worth of partitions
 // (splitting any that grew past PART_ENTRIES), so no single write rewrites the whole base, whatever its size.
@@ -14,7 +14,7 @@ import type { StoreSpec } from '../codec/store-spec';
 import type { JournalBinding } from './cache-file';
 import { compareAt, entityOf, ENTRY_WORDS, EntryList, keepLatest, KEY_SPACE, latestSecondaries, secondaryEntries } from './entries';
 import { dropIndexFiles, dropRun, oldLogName, openRun, strayRuns, writeManifest, writeRun, type FrozenRef, type Manifest, type RunRef } from './index-base';
-import type { BlockMeta } from './delta-log';
+import type { BlockMeta } from './block-log';
 import { DerivedDamage, type SortedTable } from './sorted-table';
 import { dropCacheFile } from './cache-file';
 import { testHook } from '../../shared/test-hooks';

@@ -1,7 +1,7 @@
 // The index of one store's journal: which lines concern each entity (the key lines), and which entities
 // have each value of the store's named secondary keys — a base of sorted runs of checksummed pages named by a
 // manifest (index-base.ts, index-levels.ts), and a log of checksummed blocks that writers append after it, in the
-// same file (delta-log.ts).
+// same file (block-log.ts).
 //
 // Trusted only as far as it verifies: the base's header and every page read, each log block, and the
 // binding of the last verified block (or of the base) to the journal — the record at the head it names must
@@ -18,7 +18,7 @@ import type { LinePosition } from '../codec/scan';
 import type { Position } from '../codec/loaded';
 import type { StoreSpec } from '../codec/store-spec';
 import { bindingAt, bindingHolds, mtimeOf, type JournalBinding } from './cache-file';
-import { appendBlock, type OpenLog } from './delta-log';
+import { appendBlock, type OpenLog } from './block-log';
 import { EntryList, keyEntry, secondaryEntries, tallyEntry } from './entries';
 import { dropIndexFiles, indexName, openIndexFile, type Manifest } from './index-base';
 import { freeze, IndexTables, mergeStep, readsWhole } from './index-levels';

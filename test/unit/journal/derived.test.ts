@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { DataDir } from '../../../src/journal/dir/data-dir';
 import { cachePath, decodeHeader, encodeHeader, HEADER_BYTES, writeCacheFile } from '../../../src/journal/derived/cache-file';
-import { appendBlock, chainStart, encodeBlock, encodeLog, parseLog, readLog } from '../../../src/journal/derived/delta-log';
+import { appendBlock, chainStart, encodeBlock, encodeLog, parseLog, readLog } from '../../../src/journal/derived/block-log';
 import { ENTRY_WORDS, EntryList, sortKey, textKey, textRange } from '../../../src/journal/derived/entries';
 import { DerivedDamage, encodePages, PAGE_BYTES, SortedTable } from '../../../src/journal/derived/sorted-table';
 import { indexName, openIndexFile, openManifest, openRun } from '../../../src/journal/derived/index-base';
@@ -206,7 +206,7 @@ describe('sorted table', () => {
   });
 });
 
-describe('delta log', () => {
+describe('block log', () => {
   const V3 = (h: { v: number }) => h.v === 3;
   const binding = (size: number) => ({ size, lines: size, seq: size, h: 'h', head_offset: 0, head_length: 0, mtime_ns: '1' });
   /** A log of `blocks` blocks, each continuing the chain the log read so far says it ends at (as a writer does). */
