@@ -16,7 +16,8 @@ import { crc32 } from './checksum';
 import { combineTally } from './tally';
 import { dropCacheFile, newNonce, oldCacheFiles, openCacheFile, writeCacheFile } from './cache-file';
 import { encodeLog, readLog, type BlockMeta, type OpenLog } from './block-log';
-import { ENTRY_WORDS } from './entries';
+import { ENTRY_WORDS, EntryList } from './entries';
+import { SpillFailed } from './spill';
 import { encodePages, PAGE_BYTES, PAGE_ENTRIES, SortedTable } from './sorted-table';
 
 const INDEX_KIND = 'crux-index';
@@ -159,4 +160,49 @@ export function strayRuns(root: string, file: string, known: ReadonlySet<string>
   return oldCacheFiles(root, prefix, /^[0-9a-f]{8}$/, minAgeMs)
     .map((name) => name.slice(prefix.length))
     .filter((id) => !known.has(id));
+}
+
+/**
+ * Partitions of at most `per` entries from entries given in sort order (a rebuild's, a replay's, a merge's split), each
+ * encoded in one page buffer kept from one to the next. Throws SpillFailed when one could not be written.
+ */
+export class PartWriter {
+  private part: EntryList;
+  /** The pages of a partition, reused from one to the next. */
+  private pages: Buffer | undefined;
+  readonly parts: RunRef[] = [];
+
+  constructor(
+    private readonly root: string,
+    private readonly file: string,
+    private readonly per: number,
+  ) {
+    this.part = new EntryList(per);
+  }
+
+  /** Entry `i` of `words`, with word 7 set to `w7`. */
+  push(words: Uint32Array, i: number, w7 = words[i * ENTRY_WORDS + 7]!): void {
+    if (this.part.count >= this.per) this.write();
+    const x = i * ENTRY_WORDS;
+    this.part.push(words[x]!, words[x + 1]!, words[x + 2]!, words[x + 3]!, words[x + 4]!, words[x + 5]!, words[x + 6]!, w7);
+  }
+
+  pushWords(w0: number, w1: number, w2: number, w3: number, w4: number, w5: number, w6: number, w7: number): void {
+    if (this.part.count >= this.per) this.write();
+    this.part.push(w0, w1, w2, w3, w4, w5, w6, w7);
+  }
+
+  /** The partitions (one empty one for no entries at all). */
+  finish(): RunRef[] {
+    if (this.part.count > 0 || this.parts.length === 0) this.write();
+    return this.parts;
+  }
+
+  private write(): void {
+    this.pages ??= Buffer.allocUnsafeSlow(Math.ceil(this.per / PAGE_ENTRIES) * PAGE_BYTES);
+    const run = writeRun(this.root, this.file, this.part.view(), this.pages);
+    if (run === undefined) throw new SpillFailed(`${this.file}: an index partition could not be written`);
+    this.parts.push(run);
+    this.part.count = 0;
+  }
 }

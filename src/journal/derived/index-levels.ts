@@ -13,7 +13,9 @@ import { fs } from '../../shared/fs';
 import type { StoreSpec } from '../codec/store-spec';
 import type { JournalBinding } from './cache-file';
 import { compareAt, entityOf, ENTRY_WORDS, EntryList, keepLatest, KEY_SPACE, latestSecondaries, secondaryEntries } from './entries';
-import { dropIndexFiles, dropRun, oldLogName, openRun, strayRuns, writeManifest, writeRun, type FrozenRef, type Manifest, type RunRef } from './index-base';
+import { dropIndexFiles, dropRun, oldLogName, openRun, PartWriter, strayRuns, writeManifest, writeRun } from './index-base';
+import type { FrozenRef, Manifest, RunRef } from './index-base';
+import { SpillFailed } from './spill';
 import type { BlockMeta } from './block-log';
 import { DerivedDamage, type SortedTable } from './sorted-table';
 import { dropCacheFile } from './cache-file';
@@ -143,22 +145,19 @@ export class IndexTables {
   }
 }
 
-/** Splits sorted entries into runs of about PART_ENTRIES; undefined when one could not be written. */
+/** Splits sorted entries into runs of about PART_ENTRIES, even in size; undefined when one could not be written. */
 function writeParts(root: string, file: string, entries: Uint32Array): RunRef[] | undefined {
   // Summed first: a split never parts two counts of one hour and series.
   const sorted = combineTally(entries);
   const count = sorted.length / ENTRY_WORDS;
-  const per = partEntries();
-  const n = Math.max(1, Math.ceil(count / per));
-  const parts: RunRef[] = [];
-  for (let k = 0; k < n; k++) {
-    const from = Math.floor((k * count) / n);
-    const to = Math.floor(((k + 1) * count) / n);
-    const run = writeRun(root, file, sorted.subarray(from * ENTRY_WORDS, to * ENTRY_WORDS));
-    if (run === undefined) return undefined;
-    parts.push(run);
+  const out = new PartWriter(root, file, Math.ceil(count / Math.max(1, Math.ceil(count / partEntries()))) || 1);
+  try {
+    for (let i = 0; i < count; i++) out.push(sorted, i);
+    return out.finish();
+  } catch (error) {
+    if (error instanceof SpillFailed) return undefined;
+    throw error;
   }
-  return parts;
 }
 
 /** A whole new base from sorted entries (a replay's): partitions only. False when not written. */
