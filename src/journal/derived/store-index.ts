@@ -124,7 +124,7 @@ export class StoreIndex<S> extends IndexQueries<S> {
     let tables = this.tables;
     let log: { entries: Uint32Array; meta: { binding: JournalBinding; live: number } } | undefined;
     if (logCount + add.count > logMaxEntries(this.tables.manifest)) {
-      const next = this.freeze(add, binding, end.live);
+      const next = freeze(this.root, this.spec, this.tables.manifest, this.logWith(add), binding, end.live);
       if (next === undefined) return;
       tables = new IndexTables(this.root, this.spec.file, next);
     } else {
@@ -160,11 +160,6 @@ export class StoreIndex<S> extends IndexQueries<S> {
     if (this.log !== undefined) all.append(this.log.entries);
     all.append(add);
     return all;
-  }
-
-  /** The log's entries and `add` as a new frozen run (a new index file, with no log). */
-  private freeze(add: EntryList, binding: JournalBinding, live: number): Manifest | undefined {
-    return freeze(this.root, this.spec, this.tables.manifest, this.logWith(add), binding, live);
   }
 
   /**
@@ -213,7 +208,7 @@ export class StoreIndex<S> extends IndexQueries<S> {
     const end = this.position();
     const binding = bindingAt(end, mtimeOf(this.journalFd));
     const add = this.catchUp(this.spec.initial(), binding.size);
-    if (add !== undefined) this.freeze(add, binding, this.live);
+    if (add !== undefined) freeze(this.root, this.spec, this.tables.manifest, this.logWith(add), binding, this.live);
   }
 
   /** Removes the index files: the next command rebuilds them. */
