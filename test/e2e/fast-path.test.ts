@@ -253,17 +253,18 @@ describe('the fast path', () => {
         'a page of the index base flipped',
         (d) => {
           for (const f of cacheFiles(d, 'sessions.jsonl.idx.'))
-            for (let at = 4096 + 64; at < fs.statSync(join(d, 'cache', f)).size; at += 4096) flip(join(d, 'cache', f), at);
+            for (let at = 64; at < fs.statSync(join(d, 'cache', f)).size; at += 4096) flip(join(d, 'cache', f), at);
         },
         // A replay needs no page of the index, only that it covers the journal.
         ['list'],
       ],
       ['the index manifest flipped', (d) => flip(join(d, 'cache/sessions.jsonl.idx'), 40), []],
-      // The log's blocks run on one checksum: a block that does not verify ends the log, and the journal past it is
+      // The log's blocks (after the manifest's, in the index file) run on one checksum: a block that does not verify
+      // ends the log, and the journal past it is
       // read; the index no longer covers the journal, which a replaying reader writes again. A get reads its own
       // lines past it; a query (no such session: who has it; a limited list) trusts the prefix unread, which only
       // the full program may do (a writer writing the rest: DataDir's trustedRead).
-      ['the last index log block flipped', (d) => flip(join(d, 'cache/sessions.jsonl.idx-log'), -8), ['get', 'json']],
+      ['the last index log block flipped', (d) => flip(join(d, 'cache/sessions.jsonl.idx'), -8), ['get', 'json']],
       [
         'the line of s1 changed',
         (d) => {

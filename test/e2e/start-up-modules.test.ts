@@ -38,7 +38,7 @@ describe('a session get’s start', () => {
       expect((await crux(dir, ['session', 'put', `s${i % 5}`, JSON.stringify({ step: i, note: 'x'.repeat(40) })], { env: { CRUX_AGENT: 'a' } })).exitCode).toBe(
         0,
       );
-      logSizes.push(fs.statSync(join(dir, 'cache', 'sessions.jsonl.idx-log'), { throwIfNoEntry: false })?.size ?? 0);
+      logSizes.push(fs.statSync(join(dir, 'cache', 'sessions.jsonl.idx'), { throwIfNoEntry: false })?.size ?? 0);
       const get = await crux(dir, ['session', 'get', 's1'], { env });
       expect(get.exitCode, get.stderr).toBe(0);
       const loaded = fs.readFileSync(modules, 'utf8').split('\n');

@@ -152,7 +152,7 @@ describe.skipIf(nobodySkip !== undefined)(titled('a cache/ crux cannot use', nob
 
   it('a FIFO, a directory or a symlink in place of each derived file: no command blocks, every answer a replay’s', async () => {
     const cases = [
-      ...['sessions.jsonl.idx', 'sessions.jsonl.idx-log', 'cases.jsonl.idx', 'cases.jsonl.state'].map((name) => [name, 'fifo'] as const),
+      ...['sessions.jsonl.idx', 'cases.jsonl.idx', 'cases.jsonl.state'].map((name) => [name, 'fifo'] as const),
       ['sessions.jsonl.idx', 'directory'] as const,
       ['cases.jsonl.state', 'symlink'] as const,
     ];

@@ -1,5 +1,6 @@
 // The index base in levels: lookups over its partitions and frozen runs, and how it grows in bounded steps.
-// A write adds to the log (delta-log.ts); a full log is frozen into a sorted run of its own (cost: the log);
+// A write adds a block to the index file's log (block-log.ts); a full log is frozen into a sorted run of its own
+// (cost: the log);
 // then each write merges the oldest frozen run into at most MERGE_BUDGET entries' worth of partitions
 // (splitting any that grew past PART_ENTRIES), so no single write rewrites the whole base, whatever its size.
 //
@@ -12,9 +13,12 @@ import { fs } from '../../shared/fs';
 import type { StoreSpec } from '../codec/store-spec';
 import type { JournalBinding } from './cache-file';
 import { compareAt, entityOf, ENTRY_WORDS, EntryList, keepLatest, KEY_SPACE, latestSecondaries, secondaryEntries } from './entries';
-import { dropIndexFiles, dropRun, openRun, strayRuns, writeManifest, writeRun, type FrozenRef, type Manifest, type RunRef } from './index-base';
+import { dropIndexFiles, dropRun, oldLogName, openRun, PartWriter, strayRuns, writeManifest, writeRun } from './index-base';
+import type { FrozenRef, Manifest, RunRef } from './index-base';
+import { SpillFailed } from './spill';
+import type { BlockMeta } from './block-log';
 import { DerivedDamage, type SortedTable } from './sorted-table';
-import { newNonce } from './cache-file';
+import { dropCacheFile } from './cache-file';
 import { testHook } from '../../shared/test-hooks';
 import { combineTally } from './tally';
 
@@ -141,56 +145,50 @@ export class IndexTables {
   }
 }
 
-/** Splits sorted entries into runs of about PART_ENTRIES; undefined when one could not be written. */
+/** Splits sorted entries into runs of about PART_ENTRIES, even in size; undefined when one could not be written. */
 function writeParts(root: string, file: string, entries: Uint32Array): RunRef[] | undefined {
   // Summed first: a split never parts two counts of one hour and series.
   const sorted = combineTally(entries);
   const count = sorted.length / ENTRY_WORDS;
-  const per = partEntries();
-  const n = Math.max(1, Math.ceil(count / per));
-  const parts: RunRef[] = [];
-  for (let k = 0; k < n; k++) {
-    const from = Math.floor((k * count) / n);
-    const to = Math.floor(((k + 1) * count) / n);
-    const run = writeRun(root, file, sorted.subarray(from * ENTRY_WORDS, to * ENTRY_WORDS));
-    if (run === undefined) return undefined;
-    parts.push(run);
+  const out = new PartWriter(root, file, Math.ceil(count / Math.max(1, Math.ceil(count / partEntries()))) || 1);
+  try {
+    for (let i = 0; i < count; i++) out.push(sorted, i);
+    return out.finish();
+  } catch (error) {
+    if (error instanceof SpillFailed) return undefined;
+    throw error;
   }
-  return parts;
 }
 
-/** A whole new base from sorted entries (a replay's): partitions only, a new generation. False when not written. */
+/** A whole new base from sorted entries (a replay's): partitions only. False when not written. */
 function writeWholeBase(root: string, spec: StoreSpec<any>, sorted: Uint32Array, binding: JournalBinding, live: number): boolean {
   const parts = writeParts(root, spec.file, sorted);
   return parts !== undefined && installBase(root, spec, parts, binding, live);
 }
 
-/** Names `parts` (written in sort order) as a whole new base, a new generation. False when not written. */
+/** Names `parts` (written in sort order) as a whole new base, with no log. False when not written. */
 export function installBase(root: string, spec: StoreSpec<any>, parts: RunRef[], binding: JournalBinding, live: number): boolean {
-  const manifest: Manifest = { nonce: newNonce(), binding, live, parts, frozen: [], retired: [] };
+  const manifest: Manifest = { binding, live, parts, frozen: [], retired: [] };
   if (!writeManifest(root, spec, manifest)) return false;
   sweep(root, spec.file, manifest);
   return true;
 }
 
-/**
- * Freezes `extra` (the log's entries and a write's) into a new frozen run: a new generation whose binding is
- * `binding` (the old log no longer applies). Returns the new manifest, or undefined when it was not written.
- */
+/** Freezes `extra` (the log's and a write's entries) into a new frozen run: a new index file, with no log. */
 export function freeze(root: string, spec: StoreSpec<any>, m: Manifest, extra: EntryList, binding: JournalBinding, live: number): Manifest | undefined {
   const run = writeRun(root, spec.file, extra.sorted());
   if (run === undefined) return undefined;
-  const next: Manifest = { ...m, nonce: newNonce(), binding, live, frozen: [...m.frozen, { ...run, cursor: 0 }] };
+  const next: Manifest = { ...m, binding, live, frozen: [...m.frozen, { ...run, cursor: 0 }] };
   if (!writeManifest(root, spec, next)) return undefined;
   sweep(root, spec.file, next);
   return next;
 }
 
 /**
- * Merges the oldest frozen run into the next partitions, at most MERGE_BUDGET entries of them (one partition
- * at least). Writes the new manifest (same generation: the log still applies). False after damage.
+ * Merges the oldest frozen run into the next partitions, at most MERGE_BUDGET entries of them (one partition at
+ * least). Writes the index file anew: the new manifest, then `log` (the log's entries and last meta). False after damage.
  */
-export function mergeStep(tables: IndexTables, root: string, spec: StoreSpec<any>): boolean {
+export function mergeStep(tables: IndexTables, root: string, spec: StoreSpec<any>, log?: { entries: Uint32Array; meta: BlockMeta }): boolean {
   const m = tables.manifest;
   const run = m.frozen[0];
   if (run === undefined) return true;
@@ -265,7 +263,7 @@ export function mergeStep(tables: IndexTables, root: string, spec: StoreSpec<any
   if (done) retired.push(run.id);
   const frozen: FrozenRef[] = done ? m.frozen.slice(1) : [{ ...run, cursor }, ...m.frozen.slice(1)];
   const next: Manifest = { ...m, parts, frozen, retired };
-  if (!writeManifest(root, spec, next)) return true;
+  if (!writeManifest(root, spec, next, log)) return true;
   // What the step before retired is no longer named by any manifest a reader can have just opened.
   for (const id of m.retired) dropRun(root, spec.file, id);
   return true;
@@ -290,8 +288,9 @@ export function buildIndex<S>(
   if (!writeWholeBase(root, spec, all.sorted(), binding, live)) dropIndexFiles(root, spec.file);
 }
 
-/** Removes run files no manifest names (a crash between a run and its manifest, a lost race) once they are old. */
+/** Removes run files no manifest names (a crash between a run and its manifest, a lost race) once old; v6's log file. */
 function sweep(root: string, file: string, m: Manifest): void {
+  dropCacheFile(root, oldLogName(file));
   const known = new Set([...m.parts, ...m.frozen].map((r) => r.id).concat(m.retired));
   for (const id of strayRuns(root, file, known, 60_000)) dropRun(root, file, id);
 }

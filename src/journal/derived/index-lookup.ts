@@ -8,7 +8,7 @@ import { isDamaged, scanJournal, type LinePosition, type TornTail } from '../cod
 import type { Position } from '../codec/loaded';
 import type { StoreSpec } from '../codec/store-spec';
 import { readVerified, type JournalBinding } from './cache-file';
-import type { OpenLog } from './delta-log';
+import type { OpenLog } from './block-log';
 import { ENTRY_WORDS, EntryList, FLAG_RESET, joinOffset, KEY_SPACE, keyEntry, secondaryEntries, sortKey, tallyEntry } from './entries';
 import { type IndexTables, readsWhole } from './index-levels';
 

@@ -1,4 +1,4 @@
-// Over 300 lines: the streamed rebuild with its candidates and its partition writer, which nothing else uses.
+// Over 300 lines: the streamed rebuild with its candidates, which nothing else uses.
 // Rebuilding a store's index from its journal in bounded memory (the first read after cache/ was lost): one
 // verifying scan, then one merge — instead of a replay that holds the whole state and every entry at once.
 //
@@ -24,8 +24,7 @@ import type { JournalRecord } from '../codec/record';
 import { isDamaged, type LinePosition, type ScanPart, type ScanResult } from '../codec/scan';
 import type { StoreSpec } from '../codec/store-spec';
 import { ENTRY_WORDS, EntryList, FLAG_RESET, hash56, joinOffset, KEY_SPACE, keyCheck, sortKey, splitOffset, valueKey } from './entries';
-import { dropRun, type RunRef, writeRun } from './index-base';
-import { PAGE_BYTES, PAGE_ENTRIES } from './sorted-table';
+import { dropRun, PartWriter } from './index-base';
 import { installBase, partEntries } from './index-levels';
 import { bindingAt } from './cache-file';
 import { SpillFailed, SpillSort, type Merged } from './spill';
@@ -308,47 +307,5 @@ class Candidates {
 
   close(): void {
     this.entries.close();
-  }
-}
-
-/** The new base's partitions (runs in index-base.ts's format) from entries given in sort order, each encoded in one page buffer kept from partition to partition. */
-class PartWriter {
-  private part: EntryList;
-  /** The pages of a partition, reused from one to the next. */
-  private pages: Buffer | undefined;
-  readonly parts: RunRef[] = [];
-
-  constructor(
-    private readonly root: string,
-    private readonly file: string,
-    private readonly per: number,
-  ) {
-    this.part = new EntryList(per);
-  }
-
-  /** Entry `i` of `words`, with word 7 set to `w7`. */
-  push(words: Uint32Array, i: number, w7: number): void {
-    if (this.part.count >= this.per) this.write();
-    const x = i * ENTRY_WORDS;
-    this.part.push(words[x]!, words[x + 1]!, words[x + 2]!, words[x + 3]!, words[x + 4]!, words[x + 5]!, words[x + 6]!, w7);
-  }
-
-  pushWords(w0: number, w1: number, w2: number, w3: number, w4: number, w5: number, w6: number, w7: number): void {
-    if (this.part.count >= this.per) this.write();
-    this.part.push(w0, w1, w2, w3, w4, w5, w6, w7);
-  }
-
-  /** The partitions (one empty one for no entries at all). */
-  finish(): RunRef[] {
-    if (this.part.count > 0 || this.parts.length === 0) this.write();
-    return this.parts;
-  }
-
-  private write(): void {
-    this.pages ??= Buffer.allocUnsafeSlow(Math.ceil(this.per / PAGE_ENTRIES) * PAGE_BYTES);
-    const run = writeRun(this.root, this.file, this.part.view(), this.pages);
-    if (run === undefined) throw new SpillFailed(`${this.file}: an index partition could not be written`);
-    this.parts.push(run);
-    this.part.count = 0;
   }
 }

@@ -2,16 +2,15 @@
 // lookup reads and verifies only the pages on its path (a binary search over pages: ~14 reads at 1M entries)
 // and a damaged page is found by the read that would have used it.
 //
-// File: the 512-byte header (cache-file.ts), padding to 4096, then the pages. A page holds up to 127 entries
-// (4064 bytes), then zeros, the entry count (u32 at 4088) and the CRC-32 of bytes 0–4091 seeded with the
-// file's nonce and the page number (u32 at 4092).
+// File: the pages, nothing else (an index run's, index-base.ts, or a spilled run's, spill.ts: whoever names the
+// table knows its nonce and its entries). A page holds up to 127 entries (4064 bytes), then zeros, the entry count
+// (u32 at 4088) and the CRC-32 of bytes 0–4091 seeded with the table's nonce and the page number (u32 at 4092).
 import { fs } from '../../shared/fs';
 import { crc32, seedOf } from './checksum';
 import { compareKey, ENTRY_BYTES, ENTRY_WORDS } from './entries';
 
 export const PAGE_BYTES = 4096;
 export const PAGE_ENTRIES = 127;
-export const PAGES_START = 4096;
 const COUNT_AT = 4088;
 const CRC_AT = 4092;
 /** Pages a long range reads at once (256 KiB). */
@@ -56,7 +55,7 @@ export class SortedTable {
     readonly pages: number,
     readonly entries: number,
     /** Where the pages start in the file (a spilled run's, in its sort's scratch file: spill.ts). */
-    private readonly start = PAGES_START,
+    private readonly start = 0,
   ) {}
 
   /** Page p's entries; throws DerivedDamage when it does not verify. */

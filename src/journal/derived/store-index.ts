@@ -1,6 +1,7 @@
 // The index of one store's journal: which lines concern each entity (the key lines), and which entities
 // have each value of the store's named secondary keys — a base of sorted runs of checksummed pages named by a
-// manifest (index-base.ts, index-levels.ts) and a log of checksummed blocks that writers append (delta-log.ts).
+// manifest (index-base.ts, index-levels.ts), and a log of checksummed blocks that writers append after it, in the
+// same file (block-log.ts).
 //
 // Trusted only as far as it verifies: the base's header and every page read, each log block, and the
 // binding of the last verified block (or of the base) to the journal — the record at the head it names must
@@ -16,10 +17,10 @@ import type { JournalRecord } from '../codec/record';
 import type { LinePosition } from '../codec/scan';
 import type { Position } from '../codec/loaded';
 import type { StoreSpec } from '../codec/store-spec';
-import { bindingAt, bindingHolds, dropCacheFile, mtimeOf, newNonce, writeCacheFile, type JournalBinding } from './cache-file';
-import { appendBlock, chainStart, encodeLogHeader, LOG_VERSION, readLog, type OpenLog } from './delta-log';
+import { bindingAt, bindingHolds, mtimeOf, type JournalBinding } from './cache-file';
+import { appendBlock, type OpenLog } from './block-log';
 import { EntryList, keyEntry, secondaryEntries, tallyEntry } from './entries';
-import { dropIndexFiles, logName, openManifest, type Manifest } from './index-base';
+import { dropIndexFiles, indexName, openIndexFile, type Manifest } from './index-base';
 import { freeze, IndexTables, mergeStep, readsWhole } from './index-levels';
 import { sumTally } from './tally';
 import { IndexQueries } from './index-queries';
@@ -45,7 +46,6 @@ const logMaxEntries = (manifest: Manifest) => {
   const base = manifest.parts.reduce((sum, part) => sum + part.entries, 0);
   return Math.min(LOG_MAX_ENTRIES, Math.max(LOG_MIN_ENTRIES, Math.floor(base / 8)));
 };
-const LOG_MAX_BYTES = 16 * 1024 * 1024;
 /** A reader that finds this much journal past what the index covers writes a new base (temp + rename). */
 const READER_REBUILD_GAP_BYTES = 256 * 1024;
 
@@ -79,15 +79,17 @@ export class StoreIndex<S> extends IndexQueries<S> {
     } catch {
       return undefined;
     }
-    const manifest = openManifest(root, spec);
-    if (manifest === undefined) return undefined;
-    let log = readLog(root, logName(spec.file), LOG_VERSION, LOG_MAX_BYTES);
-    if (log !== undefined && (log.header.base !== manifest.nonce || log.last === undefined)) log = undefined;
-    let covered = log?.last?.binding ?? manifest.binding;
-    let live = log?.last?.live ?? manifest.live;
+    const opened = openIndexFile(root, spec);
+    if (opened === undefined) return undefined;
+    const { manifest } = opened;
+    let log: OpenLog | undefined = opened.log;
+    let covered = log.last!.binding;
+    let live = log.last!.live;
     if (!bindingHolds(journalFd, size, covered, { prefix: true })) {
-      if (log === undefined || !bindingHolds(journalFd, size, manifest.binding, { prefix: true })) return undefined;
-      log = undefined;
+      // The log no longer applies (the journal is not the one it was written for), the manifest may: the log is left
+      // out, and the next write appends after the manifest.
+      if (log.blocks === 1 || !bindingHolds(journalFd, size, manifest.binding, { prefix: true })) return undefined;
+      log = { ...log, entries: new EntryList(1), last: manifest, end: log.firstEnd, chain: log.firstChain, blocks: 1 };
       covered = manifest.binding;
       live = manifest.live;
     }
@@ -120,51 +122,44 @@ export class StoreIndex<S> extends IndexQueries<S> {
     if (add === undefined) return;
     const logCount = this.log?.entries.count ?? 0;
     let tables = this.tables;
+    let log: { entries: Uint32Array; meta: { binding: JournalBinding; live: number } } | undefined;
     if (logCount + add.count > logMaxEntries(this.tables.manifest)) {
-      const next = this.freeze(add, binding, end.live);
+      const next = freeze(this.root, this.spec, this.tables.manifest, this.logWith(add), binding, end.live);
       if (next === undefined) return;
       tables = new IndexTables(this.root, this.spec.file, next);
-    } else this.appendToLog(add, binding, end.live);
+    } else {
+      this.appendToLog(add, binding, end.live);
+      // A merge step writes the index file anew: the log goes on after its new manifest.
+      if (tables.manifest.frozen.length > 0) log = { entries: this.logWith(add).view(), meta: { binding, live: end.live } };
+    }
     // Bounded work per write: the oldest frozen run merges into a few more partitions.
     try {
-      if (!mergeStep(tables, this.root, this.spec)) this.drop();
+      if (!mergeStep(tables, this.root, this.spec, log)) this.drop();
     } finally {
       if (tables !== this.tables) tables.close();
     }
   }
 
+  /**
+   * Appends `add` as one block after the log's verified blocks. A block not written whole (a full disk, a crash) does
+   * not verify, and the index covers less; a file replaced since it was read (a reader's freeze) is left alone.
+   */
   private appendToLog(add: EntryList, binding: JournalBinding, live: number): void {
+    const log = this.log;
+    if (log === undefined) return;
     try {
-      const log = this.log;
-      let at = log?.end;
-      let nonce = log?.header.nonce;
-      let chain = log?.chain;
-      if (log === undefined || at === undefined || nonce === undefined || chain === undefined) {
-        nonce = newNonce();
-        if (
-          !writeCacheFile(this.root, logName(this.spec.file), [
-            encodeLogHeader({ kind: 'crux-index-log', v: LOG_VERSION, nonce, base: this.tables.manifest.nonce }),
-          ])
-        ) {
-          throw new Error('log not written');
-        }
-        at = 512;
-        chain = chainStart(nonce);
-      }
-      appendBlock(this.root, logName(this.spec.file), nonce, chain, at, add.view(), { binding, live });
+      appendBlock(this.root, indexName(this.spec.file), log, add.view(), { binding, live });
     } catch {
-      dropCacheFile(this.root, logName(this.spec.file));
+      // Covered: what the index lacks is read from the journal, and the next write appends it.
     }
   }
 
-  /** The log's entries and `add` as a new frozen run (a new generation: the log is removed). */
-  private freeze(add: EntryList, binding: JournalBinding, live: number): Manifest | undefined {
-    const extra = new EntryList(add.count + (this.log?.entries.count ?? 0));
-    if (this.log !== undefined) extra.append(this.log.entries);
-    extra.append(add);
-    const next = freeze(this.root, this.spec, this.tables.manifest, extra, binding, live);
-    if (next !== undefined) dropCacheFile(this.root, logName(this.spec.file));
-    return next;
+  /** The log's entries, then `add`. */
+  private logWith(add: EntryList): EntryList {
+    const all = new EntryList(add.count + (this.log?.entries.count ?? 0));
+    if (this.log !== undefined) all.append(this.log.entries);
+    all.append(add);
+    return all;
   }
 
   /**
@@ -213,7 +208,7 @@ export class StoreIndex<S> extends IndexQueries<S> {
     const end = this.position();
     const binding = bindingAt(end, mtimeOf(this.journalFd));
     const add = this.catchUp(this.spec.initial(), binding.size);
-    if (add !== undefined) this.freeze(add, binding, this.live);
+    if (add !== undefined) freeze(this.root, this.spec, this.tables.manifest, this.logWith(add), binding, this.live);
   }
 
   /** Removes the index files: the next command rebuilds them. */

@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { DataDir } from '../../../src/journal/dir/data-dir';
-import { cachePath, decodeHeader, encodeHeader, HEADER_BYTES } from '../../../src/journal/derived/cache-file';
-import { chainStart, encodeBlock, parseLog, encodeLogHeader, LOG_VERSION } from '../../../src/journal/derived/delta-log';
+import { cachePath, decodeHeader, encodeHeader, HEADER_BYTES, writeCacheFile } from '../../../src/journal/derived/cache-file';
+import { appendBlock, chainStart, encodeBlock, encodeLog, parseLog, readLog } from '../../../src/journal/derived/block-log';
 import { ENTRY_WORDS, EntryList, sortKey, textKey, textRange } from '../../../src/journal/derived/entries';
-import { DerivedDamage, encodePages, PAGE_BYTES, PAGES_START, SortedTable } from '../../../src/journal/derived/sorted-table';
-import { indexName, logName, openManifest, openRun } from '../../../src/journal/derived/index-base';
+import { DerivedDamage, encodePages, PAGE_BYTES, SortedTable } from '../../../src/journal/derived/sorted-table';
+import { indexName, openIndexFile, openManifest, openRun } from '../../../src/journal/derived/index-base';
 import type { StoreSpec } from '../../../src/journal/codec/store-spec';
 import { FULL, propertyRuns, tempDir } from '../../helpers/cli';
 import { VOCAB } from './fixtures';
@@ -43,7 +43,7 @@ function sortedEntries(n: number): Uint32Array {
 function openTable(words: Uint32Array, nonce = 7): { table: SortedTable; path: string; bytes: Buffer } {
   const path = join(tempDir(), 't.idx');
   const pages = encodePages(words, nonce);
-  const bytes = Buffer.concat([Buffer.alloc(PAGES_START), pages]);
+  const bytes = pages;
   fs.writeFileSync(path, bytes);
   const fd = fs.openSync(path, 'r');
   return { table: new SortedTable(fd, nonce, pages.length / PAGE_BYTES, words.length / ENTRY_WORDS), path, bytes };
@@ -177,7 +177,7 @@ describe('sorted table', () => {
       const copy = Buffer.from(bytes);
       mutate(copy);
       fs.writeFileSync(path, copy);
-      const table = new SortedTable(fs.openSync(path, 'r'), nonce, (bytes.length - PAGES_START) / PAGE_BYTES, 2000);
+      const table = new SortedTable(fs.openSync(path, 'r'), nonce, bytes.length / PAGE_BYTES, 2000);
       return () => table.eachPage(() => {});
     };
     // A page read ahead by a long range is verified as it is used.
@@ -185,35 +185,36 @@ describe('sorted table', () => {
       const copy = Buffer.from(bytes);
       mutate(copy);
       fs.writeFileSync(path, copy);
-      const table = new SortedTable(fs.openSync(path, 'r'), 7, (bytes.length - PAGES_START) / PAGE_BYTES, 2000);
+      const table = new SortedTable(fs.openSync(path, 'r'), 7, bytes.length / PAGE_BYTES, 2000);
       return () => table.spans(0, 0, 0xffffffff, 0xffffffff, () => {});
     };
     expect(spanned(() => {})).not.toThrow();
-    expect(spanned((b) => (b[PAGES_START + 9 * PAGE_BYTES + 100]! ^= 1))).toThrow(DerivedDamage);
-    expect(spanned((b) => b.fill(0, PAGES_START + 12 * PAGE_BYTES, PAGES_START + 13 * PAGE_BYTES))).toThrow(DerivedDamage);
+    expect(spanned((b) => (b[9 * PAGE_BYTES + 100]! ^= 1))).toThrow(DerivedDamage);
+    expect(spanned((b) => b.fill(0, 12 * PAGE_BYTES, 13 * PAGE_BYTES))).toThrow(DerivedDamage);
     expect(damaged(() => {})).not.toThrow();
-    expect(damaged((b) => (b[PAGES_START + 3 * PAGE_BYTES + 100]! ^= 1))).toThrow(DerivedDamage);
-    expect(damaged((b) => b.fill(0, PAGES_START + PAGE_BYTES, PAGES_START + 2 * PAGE_BYTES))).toThrow(DerivedDamage);
+    expect(damaged((b) => (b[3 * PAGE_BYTES + 100]! ^= 1))).toThrow(DerivedDamage);
+    expect(damaged((b) => b.fill(0, PAGE_BYTES, 2 * PAGE_BYTES))).toThrow(DerivedDamage);
     expect(damaged(() => {}, 8)).toThrow(DerivedDamage);
     // Two pages swapped: each is checked with its own number.
     expect(
       damaged((b) => {
-        const first = Buffer.from(b.subarray(PAGES_START, PAGES_START + PAGE_BYTES));
-        b.copy(b, PAGES_START, PAGES_START + PAGE_BYTES, PAGES_START + 2 * PAGE_BYTES);
-        first.copy(b, PAGES_START + PAGE_BYTES);
+        const first = Buffer.from(b.subarray(0, PAGE_BYTES));
+        b.copy(b, 0, PAGE_BYTES, 2 * PAGE_BYTES);
+        first.copy(b, PAGE_BYTES);
       }),
     ).toThrow(DerivedDamage);
   });
 });
 
-describe('delta log', () => {
+describe('block log', () => {
+  const V3 = (h: { v: number }) => h.v === 3;
   const binding = (size: number) => ({ size, lines: size, seq: size, h: 'h', head_offset: 0, head_length: 0, mtime_ns: '1' });
   /** A log of `blocks` blocks, each continuing the chain the log read so far says it ends at (as a writer does). */
   function logBytes(blocks: number, nonce = 5): Buffer {
-    let whole = encodeLogHeader({ kind: 'crux-index-log', v: 3, nonce, base: 9 });
+    let whole = encodeHeader({ kind: 'crux-index-log', v: 3, nonce });
     for (let b = 0; b < blocks; b++) {
       const entries = new Uint32Array(ENTRY_WORDS * (b + 1)).fill(b + 1);
-      const read = parseLog(whole, 3)!;
+      const read = parseLog(whole, V3)!;
       whole = Buffer.concat([whole, encodeBlock(nonce, read.end, read.chain, entries, { binding: binding(b + 1), live: b })]);
     }
     return whole;
@@ -227,14 +228,14 @@ describe('delta log', () => {
 
   it('reads every verified block and stops at the first that is torn or damaged', () => {
     const whole = logBytes(3);
-    const log = parseLog(whole, 3)!;
+    const log = parseLog(whole, V3)!;
     expect(log.blocks).toBe(3);
     expect(log.entries.count).toBe(6);
     expect([...log.entries.words.subarray(0, ENTRY_WORDS * 6)]).toEqual([1, 2, 2, 3, 3, 3].flatMap((v) => Array(ENTRY_WORDS).fill(v)));
     expect(log.last?.binding.size).toBe(3);
     expect(log.end).toBe(whole.length);
     // A short write of the last block (a full disk): the first two stand.
-    const torn = parseLog(whole.subarray(0, whole.length - 5), 3)!;
+    const torn = parseLog(whole.subarray(0, whole.length - 5), V3)!;
     expect(torn.blocks).toBe(2);
     expect(torn.last?.binding.size).toBe(2);
     expect(torn.end).toBe(blockAt(whole, 2));
@@ -242,31 +243,48 @@ describe('delta log', () => {
     for (const offset of [4, 20, blockAt(whole, 2) - blockAt(whole, 1) - 2]) {
       const flipped = Buffer.from(whole);
       flipped[blockAt(whole, 1) + offset]! ^= 4;
-      expect(parseLog(flipped, 3)!.blocks, `offset ${offset}`).toBe(1);
+      expect(parseLog(flipped, V3)!.blocks, `offset ${offset}`).toBe(1);
     }
     // In the last block's checksum itself: the two before it stand.
     const lastSum = Buffer.from(whole);
     lastSum[whole.length - 1]! ^= 1;
-    expect(parseLog(lastSum, 3)!.blocks).toBe(2);
+    expect(parseLog(lastSum, V3)!.blocks).toBe(2);
     // Zeros where blocks were (a page never written back before a power cut).
     const zeroed = Buffer.from(whole);
     zeroed.fill(0, HEADER_BYTES);
-    expect(parseLog(zeroed, 3)!.blocks).toBe(0);
-    expect(parseLog(whole, 2)).toBeUndefined();
+    expect(parseLog(zeroed, V3)!.blocks).toBe(0);
+    expect(parseLog(whole, (h) => h.v === 2)).toBeUndefined();
   });
 
   it('continues the chain where the verified blocks end, after a torn tail as after a whole log', () => {
     const whole = logBytes(2);
     const torn = whole.subarray(0, whole.length - 7);
-    const read = parseLog(torn, 3)!;
+    const read = parseLog(torn, V3)!;
     expect(read.blocks).toBe(1);
     // A writer cuts the torn bytes off and appends there, continuing the chain the reader found.
     const next = encodeBlock(5, read.end, read.chain, new Uint32Array(ENTRY_WORDS).fill(9), { binding: binding(9), live: 9 });
     const appended = Buffer.concat([torn.subarray(0, read.end), next]);
-    const again = parseLog(appended, 3)!;
+    const again = parseLog(appended, V3)!;
     expect({ blocks: again.blocks, size: again.last?.binding.size, end: again.end }).toEqual({ blocks: 2, size: 9, end: appended.length });
     // An empty log's chain is where a first block starts it.
-    expect(parseLog(logBytes(0), 3)!.chain).toBe(chainStart(5));
+    expect(parseLog(logBytes(0), V3)!.chain).toBe(chainStart(5));
+  });
+
+  it('is appended to only while it is the file that was read: one that replaced it (a reader’s freeze) is left alone', () => {
+    const root = join(tempDir(), 'data');
+    const one = (nonce: number, size: number) =>
+      encodeLog({ nonce }, [{ entries: new Uint32Array(ENTRY_WORDS).fill(nonce), meta: { binding: binding(size), live: 0 } }]);
+    expect(writeCacheFile(root, 'x.idx', one(5, 1))).toBe(true);
+    const read = readLog(root, 'x.idx', () => true, 1 << 20)!;
+    expect({ blocks: read.blocks, size: read.last?.binding.size }).toEqual({ blocks: 1, size: 1 });
+    const block = new Uint32Array(ENTRY_WORDS).fill(2);
+    appendBlock(root, 'x.idx', read, block, { binding: binding(2), live: 0 });
+    expect(readLog(root, 'x.idx', () => true, 1 << 20)!.last?.binding.size).toBe(2);
+    // Replaced (temp + rename) since it was read: the append throws, and the new file is as it was written.
+    expect(writeCacheFile(root, 'x.idx', one(6, 7))).toBe(true);
+    const replaced = fs.readFileSync(cachePath(root, 'x.idx'));
+    expect(() => appendBlock(root, 'x.idx', read, block, { binding: binding(3), live: 0 })).toThrow(/replaced/);
+    expect(fs.readFileSync(cachePath(root, 'x.idx')).equals(replaced)).toBe(true);
   });
 
   it('trusts no block moved, dropped, or copied from another log', () => {
@@ -274,20 +292,20 @@ describe('delta log', () => {
     const [b0, b1, b2] = [blockAt(whole, 0), blockAt(whole, 1), blockAt(whole, 2)];
     const head = whole.subarray(0, HEADER_BYTES);
     // The second block dropped: the third no longer continues the chain.
-    expect(parseLog(Buffer.concat([head, whole.subarray(b0, b1), whole.subarray(b2)]), 3)!.blocks).toBe(1);
+    expect(parseLog(Buffer.concat([head, whole.subarray(b0, b1), whole.subarray(b2)]), V3)!.blocks).toBe(1);
     // The first two swapped.
-    expect(parseLog(Buffer.concat([head, whole.subarray(b1, b2), whole.subarray(b0, b1), whole.subarray(b2)]), 3)!.blocks).toBe(0);
+    expect(parseLog(Buffer.concat([head, whole.subarray(b1, b2), whole.subarray(b0, b1), whole.subarray(b2)]), V3)!.blocks).toBe(0);
     // Blocks of a log with another nonce under this header.
     const other = logBytes(3, 6);
-    expect(parseLog(Buffer.concat([head, other.subarray(HEADER_BYTES)]), 3)!.blocks).toBe(0);
+    expect(parseLog(Buffer.concat([head, other.subarray(HEADER_BYTES)]), V3)!.blocks).toBe(0);
     // Only the middle block from the other log, where this log's lies (its frame, offset and all, is the same).
-    expect(parseLog(Buffer.concat([whole.subarray(0, b1), other.subarray(b1, b2), whole.subarray(b2)]), 3)!.blocks).toBe(1);
+    expect(parseLog(Buffer.concat([whole.subarray(0, b1), other.subarray(b1, b2), whole.subarray(b2)]), V3)!.blocks).toBe(1);
     // The second block dropped and the third's offset rewritten to match: its checksum still names what it followed.
     const shifted = Buffer.from(whole.subarray(b2));
     shifted.writeUInt32LE(b1, 4);
-    expect(parseLog(Buffer.concat([whole.subarray(0, b1), shifted]), 3)!.blocks).toBe(1);
+    expect(parseLog(Buffer.concat([whole.subarray(0, b1), shifted]), V3)!.blocks).toBe(1);
     // A header of this log in front of a copy of its own first block twice.
-    expect(parseLog(Buffer.concat([head, whole.subarray(b0, b1), whole.subarray(b0, b1)]), 3)!.blocks).toBe(1);
+    expect(parseLog(Buffer.concat([head, whole.subarray(b0, b1), whole.subarray(b0, b1)]), V3)!.blocks).toBe(1);
   });
 });
 
@@ -426,7 +444,8 @@ describe('a store index through DataDir', () => {
   it('answers by key and by secondary key exactly as a replay does, reading only candidates', async () => {
     const { dir } = await seeded();
     expect(fs.existsSync(cachePath(dir.root, indexName(GROUPED.file)))).toBe(true);
-    expect(fs.existsSync(cachePath(dir.root, logName(GROUPED.file)))).toBe(true);
+    // The manifest, then the log's blocks, in one file.
+    expect(openIndexFile(dir.root, GROUPED)!.log.blocks).toBeGreaterThan(1);
     await expectReplayAnswers(dir);
     const moved = await dir.readIndexed(GROUPED, { index: 'group', equals: 'moved' });
     expect(moved.size).toBe(20);
@@ -436,7 +455,7 @@ describe('a store index through DataDir', () => {
     const { dir } = await seeded();
     const runs = fs.readdirSync(join(dir.root, 'cache')).filter((n) => n.startsWith(`${indexName(GROUPED.file)}.`));
     expect(runs.length).toBeGreaterThan(0);
-    const files = [indexName(GROUPED.file), logName(GROUPED.file), ...runs].map((n) => cachePath(dir.root, n));
+    const files = [indexName(GROUPED.file), ...runs].map((n) => cachePath(dir.root, n));
     const originals = files.map((f) => fs.readFileSync(f));
     // Back to the files as they were (a reader that bypassed a damaged one wrote a whole new index meanwhile).
     const restore = () => {
@@ -489,10 +508,9 @@ describe('a store index through DataDir', () => {
 
   it('covers a journal whose last writes never reached the log (a full disk, a crash): the tail is read from the journal', async () => {
     const { dir } = await seeded();
-    const log = cachePath(dir.root, logName(GROUPED.file));
+    const log = cachePath(dir.root, indexName(GROUPED.file));
     // Drop the last two blocks, as if their appends had been lost.
-    const parsed = parseLog(fs.readFileSync(log), LOG_VERSION)!;
-    expect(parsed.blocks).toBeGreaterThan(3);
+    expect(openIndexFile(dir.root, GROUPED)!.log.blocks).toBeGreaterThan(3);
     const bytes = fs.readFileSync(log);
     fs.writeFileSync(log, bytes.subarray(0, bytes.length - 300));
     await expectReplayAnswers(dir);
@@ -672,11 +690,10 @@ describe('the index log over a small base', () => {
   it('is frozen into a run once it holds 192 entries, however many writes come (each reads it all)', async () => {
     const { dir } = dataDir();
     await seedGroup(dir, 20);
-    const log = cachePath(dir.root, logName(GROUPED.file));
     const counts: number[] = [];
     for (let i = 0; i < 100; i++) {
       await moveOne(dir, `k${i % 20}`, 100 + i, i % 2 ? 'b' : 'c');
-      counts.push(fs.existsSync(log) ? parseLog(fs.readFileSync(log), LOG_VERSION)!.entries.count : 0);
+      counts.push(openIndexFile(dir.root, GROUPED)?.log.entries.count ?? 0);
     }
     // 192 entries (~8.5 KiB of a session store's log): a get checksums its log within the bytes it checksums before
     // it loads node:zlib (derived/checksum.ts).

@@ -39,13 +39,12 @@ async function seeded(reporter: Reporter = { warn: () => {} }) {
 
 const loseCache = (dir: DataDir) => fs.rmSync(join(dir.root, 'cache'), { recursive: true, force: true });
 const statePath = (dir: DataDir) => cachePath(dir.root, snapshotName('cases.jsonl'));
-/** The names the derived files of a case journal take in cache/: the index's manifest, log and partitions (no scratch), and the snapshot when there is one. */
+/** The names the derived files of a case journal take in cache/: the index file (manifest and log), its partitions (no scratch), and the snapshot when there is one. */
 const derivedFilesOf = (dir: DataDir) => {
   const manifest = openManifest(dir.root, CASE_STORE);
   const parts = (manifest?.parts ?? []).map((run) => `cases.jsonl.idx.${run.id}`);
   const state = fs.existsSync(statePath(dir)) ? ['cases.jsonl.state'] : [];
-  const log = fs.existsSync(cachePath(dir.root, 'cases.jsonl.idx-log')) ? ['cases.jsonl.idx-log'] : [];
-  return [...(manifest === undefined ? [] : ['cases.jsonl.idx', ...log]), ...parts, ...state].sort();
+  return [...(manifest === undefined ? [] : ['cases.jsonl.idx']), ...parts, ...state].sort();
 };
 /** The snapshot's body: its last body_bytes bytes. */
 const bodyOf = (dir: DataDir) => {

@@ -1,17 +1,19 @@
-// The delta of an index: what writers added since its base, appended as blocks, never rewritten in place.
+// The index file's framing, the index side's one block log (as LevelDB's MANIFEST is a log): blocks appended, never
+// rewritten in place; a freeze or a merge step (index-levels.ts) replaces the file whole, its new manifest first.
 //
-// File: the 512-byte header (naming the base it extends by the base's nonce), then blocks:
+// File: the 512-byte header (cache-file.ts: kind, version, the store's declaration, the nonce), then blocks:
 //   "CXLB" · its own offset u32 · entry count u32 · meta length u32 · meta (JSON, space-padded to a multiple of 4) ·
-//   entries · CRC-32 of every byte from the first block to here, seeded with the log's nonce, stored masked with it.
-// Each block's meta names the journal state after it (its binding) and the live-bytes estimate. The checksums run
-// on from block to block, so a reader verifies the whole log with one pass over its bytes (a log holds hundreds of
-// blocks, and every command that opens the index reads it). The mask keeps them running: a CRC continued over its
-// own value comes to a constant (the residue), which would start every block afresh; masked with a value of this
-// log's, each block's checksum depends on this log's nonce, and its offset, which it carries, on where it lies.
-// So a block moved, dropped or copied from another log does not verify. A block that is short, torn or does not
-// verify ends the log there: a short write on a full disk, a crash before the page cache reached the disk, a
-// flipped bit — the index then covers less of the journal, and the rest is read from the journal itself. A
-// writer cuts such a tail off before it appends (it is crux's own cache).
+//   entries · CRC-32 of every byte from the first block to here, seeded with the file's nonce, stored masked with it.
+// Each block's meta names the journal state after it (its binding) and the live-bytes estimate; the first block's
+// is the manifest (index-base.ts: the runs, and what the base covers), the blocks after it are the log: what writers
+// added since, each block's entries. The checksums run on from block to block, so a reader verifies the whole file
+// with one pass over its bytes (a log holds hundreds of blocks, and every command that opens the index reads it).
+// The mask keeps them running: a CRC continued over its own value comes to a constant (the residue), which would
+// start every block afresh; masked with a value of this file's, each block's checksum depends on this file's nonce,
+// and its offset, which it carries, on where it lies. So a block moved, dropped or copied from another file does not
+// verify. A block that is short, torn or does not verify ends the log there: a short write on a full disk, a crash
+// before the page cache reached the disk, a flipped bit — the index then covers less of the journal, and the rest is
+// read from the journal itself. A writer cuts such a tail off before it appends (it is crux's own cache).
 import { fs } from '../../shared/fs';
 import { crashPoint } from '../../shared/crash-point';
 import { crc32, seedOf } from './checksum';
@@ -19,12 +21,6 @@ import { decodeHeader, encodeHeader, HEADER_BYTES, isBinding, openCacheFile, wri
 import { ENTRY_BYTES, ENTRY_WORDS, EntryList } from './entries';
 
 const MAGIC = 0x424c5843; // "CXLB"
-const LOG_KIND = 'crux-index-log';
-/**
- * The log's own format version (its header's `v`), apart from the base's: 6 chained the blocks' checksums. A log of
- * another version is not read, and the journal past the base is read instead until a writer starts a new log.
- */
-export const LOG_VERSION = 6;
 
 /** The block frame before the meta: magic, offset, entry count, meta length. */
 const FRAME = 16;
@@ -38,11 +34,7 @@ const maskOf = (nonce: number) => seedOf(nonce, 0) | 1;
 const chainAfter = (bytes: Uint8Array, trailerAt: number, sum: number) => crc32(bytes.subarray(trailerAt, trailerAt + 4), sum);
 
 export interface LogHeader {
-  readonly kind: typeof LOG_KIND;
-  readonly v: number;
   readonly nonce: number;
-  /** The nonce of the base this log extends. */
-  readonly base: number;
 }
 
 export interface BlockMeta {
@@ -52,18 +44,21 @@ export interface BlockMeta {
 
 export interface OpenLog {
   readonly header: LogHeader;
+  /** The first block's meta (an index file's manifest), undefined when no block verified; where it ends, the chain there. */
+  readonly first: BlockMeta | undefined;
+  readonly firstEnd: number;
+  readonly firstChain: number;
+  /** The entries of every verified block. */
   readonly entries: EntryList;
-  /** The last verified block's meta, if any block verified. */
+  /** The last verified block's meta (the first block's when it is the only one), if any block verified. */
   readonly last: BlockMeta | undefined;
   /** Where the verified blocks end (a writer appends there). */
   readonly end: number;
   /** The running checksum past the last verified block (a writer's next block runs on from it). */
   readonly chain: number;
   readonly blocks: number;
-}
-
-export function encodeLogHeader(header: LogHeader): Buffer {
-  return encodeHeader(header);
+  /** The file's inode, as read (readLog): a writer appends only to the file it read, never to one that replaced it. */
+  readonly ino?: number;
 }
 
 /**
@@ -88,6 +83,20 @@ export function encodeBlock(nonce: number, at: number, chain: number, entries: U
   return out;
 }
 
+/** A new log's bytes: its header, then `blocks` in order (an index file written whole: its manifest, then the log it carries on). */
+export function encodeLog(header: LogHeader, blocks: readonly { entries: Uint32Array; meta: BlockMeta }[]): Buffer[] {
+  const out = [encodeHeader(header)];
+  let at = HEADER_BYTES;
+  let chain = chainStart(header.nonce);
+  for (const { entries, meta } of blocks) {
+    const block = encodeBlock(header.nonce, at, chain, entries, meta);
+    chain = chainAfter(block, block.length - 4, (block.readUInt32LE(block.length - 4) ^ maskOf(header.nonce)) >>> 0);
+    out.push(block);
+    at += block.length;
+  }
+  return out;
+}
+
 interface Block {
   readonly at: number;
   readonly count: number;
@@ -96,13 +105,13 @@ interface Block {
 }
 
 /**
- * Parses a log's bytes: the header and every block up to the first that does not verify. Only the last
- * verified block's meta is decoded (the log's state is its last block's; earlier metas are covered by the
- * checksums), and the entries are copied once, into one list.
+ * Parses a log's bytes: the header (when `accept` takes it) and every block up to the first that does not verify.
+ * Only the first and the last verified blocks' metas are decoded (the log's state is its last block's; earlier
+ * metas are covered by the checksums), and the entries are copied once, into one list.
  */
-export function parseLog(bytes: Buffer, version: number): OpenLog | undefined {
+export function parseLog(bytes: Buffer, accept: (header: any) => boolean): OpenLog | undefined {
   const header = decodeHeader<LogHeader>(bytes);
-  if (header?.kind !== LOG_KIND || header.v !== version || !Number.isInteger(header.nonce) || !Number.isInteger(header.base)) return undefined;
+  if (header === undefined || !Number.isInteger(header.nonce) || !accept(header)) return undefined;
   // A log holds up to thousands of blocks, each read by every command that opens the index: their frames through a
   // DataView (V8's own methods, not Buffer's readUInt32LE and subarray, JS cold in a short command), and their
   // checksums in one pass over the bytes where the last one holds (one native call, not one a block).
@@ -132,9 +141,12 @@ export function parseLog(bytes: Buffer, version: number): OpenLog | undefined {
     into.set(new Uint8Array(bytes.buffer, bytes.byteOffset + b.at + FRAME + b.metaLength, b.count * ENTRY_BYTES), filled);
     filled += b.count * ENTRY_BYTES;
   }
+  const chainTo = (end: number) => (end === HEADER_BYTES ? start : chainAfter(bytes, end - 4, (view.getUint32(end - 4, true) ^ mask) >>> 0));
   const end = verified.length === 0 ? HEADER_BYTES : verified.at(-1)!.at + verified.at(-1)!.size;
-  const chain = end === HEADER_BYTES ? start : chainAfter(bytes, end - 4, (view.getUint32(end - 4, true) ^ mask) >>> 0);
-  return { header, entries: EntryList.of(words), last, end, chain, blocks: verified.length };
+  const firstEnd = verified.length === 0 ? HEADER_BYTES : verified[0]!.at + verified[0]!.size;
+  const first = verified.length === 0 ? undefined : verified.length === 1 ? last : metaOf(bytes, verified[0]!);
+  const [firstChain, chain, blocks] = [chainTo(firstEnd), chainTo(end), verified.length];
+  return { header, first, firstEnd, firstChain, entries: EntryList.of(words), last, end, chain, blocks };
 }
 
 /**
@@ -172,34 +184,41 @@ function metaOf(bytes: Buffer, block: { at: number; metaLength: number }): Block
   return isBinding(meta?.binding) && typeof meta.live === 'number' ? meta : undefined;
 }
 
-export function readLog(root: string, name: string, version: number, maxBytes: number): OpenLog | undefined {
+/** The log in cache/ file `name`, if its header is one `accept` takes (at most `maxBytes` long). */
+export function readLog(root: string, name: string, accept: (header: any) => boolean, maxBytes: number): OpenLog | undefined {
   let bytes: Buffer;
+  let ino: number;
   const fd = openCacheFile(root, name);
   if (fd === undefined) return undefined;
   try {
-    const size = fs.fstatSync(fd).size;
-    if (size > maxBytes) return undefined;
-    bytes = Buffer.allocUnsafe(size);
-    if (fs.readSync(fd, bytes, 0, size, 0) !== size) return undefined;
+    const st = fs.fstatSync(fd);
+    ino = st.ino;
+    if (st.size > maxBytes) return undefined;
+    bytes = Buffer.allocUnsafe(st.size);
+    if (fs.readSync(fd, bytes, 0, st.size, 0) !== st.size) return undefined;
   } catch {
     return undefined;
   } finally {
     fs.closeSync(fd);
   }
-  return parseLog(bytes, version);
+  const log = parseLog(bytes, accept);
+  return log === undefined ? undefined : { ...log, ino };
 }
 
 /**
- * Appends one block at `end` to the log with nonce `nonce`, its checksum running on from `chain` there (cutting off whatever unverified bytes
- * follow it). Throws on failure: the caller removes the log, so that no reader trusts a half-written one (it would
- * not verify anyway).
+ * Appends one block of `entries` at the log's `end`, its checksum running on from its `chain` (cutting off whatever
+ * follows: unverified bytes, or blocks left out). Throws on failure, and when the file is no longer the one read (a
+ * reader's freeze replaced it): a half-written block does not verify.
  */
-export function appendBlock(root: string, name: string, nonce: number, chain: number, end: number, entries: Uint32Array, meta: BlockMeta): number {
+export function appendBlock(root: string, name: string, log: Omit<OpenLog, 'entries'>, entries: Uint32Array, meta: BlockMeta): number {
+  const { end, chain } = log;
   const fd = openCacheFile(root, name, 'r+');
   if (fd === undefined) throw new Error(`${name} cannot be appended to`);
   try {
-    const block = encodeBlock(nonce, end, chain, entries, meta);
-    if (fs.fstatSync(fd).size !== end) fs.ftruncateSync(fd, end);
+    const st = fs.fstatSync(fd);
+    if (st.ino !== log.ino) throw new Error(`${name} was replaced since it was read`);
+    const block = encodeBlock(log.header.nonce, end, chain, entries, meta);
+    if (st.size !== end) fs.ftruncateSync(fd, end);
     // A crash here leaves half a block: it does not verify, and the log ends before it.
     const half = block.length >> 1;
     writeFully(fd, block.subarray(0, half), end);
