@@ -14,17 +14,13 @@ import { crux as cruxInProcess } from '../helpers/run-cli';
 const TRACE = join(tempDir('crux-modules-'), 'modules.cjs');
 fs.writeFileSync(TRACE, "process.on('exit', () => require('node:fs').writeFileSync(process.env.MODULES_TO, process.moduleLoadList.join('\\n')));\n");
 
-/** The pages of the sessions' index partitions in `dir` (cache/: the manifest's parts, each run file's header). */
+/** The pages of the sessions' index partitions in `dir` (the manifest, the first block of cache/<journal>.idx, names each run; a run is its pages). */
 function partitionPages(dir: string): number[] {
   const cache = join(dir, 'cache');
-  const parts = /"parts":\[(.*?)\]/.exec(fs.readFileSync(join(cache, 'sessions.jsonl.idx'), 'latin1'))?.[1] ?? '';
-  return [...parts.matchAll(/"id":"(\w+)"/g)].map(([, id]) => {
-    const header = fs
-      .readFileSync(join(cache, `sessions.jsonl.idx.${id}`))
-      .subarray(0, 512)
-      .toString('latin1');
-    return Number(/"pages":(\d+)/.exec(header)?.[1] ?? 0);
-  });
+  const manifest = fs.readFileSync(join(cache, 'sessions.jsonl.idx'), 'latin1');
+  return [...manifest.matchAll(/"id":"(\w+)"/g)].map(
+    ([, id]) => (fs.statSync(join(cache, `sessions.jsonl.idx.${id}`), { throwIfNoEntry: false })?.size ?? 0) / 4096,
+  );
 }
 
 describe('a session get’s start', () => {
@@ -67,7 +63,7 @@ describe('a session get’s start', () => {
     const logSizes: number[] = [];
     for (let i = 0; i < 9; i++) {
       await put(`s${puts % 5}`, puts++);
-      logSizes.push(fs.statSync(join(dir, 'cache', 'sessions.jsonl.idx-log'), { throwIfNoEntry: false })?.size ?? 0);
+      logSizes.push(fs.statSync(join(dir, 'cache', 'sessions.jsonl.idx'), { throwIfNoEntry: false })?.size ?? 0);
       const get = await crux(dir, ['session', 'get', 's1'], { env: { ...agent, NODE_OPTIONS: `--require ${TRACE}`, MODULES_TO: modules } });
       expect(get.exitCode, get.stderr).toBe(0);
       const loaded = fs.readFileSync(modules, 'utf8').split('\n');
