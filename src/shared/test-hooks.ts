@@ -35,6 +35,8 @@ export const TEST_HOOKS = [
   'CRUX_TEST_STREAM_BYTES',
   /** `<n>`: rows a PostgreSQL store's paged reads fetch per statement. */
   'CRUX_TEST_FETCH_ROWS',
+  /** `<n>`: entities a PostgreSQL rebuild of derived rows folds and writes per round. */
+  'CRUX_TEST_KEYS_PER_ROUND',
   /** `<file>`: a PostgreSQL reader about to save a snapshot creates the file and waits until it is removed. */
   'CRUX_TEST_SNAPSHOT_PAUSE',
 ] as const;

@@ -16,7 +16,7 @@ import { DEFAULT_HISTORY_RETENTION } from '../core/history';
 import type { Sql } from './client';
 import { FETCH_ROWS, pages } from './pg-pages';
 import type { PgHost } from './pg-host';
-import { reindexByKey } from './pg-reindex';
+import { reindexByKey } from './pg-rebuild';
 import { writeStats } from './pg-autocompact';
 import { countAfterRewrite, PgLines } from './pg-lines';
 import { quarantineItems } from './pg-rewrite-set';
@@ -89,8 +89,8 @@ export async function restoreJournal(
     }
     if (current === undefined) return;
     await restoreHistory(store, sql, spec, history);
-    // Entity by entity: a whole fold here would hold every entity of the journal (journal copy's memory).
-    const live = await reindexByKey(store, sql, current, spec);
+    // Entity by entity (pg-rebuild.ts); the copy verified every line, so no verifying pass.
+    const live = await reindexByKey(store, sql, current, spec, { verified: true });
     // The statistics row from what was written and folded (one statement over every row would outlast the client's
     // bound on a statement at a million rows); a journal without derived rows is counted by the server.
     if (live === undefined || !current.tables.has('journal_stats')) await countAfterRewrite(store, sql, current, spec, undefined);
