@@ -7,6 +7,7 @@
 // versions, each journal verified and folded, table sizes and the last compaction; nothing changed.
 import { crashPoint } from '../../shared/crash-point';
 import { CruxError } from '../../shared/errors';
+import { testHook } from '../../shared/test-hooks';
 import { decodeOwn, decodeRecord, VERIFY_ALL } from '../codec/record';
 import type { StoreSpec } from '../codec/store-spec';
 import { SNAPSHOT_EVENT } from '../codec/verify';
@@ -40,6 +41,8 @@ import {
  * ~200 MB during a copy where 1,000-row ones keep the peak near 150 MB (measured at 100k sessions), no slower.
  */
 const RESTORE_ROWS = 1000;
+/** RESTORE_ROWS, or fewer with CRUX_TEST_FETCH_ROWS (a test's copy spans several statements with a few dozen rows). */
+const restoreRows = (): number => Math.min(RESTORE_ROWS, Number(testHook('CRUX_TEST_FETCH_ROWS')) || RESTORE_ROWS);
 
 /** A line of a source journal as a row's body: a record that verifies, byte for byte (a row never holds a fragment). */
 function rowBody(bytes: Uint8Array, n: number, where: string): string {
@@ -54,10 +57,11 @@ function rowBody(bytes: Uint8Array, n: number, where: string): string {
 async function* chunks(lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, where: string): AsyncIterable<{ bodies: string[]; after: number }> {
   let bodies: string[] = [];
   let n = 0;
+  const size = restoreRows();
   for await (const bytes of lines) {
     n += 1;
     bodies.push(rowBody(bytes, n, where));
-    if (bodies.length < RESTORE_ROWS) continue;
+    if (bodies.length < size) continue;
     yield { bodies, after: n - bodies.length };
     bodies = [];
   }

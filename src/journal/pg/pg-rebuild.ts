@@ -7,9 +7,10 @@
 // The rows it writes are a whole fold's: an entity's state depends only on its own records (what a read by key
 // relies on too), and a first pass in line order verifies the chain as a whole fold does (ChainVerifier), holding
 // only what it finds out of the ordinary: the lines a whole fold leaves out (damage, a batch never completed, a bad
-// payload), and the rows whose `key` column is not their record's key (written by hand), whose entities are then
-// folded apart from their rows in line order. A caller that knows every row folds and every key is crux's own (a
-// restore whose lines `journal copy` verified) leaves that pass out.
+// payload), and the rows whose `key` or `resets` column is not what their record says (written by hand), which it
+// sets right (crux's own write: the journal's trigger lets it be), so that the pass by key, and every read by key
+// once the rows are trusted again, finds each entity's rows. A caller that knows every row folds and every column is
+// crux's own (a restore whose lines `journal copy` verified) leaves that pass out.
 import { decodeRecord, type JournalRecord, VERIFY_ALL } from '../codec/record';
 import type { StoreSpec } from '../codec/store-spec';
 import { ChainVerifier, SNAPSHOT_EVENT } from '../codec/verify';
@@ -33,28 +34,27 @@ const keysPerRound = (): number => Number(testHook('CRUX_TEST_KEYS_PER_ROUND')) 
 const PAGE_ROWS = 1000;
 const pageRows = (): number => Math.min(PAGE_ROWS, Number(testHook('CRUX_TEST_FETCH_ROWS')) || PAGE_ROWS);
 
-/** What the verifying pass found that a pass by key must leave out or fold apart (all empty for a sound journal). */
+/** What the verifying pass found: the lines a whole fold does not fold. */
 interface Exceptions {
-  /** Lines a whole fold does not fold. */
   readonly skip: ReadonlySet<number>;
-  /** Lines that fold but whose `key` column is not their record's key. */
-  readonly strays: readonly number[];
-  /** The entities of those (by column and by record): folded apart, from their rows in line order. */
-  readonly suspect: ReadonlySet<string>;
 }
 
-const NONE: Exceptions = { skip: new Set(), strays: [], suspect: new Set() };
+const NONE: Exceptions = { skip: new Set() };
 
-/** The key a row of `record` has in the journal's `key` column when crux wrote it (pg-lines.ts insertLines). */
-const keyOfRecord = (spec: StoreSpec<unknown>, record: JournalRecord): string | null => (record.ev === SNAPSHOT_EVENT ? null : (spec.keyOf?.(record) ?? null));
+/** A row's `key` and `resets` columns as crux writes them for `record` (pg-transaction.ts insertLines). */
+function columnsOf(spec: StoreSpec<unknown>, record: JournalRecord): { key: string | null; resets: boolean } {
+  const key = record.ev === SNAPSHOT_EVENT ? undefined : spec.keyOf?.(record);
+  return { key: key ?? null, resets: key !== undefined && spec.resets?.(record) === true };
+}
 
 /**
  * The journal's rows in line order, verified as a whole fold verifies them (the chain, sequence, batches, vocabulary),
- * nothing of them held but the lines of a batch still open and what is out of the ordinary (Exceptions).
+ * nothing of them held but the lines of a batch still open and what is out of the ordinary; the columns of the rows
+ * whose record says otherwise are set right once the pass is over (a page of rows a statement).
  */
 async function verifyRows(sql: Sql, table: string, spec: StoreSpec<unknown>): Promise<Exceptions> {
   const skip = new Set<number>();
-  const moved = new Map<number, { column: string | null; own: string | null }>();
+  const wrong: { line: number; key: string | null; resets: boolean }[] = [];
   // Lines visited since the last one folded: folds come in line order, so each line passed over is one left out.
   let pending: number[] = [];
   let next = 0;
@@ -63,30 +63,30 @@ async function verifyRows(sql: Sql, table: string, spec: StoreSpec<unknown>): Pr
     next += 1;
     if (next >= pending.length) [pending, next] = [[], 0];
   };
-  let column: string | null = null;
+  let column: { key: string | null; resets: boolean } = { key: null, resets: false };
   const chain = new ChainVerifier<number>(spec.vocabulary, folded, undefined, false, (record, at) => {
-    const own = keyOfRecord(spec, record);
-    if (own !== column) moved.set(at.line, { column, own });
+    const own = columnsOf(spec, record);
+    if (own.key !== column.key || own.resets !== column.resets) wrong.push({ line: at.line, ...own });
     return at.line;
   });
-  await eachPage(sql, `select line, body, key from ${table} order by line`, [], true, (rows) => {
-    for (const [line, body, key] of rows as [string, string, string | null][]) {
+  await eachPage(sql, `select line, body, key, resets from ${table} order by line`, [], true, (rows) => {
+    for (const [line, body, key, resets] of rows as [string, string, string | null, boolean][]) {
       const at = rowPosition(Number(line), body);
       pending.push(at.line);
-      column = key;
+      column = { key, resets };
       chain.visit(body, at);
     }
   });
   chain.finish();
   for (let i = next; i < pending.length; i++) skip.add(pending[i]!);
-  const strays: number[] = [];
-  const suspect = new Set<string>();
-  for (const [line, { column: c, own }] of moved) {
-    if (skip.has(line)) continue;
-    strays.push(line);
-    for (const key of [c, own]) if (key !== null) suspect.add(key);
+  for (let i = 0; i < wrong.length; i += PAGE_ROWS) {
+    const some = wrong.slice(i, i + PAGE_ROWS);
+    await sql.unsafe(
+      `update ${table} t set key = u.key, resets = u.resets from unnest($1::bigint[], $2::text[], $3::boolean[]) as u(line, key, resets) where t.line = u.line`,
+      [arrayLiteral(some.map((w) => w.line)), arrayLiteral(some.map((w) => w.key)), arrayLiteral(some.map((w) => w.resets))],
+    );
   }
-  return { skip, strays, suspect };
+  return { skip };
 }
 
 /**
@@ -96,7 +96,8 @@ async function verifyRows(sql: Sql, table: string, spec: StoreSpec<unknown>): Pr
  * tally counted from every row as `journal check` counts it (pg-tally.ts countJournal), and the rows are bound,
  * trusted, once at the end. Every statement stays short (a run's rows, a page): the client's bound on a statement's
  * answer (client.ts) holds at any size, where one statement over every row would not. `verified`: every row folds and
- * its key is crux's (the verifying pass is left out).
+ * its key is crux's (the verifying pass is left out). `parts`: which rows (both by default; a write rebuilds only those
+ * it does not trust).
  * Returns the journal's live bytes as `recount` (pg-autocompact.ts) counts them (each entity's largest row since
  * its last reset), from the same pass; undefined for a journal without derived rows.
  */
@@ -105,17 +106,18 @@ export async function reindexByKey<S>(
   sql: Sql,
   catalog: Catalog,
   spec: StoreSpec<S>,
-  opts: { verified?: boolean } = {},
+  opts: { verified?: boolean; parts?: { index: boolean; terms: boolean } } = {},
 ): Promise<number | undefined> {
-  if (spec.keyOf === undefined || (!keepsIndexRows(spec) && spec.terms === undefined)) return undefined;
+  const parts = opts.parts ?? { index: true, terms: true };
+  if (spec.keyOf === undefined || (!(keepsIndexRows(spec) && parts.index) && !(spec.terms !== undefined && parts.terms))) return undefined;
   const any = spec as StoreSpec<unknown>;
   const ident = store.ident;
   const table = ident(journalTable(spec.file));
   const { line, head } = await store.headOf(sql, catalog, spec.file);
   const bound = { line, h: line === 0 ? '' : head.h };
-  const index = !keepsIndexRows(spec) ? undefined : ident(indexTable(journalTable(spec.file)));
-  const terms = spec.terms === undefined ? undefined : ident(termsTable(journalTable(spec.file)));
-  const counted = spec.terms?.counted;
+  const index = !keepsIndexRows(spec) || !parts.index ? undefined : ident(indexTable(journalTable(spec.file)));
+  const terms = spec.terms === undefined || !parts.terms ? undefined : ident(termsTable(journalTable(spec.file)));
+  const counted = terms === undefined ? undefined : spec.terms?.counted;
   const counts = counted === undefined ? undefined : { table: ident(countsTable(journalTable(spec.file))), counted };
   const odd = opts.verified === true || !catalog.tables.has(journalTable(spec.file)) ? NONE : await verifyRows(sql, table, any);
   for (const t of [index, terms, counts?.table]) if (t !== undefined) await sql.unsafe(`delete from ${t}`);
@@ -130,16 +132,15 @@ export async function reindexByKey<S>(
     keys = [];
   };
   // Every row that decodes is counted (the tally, as `journal check` counts it); only those a whole fold folds evolve.
-  const fold = (body: string, at: number, evolve: boolean) => {
+  const fold = (body: string, at: number) => {
     const decoded = decodeRecord(body, VERIFY_ALL);
     if (!decoded.ok || !spec.vocabulary.has(decoded.record.ev)) return;
     tally?.add(decoded.record);
-    if (evolve && !odd.skip.has(at)) spec.evolve(state, decoded.record, rowPosition(at, body));
+    if (!odd.skip.has(at)) spec.evolve(state, decoded.record, rowPosition(at, body));
   };
   let live = 0;
   let largest = 0;
   let current: string | undefined;
-  let folding = false;
   // Pages by (key, line), not a cursor: a round's writes cannot run on the connection while a cursor holds it.
   const page = pageRows();
   let after: [string, number] | undefined;
@@ -152,23 +153,20 @@ export async function reindexByKey<S>(
     for (const { key, line: at, body, resets, bytes } of rows) {
       if (key !== current) {
         current = key;
-        // A suspect entity's rows are counted here (its tally, its bytes) and folded apart below.
-        folding = !odd.suspect.has(key);
-        if (folding && keys.length >= perRound) await flush();
-        if (folding) keys.push(key);
+        if (keys.length >= perRound) await flush();
+        keys.push(key);
         live += largest;
         largest = 0;
       }
       if (resets) largest = 0;
       largest = Math.max(largest, Number(bytes));
-      fold(body, Number(at), folding);
+      fold(body, Number(at));
     }
     if (rows.length < page) break;
     const last = rows.at(-1)!;
     after = [last.key, Number(last.line)];
   }
   await flush();
-  if (odd.suspect.size > 0) await foldSuspects(sql, table, spec, odd, (s, k) => ((state = s), (keys = k), flush()));
   // The tally counts every row that decodes, as `journal check` does: those without a key too (few: snapshots).
   if (tally !== undefined) {
     await eachPage(sql, `select line, body from ${table} where key is null order by line`, [], true, (rows) => {
@@ -180,33 +178,6 @@ export async function reindexByKey<S>(
     await addTallyRows(sql, index!, tally);
   }
   if (index !== undefined) await bindIndexRows(sql, ident, spec, bound, true);
-  if (spec.terms !== undefined) await bindRows(sql, ident, 'term_indexes', spec.file, { version: spec.terms.version }, bound, true);
+  if (terms !== undefined && spec.terms !== undefined) await bindRows(sql, ident, 'term_indexes', spec.file, { version: spec.terms.version }, bound, true);
   return live + largest;
-}
-
-/**
- * The suspect entities (rows whose key column is not their record's: Exceptions) folded from their rows in line
- * order, by the key each record has, and their rows written (`write`: the state and its keys).
- */
-async function foldSuspects<S>(
-  sql: Sql,
-  table: string,
-  spec: StoreSpec<S>,
-  odd: Exceptions,
-  write: (state: S, keys: string[]) => Promise<void>,
-): Promise<void> {
-  const state = spec.initial();
-  const keys = [...odd.suspect];
-  const rows = await sql.unsafe<{ line: string; body: string }[]>(
-    `select line, body from ${table} where key = any($1::text[]) or line = any($2::bigint[]) order by line`,
-    [arrayLiteral(keys), arrayLiteral(odd.strays)],
-  );
-  for (const { line, body } of rows) {
-    const at = Number(line);
-    const decoded = decodeRecord(body, VERIFY_ALL);
-    if (odd.skip.has(at) || !decoded.ok || !spec.vocabulary.has(decoded.record.ev)) continue;
-    const own = keyOfRecord(spec as StoreSpec<unknown>, decoded.record);
-    if (own !== null && odd.suspect.has(own)) spec.evolve(state, decoded.record, rowPosition(at, body));
-  }
-  await write(state, keys);
 }

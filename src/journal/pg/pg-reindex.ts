@@ -19,10 +19,9 @@ export type RefreshOpts = { trusted?: DerivedTrust; records?: readonly JournalRe
 
 /**
  * Brings the derived rows of a journal up to date inside a locked transaction, after its rows changed: those of
- * the entities `keys` (from their rows as they now are) where every derived row was trusted before the change
- * (`trusted`), else — or with 'all' — every entity's, rebuilt in the same transaction entity by entity
- * (pg-rebuild.ts: bounded memory at any size; index and term rows together, so that no part is maintained from a
- * whole fold). Returns whether the journal has derived rows (then they can be trusted again).
+ * the entities `keys` (from their rows as they now are) where the rows were trusted before the change (`trusted`),
+ * else — or with 'all' — every entity's, rebuilt in the same transaction entity by entity (pg-rebuild.ts: bounded
+ * memory at any size). Returns whether the journal has derived rows (then they can be trusted again).
  */
 export async function refreshDerived<S>(
   store: PgWriter,
@@ -37,24 +36,28 @@ export async function refreshDerived<S>(
   // dropped), in a schema at this crux's version (a repair is a write: it migrates an older one).
   const current = catalog.version < SCHEMA_VERSION ? await readCatalog(sql, store.url.schema) : catalog;
   catalog = await store.prepare(sql, current, spec.file);
-  const trusted = opts.trusted ?? { index: false, terms: false };
-  const untrusted = (keepsIndexRows(spec) && !trusted.index) || (spec.terms !== undefined && !trusted.terms);
-  if (keys === 'all' || untrusted) {
-    await reindexByKey(store, sql, catalog, spec);
-    return true;
-  }
   const ident = store.ident;
-  const { line, head } = await store.headOf(sql, catalog, spec.file);
-  const bound = { line, h: line === 0 ? '' : head.h };
-  // Only the entities this write touched (none: the bindings just follow the head).
-  const some = keys.length === 0 ? spec.initial() : (await store.foldKeys(sql, catalog, spec, keys)).state;
-  if (keepsIndexRows(spec)) await writeIndexRows(sql, ident, spec, some, keys, false, bound);
-  if (keepsIndexRows(spec) && spec.tally !== undefined && opts.records !== undefined) {
-    const counts = new TallyCounts(spec as StoreSpec<unknown>);
-    for (const record of opts.records) counts.add(record);
-    await addTallyRows(sql, ident(indexTable(journalTable(spec.file))), counts);
+  const none = { index: false, terms: false };
+  const trusted = keys === 'all' ? none : (opts.trusted ?? none);
+  const untrusted = { index: keepsIndexRows(spec) && !trusted.index, terms: spec.terms !== undefined && !trusted.terms };
+  // A part kept by key reads the write's entities by key, which foldKeys believes only with the secondary keys' rows
+  // trusted (else it folds the whole journal): without them, every part is rebuilt.
+  const rebuild = untrusted.index && spec.secondary !== undefined ? { index: true, terms: true } : untrusted;
+  const maintain = { index: keepsIndexRows(spec) && !rebuild.index, terms: spec.terms !== undefined && !rebuild.terms };
+  if (keys !== 'all' && (maintain.index || maintain.terms)) {
+    const { line, head } = await store.headOf(sql, catalog, spec.file);
+    const bound = { line, h: line === 0 ? '' : head.h };
+    // Only the entities this write touched (none: the bindings just follow the head).
+    const some = keys.length === 0 ? spec.initial() : (await store.foldKeys(sql, catalog, spec, keys)).state;
+    if (maintain.index) await writeIndexRows(sql, ident, spec, some, keys, false, bound);
+    if (maintain.index && spec.tally !== undefined && opts.records !== undefined) {
+      const counts = new TallyCounts(spec as StoreSpec<unknown>);
+      for (const record of opts.records) counts.add(record);
+      await addTallyRows(sql, ident(indexTable(journalTable(spec.file))), counts);
+    }
+    if (maintain.terms) await writeTermRows(sql, ident, spec, some, keys, bound);
   }
-  if (spec.terms !== undefined) await writeTermRows(sql, ident, spec, some, keys, bound);
+  if (rebuild.index || rebuild.terms) await reindexByKey(store, sql, catalog, spec, { parts: rebuild });
   return true;
 }
 

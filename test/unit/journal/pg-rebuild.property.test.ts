@@ -6,7 +6,7 @@
 // reindexByKey, the path of every whole rebuild)
 // → then(the index rows, the activity tally, the term rows and their counts are those a whole fold of the journal
 // writes (PgStore.fold, then pg-index.ts writeIndexRows and pg-terms.ts writeTermRows: the path it replaced), and
-// they are bound and trusted).
+// they are bound and trusted; the rows' key and resets columns are their records' again, for the reads by key).
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CASE_STORE, deleteCase, recordCase } from '../../../src/domain/case/store';
@@ -202,6 +202,20 @@ describe.skipIf(pgSkipReason() !== undefined)("PostgreSQL's derived rows rebuilt
           });
           expect(derived(store)).toEqual(want);
           expect(want).not.toMatch(/\|f$/m);
+          // The key and resets columns a read by key relies on are the records' again.
+          await store.locked(async (sql) => {
+            for (const spec of SPECS) {
+              const rows = await sql.unsafe<{ key: string | null; resets: boolean; body: string }[]>(
+                `select key, resets, body from ${store.ident(journalTable(spec.file))}`,
+              );
+              for (const { key, resets, body } of rows) {
+                const decoded = decodeRecord(body, VERIFY_ALL);
+                if (!decoded.ok || !spec.vocabulary.has(decoded.record.ev)) continue;
+                const own = spec.keyOf?.(decoded.record);
+                expect({ key, resets }).toEqual({ key: own ?? null, resets: own !== undefined && spec.resets?.(decoded.record) === true });
+              }
+            }
+          });
         } finally {
           await store.close();
           psql(`drop schema if exists ${schemaOf(store)} cascade`, url);
