@@ -52,7 +52,7 @@ function columnsOf(spec: StoreSpec<unknown>, record: JournalRecord): { key: stri
  * nothing of them held but the lines of a batch still open and what is out of the ordinary; the columns of the rows
  * whose record says otherwise are set right once the pass is over (a page of rows a statement).
  */
-async function verifyRows(sql: Sql, table: string, spec: StoreSpec<unknown>): Promise<Exceptions> {
+async function verifyRows(sql: Sql, table: string, spec: StoreSpec<unknown>, tally: TallyCounts | undefined): Promise<Exceptions> {
   const skip = new Set<number>();
   const wrong: { line: number; key: string | null; resets: boolean }[] = [];
   // Lines visited since the last one folded: folds come in line order, so each line passed over is one left out.
@@ -64,9 +64,12 @@ async function verifyRows(sql: Sql, table: string, spec: StoreSpec<unknown>): Pr
     if (next >= pending.length) [pending, next] = [[], 0];
   };
   let column: { key: string | null; resets: boolean } = { key: null, resets: false };
+  // The key the row has once set right: its record's (the verifier hands on each record it does not refuse), else its own.
+  let keyed: string | null = null;
   const chain = new ChainVerifier<number>(spec.vocabulary, folded, undefined, false, (record, at) => {
     const own = columnsOf(spec, record);
     if (own.key !== column.key || own.resets !== column.resets) wrong.push({ line: at.line, ...own });
+    keyed = own.key;
     return at.line;
   });
   await eachPage(sql, `select line, body, key, resets from ${table} order by line`, [], true, (rows) => {
@@ -74,7 +77,10 @@ async function verifyRows(sql: Sql, table: string, spec: StoreSpec<unknown>): Pr
       const at = rowPosition(Number(line), body);
       pending.push(at.line);
       column = { key, resets };
+      keyed = key;
       chain.visit(body, at);
+      // The tally of the rows the pass by key will not read (few: snapshots), counted as `journal check` counts.
+      if (tally !== undefined && keyed === null) countRow(tally, spec, body);
     }
   });
   chain.finish();
@@ -119,12 +125,13 @@ export async function reindexByKey<S>(
   const terms = spec.terms === undefined || !parts.terms ? undefined : ident(termsTable(journalTable(spec.file)));
   const counted = terms === undefined ? undefined : spec.terms?.counted;
   const counts = counted === undefined ? undefined : { table: ident(countsTable(journalTable(spec.file))), counted };
-  const odd = opts.verified === true || !catalog.tables.has(journalTable(spec.file)) ? NONE : await verifyRows(sql, table, any);
+  const tally = index === undefined || spec.tally === undefined ? undefined : new TallyCounts(any);
+  const verifying = opts.verified !== true && catalog.tables.has(journalTable(spec.file));
+  const odd = verifying ? await verifyRows(sql, table, any, tally) : NONE;
   for (const t of [index, terms, counts?.table]) if (t !== undefined) await sql.unsafe(`delete from ${t}`);
   const perRound = keysPerRound();
   let state = spec.initial();
   let keys: string[] = [];
-  const tally = index === undefined || spec.tally === undefined ? undefined : new TallyCounts(any);
   const flush = async () => {
     if (index !== undefined) await insertIndexRows(sql, index, spec, state, keys);
     if (terms !== undefined) await insertTermRows(sql, terms, spec, state, keys, counts);
@@ -167,17 +174,23 @@ export async function reindexByKey<S>(
     after = [last.key, Number(last.line)];
   }
   await flush();
-  // The tally counts every row that decodes, as `journal check` does: those without a key too (few: snapshots).
+  // The tally counts every row that decodes, as `journal check` does: those without a key too (few: snapshots),
+  // which the verifying pass counted, or else one read of them.
   if (tally !== undefined) {
-    await eachPage(sql, `select line, body from ${table} where key is null order by line`, [], true, (rows) => {
-      for (const [, body] of rows as [string, string][]) {
-        const decoded = decodeRecord(body, VERIFY_ALL);
-        if (decoded.ok && spec.vocabulary.has(decoded.record.ev)) tally.add(decoded.record);
-      }
-    });
+    if (!verifying) {
+      await eachPage(sql, `select line, body from ${table} where key is null order by line`, [], true, (rows) => {
+        for (const [, body] of rows as [string, string][]) countRow(tally, any, body);
+      });
+    }
     await addTallyRows(sql, index!, tally);
   }
   if (index !== undefined) await bindIndexRows(sql, ident, spec, bound, true);
   if (terms !== undefined && spec.terms !== undefined) await bindRows(sql, ident, 'term_indexes', spec.file, { version: spec.terms.version }, bound, true);
   return live + largest;
+}
+
+/** Counts a row in the tally when it decodes and its event is the journal's (pg-tally.ts countJournal's rule). */
+function countRow(tally: TallyCounts, spec: StoreSpec<unknown>, body: string): void {
+  const decoded = decodeRecord(body, VERIFY_ALL);
+  if (decoded.ok && spec.vocabulary.has(decoded.record.ev)) tally.add(decoded.record);
 }
