@@ -22,8 +22,11 @@ import { writeTermRows } from '../../../src/journal/pg/pg-terms';
 import { countsTable, indexTable, journalTable, termsTable } from '../../../src/journal/pg/schema';
 import { parseStoreUrl } from '../../../src/journal/pg/url';
 import type { AgentName, CaseId, LogicalSessionId } from '../../../src/shared/ids';
+import { FULL, STRESS } from '../../helpers/cli';
 import { freshStoreUrl, pgSkipReason, psql } from '../../helpers/pg';
 
+// Histories: 12 in `npm test` (~3 s each on a loaded machine: a schema and a few dozen writes), 40 in CI's run, 300 in the stress run.
+const RUNS = STRESS ? 300 : FULL ? 40 : 12;
 const START = Date.parse('2026-11-01T00:00:00Z');
 const MINUTE = 60_000;
 const quiet = { warn: () => {} };
@@ -221,7 +224,7 @@ describe.skipIf(pgSkipReason() !== undefined)("PostgreSQL's derived rows rebuilt
           psql(`drop schema if exists ${schemaOf(store)} cascade`, url);
         }
       }),
-      { numRuns: Number(process.env.RB_RUNS ?? 20), endOnFailure: process.env.RB_END === '1' },
+      { numRuns: RUNS },
     );
-  }, 240_000);
+  }, RUNS * 15_000);
 });
