@@ -189,42 +189,46 @@ describe.skipIf(pgSkipReason() !== undefined)("PostgreSQL's derived rows rebuilt
     delete process.env.CRUX_TEST_FETCH_ROWS;
   });
 
-  it('are the rows a whole fold writes, for any history and any change by hand', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 24 }), damage, async (steps, d) => {
-        const url = freshStoreUrl('rebuild');
-        const store = new PgStore(parseStoreUrl(url), { reporter: quiet, lockTimeoutMs: 10_000, cruxVersion: 'test', specs: SPECS });
-        urls.set(store, url);
-        try {
-          await apply(store, steps);
-          if (d !== null) spoil(store, d);
-          await wholeFold(store);
-          const want = derived(store);
-          await store.locked(async (sql, catalog) => {
-            for (const spec of SPECS) await reindexByKey(store, sql, catalog, spec);
-          });
-          expect(derived(store)).toEqual(want);
-          expect(want).not.toMatch(/\|f$/m);
-          // The key and resets columns a read by key relies on are the records' again.
-          await store.locked(async (sql) => {
-            for (const spec of SPECS) {
-              const rows = await sql.unsafe<{ key: string | null; resets: boolean; body: string }[]>(
-                `select key, resets, body from ${store.ident(journalTable(spec.file))}`,
-              );
-              for (const { key, resets, body } of rows) {
-                const decoded = decodeRecord(body, VERIFY_ALL);
-                if (!decoded.ok || !spec.vocabulary.has(decoded.record.ev)) continue;
-                const own = spec.keyOf?.(decoded.record);
-                expect({ key, resets }).toEqual({ key: own ?? null, resets: own !== undefined && spec.resets?.(decoded.record) === true });
+  it(
+    'are the rows a whole fold writes, for any history and any change by hand',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 24 }), damage, async (steps, d) => {
+          const url = freshStoreUrl('rebuild');
+          const store = new PgStore(parseStoreUrl(url), { reporter: quiet, lockTimeoutMs: 10_000, cruxVersion: 'test', specs: SPECS });
+          urls.set(store, url);
+          try {
+            await apply(store, steps);
+            if (d !== null) spoil(store, d);
+            await wholeFold(store);
+            const want = derived(store);
+            await store.locked(async (sql, catalog) => {
+              for (const spec of SPECS) await reindexByKey(store, sql, catalog, spec);
+            });
+            expect(derived(store)).toEqual(want);
+            expect(want).not.toMatch(/\|f$/m);
+            // The key and resets columns a read by key relies on are the records' again.
+            await store.locked(async (sql) => {
+              for (const spec of SPECS) {
+                const rows = await sql.unsafe<{ key: string | null; resets: boolean; body: string }[]>(
+                  `select key, resets, body from ${store.ident(journalTable(spec.file))}`,
+                );
+                for (const { key, resets, body } of rows) {
+                  const decoded = decodeRecord(body, VERIFY_ALL);
+                  if (!decoded.ok || !spec.vocabulary.has(decoded.record.ev)) continue;
+                  const own = spec.keyOf?.(decoded.record);
+                  expect({ key, resets }).toEqual({ key: own ?? null, resets: own !== undefined && spec.resets?.(decoded.record) === true });
+                }
               }
-            }
-          });
-        } finally {
-          await store.close();
-          psql(`drop schema if exists ${schemaOf(store)} cascade`, url);
-        }
-      }),
-      { numRuns: RUNS },
-    );
-  }, RUNS * 15_000);
+            });
+          } finally {
+            await store.close();
+            psql(`drop schema if exists ${schemaOf(store)} cascade`, url);
+          }
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    RUNS * 15_000,
+  );
 });
