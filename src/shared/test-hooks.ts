@@ -33,8 +33,10 @@ export const TEST_HOOKS = [
   'CRUX_TEST_SNAPSHOT_STEP_BYTES',
   /** `<bytes>`: build a lost snapshot by streaming from journals of that size on. */
   'CRUX_TEST_STREAM_BYTES',
-  /** `<n>`: rows a PostgreSQL store's paged reads fetch per statement. */
+  /** `<n>`: rows a PostgreSQL store's paged reads fetch (and a restore writes) per statement. */
   'CRUX_TEST_FETCH_ROWS',
+  /** `<n>`: entities a PostgreSQL rebuild of derived rows folds and writes per round. */
+  'CRUX_TEST_KEYS_PER_ROUND',
   /** `<file>`: a PostgreSQL reader about to save a snapshot creates the file and waits until it is removed. */
   'CRUX_TEST_SNAPSHOT_PAUSE',
   /** `<ms>`: how long a PostgreSQL server may stay silent past the lock wait before the client gives it up. */

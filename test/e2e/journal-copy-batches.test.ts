@@ -1,5 +1,6 @@
 // `crux journal copy --to postgres://…` of a store larger than one of the copy's batches (1,000 rows a statement,
-// 2,000 entities a derived round): the derived rows built set-wise once the rows are in equal a replay, the tables
+// 2,000 entities a derived round; made 10 rows and 7 entities by the test hooks, so that a few dozen sessions and
+// cases span several of each): the derived rows built set-wise once the rows are in equal a replay, the tables
 // carry the same indexes as a store written command by command, the statistics row is the server's count, and a
 // copy killed midway leaves every journal it finished whole and the others absent (man crux-journal: each journal
 // arrives whole or not at all).
@@ -11,8 +12,10 @@ import { crux, freshDataDir, journalLines, type Run } from '../helpers/cli';
 import { freshStoreUrl, pgSkipReason, psql } from '../helpers/pg';
 
 const NOW = ['--now', '2026-11-29T21:00:00Z'];
-const SESSIONS = 4_500;
-const CASES = 2_600;
+const SESSIONS = 45;
+const CASES = 26;
+/** The copy's batches made small: 10 rows a statement (and a page), 7 entities a derived round. */
+const SMALL = { CRUX_TEST_FETCH_ROWS: '10', CRUX_TEST_KEYS_PER_ROUND: '7' };
 
 async function ok(run: Promise<Run>): Promise<Run> {
   const r = await run;
@@ -67,7 +70,7 @@ describe.skipIf(pgSkipReason() !== undefined)('journal copy over several batches
   it('equals a replay: check healthy with the derived rows trusted, every read as on the source, the same indexes', async () => {
     const source = await large();
     const url = freshStoreUrl();
-    await ok(crux(source, ['journal', 'copy', '--to', url]));
+    await ok(crux(source, ['journal', 'copy', '--to', url], { env: SMALL }));
     const check = JSON.parse((await ok(crux(url, ['--json', 'journal', 'check']))).stdout);
     expect(check.healthy).toBe(true);
     // journal check compares every index, term and count row with a replay; it also reports rows it cannot trust.
@@ -124,7 +127,7 @@ describe.skipIf(pgSkipReason() !== undefined)('journal copy over several batches
     const source = await large();
     const url = freshStoreUrl();
     // The second journal (cases) killed with all its rows written, before its COMMIT.
-    const killed = await crux(source, ['journal', 'copy', '--to', url], { env: { CRUX_TEST_CRASH_AT: 'pg-restore:before-commit#2' } });
+    const killed = await crux(source, ['journal', 'copy', '--to', url], { env: { ...SMALL, CRUX_TEST_CRASH_AT: 'pg-restore:before-commit#2' } });
     expect(killed.exitCode, killed.stderr).not.toBe(0);
     const schema = new URL(url).searchParams.get('schema')!;
     const digest = psql(`select md5(string_agg(body, E'\\n' order by line) || E'\\n') from "${schema}".journal_sessions`, url).trim();

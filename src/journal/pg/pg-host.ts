@@ -38,7 +38,7 @@ export interface PgHost {
     catalog: Catalog,
     spec: StoreSpec<S>,
     keys: readonly string[] | 'all',
-    opts?: { trusted?: DerivedTrust; whole?: S; records?: readonly JournalRecord[] },
+    opts?: { trusted?: DerivedTrust; records?: readonly JournalRecord[] },
   ): Promise<void>;
   /** A message for the operator (a record passed over). */
   warn(message: string): void;

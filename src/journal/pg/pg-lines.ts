@@ -189,9 +189,9 @@ export class PgLines implements LockedLines {
     return replaceRows(this.store, this.sql, spec, text);
   }
 
-  /** The derived rows rebuilt (from `state`, else a fold) and, after a compaction, the statistics row counted afresh. */
+  /** The derived rows rebuilt (entity by entity: pg-rebuild.ts) and, after a compaction, the statistics row counted afresh. */
   async rewritten<S>(spec: StoreSpec<S>, state?: S): Promise<void> {
-    await this.store.refreshIndex(this.sql, this.catalog, spec, 'all', state === undefined ? {} : { whole: state });
+    await this.store.refreshIndex(this.sql, this.catalog, spec, 'all');
     if (state !== undefined) await countAfterRewrite(this.store, this.sql, this.catalog, spec as StoreSpec<unknown>, { wholeLive: spec.liveBytes?.(state) });
   }
 

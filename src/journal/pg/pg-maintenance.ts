@@ -7,6 +7,7 @@
 // versions, each journal verified and folded, table sizes and the last compaction; nothing changed.
 import { crashPoint } from '../../shared/crash-point';
 import { CruxError } from '../../shared/errors';
+import { testHook } from '../../shared/test-hooks';
 import { decodeOwn, decodeRecord, VERIFY_ALL } from '../codec/record';
 import type { StoreSpec } from '../codec/store-spec';
 import type { HistoryPiece, InitReport, JournalFacts, StoreFacts, StoreView } from '../core/store-boundary';
@@ -16,7 +17,7 @@ import { DEFAULT_HISTORY_RETENTION, historyName } from '../core/history';
 import type { Sql } from './client';
 import { FETCH_ROWS, pages } from './pg-pages';
 import type { PgHost } from './pg-host';
-import { reindexByKey } from './pg-reindex';
+import { reindexByKey } from './pg-rebuild';
 import { countAfterRewrite } from './pg-autocompact';
 import { PgLines } from './pg-lines';
 import { quarantineItems } from './pg-rewrite-set';
@@ -40,6 +41,8 @@ import {
  * ~200 MB during a copy where 1,000-row ones keep the peak near 150 MB (measured at 100k sessions), no slower.
  */
 const RESTORE_ROWS = 1000;
+/** RESTORE_ROWS, or fewer with CRUX_TEST_FETCH_ROWS (a test's copy spans several statements with a few dozen rows). */
+const restoreRows = (): number => Math.min(RESTORE_ROWS, Number(testHook('CRUX_TEST_FETCH_ROWS')) || RESTORE_ROWS);
 
 /** A line of a source journal as a row's body: a record that verifies, byte for byte (a row never holds a fragment). */
 function rowBody(bytes: Uint8Array, n: number, where: string): string {
@@ -54,10 +57,11 @@ function rowBody(bytes: Uint8Array, n: number, where: string): string {
 async function* chunks(lines: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, where: string): AsyncIterable<{ bodies: string[]; after: number }> {
   let bodies: string[] = [];
   let n = 0;
+  const size = restoreRows();
   for await (const bytes of lines) {
     n += 1;
     bodies.push(rowBody(bytes, n, where));
-    if (bodies.length < RESTORE_ROWS) continue;
+    if (bodies.length < size) continue;
     yield { bodies, after: n - bodies.length };
     bodies = [];
   }
@@ -89,8 +93,8 @@ export async function restoreJournal(
     }
     if (current === undefined) return;
     await restoreHistory(store, sql, spec, history);
-    // Entity by entity: a whole fold here would hold every entity of the journal (journal copy's memory).
-    const live = await reindexByKey(store, sql, current, spec);
+    // Entity by entity (pg-rebuild.ts); the copy verified every line, so no verifying pass.
+    const live = await reindexByKey(store, sql, current, spec, { verified: true });
     // The statistics row from what was written and folded (one statement over every row would outlast the client's
     // bound on a statement at a million rows); a journal without derived rows is counted by the server.
     await countAfterRewrite(store, sql, current, spec, live === undefined ? {} : { known: { bytes, live } });

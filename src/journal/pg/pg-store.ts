@@ -250,7 +250,7 @@ export class PgStore extends PgReads implements JournalStore, PgWriter {
   }
 
   /** Brings the derived rows of a journal up to date after its rows changed, and trusts them again (pg-reindex.ts). */
-  async refreshIndex<S>(sql: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[] | 'all', opts: RefreshOpts<S> = {}): Promise<void> {
+  async refreshIndex<S>(sql: Sql, catalog: Catalog, spec: StoreSpec<S>, keys: readonly string[] | 'all', opts: RefreshOpts = {}): Promise<void> {
     if (await refreshDerived(this, sql, catalog, spec, keys, opts)) {
       this.verdicts.set(spec.file, { index: keepsIndexRows(spec), terms: spec.terms !== undefined });
     }

@@ -9,7 +9,7 @@ import { crashPoint } from '../../shared/crash-point';
 import { entityOf, refuseLateKeyLoad, refuseSecondAppend, refuseWholeAfterKey } from '../core/policy';
 import type { Sql } from './client';
 import type { PgWriter } from './pg-host';
-import { keysOf } from './pg-index';
+import { keepsIndexRows, keysOf } from './pg-index';
 import { trackGrowth } from './pg-autocompact';
 import { rowPosition } from './pg-fold';
 import { arrayLiteral, journalTable, type Catalog } from './schema';
@@ -65,10 +65,25 @@ export class PgTransaction implements Transaction {
     if (loaded?.full) return loaded.state as S;
     if (loaded !== undefined) refuseLateKeyLoad(spec);
     if (spec.keyOf === undefined || this.pending.some((p) => p.spec === spec)) return this.load(spec);
+    await this.trustDerived(spec);
     const [folded, { head, line }] = await Promise.all([fold(), this.store.headOf(this.sql, this.catalog, spec.file)]);
     if (folded === undefined) return this.load(spec);
     this.loaded.set(spec, { state: folded.state, full: false, head, line });
     return folded.state;
+  }
+
+  /**
+   * Derived rows not trusted (an upgrade changed their binding, a hand edit): rebuilt before the read, entity by entity
+   * (pg-rebuild.ts), so that this write reads its entities by key rather than fold the whole journal in memory, and
+   * its commit maintains the rows by key.
+   */
+  private async trustDerived<S>(spec: StoreSpec<S>): Promise<void> {
+    if ((!keepsIndexRows(spec) && spec.terms === undefined) || !this.catalog.tables.has(journalTable(spec.file))) return;
+    const trusted = await this.store.derivedTrusted(this.sql, this.catalog, spec);
+    if ((!keepsIndexRows(spec) || trusted.index) && (spec.terms === undefined || trusted.terms)) return;
+    this.catalog = await this.store.prepare(this.sql, this.catalog, spec.file);
+    // No entity changed yet: the parts not trusted are rebuilt, the others only follow the head (which has not moved).
+    await this.store.refreshIndex(this.sql, this.catalog, spec, [], { trusted });
   }
 
   append<S>(spec: StoreSpec<S>, drafts: readonly EventDraft[]): void {
