@@ -131,7 +131,8 @@ function flipAt(file: string, at: number): void {
 
 /** Every page of a base run past its header, flipped. */
 function flipPages(file: string): void {
-  for (let at = 4096 + 64; at < fs.statSync(file).size; at += 4096) flipAt(file, at);
+  // A run is its pages (index format v7: no header page), each flipped.
+  for (let at = 64; at < fs.statSync(file).size; at += 4096) flipAt(file, at);
 }
 
 const baseRuns = (dir: string) =>
