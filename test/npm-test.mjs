@@ -62,12 +62,14 @@ async function cluster() {
   if (process.env.CRUX_TEST_PG_URL) return {};
   const dir = mkdtempSync(join(tmpdir(), 'crux-pg-'));
   clusterDir = dir;
-  const started = await run(CLUSTER, ['start', dir], true, { PG_CLUSTER_FSYNC: 'off' });
+  // Its fresh data directory copied for the clusters the suites start of their own (pg-cluster.ts does the same).
+  const template = join(dir, 'template');
+  const started = await run(CLUSTER, ['start', dir], true, { PG_CLUSTER_FSYNC: 'off', PG_CLUSTER_MAKE_TEMPLATE: template });
   if (started.code !== 0) {
     stopCluster();
     return {};
   }
-  return { CRUX_TEST_PG_URL: started.stdout.trim(), CRUX_TEST_PG_DIR: dir };
+  return { CRUX_TEST_PG_URL: started.stdout.trim(), CRUX_TEST_PG_DIR: dir, PG_CLUSTER_TEMPLATE: template };
 }
 // A run cut short (Ctrl-C, a timeout's SIGTERM): the cluster must not outlive it.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
