@@ -7,6 +7,7 @@
 import type { Options } from 'execa';
 import Module from 'node:module';
 import { resolve } from 'node:path';
+import { configureCipher } from '../../src/journal/codec/cipher';
 import { redirectStdio } from '../../src/output/stdout';
 import { CRUX, type Run, crux as spawned, storeArgs, testEnv } from './cli';
 
@@ -62,6 +63,9 @@ export function runCli(args: string[], opts: { env?: Record<string, string | und
       if (opts.cwd !== undefined) process.chdir(cwd);
       for (const key of Object.keys(process.env)) delete process.env[key];
       Object.assign(process.env, saved);
+      // The command's key and store (cli/store-cipher.ts) are the process's too: a later write of this module graph
+      // (a unit file of SHARED_GRAPH) must not seal with them, nor be refused for want of them.
+      configureCipher({ key: undefined, mode: () => ({ kind: 'plain' }) });
     }
     return { exitCode, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') };
   });

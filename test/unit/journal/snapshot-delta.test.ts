@@ -10,7 +10,8 @@ import { cachePath } from '../../../src/journal/derived/cache-file';
 import { deltaName, writeDelta } from '../../../src/journal/derived/snapshot';
 import { snapshotName } from '../../../src/journal/derived/snapshot';
 import type { StoreSpec } from '../../../src/journal/codec/store-spec';
-import { tempDir } from '../../helpers/cli';
+import { freshDataDir, tempDir } from '../../helpers/cli';
+import { crux } from '../../helpers/run-cli';
 import { answers, caseBody, countingStore, read, replayed, TS, WORDS, writeOne as writeCases } from './case-bank-writes';
 
 async function bankWithPending(pending: number) {
@@ -103,16 +104,21 @@ describe('the snapshot delta', () => {
     expect(await read(dir, spec)).toEqual(replayed(dir));
     expect(spec.folded).toBe(0);
     // The journal edited under the delta's head (same length, not through crux): the replay's answer, damage and all.
-    for (let i = 30; i < 50; i++) await writeOne(dir, spec, i);
+    await expectEditedHeadTold(dir, spec);
+  });
+
+  it('after an in-process command on an encrypted store with its key, this plain store is written plain and its edited head told', async () => {
+    // The cipher is the process's (configureCipher): a command run before in this module graph (an e2e file of
+    // SHARED_GRAPH) must not leave its key sealing these writes, which hid the edit below (a flake, once).
+    const key = join(tempDir(), 'store.key');
+    expect((await crux(freshDataDir(), ['key', 'new', '--out', key])).exitCode).toBe(0);
+    const sealed = freshDataDir();
+    const imported = await crux(sealed, ['--key-file', key, 'case', 'import', '-'], { input: `${JSON.stringify(caseBody(0, 'late sealed task'))}\n` });
+    expect(imported.exitCode, imported.stderr).toBe(0);
+    expect(fs.readFileSync(join(sealed, 'cases.jsonl'), 'utf8')).not.toContain('late sealed task');
+    const { spec, dir } = await bankWithPending(30);
     await read(dir, spec);
-    const path = dir.path('cases.jsonl');
-    const lines = fs.readFileSync(path, 'utf8').split('\n');
-    lines[lines.length - 2] = lines[lines.length - 2]!.replace('"late ', '"LATE ');
-    fs.writeFileSync(path, lines.join('\n'));
-    const warnings: string[] = [];
-    const quiet = new DataDir(dir.root, { warn: (m) => warnings.push(m) }, 5_000);
-    expect(await read(quiet, spec)).toEqual(replayed(quiet));
-    expect(warnings.join('\n')).toContain('hash mismatch');
+    await expectEditedHeadTold(dir, spec);
   });
 
   it('one that verifies but does not fit the snapshot (other counts, a slot out of range) is refused whole', async () => {
@@ -133,6 +139,26 @@ describe('the snapshot delta', () => {
     }
   });
 });
+
+/**
+ * Writes 20 more records, reads (the delta then binds the last), edits the journal's head record in place (same
+ * length, not through crux) and reads again: the replay's answer, and its hash mismatch told.
+ */
+async function expectEditedHeadTold(dir: DataDir, spec: StoreSpec<CaseBank>) {
+  for (let i = 30; i < 50; i++) await writeOne(dir, spec, i);
+  await read(dir, spec);
+  const path = dir.path('cases.jsonl');
+  const lines = fs.readFileSync(path, 'utf8').split('\n');
+  const head = lines[lines.length - 2]!;
+  lines[lines.length - 2] = head.replace('"late ', '"LATE ');
+  // A no-op edit (the task sealed, say) would leave nothing to tell: the test would pass or fail for nothing.
+  expect(lines[lines.length - 2], 'the edit changes the head record').not.toBe(head);
+  fs.writeFileSync(path, lines.join('\n'));
+  const warnings: string[] = [];
+  const quiet = new DataDir(dir.root, { warn: (m) => warnings.push(m) }, 5_000);
+  expect(await read(quiet, spec)).toEqual(replayed(quiet));
+  expect(warnings.join('\n')).toContain('hash mismatch');
+}
 
 function flip(bytes: Buffer, at: number): Buffer {
   bytes[at] = bytes[at]! ^ 0x04;
