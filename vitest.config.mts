@@ -13,7 +13,7 @@ const workers = Number(process.env.CRUX_TEST_WORKERS) || (stress ? Math.max(1, a
 // the npm registry on first use (docs/testing.md).
 const STRESS_FILES = ['test/e2e/clients.test.ts'];
 // The files that run in one module graph a worker (isolate: false): none sets process.env or changes directory but
-// for a command's run (run-cli.ts restores both), stubs or mocks a module, reads an environment variable at import,
+// for a command's run (run-cli.ts restores both, and resets the record cipher a command configured), stubs or mocks a module, reads an environment variable at import,
 // or leaves a server, connection or timer open at its end; a file that does belongs elsewhere.
 const SHARED_GRAPH = [
   ...['shared', 'case', 'session', 'output', 'cli', 'transcript'].map((folder) => `test/unit/${folder}/**/*.test.ts`),
