@@ -25,8 +25,8 @@ import type { AgentName, CaseId, LogicalSessionId } from '../../../src/shared/id
 import { FULL, STRESS } from '../../helpers/cli';
 import { freshStoreUrl, pgSkipReason, psql } from '../../helpers/pg';
 
-// Histories: 12 in `npm test` (~3 s each on a loaded machine: a schema and a few dozen writes), 40 in CI's run, 300 in the stress run.
-const RUNS = STRESS ? 300 : FULL ? 40 : 12;
+// Histories: 6 in `npm test` (~0.8 CPU-s each: a schema and a few dozen writes), 40 in CI's run, 300 in the stress run.
+const RUNS = STRESS ? 300 : FULL ? 40 : 6;
 const START = Date.parse('2026-11-01T00:00:00Z');
 const MINUTE = 60_000;
 const quiet = { warn: () => {} };
