@@ -26,7 +26,8 @@ import { freshStoreUrl, pgSkipReason, psql } from '../helpers/pg';
 import { scaled, TIMEOUT } from './harness';
 import { answer, JOURNALS, type Read, SORTED_CASE_READS } from './replay-surfaces';
 
-const RUNS = scaled(6, 150);
+// Histories (CI's run and the stress run only, as every PostgreSQL half of a parameterized suite): 30 in CI, 150 under stress.
+const RUNS = scaled(30, 150);
 const START = Date.parse('2026-12-01T00:00:00Z');
 const AGENTS = [undefined, 'a', 'b'] as const;
 const WORDS = ['deploy', 'cache', 'index', 'timeout'];
@@ -314,6 +315,6 @@ describe.skipIf(!FULL || pgSkipReason() !== undefined)('every read of a PostgreS
         await closeStores();
       }
     },
-    Math.max(TIMEOUT, 600_000),
+    Math.max(TIMEOUT, 600_000, RUNS * 10_000),
   );
 });
