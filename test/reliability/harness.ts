@@ -17,6 +17,14 @@ export const TIMEOUT = STRESS ? 1_200_000 : 120_000;
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Polls `done` every 50 ms until it holds; throws naming `what` after `ms`. */
+export async function until(what: string, done: () => Promise<boolean>, ms = 20_000): Promise<void> {
+  for (let waited = 0; !(await done()); waited += 50) {
+    if (waited > ms) throw new Error(`timed out waiting until ${what}`);
+    await sleep(50);
+  }
+}
+
 export interface Exit {
   code: number | null;
   signal: NodeJS.Signals | null;

@@ -11,7 +11,7 @@ import { FULL, journalRecords, crux as spawned, tempDir, type Run } from '../hel
 import { crux } from '../helpers/run-cli';
 import { OwnCluster, pgSkipReason } from '../helpers/pg';
 import { sqlText } from '../helpers/pg-sql';
-import { startShell, STRESS } from './harness';
+import { startShell, STRESS, until } from './harness';
 
 const LOCK_TIMEOUT_MS = 2000;
 /** The client's bound on a silent server beyond the lock wait (src/journal/pg/client.ts, STALL_GRACE_MS). */
@@ -32,13 +32,6 @@ function expectUnavailable(run: Run, server: URL): void {
   expect(run.stderr).toContain(`${server.hostname}:${server.port}`);
   expect(run.stderr).toContain(`(user ${server.username})`);
   expect(run.stderr).not.toContain(server.password);
-}
-
-async function until(what: string, done: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  for (let waited = 0; !(await done()); waited += 50) {
-    if (waited > ms) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe.skipIf(pgSkipReason() !== undefined)('PostgreSQL server faults (a cluster of this suite)', () => {

@@ -10,7 +10,7 @@ import { crux } from '../helpers/run-cli';
 import { freshStoreUrl, pgPassword, pgServerUrl, pgSkipReason, psql } from '../helpers/pg';
 import { sqlText } from '../helpers/pg-sql';
 import { LOCK_CLASS, SCHEMA_VERSION } from '../../src/journal/pg/schema';
-import { startShell } from './harness';
+import { startShell, until } from './harness';
 
 /** One line on stderr, exit 75, naming host:port, never the password. */
 function expectTempFailure(run: Run, server: URL, password: string): void {
@@ -19,13 +19,6 @@ function expectTempFailure(run: Run, server: URL, password: string): void {
   expect(run.stderr.trim().split('\n')).toHaveLength(1);
   expect(run.stderr).toContain(`${server.hostname}:${server.port}`);
   expect(run.stderr).not.toContain(password);
-}
-
-async function until(what: string, done: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  for (let waited = 0; !(await done()); waited += 50) {
-    if (waited > ms) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 // On a data directory, concurrency.test.ts runs the same and more (the lock log, overlaps).
